@@ -1,0 +1,155 @@
+# rec: a flight recorder for C services.
+#
+#   make                 build the library, the tools and the example service
+#   make test            build and run every test (unit, CLI, golden, integration)
+#   make test-asan       the same suite built with -fsanitize=address,undefined
+#   make testdata        regenerate testdata/ recordings (deterministic) and expected outputs
+#   make install PREFIX=/usr/local
+#   make demo            the README's main command
+#
+# Builds go to $(BUILD) (default build/); V=1 shows commands.  Missing Debian
+# packages are installed with apt-get on first use (as root).
+
+BUILD ?= build
+PREFIX ?= /usr/local
+CC ?= cc
+SAN ?=
+
+VERSION := $(shell sed -n 's/^\#define REC_VERSION_\(MAJOR\|MINOR\|PATCH\) \([0-9]*\).*/\2/p' libfmt/include/rec/rec.h | paste -sd.)
+SOVERSION := $(firstword $(subst ., ,$(VERSION)))
+
+ifeq ($(V),1)
+Q :=
+else
+Q := @
+endif
+
+PKGS := libzstd liblz4
+DEB_PKGS := libzstd-dev liblz4-dev libcmocka-dev libgraphviz-dev pkg-config zstd
+DEPS_STAMP := $(BUILD)/.deps-ok
+
+WARN := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Wformat=2 -Wvla
+HARDEN := -fstack-protector-strong -fstack-clash-protection
+ifeq ($(SAN),1)
+OPT := -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=undefined
+LDSAN := -fsanitize=address,undefined
+else
+OPT := -O2 -g -fno-omit-frame-pointer -D_FORTIFY_SOURCE=2
+LDSAN :=
+endif
+
+CPPFLAGS_ALL := -Ilibfmt/include -Ilibfmt -D_GNU_SOURCE $(CPPFLAGS)
+CFLAGS_ALL := -std=c17 $(WARN) $(HARDEN) $(OPT) -fPIC -pthread $(CFLAGS)
+PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
+PKG_LIBS = $(shell pkg-config --libs $(PKGS) 2>/dev/null)
+LIBS_ALL = $(PKG_LIBS) -pthread -lm -ldl $(LDSAN) $(LDFLAGS)
+
+LIB_SRCS := $(sort $(wildcard libfmt/common/*.c libfmt/write/*.c libfmt/read/*.c libfmt/record/*.c libfmt/analysis/*.c))
+LIB_OBJS := $(LIB_SRCS:%.c=$(BUILD)/obj/%.o)
+CLI_SRCS := $(sort $(wildcard tools/common/*.c))
+CLI_OBJS := $(CLI_SRCS:%.c=$(BUILD)/obj/%.o)
+TOOL_SRCS := $(sort $(wildcard tools/rec-*.c))
+TOOLS := $(TOOL_SRCS:tools/%.c=$(BUILD)/bin/%)
+UNIT_SRCS := $(sort $(wildcard tests/unit/test_*.c))
+UNITS := $(UNIT_SRCS:tests/unit/%.c=$(BUILD)/tests/%)
+TESTLIB_SRCS := $(sort $(wildcard tests/lib/*.c))
+TESTLIB_OBJS := $(TESTLIB_SRCS:%.c=$(BUILD)/obj/%.o)
+HELPER_SRCS := $(sort $(wildcard tests/helpers/*.c))
+HELPERS := $(HELPER_SRCS:tests/helpers/%.c=$(BUILD)/tests/%)
+EXAMPLE_SRCS := $(sort $(wildcard examples/*.c))
+EXAMPLES := $(EXAMPLE_SRCS:examples/%.c=$(BUILD)/bin/%)
+
+STATIC := $(BUILD)/lib/librec.a
+SHARED := $(BUILD)/lib/librec.so.$(VERSION)
+
+.PHONY: all deps test test-asan check testdata install clean demo bench bench-quick
+all: $(STATIC) $(SHARED) $(TOOLS) $(EXAMPLES)
+
+# ---- dependencies: install what is missing, once ---------------------------
+deps: $(DEPS_STAMP)
+$(DEPS_STAMP):
+	$(Q)missing=""; \
+	for p in $(DEB_PKGS); do dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q "ok installed" || missing="$$missing $$p"; done; \
+	if [ -n "$$missing" ]; then \
+	  echo "installing Debian packages:$$missing"; \
+	  if [ "$$(id -u)" != 0 ]; then echo "error: need root to apt-get install$$missing" >&2; exit 1; fi; \
+	  (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing) >$(BUILD)/.apt.log 2>&1 || { mkdir -p $(BUILD); cat $(BUILD)/.apt.log >&2; exit 1; }; \
+	fi
+	$(Q)mkdir -p $(BUILD) && touch $@
+
+$(BUILD)/obj/%.o: %.c $(DEPS_STAMP)
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  CC      $<")
+	$(Q)$(CC) $(CPPFLAGS_ALL) $(CFLAGS_ALL) $(PKG_CFLAGS) -MMD -MP -c $< -o $@
+
+$(BUILD)/obj/libfmt/%.o: CFLAGS_ALL += -fvisibility=hidden -DREC_BUILDING_LIBRARY
+# The recorder's thread-local buffers use the initial-exec TLS model (measured: ~5 ns/event cheaper).
+$(BUILD)/obj/libfmt/record/%.o: CFLAGS_ALL += -ftls-model=initial-exec
+
+$(STATIC): $(LIB_OBJS)
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  AR      $@")
+	$(Q)rm -f $@ && ar rcs $@ $^
+
+$(SHARED): $(LIB_OBJS)
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  LD      $@")
+	$(Q)$(CC) -shared -Wl,-soname,librec.so.$(SOVERSION) -o $@ $^ $(LIBS_ALL)
+	$(Q)ln -sf librec.so.$(VERSION) $(BUILD)/lib/librec.so.$(SOVERSION) && ln -sf librec.so.$(VERSION) $(BUILD)/lib/librec.so
+
+$(BUILD)/bin/%: $(BUILD)/obj/tools/%.o $(CLI_OBJS) $(STATIC)
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  LD      $@")
+	$(Q)$(CC) $(CFLAGS_ALL) -o $@ $< $(CLI_OBJS) $(STATIC) $(LIBS_ALL)
+
+$(BUILD)/bin/%: $(BUILD)/obj/examples/%.o $(STATIC)
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  LD      $@")
+	$(Q)$(CC) $(CFLAGS_ALL) -rdynamic -o $@ $< $(STATIC) $(LIBS_ALL)
+
+$(BUILD)/tests/test_%: $(BUILD)/obj/tests/unit/test_%.o $(TESTLIB_OBJS) $(STATIC)
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  LD      $@")
+	$(Q)$(CC) $(CFLAGS_ALL) -rdynamic -o $@ $< $(TESTLIB_OBJS) $(STATIC) $(LIBS_ALL) -lcmocka
+
+$(BUILD)/tests/%: $(BUILD)/obj/tests/helpers/%.o $(TESTLIB_OBJS) $(STATIC)
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  LD      $@")
+	$(Q)$(CC) $(CFLAGS_ALL) -rdynamic -o $@ $< $(TESTLIB_OBJS) $(STATIC) $(LIBS_ALL)
+
+# ---- tests ----------------------------------------------------------------
+test check: all $(UNITS) $(HELPERS)
+	$(Q)BUILD=$(BUILD) bash tests/run.sh
+
+test-asan:
+	$(Q)$(MAKE) --no-print-directory test BUILD=build-asan SAN=1
+
+# Deterministic golden recordings and the tools' expected output on them.
+testdata: all $(HELPERS)
+	$(Q)BUILD=$(BUILD) bash tests/make_testdata.sh
+
+# ---- install ----------------------------------------------------------------
+install: all
+	install -d $(DESTDIR)$(PREFIX)/include/rec $(DESTDIR)$(PREFIX)/lib/pkgconfig $(DESTDIR)$(PREFIX)/bin
+	install -m 644 libfmt/include/rec/*.h $(DESTDIR)$(PREFIX)/include/rec/
+	install -m 644 $(STATIC) $(DESTDIR)$(PREFIX)/lib/
+	install -m 755 $(SHARED) $(DESTDIR)$(PREFIX)/lib/
+	ln -sf librec.so.$(VERSION) $(DESTDIR)$(PREFIX)/lib/librec.so.$(SOVERSION)
+	ln -sf librec.so.$(VERSION) $(DESTDIR)$(PREFIX)/lib/librec.so
+	install -m 755 $(TOOLS) $(DESTDIR)$(PREFIX)/bin/
+	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(VERSION)|' -e 's|@LIBS@|$(PKG_LIBS) -pthread -lm -ldl|' \
+	    librec.pc.in > $(DESTDIR)$(PREFIX)/lib/pkgconfig/rec.pc
+
+demo: all
+	$(Q)BUILD=$(BUILD) bash examples/demo.sh
+
+bench: all
+	$(Q)BUILD=$(BUILD) bash bench/run.sh
+
+bench-quick: all
+	$(Q)BUILD=$(BUILD) bash bench/run.sh --quick
+
+clean:
+	rm -rf $(BUILD) build-asan
+
+-include $(shell find $(BUILD)/obj -name '*.d' 2>/dev/null)

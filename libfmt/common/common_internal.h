@@ -1,0 +1,215 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * common_internal.h - the encoding pieces shared by the writer and the
+ * reader: little-endian access, LEB128 varints, zigzag, CRC32C, codecs,
+ * a growable byte buffer and the chunk/section header layouts.  Written once;
+ * a second varint decoder anywhere else is a defect.  Never installed.
+ */
+#ifndef LIBREC_COMMON_INTERNAL_H
+#define LIBREC_COMMON_INTERNAL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "rec/rec.h"
+
+/* ---- little-endian fixed-width access (any alignment) ------------------- */
+static inline uint16_t rec_le16(const uint8_t *p) { return (uint16_t)(p[0] | (p[1] << 8)); }
+static inline uint32_t rec_le32(const uint8_t *p)
+{
+	return (uint32_t)p[0] | ((uint32_t)p[1] << 8) | ((uint32_t)p[2] << 16) | ((uint32_t)p[3] << 24);
+}
+static inline uint64_t rec_le64(const uint8_t *p) { return (uint64_t)rec_le32(p) | ((uint64_t)rec_le32(p + 4) << 32); }
+static inline void rec_put_le16(uint8_t *p, uint16_t v) { p[0] = (uint8_t)v; p[1] = (uint8_t)(v >> 8); }
+static inline void rec_put_le32(uint8_t *p, uint32_t v)
+{
+	p[0] = (uint8_t)v; p[1] = (uint8_t)(v >> 8); p[2] = (uint8_t)(v >> 16); p[3] = (uint8_t)(v >> 24);
+}
+static inline void rec_put_le64(uint8_t *p, uint64_t v) { rec_put_le32(p, (uint32_t)v); rec_put_le32(p + 4, (uint32_t)(v >> 32)); }
+
+/* ---- varints ------------------------------------------------------------ */
+#define REC_VARINT_MAX 10 /* bytes of the longest uint64 LEB128 */
+
+static inline uint64_t rec_zigzag(int64_t v) { return ((uint64_t)v << 1) ^ (uint64_t)(v >> 63); }
+static inline int64_t rec_unzigzag(uint64_t v) { return (int64_t)(v >> 1) ^ -(int64_t)(v & 1); }
+
+/* Encode v at p (which has REC_VARINT_MAX bytes of room); returns bytes used. */
+static inline size_t rec_varint_put(uint8_t *p, uint64_t v)
+{
+	size_t n = 0;
+	while (v >= 0x80) {
+		p[n++] = (uint8_t)(v | 0x80);
+		v >>= 7;
+	}
+	p[n++] = (uint8_t)v;
+	return n;
+}
+static inline size_t rec_varint_len(uint64_t v)
+{
+	size_t n = 1;
+	while (v >= 0x80) { v >>= 7; n++; }
+	return n;
+}
+
+/* Decode a uvarint from [*pp, end).  On success advances *pp and returns
+ * true.  Fails (returns false, *pp unchanged) when the input ends inside the
+ * varint, when it is longer than 10 bytes, or when the 10th byte carries more
+ * than the one bit a uint64 has left (overlong/overflowing encodings). */
+bool rec_varint_get_slow(const uint8_t **pp, const uint8_t *end, uint64_t *out);
+static inline bool rec_varint_get(const uint8_t **pp, const uint8_t *end, uint64_t *out)
+{
+	const uint8_t *p = *pp;
+	if (p < end && *p < 0x80) {
+		*out = *p;
+		*pp = p + 1;
+		return true;
+	}
+	return rec_varint_get_slow(pp, end, out);
+}
+
+/* ---- CRC32C (Castagnoli, reflected, poly 0x82F63B78, init/xorout ~0) --- */
+/* rec_crc32c(0, buf, len) is the CRC of buf; pass a previous result as crc
+ * to continue over more bytes.  Uses SSE4.2 when the CPU has it. */
+uint32_t rec_crc32c(uint32_t crc, const void *buf, size_t len);
+
+/* ---- growable byte buffer ----------------------------------------------- */
+typedef struct rec_buf {
+	uint8_t *data;
+	size_t len, cap;
+} rec_buf;
+
+void rec_buf_free(rec_buf *b);
+/* Ensure room for extra more bytes; false on allocation failure. */
+bool rec_buf_reserve(rec_buf *b, size_t extra);
+static inline bool rec_buf_append(rec_buf *b, const void *p, size_t n)
+{
+	if (b->cap - b->len < n && !rec_buf_reserve(b, n))
+		return false;
+	if (n)
+		memcpy(b->data + b->len, p, n);
+	b->len += n;
+	return true;
+}
+static inline bool rec_buf_varint(rec_buf *b, uint64_t v)
+{
+	if (b->cap - b->len < REC_VARINT_MAX && !rec_buf_reserve(b, REC_VARINT_MAX))
+		return false;
+	b->len += rec_varint_put(b->data + b->len, v);
+	return true;
+}
+/* uvarint length followed by bytes (the format's "str"/LENGTH encoding). */
+bool rec_buf_lenbytes(rec_buf *b, const void *p, size_t n);
+
+/* ---- codecs ------------------------------------------------------------- */
+/* Worst-case compressed size of n raw bytes with codec. */
+size_t rec_codec_bound(unsigned codec, size_t n);
+/* Compress src into dst (capacity dst_cap >= bound).  *out_len gets the
+ * compressed length.  level 0 = codec default. */
+rec_status rec_codec_compress(unsigned codec, int level, const void *src, size_t src_len,
+			      void *dst, size_t dst_cap, size_t *out_len);
+/* Decompress exactly raw_len bytes into dst (capacity raw_len).  Any other
+ * outcome (more or fewer bytes, malformed input, a frame that declares a
+ * different size) is REC_ERR_CORRUPT; an unknown codec REC_ERR_UNSUPPORTED.
+ * Safe on hostile input: never writes past dst + raw_len. */
+rec_status rec_codec_decompress(unsigned codec, const void *src, size_t src_len,
+				void *dst, size_t raw_len);
+
+/* ---- chunk header (spec "Chunk header") ---------------------------------- */
+#define REC_MAGIC_LEN 8
+extern const uint8_t rec_magic[REC_MAGIC_LEN]; /* 89 52 45 43 0D 0A 1A 0A */
+#define REC_HEADER_SIZE_V1 128u
+#define REC_PREFIX_SIZE 32u /* bytes every major version keeps in place */
+#define REC_SECTION_HEADER_SIZE 16u
+
+/* Offsets of header fields. */
+enum {
+	REC_HOFF_MAGIC = 0,
+	REC_HOFF_MAJOR = 8,
+	REC_HOFF_MINOR = 10,
+	REC_HOFF_HEADER_SIZE = 12,
+	REC_HOFF_HEADER_CRC = 16,
+	REC_HOFF_PAYLOAD_CRC = 20,
+	REC_HOFF_PAYLOAD_SIZE = 24,
+	REC_HOFF_FLAGS = 32,
+	REC_HOFF_CODEC = 36,
+	REC_HOFF_LEVEL = 37,
+	REC_HOFF_SECTION_COUNT = 38,
+	REC_HOFF_RAW_SIZE = 40,
+	REC_HOFF_EVENT_COUNT = 48,
+	REC_HOFF_START_WALL = 56,
+	REC_HOFF_START_TICKS = 64,
+	REC_HOFF_TICK_FREQ = 72,
+	REC_HOFF_DURATION = 80,
+	REC_HOFF_RUN_ID = 88,
+	REC_HOFF_PROCESS_START = 96,
+	REC_HOFF_PID = 104,
+	REC_HOFF_SEQUENCE = 108
+	/* 112..127 unused in 1.0: written as zero, ignored by readers */
+};
+
+typedef struct rec_chunk_header {
+	uint16_t major, minor;
+	uint32_t header_size;
+	uint32_t header_crc, payload_crc;
+	uint64_t payload_size;
+	uint32_t flags;
+	uint8_t codec;
+	int8_t level;
+	uint16_t section_count;
+	uint64_t raw_size;
+	uint64_t event_count;
+	int64_t start_wall_ns;
+	uint64_t start_ticks;
+	uint64_t tick_frequency;
+	uint64_t duration_ticks;
+	uint64_t run_id;
+	int64_t process_start_ns;
+	uint32_t pid;
+	uint32_t sequence;
+} rec_chunk_header;
+
+/* Serialize h into out[REC_HEADER_SIZE_V1], computing Header_Checksum (the
+ * caller has set payload_crc).  h->header_crc is updated too. */
+void rec_chunk_header_encode(rec_chunk_header *h, uint8_t out[REC_HEADER_SIZE_V1]);
+
+/* Parse and validate a header from buf (avail bytes available, at least
+ * REC_PREFIX_SIZE).  Checks magic, header size bounds, Header_Checksum,
+ * major version, reserved flags, codec and tick frequency.  On an error,
+ * *msg gets a static description.  Returns:
+ *   REC_OK, REC_ERR_BAD_MAGIC, REC_ERR_TRUNCATED (avail < header_size),
+ *   REC_ERR_CORRUPT (checksum/field), REC_ERR_UNSUPPORTED_VERSION,
+ *   REC_ERR_UNSUPPORTED (reserved flag or unknown codec), REC_ERR_LIMIT. */
+rec_status rec_chunk_header_decode(const uint8_t *buf, size_t avail, rec_chunk_header *h,
+				   const char **msg);
+
+/* Section kinds (spec "Sections"). */
+enum {
+	REC_SECTION_METADATA = 1,
+	REC_SECTION_STATS = 2,
+	REC_SECTION_STRINGS = 3,
+	REC_SECTION_THREADS = 4,
+	REC_SECTION_MODULES = 5,
+	REC_SECTION_FRAMES = 6,
+	REC_SECTION_STACKS = 7,
+	REC_SECTION_EVENTS = 8
+};
+#define REC_SECTION_COMPRESSED 0x1u
+
+typedef struct rec_section_header {
+	uint16_t kind;
+	uint16_t flags;
+	uint32_t item_count;
+	uint32_t stored_size;
+	uint32_t raw_size;
+} rec_section_header;
+
+void rec_section_header_encode(const rec_section_header *s, uint8_t out[REC_SECTION_HEADER_SIZE]);
+void rec_section_header_decode(const uint8_t in[REC_SECTION_HEADER_SIZE], rec_section_header *s);
+
+/* ---- misc ---------------------------------------------------------------- */
+/* ticks * 1e9 / freq without overflow (128-bit intermediate). */
+int64_t rec_ticks_to_ns_internal(int64_t ticks, uint64_t freq);
+
+#endif /* LIBREC_COMMON_INTERNAL_H */

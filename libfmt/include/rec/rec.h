@@ -1,0 +1,483 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * rec.h - the public API of librec: the rec recording format, its chunk writer
+ * and its reader.  See spec/FORMAT.md for the byte layout.
+ *
+ * Conventions
+ *   - Every symbol is prefixed rec_ (functions, types) or REC_ (macros, enums).
+ *   - Handles are opaque and come in open/close pairs; close(NULL) is a no-op.
+ *   - Functions return rec_status; REC_OK is 0, REC_END (1) is not an error,
+ *     errors are negative.  The library never prints, exits or aborts.
+ *   - One handle is used by one thread at a time; different handles are
+ *     independent.
+ */
+#ifndef LIBREC_REC_H
+#define LIBREC_REC_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#if defined(__GNUC__) && defined(REC_BUILDING_LIBRARY)
+#define REC_API __attribute__((visibility("default")))
+#else
+#define REC_API
+#endif
+
+/* Library version. MAJOR: breaking API changes; MINOR: new, compatible
+ * capabilities; PATCH: fixes.  The Makefile reads these three lines. */
+#define REC_VERSION_MAJOR 0
+#define REC_VERSION_MINOR 1
+#define REC_VERSION_PATCH 0
+#define REC_VERSION_NUMBER \
+	(REC_VERSION_MAJOR * 10000 + REC_VERSION_MINOR * 100 + REC_VERSION_PATCH)
+
+/* File-format version written in every chunk header (independent of the
+ * library version).  A reader reads any minor of its major and refuses a
+ * newer major. */
+#define REC_FORMAT_MAJOR 1
+#define REC_FORMAT_MINOR 0
+
+/*! rec_version_number() : REC_VERSION_NUMBER of the library actually linked. */
+REC_API unsigned rec_version_number(void);
+/*! rec_version_string() : "MAJOR.MINOR.PATCH" of the library linked. */
+REC_API const char *rec_version_string(void);
+
+/* ------------------------------------------------------------------------ */
+/* Status codes.  Values are ABI: never renumbered, only appended.          */
+/* ------------------------------------------------------------------------ */
+typedef enum {
+	REC_OK = 0,
+	REC_END = 1,                      /* no more items; not an error */
+	REC_ERR_INVALID_ARG = -1,         /* caller passed something wrong */
+	REC_ERR_NOMEM = -2,               /* allocation failed */
+	REC_ERR_IO = -3,                  /* read/write/open failed (errno kept) */
+	REC_ERR_BAD_MAGIC = -10,          /* bytes are not a rec chunk */
+	REC_ERR_UNSUPPORTED_VERSION = -11,/* newer major version */
+	REC_ERR_TRUNCATED = -12,          /* input ends inside a chunk */
+	REC_ERR_CORRUPT = -13,            /* checksum or structure is wrong */
+	REC_ERR_LIMIT = -14,              /* a declared size exceeds a limit */
+	REC_ERR_UNSUPPORTED = -15,        /* unknown codec or reserved feature */
+	REC_ERR_CODEC = -16,              /* compressor/decompressor failed */
+	REC_ERR_STATE = -17,              /* call not valid in this state */
+	REC_ERR_NOT_FOUND = -18           /* named thing does not exist */
+} rec_status;
+
+/*! rec_strerror() : a short English description of a status; never NULL. */
+REC_API const char *rec_strerror(rec_status status);
+
+/* ------------------------------------------------------------------------ */
+/* Codecs, field types, units, type flags (all values are on-disk values).  */
+/* ------------------------------------------------------------------------ */
+typedef enum { REC_CODEC_NONE = 0, REC_CODEC_ZSTD = 1, REC_CODEC_LZ4 = 2 } rec_codec;
+
+/*! rec_codec_name() : "none", "zstd", "lz4" or "unknown"; never NULL. */
+REC_API const char *rec_codec_name(unsigned codec);
+
+/* Wire classes: the low 3 bits of every field type code.  They tell a reader
+ * how to skip a field even when it does not know the type. */
+#define REC_WIRE_UVARINT 0u /* LEB128 unsigned */
+#define REC_WIRE_SVARINT 1u /* zigzag, then LEB128 */
+#define REC_WIRE_FIXED32 2u /* 4 bytes little-endian */
+#define REC_WIRE_FIXED64 3u /* 8 bytes little-endian */
+#define REC_WIRE_LENGTH 4u  /* LEB128 length, then that many bytes */
+#define REC_WIRE_OF(type) ((type) & 7u)
+
+typedef enum {
+	REC_TYPE_BOOL = 0x08,
+	REC_TYPE_U8 = 0x10,
+	REC_TYPE_U16 = 0x18,
+	REC_TYPE_U32 = 0x20,
+	REC_TYPE_U64 = 0x28,
+	REC_TYPE_I8 = 0x31,
+	REC_TYPE_I16 = 0x39,
+	REC_TYPE_I32 = 0x41,
+	REC_TYPE_I64 = 0x49,
+	REC_TYPE_F32 = 0x52,
+	REC_TYPE_F64 = 0x5B,
+	REC_TYPE_STRING = 0x60,    /* string pool reference (0 = null) */
+	REC_TYPE_TIMESTAMP = 0x68, /* absolute ticks, chunk timebase */
+	REC_TYPE_DURATION = 0x70,  /* ticks */
+	REC_TYPE_THREAD = 0x78,    /* thread pool reference (0 = none) */
+	REC_TYPE_STACK = 0x80,     /* stack pool reference (0 = none) */
+	REC_TYPE_BLOB = 0x8C,      /* length-prefixed opaque bytes */
+	REC_TYPE_TEXT = 0x94       /* length-prefixed UTF-8, not pooled */
+} rec_field_type;
+
+/*! rec_field_type_name() : "u64", "string", ... or "unknown"; never NULL. */
+REC_API const char *rec_field_type_name(unsigned type);
+
+typedef enum {
+	REC_UNIT_NONE = 0,
+	REC_UNIT_BYTES = 1,
+	REC_UNIT_PERCENT = 2,  /* fraction: 0.25 means 25 % */
+	REC_UNIT_ADDRESS = 3,  /* shown in hex */
+	REC_UNIT_NANOS = 4,    /* integer nanoseconds (not ticks) */
+	REC_UNIT_EPOCH_NS = 5, /* integer nanoseconds since the Unix epoch */
+	REC_UNIT_COUNT = 6,
+	REC_UNIT_HZ = 7
+} rec_unit;
+
+/*! rec_unit_name() : "bytes", "percent", ... ("" for NONE); never NULL. */
+REC_API const char *rec_unit_name(unsigned unit);
+
+/* Event type flags: which optional header fields every event of the type has. */
+#define REC_EVENT_HAS_DURATION 0x1u
+#define REC_EVENT_HAS_THREAD 0x2u
+#define REC_EVENT_HAS_STACK 0x4u
+
+/* Chunk header flags. */
+#define REC_CHUNK_FINAL 0x1u /* last chunk of a run that closed cleanly */
+#define REC_CHUNK_RESERVED_MASK 0xFFFF0000u /* reader rejects if set */
+
+/* Limits a reader enforces by default (spec "Limits"). */
+#define REC_MAX_HEADER_SIZE 4096u
+#define REC_MAX_PAYLOAD_SIZE (256u * 1024u * 1024u) /* stored bytes per chunk */
+#define REC_MAX_SECTION_RAW (256u * 1024u * 1024u)  /* decompressed section */
+#define REC_MAX_STRING 1048576u                      /* one string, bytes */
+#define REC_MAX_STACK_DEPTH 4096u
+#define REC_MAX_FIELDS 1024u
+
+/* ------------------------------------------------------------------------ */
+/* Metadata descriptions (used by the writer to declare, the reader to      */
+/* describe).                                                               */
+/* ------------------------------------------------------------------------ */
+typedef struct rec_field {
+	const char *name;        /* identifier, e.g. "waitTime" */
+	const char *label;       /* human label, e.g. "Wait Time" ("" if none) */
+	const char *description; /* "" if none */
+	uint32_t type;           /* rec_field_type (reader: may be unknown) */
+	uint32_t unit;           /* rec_unit */
+} rec_field;
+
+typedef struct rec_type {
+	uint32_t id;             /* numeric id, unique within a chunk, >= 1 */
+	uint32_t flags;          /* REC_EVENT_HAS_* */
+	const char *name;        /* dotted name, e.g. "rec.LockWait" */
+	const char *label;
+	const char *description;
+	const char *category;    /* '/'-separated path, e.g. "rec/Locks" */
+	uint32_t field_count;
+	const rec_field *fields;
+} rec_type;
+
+/* ------------------------------------------------------------------------ */
+/* Sinks: where a writer's bytes go.                                        */
+/* ------------------------------------------------------------------------ */
+typedef struct rec_sink {
+	/* Write all len bytes or fail; returns 0 or a negative errno. */
+	int (*write)(void *opaque, const void *buf, size_t len);
+	/* Optional: make written bytes durable/visible; 0 or negative errno. */
+	int (*flush)(void *opaque);
+	void *opaque;
+} rec_sink;
+
+/* ------------------------------------------------------------------------ */
+/* Writer: the chunk encoder.  It knows the format, not threads.            */
+/* ------------------------------------------------------------------------ */
+typedef struct rec_writer rec_writer;
+
+typedef struct rec_writer_options {
+	uint32_t struct_size;      /* sizeof(rec_writer_options) */
+	uint32_t codec;            /* rec_codec; default ZSTD */
+	int32_t level;             /* codec level; 0 = codec default (zstd 3) */
+	uint32_t chunk_events_size;/* raw event bytes that trigger a chunk; 0 = 4 MiB */
+	uint64_t run_id;           /* 0 = random */
+	uint32_t pid;              /* 0 = getpid() */
+	uint32_t reserved0;        /* must be zero */
+	int64_t process_start_ns;  /* wall ns since epoch; 0 = now */
+	uint64_t tick_frequency;   /* ticks per second; 0 = 1e9 */
+	/* One (wall, ticks) anchor converts ticks to wall time for every chunk.
+	 * Both 0 = take CLOCK_REALTIME and CLOCK_MONOTONIC now (1e9 Hz only). */
+	int64_t anchor_wall_ns;
+	uint64_t anchor_ticks;
+	uint64_t reserved[4];      /* must be zero */
+} rec_writer_options;
+
+#define REC_WRITER_OPTIONS_INIT { sizeof(rec_writer_options), REC_CODEC_ZSTD, 0, 0, 0, 0, 0, 0, 0, 0, 0, {0, 0, 0, 0} }
+
+/*! rec_writer_open() :
+ *  Create a writer that writes chunks to sink (copied; opaque must outlive the
+ *  writer).  opts may be NULL for defaults.  On success *out owns a writer
+ *  that rec_writer_close() frees. */
+REC_API rec_status rec_writer_open(rec_writer **out, const rec_sink *sink,
+				   const rec_writer_options *opts);
+/*! rec_writer_open_fd() : as rec_writer_open() to a file descriptor the
+ *  caller keeps owning (not closed by the writer). */
+REC_API rec_status rec_writer_open_fd(rec_writer **out, int fd,
+				      const rec_writer_options *opts);
+/*! rec_writer_open_path() : as rec_writer_open() to a file created or
+ *  truncated at path (mode 0644), closed by rec_writer_close(). */
+REC_API rec_status rec_writer_open_path(rec_writer **out, const char *path,
+					const rec_writer_options *opts);
+
+/*! rec_writer_close() :
+ *  Write the pending events as a last chunk flagged REC_CHUNK_FINAL (an empty
+ *  final chunk if nothing is pending), then free everything.
+ *  @return the first error seen while writing, or REC_OK.  NULL is a no-op. */
+REC_API rec_status rec_writer_close(rec_writer *w);
+
+/*! rec_writer_abandon() : free the writer without writing anything more
+ *  (what a crash leaves: no FINAL chunk).  NULL is a no-op. */
+REC_API void rec_writer_abandon(rec_writer *w);
+
+/*! rec_writer_add_type() :
+ *  Declare an event type.  Strings and the fields array are copied.  Ids are
+ *  chosen by the caller, >= 1, unique.  Every chunk carries every type. */
+REC_API rec_status rec_writer_add_type(rec_writer *w, const rec_type *type);
+
+/* Constant pools.  Ids are >= 1 and stable for the writer's lifetime; 0
+ * means "none".  A chunk carries exactly the entries its events reference
+ * (and what those entries reference).  define_* use ids the caller chose;
+ * intern_* assign the next free id (do not mix the two for one pool unless
+ * the caller's ids stay below the interned ones). */
+REC_API rec_status rec_writer_define_string(rec_writer *w, uint64_t id,
+					    const char *s, size_t len);
+REC_API rec_status rec_writer_intern_string(rec_writer *w, const char *s,
+					    size_t len, uint64_t *id);
+REC_API rec_status rec_writer_define_thread(rec_writer *w, uint64_t id,
+					    uint64_t os_tid, uint64_t name_string);
+REC_API rec_status rec_writer_define_module(rec_writer *w, uint64_t id,
+					    uint64_t path_string,
+					    uint64_t build_id_string,
+					    uint64_t base);
+REC_API rec_status rec_writer_define_frame(rec_writer *w, uint64_t id,
+					   uint64_t function_string,
+					   uint64_t module, uint64_t module_offset,
+					   uint64_t function_offset);
+/* frames: innermost (leaf) first. flags: REC_STACK_TRUNCATED if cut short. */
+#define REC_STACK_TRUNCATED 0x1u
+REC_API rec_status rec_writer_define_stack(rec_writer *w, uint64_t id,
+					   uint32_t flags, const uint64_t *frames,
+					   uint32_t depth);
+
+/* Events, built field by field.  begin, then exactly the type's fields in
+ * declared order with the matching put (the writer checks), then end.
+ * duration/thread/stack are used only if the type's flags declare them. */
+REC_API rec_status rec_writer_begin(rec_writer *w, uint32_t type_id,
+				    uint64_t ticks, uint64_t duration_ticks,
+				    uint64_t thread, uint64_t stack);
+REC_API rec_status rec_writer_put_u64(rec_writer *w, uint64_t v);  /* bool, u*, string, timestamp, duration, thread, stack */
+REC_API rec_status rec_writer_put_i64(rec_writer *w, int64_t v);   /* i* */
+REC_API rec_status rec_writer_put_f64(rec_writer *w, double v);    /* f32 (converted), f64 */
+REC_API rec_status rec_writer_put_bytes(rec_writer *w, const void *p, size_t len); /* blob, text */
+REC_API rec_status rec_writer_end(rec_writer *w);
+
+/*! rec_writer_append_records() :
+ *  Append pre-encoded events in the interchange form (spec: "Record
+ *  interchange form"): each record is uvarint Size, uvarint Type_Id, uvarint
+ *  absolute Ticks, then the header fields and fields as on disk.  This is how
+ *  the recorder hands over thread buffers.  The writer validates every record
+ *  when it builds the chunk and rejects the whole call on malformed input. */
+REC_API rec_status rec_writer_append_records(rec_writer *w, const void *buf,
+					     size_t len);
+
+/*! rec_writer_note_dropped() : add n to the current chunk's Dropped_Events
+ *  statistic (the caller also writes rec.Dropped events). */
+REC_API void rec_writer_note_dropped(rec_writer *w, uint64_t n);
+
+/*! rec_writer_flush() : write pending events as one chunk now (nothing if
+ *  none are pending), then call the sink's flush. */
+REC_API rec_status rec_writer_flush(rec_writer *w);
+
+/*! rec_writer_errmsg() : text of the last failure of this writer; never NULL. */
+REC_API const char *rec_writer_errmsg(const rec_writer *w);
+
+/* Running totals (for reconciliation and benchmarks). */
+typedef struct rec_writer_stats {
+	uint64_t chunks;
+	uint64_t events;
+	uint64_t raw_bytes;    /* uncompressed payload bytes written */
+	uint64_t stored_bytes; /* bytes written to the sink, headers included */
+	uint64_t dropped;      /* sum of rec_writer_note_dropped() */
+} rec_writer_stats;
+REC_API void rec_writer_get_stats(const rec_writer *w, rec_writer_stats *st);
+
+/* ------------------------------------------------------------------------ */
+/* Reader                                                                   */
+/* ------------------------------------------------------------------------ */
+typedef struct rec_reader rec_reader;
+
+typedef struct rec_reader_options {
+	uint32_t struct_size;      /* sizeof(rec_reader_options) */
+	uint32_t flags;            /* REC_READ_* */
+	uint64_t max_payload_size; /* 0 = REC_MAX_PAYLOAD_SIZE */
+	uint64_t max_section_raw;  /* 0 = REC_MAX_SECTION_RAW */
+	uint64_t max_order_window; /* bytes of decoded chunks held to sort; 0 = 512 MiB */
+	uint64_t reserved[4];      /* must be zero */
+} rec_reader_options;
+#define REC_READER_OPTIONS_INIT { sizeof(rec_reader_options), 0, 0, 0, 0, {0, 0, 0, 0} }
+
+#define REC_READ_ORDERED 0x1u /* rec_reader_next_event() in timestamp order */
+#define REC_READ_VERIFY 0x2u  /* check payload checksums even when only
+			       * chunk headers/statistics are read */
+
+/*! rec_reader_open_path() : open a file ("-" is standard input).
+ *  name used in messages is the path.  The file is untrusted. */
+REC_API rec_status rec_reader_open_path(rec_reader **out, const char *path,
+					const rec_reader_options *opts);
+/*! rec_reader_open_mem() : read from memory the caller keeps alive until
+ *  close.  name is used in messages (may be NULL). */
+REC_API rec_status rec_reader_open_mem(rec_reader **out, const void *buf,
+				       size_t len, const char *name,
+				       const rec_reader_options *opts);
+/*! rec_reader_close() : NULL is a no-op. */
+REC_API void rec_reader_close(rec_reader *r);
+
+/* A problem met while reading.  The reader reports it and goes on. */
+typedef struct rec_problem {
+	rec_status status;
+	uint64_t offset;      /* byte offset in the file */
+	int64_t chunk;        /* chunk index (0-based, in file order) or -1 */
+	const char *message;  /* e.g. "payload checksum mismatch"; borrowed */
+} rec_problem;
+
+/*! rec_reader_problem() : the problem behind the last error returned by
+ *  this reader; valid until the next call on r. */
+REC_API const rec_problem *rec_reader_problem(const rec_reader *r);
+
+/* What the reader knows of one chunk without decoding its events. */
+typedef struct rec_type_stats {
+	uint32_t type_id;
+	const rec_type *type; /* NULL if the id has no metadata */
+	uint64_t count;
+	uint64_t bytes;       /* encoded bytes of these events */
+} rec_type_stats;
+
+typedef struct rec_chunk_info {
+	uint64_t index;            /* 0-based, in file order */
+	uint64_t offset;           /* file offset of the chunk header */
+	uint64_t size;             /* header + payload bytes */
+	uint16_t major, minor;
+	uint32_t header_size;
+	uint32_t flags;
+	uint32_t codec;
+	uint64_t payload_size;     /* stored */
+	uint64_t raw_size;         /* decompressed */
+	uint64_t event_count;
+	int64_t start_wall_ns;
+	uint64_t start_ticks;
+	uint64_t tick_frequency;
+	uint64_t duration_ticks;
+	uint64_t run_id;
+	int64_t process_start_ns;
+	uint32_t pid;
+	uint32_t sequence;
+	/* From the STATS section. */
+	uint64_t first_ticks, last_ticks; /* event time range (last includes durations) */
+	uint64_t dropped_events;
+	uint32_t type_stats_count;
+	const rec_type_stats *type_stats;
+	/* From the METADATA section. */
+	uint32_t type_count;
+	const rec_type *types;
+	/* Forward compatibility: what this reader skipped in the chunk. */
+	uint32_t unknown_sections;
+} rec_chunk_info;
+
+/*! rec_reader_next_chunk() :
+ *  Advance to the next chunk and read its header, metadata and statistics
+ *  (events and pools are not decompressed).
+ *  @return REC_OK with *info set (valid until the next chunk is entered),
+ *          REC_END at the end of input, or an error: the chunk at that point
+ *          is damaged; rec_reader_problem() says where and what, and the next
+ *          call resumes at the next readable chunk. */
+REC_API rec_status rec_reader_next_chunk(rec_reader *r, const rec_chunk_info **info);
+
+/*! rec_reader_verify_chunk() : check the current chunk completely: payload
+ *  checksum, every section, every event against metadata, every pool
+ *  reference, and that statistics match the events. */
+REC_API rec_status rec_reader_verify_chunk(rec_reader *r);
+
+/* Decoded pool entries.  All are borrowed from the reader. */
+typedef struct rec_module {
+	uint64_t id;
+	const char *path;
+	const char *build_id; /* hex, "" if unknown */
+	uint64_t base;
+} rec_module;
+
+typedef struct rec_frame {
+	uint64_t id;
+	const char *function;     /* "" if unknown */
+	const rec_module *module; /* NULL if unknown */
+	uint64_t module_offset;
+	uint64_t function_offset;
+} rec_frame;
+
+typedef struct rec_stack {
+	uint64_t id;
+	uint32_t flags;  /* REC_STACK_TRUNCATED */
+	uint32_t depth;
+	const rec_frame *const *frames; /* leaf first */
+} rec_stack;
+
+typedef struct rec_thread {
+	uint64_t id;
+	uint64_t os_tid;
+	const char *name; /* "" if unnamed */
+} rec_thread;
+
+typedef struct rec_value {
+	uint32_t type; /* the field's rec_field_type */
+	uint32_t present; /* 0 if the event ended before this field */
+	union {
+		uint64_t u;   /* bool, u*, timestamp, duration (ticks) */
+		int64_t i;    /* i* */
+		double f;     /* f32, f64 */
+		struct { const char *ptr; size_t len; } s; /* string (NULL ptr = null ref), text, blob */
+		const rec_thread *thread; /* NULL = none */
+		const rec_stack *stack;   /* NULL = none */
+	} v;
+} rec_value;
+
+typedef struct rec_event {
+	const rec_type *type;
+	const rec_chunk_info *chunk;
+	uint64_t ticks;          /* absolute, chunk timebase */
+	int64_t wall_ns;         /* ns since epoch */
+	uint64_t duration_ticks; /* 0 if the type has none */
+	int64_t duration_ns;
+	const rec_thread *thread;/* NULL if none */
+	const rec_stack *stack;  /* NULL if none */
+	uint32_t value_count;    /* == type->field_count */
+	const rec_value *values; /* parallel to type->fields */
+	uint64_t offset;         /* offset of the record in the raw events section */
+} rec_event;
+
+/*! rec_reader_next_event() :
+ *  Iterate all events of the input, entering chunks as needed (file order,
+ *  or timestamp order with REC_READ_ORDERED).  Events of types without
+ *  metadata are skipped and counted.
+ *  @return REC_OK with *ev valid until the next call on r, REC_END at the end
+ *          of input, or an error for one damaged chunk (see
+ *          rec_reader_problem()); calling again continues after it. */
+REC_API rec_status rec_reader_next_event(rec_reader *r, rec_event *ev);
+
+/* Totals of what the reader saw and skipped so far. */
+typedef struct rec_reader_stats {
+	uint64_t file_size;        /* 0 if unknown (a pipe) */
+	uint64_t chunks;           /* chunks with a valid header */
+	uint64_t chunks_damaged;   /* chunks reported as problems */
+	uint64_t bytes_skipped;    /* bytes not part of any readable chunk */
+	uint64_t events;           /* events returned */
+	uint64_t unknown_types;    /* events skipped: type without metadata */
+	uint64_t unknown_fields;   /* fields of unknown type skipped */
+	uint64_t trailing_bytes;   /* bytes after the declared fields, skipped */
+	uint64_t unknown_sections; /* sections of unknown kind skipped */
+	uint64_t order_window_overflows; /* ORDERED: window cap hit, order approximate */
+} rec_reader_stats;
+REC_API void rec_reader_get_stats(const rec_reader *r, rec_reader_stats *st);
+
+/*! rec_ticks_to_ns() : convert a tick difference to nanoseconds. */
+REC_API int64_t rec_ticks_to_ns(int64_t ticks, uint64_t frequency);
+/*! rec_chunk_wall_ns() : wall-clock ns since epoch of absolute ticks t. */
+REC_API int64_t rec_chunk_wall_ns(const rec_chunk_info *c, uint64_t ticks);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* LIBREC_REC_H */
