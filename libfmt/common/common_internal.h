@@ -103,18 +103,24 @@ static inline bool rec_buf_varint(rec_buf *b, uint64_t v)
 bool rec_buf_lenbytes(rec_buf *b, const void *p, size_t n);
 
 /* ---- codecs ------------------------------------------------------------- */
+/* Reusable (de)compression state (zstd contexts are expensive to create).
+ * One per thread; NULL may be passed to the functions below to use a
+ * temporary one. */
+typedef struct rec_codec_ctx rec_codec_ctx;
+rec_codec_ctx *rec_codec_ctx_new(void);
+void rec_codec_ctx_free(rec_codec_ctx *ctx);
 /* Worst-case compressed size of n raw bytes with codec. */
 size_t rec_codec_bound(unsigned codec, size_t n);
 /* Compress src into dst (capacity dst_cap >= bound).  *out_len gets the
  * compressed length.  level 0 = codec default. */
-rec_status rec_codec_compress(unsigned codec, int level, const void *src, size_t src_len,
-			      void *dst, size_t dst_cap, size_t *out_len);
+rec_status rec_codec_compress(rec_codec_ctx *ctx, unsigned codec, int level, const void *src,
+			      size_t src_len, void *dst, size_t dst_cap, size_t *out_len);
 /* Decompress exactly raw_len bytes into dst (capacity raw_len).  Any other
  * outcome (more or fewer bytes, malformed input, a frame that declares a
  * different size) is REC_ERR_CORRUPT; an unknown codec REC_ERR_UNSUPPORTED.
  * Safe on hostile input: never writes past dst + raw_len. */
-rec_status rec_codec_decompress(unsigned codec, const void *src, size_t src_len,
-				void *dst, size_t raw_len);
+rec_status rec_codec_decompress(rec_codec_ctx *ctx, unsigned codec, const void *src,
+				size_t src_len, void *dst, size_t raw_len);
 
 /* ---- chunk header (spec "Chunk header") ---------------------------------- */
 #define REC_MAGIC_LEN 8
