@@ -1,0 +1,487 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * summary.c - aggregate a recording's chunk infos into a summary (runs,
+ * restarts, per-type counts, totals, problems).  Uses only the public reader
+ * API: chunk headers, METADATA and STATS; events are decoded only when
+ * REC_SUMMARY_VERIFY asks for rec_reader_verify_chunk().
+ */
+#include "rec/analysis.h"
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Owned strings live in a list of blocks that is freed at close. */
+typedef struct str_block {
+	struct str_block *next;
+	size_t used, cap;
+	char data[];
+} str_block;
+
+typedef struct type_slot {
+	uint64_t hash;
+	size_t index; /* into types, +1; 0 = empty */
+} type_slot;
+
+typedef struct run_state {
+	bool last_final;          /* the chunk with the highest sequence is FINAL */
+	bool truncated;           /* a file ended inside a chunk after this run's chunk */
+	bool has_events;
+} run_state;
+
+struct rec_summary {
+	str_block *strings;
+	rec_summary_file *files;
+	size_t file_count, file_cap;
+	rec_summary_run *runs;
+	run_state *run_states;
+	size_t run_count, run_cap, run_state_cap;
+	rec_summary_type *types;
+	size_t type_count, type_cap;
+	type_slot *slots;
+	size_t slot_cap; /* power of two */
+	rec_summary_type *sorted; /* types sorted for the result */
+	rec_summary_problem *problems;
+	size_t problem_count, problem_cap;
+	uint32_t versions[16];
+	size_t version_count;
+	rec_summary_result result;
+	bool have_time;
+	char errmsg[256];
+};
+
+const char *rec_run_end_name(rec_run_end end)
+{
+	switch (end) {
+	case REC_RUN_CLEAN: return "clean close";
+	case REC_RUN_TRUNCATED: return "truncated";
+	case REC_RUN_NO_FINAL: return "no final chunk";
+	}
+	return "unknown";
+}
+
+#if defined(__GNUC__)
+__attribute__((format(printf, 3, 4)))
+#endif
+static rec_status fail(rec_summary *s, rec_status st, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(s->errmsg, sizeof s->errmsg, fmt, ap);
+	va_end(ap);
+	return st;
+}
+
+static const char *str_save(rec_summary *s, const char *p)
+{
+	if (!p)
+		p = "";
+	size_t n = strlen(p) + 1;
+	str_block *b = s->strings;
+	if (!b || b->cap - b->used < n) {
+		size_t cap = n > 16384 ? n : 16384;
+		str_block *nb = malloc(sizeof *nb + cap);
+		if (!nb)
+			return NULL;
+		nb->next = s->strings;
+		nb->used = 0;
+		nb->cap = cap;
+		s->strings = nb;
+		b = nb;
+	}
+	char *dst = b->data + b->used;
+	memcpy(dst, p, n);
+	b->used += n;
+	return dst;
+}
+
+static bool grow(void **arr, size_t *cap, size_t need, size_t elem)
+{
+	if (need <= *cap)
+		return true;
+	size_t nc = *cap ? *cap : 8;
+	while (nc < need) {
+		if (nc > SIZE_MAX / 2 / elem)
+			return false;
+		nc *= 2;
+	}
+	void *p = realloc(*arr, nc * elem);
+	if (!p)
+		return false;
+	*arr = p;
+	*cap = nc;
+	return true;
+}
+
+rec_status rec_summary_open(rec_summary **out)
+{
+	if (!out)
+		return REC_ERR_INVALID_ARG;
+	rec_summary *s = calloc(1, sizeof *s);
+	if (!s)
+		return REC_ERR_NOMEM;
+	*out = s;
+	return REC_OK;
+}
+
+void rec_summary_close(rec_summary *s)
+{
+	if (!s)
+		return;
+	for (str_block *b = s->strings, *n; b; b = n) {
+		n = b->next;
+		free(b);
+	}
+	free(s->files);
+	free(s->runs);
+	free(s->run_states);
+	free(s->types);
+	free(s->slots);
+	free(s->sorted);
+	free(s->problems);
+	free(s);
+}
+
+const char *rec_summary_errmsg(const rec_summary *s)
+{
+	return (s && s->errmsg[0]) ? s->errmsg : "no error";
+}
+
+/* ---- types by name ---------------------------------------------------------- */
+
+static uint64_t hash_str(const char *p)
+{
+	uint64_t h = 1469598103934665603ull; /* FNV-1a */
+	for (; *p; p++) {
+		h ^= (unsigned char)*p;
+		h *= 1099511628211ull;
+	}
+	return h;
+}
+
+static bool slots_rehash(rec_summary *s, size_t cap)
+{
+	type_slot *ns = calloc(cap, sizeof *ns);
+	if (!ns)
+		return false;
+	for (size_t i = 0; i < s->slot_cap; i++) {
+		if (!s->slots[i].index)
+			continue;
+		size_t j = (size_t)s->slots[i].hash & (cap - 1);
+		while (ns[j].index)
+			j = (j + 1) & (cap - 1);
+		ns[j] = s->slots[i];
+	}
+	free(s->slots);
+	s->slots = ns;
+	s->slot_cap = cap;
+	return true;
+}
+
+static rec_summary_type *type_find(rec_summary *s, const char *name, const rec_type *meta)
+{
+	if ((s->type_count + 1) * 2 > s->slot_cap && !slots_rehash(s, s->slot_cap ? s->slot_cap * 2 : 64))
+		return NULL;
+	uint64_t h = hash_str(name);
+	size_t j = (size_t)h & (s->slot_cap - 1);
+	while (s->slots[j].index) {
+		if (s->slots[j].hash == h && strcmp(s->types[s->slots[j].index - 1].name, name) == 0)
+			return &s->types[s->slots[j].index - 1];
+		j = (j + 1) & (s->slot_cap - 1);
+	}
+	if (!grow((void **)&s->types, &s->type_cap, s->type_count + 1, sizeof *s->types))
+		return NULL;
+	rec_summary_type *t = &s->types[s->type_count];
+	memset(t, 0, sizeof *t);
+	t->name = str_save(s, name);
+	t->label = str_save(s, meta ? meta->label : "");
+	t->category = str_save(s, meta ? meta->category : "");
+	if (!t->name || !t->label || !t->category)
+		return NULL;
+	s->type_count++;
+	s->slots[j].hash = h;
+	s->slots[j].index = s->type_count;
+	return t;
+}
+
+/* ---- runs ------------------------------------------------------------------------ */
+
+static rec_summary_run *run_find(rec_summary *s, const rec_chunk_info *c, const char *file,
+				 size_t *index)
+{
+	/* Few runs per input: a backwards linear search finds the current one first. */
+	for (size_t i = s->run_count; i-- > 0;) {
+		rec_summary_run *r = &s->runs[i];
+		if (r->run_id == c->run_id && r->pid == c->pid && r->process_start_ns == c->process_start_ns) {
+			*index = i;
+			return r;
+		}
+	}
+	if (!grow((void **)&s->runs, &s->run_cap, s->run_count + 1, sizeof *s->runs))
+		return NULL;
+	if (!grow((void **)&s->run_states, &s->run_state_cap, s->run_count + 1, sizeof *s->run_states))
+		return NULL;
+	rec_summary_run *r = &s->runs[s->run_count];
+	memset(r, 0, sizeof *r);
+	memset(&s->run_states[s->run_count], 0, sizeof s->run_states[0]);
+	r->run_id = c->run_id;
+	r->pid = c->pid;
+	r->process_start_ns = c->process_start_ns;
+	r->file = str_save(s, file);
+	if (!r->file)
+		return NULL;
+	r->last_sequence = c->sequence;
+	*index = s->run_count++;
+	return r;
+}
+
+static bool add_problem(rec_summary *s, const char *file, const rec_problem *p, rec_status st)
+{
+	if (!grow((void **)&s->problems, &s->problem_cap, s->problem_count + 1, sizeof *s->problems))
+		return false;
+	rec_summary_problem *q = &s->problems[s->problem_count];
+	q->file = file;
+	q->chunk = p ? p->chunk : -1;
+	q->offset = p ? p->offset : 0;
+	q->status = (p && p->status) ? p->status : st;
+	q->message = str_save(s, (p && p->message && *p->message) ? p->message : rec_strerror(q->status));
+	if (!q->message)
+		return false;
+	s->problem_count++;
+	return true;
+}
+
+static void note_version(rec_summary *s, uint16_t major, uint16_t minor)
+{
+	uint32_t v = (uint32_t)major << 16 | minor;
+	for (size_t i = 0; i < s->version_count; i++)
+		if (s->versions[i] == v)
+			return;
+	if (s->version_count < sizeof s->versions / sizeof s->versions[0])
+		s->versions[s->version_count++] = v;
+}
+
+static rec_status add_chunk(rec_summary *s, const rec_chunk_info *c, const char *file,
+			    size_t *last_run)
+{
+	size_t ri;
+	rec_summary_run *r = run_find(s, c, file, &ri);
+	if (!r)
+		return fail(s, REC_ERR_NOMEM, "out of memory");
+	run_state *rs = &s->run_states[ri];
+	*last_run = ri;
+	if (r->chunks == 0 || c->sequence >= r->last_sequence) {
+		r->last_sequence = c->sequence;
+		rs->last_final = (c->flags & REC_CHUNK_FINAL) != 0;
+	}
+	r->chunks++;
+	r->events += c->event_count;
+	r->dropped += c->dropped_events;
+	s->result.chunks++;
+	s->result.events += c->event_count;
+	s->result.dropped += c->dropped_events;
+	note_version(s, c->major, c->minor);
+	if (c->codec < 32)
+		s->result.codecs |= 1u << c->codec;
+
+	if (c->event_count > 0) {
+		int64_t first = rec_chunk_wall_ns(c, c->first_ticks);
+		int64_t last = rec_chunk_wall_ns(c, c->last_ticks);
+		if (!rs->has_events || first < r->first_wall_ns)
+			r->first_wall_ns = first;
+		if (!rs->has_events || last > r->last_wall_ns)
+			r->last_wall_ns = last;
+		rs->has_events = true;
+		if (!s->have_time || first < s->result.first_wall_ns)
+			s->result.first_wall_ns = first;
+		if (!s->have_time || last > s->result.last_wall_ns)
+			s->result.last_wall_ns = last;
+		s->have_time = true;
+	}
+
+	for (uint32_t i = 0; i < c->type_stats_count; i++) {
+		const rec_type_stats *ts = &c->type_stats[i];
+		const rec_type *meta = ts->type;
+		if (!meta) {
+			for (uint32_t k = 0; k < c->type_count; k++)
+				if (c->types[k].id == ts->type_id)
+					meta = &c->types[k];
+		}
+		char anon[48];
+		const char *name = meta && meta->name ? meta->name : NULL;
+		if (!name) {
+			snprintf(anon, sizeof anon, "type id %u", (unsigned)ts->type_id);
+			name = anon;
+		}
+		rec_summary_type *t = type_find(s, name, meta);
+		if (!t)
+			return fail(s, REC_ERR_NOMEM, "out of memory");
+		t->count += ts->count;
+		t->bytes += ts->bytes;
+	}
+	/* Types declared in the metadata but without events still appear (count 0). */
+	for (uint32_t k = 0; k < c->type_count; k++) {
+		if (c->types[k].name && !type_find(s, c->types[k].name, &c->types[k]))
+			return fail(s, REC_ERR_NOMEM, "out of memory");
+	}
+	return REC_OK;
+}
+
+static bool fatal_status(rec_status st)
+{
+	return st == REC_ERR_NOMEM || st == REC_ERR_IO || st == REC_ERR_INVALID_ARG ||
+	       st == REC_ERR_STATE;
+}
+
+rec_status rec_summary_add_reader(rec_summary *s, rec_reader *r, const char *name, uint32_t flags)
+{
+	if (!s || !r)
+		return REC_ERR_INVALID_ARG;
+	if (!name)
+		name = "(input)";
+	if (!grow((void **)&s->files, &s->file_cap, s->file_count + 1, sizeof *s->files))
+		return fail(s, REC_ERR_NOMEM, "out of memory");
+	const char *fname = str_save(s, name);
+	if (!fname)
+		return fail(s, REC_ERR_NOMEM, "out of memory");
+	size_t fi = s->file_count++;
+	rec_summary_file *f = &s->files[fi];
+	memset(f, 0, sizeof *f);
+	f->path = fname;
+
+	size_t last_run = SIZE_MAX;
+	uint64_t last_err_offset = UINT64_MAX;
+	unsigned same_offset_errors = 0;
+	rec_status result = REC_OK;
+	for (;;) {
+		const rec_chunk_info *c = NULL;
+		rec_status st = rec_reader_next_chunk(r, &c);
+		if (st == REC_END)
+			break;
+		if (st != REC_OK) {
+			const rec_problem *p = rec_reader_problem(r);
+			if (!add_problem(s, fname, p, st)) {
+				result = fail(s, REC_ERR_NOMEM, "out of memory");
+				break;
+			}
+			s->files[fi].problems++;
+			rec_status ps = (p && p->status) ? p->status : st;
+			if (ps == REC_ERR_TRUNCATED && last_run != SIZE_MAX)
+				s->run_states[last_run].truncated = true;
+			if (fatal_status(st))
+				break;
+			/* Defensive: a reader that does not advance would loop forever. */
+			uint64_t off = p ? p->offset : 0;
+			if (off == last_err_offset && ++same_offset_errors > 16)
+				break;
+			if (off != last_err_offset)
+				same_offset_errors = 0;
+			last_err_offset = off;
+			continue;
+		}
+		s->files[fi].chunks++;
+		rec_status as = add_chunk(s, c, fname, &last_run);
+		if (as != REC_OK) {
+			result = as;
+			break;
+		}
+		if (flags & REC_SUMMARY_VERIFY) {
+			rec_status vs = rec_reader_verify_chunk(r);
+			if (vs < 0) {
+				if (!add_problem(s, fname, rec_reader_problem(r), vs)) {
+					result = fail(s, REC_ERR_NOMEM, "out of memory");
+					break;
+				}
+				s->files[fi].problems++;
+				if (fatal_status(vs))
+					break;
+			}
+		}
+	}
+	rec_reader_stats st;
+	memset(&st, 0, sizeof st);
+	rec_reader_get_stats(r, &st);
+	f = &s->files[fi];
+	f->size = st.file_size;
+	f->chunks_damaged = st.chunks_damaged;
+	f->bytes_skipped = st.bytes_skipped;
+	return result;
+}
+
+rec_status rec_summary_add_path(rec_summary *s, const char *path, uint32_t flags)
+{
+	if (!s || !path)
+		return REC_ERR_INVALID_ARG;
+	rec_reader_options o = REC_READER_OPTIONS_INIT;
+	if (flags & REC_SUMMARY_VERIFY)
+		o.flags |= REC_READ_VERIFY;
+	rec_reader *r = NULL;
+	rec_status st = rec_reader_open_path(&r, path, &o);
+	if (st != REC_OK) {
+		const char *why = rec_strerror(st);
+		return fail(s, st, "%s", why);
+	}
+	st = rec_summary_add_reader(s, r, path, flags);
+	rec_reader_close(r);
+	return st;
+}
+
+static int type_cmp(const void *a, const void *b)
+{
+	const rec_summary_type *x = a, *y = b;
+	if (x->count != y->count)
+		return x->count > y->count ? -1 : 1;
+	return strcmp(x->name, y->name);
+}
+
+static int u32_cmp(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+const rec_summary_result *rec_summary_get(rec_summary *s)
+{
+	if (!s)
+		return NULL;
+	rec_summary_result *res = &s->result;
+	free(s->sorted);
+	s->sorted = NULL;
+	if (s->type_count) {
+		s->sorted = malloc(s->type_count * sizeof *s->sorted);
+		if (s->sorted) {
+			memcpy(s->sorted, s->types, s->type_count * sizeof *s->sorted);
+			qsort(s->sorted, s->type_count, sizeof *s->sorted, type_cmp);
+		}
+	}
+	/* Out of memory for the sorted copy: the types come unsorted. */
+	res->types = s->sorted ? s->sorted : s->types;
+	res->type_count = s->type_count;
+	for (size_t i = 0; i < s->run_count; i++) {
+		const run_state *rs = &s->run_states[i];
+		s->runs[i].ended = rs->last_final ? REC_RUN_CLEAN
+				   : rs->truncated ? REC_RUN_TRUNCATED
+						   : REC_RUN_NO_FINAL;
+	}
+	res->runs = s->runs;
+	res->run_count = s->run_count;
+	res->restarts = s->run_count > 1 ? s->run_count - 1 : 0;
+	res->files = s->files;
+	res->file_count = s->file_count;
+	res->problems = s->problems;
+	res->problem_count = s->problem_count;
+	qsort(s->versions, s->version_count, sizeof s->versions[0], u32_cmp);
+	res->versions = s->versions;
+	res->version_count = s->version_count;
+	res->total_size = 0;
+	res->chunks_damaged = 0;
+	res->bytes_skipped = 0;
+	for (size_t i = 0; i < s->file_count; i++) {
+		res->total_size += s->files[i].size;
+		res->chunks_damaged += s->files[i].chunks_damaged;
+		res->bytes_skipped += s->files[i].bytes_skipped;
+	}
+	return res;
+}

@@ -1,0 +1,199 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * cli.h - what every rec-* tool shares: messages and exit codes, option
+ * parsing, a fast buffered stdout, JSON escaping and small JSON helpers,
+ * human formatting of durations, sizes and wall-clock times.
+ *
+ * Conventions (STYLE.md, "CLI conventions"):
+ *   - stdout carries data only; every diagnostic goes to stderr prefixed by
+ *     the tool name: "rec-print: FILE: chunk 3 at offset 4096: payload
+ *     checksum mismatch".
+ *   - exit codes: REC_EXIT_OK 0, REC_EXIT_DATA 1 (damaged input, I/O, a
+ *     failed write to stdout), REC_EXIT_USAGE 2 (usage error; the message
+ *     ends with "try 'TOOL --help'").
+ * Tools never decode recording bytes themselves: they use rec.h only.
+ */
+#ifndef REC_TOOLS_CLI_H
+#define REC_TOOLS_CLI_H
+
+#include <getopt.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "rec/rec.h"
+
+#define REC_EXIT_OK 0
+#define REC_EXIT_DATA 1
+#define REC_EXIT_USAGE 2
+
+#if defined(__GNUC__)
+#define REC_CLI_PRINTF(a, b) __attribute__((format(printf, a, b)))
+#define REC_CLI_NORETURN __attribute__((noreturn))
+#else
+#define REC_CLI_PRINTF(a, b)
+#define REC_CLI_NORETURN
+#endif
+
+/* ---- messages and exit codes ------------------------------------------- */
+
+/* Set the tool name used as message prefix (basename of argv[0] is NOT used:
+ * messages always name the tool as installed, e.g. "rec-print").  Also gives
+ * stdout a 1 MiB buffer.  Exits 1 if the linked library's version differs
+ * from the headers the tool was built with. */
+void rec_cli_init(const char *tool);
+const char *rec_cli_tool(void);
+
+/* "TOOL: message\n" on stderr. */
+void rec_cli_error(const char *fmt, ...) REC_CLI_PRINTF(1, 2);
+/* "TOOL: FILE: message\n" on stderr. */
+void rec_cli_file_error(const char *file, const char *fmt, ...) REC_CLI_PRINTF(2, 3);
+/* A reader problem: "TOOL: FILE: chunk C at offset O: message\n" (without
+ * "chunk C" when p->chunk is -1).  p may be NULL (then status is described). */
+void rec_cli_problem(const char *file, const rec_problem *p, rec_status status);
+/* Usage error: "TOOL: message\ntry 'TOOL --help'\n" on stderr, exit 2. */
+REC_CLI_NORETURN void rec_cli_usage_error(const char *fmt, ...) REC_CLI_PRINTF(1, 2);
+/* Print the bare library version on stdout and exit 0 (after a checked close). */
+REC_CLI_NORETURN void rec_cli_version(void);
+/* Write text to stdout and exit 0 (after a checked close): for --help. */
+REC_CLI_NORETURN void rec_cli_help(const char *text);
+
+/* Flush the fast buffer, then check ferror(stdout) and fclose(stdout).
+ * Returns rc unchanged on success, REC_EXIT_DATA (after a message) if a
+ * write failed.  Call it once, as "return rec_cli_finish(rc);". */
+int rec_cli_finish(int rc);
+
+/* ---- option parsing ----------------------------------------------------- */
+
+/* getopt_long() that turns its errors into usage errors (exit 2) with a
+ * message naming the option.  Returns the option as getopt_long does, -1 at
+ * the end of options.  opterr is off; never returns '?' or ':'. */
+int rec_cli_getopt(int argc, char *const argv[], const char *shortopts,
+		   const struct option *longopts);
+
+/* Parse a decimal unsigned integer in [min, max]; no sign, no spaces, no
+ * trailing characters, overflow checked.  Returns false if invalid. */
+bool rec_cli_parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out);
+/* As rec_cli_parse_u64, or a usage error naming the option on failure. */
+uint64_t rec_cli_opt_u64(const char *option, const char *s, uint64_t min, uint64_t max);
+
+/* Split a comma-separated list into a growing array of strings (pointers
+ * into a strdup'd copy; empty items are skipped).  Exits 1 on allocation
+ * failure.  Free with rec_cli_list_free. */
+typedef struct rec_cli_list {
+	char **items;
+	size_t count, cap;
+	char **copies;
+	size_t ncopies;
+} rec_cli_list;
+void rec_cli_list_add_csv(rec_cli_list *l, const char *csv);
+void rec_cli_list_free(rec_cli_list *l);
+
+/* Allocation that exits 1 with a message on failure (tools only). */
+void *rec_cli_xmalloc(size_t n);
+void *rec_cli_xrealloc(void *p, size_t n);
+char *rec_cli_xstrdup(const char *s);
+
+/* ---- fast buffered stdout ------------------------------------------------ */
+/* A 1 MiB buffer flushed with fwrite(); much cheaper per call than stdio
+ * when a tool writes millions of small pieces.  Do not mix with printf on
+ * stdout without rec_out_flush() first. */
+#define REC_OUT_SIZE (1u << 20)
+typedef struct rec_out_buf {
+	char *buf;
+	size_t len;
+	int failed;
+} rec_out_buf;
+extern rec_out_buf rec_out_g;
+
+void rec_out_flush(void);
+void rec_out_write_slow(const void *p, size_t n);
+static inline void rec_out_write(const void *p, size_t n)
+{
+	if (REC_OUT_SIZE - rec_out_g.len >= n) {
+		memcpy(rec_out_g.buf + rec_out_g.len, p, n);
+		rec_out_g.len += n;
+	} else {
+		rec_out_write_slow(p, n);
+	}
+}
+/* Reserve n bytes (n <= 4096) and return where to write them. */
+static inline char *rec_out_reserve(size_t n)
+{
+	if (REC_OUT_SIZE - rec_out_g.len < n)
+		rec_out_flush();
+	return rec_out_g.buf + rec_out_g.len;
+}
+static inline void rec_out_commit(size_t n) { rec_out_g.len += n; }
+static inline void rec_out_char(char c)
+{
+	if (rec_out_g.len == REC_OUT_SIZE)
+		rec_out_flush();
+	rec_out_g.buf[rec_out_g.len++] = c;
+}
+static inline void rec_out_str(const char *s) { rec_out_write(s, strlen(s)); }
+#define REC_OUT_LIT(s) rec_out_write((s), sizeof(s) - 1)
+void rec_out_printf(const char *fmt, ...) REC_CLI_PRINTF(1, 2);
+
+/* Decimal digits of v written at p (room for 20); returns the length. */
+size_t rec_fmt_u64(char *p, uint64_t v);
+size_t rec_fmt_i64(char *p, int64_t v);
+void rec_out_u64(uint64_t v);
+void rec_out_i64(int64_t v);
+void rec_out_hex(uint64_t v); /* "0x1a2b" */
+
+/* ---- JSON ---------------------------------------------------------------- */
+/* Write s (len bytes) as a JSON string with quotes: '"' and '\\' escaped,
+ * every control character (< 0x20 and 0x7F) as \u00XX, valid UTF-8 passed
+ * through, each byte of invalid UTF-8 replaced by U+FFFD.  The same escaping
+ * is used for quoted strings in text output. */
+void rec_out_json_string(const char *s, size_t len);
+static inline void rec_out_json_cstr(const char *s)
+{
+	if (s)
+		rec_out_json_string(s, strlen(s));
+	else
+		REC_OUT_LIT("null");
+}
+/* A finite double with round-trip precision, or null for NaN/Inf. */
+void rec_out_json_double(double v);
+
+/* Minimal pretty JSON writer on the fast buffer: objects and arrays, keys
+ * and values, commas and indentation handled.  Nesting up to 32 levels. */
+typedef struct rec_json {
+	int depth;
+	bool first[32];
+	bool compact[32];   /* this container on one line */
+	bool after_key;
+} rec_json;
+void rec_json_begin_object(rec_json *j, bool compact);
+void rec_json_end_object(rec_json *j);
+void rec_json_begin_array(rec_json *j, bool compact);
+void rec_json_end_array(rec_json *j);
+void rec_json_key(rec_json *j, const char *key);
+void rec_json_str(rec_json *j, const char *s);          /* NULL -> null */
+void rec_json_strn(rec_json *j, const char *s, size_t n);
+void rec_json_u64(rec_json *j, uint64_t v);
+void rec_json_i64(rec_json *j, int64_t v);
+void rec_json_double(rec_json *j, double v);
+void rec_json_bool(rec_json *j, bool v);
+void rec_json_null(rec_json *j);
+void rec_json_raw(rec_json *j, const char *s);          /* a preformatted value */
+/* Finish the document with a newline. */
+void rec_json_end(rec_json *j);
+
+/* ---- human formatting ---------------------------------------------------- */
+/* All write a NUL-terminated string into buf (cap >= 48) and return its length. */
+/* "850 ns", "12.300 us", "1.502 ms", "12.345 s" (negative values get '-'). */
+size_t rec_fmt_duration(char *buf, int64_t ns);
+/* "512 bytes", "1.5 KiB", "6.0 MiB", ... "EiB". */
+size_t rec_fmt_bytes(char *buf, uint64_t bytes);
+/* Local wall-clock time with ns: "10:14:03.123456789 (2026-12-02)". */
+size_t rec_fmt_wall(char *buf, int64_t epoch_ns);
+/* ISO 8601 local time with ns and offset: "2026-12-02T10:14:03.123456789Z"
+ * in UTC, "...+01:00" elsewhere. */
+size_t rec_fmt_iso(char *buf, int64_t epoch_ns);
+
+#endif /* REC_TOOLS_CLI_H */
