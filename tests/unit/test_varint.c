@@ -1,0 +1,297 @@
+/* SPDX-License-Identifier: MIT */
+/* Unit tests: LEB128 varints, zigzag and the growable buffer (common/). */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <stdlib.h>
+
+#include "common/common_internal.h"
+
+/* Expected encoding of v, built independently of rec_varint_put. */
+static size_t ref_encode(uint64_t v, uint8_t *out)
+{
+	size_t n = 0;
+	do {
+		uint8_t b = (uint8_t)(v & 0x7F);
+		v >>= 7;
+		out[n++] = (uint8_t)(b | (v ? 0x80 : 0));
+	} while (v);
+	return n;
+}
+
+/* Decode buf[0..len) (optionally inside a bigger buffer) and check. */
+static void check_decode(const uint8_t *buf, size_t len, size_t room, uint64_t want)
+{
+	const uint8_t *p = buf;
+	uint64_t got = ~want;
+	assert_true(rec_varint_get(&p, buf + room, &got));
+	assert_ptr_equal(p, buf + len);
+	assert_int_equal(got, want);
+}
+
+static void t_boundaries(void **state)
+{
+	(void)state;
+	uint64_t vals[64];
+	size_t lens[64], nv = 0;
+
+	vals[nv] = 0, lens[nv++] = 1;
+	for (unsigned k = 1; k <= 9; k++) {
+		uint64_t b = (uint64_t)1 << (7 * k);
+		vals[nv] = b - 1, lens[nv++] = k;   /* largest k-byte value */
+		vals[nv] = b, lens[nv++] = k + 1;   /* smallest (k+1)-byte value */
+	}
+	vals[nv] = (uint64_t)1 << 63, lens[nv++] = 10;
+	vals[nv] = UINT64_MAX, lens[nv++] = 10;
+	vals[nv] = UINT64_MAX - 1, lens[nv++] = 10;
+
+	for (size_t i = 0; i < nv; i++) {
+		uint8_t enc[REC_VARINT_MAX + 8], ref[16];
+		size_t n;
+
+		memset(enc, 0xAA, sizeof(enc));
+		n = rec_varint_put(enc, vals[i]);
+		assert_int_equal(n, lens[i]);
+		assert_int_equal(rec_varint_len(vals[i]), lens[i]);
+		assert_int_equal(ref_encode(vals[i], ref), lens[i]);
+		assert_memory_equal(enc, ref, n);
+		assert_int_equal(enc[n], 0xAA); /* nothing written past n */
+		/* Exact end (bounds-checked path) and with room (unrolled path). */
+		check_decode(enc, n, n, vals[i]);
+		check_decode(enc, n, sizeof(enc), vals[i]);
+	}
+}
+
+static void t_exact_bytes(void **state)
+{
+	(void)state;
+	static const struct {
+		uint64_t v;
+		size_t n;
+		uint8_t b[10];
+	} cases[] = {
+		{ 0, 1, { 0x00 } },
+		{ 1, 1, { 0x01 } },
+		{ 127, 1, { 0x7F } },
+		{ 128, 2, { 0x80, 0x01 } },
+		{ 300, 2, { 0xAC, 0x02 } },
+		{ 16383, 2, { 0xFF, 0x7F } },
+		{ 16384, 3, { 0x80, 0x80, 0x01 } },
+		{ (1u << 21) - 1, 3, { 0xFF, 0xFF, 0x7F } },
+		{ 1u << 21, 4, { 0x80, 0x80, 0x80, 0x01 } },
+		{ (uint64_t)1 << 63, 10, { 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x01 } },
+		{ UINT64_MAX, 10, { 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0x01 } },
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		uint8_t enc[REC_VARINT_MAX];
+		assert_int_equal(rec_varint_put(enc, cases[i].v), cases[i].n);
+		assert_memory_equal(enc, cases[i].b, cases[i].n);
+		check_decode(cases[i].b, cases[i].n, cases[i].n, cases[i].v);
+	}
+}
+
+static void t_truncated(void **state)
+{
+	(void)state;
+	for (unsigned k = 1; k <= 10; k++) {
+		uint64_t v = k == 10 ? UINT64_MAX : ((uint64_t)1 << (7 * k)) - 1;
+		uint8_t enc[REC_VARINT_MAX];
+		size_t n = rec_varint_put(enc, v);
+		assert_int_equal(n, k);
+		for (size_t cut = 0; cut < n; cut++) {
+			const uint8_t *p = enc;
+			uint64_t out = 12345;
+			assert_false(rec_varint_get(&p, enc + cut, &out));
+			assert_ptr_equal(p, enc);
+			/* the slow path directly, too */
+			assert_false(rec_varint_get_slow(&p, enc + cut, &out));
+			assert_ptr_equal(p, enc);
+		}
+	}
+}
+
+static void t_overlong(void **state)
+{
+	(void)state;
+	uint8_t buf[16];
+	const uint8_t *p;
+	uint64_t out;
+
+	/* 11 bytes: 10 continuation bytes then 0x00. */
+	memset(buf, 0x80, 10);
+	buf[10] = 0x00;
+	for (size_t room = 10; room <= 11; room++) {
+		p = buf;
+		assert_false(rec_varint_get(&p, buf + room, &out));
+		assert_ptr_equal(p, buf);
+	}
+	/* 10th byte = 2 (bit 64) and 0x7F: do not fit in 64 bits. */
+	static const uint8_t bad10[] = { 0x02, 0x7F, 0x03, 0x81 };
+	for (size_t i = 0; i < sizeof(bad10); i++) {
+		memset(buf, 0xFF, 9);
+		buf[9] = bad10[i];
+		memset(buf + 10, 0, 6);
+		for (size_t room = 10; room <= 16; room += 6) {
+			p = buf;
+			assert_false(rec_varint_get(&p, buf + room, &out));
+			assert_ptr_equal(p, buf);
+		}
+	}
+	/* 10th byte 1 and 0 are fine (0 is a non-shortest but fitting form). */
+	memset(buf, 0x80, 9);
+	buf[9] = 0x00;
+	check_decode(buf, 10, 10, 0);
+	buf[9] = 0x01;
+	check_decode(buf, 10, 10, (uint64_t)1 << 63);
+	memset(buf + 10, 0x55, 6);
+	check_decode(buf, 10, 16, (uint64_t)1 << 63);
+	/* empty input */
+	p = buf;
+	assert_false(rec_varint_get(&p, buf, &out));
+	assert_ptr_equal(p, buf);
+}
+
+static uint64_t rnd_state = 0x9E3779B97F4A7C15ull;
+static uint64_t rnd(void)
+{
+	rnd_state ^= rnd_state << 13;
+	rnd_state ^= rnd_state >> 7;
+	rnd_state ^= rnd_state << 17;
+	return rnd_state;
+}
+
+static void t_stream_random(void **state)
+{
+	(void)state;
+	enum { N = 20000 };
+	uint64_t *vals = malloc(N * sizeof(*vals));
+	uint8_t *buf = malloc(N * REC_VARINT_MAX);
+	size_t len = 0;
+	assert_non_null(vals);
+	assert_non_null(buf);
+	for (size_t i = 0; i < N; i++) {
+		unsigned bits = (unsigned)(rnd() % 65);
+		vals[i] = bits == 0 ? 0 : rnd() >> (64 - bits);
+		len += rec_varint_put(buf + len, vals[i]);
+	}
+	const uint8_t *p = buf, *end = buf + len;
+	for (size_t i = 0; i < N; i++) {
+		uint64_t v;
+		assert_true(rec_varint_get(&p, end, &v));
+		assert_int_equal(v, vals[i]);
+	}
+	assert_ptr_equal(p, end);
+	uint64_t v;
+	assert_false(rec_varint_get(&p, end, &v));
+	free(vals);
+	free(buf);
+}
+
+static void t_zigzag(void **state)
+{
+	(void)state;
+	assert_int_equal(rec_zigzag(0), 0);
+	assert_int_equal(rec_zigzag(-1), 1);
+	assert_int_equal(rec_zigzag(1), 2);
+	assert_int_equal(rec_zigzag(-2), 3);
+	assert_int_equal(rec_zigzag(2), 4);
+	assert_int_equal(rec_zigzag(INT64_MAX), UINT64_MAX - 1);
+	assert_int_equal(rec_zigzag(INT64_MIN), UINT64_MAX);
+	assert_int_equal(rec_unzigzag(0), 0);
+	assert_int_equal(rec_unzigzag(1), -1);
+	assert_int_equal(rec_unzigzag(2), 1);
+	assert_int_equal(rec_unzigzag(UINT64_MAX - 1), INT64_MAX);
+	assert_true(rec_unzigzag(UINT64_MAX) == INT64_MIN);
+	for (int i = 0; i < 10000; i++) {
+		int64_t v = (int64_t)rnd();
+		if (i & 1)
+			v >>= rnd() % 64;
+		assert_true(rec_unzigzag(rec_zigzag(v)) == v);
+		/* small magnitudes stay short */
+		if (v > -64 && v < 64)
+			assert_int_equal(rec_varint_len(rec_zigzag(v)), 1);
+	}
+}
+
+static void t_buf(void **state)
+{
+	(void)state;
+	rec_buf b = { NULL, 0, 0 };
+	uint8_t chunk[1000];
+	for (size_t i = 0; i < sizeof(chunk); i++)
+		chunk[i] = (uint8_t)(i * 7);
+
+	assert_true(rec_buf_reserve(&b, 0));
+	assert_true(rec_buf_reserve(&b, 10));
+	assert_true(b.cap >= 10);
+	assert_non_null(b.data);
+	/* geometric growth: appending 1 MB byte by byte reallocates O(log n) times */
+	size_t reallocs = 0, prev_cap = b.cap;
+	for (size_t i = 0; i < 1000000; i++) {
+		uint8_t c = (uint8_t)i;
+		assert_true(rec_buf_append(&b, &c, 1));
+		if (b.cap != prev_cap) {
+			assert_true(b.cap >= prev_cap * 2 || b.cap >= b.len);
+			prev_cap = b.cap;
+			reallocs++;
+		}
+	}
+	assert_int_equal(b.len, 1000000);
+	assert_true(reallocs < 20);
+	for (size_t i = 0; i < 1000000; i += 9973)
+		assert_int_equal(b.data[i], (uint8_t)i);
+
+	/* overflow-checked: a request that cannot fit fails cleanly */
+	assert_false(rec_buf_reserve(&b, SIZE_MAX));
+	assert_false(rec_buf_reserve(&b, SIZE_MAX - b.len + 1));
+	assert_false(rec_buf_lenbytes(&b, chunk, SIZE_MAX - 3));
+	assert_int_equal(b.len, 1000000);
+
+	/* lenbytes and varint */
+	b.len = 0;
+	assert_true(rec_buf_lenbytes(&b, chunk, 200));
+	assert_true(rec_buf_lenbytes(&b, "", 0));
+	assert_true(rec_buf_varint(&b, UINT64_MAX));
+	assert_int_equal(b.len, 2 + 200 + 1 + 10);
+	const uint8_t *p = b.data, *end = b.data + b.len;
+	uint64_t v;
+	assert_true(rec_varint_get(&p, end, &v));
+	assert_int_equal(v, 200);
+	assert_memory_equal(p, chunk, 200);
+	p += 200;
+	assert_true(rec_varint_get(&p, end, &v));
+	assert_int_equal(v, 0);
+	assert_true(rec_varint_get(&p, end, &v));
+	assert_int_equal(v, UINT64_MAX);
+	assert_ptr_equal(p, end);
+
+	rec_buf_free(&b);
+	assert_null(b.data);
+	assert_int_equal(b.len, 0);
+	assert_int_equal(b.cap, 0);
+	rec_buf_free(&b);  /* twice is fine */
+	rec_buf_free(NULL);
+
+	/* lenbytes on an empty buffer */
+	assert_true(rec_buf_lenbytes(&b, chunk, sizeof(chunk)));
+	assert_int_equal(b.len, 2 + sizeof(chunk));
+	assert_memory_equal(b.data + 2, chunk, sizeof(chunk));
+	rec_buf_free(&b);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(t_boundaries),
+		cmocka_unit_test(t_exact_bytes),
+		cmocka_unit_test(t_truncated),
+		cmocka_unit_test(t_overlong),
+		cmocka_unit_test(t_stream_random),
+		cmocka_unit_test(t_zigzag),
+		cmocka_unit_test(t_buf),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
