@@ -1,0 +1,125 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * stack_internal.h - stack capture (frame-pointer walk) and symbolization
+ * for the recorder.  Never installed.
+ *
+ * Capture
+ *   rec_stack_capture() and rec_stack_capture_ucontext() walk the frame
+ *   pointer chain (rbp on x86-64, x29 on aarch64).  They are async-signal-
+ *   safe: no malloc, no locks, no stdio, no system call.  They never follow a
+ *   frame pointer that is not inside the current thread's stack, not 8-byte
+ *   aligned, or not strictly above the previous frame, so a frame compiled
+ *   without frame pointers ends the walk early instead of crashing.
+ *
+ *   The thread's stack bounds are cached in thread-local storage by
+ *   rec_stack_thread_register() (pthread_getattr_np; not async-signal-safe).
+ *   rec_stack_capture() registers the thread itself on its first call when it
+ *   is not running inside a signal handler of the recorder (see
+ *   rec_stack_signal_enter()); in a signal handler only the cached bounds are
+ *   used, and a thread without them yields just its leaf frame.
+ *
+ * PC convention (what a captured entry means)
+ *   Every captured entry is a *return address* (the instruction after a
+ *   call) except an interrupted program counter taken from a ucontext (the
+ *   leaf of a CPU sample), which is exact and is stored with
+ *   REC_STACK_PC_EXACT (bit 63) set.  Entries are plain integers, so a stack
+ *   can be hashed/interned as an array of uintptr_t with the flag included.
+ *   The symbolizer resolves a return address at pc - 1 (inside the call
+ *   instruction, so a call that is the last instruction of a function is
+ *   still attributed to it) and an exact pc at pc.  It REPORTS offsets of the
+ *   original address (flag stripped): module_offset = pc - module_base,
+ *   function_offset = pc - symbol start, for both kinds.
+ */
+#ifndef LIBREC_RECORD_STACK_INTERNAL_H
+#define LIBREC_RECORD_STACK_INTERNAL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "rec/rec.h"
+
+/* Bit set on an entry that is an exact pc (not a return address). */
+#define REC_STACK_PC_EXACT ((uintptr_t)1 << (sizeof(uintptr_t) * 8 - 1))
+/* The address of an entry, flag stripped. */
+#define REC_STACK_PC(e) ((e) & ~REC_STACK_PC_EXACT)
+
+/*! rec_stack_thread_register() :
+ *  Cache the calling thread's stack bounds in TLS (idempotent; cheap after
+ *  the first call).  Call from a normal context, e.g. when the recorder first
+ *  sees a thread, before a signal handler may capture on it.
+ *  @return REC_OK, or REC_ERR_STATE if the bounds cannot be determined. */
+rec_status rec_stack_thread_register(void);
+
+/*! rec_stack_thread_bounds() : the cached bounds [*lo, *hi) of the calling
+ *  thread's stack; returns 0 if the thread is not registered. */
+int rec_stack_thread_bounds(uintptr_t *lo, uintptr_t *hi);
+
+/*! rec_stack_signal_enter()/rec_stack_signal_leave() :
+ *  Mark the calling thread as running a recorder signal handler, so that
+ *  rec_stack_capture() never registers lazily (pthread_getattr_np may
+ *  malloc).  Nesting is counted.  Async-signal-safe. */
+void rec_stack_signal_enter(void);
+void rec_stack_signal_leave(void);
+
+/*! rec_stack_capture() :
+ *  Capture up to max return addresses of the calling thread, leaf first.
+ *  skip = 0: the first entry is the return address into the caller of
+ *  rec_stack_capture() (i.e. the caller's own frame is the leaf); skip = n
+ *  drops n more frames.  Async-signal-safe (see the header comment).
+ *  @return the number of entries written to pcs (0..max).  *truncated (may be
+ *          NULL) is set to 1 when the chain went deeper than max. */
+size_t rec_stack_capture(uintptr_t *pcs, size_t max, size_t skip);
+size_t rec_stack_capture_ex(uintptr_t *pcs, size_t max, size_t skip,
+			    int *truncated);
+
+/*! rec_stack_capture_ucontext() :
+ *  Capture the stack of the code a signal interrupted, from the ucontext_t
+ *  the kernel passed to an SA_SIGINFO handler: pcs[0] is the interrupted pc
+ *  | REC_STACK_PC_EXACT, then the return addresses of the frame-pointer chain
+ *  starting at the interrupted frame pointer, validated against the
+ *  interrupted stack pointer and the cached bounds of the thread.  If the
+ *  interrupted function has not set up its frame yet (entry, or a leaf
+ *  without frame pointer) its caller may be missing or the walk stops early.
+ *  Async-signal-safe.  @return entries written; *truncated as above. */
+size_t rec_stack_capture_ucontext(const void *ucontext, uintptr_t *pcs,
+				  size_t max, int *truncated);
+
+/* ---- symbolization (background thread only: mallocs, takes the loader lock) */
+
+typedef struct rec_symbol {
+	const char *function;     /* "" if unknown */
+	uint64_t function_offset; /* pc - symbol start (0 if function unknown) */
+	const char *module_path;  /* "" if unknown */
+	const char *build_id;     /* lowercase hex, "" if the module has none */
+	uint64_t module_base;     /* load bias (dlpi_addr); 0 if unknown */
+	uint64_t module_offset;   /* pc - module_base (pc if module unknown) */
+	uint32_t module_index;    /* 1-based index of the module in this
+				   * symbolizer (stable for its lifetime); 0 =
+				   * no module */
+} rec_symbol;
+
+typedef struct rec_symbolizer rec_symbolizer;
+
+/*! rec_symbolizer_open() : a symbolizer with an empty cache. */
+rec_status rec_symbolizer_open(rec_symbolizer **out);
+/*! rec_symbolizer_close() : frees it and every string it handed out. */
+void rec_symbolizer_close(rec_symbolizer *s);
+
+/*! rec_symbolizer_lookup() :
+ *  Symbolize one captured entry (return address, or exact pc with
+ *  REC_STACK_PC_EXACT).  Results are cached per entry; strings in *out are
+ *  owned by the symbolizer and valid until rec_symbolizer_close().  Names
+ *  come from dladdr() (exported/dynamic symbols: link programs with
+ *  -rdynamic) and, when dladdr finds none, from the module file's .symtab.
+ *  Not thread-safe: one thread (the recorder's writer) uses a symbolizer.
+ *  @return REC_OK (possibly with an unknown function/module) or
+ *          REC_ERR_NOMEM. */
+rec_status rec_symbolizer_lookup(rec_symbolizer *s, uintptr_t entry,
+				 rec_symbol *out);
+
+/*! rec_module_build_id() : lowercase hex build-id of the module loaded at
+ *  load bias base (dl_iterate_phdr over PT_NOTE, NT_GNU_BUILD_ID) into
+ *  buf (NUL-terminated); returns the hex length, 0 if none/unknown. */
+size_t rec_module_build_id(uintptr_t base, char *buf, size_t cap);
+
+#endif /* LIBREC_RECORD_STACK_INTERNAL_H */
