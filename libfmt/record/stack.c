@@ -32,10 +32,52 @@
 static __thread uintptr_t tls_stack_lo, tls_stack_hi;
 static __thread int tls_in_signal;
 
+/* Executable segments of the modules loaded when the first thread
+ * registered: lets the signal-time walk check, without a system call,
+ * that an address is code it may read (for the frameless-leaf heuristic
+ * below).  Filled once; modules loaded later are not covered. */
+#define MAX_EXEC_RANGES 256
+static uintptr_t exec_lo[MAX_EXEC_RANGES], exec_hi[MAX_EXEC_RANGES];
+static unsigned exec_count; /* published with release after filling */
+static pthread_once_t exec_once = PTHREAD_ONCE_INIT;
+
+static int exec_cb(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	(void)size;
+	unsigned *n = arg;
+	for (int i = 0; i < info->dlpi_phnum && *n < MAX_EXEC_RANGES; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		if (ph->p_type != PT_LOAD || !(ph->p_flags & PF_X) || !(ph->p_flags & PF_R))
+			continue;
+		exec_lo[*n] = (uintptr_t)info->dlpi_addr + ph->p_vaddr;
+		exec_hi[*n] = exec_lo[*n] + ph->p_memsz;
+		(*n)++;
+	}
+	return 0;
+}
+
+static void exec_init(void)
+{
+	unsigned n = 0;
+	dl_iterate_phdr(exec_cb, &n);
+	__atomic_store_n(&exec_count, n, __ATOMIC_RELEASE);
+}
+
+/* Is [a, a + len) inside one cached executable segment? */
+static int in_code(uintptr_t a, size_t len)
+{
+	unsigned n = __atomic_load_n(&exec_count, __ATOMIC_ACQUIRE);
+	for (unsigned i = 0; i < n; i++)
+		if (a >= exec_lo[i] && a < exec_hi[i] && exec_hi[i] - a >= len)
+			return 1;
+	return 0;
+}
+
 rec_status rec_stack_thread_register(void)
 {
 	if (tls_stack_hi != 0)
 		return REC_OK;
+	pthread_once(&exec_once, exec_init);
 	pthread_attr_t attr;
 	if (pthread_getattr_np(pthread_self(), &attr) != 0)
 		return REC_ERR_STATE;
@@ -170,6 +212,29 @@ REC_NO_ASAN size_t rec_stack_capture_ucontext(const void *ucontext, uintptr_t *p
 	uintptr_t lo = tls_stack_lo, hi = tls_stack_hi;
 	if (sp < lo || sp >= hi)
 		return n; /* interrupted on another stack (alt stack, coroutine) */
+#if defined(__x86_64__)
+	/* Frameless leaf (gcc gives leaf functions no frame; also the first
+	 * instruction of any function): the return address is at [sp] and fp
+	 * is still the caller's frame, so the walk would skip the caller.  If
+	 * [sp] is an address in code right after a direct call (e8 rel32) whose
+	 * target is at or shortly before pc, take it as the caller. */
+	if ((sp & 7) == 0 && sp <= hi - sizeof(uintptr_t)) {
+		uintptr_t ra = *(const volatile uintptr_t *)sp;
+		if (ra > 5 && in_code(ra - 5, 5)) {
+			const volatile uint8_t *c = (const volatile uint8_t *)(ra - 5);
+			if (c[0] == 0xE8) {
+				int32_t rel = (int32_t)((uint32_t)c[1] | (uint32_t)c[2] << 8 |
+							(uint32_t)c[3] << 16 | (uint32_t)c[4] << 24);
+				uintptr_t target = ra + (uintptr_t)(intptr_t)rel;
+				int framed = 0;
+				if (fp >= sp && fp <= hi - 2 * sizeof(uintptr_t) && (fp & 7) == 0)
+					framed = ((const volatile uintptr_t *)fp)[1] == ra;
+				if (target <= pc && pc - target < 65536 && !framed && n < max)
+					pcs[n++] = ra;
+			}
+		}
+	}
+#endif
 	return walk(fp, sp, hi, pcs, n, max, 0, truncated);
 }
 
