@@ -79,7 +79,8 @@ REC_API const char *rec_unit_name(unsigned unit)
 {
 	static const char *const names[] = { "", "bytes", "percent", "address",
 					     "ns", "epoch-ns", "count", "Hz" };
-	return unit < sizeof(names) / sizeof(names[0]) ? names[unit] : "unknown";
+	/* Unknown units display plain (spec "Units"), like NONE. */
+	return unit < sizeof(names) / sizeof(names[0]) ? names[unit] : "";
 }
 
 __extension__ typedef __int128 rec_i128;

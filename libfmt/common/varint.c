@@ -3,21 +3,37 @@
  * varint.c - the out-of-line part of the LEB128 decoder.  rec_varint_get()
  * (common_internal.h) handles one-byte values inline and calls this for the
  * rest.  This is the only varint decoder of the project.
+ *
+ * With 10 or more bytes left, one 8-byte load finds the terminating byte
+ * (the first with bit 7 clear) and the 7-bit groups are packed with three
+ * mask-and-shift steps: no branch depends on the varint's length, which is
+ * what makes a loop slow on mixed-length data.  Near the end of the input a
+ * byte loop checks every byte against end.
  */
 #include "common/common_internal.h"
 
-/* One step of the unrolled decoder: byte i of a varint that is known to have
- * REC_VARINT_MAX bytes available. */
-#define REC_VARINT_STEP(i)                                       \
-	do {                                                     \
-		b = p[i];                                        \
-		v |= (uint64_t)(b & 0x7Fu) << (7 * (i));         \
-		if (b < 0x80u) {                                 \
-			*out = v;                                \
-			*pp = p + (i) + 1;                       \
-			return true;                             \
-		}                                                \
-	} while (0)
+#define REC_LO7 0x7F7F7F7F7F7F7F7Full
+#define REC_HI1 0x8080808080808080ull
+
+static inline uint64_t load_le64(const uint8_t *p)
+{
+	uint64_t x;
+	memcpy(&x, p, 8);
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+	x = __builtin_bswap64(x);
+#endif
+	return x;
+}
+
+/* Pack the eight 7-bit groups of x (bit 7 of each byte already clear) into
+ * the low 56 bits, least significant group first. */
+static inline uint64_t pack7x8(uint64_t x)
+{
+	x = (x & 0x007F007F007F007Full) | ((x & 0x7F007F007F007F00ull) >> 1);
+	x = (x & 0x00003FFF00003FFFull) | ((x & 0x3FFF00003FFF0000ull) >> 2);
+	x = (x & 0x000000000FFFFFFFull) | ((x & 0x0FFFFFFF00000000ull) >> 4);
+	return x;
+}
 
 bool rec_varint_get_slow(const uint8_t **pp, const uint8_t *end, uint64_t *out)
 {
@@ -28,16 +44,32 @@ bool rec_varint_get_slow(const uint8_t **pp, const uint8_t *end, uint64_t *out)
 	if (p >= end)
 		return false;
 	if ((size_t)(end - p) >= REC_VARINT_MAX) {
-		/* Common case: no bounds check per byte. */
-		REC_VARINT_STEP(0);
-		REC_VARINT_STEP(1);
-		REC_VARINT_STEP(2);
-		REC_VARINT_STEP(3);
-		REC_VARINT_STEP(4);
-		REC_VARINT_STEP(5);
-		REC_VARINT_STEP(6);
-		REC_VARINT_STEP(7);
-		REC_VARINT_STEP(8);
+		uint64_t x;
+		/* Two bytes (the commonest case here, since one-byte values are
+		 * decoded inline) with a well-predicted branch. */
+		if (p[1] < 0x80u) {
+			*out = (uint64_t)(p[0] & 0x7Fu) | ((uint64_t)p[1] << 7);
+			*pp = p + 2;
+			return true;
+		}
+		x = load_le64(p);
+		uint64_t stop = ~x & REC_HI1; /* bit 7 of every final-candidate byte */
+		if (stop) {
+			/* stop ^ (stop - 1): every bit up to the first final byte's bit 7 */
+			uint64_t keep = stop ^ (stop - 1);
+			*out = pack7x8(x & keep & REC_LO7);
+			*pp = p + (__builtin_ctzll(stop) >> 3) + 1;
+			return true;
+		}
+		/* 9 or 10 bytes: the first 8 all continue. */
+		v = pack7x8(x & REC_LO7);
+		b = p[8];
+		v |= (uint64_t)(b & 0x7Fu) << 56;
+		if (b < 0x80u) {
+			*out = v;
+			*pp = p + 9;
+			return true;
+		}
 		/* 10th byte: only bit 0 is left of a uint64, and it must end the
 		 * varint (so > 1 covers both overflow and an 11th byte). */
 		b = p[9];

@@ -6,6 +6,7 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -43,6 +44,34 @@ static void check_vectors(crc_fn f)
 		buf[i] = (uint8_t)(31 - i);
 	assert_int_equal(f(0, buf, 32), 0x113FDB5Cu);
 	assert_int_equal(f(0, "a", 1), 0xC1D04330u);
+}
+
+/* The first calls of the process come from several threads at once: the
+ * lazy implementation choice must be safe and every result right.  This is
+ * the first test, so the choice has not been made yet. */
+static void *crc_thread(void *arg)
+{
+	uint8_t buf[1000];
+	uintptr_t bad = 0;
+	for (size_t i = 0; i < sizeof(buf); i++)
+		buf[i] = (uint8_t)(i * 13 + (uintptr_t)arg);
+	uint32_t want = ref_crc32c(0, buf, sizeof(buf));
+	for (int i = 0; i < 2000; i++)
+		bad += rec_crc32c(0, buf, sizeof(buf)) != want;
+	return (void *)bad;
+}
+
+static void t_first_use_threads(void **state)
+{
+	(void)state;
+	pthread_t th[4];
+	for (uintptr_t i = 0; i < 4; i++)
+		assert_int_equal(pthread_create(&th[i], NULL, crc_thread, (void *)i), 0);
+	for (int i = 0; i < 4; i++) {
+		void *bad;
+		assert_int_equal(pthread_join(th[i], &bad), 0);
+		assert_null(bad);
+	}
 }
 
 static void t_vectors(void **state)
@@ -132,6 +161,7 @@ static void t_large(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(t_first_use_threads),
 		cmocka_unit_test(t_vectors),
 		cmocka_unit_test(t_incremental),
 		cmocka_unit_test(t_sw_hw_all_lengths),

@@ -190,6 +190,39 @@ static void t_stream_random(void **state)
 	free(buf);
 }
 
+/* Every length, with every amount of input left after the varint (which
+ * switches between the word-at-a-time and the byte-by-byte decoder), and
+ * with following bytes that look like continuations. */
+static void t_paths(void **state)
+{
+	(void)state;
+	for (unsigned k = 1; k <= 10; k++) {
+		for (int rep = 0; rep < 200; rep++) {
+			uint64_t v = rnd();
+			if (k < 10)
+				v &= ((uint64_t)1 << (7 * k)) - 1;
+			if (k > 1)
+				v |= (uint64_t)1 << (7 * (k - 1)); /* force exactly k bytes */
+			uint8_t buf[32];
+			size_t n = rec_varint_put(buf, v);
+			assert_int_equal(n, k);
+			for (size_t extra = 0; extra <= 12; extra++) {
+				memset(buf + n, rep & 1 ? 0xFF : 0x80 | (int)extra, extra);
+				check_decode(buf, n, n + extra, v);
+			}
+		}
+	}
+	/* all two-byte values, through both decoders */
+	for (uint64_t v = 128; v < 16384; v++) {
+		uint8_t buf[16];
+		memset(buf, 0xFF, sizeof(buf));
+		size_t n = rec_varint_put(buf, v);
+		assert_int_equal(n, 2);
+		check_decode(buf, 2, 2, v);
+		check_decode(buf, 2, sizeof(buf), v);
+	}
+}
+
 static void t_zigzag(void **state)
 {
 	(void)state;
@@ -290,6 +323,7 @@ int main(void)
 		cmocka_unit_test(t_truncated),
 		cmocka_unit_test(t_overlong),
 		cmocka_unit_test(t_stream_random),
+		cmocka_unit_test(t_paths),
 		cmocka_unit_test(t_zigzag),
 		cmocka_unit_test(t_buf),
 	};
