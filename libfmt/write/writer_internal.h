@@ -1,0 +1,199 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * writer_internal.h - the state of a rec_writer (the chunk encoder) shared by
+ * the files of libfmt/write.  Never installed.
+ *
+ *   writer.c        options, sinks, open/close, errors, types (METADATA)
+ *   writer_pool.c   constant pools: id hash maps, define_*, intern_string
+ *   writer_event.c  the event builder (begin/put/end), append_records
+ *   writer_chunk.c  building one chunk from the pending records
+ *
+ * Data flow: events enter w->pending in the record interchange form
+ * (spec "Record interchange form").  When the pending bytes reach
+ * chunk_size (or on flush/close), rec_w_build_chunks() walks the records,
+ * transcodes ticks to Time_Delta into w->events, marks every referenced
+ * pool entry with the chunk's mark, closes the marks over the pool
+ * references, and writes header + sections with one sink write.
+ */
+#ifndef LIBREC_WRITER_INTERNAL_H
+#define LIBREC_WRITER_INTERNAL_H
+
+#include "common/common_internal.h"
+
+/* Limits of this writer (all keep a chunk inside the spec's "Limits"). */
+#define REC_W_DEFAULT_CHUNK (4u << 20)  /* chunk_events_size 0 */
+#define REC_W_MAX_CHUNK (32u << 20)     /* chunk_events_size is capped here */
+#define REC_W_MAX_RECORD (16u << 20)    /* Size of one record */
+#define REC_W_PENDING_CAP (64u << 20)   /* pending bytes (chunks cannot be built) */
+/* A record grows by at most this many bytes when its absolute Ticks become a
+ * Time_Delta (ticks varint +9, Size varint +1). */
+#define REC_W_RECORD_GROWTH 20u
+/* Raw EVENTS bytes of one chunk stay below this (a chunk ends earlier). */
+#define REC_W_EVENTS_BUDGET (REC_MAX_SECTION_RAW / 2u)
+#define REC_W_ERRMSG_SIZE 256
+
+/* ---- event types ---------------------------------------------------------- */
+enum { REC_W_REF_NONE = 0, REC_W_REF_STRING, REC_W_REF_THREAD, REC_W_REF_STACK };
+
+typedef struct rec_wfield {
+	uint32_t type;  /* rec_field_type */
+	uint8_t wire;   /* REC_WIRE_* */
+	uint8_t ref;    /* REC_W_REF_*: pool the value references */
+	uint8_t is_f32;
+	uint64_t umax;  /* wire UVARINT: largest value of the type */
+	int64_t smin, smax; /* wire SVARINT: range of the type */
+} rec_wfield;
+
+typedef struct rec_wtype {
+	uint32_t id;
+	uint32_t flags;       /* REC_EVENT_HAS_* */
+	uint32_t nfields;
+	uint32_t scan_fields; /* fields to decode at chunk build (through the last ref) */
+	size_t fixed_max;     /* bytes a record needs at most, length fields excluded */
+	rec_wfield *fields;
+	char *name;
+	/* Statistics of the chunk being built. */
+	uint64_t count, bytes;
+} rec_wtype;
+
+/* ---- pools ---------------------------------------------------------------- */
+enum {
+	REC_W_STRINGS = 0,
+	REC_W_THREADS,
+	REC_W_MODULES,
+	REC_W_FRAMES,
+	REC_W_STACKS,
+	REC_W_NPOOLS
+};
+
+/* One pool entry.  v[] by pool:
+ *   strings: offset in sdata, length, content hash
+ *   threads: os_tid, name string
+ *   modules: path string, build-id string, base
+ *   frames:  function string, module, module offset, function offset
+ *   stacks:  flags, depth, byte offset of the frame ids in pool->data */
+typedef struct rec_wentry {
+	uint64_t id;   /* 0 = empty slot */
+	uint64_t mark; /* build mark of the chunk that last referenced it */
+	uint64_t v[4];
+} rec_wentry;
+
+typedef struct rec_wpool {
+	rec_wentry *slots; /* open addressing, linear probing */
+	size_t cap;        /* power of two (0 before the first insert) */
+	size_t count;
+	uint64_t max_id;
+	rec_buf data;      /* strings: bytes; stacks: frame ids (u64) */
+	uint64_t *used;    /* ids referenced by the chunk being built */
+	size_t nused, used_cap;
+	const char *name;  /* "string", "thread", ... for messages */
+} rec_wpool;
+
+/* Content index of the string pool (intern_string): content hash -> id. */
+typedef struct rec_wintern {
+	uint64_t hash;
+	uint64_t id; /* 0 = empty */
+} rec_wintern;
+
+/* ---- the writer ----------------------------------------------------------- */
+struct rec_writer {
+	rec_sink sink;
+	int fd;          /* fd sinks: the descriptor; -1 otherwise */
+	int own_fd;      /* open_path: close fd at rec_writer_close */
+
+	/* Options, resolved. */
+	unsigned codec;
+	int level;
+	int8_t header_level;
+	size_t chunk_size;
+	uint64_t run_id;
+	uint32_t pid;
+	int64_t process_start_ns;
+	uint64_t tick_frequency;
+	int64_t anchor_wall_ns;
+	uint64_t anchor_ticks;
+
+	/* Errors: sticky is REC_ERR_IO once a sink call failed. */
+	rec_status sticky;
+	char errmsg[REC_W_ERRMSG_SIZE];
+
+	/* Types: owned pointers (stable while a record is being built). */
+	rec_wtype **types;       /* declaration order */
+	rec_wtype **types_by_id; /* sorted by id (STATS order) */
+	size_t ntypes, types_cap;
+	rec_wtype **type_map;    /* open addressing by id */
+	size_t type_map_cap;
+	rec_wtype *last_type;    /* begin() cache */
+	rec_buf meta;            /* METADATA raw bytes of all types */
+
+	/* Pools. */
+	rec_wpool pools[REC_W_NPOOLS];
+	rec_wintern *intern;
+	size_t intern_cap, intern_count;
+
+	/* Pending records (interchange form) and the builder. */
+	rec_buf pending;
+	rec_wtype *cur;          /* type of the record being built, NULL if none */
+	uint32_t cur_field;
+	size_t cur_start;        /* offset of the record's Size byte in pending */
+	uint64_t dropped_pending;
+	int build_blocked;       /* last build failed on a reference; wait for a define */
+
+	/* Chunk state and scratch (reused across chunks). */
+	uint64_t mark;           /* build attempt counter */
+	uint32_t sequence;
+	int have_prev;
+	uint64_t prev_end_ticks;
+	rec_buf events;          /* EVENTS raw */
+	rec_buf scratch;         /* STATS / pool section raw */
+	rec_buf out;             /* header + payload of the chunk */
+	rec_codec_ctx *cctx;
+
+	rec_writer_stats stats;
+};
+
+/* Errors (writer.c).  Sets errmsg, returns st. */
+rec_status rec_w_fail(rec_writer *w, rec_status st, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+rec_wtype *rec_w_type_find_slow(const rec_writer *w, uint32_t id);
+static inline rec_wtype *rec_w_type_find(rec_writer *w, uint32_t id)
+{
+	rec_wtype *t = w->last_type;
+	if (t && t->id == id)
+		return t;
+	t = rec_w_type_find_slow(w, id);
+	if (t)
+		w->last_type = t;
+	return t;
+}
+
+/* Pools (writer_pool.c). */
+void rec_w_pools_init(rec_writer *w);
+void rec_w_pools_free(rec_writer *w);
+static inline size_t rec_w_hash_slot(uint64_t id, size_t cap)
+{
+	return (size_t)((id * 0x9E3779B97F4A7C15ull) >> 32) & (cap - 1);
+}
+static inline rec_wentry *rec_w_pool_find(const rec_wpool *p, uint64_t id)
+{
+	size_t i, mask = p->cap - 1;
+	if (!p->cap)
+		return NULL;
+	for (i = rec_w_hash_slot(id, p->cap);; i = (i + 1) & mask) {
+		rec_wentry *e = &p->slots[i];
+		if (e->id == id)
+			return e;
+		if (e->id == 0)
+			return NULL;
+	}
+}
+
+/* Chunks (writer_chunk.c).  Build chunks from the pending records: while
+ * pending >= chunk_size (all == 0), or until nothing is pending (all != 0;
+ * with final, the last chunk is flagged FINAL and written even if empty). */
+rec_status rec_w_build_chunks(rec_writer *w, int all, int final);
+
+/* Sink write with sticky error handling (writer.c). */
+rec_status rec_w_sink_write(rec_writer *w, const void *buf, size_t len);
+
+#endif /* LIBREC_WRITER_INTERNAL_H */
