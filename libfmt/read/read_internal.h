@@ -1,0 +1,255 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * read_internal.h - the reader's private structures: the byte source, the
+ * decoded chunk (metadata, statistics, pools, events) and the reader handle.
+ * Shared by the .c files of libfmt/read only.  Never installed.
+ */
+#ifndef LIBREC_READ_INTERNAL_H
+#define LIBREC_READ_INTERNAL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "common/common_internal.h"
+#include "rec/rec.h"
+
+/* ---- byte source (source.c) --------------------------------------------- */
+/* A file (seekable: pread; or a pipe: forward only) or caller memory.  All
+ * offsets are file offsets (relative to where the input started). */
+typedef struct rec_src {
+	const uint8_t *mem; /* memory source, or NULL */
+	uint64_t mem_len;
+	int fd;             /* -1 for memory */
+	bool own_fd;
+	bool seekable;      /* regular file: pread at any offset */
+	uint64_t base;      /* fd offset of file offset 0 (stdin may start later) */
+	uint64_t size;      /* known size (regular file or memory), else 0 */
+	bool size_known;
+	/* Window buffer: bytes [buf_off, buf_off + buf_len) of the input. */
+	uint8_t *buf;
+	size_t cap;
+	uint64_t buf_off;
+	size_t buf_len;
+	uint64_t stream_pos; /* pipe: bytes consumed from the fd so far */
+	bool eof;            /* pipe: the fd reached end of input */
+	int err;             /* errno of the last failed read */
+} rec_src;
+
+rec_status rec_src_open_fd(rec_src *s, int fd, bool own_fd);
+void rec_src_open_mem(rec_src *s, const void *buf, size_t len);
+void rec_src_close(rec_src *s);
+/* Make bytes at off available: *p points at them, *got is how many are
+ * available there (>= n unless the input ends first; may be more).  A pipe
+ * cannot go back before the window.  Returns REC_ERR_IO on a read error. */
+rec_status rec_src_peek(rec_src *s, uint64_t off, size_t n, const uint8_t **p, size_t *got);
+/* Copy n bytes at off into dst; *got gets the bytes copied (short at end). */
+rec_status rec_src_read(rec_src *s, uint64_t off, size_t n, uint8_t *dst, size_t *got);
+/* Memory source: pointer to [off, off+n) without copying, or NULL. */
+const uint8_t *rec_src_map(const rec_src *s, uint64_t off, size_t n);
+/* Refresh the known size (a regular file that is still growing). */
+void rec_src_refresh_size(rec_src *s);
+
+/* ---- arena: stable allocations freed together --------------------------- */
+typedef struct rec_arena_blk rec_arena_blk;
+typedef struct rec_arena {
+	rec_arena_blk *head;
+} rec_arena;
+void *rec_arena_alloc(rec_arena *a, size_t n); /* 8-byte aligned; NULL on failure */
+void rec_arena_reset(rec_arena *a);            /* keeps one block for reuse */
+void rec_arena_free(rec_arena *a);
+
+/* ---- a chunk being read -------------------------------------------------- */
+#define REC_NKINDS 9 /* known section kinds are 1..8 */
+
+typedef struct rec_rsec {
+	uint16_t kind, flags;
+	uint32_t items, stored, raw;
+	uint64_t hoff; /* file offset of the section header */
+	uint64_t poff; /* offset of the stored bytes inside the payload */
+} rec_rsec;
+
+/* Field decode kinds (one switch per field). */
+enum {
+	REC_K_BOOL, REC_K_U8, REC_K_U16, REC_K_U32, REC_K_U64,
+	REC_K_I8, REC_K_I16, REC_K_I32, REC_K_I64,
+	REC_K_F32, REC_K_F64,
+	REC_K_STRING, REC_K_TIMESTAMP, REC_K_DURATION, REC_K_THREAD, REC_K_STACK,
+	REC_K_BLOB, REC_K_TEXT,
+	REC_K_UNK0, REC_K_UNK1, REC_K_UNK2, REC_K_UNK3, REC_K_UNK4
+};
+
+typedef struct rec_pstring {
+	uint64_t id;
+	const char *ptr;
+	size_t len;
+} rec_pstring;
+
+typedef struct rec_rchunk {
+	rec_chunk_info info;
+	rec_chunk_header h;
+	uint64_t end;      /* file offset just after the payload */
+	/* sections */
+	rec_rsec *secs;
+	uint32_t nsec, secs_cap;
+	int known[REC_NKINDS]; /* index into secs, or -1 */
+	/* payload (whole stored bytes), when loaded */
+	rec_buf payload_buf;
+	const uint8_t *payload;
+	bool payload_checked; /* checksum verified */
+	rec_buf raw[REC_NKINDS]; /* decompressed sections */
+	rec_buf tmp;             /* stored bytes read for one section */
+	rec_arena arena;
+	/* metadata */
+	rec_type *types;
+	uint8_t **kinds;       /* per type: decode kind per field */
+	uint32_t *dense;       /* id -> type index + 1 (0: none), ids < dense_n */
+	uint32_t dense_n;
+	uint32_t *sorted;      /* type indexes sorted by id (sparse ids) */
+	uint32_t max_fields;
+	rec_type_stats *tstats;
+	/* pools */
+	bool pools_loaded;
+	rec_pstring *strs;   size_t nstrs;
+	rec_thread *threads; size_t nthreads;
+	rec_module *modules; size_t nmodules;
+	rec_frame *frames;   size_t nframes;
+	rec_stack *stacks;   size_t nstacks;
+	/* events */
+	bool events_loaded;
+	const uint8_t *ev, *ev_end;
+	uint32_t ev_items;
+	/* file-order cursor */
+	const uint8_t *cur;
+	uint64_t cur_ticks;
+	uint64_t cur_count;
+	bool done;     /* no more events will be returned from it */
+	bool damaged;  /* reported as a problem */
+	/* ordered mode */
+	bool dead;
+	bool scanned;
+	uint64_t min_ticks, max_ticks; /* event starts seen by the scan */
+	size_t mem_bytes;
+	struct rec_rchunk *next_free;
+} rec_rchunk;
+
+/* ---- ordered mode (order.c) ------------------------------------------------ */
+typedef struct rec_oent {
+	uint64_t key;   /* ticks, or wall ns biased to unsigned when runs mix */
+	uint64_t ticks;
+	uint32_t off;   /* record offset in the events section */
+	uint32_t slot;  /* held chunk */
+} rec_oent;
+
+typedef struct rec_order {
+	bool started;
+	bool input_end;
+	bool emitting;
+	rec_rchunk **held;
+	uint32_t nheld, held_cap;
+	rec_oent *ents, *aux, *sorted;
+	size_t nents, ents_cap, aux_cap;
+	rec_oent *pend;      /* entries of the pending chunk */
+	size_t npend, pend_cap;
+	size_t emit_pos;
+	size_t bytes;
+	bool mixed;
+	uint64_t run_id;
+	uint64_t max_ticks; /* group's latest event start (ticks of run_id) */
+	int64_t max_wall;
+	rec_rchunk *pending; /* loaded, starts the next group */
+} rec_order;
+
+/* ---- the reader ------------------------------------------------------------ */
+struct rec_reader {
+	rec_src src;
+	char *name;
+	uint32_t flags;
+	uint64_t max_payload, max_section_raw, max_window;
+	rec_codec_ctx *codec;
+	rec_problem problem;
+	char msg[512];
+	char detail[384];    /* what a decoder found wrong */
+	rec_reader_stats stats;
+	uint64_t pos;        /* file offset of the next chunk header */
+	uint64_t next_index; /* index of the next chunk header found */
+	bool at_end;
+	rec_rchunk *cur;     /* chunk of next_chunk / file-order iteration */
+	rec_rchunk *free_chunks;
+	/* current event */
+	rec_value *values;
+	uint32_t values_cap;
+	rec_buf scratch;     /* text/blob copies of the current event */
+	rec_order ord;
+};
+
+/* chunk.c */
+#if defined(__GNUC__)
+#define REC_PRINTF(a, b) __attribute__((format(printf, a, b)))
+#else
+#define REC_PRINTF(a, b)
+#endif
+rec_status rec_rd_problem(rec_reader *r, rec_status st, uint64_t off, int64_t chunk,
+			  const char *fmt, ...) REC_PRINTF(5, 6);
+/* A problem of chunk c: marks it damaged (counted once). */
+rec_status rec_rd_chunk_problem(rec_reader *r, rec_rchunk *c, rec_status st, uint64_t off,
+				const char *fmt, ...) REC_PRINTF(5, 6);
+rec_rchunk *rec_rd_chunk_get(rec_reader *r);
+void rec_rd_chunk_put(rec_reader *r, rec_rchunk *c);
+void rec_rd_chunk_destroy(rec_rchunk *c);
+/* Read the next chunk header, section table, metadata and statistics into a
+ * fresh chunk.  REC_OK with *out, REC_END, or a problem. */
+rec_status rec_rd_read_chunk(rec_reader *r, rec_rchunk **out);
+/* Load the payload (verifying its checksum), pools and events section. */
+rec_status rec_rd_load_events(rec_reader *r, rec_rchunk *c);
+/* Decompressed bytes of section index si of c. */
+rec_status rec_rd_section(rec_reader *r, rec_rchunk *c, uint32_t si, const uint8_t **p);
+const char *rec_rd_kind_name(unsigned kind);
+int64_t rec_rd_wall(const rec_chunk_info *c, uint64_t ticks);
+int64_t rec_rd_ticks_ns(int64_t ticks, uint64_t freq);
+
+static inline const rec_type *rec_rd_type(const rec_rchunk *c, uint64_t id, uint32_t *idx)
+{
+	if (id < c->dense_n) {
+		uint32_t v = c->dense[id];
+		if (!v)
+			return NULL;
+		*idx = v - 1;
+		return &c->types[v - 1];
+	}
+	if (!c->sorted)
+		return NULL;
+	size_t lo = 0, hi = c->info.type_count;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		uint32_t t = c->sorted[mid];
+		if (c->types[t].id < id)
+			lo = mid + 1;
+		else if (c->types[t].id > id)
+			hi = mid;
+		else {
+			*idx = t;
+			return &c->types[t];
+		}
+	}
+	return NULL;
+}
+
+/* pool.c */
+rec_status rec_rd_load_pools(rec_reader *r, rec_rchunk *c);
+const rec_pstring *rec_rd_string(const rec_rchunk *c, uint64_t id);
+const rec_thread *rec_rd_thread(const rec_rchunk *c, uint64_t id);
+const rec_stack *rec_rd_stack(const rec_rchunk *c, uint64_t id);
+
+/* event.c */
+/* Decode the record at *pp (events of c) whose timestamp chain value before
+ * it is *ticks.  Fills ev (values in r->values) unless the type is unknown
+ * (*known = false).  REC_ERR_CORRUPT with r->msg filled on a bad record. */
+rec_status rec_rd_decode_record(rec_reader *r, rec_rchunk *c, const uint8_t **pp,
+				uint64_t *ticks, rec_event *ev, bool *known, bool fixed_ticks);
+
+/* order.c */
+rec_status rec_rd_order_next(rec_reader *r, rec_event *ev);
+void rec_rd_order_free(rec_reader *r);
+
+#endif /* LIBREC_READ_INTERNAL_H */
