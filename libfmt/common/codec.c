@@ -8,6 +8,10 @@
  * Decompression is strict and safe on hostile input: it never writes past
  * dst + raw_len and refuses any result other than exactly raw_len bytes.
  *
+ * Levels: 0 is the codec default.  zstd: the zstd level (0 = 3), clamped to
+ * [ZSTD_minCLevel(), ZSTD_maxCLevel()].  LZ4: the acceleration of
+ * LZ4_compress_fast (<= 1 means 1; larger is faster and compresses less).
+ *
  * Status codes:
  *   compress:   REC_ERR_UNSUPPORTED unknown codec, REC_ERR_INVALID_ARG NULL
  *               buffers or dst_cap too small for NONE, REC_ERR_LIMIT input
