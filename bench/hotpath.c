@@ -1,0 +1,298 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * hotpath - ns per event of the recorder's emit path (bench/run.sh; not built
+ * by make), for a 3-field event (a pooled ~12-character string, an i64 and an
+ * i32, plus the thread reference) with the value sequence of gen_events.c.
+ *
+ *   hotpath [--events-per-round K] [--rounds R] FILE
+ *
+ * For 1 and 2 threads, modes:
+ *   on        recording on (TSC timestamp, thread, 3 fields)
+ *   stack     recording on with a stack trace captured per event
+ *   disabled  the type is registered but off: one load and a branch
+ *   floor     in this binary, no recorder: rdtsc plus appending the same
+ *             bytes (2-byte length slot, type id, ticks, thread, 3 fields as
+ *             varints) to a thread-local buffer with plain stores
+ * Each thread emits K events per round (the buffers are sized so that a round
+ * never fills them: no drops), the recorder is flushed between rounds outside
+ * the timed part, one warm-up round is discarded, and the median (min-max)
+ * over rounds x threads of (round time / K) is printed, one line per case:
+ *   mode=on threads=1 median=M min=A max=B events=E dropped=D
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "rec/recorder.h"
+
+static const char *const names[16] = {
+	"alpha.events", "bravo.events", "charlie.evts", "delta.events",
+	"echo.events1", "foxtrot.evts", "golf.events1", "hotel.events",
+	"india.events", "juliet.evnts", "kilo.events1", "lima.events1",
+	"mike.events1", "november.evt", "oscar.events", "papa.events1",
+};
+
+static const rec_field sample_fields[3] = {
+	{ "name", "Name", "", REC_TYPE_STRING, REC_UNIT_NONE },
+	{ "value", "Value", "", REC_TYPE_I64, REC_UNIT_NONE },
+	{ "count", "Count", "", REC_TYPE_I32, REC_UNIT_NONE },
+};
+
+enum mode { M_ON, M_STACK, M_DISABLED, M_FLOOR };
+static const char *const mode_names[] = { "on", "stack", "disabled", "floor" };
+
+#define MAX_THREADS 2
+#define MAX_ROUNDS 64
+
+struct run {
+	enum mode mode;
+	int threads;
+	long k;      /* events per round per thread */
+	int rounds;  /* measured rounds (plus one warm-up) */
+	rec_recorder *rec;
+	rec_event_type *type;
+	rec_str ids[16];
+	pthread_barrier_t bar;
+	double ns[MAX_THREADS][MAX_ROUNDS];
+};
+
+static double now_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
+}
+
+/* ---- the floor: rdtsc + plain stores into a thread-local buffer --------- */
+#define FLOOR_SIZE (32u << 20) /* as the recorder's thread buffers here */
+static __thread uint8_t *floor_buf;
+static __thread uint64_t floor_head;
+
+static inline uint64_t rdtsc(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	uint32_t lo, hi;
+	__asm__ __volatile__("rdtsc" : "=a"(lo), "=d"(hi));
+	return ((uint64_t)hi << 32) | lo;
+#else
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+#endif
+}
+
+static inline uint8_t *put_varint(uint8_t *p, uint64_t v)
+{
+	while (v >= 0x80) {
+		*p++ = (uint8_t)(v | 0x80);
+		v >>= 7;
+	}
+	*p++ = (uint8_t)v;
+	return p;
+}
+
+static __attribute__((noinline)) void floor_round(long from, long k, const uint64_t *ids)
+{
+	for (long i = from; i < from + k; i++) {
+		uint64_t t = rdtsc();
+		uint8_t *rec = floor_buf + (floor_head & (FLOOR_SIZE - 1));
+		if ((floor_head & (FLOOR_SIZE - 1)) > FLOOR_SIZE - 64) { /* wrap, as a ring does */
+			floor_head += FLOOR_SIZE - (floor_head & (FLOOR_SIZE - 1));
+			rec = floor_buf;
+		}
+		uint8_t *p = rec + 2;
+		p = put_varint(p, 256);                   /* type id */
+		p = put_varint(p, t);                     /* ticks */
+		p = put_varint(p, 1);                     /* thread */
+		p = put_varint(p, ids[i & 15]);           /* string id */
+		uint64_t v = (uint64_t)i * 7919u;
+		p = put_varint(p, (v << 1) ^ (uint64_t)((int64_t)v >> 63));
+		uint64_t c = (uint64_t)(i % 1000);
+		p = put_varint(p, c << 1);
+		size_t len = (size_t)(p - rec) - 2;
+		rec[0] = (uint8_t)len;
+		rec[1] = (uint8_t)(len >> 8);
+		floor_head += 2 + len;
+		__asm__ __volatile__("" ::: "memory");
+	}
+}
+
+static __attribute__((noinline)) void emit_round(struct run *r, long from, long k)
+{
+	rec_event_type *t = r->type;
+	for (long i = from; i < from + k; i++) {
+		rec_emit e;
+		if (rec_emit_begin(&e, t)) {
+			rec_emit_string(&e, r->ids[i & 15]);
+			rec_emit_i64(&e, (int64_t)((uint64_t)i * 7919u));
+			rec_emit_i64(&e, (int64_t)(i % 1000));
+			rec_emit_commit(&e);
+		}
+	}
+}
+
+struct targ {
+	struct run *r;
+	int idx;
+};
+
+static void *worker(void *arg)
+{
+	struct targ *ta = arg;
+	struct run *r = ta->r;
+	uint64_t fids[16];
+	for (int j = 0; j < 16; j++)
+		fids[j] = r->ids[j].id ? r->ids[j].id : (uint64_t)j + 1;
+	long base = (long)ta->idx * r->k * (r->rounds + 1);
+	if (r->mode == M_FLOOR && !(floor_buf = malloc(FLOOR_SIZE))) {
+		fprintf(stderr, "hotpath: out of memory\n");
+		exit(1);
+	}
+	if (floor_buf)
+		memset(floor_buf, 0, FLOOR_SIZE); /* no page faults in the timed part */
+	for (int round = 0; round <= r->rounds; round++) {
+		pthread_barrier_wait(&r->bar);
+		long from = base + (long)round * r->k;
+		double t0 = now_ns();
+		if (r->mode == M_FLOOR)
+			floor_round(from, r->k, fids);
+		else
+			emit_round(r, from, r->k);
+		double t1 = now_ns();
+		if (round > 0)
+			r->ns[ta->idx][round - 1] = (t1 - t0) / (double)r->k;
+		pthread_barrier_wait(&r->bar);
+		/* thread 0 drains the buffers outside the timed part */
+		if (ta->idx == 0 && r->rec && r->mode != M_FLOOR)
+			rec_recorder_flush(r->rec);
+		pthread_barrier_wait(&r->bar);
+	}
+	free(floor_buf);
+	floor_buf = NULL;
+	return NULL;
+}
+
+static int cmp_d(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return (x > y) - (x < y);
+}
+
+static int run_case(enum mode mode, int threads, long k, int rounds, const char *path)
+{
+	struct run *r = calloc(1, sizeof(*r));
+	if (!r) {
+		fprintf(stderr, "hotpath: out of memory\n");
+		return 1;
+	}
+	r->mode = mode;
+	r->threads = threads;
+	r->k = k;
+	r->rounds = rounds;
+	rec_recorder_stats st = { 0 };
+	if (mode != M_FLOOR) {
+		rec_recorder_options o = REC_RECORDER_OPTIONS_INIT;
+		o.path = path;
+		o.thread_buffer_size = 32u << 20;  /* one round (k events) fits: no drops */
+		o.memory_limit = 256u << 20;
+		o.flush_interval_ms = 1000;
+		rec_status s = rec_recorder_open(&r->rec, &o);
+		if (s != REC_OK) {
+			fprintf(stderr, "hotpath: rec_recorder_open(%s): %s\n", path, rec_strerror(s));
+			free(r);
+			return 1;
+		}
+		const rec_type def = {
+			.id = 0,
+			.flags = REC_EVENT_HAS_THREAD | (mode == M_STACK ? REC_EVENT_HAS_STACK : 0),
+			.name = "bench.Sample",
+			.label = "Sample",
+			.description = "benchmark event: a pooled string, an i64 and an i32",
+			.category = "Bench",
+			.field_count = 3,
+			.fields = sample_fields,
+		};
+		uint32_t flags = mode == M_STACK ? REC_TYPE_STACK : mode == M_DISABLED ? REC_TYPE_OFF : 0;
+		s = rec_recorder_register_type(r->rec, &def, 0, flags, &r->type);
+		if (s != REC_OK) {
+			fprintf(stderr, "hotpath: register_type: %s\n", rec_strerror(s));
+			rec_recorder_close(r->rec);
+			free(r);
+			return 1;
+		}
+		for (int j = 0; j < 16; j++) {
+			r->ids[j] = rec_recorder_intern(r->rec, names[j]);
+			if (r->ids[j].id == 0) {
+				fprintf(stderr, "hotpath: intern failed\n");
+				rec_recorder_close(r->rec);
+				free(r);
+				return 1;
+			}
+		}
+	}
+	pthread_barrier_init(&r->bar, NULL, (unsigned)threads);
+	pthread_t th[MAX_THREADS];
+	struct targ ta[MAX_THREADS];
+	int err = 0;
+	for (int t = 0; t < threads; t++) {
+		ta[t].r = r;
+		ta[t].idx = t;
+		if (pthread_create(&th[t], NULL, worker, &ta[t]) != 0) {
+			fprintf(stderr, "hotpath: pthread_create failed\n");
+			exit(1); /* the barrier would never complete */
+		}
+	}
+	for (int t = 0; t < threads; t++)
+		pthread_join(th[t], NULL);
+	pthread_barrier_destroy(&r->bar);
+	if (r->rec) {
+		rec_recorder_flush(r->rec);
+		rec_recorder_get_stats(r->rec, &st);
+		rec_status s = rec_recorder_close(r->rec);
+		if (s != REC_OK) {
+			fprintf(stderr, "hotpath: rec_recorder_close: %s\n", rec_strerror(s));
+			err = 1;
+		}
+	}
+	double all[MAX_THREADS * MAX_ROUNDS];
+	int n = 0;
+	for (int t = 0; t < threads; t++)
+		for (int k2 = 0; k2 < rounds; k2++)
+			all[n++] = r->ns[t][k2];
+	qsort(all, (size_t)n, sizeof(double), cmp_d);
+	double med = n % 2 ? all[n / 2] : (all[n / 2 - 1] + all[n / 2]) / 2;
+	printf("mode=%s threads=%d median=%.2f min=%.2f max=%.2f events=%llu dropped=%llu\n",
+	       mode_names[mode], threads, med, all[0], all[n - 1], (unsigned long long)st.events,
+	       (unsigned long long)st.dropped);
+	fflush(stdout);
+	free(r);
+	return err;
+}
+
+int main(int argc, char **argv)
+{
+	long k = 200000;
+	int rounds = 9;
+	int i = 1;
+	for (; i < argc && strncmp(argv[i], "--", 2) == 0; i++) {
+		if (strcmp(argv[i], "--events-per-round") == 0 && i + 1 < argc)
+			k = strtol(argv[++i], NULL, 10);
+		else if (strcmp(argv[i], "--rounds") == 0 && i + 1 < argc)
+			rounds = (int)strtol(argv[++i], NULL, 10);
+		else
+			break;
+	}
+	if (argc - i != 1 || k <= 0 || rounds <= 0 || rounds > MAX_ROUNDS) {
+		fprintf(stderr, "usage: hotpath [--events-per-round K] [--rounds R (1-%d)] FILE\n", MAX_ROUNDS);
+		return 2;
+	}
+	const char *path = argv[i];
+	int rc = 0;
+	for (int threads = 1; threads <= MAX_THREADS; threads++)
+		for (int m = M_ON; m <= M_FLOOR; m++)
+			rc |= run_case((enum mode)m, threads, k, rounds, path);
+	return rc;
+}
