@@ -34,9 +34,13 @@ enum { SCAN_OK = 0, SCAN_CORRUPT = -1 };
 
 static inline bool mark_ref(rec_wpool *p, uint64_t id, uint64_t mark)
 {
+	uint64_t *seen;
 	rec_wentry *e;
 
 	if (id == 0)
+		return true;
+	seen = &p->seen[(id * 0x9E3779B97F4A7C15ull) >> 56];
+	if (*seen == id)
 		return true;
 	e = rec_w_pool_find(p, id);
 	if (!e)
@@ -45,7 +49,25 @@ static inline bool mark_ref(rec_wpool *p, uint64_t id, uint64_t mark)
 		e->mark = mark;
 		p->used[p->nused++] = id; /* used_cap >= count: no overflow */
 	}
+	*seen = id;
 	return true;
+}
+
+/* Copy n bytes (records are mostly short: avoid a libc call for them). */
+static inline void copy_bytes(uint8_t *d, const uint8_t *s, size_t n)
+{
+	if (n >= 8 && n <= 16) {
+		uint64_t a, b;
+		memcpy(&a, s, 8);
+		memcpy(&b, s + n - 8, 8);
+		memcpy(d, &a, 8);
+		memcpy(d + n - 8, &b, 8);
+	} else if (n < 8) {
+		for (size_t i = 0; i < n; i++)
+			d[i] = s[i];
+	} else {
+		memcpy(d, s, n);
+	}
 }
 
 static const int ref_pool[4] = { -1, REC_W_STRINGS, REC_W_THREADS, REC_W_STACKS };
@@ -143,14 +165,12 @@ static inline size_t emit_record(uint8_t *q, const rec_wscan *s, uint64_t ticks_
 {
 	const uint64_t zz = rec_zigzag((int64_t)(s->ticks - ticks_base));
 	size_t body, n = out_len(s, zz, &body);
-	uint8_t *q0 = q;
 
 	q += rec_varint_put(q, body);
-	memcpy(q, s->tid, s->tid_len);
+	copy_bytes(q, s->tid, s->tid_len);
 	q += s->tid_len;
 	q += rec_varint_put(q, zz);
-	memcpy(q, s->rest, (size_t)(s->end - s->rest));
-	(void)q0;
+	copy_bytes(q, s->rest, (size_t)(s->end - s->rest));
 	return n;
 }
 
@@ -335,6 +355,7 @@ static bool prepare_used(rec_writer *w)
 			p->used_cap = cap;
 		}
 		p->nused = 0;
+		memset(p->seen, 0, sizeof(p->seen));
 	}
 	return true;
 }

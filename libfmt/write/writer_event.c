@@ -112,7 +112,8 @@ static inline const rec_wfield *next_field(rec_writer *w, unsigned wire, rec_sta
 	return f;
 }
 
-rec_status rec_writer_put_u64(rec_writer *w, uint64_t v)
+/* Error paths of the puts (out of line: the fast paths stay small). */
+__attribute__((noinline, cold)) static rec_status put_u64_slow(rec_writer *w, uint64_t v)
 {
 	const rec_wfield *f;
 	rec_status st;
@@ -132,7 +133,22 @@ rec_status rec_writer_put_u64(rec_writer *w, uint64_t v)
 	return REC_OK;
 }
 
-rec_status rec_writer_put_i64(rec_writer *w, int64_t v)
+rec_status rec_writer_put_u64(rec_writer *w, uint64_t v)
+{
+	const rec_wtype *t;
+
+	if (w && (t = w->cur) != NULL && w->cur_field < t->nfields) {
+		const rec_wfield *f = &t->fields[w->cur_field];
+		if (f->wire == REC_WIRE_UVARINT && v <= f->umax) {
+			w->pending.len += rec_varint_put(w->pending.data + w->pending.len, v);
+			w->cur_field++;
+			return REC_OK;
+		}
+	}
+	return put_u64_slow(w, v);
+}
+
+__attribute__((noinline, cold)) static rec_status put_i64_slow(rec_writer *w, int64_t v)
 {
 	const rec_wfield *f;
 	rec_status st;
@@ -150,6 +166,22 @@ rec_status rec_writer_put_i64(rec_writer *w, int64_t v)
 	w->pending.len += rec_varint_put(w->pending.data + w->pending.len, rec_zigzag(v));
 	w->cur_field++;
 	return REC_OK;
+}
+
+rec_status rec_writer_put_i64(rec_writer *w, int64_t v)
+{
+	const rec_wtype *t;
+
+	if (w && (t = w->cur) != NULL && w->cur_field < t->nfields) {
+		const rec_wfield *f = &t->fields[w->cur_field];
+		if (f->wire == REC_WIRE_SVARINT && v >= f->smin && v <= f->smax) {
+			w->pending.len += rec_varint_put(w->pending.data + w->pending.len,
+							 rec_zigzag(v));
+			w->cur_field++;
+			return REC_OK;
+		}
+	}
+	return put_i64_slow(w, v);
 }
 
 rec_status rec_writer_put_f64(rec_writer *w, double v)

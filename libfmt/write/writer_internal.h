@@ -31,6 +31,7 @@
 /* Raw EVENTS bytes of one chunk stay below this (a chunk ends earlier). */
 #define REC_W_EVENTS_BUDGET (REC_MAX_SECTION_RAW / 2u)
 #define REC_W_ERRMSG_SIZE 256
+#define REC_W_SEEN 256 /* entries of a pool's "marked in this build" cache */
 
 /* ---- event types ---------------------------------------------------------- */
 enum { REC_W_REF_NONE = 0, REC_W_REF_STRING, REC_W_REF_THREAD, REC_W_REF_STACK };
@@ -86,6 +87,9 @@ typedef struct rec_wpool {
 	rec_buf data;      /* strings: bytes; stacks: frame ids (u64) */
 	uint64_t *used;    /* ids referenced by the chunk being built */
 	size_t nused, used_cap;
+	/* Ids known to be marked in the current build (direct-mapped, a hit
+	 * saves the map lookup; cleared at each build). */
+	uint64_t seen[REC_W_SEEN];
 	const char *name;  /* "string", "thread", ... for messages */
 } rec_wpool;
 
