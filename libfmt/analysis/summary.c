@@ -237,6 +237,20 @@ static rec_summary_run *run_find(rec_summary *s, const rec_chunk_info *c, const 
 	return r;
 }
 
+/* Drop a leading "chunk C at offset O: " from a reader message: the problem
+ * carries chunk and offset as fields. */
+static const char *strip_location(const char *msg, int64_t chunk, uint64_t offset)
+{
+	char pre[96];
+	if (chunk >= 0) {
+		int n = snprintf(pre, sizeof pre, "chunk %lld at offset %llu: ", (long long)chunk,
+				 (unsigned long long)offset);
+		if (n > 0 && strncmp(msg, pre, (size_t)n) == 0)
+			return msg + n;
+	}
+	return msg;
+}
+
 static bool add_problem(rec_summary *s, const char *file, const rec_problem *p, rec_status st)
 {
 	if (!grow((void **)&s->problems, &s->problem_cap, s->problem_count + 1, sizeof *s->problems))
@@ -246,7 +260,9 @@ static bool add_problem(rec_summary *s, const char *file, const rec_problem *p, 
 	q->chunk = p ? p->chunk : -1;
 	q->offset = p ? p->offset : 0;
 	q->status = (p && p->status) ? p->status : st;
-	q->message = str_save(s, (p && p->message && *p->message) ? p->message : rec_strerror(q->status));
+	q->message = str_save(s, (p && p->message && *p->message)
+					 ? strip_location(p->message, q->chunk, q->offset)
+					 : rec_strerror(q->status));
 	if (!q->message)
 		return false;
 	s->problem_count++;

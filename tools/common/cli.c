@@ -55,6 +55,23 @@ void rec_cli_file_error(const char *file, const char *fmt, ...)
 	fputc('\n', stderr);
 }
 
+/* The reader's messages may already start with "chunk C at offset O: ";
+ * the tool prints that location itself, so drop it from the message. */
+static const char *strip_location(const char *msg, int64_t chunk, uint64_t offset)
+{
+	char pre[96];
+	int n;
+	if (chunk >= 0) {
+		n = snprintf(pre, sizeof pre, "chunk %" PRId64 " at offset %" PRIu64 ": ", chunk, offset);
+		if (n > 0 && strncmp(msg, pre, (size_t)n) == 0)
+			return msg + n;
+	}
+	n = snprintf(pre, sizeof pre, "at offset %" PRIu64 ": ", offset);
+	if (n > 0 && strncmp(msg, pre, (size_t)n) == 0)
+		return msg + n;
+	return msg;
+}
+
 void rec_cli_problem(const char *file, const rec_problem *p, rec_status status)
 {
 	if (!p || !p->message || !*p->message) {
@@ -68,12 +85,12 @@ void rec_cli_problem(const char *file, const rec_problem *p, rec_status status)
 			fprintf(stderr, "%s: %s: %s\n", g_tool, file, rec_strerror(status));
 		return;
 	}
+	const char *msg = strip_location(p->message, p->chunk, p->offset);
 	if (p->chunk >= 0)
 		fprintf(stderr, "%s: %s: chunk %" PRId64 " at offset %" PRIu64 ": %s\n", g_tool, file,
-			p->chunk, p->offset, p->message);
+			p->chunk, p->offset, msg);
 	else
-		fprintf(stderr, "%s: %s: at offset %" PRIu64 ": %s\n", g_tool, file, p->offset,
-			p->message);
+		fprintf(stderr, "%s: %s: at offset %" PRIu64 ": %s\n", g_tool, file, p->offset, msg);
 }
 
 void rec_cli_usage_error(const char *fmt, ...)

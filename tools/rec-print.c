@@ -1,0 +1,883 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * rec-print - print the events of recordings, one block per event in the
+ * style of `jfr print`, or one JSON document like `jfr print --json`.
+ *
+ * Speed: output goes through the 1 MiB buffer of cli.h, integers and times
+ * are formatted by hand (localtime once per second), and everything that
+ * depends only on an event type (selection, labels, how each field is shown)
+ * is decided once per (chunk, type) and cached.
+ */
+#include <errno.h>
+#include <fnmatch.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "common/cli.h"
+#include "rec/rec.h"
+
+static const char usage_text[] =
+	"Usage: rec-print [OPTIONS] FILE...\n"
+	"Print the events of rec recordings, one block per event (like jfr print).\n"
+	"FILE may be '-' for standard input.  Files are printed one after another.\n"
+	"\n"
+	"Options:\n"
+	"  --events NAME[,NAME...]     only events whose type name matches NAME\n"
+	"                              (exact, or a glob with * ? [..]); repeatable\n"
+	"  --categories CAT[,CAT...]   only events whose category path, or a\n"
+	"                              '/'-prefix of it, matches CAT (exact or glob);\n"
+	"                              repeatable.  With --events: either may match\n"
+	"  --json                      one JSON document {\"recording\": {\"events\": [...]}}\n"
+	"                              (integers are JSON numbers: values above 2^53\n"
+	"                              lose precision in JavaScript parsers)\n"
+	"  --stack-depth N             frames shown per stack trace (default 5, 0..4096)\n"
+	"  --unsorted                  file order instead of timestamp order\n"
+	"  -h, --help                  show this help and exit\n"
+	"  --version                   show the library version and exit\n"
+	"\n"
+	"A NAME or CAT that matches no type of the input is an error that lists the\n"
+	"names the input has.  Times are local wall-clock times (set TZ to choose).\n"
+	"Exit status: 0 success, 1 damaged or unreadable input (after printing every\n"
+	"readable event), 2 usage error.\n";
+
+enum { OPT_EVENTS = 256, OPT_CATEGORIES, OPT_JSON, OPT_STACK_DEPTH, OPT_UNSORTED, OPT_VERSION };
+
+static const struct option long_opts[] = {
+	{ "events", required_argument, NULL, OPT_EVENTS },
+	{ "categories", required_argument, NULL, OPT_CATEGORIES },
+	{ "json", no_argument, NULL, OPT_JSON },
+	{ "stack-depth", required_argument, NULL, OPT_STACK_DEPTH },
+	{ "unsorted", no_argument, NULL, OPT_UNSORTED },
+	{ "help", no_argument, NULL, 'h' },
+	{ "version", no_argument, NULL, OPT_VERSION },
+	{ NULL, 0, NULL, 0 },
+};
+
+/* ---- options and filters --------------------------------------------------- */
+
+typedef struct options {
+	rec_cli_list events, cats;
+	bool *event_hit, *cat_hit;
+	bool json, unsorted;
+	uint32_t stack_depth;
+} options;
+
+static options g_opt;
+
+static bool has_glob(const char *p) { return strpbrk(p, "*?[") != NULL; }
+
+static bool pattern_matches(const char *pat, const char *name)
+{
+	return has_glob(pat) ? fnmatch(pat, name, 0) == 0 : strcmp(pat, name) == 0;
+}
+
+/* A category pattern matches the category or any '/'-prefix of it. */
+static bool category_matches(const char *pat, const char *cat)
+{
+	if (pattern_matches(pat, cat))
+		return true;
+	char buf[512];
+	size_t n = strlen(cat);
+	if (n >= sizeof buf)
+		n = sizeof buf - 1;
+	memcpy(buf, cat, n);
+	buf[n] = 0;
+	for (size_t i = n; i-- > 0;) {
+		if (buf[i] == '/') {
+			buf[i] = 0;
+			if (pattern_matches(pat, buf))
+				return true;
+		}
+	}
+	return false;
+}
+
+static bool filtering(void) { return g_opt.events.count || g_opt.cats.count; }
+
+/* Whether a type is selected; marks the patterns it matches as used. */
+static bool type_selected(const rec_type *t)
+{
+	bool sel = !filtering();
+	const char *name = t->name ? t->name : "";
+	const char *cat = t->category ? t->category : "";
+	for (size_t i = 0; i < g_opt.events.count; i++)
+		if (pattern_matches(g_opt.events.items[i], name)) {
+			g_opt.event_hit[i] = true;
+			sel = true;
+		}
+	for (size_t i = 0; i < g_opt.cats.count; i++)
+		if (category_matches(g_opt.cats.items[i], cat)) {
+			g_opt.cat_hit[i] = true;
+			sel = true;
+		}
+	return sel;
+}
+
+/* Names and categories the inputs have, for the "matches nothing" error. */
+typedef struct name_set {
+	char **v;
+	size_t n, cap;
+} name_set;
+static name_set g_names, g_cats;
+
+static void name_set_add(name_set *s, const char *name)
+{
+	if (!name || !*name)
+		return;
+	for (size_t i = 0; i < s->n; i++)
+		if (strcmp(s->v[i], name) == 0)
+			return;
+	if (s->n == s->cap) {
+		s->cap = s->cap ? s->cap * 2 : 16;
+		s->v = rec_cli_xrealloc(s->v, s->cap * sizeof *s->v);
+	}
+	s->v[s->n++] = rec_cli_xstrdup(name);
+}
+
+static void note_chunk_types(const rec_chunk_info *c)
+{
+	for (uint32_t i = 0; i < c->type_count; i++) {
+		name_set_add(&g_names, c->types[i].name);
+		name_set_add(&g_cats, c->types[i].category);
+		(void)type_selected(&c->types[i]);
+	}
+}
+
+static int str_cmp(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static void list_names(name_set *s, char *buf, size_t cap)
+{
+	qsort(s->v, s->n, sizeof *s->v, str_cmp);
+	size_t len = 0;
+	buf[0] = 0;
+	for (size_t i = 0; i < s->n && len + 8 < cap; i++) {
+		int k = snprintf(buf + len, cap - len, "%s%s", i ? ", " : "", s->v[i]);
+		if (k < 0 || (size_t)k >= cap - len) {
+			snprintf(buf + len, cap - len, ", ...");
+			break;
+		}
+		len += (size_t)k;
+	}
+	if (!s->n)
+		snprintf(buf, cap, "(none)");
+}
+
+/* Exit 2 if a pattern matched nothing. */
+static void check_patterns(void)
+{
+	static char list[8192];
+	for (size_t i = 0; i < g_opt.events.count; i++) {
+		if (!g_opt.event_hit[i]) {
+			list_names(&g_names, list, sizeof list);
+			rec_cli_usage_error("no event type matches '%s'; the input has: %s",
+					    g_opt.events.items[i], list);
+		}
+	}
+	for (size_t i = 0; i < g_opt.cats.count; i++) {
+		if (!g_opt.cat_hit[i]) {
+			list_names(&g_cats, list, sizeof list);
+			rec_cli_usage_error("no event category matches '%s'; the input has: %s",
+					    g_opt.cats.items[i], list);
+		}
+	}
+}
+
+static bool fatal_status(rec_status st)
+{
+	return st == REC_ERR_NOMEM || st == REC_ERR_IO || st == REC_ERR_INVALID_ARG ||
+	       st == REC_ERR_STATE;
+}
+
+/* First pass over the chunk metadata of a regular file (cheap: no events
+ * are decoded) so that a bad name fails before anything is printed. */
+static void prescan(const char *path)
+{
+	struct stat sb;
+	if (strcmp(path, "-") == 0 || stat(path, &sb) != 0 || !S_ISREG(sb.st_mode))
+		return;
+	rec_reader *r = NULL;
+	if (rec_reader_open_path(&r, path, NULL) != REC_OK)
+		return; /* reported by the main pass */
+	unsigned errors = 0;
+	for (;;) {
+		const rec_chunk_info *c = NULL;
+		rec_status st = rec_reader_next_chunk(r, &c);
+		if (st == REC_END)
+			break;
+		if (st != REC_OK) {
+			if (fatal_status(st) || ++errors > 100000)
+				break;
+			continue;
+		}
+		note_chunk_types(c);
+	}
+	rec_reader_close(r);
+}
+
+/* ---- per-type formatting cache ------------------------------------------------ */
+
+enum kind {
+	K_BOOL, K_U, K_I, K_U_BYTES, K_I_BYTES, K_HEX, K_U_NANOS, K_I_NANOS, K_U_EPOCH,
+	K_I_EPOCH, K_U_PERCENT, K_I_PERCENT, K_U_HZ, K_I_HZ, K_F, K_F32, K_F_PERCENT, K_F_HZ,
+	K_STRING, K_BLOB, K_TIMESTAMP, K_DURATION, K_THREAD, K_STACK, K_UNKNOWN
+};
+
+typedef struct fmt_field {
+	uint8_t kind;
+	char *text_prefix; /* "  name = " */
+	size_t text_len;
+	char *json_key;    /* ", \"name\": " */
+	size_t json_len;
+} fmt_field;
+
+typedef struct fmt_type {
+	bool valid, selected;
+	uint32_t gen;       /* file number */
+	uint64_t chunk_off; /* chunk offset in that file */
+	uint32_t type_id;
+	uint32_t flags;
+	char *text_head;    /* "name {\n" */
+	size_t text_head_len;
+	char *json_head;    /* "{\"type\": \"name\", \"values\": {" */
+	size_t json_head_len;
+	uint32_t nfields;
+	fmt_field *fields;
+} fmt_type;
+
+#define CACHE_SIZE 1024u
+static fmt_type g_cache[CACHE_SIZE];
+static uint32_t g_gen;
+
+static enum kind field_kind(uint32_t type, uint32_t unit)
+{
+	switch (type) {
+	case REC_TYPE_BOOL: return K_BOOL;
+	case REC_TYPE_U8: case REC_TYPE_U16: case REC_TYPE_U32: case REC_TYPE_U64:
+		switch (unit) {
+		case REC_UNIT_BYTES: return K_U_BYTES;
+		case REC_UNIT_ADDRESS: return K_HEX;
+		case REC_UNIT_NANOS: return K_U_NANOS;
+		case REC_UNIT_EPOCH_NS: return K_U_EPOCH;
+		case REC_UNIT_PERCENT: return K_U_PERCENT;
+		case REC_UNIT_HZ: return K_U_HZ;
+		default: return K_U;
+		}
+	case REC_TYPE_I8: case REC_TYPE_I16: case REC_TYPE_I32: case REC_TYPE_I64:
+		switch (unit) {
+		case REC_UNIT_BYTES: return K_I_BYTES;
+		case REC_UNIT_ADDRESS: return K_HEX;
+		case REC_UNIT_NANOS: return K_I_NANOS;
+		case REC_UNIT_EPOCH_NS: return K_I_EPOCH;
+		case REC_UNIT_PERCENT: return K_I_PERCENT;
+		case REC_UNIT_HZ: return K_I_HZ;
+		default: return K_I;
+		}
+	case REC_TYPE_F32: case REC_TYPE_F64:
+		switch (unit) {
+		case REC_UNIT_PERCENT: return K_F_PERCENT;
+		case REC_UNIT_HZ: return K_F_HZ;
+		default: return type == REC_TYPE_F32 ? K_F32 : K_F;
+		}
+	case REC_TYPE_STRING: case REC_TYPE_TEXT: return K_STRING;
+	case REC_TYPE_BLOB: return K_BLOB;
+	case REC_TYPE_TIMESTAMP: return K_TIMESTAMP;
+	case REC_TYPE_DURATION: return K_DURATION;
+	case REC_TYPE_THREAD: return K_THREAD;
+	case REC_TYPE_STACK: return K_STACK;
+	default: return K_UNKNOWN;
+	}
+}
+
+static char *xprintf(size_t *len, const char *fmt, ...) REC_CLI_PRINTF(2, 3);
+static char *xprintf(size_t *len, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	int n = vsnprintf(NULL, 0, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		n = 0;
+	char *p = rec_cli_xmalloc((size_t)n + 1);
+	va_start(ap, fmt);
+	vsnprintf(p, (size_t)n + 1, fmt, ap);
+	va_end(ap);
+	*len = (size_t)n;
+	return p;
+}
+
+/* A JSON-escaped copy of s with its quotes, built through the output escaper. */
+static char *json_quoted(const char *s)
+{
+	rec_out_flush();
+	size_t mark = rec_out_g.len;
+	rec_out_json_cstr(s ? s : "");
+	size_t n = rec_out_g.len - mark;
+	char *p = rec_cli_xmalloc(n + 1);
+	memcpy(p, rec_out_g.buf + mark, n);
+	p[n] = 0;
+	rec_out_g.len = mark;
+	return p;
+}
+
+static void fmt_free(fmt_type *f)
+{
+	for (uint32_t i = 0; i < f->nfields; i++) {
+		free(f->fields[i].text_prefix);
+		free(f->fields[i].json_key);
+	}
+	free(f->fields);
+	free(f->text_head);
+	free(f->json_head);
+	memset(f, 0, sizeof *f);
+}
+
+static void fmt_compile(fmt_type *f, const rec_event *ev)
+{
+	const rec_type *t = ev->type;
+	fmt_free(f);
+	f->valid = true;
+	f->gen = g_gen;
+	f->chunk_off = ev->chunk->offset;
+	f->type_id = t->id;
+	f->flags = t->flags;
+	note_chunk_types(ev->chunk);
+	f->selected = type_selected(t);
+	if (!f->selected)
+		return;
+	const char *name = t->name ? t->name : "";
+	f->text_head = xprintf(&f->text_head_len, "%s {\n", name);
+	char *qn = json_quoted(name);
+	f->json_head = xprintf(&f->json_head_len, "{\"type\": %s, \"values\": {", qn);
+	free(qn);
+	f->nfields = t->field_count;
+	f->fields = rec_cli_xmalloc((t->field_count ? t->field_count : 1) * sizeof *f->fields);
+	for (uint32_t i = 0; i < t->field_count; i++) {
+		const rec_field *fd = &t->fields[i];
+		fmt_field *ff = &f->fields[i];
+		ff->kind = (uint8_t)field_kind(fd->type, fd->unit);
+		ff->text_prefix = xprintf(&ff->text_len, "  %s = ", fd->name ? fd->name : "");
+		char *qk = json_quoted(fd->name);
+		ff->json_key = xprintf(&ff->json_len, ", %s: ", qk);
+		free(qk);
+	}
+}
+
+static inline fmt_type *fmt_lookup(const rec_event *ev)
+{
+	uint64_t off = ev->chunk->offset;
+	uint32_t id = ev->type->id;
+	uint64_t h = (off * 0x9E3779B97F4A7C15ull) ^ ((uint64_t)id * 0xC2B2AE3D27D4EB4Full) ^ g_gen;
+	fmt_type *f = &g_cache[(h >> 32) & (CACHE_SIZE - 1)];
+	if (!f->valid || f->chunk_off != off || f->type_id != id || f->gen != g_gen)
+		fmt_compile(f, ev);
+	return f;
+}
+
+/* ---- value output -------------------------------------------------------------- */
+
+static void out_wall(int64_t ns)
+{
+	char *p = rec_out_reserve(64);
+	rec_out_commit(rec_fmt_wall(p, ns));
+}
+
+static void out_iso_quoted(int64_t ns)
+{
+	char *p = rec_out_reserve(64);
+	p[0] = '"';
+	size_t n = rec_fmt_iso(p + 1, ns);
+	p[n + 1] = '"';
+	rec_out_commit(n + 2);
+}
+
+static void out_duration(int64_t ns)
+{
+	char *p = rec_out_reserve(64);
+	rec_out_commit(rec_fmt_duration(p, ns));
+}
+
+static void out_bytes(uint64_t v)
+{
+	char *p = rec_out_reserve(64);
+	rec_out_commit(rec_fmt_bytes(p, v));
+}
+
+/* Shortest decimal that reads back as the same value (as a float for f32). */
+static void out_float(double v, bool f32)
+{
+	char tmp[48];
+	if (isnan(v)) {
+		REC_OUT_LIT("NaN");
+		return;
+	}
+	if (isinf(v)) {
+		if (v < 0)
+			REC_OUT_LIT("-Infinity");
+		else
+			REC_OUT_LIT("Infinity");
+		return;
+	}
+	int n = 0;
+	for (int prec = 1; prec <= 17; prec++) {
+		n = snprintf(tmp, sizeof tmp, "%.*g", prec, v);
+		double back = strtod(tmp, NULL);
+		if (f32 ? (float)back == (float)v : back == v)
+			break;
+	}
+	rec_out_write(tmp, (size_t)n);
+}
+
+static void out_percent(double fraction)
+{
+	char tmp[64];
+	int n = snprintf(tmp, sizeof tmp, "%.2f %%", fraction * 100.0);
+	rec_out_write(tmp, n > 0 ? (size_t)n : 0);
+}
+
+static void out_blob_text(const char *p, size_t len)
+{
+	static const char hx[] = "0123456789abcdef";
+	size_t show = len > 32 ? 32 : len;
+	REC_OUT_LIT("0x");
+	for (size_t i = 0; i < show; i++) {
+		unsigned char c = (unsigned char)p[i];
+		rec_out_char(hx[c >> 4]);
+		rec_out_char(hx[c & 15]);
+	}
+	if (show < len)
+		REC_OUT_LIT("...");
+	REC_OUT_LIT(" (");
+	out_bytes(len);
+	rec_out_char(')');
+}
+
+static void out_blob_json(const char *p, size_t len)
+{
+	static const char hx[] = "0123456789abcdef";
+	rec_out_char('"');
+	for (size_t i = 0; i < len; i++) {
+		unsigned char c = (unsigned char)p[i];
+		rec_out_char(hx[c >> 4]);
+		rec_out_char(hx[c & 15]);
+	}
+	rec_out_char('"');
+}
+
+static const char *base_name(const char *path)
+{
+	const char *s = strrchr(path, '/');
+	return s ? s + 1 : path;
+}
+
+static void out_frame_text(const rec_frame *fr)
+{
+	if (!fr) {
+		REC_OUT_LIT("[unknown frame]");
+		return;
+	}
+	if (fr->function && *fr->function) {
+		rec_out_str(fr->function);
+		REC_OUT_LIT("+");
+		rec_out_hex(fr->function_offset);
+	} else {
+		rec_out_hex(fr->module_offset);
+	}
+	if (fr->module && fr->module->path) {
+		REC_OUT_LIT(" (");
+		rec_out_str(base_name(fr->module->path));
+		rec_out_char(')');
+	}
+}
+
+static void out_thread_text(const rec_thread *t)
+{
+	if (!t) {
+		REC_OUT_LIT("null");
+		return;
+	}
+	rec_out_json_cstr(t->name ? t->name : "");
+	REC_OUT_LIT(" (tid ");
+	rec_out_u64(t->os_tid);
+	rec_out_char(')');
+}
+
+static void out_thread_json(const rec_thread *t)
+{
+	if (!t) {
+		REC_OUT_LIT("null");
+		return;
+	}
+	REC_OUT_LIT("{\"name\": ");
+	rec_out_json_cstr(t->name ? t->name : "");
+	REC_OUT_LIT(", \"tid\": ");
+	rec_out_u64(t->os_tid);
+	rec_out_char('}');
+}
+
+static void out_stack_text(const rec_stack *st)
+{
+	if (!st) {
+		REC_OUT_LIT("null\n");
+		return;
+	}
+	REC_OUT_LIT("[\n");
+	uint32_t n = st->depth < g_opt.stack_depth ? st->depth : g_opt.stack_depth;
+	for (uint32_t i = 0; i < n; i++) {
+		REC_OUT_LIT("    ");
+		out_frame_text(st->frames ? st->frames[i] : NULL);
+		rec_out_char('\n');
+	}
+	if (st->flags & REC_STACK_TRUNCATED)
+		REC_OUT_LIT("    ... (truncated)\n");
+	else if (n < st->depth)
+		REC_OUT_LIT("    ...\n");
+	REC_OUT_LIT("  ]\n");
+}
+
+static void out_stack_json(const rec_stack *st)
+{
+	if (!st) {
+		REC_OUT_LIT("null");
+		return;
+	}
+	uint32_t n = st->depth < g_opt.stack_depth ? st->depth : g_opt.stack_depth;
+	bool trunc = (st->flags & REC_STACK_TRUNCATED) || n < st->depth;
+	if (trunc)
+		REC_OUT_LIT("{\"truncated\": true, \"frames\": [");
+	else
+		REC_OUT_LIT("{\"truncated\": false, \"frames\": [");
+	for (uint32_t i = 0; i < n; i++) {
+		const rec_frame *fr = st->frames ? st->frames[i] : NULL;
+		if (i)
+			REC_OUT_LIT(", ");
+		if (!fr) {
+			REC_OUT_LIT("null");
+			continue;
+		}
+		REC_OUT_LIT("{\"function\": ");
+		rec_out_json_cstr(fr->function ? fr->function : "");
+		REC_OUT_LIT(", \"functionOffset\": ");
+		rec_out_u64(fr->function_offset);
+		REC_OUT_LIT(", \"module\": ");
+		if (fr->module)
+			rec_out_json_cstr(fr->module->path ? fr->module->path : "");
+		else
+			REC_OUT_LIT("null");
+		REC_OUT_LIT(", \"moduleOffset\": ");
+		rec_out_u64(fr->module_offset);
+		rec_out_char('}');
+	}
+	REC_OUT_LIT("]}");
+}
+
+static void out_value_text(const fmt_field *ff, const rec_value *v, const rec_event *ev)
+{
+	if (!v->present) {
+		REC_OUT_LIT("N/A");
+		return;
+	}
+	switch ((enum kind)ff->kind) {
+	case K_BOOL:
+		if (v->v.u)
+			REC_OUT_LIT("true");
+		else
+			REC_OUT_LIT("false");
+		break;
+	case K_U: rec_out_u64(v->v.u); break;
+	case K_I: rec_out_i64(v->v.i); break;
+	case K_U_BYTES: out_bytes(v->v.u); break;
+	case K_I_BYTES:
+		if (v->v.i < 0) {
+			rec_out_char('-');
+			out_bytes((uint64_t)0 - (uint64_t)v->v.i);
+		} else {
+			out_bytes((uint64_t)v->v.i);
+		}
+		break;
+	case K_HEX: rec_out_hex(v->v.u); break;
+	case K_U_NANOS: out_duration(v->v.u > INT64_MAX ? INT64_MAX : (int64_t)v->v.u); break;
+	case K_I_NANOS: out_duration(v->v.i); break;
+	case K_U_EPOCH: out_wall(v->v.u > INT64_MAX ? INT64_MAX : (int64_t)v->v.u); break;
+	case K_I_EPOCH: out_wall(v->v.i); break;
+	case K_U_PERCENT: out_percent((double)v->v.u); break;
+	case K_I_PERCENT: out_percent((double)v->v.i); break;
+	case K_U_HZ: rec_out_u64(v->v.u); REC_OUT_LIT(" Hz"); break;
+	case K_I_HZ: rec_out_i64(v->v.i); REC_OUT_LIT(" Hz"); break;
+	case K_F: out_float(v->v.f, false); break;
+	case K_F32: out_float(v->v.f, true); break;
+	case K_F_PERCENT: out_percent(v->v.f); break;
+	case K_F_HZ: out_float(v->v.f, false); REC_OUT_LIT(" Hz"); break;
+	case K_STRING:
+		if (v->v.s.ptr)
+			rec_out_json_string(v->v.s.ptr, v->v.s.len);
+		else
+			REC_OUT_LIT("null");
+		break;
+	case K_BLOB: out_blob_text(v->v.s.ptr, v->v.s.ptr ? v->v.s.len : 0); break;
+	case K_TIMESTAMP: out_wall(rec_chunk_wall_ns(ev->chunk, v->v.u)); break;
+	case K_DURATION:
+		out_duration(rec_ticks_to_ns(v->v.u > INT64_MAX ? INT64_MAX : (int64_t)v->v.u,
+					     ev->chunk->tick_frequency));
+		break;
+	case K_THREAD: out_thread_text(v->v.thread); break;
+	case K_STACK: break; /* printed by the caller */
+	case K_UNKNOWN: REC_OUT_LIT("(unknown field type)"); break;
+	}
+}
+
+static void out_value_json(const fmt_field *ff, const rec_value *v, const rec_event *ev)
+{
+	if (!v->present) {
+		REC_OUT_LIT("null");
+		return;
+	}
+	switch ((enum kind)ff->kind) {
+	case K_BOOL:
+		if (v->v.u)
+			REC_OUT_LIT("true");
+		else
+			REC_OUT_LIT("false");
+		break;
+	case K_U: case K_U_BYTES: case K_HEX: case K_U_NANOS: case K_U_HZ:
+		rec_out_u64(v->v.u);
+		break;
+	case K_I: case K_I_BYTES: case K_I_NANOS: case K_I_HZ:
+		rec_out_i64(v->v.i);
+		break;
+	case K_U_EPOCH: out_iso_quoted(v->v.u > INT64_MAX ? INT64_MAX : (int64_t)v->v.u); break;
+	case K_I_EPOCH: out_iso_quoted(v->v.i); break;
+	case K_U_PERCENT: rec_out_u64(v->v.u); break;
+	case K_I_PERCENT: rec_out_i64(v->v.i); break;
+	case K_F: case K_F_PERCENT: case K_F_HZ:
+		if (isfinite(v->v.f))
+			out_float(v->v.f, false);
+		else
+			REC_OUT_LIT("null");
+		break;
+	case K_F32:
+		if (isfinite(v->v.f))
+			out_float(v->v.f, true);
+		else
+			REC_OUT_LIT("null");
+		break;
+	case K_STRING:
+		if (v->v.s.ptr)
+			rec_out_json_string(v->v.s.ptr, v->v.s.len);
+		else
+			REC_OUT_LIT("null");
+		break;
+	case K_BLOB: out_blob_json(v->v.s.ptr, v->v.s.ptr ? v->v.s.len : 0); break;
+	case K_TIMESTAMP: out_iso_quoted(rec_chunk_wall_ns(ev->chunk, v->v.u)); break;
+	case K_DURATION:
+		rec_out_i64(rec_ticks_to_ns(v->v.u > INT64_MAX ? INT64_MAX : (int64_t)v->v.u,
+					    ev->chunk->tick_frequency));
+		break;
+	case K_THREAD: out_thread_json(v->v.thread); break;
+	case K_STACK: out_stack_json(v->v.stack); break;
+	case K_UNKNOWN: REC_OUT_LIT("null"); break;
+	}
+}
+
+static void print_event_text(const fmt_type *f, const rec_event *ev)
+{
+	rec_out_write(f->text_head, f->text_head_len);
+	REC_OUT_LIT("  startTime = ");
+	out_wall(ev->wall_ns);
+	rec_out_char('\n');
+	if (f->flags & REC_EVENT_HAS_DURATION) {
+		REC_OUT_LIT("  duration = ");
+		out_duration(ev->duration_ns);
+		rec_out_char('\n');
+	}
+	if (f->flags & REC_EVENT_HAS_THREAD) {
+		REC_OUT_LIT("  eventThread = ");
+		out_thread_text(ev->thread);
+		rec_out_char('\n');
+	}
+	uint32_t n = ev->value_count < f->nfields ? ev->value_count : f->nfields;
+	for (uint32_t i = 0; i < n; i++) {
+		const fmt_field *ff = &f->fields[i];
+		rec_out_write(ff->text_prefix, ff->text_len);
+		if (ff->kind == K_STACK) {
+			if (ev->values[i].present)
+				out_stack_text(ev->values[i].v.stack);
+			else
+				REC_OUT_LIT("N/A\n");
+			continue;
+		}
+		out_value_text(ff, &ev->values[i], ev);
+		rec_out_char('\n');
+	}
+	if (f->flags & REC_EVENT_HAS_STACK) {
+		REC_OUT_LIT("  stackTrace = ");
+		out_stack_text(ev->stack);
+	}
+	REC_OUT_LIT("}\n\n");
+}
+
+static bool g_json_first = true;
+
+static void print_event_json(const fmt_type *f, const rec_event *ev)
+{
+	if (!g_json_first)
+		REC_OUT_LIT(",\n");
+	g_json_first = false;
+	rec_out_write(f->json_head, f->json_head_len);
+	REC_OUT_LIT("\"startTime\": ");
+	out_iso_quoted(ev->wall_ns);
+	if (f->flags & REC_EVENT_HAS_DURATION) {
+		REC_OUT_LIT(", \"duration\": ");
+		rec_out_i64(ev->duration_ns);
+	}
+	if (f->flags & REC_EVENT_HAS_THREAD) {
+		REC_OUT_LIT(", \"eventThread\": ");
+		out_thread_json(ev->thread);
+	}
+	uint32_t n = ev->value_count < f->nfields ? ev->value_count : f->nfields;
+	for (uint32_t i = 0; i < n; i++) {
+		const fmt_field *ff = &f->fields[i];
+		rec_out_write(ff->json_key, ff->json_len);
+		out_value_json(ff, &ev->values[i], ev);
+	}
+	if (f->flags & REC_EVENT_HAS_STACK) {
+		REC_OUT_LIT(", \"stackTrace\": ");
+		out_stack_json(ev->stack);
+	}
+	REC_OUT_LIT("}}");
+}
+
+/* ---- main loop ---------------------------------------------------------------------- */
+
+/* Print one file's events; returns the exit code contribution. */
+static int print_file(const char *path)
+{
+	rec_reader_options o = REC_READER_OPTIONS_INIT;
+	o.flags = g_opt.unsorted ? 0 : REC_READ_ORDERED;
+	rec_reader *r = NULL;
+	errno = 0;
+	rec_status st = rec_reader_open_path(&r, path, &o);
+	if (st != REC_OK) {
+		rec_out_flush();
+		if (st == REC_ERR_IO && errno)
+			rec_cli_file_error(path, "%s", strerror(errno));
+		else
+			rec_cli_file_error(path, "%s", rec_strerror(st));
+		return REC_EXIT_DATA;
+	}
+	g_gen++;
+	int rc = REC_EXIT_OK;
+	uint64_t last_off = UINT64_MAX;
+	unsigned same = 0;
+	rec_event ev;
+	for (;;) {
+		st = rec_reader_next_event(r, &ev);
+		if (st == REC_OK) {
+			fmt_type *f = fmt_lookup(&ev);
+			if (!f->selected)
+				continue;
+			if (g_opt.json)
+				print_event_json(f, &ev);
+			else
+				print_event_text(f, &ev);
+			continue;
+		}
+		if (st == REC_END)
+			break;
+		const rec_problem *p = rec_reader_problem(r);
+		rec_cli_problem(path, p, st);
+		rc = REC_EXIT_DATA;
+		if (fatal_status(st))
+			break;
+		uint64_t off = p ? p->offset : 0;
+		if (off == last_off && ++same > 16)
+			break; /* the reader does not advance: stop rather than loop */
+		if (off != last_off)
+			same = 0;
+		last_off = off;
+	}
+	rec_reader_close(r);
+	return rc;
+}
+
+int main(int argc, char **argv)
+{
+	rec_cli_init("rec-print");
+	g_opt.stack_depth = 5;
+	int c;
+	while ((c = rec_cli_getopt(argc, argv, "h", long_opts)) != -1) {
+		switch (c) {
+		case OPT_EVENTS: rec_cli_list_add_csv(&g_opt.events, optarg); break;
+		case OPT_CATEGORIES: rec_cli_list_add_csv(&g_opt.cats, optarg); break;
+		case OPT_JSON: g_opt.json = true; break;
+		case OPT_STACK_DEPTH:
+			g_opt.stack_depth = (uint32_t)rec_cli_opt_u64("--stack-depth", optarg, 0,
+								      REC_MAX_STACK_DEPTH);
+			break;
+		case OPT_UNSORTED: g_opt.unsorted = true; break;
+		case 'h': rec_cli_help(usage_text);
+		case OPT_VERSION: rec_cli_version();
+		default: rec_cli_usage_error("unexpected option");
+		}
+	}
+	if (optind >= argc)
+		rec_cli_usage_error("no input file");
+	int stdin_count = 0;
+	bool all_seekable = true;
+	for (int i = optind; i < argc; i++) {
+		struct stat sb;
+		if (strcmp(argv[i], "-") == 0) {
+			if (++stdin_count > 1)
+				rec_cli_usage_error("standard input ('-') given more than once");
+			all_seekable = false;
+		} else if (stat(argv[i], &sb) != 0 || !S_ISREG(sb.st_mode)) {
+			all_seekable = false;
+		}
+	}
+	g_opt.event_hit = rec_cli_xmalloc((g_opt.events.count + 1) * sizeof(bool));
+	g_opt.cat_hit = rec_cli_xmalloc((g_opt.cats.count + 1) * sizeof(bool));
+	memset(g_opt.event_hit, 0, (g_opt.events.count + 1) * sizeof(bool));
+	memset(g_opt.cat_hit, 0, (g_opt.cats.count + 1) * sizeof(bool));
+	if (g_opt.events.count || g_opt.cats.count) {
+		for (int i = optind; i < argc; i++)
+			prescan(argv[i]);
+		if (all_seekable)
+			check_patterns();
+	}
+
+	int rc = REC_EXIT_OK;
+	if (g_opt.json)
+		REC_OUT_LIT("{\"recording\": {\"events\": [\n");
+	for (int i = optind; i < argc; i++) {
+		int frc = print_file(argv[i]);
+		if (frc > rc)
+			rc = frc;
+	}
+	if (g_opt.json) {
+		if (!g_json_first)
+			rec_out_char('\n');
+		REC_OUT_LIT("]}}\n");
+	}
+	if (g_opt.events.count || g_opt.cats.count)
+		check_patterns(); /* for pipes: only now do we know all the names */
+
+	for (size_t i = 0; i < CACHE_SIZE; i++)
+		fmt_free(&g_cache[i]);
+	for (size_t i = 0; i < g_names.n; i++)
+		free(g_names.v[i]);
+	for (size_t i = 0; i < g_cats.n; i++)
+		free(g_cats.v[i]);
+	free(g_names.v);
+	free(g_cats.v);
+	free(g_opt.event_hit);
+	free(g_opt.cat_hit);
+	rec_cli_list_free(&g_opt.events);
+	rec_cli_list_free(&g_opt.cats);
+	return rec_cli_finish(rc);
+}

@@ -1,0 +1,460 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * rec-summary - what is in a recording: files, chunks, time range, runs and
+ * restarts, and a table of event types, from chunk headers and statistics
+ * only (no event is decompressed unless --verify).  Like `jfr summary`.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/cli.h"
+#include "rec/analysis.h"
+#include "rec/rec.h"
+
+static const char usage_text[] =
+	"Usage: rec-summary [OPTIONS] FILE...\n"
+	"Summarize rec recordings: files, format versions, chunks, first and last\n"
+	"event time, events and dropped events, runs (restarts) and, per event type,\n"
+	"the count and encoded size.  Reads chunk headers and statistics only.\n"
+	"FILE may be '-' for standard input.  Several files are summarized together\n"
+	"(a run that spans files counts once).\n"
+	"\n"
+	"Options:\n"
+	"  --json       one JSON object (\"schema\": 1) instead of text\n"
+	"  --verify     also check every chunk completely (checksums, every event,\n"
+	"               statistics against events) and report mismatches\n"
+	"  -h, --help   show this help and exit\n"
+	"  --version    show the library version and exit\n"
+	"\n"
+	"Times are local wall-clock times (set TZ to choose the zone).\n"
+	"Exit status: 0 success, 1 damaged or unreadable input (after printing the\n"
+	"summary of what was readable), 2 usage error.\n";
+
+enum { OPT_JSON = 256, OPT_VERIFY, OPT_VERSION };
+
+static const struct option long_opts[] = {
+	{ "json", no_argument, NULL, OPT_JSON },
+	{ "verify", no_argument, NULL, OPT_VERIFY },
+	{ "help", no_argument, NULL, 'h' },
+	{ "version", no_argument, NULL, OPT_VERSION },
+	{ NULL, 0, NULL, 0 },
+};
+
+static void out_pad(size_t n)
+{
+	while (n--)
+		rec_out_char(' ');
+}
+
+static void out_label(const char *label)
+{
+	/* " Label:" padded to a fixed column, as jfr summary does. */
+	rec_out_char(' ');
+	rec_out_str(label);
+	rec_out_char(':');
+	size_t n = strlen(label) + 2;
+	out_pad(n < 18 ? 18 - n : 1);
+}
+
+static void out_wall(int64_t ns)
+{
+	char b[64];
+	rec_out_write(b, rec_fmt_wall(b, ns));
+}
+
+static void out_duration(int64_t ns)
+{
+	char b[64];
+	rec_out_write(b, rec_fmt_duration(b, ns));
+}
+
+static void out_size(uint64_t bytes)
+{
+	char b[64];
+	if (bytes >= 1024) {
+		rec_out_write(b, rec_fmt_bytes(b, bytes));
+		REC_OUT_LIT(", ");
+		rec_out_u64(bytes);
+		REC_OUT_LIT(" bytes");
+	} else {
+		rec_out_write(b, rec_fmt_bytes(b, bytes));
+	}
+}
+
+static size_t digits(uint64_t v)
+{
+	char b[24];
+	return rec_fmt_u64(b, v);
+}
+
+static void out_run_id(uint64_t id)
+{
+	static const char hx[] = "0123456789abcdef";
+	char b[16];
+	for (int i = 0; i < 16; i++)
+		b[i] = hx[(id >> (60 - 4 * i)) & 15];
+	rec_out_write(b, 16);
+}
+
+static void print_text(const rec_summary_result *res)
+{
+	for (size_t i = 0; i < res->file_count; i++) {
+		const rec_summary_file *f = &res->files[i];
+		out_label("File");
+		rec_out_str(f->path);
+		if (f->size) {
+			REC_OUT_LIT(" (");
+			out_size(f->size);
+			rec_out_char(')');
+		}
+		rec_out_char('\n');
+	}
+	if (res->file_count > 1) {
+		out_label("Total size");
+		out_size(res->total_size);
+		rec_out_char('\n');
+	}
+	out_label(res->version_count > 1 ? "Format versions" : "Format version");
+	if (!res->version_count)
+		REC_OUT_LIT("-");
+	for (size_t i = 0; i < res->version_count; i++) {
+		if (i)
+			REC_OUT_LIT(", ");
+		rec_out_u64(res->versions[i] >> 16);
+		rec_out_char('.');
+		rec_out_u64(res->versions[i] & 0xFFFF);
+	}
+	rec_out_char('\n');
+	out_label("Codec");
+	bool any = false;
+	for (unsigned c = 0; c < 32; c++) {
+		if (res->codecs & (1u << c)) {
+			if (any)
+				REC_OUT_LIT(", ");
+			rec_out_str(rec_codec_name(c));
+			any = true;
+		}
+	}
+	if (!any)
+		REC_OUT_LIT("-");
+	rec_out_char('\n');
+	out_label("Chunks");
+	rec_out_u64(res->chunks);
+	if (res->chunks_damaged || res->bytes_skipped) {
+		REC_OUT_LIT(" (");
+		rec_out_u64(res->chunks_damaged);
+		REC_OUT_LIT(" damaged, ");
+		rec_out_u64(res->bytes_skipped);
+		REC_OUT_LIT(" bytes skipped)");
+	}
+	rec_out_char('\n');
+	if (res->events) {
+		out_label("First event");
+		out_wall(res->first_wall_ns);
+		rec_out_char('\n');
+		out_label("Last event");
+		out_wall(res->last_wall_ns);
+		rec_out_char('\n');
+		out_label("Duration");
+		out_duration(res->last_wall_ns - res->first_wall_ns);
+		rec_out_char('\n');
+	}
+	out_label("Events");
+	rec_out_u64(res->events);
+	rec_out_char('\n');
+	out_label("Dropped events");
+	rec_out_u64(res->dropped);
+	rec_out_char('\n');
+	out_label("Runs");
+	rec_out_u64(res->run_count);
+	if (res->run_count > 1) {
+		REC_OUT_LIT(" (");
+		rec_out_u64(res->restarts);
+		if (res->restarts == 1)
+			REC_OUT_LIT(" restart)");
+		else
+			REC_OUT_LIT(" restarts)");
+	}
+	rec_out_char('\n');
+	for (size_t i = 0; i < res->run_count; i++) {
+		const rec_summary_run *r = &res->runs[i];
+		REC_OUT_LIT("   run ");
+		out_run_id(r->run_id);
+		REC_OUT_LIT("  pid ");
+		rec_out_u64(r->pid);
+		if (r->events) {
+			REC_OUT_LIT("  start ");
+			out_wall(r->first_wall_ns);
+			REC_OUT_LIT("  duration ");
+			out_duration(r->last_wall_ns - r->first_wall_ns);
+		}
+		REC_OUT_LIT("  chunks ");
+		rec_out_u64(r->chunks);
+		REC_OUT_LIT("  events ");
+		rec_out_u64(r->events);
+		if (r->dropped) {
+			REC_OUT_LIT("  dropped ");
+			rec_out_u64(r->dropped);
+		}
+		REC_OUT_LIT("  ");
+		rec_out_str(rec_run_end_name(r->ended));
+		rec_out_char('\n');
+	}
+
+	/* Event type table, like jfr summary. */
+	static const char h_name[] = "Event Type", h_count[] = "Count", h_size[] = "Size (bytes)";
+	size_t wn = sizeof h_name - 1, wc = sizeof h_count - 1, ws = sizeof h_size - 1;
+	for (size_t i = 0; i < res->type_count; i++) {
+		const rec_summary_type *t = &res->types[i];
+		size_t n = strlen(t->name);
+		if (n > wn)
+			wn = n;
+		if (digits(t->count) > wc)
+			wc = digits(t->count);
+		if (digits(t->bytes) > ws)
+			ws = digits(t->bytes);
+	}
+	rec_out_char('\n');
+	rec_out_char(' ');
+	rec_out_str(h_name);
+	out_pad(wn - (sizeof h_name - 1) + 2 + wc - (sizeof h_count - 1));
+	rec_out_str(h_count);
+	out_pad(2 + ws - (sizeof h_size - 1));
+	rec_out_str(h_size);
+	rec_out_char('\n');
+	for (size_t i = 0; i < 1 + wn + 2 + wc + 2 + ws; i++)
+		rec_out_char('=');
+	rec_out_char('\n');
+	for (size_t i = 0; i < res->type_count; i++) {
+		const rec_summary_type *t = &res->types[i];
+		rec_out_char(' ');
+		rec_out_str(t->name);
+		out_pad(wn - strlen(t->name) + 2 + wc - digits(t->count));
+		rec_out_u64(t->count);
+		out_pad(2 + ws - digits(t->bytes));
+		rec_out_u64(t->bytes);
+		rec_out_char('\n');
+	}
+}
+
+static void json_time(rec_json *j, const char *key, int64_t ns)
+{
+	char b[64];
+	rec_fmt_iso(b, ns);
+	rec_json_key(j, key);
+	rec_json_str(j, b);
+}
+
+static void print_json(const rec_summary_result *res)
+{
+	rec_json j;
+	memset(&j, 0, sizeof j);
+	rec_json_begin_object(&j, false);
+	rec_json_key(&j, "schema");
+	rec_json_u64(&j, 1);
+	rec_json_key(&j, "files");
+	rec_json_begin_array(&j, false);
+	for (size_t i = 0; i < res->file_count; i++) {
+		const rec_summary_file *f = &res->files[i];
+		rec_json_begin_object(&j, true);
+		rec_json_key(&j, "path");
+		rec_json_str(&j, f->path);
+		rec_json_key(&j, "size");
+		rec_json_u64(&j, f->size);
+		rec_json_key(&j, "chunks");
+		rec_json_u64(&j, f->chunks);
+		rec_json_key(&j, "chunks_damaged");
+		rec_json_u64(&j, f->chunks_damaged);
+		rec_json_key(&j, "bytes_skipped");
+		rec_json_u64(&j, f->bytes_skipped);
+		rec_json_end_object(&j);
+	}
+	rec_json_end_array(&j);
+	rec_json_key(&j, "total_size");
+	rec_json_u64(&j, res->total_size);
+	rec_json_key(&j, "versions");
+	rec_json_begin_array(&j, true);
+	for (size_t i = 0; i < res->version_count; i++) {
+		char b[32];
+		snprintf(b, sizeof b, "%u.%u", (unsigned)(res->versions[i] >> 16),
+			 (unsigned)(res->versions[i] & 0xFFFF));
+		rec_json_str(&j, b);
+	}
+	rec_json_end_array(&j);
+	rec_json_key(&j, "codecs");
+	rec_json_begin_array(&j, true);
+	for (unsigned c = 0; c < 32; c++)
+		if (res->codecs & (1u << c))
+			rec_json_str(&j, rec_codec_name(c));
+	rec_json_end_array(&j);
+	rec_json_key(&j, "chunks");
+	rec_json_u64(&j, res->chunks);
+	rec_json_key(&j, "chunks_damaged");
+	rec_json_u64(&j, res->chunks_damaged);
+	rec_json_key(&j, "bytes_skipped");
+	rec_json_u64(&j, res->bytes_skipped);
+	if (res->events) {
+		json_time(&j, "first_event", res->first_wall_ns);
+		json_time(&j, "last_event", res->last_wall_ns);
+		rec_json_key(&j, "first_event_ns");
+		rec_json_i64(&j, res->first_wall_ns);
+		rec_json_key(&j, "last_event_ns");
+		rec_json_i64(&j, res->last_wall_ns);
+		rec_json_key(&j, "duration_ns");
+		rec_json_i64(&j, res->last_wall_ns - res->first_wall_ns);
+	} else {
+		rec_json_key(&j, "first_event");
+		rec_json_null(&j);
+		rec_json_key(&j, "last_event");
+		rec_json_null(&j);
+	}
+	rec_json_key(&j, "events");
+	rec_json_u64(&j, res->events);
+	rec_json_key(&j, "dropped");
+	rec_json_u64(&j, res->dropped);
+	rec_json_key(&j, "runs");
+	rec_json_begin_array(&j, false);
+	for (size_t i = 0; i < res->run_count; i++) {
+		const rec_summary_run *r = &res->runs[i];
+		char id[24];
+		snprintf(id, sizeof id, "%016" PRIx64, r->run_id);
+		rec_json_begin_object(&j, true);
+		rec_json_key(&j, "run_id");
+		rec_json_str(&j, id);
+		rec_json_key(&j, "pid");
+		rec_json_u64(&j, r->pid);
+		json_time(&j, "process_start", r->process_start_ns);
+		if (r->events) {
+			json_time(&j, "first_event", r->first_wall_ns);
+			json_time(&j, "last_event", r->last_wall_ns);
+			rec_json_key(&j, "duration_ns");
+			rec_json_i64(&j, r->last_wall_ns - r->first_wall_ns);
+		}
+		rec_json_key(&j, "chunks");
+		rec_json_u64(&j, r->chunks);
+		rec_json_key(&j, "events");
+		rec_json_u64(&j, r->events);
+		rec_json_key(&j, "dropped");
+		rec_json_u64(&j, r->dropped);
+		rec_json_key(&j, "ended");
+		rec_json_str(&j, rec_run_end_name(r->ended));
+		rec_json_key(&j, "file");
+		rec_json_str(&j, r->file);
+		rec_json_end_object(&j);
+	}
+	rec_json_end_array(&j);
+	rec_json_key(&j, "restarts");
+	rec_json_u64(&j, res->restarts);
+	rec_json_key(&j, "types");
+	rec_json_begin_array(&j, false);
+	for (size_t i = 0; i < res->type_count; i++) {
+		const rec_summary_type *t = &res->types[i];
+		rec_json_begin_object(&j, true);
+		rec_json_key(&j, "name");
+		rec_json_str(&j, t->name);
+		rec_json_key(&j, "label");
+		rec_json_str(&j, t->label);
+		rec_json_key(&j, "category");
+		rec_json_str(&j, t->category);
+		rec_json_key(&j, "count");
+		rec_json_u64(&j, t->count);
+		rec_json_key(&j, "bytes");
+		rec_json_u64(&j, t->bytes);
+		rec_json_end_object(&j);
+	}
+	rec_json_end_array(&j);
+	rec_json_key(&j, "problems");
+	rec_json_begin_array(&j, false);
+	for (size_t i = 0; i < res->problem_count; i++) {
+		const rec_summary_problem *p = &res->problems[i];
+		rec_json_begin_object(&j, true);
+		rec_json_key(&j, "file");
+		rec_json_str(&j, p->file);
+		rec_json_key(&j, "chunk");
+		if (p->chunk >= 0)
+			rec_json_i64(&j, p->chunk);
+		else
+			rec_json_null(&j);
+		rec_json_key(&j, "offset");
+		rec_json_u64(&j, p->offset);
+		rec_json_key(&j, "status");
+		rec_json_str(&j, rec_strerror(p->status));
+		rec_json_key(&j, "message");
+		rec_json_str(&j, p->message);
+		rec_json_end_object(&j);
+	}
+	rec_json_end_array(&j);
+	rec_json_end_object(&j);
+	rec_json_end(&j);
+}
+
+int main(int argc, char **argv)
+{
+	rec_cli_init("rec-summary");
+	bool json = false;
+	uint32_t flags = 0;
+	int c;
+	while ((c = rec_cli_getopt(argc, argv, "h", long_opts)) != -1) {
+		switch (c) {
+		case OPT_JSON: json = true; break;
+		case OPT_VERIFY: flags |= REC_SUMMARY_VERIFY; break;
+		case 'h': rec_cli_help(usage_text);
+		case OPT_VERSION: rec_cli_version();
+		default: rec_cli_usage_error("unexpected option");
+		}
+	}
+	if (optind >= argc)
+		rec_cli_usage_error("no input file");
+	int stdin_count = 0;
+	for (int i = optind; i < argc; i++)
+		if (strcmp(argv[i], "-") == 0 && ++stdin_count > 1)
+			rec_cli_usage_error("standard input ('-') given more than once");
+
+	rec_summary *s = NULL;
+	if (rec_summary_open(&s) != REC_OK) {
+		rec_cli_error("out of memory");
+		return rec_cli_finish(REC_EXIT_DATA);
+	}
+	int rc = REC_EXIT_OK;
+	for (int i = optind; i < argc; i++) {
+		const char *path = argv[i];
+		rec_reader_options o = REC_READER_OPTIONS_INIT;
+		if (flags & REC_SUMMARY_VERIFY)
+			o.flags |= REC_READ_VERIFY;
+		rec_reader *r = NULL;
+		errno = 0;
+		rec_status st = rec_reader_open_path(&r, path, &o);
+		if (st != REC_OK) {
+			if (st == REC_ERR_IO && errno)
+				rec_cli_file_error(path, "%s", strerror(errno));
+			else
+				rec_cli_file_error(path, "%s", rec_strerror(st));
+			rc = REC_EXIT_DATA;
+			continue;
+		}
+		st = rec_summary_add_reader(s, r, path, flags);
+		rec_reader_close(r);
+		if (st != REC_OK) {
+			rec_cli_file_error(path, "%s", rec_summary_errmsg(s));
+			rc = REC_EXIT_DATA;
+		}
+	}
+	const rec_summary_result *res = rec_summary_get(s);
+	if (json)
+		print_json(res);
+	else
+		print_text(res);
+	/* Problems after the summary: stdout first, so both read in order on a tty. */
+	rec_out_flush();
+	fflush(stdout);
+	for (size_t i = 0; i < res->problem_count; i++) {
+		const rec_summary_problem *p = &res->problems[i];
+		rec_problem pr = { p->status, p->offset, p->chunk, p->message };
+		rec_cli_problem(p->file, &pr, p->status);
+		rc = REC_EXIT_DATA;
+	}
+	rec_summary_close(s);
+	return rec_cli_finish(rc);
+}
