@@ -357,6 +357,7 @@ REC_API struct rec_tbuf_ *rec_emit_thread_slow_(rec_event_type *t, int in_signal
 REC_API bool rec_emit_reserve_slow_(struct rec_tbuf_ *b, rec_event_type *t, uint32_t need);
 REC_API void rec_emit_kick_(struct rec_tbuf_ *b);
 REC_API uint64_t rec_emit_capture_stack_(struct rec_tbuf_ *b, rec_event_type *t, int in_signal);
+REC_API uint64_t rec_emit_intern_pcs_(struct rec_tbuf_ *b, const uintptr_t *pcs, size_t n, int truncated);
 REC_API uint64_t rec_emit_intern_dyn_(struct rec_tbuf_ *b, const char *s, size_t len);
 /* ---- end of private part ----------------------------------------------- */
 
@@ -400,7 +401,8 @@ static inline uint8_t *rec_emit_varint_(uint8_t *p, uint64_t v)
 /* Common begin: ticks/duration given.  in_signal: never take a slow path
  * that locks or allocates. */
 static inline bool rec_emit_begin_full_(rec_emit *e, rec_event_type *t, uint64_t ticks,
-					uint64_t duration, int in_signal)
+					uint64_t duration, int in_signal, const uintptr_t *pcs,
+					size_t npcs, int truncated)
 {
 	struct rec_tbuf_ *b = rec_tls_tbuf_;
 	if (REC_UNLIKELY_(b == NULL || b->gen != t->gen)) {
@@ -408,6 +410,7 @@ static inline bool rec_emit_begin_full_(rec_emit *e, rec_event_type *t, uint64_t
 		if (b == NULL)
 			return false;
 	}
+	const uint64_t gen = b->gen;
 	if (REC_UNLIKELY_(b->busy)) {
 		__atomic_store_n(&b->dropped_nested, b->dropped_nested + 1, __ATOMIC_RELAXED);
 		return false;
@@ -415,7 +418,8 @@ static inline bool rec_emit_begin_full_(rec_emit *e, rec_event_type *t, uint64_t
 	b->busy = 1;
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	/* Re-check after announcing: close() disables, then waits for busy == 0. */
-	if (REC_UNLIKELY_(!__atomic_load_n(&t->enabled, __ATOMIC_ACQUIRE))) {
+	if (REC_UNLIKELY_(!__atomic_load_n(&t->enabled, __ATOMIC_ACQUIRE) ||
+			  __atomic_load_n(&t->gen, __ATOMIC_RELAXED) != gen)) {
 		__atomic_signal_fence(__ATOMIC_SEQ_CST);
 		b->busy = 0;
 		return false;
@@ -438,8 +442,14 @@ static inline bool rec_emit_begin_full_(rec_emit *e, rec_event_type *t, uint64_t
 		memcpy(p, &b->thread_enc, 8);
 		p += b->thread_len;
 	}
-	if (fl & REC_EVENT_HAS_STACK)
-		p = rec_emit_varint_(p, t->stack ? rec_emit_capture_stack_(b, t, in_signal) : 0);
+	if (fl & REC_EVENT_HAS_STACK) {
+		uint64_t sid = 0;
+		if (pcs)
+			sid = rec_emit_intern_pcs_(b, pcs, npcs, truncated);
+		else if (t->stack)
+			sid = rec_emit_capture_stack_(b, t, in_signal);
+		p = rec_emit_varint_(p, sid);
+	}
 	e->p = p;
 	e->rec = rec;
 	e->b = b;
@@ -453,7 +463,7 @@ static inline bool rec_emit_begin(rec_emit *e, rec_event_type *t)
 {
 	if (REC_LIKELY_(!__atomic_load_n(&t->enabled, __ATOMIC_RELAXED)))
 		return false;
-	return rec_emit_begin_full_(e, t, rec_type_ticks(t), 0, 0);
+	return rec_emit_begin_full_(e, t, rec_type_ticks(t), 0, 0, NULL, 0, 0);
 }
 
 /*! rec_emit_begin_at() : start an event that began at start_ticks and ended
@@ -467,7 +477,7 @@ static inline bool rec_emit_begin_at(rec_emit *e, rec_event_type *t, uint64_t st
 	uint64_t d = end_ticks > start_ticks ? end_ticks - start_ticks : 0;
 	if ((t->flags & REC_EVENT_HAS_DURATION) && d < t->threshold_ticks)
 		return false;
-	return rec_emit_begin_full_(e, t, start_ticks, d, 0);
+	return rec_emit_begin_full_(e, t, start_ticks, d, 0, NULL, 0, 0);
 }
 
 /*! rec_emit_begin_signal() : as rec_emit_begin_at() (end_ticks 0 = instant
@@ -483,7 +493,23 @@ static inline bool rec_emit_begin_signal(rec_emit *e, rec_event_type *t, uint64_
 	uint64_t d = end_ticks > start_ticks ? end_ticks - start_ticks : 0;
 	if ((t->flags & REC_EVENT_HAS_DURATION) && d < t->threshold_ticks)
 		return false;
-	return rec_emit_begin_full_(e, t, start_ticks, d, 1);
+	return rec_emit_begin_full_(e, t, start_ticks, d, 1, NULL, 0, 0);
+}
+
+/*! rec_emit_begin_signal_pcs() : as rec_emit_begin_signal(), with the stack
+ *  given as captured entries (e.g. rec_stack_capture_ucontext() in a SIGPROF
+ *  handler; leaf first, at most 128 used) instead of captured here.  The
+ *  stack is interned without locks.  For a type with REC_EVENT_HAS_STACK. */
+static inline bool rec_emit_begin_signal_pcs(rec_emit *e, rec_event_type *t, uint64_t start_ticks,
+					     uint64_t end_ticks, const uintptr_t *pcs, size_t npcs,
+					     int truncated)
+{
+	if (REC_LIKELY_(!__atomic_load_n(&t->enabled, __ATOMIC_RELAXED)))
+		return false;
+	uint64_t d = end_ticks > start_ticks ? end_ticks - start_ticks : 0;
+	if ((t->flags & REC_EVENT_HAS_DURATION) && d < t->threshold_ticks)
+		return false;
+	return rec_emit_begin_full_(e, t, start_ticks, d, 1, pcs, npcs, truncated);
 }
 
 static inline void rec_emit_u64(rec_emit *e, uint64_t v) { e->p = rec_emit_varint_(e->p, v); }
@@ -546,10 +572,10 @@ static inline void rec_emit_commit(rec_emit *e)
 	e->rec[1] = (uint8_t)(len >> 8);
 	b->head += 2 + len;
 	__atomic_store_n(&b->pub_head, b->head, __ATOMIC_RELEASE);
-	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	b->busy = 0;
 	if (REC_UNLIKELY_(b->head >= b->kick_at))
 		rec_emit_kick_(b);
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	b->busy = 0;
 }
 
 /*! rec_emit_cancel() : abandon a begun event (nothing is recorded). */

@@ -1,0 +1,178 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * clock.c - the recorder's tick source: the TSC when it is invariant
+ * (cpuid 0x80000007 EDX bit 8, and /proc/cpuinfo lists constant_tsc and
+ * nonstop_tsc), calibrated against CLOCK_MONOTONIC; CLOCK_MONOTONIC
+ * nanoseconds (frequency 1e9) otherwise.  REC_CLOCK=mono in the environment
+ * forces the fallback (for measurements and tests).
+ */
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#if defined(__x86_64__) || defined(__i386__)
+#include <cpuid.h>
+#endif
+
+#include "record/recorder_internal.h"
+
+static pthread_mutex_t g_clock_lock = PTHREAD_MUTEX_INITIALIZER;
+static int g_clock_done;
+static rec_clock_info g_clock;
+static uint64_t g_cal_tsc0, g_cal_mono0; /* first calibration point */
+
+uint64_t rec_clock_mono_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+int64_t rec_clock_wall_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+uint64_t rec_clock_tsc(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	uint32_t lo, hi;
+	__asm__ __volatile__("rdtsc" : "=a"(lo), "=d"(hi));
+	return ((uint64_t)hi << 32) | lo;
+#else
+	return rec_clock_mono_ns();
+#endif
+}
+
+static bool tsc_invariant(const char **why)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	unsigned a, b, c, d;
+	const char *env = getenv("REC_CLOCK");
+	if (env && strcmp(env, "mono") == 0) {
+		*why = "REC_CLOCK=mono";
+		return false;
+	}
+	if (!__get_cpuid(0x80000000u, &a, &b, &c, &d) || a < 0x80000007u) {
+		*why = "cpuid has no leaf 0x80000007";
+		return false;
+	}
+	__get_cpuid(0x80000007u, &a, &b, &c, &d);
+	if (!(d & (1u << 8))) {
+		*why = "cpuid: TSC not invariant";
+		return false;
+	}
+	FILE *f = fopen("/proc/cpuinfo", "r");
+	if (!f) {
+		*why = "cannot read /proc/cpuinfo";
+		return false;
+	}
+	char line[4096];
+	bool constant = false, nonstop = false, seen_flags = false;
+	while (fgets(line, sizeof line, f)) {
+		if (strncmp(line, "flags", 5) != 0)
+			continue;
+		seen_flags = true;
+		constant = strstr(line, " constant_tsc") != NULL;
+		nonstop = strstr(line, " nonstop_tsc") != NULL;
+		break; /* the first CPU is representative */
+	}
+	fclose(f);
+	if (!seen_flags || !constant || !nonstop) {
+		*why = "/proc/cpuinfo lacks constant_tsc/nonstop_tsc";
+		return false;
+	}
+	*why = "invariant TSC";
+	return true;
+#else
+	*why = "not x86";
+	return false;
+#endif
+}
+
+/* A (tsc, mono) pair read as close together as possible: the tightest of a
+ * few tries. */
+static void pair_read(uint64_t *tsc, uint64_t *mono)
+{
+	uint64_t best = UINT64_MAX;
+	for (int i = 0; i < 5; i++) {
+		uint64_t t0 = rec_clock_tsc();
+		uint64_t m = rec_clock_mono_ns();
+		uint64_t t1 = rec_clock_tsc();
+		if (t1 - t0 < best) {
+			best = t1 - t0;
+			*tsc = t0 + (t1 - t0) / 2;
+			*mono = m;
+		}
+	}
+}
+
+static uint64_t freq_from(uint64_t tsc0, uint64_t mono0, uint64_t tsc1, uint64_t mono1)
+{
+	if (mono1 <= mono0 || tsc1 <= tsc0)
+		return 0;
+	return (uint64_t)((unsigned __int128)(tsc1 - tsc0) * 1000000000u / (mono1 - mono0));
+}
+
+void rec_clock_get(rec_clock_info *out)
+{
+	pthread_mutex_lock(&g_clock_lock);
+	if (!g_clock_done) {
+		const char *why;
+		g_clock.kind = REC_CLOCK_MONO;
+		g_clock.frequency = 1000000000u;
+		if (tsc_invariant(&why)) {
+			uint64_t t1, m1;
+			pair_read(&g_cal_tsc0, &g_cal_mono0);
+			struct timespec ts = { 0, 20 * 1000 * 1000 };
+			nanosleep(&ts, NULL);
+			pair_read(&t1, &m1);
+			uint64_t f = freq_from(g_cal_tsc0, g_cal_mono0, t1, m1);
+			if (f >= 1000000u) {
+				g_clock.kind = REC_CLOCK_TSC;
+				g_clock.frequency = f;
+			} else {
+				why = "TSC calibration failed";
+			}
+		}
+		g_clock.why = why;
+		g_clock_done = 1;
+	} else if (g_clock.kind == REC_CLOCK_TSC) {
+		/* Refine over the longer baseline since the first calibration. */
+		uint64_t t1, m1;
+		pair_read(&t1, &m1);
+		if (m1 - g_cal_mono0 > 100u * 1000 * 1000) {
+			uint64_t f = freq_from(g_cal_tsc0, g_cal_mono0, t1, m1);
+			if (f >= 1000000u)
+				g_clock.frequency = f;
+		}
+	}
+	*out = g_clock;
+	pthread_mutex_unlock(&g_clock_lock);
+}
+
+void rec_clock_anchor(int kind, int64_t *wall_ns, uint64_t *ticks)
+{
+	if (kind == REC_CLOCK_TSC) {
+		uint64_t best = UINT64_MAX;
+		for (int i = 0; i < 5; i++) {
+			uint64_t t0 = rec_clock_tsc();
+			int64_t w = rec_clock_wall_ns();
+			uint64_t t1 = rec_clock_tsc();
+			if (t1 - t0 < best) {
+				best = t1 - t0;
+				*ticks = t0 + (t1 - t0) / 2;
+				*wall_ns = w;
+			}
+		}
+	} else {
+		uint64_t m0 = rec_clock_mono_ns();
+		int64_t w = rec_clock_wall_ns();
+		uint64_t m1 = rec_clock_mono_ns();
+		*ticks = m0 + (m1 - m0) / 2;
+		*wall_ns = w;
+	}
+}

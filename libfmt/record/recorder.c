@@ -1,0 +1,1881 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * recorder.c - the recorder core: open/close, the default recorder, event
+ * types and their settings, thread registration (TLS buffers, rec.ThreadStart
+ * / rec.ThreadEnd), string and stack interning, the background thread that
+ * drains the thread buffers into the chunk writer, flight-recorder mode and
+ * fork handling.
+ *
+ * Close protocol (why a late emit never touches freed memory and every
+ * accepted event is accounted for):
+ *   1. close() removes r from the open list (no new thread registers), sets
+ *      every type's `enabled` to 0;
+ *   2. membarrier(PRIVATE_EXPEDITED) (an asymmetric fence: the emitter does
+ *      `busy = 1; compiler barrier; load enabled`), then waits until no
+ *      thread buffer of r has busy set: after this, every emit either saw
+ *      enabled == 0 (returned false) or has committed;
+ *   3. the background thread drains everything, writes rec.Dropped, closes
+ *      the writer (FINAL chunk) and exits;
+ *   4. each thread buffer still owned by a live thread is handed to that
+ *      thread (DETACHED: it frees it on its next slow path or at exit); type
+ *      handles are kept (disabled) until process exit.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/futex.h>
+#include <linux/membarrier.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/random.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "record/recorder_internal.h"
+#include "record/stack_internal.h"
+
+REC_API __thread struct rec_tbuf_ *rec_tls_tbuf_ __attribute__((tls_model("initial-exec")));
+static __thread rec_tbuf_full *t_list __attribute__((tls_model("initial-exec")));
+
+static pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER;
+static rec_recorder *g_open;
+static rec_recorder *g_default;
+static uint64_t g_gen;
+static rec_type_entry *g_declared;
+static rec_type_entry *g_retired;
+#define MAX_LISTENERS 16
+typedef struct listener {
+	rec_default_listener fn;
+	void *opaque;
+} listener;
+static listener g_listeners[MAX_LISTENERS];
+static size_t g_nlisteners;
+static pthread_once_t g_once = PTHREAD_ONCE_INIT;
+static pthread_key_t g_key;
+static int g_key_ok;
+static int g_membarrier_ok;
+static volatile sig_atomic_t g_dump_pending;
+static rec_recorder *g_sig_owner;
+static struct sigaction g_old_sa;
+static int g_old_sig;
+
+#define REQ_FLUSH 0x1u
+#define REQ_DUMP 0x2u
+#define REQ_PERIODIC 0x4u
+
+#define DEFAULT_FLUSH_MS 1000u
+#define DEFAULT_MEMORY (32ull << 20)
+#define DEFAULT_BUFFER (256u << 10)
+#define MIN_BUFFER (16u << 10)
+#define DEFAULT_MAX_SIZE (64ull << 20)
+#define STACK_SLOTS (1u << 16)
+#define STACK_ARENA (1u << 20) /* pcs (8 MiB, touched lazily) */
+
+/* ---- small helpers ------------------------------------------------------- */
+uint64_t rec_hash_bytes(const void *p, size_t len)
+{
+	const uint8_t *s = p;
+	uint64_t h = 1469598103934665603ull;
+	for (size_t i = 0; i < len; i++) {
+		h ^= s[i];
+		h *= 1099511628211ull;
+	}
+	return h ? h : 1;
+}
+
+static uint64_t hash_pcs(const uintptr_t *pcs, size_t n, uint32_t flags)
+{
+	uint64_t h = 0x9E3779B97F4A7C15ull ^ (n * 0xff51afd7ed558ccdull) ^ flags;
+	for (size_t i = 0; i < n; i++) {
+		h ^= (uint64_t)pcs[i];
+		h *= 0xc4ceb9fe1a85ec53ull;
+		h ^= h >> 29;
+	}
+	return h ? h : 1;
+}
+
+static void report(rec_recorder *r, rec_status st, const char *msg)
+{
+	unsigned bit = (unsigned)(-(int)st) & 63u;
+	if (st == REC_OK)
+		return;
+	if (r->first_error == REC_OK)
+		r->first_error = st;
+	if (r->reported_errors & (1ull << bit))
+		return;
+	r->reported_errors |= 1ull << bit;
+	if (r->on_error)
+		r->on_error(r->error_opaque, st, msg);
+}
+
+static uint64_t now_ticks(rec_recorder *r)
+{
+	if (r->clock_kind == REC_CLOCK_CALLBACK)
+		return r->clock(r->clock_opaque);
+	if (r->clock_kind == REC_CLOCK_TSC)
+		return rec_clock_tsc();
+	return rec_clock_mono_ns();
+}
+
+uint64_t rec_ticks_slow_(const rec_event_type *t)
+{
+	if (t->clock_kind == REC_CLOCK_CALLBACK)
+		return t->clock(t->clock_opaque);
+	if (t->clock_kind == REC_CLOCK_TSC)
+		return rec_clock_tsc();
+	return rec_clock_mono_ns();
+}
+
+static uint64_t ns_to_ticks(uint64_t ns, uint64_t freq)
+{
+	return (uint64_t)((unsigned __int128)ns * freq / 1000000000u);
+}
+
+static size_t varint_enc8(uint64_t v, uint64_t *enc)
+{
+	uint8_t b[REC_VARINT_MAX] = { 0 };
+	size_t n = rec_varint_put(b, v);
+	memcpy(enc, b, 8);
+	return n;
+}
+
+static void futex_wait(uint32_t *word, uint32_t val, uint64_t timeout_ns)
+{
+	struct timespec ts = { (time_t)(timeout_ns / 1000000000u), (long)(timeout_ns % 1000000000u) };
+	syscall(SYS_futex, word, FUTEX_WAIT_PRIVATE, val, &ts, NULL, 0);
+}
+
+static void futex_wake(uint32_t *word)
+{
+	syscall(SYS_futex, word, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
+}
+
+static void wake_bg(rec_recorder *r)
+{
+	if (__atomic_exchange_n(&r->wake, 1u, __ATOMIC_ACQ_REL) == 0)
+		futex_wake(&r->wake);
+}
+
+/* A full memory barrier on every thread of the process that runs now. */
+static void process_barrier(void)
+{
+	if (g_membarrier_ok &&
+	    syscall(SYS_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0, 0) == 0)
+		return;
+	/* Fallback: changing a page's protection interrupts (IPI) every CPU
+	 * that runs a thread of this process, which serializes them. */
+	long pg = sysconf(_SC_PAGESIZE);
+	void *p = mmap(NULL, (size_t)pg, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (p != MAP_FAILED) {
+		*(volatile char *)p = 1;
+		mprotect(p, (size_t)pg, PROT_READ);
+		munmap(p, (size_t)pg);
+	}
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+}
+
+/* ---- built-in types ---------------------------------------------------------- */
+static const rec_field thread_fields[] = {
+	{ "osThreadId", "OS Thread Id", "Linux thread id (gettid)", REC_TYPE_U64, REC_UNIT_NONE },
+	{ "name", "Name", "pthread name at registration", REC_TYPE_STRING, REC_UNIT_NONE },
+};
+static const rec_type def_thread_start = {
+	REC_TYPE_ID_THREAD_START, REC_EVENT_HAS_THREAD, "rec.ThreadStart", "Thread Start",
+	"A thread started recording", "rec/Threads", 2, thread_fields
+};
+static const rec_type def_thread_end = {
+	REC_TYPE_ID_THREAD_END, REC_EVENT_HAS_THREAD, "rec.ThreadEnd", "Thread End",
+	"A recorded thread exited", "rec/Threads", 2, thread_fields
+};
+static const rec_field dropped_fields[] = {
+	{ "count", "Count", "events lost", REC_TYPE_U64, REC_UNIT_COUNT },
+	{ "thread", "Thread", "thread whose events were lost", REC_TYPE_THREAD, REC_UNIT_NONE },
+	{ "reason", "Reason", "0 buffer full, 1 no buffer, 2 nested emit, 3 rejected",
+	  REC_TYPE_U8, REC_UNIT_NONE },
+};
+static const rec_type def_dropped = {
+	REC_TYPE_ID_DROPPED, 0, "rec.Dropped", "Dropped Events",
+	"Events the recorder lost, by thread and reason", "rec", 3, dropped_fields
+};
+
+/* ---- settings (events list) --------------------------------------------------- */
+static void settings_free(rec_recorder *r)
+{
+	for (size_t i = 0; i < r->nsettings; i++)
+		free(r->settings[i].pattern);
+	free(r->settings);
+	r->settings = NULL;
+	r->nsettings = 0;
+}
+
+static bool parse_onoff(const char *v, size_t n, int *out)
+{
+	if ((n == 2 && memcmp(v, "on", 2) == 0) || (n == 4 && memcmp(v, "true", 4) == 0) ||
+	    (n == 1 && v[0] == '1')) {
+		*out = 1;
+		return true;
+	}
+	if ((n == 3 && memcmp(v, "off", 3) == 0) || (n == 5 && memcmp(v, "false", 5) == 0) ||
+	    (n == 1 && v[0] == '0')) {
+		*out = 0;
+		return true;
+	}
+	return false;
+}
+
+static rec_status settings_parse(rec_recorder *r, const char *text)
+{
+	const char *p = text;
+	while (p && *p) {
+		const char *end = strchr(p, ',');
+		size_t n = end ? (size_t)(end - p) : strlen(p);
+		while (n && (*p == ' ' || *p == '\t')) {
+			p++;
+			n--;
+		}
+		if (n) {
+			rec_setting s = { NULL, 0, false, false, -1, -1, -1 };
+			const char *q = p, *qe = p + n;
+			const char *c = memchr(q, ':', n);
+			size_t plen = c ? (size_t)(c - q) : n;
+			if (*q == '-') {
+				s.neg = true;
+				q++;
+				plen--;
+			}
+			if (plen && q[plen - 1] == '*') {
+				s.prefix = true;
+				plen--;
+			}
+			s.pattern = strndup(q, plen);
+			s.plen = plen;
+			if (!s.pattern)
+				return REC_ERR_NOMEM;
+			while (c && c < qe) {
+				const char *opt = c + 1;
+				const char *oe = memchr(opt, ':', (size_t)(qe - opt));
+				if (!oe)
+					oe = qe;
+				const char *eq = memchr(opt, '=', (size_t)(oe - opt));
+				bool ok = eq != NULL;
+				if (ok) {
+					size_t kl = (size_t)(eq - opt), vl = (size_t)(oe - eq - 1);
+					if (kl == 9 && memcmp(opt, "threshold", 9) == 0) {
+						s.threshold = rec_parse_duration_ns(eq + 1, vl);
+						ok = s.threshold >= 0;
+					} else if (kl == 5 && memcmp(opt, "stack", 5) == 0) {
+						ok = parse_onoff(eq + 1, vl, &s.stack);
+					} else if (kl == 7 && memcmp(opt, "enabled", 7) == 0) {
+						ok = parse_onoff(eq + 1, vl, &s.enabled);
+					} else {
+						ok = false;
+					}
+				}
+				if (!ok) {
+					free(s.pattern);
+					return REC_ERR_INVALID_ARG;
+				}
+				c = oe < qe ? oe : NULL;
+			}
+			rec_setting *ns = realloc(r->settings, (r->nsettings + 1) * sizeof *ns);
+			if (!ns) {
+				free(s.pattern);
+				return REC_ERR_NOMEM;
+			}
+			r->settings = ns;
+			r->settings[r->nsettings++] = s;
+			if (!s.neg && s.enabled != 0)
+				r->settings_enable_list = true;
+		}
+		p = end ? end + 1 : NULL;
+	}
+	return REC_OK;
+}
+
+/* Effective settings of a type named name. */
+static void settings_apply(const rec_recorder *r, const char *name, uint32_t decl_flags,
+			   uint64_t *threshold_ns, int *enabled, int *stack)
+{
+	*enabled = !(decl_flags & REC_TYPE_OFF) && !r->settings_enable_list;
+	*stack = (decl_flags & REC_TYPE_STACK) != 0;
+	size_t nl = strlen(name);
+	for (size_t i = 0; i < r->nsettings; i++) {
+		const rec_setting *s = &r->settings[i];
+		bool match = s->prefix ? (nl >= s->plen && memcmp(name, s->pattern, s->plen) == 0)
+				       : (nl == s->plen && memcmp(name, s->pattern, nl) == 0);
+		if (!match)
+			continue;
+		if (s->neg) {
+			*enabled = 0;
+			continue;
+		}
+		*enabled = s->enabled >= 0 ? s->enabled : 1;
+		if (s->stack >= 0)
+			*stack = s->stack;
+		if (s->threshold >= 0)
+			*threshold_ns = (uint64_t)s->threshold;
+	}
+}
+
+/* ---- types ---------------------------------------------------------------------- */
+static bool type_max_size(const rec_type *def, uint32_t *out)
+{
+	uint64_t m = 2 + 8 + 10 + 10 + 10 + 10 + 8;
+	for (uint32_t i = 0; i < def->field_count; i++) {
+		switch (REC_WIRE_OF(def->fields[i].type)) {
+		case REC_WIRE_UVARINT:
+		case REC_WIRE_SVARINT: m += 10; break;
+		case REC_WIRE_FIXED32: m += 4; break;
+		case REC_WIRE_FIXED64: m += 8; break;
+		case REC_WIRE_LENGTH: m += 5 + REC_EMIT_MAX_BYTES; break;
+		default: return false;
+		}
+	}
+	if (m > 60000)
+		return false;
+	*out = (uint32_t)m;
+	return true;
+}
+
+static bool def_valid(const rec_type *def)
+{
+	if (!def || !def->name || !def->name[0] || def->field_count > REC_MAX_FIELDS ||
+	    (def->field_count && !def->fields) ||
+	    (def->flags & ~(REC_EVENT_HAS_DURATION | REC_EVENT_HAS_THREAD | REC_EVENT_HAS_STACK)))
+		return false;
+	for (uint32_t i = 0; i < def->field_count; i++)
+		if (!def->fields[i].name || REC_WIRE_OF(def->fields[i].type) > REC_WIRE_LENGTH)
+			return false;
+	uint32_t m;
+	return type_max_size(def, &m);
+}
+
+static bool id_taken(rec_recorder *r, uint32_t id, const char *name)
+{
+	for (rec_type_entry *e = r->types; e; e = e->next)
+		if (e->id == id || strcmp(e->name, name) == 0)
+			return true;
+	for (rec_type_entry *e = g_declared; e; e = e->next)
+		if (e->h.gen == r->gen && (e->id == id || strcmp(e->decl_def->name, name) == 0))
+			return true;
+	return id == REC_TYPE_ID_DROPPED;
+}
+
+/* Bind handle e to r with id: add the type to the writer, compute the hot
+ * fields, enable per settings.  Caller holds r->lock (and g_lock for
+ * declared entries). */
+static rec_status bind_type(rec_recorder *r, rec_type_entry *e, const rec_type *def, uint32_t id)
+{
+	rec_type d = *def;
+	uint32_t max_size;
+	int enabled, stack;
+	uint64_t thr = e->threshold_ns;
+	rec_status st;
+
+	if (!type_max_size(def, &max_size))
+		return REC_ERR_INVALID_ARG;
+	d.id = id;
+	pthread_mutex_lock(&r->w_lock);
+	st = rec_writer_add_type(r->w, &d);
+	pthread_mutex_unlock(&r->w_lock);
+	if (st != REC_OK)
+		return st;
+	settings_apply(r, def->name, e->decl_flags, &thr, &enabled, &stack);
+	__atomic_store_n(&e->h.enabled, 0, __ATOMIC_RELEASE);
+	e->id = id;
+	e->h.flags = def->flags;
+	__atomic_store_n(&e->h.gen, r->gen, __ATOMIC_RELAXED);
+	e->h.id_len = (uint32_t)varint_enc8(id, &e->h.id_enc);
+	e->h.max_size = max_size;
+	e->h.threshold_ticks = ns_to_ticks(thr, r->frequency);
+	e->h.stack = stack && (def->flags & REC_EVENT_HAS_STACK);
+	e->h.clock_kind = (uint32_t)r->clock_kind;
+	e->h.clock = r->clock;
+	e->h.clock_opaque = r->clock_opaque;
+	e->h.priv_ = r;
+	__atomic_store_n(&e->h.enabled, enabled ? 1u : 0u, __ATOMIC_RELEASE);
+	return REC_OK;
+}
+
+static uint32_t next_auto_id(rec_recorder *r, const char *name)
+{
+	while (id_taken(r, r->next_type_id, name) && r->next_type_id < UINT32_MAX)
+		r->next_type_id++;
+	return r->next_type_id++;
+}
+
+static rec_status register_locked(rec_recorder *r, const rec_type *def, uint64_t threshold_ns,
+				  uint32_t flags, rec_event_type **out)
+{
+	uint32_t id = def->id;
+	if (id == 0)
+		id = next_auto_id(r, "\x01");
+	for (rec_type_entry *x = r->types; x; x = x->next)
+		if (x->id == id || strcmp(x->name, def->name) == 0)
+			return REC_ERR_INVALID_ARG;
+	for (rec_type_entry *x = g_declared; x; x = x->next)
+		if (x->h.gen == r->gen && (x->id == id || strcmp(x->decl_def->name, def->name) == 0))
+			return REC_ERR_INVALID_ARG;
+	if (id == REC_TYPE_ID_DROPPED)
+		return REC_ERR_INVALID_ARG;
+	rec_type_entry *e = calloc(1, sizeof *e);
+	if (!e)
+		return REC_ERR_NOMEM;
+	e->name = strdup(def->name);
+	if (!e->name) {
+		free(e);
+		return REC_ERR_NOMEM;
+	}
+	e->threshold_ns = threshold_ns;
+	e->decl_flags = flags;
+	rec_status st = bind_type(r, e, def, id);
+	if (st != REC_OK) {
+		free(e->name);
+		free(e);
+		return st;
+	}
+	e->next = r->types;
+	r->types = e;
+	*out = &e->h;
+	return REC_OK;
+}
+
+rec_status rec_recorder_register_type(rec_recorder *r, const rec_type *def, uint64_t threshold_ns,
+				      uint32_t flags, rec_event_type **out)
+{
+	if (!r || !out || !def_valid(def) || (flags & ~(REC_TYPE_OFF | REC_TYPE_STACK)) ||
+	    (def->id != 0 && def->id < REC_TYPE_ID_USER_MIN && strncmp(def->name, "rec.", 4) != 0))
+		return REC_ERR_INVALID_ARG;
+	pthread_mutex_lock(&g_lock);
+	pthread_mutex_lock(&r->lock);
+	rec_status st = (r->closing || r->forked_child)
+				? REC_ERR_STATE
+				: register_locked(r, def, threshold_ns, flags, out);
+	pthread_mutex_unlock(&r->lock);
+	pthread_mutex_unlock(&g_lock);
+	return st;
+}
+
+static rec_status bind_declared(rec_recorder *r, rec_type_entry *e)
+{
+	uint32_t id = e->decl_def->id;
+	if (id == 0)
+		id = next_auto_id(r, e->decl_def->name);
+	return bind_type(r, e, e->decl_def, id);
+}
+
+rec_status rec_type_declare(const rec_type *def, uint64_t threshold_ns, uint32_t flags,
+			    rec_event_type **out)
+{
+	if (!out || !def_valid(def) || (flags & ~(REC_TYPE_OFF | REC_TYPE_STACK)))
+		return REC_ERR_INVALID_ARG;
+	rec_status st = REC_OK;
+	pthread_mutex_lock(&g_lock);
+	for (rec_type_entry *e = g_declared; e; e = e->next) {
+		if (e->decl_def == def || strcmp(e->decl_def->name, def->name) == 0) {
+			*out = &e->h;
+			pthread_mutex_unlock(&g_lock);
+			return e->decl_def == def ? REC_OK : REC_ERR_INVALID_ARG;
+		}
+	}
+	rec_type_entry *e = calloc(1, sizeof *e);
+	if (!e) {
+		pthread_mutex_unlock(&g_lock);
+		return REC_ERR_NOMEM;
+	}
+	e->decl_def = def;
+	e->name = NULL;
+	e->threshold_ns = threshold_ns;
+	e->decl_flags = flags;
+	e->h.clock_kind = REC_CLOCK_MONO;
+	if (g_default && !g_default->closing) {
+		pthread_mutex_lock(&g_default->lock);
+		st = bind_declared(g_default, e);
+		pthread_mutex_unlock(&g_default->lock);
+		if (st != REC_OK)
+			e->h.gen = 0;
+	}
+	e->next = g_declared;
+	g_declared = e;
+	*out = &e->h;
+	pthread_mutex_unlock(&g_lock);
+	return st;
+}
+
+uint32_t rec_event_type_id(const rec_event_type *t)
+{
+	return t ? ((const rec_type_entry *)t)->id : 0;
+}
+
+/* ---- strings ------------------------------------------------------------------- */
+static bool strtab_grow(rec_strtab *st)
+{
+	size_t n = st->nslots ? st->nslots * 2 : 1024;
+	uint64_t *slots = calloc(n, sizeof *slots);
+	if (!slots)
+		return false;
+	for (size_t i = 0; i < st->count; i++) {
+		size_t j = st->ents[i].hash & (n - 1);
+		while (slots[j])
+			j = (j + 1) & (n - 1);
+		slots[j] = i + 1;
+	}
+	free(st->slots);
+	st->slots = slots;
+	st->nslots = n;
+	return true;
+}
+
+/* Caller holds r->lock.  Returns the id, 0 on failure. */
+static uint64_t strtab_intern(rec_recorder *r, const char *s, size_t len, uint64_t h,
+			      const char **stored)
+{
+	rec_strtab *st = &r->strs;
+	if (len > REC_MAX_STRING)
+		return 0;
+	if ((st->count + 1) * 2 > st->nslots && !strtab_grow(st))
+		return 0;
+	size_t j = h & (st->nslots - 1);
+	while (st->slots[j]) {
+		rec_strent *e = &st->ents[st->slots[j] - 1];
+		if (e->hash == h && e->len == len && memcmp(e->s, s, len) == 0) {
+			if (stored)
+				*stored = e->s;
+			return st->slots[j];
+		}
+		j = (j + 1) & (st->nslots - 1);
+	}
+	if (st->count == st->cap) {
+		size_t nc = st->cap ? st->cap * 2 : 256;
+		rec_strent *ne = realloc(st->ents, nc * sizeof *ne);
+		if (!ne)
+			return 0;
+		st->ents = ne;
+		st->cap = nc;
+	}
+	char *copy = malloc(len + 1);
+	if (!copy)
+		return 0;
+	memcpy(copy, s, len);
+	copy[len] = 0;
+	st->ents[st->count] = (rec_strent){ copy, len, h };
+	st->count++;
+	st->slots[j] = st->count;
+	if (stored)
+		*stored = copy;
+	return st->count;
+}
+
+rec_str rec_recorder_intern_len(rec_recorder *r, const char *s, size_t len)
+{
+	rec_str out = { 0 };
+	if (!r || !s)
+		return out;
+	pthread_mutex_lock(&r->lock);
+	if (!r->closing && !r->forked_child)
+		out.id = strtab_intern(r, s, len, rec_hash_bytes(s, len), NULL);
+	pthread_mutex_unlock(&r->lock);
+	return out;
+}
+
+/* Background thread: interning also while closing. */
+static uint64_t bg_intern(rec_recorder *r, const char *s)
+{
+	size_t len = strlen(s);
+	pthread_mutex_lock(&r->lock);
+	uint64_t id = strtab_intern(r, s, len, rec_hash_bytes(s, len), NULL);
+	pthread_mutex_unlock(&r->lock);
+	return id;
+}
+
+rec_str rec_recorder_intern(rec_recorder *r, const char *s)
+{
+	return rec_recorder_intern_len(r, s, s ? strlen(s) : 0);
+}
+
+uint64_t rec_emit_intern_dyn_(struct rec_tbuf_ *b, const char *s, size_t len)
+{
+	rec_tbuf_full *fb = (rec_tbuf_full *)b;
+	uint64_t h = rec_hash_bytes(s, len);
+	unsigned i = (unsigned)(h & (REC_DYN_CACHE - 1));
+	if (fb->dyn[i].hash == h && fb->dyn[i].len == len && memcmp(fb->dyn[i].s, s, len) == 0)
+		return fb->dyn[i].id;
+	const char *stored = NULL;
+	pthread_mutex_lock(&fb->r->lock);
+	uint64_t id = strtab_intern(fb->r, s, len, h, &stored);
+	pthread_mutex_unlock(&fb->r->lock);
+	if (id) {
+		fb->dyn[i].hash = h;
+		fb->dyn[i].id = id;
+		fb->dyn[i].s = stored;
+		fb->dyn[i].len = len;
+	}
+	return id;
+}
+
+/* ---- stacks (lock-free) -------------------------------------------------------- */
+static bool stacktab_init(rec_stacktab *st)
+{
+	st->nslots = STACK_SLOTS;
+	st->slot_hash = calloc(st->nslots, sizeof *st->slot_hash);
+	st->slot_id = calloc(st->nslots, sizeof *st->slot_id);
+	st->ents_cap = STACK_SLOTS / 2;
+	st->ents = calloc(st->ents_cap, sizeof *st->ents);
+	st->arena_cap = STACK_ARENA;
+	st->arena = calloc(st->arena_cap, sizeof *st->arena);
+	return st->slot_hash && st->slot_id && st->ents && st->arena;
+}
+
+static void stacktab_free(rec_stacktab *st)
+{
+	free(st->slot_hash);
+	free(st->slot_id);
+	free(st->ents);
+	free(st->arena);
+	memset(st, 0, sizeof *st);
+}
+
+#define SLOT_FAILED UINT32_MAX
+
+static uint64_t stack_intern(rec_stacktab *st, const uintptr_t *pcs, size_t n, uint32_t flags)
+{
+	if (!st->slot_hash || n == 0)
+		return 0;
+	if (n > REC_STACK_MAX_DEPTH) {
+		n = REC_STACK_MAX_DEPTH;
+		flags |= REC_STACK_TRUNCATED;
+	}
+	const uint64_t h = hash_pcs(pcs, n, flags);
+	const size_t mask = st->nslots - 1;
+	size_t i = h & mask, probes = 0;
+	while (probes < st->nslots) {
+		uint64_t cur = __atomic_load_n(&st->slot_hash[i], __ATOMIC_ACQUIRE);
+		if (cur == 0) {
+			if (!__atomic_compare_exchange_n(&st->slot_hash[i], &cur, h, false,
+							 __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+				continue; /* someone took it: look at what they put */
+			uint64_t off = __atomic_fetch_add(&st->arena_used, n, __ATOMIC_RELAXED);
+			uint64_t id = __atomic_fetch_add(&st->next_id, 1, __ATOMIC_RELAXED) + 1;
+			if (off + n > st->arena_cap || id > st->ents_cap) {
+				__atomic_store_n(&st->slot_id[i], SLOT_FAILED, __ATOMIC_RELEASE);
+				if (id <= st->ents_cap) /* keep ids dense: mark it empty but ready */
+					__atomic_store_n(&st->ents[id - 1].ready, 2u, __ATOMIC_RELEASE);
+				return 0;
+			}
+			memcpy(&st->arena[off], pcs, n * sizeof *pcs);
+			st->ents[id - 1].off = off;
+			st->ents[id - 1].depth = (uint32_t)n;
+			st->ents[id - 1].flags = flags;
+			__atomic_store_n(&st->ents[id - 1].ready, 1u, __ATOMIC_RELEASE);
+			__atomic_store_n(&st->slot_id[i], (uint32_t)id, __ATOMIC_RELEASE);
+			return id;
+		}
+		if (cur == h) {
+			uint32_t id = 0;
+			for (int spin = 0; spin < 100000 && id == 0; spin++)
+				id = __atomic_load_n(&st->slot_id[i], __ATOMIC_ACQUIRE);
+			if (id == 0 || id == SLOT_FAILED)
+				return 0;
+			const rec_stackent *e = &st->ents[id - 1];
+			if (e->depth == n && e->flags == flags &&
+			    memcmp(&st->arena[e->off], pcs, n * sizeof *pcs) == 0)
+				return id;
+		}
+		i = (i + 1) & mask;
+		probes++;
+	}
+	return 0;
+}
+
+uint64_t rec_emit_intern_pcs_(struct rec_tbuf_ *b, const uintptr_t *pcs, size_t n, int truncated)
+{
+	rec_tbuf_full *fb = (rec_tbuf_full *)b;
+	return stack_intern(&fb->r->stacks, pcs, n, truncated ? REC_STACK_TRUNCATED : 0);
+}
+
+uint64_t rec_emit_capture_stack_(struct rec_tbuf_ *b, rec_event_type *t, int in_signal)
+{
+	(void)t;
+	(void)in_signal;
+	uintptr_t pcs[REC_STACK_MAX_DEPTH];
+	int trunc = 0;
+	size_t n = rec_stack_capture_ex(pcs, REC_STACK_MAX_DEPTH, 1, &trunc);
+	return rec_emit_intern_pcs_(b, pcs, n, trunc);
+}
+
+/* ---- threads ------------------------------------------------------------------------ */
+static void tbuf_free(rec_tbuf_full *b)
+{
+	if (!b)
+		return;
+	free(b->pub.base);
+	free(b);
+}
+
+static void thread_exit(void *arg)
+{
+	(void)arg;
+	rec_tbuf_full *b = t_list, *next;
+	t_list = NULL;
+	for (; b; b = next) {
+		next = b->thread_next;
+		uint32_t stt = __atomic_load_n(&b->state, __ATOMIC_ACQUIRE);
+		if (stt == REC_TB_LIVE) {
+			rec_emit e;
+			rec_tls_tbuf_ = &b->pub;
+			if (b->t_end && rec_emit_begin(&e, b->t_end)) {
+				rec_emit_u64(&e, b->os_tid);
+				rec_emit_u64(&e, b->name_id);
+				rec_emit_commit(&e);
+			}
+			rec_tls_tbuf_ = NULL;
+			uint32_t expect = REC_TB_LIVE;
+			if (__atomic_compare_exchange_n(&b->state, &expect, REC_TB_ORPHAN, false,
+							__ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+				continue; /* the background thread drains and frees it */
+		}
+		tbuf_free(b); /* DETACHED: the recorder is gone */
+	}
+	rec_tls_tbuf_ = NULL;
+}
+
+static void global_init(void);
+
+static rec_recorder *find_open(uint64_t gen)
+{
+	for (rec_recorder *r = g_open; r; r = r->g_next)
+		if (r->gen == gen)
+			return r;
+	return NULL;
+}
+
+/* Register the calling thread with r.  Caller holds g_lock. */
+static rec_tbuf_full *thread_register(rec_recorder *r)
+{
+	rec_tbuf_full *b;
+	if (posix_memalign((void **)&b, 64, sizeof *b) != 0)
+		return NULL;
+	memset(b, 0, sizeof *b);
+	b->r = r;
+	b->t_end = r->t_end;
+	b->os_tid = (uint64_t)syscall(SYS_gettid);
+	char name[64] = "";
+	if (pthread_getname_np(pthread_self(), name, sizeof name) != 0)
+		name[0] = 0;
+
+	pthread_mutex_lock(&r->lock);
+	if (r->mem_used + r->buf_size <= r->memory_limit) {
+		b->pub.base = malloc(r->buf_size);
+		if (b->pub.base) {
+			b->has_ring = 1;
+			b->cap = r->buf_size;
+			r->mem_used += r->buf_size;
+		}
+	}
+	if (r->tents_count == r->tents_cap) {
+		uint64_t nc = r->tents_cap ? r->tents_cap * 2 : 64;
+		void *nt = realloc(r->tents, nc * sizeof *r->tents);
+		if (!nt) {
+			if (b->has_ring)
+				r->mem_used -= r->buf_size;
+			pthread_mutex_unlock(&r->lock);
+			tbuf_free(b);
+			return NULL;
+		}
+		r->tents = nt;
+		r->tents_cap = nc;
+	}
+	b->name_id = name[0] ? strtab_intern(r, name, strlen(name), rec_hash_bytes(name, strlen(name)), NULL) : 0;
+	b->thread_id = ++r->tents_count;
+	r->tents[b->thread_id - 1].os_tid = b->os_tid;
+	r->tents[b->thread_id - 1].name_id = b->name_id;
+	b->rec_next = r->threads;
+	r->threads = b;
+	__atomic_fetch_add(&r->st_threads, 1, __ATOMIC_RELAXED);
+	pthread_mutex_unlock(&r->lock);
+
+	b->pub.mask = b->has_ring ? b->cap - 1 : 0;
+	b->pub.head = 0;
+	b->pub.wlimit = b->has_ring ? b->cap : 0;
+	b->pub.kick_at = b->has_ring ? b->cap / 2 : UINT64_MAX;
+	b->pub.gen = r->gen;
+	b->pub.thread_len = (uint32_t)varint_enc8(b->thread_id, &b->pub.thread_enc);
+	return b;
+}
+
+/* The calling thread's buffer for recorder generation gen (registering if
+ * needed and allowed). */
+static rec_tbuf_full *thread_buffer(uint64_t gen, int in_signal)
+{
+	rec_tbuf_full *b, **pp;
+	for (b = t_list; b; b = b->thread_next)
+		if (b->pub.gen == gen && __atomic_load_n(&b->state, __ATOMIC_ACQUIRE) == REC_TB_LIVE) {
+			rec_tls_tbuf_ = &b->pub;
+			return b;
+		}
+	if (in_signal)
+		return NULL;
+	/* Free the buffers of recorders that closed. */
+	for (pp = &t_list; (b = *pp) != NULL;) {
+		if (__atomic_load_n(&b->state, __ATOMIC_ACQUIRE) == REC_TB_DETACHED) {
+			*pp = b->thread_next;
+			if (rec_tls_tbuf_ == &b->pub)
+				rec_tls_tbuf_ = NULL;
+			tbuf_free(b);
+		} else {
+			pp = &b->thread_next;
+		}
+	}
+	pthread_once(&g_once, global_init);
+	pthread_mutex_lock(&g_lock);
+	rec_recorder *r = find_open(gen);
+	b = (r && !r->closing) ? thread_register(r) : NULL;
+	rec_event_type *t_start = b ? r->t_start : NULL;
+	pthread_mutex_unlock(&g_lock);
+	if (!b)
+		return NULL;
+	b->thread_next = t_list;
+	t_list = b;
+	rec_tls_tbuf_ = &b->pub;
+	if (g_key_ok)
+		pthread_setspecific(g_key, (void *)1);
+	rec_stack_thread_register();
+	/* rec.ThreadStart (through the normal path: the buffer is ready). */
+	rec_emit e;
+	if (rec_emit_begin(&e, t_start)) {
+		rec_emit_u64(&e, b->os_tid);
+		rec_emit_u64(&e, b->name_id);
+		rec_emit_commit(&e);
+	}
+	return b;
+}
+
+struct rec_tbuf_ *rec_emit_thread_slow_(rec_event_type *t, int in_signal)
+{
+	rec_tbuf_full *b = thread_buffer(__atomic_load_n(&t->gen, __ATOMIC_RELAXED), in_signal);
+	return b ? &b->pub : NULL;
+}
+
+rec_status rec_recorder_attach_thread(rec_recorder *r)
+{
+	if (!r)
+		return REC_ERR_INVALID_ARG;
+	return thread_buffer(r->gen, 0) ? REC_OK : REC_ERR_STATE;
+}
+
+uint64_t rec_recorder_thread_id(rec_recorder *r)
+{
+	rec_tbuf_full *b = r ? thread_buffer(r->gen, 0) : NULL;
+	return b ? b->thread_id : 0;
+}
+
+/* ---- fork ------------------------------------------------------------------------------ */
+static void atfork_prepare(void)
+{
+	pthread_mutex_lock(&g_lock);
+	for (rec_recorder *r = g_open; r; r = r->g_next)
+		pthread_mutex_lock(&r->lock);
+}
+
+static void atfork_parent(void)
+{
+	for (rec_recorder *r = g_open; r; r = r->g_next)
+		pthread_mutex_unlock(&r->lock);
+	pthread_mutex_unlock(&g_lock);
+}
+
+/* The child: every inherited recorder is switched off and forgotten; its
+ * memory is abandoned (the background thread does not exist here and its
+ * locks may be held), the parent's file is never written. */
+static void atfork_child(void)
+{
+	for (rec_recorder *r = g_open; r; r = r->g_next) {
+		r->forked_child = 1;
+		r->closing = 1;
+		for (rec_type_entry *e = r->types; e; e = e->next)
+			__atomic_store_n(&e->h.enabled, 0, __ATOMIC_RELAXED);
+		for (rec_type_entry *e = g_declared; e; e = e->next)
+			if (e->h.gen == r->gen)
+				__atomic_store_n(&e->h.enabled, 0, __ATOMIC_RELAXED);
+		pthread_mutex_unlock(&r->lock);
+	}
+	g_open = NULL;
+	g_default = NULL;
+	g_sig_owner = NULL;
+	g_dump_pending = 0;
+	pthread_mutex_unlock(&g_lock);
+}
+
+static void global_init(void)
+{
+	g_key_ok = pthread_key_create(&g_key, thread_exit) == 0;
+	pthread_atfork(atfork_prepare, atfork_parent, atfork_child);
+	g_membarrier_ok =
+		syscall(SYS_membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED, 0, 0) == 0;
+	rec_env_linked_ = 1;
+}
+
+/* ---- flight-recorder chunk store -------------------------------------------------------- */
+static void fl_evict(rec_recorder *r, uint64_t now)
+{
+	while (r->fl_head && (r->fl_bytes > r->max_size ||
+			      (r->max_age_ns && now - r->fl_head->mono_ns > r->max_age_ns))) {
+		rec_fchunk *c = r->fl_head;
+		r->fl_head = c->next;
+		if (!r->fl_head)
+			r->fl_tail = NULL;
+		r->fl_bytes -= c->len;
+		free(c);
+	}
+}
+
+/* The writer's sink in flight mode: collect bytes, cut them into chunks. */
+static int fl_write(void *opaque, const void *buf, size_t len)
+{
+	rec_recorder *r = opaque;
+	if (!rec_buf_append(&r->fl_pending, buf, len))
+		return -ENOMEM;
+	for (;;) {
+		rec_buf *p = &r->fl_pending;
+		if (p->len < REC_PREFIX_SIZE)
+			break;
+		uint64_t total = (uint64_t)rec_le32(p->data + REC_HOFF_HEADER_SIZE) +
+				 rec_le64(p->data + REC_HOFF_PAYLOAD_SIZE);
+		if (p->len < total)
+			break;
+		rec_fchunk *c = malloc(sizeof *c + total);
+		if (!c)
+			return -ENOMEM;
+		c->next = NULL;
+		c->mono_ns = rec_clock_mono_ns();
+		c->len = (size_t)total;
+		memcpy(c->data, p->data, (size_t)total);
+		memmove(p->data, p->data + total, p->len - (size_t)total);
+		p->len -= (size_t)total;
+		if (r->fl_tail)
+			r->fl_tail->next = c;
+		else
+			r->fl_head = c;
+		r->fl_tail = c;
+		r->fl_bytes += c->len;
+		fl_evict(r, c->mono_ns);
+	}
+	return 0;
+}
+
+static rec_status fl_dump(rec_recorder *r, const char *path)
+{
+	fl_evict(r, rec_clock_mono_ns());
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0)
+		return REC_ERR_IO;
+	rec_status st = REC_OK;
+	for (rec_fchunk *c = r->fl_head; c && st == REC_OK; c = c->next) {
+		size_t off = 0;
+		while (off < c->len) {
+			ssize_t n = write(fd, c->data + off, c->len - off);
+			if (n < 0 && errno == EINTR)
+				continue;
+			if (n <= 0) {
+				st = REC_ERR_IO;
+				break;
+			}
+			off += (size_t)n;
+		}
+	}
+	if (close(fd) != 0 && st == REC_OK)
+		st = REC_ERR_IO;
+	return st;
+}
+
+static void dump_signal_handler(int sig)
+{
+	(void)sig;
+	g_dump_pending = 1;
+}
+
+/* ---- background thread ---------------------------------------------------------------- */
+static void put_dropped(rec_recorder *r, uint64_t ticks, uint64_t count, uint64_t thread,
+			uint32_t reason)
+{
+	uint8_t body[64];
+	uint8_t *p = body;
+	p += rec_varint_put(p, REC_TYPE_ID_DROPPED);
+	p += rec_varint_put(p, ticks);
+	p += rec_varint_put(p, count);
+	p += rec_varint_put(p, thread);
+	p += rec_varint_put(p, reason);
+	size_t len = (size_t)(p - body);
+	if (!rec_buf_varint(&r->staging, len) || !rec_buf_append(&r->staging, body, len)) {
+		report(r, REC_ERR_NOMEM, "recorder: out of memory for rec.Dropped");
+		return;
+	}
+}
+
+/* pc -> frame id map, background only. */
+typedef struct frame_map {
+	uintptr_t *keys;
+	uint64_t *vals;
+	size_t n, count;
+} frame_map;
+
+static uint64_t fmap_get(frame_map *m, uintptr_t k)
+{
+	if (!m->n)
+		return 0;
+	size_t i = (size_t)(hash_pcs(&k, 1, 0) & (m->n - 1));
+	while (m->keys[i]) {
+		if (m->keys[i] == k)
+			return m->vals[i];
+		i = (i + 1) & (m->n - 1);
+	}
+	return 0;
+}
+
+static bool fmap_put(frame_map *m, uintptr_t k, uint64_t v)
+{
+	if ((m->count + 1) * 2 > m->n) {
+		size_t nn = m->n ? m->n * 2 : 1024;
+		uintptr_t *nk = calloc(nn, sizeof *nk);
+		uint64_t *nv = calloc(nn, sizeof *nv);
+		if (!nk || !nv) {
+			free(nk);
+			free(nv);
+			return false;
+		}
+		for (size_t i = 0; i < m->n; i++) {
+			if (!m->keys[i])
+				continue;
+			size_t j = (size_t)(hash_pcs(&m->keys[i], 1, 0) & (nn - 1));
+			while (nk[j])
+				j = (j + 1) & (nn - 1);
+			nk[j] = m->keys[i];
+			nv[j] = m->vals[i];
+		}
+		free(m->keys);
+		free(m->vals);
+		m->keys = nk;
+		m->vals = nv;
+		m->n = nn;
+	}
+	size_t i = (size_t)(hash_pcs(&k, 1, 0) & (m->n - 1));
+	while (m->keys[i])
+		i = (i + 1) & (m->n - 1);
+	m->keys[i] = k;
+	m->vals[i] = v;
+	m->count++;
+	return true;
+}
+
+typedef struct pending_frame {
+	uint64_t id, fn, module, module_off, fn_off;
+} pending_frame;
+typedef struct pending_module {
+	uint64_t id, path, build_id, base;
+} pending_module;
+
+typedef struct bg_pending {
+	pending_frame *frames;
+	size_t nframes, cframes;
+	pending_module *mods;
+	size_t nmods, cmods;
+	uint8_t *mod_defined; /* by module index */
+	size_t mod_defined_cap;
+} bg_pending;
+
+/* Symbolize the pcs of stacks interned since the last round (strings get
+ * interned, modules/frames queued).  Returns the last stack id to define. */
+static uint64_t bg_symbolize(rec_recorder *r, bg_pending *pd)
+{
+	rec_stacktab *st = &r->stacks;
+	uint64_t last = __atomic_load_n(&st->next_id, __ATOMIC_ACQUIRE);
+	if (last > st->ents_cap)
+		last = st->ents_cap;
+	frame_map *fm = r->frame_map;
+	for (uint64_t id = st->defined_upto + 1; id <= last; id++) {
+		rec_stackent *e = &st->ents[id - 1];
+		if (e->defined || __atomic_load_n(&e->ready, __ATOMIC_ACQUIRE) != 1)
+			continue;
+		for (uint32_t k = 0; k < e->depth; k++) {
+			uintptr_t pc = st->arena[e->off + k];
+			if (fmap_get(fm, pc))
+				continue;
+			rec_symbol sym;
+			memset(&sym, 0, sizeof sym);
+			if (!r->symbolizer || rec_symbolizer_lookup(r->symbolizer, pc, &sym) != REC_OK) {
+				sym.function = "";
+				sym.module_path = "";
+				sym.build_id = "";
+				sym.module_offset = REC_STACK_PC(pc);
+			}
+			uint64_t fid = ++r->next_frame_id;
+			if (!fmap_put(fm, pc, fid))
+				return id - 1;
+			pending_frame f = { fid, 0, sym.module_index, sym.module_offset, sym.function_offset };
+			if (sym.function && sym.function[0])
+				f.fn = bg_intern(r, sym.function);
+			if (sym.module_index) {
+				if (sym.module_index >= pd->mod_defined_cap) {
+					size_t nc = (sym.module_index + 1) * 2;
+					uint8_t *nd = realloc(pd->mod_defined, nc);
+					if (!nd)
+						return id - 1;
+					memset(nd + pd->mod_defined_cap, 0, nc - pd->mod_defined_cap);
+					pd->mod_defined = nd;
+					pd->mod_defined_cap = nc;
+				}
+				if (!pd->mod_defined[sym.module_index]) {
+					pending_module m = { sym.module_index,
+							     sym.module_path ? bg_intern(r, sym.module_path) : 0,
+							     sym.build_id ? bg_intern(r, sym.build_id) : 0,
+							     sym.module_base };
+					if (pd->nmods == pd->cmods) {
+						size_t nc = pd->cmods ? pd->cmods * 2 : 16;
+						pending_module *nm = realloc(pd->mods, nc * sizeof *nm);
+						if (!nm)
+							return id - 1;
+						pd->mods = nm;
+						pd->cmods = nc;
+					}
+					pd->mods[pd->nmods++] = m;
+					pd->mod_defined[sym.module_index] = 1;
+				}
+			}
+			if (pd->nframes == pd->cframes) {
+				size_t nc = pd->cframes ? pd->cframes * 2 : 64;
+				pending_frame *nf = realloc(pd->frames, nc * sizeof *nf);
+				if (!nf)
+					return id - 1;
+				pd->frames = nf;
+				pd->cframes = nc;
+			}
+			pd->frames[pd->nframes++] = f;
+		}
+	}
+	return last;
+}
+
+/* Append staging to the writer; on rejection, record by record. */
+static void bg_append(rec_recorder *r, uint64_t records)
+{
+	rec_status st = rec_writer_append_records(r->w, r->staging.data, r->staging.len);
+	if (st == REC_OK) {
+		__atomic_fetch_add(&r->st_events, records, __ATOMIC_RELAXED);
+		return;
+	}
+	if (st != REC_ERR_INVALID_ARG) {
+		report(r, st, rec_writer_errmsg(r->w));
+		__atomic_fetch_add(&r->st_dropped, records, __ATOMIC_RELAXED);
+		return;
+	}
+	report(r, st, rec_writer_errmsg(r->w));
+	const uint8_t *p = r->staging.data, *end = p + r->staging.len;
+	uint64_t rejected = 0, ok = 0;
+	while (p < end) {
+		const uint8_t *q = p;
+		uint64_t size;
+		if (!rec_varint_get(&q, end, &size) || size > (uint64_t)(end - q))
+			break;
+		size_t n = (size_t)(q - p) + (size_t)size;
+		if (rec_writer_append_records(r->w, p, n) == REC_OK)
+			ok++;
+		else
+			rejected++;
+		p += n;
+	}
+	__atomic_fetch_add(&r->st_events, ok, __ATOMIC_RELAXED);
+	if (rejected) {
+		r->staging.len = 0;
+		put_dropped(r, now_ticks(r), rejected, 0, REC_DROP_REJECTED);
+		if (rec_writer_append_records(r->w, r->staging.data, r->staging.len) == REC_OK)
+			__atomic_fetch_add(&r->st_events, 1, __ATOMIC_RELAXED);
+		rec_writer_note_dropped(r->w, rejected);
+		__atomic_fetch_add(&r->st_dropped, rejected, __ATOMIC_RELAXED);
+	}
+}
+
+/* One round: drain every buffer, define what the records reference, append. */
+static void bg_collect(rec_recorder *r, bg_pending *pd)
+{
+	uint64_t records = 0, dropped = 0, ticks = now_ticks(r);
+	r->staging.len = 0;
+	pthread_mutex_lock(&r->lock);
+	for (rec_tbuf_full **pp = &r->threads, *b; (b = *pp) != NULL;) {
+		uint32_t state = __atomic_load_n(&b->state, __ATOMIC_ACQUIRE);
+		uint64_t n = 0;
+		if (!rec_ring_drain(b, &r->staging, &n)) {
+			report(r, REC_ERR_NOMEM, "recorder: out of memory draining a buffer");
+			pp = &b->rec_next;
+			continue;
+		}
+		records += n;
+		uint64_t d = __atomic_load_n(&b->pub.dropped, __ATOMIC_RELAXED);
+		if (d != b->dropped_reported) {
+			put_dropped(r, ticks, d - b->dropped_reported, b->thread_id,
+				    b->has_ring ? REC_DROP_FULL : REC_DROP_NO_BUFFER);
+			dropped += d - b->dropped_reported;
+			b->dropped_reported = d;
+			records++;
+		}
+		d = __atomic_load_n(&b->pub.dropped_nested, __ATOMIC_RELAXED);
+		if (d != b->nested_reported) {
+			put_dropped(r, ticks, d - b->nested_reported, b->thread_id, REC_DROP_NESTED);
+			dropped += d - b->nested_reported;
+			b->nested_reported = d;
+			records++;
+		}
+		if (state == REC_TB_ORPHAN && !__atomic_load_n(&r->closing, __ATOMIC_ACQUIRE)) {
+			*pp = b->rec_next;
+			if (b->has_ring)
+				r->mem_used -= b->cap;
+			tbuf_free(b);
+			continue;
+		}
+		pp = &b->rec_next;
+	}
+	pthread_mutex_unlock(&r->lock);
+	__atomic_fetch_add(&r->st_drains, 1, __ATOMIC_RELAXED);
+
+	uint64_t last_stack = bg_symbolize(r, pd);
+
+	pthread_mutex_lock(&r->lock);
+	pthread_mutex_lock(&r->w_lock);
+	rec_status st = REC_OK;
+	for (; r->defined_strings < r->strs.count && st == REC_OK; r->defined_strings++) {
+		const rec_strent *e = &r->strs.ents[r->defined_strings];
+		st = rec_writer_define_string(r->w, r->defined_strings + 1, e->s, e->len);
+	}
+	for (; r->defined_threads < r->tents_count && st == REC_OK; r->defined_threads++)
+		st = rec_writer_define_thread(r->w, r->defined_threads + 1,
+					      r->tents[r->defined_threads].os_tid,
+					      r->tents[r->defined_threads].name_id);
+	pthread_mutex_unlock(&r->lock);
+	for (size_t i = 0; i < pd->nmods && st == REC_OK; i++)
+		st = rec_writer_define_module(r->w, pd->mods[i].id, pd->mods[i].path,
+					      pd->mods[i].build_id, pd->mods[i].base);
+	pd->nmods = 0;
+	for (size_t i = 0; i < pd->nframes && st == REC_OK; i++)
+		st = rec_writer_define_frame(r->w, pd->frames[i].id, pd->frames[i].fn,
+					     pd->frames[i].module, pd->frames[i].module_off,
+					     pd->frames[i].fn_off);
+	pd->nframes = 0;
+	rec_stacktab *stk = &r->stacks;
+	for (uint64_t id = stk->defined_upto + 1; id <= last_stack && st == REC_OK; id++) {
+		rec_stackent *e = &stk->ents[id - 1];
+		uint32_t ready = __atomic_load_n(&e->ready, __ATOMIC_ACQUIRE);
+		if (e->defined || ready == 0)
+			continue;
+		if (ready == 1) {
+			uint64_t frames[REC_STACK_MAX_DEPTH];
+			for (uint32_t k = 0; k < e->depth; k++)
+				frames[k] = fmap_get(r->frame_map, stk->arena[e->off + k]);
+			st = rec_writer_define_stack(r->w, id, e->flags, frames, e->depth);
+		}
+		e->defined = 1;
+	}
+	while (stk->defined_upto < last_stack && stk->ents[stk->defined_upto].defined)
+		stk->defined_upto++;
+	if (st != REC_OK)
+		report(r, st, rec_writer_errmsg(r->w));
+	if (r->staging.len)
+		bg_append(r, records);
+	if (dropped) {
+		rec_writer_note_dropped(r->w, dropped);
+		__atomic_fetch_add(&r->st_dropped, dropped, __ATOMIC_RELAXED);
+	}
+	pthread_mutex_unlock(&r->w_lock);
+}
+
+static void bg_flush(rec_recorder *r)
+{
+	pthread_mutex_lock(&r->w_lock);
+	rec_status st = rec_writer_flush(r->w);
+	pthread_mutex_unlock(&r->w_lock);
+	if (st != REC_OK)
+		report(r, st, rec_writer_errmsg(r->w));
+}
+
+static void run_periodic(rec_recorder *r, uint64_t now, bool all)
+{
+	pthread_mutex_lock(&r->lock);
+	size_t n = r->nperiodic;
+	rec_periodic *copy = n ? malloc(n * sizeof *copy) : NULL;
+	if (copy)
+		memcpy(copy, r->periodic, n * sizeof *copy);
+	for (size_t i = 0; i < n; i++)
+		if (all || now >= r->periodic[i].next_ns)
+			r->periodic[i].next_ns = now + r->periodic[i].period_ns;
+	pthread_mutex_unlock(&r->lock);
+	for (size_t i = 0; copy && i < n; i++)
+		if (all || now >= copy[i].next_ns)
+			copy[i].fn(r, copy[i].opaque);
+	free(copy);
+}
+
+static uint64_t next_periodic(rec_recorder *r, uint64_t deadline)
+{
+	pthread_mutex_lock(&r->lock);
+	for (size_t i = 0; i < r->nperiodic; i++)
+		if (r->periodic[i].next_ns < deadline)
+			deadline = r->periodic[i].next_ns;
+	pthread_mutex_unlock(&r->lock);
+	return deadline;
+}
+
+static void *bg_main(void *arg)
+{
+	rec_recorder *r = arg;
+	sigset_t all;
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, NULL);
+	pthread_setname_np(pthread_self(), "rec-writer");
+	bg_pending pd;
+	memset(&pd, 0, sizeof pd);
+	uint64_t next_flush = rec_clock_mono_ns() + r->flush_ns;
+
+	for (;;) {
+		uint64_t now = rec_clock_mono_ns();
+		uint64_t deadline = next_periodic(r, next_flush);
+		if (deadline > now && !__atomic_load_n(&r->wake, __ATOMIC_ACQUIRE)) {
+			uint64_t wait = deadline - now;
+			if (r->flags & REC_RECORDER_FLIGHT && wait > 50000000u)
+				wait = 50000000u; /* poll the dump signal flag */
+			futex_wait(&r->wake, 0, wait);
+		}
+		__atomic_store_n(&r->wake, 0, __ATOMIC_RELEASE);
+
+		pthread_mutex_lock(&r->req_lock);
+		uint32_t req = r->req_flags;
+		uint64_t seq = r->req_seq;
+		int stop = r->stop;
+		char *dump_path = r->dump_path;
+		r->req_flags = 0;
+		r->dump_path = NULL;
+		pthread_mutex_unlock(&r->req_lock);
+		bool sig_dump = false;
+		if (g_sig_owner == r && g_dump_pending) {
+			g_dump_pending = 0;
+			sig_dump = true;
+		}
+
+		now = rec_clock_mono_ns();
+		if (!stop)
+			run_periodic(r, now, (req & REQ_PERIODIC) != 0);
+		bg_collect(r, &pd);
+		rec_status rst = REC_OK;
+		if (now >= next_flush || (req & (REQ_FLUSH | REQ_DUMP)) || sig_dump) {
+			bg_flush(r);
+			next_flush = now + r->flush_ns;
+		}
+		if ((r->flags & REC_RECORDER_FLIGHT) && ((req & REQ_DUMP) || sig_dump)) {
+			pthread_mutex_lock(&r->w_lock);
+			if (req & REQ_DUMP)
+				rst = fl_dump(r, dump_path ? dump_path : r->path);
+			if (sig_dump) {
+				rec_status s2 = fl_dump(r, r->path);
+				if (s2 != REC_OK)
+					report(r, s2, "recorder: signal dump failed");
+			}
+			pthread_mutex_unlock(&r->w_lock);
+		}
+		free(dump_path);
+		if (stop) {
+			bg_collect(r, &pd);
+			pthread_mutex_lock(&r->w_lock);
+			rec_writer_stats ws;
+			rec_writer_get_stats(r->w, &ws);
+			rec_status st = rec_writer_close(r->w);
+			r->w = NULL;
+			if (st != REC_OK)
+				report(r, st, "recorder: closing the writer failed");
+			if (r->flags & REC_RECORDER_FLIGHT) {
+				st = fl_dump(r, r->path);
+				if (st != REC_OK)
+					report(r, st, "recorder: writing the flight recording failed");
+			}
+			pthread_mutex_unlock(&r->w_lock);
+			pthread_mutex_lock(&r->req_lock);
+			r->done_seq = seq;
+			pthread_cond_broadcast(&r->req_cond);
+			pthread_mutex_unlock(&r->req_lock);
+			break;
+		}
+		pthread_mutex_lock(&r->req_lock);
+		r->done_seq = seq;
+		r->req_status = rst;
+		pthread_cond_broadcast(&r->req_cond);
+		pthread_mutex_unlock(&r->req_lock);
+	}
+	free(pd.frames);
+	free(pd.mods);
+	free(pd.mod_defined);
+	return NULL;
+}
+
+/* Ask the background thread for work and wait for it. */
+static rec_status bg_request(rec_recorder *r, uint32_t flags, const char *dump_path)
+{
+	rec_status st;
+	pthread_mutex_lock(&r->req_lock);
+	uint64_t my = ++r->req_seq;
+	r->req_flags |= flags;
+	if (dump_path) {
+		free(r->dump_path);
+		r->dump_path = strdup(dump_path);
+	}
+	pthread_mutex_unlock(&r->req_lock);
+	wake_bg(r);
+	pthread_mutex_lock(&r->req_lock);
+	while (r->done_seq < my)
+		pthread_cond_wait(&r->req_cond, &r->req_lock);
+	st = r->req_status;
+	pthread_mutex_unlock(&r->req_lock);
+	return st;
+}
+
+/* ---- open / close ---------------------------------------------------------------------------- */
+static void recorder_free(rec_recorder *r)
+{
+	if (!r)
+		return;
+	if (r->w)
+		rec_writer_abandon(r->w);
+	if (r->fd >= 0)
+		close(r->fd);
+	for (size_t i = 0; i < r->strs.count; i++)
+		free(r->strs.ents[i].s);
+	free(r->strs.ents);
+	free(r->strs.slots);
+	stacktab_free(&r->stacks);
+	free(r->tents);
+	free(r->periodic);
+	settings_free(r);
+	rec_buf_free(&r->staging);
+	rec_buf_free(&r->fl_pending);
+	while (r->fl_head) {
+		rec_fchunk *c = r->fl_head;
+		r->fl_head = c->next;
+		free(c);
+	}
+	if (r->symbolizer)
+		rec_symbolizer_close(r->symbolizer);
+	if (r->frame_map) {
+		frame_map *fm = r->frame_map;
+		free(fm->keys);
+		free(fm->vals);
+		free(fm);
+	}
+	free(r->path);
+	free(r->dump_path);
+	pthread_mutex_destroy(&r->lock);
+	pthread_mutex_destroy(&r->w_lock);
+	pthread_mutex_destroy(&r->req_lock);
+	pthread_mutex_destroy(&r->dump_lock);
+	pthread_cond_destroy(&r->req_cond);
+	free(r);
+}
+
+static bool reserved_zero(const rec_recorder_options *o)
+{
+	for (size_t i = 0; i < 4; i++)
+		if (o->reserved[i])
+			return false;
+	return o->reserved0 == 0 && o->reserved1 == 0;
+}
+
+rec_status rec_recorder_open(rec_recorder **out, const rec_recorder_options *opts_in)
+{
+	rec_recorder_options o;
+	rec_status st;
+
+	if (!out || !opts_in || opts_in->struct_size < offsetof(rec_recorder_options, reserved) ||
+	    opts_in->struct_size > sizeof o)
+		return REC_ERR_INVALID_ARG;
+	*out = NULL;
+	memset(&o, 0, sizeof o);
+	memcpy(&o, opts_in, opts_in->struct_size);
+	if (!reserved_zero(&o) || (!o.path && !o.sink) || o.codec > REC_CODEC_LZ4 ||
+	    o.full_policy > REC_FULL_WAIT ||
+	    (o.flags & ~(REC_RECORDER_FLIGHT | REC_RECORDER_DEFAULT | REC_RECORDER_NO_SIGNAL)) ||
+	    ((o.flags & REC_RECORDER_FLIGHT) && !o.path) ||
+	    (o.sink && !o.sink->write))
+		return REC_ERR_INVALID_ARG;
+	pthread_once(&g_once, global_init);
+
+	rec_recorder *r = calloc(1, sizeof *r);
+	if (!r)
+		return REC_ERR_NOMEM;
+	r->fd = -1;
+	pthread_mutex_init(&r->lock, NULL);
+	pthread_mutex_init(&r->w_lock, NULL);
+	pthread_mutex_init(&r->req_lock, NULL);
+	pthread_mutex_init(&r->dump_lock, NULL);
+	pthread_cond_init(&r->req_cond, NULL);
+	r->flags = o.flags;
+	r->flush_ns = (uint64_t)(o.flush_interval_ms ? o.flush_interval_ms : DEFAULT_FLUSH_MS) * 1000000u;
+	r->memory_limit = o.memory_limit ? o.memory_limit : DEFAULT_MEMORY;
+	uint64_t bs = o.thread_buffer_size ? o.thread_buffer_size : DEFAULT_BUFFER;
+	if (bs < MIN_BUFFER)
+		bs = MIN_BUFFER;
+	r->buf_size = MIN_BUFFER;
+	while (r->buf_size < bs && r->buf_size < (1ull << 30))
+		r->buf_size <<= 1;
+	r->full_policy = o.full_policy;
+	r->max_age_ns = o.max_age_ms * 1000000u;
+	r->max_size = o.max_size ? o.max_size : DEFAULT_MAX_SIZE;
+	r->dump_signal = o.dump_signal == 0 ? SIGUSR2 : o.dump_signal;
+	r->on_error = o.on_error;
+	r->error_opaque = o.error_opaque;
+	r->next_type_id = REC_TYPE_ID_USER_MIN;
+	if (o.path && !(r->path = strdup(o.path))) {
+		recorder_free(r);
+		return REC_ERR_NOMEM;
+	}
+	if (o.events && (st = settings_parse(r, o.events)) != REC_OK) {
+		recorder_free(r);
+		return st;
+	}
+	if (!stacktab_init(&r->stacks) || !(r->frame_map = calloc(1, sizeof(frame_map)))) {
+		recorder_free(r);
+		return REC_ERR_NOMEM;
+	}
+	{
+		rec_symbolizer *sym = NULL;
+		if (rec_symbolizer_open(&sym) == REC_OK)
+			r->symbolizer = sym;
+	}
+
+	/* Clock and anchor. */
+	int64_t anchor_wall;
+	uint64_t anchor_ticks;
+	if (o.clock) {
+		r->clock_kind = REC_CLOCK_CALLBACK;
+		r->clock = o.clock;
+		r->clock_opaque = o.clock_opaque;
+		r->frequency = o.clock_frequency ? o.clock_frequency : 1000000000u;
+		if (o.anchor_wall_ns) {
+			anchor_wall = o.anchor_wall_ns;
+			anchor_ticks = 0;
+		} else {
+			anchor_ticks = o.clock(o.clock_opaque);
+			anchor_wall = rec_clock_wall_ns();
+		}
+	} else {
+		rec_clock_info ci;
+		rec_clock_get(&ci);
+		r->clock_kind = ci.kind;
+		r->frequency = ci.frequency;
+		rec_clock_anchor(ci.kind, &anchor_wall, &anchor_ticks);
+	}
+	r->run_id = o.run_id;
+	while (r->run_id == 0) {
+		if (getrandom(&r->run_id, sizeof r->run_id, 0) != (ssize_t)sizeof r->run_id)
+			r->run_id = rec_clock_mono_ns() ^ ((uint64_t)getpid() << 32);
+	}
+
+	/* Writer. */
+	rec_writer_options wo = REC_WRITER_OPTIONS_INIT;
+	wo.codec = o.codec;
+	wo.level = o.level;
+	wo.chunk_events_size = o.chunk_size;
+	wo.run_id = r->run_id;
+	wo.pid = o.pid;
+	wo.process_start_ns = o.process_start_ns;
+	wo.tick_frequency = r->frequency;
+	wo.anchor_wall_ns = anchor_wall;
+	wo.anchor_ticks = anchor_ticks;
+	if (o.flags & REC_RECORDER_FLIGHT) {
+		rec_sink s = { fl_write, NULL, r };
+		st = rec_writer_open(&r->w, &s, &wo);
+	} else if (o.sink) {
+		r->sink = *o.sink;
+		st = rec_writer_open(&r->w, &r->sink, &wo);
+	} else {
+		st = rec_writer_open_path(&r->w, o.path, &wo);
+	}
+	if (st != REC_OK) {
+		r->w = NULL;
+		recorder_free(r);
+		return st;
+	}
+
+	/* Built-in types. */
+	pthread_mutex_lock(&g_lock);
+	if ((o.flags & REC_RECORDER_DEFAULT) && g_default) {
+		pthread_mutex_unlock(&g_lock);
+		recorder_free(r);
+		return REC_ERR_STATE;
+	}
+	r->gen = ++g_gen;
+	pthread_mutex_lock(&r->lock);
+	st = register_locked(r, &def_thread_start, 0, 0, &r->t_start);
+	if (st == REC_OK)
+		st = register_locked(r, &def_thread_end, 0, 0, &r->t_end);
+	if (st == REC_OK) {
+		pthread_mutex_lock(&r->w_lock);
+		st = rec_writer_add_type(r->w, &def_dropped);
+		pthread_mutex_unlock(&r->w_lock);
+	}
+	pthread_mutex_unlock(&r->lock);
+	if (st != REC_OK) {
+		pthread_mutex_unlock(&g_lock);
+		recorder_free(r);
+		return st;
+	}
+	if (pthread_create(&r->bg, NULL, bg_main, r) != 0) {
+		pthread_mutex_unlock(&g_lock);
+		/* type entries stay valid (disabled) */
+		for (rec_type_entry *e = r->types; e; e = e->next)
+			__atomic_store_n(&e->h.enabled, 0, __ATOMIC_RELEASE);
+		rec_type_entry *e = r->types;
+		while (e) {
+			rec_type_entry *n = e->next;
+			e->next = g_retired;
+			g_retired = e;
+			e = n;
+		}
+		r->types = NULL;
+		recorder_free(r);
+		return REC_ERR_NOMEM;
+	}
+	r->bg_started = 1;
+	r->g_next = g_open;
+	g_open = r;
+	if (o.flags & REC_RECORDER_DEFAULT) {
+		g_default = r;
+		pthread_mutex_lock(&r->lock);
+		for (rec_type_entry *e = g_declared; e; e = e->next) {
+			rec_status s2 = bind_declared(r, e);
+			if (s2 != REC_OK)
+				report(r, s2, "recorder: cannot declare a type in the writer");
+		}
+		pthread_mutex_unlock(&r->lock);
+	}
+	if ((o.flags & REC_RECORDER_FLIGHT) && !(o.flags & REC_RECORDER_NO_SIGNAL) &&
+	    r->dump_signal > 0 && !g_sig_owner) {
+		struct sigaction sa;
+		memset(&sa, 0, sizeof sa);
+		sa.sa_handler = dump_signal_handler;
+		sigemptyset(&sa.sa_mask);
+		sa.sa_flags = SA_RESTART;
+		if (sigaction(r->dump_signal, &sa, &g_old_sa) == 0) {
+			g_sig_owner = r;
+			g_old_sig = r->dump_signal;
+		}
+	}
+	size_t nl = (o.flags & REC_RECORDER_DEFAULT) ? g_nlisteners : 0;
+	listener ls[MAX_LISTENERS];
+	memcpy(ls, g_listeners, nl * sizeof ls[0]);
+	pthread_mutex_unlock(&g_lock);
+	for (size_t i = 0; i < nl; i++)
+		ls[i].fn(r, 1, ls[i].opaque);
+	*out = r;
+	return REC_OK;
+}
+
+rec_status rec_recorder_close(rec_recorder *r)
+{
+	if (!r)
+		return REC_OK;
+	if (r->forked_child)
+		return REC_OK; /* inherited across fork(): abandoned, see atfork_child */
+
+	/* Listeners and periodic callbacks see the recorder a last time. */
+	pthread_mutex_lock(&g_lock);
+	bool was_default = g_default == r;
+	size_t nl = was_default ? g_nlisteners : 0;
+	listener ls[MAX_LISTENERS];
+	memcpy(ls, g_listeners, nl * sizeof ls[0]);
+	pthread_mutex_unlock(&g_lock);
+	for (size_t i = 0; i < nl; i++)
+		ls[i].fn(r, 0, ls[i].opaque);
+	bg_request(r, REQ_PERIODIC, NULL);
+
+	/* 1. Unpublish and disable. */
+	pthread_mutex_lock(&g_lock);
+	for (rec_recorder **pp = &g_open; *pp; pp = &(*pp)->g_next)
+		if (*pp == r) {
+			*pp = r->g_next;
+			break;
+		}
+	if (g_default == r)
+		g_default = NULL;
+	if (g_sig_owner == r) {
+		sigaction(g_old_sig, &g_old_sa, NULL);
+		g_sig_owner = NULL;
+	}
+	__atomic_store_n(&r->closing, 1, __ATOMIC_RELEASE);
+	pthread_mutex_lock(&r->lock);
+	for (rec_type_entry *e = r->types; e; e = e->next)
+		__atomic_store_n(&e->h.enabled, 0, __ATOMIC_RELEASE);
+	for (rec_type_entry *e = g_declared; e; e = e->next)
+		if (e->h.gen == r->gen)
+			__atomic_store_n(&e->h.enabled, 0, __ATOMIC_RELEASE);
+	pthread_mutex_unlock(&r->lock);
+	pthread_mutex_unlock(&g_lock);
+
+	/* 2. Wait for emits in flight (orphans are not freed while closing). */
+	process_barrier();
+	pthread_mutex_lock(&r->lock);
+	size_t nb = 0;
+	for (rec_tbuf_full *b = r->threads; b; b = b->rec_next)
+		nb++;
+	rec_tbuf_full **arr = nb ? malloc(nb * sizeof *arr) : NULL;
+	size_t k = 0;
+	for (rec_tbuf_full *b = arr ? r->threads : NULL; b; b = b->rec_next)
+		arr[k++] = b;
+	pthread_mutex_unlock(&r->lock);
+	for (size_t i = 0; i < k; i++) {
+		for (unsigned spin = 0; *(volatile uint32_t *)&arr[i]->pub.busy; spin++) {
+			if (spin > 20000) /* ~2 s: a thread stopped inside an emit */
+				break;
+			if (spin < 100)
+				sched_yield();
+			else {
+				struct timespec ts = { 0, 100 * 1000 };
+				nanosleep(&ts, NULL);
+			}
+		}
+	}
+	free(arr);
+
+	/* 3. Final drain, FINAL chunk, stop. */
+	pthread_mutex_lock(&r->req_lock);
+	r->stop = 1;
+	uint64_t my = ++r->req_seq;
+	pthread_mutex_unlock(&r->req_lock);
+	wake_bg(r);
+	pthread_mutex_lock(&r->req_lock);
+	while (r->done_seq < my)
+		pthread_cond_wait(&r->req_cond, &r->req_lock);
+	pthread_mutex_unlock(&r->req_lock);
+	pthread_join(r->bg, NULL);
+
+	/* 4. Hand buffers of live threads to them; free the orphans. */
+	pthread_mutex_lock(&g_lock);
+	pthread_mutex_lock(&r->lock);
+	for (rec_tbuf_full *b = r->threads, *next; b; b = next) {
+		next = b->rec_next;
+		uint32_t expect = REC_TB_LIVE;
+		if (!__atomic_compare_exchange_n(&b->state, &expect, REC_TB_DETACHED, false,
+						 __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+			tbuf_free(b);
+	}
+	r->threads = NULL;
+	for (rec_type_entry *e = r->types, *n; e; e = n) {
+		n = e->next;
+		e->next = g_retired;
+		g_retired = e;
+	}
+	r->types = NULL;
+	for (rec_type_entry *e = g_declared; e; e = e->next)
+		if (e->h.gen == r->gen)
+			__atomic_store_n(&e->h.gen, 0, __ATOMIC_RELAXED);
+	pthread_mutex_unlock(&r->lock);
+	pthread_mutex_unlock(&g_lock);
+	rec_status st = r->first_error;
+	recorder_free(r);
+	return st;
+}
+
+rec_status rec_recorder_flush(rec_recorder *r)
+{
+	if (!r)
+		return REC_ERR_INVALID_ARG;
+	if (r->forked_child || r->closing)
+		return REC_ERR_STATE;
+	return bg_request(r, REQ_FLUSH, NULL);
+}
+
+rec_status rec_recorder_dump(rec_recorder *r, const char *path)
+{
+	if (!r)
+		return REC_ERR_INVALID_ARG;
+	if (r->forked_child || r->closing)
+		return REC_ERR_STATE;
+	if (!(r->flags & REC_RECORDER_FLIGHT))
+		return path ? REC_ERR_INVALID_ARG : bg_request(r, REQ_FLUSH, NULL);
+	pthread_mutex_lock(&r->dump_lock);
+	rec_status st = bg_request(r, REQ_DUMP, path);
+	pthread_mutex_unlock(&r->dump_lock);
+	return st;
+}
+
+rec_recorder *rec_recorder_default(void)
+{
+	pthread_mutex_lock(&g_lock);
+	rec_recorder *r = g_default;
+	pthread_mutex_unlock(&g_lock);
+	return r;
+}
+
+uint64_t rec_recorder_run_id(const rec_recorder *r) { return r ? r->run_id : 0; }
+uint64_t rec_recorder_tick_frequency(const rec_recorder *r) { return r ? r->frequency : 0; }
+
+void rec_recorder_get_stats(rec_recorder *r, rec_recorder_stats *st)
+{
+	memset(st, 0, sizeof *st);
+	if (!r)
+		return;
+	st->events = __atomic_load_n(&r->st_events, __ATOMIC_RELAXED);
+	st->dropped = __atomic_load_n(&r->st_dropped, __ATOMIC_RELAXED);
+	st->threads = __atomic_load_n(&r->st_threads, __ATOMIC_RELAXED);
+	st->drains = __atomic_load_n(&r->st_drains, __ATOMIC_RELAXED);
+	pthread_mutex_lock(&r->lock);
+	st->buffer_bytes = r->mem_used;
+	pthread_mutex_unlock(&r->lock);
+	pthread_mutex_lock(&r->w_lock);
+	if (r->w) {
+		rec_writer_stats ws;
+		rec_writer_get_stats(r->w, &ws);
+		st->chunks = ws.chunks;
+		st->bytes = ws.stored_bytes;
+	}
+	pthread_mutex_unlock(&r->w_lock);
+}
+
+rec_status rec_default_listen(rec_default_listener fn, void *opaque)
+{
+	if (!fn)
+		return REC_ERR_INVALID_ARG;
+	pthread_mutex_lock(&g_lock);
+	if (g_nlisteners == MAX_LISTENERS) {
+		pthread_mutex_unlock(&g_lock);
+		return REC_ERR_LIMIT;
+	}
+	g_listeners[g_nlisteners].fn = fn;
+	g_listeners[g_nlisteners].opaque = opaque;
+	g_nlisteners++;
+	rec_recorder *r = g_default;
+	pthread_mutex_unlock(&g_lock);
+	if (r)
+		fn(r, 1, opaque);
+	return REC_OK;
+}
+
+rec_status rec_recorder_add_periodic(rec_recorder *r, rec_periodic_fn fn, void *opaque,
+				     uint32_t period_ms)
+{
+	if (!r || !fn || period_ms == 0)
+		return REC_ERR_INVALID_ARG;
+	pthread_mutex_lock(&r->lock);
+	if (r->closing || r->forked_child) {
+		pthread_mutex_unlock(&r->lock);
+		return REC_ERR_STATE;
+	}
+	rec_periodic *np = realloc(r->periodic, (r->nperiodic + 1) * sizeof *np);
+	if (!np) {
+		pthread_mutex_unlock(&r->lock);
+		return REC_ERR_NOMEM;
+	}
+	r->periodic = np;
+	uint64_t period = (uint64_t)period_ms * 1000000u;
+	r->periodic[r->nperiodic++] = (rec_periodic){ fn, opaque, period, rec_clock_mono_ns() + period };
+	pthread_mutex_unlock(&r->lock);
+	wake_bg(r);
+	return REC_OK;
+}

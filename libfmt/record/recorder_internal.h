@@ -1,0 +1,232 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * recorder_internal.h - the recorder core's private structures: recorder,
+ * type entries, thread buffers (one SPSC byte ring per thread and recorder),
+ * the clock, the string and stack tables.  Never installed.
+ *
+ * Thread buffer ring (producer = the emitting thread, consumer = the
+ * recorder's background thread):
+ *   - positions head/tail grow monotonically; the byte at position p is
+ *     base[p & mask];
+ *   - a record is a 2-byte little-endian body length L (1..65535) followed by
+ *     L bytes of the record interchange form WITHOUT its leading Size (that
+ *     is: uvarint Type_Id, uvarint Ticks, header fields, fields); the
+ *     background thread re-frames it with a uvarint Size;
+ *   - a record never wraps: when fewer than 2 bytes remain before the end of
+ *     the ring, or the 2 bytes there are 0, the reader skips to the start;
+ *   - the producer publishes pub_head with a release store at commit; the
+ *     consumer publishes tail with a release store after copying.
+ */
+#ifndef LIBREC_RECORDER_INTERNAL_H
+#define LIBREC_RECORDER_INTERNAL_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "common/common_internal.h"
+#include "rec/rec.h"
+#include "rec/recorder.h"
+
+/* ---- clock (clock.c) ------------------------------------------------------ */
+enum { REC_CLOCK_TSC = 0, REC_CLOCK_MONO = 1, REC_CLOCK_CALLBACK = 2 };
+
+typedef struct rec_clock_info {
+	int kind;              /* REC_CLOCK_TSC or REC_CLOCK_MONO */
+	uint64_t frequency;    /* ticks per second */
+	const char *why;       /* why this kind was chosen (static text) */
+} rec_clock_info;
+
+/* Decide once per process (cpuid invariant TSC + /proc/cpuinfo constant_tsc
+ * and nonstop_tsc) and calibrate against CLOCK_MONOTONIC; later calls refine
+ * the frequency over the longer baseline.  REC_CLOCK=mono forces the
+ * fallback.  Thread-safe. */
+void rec_clock_get(rec_clock_info *out);
+uint64_t rec_clock_mono_ns(void);
+int64_t rec_clock_wall_ns(void);
+uint64_t rec_clock_tsc(void);
+/* A (wall ns, ticks) pair read as close together as possible. */
+void rec_clock_anchor(int kind, int64_t *wall_ns, uint64_t *ticks);
+
+/* ---- type entries ---------------------------------------------------------- */
+typedef struct rec_type_entry {
+	rec_event_type h;            /* first: the public handle */
+	struct rec_type_entry *next; /* in the recorder's list or the declared list */
+	const rec_type *decl_def;    /* rec_type_declare(): the static definition */
+	uint64_t threshold_ns;
+	uint32_t decl_flags;         /* REC_TYPE_OFF, REC_TYPE_STACK */
+	uint32_t id;
+	char *name;                  /* owned copy (register_type) */
+} rec_type_entry;
+
+/* ---- thread buffers -------------------------------------------------------- */
+enum { REC_TB_LIVE = 0, REC_TB_ORPHAN = 1, REC_TB_DETACHED = 2 };
+
+#define REC_DYN_CACHE 64u
+
+typedef struct rec_tbuf_full {
+	struct rec_tbuf_ pub;            /* first: what the inline emit path uses */
+	struct rec_recorder *r;          /* valid while the owner is inside an emit */
+	struct rec_tbuf_full *thread_next; /* the owning thread's list */
+	struct rec_tbuf_full *rec_next;  /* the recorder's list (r->lock) */
+	uint32_t state;                  /* REC_TB_*, atomic */
+	uint32_t has_ring;
+	uint64_t cap;
+	uint64_t thread_id;
+	uint64_t os_tid;
+	uint64_t name_id;
+	rec_event_type *t_end;           /* the recorder's rec.ThreadEnd handle */
+	/* background-only */
+	uint64_t dropped_reported, nested_reported;
+	/* owner-only: dynamic string cache */
+	struct { uint64_t hash, id; const char *s; size_t len; } dyn[REC_DYN_CACHE];
+} rec_tbuf_full;
+
+/* ---- strings ---------------------------------------------------------------- */
+typedef struct rec_strent {
+	char *s;
+	size_t len;
+	uint64_t hash;
+} rec_strent;
+
+typedef struct rec_strtab {
+	uint64_t *slots;   /* id per slot, 0 = empty */
+	size_t nslots;     /* power of two */
+	rec_strent *ents;  /* ents[id - 1] */
+	size_t count, cap;
+} rec_strtab;
+
+/* ---- stacks (lock-free, insert-only; safe in signal handlers) --------------- */
+#define REC_STACK_MAX_DEPTH 128u
+typedef struct rec_stackent {
+	uint64_t off;      /* index of the first pc in the arena */
+	uint32_t depth;
+	uint32_t flags;    /* REC_STACK_TRUNCATED */
+	uint32_t ready;    /* set (release) once off/depth are valid */
+	uint32_t defined;  /* background: already given to the writer */
+} rec_stackent;
+
+typedef struct rec_stacktab {
+	uint64_t *slot_hash;  /* 0 = free */
+	uint32_t *slot_id;    /* 0 = being filled */
+	size_t nslots;
+	uintptr_t *arena;
+	uint64_t arena_cap, arena_used; /* in pcs */
+	rec_stackent *ents;   /* ents[id - 1] */
+	uint64_t ents_cap, next_id;
+	uint64_t defined_upto; /* background: ids <= this are all defined */
+} rec_stacktab;
+
+/* ---- flight-recorder chunk store ---------------------------------------------- */
+typedef struct rec_fchunk {
+	struct rec_fchunk *next;
+	uint64_t mono_ns; /* when it was completed */
+	size_t len;
+	uint8_t data[];
+} rec_fchunk;
+
+typedef struct rec_periodic {
+	rec_periodic_fn fn;
+	void *opaque;
+	uint64_t period_ns, next_ns;
+} rec_periodic;
+
+/* Parsed events-list entry. */
+typedef struct rec_setting {
+	char *pattern;
+	size_t plen;
+	bool prefix, neg;
+	int enabled;       /* -1 unset, 0, 1 */
+	int stack;         /* -1 unset, 0, 1 */
+	int64_t threshold; /* -1 unset, else ns */
+} rec_setting;
+
+struct rec_recorder {
+	uint64_t gen;
+	struct rec_recorder *g_next;     /* open recorders (global lock) */
+	uint32_t flags;
+	int forked_child;                /* this process is a fork child: hands off */
+	int closing;
+	/* options */
+	char *path;
+	rec_sink sink;
+	int fd;
+	uint32_t flush_ns_ms;
+	uint64_t flush_ns;
+	uint64_t memory_limit, mem_used;
+	uint64_t buf_size;
+	uint32_t full_policy;
+	uint64_t max_age_ns, max_size;
+	int dump_signal;
+	rec_setting *settings;
+	size_t nsettings;
+	bool settings_enable_list;
+	rec_error_fn on_error;
+	void *error_opaque;
+	uint64_t reported_errors;        /* bitmask by -status */
+	rec_status first_error;
+	/* clock */
+	int clock_kind;
+	uint64_t frequency;
+	rec_clock_fn clock;
+	void *clock_opaque;
+	uint64_t run_id;
+	/* writer */
+	rec_writer *w;
+	pthread_mutex_t w_lock;
+	/* shared state (lock) */
+	pthread_mutex_t lock;
+	rec_type_entry *types;
+	uint32_t next_type_id;
+	rec_event_type *t_start, *t_end;
+	rec_tbuf_full *threads;
+	uint64_t next_thread_id;
+	struct { uint64_t os_tid, name_id; } *tents; /* tents[id - 1] */
+	uint64_t tents_count, tents_cap;
+	rec_strtab strs;
+	rec_stacktab stacks;
+	rec_periodic *periodic;
+	size_t nperiodic;
+	/* background thread */
+	pthread_t bg;
+	int bg_started;
+	uint32_t wake;                   /* futex word */
+	pthread_mutex_t req_lock;
+	pthread_cond_t req_cond;
+	uint64_t req_seq, done_seq;
+	uint32_t req_flags;
+	rec_status req_status;
+	char *dump_path;
+	pthread_mutex_t dump_lock;
+	int stop;
+	/* background-only state */
+	rec_buf staging;
+	uint64_t defined_strings, defined_threads;
+	void *symbolizer;
+	void *frame_map;                 /* pc -> frame id */
+	uint64_t next_frame_id, next_module_id;
+	void *module_map;
+	uint64_t last_flush_ns;
+	/* flight mode */
+	rec_fchunk *fl_head, *fl_tail;
+	uint64_t fl_bytes;
+	rec_buf fl_pending;
+	/* stats (atomic) */
+	uint64_t st_events, st_dropped, st_drains, st_threads;
+};
+
+/* ---- ring (ring.c) ---------------------------------------------------------- */
+/* Copy every published record of b into out as interchange records; returns
+ * the number of records (false on allocation failure: nothing consumed). */
+bool rec_ring_drain(rec_tbuf_full *b, rec_buf *out, uint64_t *records);
+
+/* ---- env (env.c) ---------------------------------------------------------- */
+extern int rec_env_linked_; /* referenced by recorder.c so env.o is linked */
+
+/* ---- misc ------------------------------------------------------------------- */
+uint64_t rec_hash_bytes(const void *p, size_t len);
+int64_t rec_parse_duration_ns(const char *s, size_t len); /* -1 on error */
+int64_t rec_parse_size(const char *s, size_t len);        /* -1 on error */
+
+#endif /* LIBREC_RECORDER_INTERNAL_H */

@@ -1,0 +1,122 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * ring.c - the per-thread SPSC byte ring (layout: recorder_internal.h): the
+ * producer's slow path (wrap, full buffer: drop or wait), the half-full
+ * wake-up of the background thread, and the consumer's drain.
+ */
+#include <linux/futex.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "record/recorder_internal.h"
+
+static void futex_wake(uint32_t *word)
+{
+	syscall(SYS_futex, word, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
+}
+
+void rec_emit_kick_(struct rec_tbuf_ *b)
+{
+	rec_tbuf_full *fb = (rec_tbuf_full *)b;
+	rec_recorder *r = fb->r;
+
+	b->kick_at = fb->has_ring ? b->head + fb->cap / 2 : UINT64_MAX;
+	if (__atomic_exchange_n(&r->wake, 1u, __ATOMIC_ACQ_REL) == 0)
+		futex_wake(&r->wake);
+}
+
+static inline void count_drop(struct rec_tbuf_ *b)
+{
+	__atomic_store_n(&b->dropped, b->dropped + 1, __ATOMIC_RELAXED);
+}
+
+bool rec_emit_reserve_slow_(struct rec_tbuf_ *b, rec_event_type *t, uint32_t need)
+{
+	rec_tbuf_full *fb = (rec_tbuf_full *)b;
+	rec_recorder *r = fb->r;
+
+	if (!fb->has_ring || need > fb->cap) {
+		count_drop(b);
+		return false;
+	}
+	const uint64_t cap = fb->cap;
+	for (unsigned spins = 0;; spins++) {
+		const uint64_t tail = __atomic_load_n(&b->tail, __ATOMIC_ACQUIRE);
+		const uint64_t off = b->head & b->mask, room = cap - off;
+		const uint64_t used = b->head - tail;
+
+		if (room >= need) {
+			if (cap - used >= need) {
+				b->wlimit = tail + cap < b->head + room ? tail + cap : b->head + room;
+				return true;
+			}
+		} else if (cap - used >= room + need) {
+			if (room >= 2) {
+				b->base[off] = 0;
+				b->base[off + 1] = 0;
+			}
+			b->head += room;
+			b->wlimit = tail + cap < b->head + cap ? tail + cap : b->head + cap;
+			return true;
+		}
+		/* Full. */
+		if (r->full_policy != REC_FULL_WAIT || !__atomic_load_n(&t->enabled, __ATOMIC_ACQUIRE) ||
+		    __atomic_load_n(&r->closing, __ATOMIC_ACQUIRE))
+			break;
+		if (spins == 0)
+			rec_emit_kick_(b);
+		if (spins < 64) {
+#if defined(__x86_64__) || defined(__i386__)
+			__builtin_ia32_pause();
+#endif
+		} else {
+			struct timespec ts = { 0, 50 * 1000 };
+			if (spins % 64 == 0)
+				rec_emit_kick_(b);
+			nanosleep(&ts, NULL);
+		}
+	}
+	count_drop(b);
+	rec_emit_kick_(b); /* let the background thread make room (no syscall if already woken) */
+	return false;
+}
+
+bool rec_ring_drain(rec_tbuf_full *b, rec_buf *out, uint64_t *records)
+{
+	*records = 0;
+	if (!b->has_ring)
+		return true;
+	const uint64_t h = __atomic_load_n(&b->pub.pub_head, __ATOMIC_ACQUIRE);
+	uint64_t t = b->pub.tail;
+	const uint64_t cap = b->cap, mask = cap - 1;
+	const uint8_t *base = b->pub.base;
+	uint64_t n = 0;
+
+	if (t == h)
+		return true;
+	/* Each record grows by at most 1 byte (2-byte length -> 3-byte uvarint). */
+	if (!rec_buf_reserve(out, (size_t)(h - t) + (size_t)(h - t) / 2 + 16))
+		return false;
+	while (t < h) {
+		const uint64_t off = t & mask, room = cap - off;
+		if (room < 2) {
+			t += room;
+			continue;
+		}
+		const uint8_t *p = base + off;
+		const uint32_t len = (uint32_t)p[0] | ((uint32_t)p[1] << 8);
+		if (len == 0) {
+			t += room;
+			continue;
+		}
+		out->len += rec_varint_put(out->data + out->len, len);
+		memcpy(out->data + out->len, p + 2, len);
+		out->len += len;
+		t += 2u + len;
+		n++;
+	}
+	__atomic_store_n(&b->pub.tail, t, __ATOMIC_RELEASE);
+	*records = n;
+	return true;
+}
