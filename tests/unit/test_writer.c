@@ -11,6 +11,9 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
+#include <sys/time.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -698,6 +701,8 @@ static void t_close_final_abandon(void **state)
 	assert_int_equal(c.h.sequence, 1);
 	assert_int_equal(c.h.event_count, 0);
 	assert_int_equal(c.h.start_ticks, 7777);
+	assert_false(c.present[REC_SECTION_STRINGS]); /* only what this chunk references */
+	assert_false(c.present[REC_SECTION_THREADS]);
 	parse_stats(&c, &s);
 	assert_int_equal(s.dropped, 0);
 	free_chunk(&c);
@@ -940,6 +945,122 @@ static void t_sink_failure(void **state)
 	assert_int_equal(fs.writes, 2); /* close wrote nothing more */
 }
 
+/* ---- fd sink: a pipe, a slow reader, signals interrupting write() ---------------- */
+
+typedef struct drain {
+	int fd;
+	uint8_t *buf;
+	size_t len, cap;
+	int err;
+} drain;
+
+static void *drain_main(void *arg)
+{
+	drain *d = arg;
+	for (;;) {
+		ssize_t n;
+		struct timespec ts = { 0, 20000 };
+		if (d->cap - d->len < 4096) {
+			uint8_t *nb = realloc(d->buf, d->cap * 2 + 4096);
+			if (!nb) {
+				d->err = ENOMEM;
+				return NULL;
+			}
+			d->buf = nb;
+			d->cap = d->cap * 2 + 4096;
+		}
+		n = read(d->fd, d->buf + d->len, 4096);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			d->err = errno;
+			return NULL;
+		}
+		if (n == 0)
+			return NULL;
+		d->len += (size_t)n;
+		nanosleep(&ts, NULL); /* slow reader: the writer blocks in write() */
+	}
+}
+
+static volatile sig_atomic_t alarms;
+static void on_alarm(int sig)
+{
+	(void)sig;
+	alarms++;
+}
+
+static void write_pipe_events(rec_writer *w)
+{
+	assert_int_equal(rec_writer_add_type(w, &ev_type), REC_OK);
+	assert_int_equal(rec_writer_define_string(w, 1, "first", 5), REC_OK);
+	assert_int_equal(rec_writer_define_string(w, 2, "other", 5), REC_OK);
+	assert_int_equal(rec_writer_define_thread(w, 1, 99, 0), REC_OK);
+	for (uint64_t i = 0; i < 150000; i++) {
+		assert_int_equal(rec_writer_begin(w, 7, 1000 + 10 * i, 0, 1, 0), REC_OK);
+		assert_int_equal(rec_writer_put_u64(w, i % 3 == 0 ? 1 : 2), REC_OK);
+		assert_int_equal(rec_writer_put_u64(w, i), REC_OK);
+		assert_int_equal(rec_writer_put_i64(w, -(int64_t)i), REC_OK);
+		assert_int_equal(rec_writer_end(w), REC_OK);
+	}
+	assert_int_equal(rec_writer_flush(w), REC_OK); /* fd sinks: no sync */
+}
+
+static void t_fd_pipe_signals(void **state)
+{
+	rec_writer_options o = fixed_opts(REC_CODEC_NONE);
+	rec_writer *w = NULL;
+	drain d = { -1, NULL, 0, 0, 0 };
+	struct sigaction sa, old;
+	struct itimerval it = { { 0, 300 }, { 0, 300 } }, off = { { 0, 0 }, { 0, 0 } };
+	sigset_t set;
+	pthread_t th;
+	int p[2];
+	uint8_t *want;
+	size_t want_len;
+	(void)state;
+
+	o.chunk_events_size = 256 * 1024; /* chunks much larger than the pipe buffer */
+	/* reference: the same events through open_path */
+	assert_int_equal(rec_writer_open_path(&w, tpath("pipe_ref.rec"), &o), REC_OK);
+	write_pipe_events(w);
+	assert_int_equal(rec_writer_close(w), REC_OK);
+	want = read_file(tpath("pipe_ref.rec"), &want_len);
+	assert_true(want_len > 3 * 256 * 1024);
+
+	assert_int_equal(pipe(p), 0);
+	d.fd = p[0];
+	/* the reader thread does not take SIGALRM: it interrupts the writer */
+	sigemptyset(&set);
+	sigaddset(&set, SIGALRM);
+	assert_int_equal(pthread_sigmask(SIG_BLOCK, &set, NULL), 0);
+	assert_int_equal(pthread_create(&th, NULL, drain_main, &d), 0);
+	assert_int_equal(pthread_sigmask(SIG_UNBLOCK, &set, NULL), 0);
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_alarm; /* no SA_RESTART: write() returns short or EINTR */
+	sigemptyset(&sa.sa_mask);
+	assert_int_equal(sigaction(SIGALRM, &sa, &old), 0);
+	alarms = 0;
+	assert_int_equal(setitimer(ITIMER_REAL, &it, NULL), 0);
+
+	assert_int_equal(rec_writer_open_fd(&w, p[1], &o), REC_OK);
+	write_pipe_events(w);
+	assert_int_equal(rec_writer_close(w), REC_OK);
+
+	assert_int_equal(setitimer(ITIMER_REAL, &off, NULL), 0);
+	assert_int_equal(sigaction(SIGALRM, &old, NULL), 0);
+	assert_int_not_equal(fcntl(p[1], F_GETFD), -1); /* the caller's fd stays open */
+	assert_int_equal(close(p[1]), 0);
+	assert_int_equal(pthread_join(th, NULL), 0);
+	assert_int_equal(close(p[0]), 0);
+	assert_int_equal(d.err, 0);
+	assert_true(alarms > 0);
+	assert_int_equal(d.len, want_len);
+	assert_memory_equal(d.buf, want, want_len);
+	free(d.buf);
+	free(want);
+}
+
 /* ---- determinism ------------------------------------------------------------------- */
 
 static void write_det(const char *path)
@@ -1049,6 +1170,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(t_define_errors),
 		cmocka_unit_test(t_options),
 		cmocka_unit_test(t_sink_failure),
+		cmocka_unit_test(t_fd_pipe_signals),
 		cmocka_unit_test(t_deterministic),
 		cmocka_unit_test(t_sparse_ids_stats),
 	};
