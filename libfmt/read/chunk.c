@@ -852,7 +852,7 @@ rec_status rec_rd_load_events(rec_reader *r, rec_rchunk *c)
 }
 
 /* ---- reading one chunk -------------------------------------------------------------------- */
-rec_status rec_rd_read_chunk(rec_reader *r, rec_rchunk **out)
+rec_status rec_rd_read_chunk(rec_reader *r, rec_rchunk **out, bool for_events)
 {
 	*out = NULL;
 	if (r->at_end)
@@ -989,9 +989,11 @@ good_header:;
 	r->pos = end;
 
 	/* A pipe cannot come back for the payload: take it now.  A verifying
-	 * reader checks it now. */
-	if (!r->src.seekable || (r->flags & REC_READ_VERIFY)) {
-		st = (r->flags & REC_READ_VERIFY) ? check_payload(r, c) : load_payload(r, c);
+	 * reader, or one about to return events, checks it first: a damaged
+	 * payload is then reported as such, whatever section it hits. */
+	if (!r->src.seekable || (r->flags & REC_READ_VERIFY) || for_events) {
+		st = (r->flags & REC_READ_VERIFY) || for_events ? check_payload(r, c)
+							       : load_payload(r, c);
 		if (st != REC_OK)
 			goto fail;
 	}
@@ -1022,7 +1024,7 @@ REC_API rec_status rec_reader_next_chunk(rec_reader *r, const rec_chunk_info **i
 		r->cur = NULL;
 	}
 	rec_rchunk *c;
-	rec_status st = rec_rd_read_chunk(r, &c);
+	rec_status st = rec_rd_read_chunk(r, &c, false);
 	if (st != REC_OK)
 		return st;
 	r->cur = c;

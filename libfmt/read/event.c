@@ -236,7 +236,7 @@ static rec_status next_event_file_order(rec_reader *r, rec_event *ev)
 				rec_rd_chunk_put(r, c);
 				r->cur = NULL;
 			}
-			rec_status st = rec_rd_read_chunk(r, &c);
+			rec_status st = rec_rd_read_chunk(r, &c, true);
 			if (st != REC_OK)
 				return st;
 			r->cur = c;

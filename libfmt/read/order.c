@@ -273,7 +273,7 @@ rec_status rec_rd_order_next(rec_reader *r, rec_event *ev)
 		rec_rchunk *c = o->pending;
 		o->pending = NULL;
 		if (!c) {
-			st = rec_rd_read_chunk(r, &c);
+			st = rec_rd_read_chunk(r, &c, true);
 			if (st == REC_END) {
 				o->input_end = true;
 				continue;

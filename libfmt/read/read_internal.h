@@ -198,8 +198,9 @@ rec_rchunk *rec_rd_chunk_get(rec_reader *r);
 void rec_rd_chunk_put(rec_reader *r, rec_rchunk *c);
 void rec_rd_chunk_destroy(rec_rchunk *c);
 /* Read the next chunk header, section table, metadata and statistics into a
- * fresh chunk.  REC_OK with *out, REC_END, or a problem. */
-rec_status rec_rd_read_chunk(rec_reader *r, rec_rchunk **out);
+ * fresh chunk (for_events: load and check the payload first).  REC_OK with
+ * *out, REC_END, or a problem. */
+rec_status rec_rd_read_chunk(rec_reader *r, rec_rchunk **out, bool for_events);
 /* Load the payload (verifying its checksum), pools and events section. */
 rec_status rec_rd_load_events(rec_reader *r, rec_rchunk *c);
 /* Decompressed bytes of section index si of c. */
