@@ -33,7 +33,7 @@ for a in "$@"; do
 done
 
 if [ "$QUICK" = 1 ]; then
-	N=${BENCH_N:-1000000}; N_SMALL=${BENCH_N_SMALL:-100000}; RUNS=${BENCH_RUNS:-3}
+	N=${BENCH_N:-1000000}; N_SMALL=${BENCH_N_SMALL:-400000}; RUNS=${BENCH_RUNS:-3}
 	JFR_PRINT_N=${BENCH_JFR_PRINT_N:-200000}; HOT_N=1000000; HOT_ROUNDS=5; HOTP_K=100000
 	MODE="quick"
 else
@@ -317,7 +317,8 @@ noisy 2-core machine (load average at start $LOAD_START, at end $LOAD_END). N = 
 | rec-print --json peak RSS, $(hc "$N_SMALL") -> $(hc "$N") | $(mib "${RSS[json_ours_small]}") -> $(mib "${RSS[json_ours]}") | $(mib "${RSS[json_jfr]}") ($(hc "$JFR_PRINT_N")) | | flat | $FLAT_JSON |
 
 "Flat" here means: peak RSS on the $(hc "$N")-event file is at most 1.25x (+1 MiB) that on the
-$(hc "$N_SMALL")-event file. \`jfr print\` is timed on a $(hc "$JFR_PRINT_N")-event JFR file of the same event
+$(hc "$N_SMALL")-event file (a 4 MiB-raw chunk holds about 350k of these events, so both files span
+several chunks). \`jfr print\` is timed on a $(hc "$JFR_PRINT_N")-event JFR file of the same event
 sequence, because at its rate $(hc "$N") events would take about $(awk -v n="$N" -v e="$P_JFR_EPS" 'BEGIN{ if (e=="nan") print "?"; else printf "%.0f", n/e }') s per run (text). Its events/s
 in the table exclude its fixed start-up cost (the median time of the same command on a 1000-event
 file: $(fmt "${MED[print_jfr_tiny]}" 2) s text, $(fmt "${MED[json_jfr_tiny]}" 2) s JSON), which is the rate it reaches on a large file and
