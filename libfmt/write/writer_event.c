@@ -14,6 +14,8 @@
  * class, values within their width, shortest varints) and appends nothing
  * if any record is malformed.
  */
+#include <float.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 
@@ -202,7 +204,8 @@ rec_status rec_writer_put_f64(rec_writer *w, double v)
 	f = &t->fields[w->cur_field];
 	p = w->pending.data + w->pending.len;
 	if (f->wire == REC_WIRE_FIXED32 && f->is_f32) {
-		float x = (float)v;
+		/* Out-of-range finite values become +-inf (the cast would be UB). */
+		float x = (v > FLT_MAX) ? INFINITY : (v < -FLT_MAX) ? -INFINITY : (float)v;
 		uint32_t bits;
 		memcpy(&bits, &x, 4);
 		rec_put_le32(p, bits);

@@ -632,6 +632,94 @@ static void t_append_records(void **state)
 	free(buf);
 }
 
+/* ---- every wire class, byte-exact; trailing bytes of appended records ------------- */
+
+static const rec_field all_fields[] = {
+	{ "b", "", "", REC_TYPE_BOOL, 0 },      { "i8", "", "", REC_TYPE_I8, 0 },
+	{ "f32", "", "", REC_TYPE_F32, 0 },     { "f64", "", "", REC_TYPE_F64, 0 },
+	{ "ts", "", "", REC_TYPE_TIMESTAMP, 0 }, { "blob", "", "", REC_TYPE_BLOB, 0 },
+	{ "th", "", "", REC_TYPE_THREAD, 0 },   { "st", "", "", REC_TYPE_STACK, 0 },
+};
+static const rec_type all_type = { 3, REC_EVENT_HAS_DURATION, "test.All", "", "", "", 8, all_fields };
+
+static void t_field_types(void **state)
+{
+	rec_writer_options o = fixed_opts(REC_CODEC_NONE);
+	const char *path = tpath("types.rec");
+	rec_writer *w = NULL;
+	const uint64_t frames[1] = { 9 };
+	uint8_t *buf;
+	size_t len;
+	tchunk c;
+	tstats s;
+	uint64_t ids[8];
+	(void)state;
+
+	assert_int_equal(rec_writer_open_path(&w, path, &o), REC_OK);
+	assert_int_equal(rec_writer_add_type(w, &all_type), REC_OK);
+	assert_int_equal(rec_writer_define_thread(w, 4, 40, 0), REC_OK);
+	assert_int_equal(rec_writer_define_frame(w, 9, 0, 0, 0, 0), REC_OK);
+	assert_int_equal(rec_writer_define_stack(w, 6, 0, frames, 1), REC_OK);
+	assert_int_equal(rec_writer_define_thread(w, 5, 50, 0), REC_OK); /* unreferenced */
+
+	assert_int_equal(rec_writer_begin(w, 3, 200, 7, 0, 0), REC_OK);
+	assert_int_equal(rec_writer_put_u64(w, 2), REC_ERR_INVALID_ARG); /* bool 2 */
+	assert_int_equal(rec_writer_begin(w, 3, 200, 7, 0, 0), REC_OK);
+	assert_int_equal(rec_writer_put_u64(w, 1), REC_OK);
+	assert_int_equal(rec_writer_put_i64(w, -128), REC_OK);
+	assert_int_equal(rec_writer_put_f64(w, 1.5), REC_OK);
+	assert_int_equal(rec_writer_put_f64(w, -2.0), REC_OK);
+	assert_int_equal(rec_writer_put_u64(w, 12345), REC_OK);
+	assert_int_equal(rec_writer_put_bytes(w, "\x00\xff", 2), REC_OK);
+	assert_int_equal(rec_writer_put_u64(w, 4), REC_OK);
+	assert_int_equal(rec_writer_put_u64(w, 6), REC_OK);
+	assert_int_equal(rec_writer_end(w), REC_OK);
+	{
+		/* appended: ticks 190, duration 1, all zero/empty values, 2 trailing bytes */
+		const uint8_t rec[] = { 24, 3, 0xBE, 0x01, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+					0, 0, 0, 0, 0, 0, 0xAA, 0xBB };
+		assert_int_equal(rec_writer_append_records(w, rec, sizeof(rec)), REC_OK);
+	}
+	assert_int_equal(rec_writer_close(w), REC_OK);
+
+	buf = read_file(path, &len);
+	parse_chunk(buf, len, &c);
+	assert_int_equal(c.h.start_ticks, 190);
+	assert_int_equal(c.h.duration_ticks, 207 - 190);
+	{
+		const uint8_t want[] = {
+			/* Size 25: type 3, delta +10 (zz 20), duration 7 */
+			25, 3, 20, 7,
+			1,                      /* bool */
+			0xFF, 0x01,             /* i8 -128: zz 255 */
+			0x00, 0x00, 0xC0, 0x3F, /* f32 1.5 */
+			0, 0, 0, 0, 0, 0, 0x00, 0xC0, /* f64 -2.0 */
+			0xB9, 0x60,             /* ts 12345 */
+			2, 0x00, 0xFF,          /* blob */
+			4, 6,                   /* thread, stack */
+			/* Size 23: type 3, delta -10 (zz 19), duration 1, zeros, trailing AA BB */
+			23, 3, 19, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xAA, 0xBB,
+		};
+		assert_int_equal(c.sec_len[REC_SECTION_EVENTS], sizeof(want));
+		assert_memory_equal(c.sec[REC_SECTION_EVENTS], want, sizeof(want));
+	}
+	parse_stats(&c, &s);
+	assert_int_equal(s.count[0], 2);
+	assert_int_equal(s.bytes[0], 26 + 24);
+	assert_int_equal(s.last, 17);
+	/* thread 4 and stack 6 (and frame 9) from fields; thread 5 absent */
+	assert_int_equal(pool_ids(&c, REC_SECTION_THREADS, ids, 8, NULL), 1);
+	assert_int_equal(ids[0], 4);
+	assert_int_equal(pool_ids(&c, REC_SECTION_STACKS, ids, 8, NULL), 1);
+	assert_int_equal(ids[0], 6);
+	assert_int_equal(pool_ids(&c, REC_SECTION_FRAMES, ids, 8, NULL), 1);
+	assert_int_equal(ids[0], 9);
+	assert_false(c.present[REC_SECTION_STRINGS]);
+	assert_false(c.present[REC_SECTION_MODULES]);
+	free_chunk(&c);
+	free(buf);
+}
+
 /* ---- close / abandon / flush ------------------------------------------------------- */
 
 static void t_close_final_abandon(void **state)
@@ -1165,6 +1253,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(t_small_lz4),
 		cmocka_unit_test(t_auto_chunking),
 		cmocka_unit_test(t_append_records),
+		cmocka_unit_test(t_field_types),
 		cmocka_unit_test(t_close_final_abandon),
 		cmocka_unit_test(t_builder_errors),
 		cmocka_unit_test(t_define_errors),
