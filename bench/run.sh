@@ -388,8 +388,9 @@ cat <<EOF
 ## Hot path (ns per event, per thread; issue #7 item 1)
 
 Median (min-max) over rounds x threads. Ours: \`${HOTP_RUN:-bench/hotpath (recorder not built)}\`
-($HOT_ROUNDS rounds of $(hc "$HOTP_K") events per thread after one warm-up round; the recorder is flushed
-between rounds outside the timed part; thread buffers of 32 MiB so a round never drops). JFR:
+($HOT_ROUNDS rounds of $(hc "$HOTP_K") events per thread after warm-up rounds that write every page of the
+16 MiB thread buffers once; the recorder is flushed between rounds outside the timed part, so a round never
+drops). JFR:
 \`java -cp $JCP BenchEvents hot $HOT_N $HOT_ROUNDS THREADS [--stack|--disabled]\` (2 warm-up rounds, then
 $HOT_ROUNDS rounds of $(hc "$HOT_N") commits per thread with a recording to a file running). With the JFR type
 disabled the JIT removes the whole commit, so its loop measures ~0 ns.
