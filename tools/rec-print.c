@@ -431,6 +431,12 @@ static void out_float(double v, bool f32)
 		if (f32 ? (float)back == (float)v : back == v)
 			break;
 	}
+	/* Keep it a floating-point number for readers that tell them apart
+	 * ("2.0", "-0.0", not "2", "-0"). */
+	if (n > 0 && (size_t)n + 2 < sizeof tmp && !strpbrk(tmp, ".eEn")) {
+		memcpy(tmp + n, ".0", 3);
+		n += 2;
+	}
 	rec_out_write(tmp, (size_t)n);
 }
 

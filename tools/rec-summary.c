@@ -418,6 +418,7 @@ int main(int argc, char **argv)
 		return rec_cli_finish(REC_EXIT_DATA);
 	}
 	int rc = REC_EXIT_OK;
+	int opened = 0;
 	for (int i = optind; i < argc; i++) {
 		const char *path = argv[i];
 		rec_reader_options o = REC_READER_OPTIONS_INIT;
@@ -434,12 +435,17 @@ int main(int argc, char **argv)
 			rc = REC_EXIT_DATA;
 			continue;
 		}
+		opened++;
 		st = rec_summary_add_reader(s, r, path, flags);
 		rec_reader_close(r);
 		if (st != REC_OK) {
 			rec_cli_file_error(path, "%s", rec_summary_errmsg(s));
 			rc = REC_EXIT_DATA;
 		}
+	}
+	if (!opened) {
+		rec_summary_close(s);
+		return rec_cli_finish(rc); /* nothing could be read: no empty summary */
 	}
 	const rec_summary_result *res = rec_summary_get(s);
 	if (json)

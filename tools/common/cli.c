@@ -148,27 +148,36 @@ int rec_cli_getopt(int argc, char *const argv[], const char *shortopts,
 	const char *arg = (prev < argc) ? argv[prev] : "";
 	if (optind > prev && optind - 1 < argc && optind - 1 > 0)
 		arg = argv[optind - 1];
-	if (c == ':' || (optopt && strchr(shortopts, optopt) && optopt != '?')) {
-		if (optopt)
-			rec_cli_usage_error("option '-%c' needs a value", optopt);
-		rec_cli_usage_error("option '%s' needs a value", arg);
-	}
-	if (optopt)
-		rec_cli_usage_error("unknown option '-%c'", optopt);
-	/* A long option: unknown, ambiguous, or missing/extra argument. */
 	if (strncmp(arg, "--", 2) == 0) {
+		/* A long option: unknown, ambiguous, or a missing/extra value. */
 		const char *eq = strchr(arg, '=');
 		size_t n = eq ? (size_t)(eq - arg - 2) : strlen(arg + 2);
+		const struct option *hit = NULL;
+		int matches = 0;
 		for (const struct option *o = longopts; o && o->name; o++) {
-			if (strlen(o->name) == n && strncmp(o->name, arg + 2, n) == 0) {
-				if (o->has_arg == required_argument)
-					rec_cli_usage_error("option '--%s' needs a value", o->name);
-				if (o->has_arg == no_argument)
-					rec_cli_usage_error("option '--%s' takes no value", o->name);
+			if (strncmp(o->name, arg + 2, n) != 0)
+				continue;
+			if (strlen(o->name) == n) {
+				hit = o;
+				matches = 1;
+				break;
 			}
+			hit = o;
+			matches++;
 		}
+		if (matches == 1 && hit->has_arg == required_argument && !eq)
+			rec_cli_usage_error("option '--%s' needs a value", hit->name);
+		if (matches == 1 && hit->has_arg == no_argument && eq)
+			rec_cli_usage_error("option '--%s' takes no value", hit->name);
+		if (matches > 1)
+			rec_cli_usage_error("ambiguous option '%.*s'", (int)(n + 2), arg);
+		rec_cli_usage_error("unknown option '%.*s'", (int)(n + 2), arg);
 	}
-	rec_cli_usage_error("unknown or ambiguous option '%s'", arg);
+	if (c == ':' || (optopt > 0 && optopt < 256 && strchr(shortopts, optopt)))
+		rec_cli_usage_error("option '-%c' needs a value", optopt);
+	if (optopt > 0 && optopt < 256)
+		rec_cli_usage_error("unknown option '-%c'", optopt);
+	rec_cli_usage_error("unknown option '%s'", arg);
 }
 
 bool rec_cli_parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out)
