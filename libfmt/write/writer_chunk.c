@@ -32,7 +32,7 @@ typedef struct rec_wscan {
  * for a record that does not decode (cannot happen: input was validated). */
 enum { SCAN_OK = 0, SCAN_CORRUPT = -1 };
 
-static inline bool mark_ref(rec_wpool *p, uint64_t id, uint64_t mark)
+static inline __attribute__((always_inline)) bool mark_ref(rec_wpool *p, uint64_t id, uint64_t mark)
 {
 	uint64_t *seen;
 	rec_wentry *e;
@@ -73,7 +73,7 @@ static inline void copy_bytes(uint8_t *d, const uint8_t *s, size_t n)
 static const int ref_pool[4] = { -1, REC_W_STRINGS, REC_W_THREADS, REC_W_STACKS };
 
 /* Decode the record at *pp (bounded by lim), mark its references. */
-static inline int scan_record(rec_writer *w, const uint8_t **pp, const uint8_t *lim, uint64_t mark,
+static inline __attribute__((always_inline)) int scan_record(rec_writer *w, const uint8_t **pp, const uint8_t *lim, uint64_t mark,
 			      rec_wscan *s, uint64_t *bad_id)
 {
 	const uint8_t *p = *pp, *end;
@@ -161,7 +161,7 @@ static inline size_t out_len(const rec_wscan *s, uint64_t zz, size_t *body_out)
 }
 
 /* Write the EVENTS form of s at q (room for out_len()); returns its length. */
-static inline size_t emit_record(uint8_t *q, const rec_wscan *s, uint64_t ticks_base)
+static inline __attribute__((always_inline)) size_t emit_record(uint8_t *q, const rec_wscan *s, uint64_t ticks_base)
 {
 	const uint64_t zz = rec_zigzag((int64_t)(s->ticks - ticks_base));
 	size_t body, n = out_len(s, zz, &body);
