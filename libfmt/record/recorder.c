@@ -922,7 +922,8 @@ static void global_init(void)
 /* ---- flight-recorder chunk store -------------------------------------------------------- */
 static void fl_evict(rec_recorder *r, uint64_t now)
 {
-	while (r->fl_head && (r->fl_bytes > r->max_size ||
+	/* The newest chunk is always kept. */
+	while (r->fl_head && r->fl_head != r->fl_tail && (r->fl_bytes > r->max_size ||
 			      (r->max_age_ns && now - r->fl_head->mono_ns > r->max_age_ns))) {
 		rec_fchunk *c = r->fl_head;
 		r->fl_head = c->next;

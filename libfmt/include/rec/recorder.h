@@ -342,9 +342,11 @@ struct rec_tbuf_ {
 };
 
 #if defined(__GNUC__)
+#define REC_INLINE_ static inline __attribute__((always_inline))
 #define REC_LIKELY_(x) __builtin_expect(!!(x), 1)
 #define REC_UNLIKELY_(x) __builtin_expect(!!(x), 0)
 #else
+#define REC_INLINE_ static inline
 #define REC_LIKELY_(x) (x)
 #define REC_UNLIKELY_(x) (x)
 #endif
@@ -370,7 +372,7 @@ typedef struct rec_emit {
 
 /*! rec_type_ticks() : now, in the ticks of t's recorder (0 if t is off).
  *  Built-ins time waits with it and pass the ticks to rec_emit_begin_at(). */
-static inline uint64_t rec_type_ticks(const rec_event_type *t)
+REC_INLINE_ uint64_t rec_type_ticks(const rec_event_type *t)
 {
 #if defined(__x86_64__) || defined(__i386__)
 	if (REC_LIKELY_(t->clock_kind == 0)) {
@@ -383,12 +385,12 @@ static inline uint64_t rec_type_ticks(const rec_event_type *t)
 }
 
 /*! rec_type_enabled() : one load and a branch. */
-static inline bool rec_type_enabled(const rec_event_type *t)
+REC_INLINE_ bool rec_type_enabled(const rec_event_type *t)
 {
 	return REC_UNLIKELY_(__atomic_load_n(&t->enabled, __ATOMIC_RELAXED) != 0);
 }
 
-static inline uint8_t *rec_emit_varint_(uint8_t *p, uint64_t v)
+REC_INLINE_ uint8_t *rec_emit_varint_(uint8_t *p, uint64_t v)
 {
 	while (v >= 0x80) {
 		*p++ = (uint8_t)(v | 0x80);
@@ -400,7 +402,7 @@ static inline uint8_t *rec_emit_varint_(uint8_t *p, uint64_t v)
 
 /* Common begin: ticks/duration given.  in_signal: never take a slow path
  * that locks or allocates. */
-static inline bool rec_emit_begin_full_(rec_emit *e, rec_event_type *t, uint64_t ticks,
+REC_INLINE_ bool rec_emit_begin_full_(rec_emit *e, rec_event_type *t, uint64_t ticks,
 					uint64_t duration, int in_signal, const uintptr_t *pcs,
 					size_t npcs, int truncated)
 {
@@ -459,7 +461,7 @@ static inline bool rec_emit_begin_full_(rec_emit *e, rec_event_type *t, uint64_t
 
 /*! rec_emit_begin() : start an instant event now.  @return false if the type
  *  is off or the event was dropped (nothing to do then). */
-static inline bool rec_emit_begin(rec_emit *e, rec_event_type *t)
+REC_INLINE_ bool rec_emit_begin(rec_emit *e, rec_event_type *t)
 {
 	if (REC_LIKELY_(!__atomic_load_n(&t->enabled, __ATOMIC_RELAXED)))
 		return false;
@@ -469,7 +471,7 @@ static inline bool rec_emit_begin(rec_emit *e, rec_event_type *t)
 /*! rec_emit_begin_at() : start an event that began at start_ticks and ended
  *  at end_ticks (rec_type_ticks()); for a duration type it is kept only if
  *  end - start >= the type's threshold. */
-static inline bool rec_emit_begin_at(rec_emit *e, rec_event_type *t, uint64_t start_ticks,
+REC_INLINE_ bool rec_emit_begin_at(rec_emit *e, rec_event_type *t, uint64_t start_ticks,
 				     uint64_t end_ticks)
 {
 	if (REC_LIKELY_(!__atomic_load_n(&t->enabled, __ATOMIC_RELAXED)))
@@ -485,7 +487,7 @@ static inline bool rec_emit_begin_at(rec_emit *e, rec_event_type *t, uint64_t st
  *  attached before (rec_recorder_attach_thread()), stack capture does not
  *  lock, and an event that interrupts an emit of the same thread is dropped
  *  and counted. */
-static inline bool rec_emit_begin_signal(rec_emit *e, rec_event_type *t, uint64_t start_ticks,
+REC_INLINE_ bool rec_emit_begin_signal(rec_emit *e, rec_event_type *t, uint64_t start_ticks,
 					 uint64_t end_ticks)
 {
 	if (REC_LIKELY_(!__atomic_load_n(&t->enabled, __ATOMIC_RELAXED)))
@@ -500,7 +502,7 @@ static inline bool rec_emit_begin_signal(rec_emit *e, rec_event_type *t, uint64_
  *  given as captured entries (e.g. rec_stack_capture_ucontext() in a SIGPROF
  *  handler; leaf first, at most 128 used) instead of captured here.  The
  *  stack is interned without locks.  For a type with REC_EVENT_HAS_STACK. */
-static inline bool rec_emit_begin_signal_pcs(rec_emit *e, rec_event_type *t, uint64_t start_ticks,
+REC_INLINE_ bool rec_emit_begin_signal_pcs(rec_emit *e, rec_event_type *t, uint64_t start_ticks,
 					     uint64_t end_ticks, const uintptr_t *pcs, size_t npcs,
 					     int truncated)
 {
@@ -512,48 +514,48 @@ static inline bool rec_emit_begin_signal_pcs(rec_emit *e, rec_event_type *t, uin
 	return rec_emit_begin_full_(e, t, start_ticks, d, 1, pcs, npcs, truncated);
 }
 
-static inline void rec_emit_u64(rec_emit *e, uint64_t v) { e->p = rec_emit_varint_(e->p, v); }
-static inline void rec_emit_i64(rec_emit *e, int64_t v)
+REC_INLINE_ void rec_emit_u64(rec_emit *e, uint64_t v) { e->p = rec_emit_varint_(e->p, v); }
+REC_INLINE_ void rec_emit_i64(rec_emit *e, int64_t v)
 {
 	e->p = rec_emit_varint_(e->p, ((uint64_t)v << 1) ^ (uint64_t)(v >> 63));
 }
-static inline void rec_emit_bool(rec_emit *e, bool v) { *e->p++ = v ? 1 : 0; }
-static inline void rec_emit_f64(rec_emit *e, double v)
+REC_INLINE_ void rec_emit_bool(rec_emit *e, bool v) { *e->p++ = v ? 1 : 0; }
+REC_INLINE_ void rec_emit_f64(rec_emit *e, double v)
 {
 	uint64_t u;
 	memcpy(&u, &v, 8);
 	for (int i = 0; i < 8; i++)
 		*e->p++ = (uint8_t)(u >> (8 * i));
 }
-static inline void rec_emit_f32(rec_emit *e, float v)
+REC_INLINE_ void rec_emit_f32(rec_emit *e, float v)
 {
 	uint32_t u;
 	memcpy(&u, &v, 4);
 	for (int i = 0; i < 4; i++)
 		*e->p++ = (uint8_t)(u >> (8 * i));
 }
-static inline void rec_emit_string(rec_emit *e, rec_str s) { e->p = rec_emit_varint_(e->p, s.id); }
+REC_INLINE_ void rec_emit_string(rec_emit *e, rec_str s) { e->p = rec_emit_varint_(e->p, s.id); }
 /* Intern a dynamic string at emit time (a per-thread cache, then a locked
  * table; a never-seen string allocates once).  NULL writes the null string. */
-static inline void rec_emit_string_dyn(rec_emit *e, const char *s)
+REC_INLINE_ void rec_emit_string_dyn(rec_emit *e, const char *s)
 {
 	e->p = rec_emit_varint_(e->p, s ? rec_emit_intern_dyn_(e->b, s, strlen(s)) : 0);
 }
-static inline void rec_emit_string_dyn_len(rec_emit *e, const char *s, size_t len)
+REC_INLINE_ void rec_emit_string_dyn_len(rec_emit *e, const char *s, size_t len)
 {
 	e->p = rec_emit_varint_(e->p, s ? rec_emit_intern_dyn_(e->b, s, len) : 0);
 }
 /* A thread-pool id (rec_recorder_thread_id()), 0 = none. */
-static inline void rec_emit_thread(rec_emit *e, uint64_t thread_id) { e->p = rec_emit_varint_(e->p, thread_id); }
+REC_INLINE_ void rec_emit_thread(rec_emit *e, uint64_t thread_id) { e->p = rec_emit_varint_(e->p, thread_id); }
 /* The emitting thread itself. */
-static inline void rec_emit_self(rec_emit *e)
+REC_INLINE_ void rec_emit_self(rec_emit *e)
 {
 	memcpy(e->p, &e->b->thread_enc, 8);
 	e->p += e->b->thread_len;
 }
-static inline void rec_emit_stack_ref(rec_emit *e, uint64_t stack_id) { e->p = rec_emit_varint_(e->p, stack_id); }
+REC_INLINE_ void rec_emit_stack_ref(rec_emit *e, uint64_t stack_id) { e->p = rec_emit_varint_(e->p, stack_id); }
 /* text or blob; truncated to REC_EMIT_MAX_BYTES. */
-static inline void rec_emit_bytes(rec_emit *e, const void *p, size_t len)
+REC_INLINE_ void rec_emit_bytes(rec_emit *e, const void *p, size_t len)
 {
 	if (len > REC_EMIT_MAX_BYTES)
 		len = REC_EMIT_MAX_BYTES;
@@ -564,7 +566,7 @@ static inline void rec_emit_bytes(rec_emit *e, const void *p, size_t len)
 }
 
 /*! rec_emit_commit() : publish the event to the background thread. */
-static inline void rec_emit_commit(rec_emit *e)
+REC_INLINE_ void rec_emit_commit(rec_emit *e)
 {
 	struct rec_tbuf_ *b = e->b;
 	size_t len = (size_t)(e->p - e->rec) - 2;
@@ -579,7 +581,7 @@ static inline void rec_emit_commit(rec_emit *e)
 }
 
 /*! rec_emit_cancel() : abandon a begun event (nothing is recorded). */
-static inline void rec_emit_cancel(rec_emit *e)
+REC_INLINE_ void rec_emit_cancel(rec_emit *e)
 {
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	e->b->busy = 0;
@@ -594,7 +596,7 @@ typedef struct rec_span {
 	int on; /* 0: the type was off at begin */
 } rec_span;
 
-static inline void rec_span_begin(rec_span *s, rec_event_type *t)
+REC_INLINE_ void rec_span_begin(rec_span *s, rec_event_type *t)
 {
 	s->t = t;
 	s->on = __atomic_load_n(&t->enabled, __ATOMIC_RELAXED) != 0;
@@ -604,7 +606,7 @@ static inline void rec_span_begin(rec_span *s, rec_event_type *t)
 /*! rec_span_end() : true (and e begun, with start time and duration) if the
  *  span is at least the type's threshold; the caller then puts the fields
  *  and commits. */
-static inline bool rec_span_end(rec_span *s, rec_emit *e)
+REC_INLINE_ bool rec_span_end(rec_span *s, rec_emit *e)
 {
 	if (REC_LIKELY_(!s->on))
 		return false;

@@ -1,0 +1,38 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * rec_test_recorder_env.c - exec'd by test_recorder: records only through
+ * REC_OUTPUT/REC_OPTIONS (no open call).  argv[1] = events to emit on a
+ * declared type; argv[2] = "expect-off": check that nothing records.
+ * Exits 0 on success; returning from main finishes the recording (atexit).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "rec/recorder.h"
+
+static const rec_field fields[] = { { "i", "I", "", REC_TYPE_U64, REC_UNIT_COUNT } };
+static const rec_type def = { 0, REC_EVENT_HAS_THREAD, "app.HelperEvent", "Helper Event", "", "app",
+			      1, fields };
+
+int main(int argc, char **argv)
+{
+	rec_event_type *t;
+	unsigned long n = argc > 1 ? strtoul(argv[1], NULL, 10) : 10;
+	int expect_off = argc > 2 && strcmp(argv[2], "expect-off") == 0;
+
+	if (rec_type_declare(&def, 0, 0, &t) != REC_OK)
+		return 2;
+	if (expect_off != (rec_recorder_default() == NULL) || expect_off == rec_type_enabled(t))
+		return 3;
+	for (unsigned long i = 0; i < n; i++) {
+		rec_emit e;
+		if (rec_emit_begin(&e, t)) {
+			rec_emit_u64(&e, i);
+			rec_emit_commit(&e);
+		} else if (!expect_off) {
+			return 4;
+		}
+	}
+	return 0;
+}

@@ -1,0 +1,849 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * test_recorder.c - the recorder core for real: real threads, real files,
+ * read back with the real reader.  Round trip of typed fields, built-in
+ * thread events, dynamic strings, durations under the threshold, the events
+ * settings list, stack traces, threads exiting with unflushed buffers, many
+ * short-lived threads, fork() in the host, REC_OUTPUT start in an exec'd
+ * helper, flight-recorder dumps by API call and by signal.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "rec/rec.h"
+#include "rec/recorder.h"
+
+static char g_dir[256];
+
+static void tmp_path(char *buf, size_t n, const char *name)
+{
+	snprintf(buf, n, "%s/%s", g_dir, name);
+}
+
+static const rec_field ev_fields[] = {
+	{ "name", "Name", "", REC_TYPE_STRING, REC_UNIT_NONE },
+	{ "seq", "Sequence", "", REC_TYPE_U64, REC_UNIT_COUNT },
+	{ "delta", "Delta", "", REC_TYPE_I32, REC_UNIT_NONE },
+};
+static const rec_type ev_def = { 0, REC_EVENT_HAS_THREAD, "test.Ev", "Ev", "a test event", "test",
+				 3, ev_fields };
+
+static const rec_field span_fields[] = {
+	{ "what", "What", "", REC_TYPE_STRING, REC_UNIT_NONE },
+};
+static const rec_type span_def = { 0, REC_EVENT_HAS_DURATION | REC_EVENT_HAS_THREAD, "test.Span",
+				   "Span", "", "test", 1, span_fields };
+
+static const rec_field stk_fields[] = {
+	{ "n", "N", "", REC_TYPE_U32, REC_UNIT_NONE },
+};
+static const rec_type stk_def = { 0, REC_EVENT_HAS_THREAD | REC_EVENT_HAS_STACK, "test.Stack",
+				  "Stack", "", "test", 1, stk_fields };
+
+/* ---- reading back ---------------------------------------------------------- */
+typedef struct evrec {
+	char type[32];
+	uint64_t ticks, duration;
+	uint64_t thread_id, os_tid;
+	char thread_name[32];
+	uint64_t u[4];
+	int64_t i[4];
+	char s[4][64];
+	char leaf_fn[64];
+	uint32_t stack_depth;
+} evrec;
+
+typedef struct readback {
+	evrec *ev;
+	size_t n, cap;
+	uint64_t chunks, final_chunks, dropped_stat, dropped_events, frequency;
+	rec_status end;
+} readback;
+
+static void rb_free(readback *rb)
+{
+	free(rb->ev);
+	memset(rb, 0, sizeof *rb);
+}
+
+static void read_file(const char *path, readback *rb)
+{
+	rec_reader *rd;
+	memset(rb, 0, sizeof *rb);
+	assert_int_equal(rec_reader_open_path(&rd, path, NULL), REC_OK);
+	const rec_chunk_info *ci;
+	while (rec_reader_next_chunk(rd, &ci) == REC_OK) {
+		rb->chunks++;
+		if (ci->flags & REC_CHUNK_FINAL)
+			rb->final_chunks++;
+		rb->dropped_stat += ci->dropped_events;
+		rb->frequency = ci->tick_frequency;
+		assert_int_equal(rec_reader_verify_chunk(rd), REC_OK);
+	}
+	rec_reader_close(rd);
+
+	assert_int_equal(rec_reader_open_path(&rd, path, NULL), REC_OK);
+	rec_event e;
+	rec_status st;
+	while ((st = rec_reader_next_event(rd, &e)) == REC_OK) {
+		if (rb->n == rb->cap) {
+			rb->cap = rb->cap ? rb->cap * 2 : 1024;
+			rb->ev = realloc(rb->ev, rb->cap * sizeof *rb->ev);
+			assert_non_null(rb->ev);
+		}
+		evrec *r = &rb->ev[rb->n++];
+		memset(r, 0, sizeof *r);
+		snprintf(r->type, sizeof r->type, "%s", e.type->name);
+		r->ticks = e.ticks;
+		r->duration = e.duration_ticks;
+		if (e.thread) {
+			r->thread_id = e.thread->id;
+			r->os_tid = e.thread->os_tid;
+			snprintf(r->thread_name, sizeof r->thread_name, "%s", e.thread->name);
+		}
+		if (e.stack) {
+			r->stack_depth = e.stack->depth;
+			if (e.stack->depth && e.stack->frames[0]->function)
+				snprintf(r->leaf_fn, sizeof r->leaf_fn, "%s", e.stack->frames[0]->function);
+		}
+		for (uint32_t k = 0; k < e.value_count && k < 4; k++) {
+			const rec_value *v = &e.values[k];
+			switch (REC_WIRE_OF(v->type)) {
+			case REC_WIRE_SVARINT: r->i[k] = v->v.i; break;
+			default:
+				if (v->type == REC_TYPE_STRING) {
+					if (v->v.s.ptr)
+						snprintf(r->s[k], sizeof r->s[k], "%.*s", (int)v->v.s.len,
+							 v->v.s.ptr);
+				} else if (v->type == REC_TYPE_THREAD) {
+					r->u[k] = v->v.thread ? v->v.thread->id : 0;
+				} else {
+					r->u[k] = v->v.u;
+				}
+			}
+		}
+		if (strcmp(r->type, "rec.Dropped") == 0)
+			rb->dropped_events += r->u[0];
+	}
+	rb->end = st;
+	rec_reader_close(rd);
+}
+
+static size_t count_type(const readback *rb, const char *type)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < rb->n; i++)
+		n += strcmp(rb->ev[i].type, type) == 0;
+	return n;
+}
+
+static rec_recorder *open_rec(const char *path, rec_recorder_options *o)
+{
+	rec_recorder *r = NULL;
+	o->path = path;
+	assert_int_equal(rec_recorder_open(&r, o), REC_OK);
+	return r;
+}
+
+/* ---- basic round trip ----------------------------------------------------------- */
+static void t_roundtrip(void **state)
+{
+	(void)state;
+	char path[300];
+	tmp_path(path, sizeof path, "rt.rec");
+	rec_recorder_options o = REC_RECORDER_OPTIONS_INIT;
+	rec_recorder *r = open_rec(path, &o);
+	rec_event_type *t;
+	assert_int_equal(rec_recorder_register_type(r, &ev_def, 0, 0, &t), REC_OK);
+	assert_true(rec_event_type_id(t) >= REC_TYPE_ID_USER_MIN);
+	/* the same name twice is refused */
+	rec_event_type *t2;
+	assert_int_equal(rec_recorder_register_type(r, &ev_def, 0, 0, &t2), REC_ERR_INVALID_ARG);
+	rec_str s = rec_recorder_intern(r, "hello-world!");
+	assert_true(s.id != 0);
+	assert_int_equal(rec_recorder_intern(r, "hello-world!").id, s.id);
+	pthread_setname_np(pthread_self(), "rt-main");
+	for (int i = 0; i < 100; i++) {
+		rec_emit e = { 0 };
+		assert_true(rec_emit_begin(&e, t));
+		if (i % 2)
+			rec_emit_string(&e, s);
+		else
+			rec_emit_string_dyn(&e, i % 4 ? "dyn-a" : "dyn-b");
+		rec_emit_u64(&e, (uint64_t)i * 1000003u);
+		rec_emit_i64(&e, -i);
+		rec_emit_commit(&e);
+	}
+	uint64_t my_tid = (uint64_t)gettid();
+	assert_int_equal(rec_recorder_close(r), REC_OK);
+	/* After close the handle is still valid and off. */
+	rec_emit e = { 0 };
+	assert_false(rec_emit_begin(&e, t));
+
+	readback rb;
+	read_file(path, &rb);
+	assert_int_equal(rb.end, REC_END);
+	assert_int_equal(rb.final_chunks, 1);
+	assert_int_equal(count_type(&rb, "test.Ev"), 100);
+	assert_int_equal(count_type(&rb, "rec.ThreadStart"), 1);
+	assert_int_equal(count_type(&rb, "rec.Dropped"), 0);
+	int k = 0;
+	uint64_t prev = 0;
+	for (size_t i = 0; i < rb.n; i++) {
+		evrec *x = &rb.ev[i];
+		if (strcmp(x->type, "rec.ThreadStart") == 0) {
+			assert_int_equal(x->u[0], my_tid);
+			assert_string_equal(x->s[1], "rt-main");
+			assert_int_equal(x->os_tid, my_tid);
+			continue;
+		}
+		assert_string_equal(x->type, "test.Ev");
+		assert_string_equal(x->s[0], k % 2 ? "hello-world!" : (k % 4 ? "dyn-a" : "dyn-b"));
+		assert_int_equal(x->u[1], (uint64_t)k * 1000003u);
+		assert_int_equal(x->i[2], -k);
+		assert_int_equal(x->os_tid, my_tid);
+		assert_string_equal(x->thread_name, "rt-main");
+		assert_true(x->ticks >= prev);
+		prev = x->ticks;
+		k++;
+	}
+	assert_true(rb.frequency >= 1000000u);
+	rb_free(&rb);
+}
+
+/* ---- durations and thresholds (deterministic clock) -------------------------------- */
+static uint64_t g_fake_ticks;
+static uint64_t fake_clock(void *opaque)
+{
+	(void)opaque;
+	return __atomic_load_n(&g_fake_ticks, __ATOMIC_RELAXED);
+}
+
+static void t_threshold(void **state)
+{
+	(void)state;
+	char path[300];
+	tmp_path(path, sizeof path, "thr.rec");
+	rec_recorder_options o = REC_RECORDER_OPTIONS_INIT;
+	o.clock = fake_clock;
+	o.clock_frequency = 1000000000u;
+	o.anchor_wall_ns = 1700000000000000000;
+	o.run_id = 42;
+	g_fake_ticks = 1000;
+	rec_recorder *r = open_rec(path, &o);
+	rec_event_type *t;
+	assert_int_equal(rec_recorder_register_type(r, &span_def, 1000000 /* 1 ms */, 0, &t), REC_OK);
+	rec_str s = rec_recorder_intern(r, "x");
+	for (int i = 0; i < 10; i++) {
+		rec_span sp;
+		rec_emit e = { 0 };
+		rec_span_begin(&sp, t);
+		/* even: 999 us (below), odd: 1000 us + i (kept) */
+		__atomic_fetch_add(&g_fake_ticks, i % 2 ? 1000000u + (uint64_t)i : 999000u, __ATOMIC_RELAXED);
+		if (rec_span_end(&sp, &e)) {
+			rec_emit_string(&e, s);
+			rec_emit_commit(&e);
+		}
+		__atomic_fetch_add(&g_fake_ticks, 10u, __ATOMIC_RELAXED);
+	}
+	/* rec_emit_begin_at with explicit ticks */
+	rec_emit e = { 0 };
+	assert_false(rec_emit_begin_at(&e, t, 5000, 5000 + 999999));
+	assert_true(rec_emit_begin_at(&e, t, 5000, 5000 + 1000000));
+	rec_emit_string(&e, s);
+	rec_emit_commit(&e);
+	assert_int_equal(rec_recorder_close(r), REC_OK);
+
+	readback rb;
+	read_file(path, &rb);
+	assert_int_equal(count_type(&rb, "test.Span"), 6);
+	int k = 1;
+	for (size_t i = 0; i < rb.n; i++) {
+		if (strcmp(rb.ev[i].type, "test.Span") != 0)
+			continue;
+		if (k < 10) {
+			assert_int_equal(rb.ev[i].duration, 1000000u + (uint64_t)k);
+			k += 2;
+		} else {
+			assert_int_equal(rb.ev[i].ticks, 5000);
+			assert_int_equal(rb.ev[i].duration, 1000000u);
+		}
+	}
+	assert_int_equal(rb.frequency, 1000000000u);
+	rb_free(&rb);
+}
+
+/* ---- events settings list ------------------------------------------------------------- */
+static void t_settings(void **state)
+{
+	(void)state;
+	char path[300];
+	tmp_path(path, sizeof path, "set.rec");
+	rec_recorder_options o = REC_RECORDER_OPTIONS_INIT;
+	o.events = "test.Span:threshold=0,test.E*,-test.Ev";
+	rec_recorder *r = open_rec(path, &o);
+	static const rec_type other_def = { 0, 0, "test.Eother", "", "", "test", 0, NULL };
+	static const rec_type off_def = { 0, 0, "zzz.Off", "", "", "test", 0, NULL };
+	rec_event_type *ev, *sp, *other, *off;
+	assert_int_equal(rec_recorder_register_type(r, &ev_def, 0, 0, &ev), REC_OK);
+	assert_int_equal(rec_recorder_register_type(r, &span_def, 1000000000u, 0, &sp), REC_OK);
+	assert_int_equal(rec_recorder_register_type(r, &other_def, 0, 0, &other), REC_OK);
+	assert_int_equal(rec_recorder_register_type(r, &off_def, 0, 0, &off), REC_OK);
+	assert_false(rec_type_enabled(ev));  /* -test.Ev wins (last) */
+	assert_true(rec_type_enabled(sp));
+	assert_true(rec_type_enabled(other)); /* test.E* */
+	assert_false(rec_type_enabled(off)); /* not listed */
+	rec_emit e = { 0 };
+	rec_span s;
+	rec_span_begin(&s, sp); /* 1 s declared threshold overridden to 0 */
+	assert_true(rec_span_end(&s, &e));
+	rec_emit_string(&e, (rec_str){ 0 });
+	rec_emit_commit(&e);
+	assert_int_equal(rec_recorder_close(r), REC_OK);
+	readback rb;
+	read_file(path, &rb);
+	assert_int_equal(count_type(&rb, "test.Span"), 1);
+	rb_free(&rb);
+
+	/* a bad list is refused */
+	o.events = "test.Span:threshold=abc";
+	rec_recorder *r2 = NULL;
+	assert_int_equal(rec_recorder_open(&r2, &o), REC_ERR_INVALID_ARG);
+	/* reserved fields must be zero */
+	o.events = NULL;
+	o.reserved[1] = 1;
+	assert_int_equal(rec_recorder_open(&r2, &o), REC_ERR_INVALID_ARG);
+}
+
+/* ---- stack traces -------------------------------------------------------------------------- */
+void rec_test_stack_leaf(rec_event_type *t, uint32_t n);
+__attribute__((noinline)) void rec_test_stack_leaf(rec_event_type *t, uint32_t n)
+{
+	rec_emit e = { 0 };
+	if (rec_emit_begin(&e, t)) {
+		rec_emit_u64(&e, n);
+		rec_emit_commit(&e);
+	}
+	__asm__ __volatile__("" ::: "memory");
+}
+
+static void t_stack(void **state)
+{
+	(void)state;
+	char path[300];
+	tmp_path(path, sizeof path, "stk.rec");
+	rec_recorder_options o = REC_RECORDER_OPTIONS_INIT;
+	rec_recorder *r = open_rec(path, &o);
+	rec_event_type *t;
+	assert_int_equal(rec_recorder_register_type(r, &stk_def, 0, REC_TYPE_STACK, &t), REC_OK);
+	for (uint32_t i = 0; i < 50; i++)
+		rec_test_stack_leaf(t, i);
+	assert_int_equal(rec_recorder_close(r), REC_OK);
+	readback rb;
+	read_file(path, &rb);
+	assert_int_equal(count_type(&rb, "test.Stack"), 50);
+	for (size_t i = 0; i < rb.n; i++) {
+		if (strcmp(rb.ev[i].type, "test.Stack") != 0)
+			continue;
+		assert_true(rb.ev[i].stack_depth >= 2);
+		assert_string_equal(rb.ev[i].leaf_fn, "rec_test_stack_leaf");
+	}
+	rb_free(&rb);
+}
+
+/* ---- threads exiting with unflushed buffers; many short-lived threads ------------------------ */
+typedef struct targ {
+	rec_event_type *t;
+	rec_str s;
+	uint32_t id, n;
+} targ;
+
+static void *emit_n(void *a)
+{
+	targ *ta = a;
+	char name[16];
+	snprintf(name, sizeof name, "w%u", ta->id);
+	pthread_setname_np(pthread_self(), name);
+	for (uint32_t i = 0; i < ta->n; i++) {
+		rec_emit e = { 0 };
+		if (rec_emit_begin(&e, ta->t)) {
+			rec_emit_string(&e, ta->s);
+			rec_emit_u64(&e, i);
+			rec_emit_i64(&e, (int64_t)ta->id);
+			rec_emit_commit(&e);
+		}
+	}
+	return NULL;
+}
+
+static void t_exit_unflushed(void **state)
+{
+	(void)state;
+	char path[300];
+	tmp_path(path, sizeof path, "unfl.rec");
+	rec_recorder_options o = REC_RECORDER_OPTIONS_INIT;
+	o.flush_interval_ms = 60000; /* nothing is drained before close on its own */
+	rec_recorder *r = open_rec(path, &o);
+	rec_event_type *t;
+	assert_int_equal(rec_recorder_register_type(r, &ev_def, 0, 0, &t), REC_OK);
+	targ ta[8];
+	pthread_t th[8];
+	for (uint32_t i = 0; i < 8; i++) {
+		ta[i] = (targ){ t, rec_recorder_intern(r, "u"), i, 500 };
+		assert_int_equal(pthread_create(&th[i], NULL, emit_n, &ta[i]), 0);
+	}
+	for (int i = 0; i < 8; i++)
+		pthread_join(th[i], NULL);
+	rec_recorder_stats st;
+	rec_recorder_get_stats(r, &st);
+	assert_int_equal(st.threads, 8);
+	assert_int_equal(rec_recorder_close(r), REC_OK);
+	readback rb;
+	read_file(path, &rb);
+	assert_int_equal(count_type(&rb, "test.Ev"), 8 * 500);
+	assert_int_equal(count_type(&rb, "rec.ThreadStart"), 8);
+	assert_int_equal(count_type(&rb, "rec.ThreadEnd"), 8);
+	assert_int_equal(rb.dropped_events, 0);
+	/* per thread: every sequence number once, in order */
+	for (uint32_t w = 0; w < 8; w++) {
+		uint64_t next = 0;
+		for (size_t i = 0; i < rb.n; i++)
+			if (strcmp(rb.ev[i].type, "test.Ev") == 0 && rb.ev[i].i[2] == (int64_t)w)
+				assert_int_equal(rb.ev[i].u[1], next++);
+		assert_int_equal(next, 500);
+	}
+	rb_free(&rb);
+}
+
+static void t_short_lived(void **state)
+{
+	(void)state;
+	char path[300];
+	tmp_path(path, sizeof path, "short.rec");
+	rec_recorder_options o = REC_RECORDER_OPTIONS_INIT;
+	o.flush_interval_ms = 20;
+	o.thread_buffer_size = 16384;
+	o.memory_limit = 8 * 16384; /* 8 live buffers for 200 threads: orphans must be freed */
+	rec_recorder *r = open_rec(path, &o);
+	rec_event_type *t;
+	assert_int_equal(rec_recorder_register_type(r, &ev_def, 0, 0, &t), REC_OK);
+	rec_str s = rec_recorder_intern(r, "short");
+	const uint32_t rounds = 50, per = 4;
+	targ ta[4];
+	for (uint32_t k = 0; k < rounds; k++) {
+		pthread_t th[4];
+		for (uint32_t i = 0; i < per; i++) {
+			ta[i] = (targ){ t, s, k * per + i, 20 };
+			assert_int_equal(pthread_create(&th[i], NULL, emit_n, &ta[i]), 0);
+		}
+		for (uint32_t i = 0; i < per; i++)
+			pthread_join(th[i], NULL);
+		assert_int_equal(rec_recorder_flush(r), REC_OK); /* orphans freed */
+	}
+	rec_recorder_stats st;
+	rec_recorder_get_stats(r, &st);
+	assert_int_equal(st.threads, rounds * per);
+	assert_true(st.buffer_bytes <= 8 * 16384);
+	assert_int_equal(rec_recorder_close(r), REC_OK);
+	readback rb;
+	read_file(path, &rb);
+	/* emitted = in file + dropped (no-buffer threads drop everything) */
+	size_t evs = count_type(&rb, "test.Ev"), starts = count_type(&rb, "rec.ThreadStart"),
+	       ends = count_type(&rb, "rec.ThreadEnd");
+	assert_int_equal(evs + starts + ends + rb.dropped_events, rounds * per * (20 + 2));
+	assert_int_equal(rb.dropped_stat, rb.dropped_events);
+	/* with a drain between rounds, buffers were recycled: nothing lost */
+	assert_int_equal(evs, rounds * per * 20);
+	assert_int_equal(starts, rounds * per);
+	assert_int_equal(ends, rounds * per);
+	rb_free(&rb);
+}
+
+/* ---- fork ---------------------------------------------------------------------------------- */
+static void t_fork(void **state)
+{
+	(void)state;
+	char path[300], cpath[300];
+	tmp_path(path, sizeof path, "parent.rec");
+	tmp_path(cpath, sizeof cpath, "child.rec");
+	rec_recorder_options o = REC_RECORDER_OPTIONS_INIT;
+	o.flush_interval_ms = 10;
+	rec_recorder *r = open_rec(path, &o);
+	rec_event_type *t;
+	assert_int_equal(rec_recorder_register_type(r, &ev_def, 0, 0, &t), REC_OK);
+	rec_str s = rec_recorder_intern(r, "parent");
+	/* a background emitter keeps the recorder's locks busy around fork() */
+	targ bg = { t, s, 99, 20000 };
+	pthread_t th;
+	assert_int_equal(pthread_create(&th, NULL, emit_n, &bg), 0);
+	for (int i = 0; i < 10; i++) {
+		rec_emit e = { 0 };
+		assert_true(rec_emit_begin(&e, t));
+		rec_emit_string(&e, s);
+		rec_emit_u64(&e, (uint64_t)i);
+		rec_emit_i64(&e, 1);
+		rec_emit_commit(&e);
+	}
+	pid_t pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		int bad = 0;
+		rec_emit e = { 0 };
+		/* inherited recorder: off, nothing written, close is harmless */
+		if (rec_emit_begin(&e, t))
+			bad |= 1;
+		if (rec_recorder_dump(r, NULL) != REC_ERR_STATE)
+			bad |= 2;
+		if (rec_recorder_close(r) != REC_OK)
+			bad |= 4;
+		/* a fresh recorder works in the child */
+		rec_recorder_options co = REC_RECORDER_OPTIONS_INIT;
+		co.path = cpath;
+		rec_recorder *cr = NULL;
+		rec_event_type *ct = NULL;
+		if (rec_recorder_open(&cr, &co) != REC_OK ||
+		    rec_recorder_register_type(cr, &ev_def, 0, 0, &ct) != REC_OK)
+			_exit(8);
+		for (int i = 0; i < 7; i++)
+			if (rec_emit_begin(&e, ct)) {
+				rec_emit_string(&e, rec_recorder_intern(cr, "child"));
+				rec_emit_u64(&e, (uint64_t)i);
+				rec_emit_i64(&e, 2);
+				rec_emit_commit(&e);
+			}
+		if (rec_recorder_close(cr) != REC_OK)
+			bad |= 16;
+		_exit(bad);
+	}
+	int ws;
+	assert_int_equal(waitpid(pid, &ws, 0), pid);
+	assert_true(WIFEXITED(ws));
+	assert_int_equal(WEXITSTATUS(ws), 0);
+	for (int i = 10; i < 20; i++) {
+		rec_emit e = { 0 };
+		assert_true(rec_emit_begin(&e, t));
+		rec_emit_string(&e, s);
+		rec_emit_u64(&e, (uint64_t)i);
+		rec_emit_i64(&e, 1);
+		rec_emit_commit(&e);
+	}
+	pthread_join(th, NULL);
+	assert_int_equal(rec_recorder_close(r), REC_OK);
+
+	readback rb;
+	read_file(path, &rb);
+	assert_int_equal(rb.end, REC_END);
+	assert_int_equal(rb.final_chunks, 1);
+	uint64_t next = 0, child = 0, bgn = 0;
+	for (size_t i = 0; i < rb.n; i++) {
+		if (strcmp(rb.ev[i].type, "test.Ev") != 0)
+			continue;
+		if (rb.ev[i].i[2] == 1)
+			assert_int_equal(rb.ev[i].u[1], next++);
+		else if (rb.ev[i].i[2] == 2)
+			child++;
+		else
+			bgn++;
+	}
+	assert_int_equal(next, 20);
+	assert_int_equal(child, 0);
+	/* the emitter thread: every event (and its ThreadEnd) in the file or dropped */
+	assert_int_equal(bgn + count_type(&rb, "rec.ThreadEnd") + rb.dropped_events, 20000 + 1);
+	rb_free(&rb);
+	read_file(cpath, &rb);
+	assert_int_equal(count_type(&rb, "test.Ev"), 7);
+	assert_string_equal(rb.ev[rb.n - 1].s[0], "child");
+	rb_free(&rb);
+}
+
+/* ---- REC_OUTPUT in an exec'd helper ------------------------------------------------------------ */
+static void t_env_start(void **state)
+{
+	(void)state;
+	char path[300], helper[512];
+	tmp_path(path, sizeof path, "env.rec");
+	const char *tests = getenv("REC_TESTS");
+	snprintf(helper, sizeof helper, "%s/rec_test_recorder_env", tests ? tests : ".");
+	if (access(helper, X_OK) != 0) {
+		/* run from the build dir directly */
+		snprintf(helper, sizeof helper, "./rec_test_recorder_env");
+	}
+	assert_int_equal(access(helper, X_OK), 0);
+	pid_t pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		setenv("REC_OUTPUT", path, 1);
+		setenv("REC_OPTIONS", "codec=lz4,flush=50ms,memory=4MiB,buffer=64KiB", 1);
+		execl(helper, helper, "300", (char *)NULL);
+		_exit(127);
+	}
+	int ws;
+	assert_int_equal(waitpid(pid, &ws, 0), pid);
+	assert_true(WIFEXITED(ws));
+	assert_int_equal(WEXITSTATUS(ws), 0);
+	readback rb;
+	read_file(path, &rb);
+	assert_int_equal(rb.end, REC_END);
+	assert_int_equal(rb.final_chunks, 1);
+	assert_int_equal(count_type(&rb, "app.HelperEvent"), 300);
+	for (size_t i = 0, k = 0; i < rb.n; i++)
+		if (strcmp(rb.ev[i].type, "app.HelperEvent") == 0)
+			assert_int_equal(rb.ev[i].u[0], k++);
+	rb_free(&rb);
+
+	/* without REC_OUTPUT nothing is recorded and the declared type is off */
+	pid = fork();
+	if (pid == 0) {
+		unsetenv("REC_OUTPUT");
+		execl(helper, helper, "10", "expect-off", (char *)NULL);
+		_exit(127);
+	}
+	assert_int_equal(waitpid(pid, &ws, 0), pid);
+	assert_true(WIFEXITED(ws));
+	assert_int_equal(WEXITSTATUS(ws), 0);
+}
+
+/* ---- flight recorder -------------------------------------------------------------------------- */
+static void emit_marks(rec_event_type *t, rec_str s, int64_t mark, uint32_t n)
+{
+	for (uint32_t i = 0; i < n; i++) {
+		rec_emit e = { 0 };
+		if (rec_emit_begin(&e, t)) {
+			rec_emit_string(&e, s);
+			rec_emit_u64(&e, i);
+			rec_emit_i64(&e, mark);
+			rec_emit_commit(&e);
+		}
+	}
+}
+
+static void sleep_ms(unsigned ms)
+{
+	struct timespec ts = { ms / 1000, (long)(ms % 1000) * 1000000L };
+	while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
+		;
+}
+
+static size_t count_mark(const readback *rb, int64_t mark)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < rb->n; i++)
+		n += strcmp(rb->ev[i].type, "test.Ev") == 0 && rb->ev[i].i[2] == mark;
+	return n;
+}
+
+static void t_flight_dump(void **state)
+{
+	(void)state;
+	char path[300], dump[300];
+	tmp_path(path, sizeof path, "flight-final.rec");
+	tmp_path(dump, sizeof dump, "flight-dump.rec");
+	rec_recorder_options o = REC_RECORDER_OPTIONS_INIT;
+	o.flags = REC_RECORDER_FLIGHT | REC_RECORDER_NO_SIGNAL;
+	o.flush_interval_ms = 20;
+	o.max_age_ms = 200;
+	rec_recorder *r = open_rec(path, &o);
+	rec_event_type *t;
+	assert_int_equal(rec_recorder_register_type(r, &ev_def, 0, 0, &t), REC_OK);
+	rec_str s = rec_recorder_intern(r, "flight");
+	emit_marks(t, s, 1, 100); /* old */
+	assert_int_equal(rec_recorder_flush(r), REC_OK);
+	sleep_ms(500); /* older than max_age now */
+	emit_marks(t, s, 2, 100); /* recent */
+	assert_int_equal(rec_recorder_dump(r, dump), REC_OK);
+	readback rb;
+	read_file(dump, &rb);
+	assert_int_equal(rb.end, REC_END);
+	assert_int_equal(count_mark(&rb, 1), 0);
+	assert_int_equal(count_mark(&rb, 2), 100);
+	rb_free(&rb);
+	/* nothing was written to the path before close */
+	struct stat sb;
+	assert_int_not_equal(stat(path, &sb), 0);
+	emit_marks(t, s, 3, 10);
+	assert_int_equal(rec_recorder_close(r), REC_OK);
+	read_file(path, &rb);
+	assert_int_equal(rb.final_chunks, 1);
+	assert_int_equal(count_mark(&rb, 3), 10);
+	rb_free(&rb);
+
+	/* by size: a tiny max_size keeps only the last chunk(s) */
+	tmp_path(path, sizeof path, "flight-size.rec");
+	o.max_age_ms = 0;
+	o.max_size = 1;
+	r = open_rec(path, &o);
+	assert_int_equal(rec_recorder_register_type(r, &ev_def, 0, 0, &t), REC_OK);
+	s = rec_recorder_intern(r, "flight");
+	emit_marks(t, s, 1, 100);
+	assert_int_equal(rec_recorder_flush(r), REC_OK);
+	emit_marks(t, s, 2, 50);
+	assert_int_equal(rec_recorder_close(r), REC_OK);
+	read_file(path, &rb);
+	assert_int_equal(count_mark(&rb, 1), 0);
+	assert_int_equal(count_mark(&rb, 2), 50);
+	assert_int_equal(rb.final_chunks, 1);
+	rb_free(&rb);
+}
+
+static void t_flight_signal(void **state)
+{
+	(void)state;
+	char path[300];
+	tmp_path(path, sizeof path, "flight-sig.rec");
+	rec_recorder_options o = REC_RECORDER_OPTIONS_INIT;
+	o.flags = REC_RECORDER_FLIGHT;
+	o.flush_interval_ms = 20;
+	o.max_age_ms = 200;
+	o.dump_signal = SIGUSR1;
+	rec_recorder *r = open_rec(path, &o);
+	rec_event_type *t;
+	assert_int_equal(rec_recorder_register_type(r, &ev_def, 0, 0, &t), REC_OK);
+	rec_str s = rec_recorder_intern(r, "sig");
+	emit_marks(t, s, 1, 100);
+	assert_int_equal(rec_recorder_flush(r), REC_OK);
+	sleep_ms(500);
+	emit_marks(t, s, 2, 40);
+	struct stat sb;
+	assert_int_not_equal(stat(path, &sb), 0);
+	assert_int_equal(kill(getpid(), SIGUSR1), 0);
+	int waited = 0;
+	while (stat(path, &sb) != 0 && waited < 3000) {
+		sleep_ms(10);
+		waited += 10;
+	}
+	assert_int_equal(stat(path, &sb), 0);
+	sleep_ms(100); /* let the dump finish writing */
+	readback rb;
+	read_file(path, &rb);
+	assert_int_equal(rb.end, REC_END);
+	assert_int_equal(count_mark(&rb, 1), 0);
+	assert_int_equal(count_mark(&rb, 2), 40);
+	rb_free(&rb);
+	assert_int_equal(rec_recorder_close(r), REC_OK);
+	/* the handler was removed: SIGUSR1 is back to its previous disposition */
+	struct sigaction sa;
+	sigaction(SIGUSR1, NULL, &sa);
+	assert_true(sa.sa_handler == SIG_DFL);
+}
+
+/* ---- default recorder and declared types -------------------------------------------------------- */
+static const rec_field decl_fields[] = { { "v", "V", "", REC_TYPE_U64, REC_UNIT_NONE } };
+static const rec_type decl_def = { 0, 0, "test.Declared", "", "", "test", 1, decl_fields };
+static int g_listen_open, g_listen_close;
+static void listener(rec_recorder *r, int opened, void *opaque)
+{
+	(void)r;
+	(void)opaque;
+	if (opened)
+		g_listen_open++;
+	else
+		g_listen_close++;
+}
+
+static void t_default(void **state)
+{
+	(void)state;
+	char path[300];
+	rec_event_type *t;
+	assert_int_equal(rec_type_declare(&decl_def, 0, 0, &t), REC_OK);
+	rec_event_type *t2;
+	assert_int_equal(rec_type_declare(&decl_def, 0, 0, &t2), REC_OK);
+	assert_ptr_equal(t, t2);
+	assert_false(rec_type_enabled(t));
+	assert_null(rec_recorder_default());
+	assert_int_equal(rec_default_listen(listener, NULL), REC_OK);
+	for (int round = 0; round < 2; round++) {
+		tmp_path(path, sizeof path, round ? "default2.rec" : "default1.rec");
+		rec_recorder_options o = REC_RECORDER_OPTIONS_INIT;
+		o.flags = REC_RECORDER_DEFAULT;
+		rec_recorder *r = open_rec(path, &o);
+		assert_ptr_equal(rec_recorder_default(), r);
+		rec_recorder *r2 = NULL;
+		o.path = path;
+		assert_int_equal(rec_recorder_open(&r2, &o), REC_ERR_STATE);
+		assert_true(rec_type_enabled(t));
+		for (uint64_t i = 0; i < 5 + (uint64_t)round; i++) {
+			rec_emit e = { 0 };
+			assert_true(rec_emit_begin(&e, t));
+			rec_emit_u64(&e, i);
+			rec_emit_commit(&e);
+		}
+		assert_int_equal(rec_recorder_close(r), REC_OK);
+		assert_false(rec_type_enabled(t));
+		assert_null(rec_recorder_default());
+		readback rb;
+		read_file(path, &rb);
+		assert_int_equal(count_type(&rb, "test.Declared"), 5 + (size_t)round);
+		rb_free(&rb);
+	}
+	assert_int_equal(g_listen_open, 2);
+	assert_int_equal(g_listen_close, 2);
+}
+
+static void t_options_parse(void **state)
+{
+	(void)state;
+	rec_recorder_options o = REC_RECORDER_OPTIONS_INIT;
+	char storage[256], err[128];
+	assert_int_equal(rec_recorder_options_parse(&o, "codec=lz4,flush=500ms,memory=64MiB,"
+						    "buffer=128KiB,full=wait,flight=on,maxage=2s,"
+						    "maxsize=1MiB,signal=none,level=5,chunk=1MiB,"
+						    "events=rec.LockWait:threshold=10ms:stack=on;app.*",
+						    storage, sizeof storage, err, sizeof err),
+			 REC_OK);
+	assert_int_equal(o.codec, REC_CODEC_LZ4);
+	assert_int_equal(o.flush_interval_ms, 500);
+	assert_int_equal(o.memory_limit, 64u << 20);
+	assert_int_equal(o.thread_buffer_size, 128u << 10);
+	assert_int_equal(o.full_policy, REC_FULL_WAIT);
+	assert_true(o.flags & REC_RECORDER_FLIGHT);
+	assert_int_equal(o.max_age_ms, 2000);
+	assert_int_equal(o.max_size, 1u << 20);
+	assert_int_equal(o.dump_signal, -1);
+	assert_int_equal(o.level, 5);
+	assert_int_equal(o.chunk_size, 1u << 20);
+	assert_string_equal(o.events, "rec.LockWait:threshold=10ms:stack=on,app.*");
+	assert_int_equal(rec_recorder_options_parse(&o, "flush=fast", storage, sizeof storage, err,
+						    sizeof err),
+			 REC_ERR_INVALID_ARG);
+	assert_non_null(strstr(err, "flush=fast"));
+	assert_int_equal(rec_recorder_options_parse(&o, "bogus=1", storage, sizeof storage, NULL, 0),
+			 REC_ERR_INVALID_ARG);
+}
+
+int main(void)
+{
+	snprintf(g_dir, sizeof g_dir, "/tmp/rec-test-recorder-%d", (int)getpid());
+	mkdir(g_dir, 0700);
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(t_roundtrip),     cmocka_unit_test(t_threshold),
+		cmocka_unit_test(t_settings),      cmocka_unit_test(t_stack),
+		cmocka_unit_test(t_exit_unflushed), cmocka_unit_test(t_short_lived),
+		cmocka_unit_test(t_fork),          cmocka_unit_test(t_env_start),
+		cmocka_unit_test(t_flight_dump),   cmocka_unit_test(t_flight_signal),
+		cmocka_unit_test(t_default),       cmocka_unit_test(t_options_parse),
+	};
+	int rc = cmocka_run_group_tests(tests, NULL, NULL);
+	if (rc == 0) {
+		char cmd[300];
+		snprintf(cmd, sizeof cmd, "rm -rf '%s'", g_dir);
+		if (system(cmd) != 0)
+			rc = 1;
+	}
+	return rc;
+}
