@@ -176,7 +176,6 @@ static inline __attribute__((always_inline)) size_t emit_record(uint8_t *q, cons
 
 static rec_status scan_fail(rec_writer *w, int rc, uint64_t id, size_t off)
 {
-	w->build_blocked = 1;
 	if (rc == SCAN_CORRUPT)
 		return rec_w_fail(w, REC_ERR_CORRUPT,
 				  "chunk: pending record at offset %zu does not decode (internal error)",
@@ -188,7 +187,6 @@ static rec_status scan_fail(rec_writer *w, int rc, uint64_t id, size_t off)
 
 static rec_status ref_fail(rec_writer *w, int pool, uint64_t id, int from_pool, uint64_t from_id)
 {
-	w->build_blocked = 1;
 	return rec_w_fail(w, REC_ERR_INVALID_ARG,
 			  "chunk: %s %llu references %s id %llu, which was never defined",
 			  w->pools[from_pool].name, (unsigned long long)from_id, w->pools[pool].name,
@@ -545,12 +543,10 @@ static rec_status build_one(rec_writer *w, int final)
 	return REC_OK;
 }
 
-rec_status rec_w_build_chunks(rec_writer *w, int all, int final)
+static rec_status build_loop(rec_writer *w, int all, int final)
 {
 	rec_status st;
 
-	if (w->sticky)
-		return w->sticky;
 	if (!all) {
 		while (w->pending.len >= w->chunk_size) {
 			st = build_one(w, 0);
@@ -565,4 +561,19 @@ rec_status rec_w_build_chunks(rec_writer *w, int all, int final)
 			return st;
 	} while (w->pending.len > 0);
 	return REC_OK;
+}
+
+rec_status rec_w_build_chunks(rec_writer *w, int all, int final)
+{
+	rec_status st;
+
+	if (w->sticky)
+		return w->sticky;
+	st = build_loop(w, all, final);
+	if (st != REC_OK && !w->sticky) {
+		/* Nothing was written for the failing chunk; its records stay. */
+		w->build_blocked = 1;
+		memcpy(w->blockmsg, w->errmsg, sizeof(w->blockmsg));
+	}
+	return st;
 }

@@ -37,12 +37,31 @@ static rec_status builder_fail(rec_writer *w, rec_status st, const char *fmt, ..
 	return st;
 }
 
-/* After a record landed: build chunks if the pending bytes reached the size. */
+/* The pending bytes reached the chunk size: build.  The event that got us
+ * here is accepted whatever happens, so only a sink failure (sticky) is
+ * returned; a chunk that cannot be built (an undefined reference, memory)
+ * keeps its records pending, is retried after the next define_* or add_type,
+ * and is reported by flush and close (and errmsg). */
+__attribute__((noinline)) static rec_status auto_build(rec_writer *w)
+{
+	rec_status st = rec_w_build_chunks(w, 0, 0);
+
+	if (st != REC_OK && w->sticky)
+		return st;
+	return REC_OK;
+}
+
 static inline rec_status after_append(rec_writer *w)
 {
 	if (w->pending.len >= w->chunk_size && !w->build_blocked)
-		return rec_w_build_chunks(w, 0, 0);
+		return auto_build(w);
 	return REC_OK;
+}
+
+/* Why the pending events cannot be written (for LIMIT messages). */
+static const char *block_reason(const rec_writer *w)
+{
+	return w->build_blocked ? w->blockmsg : "events are produced faster than written";
 }
 
 rec_status rec_writer_begin(rec_writer *w, uint32_t type_id, uint64_t ticks, uint64_t duration_ticks,
@@ -65,10 +84,8 @@ rec_status rec_writer_begin(rec_writer *w, uint32_t type_id, uint64_t ticks, uin
 		return rec_w_fail(w, REC_ERR_INVALID_ARG, "begin: unknown type id %u", type_id);
 	start = w->pending.len;
 	if (start + t->fixed_max > REC_W_PENDING_CAP)
-		return rec_w_fail(w, REC_ERR_LIMIT,
-				  "begin: %zu bytes of events pending (chunks cannot be built: fix "
-				  "the error reported before)",
-				  start);
+		return rec_w_fail(w, REC_ERR_LIMIT, "begin: %zu bytes of events pending (%s)", start,
+				  block_reason(w));
 	if (w->pending.cap - start < t->fixed_max && !rec_buf_reserve(&w->pending, t->fixed_max))
 		return rec_w_fail(w, REC_ERR_NOMEM, "begin: out of memory");
 	p = w->pending.data + start + 1; /* Size is stored by end() */
@@ -245,7 +262,8 @@ rec_status rec_writer_put_bytes(rec_writer *w, const void *ptr, size_t len)
 				    "discarded",
 				    len, REC_W_MAX_RECORD);
 	if (w->pending.len + len > REC_W_PENDING_CAP + (size_t)REC_W_MAX_RECORD)
-		return builder_fail(w, REC_ERR_LIMIT, "put_bytes: too many events pending");
+		return builder_fail(w, REC_ERR_LIMIT, "put_bytes: too many events pending (%s)",
+				    block_reason(w));
 	/* Keep room for the remaining fixed fields (the begin() invariant). */
 	room = REC_VARINT_MAX + len + (size_t)(w->cur->nfields - w->cur_field) * REC_VARINT_MAX;
 	if (w->pending.cap - w->pending.len < room && !rec_buf_reserve(&w->pending, room))
@@ -415,9 +433,8 @@ rec_status rec_writer_append_records(rec_writer *w, const void *buf, size_t len)
 	}
 	if (w->pending.len + len > REC_W_PENDING_CAP)
 		return rec_w_fail(w, REC_ERR_LIMIT,
-				  "append_records: %zu bytes pending + %zu new exceed %u (hand over "
-				  "smaller buffers, or fix the error that blocks chunks)",
-				  w->pending.len, len, REC_W_PENDING_CAP);
+				  "append_records: %zu bytes pending + %zu new exceed %u (%s)",
+				  w->pending.len, len, REC_W_PENDING_CAP, block_reason(w));
 	if (!rec_buf_append(&w->pending, buf, len))
 		return rec_w_fail(w, REC_ERR_NOMEM, "append_records: out of memory");
 	return after_append(w);

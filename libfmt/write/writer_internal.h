@@ -141,7 +141,11 @@ struct rec_writer {
 	uint32_t cur_field;
 	size_t cur_start;        /* offset of the record's Size byte in pending */
 	uint64_t dropped_pending;
-	int build_blocked;       /* last build failed on a reference; wait for a define */
+	/* A chunk could not be built (e.g. an undefined reference): the records
+	 * stay pending; automatic builds wait for the next define_* or add_type
+	 * (flush and close always try).  blockmsg says why. */
+	int build_blocked;
+	char blockmsg[REC_W_ERRMSG_SIZE];
 
 	/* Chunk state and scratch (reused across chunks). */
 	uint64_t mark;           /* build attempt counter */

@@ -941,6 +941,40 @@ static void t_define_errors(void **state)
 	assert_int_equal(rec_writer_close(w), REC_OK);
 }
 
+/* Automatic chunks (at end) with an undefined reference: the events are
+ * accepted and kept, the chunk waits for the definition. */
+static void t_auto_chunk_undefined(void **state)
+{
+	rec_writer_options o = fixed_opts(REC_CODEC_LZ4);
+	const char *path = tpath("autoundef.rec");
+	rec_writer *w = NULL;
+	rec_writer_stats st;
+	(void)state;
+
+	o.chunk_events_size = 200;
+	assert_int_equal(rec_writer_open_path(&w, path, &o), REC_OK);
+	assert_int_equal(rec_writer_add_type(w, &ev_type), REC_OK);
+	assert_int_equal(rec_writer_define_string(w, 1, "first", 5), REC_OK);
+	assert_int_equal(rec_writer_define_thread(w, 1, 99, 0), REC_OK);
+	for (uint64_t i = 0; i < 300; i++) {
+		assert_int_equal(rec_writer_begin(w, 7, 1000 + 10 * i, 0, 1, 0), REC_OK);
+		assert_int_equal(rec_writer_put_u64(w, i % 3 == 0 ? 1 : 2), REC_OK); /* 2: undefined */
+		assert_int_equal(rec_writer_put_u64(w, i), REC_OK);
+		assert_int_equal(rec_writer_put_i64(w, -(int64_t)i), REC_OK);
+		assert_int_equal(rec_writer_end(w), REC_OK);
+	}
+	assert_non_null(strstr(rec_writer_errmsg(w), "string id 2"));
+	assert_int_equal(file_size(path), 0);
+	rec_writer_get_stats(w, &st);
+	assert_int_equal(st.chunks, 0);
+	assert_int_equal(rec_writer_flush(w), REC_ERR_INVALID_ARG);
+	assert_non_null(strstr(rec_writer_errmsg(w), "string id 2"));
+	/* defined now: the held events go out as chunks, nothing lost */
+	assert_int_equal(rec_writer_define_string(w, 2, "other", 5), REC_OK);
+	assert_int_equal(rec_writer_close(w), REC_OK);
+	assert_true(check_chunked_file(path, 300, 1000, 1) >= 2);
+}
+
 static void t_options(void **state)
 {
 	rec_writer_options o = fixed_opts(REC_CODEC_ZSTD);
@@ -1257,6 +1291,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(t_close_final_abandon),
 		cmocka_unit_test(t_builder_errors),
 		cmocka_unit_test(t_define_errors),
+		cmocka_unit_test(t_auto_chunk_undefined),
 		cmocka_unit_test(t_options),
 		cmocka_unit_test(t_sink_failure),
 		cmocka_unit_test(t_fd_pipe_signals),
