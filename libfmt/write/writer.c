@@ -8,6 +8,20 @@
  * are returned and described by rec_writer_errmsg() but leave the writer
  * usable.  A failed sink write or flush is sticky: every later call returns
  * REC_ERR_IO and errmsg keeps the text of that failure.
+ *
+ * Behaviour worth knowing (beyond rec.h):
+ *   - a builder error (wrong put, value out of range, too few/many fields)
+ *     discards the partial event; a put without begin is REC_ERR_STATE;
+ *   - a chunk that references an undefined pool id is not written: its
+ *     records stay pending.  flush/close return REC_ERR_INVALID_ARG naming
+ *     the pool and id; automatic chunks (end, append_records) keep the event
+ *     and retry after the next define_*; close then loses those events;
+ *   - flush writes a chunk when events or dropped counts are pending;
+ *   - fd sinks: flush does not fdatasync (too slow per chunk); bytes are in
+ *     the kernel once write() returned.  open_path failures return
+ *     REC_ERR_IO without a message (there is no writer to hold it).
+ *   - pending bytes are capped (REC_W_PENDING_CAP); past it, begin and
+ *     append_records return REC_ERR_LIMIT.
  */
 #include <errno.h>
 #include <fcntl.h>
