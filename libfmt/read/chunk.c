@@ -775,11 +775,40 @@ static rec_status load_payload(rec_reader *r, rec_rchunk *c)
 		return REC_OK;
 	}
 	c->payload_buf.len = 0;
-	if (!rec_buf_reserve(&c->payload_buf, ps ? ps : 1))
-		return rec_rd_chunk_problem(r, c, REC_ERR_NOMEM, c->info.offset,
-					    "out of memory for a payload of %zu bytes", ps);
-	size_t got;
-	rec_status st = rec_src_read(&r->src, poff, ps, c->payload_buf.data, &got);
+	size_t got = 0;
+	rec_status st = REC_OK;
+	if (r->src.seekable) {
+		/* The size was checked against the file's. */
+		if (!rec_buf_reserve(&c->payload_buf, ps ? ps : 1))
+			return rec_rd_chunk_problem(r, c, REC_ERR_NOMEM, c->info.offset,
+						    "out of memory for a payload of %zu bytes", ps);
+		st = rec_src_read(&r->src, poff, ps, c->payload_buf.data, &got);
+	} else {
+		/* A pipe may end early: grow with what actually arrives, so a
+		 * declared size allocates nothing the input does not back. */
+		if (!rec_buf_reserve(&c->payload_buf, 1))
+			return rec_rd_chunk_problem(r, c, REC_ERR_NOMEM, c->info.offset, "out of memory");
+		while (got < ps && st == REC_OK) {
+			size_t step = c->payload_buf.cap - got;
+			if (step == 0) {
+				size_t more = got < ((size_t)1 << 20) ? ((size_t)1 << 20) : got;
+				if (more > ps - got)
+					more = ps - got;
+				c->payload_buf.len = got;
+				if (!rec_buf_reserve(&c->payload_buf, more))
+					return rec_rd_chunk_problem(r, c, REC_ERR_NOMEM, c->info.offset,
+								    "out of memory for a payload of %zu bytes", ps);
+				step = c->payload_buf.cap - got;
+			}
+			if (step > ps - got)
+				step = ps - got;
+			size_t k;
+			st = rec_src_read(&r->src, poff + got, step, c->payload_buf.data + got, &k);
+			got += k;
+			if (k < step)
+				break;
+		}
+	}
 	if (st != REC_OK) {
 		r->at_end = true;
 		return rec_rd_chunk_problem(r, c, st, poff, "%s: read error at offset %llu: %s",

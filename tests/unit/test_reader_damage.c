@@ -1,0 +1,792 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * test_reader_damage.c - the reader on damaged input: every truncation point,
+ * every flipped byte, bad magic, a newer major version, huge declared sizes,
+ * a damaged chunk among good ones, garbage between chunks, malformed
+ * sections and references (hand-crafted with valid checksums), and random
+ * mutations.  Recordings are made by the real writer.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "common/common_internal.h"
+#include "rec/rec.h"
+
+static char tmpdir[] = "/tmp/test_reader_damage.XXXXXX";
+
+static const char *tpath(const char *name)
+{
+	static char buf[4][256];
+	static int k;
+	char *p = buf[k++ & 3];
+	snprintf(p, 256, "%s/%s", tmpdir, name);
+	return p;
+}
+
+static void write_file(const char *path, const void *p, size_t n)
+{
+	FILE *f = fopen(path, "wb");
+	assert_non_null(f);
+	assert_int_equal(fwrite(p, 1, n, f), n);
+	assert_int_equal(fclose(f), 0);
+}
+
+typedef struct mem_sink {
+	uint8_t *p;
+	size_t n, cap;
+} mem_sink;
+
+static int mem_write(void *o, const void *b, size_t n)
+{
+	mem_sink *m = o;
+	if (m->n + n > m->cap) {
+		size_t c = (m->n + n) * 2;
+		uint8_t *q = realloc(m->p, c);
+		if (!q)
+			return -ENOMEM;
+		m->p = q;
+		m->cap = c;
+	}
+	memcpy(m->p + m->n, b, n);
+	m->n += n;
+	return 0;
+}
+
+static const rec_field fields[] = {
+	{ "n", "", "", REC_TYPE_U32, 0 },
+	{ "s", "", "", REC_TYPE_STRING, 0 },
+	{ "t", "", "", REC_TYPE_TEXT, 0 },
+};
+
+/* A recording of nchunks chunks of per events each (type 1, u32 n = event
+ * number, a pooled string, a text); chunk offsets in off[] (off[nchunks] =
+ * length). */
+static mem_sink make_rec(int nchunks, int per, unsigned codec, uint64_t *off)
+{
+	mem_sink m = { 0 };
+	rec_sink s = { mem_write, NULL, &m };
+	rec_writer_options o = REC_WRITER_OPTIONS_INIT;
+	o.codec = codec;
+	o.anchor_wall_ns = 1000;
+	o.anchor_ticks = 1;
+	rec_writer *w;
+	assert_int_equal(rec_writer_open(&w, &s, &o), REC_OK);
+	rec_type t = { 1, REC_EVENT_HAS_THREAD, "d.T", "", "", "", 3, fields };
+	assert_int_equal(rec_writer_add_type(w, &t), REC_OK);
+	uint64_t name, str;
+	assert_int_equal(rec_writer_intern_string(w, "main", 4, &name), REC_OK);
+	assert_int_equal(rec_writer_intern_string(w, "pooled", 6, &str), REC_OK);
+	assert_int_equal(rec_writer_define_thread(w, 1, 7, name), REC_OK);
+	uint32_t n = 0;
+	for (int c = 0; c < nchunks; c++) {
+		off[c] = m.n;
+		for (int i = 0; i < per; i++, n++) {
+			assert_int_equal(rec_writer_begin(w, 1, 10 + n, 0, 1, 0), REC_OK);
+			assert_int_equal(rec_writer_put_u64(w, n), REC_OK);
+			assert_int_equal(rec_writer_put_u64(w, str), REC_OK);
+			assert_int_equal(rec_writer_put_bytes(w, "text", 4), REC_OK);
+			assert_int_equal(rec_writer_end(w), REC_OK);
+		}
+		if (c + 1 < nchunks)
+			assert_int_equal(rec_writer_flush(w), REC_OK);
+	}
+	assert_int_equal(rec_writer_close(w), REC_OK);
+	off[nchunks] = m.n;
+	return m;
+}
+
+/* Read everything with next_event; record the event numbers and problems. */
+typedef struct outcome {
+	int events;
+	uint32_t ev[64];
+	int problems;
+	rec_problem pr[8];
+	char msg[8][512];
+} outcome;
+
+static void drain(rec_reader *r, outcome *o)
+{
+	memset(o, 0, sizeof(*o));
+	rec_event ev;
+	for (int guard = 0; guard < 10000; guard++) {
+		rec_status st = rec_reader_next_event(r, &ev);
+		if (st == REC_END)
+			return;
+		if (st == REC_OK) {
+			assert_string_equal(ev.type->name, "d.T");
+			assert_string_equal(ev.values[2].v.s.ptr, "text");
+			if (o->events < 64)
+				o->ev[o->events] = (uint32_t)ev.values[0].v.u;
+			o->events++;
+			continue;
+		}
+		assert_true(st < 0);
+		const rec_problem *p = rec_reader_problem(r);
+		assert_int_equal(p->status, st);
+		assert_non_null(p->message);
+		assert_true(strlen(p->message) > 0);
+		if (o->problems < 8) {
+			o->pr[o->problems] = *p;
+			snprintf(o->msg[o->problems], 512, "%s", p->message);
+		}
+		o->problems++;
+	}
+	fail_msg("reader does not reach the end");
+}
+
+static void drain_mem(const void *p, size_t n, uint32_t flags, outcome *o)
+{
+	rec_reader *r;
+	rec_reader_options ro = REC_READER_OPTIONS_INIT;
+	ro.flags = flags;
+	assert_int_equal(rec_reader_open_mem(&r, p, n, "damaged", &ro), REC_OK);
+	drain(r, o);
+	rec_reader_close(r);
+}
+
+/* ---- truncation ---------------------------------------------------------------- */
+static void t_every_truncation(void **state)
+{
+	(void)state;
+	uint64_t off[3];
+	mem_sink m = make_rec(2, 5, REC_CODEC_ZSTD, off);
+	outcome o;
+	for (size_t cut = 0; cut <= m.n; cut++) {
+		for (int mode = 0; mode < 3; mode++) {
+			if (mode == 0) {
+				drain_mem(m.p, cut, 0, &o);
+			} else if (mode == 1) {
+				drain_mem(m.p, cut, REC_READ_ORDERED, &o);
+			} else {
+				if (cut % 5 != 0 && cut != m.n)
+					continue; /* files: a sample of the cuts */
+				write_file(tpath("cut.rec"), m.p, cut);
+				rec_reader *r;
+				assert_int_equal(rec_reader_open_path(&r, tpath("cut.rec"), NULL), REC_OK);
+				drain(r, &o);
+				rec_reader_close(r);
+			}
+			if (cut == 0 || cut == off[1] || cut == m.n) {
+				assert_int_equal(o.problems, 0);
+				assert_int_equal(o.events, cut == 0 ? 0 : cut == off[1] ? 5 : 10);
+				continue;
+			}
+			assert_int_equal(o.problems, 1);
+			assert_int_equal(o.pr[0].status, REC_ERR_TRUNCATED);
+			assert_non_null(strstr(o.msg[0], "truncated"));
+			uint64_t at = cut < off[1] ? off[0] : off[1];
+			assert_int_equal(o.pr[0].offset, at);
+			assert_int_equal(o.pr[0].chunk, cut < off[1] ? 0 : 1);
+			assert_int_equal(o.events, cut < off[1] ? 0 : 5);
+			for (int i = 0; i < o.events; i++)
+				assert_int_equal(o.ev[i], i);
+			if (cut - at >= REC_HEADER_SIZE_V1) {
+				char want[128];
+				snprintf(want, sizeof(want), "needs %llu bytes, file ends after %llu",
+					 (unsigned long long)(cut < off[1] ? off[1] : m.n) - at,
+					 (unsigned long long)(cut - at));
+				assert_non_null(strstr(o.msg[0], want));
+			}
+		}
+	}
+	free(m.p);
+}
+
+/* ---- flipped bytes ---------------------------------------------------------------- */
+static void t_flip_each_byte(void **state)
+{
+	(void)state;
+	uint64_t off[3];
+	mem_sink m = make_rec(2, 3, REC_CODEC_ZSTD, off);
+	uint8_t *d = malloc(m.n);
+	assert_non_null(d);
+	outcome o;
+	for (size_t i = 0; i < m.n; i++) {
+		for (int x = 0; x < 2; x++) {
+			memcpy(d, m.p, m.n);
+			d[i] ^= x ? 0xFF : 0x01;
+			int hit = i < off[1] ? 0 : 1; /* damaged chunk */
+			uint64_t hoff = off[hit];
+			for (int ordered = 0; ordered < 2; ordered++) {
+				drain_mem(d, m.n, ordered ? REC_READ_ORDERED : 0, &o);
+				/* Exactly the other chunk's events, one problem. */
+				assert_int_equal(o.events, 3);
+				for (int k = 0; k < 3; k++)
+					assert_int_equal(o.ev[k], (hit ? 0 : 3) + k);
+				assert_int_equal(o.problems, 1);
+				assert_int_equal(o.pr[0].offset, hoff);
+				if (i - hoff >= REC_HEADER_SIZE_V1) {
+					assert_int_equal(o.pr[0].status, REC_ERR_CORRUPT);
+					assert_non_null(strstr(o.msg[0], "payload checksum mismatch"));
+					assert_int_equal(o.pr[0].chunk, hit);
+				} else if (i - hoff < REC_MAGIC_LEN) {
+					assert_int_equal(o.pr[0].status, REC_ERR_BAD_MAGIC);
+					assert_non_null(strstr(o.msg[0], "garbage"));
+				} else if (i - hoff >= 12 && i - hoff < 16 && o.pr[0].status == REC_ERR_TRUNCATED) {
+					/* Header_Size grew past the end of the input: the
+					 * header cannot be checked, the input looks cut. */
+					assert_int_equal(hit, 1);
+					assert_non_null(strstr(o.msg[0], "truncated"));
+				} else {
+					assert_int_equal(o.pr[0].status, REC_ERR_CORRUPT);
+					assert_non_null(strstr(o.msg[0], "damaged chunk header"));
+					assert_int_equal(o.pr[0].chunk, hit);
+				}
+			}
+			/* Summary with verification: the same chunk is reported. */
+			rec_reader *r;
+			rec_reader_options ro = REC_READER_OPTIONS_INIT;
+			ro.flags = REC_READ_VERIFY;
+			assert_int_equal(rec_reader_open_mem(&r, d, m.n, "f", &ro), REC_OK);
+			const rec_chunk_info *c;
+			rec_status st;
+			int ok = 0, bad = 0;
+			while ((st = rec_reader_next_chunk(r, &c)) != REC_END) {
+				if (st == REC_OK) {
+					assert_int_equal(c->offset, off[!hit]);
+					assert_int_equal(rec_reader_verify_chunk(r), REC_OK);
+					ok++;
+				} else {
+					bad++;
+				}
+			}
+			assert_int_equal(ok, 1);
+			assert_int_equal(bad, 1);
+			rec_reader_close(r);
+		}
+	}
+	free(d);
+	free(m.p);
+}
+
+/* Recompute the Header_Checksum of a 128-byte header in place. */
+static void fix_header_crc(uint8_t *d)
+{
+	rec_put_le32(d + REC_HOFF_HEADER_CRC, 0);
+	rec_put_le32(d + REC_HOFF_HEADER_CRC, rec_crc32c(0, d, REC_HEADER_SIZE_V1));
+}
+
+/* ---- magic, version, sizes -------------------------------------------------------- */
+static void craft_header(rec_buf *out, uint16_t major, uint64_t payload_size, const void *payload,
+			 size_t plen)
+{
+	rec_chunk_header h;
+	memset(&h, 0, sizeof(h));
+	h.major = major;
+	h.header_size = REC_HEADER_SIZE_V1;
+	h.payload_size = payload_size;
+	h.payload_crc = rec_crc32c(0, payload, plen);
+	h.codec = REC_CODEC_NONE;
+	h.tick_frequency = 1000000000u;
+	uint8_t hb[REC_HEADER_SIZE_V1];
+	rec_chunk_header_encode(&h, hb);
+	assert_true(rec_buf_append(out, hb, sizeof(hb)));
+	assert_true(rec_buf_append(out, payload, plen));
+}
+
+static void t_wrong_magic(void **state)
+{
+	(void)state;
+	uint64_t off[2];
+	mem_sink m = make_rec(1, 3, REC_CODEC_ZSTD, off);
+	m.p[3] = 'X';
+	outcome o;
+	drain_mem(m.p, m.n, 0, &o);
+	assert_int_equal(o.events, 0);
+	assert_int_equal(o.problems, 1);
+	assert_int_equal(o.pr[0].status, REC_ERR_BAD_MAGIC);
+	assert_int_equal(o.pr[0].offset, 0);
+	assert_int_equal(o.pr[0].chunk, -1);
+	char want[64];
+	snprintf(want, sizeof(want), "skipped %zu bytes of garbage at offset 0", m.n);
+	assert_string_equal(o.msg[0], want);
+	/* A text file. */
+	static const char text[] = "hello, this is not a recording\n";
+	drain_mem(text, sizeof(text) - 1, 0, &o);
+	assert_int_equal(o.problems, 1);
+	assert_int_equal(o.pr[0].status, REC_ERR_BAD_MAGIC);
+	free(m.p);
+}
+
+static void t_major_2(void **state)
+{
+	(void)state;
+	uint64_t off[2];
+	mem_sink m = make_rec(1, 3, REC_CODEC_LZ4, off);
+	rec_buf f = { 0 };
+	craft_header(&f, 2, 40, "a future chunk's payload, forty bytes...", 40);
+	assert_true(rec_buf_append(&f, m.p, m.n));
+	write_file(tpath("major2.rec"), f.data, f.len);
+	rec_reader *r;
+	assert_int_equal(rec_reader_open_path(&r, tpath("major2.rec"), NULL), REC_OK);
+	outcome o;
+	drain(r, &o);
+	assert_int_equal(o.problems, 1);
+	assert_int_equal(o.pr[0].status, REC_ERR_UNSUPPORTED_VERSION);
+	assert_non_null(strstr(o.msg[0], "unsupported format version 2.0"));
+	assert_int_equal(o.pr[0].offset, 0);
+	assert_int_equal(o.pr[0].chunk, 0);
+	assert_int_equal(o.events, 3); /* stepped over it */
+	rec_reader_close(r);
+	/* The chunk after it has index 1. */
+	assert_int_equal(rec_reader_open_mem(&r, f.data, f.len, "m", NULL), REC_OK);
+	const rec_chunk_info *c;
+	assert_int_equal(rec_reader_next_chunk(r, &c), REC_ERR_UNSUPPORTED_VERSION);
+	assert_int_equal(rec_reader_next_chunk(r, &c), REC_OK);
+	assert_int_equal(c->index, 1);
+	assert_int_equal(c->offset, 128 + 40);
+	assert_int_equal(rec_reader_next_chunk(r, &c), REC_END);
+	rec_reader_close(r);
+	rec_buf_free(&f);
+	free(m.p);
+}
+
+static void t_huge_payload(void **state)
+{
+	(void)state;
+	/* Payload_Size 4 GiB in a tiny input: refused by the default limit. */
+	rec_buf f = { 0 };
+	craft_header(&f, 1, 4ull << 30, "tiny", 4);
+	outcome o;
+	drain_mem(f.data, f.len, 0, &o);
+	assert_int_equal(o.problems, 1);
+	assert_int_equal(o.pr[0].status, REC_ERR_LIMIT);
+	assert_non_null(strstr(o.msg[0], "Payload_Size 4294967296 exceeds the limit"));
+	/* With the limit raised: truncated, decided before allocating (the
+	 * file's size is known). */
+	write_file(tpath("huge.rec"), f.data, f.len);
+	rec_reader *r;
+	rec_reader_options ro = REC_READER_OPTIONS_INIT;
+	ro.max_payload_size = 8ull << 30;
+	assert_int_equal(rec_reader_open_path(&r, tpath("huge.rec"), &ro), REC_OK);
+	drain(r, &o);
+	assert_int_equal(o.problems, 1);
+	assert_int_equal(o.pr[0].status, REC_ERR_TRUNCATED);
+	assert_non_null(strstr(o.msg[0], "needs 4294967424 bytes, file ends after 132"));
+	rec_reader_close(r);
+	rec_buf_free(&f);
+
+	/* A small limit refuses real chunks by their header alone, and the
+	 * reader steps over them. */
+	uint64_t off[3];
+	mem_sink m = make_rec(2, 3, REC_CODEC_ZSTD, off);
+	ro.max_payload_size = 16;
+	ro.flags = REC_READ_VERIFY;
+	assert_int_equal(rec_reader_open_mem(&r, m.p, m.n, "m", &ro), REC_OK);
+	const rec_chunk_info *c;
+	assert_int_equal(rec_reader_next_chunk(r, &c), REC_ERR_LIMIT);
+	assert_int_equal(rec_reader_problem(r)->offset, 0);
+	assert_int_equal(rec_reader_next_chunk(r, &c), REC_ERR_LIMIT);
+	assert_int_equal(rec_reader_problem(r)->offset, off[1]);
+	assert_int_equal(rec_reader_problem(r)->chunk, 1);
+	assert_int_equal(rec_reader_next_chunk(r, &c), REC_END);
+	rec_reader_close(r);
+	free(m.p);
+}
+
+/* ---- a bad chunk among good ones ---------------------------------------------------- */
+static void t_damaged_middle(void **state)
+{
+	(void)state;
+	uint64_t off[4];
+	mem_sink m = make_rec(3, 4, REC_CODEC_ZSTD, off);
+	m.p[off[1] + 128 + 20] ^= 0x40; /* inside chunk 1's payload */
+	write_file(tpath("mid.rec"), m.p, m.n);
+	for (int mode = 0; mode < 3; mode++) {
+		outcome o;
+		if (mode < 2) {
+			rec_reader *r;
+			rec_reader_options ro = REC_READER_OPTIONS_INIT;
+			ro.flags = mode ? REC_READ_ORDERED : 0;
+			assert_int_equal(rec_reader_open_path(&r, tpath("mid.rec"), &ro), REC_OK);
+			drain(r, &o);
+			rec_reader_stats rs;
+			rec_reader_get_stats(r, &rs);
+			assert_int_equal(rs.chunks, 3);
+			assert_int_equal(rs.chunks_damaged, 1);
+			assert_int_equal(rs.events, 8);
+			rec_reader_close(r);
+		} else {
+			drain_mem(m.p, m.n, 0, &o);
+		}
+		assert_int_equal(o.problems, 1);
+		assert_int_equal(o.pr[0].status, REC_ERR_CORRUPT);
+		assert_int_equal(o.pr[0].chunk, 1);
+		assert_int_equal(o.pr[0].offset, off[1]);
+		assert_int_equal(o.events, 8);
+		static const uint32_t want[] = { 0, 1, 2, 3, 8, 9, 10, 11 };
+		for (int i = 0; i < 8; i++)
+			assert_int_equal(o.ev[i], want[i]);
+	}
+	free(m.p);
+}
+
+static void t_garbage_between(void **state)
+{
+	(void)state;
+	uint64_t off[3];
+	mem_sink m = make_rec(2, 3, REC_CODEC_ZSTD, off);
+	/* 100 bytes of garbage with decoys: 0x89 bytes, a magic with a bad
+	 * header, a magic cut short. */
+	uint8_t g[100];
+	for (int i = 0; i < 100; i++)
+		g[i] = (uint8_t)(i * 37);
+	g[5] = 0x89;
+	memcpy(g + 10, m.p, 60); /* a real magic and header start */
+	memcpy(g + 80, m.p, 6);
+	size_t n = m.n + sizeof(g);
+	uint8_t *d = malloc(n);
+	assert_non_null(d);
+	memcpy(d, m.p, off[1]);
+	memcpy(d + off[1], g, sizeof(g));
+	memcpy(d + off[1] + sizeof(g), m.p + off[1], m.n - off[1]);
+	for (int mode = 0; mode < 2; mode++) {
+		rec_reader *r;
+		if (mode == 0) {
+			assert_int_equal(rec_reader_open_mem(&r, d, n, "g", NULL), REC_OK);
+		} else {
+			write_file(tpath("garbage.rec"), d, n);
+			assert_int_equal(rec_reader_open_path(&r, tpath("garbage.rec"), NULL), REC_OK);
+		}
+		outcome o;
+		drain(r, &o);
+		assert_int_equal(o.events, 6);
+		for (int i = 0; i < 6; i++)
+			assert_int_equal(o.ev[i], i);
+		assert_int_equal(o.problems, 1);
+		assert_int_equal(o.pr[0].status, REC_ERR_BAD_MAGIC);
+		assert_int_equal(o.pr[0].offset, off[1]);
+		char want[80];
+		snprintf(want, sizeof(want), "skipped 100 bytes of garbage at offset %llu",
+			 (unsigned long long)off[1]);
+		assert_string_equal(o.msg[0], want);
+		rec_reader_stats rs;
+		rec_reader_get_stats(r, &rs);
+		assert_int_equal(rs.bytes_skipped, 100);
+		assert_int_equal(rs.chunks, 2);
+		rec_reader_close(r);
+	}
+	free(d);
+	free(m.p);
+}
+
+/* ---- malformed sections and records with valid checksums --------------------------- */
+typedef struct hsec {
+	uint16_t kind;
+	uint32_t items, raw; /* raw: 0 = data length */
+	const void *data;
+	size_t len;
+} hsec;
+
+static void craft(rec_buf *out, const hsec *s, int n, size_t extra, uint8_t codec, uint32_t flags)
+{
+	rec_buf pay = { 0 };
+	uint64_t raw = 0;
+	for (int i = 0; i < n; i++) {
+		rec_section_header sh = { s[i].kind, 0, s[i].items, (uint32_t)s[i].len,
+					  s[i].raw ? s[i].raw : (uint32_t)s[i].len };
+		uint8_t hb[REC_SECTION_HEADER_SIZE];
+		rec_section_header_encode(&sh, hb);
+		assert_true(rec_buf_append(&pay, hb, sizeof(hb)));
+		assert_true(rec_buf_append(&pay, s[i].data, s[i].len));
+		raw += sh.raw_size;
+	}
+	for (size_t i = 0; i < extra; i++)
+		assert_true(rec_buf_append(&pay, "", 1));
+	rec_chunk_header h;
+	memset(&h, 0, sizeof(h));
+	h.major = 1;
+	h.header_size = REC_HEADER_SIZE_V1;
+	h.payload_size = pay.len;
+	h.payload_crc = rec_crc32c(0, pay.data, pay.len);
+	h.codec = codec;
+	h.flags = flags;
+	h.section_count = (uint16_t)n;
+	h.raw_size = raw;
+	h.event_count = 1;
+	h.start_ticks = 100;
+	h.tick_frequency = 1000000000u;
+	uint8_t hb[REC_HEADER_SIZE_V1];
+	rec_chunk_header_encode(&h, hb);
+	assert_true(rec_buf_append(out, hb, sizeof(hb)));
+	assert_true(rec_buf_append(out, pay.data, pay.len));
+	rec_buf_free(&pay);
+}
+
+/* type 1 "x" {u8 v, string s}, flags HAS_THREAD */
+static const uint8_t meta[] = { 1, 2, 1, 'x', 0, 0, 0, 2, 1, 'v', 0, 0x10, 0, 0,
+				1, 's', 0, 0x60, 0, 0 };
+static const uint8_t stats[] = { 2, 2, 0, 1, 1, 1, 6 };
+static const uint8_t good_ev[] = { 5, 1, 2, 0, 9, 0 }; /* +1 tick, thread 0, v=9, s=null */
+
+static rec_status first_problem(const rec_buf *f, const rec_reader_options *ro, rec_problem *pr,
+				char *msg)
+{
+	rec_reader *r;
+	assert_int_equal(rec_reader_open_mem(&r, f->data, f->len, "c", ro), REC_OK);
+	rec_event ev;
+	rec_status st;
+	int events = 0;
+	while ((st = rec_reader_next_event(r, &ev)) == REC_OK)
+		events++;
+	if (st < 0) {
+		*pr = *rec_reader_problem(r);
+		snprintf(msg, 512, "%s", pr->message);
+		/* A single chunk: nothing more follows. */
+		assert_int_equal(rec_reader_next_event(r, &ev), REC_END);
+	}
+	rec_reader_close(r);
+	return st;
+}
+
+static void expect_problem(const hsec *s, int n, size_t extra, uint8_t codec, uint32_t flags,
+			   const rec_reader_options *ro, rec_status want, uint64_t want_off,
+			   const char *want_msg)
+{
+	rec_buf f = { 0 };
+	craft(&f, s, n, extra, codec, flags);
+	rec_problem pr;
+	char msg[512];
+	rec_status st = first_problem(&f, ro, &pr, msg);
+	if (st != want || !strstr(msg, want_msg) || pr.offset != want_off) {
+		print_error("got %d '%s' at %llu, want %d '%s' at %llu\n", st,
+			    st < 0 ? msg : "", (unsigned long long)(st < 0 ? pr.offset : 0), want,
+			    want_msg, (unsigned long long)want_off);
+		fail();
+	}
+	assert_int_equal(pr.chunk, 0);
+	rec_buf_free(&f);
+}
+
+static void t_bad_sections(void **state)
+{
+	(void)state;
+	const hsec M = { REC_SECTION_METADATA, 1, 0, meta, sizeof(meta) };
+	const hsec S = { REC_SECTION_STATS, 1, 0, stats, sizeof(stats) };
+	const hsec E = { REC_SECTION_EVENTS, 1, 0, good_ev, sizeof(good_ev) };
+	const uint64_t s0 = 128, s1 = s0 + 16 + sizeof(meta), s2 = s1 + 16 + sizeof(stats);
+
+	/* The well-formed chunk reads. */
+	{
+		hsec s[] = { M, S, E };
+		rec_buf f = { 0 };
+		craft(&f, s, 3, 0, 0, 0);
+		rec_problem pr;
+		char msg[512];
+		assert_int_equal(first_problem(&f, NULL, &pr, msg), REC_END);
+		rec_buf_free(&f);
+	}
+	{ /* a known kind twice */
+		hsec s[] = { M, S, E, S };
+		expect_problem(s, 4, 0, 0, 0, NULL, REC_ERR_CORRUPT, s2 + 16 + sizeof(good_ev),
+			       "section 2 (STATS) at offset");
+	}
+	{ /* missing EVENTS */
+		hsec s[] = { M, S };
+		expect_problem(s, 2, 0, 0, 0, NULL, REC_ERR_CORRUPT, 0, "has no EVENTS section");
+	}
+	{ /* Item_Count > Raw_Size */
+		hsec e = E;
+		e.items = 100;
+		hsec s[] = { M, S, e };
+		expect_problem(s, 3, 0, 0, 0, NULL, REC_ERR_CORRUPT, s2, "Item_Count 100 exceeds Raw_Size 6");
+	}
+	{ /* Raw_Size over the reader's limit */
+		hsec s[] = { M, S, E };
+		rec_reader_options ro = REC_READER_OPTIONS_INIT;
+		ro.max_section_raw = 10;
+		expect_problem(s, 3, 0, 0, 0, &ro, REC_ERR_LIMIT, s0, "Raw_Size 20 exceeds the limit 10");
+	}
+	{ /* stored raw, Raw_Size differs */
+		hsec e = E;
+		e.raw = 7;
+		hsec s[] = { M, S, e };
+		expect_problem(s, 3, 0, 0, 0, NULL, REC_ERR_CORRUPT, s2, "differs from Raw_Size");
+	}
+	{ /* sections do not cover the payload */
+		hsec s[] = { M, S, E };
+		expect_problem(s, 3, 3, 0, 0, NULL, REC_ERR_CORRUPT, 0,
+			       "sections cover");
+	}
+	{ /* unknown codec, reserved flag */
+		hsec s[] = { M, S, E };
+		expect_problem(s, 3, 0, 9, 0, NULL, REC_ERR_UNSUPPORTED, 0, "unknown codec 9");
+		expect_problem(s, 3, 0, 0, 0x10000, NULL, REC_ERR_UNSUPPORTED, 0,
+			       "reserved header flags set (0x00010000)");
+	}
+	{ /* a compressed flag without codec... as a zstd chunk whose data is not zstd */
+		hsec s[] = { M, S, E };
+		rec_buf f = { 0 };
+		craft(&f, s, 3, 0, REC_CODEC_ZSTD, 0);
+		/* set COMPRESSED on EVENTS, fix the payload checksum */
+		uint8_t *sh = f.data + s2;
+		rec_put_le16(sh + 2, REC_SECTION_COMPRESSED);
+		rec_put_le32(f.data + 20, rec_crc32c(0, f.data + 128, f.len - 128));
+		fix_header_crc(f.data);
+		rec_problem pr;
+		char msg[512];
+		assert_int_equal(first_problem(&f, NULL, &pr, msg), REC_ERR_CORRUPT);
+		assert_non_null(strstr(msg, "section 8 (EVENTS) does not decompress"));
+		assert_int_equal(pr.offset, s2);
+		rec_buf_free(&f);
+	}
+	{ /* u8 holding 300, a missing thread, a missing string, short record */
+		static const uint8_t wide[] = { 6, 1, 2, 0, 0xAC, 0x02, 0 };
+		static const uint8_t nothr[] = { 5, 1, 2, 5, 9, 0 };
+		static const uint8_t nostr[] = { 5, 1, 2, 0, 9, 3 };
+		static const uint8_t shortr[] = { 4, 1, 2, 0, 9 };
+		static const struct {
+			const uint8_t *p;
+			size_t n;
+			const char *msg;
+		} bad[] = {
+			{ wide, sizeof(wide), "field 'v' holds a value outside the width of u8" },
+			{ nothr, sizeof(nothr), "references missing thread 5" },
+			{ nostr, sizeof(nostr), "field 's' references missing string 3" },
+			{ shortr, sizeof(shortr), "ends before all 2 declared fields are read" },
+		};
+		for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+			hsec e = { REC_SECTION_EVENTS, 1, 0, bad[i].p, bad[i].n };
+			hsec s[] = { M, S, e };
+			expect_problem(s, 3, 0, 0, 0, NULL, REC_ERR_CORRUPT, s2, bad[i].msg);
+		}
+	}
+	{ /* reserved wire class in metadata */
+		uint8_t m2[sizeof(meta)];
+		memcpy(m2, meta, sizeof(meta));
+		m2[11] = 0x15; /* wire class 5 */
+		hsec mm = { REC_SECTION_METADATA, 1, 0, m2, sizeof(m2) };
+		hsec s[] = { mm, S, E };
+		expect_problem(s, 3, 0, 0, 0, NULL, REC_ERR_UNSUPPORTED, s0, "reserved wire class 5");
+	}
+	{ /* a stack deeper than the limit, a frame that does not exist */
+		static const uint8_t deep[] = { 1, 0, 0x81, 0x20 }; /* id 1, flags 0, depth 4097 */
+		hsec st = { REC_SECTION_STACKS, 1, 0, deep, sizeof(deep) };
+		hsec s[] = { M, S, st, E };
+		expect_problem(s, 4, 0, 0, 0, NULL, REC_ERR_CORRUPT, s2, "depth exceeds the limit");
+		static const uint8_t nofr[] = { 1, 0, 1, 4 };
+		hsec st2 = { REC_SECTION_STACKS, 1, 0, nofr, sizeof(nofr) };
+		hsec s3[] = { M, S, st2, E };
+		expect_problem(s3, 4, 0, 0, 0, NULL, REC_ERR_CORRUPT, s2, "references a missing frame");
+	}
+	{ /* a string pool entry longer than the section */
+		static const uint8_t strs[] = { 1, 50, 'a' };
+		hsec sp = { REC_SECTION_STRINGS, 1, 0, strs, sizeof(strs) };
+		hsec s[] = { M, S, sp, E };
+		expect_problem(s, 4, 0, 0, 0, NULL, REC_ERR_CORRUPT, s2,
+			       "string crosses the end of the section");
+	}
+}
+
+/* ---- random damage ------------------------------------------------------------------- */
+static uint64_t rng = 0x9E3779B97F4A7C15ull;
+static uint64_t rnd(void)
+{
+	rng ^= rng << 13;
+	rng ^= rng >> 7;
+	rng ^= rng << 17;
+	return rng;
+}
+
+static void t_random_mutations(void **state)
+{
+	(void)state;
+	uint64_t off[4];
+	mem_sink m = make_rec(3, 6, REC_CODEC_NONE, off);
+	mem_sink z = make_rec(3, 6, REC_CODEC_ZSTD, off);
+	uint8_t *d = malloc(m.n + 64);
+	assert_non_null(d);
+	/* REC_DAMAGE_ITERS=N runs more (a longer soak by hand). */
+	const char *env = getenv("REC_DAMAGE_ITERS");
+	long iters = env ? atol(env) : 3000;
+	for (long it = 0; it < iters; it++) {
+		mem_sink *src = it & 1 ? &z : &m;
+		size_t n = src->n;
+		memcpy(d, src->p, n);
+		int edits = 1 + (int)(rnd() % 4);
+		for (int e = 0; e < edits; e++) {
+			size_t at = rnd() % n;
+			switch (rnd() % 4) {
+			case 0: d[at] ^= (uint8_t)(1u << (rnd() % 8)); break;
+			case 1: d[at] = (uint8_t)rnd(); break;
+			case 2: n = at + 1; break; /* truncate */
+			default: /* duplicate a run of bytes */
+				if (n + 16 <= src->n + 64) {
+					memmove(d + at + 16, d + at, n - at);
+					n += 16;
+				}
+				break;
+			}
+		}
+		/* Payload checksums would catch these: also recompute them so
+		 * the structure decoders see the damage. */
+		if (it % 3 == 0 && n >= 128 && memcmp(d, rec_magic, 8) == 0) {
+			uint64_t ps = rec_le64(d + 24);
+			if (128 + ps <= n) {
+				rec_put_le32(d + 20, rec_crc32c(0, d + 128, (size_t)ps));
+				fix_header_crc(d);
+			}
+		}
+		for (int mode = 0; mode < 3; mode++) {
+			rec_reader *r;
+			rec_reader_options ro = REC_READER_OPTIONS_INIT;
+			ro.flags = mode == 1 ? REC_READ_ORDERED : mode == 2 ? REC_READ_VERIFY : 0;
+			assert_int_equal(rec_reader_open_mem(&r, d, n, "rnd", &ro), REC_OK);
+			rec_event ev;
+			const rec_chunk_info *c;
+			rec_status st;
+			int steps = 0;
+			if (mode == 2) {
+				while ((st = rec_reader_next_chunk(r, &c)) != REC_END && steps++ < 1000)
+					if (st == REC_OK)
+						(void)rec_reader_verify_chunk(r);
+			} else {
+				while ((st = rec_reader_next_event(r, &ev)) != REC_END && steps++ < 1000)
+					if (st == REC_OK)
+						assert_non_null(ev.type);
+			}
+			assert_int_equal(st, REC_END);
+			rec_reader_close(r);
+		}
+	}
+	free(d);
+	free(m.p);
+	free(z.p);
+}
+
+static int setup(void **state)
+{
+	(void)state;
+	return mkdtemp(tmpdir) ? 0 : -1;
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	char cmd[300];
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmpdir);
+	return system(cmd) == 0 ? 0 : -1;
+}
+
+int main(int argc, char **argv)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(t_every_truncation), cmocka_unit_test(t_flip_each_byte),
+		cmocka_unit_test(t_wrong_magic),      cmocka_unit_test(t_major_2),
+		cmocka_unit_test(t_huge_payload),     cmocka_unit_test(t_damaged_middle),
+		cmocka_unit_test(t_garbage_between),  cmocka_unit_test(t_bad_sections),
+		cmocka_unit_test(t_random_mutations),
+	};
+	if (argc > 1)
+		cmocka_set_test_filter(argv[1]);
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
