@@ -1,0 +1,326 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * test_metrics.c - counters, gauges, process statistics and log lines
+ * (rec/metrics.h) recorded by a real default recorder into a real file and
+ * read back with the reader.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "rec/metrics.h"
+#include "rec/rec.h"
+#include "rec/recorder.h"
+
+/* ---- a default recorder to a temporary file ------------------------------- */
+static char rec_path[64];
+
+static void start_default(void)
+{
+	snprintf(rec_path, sizeof rec_path, "/tmp/test_metrics.XXXXXX");
+	int fd = mkstemp(rec_path);
+	assert_true(fd >= 0);
+	close(fd);
+	/* Long periods: the tests sample explicitly; the periodic tasks then
+	 * run only once more, at close. */
+	assert_int_equal(rec_metrics_set_periods(3600 * 1000, 3600 * 1000), REC_OK);
+	rec_recorder_options o = REC_RECORDER_OPTIONS_INIT;
+	o.flags = REC_RECORDER_DEFAULT;
+	o.path = rec_path;
+	o.flush_interval_ms = 3600 * 1000;
+	rec_recorder *r = NULL;
+	assert_int_equal(rec_recorder_open(&r, &o), REC_OK);
+	assert_ptr_equal(rec_recorder_default(), r);
+}
+
+static void stop_default(void)
+{
+	rec_recorder *r = rec_recorder_default();
+	assert_non_null(r);
+	assert_int_equal(rec_recorder_close(r), REC_OK);
+	assert_null(rec_recorder_default());
+}
+
+/* ---- reading events back ------------------------------------------------- */
+#define MAX_SEEN 64
+typedef struct seen {
+	size_t n;
+	uint64_t u[MAX_SEEN][8];  /* unsigned values */
+	int64_t i[MAX_SEEN][8];   /* signed values */
+	char s[MAX_SEEN][8][256]; /* string/text values (truncated copy) */
+	size_t len[MAX_SEEN][8];  /* full string/text lengths */
+	char thread[MAX_SEEN][32];
+	uint64_t ticks[MAX_SEEN];
+} seen;
+
+static const rec_value *field(const rec_event *ev, const char *name)
+{
+	for (uint32_t i = 0; i < ev->value_count; i++)
+		if (strcmp(ev->type->fields[i].name, name) == 0)
+			return &ev->values[i];
+	return NULL;
+}
+
+/* Collect the events of type `type` (and, if name_filter, whose "name" field
+ * equals it), in timestamp order, into *out. */
+static void collect(const char *type, const char *name_filter, seen *out)
+{
+	memset(out, 0, sizeof *out);
+	rec_reader *rd = NULL;
+	rec_reader_options ro = REC_READER_OPTIONS_INIT;
+	ro.flags = REC_READ_ORDERED; /* timestamp order: samples come from two threads */
+	assert_int_equal(rec_reader_open_path(&rd, rec_path, &ro), REC_OK);
+	rec_event ev;
+	rec_status st;
+	while ((st = rec_reader_next_event(rd, &ev)) == REC_OK) {
+		if (strcmp(ev.type->name, type) != 0)
+			continue;
+		if (name_filter) {
+			const rec_value *nv = field(&ev, "name");
+			assert_non_null(nv);
+			if (!nv->v.s.ptr || strlen(name_filter) != nv->v.s.len ||
+			    memcmp(nv->v.s.ptr, name_filter, nv->v.s.len) != 0)
+				continue;
+		}
+		assert_true(out->n < MAX_SEEN);
+		size_t k = out->n++;
+		out->ticks[k] = ev.ticks;
+		if (ev.thread && ev.thread->name)
+			snprintf(out->thread[k], sizeof out->thread[k], "%s", ev.thread->name);
+		for (uint32_t f = 0; f < ev.value_count && f < 8; f++) {
+			const rec_value *v = &ev.values[f];
+			assert_true(v->present);
+			out->u[k][f] = v->v.u;
+			out->i[k][f] = v->v.i;
+			if (v->type == REC_TYPE_STRING || v->type == REC_TYPE_TEXT) {
+				size_t n = v->v.s.ptr ? v->v.s.len : 0;
+				out->len[k][f] = n;
+				snprintf(out->s[k][f], sizeof out->s[k][f], "%.*s", (int)n,
+					 v->v.s.ptr ? v->v.s.ptr : "");
+			}
+		}
+	}
+	assert_int_equal(st, REC_END);
+	rec_reader_close(rd);
+}
+
+static void remove_file(void) { unlink(rec_path); }
+
+/* ---- counters ---------------------------------------------------------------- */
+#define ADDERS 4
+#define ADDS 200000
+
+static void *adder(void *arg)
+{
+	rec_counter *c = NULL;
+	assert_int_equal(rec_counter_get("test.adds", &c), REC_OK);
+	uint64_t step = (uint64_t)(uintptr_t)arg;
+	for (int i = 0; i < ADDS; i++)
+		rec_counter_add(c, step);
+	return NULL;
+}
+
+static void t_counter_sums_exactly(void **state)
+{
+	(void)state;
+	start_default();
+	rec_counter *c = NULL, *again = NULL;
+	assert_int_equal(rec_counter_get("test.adds", &c), REC_OK);
+	assert_int_equal(rec_counter_get("test.adds", &again), REC_OK);
+	assert_ptr_equal(c, again);
+	rec_gauge *g = NULL;
+	assert_int_equal(rec_gauge_get("test.adds", &g), REC_ERR_INVALID_ARG); /* a counter */
+	assert_null(g);
+	assert_int_equal(rec_counter_value(c), 0);
+
+	/* Before the threads: the sample says 0. */
+	assert_int_equal(rec_metrics_sample(), REC_OK);
+	pthread_t th[ADDERS];
+	for (uintptr_t i = 0; i < ADDERS; i++)
+		assert_int_equal(pthread_create(&th[i], NULL, adder, (void *)(i + 1)), 0);
+	for (int i = 0; i < ADDERS; i++)
+		assert_int_equal(pthread_join(th[i], NULL), 0);
+	uint64_t expected = (uint64_t)ADDS * (1 + 2 + 3 + 4);
+	assert_int_equal(rec_counter_value(c), expected);
+	assert_int_equal(rec_metrics_sample(), REC_OK);
+	rec_counter_add(c, 5);
+	stop_default(); /* the periodic task samples once more at close */
+
+	seen s;
+	collect("rec.Counter", "test.adds", &s);
+	assert_int_equal(s.n, 3);
+	assert_int_equal(s.u[0][1], 0);
+	assert_int_equal(s.u[1][1], expected);
+	assert_int_equal(s.u[2][1], expected + 5);
+	assert_string_equal(s.s[0][0], "test.adds");
+	remove_file();
+}
+
+static void t_gauge_max_between_samples(void **state)
+{
+	(void)state;
+	start_default();
+	rec_gauge *g = NULL;
+	assert_int_equal(rec_gauge_get("test.queue", &g), REC_OK);
+	rec_gauge_set(g, 5);
+	assert_int_equal(rec_metrics_sample(), REC_OK);  /* 5, max 5 */
+	rec_gauge_set(g, 100);                           /* a spike ... */
+	rec_gauge_set(g, 7);                             /* ... hidden at the sample */
+	assert_int_equal(rec_metrics_sample(), REC_OK);  /* 7, max 100 */
+	rec_gauge_add(g, -10);                           /* -3 */
+	assert_int_equal(rec_gauge_value(g), -3);
+	assert_int_equal(rec_metrics_sample(), REC_OK);  /* -3, max 7 (held at the interval start) */
+	rec_gauge_add(g, 50);                            /* 47 */
+	rec_gauge_add(g, -40);                           /* 7 */
+	stop_default();                                  /* 7, max 47 */
+
+	seen s;
+	collect("rec.Gauge", "test.queue", &s);
+	assert_int_equal(s.n, 4);
+	const int64_t want[4][2] = { { 5, 5 }, { 7, 100 }, { -3, 7 }, { 7, 47 } };
+	for (size_t k = 0; k < 4; k++) {
+		assert_int_equal(s.i[k][1], want[k][0]);
+		assert_int_equal(s.i[k][2], want[k][1]);
+	}
+	remove_file();
+}
+
+/* ---- process statistics ----------------------------------------------------- */
+enum { PS_CPU_USER, PS_CPU_SYS, PS_RSS, PS_RSS_PEAK, PS_RSS_HWM, PS_THREADS };
+#define MIB (1024ull * 1024ull)
+
+static void *parked(void *arg)
+{
+	int *fd = arg;
+	char b;
+	(void)!read(*fd, &b, 1); /* until the pipe closes */
+	return NULL;
+}
+
+static void t_process_stats_rss_and_threads(void **state)
+{
+	(void)state;
+	rec_process_stats before;
+	assert_int_equal(rec_process_stats_read(&before), REC_OK);
+	assert_true(before.rss > 0);
+	assert_true(before.rss_hwm >= before.rss);
+	assert_true(before.threads >= 1);
+
+	start_default();                    /* #0: the baseline at open */
+	assert_int_equal(rec_process_stats_sample(), REC_OK); /* #1 */
+
+	/* 64 MiB touched and kept: RSS grows by (nearly) that much. */
+	size_t big = 64 * MIB;
+	unsigned char *p = mmap(NULL, big, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	assert_true(p != MAP_FAILED);
+	memset(p, 0xa5, big);
+	assert_int_equal(rec_process_stats_sample(), REC_OK); /* #2 */
+	assert_int_equal(munmap(p, big), 0);
+	assert_int_equal(rec_process_stats_sample(), REC_OK); /* #3: back down */
+
+	/* A spike between two samples, above the process high-water mark:
+	 * the next sample's rssPeak still shows it. */
+	rec_process_stats now;
+	assert_int_equal(rec_process_stats_read(&now), REC_OK);
+	size_t spike = (size_t)(now.rss_hwm - now.rss) + 32 * MIB;
+	p = mmap(NULL, spike, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	assert_true(p != MAP_FAILED);
+	memset(p, 0x5a, spike);
+	assert_int_equal(munmap(p, spike), 0);
+
+	/* Three more threads, parked. */
+	int pfd[2];
+	assert_int_equal(pipe(pfd), 0);
+	pthread_t th[3];
+	for (int i = 0; i < 3; i++)
+		assert_int_equal(pthread_create(&th[i], NULL, parked, &pfd[0]), 0);
+	usleep(20000);
+	assert_int_equal(rec_process_stats_sample(), REC_OK); /* #4 */
+	close(pfd[1]);
+	for (int i = 0; i < 3; i++)
+		assert_int_equal(pthread_join(th[i], NULL), 0);
+	close(pfd[0]);
+	stop_default();                     /* #5: the periodic task at close */
+
+	seen s;
+	collect("rec.ProcessStats", NULL, &s);
+	assert_int_equal(s.n, 6);
+	uint64_t *e1 = s.u[1], *e2 = s.u[2], *e3 = s.u[3], *e4 = s.u[4];
+	/* RSS after the 64 MiB touch: at least 60 MiB more. */
+	assert_true(e2[PS_RSS] >= e1[PS_RSS] + 60 * MIB);
+	assert_true(e2[PS_RSS_PEAK] >= e2[PS_RSS]);
+	/* After unmapping: RSS down again, but the interval's peak was e2's. */
+	assert_true(e3[PS_RSS] + 60 * MIB <= e2[PS_RSS]);
+	assert_true(e3[PS_RSS_PEAK] >= e2[PS_RSS]);
+	/* The hidden spike: RSS is low at #4, rssPeak above the old high-water mark. */
+	assert_true(e4[PS_RSS] + 30 * MIB <= e4[PS_RSS_PEAK]);
+	assert_true(e4[PS_RSS_PEAK] >= now.rss_hwm + 30 * MIB);
+	assert_true(e4[PS_RSS_HWM] >= e4[PS_RSS_PEAK]);
+	/* Threads: the three parked ones are counted. */
+	assert_true(e4[PS_THREADS] >= e3[PS_THREADS] + 3);
+	/* CPU time never goes back; the memsets took some user+system time. */
+	for (size_t k = 1; k < s.n; k++) {
+		assert_true(s.u[k][PS_CPU_USER] >= s.u[k - 1][PS_CPU_USER]);
+		assert_true(s.u[k][PS_CPU_SYS] >= s.u[k - 1][PS_CPU_SYS]);
+	}
+	assert_true(s.u[5][PS_CPU_USER] + s.u[5][PS_CPU_SYS] > s.u[1][PS_CPU_USER] + s.u[1][PS_CPU_SYS]);
+	remove_file();
+}
+
+/* ---- log lines ------------------------------------------------------------------ */
+static void t_log_levels_and_text(void **state)
+{
+	(void)state;
+	assert_int_equal(rec_log(REC_LOG_INFO, "nobody records this"), 0); /* no recorder */
+	assert_string_equal(rec_log_level_name(REC_LOG_WARN), "warn");
+	assert_string_equal(rec_log_level_name(REC_LOG_FATAL), "fatal");
+	assert_string_equal(rec_log_level_name(99), "unknown");
+
+	/* Named before the recording: the name is taken when the thread
+	 * registers (the baseline sample at open registers this thread). */
+	pthread_setname_np(pthread_self(), "log-test");
+	start_default();
+	assert_int_equal(rec_log(REC_LOG_WARN, "disk %s at %d%%", "sda", 93), 1);
+	char *long_msg = malloc(10000);
+	assert_non_null(long_msg);
+	memset(long_msg, 'x', 9999);
+	long_msg[9999] = '\0';
+	assert_int_equal(rec_log(REC_LOG_ERROR, "%s", long_msg), 1);
+	free(long_msg);
+	assert_int_equal(rec_log(REC_LOG_DEBUG, "%s", ""), 1);
+	stop_default();
+
+	seen s;
+	collect("rec.Log", NULL, &s);
+	assert_int_equal(s.n, 3);
+	assert_int_equal(s.u[0][0], REC_LOG_WARN);
+	assert_string_equal(s.s[0][1], "disk sda at 93%");
+	assert_int_equal(s.len[0][1], strlen("disk sda at 93%"));
+	assert_string_equal(s.thread[0], "log-test");
+	assert_int_equal(s.u[1][0], REC_LOG_ERROR);
+	assert_int_equal(s.len[1][1], REC_EMIT_MAX_BYTES); /* truncated */
+	assert_int_equal(s.u[2][0], REC_LOG_DEBUG);
+	assert_int_equal(s.len[2][1], 0);
+	remove_file();
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(t_counter_sums_exactly),
+		cmocka_unit_test(t_gauge_max_between_samples),
+		cmocka_unit_test(t_process_stats_rss_and_threads),
+		cmocka_unit_test(t_log_levels_and_text),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
