@@ -122,4 +122,29 @@ rec_status rec_symbolizer_lookup(rec_symbolizer *s, uintptr_t entry,
  *  buf (NUL-terminated); returns the hex length, 0 if none/unknown. */
 size_t rec_module_build_id(uintptr_t base, char *buf, size_t cap);
 
+/* ---- internals shared by the built-in sources (locks.c, sleep.c, alloc.c,
+ * sampler.c); not API ---------------------------------------------------- */
+
+/*! rec_builtin_tid() : the calling thread's OS thread id (gettid), cached
+ *  in TLS (reset in a fork child).  Async-signal-safe once cached. */
+uint64_t rec_builtin_tid(void);
+
+/* locks.c: the calling thread released / re-acquired the rec_mutex whose
+ * pthread mutex is at lock (cond waits release it inside pthread). */
+void rec_locks_note_release(void *m);
+void rec_locks_note_reacquire(void *m);
+
+/* sleep.c: record one rec.Sleep of kind ("sleep", "cond") on object (0 for
+ * sleeps), requested ns (0 = untimed), from start to end ticks of the Sleep
+ * type's recorder.  rec_sleep_type() is NULL until declared. */
+struct rec_event_type;
+struct rec_event_type *rec_sleep_type(void);
+void rec_sleep_emit(const char *kind, const void *object, uint64_t requested_ns,
+		    uint64_t start_ticks, uint64_t end_ticks);
+
+/* sampler.c: a thread used a built-in wrapper (attach it to the CPU
+ * sampler if sampling is on and it is not attached yet).  Cheap after the
+ * first call per thread. */
+void rec_sampler_thread_seen(void);
+
 #endif /* LIBREC_RECORD_STACK_INTERNAL_H */

@@ -1,0 +1,436 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * locks.c - rec_mutex / rec_rwlock wrappers: rec.LockWait for contended
+ * acquisitions and rec.LockOrder for each new (held, acquired) pair of a
+ * thread.  Built on the public emit API of recorder.h only.
+ *
+ * Uncontended path: trylock, then a TLS read (the cached OS tid), a relaxed
+ * store of the holder, and a push on the thread's held-lock stack.  Only
+ * when the thread already holds other rec_ locks (and rec.LockOrder is on)
+ * does it look the (held, acquired) pairs up in a small per-thread set.
+ *
+ * Contended path: read the holder (relaxed), take the time, block in
+ * pthread, take the time again and let rec_emit_begin_at() keep the event
+ * if the wait reached the type's threshold (default 10 us: shorter waits
+ * are mostly the futex hand-off itself, and a stack capture would cost a
+ * sizeable fraction of them).
+ */
+#include "rec/builtins.h"
+#include "record/stack_internal.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+/* ---- types ------------------------------------------------------------------ */
+
+static const rec_field lock_wait_fields[] = {
+	{ "lockAddress", "Lock Address", "address of the rec_mutex/rec_rwlock", REC_TYPE_U64,
+	  REC_UNIT_ADDRESS },
+	{ "lockName", "Lock Name", "name the program gave the lock, else 0x<address>",
+	  REC_TYPE_STRING, REC_UNIT_NONE },
+	{ "holderOsThreadId", "Holder", "OS thread id of the thread that held the lock when the wait "
+	  "began (for a read-held rwlock: the last reader), 0 if not known", REC_TYPE_U64,
+	  REC_UNIT_NONE },
+	{ "lockKind", "Lock Kind", "0 mutex, 1 rwlock taken for reading, 2 rwlock taken for writing",
+	  REC_TYPE_U8, REC_UNIT_NONE },
+};
+static const rec_type lock_wait_def = {
+	REC_TYPE_ID_LOCK_WAIT, REC_EVENT_HAS_DURATION | REC_EVENT_HAS_THREAD | REC_EVENT_HAS_STACK,
+	"rec.LockWait", "Lock Wait", "A thread waited to acquire a lock", "rec/Locks",
+	4, lock_wait_fields
+};
+
+static const rec_field lock_order_fields[] = {
+	{ "heldAddress", "Held Lock", "address of the lock the thread held", REC_TYPE_U64,
+	  REC_UNIT_ADDRESS },
+	{ "heldName", "Held Lock Name", "", REC_TYPE_STRING, REC_UNIT_NONE },
+	{ "acquiredAddress", "Acquired Lock", "address of the lock it acquired while holding it",
+	  REC_TYPE_U64, REC_UNIT_ADDRESS },
+	{ "acquiredName", "Acquired Lock Name", "", REC_TYPE_STRING, REC_UNIT_NONE },
+};
+static const rec_type lock_order_def = {
+	REC_TYPE_ID_LOCK_ORDER, REC_EVENT_HAS_THREAD | REC_EVENT_HAS_STACK, "rec.LockOrder",
+	"Lock Order", "First time this thread acquired a lock while holding another",
+	"rec/Locks", 4, lock_order_fields
+};
+
+static rec_event_type *T_wait, *T_order;
+static int types_ready;
+static pthread_once_t types_once = PTHREAD_ONCE_INIT;
+static uint64_t epoch; /* bumped when a default recorder opens */
+
+static void on_default(rec_recorder *r, int opened, void *opaque)
+{
+	(void)r;
+	(void)opaque;
+	if (opened)
+		__atomic_add_fetch(&epoch, 1, __ATOMIC_RELAXED);
+}
+
+static void init_types(void)
+{
+	if (rec_type_declare(&lock_wait_def, REC_LOCK_WAIT_THRESHOLD_NS, REC_TYPE_STACK, &T_wait) !=
+	    REC_OK)
+		T_wait = NULL;
+	if (rec_type_declare(&lock_order_def, 0, REC_TYPE_STACK, &T_order) != REC_OK)
+		T_order = NULL;
+	(void)rec_default_listen(on_default, NULL);
+	__atomic_store_n(&types_ready, 1, __ATOMIC_RELEASE);
+}
+
+static inline void ensure_types(void)
+{
+	if (__builtin_expect(!__atomic_load_n(&types_ready, __ATOMIC_ACQUIRE), 0))
+		pthread_once(&types_once, init_types);
+}
+
+/* ---- per-thread state ------------------------------------------------------- */
+
+static __thread uint64_t tls_tid;
+
+static void reset_tid_in_child(void) { tls_tid = 0; }
+static pthread_once_t atfork_once = PTHREAD_ONCE_INIT;
+static void install_atfork(void) { (void)pthread_atfork(NULL, NULL, reset_tid_in_child); }
+
+uint64_t rec_builtin_tid(void)
+{
+	if (__builtin_expect(tls_tid == 0, 0)) {
+		pthread_once(&atfork_once, install_atfork);
+		tls_tid = (uint64_t)syscall(SYS_gettid);
+	}
+	return tls_tid;
+}
+
+#define HELD_MAX 32
+#define PAIRS_CAP 512   /* slots; power of two */
+#define PAIRS_LIMIT 384 /* restart the set beyond this many pairs */
+
+typedef struct held_lock {
+	const void *lock;
+	const char *name;
+} held_lock;
+
+typedef struct pair_set {
+	uint64_t epoch;
+	uint32_t count;
+	struct { uintptr_t held, acq; } slot[PAIRS_CAP];
+} pair_set;
+
+static __thread uint32_t tls_depth, tls_overflow;
+static __thread held_lock tls_held[HELD_MAX];
+static __thread pair_set *tls_pairs;
+
+static pthread_key_t pairs_key;
+static int pairs_key_ok;
+static pthread_once_t pairs_key_once = PTHREAD_ONCE_INIT;
+static void free_pairs(void *p) { free(p); }
+static void make_pairs_key(void) { pairs_key_ok = pthread_key_create(&pairs_key, free_pairs) == 0; }
+
+static pair_set *thread_pairs(void)
+{
+	pair_set *ps = tls_pairs;
+	if (ps == NULL) {
+		pthread_once(&pairs_key_once, make_pairs_key);
+		if (!pairs_key_ok)
+			return NULL;
+		ps = calloc(1, sizeof(*ps));
+		if (ps == NULL)
+			return NULL;
+		if (pthread_setspecific(pairs_key, ps) != 0) {
+			free(ps);
+			return NULL;
+		}
+		tls_pairs = ps;
+	}
+	uint64_t ep = __atomic_load_n(&epoch, __ATOMIC_RELAXED);
+	if (ps->epoch != ep || ps->count >= PAIRS_LIMIT) {
+		memset(ps->slot, 0, sizeof(ps->slot));
+		ps->count = 0;
+		ps->epoch = ep;
+	}
+	return ps;
+}
+
+static inline size_t pair_hash(uintptr_t a, uintptr_t b)
+{
+	uint64_t h = ((uint64_t)a * 0x9E3779B97F4A7C15ull) ^ ((uint64_t)b * 0xC2B2AE3D27D4EB4Full);
+	return (size_t)(h >> 32) & (PAIRS_CAP - 1);
+}
+
+/* 1 if (a, b) was in the set; else inserts it when insert is set. */
+static int pair_seen(pair_set *ps, uintptr_t a, uintptr_t b, int insert)
+{
+	size_t h = pair_hash(a, b);
+	while (ps->slot[h].held != 0) {
+		if (ps->slot[h].held == a && ps->slot[h].acq == b)
+			return 1;
+		h = (h + 1) & (PAIRS_CAP - 1);
+	}
+	if (insert) {
+		ps->slot[h].held = a;
+		ps->slot[h].acq = b;
+		ps->count++;
+	}
+	return 0;
+}
+
+/* ---- emitting ----------------------------------------------------------------- */
+
+static void emit_name(rec_emit *e, const void *lock, const char *name)
+{
+	if (name != NULL) {
+		rec_emit_string_dyn(e, name);
+	} else {
+		char buf[32];
+		int n = snprintf(buf, sizeof(buf), "0x%" PRIxPTR, (uintptr_t)lock);
+		rec_emit_string_dyn_len(e, buf, n > 0 ? (size_t)n : 0);
+	}
+}
+
+static __attribute__((noinline)) void record_order(const void *lock, const char *name)
+{
+	pair_set *ps = thread_pairs();
+	if (ps == NULL)
+		return;
+	for (uint32_t i = 0; i < tls_depth; i++) {
+		const held_lock *h = &tls_held[i];
+		if (h->lock == lock || pair_seen(ps, (uintptr_t)h->lock, (uintptr_t)lock, 0))
+			continue;
+		rec_emit e;
+		if (!rec_emit_begin(&e, T_order))
+			continue; /* off or dropped: try again next time */
+		rec_emit_u64(&e, (uintptr_t)h->lock);
+		emit_name(&e, h->lock, h->name);
+		rec_emit_u64(&e, (uintptr_t)lock);
+		emit_name(&e, lock, name);
+		rec_emit_commit(&e);
+		(void)pair_seen(ps, (uintptr_t)h->lock, (uintptr_t)lock, 1);
+	}
+}
+
+/* The calling thread now holds lock. */
+static inline void acquired(const void *lock, const char *name, uint64_t *holder, uint64_t tid)
+{
+	__atomic_store_n(holder, tid, __ATOMIC_RELAXED);
+	rec_sampler_thread_seen();
+	if (tls_depth > 0) {
+		ensure_types();
+		if (T_order != NULL && rec_type_enabled(T_order))
+			record_order(lock, name);
+	}
+	if (tls_depth < HELD_MAX) {
+		tls_held[tls_depth].lock = lock;
+		tls_held[tls_depth].name = name;
+		tls_depth++;
+	} else {
+		tls_overflow++;
+	}
+}
+
+/* The calling thread released lock; returns 1 if it still holds it
+ * (recursive mutex, several read locks). */
+static inline int released(const void *lock)
+{
+	for (uint32_t i = tls_depth; i-- > 0;) {
+		if (tls_held[i].lock != lock)
+			continue;
+		memmove(&tls_held[i], &tls_held[i + 1], (tls_depth - i - 1) * sizeof(held_lock));
+		tls_depth--;
+		for (uint32_t k = 0; k < tls_depth; k++)
+			if (tls_held[k].lock == lock)
+				return 1;
+		return 0;
+	}
+	if (tls_overflow > 0)
+		tls_overflow--;
+	return 0;
+}
+
+static __attribute__((noinline)) void record_wait(const void *lock, const char *name,
+						  uint64_t holder, unsigned kind, uint64_t t0)
+{
+	uint64_t t1 = rec_type_ticks(T_wait);
+	rec_emit e;
+	if (!rec_emit_begin_at(&e, T_wait, t0, t1))
+		return; /* shorter than the threshold, off, or dropped */
+	rec_emit_u64(&e, (uintptr_t)lock);
+	emit_name(&e, lock, name);
+	rec_emit_u64(&e, holder);
+	rec_emit_u64(&e, kind);
+	rec_emit_commit(&e);
+}
+
+/* ---- mutex -------------------------------------------------------------------- */
+
+int rec_mutex_init(rec_mutex *m, const pthread_mutexattr_t *attr, const char *name)
+{
+	if (m == NULL)
+		return EINVAL;
+	m->name = name;
+	m->holder = 0;
+	return pthread_mutex_init(&m->mu, attr);
+}
+
+int rec_mutex_destroy(rec_mutex *m)
+{
+	if (m == NULL)
+		return EINVAL;
+	return pthread_mutex_destroy(&m->mu);
+}
+
+static __attribute__((noinline)) int mutex_lock_contended(rec_mutex *m, uint64_t tid)
+{
+	ensure_types();
+	uint64_t holder = __atomic_load_n(&m->holder, __ATOMIC_RELAXED);
+	int on = T_wait != NULL && rec_type_enabled(T_wait);
+	uint64_t t0 = on ? rec_type_ticks(T_wait) : 0;
+	int rc = pthread_mutex_lock(&m->mu);
+	if (rc != 0)
+		return rc;
+	if (on)
+		record_wait(m, m->name, holder, 0, t0);
+	acquired(m, m->name, &m->holder, tid);
+	return 0;
+}
+
+int rec_mutex_lock(rec_mutex *m)
+{
+	uint64_t tid = rec_builtin_tid();
+	int rc = pthread_mutex_trylock(&m->mu);
+	if (__builtin_expect(rc == 0, 1)) {
+		acquired(m, m->name, &m->holder, tid);
+		return 0;
+	}
+	if (rc != EBUSY)
+		return rc;
+	return mutex_lock_contended(m, tid);
+}
+
+int rec_mutex_trylock(rec_mutex *m)
+{
+	int rc = pthread_mutex_trylock(&m->mu);
+	if (rc == 0)
+		acquired(m, m->name, &m->holder, rec_builtin_tid());
+	return rc;
+}
+
+int rec_mutex_unlock(rec_mutex *m)
+{
+	if (!released(m))
+		__atomic_store_n(&m->holder, 0, __ATOMIC_RELAXED);
+	return pthread_mutex_unlock(&m->mu);
+}
+
+void rec_locks_note_release(void *mp)
+{
+	rec_mutex *m = mp;
+	if (!released(m))
+		__atomic_store_n(&m->holder, 0, __ATOMIC_RELAXED);
+}
+
+void rec_locks_note_reacquire(void *mp)
+{
+	rec_mutex *m = mp;
+	__atomic_store_n(&m->holder, rec_builtin_tid(), __ATOMIC_RELAXED);
+	/* Back on the held stack without a lock-order check: it is the same
+	 * acquisition the thread made before waiting. */
+	if (tls_depth < HELD_MAX) {
+		tls_held[tls_depth].lock = m;
+		tls_held[tls_depth].name = m->name;
+		tls_depth++;
+	} else {
+		tls_overflow++;
+	}
+}
+
+/* ---- rwlock ------------------------------------------------------------------- */
+
+int rec_rwlock_init(rec_rwlock *l, const pthread_rwlockattr_t *attr, const char *name)
+{
+	if (l == NULL)
+		return EINVAL;
+	l->name = name;
+	l->holder = 0;
+	return pthread_rwlock_init(&l->rw, attr);
+}
+
+int rec_rwlock_destroy(rec_rwlock *l)
+{
+	if (l == NULL)
+		return EINVAL;
+	return pthread_rwlock_destroy(&l->rw);
+}
+
+static __attribute__((noinline)) int rwlock_contended(rec_rwlock *l, int write, uint64_t tid)
+{
+	ensure_types();
+	uint64_t holder = __atomic_load_n(&l->holder, __ATOMIC_RELAXED);
+	int on = T_wait != NULL && rec_type_enabled(T_wait);
+	uint64_t t0 = on ? rec_type_ticks(T_wait) : 0;
+	int rc = write ? pthread_rwlock_wrlock(&l->rw) : pthread_rwlock_rdlock(&l->rw);
+	if (rc != 0)
+		return rc;
+	if (on)
+		record_wait(l, l->name, holder, write ? 2 : 1, t0);
+	acquired(l, l->name, &l->holder, tid);
+	return 0;
+}
+
+int rec_rwlock_rdlock(rec_rwlock *l)
+{
+	uint64_t tid = rec_builtin_tid();
+	int rc = pthread_rwlock_tryrdlock(&l->rw);
+	if (__builtin_expect(rc == 0, 1)) {
+		acquired(l, l->name, &l->holder, tid);
+		return 0;
+	}
+	if (rc != EBUSY)
+		return rc;
+	return rwlock_contended(l, 0, tid);
+}
+
+int rec_rwlock_wrlock(rec_rwlock *l)
+{
+	uint64_t tid = rec_builtin_tid();
+	int rc = pthread_rwlock_trywrlock(&l->rw);
+	if (__builtin_expect(rc == 0, 1)) {
+		acquired(l, l->name, &l->holder, tid);
+		return 0;
+	}
+	if (rc != EBUSY)
+		return rc;
+	return rwlock_contended(l, 1, tid);
+}
+
+int rec_rwlock_tryrdlock(rec_rwlock *l)
+{
+	int rc = pthread_rwlock_tryrdlock(&l->rw);
+	if (rc == 0)
+		acquired(l, l->name, &l->holder, rec_builtin_tid());
+	return rc;
+}
+
+int rec_rwlock_trywrlock(rec_rwlock *l)
+{
+	int rc = pthread_rwlock_trywrlock(&l->rw);
+	if (rc == 0)
+		acquired(l, l->name, &l->holder, rec_builtin_tid());
+	return rc;
+}
+
+int rec_rwlock_unlock(rec_rwlock *l)
+{
+	if (!released(l)) {
+		/* Clear the holder only if it names us (another reader may have
+		 * replaced it). */
+		uint64_t me = rec_builtin_tid();
+		if (__atomic_load_n(&l->holder, __ATOMIC_RELAXED) == me)
+			__atomic_store_n(&l->holder, 0, __ATOMIC_RELAXED);
+	}
+	return pthread_rwlock_unlock(&l->rw);
+}

@@ -1,0 +1,331 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * sampler.c - rec.CPUSample: a per-thread CPU-time sampling profiler.
+ *
+ * Every attached thread owns a POSIX timer on its own CPU-time clock
+ * (CLOCK_THREAD_CPUTIME_ID) that sends SIGPROF to that very thread
+ * (SIGEV_THREAD_ID) every period of CPU time it consumes (default 10 ms), so
+ * an idle thread costs nothing and samples measure CPU, not wall time.  The
+ * SIGPROF handler captures the interrupted stack from the ucontext
+ * (rec_stack_capture_ucontext(): frame-pointer walk, no malloc, no lock) and
+ * emits through rec_emit_begin_signal_pcs(), which interns the stack without
+ * locks and drops (and counts) a sample that interrupted an emit of the same
+ * thread.
+ *
+ * Threads are attached when the default recorder opens (the opening
+ * thread), when they call rec_cpu_sampler_attach_thread(), and when they use
+ * a rec_ lock/sleep/alloc wrapper.  The timers are disarmed when the default
+ * recorder starts closing, re-armed when one opens again, and deleted when
+ * their thread exits.  If the program has its own SIGPROF handler the
+ * sampler stays off.
+ */
+#include "rec/builtins.h"
+#include "record/stack_internal.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#ifndef sigev_notify_thread_id
+#define sigev_notify_thread_id _sigev_un._tid
+#endif
+
+static const rec_field cpu_fields[] = {
+	{ "period", "Period", "thread CPU time between two samples (the weight of one sample)",
+	  REC_TYPE_U64, REC_UNIT_NANOS },
+	{ "overruns", "Overruns", "timer expirations merged into this sample (the sample stands "
+	  "for (1 + overruns) periods)", REC_TYPE_U32, REC_UNIT_COUNT },
+};
+static const rec_type cpu_def = {
+	REC_TYPE_ID_CPU_SAMPLE, REC_EVENT_HAS_THREAD | REC_EVENT_HAS_STACK, "rec.CPUSample",
+	"CPU Sample", "The stack of a thread that was running on a CPU", "rec/Profiling",
+	2, cpu_fields
+};
+
+#define MAX_DEPTH 128
+
+static rec_event_type *T_cpu;
+static int ready;
+static pthread_once_t once = PTHREAD_ONCE_INIT;
+
+static uint64_t g_period_ns = 10u * 1000u * 1000u;
+static int g_on;          /* sampling active (a default recorder is open) */
+static uint64_t g_gen = 1; /* bumped on open: threads re-attach */
+static int g_handler_ok;  /* our SIGPROF handler is installed */
+static uint64_t g_taken, g_dropped;
+static char g_marker;     /* sival_ptr of our timers */
+
+/* ---- attached threads ---------------------------------------------------- */
+
+typedef struct sampled_thread {
+	struct sampled_thread *next;
+	timer_t timer;
+	uint64_t tid;
+} sampled_thread;
+
+static pthread_mutex_t reg_lock = PTHREAD_MUTEX_INITIALIZER;
+static sampled_thread *reg_head;
+static pthread_key_t reg_key;
+static int reg_key_ok;
+
+static __thread uint64_t tls_gen;         /* g_gen when this thread attached */
+static __thread sampled_thread *tls_self; /* its registry entry */
+
+static struct itimerspec period_spec(uint64_t ns)
+{
+	struct itimerspec its;
+	memset(&its, 0, sizeof(its));
+	its.it_interval.tv_sec = (time_t)(ns / 1000000000u);
+	its.it_interval.tv_nsec = (long)(ns % 1000000000u);
+	its.it_value = its.it_interval;
+	return its;
+}
+
+static void thread_gone(void *p)
+{
+	sampled_thread *st = p;
+	pthread_mutex_lock(&reg_lock);
+	for (sampled_thread **pp = &reg_head; *pp != NULL; pp = &(*pp)->next)
+		if (*pp == st) {
+			*pp = st->next;
+			break;
+		}
+	pthread_mutex_unlock(&reg_lock);
+	timer_delete(st->timer);
+	free(st);
+	tls_self = NULL;
+}
+
+static void on_fork_child(void)
+{
+	/* POSIX timers are not inherited; forget the parent's threads (the
+	 * entries leak: other threads' memory is not ours to free here). */
+	reg_head = NULL;
+	tls_self = NULL;
+	tls_gen = 0;
+	__atomic_store_n(&g_on, 0, __ATOMIC_RELAXED);
+	__atomic_add_fetch(&g_gen, 1, __ATOMIC_RELAXED);
+	pthread_mutex_init(&reg_lock, NULL);
+}
+
+/* ---- the signal handler -------------------------------------------------- */
+
+static void on_sigprof(int sig, siginfo_t *si, void *uc)
+{
+	(void)sig;
+	if (si == NULL || si->si_code != SI_TIMER || si->si_value.sival_ptr != &g_marker)
+		return; /* not one of our timers */
+	if (!__atomic_load_n(&g_on, __ATOMIC_RELAXED) || T_cpu == NULL || !rec_type_enabled(T_cpu))
+		return;
+	int saved_errno = errno;
+	rec_stack_signal_enter();
+	uintptr_t pcs[MAX_DEPTH];
+	int truncated = 0;
+	size_t n = rec_stack_capture_ucontext(uc, pcs, MAX_DEPTH, &truncated);
+	uint64_t now = rec_type_ticks(T_cpu);
+	rec_emit e;
+	if (rec_emit_begin_signal_pcs(&e, T_cpu, now, 0, pcs, n, truncated)) {
+		int over = si->si_overrun;
+		rec_emit_u64(&e, __atomic_load_n(&g_period_ns, __ATOMIC_RELAXED));
+		rec_emit_u64(&e, over > 0 ? (uint64_t)over : 0);
+		rec_emit_commit(&e);
+		__atomic_add_fetch(&g_taken, 1, __ATOMIC_RELAXED);
+	} else {
+		__atomic_add_fetch(&g_dropped, 1, __ATOMIC_RELAXED);
+	}
+	rec_stack_signal_leave();
+	errno = saved_errno;
+}
+
+/* ---- start / stop ----------------------------------------------------------- */
+
+static void install_handler(void)
+{
+	struct sigaction old;
+	if (sigaction(SIGPROF, NULL, &old) != 0)
+		return;
+	if ((old.sa_flags & SA_SIGINFO) && old.sa_sigaction == on_sigprof) {
+		g_handler_ok = 1;
+		return;
+	}
+	if (!(old.sa_flags & SA_SIGINFO) && old.sa_handler != SIG_DFL && old.sa_handler != SIG_IGN)
+		return; /* the program profiles itself */
+	if ((old.sa_flags & SA_SIGINFO) && old.sa_sigaction != NULL)
+		return;
+	struct sigaction sa;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_sigaction = on_sigprof;
+	sa.sa_flags = SA_SIGINFO | SA_RESTART;
+	sigemptyset(&sa.sa_mask);
+	if (sigaction(SIGPROF, &sa, NULL) == 0)
+		g_handler_ok = 1;
+}
+
+static uint64_t parse_duration(const char *s)
+{
+	char *end;
+	errno = 0;
+	double v = strtod(s, &end);
+	if (errno != 0 || end == s || v < 0)
+		return UINT64_MAX;
+	double mul = 1e9; /* plain number: seconds */
+	if (strcmp(end, "ns") == 0)
+		mul = 1;
+	else if (strcmp(end, "us") == 0)
+		mul = 1e3;
+	else if (strcmp(end, "ms") == 0)
+		mul = 1e6;
+	else if (strcmp(end, "s") == 0 || *end == '\0')
+		mul = 1e9;
+	else
+		return UINT64_MAX;
+	double ns = v * mul;
+	return ns >= 1.8e19 ? UINT64_MAX : (uint64_t)ns;
+}
+
+static void on_default(rec_recorder *r, int opened, void *opaque);
+
+static void init_sampler(void)
+{
+	const char *env = getenv("REC_CPU_SAMPLE_PERIOD");
+	if (env != NULL && *env != '\0') {
+		uint64_t ns = parse_duration(env);
+		if (ns != UINT64_MAX)
+			__atomic_store_n(&g_period_ns, ns, __ATOMIC_RELAXED);
+	}
+	reg_key_ok = pthread_key_create(&reg_key, thread_gone) == 0;
+	(void)pthread_atfork(NULL, NULL, on_fork_child);
+	if (rec_type_declare(&cpu_def, 0, 0, &T_cpu) != REC_OK)
+		T_cpu = NULL;
+	__atomic_store_n(&ready, 1, __ATOMIC_RELEASE);
+	/* Last: may call on_default() right away. */
+	(void)rec_default_listen(on_default, NULL);
+}
+
+static inline void ensure_init(void)
+{
+	if (__builtin_expect(!__atomic_load_n(&ready, __ATOMIC_ACQUIRE), 0))
+		pthread_once(&once, init_sampler);
+}
+
+/* Library constructor: the sampler must know when REC_OUTPUT's recorder
+ * opens even if the program never calls into this file. */
+__attribute__((constructor)) static void sampler_ctor(void) { ensure_init(); }
+
+static void arm_all(uint64_t ns)
+{
+	struct itimerspec its = period_spec(ns);
+	pthread_mutex_lock(&reg_lock);
+	for (sampled_thread *st = reg_head; st != NULL; st = st->next)
+		(void)timer_settime(st->timer, 0, &its, NULL);
+	pthread_mutex_unlock(&reg_lock);
+}
+
+static void on_default(rec_recorder *r, int opened, void *opaque)
+{
+	(void)r;
+	(void)opaque;
+	if (!opened) {
+		__atomic_store_n(&g_on, 0, __ATOMIC_RELAXED);
+		arm_all(0); /* disarm */
+		return;
+	}
+	uint64_t ns = __atomic_load_n(&g_period_ns, __ATOMIC_RELAXED);
+	if (ns == 0 || T_cpu == NULL || !rec_type_enabled(T_cpu))
+		return;
+	install_handler();
+	if (!g_handler_ok)
+		return;
+	__atomic_add_fetch(&g_gen, 1, __ATOMIC_RELAXED);
+	__atomic_store_n(&g_on, 1, __ATOMIC_RELAXED);
+	arm_all(ns);
+	(void)rec_cpu_sampler_attach_thread();
+}
+
+/* ---- attaching threads ---------------------------------------------------- */
+
+rec_status rec_cpu_sampler_attach_thread(void)
+{
+	ensure_init();
+	if (!__atomic_load_n(&g_on, __ATOMIC_RELAXED))
+		return REC_ERR_STATE;
+	uint64_t gen = __atomic_load_n(&g_gen, __ATOMIC_RELAXED);
+	rec_recorder *r = rec_recorder_default();
+	if (r == NULL)
+		return REC_ERR_STATE;
+	/* The handler needs the thread registered with the recorder (no
+	 * registration from a signal handler) and its stack bounds cached. */
+	rec_status st = rec_recorder_attach_thread(r);
+	if (st != REC_OK)
+		return st;
+	(void)rec_stack_thread_register();
+	uint64_t ns = __atomic_load_n(&g_period_ns, __ATOMIC_RELAXED);
+	if (tls_self == NULL) {
+		if (!reg_key_ok)
+			return REC_ERR_STATE;
+		sampled_thread *t = calloc(1, sizeof(*t));
+		if (t == NULL)
+			return REC_ERR_NOMEM;
+		t->tid = rec_builtin_tid();
+		struct sigevent sev;
+		memset(&sev, 0, sizeof(sev));
+		sev.sigev_notify = SIGEV_THREAD_ID;
+		sev.sigev_signo = SIGPROF;
+		sev.sigev_value.sival_ptr = &g_marker;
+		sev.sigev_notify_thread_id = (pid_t)t->tid;
+		if (timer_create(CLOCK_THREAD_CPUTIME_ID, &sev, &t->timer) != 0) {
+			free(t);
+			return REC_ERR_IO;
+		}
+		if (pthread_setspecific(reg_key, t) != 0) {
+			timer_delete(t->timer);
+			free(t);
+			return REC_ERR_NOMEM;
+		}
+		pthread_mutex_lock(&reg_lock);
+		t->next = reg_head;
+		reg_head = t;
+		pthread_mutex_unlock(&reg_lock);
+		tls_self = t;
+	}
+	struct itimerspec its = period_spec(__atomic_load_n(&g_on, __ATOMIC_RELAXED) ? ns : 0);
+	if (timer_settime(tls_self->timer, 0, &its, NULL) != 0)
+		return REC_ERR_IO;
+	tls_gen = gen;
+	return REC_OK;
+}
+
+void rec_sampler_thread_seen(void)
+{
+	if (__builtin_expect(tls_gen == __atomic_load_n(&g_gen, __ATOMIC_RELAXED), 1))
+		return;
+	if (!__atomic_load_n(&g_on, __ATOMIC_RELAXED)) {
+		tls_gen = __atomic_load_n(&g_gen, __ATOMIC_RELAXED);
+		return;
+	}
+	(void)rec_cpu_sampler_attach_thread();
+	tls_gen = __atomic_load_n(&g_gen, __ATOMIC_RELAXED); /* try once per generation */
+}
+
+void rec_cpu_sampler_set_period(uint64_t ns)
+{
+	ensure_init();
+	__atomic_store_n(&g_period_ns, ns, __ATOMIC_RELAXED);
+	if (__atomic_load_n(&g_on, __ATOMIC_RELAXED))
+		arm_all(ns);
+}
+
+uint64_t rec_cpu_sampler_period(void)
+{
+	return __atomic_load_n(&g_period_ns, __ATOMIC_RELAXED);
+}
+
+void rec_cpu_sampler_counts(uint64_t *taken, uint64_t *dropped)
+{
+	if (taken)
+		*taken = __atomic_load_n(&g_taken, __ATOMIC_RELAXED);
+	if (dropped)
+		*dropped = __atomic_load_n(&g_dropped, __ATOMIC_RELAXED);
+}
