@@ -37,6 +37,15 @@ static rec_status builder_fail(rec_writer *w, rec_status st, const char *fmt, ..
 	return st;
 }
 
+/* A put or end without an open event: the sticky error if there is one
+ * (begin refuses after it, so no event can be open), else a state error. */
+static rec_status no_event(rec_writer *w, const char *what)
+{
+	if (w->sticky)
+		return w->sticky;
+	return rec_w_fail(w, REC_ERR_STATE, "%s: no event is being built (call begin first)", what);
+}
+
 /* The pending bytes reached the chunk size: build.  The event that got us
  * here is accepted whatever happens, so only a sink failure (sticky) is
  * returned; a chunk that cannot be built (an undefined reference, memory)
@@ -111,7 +120,7 @@ static inline const rec_wfield *next_field(rec_writer *w, unsigned wire, rec_sta
 	const rec_wfield *f;
 
 	if (!t) {
-		*st = rec_w_fail(w, REC_ERR_STATE, "put: no event is being built (call begin first)");
+		*st = no_event(w, "put");
 		return NULL;
 	}
 	if (w->cur_field >= t->nfields) {
@@ -213,7 +222,7 @@ rec_status rec_writer_put_f64(rec_writer *w, double v)
 		return REC_ERR_INVALID_ARG;
 	t = w->cur;
 	if (!t)
-		return rec_w_fail(w, REC_ERR_STATE, "put: no event is being built (call begin first)");
+		return no_event(w, "put");
 	if (w->cur_field >= t->nfields)
 		return builder_fail(w, REC_ERR_INVALID_ARG,
 				    "put: type %s has only %u fields; event discarded", t->name,
@@ -286,7 +295,7 @@ rec_status rec_writer_end(rec_writer *w)
 		return REC_ERR_INVALID_ARG;
 	t = w->cur;
 	if (!t)
-		return rec_w_fail(w, REC_ERR_STATE, "end: no event is being built (call begin first)");
+		return no_event(w, "end");
 	if (w->cur_field != t->nfields)
 		return builder_fail(w, REC_ERR_INVALID_ARG,
 				    "end: type %s has %u fields, %u were put; event discarded",

@@ -1067,6 +1067,72 @@ static void t_sink_failure(void **state)
 	assert_int_equal(fs.writes, 2); /* close wrote nothing more */
 }
 
+/* A memory sink whose flush is counted and can fail. */
+typedef struct mem_sink {
+	uint8_t *buf;
+	size_t len;
+	int flushes, flush_rc;
+} mem_sink;
+
+static int mem_write(void *opaque, const void *buf, size_t len)
+{
+	mem_sink *m = opaque;
+	uint8_t *nb = realloc(m->buf, m->len + len);
+	if (!nb)
+		return -ENOMEM;
+	memcpy(nb + m->len, buf, len);
+	m->buf = nb;
+	m->len += len;
+	return 0;
+}
+
+static int mem_flush(void *opaque)
+{
+	mem_sink *m = opaque;
+	m->flushes++;
+	return m->flush_rc;
+}
+
+static void t_callback_sink_flush(void **state)
+{
+	rec_writer_options o = fixed_opts(REC_CODEC_ZSTD);
+	mem_sink m = { NULL, 0, 0, 0 };
+	rec_sink sink = { mem_write, mem_flush, &m };
+	rec_writer *w = NULL;
+	tchunk c;
+	(void)state;
+
+	assert_int_equal(rec_writer_open(&w, &sink, &o), REC_OK);
+	define_small(w);
+	assert_int_equal(rec_writer_flush(w), REC_OK); /* nothing pending: no write, no flush */
+	assert_int_equal(m.len, 0);
+	assert_int_equal(m.flushes, 0);
+	write_small_events(w);
+	assert_int_equal(rec_writer_flush(w), REC_OK);
+	assert_int_equal(m.flushes, 1);
+	parse_chunk(m.buf, m.len, &c);
+	assert_int_equal(c.size, m.len);
+	assert_int_equal(c.h.event_count, 3);
+	assert_int_equal(c.h.flags, 0);
+	free_chunk(&c);
+	/* a failing sink flush is sticky too */
+	m.flush_rc = -EIO;
+	write_small_events(w);
+	assert_int_equal(rec_writer_flush(w), REC_ERR_IO);
+	assert_string_equal(rec_writer_errmsg(w), "flush: Input/output error");
+	assert_int_equal(rec_writer_begin(w, 1, 1, 0, 1, 0), REC_ERR_IO);
+	assert_int_equal(rec_writer_put_u64(w, 1), REC_ERR_IO);
+	assert_int_equal(rec_writer_put_i64(w, 1), REC_ERR_IO);
+	assert_int_equal(rec_writer_put_f64(w, 1), REC_ERR_IO);
+	assert_int_equal(rec_writer_put_bytes(w, "", 0), REC_ERR_IO);
+	assert_int_equal(rec_writer_end(w), REC_ERR_IO);
+	assert_int_equal(rec_writer_add_type(w, &ev_type), REC_ERR_IO);
+	assert_int_equal(rec_writer_define_module(w, 9, 0, 0, 0), REC_ERR_IO);
+	assert_string_equal(rec_writer_errmsg(w), "flush: Input/output error");
+	assert_int_equal(rec_writer_close(w), REC_ERR_IO);
+	free(m.buf);
+}
+
 /* ---- fd sink: a pipe, a slow reader, signals interrupting write() ---------------- */
 
 typedef struct drain {
@@ -1294,6 +1360,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(t_auto_chunk_undefined),
 		cmocka_unit_test(t_options),
 		cmocka_unit_test(t_sink_failure),
+		cmocka_unit_test(t_callback_sink_flush),
 		cmocka_unit_test(t_fd_pipe_signals),
 		cmocka_unit_test(t_deterministic),
 		cmocka_unit_test(t_sparse_ids_stats),
