@@ -77,8 +77,8 @@ static inline void ensure_types(void)
 		pthread_once(&once, init_types);
 }
 
-static __attribute__((noinline)) void emit_alloc(const void *p, uint64_t size, uint64_t weight,
-						 bool sampled)
+static __attribute__((noinline)) void rec_alloc_emit_(const void *p, uint64_t size,
+						      uint64_t weight, bool sampled)
 {
 	ensure_types();
 	rec_emit e;
@@ -92,7 +92,7 @@ static __attribute__((noinline)) void emit_alloc(const void *p, uint64_t size, u
 }
 
 /* Takes an address, not a pointer: the block is usually freed already. */
-static __attribute__((noinline)) void emit_free(uintptr_t addr, uint64_t size, bool sampled)
+static __attribute__((noinline)) void rec_free_emit_(uintptr_t addr, uint64_t size, bool sampled)
 {
 	ensure_types();
 	rec_emit e;
@@ -107,12 +107,12 @@ static __attribute__((noinline)) void emit_free(uintptr_t addr, uint64_t size, b
 void rec_alloc_report(const void *ptr, uint64_t size)
 {
 	rec_sampler_thread_seen();
-	emit_alloc(ptr, size, size, false);
+	rec_alloc_emit_(ptr, size, size, false);
 }
 
 void rec_free_report(const void *ptr)
 {
-	emit_free((uintptr_t)ptr, 0, false);
+	rec_free_emit_((uintptr_t)ptr, 0, false);
 }
 
 /* ---- live sampled blocks ------------------------------------------------------ */
@@ -217,7 +217,7 @@ static uint64_t next_gap(void)
 	return (uint64_t)gap;
 }
 
-static __attribute__((noinline)) void sample_slow(void *p, size_t size)
+static __attribute__((noinline)) void rec_alloc_sample_(void *p, size_t size)
 {
 	if (!tls_started) {
 		/* First allocation of the thread: draw its first gap and count
@@ -234,7 +234,7 @@ static __attribute__((noinline)) void sample_slow(void *p, size_t size)
 	ensure_types();
 	if (T_alloc == NULL || !rec_type_enabled(T_alloc))
 		return;
-	emit_alloc(p, size, weight, true);
+	rec_alloc_emit_(p, size, weight, true);
 	live_put((uintptr_t)p, size);
 }
 
@@ -245,7 +245,7 @@ static inline void account(void *p, size_t size)
 	tls_accum += size;
 	tls_left -= (int64_t)size;
 	if (__builtin_expect(tls_left <= 0, 0))
-		sample_slow(p, size);
+		rec_alloc_sample_(p, size);
 }
 
 void *rec_malloc(size_t size)
@@ -273,7 +273,7 @@ void *rec_realloc(void *ptr, size_t size)
 		return NULL;
 	}
 	if (old != 0)
-		emit_free(addr, old - 1, true);
+		rec_free_emit_(addr, old - 1, true);
 	account(p, size);
 	return p;
 }
@@ -286,5 +286,5 @@ void rec_free(void *ptr)
 	uint64_t old = live_take(addr);
 	free(ptr);
 	if (old != 0)
-		emit_free(addr, old - 1, true);
+		rec_free_emit_(addr, old - 1, true);
 }

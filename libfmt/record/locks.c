@@ -192,7 +192,7 @@ static void emit_name(rec_emit *e, const void *lock, const char *name)
 	}
 }
 
-static __attribute__((noinline)) void record_order(const void *lock, const char *name)
+static __attribute__((noinline)) void rec_lock_order_record_(const void *lock, const char *name)
 {
 	pair_set *ps = thread_pairs();
 	if (ps == NULL)
@@ -221,7 +221,7 @@ static inline void acquired(const void *lock, const char *name, uint64_t *holder
 	if (tls_depth > 0) {
 		ensure_types();
 		if (T_order != NULL && rec_type_enabled(T_order))
-			record_order(lock, name);
+			rec_lock_order_record_(lock, name);
 	}
 	if (tls_depth < HELD_MAX) {
 		tls_held[tls_depth].lock = lock;
@@ -251,8 +251,9 @@ static inline int released(const void *lock)
 	return 0;
 }
 
-static __attribute__((noinline)) void record_wait(const void *lock, const char *name,
-						  uint64_t holder, unsigned kind, uint64_t t0)
+static __attribute__((noinline)) void rec_lock_wait_record_(const void *lock, const char *name,
+							    uint64_t holder, unsigned kind,
+							    uint64_t t0)
 {
 	uint64_t t1 = rec_type_ticks(T_wait);
 	rec_emit e;
@@ -283,7 +284,7 @@ int rec_mutex_destroy(rec_mutex *m)
 	return pthread_mutex_destroy(&m->mu);
 }
 
-static __attribute__((noinline)) int mutex_lock_contended(rec_mutex *m, uint64_t tid)
+static __attribute__((noinline)) int rec_mutex_lock_contended_(rec_mutex *m, uint64_t tid)
 {
 	ensure_types();
 	uint64_t holder = __atomic_load_n(&m->holder, __ATOMIC_RELAXED);
@@ -293,7 +294,7 @@ static __attribute__((noinline)) int mutex_lock_contended(rec_mutex *m, uint64_t
 	if (rc != 0)
 		return rc;
 	if (on)
-		record_wait(m, m->name, holder, 0, t0);
+		rec_lock_wait_record_(m, m->name, holder, 0, t0);
 	acquired(m, m->name, &m->holder, tid);
 	return 0;
 }
@@ -308,7 +309,7 @@ int rec_mutex_lock(rec_mutex *m)
 	}
 	if (rc != EBUSY)
 		return rc;
-	return mutex_lock_contended(m, tid);
+	return rec_mutex_lock_contended_(m, tid);
 }
 
 int rec_mutex_trylock(rec_mutex *m)
@@ -366,7 +367,7 @@ int rec_rwlock_destroy(rec_rwlock *l)
 	return pthread_rwlock_destroy(&l->rw);
 }
 
-static __attribute__((noinline)) int rwlock_contended(rec_rwlock *l, int write, uint64_t tid)
+static __attribute__((noinline)) int rec_rwlock_contended_(rec_rwlock *l, int write, uint64_t tid)
 {
 	ensure_types();
 	uint64_t holder = __atomic_load_n(&l->holder, __ATOMIC_RELAXED);
@@ -376,7 +377,7 @@ static __attribute__((noinline)) int rwlock_contended(rec_rwlock *l, int write, 
 	if (rc != 0)
 		return rc;
 	if (on)
-		record_wait(l, l->name, holder, write ? 2 : 1, t0);
+		rec_lock_wait_record_(l, l->name, holder, write ? 2 : 1, t0);
 	acquired(l, l->name, &l->holder, tid);
 	return 0;
 }
@@ -391,7 +392,7 @@ int rec_rwlock_rdlock(rec_rwlock *l)
 	}
 	if (rc != EBUSY)
 		return rc;
-	return rwlock_contended(l, 0, tid);
+	return rec_rwlock_contended_(l, 0, tid);
 }
 
 int rec_rwlock_wrlock(rec_rwlock *l)
@@ -404,7 +405,7 @@ int rec_rwlock_wrlock(rec_rwlock *l)
 	}
 	if (rc != EBUSY)
 		return rc;
-	return rwlock_contended(l, 1, tid);
+	return rec_rwlock_contended_(l, 1, tid);
 }
 
 int rec_rwlock_tryrdlock(rec_rwlock *l)

@@ -182,6 +182,24 @@ static __attribute__((unused)) int stack_has(const tev *e, const char *fn)
 	return 0;
 }
 
+/* The first frame that is not librec's own (named rec_*): the call site. */
+static __attribute__((unused)) const char *first_user_frame(const tev *e, char *buf, size_t cap)
+{
+	const char *p = e->stack;
+	while (strncmp(p, "rec_", 4) == 0) {
+		const char *semi = strchr(p, ';');
+		if (semi == NULL)
+			return "";
+		p = semi + 1;
+	}
+	size_t n = strcspn(p, ";");
+	if (n >= cap)
+		n = cap - 1;
+	memcpy(buf, p, n);
+	buf[n] = '\0';
+	return buf;
+}
+
 static uint64_t my_tid(void) { return (uint64_t)syscall(SYS_gettid); }
 
 /* ---- CPU samples of a burning thread ------------------------------------------ */
