@@ -154,6 +154,14 @@ void rec_clock_get(rec_clock_info *out)
 	pthread_mutex_unlock(&g_clock_lock);
 }
 
+void rec_clock_fork_lock(int take)
+{
+	if (take)
+		pthread_mutex_lock(&g_clock_lock);
+	else
+		pthread_mutex_unlock(&g_clock_lock);
+}
+
 void rec_clock_anchor(int kind, int64_t *wall_ns, uint64_t *ticks)
 {
 	if (kind == REC_CLOCK_TSC) {

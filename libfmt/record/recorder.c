@@ -876,6 +876,7 @@ uint64_t rec_recorder_thread_id(rec_recorder *r)
 /* ---- fork ------------------------------------------------------------------------------ */
 static void atfork_prepare(void)
 {
+	rec_clock_fork_lock(1);
 	pthread_mutex_lock(&g_lock);
 	for (rec_recorder *r = g_open; r; r = r->g_next)
 		pthread_mutex_lock(&r->lock);
@@ -886,6 +887,7 @@ static void atfork_parent(void)
 	for (rec_recorder *r = g_open; r; r = r->g_next)
 		pthread_mutex_unlock(&r->lock);
 	pthread_mutex_unlock(&g_lock);
+	rec_clock_fork_lock(0);
 }
 
 /* The child: every inherited recorder is switched off and forgotten; its
@@ -908,6 +910,7 @@ static void atfork_child(void)
 	g_sig_owner = NULL;
 	g_dump_pending = 0;
 	pthread_mutex_unlock(&g_lock);
+	rec_clock_fork_lock(0);
 }
 
 static void global_init(void)

@@ -46,6 +46,8 @@ void rec_clock_get(rec_clock_info *out);
 uint64_t rec_clock_mono_ns(void);
 int64_t rec_clock_wall_ns(void);
 uint64_t rec_clock_tsc(void);
+/* fork(): take (1) / release (0) the clock's lock around fork. */
+void rec_clock_fork_lock(int take);
 /* A (wall ns, ticks) pair read as close together as possible. */
 void rec_clock_anchor(int kind, int64_t *wall_ns, uint64_t *ticks);
 

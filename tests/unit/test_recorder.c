@@ -741,6 +741,58 @@ static void t_flight_signal(void **state)
 	assert_true(sa.sa_handler == SIG_DFL);
 }
 
+/* ---- a record that does not match its type ----------------------------------------------- */
+static const rec_field two_fields[] = {
+	{ "a", "A", "", REC_TYPE_U64, REC_UNIT_NONE },
+	{ "b", "B", "", REC_TYPE_U64, REC_UNIT_NONE },
+};
+static const rec_type two_def = { 0, 0, "test.Two", "", "", "test", 2, two_fields };
+static int g_err_calls;
+static rec_status g_err_status;
+static void on_error(void *opaque, rec_status st, const char *msg)
+{
+	(void)opaque;
+	(void)msg;
+	g_err_calls++;
+	g_err_status = st;
+}
+
+static void t_rejected(void **state)
+{
+	(void)state;
+	char path[300];
+	tmp_path(path, sizeof path, "rej.rec");
+	rec_recorder_options o = REC_RECORDER_OPTIONS_INIT;
+	o.on_error = on_error;
+	rec_recorder *r = open_rec(path, &o);
+	rec_event_type *t;
+	assert_int_equal(rec_recorder_register_type(r, &two_def, 0, 0, &t), REC_OK);
+	for (int round = 0; round < 2; round++) {
+		for (uint64_t i = 0; i < 10; i++) {
+			rec_emit e = { 0 };
+			assert_true(rec_emit_begin(&e, t));
+			rec_emit_u64(&e, i);
+			if (i % 3) /* every third one misses a field */
+				rec_emit_u64(&e, i);
+			rec_emit_commit(&e);
+		}
+		assert_int_equal(rec_recorder_flush(r), REC_OK);
+	}
+	assert_int_equal(g_err_calls, 1); /* once per failure kind */
+	assert_int_equal(g_err_status, REC_ERR_INVALID_ARG);
+	assert_int_equal(rec_recorder_close(r), REC_ERR_INVALID_ARG);
+	readback rb;
+	read_file(path, &rb);
+	assert_int_equal(rb.end, REC_END);
+	assert_int_equal(count_type(&rb, "test.Two"), 2 * 6);
+	assert_int_equal(rb.dropped_events, 2 * 4);
+	assert_int_equal(rb.dropped_stat, 2 * 4);
+	for (size_t i = 0; i < rb.n; i++)
+		if (strcmp(rb.ev[i].type, "rec.Dropped") == 0)
+			assert_int_equal(rb.ev[i].u[2], REC_DROP_REJECTED);
+	rb_free(&rb);
+}
+
 /* ---- default recorder and declared types -------------------------------------------------------- */
 static const rec_field decl_fields[] = { { "v", "V", "", REC_TYPE_U64, REC_UNIT_NONE } };
 static const rec_type decl_def = { 0, 0, "test.Declared", "", "", "test", 1, decl_fields };
@@ -837,6 +889,7 @@ int main(void)
 		cmocka_unit_test(t_fork),          cmocka_unit_test(t_env_start),
 		cmocka_unit_test(t_flight_dump),   cmocka_unit_test(t_flight_signal),
 		cmocka_unit_test(t_default),       cmocka_unit_test(t_options_parse),
+		cmocka_unit_test(t_rejected),
 	};
 	int rc = cmocka_run_group_tests(tests, NULL, NULL);
 	if (rc == 0) {

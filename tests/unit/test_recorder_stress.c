@@ -45,7 +45,7 @@ typedef struct tally {
 	uint64_t dropped_reason[4];
 	int64_t tid_of[MAXW];       /* thread pool id of worker w */
 	uint64_t dropped_total, dropped_stat, starts, ends, dup_or_order_errors;
-	uint64_t finals;
+	uint64_t finals, chunks;
 	rec_status end;
 } tally;
 
@@ -63,6 +63,7 @@ static void tally_file(const char *path, tally *t, uint32_t workers)
 	while (rec_reader_next_chunk(rd, &ci) == REC_OK) {
 		t->dropped_stat += ci->dropped_events;
 		t->finals += (ci->flags & REC_CHUNK_FINAL) != 0;
+		t->chunks++;
 	}
 	rec_reader_close(rd);
 	assert_int_equal(rec_reader_open_path(&rd, path, NULL), REC_OK);
@@ -114,6 +115,7 @@ typedef struct warg {
 	volatile int *stop;
 	uint64_t accepted;   /* begin() returned true */
 	pthread_barrier_t *start;
+	int pace;            /* sleep a little every 128 events (many drains in between) */
 } warg;
 
 static void *worker(void *a)
@@ -130,6 +132,10 @@ static void *worker(void *a)
 			rec_emit_i64(&e, (int64_t)wa->id);
 			rec_emit_commit(&e);
 			wa->accepted++;
+		}
+		if (wa->pace && i % 128 == 127) {
+			struct timespec ts = { 0, 20000 };
+			nanosleep(&ts, NULL);
 		}
 	}
 	if (!wa->n)
@@ -181,8 +187,9 @@ static void t_stress_drop(void **state)
 	rec_str s = rec_recorder_intern(r, "stress");
 	const uint32_t n = 4;
 	warg wa[MAXW];
+	/* two fast workers overflow their buffers; two paced ones see many drains */
 	for (uint32_t i = 0; i < n; i++)
-		wa[i] = (warg){ t, s, i, 200000, NULL, 0, NULL };
+		wa[i] = (warg){ t, s, i, i < 2 ? 200000 : 50000, NULL, 0, NULL, i >= 2 };
 	run_workers(wa, n);
 	assert_int_equal(rec_recorder_close(r), REC_OK);
 	tally tl;
@@ -201,9 +208,11 @@ static void t_stress_drop(void **state)
 	assert_int_equal(tl.dropped_stat, tl.dropped_total);
 	assert_int_equal(tl.dropped_reason[REC_DROP_FULL], tl.dropped_total);
 	check_per_thread(&tl, wa, n, 2);
-	print_message("stress drop: %llu emitted, %llu in file, %llu dropped\n",
+	print_message("stress drop: %llu emitted, %llu in file (paced workers: %llu, %llu), "
+		      "%llu dropped, %llu chunks\n",
 		      (unsigned long long)emitted, (unsigned long long)in_file,
-		      (unsigned long long)tl.dropped_total);
+		      (unsigned long long)tl.events[2], (unsigned long long)tl.events[3],
+		      (unsigned long long)tl.dropped_total, (unsigned long long)tl.chunks);
 }
 
 static void t_stress_wait(void **state)
@@ -221,7 +230,7 @@ static void t_stress_wait(void **state)
 	const uint32_t n = 4;
 	warg wa[MAXW];
 	for (uint32_t i = 0; i < n; i++)
-		wa[i] = (warg){ t, s, i, 50000, NULL, 0, NULL };
+		wa[i] = (warg){ t, s, i, 50000, NULL, 0, NULL, 0 };
 	run_workers(wa, n);
 	assert_int_equal(rec_recorder_close(r), REC_OK);
 	tally tl;
@@ -252,7 +261,7 @@ static void t_memory_limit(void **state)
 	pthread_barrier_init(&bar, NULL, 4);
 	warg wa[MAXW];
 	for (uint32_t i = 0; i < 4; i++)
-		wa[i] = (warg){ t, s, i, 10000, NULL, 0, &bar };
+		wa[i] = (warg){ t, s, i, 10000, NULL, 0, &bar, 0 };
 	/* register all four before any exits: emit one event each first */
 	run_workers(wa, 4);
 	pthread_barrier_destroy(&bar);
@@ -309,7 +318,7 @@ static void t_close_while_emitting(void **state)
 		warg wa[MAXW];
 		pthread_t th[MAXW];
 		for (uint32_t i = 0; i < 4; i++) {
-			wa[i] = (warg){ t, s, i, 0, &stop, 0, NULL };
+			wa[i] = (warg){ t, s, i, 0, &stop, 0, NULL, 0 };
 			assert_int_equal(pthread_create(&th[i], NULL, worker, &wa[i]), 0);
 		}
 		close_arg c = { REC_ERR_STATE, r };
