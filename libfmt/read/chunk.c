@@ -172,6 +172,7 @@ void rec_rd_chunk_destroy(rec_rchunk *c)
 		rec_buf_free(&c->raw[k]);
 	rec_buf_free(&c->tmp);
 	rec_arena_free(&c->arena);
+	free(c->oents);
 	free(c);
 }
 
@@ -222,7 +223,11 @@ rec_rchunk *rec_rd_chunk_get(rec_reader *r)
 		rec_buf pb = c->payload_buf, tmp = c->tmp, raw[REC_NKINDS];
 		memcpy(raw, c->raw, sizeof(raw));
 		rec_arena arena = c->arena;
+		rec_oent *oents = c->oents;
+		size_t oents_cap = c->oents_cap;
 		memset(c, 0, sizeof(*c));
+		c->oents = oents;
+		c->oents_cap = oents_cap;
 		c->secs = secs;
 		c->secs_cap = secs_cap;
 		c->payload_buf = pb;

@@ -33,14 +33,14 @@ static bool grow(rec_oent **a, size_t *cap, size_t need)
 	return true;
 }
 
-/* Stable sort by key: a fast path for sorted input, insertion sort of small
+/* Stable sort by ticks: a fast path for sorted input, insertion sort of small
  * runs, then bottom-up merges (skipped where two runs are already in
  * order).  Returns the buffer that holds the result (a or aux). */
 static rec_oent *sort_ents(rec_oent *a, rec_oent *aux, size_t n)
 {
 	size_t i;
 	for (i = 1; i < n; i++)
-		if (a[i].key < a[i - 1].key)
+		if (a[i].ticks < a[i - 1].ticks)
 			break;
 	if (i >= n)
 		return a;
@@ -50,7 +50,7 @@ static rec_oent *sort_ents(rec_oent *a, rec_oent *aux, size_t n)
 		for (size_t j = lo + 1; j < hi; j++) {
 			rec_oent x = a[j];
 			size_t k = j;
-			while (k > lo && a[k - 1].key > x.key) {
+			while (k > lo && a[k - 1].ticks > x.ticks) {
 				a[k] = a[k - 1];
 				k--;
 			}
@@ -62,13 +62,13 @@ static rec_oent *sort_ents(rec_oent *a, rec_oent *aux, size_t n)
 		for (size_t lo = 0; lo < n; lo += 2 * w) {
 			size_t mid = lo + w < n ? lo + w : n;
 			size_t hi = lo + 2 * w < n ? lo + 2 * w : n;
-			if (mid >= hi || src[mid - 1].key <= src[mid].key) {
+			if (mid >= hi || src[mid - 1].ticks <= src[mid].ticks) {
 				memcpy(dst + lo, src + lo, (hi - lo) * sizeof(rec_oent));
 				continue;
 			}
 			size_t x = lo, y = mid, k = lo;
 			while (x < mid && y < hi)
-				dst[k++] = src[y].key < src[x].key ? src[y++] : src[x++];
+				dst[k++] = src[y].ticks < src[x].ticks ? src[y++] : src[x++];
 			while (x < mid)
 				dst[k++] = src[x++];
 			while (y < hi)
@@ -89,15 +89,20 @@ static rec_status chunk_problem(rec_reader *r, rec_rchunk *c, rec_status st)
 				    (unsigned long long)c->info.offset, r->detail);
 }
 
-/* First pass over a chunk's records: framing, timestamps, known types. */
+/* First pass over a chunk's records (framing, timestamps, known types),
+ * then sort them. */
 static rec_status scan_chunk(rec_reader *r, rec_rchunk *c)
 {
 	rec_order *o = &r->ord;
-	o->npend = 0;
 	const uint8_t *p = c->ev, *end = c->ev_end;
 	uint64_t ticks = c->h.start_ticks, n = 0;
 	uint64_t unknown = 0;
+	size_t k = 0;
 	bool any = false;
+	if (!grow(&c->oents, &c->oents_cap, c->ev_items)) {
+		snprintf(r->detail, sizeof(r->detail), "out of memory");
+		return chunk_problem(r, c, REC_ERR_NOMEM);
+	}
 	while (p < end) {
 		const uint8_t *rec = p;
 		uint64_t size, tid, d;
@@ -122,15 +127,13 @@ static rec_status scan_chunk(rec_reader *r, rec_rchunk *c)
 			unknown++;
 			continue;
 		}
-		if (o->npend == o->pend_cap && !grow(&o->pend, &o->pend_cap, o->npend + 1)) {
+		if (k == c->oents_cap && !grow(&c->oents, &c->oents_cap, k + 1)) {
 			snprintf(r->detail, sizeof(r->detail), "out of memory");
 			return chunk_problem(r, c, REC_ERR_NOMEM);
 		}
-		rec_oent *e = &o->pend[o->npend++];
-		e->key = ticks;
+		rec_oent *e = &c->oents[k++];
 		e->ticks = ticks;
 		e->off = (uint32_t)(rec - c->ev);
-		e->slot = 0;
 		if (!any || ticks < c->min_ticks)
 			c->min_ticks = ticks;
 		if (!any || ticks > c->max_ticks)
@@ -142,9 +145,34 @@ static rec_status scan_chunk(rec_reader *r, rec_rchunk *c)
 			 (unsigned long long)n, c->ev_items);
 		return chunk_problem(r, c, REC_ERR_CORRUPT);
 	}
+	if (!grow(&o->aux, &o->aux_cap, k)) {
+		snprintf(r->detail, sizeof(r->detail), "out of memory");
+		return chunk_problem(r, c, REC_ERR_NOMEM);
+	}
+	if (sort_ents(c->oents, o->aux, k) == o->aux) {
+		/* The result is in the sort buffer: trade buffers. */
+		rec_oent *t = c->oents;
+		size_t tc = c->oents_cap;
+		c->oents = o->aux;
+		c->oents_cap = o->aux_cap;
+		o->aux = t;
+		o->aux_cap = tc;
+	}
+	/* Held chunks need only their decoded parts: drop a copied payload
+	 * when the events live in their own decompressed buffer. */
+	int si = c->known[REC_SECTION_EVENTS];
+	size_t payload = (size_t)c->h.payload_size;
+	if ((c->secs[si].flags & REC_SECTION_COMPRESSED) && c->payload &&
+	    c->payload == c->payload_buf.data) {
+		rec_buf_free(&c->payload_buf);
+		c->payload = NULL;
+		payload = 0;
+	}
 	r->stats.unknown_types += unknown;
+	c->noents = k;
+	c->ocur = 0;
 	c->scanned = true;
-	c->mem_bytes = (size_t)(c->h.payload_size + c->h.raw_size) + o->npend * 2 * sizeof(rec_oent);
+	c->mem_bytes = payload + (size_t)c->h.raw_size + k * sizeof(rec_oent);
 	return REC_OK;
 }
 
@@ -154,27 +182,28 @@ static void release_group(rec_reader *r)
 	for (uint32_t i = 0; i < o->nheld; i++)
 		rec_rd_chunk_put(r, o->held[i]);
 	o->nheld = 0;
-	o->nents = 0;
+	o->nheap = 0;
 	o->bytes = 0;
 	o->mixed = false;
 	o->emitting = false;
-	o->emit_pos = 0;
 }
 
-/* Add the pending entries of c (scanned) to the group. */
+/* Add the scanned chunk c to the group. */
 static rec_status add_to_group(rec_reader *r, rec_rchunk *c)
 {
 	rec_order *o = &r->ord;
 	if (o->nheld == o->held_cap) {
 		uint32_t n = o->held_cap ? o->held_cap * 2 : 16;
 		rec_rchunk **h = realloc(o->held, n * sizeof(*h));
-		if (!h)
+		uint32_t *hp = realloc(o->heap, n * sizeof(*hp));
+		if (h)
+			o->held = h;
+		if (hp)
+			o->heap = hp;
+		if (!h || !hp)
 			return REC_ERR_NOMEM;
-		o->held = h;
 		o->held_cap = n;
 	}
-	if (!grow(&o->ents, &o->ents_cap, o->nents + o->npend))
-		return REC_ERR_NOMEM;
 	uint32_t slot = o->nheld;
 	o->held[o->nheld++] = c;
 	int64_t cmax_wall = rec_rd_wall(&c->info, c->max_ticks);
@@ -185,27 +214,15 @@ static rec_status add_to_group(rec_reader *r, rec_rchunk *c)
 		o->mixed = false;
 	} else {
 		if (!o->mixed && c->info.run_id != o->run_id) {
-			/* Runs mix: order by wall time from now on. */
+			/* Runs mix: merge by wall time from now on.  Wall time
+			 * grows with ticks, so each chunk stays sorted. */
 			o->mixed = true;
-			for (size_t i = 0; i < o->nents; i++) {
-				rec_oent *e = &o->ents[i];
-				e->key = WALL_KEY(rec_rd_wall(&o->held[e->slot]->info, e->ticks));
-			}
 		}
 		if (c->max_ticks > o->max_ticks)
 			o->max_ticks = c->max_ticks;
 		if (cmax_wall > o->max_wall)
 			o->max_wall = cmax_wall;
 	}
-	rec_oent *dst = o->ents + o->nents;
-	for (size_t i = 0; i < o->npend; i++) {
-		dst[i] = o->pend[i];
-		dst[i].slot = slot;
-		if (o->mixed)
-			dst[i].key = WALL_KEY(rec_rd_wall(&c->info, dst[i].ticks));
-	}
-	o->nents += o->npend;
-	o->npend = 0;
 	o->bytes += c->mem_bytes;
 	return REC_OK;
 }
@@ -217,15 +234,48 @@ static bool overlaps(const rec_order *o, const rec_rchunk *c)
 	return rec_rd_wall(&c->info, c->min_ticks) < o->max_wall;
 }
 
-static rec_status start_emit(rec_reader *r)
+/* Heap order: the smaller next key first; equal keys in file order. */
+static inline bool heap_less(const rec_order *o, uint32_t a, uint32_t b)
+{
+	const rec_rchunk *ca = o->held[a], *cb = o->held[b];
+	uint64_t ka = ca->oents[ca->ocur].ticks, kb = cb->oents[cb->ocur].ticks;
+	if (o->mixed) {
+		ka = WALL_KEY(rec_rd_wall(&ca->info, ka));
+		kb = WALL_KEY(rec_rd_wall(&cb->info, kb));
+	}
+	return ka < kb || (ka == kb && a < b);
+}
+
+static void heap_down(rec_order *o, uint32_t i)
+{
+	uint32_t n = o->nheap;
+	for (;;) {
+		uint32_t l = 2 * i + 1, m = i;
+		if (l < n && heap_less(o, o->heap[l], o->heap[m]))
+			m = l;
+		if (l + 1 < n && heap_less(o, o->heap[l + 1], o->heap[m]))
+			m = l + 1;
+		if (m == i)
+			return;
+		uint32_t t = o->heap[i];
+		o->heap[i] = o->heap[m];
+		o->heap[m] = t;
+		i = m;
+	}
+}
+
+static void start_emit(rec_reader *r)
 {
 	rec_order *o = &r->ord;
-	if (!grow(&o->aux, &o->aux_cap, o->nents))
-		return rec_rd_problem(r, REC_ERR_NOMEM, r->pos, -1, "out of memory sorting events");
-	o->sorted = sort_ents(o->ents, o->aux, o->nents);
+	o->nheap = 0;
+	for (uint32_t i = 0; i < o->nheld; i++) {
+		o->held[i]->ocur = 0;
+		if (o->held[i]->noents)
+			o->heap[o->nheap++] = i;
+	}
+	for (uint32_t i = o->nheap / 2; i-- > 0;)
+		heap_down(o, i);
 	o->emitting = true;
-	o->emit_pos = 0;
-	return REC_OK;
 }
 
 rec_status rec_rd_order_next(rec_reader *r, rec_event *ev)
@@ -243,11 +293,19 @@ rec_status rec_rd_order_next(rec_reader *r, rec_event *ev)
 	}
 	for (;;) {
 		if (o->emitting) {
-			while (o->emit_pos < o->nents) {
-				const rec_oent *e = &o->sorted[o->emit_pos++];
-				rec_rchunk *c = o->held[e->slot];
-				if (c->dead)
+			while (o->nheap) {
+				uint32_t slot = o->heap[0];
+				rec_rchunk *c = o->held[slot];
+				if (c->dead) {
+					o->heap[0] = o->heap[--o->nheap];
+					heap_down(o, 0);
 					continue;
+				}
+				const rec_oent *e = &c->oents[c->ocur++];
+				if (c->ocur == c->noents)
+					o->heap[0] = o->heap[--o->nheap];
+				if (o->nheap > 1)
+					heap_down(o, 0);
 				const uint8_t *p = c->ev + e->off;
 				uint64_t t = e->ticks;
 				bool known;
@@ -263,9 +321,7 @@ rec_status rec_rd_order_next(rec_reader *r, rec_event *ev)
 		}
 		if (o->input_end && !o->pending) {
 			if (o->nheld) {
-				st = start_emit(r);
-				if (st != REC_OK)
-					return st;
+				start_emit(r);
 				continue;
 			}
 			return REC_END;
@@ -290,7 +346,7 @@ rec_status rec_rd_order_next(rec_reader *r, rec_event *ev)
 				return st;
 			}
 		}
-		if (o->npend == 0) { /* no events to order */
+		if (c->noents == 0) { /* no events to order */
 			rec_rd_chunk_put(r, c);
 			continue;
 		}
@@ -298,7 +354,6 @@ rec_status rec_rd_order_next(rec_reader *r, rec_event *ev)
 		    (overlaps(o, c) && o->bytes + c->mem_bytes <= r->max_window)) {
 			if (add_to_group(r, c) != REC_OK) {
 				rec_rd_chunk_put(r, c);
-				o->npend = 0;
 				return rec_rd_problem(r, REC_ERR_NOMEM, r->pos, -1,
 						      "out of memory ordering events");
 			}
@@ -307,9 +362,7 @@ rec_status rec_rd_order_next(rec_reader *r, rec_event *ev)
 		if (overlaps(o, c))
 			r->stats.order_window_overflows++;
 		o->pending = c;
-		st = start_emit(r);
-		if (st != REC_OK)
-			return st;
+		start_emit(r);
 	}
 }
 
@@ -321,8 +374,7 @@ void rec_rd_order_free(rec_reader *r)
 		rec_rd_chunk_put(r, o->pending);
 	o->pending = NULL;
 	free(o->held);
-	free(o->ents);
+	free(o->heap);
 	free(o->aux);
-	free(o->pend);
 	memset(o, 0, sizeof(*o));
 }

@@ -85,6 +85,11 @@ typedef struct rec_pstring {
 	size_t len;
 } rec_pstring;
 
+typedef struct rec_oent {
+	uint64_t ticks; /* the record's timestamp */
+	uint32_t off;   /* record offset in the events section */
+} rec_oent;
+
 typedef struct rec_rchunk {
 	rec_chunk_info info;
 	rec_chunk_header h;
@@ -130,32 +135,27 @@ typedef struct rec_rchunk {
 	bool scanned;
 	uint64_t min_ticks, max_ticks; /* event starts seen by the scan */
 	size_t mem_bytes;
+	rec_oent *oents;      /* its events sorted by key */
+	size_t noents, oents_cap, ocur;
 	struct rec_rchunk *next_free;
 } rec_rchunk;
 
 /* ---- ordered mode (order.c) ------------------------------------------------ */
-typedef struct rec_oent {
-	uint64_t key;   /* ticks, or wall ns biased to unsigned when runs mix */
-	uint64_t ticks;
-	uint32_t off;   /* record offset in the events section */
-	uint32_t slot;  /* held chunk */
-} rec_oent;
 
 typedef struct rec_order {
 	bool started;
 	bool input_end;
 	bool emitting;
-	rec_rchunk **held;
+	rec_rchunk **held;   /* the group, in file order */
 	uint32_t nheld, held_cap;
-	rec_oent *ents, *aux, *sorted;
-	size_t nents, ents_cap, aux_cap;
-	rec_oent *pend;      /* entries of the pending chunk */
-	size_t npend, pend_cap;
-	size_t emit_pos;
+	uint32_t *heap;      /* held slots by their next entry (k-way merge) */
+	uint32_t nheap;
+	rec_oent *aux;       /* sort buffer */
+	size_t aux_cap;
 	size_t bytes;
 	bool mixed;
 	uint64_t run_id;
-	uint64_t max_ticks; /* group's latest event start (ticks of run_id) */
+	uint64_t max_ticks;  /* group's latest event start (ticks of run_id) */
 	int64_t max_wall;
 	rec_rchunk *pending; /* loaded, starts the next group */
 } rec_order;
