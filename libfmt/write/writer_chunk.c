@@ -84,21 +84,21 @@ static inline __attribute__((always_inline)) int scan_record(rec_writer *w, cons
 		return SCAN_CORRUPT;
 	end = p + size;
 	s->tid = p;
-	if (!rec_varint_get(&p, end, &v) || v > UINT32_MAX)
+	if (!rec_varint_get(&p, lim, &v) || v > UINT32_MAX)
 		return SCAN_CORRUPT;
 	t = rec_w_type_find(w, (uint32_t)v);
 	if (!t)
 		return SCAN_CORRUPT;
 	s->tid_len = (size_t)(p - s->tid);
-	if (!rec_varint_get(&p, end, &s->ticks))
+	if (!rec_varint_get(&p, lim, &s->ticks))
 		return SCAN_CORRUPT;
 	s->rest = p;
 	if (t->flags & REC_EVENT_HAS_DURATION) {
-		if (!rec_varint_get(&p, end, &dur))
+		if (!rec_varint_get(&p, lim, &dur))
 			return SCAN_CORRUPT;
 	}
 	if (t->flags & REC_EVENT_HAS_THREAD) {
-		if (!rec_varint_get(&p, end, &v))
+		if (!rec_varint_get(&p, lim, &v))
 			return SCAN_CORRUPT;
 		if (!mark_ref(&w->pools[REC_W_THREADS], v, mark)) {
 			*bad_id = v;
@@ -106,7 +106,7 @@ static inline __attribute__((always_inline)) int scan_record(rec_writer *w, cons
 		}
 	}
 	if (t->flags & REC_EVENT_HAS_STACK) {
-		if (!rec_varint_get(&p, end, &v))
+		if (!rec_varint_get(&p, lim, &v))
 			return SCAN_CORRUPT;
 		if (!mark_ref(&w->pools[REC_W_STACKS], v, mark)) {
 			*bad_id = v;
@@ -118,7 +118,7 @@ static inline __attribute__((always_inline)) int scan_record(rec_writer *w, cons
 		switch (f->wire) {
 		case REC_WIRE_UVARINT:
 		case REC_WIRE_SVARINT:
-			if (!rec_varint_get(&p, end, &v))
+			if (!rec_varint_get(&p, lim, &v))
 				return SCAN_CORRUPT;
 			if (f->ref) {
 				int pool = ref_pool[f->ref];
@@ -135,7 +135,7 @@ static inline __attribute__((always_inline)) int scan_record(rec_writer *w, cons
 			p += 8;
 			break;
 		default:
-			if (!rec_varint_get(&p, end, &v) || v > (uint64_t)(end - p))
+			if (!rec_varint_get(&p, lim, &v) || v > (uint64_t)(end - p))
 				return SCAN_CORRUPT;
 			p += v;
 			break;
@@ -143,6 +143,8 @@ static inline __attribute__((always_inline)) int scan_record(rec_writer *w, cons
 		if (p > end)
 			return SCAN_CORRUPT;
 	}
+	if (p > end)
+		return SCAN_CORRUPT;
 	s->t = t;
 	s->end = end;
 	s->end_ticks = s->ticks + dur < s->ticks ? UINT64_MAX : s->ticks + dur;

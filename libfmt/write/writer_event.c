@@ -319,41 +319,47 @@ rec_status rec_writer_end(rec_writer *w)
 
 /* ---- append_records ------------------------------------------------------------ */
 
-/* Read a uvarint that must be in [*pp, end) and shortest-encoded. */
-static inline bool get_uv(const uint8_t **pp, const uint8_t *end, uint64_t *v)
+/* Read a uvarint that must lie in [*pp, end) and be shortest-encoded.  It
+ * is decoded against lim (the end of the whole input, >= end) so the fast
+ * word-at-a-time decoder applies inside short records; a varint that would
+ * need bytes past end is then refused by the end check. */
+static inline bool get_uv(const uint8_t **pp, const uint8_t *end, const uint8_t *lim, uint64_t *v)
 {
 	const uint8_t *start = *pp;
 
-	if (!rec_varint_get(pp, end, v))
+	if (start >= end || !rec_varint_get(pp, lim, v) || *pp > end) {
+		*pp = start;
 		return false;
+	}
 	return (size_t)(*pp - start) == rec_varint_len(*v);
 }
 
 /* Validate one record body [p, end) of type t; NULL on success, else what. */
-static const char *check_body(const rec_wtype *t, const uint8_t *p, const uint8_t *end)
+static const char *check_body(const rec_wtype *t, const uint8_t *p, const uint8_t *end,
+			      const uint8_t *lim)
 {
 	uint64_t v;
 
-	if (!get_uv(&p, end, &v))
+	if (!get_uv(&p, end, lim, &v))
 		return "bad Ticks";
-	if ((t->flags & REC_EVENT_HAS_DURATION) && !get_uv(&p, end, &v))
+	if ((t->flags & REC_EVENT_HAS_DURATION) && !get_uv(&p, end, lim, &v))
 		return "bad Duration";
-	if ((t->flags & REC_EVENT_HAS_THREAD) && !get_uv(&p, end, &v))
+	if ((t->flags & REC_EVENT_HAS_THREAD) && !get_uv(&p, end, lim, &v))
 		return "bad Thread";
-	if ((t->flags & REC_EVENT_HAS_STACK) && !get_uv(&p, end, &v))
+	if ((t->flags & REC_EVENT_HAS_STACK) && !get_uv(&p, end, lim, &v))
 		return "bad Stack";
 	for (uint32_t i = 0; i < t->nfields; i++) {
 		const rec_wfield *f = &t->fields[i];
 		switch (f->wire) {
 		case REC_WIRE_UVARINT:
-			if (!get_uv(&p, end, &v))
+			if (!get_uv(&p, end, lim, &v))
 				return "field ends early or is not a valid uvarint";
 			if (v > f->umax)
 				return "field value exceeds its width";
 			break;
 		case REC_WIRE_SVARINT: {
 			int64_t s;
-			if (!get_uv(&p, end, &v))
+			if (!get_uv(&p, end, lim, &v))
 				return "field ends early or is not a valid svarint";
 			s = rec_unzigzag(v);
 			if (s < f->smin || s > f->smax)
@@ -371,7 +377,7 @@ static const char *check_body(const rec_wtype *t, const uint8_t *p, const uint8_
 			p += 8;
 			break;
 		default: /* REC_WIRE_LENGTH */
-			if (!get_uv(&p, end, &v))
+			if (!get_uv(&p, end, lim, &v))
 				return "field length is not a valid uvarint";
 			if (v > (uint64_t)(end - p))
 				return "field length runs past the record";
@@ -405,7 +411,7 @@ rec_status rec_writer_append_records(rec_writer *w, const void *buf, size_t len)
 		const rec_wtype *t;
 		const char *why;
 
-		if (!get_uv(&p, end, &size))
+		if (!get_uv(&p, end, end, &size))
 			return rec_w_fail(w, REC_ERR_INVALID_ARG,
 					  "append_records: record at offset %zu: bad Size", off);
 		if (size < 2 || size > (uint64_t)(end - p))
@@ -419,7 +425,7 @@ rec_status rec_writer_append_records(rec_writer *w, const void *buf, size_t len)
 					  off, (unsigned long long)size, REC_W_MAX_RECORD);
 		body = p;
 		p += size;
-		if (!get_uv(&body, p, &type_id))
+		if (!get_uv(&body, p, end, &type_id))
 			return rec_w_fail(w, REC_ERR_INVALID_ARG,
 					  "append_records: record at offset %zu: bad Type_Id", off);
 		t = type_id <= UINT32_MAX ? rec_w_type_find(w, (uint32_t)type_id) : NULL;
@@ -427,7 +433,7 @@ rec_status rec_writer_append_records(rec_writer *w, const void *buf, size_t len)
 			return rec_w_fail(w, REC_ERR_INVALID_ARG,
 					  "append_records: record at offset %zu: unknown type id %llu",
 					  off, (unsigned long long)type_id);
-		why = check_body(t, body, p);
+		why = check_body(t, body, p, end);
 		if (why)
 			return rec_w_fail(w, REC_ERR_INVALID_ARG,
 					  "append_records: record at offset %zu (type %s): %s", off,
