@@ -1133,6 +1133,94 @@ static void t_callback_sink_flush(void **state)
 	free(m.buf);
 }
 
+/* Mutated interchange input: every call is either rejected (nothing
+ * appended, a later flush writes nothing) or accepted, and an accepted input
+ * gives a chunk whose events and statistics match it. */
+static uint64_t rng_state = 0x9E3779B97F4A7C15ull;
+static uint64_t rng(void)
+{
+	rng_state ^= rng_state << 13;
+	rng_state ^= rng_state >> 7;
+	rng_state ^= rng_state << 17;
+	return rng_state;
+}
+
+static void t_append_mutations(void **state)
+{
+	rec_writer_options o = fixed_opts(REC_CODEC_NONE);
+	uint8_t good[512], buf[512];
+	size_t glen = 0;
+	int accepted = 0, rejected = 0;
+	(void)state;
+
+	for (uint64_t i = 0; i < 12; i++)
+		glen += ic_record(good + glen, 1000 + 7 * i, i & 1 ? 1 : 2, i * 1000, -(int64_t)i);
+	for (int iter = 0; iter < 3000; iter++) {
+		mem_sink m = { NULL, 0, 0, 0 };
+		rec_sink sink = { mem_write, mem_flush, &m };
+		rec_writer *w = NULL;
+		size_t len = glen;
+		int nmut = 1 + (int)(rng() % 3);
+		rec_status st;
+
+		memcpy(buf, good, glen);
+		for (int k = 0; k < nmut; k++) {
+			size_t at = (size_t)(rng() % len);
+			switch (rng() % 4) {
+			case 0: buf[at] = (uint8_t)rng(); break;
+			case 1: buf[at] ^= (uint8_t)(1u << (rng() % 8)); break;
+			case 2: len = at + 1; break; /* truncate */
+			default: buf[at] = 0x80; break;
+			}
+		}
+		assert_int_equal(rec_writer_open(&w, &sink, &o), REC_OK);
+		assert_int_equal(rec_writer_add_type(w, &ev_type), REC_OK);
+		assert_int_equal(rec_writer_add_type(w, &all_type), REC_OK);
+		assert_int_equal(rec_writer_define_string(w, 1, "first", 5), REC_OK);
+		assert_int_equal(rec_writer_define_string(w, 2, "other", 5), REC_OK);
+		assert_int_equal(rec_writer_define_thread(w, 1, 99, 0), REC_OK);
+		st = rec_writer_append_records(w, buf, len);
+		if (st != REC_OK) {
+			assert_int_equal(st, REC_ERR_INVALID_ARG);
+			assert_true(strlen(rec_writer_errmsg(w)) > 0);
+			assert_int_equal(rec_writer_flush(w), REC_OK);
+			assert_int_equal(m.len, 0); /* nothing was appended */
+			rejected++;
+		} else {
+			st = rec_writer_flush(w);
+			if (st == REC_OK) {
+				tchunk c;
+				tstats s;
+				size_t nrec = 0;
+				uint64_t bytes = 0;
+				const uint8_t *p = buf, *end = buf + len;
+				while (p < end) {
+					uint64_t size = uv(&p, end);
+					p += size;
+					nrec++;
+				}
+				parse_chunk(m.buf, m.len, &c);
+				assert_int_equal(c.size, m.len);
+				assert_int_equal(c.h.event_count, nrec);
+				parse_stats(&c, &s);
+				for (uint64_t k = 0; k < s.ntypes; k++)
+					bytes += s.bytes[k];
+				assert_int_equal(bytes, c.sec_len[REC_SECTION_EVENTS]);
+				free_chunk(&c);
+				accepted++;
+			} else {
+				/* only a mutated reference can make an accepted input fail */
+				assert_int_equal(st, REC_ERR_INVALID_ARG);
+				assert_non_null(strstr(rec_writer_errmsg(w), "never defined"));
+			}
+		}
+		rec_writer_abandon(w);
+		free(m.buf);
+	}
+	assert_true(accepted > 50);
+	assert_true(rejected > 50);
+}
+
 /* ---- fd sink: a pipe, a slow reader, signals interrupting write() ---------------- */
 
 typedef struct drain {
@@ -1362,6 +1450,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(t_sink_failure),
 		cmocka_unit_test(t_callback_sink_flush),
 		cmocka_unit_test(t_fd_pipe_signals),
+		cmocka_unit_test(t_append_mutations),
 		cmocka_unit_test(t_deterministic),
 		cmocka_unit_test(t_sparse_ids_stats),
 	};
