@@ -577,12 +577,15 @@ static void t_env_start(void **state)
 	(void)state;
 	char path[300], helper[512];
 	tmp_path(path, sizeof path, "env.rec");
-	const char *tests = getenv("REC_TESTS");
-	snprintf(helper, sizeof helper, "%s/rec_test_recorder_env", tests ? tests : ".");
-	if (access(helper, X_OK) != 0) {
-		/* run from the build dir directly */
-		snprintf(helper, sizeof helper, "./rec_test_recorder_env");
-	}
+	/* the helper is built next to this test binary ($BUILD/tests) */
+	char exe[400];
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+	assert_true(n > 0);
+	exe[n] = 0;
+	char *slash = strrchr(exe, '/');
+	assert_non_null(slash);
+	*slash = 0;
+	snprintf(helper, sizeof helper, "%s/rec_test_recorder_env", exe);
 	assert_int_equal(access(helper, X_OK), 0);
 	pid_t pid = fork();
 	assert_true(pid >= 0);
