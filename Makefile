@@ -62,6 +62,7 @@ EXAMPLES := $(EXAMPLE_SRCS:examples/%.c=$(BUILD)/bin/%)
 STATIC := $(BUILD)/lib/librec.a
 SHARED := $(BUILD)/lib/librec.so.$(VERSION)
 
+.SECONDARY:
 .PHONY: all deps test test-asan check testdata install clean demo bench bench-quick
 all: $(STATIC) $(SHARED) $(TOOLS) $(EXAMPLES)
 
