@@ -314,10 +314,23 @@ static const char g_digits2[201] =
 	"40414243444546474849505152535455565758596061626364656667686970717273747576777879"
 	"8081828384858687888990919293949596979899";
 
+static inline size_t count_digits(uint64_t v)
+{
+	size_t n = 1;
+	for (;;) {
+		if (v < 10) return n;
+		if (v < 100) return n + 1;
+		if (v < 1000) return n + 2;
+		if (v < 10000) return n + 3;
+		v /= 10000;
+		n += 4;
+	}
+}
+
 size_t rec_fmt_u64(char *p, uint64_t v)
 {
-	char tmp[24];
-	char *e = tmp + sizeof tmp, *q = e;
+	size_t n = count_digits(v);
+	char *q = p + n;
 	while (v >= 100) {
 		unsigned r = (unsigned)(v % 100);
 		v /= 100;
@@ -330,8 +343,6 @@ size_t rec_fmt_u64(char *p, uint64_t v)
 	} else {
 		*--q = (char)('0' + v);
 	}
-	size_t n = (size_t)(e - q);
-	memcpy(p, q, n);
 	return n;
 }
 
@@ -653,7 +664,7 @@ typedef struct wall_cache {
 	bool valid;
 	char hms[16];   /* "10:14:03" */
 	char date[16];  /* "2026-12-02" */
-	char zone[8];   /* "Z" or "+01:00" */
+	char zone[16];  /* "Z" or "+01:00" */
 } wall_cache;
 static wall_cache g_wall;
 
