@@ -9,16 +9,17 @@
 # Environment overrides: BENCH_N, BENCH_N_SMALL (memory-flatness file),
 # BENCH_RUNS, BENCH_JFR_PRINT_N (events in the file `jfr print` reads),
 # BENCH_RESULTS (output file, default bench/RESULTS.md), BENCH_NO_HOT=1
-# (skip the JFR hot-path runs), BENCH_NO_MAKE=1 (use $BUILD as it is).
+# (skip the hot-path runs), BENCH_NO_MAKE=1 (use $BUILD as it is), BENCH_COMMIT
+# (commit id to print when run from an exported tree).
 #
 # What it does: builds the library and tools (make all), compiles
 # bench/gen_events.c with the Makefile's own flags and bench/jfr/BenchEvents.java
 # with javac into $BUILD/bench/, generates the same event sequence with our
 # writer (zstd, lz4, none) and with JFR, then times every reader several times
-# and writes medians with min-max to bench/RESULTS.md.  Wall times are taken
-# with bash's $EPOCHREALTIME around the command; peak RSS with /usr/bin/time -f
-# %M.  For commands shorter than 0.5 s the RSS run is an extra run, so
-# /usr/bin/time's own fork/exec does not count in the wall time.
+# and writes medians with min-max to bench/RESULTS.md.  bench/runstat.c runs
+# each command: wall time around fork/exec/wait4, user+sys CPU time and peak
+# RSS (ru_maxrss, what /usr/bin/time -f %M prints) from wait4's rusage; the
+# report cross-checks one RSS figure with /usr/bin/time.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
@@ -49,7 +50,7 @@ LOG="$OUT/log.txt"
 RAW="$OUT/raw.tsv"
 mkdir -p "$OUT" "$DATA"
 : >"$LOG"
-printf 'name\trun\twall_s\trss_kb\n' >"$RAW"
+printf 'name\trun\twall_s\tuser_s\tsys_s\tmaxrss_kb\n' >"$RAW"
 T_START=$EPOCHREALTIME
 LOAD_START=$(cut -d' ' -f1-3 /proc/loadavg)
 
@@ -89,6 +90,9 @@ say "compiling gen_events: $GEN_CMD"
 # shellcheck disable=SC2086
 $B_CC $B_CFLAGS -o "$GEN" bench/gen_events.c "$BUILD/lib/librec.a" $B_LIBS >>"$LOG" 2>&1 ||
 	die "gen_events does not compile (see $LOG)"
+RUNSTAT="$OUT/runstat"
+# shellcheck disable=SC2086
+$B_CC $B_CFLAGS -o "$RUNSTAT" bench/runstat.c >>"$LOG" 2>&1 || die "runstat.c does not compile (see $LOG)"
 HOTP="$OUT/hotpath"
 HOTP_CMD="$B_CC $B_CFLAGS -o $HOTP bench/hotpath.c $BUILD/lib/librec.a $B_LIBS"
 HAVE_HOTP=0
@@ -115,49 +119,41 @@ hc() { awk -v x="$1" 'BEGIN{ if (x=="nan"||x=="") {print "n/a"; exit}
 calc() { awk "BEGIN{ printf \"%.6g\n\", $1 }"; }
 fsize() { stat -c %s "$1"; }
 
-declare -A MED MIN MAX RSS CMD
+declare -A MED MIN MAX RSS CMD CPU
 # measure NAME CMD...  (stdout to /dev/null; the command must exit 0)
-# Run 1 is under /usr/bin/time for peak RSS.  If it took >= 0.5 s every run is
-# (RUNS in total, RSS = max); otherwise RUNS more plain runs give the times.
+# Every run goes through bench/runstat.c (wall, user+sys CPU, peak RSS).  A
+# first run shorter than 0.5 s is a discarded warm-up; otherwise it counts.
 measure() {
 	local name=$1; shift
-	local tf="$OUT/.time" wf="$OUT/.walls" ef="$OUT/.err" rss=0 t0 t1 w r
+	local wf="$OUT/.walls" cf="$OUT/.cpus" ef="$OUT/.err" rss=0 r line w u s m rc
 	CMD[$name]="$*"
 	say "measure $name: $*"
-	: >"$wf"
-	t0=$EPOCHREALTIME
-	if ! /usr/bin/time -f %M -o "$tf" "$@" >/dev/null 2>"$ef"; then
-		say "FAILED: $name: $(tail -3 "$ef" | tr '\n' ' ')"
-		MED[$name]=nan; MIN[$name]=nan; MAX[$name]=nan; RSS[$name]=nan
+	: >"$wf"; : >"$cf"
+	# run 0: warm-up (discarded) when the command is short
+	line=$("$RUNSTAT" "$@" 2>"$ef") || line="0 0 0 0 1"
+	read -r w u s m rc <<<"$line"
+	if [ "$rc" != 0 ]; then
+		say "FAILED: $name (exit $rc): $(tail -3 "$ef" | tr '\n' ' ')"
+		MED[$name]=nan; MIN[$name]=nan; MAX[$name]=nan; RSS[$name]=nan; CPU[$name]=nan
 		return 0
 	fi
-	t1=$EPOCHREALTIME
-	w=$(calc "$t1 - $t0"); rss=$(tail -1 "$tf")
-	printf '%s\t1\t%s\t%s\n' "$name" "$w" "$rss" >>"$RAW"
-	if awk -v w="$w" 'BEGIN{exit !(w >= 0.5)}'; then
+	local first_counts=0
+	awk -v w="$w" 'BEGIN{exit !(w >= 0.5)}' && first_counts=1
+	for ((r = 1; r <= RUNS; r++)); do
+		if [ "$r" -gt 1 ] || [ "$first_counts" = 0 ]; then
+			line=$("$RUNSTAT" "$@" 2>"$ef") || line="0 0 0 0 1"
+			read -r w u s m rc <<<"$line"
+			[ "$rc" = 0 ] || { say "FAILED run $r: $name (exit $rc)"; continue; }
+		fi
 		echo "$w" >>"$wf"
-		for ((r = 2; r <= RUNS; r++)); do
-			t0=$EPOCHREALTIME
-			/usr/bin/time -f %M -o "$tf" "$@" >/dev/null 2>"$ef" || { say "FAILED run $r: $name"; continue; }
-			t1=$EPOCHREALTIME
-			w=$(calc "$t1 - $t0"); r2=$(tail -1 "$tf")
-			[ "$r2" -gt "$rss" ] && rss=$r2
-			echo "$w" >>"$wf"
-			printf '%s\t%s\t%s\t%s\n' "$name" "$r" "$w" "$r2" >>"$RAW"
-		done
-	else
-		for ((r = 1; r <= RUNS; r++)); do
-			t0=$EPOCHREALTIME
-			"$@" >/dev/null 2>"$ef" || { say "FAILED plain run $r: $name"; continue; }
-			t1=$EPOCHREALTIME
-			w=$(calc "$t1 - $t0")
-			echo "$w" >>"$wf"
-			printf '%s\tp%s\t%s\t\n' "$name" "$r" "$w" >>"$RAW"
-		done
-	fi
+		calc "$u + $s" >>"$cf"
+		[ "$m" -gt "$rss" ] && rss=$m
+		printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$name" "$r" "$w" "$u" "$s" "$m" >>"$RAW"
+	done
 	read -r MED[$name] MIN[$name] MAX[$name] < <(stats "$wf")
+	read -r CPU[$name] _ _ < <(stats "$cf")
 	RSS[$name]=$rss
-	say "  $name: median $(fmt "${MED[$name]}" 4) s (min $(fmt "${MIN[$name]}" 4), max $(fmt "${MAX[$name]}" 4)), peak RSS ${rss} KB"
+	say "  $name: median $(fmt "${MED[$name]}" 4) s (min $(fmt "${MIN[$name]}" 4), max $(fmt "${MAX[$name]}" 4)), CPU $(fmt "${CPU[$name]}" 4) s, peak RSS ${rss} KB"
 }
 
 # kv KEY LINE: value of KEY=... in a line of key=value pairs
@@ -253,6 +249,8 @@ if [ "${BENCH_NO_HOT:-0}" != 1 ]; then
 	done
 fi
 
+# shellcheck disable=SC2086
+TIME_XCHECK=$(/usr/bin/time -f %M ${CMD[print_ours]} 2>&1 >/dev/null | tail -1)
 LOAD_END=$(cut -d' ' -f1-3 /proc/loadavg)
 T_END=$EPOCHREALTIME
 ELAPSED=$(calc "$T_END - $T_START")
@@ -275,6 +273,11 @@ P_OURS_EPS=$(eps "$N" "${MED[print_ours]}"); P_JFR_EPS=$(eps "$JFR_PRINT_N" "$(n
 J_OURS_EPS=$(eps "$N" "${MED[json_ours]}"); J_JFR_EPS=$(eps "$JFR_PRINT_N" "$(net "${MED[json_jfr]}" "${MED[json_jfr_tiny]}")")
 P_JFR_EPS_RAW=$(eps "$JFR_PRINT_N" "${MED[print_jfr]}"); J_JFR_EPS_RAW=$(eps "$JFR_PRINT_N" "${MED[json_jfr]}")
 PU_OURS_EPS=$(eps "$N" "${MED[print_ours_unsorted]}")
+# The same on CPU time (user+sys of the process, all its threads): less
+# sensitive to other jobs on this shared machine.
+SUM_RATIO_CPU=$(ratio "${CPU[sum_jfr]}" "${CPU[sum_ours]}")
+P_RATIO_CPU=$(ratio "$(eps "$N" "${CPU[print_ours]}")" "$(eps "$JFR_PRINT_N" "$(net "${CPU[print_jfr]}" "${CPU[print_jfr_tiny]}")")")
+J_RATIO_CPU=$(ratio "$(eps "$N" "${CPU[json_ours]}")" "$(eps "$JFR_PRINT_N" "$(net "${CPU[json_jfr]}" "${CPU[json_jfr_tiny]}")")")
 P_RATIO=$(ratio "$P_OURS_EPS" "$P_JFR_EPS"); J_RATIO=$(ratio "$J_OURS_EPS" "$J_JFR_EPS")
 BPE_RATIO=$(ratio "${GEN_BPE[zstd]}" "$JFR_Z3_BPE")
 BPE_RATIO_ISSUE=$(ratio "${GEN_BPE[zstd]}" 6.5)
@@ -285,14 +288,18 @@ FLAT_PRINT=$(flat "${RSS[print_ours]}" "${RSS[print_ours_small]}")
 FLAT_PRINTU=$(flat "${RSS[print_ours_unsorted]}" "${RSS[print_ours_unsorted_small]}")
 FLAT_JSON=$(flat "${RSS[json_ours]}" "${RSS[json_ours_small]}")
 P_MET=$(awk -v r="$P_RATIO" -v e="$P_OURS_EPS" 'BEGIN{ if (r=="nan") print "n/a"; else print (r>=20 && e>=2300000) ? "yes" : "**no**" }')
-CPU=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1)
+CPU_MODEL=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1)
 GCCV=$("$B_CC" --version | head -1)
 JAVAV=$(java -version 2>&1 | tr '\n' ' ' | sed 's/ *$//')
 ZSTDV=$(pkg-config --modversion libzstd 2>/dev/null || echo "?")
 LZ4V=$(pkg-config --modversion liblz4 2>/dev/null || echo "?")
 LTTNG=$(apt-cache policy lttng-tools liblttng-ust-dev babeltrace2 2>/dev/null |
 	awk '/^[a-z]/{p=$1} /Installed:/{i=$2} /Candidate:/{printf "%s installed %s, candidate %s; ", p, i, $2}')
-GIT=$(git rev-parse --short HEAD 2>/dev/null || echo "?")
+# BENCH_COMMIT: name the commit when running from an exported tree (git archive)
+GIT=${BENCH_COMMIT:-$(git rev-parse --short HEAD 2>/dev/null || echo "?")}
+if [ -z "${BENCH_COMMIT:-}" ] && [ -n "$(git status --porcelain --untracked-files=no 2>/dev/null)" ]; then
+	GIT="$GIT (with uncommitted changes in the tree)"
+fi
 RUNCMD="bash bench/run.sh"; [ "$QUICK" = 1 ] && RUNCMD="bash bench/run.sh --quick"
 
 {
@@ -305,16 +312,20 @@ noisy 2-core machine (load average at start $LOAD_START, at end $LOAD_END). N = 
 
 ## Goals (issue #2)
 
-| figure | ours | JFR | ratio | goal | met? |
-|---|---|---|---|---|---|
-| summary wall time, $(hc "$N") events | $(range sum_ours 4) | $(range sum_jfr 3) | $(fmt "$SUM_RATIO" 1)x faster | >= 50x | $(ge "$SUM_RATIO" 50) |
-| print text (\`--events $X\`), events/s | $(hc "$P_OURS_EPS")/s | $(hc "$P_JFR_EPS")/s | $(fmt "$P_RATIO" 1)x | >= 20x and >= 2.3M/s | $P_MET |
-| print \`--json\`, events/s | $(hc "$J_OURS_EPS")/s | $(hc "$J_JFR_EPS")/s | $(fmt "$J_RATIO" 1)x | >= 20x (goal read as applying to --json too) | $(ge "$J_RATIO" 20) |
-| bytes/event, ours zstd (default level) vs JFR file after \`zstd -3\` | $(fmt "${GEN_BPE[zstd]}" 2) | $(fmt "$JFR_Z3_BPE" 2) | $(fmt "$BPE_RATIO" 2)x | <= 0.8x | $(le "$BPE_RATIO" 0.8) |
-| same, against the issue's reference figure (6.5 B/event) | $(fmt "${GEN_BPE[zstd]}" 2) | 6.5 | $(fmt "$BPE_RATIO_ISSUE" 2)x | <= 0.8x | $(le "$BPE_RATIO_ISSUE" 0.8) |
-| rec-summary peak RSS, $(hc "$N_SMALL") -> $(hc "$N") events | $(mib "${RSS[sum_ours_small]}") -> $(mib "${RSS[sum_ours]}") | $(mib "${RSS[sum_jfr]}") ($(hc "$N")) | | flat | $FLAT_SUM |
-| rec-print --events peak RSS, $(hc "$N_SMALL") -> $(hc "$N") | $(mib "${RSS[print_ours_small]}") -> $(mib "${RSS[print_ours]}") | $(mib "${RSS[print_jfr]}") ($(hc "$JFR_PRINT_N")) | | flat | $FLAT_PRINT |
-| rec-print --json peak RSS, $(hc "$N_SMALL") -> $(hc "$N") | $(mib "${RSS[json_ours_small]}") -> $(mib "${RSS[json_ours]}") | $(mib "${RSS[json_jfr]}") ($(hc "$JFR_PRINT_N")) | | flat | $FLAT_JSON |
+| figure | ours | JFR | ratio (wall) | ratio (CPU time) | goal | met? (wall) |
+|---|---|---|---|---|---|---|
+| summary wall time, $(hc "$N") events | $(range sum_ours 4) | $(range sum_jfr 3) | $(fmt "$SUM_RATIO" 1)x faster | $(fmt "$SUM_RATIO_CPU" 1)x | >= 50x | $(ge "$SUM_RATIO" 50) |
+| print text (\`--events $X\`), events/s | $(hc "$P_OURS_EPS")/s | $(hc "$P_JFR_EPS")/s | $(fmt "$P_RATIO" 1)x | $(fmt "$P_RATIO_CPU" 1)x | >= 20x and >= 2.3M/s | $P_MET |
+| print \`--json\`, events/s | $(hc "$J_OURS_EPS")/s | $(hc "$J_JFR_EPS")/s | $(fmt "$J_RATIO" 1)x | $(fmt "$J_RATIO_CPU" 1)x | >= 20x (goal read as applying to --json too) | $(ge "$J_RATIO" 20) |
+| bytes/event, ours zstd (default level) vs JFR file after \`zstd -3\` | $(fmt "${GEN_BPE[zstd]}" 2) | $(fmt "$JFR_Z3_BPE" 2) | $(fmt "$BPE_RATIO" 2)x | | <= 0.8x | $(le "$BPE_RATIO" 0.8) |
+| same, against the issue's reference figure (6.5 B/event) | $(fmt "${GEN_BPE[zstd]}" 2) | 6.5 | $(fmt "$BPE_RATIO_ISSUE" 2)x | | <= 0.8x | $(le "$BPE_RATIO_ISSUE" 0.8) |
+| rec-summary peak RSS, $(hc "$N_SMALL") -> $(hc "$N") events | $(mib "${RSS[sum_ours_small]}") -> $(mib "${RSS[sum_ours]}") | $(mib "${RSS[sum_jfr]}") ($(hc "$N")) | | | flat | $FLAT_SUM |
+| rec-print --events peak RSS, $(hc "$N_SMALL") -> $(hc "$N") | $(mib "${RSS[print_ours_small]}") -> $(mib "${RSS[print_ours]}") | $(mib "${RSS[print_jfr]}") ($(hc "$JFR_PRINT_N")) | | | flat | $FLAT_PRINT |
+| rec-print --json peak RSS, $(hc "$N_SMALL") -> $(hc "$N") | $(mib "${RSS[json_ours_small]}") -> $(mib "${RSS[json_ours]}") | $(mib "${RSS[json_jfr]}") ($(hc "$JFR_PRINT_N")) | | | flat | $FLAT_JSON |
+
+"met?" is judged on the wall-time medians. The CPU-time ratio (user+sys of all the process's threads,
+medians) is shown because it depends less on the other jobs sharing this machine; note that the JVM
+spends CPU on several threads (JIT, GC), so JFR's CPU time exceeds its wall time.
 
 "Flat" here means: peak RSS on the $(hc "$N")-event file is at most 1.25x (+1 MiB) that on the
 $(hc "$N_SMALL")-event file (a 4 MiB-raw chunk holds about 350k of these events, so both files span
@@ -344,11 +355,11 @@ than the ~19 bytes/event quoted in issue #2; after \`zstd -3\` the difference mo
 
 ## Readers
 
-| tool | command | file | wall time, median (min-max) | events/s | input MB/s | peak RSS |
-|---|---|---|---|---|---|---|
+| tool | command | file | wall time, median (min-max) | CPU time | events/s | input MB/s | peak RSS |
+|---|---|---|---|---|---|---|---|
 EOF
 row() { # name events bytes label
-	echo "| $4 | \`${CMD[$1]}\` | $(hc "$2") events, $(awk -v b="$3" 'BEGIN{printf "%.1f MB", b/1e6}') | $(range "$1" 4) | $(hc "$(eps "$2" "${MED[$1]}")") | $(fmt "$(mbs "$3" "${MED[$1]}")" 1) | $(mib "${RSS[$1]}") |"
+	echo "| $4 | \`${CMD[$1]}\` | $(hc "$2") events, $(awk -v b="$3" 'BEGIN{printf "%.1f MB", b/1e6}') | $(range "$1" 4) | $(fmt "${CPU[$1]}" 4) s | $(hc "$(eps "$2" "${MED[$1]}")") | $(fmt "$(mbs "$3" "${MED[$1]}")" 1) | $(mib "${RSS[$1]}") |"
 }
 row sum_ours "$N" "$OURS_BYTES" "rec-summary"
 row sum_jfr "$N" "$JFR_BYTES" "jfr summary"
@@ -365,8 +376,11 @@ row print_ours_unsorted_small "$N_SMALL" "$OURS_SMALL_BYTES" "rec-print text --u
 row json_ours_small "$N_SMALL" "$OURS_SMALL_BYTES" "rec-print --json (small file)"
 cat <<EOF
 
-Output goes to /dev/null. "input MB/s" is the recording's size divided by the wall time. Peak RSS
-is \`/usr/bin/time -f %M\` (max over the runs for runs >= 0.5 s, else one extra run).
+Output goes to /dev/null. events/s and "input MB/s" (the recording's size) are per wall-time second.
+CPU time is the median user+sys (all threads). Peak RSS is the largest ru_maxrss over the runs, read
+by bench/runstat.c from wait4() exactly as GNU time does (cross-check: \`/usr/bin/time -f %M\` on
+the rec-print text command above said $TIME_XCHECK KB); about 1 MiB of any figure is the memory of the
+small parent the command was forked from, which the kernel's maxrss includes.
 
 ## Writer throughput (extra information)
 
@@ -412,7 +426,7 @@ cat <<EOF
 
 ## Machine
 
-- CPU: $CPU, $(nproc) cores online (shared with other jobs)
+- CPU: $CPU_MODEL, $(nproc) cores online (shared with other jobs)
 - Kernel: $(uname -sr)
 - Compiler: $GCCV
 - libzstd $ZSTDV, liblz4 $LZ4V; zstd CLI $(zstd --version 2>/dev/null | sed -n 's/.*v\([0-9.]*\).*/\1/p')
