@@ -60,12 +60,6 @@ int64_t rec_rd_ticks_ns(int64_t ticks, uint64_t freq)
 	return rec_ticks_to_ns_internal(ticks, freq);
 }
 
-int64_t rec_rd_wall(const rec_chunk_info *c, uint64_t ticks)
-{
-	int64_t d = rec_ticks_to_ns_internal((int64_t)(ticks - c->start_ticks), c->tick_frequency);
-	return (int64_t)((uint64_t)c->start_wall_ns + (uint64_t)d);
-}
-
 REC_API int64_t rec_chunk_wall_ns(const rec_chunk_info *c, uint64_t ticks)
 {
 	if (!c)
@@ -285,7 +279,7 @@ static rec_status scan_for_header(rec_reader *r, uint64_t from, uint64_t *found)
 	for (;;) {
 		const uint8_t *p;
 		size_t got;
-		rec_status st = rec_src_peek(&r->src, off, 1, &p, &got);
+		rec_status st = rec_src_peek(&r->src, off, 64u * 1024u, &p, &got);
 		if (st != REC_OK)
 			return st;
 		if (got == 0) {

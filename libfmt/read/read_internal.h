@@ -206,7 +206,13 @@ rec_status rec_rd_load_events(rec_reader *r, rec_rchunk *c);
 /* Decompressed bytes of section index si of c. */
 rec_status rec_rd_section(rec_reader *r, rec_rchunk *c, uint32_t si, const uint8_t **p);
 const char *rec_rd_kind_name(unsigned kind);
-int64_t rec_rd_wall(const rec_chunk_info *c, uint64_t ticks);
+static inline int64_t rec_rd_wall(const rec_chunk_info *c, uint64_t ticks)
+{
+	uint64_t d = ticks - c->start_ticks;
+	if (c->tick_frequency != 1000000000u)
+		d = (uint64_t)rec_ticks_to_ns_internal((int64_t)d, c->tick_frequency);
+	return (int64_t)((uint64_t)c->start_wall_ns + d);
+}
 int64_t rec_rd_ticks_ns(int64_t ticks, uint64_t freq);
 
 static inline const rec_type *rec_rd_type(const rec_rchunk *c, uint64_t id, uint32_t *idx)

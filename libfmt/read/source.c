@@ -13,6 +13,7 @@
 #include "read/read_internal.h"
 
 #define SRC_WINDOW (256u * 1024u)
+#define SRC_MIN_READ (16u * 1024u)
 
 rec_status rec_src_open_fd(rec_src *s, int fd, bool own_fd)
 {
@@ -167,9 +168,12 @@ rec_status rec_src_peek(rec_src *s, uint64_t off, size_t n, const uint8_t **p, s
 	rec_status st;
 	size_t k;
 	if (s->seekable) {
+		/* Read little more than asked: a summary reads a chunk's front
+		 * and skips the rest, so large windows would read skipped bytes. */
+		size_t want = n < SRC_MIN_READ ? SRC_MIN_READ : n;
 		s->buf_off = off;
 		s->buf_len = 0;
-		st = fd_pread_full(s, off, s->buf, s->cap, &k);
+		st = fd_pread_full(s, off, s->buf, want, &k);
 		s->buf_len = k;
 	} else {
 		if (off < s->buf_off) /* cannot go back in a pipe */
