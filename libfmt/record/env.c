@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "record/recorder_internal.h"
 
@@ -212,6 +213,17 @@ __attribute__((constructor)) static void env_start(void)
 	if (opt && rec_recorder_options_parse(&o, opt, g_env_storage, sizeof g_env_storage, NULL,
 					      0) != REC_OK)
 		return; /* the library never prints: a bad REC_OPTIONS records nothing */
+	/* "%p" in REC_OUTPUT is replaced by the pid (so that programs a recorded
+	 * process execs, which inherit REC_OUTPUT, do not overwrite its file). */
+	static char path[4096];
+	const char *pp = strstr(out, "%p");
+	if (pp) {
+		int n = snprintf(path, sizeof path, "%.*s%d%s", (int)(pp - out), out, (int)getpid(),
+				 pp + 2);
+		if (n < 0 || (size_t)n >= sizeof path)
+			return;
+		out = path;
+	}
 	o.path = out;
 	o.flags |= REC_RECORDER_DEFAULT;
 	if (rec_recorder_open(&g_env_recorder, &o) != REC_OK) {

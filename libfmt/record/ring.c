@@ -5,6 +5,7 @@
  * wake-up of the background thread, and the consumer's drain.
  */
 #include <linux/futex.h>
+#include <pthread.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -21,7 +22,24 @@ void rec_emit_kick_(struct rec_tbuf_ *b)
 	rec_tbuf_full *fb = (rec_tbuf_full *)b;
 	rec_recorder *r = fb->r;
 
-	b->kick_at = fb->has_ring ? b->head + fb->cap / 2 : UINT64_MAX;
+	if (!fb->has_ring) {
+		b->kick_at = UINT64_MAX;
+		return;
+	}
+	/* Wake the background thread only when the buffer is really half full
+	 * (the consumer may have drained it since kick_at was set). */
+	const uint64_t tail = __atomic_load_n(&b->tail, __ATOMIC_ACQUIRE);
+	if (b->head - tail < fb->cap / 2) {
+		b->kick_at = tail + fb->cap / 2;
+		return;
+	}
+	b->kick_at = b->head + fb->cap / 2;
+	if (__atomic_exchange_n(&r->wake, 1u, __ATOMIC_ACQ_REL) == 0)
+		futex_wake(&r->wake);
+}
+
+static void wake_now(rec_recorder *r)
+{
 	if (__atomic_exchange_n(&r->wake, 1u, __ATOMIC_ACQ_REL) == 0)
 		futex_wake(&r->wake);
 }
@@ -60,12 +78,14 @@ bool rec_emit_reserve_slow_(struct rec_tbuf_ *b, rec_event_type *t, uint32_t nee
 			b->wlimit = tail + cap < b->head + cap ? tail + cap : b->head + cap;
 			return true;
 		}
-		/* Full. */
+		/* Full.  The background thread itself never waits (nobody else
+		 * drains its buffer). */
 		if (r->full_policy != REC_FULL_WAIT || !__atomic_load_n(&t->enabled, __ATOMIC_ACQUIRE) ||
-		    __atomic_load_n(&r->closing, __ATOMIC_ACQUIRE))
+		    __atomic_load_n(&r->closing, __ATOMIC_ACQUIRE) ||
+		    pthread_equal(pthread_self(), r->bg))
 			break;
 		if (spins == 0)
-			rec_emit_kick_(b);
+			wake_now(r);
 		if (spins < 64) {
 #if defined(__x86_64__) || defined(__i386__)
 			__builtin_ia32_pause();
@@ -73,12 +93,13 @@ bool rec_emit_reserve_slow_(struct rec_tbuf_ *b, rec_event_type *t, uint32_t nee
 		} else {
 			struct timespec ts = { 0, 50 * 1000 };
 			if (spins % 64 == 0)
-				rec_emit_kick_(b);
+				wake_now(r);
 			nanosleep(&ts, NULL);
 		}
 	}
 	count_drop(b);
-	rec_emit_kick_(b); /* let the background thread make room (no syscall if already woken) */
+	if (fb->has_ring)
+		wake_now(r); /* let the background thread make room (no syscall if already woken) */
 	return false;
 }
 
