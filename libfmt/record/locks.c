@@ -232,23 +232,39 @@ static inline void acquired(const void *lock, const char *name, uint64_t *holder
 	}
 }
 
-/* The calling thread released lock; returns 1 if it still holds it
- * (recursive mutex, several read locks). */
-static inline int released(const void *lock)
+static int still_held(const void *lock, uint32_t depth)
+{
+	for (uint32_t k = 0; k < depth; k++)
+		if (tls_held[k].lock == lock)
+			return 1;
+	return 0;
+}
+
+/* Released out of order (not the most recent acquisition). */
+static __attribute__((noinline)) int released_slow(const void *lock)
 {
 	for (uint32_t i = tls_depth; i-- > 0;) {
 		if (tls_held[i].lock != lock)
 			continue;
 		memmove(&tls_held[i], &tls_held[i + 1], (tls_depth - i - 1) * sizeof(held_lock));
 		tls_depth--;
-		for (uint32_t k = 0; k < tls_depth; k++)
-			if (tls_held[k].lock == lock)
-				return 1;
-		return 0;
+		return still_held(lock, tls_depth);
 	}
 	if (tls_overflow > 0)
 		tls_overflow--;
 	return 0;
+}
+
+/* The calling thread released lock; returns 1 if it still holds it
+ * (recursive mutex, several read locks). */
+static inline int released(const void *lock)
+{
+	uint32_t d = tls_depth;
+	if (__builtin_expect(d > 0 && tls_overflow == 0 && tls_held[d - 1].lock == lock, 1)) {
+		tls_depth = d - 1;
+		return d == 1 ? 0 : still_held(lock, d - 1);
+	}
+	return released_slow(lock);
 }
 
 static __attribute__((noinline)) void rec_lock_wait_record_(const void *lock, const char *name,

@@ -52,7 +52,7 @@ static pthread_once_t once = PTHREAD_ONCE_INIT;
 
 static uint64_t g_period_ns = 10u * 1000u * 1000u;
 static int g_on;          /* sampling active (a default recorder is open) */
-static uint64_t g_gen = 1; /* bumped on open: threads re-attach */
+uint64_t rec_sampler_gen = 1; /* bumped on open: threads re-attach */
 static int g_handler_ok;  /* our SIGPROF handler is installed */
 static uint64_t g_taken, g_dropped;
 static char g_marker;     /* sival_ptr of our timers */
@@ -70,7 +70,7 @@ static sampled_thread *reg_head;
 static pthread_key_t reg_key;
 static int reg_key_ok;
 
-static __thread uint64_t tls_gen;         /* g_gen when this thread attached */
+__thread uint64_t rec_sampler_tls_gen; /* rec_sampler_gen when this thread attached */
 static __thread sampled_thread *tls_self; /* its registry entry */
 
 static struct itimerspec period_spec(uint64_t ns)
@@ -104,9 +104,9 @@ static void on_fork_child(void)
 	 * entries leak: other threads' memory is not ours to free here). */
 	reg_head = NULL;
 	tls_self = NULL;
-	tls_gen = 0;
+	rec_sampler_tls_gen = 0;
 	__atomic_store_n(&g_on, 0, __ATOMIC_RELAXED);
-	__atomic_add_fetch(&g_gen, 1, __ATOMIC_RELAXED);
+	__atomic_add_fetch(&rec_sampler_gen, 1, __ATOMIC_RELAXED);
 	pthread_mutex_init(&reg_lock, NULL);
 }
 
@@ -238,7 +238,7 @@ static void on_default(rec_recorder *r, int opened, void *opaque)
 	install_handler();
 	if (!g_handler_ok)
 		return;
-	__atomic_add_fetch(&g_gen, 1, __ATOMIC_RELAXED);
+	__atomic_add_fetch(&rec_sampler_gen, 1, __ATOMIC_RELAXED);
 	__atomic_store_n(&g_on, 1, __ATOMIC_RELAXED);
 	arm_all(ns);
 	(void)rec_cpu_sampler_attach_thread();
@@ -251,7 +251,7 @@ rec_status rec_cpu_sampler_attach_thread(void)
 	ensure_init();
 	if (!__atomic_load_n(&g_on, __ATOMIC_RELAXED))
 		return REC_ERR_STATE;
-	uint64_t gen = __atomic_load_n(&g_gen, __ATOMIC_RELAXED);
+	uint64_t gen = __atomic_load_n(&rec_sampler_gen, __ATOMIC_RELAXED);
 	rec_recorder *r = rec_recorder_default();
 	if (r == NULL)
 		return REC_ERR_STATE;
@@ -293,20 +293,18 @@ rec_status rec_cpu_sampler_attach_thread(void)
 	struct itimerspec its = period_spec(__atomic_load_n(&g_on, __ATOMIC_RELAXED) ? ns : 0);
 	if (timer_settime(tls_self->timer, 0, &its, NULL) != 0)
 		return REC_ERR_IO;
-	tls_gen = gen;
+	rec_sampler_tls_gen = gen;
 	return REC_OK;
 }
 
-void rec_sampler_thread_seen(void)
+void rec_sampler_thread_seen_slow(void)
 {
-	if (__builtin_expect(tls_gen == __atomic_load_n(&g_gen, __ATOMIC_RELAXED), 1))
-		return;
 	if (!__atomic_load_n(&g_on, __ATOMIC_RELAXED)) {
-		tls_gen = __atomic_load_n(&g_gen, __ATOMIC_RELAXED);
+		rec_sampler_tls_gen = __atomic_load_n(&rec_sampler_gen, __ATOMIC_RELAXED);
 		return;
 	}
 	(void)rec_cpu_sampler_attach_thread();
-	tls_gen = __atomic_load_n(&g_gen, __ATOMIC_RELAXED); /* try once per generation */
+	rec_sampler_tls_gen = __atomic_load_n(&rec_sampler_gen, __ATOMIC_RELAXED); /* try once per generation */
 }
 
 void rec_cpu_sampler_set_period(uint64_t ns)

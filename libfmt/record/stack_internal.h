@@ -142,9 +142,16 @@ struct rec_event_type *rec_sleep_type(void);
 void rec_sleep_emit(const char *kind, const void *object, uint64_t requested_ns,
 		    uint64_t start_ticks, uint64_t end_ticks);
 
-/* sampler.c: a thread used a built-in wrapper (attach it to the CPU
- * sampler if sampling is on and it is not attached yet).  Cheap after the
- * first call per thread. */
-void rec_sampler_thread_seen(void);
+/* sampler.c: a thread used a built-in wrapper: attach it to the CPU
+ * sampler if sampling is on and it is not attached yet (once per sampler
+ * generation; after that a TLS load, a load and a compare). */
+extern __thread uint64_t rec_sampler_tls_gen;
+extern uint64_t rec_sampler_gen;
+void rec_sampler_thread_seen_slow(void);
+static inline void rec_sampler_thread_seen(void)
+{
+	if (__builtin_expect(rec_sampler_tls_gen != __atomic_load_n(&rec_sampler_gen, __ATOMIC_RELAXED), 0))
+		rec_sampler_thread_seen_slow();
+}
 
 #endif /* LIBREC_RECORD_STACK_INTERNAL_H */

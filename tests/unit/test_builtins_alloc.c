@@ -313,6 +313,8 @@ static void t_sampled(void **state)
 				uint64_t sz = fu(e, "size");
 				assert_true(sz == SAMPLED_SIZE || sz == SAMPLED_SIZE / 2);
 				assert_true(fu(e, "weight") >= sz);
+				if (!stack_has(e, "al_sampled_worker"))
+					print_message("stack: %s\n", e->stack);
 				assert_true(stack_has(e, "al_sampled_worker"));
 				weight += fu(e, "weight");
 				n++;

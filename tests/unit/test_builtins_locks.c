@@ -511,6 +511,56 @@ static void t_no_recorder(void **state)
 	assert_int_equal(rec_sleep_ns(1000), 0);
 }
 
+/* Out-of-order release and recursive mutexes keep the holder and the
+ * held-lock stack right. */
+static void t_held_stack(void **state)
+{
+	(void)state;
+	rec_start(NULL);
+	rec_mutex c;
+	pthread_mutexattr_t at;
+	assert_int_equal(pthread_mutexattr_init(&at), 0);
+	assert_int_equal(pthread_mutexattr_settype(&at, PTHREAD_MUTEX_RECURSIVE), 0);
+	assert_int_equal(rec_mutex_init(&c, &at, "recursive"), 0);
+	assert_int_equal(pthread_mutexattr_destroy(&at), 0);
+	assert_int_equal(rec_mutex_lock(&g_a), 0);
+	assert_int_equal(rec_mutex_lock(&g_b), 0);
+	assert_int_equal(rec_mutex_unlock(&g_a), 0); /* not the most recent */
+	assert_int_equal(g_a.holder, 0);
+	assert_int_equal(g_b.holder, my_tid());
+	assert_int_equal(rec_mutex_lock(&c), 0);    /* B -> recursive */
+	assert_int_equal(rec_mutex_lock(&c), 0);    /* again: no pair with itself */
+	assert_int_equal(rec_mutex_unlock(&c), 0);
+	assert_int_equal(c.holder, my_tid());       /* still held once */
+	assert_int_equal(rec_mutex_unlock(&c), 0);
+	assert_int_equal(c.holder, 0);
+	assert_int_equal(rec_mutex_unlock(&g_b), 0);
+	assert_int_equal(g_b.holder, 0);
+	/* Nothing held now: taking A then B records A -> B. */
+	assert_int_equal(rec_mutex_lock(&g_a), 0);
+	assert_int_equal(rec_mutex_lock(&g_b), 0);
+	assert_int_equal(rec_mutex_unlock(&g_b), 0);
+	assert_int_equal(rec_mutex_unlock(&g_a), 0);
+	rec_stop_and_load();
+	assert_int_equal(rec_mutex_destroy(&c), 0);
+	int ab = 0, a_b_then = 0, brec = 0;
+	for (size_t i = 0; i < g_nev; i++) {
+		const tev *e = &g_ev[i];
+		if (strcmp(e->type, "rec.LockOrder") != 0)
+			continue;
+		const char *h = fs(e, "heldName"), *q = fs(e, "acquiredName");
+		if (strcmp(h, "lock.A") == 0 && strcmp(q, "lock.B") == 0)
+			ab++;
+		else if (strcmp(h, "lock.B") == 0 && strcmp(q, "recursive") == 0)
+			brec++;
+		else
+			a_b_then++;
+	}
+	assert_int_equal(ab, 1);
+	assert_int_equal(brec, 1);
+	assert_int_equal(a_b_then, 0); /* A was released: no A -> recursive */
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -520,6 +570,7 @@ int main(void)
 		cmocka_unit_test(t_lock_order_once_per_pair_per_thread),
 		cmocka_unit_test(t_lock_order_new_recording),
 		cmocka_unit_test(t_sleep_and_cond),
+		cmocka_unit_test(t_held_stack),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
