@@ -18,8 +18,9 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
 BUILD=${BUILD:-build}
-bin=${REC_BIN:-$root/$BUILD/bin}
-helpers=${REC_TESTS:-$root/$BUILD/tests}
+case $BUILD in /*) base=$BUILD ;; *) base=$root/$BUILD ;; esac
+bin=${REC_BIN:-$base/bin}
+helpers=${REC_TESTS:-$base/tests}
 out=${1:-testdata}
 export TZ=UTC LC_ALL=C
 
