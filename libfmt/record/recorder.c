@@ -76,14 +76,26 @@ static int g_old_sig;
 #define STACK_ARENA (1u << 20) /* pcs (8 MiB, touched lazily) */
 
 /* ---- small helpers ------------------------------------------------------- */
+/* 8 bytes per step (multiply, xor-shift); never 0. */
 uint64_t rec_hash_bytes(const void *p, size_t len)
 {
 	const uint8_t *s = p;
-	uint64_t h = 1469598103934665603ull;
-	for (size_t i = 0; i < len; i++) {
-		h ^= s[i];
-		h *= 1099511628211ull;
+	uint64_t h = 0x9E3779B97F4A7C15ull ^ (len * 0xff51afd7ed558ccdull);
+	size_t i = 0;
+	for (; i + 8 <= len; i += 8) {
+		uint64_t w;
+		memcpy(&w, s + i, 8);
+		h = (h ^ w) * 0xc4ceb9fe1a85ec53ull;
+		h ^= h >> 32;
 	}
+	if (i < len) {
+		uint64_t w = 0;
+		memcpy(&w, s + i, len - i);
+		h = (h ^ w) * 0xc4ceb9fe1a85ec53ull;
+		h ^= h >> 32;
+	}
+	h *= 0xff51afd7ed558ccdull;
+	h ^= h >> 29;
 	return h ? h : 1;
 }
 
