@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 #if defined(__x86_64__) || defined(__i386__)
 #include <cpuid.h>
 #endif
@@ -152,6 +153,41 @@ void rec_clock_get(rec_clock_info *out)
 	}
 	*out = g_clock;
 	pthread_mutex_unlock(&g_clock_lock);
+}
+
+int64_t rec_process_start_ns(void)
+{
+	/* /proc/self/stat field 22: start time in clock ticks after boot;
+	 * /proc/stat "btime": boot time in seconds since the epoch. */
+	char buf[1024];
+	FILE *f = fopen("/proc/self/stat", "r");
+	if (!f)
+		return 0;
+	size_t n = fread(buf, 1, sizeof buf - 1, f);
+	fclose(f);
+	buf[n] = 0;
+	const char *p = strrchr(buf, ')'); /* the command name may hold spaces */
+	if (!p)
+		return 0;
+	unsigned long long start = 0;
+	int field = 2;
+	for (p++; *p && field < 22; p++)
+		if (*p == ' ')
+			field++;
+	if (field != 22 || sscanf(p, "%llu", &start) != 1)
+		return 0;
+	f = fopen("/proc/stat", "r");
+	if (!f)
+		return 0;
+	unsigned long long btime = 0;
+	while (fgets(buf, sizeof buf, f))
+		if (sscanf(buf, "btime %llu", &btime) == 1)
+			break;
+	fclose(f);
+	long hz = sysconf(_SC_CLK_TCK);
+	if (!btime || hz <= 0)
+		return 0;
+	return (int64_t)btime * 1000000000 + (int64_t)(start * 1000000000ull / (unsigned long long)hz);
 }
 
 void rec_clock_fork_lock(int take)

@@ -1600,7 +1600,7 @@ rec_status rec_recorder_open(rec_recorder **out, const rec_recorder_options *opt
 	wo.chunk_events_size = o.chunk_size;
 	wo.run_id = r->run_id;
 	wo.pid = o.pid;
-	wo.process_start_ns = o.process_start_ns;
+	wo.process_start_ns = o.process_start_ns ? o.process_start_ns : rec_process_start_ns();
 	wo.tick_frequency = r->frequency;
 	wo.anchor_wall_ns = anchor_wall;
 	wo.anchor_ticks = anchor_ticks;

@@ -46,6 +46,9 @@ void rec_clock_get(rec_clock_info *out);
 uint64_t rec_clock_mono_ns(void);
 int64_t rec_clock_wall_ns(void);
 uint64_t rec_clock_tsc(void);
+/* Wall-clock start of this process (ns since epoch, 1/CLK_TCK precision),
+ * 0 if unknown. */
+int64_t rec_process_start_ns(void);
 /* fork(): take (1) / release (0) the clock's lock around fork. */
 void rec_clock_fork_lock(int take);
 /* A (wall ns, ticks) pair read as close together as possible. */
