@@ -850,6 +850,61 @@ static void t_periodic(void **state)
 	rb_free(&rb);
 }
 
+/* ---- emitting from a signal handler ---------------------------------------------------------- */
+static rec_event_type *g_sig_type;
+static int g_sig_result;
+static const uintptr_t g_sig_pcs[3] = { 0x1000, 0x2000, 0x3000 };
+static void sig_emit(int sig)
+{
+	(void)sig;
+	rec_emit e;
+	g_sig_result = 0;
+	if (rec_emit_begin_signal_pcs(&e, g_sig_type, rec_type_ticks(g_sig_type), 0, g_sig_pcs, 3, 0)) {
+		rec_emit_u64(&e, 77);
+		rec_emit_commit(&e);
+		g_sig_result = 1;
+	}
+}
+
+static void t_signal(void **state)
+{
+	(void)state;
+	char path[300];
+	tmp_path(path, sizeof path, "sig.rec");
+	rec_recorder_options o = REC_RECORDER_OPTIONS_INIT;
+	rec_recorder *r = open_rec(path, &o);
+	assert_int_equal(rec_recorder_register_type(r, &stk_def, 0, 0, &g_sig_type), REC_OK);
+	assert_int_equal(rec_recorder_attach_thread(r), REC_OK);
+	struct sigaction sa, old;
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = sig_emit;
+	sigemptyset(&sa.sa_mask);
+	assert_int_equal(sigaction(SIGUSR1, &sa, &old), 0);
+	/* outside any emit: recorded, with the given stack */
+	raise(SIGUSR1);
+	assert_int_equal(g_sig_result, 1);
+	/* interrupting an emit of the same thread: dropped and counted (reason 2) */
+	rec_emit e = { 0 };
+	assert_true(rec_emit_begin(&e, g_sig_type));
+	raise(SIGUSR1);
+	assert_int_equal(g_sig_result, 0);
+	rec_emit_u64(&e, 5);
+	rec_emit_commit(&e);
+	sigaction(SIGUSR1, &old, NULL);
+	assert_int_equal(rec_recorder_close(r), REC_OK);
+	readback rb;
+	read_file(path, &rb);
+	assert_int_equal(count_type(&rb, "test.Stack"), 2);
+	assert_int_equal(rb.dropped_events, 1);
+	for (size_t i = 0; i < rb.n; i++) {
+		if (strcmp(rb.ev[i].type, "test.Stack") == 0 && rb.ev[i].u[0] == 77)
+			assert_int_equal(rb.ev[i].stack_depth, 3);
+		if (strcmp(rb.ev[i].type, "rec.Dropped") == 0)
+			assert_int_equal(rb.ev[i].u[2], REC_DROP_NESTED);
+	}
+	rb_free(&rb);
+}
+
 /* ---- default recorder and declared types -------------------------------------------------------- */
 static const rec_field decl_fields[] = { { "v", "V", "", REC_TYPE_U64, REC_UNIT_NONE } };
 static const rec_type decl_def = { 0, 0, "test.Declared", "", "", "test", 1, decl_fields };
@@ -947,6 +1002,7 @@ int main(void)
 		cmocka_unit_test(t_flight_dump),   cmocka_unit_test(t_flight_signal),
 		cmocka_unit_test(t_default),       cmocka_unit_test(t_options_parse),
 		cmocka_unit_test(t_rejected),      cmocka_unit_test(t_periodic),
+		cmocka_unit_test(t_signal),
 	};
 	int rc = cmocka_run_group_tests(tests, NULL, NULL);
 	if (rc == 0) {
