@@ -37,13 +37,14 @@ def run(tool, *args, cwd):
     return p.returncode, p.stdout.decode("utf-8", "strict"), p.stderr.decode("utf-8", "replace")
 
 def read_facts(path):
-    f = {"types": {}, "runs": [], "chunks_at": []}
+    f = {"types": {}, "type_bytes": {}, "runs": [], "chunks_at": []}
     for line in open(path):
         if line.startswith("#") or not line.strip():
             continue
         w = line.split()
         if w[0] == "type":
             f["types"][w[1]] = int(w[2])
+            f["type_bytes"][w[1]] = int(w[4])
         elif w[0] == "run":
             r = {"run_id": w[1]}
             i = 2
@@ -100,8 +101,8 @@ def check_valid(name):
             continue
         if t["count"] != c:
             fail(f"{rec}: summary count of {n} {t['count']} != generator {c}")
-        if (c == 0) != (t["bytes"] == 0) or t["bytes"] < 3 * c:
-            fail(f"{rec}: implausible bytes {t['bytes']} for {c} events of {n}")
+        if t["bytes"] != facts["type_bytes"][n]:
+            fail(f"{rec}: summary bytes of {n} {t['bytes']} != generator's {facts['type_bytes'][n]}")
     rc, out, err = run("rec-summary", "--verify", "--json", rec, cwd=d)
     if rc != 0 or err or json.loads(out)["events"] != facts["events"]:
         fail(f"{rec}: rec-summary --verify exit {rc} stderr {err!r}")

@@ -97,7 +97,13 @@ typedef struct run {
 	const char *type_names[MAX_TYPES];
 	uint32_t type_flags[MAX_TYPES];
 	uint64_t type_counts[MAX_TYPES];
+	uint64_t type_bytes[MAX_TYPES]; /* encoded record bytes, computed here from the spec */
+	const rec_field *type_fields[MAX_TYPES];
 	size_t ntypes;
+	/* events of the chunk being filled: type, ticks and record body size
+	 * without Time_Delta (known only when the chunk's records are ordered) */
+	struct pend { size_t ti; uint64_t ticks; uint64_t body; uint32_t field; } *pend;
+	size_t npend, pend_cap;
 	uint64_t events, dropped;
 	bool any;
 	uint64_t first_ticks, last_ticks; /* min start, max start + duration */
@@ -138,6 +144,7 @@ static void add_type(run *r, uint32_t id, uint32_t flags, const char *name, cons
 	r->type_ids[r->ntypes] = id;
 	r->type_names[r->ntypes] = name;
 	r->type_flags[r->ntypes] = flags;
+	r->type_fields[r->ntypes] = fields;
 	r->ntypes++;
 }
 
@@ -150,6 +157,55 @@ static size_t type_index(const run *r, uint32_t id)
 	return 0;
 }
 
+/* Encoded sizes, written from the spec (not the library's encoder), so the
+ * per-type byte counts in the facts are an independent check of STATS. */
+static uint64_t vlen(uint64_t v)
+{
+	uint64_t n = 1;
+	while (v >= 0x80) {
+		v >>= 7;
+		n++;
+	}
+	return n;
+}
+static uint64_t zz(int64_t v) { return ((uint64_t)v << 1) ^ (uint64_t)(v >> 63); }
+
+static struct pend *cur_field(run *r)
+{
+	if (!r->npend)
+		die("field outside an event");
+	return &r->pend[r->npend - 1];
+}
+
+static rec_status put_u(run *r, uint64_t v)
+{
+	cur_field(r)->body += vlen(v);
+	cur_field(r)->field++;
+	return rec_writer_put_u64(r->w, v);
+}
+
+static rec_status put_i(run *r, int64_t v)
+{
+	cur_field(r)->body += vlen(zz(v));
+	cur_field(r)->field++;
+	return rec_writer_put_i64(r->w, v);
+}
+
+static rec_status put_f(run *r, double v)
+{
+	struct pend *pe = cur_field(r);
+	pe->body += r->type_fields[pe->ti][pe->field].type == REC_TYPE_F32 ? 4 : 8;
+	pe->field++;
+	return rec_writer_put_f64(r->w, v);
+}
+
+static rec_status put_b(run *r, const void *p, size_t len)
+{
+	cur_field(r)->body += vlen(len) + len;
+	cur_field(r)->field++;
+	return rec_writer_put_bytes(r->w, p, len);
+}
+
 /* begin an event and account for it */
 static void ev_begin(run *r, uint32_t type, uint64_t ticks, uint64_t dur, uint64_t thread,
 		     uint64_t stack)
@@ -158,6 +214,21 @@ static void ev_begin(run *r, uint32_t type, uint64_t ticks, uint64_t dur, uint64
 	if (!(r->type_flags[ti] & REC_EVENT_HAS_DURATION))
 		dur = 0;
 	check(rec_writer_begin(r->w, type, ticks, dur, thread, stack), "rec_writer_begin");
+	if (r->npend == r->pend_cap) {
+		r->pend_cap = r->pend_cap ? 2 * r->pend_cap : 64;
+		r->pend = realloc(r->pend, r->pend_cap * sizeof *r->pend);
+		if (!r->pend)
+			die("out of memory");
+	}
+	uint32_t fl = r->type_flags[ti];
+	uint64_t body = vlen(type);
+	if (fl & REC_EVENT_HAS_DURATION)
+		body += vlen(dur);
+	if (fl & REC_EVENT_HAS_THREAD)
+		body += vlen(thread);
+	if (fl & REC_EVENT_HAS_STACK)
+		body += vlen(stack);
+	r->pend[r->npend++] = (struct pend){ ti, ticks, body, 0 };
 	r->type_counts[ti]++;
 	r->events++;
 	r->pending++;
@@ -176,6 +247,20 @@ static void note_chunk(run *r, size_t before)
 		return;
 	if (r->nchunks == MAX_CHUNKS)
 		die("too many chunks");
+	/* Start_Ticks is the chunk's smallest event tick (what the 1.0 writer
+	 * does; the spec lets a writer choose, so this is checked, not assumed:
+	 * a different choice changes only the first record's size) */
+	uint64_t start = UINT64_MAX, prev = 0;
+	for (size_t i = 0; i < r->npend; i++)
+		if (r->pend[i].ticks < start)
+			start = r->pend[i].ticks;
+	prev = start;
+	for (size_t i = 0; i < r->npend; i++) {
+		uint64_t body = r->pend[i].body + vlen(zz((int64_t)(r->pend[i].ticks - prev)));
+		r->type_bytes[r->pend[i].ti] += vlen(body) + body;
+		prev = r->pend[i].ticks;
+	}
+	r->npend = 0;
 	r->chunk_offsets[r->nchunks] = before;
 	r->chunk_events[r->nchunks] = r->pending;
 	r->nchunks++;
@@ -196,6 +281,8 @@ static void run_close(run *r)
 	r->w = NULL;
 	note_chunk(r, before);
 	r->closed = true;
+	free(r->pend);
+	r->pend = NULL;
 }
 
 static void run_abandon(run *r)
@@ -203,6 +290,8 @@ static void run_abandon(run *r)
 	run_flush(r);
 	rec_writer_abandon(r->w);
 	r->w = NULL;
+	free(r->pend);
+	r->pend = NULL;
 }
 
 static void dropped(run *r, uint64_t n)
@@ -277,7 +366,7 @@ static void facts_runs(FILE *f, run *const *runs, size_t n, size_t base_offset)
 	}
 	/* per type, summed over runs by name */
 	const char *names[64];
-	uint64_t counts[64];
+	uint64_t counts[64], bytes[64];
 	size_t nn = 0;
 	for (size_t i = 0; i < n; i++) {
 		for (size_t t = 0; t < runs[i]->ntypes; t++) {
@@ -289,13 +378,15 @@ static void facts_runs(FILE *f, run *const *runs, size_t n, size_t base_offset)
 				if (nn == 64)
 					die("too many types");
 				names[nn] = runs[i]->type_names[t];
+				bytes[nn] = 0;
 				counts[nn++] = 0;
 			}
 			counts[k] += runs[i]->type_counts[t];
+			bytes[k] += runs[i]->type_bytes[t];
 		}
 	}
 	for (size_t k = 0; k < nn; k++)
-		fprintf(f, "type %s %" PRIu64 "\n", names[k], counts[k]);
+		fprintf(f, "type %s %" PRIu64 " bytes %" PRIu64 "\n", names[k], counts[k], bytes[k]);
 }
 
 static void write_file(const char *dir, const char *name, const void *data, size_t len)
@@ -449,29 +540,29 @@ static void types_full(run *r)
 static void lockwait(run *r, uint64_t t, uint64_t dur, uint64_t thread, uint64_t stack, uint64_t lock)
 {
 	ev_begin(r, T_LOCKWAIT, t, dur, thread, stack);
-	check(rec_writer_put_u64(r->w, lock), "put lock");
+	check(put_u(r, lock), "put lock");
 	ev_end(r);
 }
 
 static void heap(run *r, uint64_t t, uint64_t used)
 {
 	ev_begin(r, T_HEAP, t, 0, 0, 0);
-	check(rec_writer_put_u64(r->w, used), "put used");
+	check(put_u(r, used), "put used");
 	ev_end(r);
 }
 
 static void cpu(run *r, uint64_t t, uint64_t thread, uint64_t stack, uint64_t state)
 {
 	ev_begin(r, T_CPU, t, 0, thread, stack);
-	check(rec_writer_put_u64(r->w, state), "put state");
+	check(put_u(r, state), "put state");
 	ev_end(r);
 }
 
 static void logmsg(run *r, uint64_t t, uint64_t thread, unsigned level, const char *msg)
 {
 	ev_begin(r, T_LOG, t, 0, thread, 0);
-	check(rec_writer_put_u64(r->w, level), "put level");
-	check(rec_writer_put_bytes(r->w, msg, strlen(msg)), "put message");
+	check(put_u(r, level), "put level");
+	check(put_b(r, msg, strlen(msg)), "put message");
 	ev_end(r);
 }
 
@@ -479,32 +570,31 @@ static void alltypes(run *r, uint64_t t, unsigned k, uint64_t tick_per_us)
 {
 	static const uint8_t blob[] = { 0xde, 0xad, 0xbe, 0xef, 0x00, 0x01, 0x7f, 0x80 };
 	ev_begin(r, T_ALL, t, (k + 1) * 250 * tick_per_us, 1 + (k & 1), k % 3 ? 2 : 3);
-	rec_writer *w = r->w;
-	check(rec_writer_put_u64(w, k & 1), "bool");
-	check(rec_writer_put_u64(w, 200 + k), "u8");
-	check(rec_writer_put_u64(w, 65000 + k), "u16");
-	check(rec_writer_put_u64(w, 4000000000u + k), "u32");
-	check(rec_writer_put_u64(w, k == 0 ? UINT64_MAX : 9007199254740993ull + k), "u64");
-	check(rec_writer_put_i64(w, -100 - (int64_t)k), "i8");
-	check(rec_writer_put_i64(w, -32000 + (int64_t)k), "i16");
-	check(rec_writer_put_i64(w, k == 0 ? INT32_MIN : -7 * (int64_t)k), "i32");
-	check(rec_writer_put_i64(w, k == 0 ? INT64_MIN : (int64_t)k * 1000000007ll), "i64");
-	check(rec_writer_put_f64(w, 0.1 * (k + 1)), "f32");
-	check(rec_writer_put_f64(w, k == 1 ? -0.0 : 3.141592653589793 / (k + 1)), "f64");
-	check(rec_writer_put_u64(w, k == 2 ? 0 : (k & 1 ? S_WEIRD : S_POOLMTX)), "string");
-	check(rec_writer_put_u64(w, t - 1000 * tick_per_us), "timestamp");
-	check(rec_writer_put_u64(w, 1502 * tick_per_us + k), "duration");
-	check(rec_writer_put_u64(w, k == 2 ? 0 : 2), "thread");
-	check(rec_writer_put_u64(w, k == 2 ? 0 : 1), "stack");
-	check(rec_writer_put_bytes(w, blob, k == 2 ? 0 : sizeof blob), "blob");
+	check(put_u(r, k & 1), "bool");
+	check(put_u(r, 200 + k), "u8");
+	check(put_u(r, 65000 + k), "u16");
+	check(put_u(r, 4000000000u + k), "u32");
+	check(put_u(r, k == 0 ? UINT64_MAX : 9007199254740993ull + k), "u64");
+	check(put_i(r, -100 - (int64_t)k), "i8");
+	check(put_i(r, -32000 + (int64_t)k), "i16");
+	check(put_i(r, k == 0 ? INT32_MIN : -7 * (int64_t)k), "i32");
+	check(put_i(r, k == 0 ? INT64_MIN : (int64_t)k * 1000000007ll), "i64");
+	check(put_f(r, 0.1 * (k + 1)), "f32");
+	check(put_f(r, k == 1 ? -0.0 : 3.141592653589793 / (k + 1)), "f64");
+	check(put_u(r, k == 2 ? 0 : (k & 1 ? S_WEIRD : S_POOLMTX)), "string");
+	check(put_u(r, t - 1000 * tick_per_us), "timestamp");
+	check(put_u(r, 1502 * tick_per_us + k), "duration");
+	check(put_u(r, k == 2 ? 0 : 2), "thread");
+	check(put_u(r, k == 2 ? 0 : 1), "stack");
+	check(put_b(r, blob, k == 2 ? 0 : sizeof blob), "blob");
 	const char *msg = k & 1 ? "tab\there \"quoted\"" : "plain text";
-	check(rec_writer_put_bytes(w, msg, strlen(msg)), "text");
-	check(rec_writer_put_u64(w, (6ull << 20) + k * 512), "size");
-	check(rec_writer_put_f64(w, 0.25 * (k + 1)), "ratio");
-	check(rec_writer_put_u64(w, 0x7f00deadbeefull + k), "addr");
-	check(rec_writer_put_i64(w, k == 1 ? -850 : 1502000 * (int64_t)(k + 1)), "elapsed");
-	check(rec_writer_put_i64(w, ANCHOR_WALL + (int64_t)k * 1000000000ll), "wallclock");
-	check(rec_writer_put_u64(w, 100 * (k + 1)), "rate");
+	check(put_b(r, msg, strlen(msg)), "text");
+	check(put_u(r, (6ull << 20) + k * 512), "size");
+	check(put_f(r, 0.25 * (k + 1)), "ratio");
+	check(put_u(r, 0x7f00deadbeefull + k), "addr");
+	check(put_i(r, k == 1 ? -850 : 1502000 * (int64_t)(k + 1)), "elapsed");
+	check(put_i(r, ANCHOR_WALL + (int64_t)k * 1000000000ll), "wallclock");
+	check(put_u(r, 100 * (k + 1)), "rate");
 	ev_end(r);
 }
 
