@@ -58,7 +58,7 @@ static pthread_once_t g_once = PTHREAD_ONCE_INIT;
 static pthread_key_t g_key;
 static int g_key_ok;
 static int g_membarrier_ok;
-static volatile sig_atomic_t g_dump_pending;
+static int g_dump_pending; /* atomic: set by the signal handler */
 static rec_recorder *g_sig_owner;
 static struct sigaction g_old_sa;
 static int g_old_sig;
@@ -919,8 +919,8 @@ static void atfork_child(void)
 	}
 	g_open = NULL;
 	g_default = NULL;
-	g_sig_owner = NULL;
-	g_dump_pending = 0;
+	__atomic_store_n(&g_sig_owner, NULL, __ATOMIC_RELAXED);
+	__atomic_store_n(&g_dump_pending, 0, __ATOMIC_RELAXED);
 	pthread_mutex_unlock(&g_lock);
 	rec_clock_fork_lock(0);
 }
@@ -1011,7 +1011,7 @@ static rec_status fl_dump(rec_recorder *r, const char *path)
 static void dump_signal_handler(int sig)
 {
 	(void)sig;
-	g_dump_pending = 1;
+	__atomic_store_n(&g_dump_pending, 1, __ATOMIC_RELAXED);
 }
 
 /* ---- background thread ---------------------------------------------------------------- */
@@ -1373,8 +1373,8 @@ static void *bg_main(void *arg)
 		r->dump_path = NULL;
 		pthread_mutex_unlock(&r->req_lock);
 		bool sig_dump = false;
-		if (g_sig_owner == r && g_dump_pending) {
-			g_dump_pending = 0;
+		if (__atomic_load_n(&g_sig_owner, __ATOMIC_RELAXED) == r &&
+		    __atomic_exchange_n(&g_dump_pending, 0, __ATOMIC_RELAXED)) {
 			sig_dump = true;
 		}
 
@@ -1679,7 +1679,7 @@ rec_status rec_recorder_open(rec_recorder **out, const rec_recorder_options *opt
 		sigemptyset(&sa.sa_mask);
 		sa.sa_flags = SA_RESTART;
 		if (sigaction(r->dump_signal, &sa, &g_old_sa) == 0) {
-			g_sig_owner = r;
+			__atomic_store_n(&g_sig_owner, r, __ATOMIC_RELAXED);
 			g_old_sig = r->dump_signal;
 		}
 	}
@@ -1722,7 +1722,7 @@ rec_status rec_recorder_close(rec_recorder *r)
 		g_default = NULL;
 	if (g_sig_owner == r) {
 		sigaction(g_old_sig, &g_old_sa, NULL);
-		g_sig_owner = NULL;
+		__atomic_store_n(&g_sig_owner, NULL, __ATOMIC_RELAXED);
 	}
 	__atomic_store_n(&r->closing, 1, __ATOMIC_RELEASE);
 	pthread_mutex_lock(&r->lock);
@@ -1746,7 +1746,7 @@ rec_status rec_recorder_close(rec_recorder *r)
 		arr[k++] = b;
 	pthread_mutex_unlock(&r->lock);
 	for (size_t i = 0; i < k; i++) {
-		for (unsigned spin = 0; *(volatile uint32_t *)&arr[i]->pub.busy; spin++) {
+		for (unsigned spin = 0; __atomic_load_n(&arr[i]->pub.busy, __ATOMIC_ACQUIRE); spin++) {
 			if (spin > 20000) /* ~2 s: a thread stopped inside an emit */
 				break;
 			if (spin < 100)

@@ -112,7 +112,7 @@ typedef struct warg {
 	rec_str s;
 	uint32_t id;
 	uint64_t n;          /* events to emit; 0 = until *stop */
-	volatile int *stop;
+	int *stop;
 	uint64_t accepted;   /* begin() returned true */
 	pthread_barrier_t *start;
 	int pace;            /* sleep a little every 128 events (many drains in between) */
@@ -124,7 +124,7 @@ static void *worker(void *a)
 	if (wa->start)
 		pthread_barrier_wait(wa->start);
 	uint64_t i = 0;
-	for (; wa->n ? i < wa->n : !*wa->stop; i++) {
+	for (; wa->n ? i < wa->n : !__atomic_load_n(wa->stop, __ATOMIC_RELAXED); i++) {
 		rec_emit e;
 		if (rec_emit_begin(&e, wa->t)) {
 			rec_emit_string(&e, wa->s);
@@ -314,7 +314,7 @@ static void t_close_while_emitting(void **state)
 		rec_event_type *t;
 		rec_recorder *r = open_rec(policy ? "closew.rec" : "closed.rec", path, sizeof path, &o, &t);
 		rec_str s = rec_recorder_intern(r, "stress");
-		volatile int stop = 0;
+		int stop = 0;
 		warg wa[MAXW];
 		pthread_t th[MAXW];
 		for (uint32_t i = 0; i < 4; i++) {
@@ -327,7 +327,7 @@ static void t_close_while_emitting(void **state)
 		pthread_join(cth, NULL); /* close returned while the workers run */
 		assert_int_equal(c.st, REC_OK);
 		sleep_ms(20); /* they keep emitting into a closed recorder */
-		stop = 1;
+		__atomic_store_n(&stop, 1, __ATOMIC_RELAXED);
 		for (uint32_t i = 0; i < 4; i++)
 			pthread_join(th[i], NULL);
 		tally tl;

@@ -331,7 +331,7 @@ struct rec_tbuf_ {
 	uint64_t kick_at;          /* head at which to wake the background thread */
 	uint64_t thread_enc;       /* thread pool id, uvarint-encoded */
 	uint32_t thread_len;
-	volatile uint32_t busy;    /* inside begin..commit */
+	uint32_t busy;             /* inside begin..commit (atomic) */
 	uint64_t dropped;          /* events dropped (relaxed atomic stores) */
 	uint64_t dropped_nested;   /* nested/reentrant begins (signal handlers) */
 	uint64_t pub_head;         /* published head (release store at commit) */
@@ -413,23 +413,21 @@ REC_INLINE_ bool rec_emit_begin_full_(rec_emit *e, rec_event_type *t, uint64_t t
 			return false;
 	}
 	const uint64_t gen = b->gen;
-	if (REC_UNLIKELY_(b->busy)) {
+	if (REC_UNLIKELY_(__atomic_load_n(&b->busy, __ATOMIC_RELAXED))) {
 		__atomic_store_n(&b->dropped_nested, b->dropped_nested + 1, __ATOMIC_RELAXED);
 		return false;
 	}
-	b->busy = 1;
+	__atomic_store_n(&b->busy, 1u, __ATOMIC_RELAXED);
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	/* Re-check after announcing: close() disables, then waits for busy == 0. */
 	if (REC_UNLIKELY_(!__atomic_load_n(&t->enabled, __ATOMIC_ACQUIRE) ||
 			  __atomic_load_n(&t->gen, __ATOMIC_RELAXED) != gen)) {
-		__atomic_signal_fence(__ATOMIC_SEQ_CST);
-		b->busy = 0;
+		__atomic_store_n(&b->busy, 0u, __ATOMIC_RELEASE);
 		return false;
 	}
 	if (REC_UNLIKELY_(b->head + t->max_size > b->wlimit) &&
 	    !rec_emit_reserve_slow_(b, t, t->max_size)) {
-		__atomic_signal_fence(__ATOMIC_SEQ_CST);
-		b->busy = 0;
+		__atomic_store_n(&b->busy, 0u, __ATOMIC_RELEASE);
 		return false;
 	}
 	uint8_t *rec = b->base + (b->head & b->mask);
@@ -576,15 +574,13 @@ REC_INLINE_ void rec_emit_commit(rec_emit *e)
 	__atomic_store_n(&b->pub_head, b->head, __ATOMIC_RELEASE);
 	if (REC_UNLIKELY_(b->head >= b->kick_at))
 		rec_emit_kick_(b);
-	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	b->busy = 0;
+	__atomic_store_n(&b->busy, 0u, __ATOMIC_RELEASE); /* close() acquires it */
 }
 
 /*! rec_emit_cancel() : abandon a begun event (nothing is recorded). */
 REC_INLINE_ void rec_emit_cancel(rec_emit *e)
 {
-	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	e->b->busy = 0;
+	__atomic_store_n(&e->b->busy, 0u, __ATOMIC_RELEASE);
 }
 
 /* Duration events measured by the recorder:
