@@ -241,14 +241,31 @@ static rec_summary_run *run_find(rec_summary *s, const rec_chunk_info *c, const 
  * carries chunk and offset as fields. */
 static const char *strip_location(const char *msg, int64_t chunk, uint64_t offset)
 {
-	char pre[96];
-	if (chunk >= 0) {
-		int n = snprintf(pre, sizeof pre, "chunk %lld at offset %llu: ", (long long)chunk,
-				 (unsigned long long)offset);
-		if (n > 0 && strncmp(msg, pre, (size_t)n) == 0)
-			return msg + n;
+	/* "chunk C at offset O: " or "at offset O: " (any O: the reader may
+	 * name the chunk's offset while the problem points into it). */
+	(void)chunk;
+	(void)offset;
+	const char *p = msg;
+	if (strncmp(p, "chunk ", 6) == 0) {
+		p += 6;
+		if (*p < '0' || *p > '9')
+			return msg;
+		while (*p >= '0' && *p <= '9')
+			p++;
+		if (*p != ' ')
+			return msg;
+		p++;
 	}
-	return msg;
+	if (strncmp(p, "at offset ", 10) != 0)
+		return msg;
+	p += 10;
+	if (*p < '0' || *p > '9')
+		return msg;
+	while (*p >= '0' && *p <= '9')
+		p++;
+	if (p[0] != ':' || p[1] != ' ')
+		return msg;
+	return p + 2;
 }
 
 static bool add_problem(rec_summary *s, const char *file, const rec_problem *p, rec_status st)

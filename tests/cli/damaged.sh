@@ -19,13 +19,19 @@ for facts in "$inv"/*.facts; do
 	f=$n.rec
 	off=$(awk '$1 == "damage" { print $5 }' "$facts")
 	readable=$(awk '$1 == "readable_events" { print $2 }' "$facts")
+	kind=$(awk '$1 == "damage" { print $2 }' "$facts")
 	rc=0
 	(cd "$inv" && "$bin/rec-print" "$f") >"$tmp/out" 2>"$tmp/err" || rc=$?
-	[ "$rc" = 1 ] || fail "$f: rec-print exit $rc, want 1"
 	blocks=$(grep -c ' {$' "$tmp/out")
 	[ "$blocks" = "$readable" ] || fail "$f: rec-print printed $blocks events, $readable are readable"
-	grep -Eq "^rec-print: $f: (chunk [0-9]+ )?at offset $off: .+" "$tmp/err" ||
-		{ fail "$f: rec-print message does not name file and offset $off"; cat "$tmp/err"; }
+	if [ "$kind" = stats ]; then
+		# events decode fine; only the statistics are wrong (rec-summary --verify)
+		[ "$rc" = 0 ] && [ ! -s "$tmp/err" ] || fail "$f: rec-print exit $rc"
+	else
+		[ "$rc" = 1 ] || fail "$f: rec-print exit $rc, want 1"
+		grep -Eq "^rec-print: $f: (chunk [0-9]+ )?at offset $off: .+" "$tmp/err" ||
+			{ fail "$f: rec-print message does not name file and offset $off"; cat "$tmp/err"; }
+	fi
 	rc=0
 	(cd "$inv" && "$bin/rec-summary" --verify "$f") >"$tmp/out" 2>"$tmp/err" || rc=$?
 	[ "$rc" = 1 ] || fail "$f: rec-summary --verify exit $rc, want 1"

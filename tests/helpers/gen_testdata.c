@@ -835,6 +835,57 @@ static void gen_invalid(const char *dir)
 	free(r.out.data);
 }
 
+/* stats-mismatch: a codec-none chunk whose STATS claim one event more of
+ * its first type than the EVENTS section holds, with both checksums made
+ * valid again: only a verifying reader (rec-summary --verify) can tell. */
+static void gen_stats_mismatch(const char *dir)
+{
+	run r;
+	run_open(&r, REC_CODEC_NONE, 0x5eed0000dead0006ull, 8181, 1000000000ull);
+	types_tiny(&r);
+	pools_tiny(&r);
+	heap(&r, ANCHOR_TICKS, 1u << 20);
+	lockwait(&r, ANCHOR_TICKS + 5000, 70000, 1, 1, S_MUTEX);
+	heap(&r, ANCHOR_TICKS + 90000, 2u << 20);
+	run_close(&r);
+	uint8_t *h = r.out.data;
+	size_t off = REC_HEADER_SIZE_V1, stats_off = 0;
+	rec_section_header sh;
+	for (unsigned i = 0; i < rec_le16(h + REC_HOFF_SECTION_COUNT); i++) {
+		rec_section_header_decode(h + off, &sh);
+		if (sh.kind == REC_SECTION_STATS) {
+			stats_off = off;
+			break;
+		}
+		off += REC_SECTION_HEADER_SIZE + sh.stored_size;
+	}
+	if (!stats_off || (sh.flags & REC_SECTION_COMPRESSED))
+		die("stats-mismatch: no raw STATS section");
+	const uint8_t *p = h + stats_off + REC_SECTION_HEADER_SIZE, *end = p + sh.stored_size;
+	uint64_t v, type_id, count;
+	for (int k = 0; k < 4; k++) /* First_Delta, Last_Delta, Dropped_Events, Type_Count */
+		if (!rec_varint_get(&p, end, &v))
+			die("stats-mismatch: bad STATS");
+	uint8_t *count_at;
+	if (!rec_varint_get(&p, end, &type_id))
+		die("stats-mismatch: bad STATS");
+	count_at = (uint8_t *)p;
+	if (!rec_varint_get(&p, end, &count) || count >= 127 || p != count_at + 1)
+		die("stats-mismatch: unexpected STATS entry");
+	*count_at = (uint8_t)(count + 1);
+	uint64_t payload = rec_le64(h + REC_HOFF_PAYLOAD_SIZE);
+	rec_put_le32(h + REC_HOFF_PAYLOAD_CRC, rec_crc32c(0, h + REC_HEADER_SIZE_V1, (size_t)payload));
+	fix_header_crc(h);
+	write_file(dir, "stats-mismatch", r.out.data, r.out.len);
+	FILE *f = facts_open(dir, "stats-mismatch");
+	bool good[1] = { true };
+	facts_damaged(f, &r, good, stats_off, "stats");
+	fprintf(f, "stats_type_id %" PRIu64 " claims %" PRIu64 " events, has %" PRIu64 "\n", type_id,
+		count + 1, count);
+	facts_close(f);
+	free(r.out.data);
+}
+
 int main(int argc, char **argv)
 {
 	if (argc != 2) {
@@ -852,5 +903,6 @@ int main(int argc, char **argv)
 	gen_lz4(valid);
 	gen_two_runs(valid);
 	gen_invalid(invalid);
+	gen_stats_mismatch(invalid);
 	return 0;
 }

@@ -59,17 +59,31 @@ void rec_cli_file_error(const char *file, const char *fmt, ...)
  * the tool prints that location itself, so drop it from the message. */
 static const char *strip_location(const char *msg, int64_t chunk, uint64_t offset)
 {
-	char pre[96];
-	int n;
-	if (chunk >= 0) {
-		n = snprintf(pre, sizeof pre, "chunk %" PRId64 " at offset %" PRIu64 ": ", chunk, offset);
-		if (n > 0 && strncmp(msg, pre, (size_t)n) == 0)
-			return msg + n;
+	/* "chunk C at offset O: " or "at offset O: " (any O: the reader may
+	 * name the chunk's offset while the problem points into it). */
+	(void)chunk;
+	(void)offset;
+	const char *p = msg;
+	if (strncmp(p, "chunk ", 6) == 0) {
+		p += 6;
+		if (*p < '0' || *p > '9')
+			return msg;
+		while (*p >= '0' && *p <= '9')
+			p++;
+		if (*p != ' ')
+			return msg;
+		p++;
 	}
-	n = snprintf(pre, sizeof pre, "at offset %" PRIu64 ": ", offset);
-	if (n > 0 && strncmp(msg, pre, (size_t)n) == 0)
-		return msg + n;
-	return msg;
+	if (strncmp(p, "at offset ", 10) != 0)
+		return msg;
+	p += 10;
+	if (*p < '0' || *p > '9')
+		return msg;
+	while (*p >= '0' && *p <= '9')
+		p++;
+	if (p[0] != ':' || p[1] != ' ')
+		return msg;
+	return p + 2;
 }
 
 void rec_cli_problem(const char *file, const rec_problem *p, rec_status status)
