@@ -1,0 +1,123 @@
+#!/usr/bin/env bash
+# The README's main command (`make demo`): start the example service
+# requestwatch with a recording, send it the scenario of issue 3, stop it with
+# SIGINT, and show what the recording says about it.
+#
+#   BUILD=build bash examples/demo.sh      (make demo builds everything first)
+#
+# Output goes to $BUILD/demo/ (demo.rec, server.log).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+BUILD=${BUILD:-build}
+case "$BUILD" in /*) ;; *) BUILD="$PWD/$BUILD" ;; esac
+BIN="$BUILD/bin"
+OUT="$BUILD/demo"
+REC="$OUT/demo.rec"
+
+for t in requestwatch rec-summary rec-print; do
+	if [ ! -x "$BIN/$t" ]; then
+		echo "demo: $BIN/$t is missing; run 'make BUILD=$BUILD' first" >&2
+		exit 1
+	fi
+done
+mkdir -p "$OUT"
+rm -f "$REC" "$OUT/server.out" "$OUT/server.log"
+
+server_pid=
+cleanup() {
+	if [ -n "$server_pid" ] && kill -0 "$server_pid" 2>/dev/null; then
+		kill -KILL "$server_pid" 2>/dev/null || true
+	fi
+}
+trap cleanup EXIT
+
+# burst N PATH: N concurrent GET requests to PATH, sent at the same moment
+# (one curl process with --parallel; without curl, bash's /dev/tcp: all
+# connections opened first, then every request written).  Prints one line
+# per request.
+if command -v curl >/dev/null 2>&1; then
+	burst() {
+		local n=$1 path=$2 i args=()
+		for ((i = 0; i < n; i++)); do
+			args+=(-o /dev/null "http://127.0.0.1:$port$path")
+		done
+		timeout 20 curl -s --no-progress-meter --parallel --parallel-immediate --parallel-max 64 \
+			--max-time 15 -w "   $path -> HTTP %{http_code} in %{time_total} s\n" "${args[@]}" || true
+	}
+else
+	burst() {
+		timeout 20 bash -c '
+			n=$1 path=$2 port=$3 fds=()
+			for ((i = 0; i < n; i++)); do
+				exec {fd}<>"/dev/tcp/127.0.0.1/$port" || exit 1
+				fds+=("$fd")
+			done
+			for fd in "${fds[@]}"; do
+				printf "GET %s HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n" "$path" >&"$fd"
+			done
+			for fd in "${fds[@]}"; do
+				read -r _ code _ <&"$fd" || code=000
+				echo "   $path -> HTTP $code"
+				cat <&"$fd" >/dev/null
+			done' _ "$1" "$2" "$port" || true
+	}
+fi
+
+echo "== starting requestwatch (recording to $REC)"
+REC_OUTPUT="$REC" "$BIN/requestwatch" --port 0 >"$OUT/server.out" 2>"$OUT/server.log" &
+server_pid=$!
+port=
+for _ in $(seq 1 100); do  # the warm-up takes ~0.4 s; wait up to 10 s
+	port=$(sed -n 's/^listening on 127\.0\.0\.1:\([0-9]*\)$/\1/p' "$OUT/server.out" 2>/dev/null || true)
+	[ -n "$port" ] && break
+	kill -0 "$server_pid" 2>/dev/null || { echo "demo: requestwatch exited early:" >&2; cat "$OUT/server.log" >&2; exit 1; }
+	sleep 0.1
+done
+[ -n "$port" ] || { echo "demo: requestwatch did not start listening" >&2; exit 1; }
+echo "   listening on 127.0.0.1:$port (after a warm-up: 256 x 16 KiB allocated, 400 ms sleep)"
+
+echo "== 4 concurrent /requests/blocking (the mutex is held during a 150 ms refresh)"
+burst 4 /requests/blocking
+echo "== 4 concurrent /requests/blocking-fixed (refresh first, lock only to store)"
+burst 4 /requests/blocking-fixed
+echo "== 1 /requests/fast and 1 /requests/allocating (768 x 8 KiB)"
+burst 1 /requests/fast
+burst 1 /requests/allocating
+
+echo "== SIGINT: the service stops accepting, joins its threads and closes the recording"
+kill -INT "$server_pid"
+for _ in $(seq 1 100); do
+	kill -0 "$server_pid" 2>/dev/null || break
+	sleep 0.1
+done
+if kill -0 "$server_pid" 2>/dev/null; then
+	echo "demo: requestwatch did not exit within 10 s of SIGINT" >&2
+	exit 1
+fi
+rc=0
+wait "$server_pid" || rc=$?
+server_pid=
+[ "$rc" -eq 0 ] || { echo "demo: requestwatch exited with $rc:" >&2; cat "$OUT/server.log" >&2; exit 1; }
+echo "   exit status 0; recording: $REC ($(stat -c %s "$REC") bytes)"
+
+echo
+echo "== rec-summary demo.rec"
+echo "   Look at: the event counts per type (10 app.Request, the rec.LockWait and rec.Sleep events),"
+echo "   the time range, and that nothing was dropped."
+"$BIN/rec-summary" "$REC"
+
+echo
+echo "== rec-print --events rec.LockWait,rec.Sleep --stack-depth 5 demo.rec"
+echo "   Look at: the rec.LockWait events on \"quote-cache-lock\": conn threads serving"
+echo "   /requests/blocking waited about 150, 300 and 450 ms (holderOsThreadId names the thread"
+echo "   holding it: it sleeps 150 ms inside the lock, see the rec.Sleep with serve_blocking in"
+echo "   its stack).  The blocking-fixed requests sleep the same 150 ms outside the lock"
+echo "   (serve_blocking_fixed) and show no lock wait.  The first rec.Sleep is the 400 ms warm-up."
+"$BIN/rec-print" --events rec.LockWait,rec.Sleep --stack-depth 5 "$REC" >"$OUT/locks-and-sleeps.txt"
+lines=$(wc -l <"$OUT/locks-and-sleeps.txt")
+head -n 150 "$OUT/locks-and-sleeps.txt"
+if [ "$lines" -gt 150 ]; then
+	echo "   ... ($((lines - 150)) more lines in $OUT/locks-and-sleeps.txt)"
+fi
+echo
+echo "demo: recording kept in $REC"

@@ -1,0 +1,543 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * requestwatch - a small HTTP/1.1 service instrumented with the rec recorder.
+ *
+ *   requestwatch [--port PORT]        (default 8080; 0 picks a free port)
+ *
+ * It serves on 127.0.0.1 with plain sockets and one thread per connection
+ * ("conn-N"; the accept thread is "accept"), one request per connection
+ * (Connection: close).  Endpoints:
+ *
+ *   /requests/fast            returns the cached quote (no lock)
+ *   /requests/blocking        takes the global "quote-cache-lock" mutex, then
+ *                             sleeps 150 ms inside it (a slow refresh)
+ *   /requests/blocking-fixed  sleeps 150 ms, then takes the mutex only to
+ *                             store the result
+ *   /requests/allocating      allocates 768 buffers of 8192 bytes (6,291,456
+ *                             bytes), reports them, touches and frees them
+ *
+ * Before serving, a warm-up allocates 256 buffers of 16384 bytes and sleeps
+ * 400 ms.  Then it prints "listening on 127.0.0.1:PORT" on stdout.
+ *
+ * Every request is an app.Request duration event (fields path, status).
+ * Recording is on when REC_OUTPUT is set (the default recorder).  SIGINT or
+ * SIGTERM stop accepting, join the connection threads, write the recording
+ * out and exit 0 (the library's exit handler then closes it: FINAL chunk).
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/time.h>
+#include <unistd.h>
+
+#include <rec/builtins.h>
+#include <rec/metrics.h>
+#include <rec/recorder.h>
+
+#define SLOW_REFRESH_NS (150ull * 1000000ull)
+#define WARMUP_SLEEP_NS (400ull * 1000000ull)
+#define WARMUP_BUFFERS 256
+#define WARMUP_BUFFER_SIZE 16384
+#define ALLOC_BUFFERS 768
+#define ALLOC_BUFFER_SIZE 8192
+
+/* ---- the signal self-pipe ------------------------------------------------ */
+static int stop_pipe[2] = { -1, -1 };
+
+static void on_stop_signal(int sig)
+{
+	int saved = errno;
+	unsigned char b = (unsigned char)sig;
+	ssize_t n = write(stop_pipe[1], &b, 1); /* pipe is non-blocking */
+	(void)n;
+	errno = saved;
+}
+
+/* ---- the quote cache ----------------------------------------------------- */
+static const char *const quotes[] = {
+	"Premature optimization is the root of all evil.",
+	"Make it work, make it right, make it fast.",
+	"Measure. Don't tune for speed until you've measured.",
+	"The cheapest, fastest and most reliable components are those that aren't there.",
+};
+#define QUOTE_COUNT (sizeof quotes / sizeof quotes[0])
+static _Atomic unsigned cached_quote; /* read without the lock by /fast */
+static unsigned refresh_count;        /* guarded by quote_lock */
+/* ---- instrumentation ------------------------------------------------------ */
+/* The global mutex, named so lock-wait events say which lock it was. */
+static rec_mutex quote_lock = REC_MUTEX_INITIALIZER("quote-cache-lock");
+
+/* app.Request: one duration event per request, on the connection thread. */
+static const rec_field request_fields[] = {
+	{ "path", "Path", "request path (query string removed)", REC_TYPE_STRING, REC_UNIT_NONE },
+	{ "status", "Status", "HTTP status code", REC_TYPE_U16, REC_UNIT_NONE },
+};
+static const rec_type request_def = {
+	0, REC_EVENT_HAS_DURATION | REC_EVENT_HAS_THREAD, "app.Request", "HTTP Request",
+	"One HTTP request served by requestwatch, from its parsed head to the response sent", "app",
+	sizeof request_fields / sizeof request_fields[0], request_fields,
+};
+static rec_event_type *request_type;
+static rec_counter *requests_served;
+static rec_gauge *requests_in_flight;
+
+/* Declared process-wide: records while the default recorder (REC_OUTPUT) is
+ * open, costs a load and a branch otherwise. */
+static int instrumentation_init(void)
+{
+	rec_status st = rec_type_declare(&request_def, 0, 0, &request_type);
+	if (st == REC_OK)
+		st = rec_counter_get("requestwatch.requests", &requests_served);
+	if (st == REC_OK)
+		st = rec_gauge_get("requestwatch.inFlight", &requests_in_flight);
+	if (st != REC_OK) {
+		fprintf(stderr, "requestwatch: recorder set-up failed: %s\n", rec_strerror(st));
+		return -1;
+	}
+	return 0;
+}
+
+/* Finishes the recording.  The default recorder that REC_OUTPUT started
+ * belongs to the library, which closes it at exit (an atexit handler writes
+ * the FINAL chunk), so the program must not close it itself: here every
+ * event so far is written now, so that a write error is reported and the
+ * exit status says so; the atexit close then only adds the last events. */
+static int instrumentation_finish(void)
+{
+	rec_recorder *r = rec_recorder_default();
+	if (!r)
+		return 0;
+	rec_status st = rec_recorder_flush(r);
+	if (st != REC_OK) {
+		fprintf(stderr, "requestwatch: writing the recording failed: %s\n", rec_strerror(st));
+		return -1;
+	}
+	return 0;
+}
+
+/* ---- endpoints ------------------------------------------------------------ */
+typedef struct response {
+	unsigned status;
+	char body[256];
+} response;
+
+static void serve_fast(response *r)
+{
+	unsigned q = atomic_load_explicit(&cached_quote, memory_order_relaxed);
+	r->status = 200;
+	snprintf(r->body, sizeof r->body, "%s\n", quotes[q % QUOTE_COUNT]);
+}
+
+/* The slow path: the refresh (a 150 ms sleep) happens with the lock held,
+ * so concurrent requests queue up behind it. */
+static void serve_blocking(response *r)
+{
+	rec_mutex_lock(&quote_lock);
+	rec_sleep_ns(SLOW_REFRESH_NS);
+	unsigned q = ++refresh_count % QUOTE_COUNT;
+	atomic_store_explicit(&cached_quote, q, memory_order_relaxed);
+	rec_mutex_unlock(&quote_lock);
+	r->status = 200;
+	snprintf(r->body, sizeof r->body, "%s\n", quotes[q]);
+}
+
+/* The fix: refresh without the lock, take it only to store the result. */
+static void serve_blocking_fixed(response *r)
+{
+	rec_sleep_ns(SLOW_REFRESH_NS);
+	rec_mutex_lock(&quote_lock);
+	unsigned q = ++refresh_count % QUOTE_COUNT;
+	atomic_store_explicit(&cached_quote, q, memory_order_relaxed);
+	rec_mutex_unlock(&quote_lock);
+	r->status = 200;
+	snprintf(r->body, sizeof r->body, "%s\n", quotes[q]);
+}
+
+/* Allocates 768 x 8192 bytes, reports each, touches them, frees them. */
+static void serve_allocating(response *r)
+{
+	void **b = calloc(ALLOC_BUFFERS, sizeof *b);
+	size_t n = 0, total = 0;
+	if (b) {
+		for (n = 0; n < ALLOC_BUFFERS; n++) {
+			b[n] = malloc(ALLOC_BUFFER_SIZE);
+			if (!b[n])
+				break;
+			rec_alloc_report(b[n], ALLOC_BUFFER_SIZE);
+			memset(b[n], (int)(n & 0xff), ALLOC_BUFFER_SIZE);
+			total += ALLOC_BUFFER_SIZE;
+		}
+		unsigned sum = 0;
+		for (size_t i = 0; i < n; i++)
+			sum += ((volatile unsigned char *)b[i])[i % ALLOC_BUFFER_SIZE];
+		for (size_t i = 0; i < n; i++)
+			free(b[i]);
+		free(b);
+		(void)sum;
+	}
+	if (n == ALLOC_BUFFERS) {
+		r->status = 200;
+		snprintf(r->body, sizeof r->body, "allocated %zu bytes in %zu buffers\n", total, n);
+	} else {
+		r->status = 503;
+		snprintf(r->body, sizeof r->body, "out of memory\n");
+	}
+}
+
+/* ---- HTTP ----------------------------------------------------------------- */
+static const char *status_text(unsigned status)
+{
+	switch (status) {
+	case 200: return "OK";
+	case 400: return "Bad Request";
+	case 404: return "Not Found";
+	case 405: return "Method Not Allowed";
+	case 503: return "Service Unavailable";
+	default: return "Error";
+	}
+}
+
+static bool send_all(int fd, const char *p, size_t len)
+{
+	while (len > 0) {
+		ssize_t n = send(fd, p, len, MSG_NOSIGNAL);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return false;
+		}
+		p += n;
+		len -= (size_t)n;
+	}
+	return true;
+}
+
+/* Reads the request head (up to the blank line) into buf; returns its length
+ * or -1 when the peer closed, timed out or sent too much. */
+static ssize_t read_head(int fd, char *buf, size_t cap)
+{
+	size_t len = 0;
+	while (len + 1 < cap) {
+		ssize_t n = recv(fd, buf + len, cap - 1 - len, 0);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return -1;
+		len += (size_t)n;
+		buf[len] = '\0';
+		if (strstr(buf, "\r\n\r\n") || strstr(buf, "\n\n"))
+			return (ssize_t)len;
+	}
+	return -1;
+}
+
+typedef struct route {
+	const char *path;
+	void (*serve)(response *r);
+} route;
+
+static const route routes[] = {
+	{ "/requests/fast", serve_fast },
+	{ "/requests/blocking", serve_blocking },
+	{ "/requests/blocking-fixed", serve_blocking_fixed },
+	{ "/requests/allocating", serve_allocating },
+};
+
+static void handle_connection(int fd)
+{
+	char head[8192];
+	char path[1024] = "";
+	response r = { 400, "bad request\n" };
+	rec_span span;
+
+	ssize_t len = read_head(fd, head, sizeof head);
+	if (len < 0)
+		return; /* nothing to answer, no request to record */
+	rec_span_begin(&span, request_type);
+	rec_gauge_add(requests_in_flight, 1);
+
+	char method[16];
+	bool head_only = false;
+	if (sscanf(head, "%15s %1023s HTTP/1.%*d", method, path) != 2) {
+		r.status = 400;
+		snprintf(r.body, sizeof r.body, "bad request\n");
+	} else if (strcmp(method, "GET") != 0 && strcmp(method, "HEAD") != 0) {
+		r.status = 405;
+		snprintf(r.body, sizeof r.body, "method not allowed\n");
+	} else {
+		head_only = strcmp(method, "HEAD") == 0;
+		char *q = strchr(path, '?');
+		if (q)
+			*q = '\0';
+		r.status = 404;
+		snprintf(r.body, sizeof r.body, "not found\n");
+		for (size_t i = 0; i < sizeof routes / sizeof routes[0]; i++) {
+			if (strcmp(path, routes[i].path) == 0) {
+				routes[i].serve(&r);
+				break;
+			}
+		}
+	}
+
+	char out[512];
+	size_t body_len = strlen(r.body);
+	int n = snprintf(out, sizeof out,
+			 "HTTP/1.1 %u %s\r\nContent-Type: text/plain\r\nContent-Length: %zu\r\n"
+			 "Connection: close\r\n\r\n%s",
+			 r.status, status_text(r.status), body_len, head_only ? "" : r.body);
+	if (n > 0)
+		(void)send_all(fd, out, (size_t)n < sizeof out ? (size_t)n : sizeof out - 1);
+	rec_gauge_add(requests_in_flight, -1);
+	rec_counter_add(requests_served, 1);
+	rec_emit e;
+	if (rec_span_end(&span, &e)) {
+		/* Client-chosen paths of 404s are interned too: cap their length. */
+		rec_emit_string_dyn_len(&e, path, strnlen(path, 128));
+		rec_emit_u64(&e, r.status);
+		rec_emit_commit(&e);
+	}
+}
+
+/* ---- connection threads ------------------------------------------------------ */
+typedef struct conn {
+	pthread_t thread;
+	int fd;
+	unsigned number;
+	_Atomic bool done;
+	struct conn *next;
+} conn;
+
+static void *conn_main(void *arg)
+{
+	conn *c = arg;
+	char name[16];
+	snprintf(name, sizeof name, "conn-%u", c->number % 100000000u);
+	pthread_setname_np(pthread_self(), name);
+	struct timeval tv = { 5, 0 };
+	(void)setsockopt(c->fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+	(void)setsockopt(c->fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv);
+	handle_connection(c->fd);
+	close(c->fd);
+	atomic_store(&c->done, true);
+	return NULL;
+}
+
+/* Joins finished connection threads (all of them when all is set). */
+static void reap(conn **list, bool all)
+{
+	for (conn **pp = list; *pp;) {
+		conn *c = *pp;
+		if (all || atomic_load(&c->done)) {
+			pthread_join(c->thread, NULL);
+			*pp = c->next;
+			free(c);
+		} else {
+			pp = &c->next;
+		}
+	}
+}
+
+typedef struct server {
+	int listen_fd;
+} server;
+
+static void *accept_main(void *arg)
+{
+	server *s = arg;
+	conn *live = NULL;
+	unsigned next_number = 1;
+	pthread_setname_np(pthread_self(), "accept");
+
+	for (;;) {
+		struct pollfd pfd[2] = {
+			{ .fd = s->listen_fd, .events = POLLIN },
+			{ .fd = stop_pipe[0], .events = POLLIN },
+		};
+		int pr = poll(pfd, 2, 1000);
+		if (pr < 0) {
+			if (errno == EINTR)
+				continue;
+			perror("requestwatch: poll");
+			break;
+		}
+		reap(&live, false);
+		if (pfd[1].revents)
+			break; /* SIGINT/SIGTERM */
+		if (!(pfd[0].revents & POLLIN))
+			continue;
+		int fd = accept4(s->listen_fd, NULL, NULL, SOCK_CLOEXEC);
+		if (fd < 0) {
+			if (errno != EINTR && errno != EAGAIN && errno != ECONNABORTED)
+				perror("requestwatch: accept");
+			continue;
+		}
+		conn *c = calloc(1, sizeof *c);
+		if (!c) {
+			close(fd);
+			continue;
+		}
+		c->fd = fd;
+		c->number = next_number++;
+		int err = pthread_create(&c->thread, NULL, conn_main, c);
+		if (err) {
+			fprintf(stderr, "requestwatch: pthread_create: %s\n", strerror(err));
+			close(fd);
+			free(c);
+			continue;
+		}
+		c->next = live;
+		live = c;
+	}
+	close(s->listen_fd);
+	s->listen_fd = -1;
+	reap(&live, true);
+	return NULL;
+}
+
+/* ---- start-up ------------------------------------------------------------------ */
+static void warm_up(void)
+{
+	void **b = calloc(WARMUP_BUFFERS, sizeof *b);
+	size_t n = 0;
+	if (b) {
+		for (n = 0; n < WARMUP_BUFFERS; n++) {
+			b[n] = malloc(WARMUP_BUFFER_SIZE);
+			if (!b[n])
+				break;
+			rec_alloc_report(b[n], WARMUP_BUFFER_SIZE);
+			memset(b[n], 0x5a, WARMUP_BUFFER_SIZE);
+		}
+	}
+	rec_sleep_ns(WARMUP_SLEEP_NS); /* e.g. waiting for a backend to come up */
+	for (size_t i = 0; i < n; i++)
+		free(b[i]);
+	free(b);
+}
+
+static int open_listener(unsigned port, unsigned *bound_port)
+{
+	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd < 0) {
+		perror("requestwatch: socket");
+		return -1;
+	}
+	int one = 1;
+	(void)setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+	struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons((uint16_t)port) };
+	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	if (bind(fd, (struct sockaddr *)&a, sizeof a) != 0) {
+		fprintf(stderr, "requestwatch: bind 127.0.0.1:%u: %s\n", port, strerror(errno));
+		close(fd);
+		return -1;
+	}
+	if (listen(fd, 128) != 0) {
+		perror("requestwatch: listen");
+		close(fd);
+		return -1;
+	}
+	socklen_t alen = sizeof a;
+	if (getsockname(fd, (struct sockaddr *)&a, &alen) != 0) {
+		perror("requestwatch: getsockname");
+		close(fd);
+		return -1;
+	}
+	*bound_port = ntohs(a.sin_port);
+	return fd;
+}
+
+static void usage(FILE *f)
+{
+	fprintf(f, "usage: requestwatch [--port PORT]\n"
+		   "  --port PORT  TCP port on 127.0.0.1 (default 8080; 0 picks a free one)\n"
+		   "Records to $REC_OUTPUT when it is set; SIGINT/SIGTERM stop it cleanly.\n");
+}
+
+static int parse_port(const char *s, unsigned *port)
+{
+	char *end;
+	errno = 0;
+	unsigned long v = strtoul(s, &end, 10);
+	if (errno || end == s || *end || v > 65535 || s[0] == '-')
+		return -1;
+	*port = (unsigned)v;
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	unsigned port = 8080;
+	for (int i = 1; i < argc; i++) {
+		if (strcmp(argv[i], "--port") == 0 && i + 1 < argc) {
+			if (parse_port(argv[++i], &port) != 0) {
+				fprintf(stderr, "requestwatch: bad port '%s'\n", argv[i]);
+				return 2;
+			}
+		} else if (strncmp(argv[i], "--port=", 7) == 0) {
+			if (parse_port(argv[i] + 7, &port) != 0) {
+				fprintf(stderr, "requestwatch: bad port '%s'\n", argv[i] + 7);
+				return 2;
+			}
+		} else if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {
+			usage(stdout);
+			return 0;
+		} else {
+			fprintf(stderr, "requestwatch: unknown argument '%s'\n", argv[i]);
+			usage(stderr);
+			return 2;
+		}
+	}
+
+	if (pipe2(stop_pipe, O_CLOEXEC | O_NONBLOCK) != 0) {
+		perror("requestwatch: pipe2");
+		return 1;
+	}
+	struct sigaction sa;
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = on_stop_signal;
+	sigemptyset(&sa.sa_mask);
+	if (sigaction(SIGINT, &sa, NULL) != 0 || sigaction(SIGTERM, &sa, NULL) != 0) {
+		perror("requestwatch: sigaction");
+		return 1;
+	}
+
+	/* With REC_OUTPUT set, the default recorder is already recording. */
+	if (instrumentation_init() != 0)
+		return 1;
+	rec_log(REC_LOG_INFO, "requestwatch starting: warm-up, then port %u", port);
+	warm_up();
+
+	server s;
+	unsigned bound;
+	s.listen_fd = open_listener(port, &bound);
+	if (s.listen_fd < 0) {
+		rec_log(REC_LOG_ERROR, "cannot listen on 127.0.0.1:%u", port);
+		(void)instrumentation_finish();
+		return 1;
+	}
+	pthread_t acceptor;
+	int err = pthread_create(&acceptor, NULL, accept_main, &s);
+	if (err) {
+		fprintf(stderr, "requestwatch: pthread_create: %s\n", strerror(err));
+		close(s.listen_fd);
+		(void)instrumentation_finish();
+		return 1;
+	}
+	rec_log(REC_LOG_INFO, "listening on 127.0.0.1:%u", bound);
+	printf("listening on 127.0.0.1:%u\n", bound);
+	fflush(stdout);
+	pthread_join(acceptor, NULL); /* returns after SIGINT/SIGTERM, threads joined */
+	rec_log(REC_LOG_INFO, "requestwatch stopped after %llu requests",
+		(unsigned long long)rec_counter_value(requests_served));
+	return instrumentation_finish() == 0 ? 0 : 1;
+}

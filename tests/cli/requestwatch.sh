@@ -1,0 +1,230 @@
+#!/usr/bin/env bash
+# Integration test: runs the demo scenario of issue 3 against the real
+# requestwatch process with REC_OUTPUT, then asserts from the recording alone,
+# through `rec-print --json` and `rec-summary --json` parsed by python3:
+#   - 10 app.Request events (4 blocking, 4 blocking-fixed, 1 fast, 1 allocating), all 200;
+#   - the slowest blocking request >= 500 ms, lock waits on quote-cache-lock >= 400 ms;
+#   - the slowest blocking-fixed request < 350 ms, no lock wait over 10 ms in one;
+#   - the allocating request's rec.Alloc events (its thread, its time window)
+#     total exactly 6,291,456 bytes;
+#   - the warm-up's sleep (>= 400 ms) and allocations (256 x 16384) end before
+#     the first request starts.
+# Exits 0 on pass.  Needs $REC_BIN (tests/run.sh sets it) or BUILD.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+# tests/run.sh sets REC_BIN to $PWD/$BUILD/bin, wrong for an absolute BUILD.
+BUILD=${BUILD:-build}
+case "$BUILD" in /*) ;; *) BUILD="$PWD/$BUILD" ;; esac
+BIN=${REC_BIN:-}
+[ -d "$BIN" ] || BIN=$BUILD/bin
+export TZ=UTC
+
+for t in requestwatch rec-print rec-summary; do
+	[ -x "$BIN/$t" ] || { echo "FAIL: $BIN/$t missing" >&2; exit 1; }
+done
+command -v python3 >/dev/null || { echo "FAIL: python3 missing" >&2; exit 1; }
+
+work=$(mktemp -d /tmp/requestwatch-test.XXXXXX)
+server_pid=
+cleanup() {
+	if [ -n "$server_pid" ] && kill -0 "$server_pid" 2>/dev/null; then
+		kill -KILL "$server_pid" 2>/dev/null || true
+	fi
+	rm -rf "$work"
+}
+trap cleanup EXIT
+fail() { echo "FAIL: $*" >&2; [ -f "$work/server.err" ] && sed 's/^/  server: /' "$work/server.err" >&2; exit 1; }
+
+# burst N PATH: N concurrent GET requests to PATH, sent at the same moment
+# (one curl process with --parallel; without curl, bash's /dev/tcp: all
+# connections opened first, then every request written); appends one line
+# "PATH STATUS" per request to $work/statuses.  20 s cap.
+# REC_TEST_NO_CURL=1 forces the /dev/tcp client.
+if command -v curl >/dev/null 2>&1 && [ -z "${REC_TEST_NO_CURL:-}" ]; then
+	burst() {
+		local n=$1 path=$2 i args=()
+		for ((i = 0; i < n; i++)); do
+			args+=(-o /dev/null "http://127.0.0.1:$port$path")
+		done
+		timeout 20 curl -s --no-progress-meter --parallel --parallel-immediate --parallel-max 64 \
+			--max-time 15 -w "$path %{http_code}\n" "${args[@]}" >>"$work/statuses" || true
+	}
+else
+	burst() {
+		timeout 20 bash -c '
+			n=$1 path=$2 port=$3 fds=()
+			for ((i = 0; i < n; i++)); do
+				exec {fd}<>"/dev/tcp/127.0.0.1/$port" || exit 1
+				fds+=("$fd")
+			done
+			for fd in "${fds[@]}"; do
+				printf "GET %s HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n" "$path" >&"$fd"
+			done
+			for fd in "${fds[@]}"; do
+				read -r _ code _ <&"$fd" || code=000
+				echo "$path $code"
+				cat <&"$fd" >/dev/null
+			done' _ "$1" "$2" "$port" >>"$work/statuses" || true
+	}
+fi
+
+rec="$work/run.rec"
+REC_OUTPUT="$rec" timeout 120 "$BIN/requestwatch" --port 0 >"$work/server.out" 2>"$work/server.err" &
+server_pid=$!
+port=
+for _ in $(seq 1 150); do
+	port=$(sed -n 's/^listening on 127\.0\.0\.1:\([0-9][0-9]*\)$/\1/p' "$work/server.out")
+	[ -n "$port" ] && break
+	kill -0 "$server_pid" 2>/dev/null || fail "requestwatch exited before listening"
+	sleep 0.1
+done
+[ -n "$port" ] || fail "requestwatch did not print 'listening on 127.0.0.1:PORT' within 15 s"
+
+burst 4 /requests/blocking
+burst 4 /requests/blocking-fixed
+burst 1 /requests/fast
+burst 1 /requests/allocating
+burst 1 /requests/no-such-thing   # 404, the 11th request
+
+kill -INT "$server_pid"
+for _ in $(seq 1 150); do
+	kill -0 "$server_pid" 2>/dev/null || break
+	sleep 0.1
+done
+kill -0 "$server_pid" 2>/dev/null && fail "requestwatch still running 15 s after SIGINT"
+rc=0
+wait "$server_pid" || rc=$?
+server_pid=
+[ "$rc" -eq 0 ] || fail "requestwatch exited with status $rc after SIGINT"
+
+sort "$work/statuses" | uniq -c | sed 's/^/  responses: /'
+[ "$(grep -c ' 200$' "$work/statuses")" -eq 10 ] || fail "expected 10 responses with 200"
+grep -q '^/requests/no-such-thing 404$' "$work/statuses" || fail "expected a 404 for an unknown path"
+
+timeout 60 "$BIN/rec-summary" --json "$rec" >"$work/summary.json" || fail "rec-summary --json failed"
+timeout 60 "$BIN/rec-print" --json \
+	--events app.Request,rec.LockWait,rec.Sleep,rec.Alloc "$rec" >"$work/events.json" ||
+	fail "rec-print --json failed"
+
+python3 - "$work/events.json" "$work/summary.json" <<'EOF'
+import calendar, json, re, sys, time
+
+events = json.load(open(sys.argv[1]))["recording"]["events"]
+summary = json.load(open(sys.argv[2]))
+MS = 1_000_000
+failures = []
+
+def check(ok, what):
+    print(("ok   " if ok else "FAIL ") + what)
+    if not ok:
+        failures.append(what)
+
+def ns(iso):
+    """ISO-8601 with up to 9 fraction digits and a zone -> ns since epoch."""
+    m = re.fullmatch(r"(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d)(?:\.(\d{1,9}))?(Z|[+-]\d\d:?\d\d)?", iso)
+    if not m:
+        raise ValueError("bad time " + iso)
+    t = calendar.timegm(time.strptime(m.group(1), "%Y-%m-%dT%H:%M:%S")) * 10**9
+    t += int((m.group(2) or "0").ljust(9, "0"))
+    z = m.group(3)
+    if z and z != "Z":
+        sign = -1 if z[0] == "+" else 1
+        hh, mm = int(z[1:3]), int(z[-2:])
+        t += sign * (hh * 3600 + mm * 60) * 10**9
+    return t
+
+def by_type(name):
+    out = []
+    for e in events:
+        if e["type"] == name:
+            v = e["values"]
+            start = ns(v["startTime"])
+            out.append(dict(v, start=start, end=start + v.get("duration", 0),
+                            tid=(v.get("eventThread") or {}).get("tid")))
+    return out
+
+reqs = by_type("app.Request")
+waits = by_type("rec.LockWait")
+sleeps = by_type("rec.Sleep")
+allocs = [a for a in by_type("rec.Alloc") if a["sampled"] is False]  # reported, exact
+
+def lock_name(w):
+    return w["lockName"]
+
+def alloc_size(a):
+    return a["size"]
+
+# --- requests
+check(len(reqs) == 11, "11 app.Request events (10 + one 404): %d" % len(reqs))
+paths = {}
+for r in reqs:
+    paths.setdefault(r["path"], []).append(r)
+for p, n in [("/requests/blocking", 4), ("/requests/blocking-fixed", 4),
+             ("/requests/fast", 1), ("/requests/allocating", 1), ("/requests/no-such-thing", 1)]:
+    check(len(paths.get(p, [])) == n, "%d app.Request with path %s: %d" % (n, p, len(paths.get(p, []))))
+check(all(r["status"] == (404 if r["path"] == "/requests/no-such-thing" else 200) for r in reqs),
+      "status 200 (404 for the unknown path) on every app.Request")
+check(all(re.fullmatch(r"conn-\d+", (r.get("eventThread") or {}).get("name", "")) for r in reqs),
+      "every request ran on a thread named conn-N")
+
+blocking = paths.get("/requests/blocking", [])
+fixed = paths.get("/requests/blocking-fixed", [])
+slow_b = max((r["duration"] for r in blocking), default=0)
+check(slow_b >= 500 * MS, "slowest blocking request >= 500 ms: %.1f ms" % (slow_b / MS))
+
+# --- lock waits on the global mutex
+global_waits = [w for w in waits if lock_name(w) == "quote-cache-lock"]
+total_wait = sum(w["duration"] for w in global_waits)
+check(total_wait >= 400 * MS,
+      "lock waits on quote-cache-lock sum >= 400 ms: %.1f ms over %d events" % (total_wait / MS, len(global_waits)))
+
+def inside(ev, r):
+    return ev["tid"] == r["tid"] and ev["start"] >= r["start"] and ev["end"] <= r["end"]
+
+b_waits = [w for w in global_waits if any(inside(w, r) for r in blocking)]
+check(sum(w["duration"] for w in b_waits) >= 400 * MS,
+      "of which inside blocking requests (same thread, inside the request) >= 400 ms: %.1f ms"
+      % (sum(w["duration"] for w in b_waits) / MS))
+
+slow_f = max((r["duration"] for r in fixed), default=10**12)
+check(slow_f < 350 * MS, "slowest blocking-fixed request < 350 ms: %.1f ms" % (slow_f / MS))
+f_waits = [w for w in waits if any(inside(w, r) for r in fixed)]
+worst_f = max((w["duration"] for w in f_waits), default=0)
+check(worst_f <= 10 * MS, "no lock wait over 10 ms inside a blocking-fixed request: worst %.3f ms (%d events)"
+      % (worst_f / MS, len(f_waits)))
+f_sleeps = [s for s in sleeps if any(inside(s, r) for r in fixed)]
+check(len(f_sleeps) == 4 and all(s["duration"] >= 150 * MS for s in f_sleeps),
+      "each blocking-fixed request slept 150 ms (rec.Sleep): %d" % len(f_sleeps))
+
+# --- the allocating request
+alloc_req = paths.get("/requests/allocating", [None])[0]
+if alloc_req:
+    mine = [a for a in allocs if a["tid"] == alloc_req["tid"]
+            and alloc_req["start"] <= a["start"] <= alloc_req["end"]]
+    total = sum(alloc_size(a) for a in mine)
+    check(total == 6291456, "allocation events of the allocating request total 6,291,456 bytes: %d in %d events"
+          % (total, len(mine)))
+else:
+    check(False, "the allocating request is recorded")
+
+# --- the warm-up precedes the first request
+first = min(r["start"] for r in reqs) if reqs else 0
+warm_sleep = [s for s in sleeps if s["duration"] >= 400 * MS and s["end"] <= first]
+check(len(warm_sleep) == 1, "the warm-up's 400 ms sleep ends before the first request: %d" % len(warm_sleep))
+if warm_sleep:
+    wt = warm_sleep[0]["tid"]
+    warm_allocs = [a for a in allocs if a["tid"] == wt and a["start"] <= warm_sleep[0]["start"]]
+    wbytes = sum(alloc_size(a) for a in warm_allocs)
+    check(len(warm_allocs) == 256 and wbytes == 256 * 16384,
+          "the warm-up's 256 allocations (4,194,304 bytes) precede its sleep: %d, %d bytes"
+          % (len(warm_allocs), wbytes))
+    check(all(a["end"] <= first for a in allocs if a["tid"] == wt),
+          "every allocation of the warm-up thread precedes the first request")
+
+# --- the summary agrees
+check(summary.get("schema") == 1, "rec-summary --json has schema 1")
+text = json.dumps(summary)
+check("app.Request" in text and "rec.LockWait" in text, "rec-summary lists app.Request and rec.LockWait")
+
+sys.exit(1 if failures else 0)
+EOF
