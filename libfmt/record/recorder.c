@@ -1008,6 +1008,22 @@ static rec_status fl_dump(rec_recorder *r, const char *path)
 	return st;
 }
 
+/* At exit, flight recorders still open write what they kept to their path
+ * (the program may have forgotten to close them; REC_OUTPUT's recorder is
+ * closed by its own atexit handler, which runs first). */
+static void flight_atexit(void)
+{
+	rec_recorder *list[64];
+	size_t n = 0;
+	pthread_mutex_lock(&g_lock);
+	for (rec_recorder *r = g_open; r && n < 64; r = r->g_next)
+		if ((r->flags & REC_RECORDER_FLIGHT) && !r->closing)
+			list[n++] = r;
+	pthread_mutex_unlock(&g_lock);
+	for (size_t i = 0; i < n; i++)
+		(void)rec_recorder_dump(list[i], NULL);
+}
+
 static void dump_signal_handler(int sig)
 {
 	(void)sig;
@@ -1671,6 +1687,9 @@ rec_status rec_recorder_open(rec_recorder **out, const rec_recorder_options *opt
 		}
 		pthread_mutex_unlock(&r->lock);
 	}
+	static int flight_atexit_registered;
+	if ((o.flags & REC_RECORDER_FLIGHT) && !flight_atexit_registered)
+		flight_atexit_registered = atexit(flight_atexit) == 0;
 	if ((o.flags & REC_RECORDER_FLIGHT) && !(o.flags & REC_RECORDER_NO_SIGNAL) &&
 	    r->dump_signal > 0 && !g_sig_owner) {
 		struct sigaction sa;

@@ -2,7 +2,10 @@
 /*
  * rec_test_recorder_env.c - exec'd by test_recorder: records only through
  * REC_OUTPUT/REC_OPTIONS (no open call).  argv[1] = events to emit on a
- * declared type; argv[2] = "expect-off": check that nothing records.
+ * declared type; argv[2] = "expect-off": check that nothing records;
+ * argv[2] = "flight-api" argv[3] = PATH: open a flight recorder with the API,
+ * emit, and return from main without closing it (the recorder writes PATH
+ * at exit).
  * Exits 0 on success; returning from main finishes the recording (atexit).
  */
 #include <stdio.h>
@@ -21,6 +24,22 @@ int main(int argc, char **argv)
 	unsigned long n = argc > 1 ? strtoul(argv[1], NULL, 10) : 10;
 	int expect_off = argc > 2 && strcmp(argv[2], "expect-off") == 0;
 
+	if (argc > 3 && strcmp(argv[2], "flight-api") == 0) {
+		rec_recorder_options o = REC_RECORDER_OPTIONS_INIT;
+		rec_recorder *r;
+		o.path = argv[3];
+		o.flags = REC_RECORDER_FLIGHT;
+		if (rec_recorder_open(&r, &o) != REC_OK || rec_recorder_register_type(r, &def, 0, 0, &t) != REC_OK)
+			return 5;
+		for (unsigned long i = 0; i < n; i++) {
+			rec_emit e;
+			if (!rec_emit_begin(&e, t))
+				return 6;
+			rec_emit_u64(&e, i);
+			rec_emit_commit(&e);
+		}
+		return 0; /* no close: written at exit */
+	}
 	if (rec_type_declare(&def, 0, 0, &t) != REC_OK)
 		return 2;
 	if (expect_off != (rec_recorder_default() == NULL) || expect_off == rec_type_enabled(t))

@@ -609,6 +609,23 @@ static void t_env_start(void **state)
 			assert_int_equal(rb.ev[i].u[0], k++);
 	rb_free(&rb);
 
+	/* a flight recorder opened by the program and never closed is written at exit */
+	char fpath[300];
+	tmp_path(fpath, sizeof fpath, "flight-exit.rec");
+	pid = fork();
+	if (pid == 0) {
+		unsetenv("REC_OUTPUT");
+		execl(helper, helper, "25", "flight-api", fpath, (char *)NULL);
+		_exit(127);
+	}
+	assert_int_equal(waitpid(pid, &ws, 0), pid);
+	assert_true(WIFEXITED(ws));
+	assert_int_equal(WEXITSTATUS(ws), 0);
+	read_file(fpath, &rb);
+	assert_int_equal(rb.end, REC_END);
+	assert_int_equal(count_type(&rb, "app.HelperEvent"), 25);
+	rb_free(&rb);
+
 	/* without REC_OUTPUT nothing is recorded and the declared type is off */
 	pid = fork();
 	if (pid == 0) {

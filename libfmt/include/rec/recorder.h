@@ -66,9 +66,11 @@ typedef enum {
 } rec_full_policy;
 
 /* rec_recorder_options.flags */
-#define REC_RECORDER_FLIGHT 0x1u    /* flight-recorder mode: keep recent data in memory,
-				     * write it on rec_recorder_dump(), the dump signal
-				     * and close */
+#define REC_RECORDER_FLIGHT 0x1u    /* flight-recorder mode: keep recent data in memory
+				     * (whole chunks, one per flush interval; the newest
+				     * is always kept), write it to path on
+				     * rec_recorder_dump(), the dump signal, close, and
+				     * at exit if still open */
 #define REC_RECORDER_DEFAULT 0x2u   /* make this the process-wide default recorder
 				     * (REC_ERR_STATE if one is open) */
 #define REC_RECORDER_NO_SIGNAL 0x4u /* flight mode: install no signal handler */
@@ -95,7 +97,9 @@ typedef struct rec_recorder_options {
 	uint32_t flush_interval_ms;  /* drain + write a chunk this often; 0 = 1000 */
 	uint64_t memory_limit;       /* total bytes of thread buffers; 0 = 32 MiB */
 	uint32_t thread_buffer_size; /* bytes per thread (rounded up to a power of
-				      * two, min 4 KiB); 0 = 256 KiB */
+				      * two, min 16 KiB); 0 = 256 KiB.  A thread
+				      * that would exceed memory_limit gets no
+				      * buffer: its events are dropped and counted */
 	uint32_t full_policy;        /* rec_full_policy */
 	/* Flight-recorder mode (flags & REC_RECORDER_FLIGHT). */
 	uint64_t max_age_ms;         /* drop chunks older than this; 0 = no age limit */
@@ -163,8 +167,10 @@ REC_API rec_status rec_recorder_open(rec_recorder **out, const rec_recorder_opti
  *  mode: write the retained data to the path), stop the background thread
  *  and free.  Safe while other threads still emit: their emits after this
  *  point return false (not recorded, not counted as emitted); every event
- *  whose rec_emit_begin() returned true is in the file or in the dropped
- *  count.  NULL is a no-op.
+ *  whose rec_emit_begin() returned true is in the file.  A thread stopped
+ *  inside an emit (between begin and commit) for more than ~2 s is not
+ *  waited for.  Must not be called from a periodic callback or listener.
+ *  NULL is a no-op.
  *  @return the first error the recording met, or REC_OK. */
 REC_API rec_status rec_recorder_close(rec_recorder *r);
 
