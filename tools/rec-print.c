@@ -819,8 +819,27 @@ int main(int argc, char **argv)
 	int c;
 	while ((c = rec_cli_getopt(argc, argv, "h", long_opts)) != -1) {
 		switch (c) {
-		case OPT_EVENTS: rec_cli_list_add_csv(&g_opt.events, optarg); break;
-		case OPT_CATEGORIES: rec_cli_list_add_csv(&g_opt.cats, optarg); break;
+		case OPT_EVENTS: {
+			size_t before = g_opt.events.count;
+			rec_cli_list_add_csv(&g_opt.events, optarg);
+			if (g_opt.events.count == before)
+				rec_cli_usage_error("--events: no name in '%s'", optarg);
+			break;
+		}
+		case OPT_CATEGORIES: {
+			size_t before = g_opt.cats.count;
+			rec_cli_list_add_csv(&g_opt.cats, optarg);
+			if (g_opt.cats.count == before)
+				rec_cli_usage_error("--categories: no category in '%s'", optarg);
+			/* "rec/Locks/" means the same as "rec/Locks" */
+			for (size_t i = before; i < g_opt.cats.count; i++) {
+				char *cat = g_opt.cats.items[i];
+				size_t n = strlen(cat);
+				while (n > 1 && cat[n - 1] == '/')
+					cat[--n] = 0;
+			}
+			break;
+		}
 		case OPT_JSON: g_opt.json = true; break;
 		case OPT_STACK_DEPTH:
 			g_opt.stack_depth = (uint32_t)rec_cli_opt_u64("--stack-depth", optarg, 0,

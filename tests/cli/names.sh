@@ -29,6 +29,9 @@ al=$(fact zstd test.AllTypes); lg=$(fact zstd app.Log)
 [ "$(count_blocks --categories rec/Locks "$d/zstd.rec")" = "$lw" ] || fail "category rec/Locks"
 [ "$(count_blocks --categories 'test/*' "$d/zstd.rec")" = "$al" ] || fail "category glob test/*"
 [ "$(count_blocks --categories app --events rec.LockWait "$d/zstd.rec")" = "$((lg + lw))" ] || fail "--events or --categories"
+[ "$(count_blocks --categories rec/ "$d/zstd.rec")" = "$((lw + hu + cs))" ] || fail "category prefix with a trailing /"
+rc=0; "$bin/rec-print" --events , "$d/zstd.rec" >/dev/null 2>"$tmp/err" || rc=$?
+[ "$rc" = 2 ] && grep -q "^rec-print: --events: no name in ','" "$tmp/err" || fail "--events ',': exit $rc"
 # a prefix must end at a '/': "re" is not a prefix category of "rec/Locks"
 rc=0; "$bin/rec-print" --categories re "$d/zstd.rec" >/dev/null 2>&1 || rc=$?
 [ "$rc" = 2 ] || fail "--categories re: exit $rc, want 2"
