@@ -25,23 +25,25 @@
 /* ---- a default recorder to a temporary file ------------------------------- */
 static char rec_path[64];
 
-static void start_default(void)
+static void start_default_every(uint32_t period_ms)
 {
 	snprintf(rec_path, sizeof rec_path, "/tmp/test_metrics.XXXXXX");
 	int fd = mkstemp(rec_path);
 	assert_true(fd >= 0);
 	close(fd);
-	/* Long periods: the tests sample explicitly; the periodic tasks then
-	 * run only once more, at close. */
-	assert_int_equal(rec_metrics_set_periods(3600 * 1000, 3600 * 1000), REC_OK);
+	assert_int_equal(rec_metrics_set_periods(period_ms, period_ms), REC_OK);
 	rec_recorder_options o = REC_RECORDER_OPTIONS_INIT;
 	o.flags = REC_RECORDER_DEFAULT;
 	o.path = rec_path;
-	o.flush_interval_ms = 3600 * 1000;
+	o.flush_interval_ms = period_ms;
 	rec_recorder *r = NULL;
 	assert_int_equal(rec_recorder_open(&r, &o), REC_OK);
 	assert_ptr_equal(rec_recorder_default(), r);
 }
+
+/* Long periods: the tests sample explicitly; the periodic tasks then run
+ * only once more, at close. */
+static void start_default(void) { start_default_every(3600 * 1000); }
 
 static void stop_default(void)
 {
@@ -277,6 +279,46 @@ static void t_process_stats_rss_and_threads(void **state)
 	remove_file();
 }
 
+/* ---- the periodic tasks of the background thread --------------------------- */
+static void t_periodic_samples(void **state)
+{
+	(void)state;
+	rec_counter *c = NULL;
+	rec_gauge *g = NULL;
+	assert_int_equal(rec_counter_get("test.ticks", &c), REC_OK);
+	assert_int_equal(rec_gauge_get("test.level", &g), REC_OK);
+	uint64_t base = rec_counter_value(c);
+	start_default_every(50);
+	/* 20 steps of 25 ms: the counter grows, the gauge spikes once. */
+	for (int i = 0; i < 20; i++) {
+		rec_counter_add(c, 10);
+		rec_gauge_set(g, i == 7 ? 1000 : i);
+		usleep(25000);
+	}
+	stop_default();
+
+	seen s, gs, ps;
+	collect("rec.Counter", "test.ticks", &s);
+	collect("rec.Gauge", "test.level", &gs);
+	collect("rec.ProcessStats", NULL, &ps);
+	/* ~500 ms at 50 ms: expect about 10 samples; allow a loaded machine. */
+	assert_true(s.n >= 4);
+	assert_true(gs.n >= 4);
+	assert_true(ps.n >= 4);
+	for (size_t k = 1; k < s.n; k++)
+		assert_true(s.u[k][1] >= s.u[k - 1][1]); /* monotonic */
+	assert_int_equal(s.u[s.n - 1][1], base + 200);  /* the sample at close has all */
+	int64_t highest = 0;
+	for (size_t k = 0; k < gs.n; k++) {
+		assert_true(gs.i[k][2] >= gs.i[k][1]);
+		if (gs.i[k][2] > highest)
+			highest = gs.i[k][2];
+	}
+	assert_int_equal(highest, 1000); /* the spike, never the value at a sample */
+	assert_int_equal(gs.i[gs.n - 1][1], 19);
+	remove_file();
+}
+
 /* ---- log lines ------------------------------------------------------------------ */
 static void t_log_levels_and_text(void **state)
 {
@@ -320,6 +362,7 @@ int main(void)
 		cmocka_unit_test(t_counter_sums_exactly),
 		cmocka_unit_test(t_gauge_max_between_samples),
 		cmocka_unit_test(t_process_stats_rss_and_threads),
+		cmocka_unit_test(t_periodic_samples),
 		cmocka_unit_test(t_log_levels_and_text),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
