@@ -9,10 +9,11 @@
  * thread reference (one thread, "main"), as JFR's eventThread does, and a
  * CLOCK_MONOTONIC timestamp read per event.
  *
- *   gen_events [--codec zstd|lz4|none] [--level L] [--no-clock] N FILE
+ *   gen_events [--codec zstd|lz4|none] [--level L] [--chunk-size BYTES] [--no-clock] N FILE
  *
  * Prints one line: events=N seconds=S events_per_s=E bytes=B bytes_per_event=X.
- * seconds covers open .. close (compression and writes included).  --no-clock uses ticks = i * 50 instead of the clock.
+ * seconds covers open .. close (compression and writes included).  --no-clock uses ticks = i * 50 instead of the clock;
+ * --chunk-size sets the raw event bytes per chunk (0 = the writer's 4 MiB).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -52,7 +53,7 @@ static uint64_t mono_ns(void)
 
 static int usage(void)
 {
-	fprintf(stderr, "usage: gen_events [--codec zstd|lz4|none] [--level L] [--no-clock] N FILE\n");
+	fprintf(stderr, "usage: gen_events [--codec zstd|lz4|none] [--level L] [--chunk-size BYTES] [--no-clock] N FILE\n");
 	return 2;
 }
 
@@ -81,6 +82,8 @@ int main(int argc, char **argv)
 				return usage();
 		} else if (strcmp(argv[i], "--level") == 0 && i + 1 < argc) {
 			opts.level = (int32_t)strtol(argv[++i], NULL, 10);
+		} else if (strcmp(argv[i], "--chunk-size") == 0 && i + 1 < argc) {
+			opts.chunk_events_size = (uint32_t)strtoul(argv[++i], NULL, 10);
 		} else if (strcmp(argv[i], "--no-clock") == 0) {
 			use_clock = 0;
 		} else {

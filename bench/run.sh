@@ -179,6 +179,10 @@ OURS="$DATA/ours-zstd-$N.rec"
 OURS_SMALL="$DATA/ours-zstd-$N_SMALL.rec"
 "$GEN" --codec zstd "$N_SMALL" "$OURS_SMALL" >>"$LOG" 2>&1 || die "gen_events (small) failed"
 OURS_NONE_Z3=$(zstd -3 -q -c "$DATA/ours-none-$N.rec" | wc -c)
+# the same events with synthetic timestamps (ticks = i * 50): how much of the
+# size is the clock's jitter
+NOCLOCK_LINE=$("$GEN" --codec zstd --no-clock "$N" "$DATA/ours-zstd-noclock-$N.rec" 2>>"$LOG") || NOCLOCK_LINE=""
+NOCLOCK_BPE=$(kv bytes_per_event "$NOCLOCK_LINE")
 
 # ---- 2. the JFR files ------------------------------------------------------------
 JFR="$DATA/jfr-$N.jfr"
@@ -345,11 +349,13 @@ start-up, as in issue #2's reference figure (0.86 s, 0.25 s of it start-up).
 | ours, lz4 | $(fsize "$DATA/ours-lz4-$N.rec") | $(fmt "${GEN_BPE[lz4]}" 3) |
 | ours, none | $(fsize "$DATA/ours-none-$N.rec") | $(fmt "${GEN_BPE[none]}" 3) |
 | ours, none, then \`zstd -3\` of the whole file | $OURS_NONE_Z3 | $(fmt "$(calc "$OURS_NONE_Z3 / $N")" 3) |
+| ours, zstd, synthetic timestamps every 50 ns (\`--no-clock\`, one run) | $(fsize "$DATA/ours-zstd-noclock-$N.rec" 2>/dev/null || echo n/a) | $(fmt "${NOCLOCK_BPE:-nan}" 3) |
 | JFR (JDK 17), raw | $JFR_BYTES | $(fmt "$JFR_BPE" 3) |
 | JFR, \`zstd -3\` of the whole file | $JFR_Z3 | $(fmt "$JFR_Z3_BPE" 3) |
 
-Bytes/event of ours are medians over the $RUNS writer runs (timestamps are real clock reads, so
-sizes vary slightly). Note: JDK 17 writes this event's 12-character \`String\` field inline (encoding
+Bytes/event of ours are medians over the $RUNS writer runs. Timestamps are real clock reads, so
+the size depends a little on how fast the generator ran (slower runs have larger deltas): under load
+it grows by a few percent. JFR's timestamps are real clock reads too. Note: JDK 17 writes this event's 12-character \`String\` field inline (encoding
 byte, length, 12 bytes) rather than through its string pool, so the raw JFR figure here is higher
 than the ~19 bytes/event quoted in issue #2; after \`zstd -3\` the difference mostly disappears.
 
