@@ -371,6 +371,11 @@ REC_API rec_status rec_reader_verify_chunk(rec_reader *r)
 		what = buf;
 	} else if (!any && (ci->first_ticks != ci->start_ticks || ci->last_ticks != ci->start_ticks)) {
 		what = "STATS of an empty chunk have non-zero First/Last_Delta";
+	} else if (ci->duration_ticks != (any ? last - ci->start_ticks : 0)) {
+		snprintf(buf, sizeof(buf), "header Duration_Ticks %llu, events end %llu ticks after Start_Ticks",
+			 (unsigned long long)ci->duration_ticks,
+			 (unsigned long long)(any ? last - ci->start_ticks : 0));
+		what = buf;
 	} else {
 		vcount unk_stats = { 0, 0 };
 		for (uint32_t i = 0; i < ci->type_stats_count && !what; i++) {

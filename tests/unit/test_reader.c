@@ -771,7 +771,7 @@ static void put_str(rec_buf *b, const char *s)
 
 /* Build a chunk from raw sections (stored uncompressed, or zstd). */
 static void craft_chunk(rec_buf *out, uint16_t minor, hsec *secs, int n, uint64_t events,
-			unsigned codec)
+			unsigned codec, uint64_t duration)
 {
 	rec_buf pay = { 0 };
 	uint64_t raw = 0;
@@ -813,6 +813,7 @@ static void craft_chunk(rec_buf *out, uint16_t minor, hsec *secs, int n, uint64_
 	h.event_count = events;
 	h.start_wall_ns = 2000000000000LL;
 	h.start_ticks = 1000;
+	h.duration_ticks = duration;
 	h.tick_frequency = 1000000000u;
 	h.run_id = 99;
 	h.pid = 1;
@@ -873,7 +874,7 @@ static void craft_newer_minor(rec_buf *out, unsigned codec)
 	assert_true(rec_buf_varint(b, 1) && rec_buf_varint(b, 2) &&
 		    rec_buf_varint(b, sizeof(e1) + sizeof(e3)));
 	assert_true(rec_buf_varint(b, 9) && rec_buf_varint(b, 1) && rec_buf_varint(b, sizeof(e2)));
-	craft_chunk(out, 7, s, 4, 3, codec);
+	craft_chunk(out, 7, s, 4, 3, codec, 8);
 	for (int i = 0; i < 4; i++)
 		rec_buf_free(&s[i].data);
 }
@@ -964,7 +965,7 @@ static void t_verify_mismatch(void **state)
 		    rec_buf_varint(b, 0) && rec_buf_varint(b, 1) && rec_buf_varint(b, 1) &&
 		    rec_buf_varint(b, 3) && rec_buf_varint(b, 6));
 	rec_buf f = { 0 };
-	craft_chunk(&f, 0, s, 3, 2, REC_CODEC_NONE);
+	craft_chunk(&f, 0, s, 3, 2, REC_CODEC_NONE, 3);
 	rec_reader *r;
 	assert_int_equal(rec_reader_open_mem(&r, f.data, f.len, "v", NULL), REC_OK);
 	const rec_chunk_info *c;
@@ -973,6 +974,18 @@ static void t_verify_mismatch(void **state)
 	const rec_problem *pr = rec_reader_problem(r);
 	assert_int_equal(pr->chunk, 0);
 	assert_non_null(strstr(pr->message, "has 3 events"));
+	rec_reader_close(r);
+	/* A header Duration_Ticks that disagrees with the events. */
+	rec_buf_free(&f);
+	s[2].data.len = 0;
+	assert_true(rec_buf_varint(b, rec_zigzag(1)) && rec_buf_varint(b, rec_zigzag(3)) &&
+		    rec_buf_varint(b, 0) && rec_buf_varint(b, 1) && rec_buf_varint(b, 1) &&
+		    rec_buf_varint(b, 2) && rec_buf_varint(b, 6));
+	craft_chunk(&f, 0, s, 3, 2, REC_CODEC_NONE, 4);
+	assert_int_equal(rec_reader_open_mem(&r, f.data, f.len, "v", NULL), REC_OK);
+	assert_int_equal(rec_reader_next_chunk(r, &c), REC_OK);
+	assert_int_equal(rec_reader_verify_chunk(r), REC_ERR_CORRUPT);
+	assert_non_null(strstr(rec_reader_problem(r)->message, "Duration_Ticks 4"));
 	/* The events themselves are intact and still readable. */
 	rec_event e;
 	assert_int_equal(rec_reader_next_event(r, &e), REC_OK);
