@@ -128,9 +128,14 @@ static rec_status ensure_init(void)
 }
 
 /* Linked in (any metrics function referenced): sample process statistics of
- * every default recorder, also one opened from REC_OUTPUT before main(). */
+ * every default recorder, also one opened from REC_OUTPUT before main().
+ * With the static library, metrics.o is linked only when something refers to
+ * it: the recorder core can refer to rec_metrics_linked_ (as it does for
+ * env.o) so that every recording has rec.ProcessStats. */
+int rec_metrics_linked_;
 __attribute__((constructor)) static void metrics_constructor(void)
 {
+	rec_metrics_linked_ = 1;
 	(void)ensure_init();
 }
 
@@ -368,7 +373,14 @@ static void on_default_recorder(rec_recorder *r, int opened, void *opaque)
 	}
 	(void)rec_recorder_add_periodic(r, periodic_metrics, NULL, mp);
 	(void)rec_recorder_add_periodic(r, periodic_process, NULL, pp);
-	(void)sample_process(); /* a baseline at the start of the recording */
+	/* A baseline at the start of the recording; its rssPeak covers the time
+	 * since process start (as the spec says for a recording's first sample). */
+	if (pthread_mutex_lock(&process_lock) == 0) {
+		last_rss = 0;
+		last_hwm = 0;
+		pthread_mutex_unlock(&process_lock);
+	}
+	(void)sample_process();
 }
 
 /* ---- log lines ----------------------------------------------------------------- */
