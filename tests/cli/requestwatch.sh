@@ -103,7 +103,7 @@ grep -q '^/requests/no-such-thing 404$' "$work/statuses" || fail "expected a 404
 
 timeout 60 "$BIN/rec-summary" --json "$rec" >"$work/summary.json" || fail "rec-summary --json failed"
 timeout 60 "$BIN/rec-print" --json \
-	--events app.Request,rec.LockWait,rec.Sleep,rec.Alloc "$rec" >"$work/events.json" ||
+	--events app.Request,rec.LockWait,rec.Sleep,rec.Alloc,rec.Counter,rec.Log "$rec" >"$work/events.json" ||
 	fail "rec-print --json failed"
 
 python3 - "$work/events.json" "$work/summary.json" <<'EOF'
@@ -155,7 +155,8 @@ def alloc_size(a):
     return a["size"]
 
 # --- requests
-check(len(reqs) == 11, "11 app.Request events (10 + one 404): %d" % len(reqs))
+check(len(reqs) == 11, "as many app.Request events as requests sent (the scenario's 10 + one 404): %d"
+      % len(reqs))
 paths = {}
 for r in reqs:
     paths.setdefault(r["path"], []).append(r)
@@ -221,10 +222,22 @@ if warm_sleep:
     check(all(a["end"] <= first for a in allocs if a["tid"] == wt),
           "every allocation of the warm-up thread precedes the first request")
 
-# --- the summary agrees
+# --- the service's own counter and log lines
+served = [c["value"] for c in by_type("rec.Counter") if c["name"] == "requestwatch.requests"]
+check(bool(served) and served[-1] == len(reqs),
+      "last rec.Counter requestwatch.requests equals the requests recorded: %s" % served[-1:])
+logs = [l["message"] for l in by_type("rec.Log")]
+check(any(m.startswith("listening on 127.0.0.1:") for m in logs), "a rec.Log says where it listened")
+
+# --- the summary agrees: one run, closed cleanly, nothing dropped
 check(summary.get("schema") == 1, "rec-summary --json has schema 1")
-text = json.dumps(summary)
-check("app.Request" in text and "rec.LockWait" in text, "rec-summary lists app.Request and rec.LockWait")
+runs = summary.get("runs", [])
+check(len(runs) == 1 and runs[0].get("ended") == "clean close",
+      "one run that ended with a clean close: %s" % [r.get("ended") for r in runs])
+check(summary.get("dropped") == 0, "no dropped events: %s" % summary.get("dropped"))
+types = {t["name"]: t["count"] for t in summary.get("types", [])}
+check(types.get("app.Request") == len(reqs) and types.get("rec.LockWait", 0) >= 3,
+      "rec-summary counts %s app.Request and %s rec.LockWait" % (types.get("app.Request"), types.get("rec.LockWait")))
 
 sys.exit(1 if failures else 0)
 EOF
