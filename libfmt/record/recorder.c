@@ -655,6 +655,11 @@ static void stacktab_free(rec_stacktab *st)
 
 static uint64_t stack_intern(rec_stacktab *st, const uintptr_t *pcs, size_t n, uint32_t flags)
 {
+	for (size_t i = 0; i < n; i++)
+		if (pcs[i] == 0) { /* 0 ends a stack (and is the frame map's empty key) */
+			n = i;
+			break;
+		}
 	if (!st->slot_hash || n == 0)
 		return 0;
 	if (n > REC_STACK_MAX_DEPTH) {

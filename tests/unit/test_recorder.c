@@ -922,6 +922,67 @@ static void t_signal(void **state)
 	rb_free(&rb);
 }
 
+/* ---- deterministic output (clock and run identity injected) --------------------------------- */
+static const rec_field det_fields[] = {
+	{ "name", "Name", "", REC_TYPE_STRING, REC_UNIT_NONE },
+	{ "n", "N", "", REC_TYPE_U64, REC_UNIT_NONE },
+};
+static const rec_type det_def = { 0, REC_EVENT_HAS_DURATION, "test.Det", "", "", "test", 2,
+				  det_fields };
+
+static void record_det(const char *path)
+{
+	rec_recorder_options o = REC_RECORDER_OPTIONS_INIT;
+	o.clock = fake_clock;
+	o.clock_frequency = 1000000u;
+	o.anchor_wall_ns = 1700000000000000000;
+	o.run_id = 0x1234;
+	o.pid = 4321;
+	o.process_start_ns = 1699999999000000000;
+	o.events = "test.*"; /* rec.ThreadStart (OS thread ids) off */
+	g_fake_ticks = 500;
+	rec_recorder *r = open_rec(path, &o);
+	rec_event_type *t;
+	assert_int_equal(rec_recorder_register_type(r, &det_def, 0, 0, &t), REC_OK);
+	for (uint64_t i = 0; i < 100; i++) {
+		rec_span sp;
+		rec_emit e = { 0 };
+		rec_span_begin(&sp, t);
+		g_fake_ticks += 7 + i;
+		assert_true(rec_span_end(&sp, &e));
+		rec_emit_string_dyn(&e, i % 2 ? "odd" : "even");
+		rec_emit_u64(&e, i);
+		rec_emit_commit(&e);
+	}
+	assert_int_equal(rec_recorder_close(r), REC_OK);
+}
+
+static void t_deterministic(void **state)
+{
+	(void)state;
+	char a[300], b[300];
+	tmp_path(a, sizeof a, "det-a.rec");
+	tmp_path(b, sizeof b, "det-b.rec");
+	record_det(a);
+	record_det(b);
+	FILE *fa = fopen(a, "rb"), *fb = fopen(b, "rb");
+	assert_non_null(fa);
+	assert_non_null(fb);
+	static uint8_t ba[1 << 16], bb[1 << 16];
+	size_t na = fread(ba, 1, sizeof ba, fa), nb = fread(bb, 1, sizeof bb, fb);
+	fclose(fa);
+	fclose(fb);
+	assert_true(na > 128);
+	assert_int_equal(na, nb);
+	assert_memory_equal(ba, bb, na);
+	readback rb;
+	read_file(a, &rb);
+	assert_int_equal(rb.n, 100);
+	assert_int_equal(rb.frequency, 1000000u);
+	assert_int_equal(rb.ev[99].duration, 7 + 99);
+	rb_free(&rb);
+}
+
 /* ---- default recorder and declared types -------------------------------------------------------- */
 static const rec_field decl_fields[] = { { "v", "V", "", REC_TYPE_U64, REC_UNIT_NONE } };
 static const rec_type decl_def = { 0, 0, "test.Declared", "", "", "test", 1, decl_fields };
@@ -1019,7 +1080,7 @@ int main(void)
 		cmocka_unit_test(t_flight_dump),   cmocka_unit_test(t_flight_signal),
 		cmocka_unit_test(t_default),       cmocka_unit_test(t_options_parse),
 		cmocka_unit_test(t_rejected),      cmocka_unit_test(t_periodic),
-		cmocka_unit_test(t_signal),
+		cmocka_unit_test(t_signal),        cmocka_unit_test(t_deterministic),
 	};
 	int rc = cmocka_run_group_tests(tests, NULL, NULL);
 	if (rc == 0) {
