@@ -38,6 +38,7 @@ typedef struct tev {
 		char *s;
 	} f[8];
 	char *stack; /* function names joined by ';', leaf first ("" if none) */
+	int has_stack; /* the event references a stack (id != 0) */
 } tev;
 
 static tev *g_ev;
@@ -124,6 +125,7 @@ static void rec_stop_and_load(void)
 		t->stack = malloc(scap);
 		assert_non_null(t->stack);
 		t->stack[0] = '\0';
+		t->has_stack = ev.stack != NULL;
 		if (ev.stack != NULL) {
 			for (uint32_t k = 0; k < ev.stack->depth; k++) {
 				const char *fn = ev.stack->frames[k]->function;

@@ -40,6 +40,7 @@ typedef struct tev {
 		char *s;
 	} f[8];
 	char *stack; /* function names joined by ';', leaf first ("" if none) */
+	int has_stack; /* the event references a stack (id != 0) */
 } tev;
 
 static tev *g_ev;
@@ -126,6 +127,7 @@ static void rec_stop_and_load(void)
 		t->stack = malloc(scap);
 		assert_non_null(t->stack);
 		t->stack[0] = '\0';
+		t->has_stack = ev.stack != NULL;
 		if (ev.stack != NULL) {
 			for (uint32_t k = 0; k < ev.stack->depth; k++) {
 				const char *fn = ev.stack->frames[k]->function;
@@ -371,7 +373,7 @@ static void t_lock_order_once_per_pair_per_thread(void **state)
 	assert_int_equal(pthread_join(a, NULL), 0);
 	rec_stop_and_load();
 
-	int ab1 = 0, ab2 = 0, ba3 = 0;
+	int ab1 = 0, ab2 = 0, ba3 = 0, no_stack = 0;
 	for (size_t i = 0; i < g_nev; i++) {
 		const tev *e = &g_ev[i];
 		if (strcmp(e->type, "rec.LockOrder") != 0)
@@ -381,8 +383,14 @@ static void t_lock_order_once_per_pair_per_thread(void **state)
 			assert_int_equal(fu(e, "heldAddress"), (uintptr_t)&g_a);
 			assert_string_equal(fs(e, "acquiredName"), "lock.B");
 			assert_int_equal(fu(e, "acquiredAddress"), (uintptr_t)&g_b);
+			/* Two threads intern the same stack at the same time: the
+			 * core's lock-free stack table may give up on one (no
+			 * stack id) when the other is preempted mid-insert. */
 			char buf[128];
-			assert_string_equal(first_user_frame(e, buf, sizeof(buf)), "order_ab_thread");
+			if (e->has_stack)
+				assert_string_equal(first_user_frame(e, buf, sizeof(buf)), "order_ab_thread");
+			else
+				no_stack++;
 			*(e->tid == t1 ? &ab1 : &ab2) += 1;
 		} else {
 			assert_int_equal(e->tid, t3);
@@ -395,6 +403,7 @@ static void t_lock_order_once_per_pair_per_thread(void **state)
 	assert_int_equal(ab1, 1);
 	assert_int_equal(ab2, 1);
 	assert_int_equal(ba3, 1);
+	assert_true(no_stack <= 1);
 }
 
 /* A new recording sees the pairs again (the per-thread set restarts). */
