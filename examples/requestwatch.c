@@ -74,6 +74,7 @@ static const char *const quotes[] = {
 #define QUOTE_COUNT (sizeof quotes / sizeof quotes[0])
 static _Atomic unsigned cached_quote; /* read without the lock by /fast */
 static unsigned refresh_count;        /* guarded by quote_lock */
+
 /* ---- instrumentation ------------------------------------------------------ */
 /* The global mutex, named so lock-wait events say which lock it was. */
 static rec_mutex quote_lock = REC_MUTEX_INITIALIZER("quote-cache-lock");
@@ -164,31 +165,41 @@ static void serve_blocking_fixed(response *r)
 	snprintf(r->body, sizeof r->body, "%s\n", quotes[q]);
 }
 
+/* Writes every byte of p, then reads one byte per page back through a
+ * volatile pointer, so the compiler cannot drop the stores as dead before
+ * the free().  Returns the bytes read (to be used by the caller). */
+static unsigned touch(void *p, size_t n, int byte)
+{
+	memset(p, byte, n);
+	unsigned sum = 0;
+	for (size_t i = 0; i < n; i += 4096)
+		sum += ((volatile unsigned char *)p)[i];
+	return sum;
+}
+
 /* Allocates 768 x 8192 bytes, reports each, touches them, frees them. */
 static void serve_allocating(response *r)
 {
 	void **b = calloc(ALLOC_BUFFERS, sizeof *b);
 	size_t n = 0, total = 0;
+	unsigned sum = 0;
 	if (b) {
 		for (n = 0; n < ALLOC_BUFFERS; n++) {
 			b[n] = malloc(ALLOC_BUFFER_SIZE);
 			if (!b[n])
 				break;
-			rec_alloc_report(b[n], ALLOC_BUFFER_SIZE);
-			memset(b[n], (int)(n & 0xff), ALLOC_BUFFER_SIZE);
+			rec_alloc_report(b[n], ALLOC_BUFFER_SIZE); /* rec.Alloc, exact size */
+			sum += touch(b[n], ALLOC_BUFFER_SIZE, (int)(n & 0xff));
 			total += ALLOC_BUFFER_SIZE;
 		}
-		unsigned sum = 0;
-		for (size_t i = 0; i < n; i++)
-			sum += ((volatile unsigned char *)b[i])[i % ALLOC_BUFFER_SIZE];
 		for (size_t i = 0; i < n; i++)
 			free(b[i]);
 		free(b);
-		(void)sum;
 	}
 	if (n == ALLOC_BUFFERS) {
 		r->status = 200;
-		snprintf(r->body, sizeof r->body, "allocated %zu bytes in %zu buffers\n", total, n);
+		snprintf(r->body, sizeof r->body, "allocated %zu bytes in %zu buffers (checksum %u)\n",
+			 total, n, sum);
 	} else {
 		r->status = 503;
 		snprintf(r->body, sizeof r->body, "out of memory\n");
@@ -406,6 +417,8 @@ static void *accept_main(void *arg)
 }
 
 /* ---- start-up ------------------------------------------------------------------ */
+/* Start-up: fill 256 x 16 KiB of buffers (reported), then wait 400 ms as if
+ * for a backend, then release them; all before the first request. */
 static void warm_up(void)
 {
 	void **b = calloc(WARMUP_BUFFERS, sizeof *b);
@@ -416,7 +429,7 @@ static void warm_up(void)
 			if (!b[n])
 				break;
 			rec_alloc_report(b[n], WARMUP_BUFFER_SIZE);
-			memset(b[n], 0x5a, WARMUP_BUFFER_SIZE);
+			(void)touch(b[n], WARMUP_BUFFER_SIZE, 0x5a);
 		}
 	}
 	rec_sleep_ns(WARMUP_SLEEP_NS); /* e.g. waiting for a backend to come up */
