@@ -76,7 +76,7 @@ typedef struct rec_summary_file {
 } rec_summary_file;
 
 /* Everything at once.  Arrays are owned by the summary and stay valid until
- * the next rec_summary_add_*() or rec_summary_close(). */
+ * the next rec_summary_add_*(), rec_summary_get() or rec_summary_close(). */
 typedef struct rec_summary_result {
 	size_t file_count;
 	const rec_summary_file *files;
@@ -120,7 +120,8 @@ REC_API rec_status rec_summary_add_path(rec_summary *s, const char *path, uint32
 REC_API rec_status rec_summary_add_reader(rec_summary *s, rec_reader *r, const char *name,
 					  uint32_t flags);
 
-/*! rec_summary_get() : the summary of everything added so far. */
+/*! rec_summary_get() : the summary of everything added so far (never NULL
+ *  for a valid s; if sorting memory is short the types come unsorted). */
 REC_API const rec_summary_result *rec_summary_get(rec_summary *s);
 
 /*! rec_summary_errmsg() : text of the last failure; never NULL. */
