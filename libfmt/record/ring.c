@@ -49,7 +49,7 @@ static inline void count_drop(struct rec_tbuf_ *b)
 	__atomic_store_n(&b->dropped, b->dropped + 1, __ATOMIC_RELAXED);
 }
 
-bool rec_emit_reserve_slow_(struct rec_tbuf_ *b, rec_event_type *t, uint32_t need)
+bool rec_emit_reserve_slow_(struct rec_tbuf_ *b, rec_event_type *t, uint32_t need, int in_signal)
 {
 	rec_tbuf_full *fb = (rec_tbuf_full *)b;
 	rec_recorder *r = fb->r;
@@ -79,8 +79,9 @@ bool rec_emit_reserve_slow_(struct rec_tbuf_ *b, rec_event_type *t, uint32_t nee
 			return true;
 		}
 		/* Full.  The background thread itself never waits (nobody else
-		 * drains its buffer). */
-		if (r->full_policy != REC_FULL_WAIT || !__atomic_load_n(&t->enabled, __ATOMIC_ACQUIRE) ||
+		 * drains its buffer), nor does a signal handler. */
+		if (r->full_policy != REC_FULL_WAIT || in_signal ||
+		    !__atomic_load_n(&t->enabled, __ATOMIC_ACQUIRE) ||
 		    __atomic_load_n(&r->closing, __ATOMIC_ACQUIRE) ||
 		    pthread_equal(pthread_self(), r->bg))
 			break;

@@ -362,7 +362,8 @@ REC_API extern __thread struct rec_tbuf_ *rec_tls_tbuf_ __attribute__((tls_model
 
 REC_API uint64_t rec_ticks_slow_(const rec_event_type *t);
 REC_API struct rec_tbuf_ *rec_emit_thread_slow_(rec_event_type *t, int in_signal);
-REC_API bool rec_emit_reserve_slow_(struct rec_tbuf_ *b, rec_event_type *t, uint32_t need);
+REC_API bool rec_emit_reserve_slow_(struct rec_tbuf_ *b, rec_event_type *t, uint32_t need,
+				    int in_signal);
 REC_API void rec_emit_kick_(struct rec_tbuf_ *b);
 REC_API uint64_t rec_emit_capture_stack_(struct rec_tbuf_ *b, rec_event_type *t, int in_signal);
 REC_API uint64_t rec_emit_intern_pcs_(struct rec_tbuf_ *b, const uintptr_t *pcs, size_t n, int truncated);
@@ -432,7 +433,7 @@ REC_INLINE_ bool rec_emit_begin_full_(rec_emit *e, rec_event_type *t, uint64_t t
 		return false;
 	}
 	if (REC_UNLIKELY_(b->head + t->max_size > b->wlimit) &&
-	    !rec_emit_reserve_slow_(b, t, t->max_size)) {
+	    !rec_emit_reserve_slow_(b, t, t->max_size, in_signal)) {
 		__atomic_store_n(&b->busy, 0u, __ATOMIC_RELEASE);
 		return false;
 	}
