@@ -163,10 +163,10 @@ void rec_rd_chunk_destroy(rec_rchunk *c)
 	free(c->secs);
 	rec_buf_free(&c->payload_buf);
 	for (int k = 0; k < REC_NKINDS; k++)
-		rec_buf_free(&c->raw[k]);
+		rec_bigbuf_free(&c->raw[k]);
 	rec_buf_free(&c->tmp);
 	rec_arena_free(&c->arena);
-	free(c->oents);
+	rec_bigbuf_free(&c->oents);
 	free(c);
 }
 
@@ -214,14 +214,12 @@ rec_rchunk *rec_rd_chunk_get(rec_reader *r)
 		/* Keep the buffers, clear everything else. */
 		rec_rsec *secs = c->secs;
 		uint32_t secs_cap = c->secs_cap;
-		rec_buf pb = c->payload_buf, tmp = c->tmp, raw[REC_NKINDS];
+		rec_buf pb = c->payload_buf, tmp = c->tmp;
+		rec_bigbuf raw[REC_NKINDS], oents = c->oents;
 		memcpy(raw, c->raw, sizeof(raw));
 		rec_arena arena = c->arena;
-		rec_oent *oents = c->oents;
-		size_t oents_cap = c->oents_cap;
 		memset(c, 0, sizeof(*c));
 		c->oents = oents;
-		c->oents_cap = oents_cap;
 		c->secs = secs;
 		c->secs_cap = secs_cap;
 		c->payload_buf = pb;
@@ -229,8 +227,6 @@ rec_rchunk *rec_rd_chunk_get(rec_reader *r)
 		c->tmp = tmp;
 		c->tmp.len = 0;
 		memcpy(c->raw, raw, sizeof(raw));
-		for (int k = 0; k < REC_NKINDS; k++)
-			c->raw[k].len = 0;
 		c->arena = arena;
 		rec_arena_reset(&c->arena);
 	} else {
@@ -389,9 +385,8 @@ rec_status rec_rd_section(rec_reader *r, rec_rchunk *c, uint32_t si, const uint8
 		*p = sp;
 		return REC_OK;
 	}
-	rec_buf *b = &c->raw[s->kind < REC_NKINDS ? s->kind : 0];
-	b->len = 0;
-	if (!rec_buf_reserve(b, s->raw ? s->raw : 1))
+	rec_bigbuf *b = &c->raw[s->kind < REC_NKINDS ? s->kind : 0];
+	if (!rec_bigbuf_reserve(b, s->raw))
 		return rec_rd_chunk_problem(r, c, REC_ERR_NOMEM, s->hoff, "out of memory");
 	st = rec_codec_decompress(r->codec, c->h.codec, sp, s->stored, b->data, s->raw);
 	if (st != REC_OK)

@@ -15,22 +15,12 @@
 
 #define WALL_KEY(w) ((uint64_t)(w) ^ (1ull << 63))
 
-static bool grow(rec_oent **a, size_t *cap, size_t need)
+/* Room for n entries in b (contents may be discarded). */
+static bool ents_reserve(rec_bigbuf *b, size_t n)
 {
-	if (need <= *cap)
-		return true;
-	size_t n = *cap ? *cap : 1024;
-	while (n < need) {
-		if (n > SIZE_MAX / 2 / sizeof(rec_oent))
-			return false;
-		n *= 2;
-	}
-	rec_oent *p = realloc(*a, n * sizeof(rec_oent));
-	if (!p)
+	if (n > SIZE_MAX / sizeof(rec_oent))
 		return false;
-	*a = p;
-	*cap = n;
-	return true;
+	return rec_bigbuf_reserve(b, n * sizeof(rec_oent));
 }
 
 /* Stable sort by ticks: a fast path for sorted input, insertion sort of small
@@ -99,10 +89,12 @@ static rec_status scan_chunk(rec_reader *r, rec_rchunk *c)
 	uint64_t unknown = 0;
 	size_t k = 0;
 	bool any = false;
-	if (!grow(&c->oents, &c->oents_cap, c->ev_items)) {
+	if (!ents_reserve(&c->oents, c->ev_items)) {
 		snprintf(r->detail, sizeof(r->detail), "out of memory");
 		return chunk_problem(r, c, REC_ERR_NOMEM);
 	}
+	rec_oent *ents = c->oents.data;
+	const size_t cap = c->oents.cap / sizeof(rec_oent);
 	while (p < end) {
 		const uint8_t *rec = p;
 		uint64_t size, tid, d;
@@ -127,11 +119,12 @@ static rec_status scan_chunk(rec_reader *r, rec_rchunk *c)
 			unknown++;
 			continue;
 		}
-		if (k == c->oents_cap && !grow(&c->oents, &c->oents_cap, k + 1)) {
-			snprintf(r->detail, sizeof(r->detail), "out of memory");
-			return chunk_problem(r, c, REC_ERR_NOMEM);
+		if (k == cap || k == c->ev_items) {
+			snprintf(r->detail, sizeof(r->detail), "more records than Item_Count %u",
+				 c->ev_items);
+			return chunk_problem(r, c, REC_ERR_CORRUPT);
 		}
-		rec_oent *e = &c->oents[k++];
+		rec_oent *e = &ents[k++];
 		e->ticks = ticks;
 		e->off = (uint32_t)(rec - c->ev);
 		if (!any || ticks < c->min_ticks)
@@ -145,18 +138,15 @@ static rec_status scan_chunk(rec_reader *r, rec_rchunk *c)
 			 (unsigned long long)n, c->ev_items);
 		return chunk_problem(r, c, REC_ERR_CORRUPT);
 	}
-	if (!grow(&o->aux, &o->aux_cap, k)) {
+	if (!ents_reserve(&o->aux, k)) {
 		snprintf(r->detail, sizeof(r->detail), "out of memory");
 		return chunk_problem(r, c, REC_ERR_NOMEM);
 	}
-	if (sort_ents(c->oents, o->aux, k) == o->aux) {
+	if (sort_ents(ents, o->aux.data, k) == o->aux.data) {
 		/* The result is in the sort buffer: trade buffers. */
-		rec_oent *t = c->oents;
-		size_t tc = c->oents_cap;
+		rec_bigbuf t = c->oents;
 		c->oents = o->aux;
-		c->oents_cap = o->aux_cap;
 		o->aux = t;
-		o->aux_cap = tc;
 	}
 	/* Held chunks need only their decoded parts: drop a copied payload
 	 * when the events live in their own decompressed buffer. */
@@ -238,7 +228,8 @@ static bool overlaps(const rec_order *o, const rec_rchunk *c)
 static inline bool heap_less(const rec_order *o, uint32_t a, uint32_t b)
 {
 	const rec_rchunk *ca = o->held[a], *cb = o->held[b];
-	uint64_t ka = ca->oents[ca->ocur].ticks, kb = cb->oents[cb->ocur].ticks;
+	uint64_t ka = ((const rec_oent *)ca->oents.data)[ca->ocur].ticks;
+	uint64_t kb = ((const rec_oent *)cb->oents.data)[cb->ocur].ticks;
 	if (o->mixed) {
 		ka = WALL_KEY(rec_rd_wall(&ca->info, ka));
 		kb = WALL_KEY(rec_rd_wall(&cb->info, kb));
@@ -301,7 +292,7 @@ rec_status rec_rd_order_next(rec_reader *r, rec_event *ev)
 					heap_down(o, 0);
 					continue;
 				}
-				const rec_oent *e = &c->oents[c->ocur++];
+				const rec_oent *e = (const rec_oent *)c->oents.data + c->ocur++;
 				if (c->ocur == c->noents)
 					o->heap[0] = o->heap[--o->nheap];
 				if (o->nheap > 1)
@@ -375,6 +366,6 @@ void rec_rd_order_free(rec_reader *r)
 	o->pending = NULL;
 	free(o->held);
 	free(o->heap);
-	free(o->aux);
+	rec_bigbuf_free(&o->aux);
 	memset(o, 0, sizeof(*o));
 }

@@ -50,6 +50,17 @@ const uint8_t *rec_src_map(const rec_src *s, uint64_t off, size_t n);
 /* Refresh the known size (a regular file that is still growing). */
 void rec_src_refresh_size(rec_src *s);
 
+/* ---- big buffers: decompressed sections, order entries ------------------ */
+/* Large buffers are mapped in 2 MiB-aligned extents with transparent huge
+ * pages requested, so filling them takes few page faults.  Reserving may
+ * discard the contents. */
+typedef struct rec_bigbuf {
+	void *data;
+	size_t cap;
+} rec_bigbuf;
+bool rec_bigbuf_reserve(rec_bigbuf *b, size_t n);
+void rec_bigbuf_free(rec_bigbuf *b);
+
 /* ---- arena: stable allocations freed together --------------------------- */
 typedef struct rec_arena_blk rec_arena_blk;
 typedef struct rec_arena {
@@ -102,7 +113,7 @@ typedef struct rec_rchunk {
 	rec_buf payload_buf;
 	const uint8_t *payload;
 	bool payload_checked; /* checksum verified */
-	rec_buf raw[REC_NKINDS]; /* decompressed sections */
+	rec_bigbuf raw[REC_NKINDS]; /* decompressed sections */
 	rec_buf tmp;             /* stored bytes read for one section */
 	rec_arena arena;
 	/* metadata */
@@ -135,8 +146,8 @@ typedef struct rec_rchunk {
 	bool scanned;
 	uint64_t min_ticks, max_ticks; /* event starts seen by the scan */
 	size_t mem_bytes;
-	rec_oent *oents;      /* its events sorted by key */
-	size_t noents, oents_cap, ocur;
+	rec_bigbuf oents;     /* rec_oent: its events sorted by ticks */
+	size_t noents, ocur;
 	struct rec_rchunk *next_free;
 } rec_rchunk;
 
@@ -150,8 +161,7 @@ typedef struct rec_order {
 	uint32_t nheld, held_cap;
 	uint32_t *heap;      /* held slots by their next entry (k-way merge) */
 	uint32_t nheap;
-	rec_oent *aux;       /* sort buffer */
-	size_t aux_cap;
+	rec_bigbuf aux;      /* sort buffer */
 	size_t bytes;
 	bool mixed;
 	uint64_t run_id;

@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -238,6 +239,58 @@ rec_status rec_src_read(rec_src *s, uint64_t off, size_t n, uint8_t *dst, size_t
 	}
 	*got = done + k;
 	return st;
+}
+
+/* ---- big buffers ------------------------------------------------------------- */
+#define BIG_MIN (256u * 1024u)
+#define HUGE_SZ ((size_t)2 * 1024 * 1024)
+
+void rec_bigbuf_free(rec_bigbuf *b)
+{
+	if (b->data) {
+		if (b->cap < BIG_MIN)
+			free(b->data);
+		else
+			munmap(b->data, b->cap);
+	}
+	b->data = NULL;
+	b->cap = 0;
+}
+
+bool rec_bigbuf_reserve(rec_bigbuf *b, size_t n)
+{
+	if (n <= b->cap && b->data)
+		return true;
+	rec_bigbuf_free(b);
+	if (n == 0)
+		n = 1;
+	if (n < BIG_MIN) {
+		b->data = malloc(n);
+		if (!b->data)
+			return false;
+		b->cap = n;
+		return true;
+	}
+	if (n > SIZE_MAX - 2 * HUGE_SZ)
+		return false;
+	size_t len = (n + HUGE_SZ - 1) & ~(HUGE_SZ - 1);
+	size_t map = len + HUGE_SZ;
+	uint8_t *p = mmap(NULL, map, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (p == MAP_FAILED)
+		return false;
+	/* Keep a 2 MiB-aligned extent, give back the slack around it. */
+	uintptr_t a = ((uintptr_t)p + HUGE_SZ - 1) & ~(uintptr_t)(HUGE_SZ - 1);
+	size_t head = (size_t)(a - (uintptr_t)p);
+	if (head)
+		munmap(p, head);
+	if (map - head > len)
+		munmap((uint8_t *)a + len, map - head - len);
+#ifdef MADV_HUGEPAGE
+	(void)madvise((void *)a, len, MADV_HUGEPAGE); /* a hint; failure is fine */
+#endif
+	b->data = (void *)a;
+	b->cap = len;
+	return true;
 }
 
 /* ---- arena ----------------------------------------------------------------- */
