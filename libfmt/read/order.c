@@ -162,7 +162,9 @@ static rec_status scan_chunk(rec_reader *r, rec_rchunk *c)
 	c->noents = k;
 	c->ocur = 0;
 	c->scanned = true;
-	c->mem_bytes = payload + (size_t)c->h.raw_size + k * sizeof(rec_oent);
+	c->mem_bytes = payload + (size_t)c->h.raw_size + c->oents.cap;
+	if (c->secs[si].flags & REC_SECTION_COMPRESSED) /* the mapping, rounded up */
+		c->mem_bytes += c->raw[REC_SECTION_EVENTS].cap - c->secs[si].raw;
 	return REC_OK;
 }
 

@@ -242,8 +242,8 @@ rec_status rec_src_read(rec_src *s, uint64_t off, size_t n, uint8_t *dst, size_t
 }
 
 /* ---- big buffers ------------------------------------------------------------- */
-#define BIG_MIN (256u * 1024u)
 #define HUGE_SZ ((size_t)2 * 1024 * 1024)
+#define BIG_MIN HUGE_SZ /* smaller buffers come from malloc */
 
 void rec_bigbuf_free(rec_bigbuf *b)
 {
