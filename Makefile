@@ -103,6 +103,9 @@ $(BUILD)/bin/%: $(BUILD)/obj/tools/%.o $(CLI_OBJS) $(STATIC)
 	@$(if $(Q),echo "  LD      $@")
 	$(Q)$(CC) $(CFLAGS_ALL) -o $@ $< $(CLI_OBJS) $(STATIC) $(LIBS_ALL)
 
+# Only rec-lockgraph and its test helper rec_test_agread draw with Graphviz.
+$(BUILD)/bin/rec-lockgraph $(BUILD)/tests/rec_test_agread: LIBS_ALL += $(shell pkg-config --libs libcgraph libgvc 2>/dev/null)
+
 $(BUILD)/bin/%: $(BUILD)/obj/examples/%.o $(STATIC)
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  LD      $@")

@@ -1,0 +1,1215 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * locks.c - the wait-for graph and the lock-order graph of a recording
+ * (rec.LockWait, rec.LockOrder), with lock-order cycle detection.  See
+ * rec/locks.h.  Uses only the public reader API; events are aggregated into
+ * hash maps as they come, so memory follows distinct locks, threads and
+ * edges, not events.
+ */
+#include "rec/locks.h"
+
+#include <fnmatch.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MAX_INDEX (1u << 30)
+#define MAX_EXAMPLES 16u
+#define MAX_CYCLES 10000u
+
+/* ---- string arena ------------------------------------------------------------ */
+
+typedef struct arena_block {
+	struct arena_block *next;
+	size_t used, cap;
+	char data[];
+} arena_block;
+
+typedef struct arena {
+	arena_block *head;
+} arena;
+
+static void *arena_alloc(arena *a, size_t n, size_t align)
+{
+	arena_block *b = a->head;
+	size_t off = b ? (b->used + align - 1) & ~(align - 1) : 0;
+	if (!b || off + n > b->cap) {
+		size_t cap = n + align > 65536 ? n + align : 65536;
+		b = malloc(sizeof *b + cap);
+		if (!b)
+			return NULL;
+		b->next = a->head;
+		b->used = 0;
+		b->cap = cap;
+		a->head = b;
+		off = ((uintptr_t)b->data % align) ? align - (uintptr_t)b->data % align : 0;
+	}
+	void *p = b->data + off;
+	b->used = off + n;
+	return p;
+}
+
+static char *arena_strndup(arena *a, const char *s, size_t n)
+{
+	char *p = arena_alloc(a, n + 1, 1);
+	if (!p)
+		return NULL;
+	if (n)
+		memcpy(p, s, n);
+	p[n] = 0;
+	return p;
+}
+
+static void arena_free(arena *a)
+{
+	arena_block *b = a->head;
+	while (b) {
+		arena_block *n = b->next;
+		free(b);
+		b = n;
+	}
+	a->head = NULL;
+}
+
+/* ---- u64 -> index map (open addressing) --------------------------------------- */
+
+typedef struct map_slot {
+	uint64_t key;
+	uint32_t idx; /* index + 1; 0 = empty */
+} map_slot;
+
+typedef struct map {
+	map_slot *slots;
+	size_t cap, n; /* cap: power of two */
+} map;
+
+static inline uint64_t mix64(uint64_t x)
+{
+	x ^= x >> 30;
+	x *= 0xbf58476d1ce4e5b9ull;
+	x ^= x >> 27;
+	x *= 0x94d049bb133111ebull;
+	x ^= x >> 31;
+	return x;
+}
+
+/* Index of key, or UINT32_MAX if absent. */
+static uint32_t map_find(const map *m, uint64_t key)
+{
+	if (!m->cap)
+		return UINT32_MAX;
+	size_t mask = m->cap - 1;
+	for (size_t i = mix64(key) & mask;; i = (i + 1) & mask) {
+		if (!m->slots[i].idx)
+			return UINT32_MAX;
+		if (m->slots[i].key == key)
+			return m->slots[i].idx - 1;
+	}
+}
+
+static bool map_grow(map *m)
+{
+	size_t cap = m->cap ? m->cap * 2 : 64;
+	map_slot *s = calloc(cap, sizeof *s);
+	if (!s)
+		return false;
+	for (size_t i = 0; i < m->cap; i++) {
+		if (!m->slots[i].idx)
+			continue;
+		size_t j = mix64(m->slots[i].key) & (cap - 1);
+		while (s[j].idx)
+			j = (j + 1) & (cap - 1);
+		s[j] = m->slots[i];
+	}
+	free(m->slots);
+	m->slots = s;
+	m->cap = cap;
+	return true;
+}
+
+/* Insert a key known to be absent. */
+static bool map_put(map *m, uint64_t key, uint32_t idx)
+{
+	if ((m->n + 1) * 4 > m->cap * 3 && !map_grow(m))
+		return false;
+	size_t mask = m->cap - 1;
+	size_t i = mix64(key) & mask;
+	while (m->slots[i].idx)
+		i = (i + 1) & mask;
+	m->slots[i].key = key;
+	m->slots[i].idx = idx + 1;
+	m->n++;
+	return true;
+}
+
+/* ---- aggregated state ----------------------------------------------------------- */
+
+typedef struct lg_thread {
+	uint64_t tid;
+	const char *name; /* arena or "" */
+} lg_thread;
+
+typedef struct lg_lock {
+	uint64_t addr;
+	const char *name; /* program's name, arena or "" */
+	const char *site; /* arena or "" */
+	uint64_t wait_count;
+	int64_t wait_total, wait_max;
+	uint64_t events;
+} lg_lock;
+
+typedef struct lg_wedge {
+	uint32_t thread, lock;
+	bool holder;
+	uint64_t count;
+	int64_t total, max;
+} lg_wedge;
+
+typedef struct lg_example {
+	uint32_t thread;
+	uint32_t depth;
+	const char *const *frames;
+} lg_example;
+
+typedef struct lg_oedge {
+	uint32_t from, to;
+	uint64_t count;
+	uint32_t nex;
+	lg_example ex[MAX_EXAMPLES];
+} lg_oedge;
+
+/* Field positions of one event type in one chunk. */
+typedef struct type_cache {
+	const rec_type *type;
+	uint64_t chunk_offset, run_id;
+	uint32_t chunk_seq;
+	int kind; /* 0 other, 1 LockWait, 2 LockOrder */
+	int f[4]; /* LockWait: address, name, holder; LockOrder: heldAddr, heldName, acqAddr, acqName */
+} type_cache;
+
+struct rec_lockgraph {
+	rec_lockgraph_options opt;
+	char *thread_pat;
+	uint64_t thread_tid; /* when thread_pat is a number */
+	bool thread_is_tid;
+	arena strings;       /* names, sites, frames: live as long as the graph */
+	lg_thread *threads;
+	size_t nthreads, cthreads;
+	map thread_map;
+	lg_lock *locks;
+	size_t nlocks, clocks;
+	map lock_map;
+	lg_wedge *wedges;
+	size_t nwedges, cwedges;
+	map wedge_map;
+	lg_oedge *oedges;
+	size_t noedges, coedges;
+	map oedge_map;
+	type_cache tc[8];
+	uint64_t wait_events, order_events;
+	/* result */
+	arena rstrings;
+	rec_lockgraph_result res;
+	rec_lockgraph_lock *rlocks;
+	rec_lockgraph_thread *rthreads;
+	rec_lockgraph_wait_edge *rwedges;
+	rec_lockgraph_order_edge *roedges;
+	rec_lockgraph_example *rexamples;
+	rec_lockgraph_cycle *rcycles;
+	size_t *rcycle_idx;
+	char errmsg[256];
+};
+
+#if defined(__GNUC__)
+__attribute__((format(printf, 3, 4)))
+#endif
+static rec_status fail(rec_lockgraph *g, rec_status st, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(g->errmsg, sizeof g->errmsg, fmt, ap);
+	va_end(ap);
+	return st;
+}
+
+static rec_status nomem(rec_lockgraph *g)
+{
+	return fail(g, REC_ERR_NOMEM, "out of memory");
+}
+
+const char *rec_lockgraph_errmsg(const rec_lockgraph *g)
+{
+	return g ? g->errmsg : "no lock graph";
+}
+
+rec_status rec_lockgraph_open(rec_lockgraph **out, const rec_lockgraph_options *opts)
+{
+	if (!out)
+		return REC_ERR_INVALID_ARG;
+	*out = NULL;
+	rec_lockgraph_options def = REC_LOCKGRAPH_OPTIONS_INIT;
+	if (opts) {
+		if (opts->struct_size != sizeof *opts)
+			return REC_ERR_INVALID_ARG;
+		for (size_t i = 0; i < sizeof opts->reserved / sizeof opts->reserved[0]; i++)
+			if (opts->reserved[i])
+				return REC_ERR_INVALID_ARG;
+		if (opts->min_wait_ns < 0)
+			return REC_ERR_INVALID_ARG;
+		def = *opts;
+	}
+	rec_lockgraph *g = calloc(1, sizeof *g);
+	if (!g)
+		return REC_ERR_NOMEM;
+	g->opt = def;
+	if (def.thread) {
+		g->thread_pat = strdup(def.thread);
+		if (!g->thread_pat) {
+			free(g);
+			return REC_ERR_NOMEM;
+		}
+		const char *p = def.thread;
+		uint64_t v = 0;
+		bool num = *p != 0;
+		for (; *p && num; p++) {
+			if (*p < '0' || *p > '9' || v > (UINT64_MAX - 9) / 10)
+				num = false;
+			else
+				v = v * 10 + (uint64_t)(*p - '0');
+		}
+		g->thread_is_tid = num;
+		g->thread_tid = v;
+	}
+	g->opt.thread = g->thread_pat;
+	*out = g;
+	return REC_OK;
+}
+
+static void free_result(rec_lockgraph *g)
+{
+	free(g->rlocks);
+	free(g->rthreads);
+	free(g->rwedges);
+	free(g->roedges);
+	free(g->rexamples);
+	free(g->rcycles);
+	free(g->rcycle_idx);
+	g->rlocks = NULL;
+	g->rthreads = NULL;
+	g->rwedges = NULL;
+	g->roedges = NULL;
+	g->rexamples = NULL;
+	g->rcycles = NULL;
+	g->rcycle_idx = NULL;
+	arena_free(&g->rstrings);
+	memset(&g->res, 0, sizeof g->res);
+}
+
+void rec_lockgraph_close(rec_lockgraph *g)
+{
+	if (!g)
+		return;
+	free_result(g);
+	arena_free(&g->strings);
+	free(g->threads);
+	free(g->locks);
+	free(g->wedges);
+	free(g->oedges);
+	free(g->thread_map.slots);
+	free(g->lock_map.slots);
+	free(g->wedge_map.slots);
+	free(g->oedge_map.slots);
+	free(g->thread_pat);
+	free(g);
+}
+
+/* Grow an array of elements of size sz to hold n + 1. */
+static bool grow(void **arr, size_t *cap, size_t n, size_t sz)
+{
+	if (n < *cap)
+		return true;
+	size_t nc = *cap ? *cap * 2 : 64;
+	void *p = realloc(*arr, nc * sz);
+	if (!p)
+		return false;
+	*arr = p;
+	*cap = nc;
+	return true;
+}
+
+/* ---- events ---------------------------------------------------------------------- */
+
+static const type_cache *lookup_type(rec_lockgraph *g, const rec_event *ev)
+{
+	const rec_chunk_info *c = ev->chunk;
+	size_t slot = ((uintptr_t)ev->type >> 4) & 7u;
+	type_cache *t = &g->tc[slot];
+	if (t->type == ev->type && t->chunk_offset == c->offset && t->run_id == c->run_id &&
+	    t->chunk_seq == c->sequence)
+		return t;
+	memset(t, 0, sizeof *t);
+	t->type = ev->type;
+	t->chunk_offset = c->offset;
+	t->run_id = c->run_id;
+	t->chunk_seq = c->sequence;
+	for (int i = 0; i < 4; i++)
+		t->f[i] = -1;
+	const rec_type *ty = ev->type;
+	static const char *const wait_f[4] = { "lockAddress", "lockName", "holderOsThreadId", NULL };
+	static const char *const order_f[4] = { "heldAddress", "heldName", "acquiredAddress", "acquiredName" };
+	static const uint32_t wait_t[4] = { REC_TYPE_U64, REC_TYPE_STRING, REC_TYPE_U64, 0 };
+	static const uint32_t order_t[4] = { REC_TYPE_U64, REC_TYPE_STRING, REC_TYPE_U64, REC_TYPE_STRING };
+	const char *const *names;
+	const uint32_t *types;
+	if (ty->name && strcmp(ty->name, "rec.LockWait") == 0) {
+		t->kind = 1;
+		names = wait_f;
+		types = wait_t;
+	} else if (ty->name && strcmp(ty->name, "rec.LockOrder") == 0) {
+		t->kind = 2;
+		names = order_f;
+		types = order_t;
+	} else {
+		return t;
+	}
+	for (uint32_t i = 0; i < ty->field_count; i++) {
+		for (int k = 0; k < 4; k++) {
+			if (names[k] && ty->fields[i].name && strcmp(ty->fields[i].name, names[k]) == 0 &&
+			    ty->fields[i].type == types[k])
+				t->f[k] = (int)i;
+		}
+	}
+	return t;
+}
+
+static bool value_u64(const rec_event *ev, int f, uint64_t *out)
+{
+	if (f < 0 || (uint32_t)f >= ev->value_count || !ev->values[f].present)
+		return false;
+	*out = ev->values[f].v.u;
+	return true;
+}
+
+static bool value_str(const rec_event *ev, int f, const char **p, size_t *n)
+{
+	if (f < 0 || (uint32_t)f >= ev->value_count || !ev->values[f].present ||
+	    !ev->values[f].v.s.ptr)
+		return false;
+	*p = ev->values[f].v.s.ptr;
+	*n = ev->values[f].v.s.len;
+	return true;
+}
+
+static bool thread_selected(const rec_lockgraph *g, const rec_thread *t)
+{
+	if (!g->thread_pat)
+		return true;
+	if (!t)
+		return false;
+	if (g->thread_is_tid && t->os_tid == g->thread_tid)
+		return true;
+	return fnmatch(g->thread_pat, t->name ? t->name : "", 0) == 0;
+}
+
+/* Index of the thread with OS tid; created if new.  name may be NULL. */
+static rec_status get_thread(rec_lockgraph *g, uint64_t tid, const char *name, uint32_t *out)
+{
+	uint32_t i = map_find(&g->thread_map, tid);
+	if (i == UINT32_MAX) {
+		if (g->nthreads >= MAX_INDEX)
+			return fail(g, REC_ERR_LIMIT, "more than %u threads", MAX_INDEX);
+		if (!grow((void **)&g->threads, &g->cthreads, g->nthreads, sizeof *g->threads))
+			return nomem(g);
+		i = (uint32_t)g->nthreads;
+		if (!map_put(&g->thread_map, tid, i))
+			return nomem(g);
+		g->threads[i].tid = tid;
+		g->threads[i].name = "";
+		g->nthreads++;
+	}
+	lg_thread *t = &g->threads[i];
+	if (name && *name && strcmp(t->name, name) != 0) {
+		char *p = arena_strndup(&g->strings, name, strlen(name));
+		if (!p)
+			return nomem(g);
+		t->name = p;
+	}
+	*out = i;
+	return REC_OK;
+}
+
+/* Whether name is just "0x<addr>" (what the recorder writes for an unnamed lock). */
+static bool is_address_name(const char *s, size_t n, uint64_t addr)
+{
+	char buf[24];
+	int k = snprintf(buf, sizeof buf, "0x%" PRIx64, addr);
+	return n == 0 || (k > 0 && (size_t)k == n && memcmp(buf, s, n) == 0);
+}
+
+static rec_status get_lock(rec_lockgraph *g, uint64_t addr, const char *name, size_t name_len,
+			   uint32_t *out)
+{
+	uint32_t i = map_find(&g->lock_map, addr);
+	if (i == UINT32_MAX) {
+		if (g->nlocks >= MAX_INDEX)
+			return fail(g, REC_ERR_LIMIT, "more than %u locks", MAX_INDEX);
+		if (!grow((void **)&g->locks, &g->clocks, g->nlocks, sizeof *g->locks))
+			return nomem(g);
+		i = (uint32_t)g->nlocks;
+		if (!map_put(&g->lock_map, addr, i))
+			return nomem(g);
+		memset(&g->locks[i], 0, sizeof g->locks[i]);
+		g->locks[i].addr = addr;
+		g->locks[i].name = "";
+		g->locks[i].site = "";
+		g->nlocks++;
+	}
+	lg_lock *l = &g->locks[i];
+	if (name && !*l->name && !is_address_name(name, name_len, addr)) {
+		char *p = arena_strndup(&g->strings, name, name_len);
+		if (!p)
+			return nomem(g);
+		l->name = p;
+	}
+	l->events++;
+	*out = i;
+	return REC_OK;
+}
+
+static const char *base_name(const char *path)
+{
+	const char *s = strrchr(path, '/');
+	return s ? s + 1 : path;
+}
+
+/* A frame as text into the string arena. */
+static const char *frame_text(rec_lockgraph *g, const rec_frame *fr)
+{
+	if (!fr)
+		return "?";
+	if (fr->function && *fr->function)
+		return arena_strndup(&g->strings, fr->function, strlen(fr->function));
+	char buf[512];
+	int n;
+	if (fr->module && fr->module->path && *fr->module->path)
+		n = snprintf(buf, sizeof buf, "0x%" PRIx64 " (%s)", fr->module_offset,
+			     base_name(fr->module->path));
+	else
+		n = snprintf(buf, sizeof buf, "0x%" PRIx64, fr->module_offset);
+	if (n < 0)
+		n = 0;
+	if ((size_t)n >= sizeof buf)
+		n = (int)sizeof buf - 1;
+	return arena_strndup(&g->strings, buf, (size_t)n);
+}
+
+/* The first frame that is not librec's own (rec_*): where the lock was taken. */
+static void note_site(rec_lockgraph *g, uint32_t lock, const rec_stack *st)
+{
+	lg_lock *l = &g->locks[lock];
+	if (*l->site || !st || !st->depth || !st->frames)
+		return;
+	const rec_frame *pick = NULL;
+	for (uint32_t i = 0; i < st->depth; i++) {
+		const rec_frame *fr = st->frames[i];
+		if (fr && fr->function && strncmp(fr->function, "rec_", 4) == 0)
+			continue;
+		pick = fr;
+		break;
+	}
+	if (!pick)
+		pick = st->frames[0];
+	const char *s = frame_text(g, pick);
+	if (s)
+		l->site = s;
+}
+
+static rec_status add_wait_edge(rec_lockgraph *g, uint32_t thread, uint32_t lock, bool holder,
+				int64_t d)
+{
+	uint64_t key = ((uint64_t)thread << 33) | ((uint64_t)lock << 1) | (holder ? 1u : 0u);
+	uint32_t i = map_find(&g->wedge_map, key);
+	if (i == UINT32_MAX) {
+		if (!grow((void **)&g->wedges, &g->cwedges, g->nwedges, sizeof *g->wedges))
+			return nomem(g);
+		i = (uint32_t)g->nwedges;
+		if (!map_put(&g->wedge_map, key, i))
+			return nomem(g);
+		memset(&g->wedges[i], 0, sizeof g->wedges[i]);
+		g->wedges[i].thread = thread;
+		g->wedges[i].lock = lock;
+		g->wedges[i].holder = holder;
+		g->nwedges++;
+	}
+	lg_wedge *e = &g->wedges[i];
+	e->count++;
+	e->total += d;
+	if (d > e->max)
+		e->max = d;
+	return REC_OK;
+}
+
+static rec_status add_lock_wait(rec_lockgraph *g, const rec_event *ev, const type_cache *t)
+{
+	uint64_t addr, holder = 0;
+	if (!value_u64(ev, t->f[0], &addr))
+		return REC_OK;
+	int64_t d = ev->duration_ns > 0 ? ev->duration_ns : 0;
+	if (d < g->opt.min_wait_ns)
+		return REC_OK;
+	const char *name = NULL;
+	size_t name_len = 0;
+	(void)value_str(ev, t->f[1], &name, &name_len);
+	(void)value_u64(ev, t->f[2], &holder);
+	uint32_t lock, thread, hthread;
+	rec_status st = get_lock(g, addr, name, name_len, &lock);
+	if (st != REC_OK)
+		return st;
+	note_site(g, lock, ev->stack);
+	st = get_thread(g, ev->thread ? ev->thread->os_tid : 0, ev->thread ? ev->thread->name : NULL,
+			&thread);
+	if (st != REC_OK)
+		return st;
+	lg_lock *l = &g->locks[lock];
+	l->wait_count++;
+	l->wait_total += d;
+	if (d > l->wait_max)
+		l->wait_max = d;
+	st = add_wait_edge(g, thread, lock, false, d);
+	if (st == REC_OK && holder) {
+		st = get_thread(g, holder, NULL, &hthread);
+		if (st == REC_OK)
+			st = add_wait_edge(g, hthread, lock, true, d);
+	}
+	if (st == REC_OK)
+		g->wait_events++;
+	return st;
+}
+
+static rec_status add_example(rec_lockgraph *g, lg_oedge *e, uint32_t thread, const rec_stack *stk)
+{
+	for (uint32_t i = 0; i < e->nex; i++)
+		if (e->ex[i].thread == thread)
+			return REC_OK;
+	if (e->nex >= MAX_EXAMPLES)
+		return REC_OK;
+	lg_example *x = &e->ex[e->nex];
+	x->thread = thread;
+	x->depth = 0;
+	x->frames = NULL;
+	if (stk && stk->depth && stk->frames) {
+		const char **fr = arena_alloc(&g->strings, stk->depth * sizeof *fr, sizeof(void *));
+		if (!fr)
+			return nomem(g);
+		for (uint32_t i = 0; i < stk->depth; i++) {
+			fr[i] = frame_text(g, stk->frames[i]);
+			if (!fr[i])
+				return nomem(g);
+		}
+		x->frames = fr;
+		x->depth = stk->depth;
+	}
+	e->nex++;
+	return REC_OK;
+}
+
+static rec_status add_lock_order(rec_lockgraph *g, const rec_event *ev, const type_cache *t)
+{
+	uint64_t ha, aa;
+	if (!value_u64(ev, t->f[0], &ha) || !value_u64(ev, t->f[2], &aa))
+		return REC_OK;
+	const char *hn = NULL, *an = NULL;
+	size_t hl = 0, al = 0;
+	(void)value_str(ev, t->f[1], &hn, &hl);
+	(void)value_str(ev, t->f[3], &an, &al);
+	uint32_t from, to, thread;
+	rec_status st = get_lock(g, ha, hn, hl, &from);
+	if (st == REC_OK)
+		st = get_lock(g, aa, an, al, &to);
+	if (st == REC_OK)
+		st = get_thread(g, ev->thread ? ev->thread->os_tid : 0,
+				ev->thread ? ev->thread->name : NULL, &thread);
+	if (st != REC_OK)
+		return st;
+	note_site(g, to, ev->stack);
+	uint64_t key = ((uint64_t)from << 32) | to;
+	uint32_t i = map_find(&g->oedge_map, key);
+	if (i == UINT32_MAX) {
+		if (!grow((void **)&g->oedges, &g->coedges, g->noedges, sizeof *g->oedges))
+			return nomem(g);
+		i = (uint32_t)g->noedges;
+		if (!map_put(&g->oedge_map, key, i))
+			return nomem(g);
+		lg_oedge *e = &g->oedges[i];
+		e->from = from;
+		e->to = to;
+		e->count = 0;
+		e->nex = 0;
+		g->noedges++;
+	}
+	lg_oedge *e = &g->oedges[i];
+	e->count++;
+	st = add_example(g, e, thread, ev->stack);
+	if (st == REC_OK)
+		g->order_events++;
+	return st;
+}
+
+rec_status rec_lockgraph_add_event(rec_lockgraph *g, const rec_event *ev)
+{
+	if (!g || !ev || !ev->type || !ev->chunk)
+		return REC_ERR_INVALID_ARG;
+	const type_cache *t = lookup_type(g, ev);
+	if (!t->kind)
+		return REC_OK;
+	if (g->opt.from_wall_ns && ev->wall_ns < g->opt.from_wall_ns)
+		return REC_OK;
+	if (g->opt.to_wall_ns && ev->wall_ns >= g->opt.to_wall_ns)
+		return REC_OK;
+	if (!thread_selected(g, ev->thread))
+		return REC_OK;
+	return t->kind == 1 ? add_lock_wait(g, ev, t) : add_lock_order(g, ev, t);
+}
+
+/* ---- result ------------------------------------------------------------------------ */
+
+typedef struct lock_rank {
+	int64_t total;
+	uint64_t events, addr;
+	uint32_t idx;
+} lock_rank;
+
+static int cmp_lock_rank(const void *a, const void *b)
+{
+	const lock_rank *x = a, *y = b;
+	if (x->total != y->total)
+		return x->total > y->total ? -1 : 1;
+	if (x->events != y->events)
+		return x->events > y->events ? -1 : 1;
+	return x->addr < y->addr ? -1 : x->addr > y->addr;
+}
+
+static int cmp_thread_rank(const void *a, const void *b)
+{
+	const rec_lockgraph_thread *x = a, *y = b;
+	if (x->wait_total_ns != y->wait_total_ns)
+		return x->wait_total_ns > y->wait_total_ns ? -1 : 1;
+	if (x->held_total_ns != y->held_total_ns)
+		return x->held_total_ns > y->held_total_ns ? -1 : 1;
+	return x->os_tid < y->os_tid ? -1 : x->os_tid > y->os_tid;
+}
+
+static int cmp_wedge(const void *a, const void *b)
+{
+	const rec_lockgraph_wait_edge *x = a, *y = b;
+	if (x->lock != y->lock)
+		return x->lock < y->lock ? -1 : 1;
+	if (x->thread != y->thread)
+		return x->thread < y->thread ? -1 : 1;
+	return (int)x->holder - (int)y->holder;
+}
+
+static int cmp_oedge(const void *a, const void *b)
+{
+	const rec_lockgraph_order_edge *x = a, *y = b;
+	if (x->from != y->from)
+		return x->from < y->from ? -1 : 1;
+	return x->to < y->to ? -1 : x->to > y->to;
+}
+
+static int cmp_str_ptr(const void *a, const void *b)
+{
+	const char *x = *(const char *const *)a, *y = *(const char *const *)b;
+	return strcmp(x, y);
+}
+
+static const char *rprintf(rec_lockgraph *g, const char *fmt, ...)
+#if defined(__GNUC__)
+	__attribute__((format(printf, 2, 3)))
+#endif
+	;
+static const char *rprintf(rec_lockgraph *g, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	int n = vsnprintf(NULL, 0, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return NULL;
+	char *p = arena_alloc(&g->rstrings, (size_t)n + 1, 1);
+	if (!p)
+		return NULL;
+	va_start(ap, fmt);
+	vsnprintf(p, (size_t)n + 1, fmt, ap);
+	va_end(ap);
+	return p;
+}
+
+/* Make lock labels unique among themselves and against thread labels. */
+static rec_status unique_labels(rec_lockgraph *g)
+{
+	size_t n = g->res.lock_count + g->res.thread_count;
+	if (!n)
+		return REC_OK;
+	const char **v = malloc(n * sizeof *v);
+	if (!v)
+		return nomem(g);
+	size_t k = 0;
+	for (size_t i = 0; i < g->res.lock_count; i++)
+		v[k++] = g->rlocks[i].label;
+	for (size_t i = 0; i < g->res.thread_count; i++)
+		v[k++] = g->rthreads[i].label;
+	qsort(v, n, sizeof *v, cmp_str_ptr);
+	rec_status st = REC_OK;
+	for (size_t i = 0; i < g->res.lock_count && st == REC_OK; i++) {
+		rec_lockgraph_lock *l = &g->rlocks[i];
+		const char **hit = bsearch(&l->label, v, n, sizeof *v, cmp_str_ptr);
+		bool dup = hit && ((hit > v && strcmp(hit[-1], l->label) == 0) ||
+				   (hit + 1 < v + n && strcmp(hit[1], l->label) == 0));
+		if (dup) {
+			const char *s = rprintf(g, "%s @0x%" PRIx64, l->label, l->address);
+			if (!s)
+				st = nomem(g);
+			else
+				l->label = s;
+		}
+	}
+	free(v);
+	return st;
+}
+
+/* Tarjan's strongly connected components without recursion.  adj_start[v] ..
+ * adj_start[v + 1] index the out-edges of v (edges sorted by from); comp[v]
+ * gets a component number; comp_size[c] its node count. */
+static rec_status tarjan(rec_lockgraph *g, size_t nv, const size_t *adj_start,
+			 const rec_lockgraph_order_edge *edges, size_t *comp, size_t *comp_size)
+{
+	size_t *index = malloc(nv * sizeof *index);
+	size_t *low = malloc(nv * sizeof *low);
+	size_t *stack = malloc(nv * sizeof *stack);
+	size_t *call_v = malloc(nv * sizeof *call_v);
+	size_t *call_e = malloc(nv * sizeof *call_e);
+	bool *on_stack = calloc(nv ? nv : 1, sizeof *on_stack);
+	rec_status st = REC_OK;
+	if (!index || !low || !stack || !call_v || !call_e || !on_stack) {
+		st = nomem(g);
+		goto out;
+	}
+	const size_t UNSEEN = SIZE_MAX;
+	for (size_t v = 0; v < nv; v++)
+		index[v] = UNSEEN;
+	size_t next_index = 0, sp = 0, ncomp = 0;
+	for (size_t root = 0; root < nv; root++) {
+		if (index[root] != UNSEEN)
+			continue;
+		size_t depth = 0;
+		call_v[0] = root;
+		call_e[0] = adj_start[root];
+		index[root] = low[root] = next_index++;
+		stack[sp++] = root;
+		on_stack[root] = true;
+		while (1) {
+			size_t v = call_v[depth];
+			if (call_e[depth] < adj_start[v + 1]) {
+				size_t w = edges[call_e[depth]++].to;
+				if (index[w] == UNSEEN) {
+					index[w] = low[w] = next_index++;
+					stack[sp++] = w;
+					on_stack[w] = true;
+					depth++;
+					call_v[depth] = w;
+					call_e[depth] = adj_start[w];
+				} else if (on_stack[w] && index[w] < low[v]) {
+					low[v] = index[w];
+				}
+				continue;
+			}
+			/* v is done */
+			if (low[v] == index[v]) {
+				size_t size = 0, w;
+				do {
+					w = stack[--sp];
+					on_stack[w] = false;
+					comp[w] = ncomp;
+					size++;
+				} while (w != v);
+				comp_size[ncomp++] = size;
+			}
+			if (depth == 0)
+				break;
+			depth--;
+			size_t u = call_v[depth];
+			if (low[v] < low[u])
+				low[u] = low[v];
+		}
+	}
+out:
+	free(index);
+	free(low);
+	free(stack);
+	free(call_v);
+	free(call_e);
+	free(on_stack);
+	return st;
+}
+
+typedef struct cycle_key {
+	uint64_t hash;
+	size_t start, len; /* into the cycle index buffer */
+} cycle_key;
+
+/* Find cycles: for each edge u -> v inside a non-trivial component, the
+ * shortest path v ~> u inside the component closes a cycle through it.
+ * Cycles are rotated to start at their smallest lock and deduplicated. */
+static rec_status find_cycles(rec_lockgraph *g)
+{
+	size_t nv = g->res.lock_count, ne = g->res.order_edge_count;
+	rec_lockgraph_order_edge *edges = g->roedges;
+	if (!nv || !ne)
+		return REC_OK;
+	rec_status st = REC_OK;
+	size_t *adj = calloc(nv + 1, sizeof *adj);
+	size_t *comp = malloc(nv * sizeof *comp);
+	size_t *comp_size = malloc(nv * sizeof *comp_size);
+	size_t *prev_e = malloc(nv * sizeof *prev_e);
+	size_t *queue = malloc(nv * sizeof *queue);
+	size_t *seen = malloc(nv * sizeof *seen);
+	size_t *path = malloc((nv + 1) * sizeof *path);
+	size_t *rot = malloc((nv + 1) * sizeof *rot);
+	cycle_key *keys = NULL;
+	size_t nkeys = 0, ckeys = 0;
+	size_t *idx = NULL; /* per cycle: len locks then len edges */
+	size_t nidx = 0, cidx = 0;
+	if (!adj || !comp || !comp_size || !prev_e || !queue || !seen || !path || !rot) {
+		st = nomem(g);
+		goto out;
+	}
+	for (size_t i = 0; i < ne; i++)
+		adj[edges[i].from + 1]++;
+	for (size_t v = 0; v < nv; v++)
+		adj[v + 1] += adj[v];
+	st = tarjan(g, nv, adj, edges, comp, comp_size);
+	if (st != REC_OK)
+		goto out;
+	for (size_t v = 0; v < nv; v++)
+		seen[v] = SIZE_MAX;
+	for (size_t ei = 0; ei < ne; ei++) {
+		rec_lockgraph_order_edge *e = &edges[ei];
+		if (e->from == e->to || comp[e->from] != comp[e->to] || comp_size[comp[e->from]] < 2)
+			continue;
+		e->in_cycle = true;
+		if (nkeys >= MAX_CYCLES) {
+			g->res.cycles_truncated = true;
+			continue;
+		}
+		/* BFS from e->to to e->from inside the component. */
+		size_t u = e->from, c = comp[u], qh = 0, qt = 0;
+		queue[qt++] = e->to;
+		seen[e->to] = ei;
+		prev_e[e->to] = SIZE_MAX;
+		bool found = e->to == u;
+		while (qh < qt && !found) {
+			size_t x = queue[qh++];
+			for (size_t k = adj[x]; k < adj[x + 1]; k++) {
+				size_t y = edges[k].to;
+				if (comp[y] != c || seen[y] == ei)
+					continue;
+				seen[y] = ei;
+				prev_e[y] = k;
+				if (y == u) {
+					found = true;
+					break;
+				}
+				queue[qt++] = y;
+			}
+		}
+		if (!found)
+			continue; /* cannot happen inside an SCC */
+		/* path of edges: ei, then v ~> u reversed from prev_e */
+		size_t len = 0;
+		for (size_t x = u; prev_e[x] != SIZE_MAX; x = edges[prev_e[x]].from)
+			path[len++] = prev_e[x];
+		path[len++] = ei;
+		/* reverse to forward order starting with ei */
+		for (size_t i = 0; i < len / 2; i++) {
+			size_t t = path[i];
+			path[i] = path[len - 1 - i];
+			path[len - 1 - i] = t;
+		}
+		/* rotate to the smallest from-lock */
+		size_t best = 0;
+		for (size_t i = 1; i < len; i++)
+			if (edges[path[i]].from < edges[path[best]].from)
+				best = i;
+		uint64_t h = 1469598103934665603ull;
+		for (size_t i = 0; i < len; i++) {
+			rot[i] = path[(best + i) % len];
+			h = (h ^ rot[i]) * 1099511628211ull;
+		}
+		bool dup = false;
+		for (size_t k = 0; k < nkeys && !dup; k++)
+			dup = keys[k].hash == h && keys[k].len == len &&
+			      memcmp(idx + keys[k].start + len, rot, len * sizeof *rot) == 0;
+		if (dup)
+			continue;
+		if (!grow((void **)&keys, &ckeys, nkeys, sizeof *keys)) {
+			st = nomem(g);
+			goto out;
+		}
+		while (nidx + 2 * len > cidx) {
+			size_t nc = cidx ? cidx * 2 : 256;
+			size_t *p = realloc(idx, nc * sizeof *p);
+			if (!p) {
+				st = nomem(g);
+				goto out;
+			}
+			idx = p;
+			cidx = nc;
+		}
+		keys[nkeys].hash = h;
+		keys[nkeys].start = nidx;
+		keys[nkeys].len = len;
+		nkeys++;
+		for (size_t i = 0; i < len; i++)
+			idx[nidx + i] = edges[rot[i]].from;
+		memcpy(idx + nidx + len, rot, len * sizeof *rot);
+		nidx += 2 * len;
+	}
+	if (nkeys) {
+		g->rcycles = malloc(nkeys * sizeof *g->rcycles);
+		if (!g->rcycles) {
+			st = nomem(g);
+			goto out;
+		}
+		g->rcycle_idx = idx;
+		idx = NULL;
+		for (size_t k = 0; k < nkeys; k++) {
+			g->rcycles[k].length = keys[k].len;
+			g->rcycles[k].locks = g->rcycle_idx + keys[k].start;
+			g->rcycles[k].edges = g->rcycle_idx + keys[k].start + keys[k].len;
+		}
+		g->res.cycle_count = nkeys;
+		g->res.cycles = g->rcycles;
+	}
+out:
+	free(adj);
+	free(comp);
+	free(comp_size);
+	free(prev_e);
+	free(queue);
+	free(seen);
+	free(path);
+	free(rot);
+	free(keys);
+	free(idx);
+	return st;
+}
+
+rec_status rec_lockgraph_get(rec_lockgraph *g, const rec_lockgraph_result **out)
+{
+	if (!g || !out)
+		return REC_ERR_INVALID_ARG;
+	*out = NULL;
+	free_result(g);
+	rec_status st = REC_OK;
+	size_t nl = g->nlocks, nt = g->nthreads;
+	lock_rank *order = malloc((nl ? nl : 1) * sizeof *order);
+	uint32_t *lmap = malloc((nl ? nl : 1) * sizeof *lmap);
+	uint32_t *tmap = malloc((nt ? nt : 1) * sizeof *tmap);
+	uint32_t *tback = malloc((nt ? nt : 1) * sizeof *tback);
+	if (!order || !lmap || !tmap || !tback) {
+		st = nomem(g);
+		goto out;
+	}
+	/* rank the locks, keep the top N */
+	for (size_t i = 0; i < nl; i++) {
+		order[i].total = g->locks[i].wait_total;
+		order[i].events = g->locks[i].events;
+		order[i].addr = g->locks[i].addr;
+		order[i].idx = (uint32_t)i;
+	}
+	qsort(order, nl, sizeof *order, cmp_lock_rank);
+	size_t keep = nl;
+	if (g->opt.top && g->opt.top < keep)
+		keep = g->opt.top;
+	for (size_t i = 0; i < nl; i++)
+		lmap[i] = UINT32_MAX;
+	g->rlocks = calloc(keep ? keep : 1, sizeof *g->rlocks);
+	if (!g->rlocks) {
+		st = nomem(g);
+		goto out;
+	}
+	for (size_t r = 0; r < keep; r++) {
+		const lg_lock *l = &g->locks[order[r].idx];
+		rec_lockgraph_lock *o = &g->rlocks[r];
+		lmap[order[r].idx] = (uint32_t)r;
+		o->address = l->addr;
+		o->name = l->name;
+		o->site = l->site;
+		o->wait_count = l->wait_count;
+		o->wait_total_ns = l->wait_total;
+		o->wait_max_ns = l->wait_max;
+		o->events = l->events;
+		if (*l->name)
+			o->label = l->name;
+		else if (*l->site)
+			o->label = rprintf(g, "0x%" PRIx64 " (%s)", l->addr, l->site);
+		else
+			o->label = rprintf(g, "0x%" PRIx64, l->addr);
+		if (!o->label) {
+			st = nomem(g);
+			goto out;
+		}
+	}
+	g->res.lock_count = keep;
+	g->res.locks = g->rlocks;
+	g->res.locks_dropped = nl - keep;
+
+	/* threads used by kept edges */
+	for (size_t i = 0; i < nt; i++)
+		tmap[i] = UINT32_MAX;
+	size_t ntk = 0;
+	for (size_t i = 0; i < g->nwedges; i++) {
+		const lg_wedge *e = &g->wedges[i];
+		if (lmap[e->lock] != UINT32_MAX && tmap[e->thread] == UINT32_MAX) {
+			tmap[e->thread] = (uint32_t)ntk;
+			tback[ntk++] = e->thread;
+		}
+	}
+	for (size_t i = 0; i < g->noedges; i++) {
+		const lg_oedge *e = &g->oedges[i];
+		if (lmap[e->from] == UINT32_MAX || lmap[e->to] == UINT32_MAX)
+			continue;
+		for (uint32_t k = 0; k < e->nex; k++) {
+			if (tmap[e->ex[k].thread] == UINT32_MAX) {
+				tmap[e->ex[k].thread] = (uint32_t)ntk;
+				tback[ntk++] = e->ex[k].thread;
+			}
+		}
+	}
+	g->rthreads = calloc(ntk ? ntk : 1, sizeof *g->rthreads);
+	if (!g->rthreads) {
+		st = nomem(g);
+		goto out;
+	}
+	for (size_t i = 0; i < ntk; i++) {
+		const lg_thread *t = &g->threads[tback[i]];
+		rec_lockgraph_thread *o = &g->rthreads[i];
+		o->os_tid = t->tid;
+		o->name = t->name;
+		o->label = *t->name ? rprintf(g, "%s (tid %" PRIu64 ")", t->name, t->tid)
+				    : rprintf(g, "tid %" PRIu64, t->tid);
+		if (!o->label) {
+			st = nomem(g);
+			goto out;
+		}
+	}
+	for (size_t i = 0; i < g->nwedges; i++) {
+		const lg_wedge *e = &g->wedges[i];
+		if (lmap[e->lock] == UINT32_MAX)
+			continue;
+		rec_lockgraph_thread *o = &g->rthreads[tmap[e->thread]];
+		if (e->holder) {
+			o->held_total_ns += e->total;
+		} else {
+			o->wait_total_ns += e->total;
+			o->wait_count += e->count;
+		}
+	}
+	/* sort threads, then renumber tmap */
+	{
+		/* remember old position through os_tid: sort a copy of indices */
+		uint32_t *pos = malloc((ntk ? ntk : 1) * sizeof *pos);
+		if (!pos) {
+			st = nomem(g);
+			goto out;
+		}
+		qsort(g->rthreads, ntk, sizeof *g->rthreads, cmp_thread_rank);
+		for (size_t i = 0; i < ntk; i++) {
+			uint32_t orig = map_find(&g->thread_map, g->rthreads[i].os_tid);
+			pos[i] = orig;
+		}
+		for (size_t i = 0; i < ntk; i++)
+			tmap[pos[i]] = (uint32_t)i;
+		free(pos);
+	}
+	g->res.thread_count = ntk;
+	g->res.threads = g->rthreads;
+
+	/* wait edges */
+	size_t nwe = 0;
+	g->rwedges = calloc(g->nwedges ? g->nwedges : 1, sizeof *g->rwedges);
+	if (!g->rwedges) {
+		st = nomem(g);
+		goto out;
+	}
+	for (size_t i = 0; i < g->nwedges; i++) {
+		const lg_wedge *e = &g->wedges[i];
+		if (lmap[e->lock] == UINT32_MAX)
+			continue;
+		rec_lockgraph_wait_edge *o = &g->rwedges[nwe++];
+		o->thread = tmap[e->thread];
+		o->lock = lmap[e->lock];
+		o->holder = e->holder;
+		o->count = e->count;
+		o->total_ns = e->total;
+		o->max_ns = e->max;
+	}
+	qsort(g->rwedges, nwe, sizeof *g->rwedges, cmp_wedge);
+	g->res.wait_edge_count = nwe;
+	g->res.wait_edges = g->rwedges;
+
+	/* order edges */
+	size_t noe = 0, nex = 0;
+	for (size_t i = 0; i < g->noedges; i++) {
+		const lg_oedge *e = &g->oedges[i];
+		if (lmap[e->from] != UINT32_MAX && lmap[e->to] != UINT32_MAX)
+			nex += e->nex;
+	}
+	g->roedges = calloc(g->noedges ? g->noedges : 1, sizeof *g->roedges);
+	g->rexamples = calloc(nex ? nex : 1, sizeof *g->rexamples);
+	if (!g->roedges || !g->rexamples) {
+		st = nomem(g);
+		goto out;
+	}
+	nex = 0;
+	for (size_t i = 0; i < g->noedges; i++) {
+		const lg_oedge *e = &g->oedges[i];
+		if (lmap[e->from] == UINT32_MAX || lmap[e->to] == UINT32_MAX)
+			continue;
+		rec_lockgraph_order_edge *o = &g->roedges[noe++];
+		o->from = lmap[e->from];
+		o->to = lmap[e->to];
+		o->count = e->count;
+		o->examples = g->rexamples + nex;
+		o->example_count = e->nex;
+		for (uint32_t k = 0; k < e->nex; k++) {
+			rec_lockgraph_example *x = &g->rexamples[nex++];
+			x->thread = tmap[e->ex[k].thread];
+			x->depth = e->ex[k].depth;
+			x->frames = e->ex[k].frames;
+		}
+	}
+	qsort(g->roedges, noe, sizeof *g->roedges, cmp_oedge);
+	g->res.order_edge_count = noe;
+	g->res.order_edges = g->roedges;
+	g->res.lock_wait_events = g->wait_events;
+	g->res.lock_order_events = g->order_events;
+
+	st = unique_labels(g);
+	if (st == REC_OK)
+		st = find_cycles(g);
+out:
+	free(order);
+	free(lmap);
+	free(tmap);
+	free(tback);
+	if (st != REC_OK) {
+		free_result(g);
+		return st;
+	}
+	*out = &g->res;
+	return REC_OK;
+}

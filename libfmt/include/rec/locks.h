@@ -1,0 +1,161 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * locks.h - lock analyses of recordings (what rec-lockgraph draws), built on
+ * the public reader API of rec.h only.
+ *
+ *   rec_lockgraph *g;
+ *   rec_lockgraph_open(&g, &opts);           // filters, NULL = none
+ *   while (rec_reader_next_event(r, &ev) == REC_OK)
+ *           rec_lockgraph_add_event(g, &ev);  // other types are ignored
+ *   const rec_lockgraph_result *res;
+ *   rec_lockgraph_get(g, &res);              // graphs, ranking, cycles
+ *   rec_lockgraph_close(g);
+ *
+ * Two graphs come out of the events of spec/EVENTS.md:
+ *   - the wait-for graph, from rec.LockWait: thread -> lock edges for the
+ *     threads that waited (count, total and max wait) and lock -> thread
+ *     edges for the holder that made them wait (holderOsThreadId);
+ *   - the lock-order graph, from rec.LockOrder: an edge A -> B when some
+ *     thread acquired B while holding A, with the threads that did and the
+ *     stack of each thread's first such acquisition.  Every cycle of it is
+ *     a potential deadlock (even if it never happened) and is returned.
+ * Memory is proportional to the distinct threads, locks and edges, not to
+ * the events.  One graph is used by one thread at a time.
+ */
+#ifndef LIBREC_LOCKS_H
+#define LIBREC_LOCKS_H
+
+#include <stdbool.h>
+
+#include "rec/rec.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct rec_lockgraph rec_lockgraph;
+
+typedef struct rec_lockgraph_options {
+	uint32_t struct_size;  /* sizeof(rec_lockgraph_options) */
+	uint32_t top;          /* keep the N heaviest locks (see result.locks); 0 = all */
+	int64_t min_wait_ns;   /* rec.LockWait events shorter than this are ignored */
+	int64_t from_wall_ns;  /* only events starting at or after (ns since epoch); 0 = no bound */
+	int64_t to_wall_ns;    /* only events starting before; 0 = no bound */
+	/* Only events of threads whose name matches this glob (fnmatch) or whose
+	 * OS tid is this decimal number; NULL = every thread.  Copied. */
+	const char *thread;
+	uint64_t reserved[4];  /* must be zero */
+} rec_lockgraph_options;
+#define REC_LOCKGRAPH_OPTIONS_INIT { sizeof(rec_lockgraph_options), 0, 0, 0, 0, NULL, {0, 0, 0, 0} }
+
+/* A thread, identified by its OS tid (holders are known by tid only). */
+typedef struct rec_lockgraph_thread {
+	uint64_t os_tid;
+	const char *name;        /* "" if the recording never named it */
+	const char *label;       /* "NAME (tid N)" or "tid N"; unique in the result */
+	uint64_t wait_count;     /* rec.LockWait events of this thread (kept ones) */
+	int64_t wait_total_ns;   /* time it waited */
+	int64_t held_total_ns;   /* time others waited for locks it held */
+} rec_lockgraph_thread;
+
+/* A lock, identified by its address. */
+typedef struct rec_lockgraph_lock {
+	uint64_t address;
+	const char *name;        /* the name the program gave it, "" if none */
+	const char *site;        /* first non-rec_ frame that took it, "" if unknown */
+	/* The program's name, else "0x<address> (site)" (or "0x<address>");
+	 * unique in the result (" @0x<address>" is appended when two locks
+	 * share a name). */
+	const char *label;
+	uint64_t wait_count;
+	int64_t wait_total_ns;
+	int64_t wait_max_ns;
+	uint64_t events;         /* rec.LockWait + rec.LockOrder events naming it */
+} rec_lockgraph_lock;
+
+/* A wait-for edge: thread -> lock (waiter) or lock -> thread (holder). */
+typedef struct rec_lockgraph_wait_edge {
+	size_t thread;           /* index into result.threads */
+	size_t lock;             /* index into result.locks */
+	bool holder;             /* false: thread waited for lock; true: lock was
+				  * held by thread while others waited */
+	uint64_t count;
+	int64_t total_ns;
+	int64_t max_ns;
+} rec_lockgraph_wait_edge;
+
+/* Where a thread first acquired `to` while holding `from`. */
+typedef struct rec_lockgraph_example {
+	size_t thread;            /* index into result.threads */
+	uint32_t depth;
+	const char *const *frames; /* leaf first: function names, or
+				    * "0x<offset> (module)" when unknown */
+} rec_lockgraph_example;
+
+/* A lock-order edge from -> to. */
+typedef struct rec_lockgraph_order_edge {
+	size_t from, to;         /* indices into result.locks */
+	uint64_t count;          /* rec.LockOrder events (thread x run) */
+	size_t example_count;    /* one per thread (at most 16 per edge) */
+	const rec_lockgraph_example *examples;
+	bool in_cycle;           /* the edge lies on a cycle (same non-trivial SCC) */
+} rec_lockgraph_order_edge;
+
+/* A cycle of the lock-order graph: locks[0] -> locks[1] -> ... ->
+ * locks[length - 1] -> locks[0]; edges[i] is the edge locks[i] -> locks[i+1]. */
+typedef struct rec_lockgraph_cycle {
+	size_t length;
+	const size_t *locks;     /* into result.locks */
+	const size_t *edges;     /* into result.order_edges */
+} rec_lockgraph_cycle;
+
+/* Everything, after filtering.  Owned by the graph, valid until the next
+ * rec_lockgraph_add_event(), rec_lockgraph_get() or rec_lockgraph_close(). */
+typedef struct rec_lockgraph_result {
+	size_t lock_count;
+	const rec_lockgraph_lock *locks;       /* heaviest first: total wait, then
+						* events, then address */
+	size_t thread_count;
+	const rec_lockgraph_thread *threads;   /* most waiting first, then tid */
+	size_t wait_edge_count;
+	const rec_lockgraph_wait_edge *wait_edges; /* by lock, thread, waiter first */
+	size_t order_edge_count;
+	const rec_lockgraph_order_edge *order_edges; /* by from, to */
+	size_t cycle_count;
+	const rec_lockgraph_cycle *cycles;     /* every order edge on a cycle is on
+						* at least one listed cycle */
+	bool cycles_truncated;                 /* more than 10000 cycles: the rest omitted */
+	uint64_t lock_wait_events;             /* events used (after filters) */
+	uint64_t lock_order_events;
+	uint64_t locks_dropped;                /* locks not kept by options.top */
+} rec_lockgraph_result;
+
+/*! rec_lockgraph_open() : an empty graph with the given filters (NULL = none).
+ *  Free with rec_lockgraph_close(). */
+REC_API rec_status rec_lockgraph_open(rec_lockgraph **out, const rec_lockgraph_options *opts);
+/*! rec_lockgraph_close() : NULL is a no-op. */
+REC_API void rec_lockgraph_close(rec_lockgraph *g);
+
+/*! rec_lockgraph_add_event() :
+ *  Feed one event from rec_reader_next_event().  rec.LockWait and
+ *  rec.LockOrder events are used (fields looked up by name and type, so a
+ *  missing field leaves that part out); everything else is ignored.
+ *  @return REC_OK, REC_ERR_NOMEM or REC_ERR_LIMIT (more than 2^30 locks or
+ *          threads); rec_lockgraph_errmsg() says what. */
+REC_API rec_status rec_lockgraph_add_event(rec_lockgraph *g, const rec_event *ev);
+
+/*! rec_lockgraph_get() :
+ *  Apply options.top, number everything, find the lock-order cycles
+ *  (iterative Tarjan SCC, then one shortest cycle through each edge of a
+ *  non-trivial component; self edges, which recursive locks make, are not
+ *  cycles) and return the result (see its lifetime above).
+ *  @return REC_OK or REC_ERR_NOMEM. */
+REC_API rec_status rec_lockgraph_get(rec_lockgraph *g, const rec_lockgraph_result **out);
+
+/*! rec_lockgraph_errmsg() : text of the last failure; never NULL. */
+REC_API const char *rec_lockgraph_errmsg(const rec_lockgraph *g);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* LIBREC_LOCKS_H */

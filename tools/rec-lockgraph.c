@@ -1,0 +1,758 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * rec-lockgraph - the wait-for graph or the lock-order graph of a recording
+ * (rec.LockWait, rec.LockOrder; analysis in libfmt/analysis/locks.c), built
+ * with Graphviz's libcgraph and written as DOT (agwrite) or rendered with
+ * libgvc (dot layout) to SVG, PNG or PDF.  Lock-order cycles (potential
+ * deadlocks) are coloured red and listed on stderr with the threads and
+ * stacks involved.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include <graphviz/cgraph.h>
+#include <graphviz/gvc.h>
+
+#include "common/cli.h"
+#include "rec/locks.h"
+#include "rec/rec.h"
+
+static const char usage_text[] =
+	"Usage: rec-lockgraph [OPTIONS] FILE\n"
+	"Draw the locks of a rec recording with Graphviz.  FILE may be '-' for\n"
+	"standard input.\n"
+	"\n"
+	"  --graph wait    (default) the wait-for graph, from rec.LockWait: threads\n"
+	"                  (boxes) and locks (ellipses); thread -> lock: it waited,\n"
+	"                  labelled with count, total and max wait; lock -> thread\n"
+	"                  (dashed): the holder that made them wait.  Edge width\n"
+	"                  follows the total wait.\n"
+	"  --graph order   the lock-order graph, from rec.LockOrder: an edge A -> B\n"
+	"                  when a thread acquired B while holding A (count, threads;\n"
+	"                  the first stack in the edge's tooltip).  Every cycle is a\n"
+	"                  potential deadlock: coloured red and listed on stderr with\n"
+	"                  the threads and stacks involved.\n"
+	"\n"
+	"Options:\n"
+	"  --graph wait|order  which graph (default wait)\n"
+	"  --format FMT        dot (default: DOT text), svg, png or pdf (rendered with\n"
+	"                      the dot layout); default from the --output name's\n"
+	"                      extension (.dot .gv .svg .png .pdf), else dot\n"
+	"  --output FILE       write there instead of standard output\n"
+	"  --min-wait DUR      ignore lock waits shorter than DUR\n"
+	"  --top N             only the N heaviest locks (most total wait, then most\n"
+	"                      events)\n"
+	"  --from T, --to T    only events that start in [T, T): T is a time since\n"
+	"                      the recording's first event (needs a FILE, not '-')\n"
+	"  --thread NAME       only events of threads named NAME (a glob) or with OS\n"
+	"                      tid NAME\n"
+	"  --check             exit 3 when the lock-order graph has a cycle\n"
+	"  -h, --help          show this help and exit\n"
+	"  --version           show the library version and exit\n"
+	"\n"
+	"DUR and T: a number with a unit ns, us, ms, s, m (e.g. 10ms, 1.5s); a bare\n"
+	"number is seconds.  Lock names are the program's (REC_MUTEX_INITIALIZER),\n"
+	"else the address and the first frame that took the lock.\n"
+	"Exit status: 0 success, also when cycles are found (a potential deadlock is\n"
+	"a finding, reported on stderr, not a failure of the tool; --check makes it\n"
+	"3), 1 damaged or unreadable input (after writing the graph of what was\n"
+	"readable) or a failed render/write, 2 usage error.\n";
+
+enum { OPT_GRAPH = 256, OPT_FORMAT, OPT_OUTPUT, OPT_MIN_WAIT, OPT_TOP, OPT_FROM, OPT_TO,
+       OPT_THREAD, OPT_CHECK, OPT_VERSION };
+
+static const struct option long_opts[] = {
+	{ "graph", required_argument, NULL, OPT_GRAPH },
+	{ "format", required_argument, NULL, OPT_FORMAT },
+	{ "output", required_argument, NULL, OPT_OUTPUT },
+	{ "min-wait", required_argument, NULL, OPT_MIN_WAIT },
+	{ "top", required_argument, NULL, OPT_TOP },
+	{ "from", required_argument, NULL, OPT_FROM },
+	{ "to", required_argument, NULL, OPT_TO },
+	{ "thread", required_argument, NULL, OPT_THREAD },
+	{ "check", no_argument, NULL, OPT_CHECK },
+	{ "help", no_argument, NULL, 'h' },
+	{ "version", no_argument, NULL, OPT_VERSION },
+	{ NULL, 0, NULL, 0 },
+};
+
+#define EXIT_CYCLE 3
+
+/* ---- durations ------------------------------------------------------------------ */
+
+/* "10ms", "1.5s", "250us", "3" (seconds) -> ns; false if invalid or too big. */
+static bool parse_duration(const char *s, int64_t *out)
+{
+	if (!s || !*s)
+		return false;
+	const char *p = s;
+	uint64_t ip = 0, frac = 0, fdiv = 1;
+	bool digits = false;
+	while (*p >= '0' && *p <= '9') {
+		if (ip > (UINT64_MAX - 9) / 10)
+			return false;
+		ip = ip * 10 + (uint64_t)(*p++ - '0');
+		digits = true;
+	}
+	if (*p == '.') {
+		p++;
+		while (*p >= '0' && *p <= '9') {
+			if (fdiv < 1000000000000ull) {
+				frac = frac * 10 + (uint64_t)(*p - '0');
+				fdiv *= 10;
+			}
+			p++;
+			digits = true;
+		}
+	}
+	if (!digits)
+		return false;
+	uint64_t mul;
+	if (!*p || strcmp(p, "s") == 0)
+		mul = 1000000000ull;
+	else if (strcmp(p, "ns") == 0)
+		mul = 1;
+	else if (strcmp(p, "us") == 0)
+		mul = 1000ull;
+	else if (strcmp(p, "ms") == 0)
+		mul = 1000000ull;
+	else if (strcmp(p, "m") == 0 || strcmp(p, "min") == 0)
+		mul = 60000000000ull;
+	else
+		return false;
+	if (ip > (uint64_t)INT64_MAX / mul)
+		return false;
+	uint64_t v = ip * mul;
+	/* frac / fdiv * mul, without overflow: fdiv <= 1e12, mul <= 6e10 */
+	long double f = (long double)frac * (long double)mul / (long double)fdiv;
+	uint64_t fv = (uint64_t)(f + 0.5L);
+	if (v > (uint64_t)INT64_MAX - fv)
+		return false;
+	*out = (int64_t)(v + fv);
+	return true;
+}
+
+static int64_t opt_duration(const char *option, const char *s)
+{
+	int64_t v;
+	if (!parse_duration(s, &v))
+		rec_cli_usage_error("%s: '%s' is not a duration (e.g. 10ms, 1.5s)", option, s);
+	return v;
+}
+
+/* ---- cgraph helpers (G4: the headers take char *; values are copied) --------------- */
+
+static char *cs(const char *s) { return (char *)(uintptr_t)s; }
+
+typedef struct gctx {
+	Agraph_t *g;
+	bool failed;
+	const char *what;
+} gctx;
+
+static void declare(gctx *c, int kind, const char *name, const char *def)
+{
+	if (!c->failed && !agattr(c->g, kind, cs(name), cs(def))) {
+		c->failed = true;
+		c->what = "agattr";
+	}
+}
+
+static void set(gctx *c, void *obj, const char *name, const char *value)
+{
+	if (!c->failed && agsafeset(obj, cs(name), cs(value), cs("")) != 0) {
+		c->failed = true;
+		c->what = "agsafeset";
+	}
+}
+
+static Agnode_t *node(gctx *c, const char *name)
+{
+	if (c->failed)
+		return NULL;
+	Agnode_t *n = agnode(c->g, cs(name), 1);
+	if (!n) {
+		c->failed = true;
+		c->what = "agnode";
+	}
+	return n;
+}
+
+/* Strict graph: agedge returns the existing edge for the same pair (G3). */
+static Agedge_t *edge(gctx *c, Agnode_t *t, Agnode_t *h)
+{
+	if (c->failed || !t || !h)
+		return NULL;
+	Agedge_t *e = agedge(c->g, t, h, NULL, 1);
+	if (!e) {
+		c->failed = true;
+		c->what = "agedge";
+	}
+	return e;
+}
+
+/* A growing string for labels. */
+typedef struct sbuf {
+	char *p;
+	size_t n, cap;
+} sbuf;
+
+static void sb_add(sbuf *b, const char *s, size_t n)
+{
+	if (b->n + n + 1 > b->cap) {
+		size_t nc = b->cap ? b->cap : 256;
+		while (b->n + n + 1 > nc)
+			nc *= 2;
+		b->p = rec_cli_xrealloc(b->p, nc);
+		b->cap = nc;
+	}
+	memcpy(b->p + b->n, s, n);
+	b->n += n;
+	b->p[b->n] = 0;
+}
+
+static void sb_str(sbuf *b, const char *s) { sb_add(b, s, strlen(s)); }
+
+static void sb_printf(sbuf *b, const char *fmt, ...) REC_CLI_PRINTF(2, 3);
+static void sb_printf(sbuf *b, const char *fmt, ...)
+{
+	char tmp[512];
+	va_list ap;
+	va_start(ap, fmt);
+	int n = vsnprintf(tmp, sizeof tmp, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return;
+	if ((size_t)n >= sizeof tmp)
+		n = (int)sizeof tmp - 1;
+	sb_add(b, tmp, (size_t)n);
+}
+
+/* Text inside a Graphviz escString: a backslash would start an escape. */
+static void sb_esc(sbuf *b, const char *s)
+{
+	for (const char *p = s; *p; p++) {
+		if (*p == '\\')
+			sb_add(b, "\\\\", 2);
+		else if (*p == '\n')
+			sb_add(b, "\\n", 2);
+		else
+			sb_add(b, p, 1);
+	}
+}
+
+static void sb_reset(sbuf *b)
+{
+	b->n = 0;
+	if (b->p)
+		b->p[0] = 0;
+}
+
+static const char *dur(char *buf, int64_t ns)
+{
+	rec_fmt_duration(buf, ns);
+	return buf;
+}
+
+static const char *num(char *buf, int64_t v)
+{
+	buf[rec_fmt_i64(buf, v)] = 0;
+	return buf;
+}
+
+static void penwidth(char *buf, int64_t total, int64_t max)
+{
+	double w = max > 0 ? 1.0 + 7.0 * (double)total / (double)max : 1.0;
+	snprintf(buf, 32, "%.2f", w);
+}
+
+/* ---- the two graphs ------------------------------------------------------------------ */
+
+static void build_wait(gctx *c, const rec_lockgraph_result *res)
+{
+	Agraph_t *g = c->g;
+	declare(c, AGRAPH, "rankdir", "LR");
+	declare(c, AGRAPH, "label", "");
+	declare(c, AGNODE, "shape", "ellipse");
+	declare(c, AGNODE, "label", "\\N");
+	declare(c, AGNODE, "style", "");
+	declare(c, AGNODE, "fillcolor", "");
+	declare(c, AGNODE, "penwidth", "1");
+	declare(c, AGNODE, "kind", "");
+	declare(c, AGNODE, "wait_count", "0");
+	declare(c, AGNODE, "wait_total_ns", "0");
+	declare(c, AGNODE, "wait_max_ns", "0");
+	declare(c, AGNODE, "held_total_ns", "0");
+	declare(c, AGEDGE, "label", "");
+	declare(c, AGEDGE, "penwidth", "1");
+	declare(c, AGEDGE, "style", "");
+	declare(c, AGEDGE, "kind", "");
+	declare(c, AGEDGE, "count", "0");
+	declare(c, AGEDGE, "total_ns", "0");
+	declare(c, AGEDGE, "max_ns", "0");
+	char b1[64], b2[64], b3[64], pw[32];
+	sbuf s = { 0 };
+	sb_printf(&s, "wait-for graph: %" PRIu64 " lock waits", res->lock_wait_events);
+	set(c, g, "label", s.p);
+
+	int64_t max_lock = 0, max_edge = 0;
+	for (size_t i = 0; i < res->lock_count; i++)
+		if (res->locks[i].wait_total_ns > max_lock)
+			max_lock = res->locks[i].wait_total_ns;
+	for (size_t i = 0; i < res->wait_edge_count; i++)
+		if (res->wait_edges[i].total_ns > max_edge)
+			max_edge = res->wait_edges[i].total_ns;
+
+	Agnode_t **ln = rec_cli_xmalloc((res->lock_count + 1) * sizeof *ln);
+	Agnode_t **tn = rec_cli_xmalloc((res->thread_count + 1) * sizeof *tn);
+	for (size_t i = 0; i < res->lock_count; i++) {
+		const rec_lockgraph_lock *l = &res->locks[i];
+		ln[i] = NULL;
+		if (!l->wait_count)
+			continue; /* only in the lock-order graph */
+		ln[i] = node(c, l->label);
+		sb_reset(&s);
+		sb_esc(&s, l->label);
+		sb_printf(&s, "\\n%" PRIu64 " waits, total %s\\nmax %s", l->wait_count,
+			  dur(b1, l->wait_total_ns), dur(b2, l->wait_max_ns));
+		set(c, ln[i], "label", s.p);
+		set(c, ln[i], "kind", "lock");
+		set(c, ln[i], "shape", "ellipse");
+		set(c, ln[i], "style", "filled");
+		set(c, ln[i], "fillcolor", l->wait_total_ns == max_lock ? "#f4a582" : "#fddbc7");
+		penwidth(pw, l->wait_total_ns, max_lock);
+		set(c, ln[i], "penwidth", pw);
+		set(c, ln[i], "wait_count", num(b3, (int64_t)l->wait_count));
+		set(c, ln[i], "wait_total_ns", num(b3, l->wait_total_ns));
+		set(c, ln[i], "wait_max_ns", num(b3, l->wait_max_ns));
+	}
+	for (size_t i = 0; i < res->thread_count; i++) {
+		const rec_lockgraph_thread *t = &res->threads[i];
+		tn[i] = node(c, t->label);
+		sb_reset(&s);
+		sb_esc(&s, t->label);
+		if (t->wait_total_ns)
+			sb_printf(&s, "\\nwaited %s", dur(b1, t->wait_total_ns));
+		if (t->held_total_ns)
+			sb_printf(&s, "\\nmade others wait %s", dur(b1, t->held_total_ns));
+		set(c, tn[i], "label", s.p);
+		set(c, tn[i], "kind", "thread");
+		set(c, tn[i], "shape", "box");
+		set(c, tn[i], "style", "rounded");
+		set(c, tn[i], "wait_count", num(b3, (int64_t)t->wait_count));
+		set(c, tn[i], "wait_total_ns", num(b3, t->wait_total_ns));
+		set(c, tn[i], "held_total_ns", num(b3, t->held_total_ns));
+	}
+	for (size_t i = 0; i < res->wait_edge_count; i++) {
+		const rec_lockgraph_wait_edge *w = &res->wait_edges[i];
+		if (!ln[w->lock])
+			continue;
+		Agedge_t *e = w->holder ? edge(c, ln[w->lock], tn[w->thread])
+					: edge(c, tn[w->thread], ln[w->lock]);
+		if (!e)
+			continue;
+		sb_reset(&s);
+		if (w->holder)
+			sb_printf(&s, "held during %" PRIu64 " waits\\ntotal %s, max %s", w->count,
+				  dur(b1, w->total_ns), dur(b2, w->max_ns));
+		else
+			sb_printf(&s, "%" PRIu64 " waits\\ntotal %s, max %s", w->count,
+				  dur(b1, w->total_ns), dur(b2, w->max_ns));
+		set(c, e, "label", s.p);
+		set(c, e, "kind", w->holder ? "holder" : "wait");
+		if (w->holder)
+			set(c, e, "style", "dashed");
+		penwidth(pw, w->total_ns, max_edge);
+		set(c, e, "penwidth", pw);
+		set(c, e, "count", num(b3, (int64_t)w->count));
+		set(c, e, "total_ns", num(b3, w->total_ns));
+		set(c, e, "max_ns", num(b3, w->max_ns));
+	}
+	free(ln);
+	free(tn);
+	free(s.p);
+}
+
+/* The frames worth showing: skip librec's own leading rec_* frames. */
+static uint32_t first_user_frame(const rec_lockgraph_example *x)
+{
+	uint32_t i = 0;
+	while (i < x->depth && strncmp(x->frames[i], "rec_", 4) == 0)
+		i++;
+	return i < x->depth ? i : 0;
+}
+
+static void build_order(gctx *c, const rec_lockgraph_result *res)
+{
+	Agraph_t *g = c->g;
+	declare(c, AGRAPH, "label", "");
+	declare(c, AGNODE, "shape", "ellipse");
+	declare(c, AGNODE, "color", "black");
+	declare(c, AGNODE, "fontcolor", "black");
+	declare(c, AGNODE, "kind", "");
+	declare(c, AGEDGE, "label", "");
+	declare(c, AGEDGE, "color", "black");
+	declare(c, AGEDGE, "fontcolor", "black");
+	declare(c, AGEDGE, "penwidth", "1");
+	declare(c, AGEDGE, "tooltip", "");
+	declare(c, AGEDGE, "kind", "");
+	declare(c, AGEDGE, "count", "0");
+	declare(c, AGEDGE, "threads", "");
+	declare(c, AGEDGE, "cycle", "false");
+	char b3[64];
+	sbuf s = { 0 };
+	sb_printf(&s, "lock-order graph: %" PRIu64 " nested acquisitions, %zu cycle%s%s",
+		  res->lock_order_events, res->cycle_count, res->cycle_count == 1 ? "" : "s",
+		  res->cycle_count ? " (red: potential deadlock)" : "");
+	set(c, g, "label", s.p);
+	bool *used = rec_cli_xmalloc((res->lock_count + 1) * sizeof *used);
+	bool *red = rec_cli_xmalloc((res->lock_count + 1) * sizeof *red);
+	memset(used, 0, (res->lock_count + 1) * sizeof *used);
+	memset(red, 0, (res->lock_count + 1) * sizeof *red);
+	for (size_t i = 0; i < res->order_edge_count; i++) {
+		const rec_lockgraph_order_edge *o = &res->order_edges[i];
+		used[o->from] = used[o->to] = true;
+		if (o->in_cycle)
+			red[o->from] = red[o->to] = true;
+	}
+	Agnode_t **ln = rec_cli_xmalloc((res->lock_count + 1) * sizeof *ln);
+	for (size_t i = 0; i < res->lock_count; i++) {
+		ln[i] = NULL;
+		if (!used[i])
+			continue;
+		ln[i] = node(c, res->locks[i].label);
+		set(c, ln[i], "kind", "lock");
+		if (red[i]) {
+			set(c, ln[i], "color", "red");
+			set(c, ln[i], "fontcolor", "red");
+		}
+	}
+	for (size_t i = 0; i < res->order_edge_count; i++) {
+		const rec_lockgraph_order_edge *o = &res->order_edges[i];
+		Agedge_t *e = edge(c, ln[o->from], ln[o->to]);
+		if (!e)
+			continue;
+		sb_reset(&s);
+		sb_printf(&s, "%" PRIu64 "x", o->count);
+		sbuf th = { 0 };
+		for (size_t k = 0; k < o->example_count; k++) {
+			const rec_lockgraph_thread *t = &res->threads[o->examples[k].thread];
+			if (k)
+				sb_str(&th, ", ");
+			sb_str(&th, *t->name ? t->name : t->label);
+		}
+		if (th.p) {
+			sb_str(&s, " by ");
+			sb_esc(&s, th.p);
+		}
+		set(c, e, "label", s.p);
+		set(c, e, "kind", "order");
+		set(c, e, "count", num(b3, (int64_t)o->count));
+		set(c, e, "threads", th.p ? th.p : "");
+		free(th.p);
+		if (o->example_count && o->examples[0].depth) {
+			const rec_lockgraph_example *x = &o->examples[0];
+			sb_reset(&s);
+			for (uint32_t f = first_user_frame(x); f < x->depth && f < 32; f++) {
+				sb_esc(&s, x->frames[f]);
+				sb_str(&s, "\\n");
+			}
+			set(c, e, "tooltip", s.p);
+		}
+		if (o->in_cycle) {
+			set(c, e, "color", "red");
+			set(c, e, "fontcolor", "red");
+			set(c, e, "penwidth", "2.5");
+			set(c, e, "cycle", "true");
+		}
+	}
+	free(used);
+	free(red);
+	free(ln);
+	free(s.p);
+}
+
+/* The cycles on stderr, with the threads and the stacks of each edge. */
+static void report_cycles(const char *file, const rec_lockgraph_result *res)
+{
+	for (size_t k = 0; k < res->cycle_count; k++) {
+		const rec_lockgraph_cycle *cy = &res->cycles[k];
+		fprintf(stderr, "%s: %s: lock-order cycle %zu (potential deadlock): ", rec_cli_tool(), file,
+			k + 1);
+		for (size_t i = 0; i < cy->length; i++)
+			fprintf(stderr, "%s -> ", res->locks[cy->locks[i]].label);
+		fprintf(stderr, "%s\n", res->locks[cy->locks[0]].label);
+		for (size_t i = 0; i < cy->length; i++) {
+			const rec_lockgraph_order_edge *o = &res->order_edges[cy->edges[i]];
+			fprintf(stderr, "  %s -> %s (acquired while holding), %" PRIu64 " time%s:\n",
+				res->locks[o->from].label, res->locks[o->to].label, o->count,
+				o->count == 1 ? "" : "s");
+			for (size_t x = 0; x < o->example_count; x++) {
+				const rec_lockgraph_example *ex = &o->examples[x];
+				fprintf(stderr, "    by thread %s\n", res->threads[ex->thread].label);
+				uint32_t f0 = first_user_frame(ex);
+				for (uint32_t f = f0; f < ex->depth && f < f0 + 12; f++)
+					fprintf(stderr, "      at %s\n", ex->frames[f]);
+				if (ex->depth > f0 + 12)
+					fprintf(stderr, "      ...\n");
+			}
+		}
+	}
+	if (res->cycles_truncated)
+		fprintf(stderr, "%s: %s: more cycles not listed\n", rec_cli_tool(), file);
+}
+
+/* ---- main ------------------------------------------------------------------------------ */
+
+static bool fatal_status(rec_status st)
+{
+	return st == REC_ERR_NOMEM || st == REC_ERR_IO || st == REC_ERR_INVALID_ARG ||
+	       st == REC_ERR_STATE;
+}
+
+/* Wall time of the recording's first event, from chunk statistics only. */
+static bool recording_start(const char *path, int64_t *out)
+{
+	rec_reader *r = NULL;
+	if (rec_reader_open_path(&r, path, NULL) != REC_OK)
+		return false;
+	bool have = false;
+	unsigned errors = 0;
+	for (;;) {
+		const rec_chunk_info *c = NULL;
+		rec_status st = rec_reader_next_chunk(r, &c);
+		if (st == REC_END)
+			break;
+		if (st != REC_OK) {
+			if (fatal_status(st) || ++errors > 100000)
+				break;
+			continue;
+		}
+		int64_t w = c->event_count ? rec_chunk_wall_ns(c, c->first_ticks) : c->start_wall_ns;
+		if (!have || w < *out)
+			*out = w;
+		have = true;
+	}
+	rec_reader_close(r);
+	return have;
+}
+
+static const char *format_from_name(const char *name)
+{
+	const char *dot = strrchr(name, '.');
+	if (!dot)
+		return NULL;
+	static const char *const known[] = { "dot", "gv", "svg", "png", "pdf" };
+	for (size_t i = 0; i < sizeof known / sizeof known[0]; i++)
+		if (strcmp(dot + 1, known[i]) == 0)
+			return strcmp(known[i], "gv") == 0 ? "dot" : known[i];
+	return NULL;
+}
+
+int main(int argc, char **argv)
+{
+	rec_cli_init("rec-lockgraph");
+	const char *graph = "wait", *format = NULL, *output = NULL, *thread = NULL;
+	const char *from_s = NULL, *to_s = NULL;
+	int64_t min_wait = 0, from = 0, to = 0;
+	uint64_t top = 0;
+	bool check = false;
+	int c;
+	while ((c = rec_cli_getopt(argc, argv, "h", long_opts)) != -1) {
+		switch (c) {
+		case OPT_GRAPH:
+			if (strcmp(optarg, "wait") && strcmp(optarg, "order"))
+				rec_cli_usage_error("--graph: '%s' is not wait or order", optarg);
+			graph = optarg;
+			break;
+		case OPT_FORMAT:
+			if (strcmp(optarg, "dot") && strcmp(optarg, "svg") && strcmp(optarg, "png") &&
+			    strcmp(optarg, "pdf"))
+				rec_cli_usage_error("--format: '%s' is not dot, svg, png or pdf", optarg);
+			format = optarg;
+			break;
+		case OPT_OUTPUT:
+			if (!*optarg)
+				rec_cli_usage_error("--output: empty file name");
+			output = optarg;
+			break;
+		case OPT_MIN_WAIT: min_wait = opt_duration("--min-wait", optarg); break;
+		case OPT_TOP: top = rec_cli_opt_u64("--top", optarg, 1, UINT32_MAX); break;
+		case OPT_FROM: from_s = optarg; from = opt_duration("--from", optarg); break;
+		case OPT_TO: to_s = optarg; to = opt_duration("--to", optarg); break;
+		case OPT_THREAD:
+			if (!*optarg)
+				rec_cli_usage_error("--thread: empty name");
+			thread = optarg;
+			break;
+		case OPT_CHECK: check = true; break;
+		case 'h': rec_cli_help(usage_text);
+		case OPT_VERSION: rec_cli_version();
+		default: rec_cli_usage_error("unexpected option");
+		}
+	}
+	if (optind >= argc)
+		rec_cli_usage_error("no input file");
+	if (argc - optind > 1)
+		rec_cli_usage_error("one input file only (got %d)", argc - optind);
+	const char *path = argv[optind];
+	if (!format)
+		format = (output && format_from_name(output)) ? format_from_name(output) : "dot";
+	if (from_s && to_s && to <= from)
+		rec_cli_usage_error("--to %s is not after --from %s", to_s, from_s);
+
+	rec_lockgraph_options lo = REC_LOCKGRAPH_OPTIONS_INIT;
+	lo.min_wait_ns = min_wait;
+	lo.top = (uint32_t)top;
+	lo.thread = thread;
+	if (from_s || to_s) {
+		struct stat sb;
+		if (strcmp(path, "-") == 0 || stat(path, &sb) != 0 || !S_ISREG(sb.st_mode))
+			rec_cli_usage_error("--from/--to need a regular FILE (not standard input)");
+		int64_t start = 0;
+		if (recording_start(path, &start)) {
+			if (from_s)
+				lo.from_wall_ns = start + from;
+			if (to_s)
+				lo.to_wall_ns = start + to;
+		}
+	}
+
+	rec_reader *r = NULL;
+	errno = 0;
+	rec_status st = rec_reader_open_path(&r, path, NULL);
+	if (st != REC_OK) {
+		if (st == REC_ERR_IO && errno)
+			rec_cli_file_error(path, "%s", strerror(errno));
+		else
+			rec_cli_file_error(path, "%s", rec_strerror(st));
+		return rec_cli_finish(REC_EXIT_DATA);
+	}
+	rec_lockgraph *lg = NULL;
+	st = rec_lockgraph_open(&lg, &lo);
+	if (st != REC_OK) {
+		rec_cli_error("%s", rec_strerror(st));
+		rec_reader_close(r);
+		return rec_cli_finish(REC_EXIT_DATA);
+	}
+	int rc = REC_EXIT_OK;
+	uint64_t last_off = UINT64_MAX;
+	unsigned same = 0;
+	rec_event ev;
+	for (;;) {
+		st = rec_reader_next_event(r, &ev);
+		if (st == REC_OK) {
+			st = rec_lockgraph_add_event(lg, &ev);
+			if (st != REC_OK) {
+				rec_cli_file_error(path, "%s", rec_lockgraph_errmsg(lg));
+				rc = REC_EXIT_DATA;
+				break;
+			}
+			continue;
+		}
+		if (st == REC_END)
+			break;
+		const rec_problem *p = rec_reader_problem(r);
+		rec_cli_problem(path, p, st);
+		rc = REC_EXIT_DATA;
+		if (fatal_status(st))
+			break;
+		uint64_t off = p ? p->offset : 0;
+		if (off == last_off && ++same > 16)
+			break;
+		if (off != last_off)
+			same = 0;
+		last_off = off;
+	}
+	rec_reader_close(r);
+
+	const rec_lockgraph_result *res = NULL;
+	st = rec_lockgraph_get(lg, &res);
+	if (st != REC_OK) {
+		rec_cli_error("%s", rec_lockgraph_errmsg(lg));
+		rec_lockgraph_close(lg);
+		return rec_cli_finish(REC_EXIT_DATA);
+	}
+	bool order = strcmp(graph, "order") == 0;
+	if (order && res->cycle_count)
+		report_cycles(path, res);
+	if (!order && !res->lock_wait_events)
+		rec_cli_file_error(path, "no rec.LockWait events%s (the graph is empty)",
+				   (min_wait || thread || from_s || to_s) ? " match the filters" : "");
+	if (order && !res->lock_order_events)
+		rec_cli_file_error(path, "no rec.LockOrder events%s (the graph is empty)",
+				   (thread || from_s || to_s) ? " match the filters" : "");
+
+	gctx gc = { 0 };
+	gc.g = agopen(cs(order ? "lock_order" : "wait_for"), Agstrictdirected, NULL);
+	if (!gc.g) {
+		rec_cli_error("agopen failed");
+		rec_lockgraph_close(lg);
+		return rec_cli_finish(REC_EXIT_DATA);
+	}
+	if (order)
+		build_order(&gc, res);
+	else
+		build_wait(&gc, res);
+	bool has_cycle = res->cycle_count > 0;
+	rec_lockgraph_close(lg);
+	if (gc.failed) {
+		rec_cli_error("building the graph failed (%s)", gc.what);
+		agclose(gc.g);
+		return rec_cli_finish(REC_EXIT_DATA);
+	}
+
+	FILE *out = stdout;
+	if (output) {
+		out = fopen(output, "wb");
+		if (!out) {
+			rec_cli_file_error(output, "%s", strerror(errno));
+			agclose(gc.g);
+			return rec_cli_finish(REC_EXIT_DATA);
+		}
+	}
+	rec_out_flush();
+	bool ok = true;
+	if (strcmp(format, "dot") == 0) {
+		if (agwrite(gc.g, out) != 0) {
+			rec_cli_error("agwrite failed");
+			ok = false;
+		}
+		agclose(gc.g);
+	} else {
+		GVC_t *gvc = gvContext();
+		if (!gvc) {
+			rec_cli_error("gvContext failed");
+			ok = false;
+		} else if (gvLayout(gvc, gc.g, "dot") != 0) {
+			rec_cli_error("graphviz: dot layout failed");
+			ok = false;
+		} else {
+			if (gvRender(gvc, gc.g, format, out) != 0) {
+				rec_cli_error("graphviz: rendering %s failed (is its plugin installed?)",
+					      format);
+				ok = false;
+			}
+			if (gvFreeLayout(gvc, gc.g) != 0)
+				ok = false;
+		}
+		agclose(gc.g);
+		if (gvc && gvFreeContext(gvc) != 0)
+			ok = false;
+	}
+	if (output) {
+		if (ferror(out) | (fclose(out) != 0)) {
+			rec_cli_file_error(output, "write failed: %s", strerror(errno));
+			ok = false;
+		}
+	}
+	if (!ok)
+		rc = REC_EXIT_DATA;
+	if (rc == REC_EXIT_OK && check && has_cycle)
+		rc = EXIT_CYCLE;
+	return rec_cli_finish(rc);
+}
