@@ -38,6 +38,8 @@
 #include "record/recorder_internal.h"
 #include "record/stack_internal.h"
 
+extern int rec_metrics_linked_; /* metrics.c: referenced so static links include it */
+
 REC_API __thread struct rec_tbuf_ *rec_tls_tbuf_ __attribute__((tls_model("initial-exec")));
 static __thread rec_tbuf_full *t_list __attribute__((tls_model("initial-exec")));
 
@@ -937,6 +939,7 @@ static void global_init(void)
 	g_membarrier_ok =
 		syscall(SYS_membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED, 0, 0) == 0;
 	rec_env_linked_ = 1;
+	rec_metrics_linked_ = 1; /* every default recording gets rec.ProcessStats (metrics.c) */
 }
 
 /* ---- flight-recorder chunk store -------------------------------------------------------- */
