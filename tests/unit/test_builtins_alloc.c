@@ -37,6 +37,8 @@ typedef struct tev {
 	} f[8];
 	char *stack; /* function names joined by ';', leaf first ("" if none) */
 	int has_stack; /* the event references a stack (id != 0) */
+	char *user_module;   /* module path of the first frame not named rec_* */
+	char *user_build_id; /* its build-id ("" if none) */
 } tev;
 
 static tev *g_ev;
@@ -63,6 +65,8 @@ static void free_events(void)
 			free(g_ev[i].f[k].s);
 		}
 		free(g_ev[i].stack);
+		free(g_ev[i].user_module);
+		free(g_ev[i].user_build_id);
 	}
 	free(g_ev);
 	g_ev = NULL;
@@ -124,6 +128,20 @@ static void rec_stop_and_load(void)
 		assert_non_null(t->stack);
 		t->stack[0] = '\0';
 		t->has_stack = ev.stack != NULL;
+		t->user_module = xstrndup("", 0);
+		t->user_build_id = xstrndup("", 0);
+		for (uint32_t k = 0; ev.stack != NULL && k < ev.stack->depth; k++) {
+			const rec_frame *fr = ev.stack->frames[k];
+			if (strncmp(fr->function, "rec_", 4) == 0)
+				continue;
+			if (fr->module != NULL) {
+				free(t->user_module);
+				free(t->user_build_id);
+				t->user_module = xstrndup(fr->module->path, strlen(fr->module->path));
+				t->user_build_id = xstrndup(fr->module->build_id, strlen(fr->module->build_id));
+			}
+			break;
+		}
 		if (ev.stack != NULL) {
 			for (uint32_t k = 0; k < ev.stack->depth; k++) {
 				const char *fn = ev.stack->frames[k]->function;
@@ -198,6 +216,31 @@ static __attribute__((unused)) const char *first_user_frame(const tev *e, char *
 	memcpy(buf, p, n);
 	buf[n] = '\0';
 	return buf;
+}
+
+/* The build-id of this test program, from `readelf -n`. */
+static __attribute__((unused)) void self_build_id(char *out, size_t cap)
+{
+	char exe[4096], cmd[4200], line[512];
+	ssize_t len = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	assert_true(len > 0);
+	exe[len] = '\0';
+	snprintf(cmd, sizeof(cmd), "readelf -n '%s'", exe);
+	FILE *p = popen(cmd, "r");
+	assert_non_null(p);
+	out[0] = '\0';
+	while (fgets(line, sizeof(line), p) != NULL) {
+		const char *b = strstr(line, "Build ID: ");
+		if (b != NULL) {
+			size_t n = strspn(b + 10, "0123456789abcdef");
+			if (n >= cap)
+				n = cap - 1;
+			memcpy(out, b + 10, n);
+			out[n] = '\0';
+		}
+	}
+	assert_int_equal(pclose(p), 0);
+	assert_true(strlen(out) >= 16);
 }
 
 static uint64_t my_tid(void) { return (uint64_t)syscall(SYS_gettid); }

@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -39,6 +40,8 @@ typedef struct tev {
 	} f[8];
 	char *stack; /* function names joined by ';', leaf first ("" if none) */
 	int has_stack; /* the event references a stack (id != 0) */
+	char *user_module;   /* module path of the first frame not named rec_* */
+	char *user_build_id; /* its build-id ("" if none) */
 } tev;
 
 static tev *g_ev;
@@ -65,6 +68,8 @@ static void free_events(void)
 			free(g_ev[i].f[k].s);
 		}
 		free(g_ev[i].stack);
+		free(g_ev[i].user_module);
+		free(g_ev[i].user_build_id);
 	}
 	free(g_ev);
 	g_ev = NULL;
@@ -126,6 +131,20 @@ static void rec_stop_and_load(void)
 		assert_non_null(t->stack);
 		t->stack[0] = '\0';
 		t->has_stack = ev.stack != NULL;
+		t->user_module = xstrndup("", 0);
+		t->user_build_id = xstrndup("", 0);
+		for (uint32_t k = 0; ev.stack != NULL && k < ev.stack->depth; k++) {
+			const rec_frame *fr = ev.stack->frames[k];
+			if (strncmp(fr->function, "rec_", 4) == 0)
+				continue;
+			if (fr->module != NULL) {
+				free(t->user_module);
+				free(t->user_build_id);
+				t->user_module = xstrndup(fr->module->path, strlen(fr->module->path));
+				t->user_build_id = xstrndup(fr->module->build_id, strlen(fr->module->build_id));
+			}
+			break;
+		}
 		if (ev.stack != NULL) {
 			for (uint32_t k = 0; k < ev.stack->depth; k++) {
 				const char *fn = ev.stack->frames[k]->function;
@@ -200,6 +219,31 @@ static __attribute__((unused)) const char *first_user_frame(const tev *e, char *
 	memcpy(buf, p, n);
 	buf[n] = '\0';
 	return buf;
+}
+
+/* The build-id of this test program, from `readelf -n`. */
+static __attribute__((unused)) void self_build_id(char *out, size_t cap)
+{
+	char exe[4096], cmd[4200], line[512];
+	ssize_t len = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	assert_true(len > 0);
+	exe[len] = '\0';
+	snprintf(cmd, sizeof(cmd), "readelf -n '%s'", exe);
+	FILE *p = popen(cmd, "r");
+	assert_non_null(p);
+	out[0] = '\0';
+	while (fgets(line, sizeof(line), p) != NULL) {
+		const char *b = strstr(line, "Build ID: ");
+		if (b != NULL) {
+			size_t n = strspn(b + 10, "0123456789abcdef");
+			if (n >= cap)
+				n = cap - 1;
+			memcpy(out, b + 10, n);
+			out[n] = '\0';
+		}
+	}
+	assert_int_equal(pclose(p), 0);
+	assert_true(strlen(out) >= 16);
 }
 
 static uint64_t my_tid(void) { return (uint64_t)syscall(SYS_gettid); }
@@ -381,12 +425,69 @@ static void t_sampler_stress(void **state)
 	assert_true(count_type("test.Stress") > 0);
 }
 
+/* rec.CPUSample switched off by the events option: no timers, no signals. */
+static void t_cpu_sample_off(void **state)
+{
+	(void)state;
+	uint64_t taken0, dropped0, taken1, dropped1;
+	rec_cpu_sampler_counts(&taken0, &dropped0);
+	rec_start("rec.LockWait");
+	assert_int_equal(rec_cpu_sampler_attach_thread(), REC_ERR_STATE);
+	cp_burn(100e6);
+	rec_stop_and_load();
+	rec_cpu_sampler_counts(&taken1, &dropped1);
+	assert_int_equal(taken1, taken0);
+	assert_int_equal(dropped1, dropped0);
+	assert_int_equal(count_type("rec.CPUSample"), 0);
+}
+
+/* fork() while sampling: the child runs (timers are not inherited; the
+ * sampler forgets the parent's threads) and the parent keeps sampling. */
+static void t_fork_while_sampling(void **state)
+{
+	(void)state;
+	rec_start(NULL);
+	uint64_t tid = 0;
+	pthread_t th;
+	assert_int_equal(pthread_create(&th, NULL, cp_burner_thread, &tid), 0);
+	assert_int_equal(rec_cpu_sampler_attach_thread(), REC_OK);
+	cp_burn(50e6);
+	pid_t pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		/* Child: wrappers and a burn must work; no recorder here. */
+		int ok = rec_mutex_lock(&g_stress_mu) == 0 && rec_mutex_unlock(&g_stress_mu) == 0;
+		cp_burn(50e6);
+		ok = ok && rec_cpu_sampler_attach_thread() == REC_ERR_STATE;
+		_exit(ok ? 0 : 3);
+	}
+	int status = 0;
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFEXITED(status));
+	assert_int_equal(WEXITSTATUS(status), 0);
+	cp_burn(100e6);
+	assert_int_equal(pthread_join(th, NULL), 0);
+	rec_stop_and_load();
+	size_t mine = 0, burner = 0;
+	for (size_t i = 0; i < g_nev; i++) {
+		if (strcmp(g_ev[i].type, "rec.CPUSample") != 0)
+			continue;
+		mine += g_ev[i].tid == my_tid();
+		burner += g_ev[i].tid == tid;
+	}
+	print_message("after fork: %zu samples of this thread, %zu of the burner\n", mine, burner);
+	assert_true(mine >= 8);   /* 150 ms of CPU at 10 ms */
+	assert_true(burner >= 20); /* 300 ms */
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(t_no_recorder),
 		cmocka_unit_test(t_cpu_burn),
 		cmocka_unit_test(t_sampler_stress),
+		cmocka_unit_test(t_cpu_sample_off),
+		cmocka_unit_test(t_fork_while_sampling),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -41,6 +41,8 @@ typedef struct tev {
 	} f[8];
 	char *stack; /* function names joined by ';', leaf first ("" if none) */
 	int has_stack; /* the event references a stack (id != 0) */
+	char *user_module;   /* module path of the first frame not named rec_* */
+	char *user_build_id; /* its build-id ("" if none) */
 } tev;
 
 static tev *g_ev;
@@ -67,6 +69,8 @@ static void free_events(void)
 			free(g_ev[i].f[k].s);
 		}
 		free(g_ev[i].stack);
+		free(g_ev[i].user_module);
+		free(g_ev[i].user_build_id);
 	}
 	free(g_ev);
 	g_ev = NULL;
@@ -128,6 +132,20 @@ static void rec_stop_and_load(void)
 		assert_non_null(t->stack);
 		t->stack[0] = '\0';
 		t->has_stack = ev.stack != NULL;
+		t->user_module = xstrndup("", 0);
+		t->user_build_id = xstrndup("", 0);
+		for (uint32_t k = 0; ev.stack != NULL && k < ev.stack->depth; k++) {
+			const rec_frame *fr = ev.stack->frames[k];
+			if (strncmp(fr->function, "rec_", 4) == 0)
+				continue;
+			if (fr->module != NULL) {
+				free(t->user_module);
+				free(t->user_build_id);
+				t->user_module = xstrndup(fr->module->path, strlen(fr->module->path));
+				t->user_build_id = xstrndup(fr->module->build_id, strlen(fr->module->build_id));
+			}
+			break;
+		}
 		if (ev.stack != NULL) {
 			for (uint32_t k = 0; k < ev.stack->depth; k++) {
 				const char *fn = ev.stack->frames[k]->function;
@@ -204,6 +222,31 @@ static __attribute__((unused)) const char *first_user_frame(const tev *e, char *
 	return buf;
 }
 
+/* The build-id of this test program, from `readelf -n`. */
+static __attribute__((unused)) void self_build_id(char *out, size_t cap)
+{
+	char exe[4096], cmd[4200], line[512];
+	ssize_t len = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	assert_true(len > 0);
+	exe[len] = '\0';
+	snprintf(cmd, sizeof(cmd), "readelf -n '%s'", exe);
+	FILE *p = popen(cmd, "r");
+	assert_non_null(p);
+	out[0] = '\0';
+	while (fgets(line, sizeof(line), p) != NULL) {
+		const char *b = strstr(line, "Build ID: ");
+		if (b != NULL) {
+			size_t n = strspn(b + 10, "0123456789abcdef");
+			if (n >= cap)
+				n = cap - 1;
+			memcpy(out, b + 10, n);
+			out[n] = '\0';
+		}
+	}
+	assert_int_equal(pclose(p), 0);
+	assert_true(strlen(out) >= 16);
+}
+
 static uint64_t my_tid(void) { return (uint64_t)syscall(SYS_gettid); }
 
 /* ---- rec.LockWait ------------------------------------------------------------ */
@@ -260,10 +303,15 @@ static void t_lock_wait_contended(void **state)
 	rec_stop_and_load();
 
 	assert_int_equal(count_type("rec.LockWait"), 1);
+	char bid[200];
+	self_build_id(bid, sizeof(bid));
 	for (size_t i = 0; i < g_nev; i++) {
 		const tev *e = &g_ev[i];
 		if (strcmp(e->type, "rec.LockWait") != 0)
 			continue;
+		/* The call site's frame names this program and its build-id. */
+		assert_non_null(strstr(e->user_module, "test_builtins_locks"));
+		assert_string_equal(e->user_build_id, bid);
 		assert_string_equal(fs(e, "lockName"), "test.mutex");
 		assert_int_equal(fu(e, "lockAddress"), (uintptr_t)&g_mu);
 		assert_int_equal(fu(e, "holderOsThreadId"), g_holder_tid);
