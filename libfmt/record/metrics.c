@@ -19,6 +19,7 @@
 
 #include "rec/metrics.h"
 #include "rec/recorder.h"
+#include "record/recorder_internal.h" /* rec_parse_duration_ns() */
 
 /* ---- event types ---------------------------------------------------------- */
 static const rec_field counter_fields[] = {
@@ -106,8 +107,23 @@ static uint64_t last_rss, last_hwm;
 
 static void on_default_recorder(rec_recorder *r, int opened, void *opaque);
 
+/* A period from the environment ("500ms", "2s"): 1 ms to 1 h, else 0. */
+static uint32_t env_period_ms(const char *name)
+{
+	const char *v = getenv(name);
+	if (!v || !*v)
+		return 0;
+	int64_t ns = rec_parse_duration_ns(v, strlen(v));
+	if (ns < 1000000 || ns > 3600ll * 1000000000)
+		return 0; /* the library never prints: a bad value keeps the default */
+	return (uint32_t)(ns / 1000000);
+}
+
 static void metrics_init(void)
 {
+	/* Before the listener: a recorder REC_OUTPUT opened already gets them. */
+	(void)rec_metrics_set_periods(env_period_ms("REC_METRICS_PERIOD"),
+				      env_period_ms("REC_PROCESS_STATS_PERIOD"));
 	rec_status st = rec_type_declare(&counter_def, 0, 0, &t_counter);
 	if (st == REC_OK)
 		st = rec_type_declare(&gauge_def, 0, 0, &t_gauge);

@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "rec/metrics.h"
@@ -319,6 +320,60 @@ static void t_periodic_samples(void **state)
 	remove_file();
 }
 
+/* ---- REC_OUTPUT with the periods from the environment ------------------------ */
+/* The child: this binary re-executed with --env-child, recording through
+ * REC_OUTPUT (opened by the library before main, closed at exit). */
+static int env_child(void)
+{
+	rec_counter *c = NULL;
+	if (rec_counter_get("child.work", &c) != REC_OK || !rec_recorder_default())
+		return 3;
+	for (int i = 0; i < 30; i++) {
+		rec_counter_add(c, 7);
+		usleep(20000); /* 30 x 20 ms */
+	}
+	return 0;
+}
+
+static void t_rec_output_env_periods(void **state)
+{
+	(void)state;
+	snprintf(rec_path, sizeof rec_path, "/tmp/test_metrics.XXXXXX");
+	int fd = mkstemp(rec_path);
+	assert_true(fd >= 0);
+	close(fd);
+	char self[4096];
+	ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+	assert_true(n > 0);
+	self[n] = '\0';
+	char out_env[128];
+	snprintf(out_env, sizeof out_env, "REC_OUTPUT=%s", rec_path);
+	char *const envp[] = { out_env, "REC_OPTIONS=flush=20ms", "REC_METRICS_PERIOD=50ms",
+			       "REC_PROCESS_STATS_PERIOD=100ms", NULL };
+	pid_t pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		execle(self, self, "--env-child", (char *)NULL, envp);
+		_exit(127);
+	}
+	int status = 0;
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFEXITED(status));
+	assert_int_equal(WEXITSTATUS(status), 0);
+
+	seen s, ps;
+	collect("rec.Counter", "child.work", &s);
+	collect("rec.ProcessStats", NULL, &ps);
+	/* ~600 ms: at the 1 s defaults there would be 1 counter sample (at
+	 * close) and 2 process samples (open, close); at 50/100 ms ~12 and ~7. */
+	assert_true(s.n >= 5);
+	assert_true(ps.n >= 4);
+	assert_int_equal(s.u[s.n - 1][1], 30 * 7); /* complete at exit */
+	for (size_t k = 1; k < s.n; k++)
+		assert_true(s.u[k][1] >= s.u[k - 1][1]);
+	remove_file();
+}
+
 /* ---- log lines ------------------------------------------------------------------ */
 static void t_log_levels_and_text(void **state)
 {
@@ -356,13 +411,16 @@ static void t_log_levels_and_text(void **state)
 	remove_file();
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
+	if (argc == 2 && strcmp(argv[1], "--env-child") == 0)
+		return env_child();
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(t_counter_sums_exactly),
 		cmocka_unit_test(t_gauge_max_between_samples),
 		cmocka_unit_test(t_process_stats_rss_and_threads),
 		cmocka_unit_test(t_periodic_samples),
+		cmocka_unit_test(t_rec_output_env_periods),
 		cmocka_unit_test(t_log_levels_and_text),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -126,7 +126,9 @@ static inline int64_t rec_gauge_value(const rec_gauge *g)
 /*! rec_metrics_set_periods() :
  *  How often the background thread emits counters and gauges (metrics_ms)
  *  and rec.ProcessStats (process_ms); 0 keeps the current value (defaults:
- *  1000 and 1000).  Applies to default recorders opened afterwards (the
+ *  1000 and 1000, or REC_METRICS_PERIOD and REC_PROCESS_STATS_PERIOD from
+ *  the environment at start-up, e.g. "500ms", "5s"; 1 ms to 1 h, other
+ *  values are ignored).  Applies to default recorders opened afterwards (the
  *  recorder's flush interval bounds how often a periodic task can run).
  *  @return REC_OK. */
 REC_API rec_status rec_metrics_set_periods(uint32_t metrics_ms, uint32_t process_ms);
