@@ -1,0 +1,872 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * stacks.c - stack aggregation (see rec/stacks.h): a tree of interned frame
+ * names with a self weight per node and two columns, fed from reader events.
+ *
+ * Cost per event: one lookup in a per-chunk cache keyed by (stack id,
+ * thread id) that gives the tree node of the whole path.  Only on a miss
+ * (once per distinct stack per chunk) are frame names built, interned,
+ * filtered and the path walked.  Memory: the tree (one node per distinct
+ * path prefix), the names, and the cache (distinct stacks of one chunk).
+ */
+#include "rec/stacks.h"
+
+#include <regex.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define NO_NODE UINT32_MAX   /* cache: the stack is filtered out */
+#define MAX_NODES (UINT32_MAX - 1u)
+
+typedef struct str_block {
+	struct str_block *next;
+	size_t used, cap;
+	char data[];
+} str_block;
+
+typedef struct agg_node {
+	uint32_t parent;
+	uint32_t name;
+	uint64_t self[2];
+	uint64_t total[2]; /* computed by rewind */
+} agg_node;
+
+typedef struct cache_entry {
+	uint64_t stack_id;
+	uint64_t thread_id;
+	uint32_t gen;  /* entry valid when == a->gen */
+	uint32_t node; /* leaf node, or NO_NODE */
+} cache_entry;
+
+/* Per-name filter state. */
+#define NAME_CHECKED 0x1u
+#define NAME_INCLUDED 0x2u
+#define NAME_EXCLUDED 0x4u
+
+struct rec_stackagg {
+	uint32_t flags;
+	int64_t from_ns, to_ns;
+	regex_t *include;
+	size_t include_count;
+	regex_t *exclude;
+	size_t exclude_count;
+
+	/* names */
+	str_block *strings;
+	const char **names;
+	uint64_t *name_hash;
+	uint8_t *name_flags;
+	size_t name_count, name_cap;
+	uint32_t *name_tab; /* name index + 1; 0 = empty */
+	size_t name_tab_cap; /* power of two */
+
+	/* tree: node 0 is the virtual root */
+	agg_node *nodes;
+	size_t node_count, node_cap;
+	uint32_t *child_tab; /* node index; 0 = empty */
+	size_t child_tab_cap;
+
+	/* per-chunk cache */
+	cache_entry *cache;
+	size_t cache_cap, cache_count;
+	uint32_t gen;
+	const rec_chunk_info *chunk;
+	uint64_t chunk_index, chunk_offset, chunk_run;
+	bool have_chunk;
+
+	/* current input */
+	unsigned column;
+	bool have_origin;
+	int64_t origin_ns;
+
+	/* scratch */
+	char *sbuf;
+	size_t sbuf_cap;
+	uint32_t *path;
+	size_t path_cap;
+
+	/* iteration */
+	bool dirty;
+	uint32_t *coff;   /* children of node i: cidx[coff[i] .. coff[i+1]) */
+	uint32_t *cidx;
+	uint32_t *it_node;
+	uint32_t *it_pos;
+	const char **it_path;
+	size_t it_cap;
+	size_t it_sp;
+	bool it_started;
+
+	rec_stackagg_stats stats;
+	char errmsg[256];
+};
+
+#if defined(__GNUC__)
+__attribute__((format(printf, 3, 4)))
+#endif
+static rec_status fail(rec_stackagg *a, rec_status st, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(a->errmsg, sizeof a->errmsg, fmt, ap);
+	va_end(ap);
+	return st;
+}
+
+static bool grow(void **arr, size_t *cap, size_t need, size_t elem)
+{
+	if (need <= *cap)
+		return true;
+	size_t nc = *cap ? *cap : 16;
+	while (nc < need) {
+		if (nc > SIZE_MAX / 4 / elem)
+			return false;
+		nc *= 2;
+	}
+	void *p = realloc(*arr, nc * elem);
+	if (!p)
+		return false;
+	*arr = p;
+	*cap = nc;
+	return true;
+}
+
+static inline uint64_t mix64(uint64_t x)
+{
+	x ^= x >> 33;
+	x *= 0xff51afd7ed558ccdull;
+	x ^= x >> 33;
+	x *= 0xc4ceb9fe1a85ec53ull;
+	x ^= x >> 33;
+	return x;
+}
+
+static uint64_t hash_bytes(const char *s, size_t n)
+{
+	uint64_t h = 0xcbf29ce484222325ull;
+	for (size_t i = 0; i < n; i++) {
+		h ^= (unsigned char)s[i];
+		h *= 0x100000001b3ull;
+	}
+	return mix64(h ^ n);
+}
+
+static inline uint64_t sat_add(uint64_t a, uint64_t b)
+{
+	return a > UINT64_MAX - b ? UINT64_MAX : a + b;
+}
+
+/* ---- open / close -------------------------------------------------------- */
+
+static rec_status compile_all(rec_stackagg *a, const char *const *src, size_t n, regex_t **out,
+			      size_t *count, const char *what)
+{
+	if (!n)
+		return REC_OK;
+	if (!src)
+		return fail(a, REC_ERR_INVALID_ARG, "%s: NULL list", what);
+	*out = calloc(n, sizeof **out);
+	if (!*out)
+		return fail(a, REC_ERR_NOMEM, "out of memory");
+	for (size_t i = 0; i < n; i++) {
+		if (!src[i])
+			return fail(a, REC_ERR_INVALID_ARG, "%s: NULL pattern", what);
+		int rc = regcomp(&(*out)[i], src[i], REG_EXTENDED | REG_NOSUB);
+		if (rc != 0) {
+			char msg[160];
+			regerror(rc, &(*out)[i], msg, sizeof msg);
+			return fail(a, REC_ERR_INVALID_ARG, "%s '%s': %s", what, src[i], msg);
+		}
+		(*count)++;
+	}
+	return REC_OK;
+}
+
+rec_status rec_stackagg_open(rec_stackagg **out, const rec_stackagg_options *opts)
+{
+	if (!out)
+		return REC_ERR_INVALID_ARG;
+	*out = NULL;
+	rec_stackagg_options def = REC_STACKAGG_OPTIONS_INIT;
+	if (!opts)
+		opts = &def;
+	rec_stackagg *a = calloc(1, sizeof *a);
+	if (!a)
+		return REC_ERR_NOMEM;
+	*out = a;
+	if (opts->struct_size < sizeof *opts)
+		return fail(a, REC_ERR_INVALID_ARG, "options: struct_size %u is too small",
+			    (unsigned)opts->struct_size);
+	for (int i = 0; i < 4; i++)
+		if (opts->reserved[i])
+			return fail(a, REC_ERR_INVALID_ARG, "options: reserved fields must be zero");
+	if (opts->flags & ~(uint32_t)0x1Fu)
+		return fail(a, REC_ERR_INVALID_ARG, "options: unknown flags 0x%x",
+			    (unsigned)opts->flags);
+	a->flags = opts->flags;
+	a->from_ns = opts->from_ns;
+	a->to_ns = opts->to_ns;
+	rec_status st = compile_all(a, opts->include, opts->include_count, &a->include,
+				    &a->include_count, "include pattern");
+	if (st == REC_OK)
+		st = compile_all(a, opts->exclude, opts->exclude_count, &a->exclude,
+				 &a->exclude_count, "exclude pattern");
+	if (st != REC_OK)
+		return st;
+	a->nodes = malloc(1024 * sizeof *a->nodes);
+	a->child_tab = calloc(2048, sizeof *a->child_tab);
+	a->name_tab = calloc(1024, sizeof *a->name_tab);
+	a->cache = calloc(256, sizeof *a->cache);
+	if (!a->nodes || !a->child_tab || !a->name_tab || !a->cache)
+		return fail(a, REC_ERR_NOMEM, "out of memory");
+	a->node_cap = 1024;
+	a->child_tab_cap = 2048;
+	a->name_tab_cap = 1024;
+	a->cache_cap = 256;
+	a->gen = 1;
+	memset(&a->nodes[0], 0, sizeof a->nodes[0]);
+	a->node_count = 1;
+	a->dirty = true;
+	return REC_OK;
+}
+
+void rec_stackagg_close(rec_stackagg *a)
+{
+	if (!a)
+		return;
+	for (size_t i = 0; i < a->include_count; i++)
+		regfree(&a->include[i]);
+	for (size_t i = 0; i < a->exclude_count; i++)
+		regfree(&a->exclude[i]);
+	free(a->include);
+	free(a->exclude);
+	for (str_block *b = a->strings, *n; b; b = n) {
+		n = b->next;
+		free(b);
+	}
+	free(a->names);
+	free(a->name_hash);
+	free(a->name_flags);
+	free(a->name_tab);
+	free(a->nodes);
+	free(a->child_tab);
+	free(a->cache);
+	free(a->sbuf);
+	free(a->path);
+	free(a->coff);
+	free(a->cidx);
+	free(a->it_node);
+	free(a->it_pos);
+	free(a->it_path);
+	free(a);
+}
+
+const char *rec_stackagg_errmsg(const rec_stackagg *a)
+{
+	return (a && a->errmsg[0]) ? a->errmsg : "no error";
+}
+
+void rec_stackagg_get_stats(const rec_stackagg *a, rec_stackagg_stats *st)
+{
+	if (!st)
+		return;
+	memset(st, 0, sizeof *st);
+	if (!a)
+		return;
+	*st = a->stats;
+	st->nodes = a->node_count - 1;
+	st->names = a->name_count;
+}
+
+rec_status rec_stackagg_begin_input(rec_stackagg *a, unsigned column)
+{
+	if (!a || column > 1)
+		return REC_ERR_INVALID_ARG;
+	a->column = column;
+	a->have_origin = false;
+	a->have_chunk = false;
+	return REC_OK;
+}
+
+/* ---- names ---------------------------------------------------------------- */
+
+static const char *str_save(rec_stackagg *a, const char *p, size_t n)
+{
+	str_block *b = a->strings;
+	if (!b || b->cap - b->used < n + 1) {
+		size_t cap = n + 1 > 65536 ? n + 1 : 65536;
+		str_block *nb = malloc(sizeof *nb + cap);
+		if (!nb)
+			return NULL;
+		nb->next = a->strings;
+		nb->used = 0;
+		nb->cap = cap;
+		a->strings = nb;
+		b = nb;
+	}
+	char *dst = b->data + b->used;
+	memcpy(dst, p, n);
+	dst[n] = 0;
+	b->used += n + 1;
+	return dst;
+}
+
+static bool name_tab_rehash(rec_stackagg *a)
+{
+	size_t nc = a->name_tab_cap * 2;
+	uint32_t *t = calloc(nc, sizeof *t);
+	if (!t)
+		return false;
+	for (size_t i = 0; i < a->name_count; i++) {
+		size_t j = a->name_hash[i] & (nc - 1);
+		while (t[j])
+			j = (j + 1) & (nc - 1);
+		t[j] = (uint32_t)(i + 1);
+	}
+	free(a->name_tab);
+	a->name_tab = t;
+	a->name_tab_cap = nc;
+	return true;
+}
+
+/* Intern s[0..n) (already sanitized).  Returns false on NOMEM. */
+static bool intern(rec_stackagg *a, const char *s, size_t n, uint32_t *id)
+{
+	uint64_t h = hash_bytes(s, n);
+	size_t mask = a->name_tab_cap - 1;
+	size_t j = h & mask;
+	while (a->name_tab[j]) {
+		uint32_t k = a->name_tab[j] - 1;
+		if (a->name_hash[k] == h && strncmp(a->names[k], s, n) == 0 && a->names[k][n] == 0) {
+			*id = k;
+			return true;
+		}
+		j = (j + 1) & mask;
+	}
+	if (a->name_count >= UINT32_MAX - 1 || a->name_count + 2 >= a->name_tab_cap)
+		return false; /* (a full table: its growth failed before) */
+	size_t need = a->name_count + 1;
+	size_t c1 = a->name_cap, c2 = a->name_cap, c3 = a->name_cap;
+	if (!grow((void **)&a->names, &c1, need, sizeof *a->names) ||
+	    !grow((void **)&a->name_hash, &c2, need, sizeof *a->name_hash) ||
+	    !grow((void **)&a->name_flags, &c3, need, sizeof *a->name_flags))
+		return false;
+	/* The three arrays grow together; their capacity is the smallest. */
+	a->name_cap = c1 < c2 ? (c1 < c3 ? c1 : c3) : (c2 < c3 ? c2 : c3);
+	const char *copy = str_save(a, s, n);
+	if (!copy)
+		return false;
+	size_t k = a->name_count++;
+	a->names[k] = copy;
+	a->name_hash[k] = h;
+	a->name_flags[k] = 0;
+	a->name_tab[j] = (uint32_t)(k + 1);
+	*id = (uint32_t)k;
+	if (a->name_count * 2 > a->name_tab_cap)
+		(void)name_tab_rehash(a); /* a fuller table still works */
+	return true;
+}
+
+static bool sbuf_reserve(rec_stackagg *a, size_t n)
+{
+	return grow((void **)&a->sbuf, &a->sbuf_cap, n, 1);
+}
+
+/* Append s[0..n) to the scratch buffer at *off, replacing ';' and control
+ * characters.  False on NOMEM. */
+static bool sbuf_put(rec_stackagg *a, size_t *off, const char *s, size_t n)
+{
+	if (!sbuf_reserve(a, *off + n + 1))
+		return false;
+	char *d = a->sbuf + *off;
+	for (size_t i = 0; i < n; i++) {
+		unsigned char c = (unsigned char)s[i];
+		d[i] = c == ';' ? ':' : (c < 0x20 || c == 0x7F) ? ' ' : (char)c;
+	}
+	*off += n;
+	return true;
+}
+
+static bool intern_sanitized(rec_stackagg *a, const char *s, size_t n, uint32_t *id)
+{
+	size_t off = 0;
+	if (!sbuf_put(a, &off, s, n))
+		return false;
+	return intern(a, a->sbuf, off, id);
+}
+
+static const char *base_name(const char *path)
+{
+	const char *s = strrchr(path, '/');
+	return s ? s + 1 : path;
+}
+
+static bool frame_name(rec_stackagg *a, const rec_frame *fr, uint32_t *id)
+{
+	if (!fr)
+		return intern(a, "[unknown]", 9, id);
+	if (fr->function && fr->function[0])
+		return intern_sanitized(a, fr->function, strlen(fr->function), id);
+	char hex[32];
+	int hn = snprintf(hex, sizeof hex, "0x%llx", (unsigned long long)fr->module_offset);
+	size_t off = 0;
+	if (fr->module && fr->module->path && fr->module->path[0]) {
+		const char *b = base_name(fr->module->path);
+		if (!sbuf_put(a, &off, b, strlen(b)) || !sbuf_put(a, &off, "+", 1))
+			return false;
+	}
+	if (!sbuf_put(a, &off, hex, (size_t)hn))
+		return false;
+	return intern(a, a->sbuf, off, id);
+}
+
+static bool thread_name(rec_stackagg *a, const rec_thread *t, uint32_t *id)
+{
+	if (!t)
+		return intern(a, "[no thread]", 11, id);
+	char tid[40];
+	int tn = snprintf(tid, sizeof tid, "tid=%llu]", (unsigned long long)t->os_tid);
+	size_t off = 0;
+	if (!sbuf_put(a, &off, "[", 1))
+		return false;
+	if (t->name && t->name[0]) {
+		if (!sbuf_put(a, &off, t->name, strlen(t->name)) || !sbuf_put(a, &off, " ", 1))
+			return false;
+	}
+	if (!sbuf_put(a, &off, tid, (size_t)tn))
+		return false;
+	return intern(a, a->sbuf, off, id);
+}
+
+static uint8_t name_filter(rec_stackagg *a, uint32_t id)
+{
+	uint8_t f = a->name_flags[id];
+	if (f & NAME_CHECKED)
+		return f;
+	f = NAME_CHECKED;
+	for (size_t i = 0; i < a->include_count; i++)
+		if (regexec(&a->include[i], a->names[id], 0, NULL, 0) == 0) {
+			f |= NAME_INCLUDED;
+			break;
+		}
+	for (size_t i = 0; i < a->exclude_count; i++)
+		if (regexec(&a->exclude[i], a->names[id], 0, NULL, 0) == 0) {
+			f |= NAME_EXCLUDED;
+			break;
+		}
+	a->name_flags[id] = f;
+	return f;
+}
+
+/* ---- tree ------------------------------------------------------------------ */
+
+static inline uint64_t child_hash(uint32_t parent, uint32_t name)
+{
+	return mix64(((uint64_t)parent << 32) ^ name ^ 0x9e3779b97f4a7c15ull);
+}
+
+static bool child_tab_rehash(rec_stackagg *a)
+{
+	size_t nc = a->child_tab_cap * 2;
+	uint32_t *t = calloc(nc, sizeof *t);
+	if (!t)
+		return false;
+	for (size_t i = 1; i < a->node_count; i++) {
+		size_t j = child_hash(a->nodes[i].parent, a->nodes[i].name) & (nc - 1);
+		while (t[j])
+			j = (j + 1) & (nc - 1);
+		t[j] = (uint32_t)i;
+	}
+	free(a->child_tab);
+	a->child_tab = t;
+	a->child_tab_cap = nc;
+	return true;
+}
+
+static rec_status child(rec_stackagg *a, uint32_t parent, uint32_t name, uint32_t *out)
+{
+	size_t mask = a->child_tab_cap - 1;
+	size_t j = child_hash(parent, name) & mask;
+	while (a->child_tab[j]) {
+		uint32_t k = a->child_tab[j];
+		if (a->nodes[k].parent == parent && a->nodes[k].name == name) {
+			*out = k;
+			return REC_OK;
+		}
+		j = (j + 1) & mask;
+	}
+	if (a->node_count >= MAX_NODES)
+		return fail(a, REC_ERR_LIMIT, "more than %u tree nodes", (unsigned)MAX_NODES);
+	if (a->node_count + 2 >= a->child_tab_cap ||
+	    !grow((void **)&a->nodes, &a->node_cap, a->node_count + 1, sizeof *a->nodes))
+		return fail(a, REC_ERR_NOMEM, "out of memory");
+	uint32_t k = (uint32_t)a->node_count++;
+	agg_node *n = &a->nodes[k];
+	n->parent = parent;
+	n->name = name;
+	n->self[0] = n->self[1] = 0;
+	n->total[0] = n->total[1] = 0;
+	a->child_tab[j] = k;
+	a->dirty = true;
+	if (a->node_count * 2 > a->child_tab_cap)
+		(void)child_tab_rehash(a); /* still correct when it fails: just fuller */
+	*out = k;
+	return REC_OK;
+}
+
+static rec_status insert_path(rec_stackagg *a, const uint32_t *names, size_t n, uint32_t *leaf)
+{
+	uint32_t cur = 0;
+	for (size_t i = 0; i < n; i++) {
+		rec_status st = child(a, cur, names[i], &cur);
+		if (st != REC_OK)
+			return st;
+	}
+	*leaf = cur;
+	return REC_OK;
+}
+
+static void add_weight(rec_stackagg *a, uint32_t node, uint64_t weight)
+{
+	agg_node *n = &a->nodes[node];
+	unsigned c = a->column;
+	if (weight && !n->self[0] && !n->self[1])
+		a->stats.stacks++;
+	n->self[c] = sat_add(n->self[c], weight);
+	a->stats.weight[c] = sat_add(a->stats.weight[c], weight);
+	a->dirty = true;
+}
+
+static bool path_reserve(rec_stackagg *a, size_t n)
+{
+	return grow((void **)&a->path, &a->path_cap, n, sizeof *a->path);
+}
+
+/* Build the path of names of ev's stack (thread root, frames in the chosen
+ * order, [truncated]) and find its node; NO_NODE when filtered out. */
+static rec_status resolve(rec_stackagg *a, const rec_event *ev, uint32_t *leaf)
+{
+	const rec_stack *s = ev->stack;
+	size_t depth = s->depth;
+	if (!path_reserve(a, depth + 2))
+		return fail(a, REC_ERR_NOMEM, "out of memory");
+	size_t n = 0;
+	if (a->flags & REC_STACKAGG_THREADS) {
+		if (!thread_name(a, ev->thread, &a->path[n]))
+			return fail(a, REC_ERR_NOMEM, "out of memory");
+		n++;
+	}
+	size_t first = n;
+	bool trunc = (s->flags & REC_STACK_TRUNCATED) != 0;
+	bool reverse = (a->flags & REC_STACKAGG_REVERSE) != 0;
+	if (trunc && !reverse) {
+		if (!intern(a, "[truncated]", 11, &a->path[n]))
+			return fail(a, REC_ERR_NOMEM, "out of memory");
+		n++;
+	}
+	for (size_t i = 0; i < depth; i++) {
+		size_t k = reverse ? i : depth - 1 - i;
+		const rec_frame *fr = s->frames ? s->frames[k] : NULL;
+		if (!frame_name(a, fr, &a->path[n]))
+			return fail(a, REC_ERR_NOMEM, "out of memory");
+		n++;
+	}
+	if (trunc && reverse) {
+		if (!intern(a, "[truncated]", 11, &a->path[n]))
+			return fail(a, REC_ERR_NOMEM, "out of memory");
+		n++;
+	}
+	if (a->include_count || a->exclude_count) {
+		bool inc = a->include_count == 0, exc = false;
+		for (size_t i = first; i < n; i++) {
+			uint8_t f = name_filter(a, a->path[i]);
+			inc |= (f & NAME_INCLUDED) != 0;
+			exc |= (f & NAME_EXCLUDED) != 0;
+		}
+		if (!inc || exc) {
+			*leaf = NO_NODE;
+			return REC_OK;
+		}
+	}
+	return insert_path(a, a->path, n, leaf);
+}
+
+static bool cache_grow(rec_stackagg *a)
+{
+	size_t nc = a->cache_cap * 2;
+	cache_entry *t = calloc(nc, sizeof *t);
+	if (!t)
+		return false;
+	for (size_t i = 0; i < a->cache_cap; i++) {
+		cache_entry *e = &a->cache[i];
+		if (e->gen != a->gen)
+			continue;
+		size_t j = mix64(e->stack_id * 31 + e->thread_id) & (nc - 1);
+		while (t[j].gen == a->gen)
+			j = (j + 1) & (nc - 1);
+		t[j] = *e;
+	}
+	free(a->cache);
+	a->cache = t;
+	a->cache_cap = nc;
+	return true;
+}
+
+static void cache_reset(rec_stackagg *a)
+{
+	a->cache_count = 0;
+	if (++a->gen == 0) { /* wrapped: clear for real */
+		memset(a->cache, 0, a->cache_cap * sizeof *a->cache);
+		a->gen = 1;
+	}
+}
+
+rec_status rec_stackagg_add_event(rec_stackagg *a, const rec_event *ev, uint64_t weight)
+{
+	if (!a || !ev)
+		return REC_ERR_INVALID_ARG;
+	a->stats.events++;
+	const rec_chunk_info *c = ev->chunk;
+	if (!a->have_origin) {
+		a->origin_ns = c ? c->start_wall_ns : ev->wall_ns;
+		a->have_origin = true;
+	}
+	if (a->flags & (REC_STACKAGG_FROM | REC_STACKAGG_TO)) {
+		int64_t t = ev->wall_ns;
+		if (a->flags & REC_STACKAGG_RELATIVE)
+			t = (int64_t)((uint64_t)t - (uint64_t)a->origin_ns);
+		if (((a->flags & REC_STACKAGG_FROM) && t < a->from_ns) ||
+		    ((a->flags & REC_STACKAGG_TO) && t >= a->to_ns)) {
+			a->stats.outside_window++;
+			return REC_OK;
+		}
+	}
+	if (!ev->stack || ev->stack->depth == 0) {
+		a->stats.no_stack++;
+		return REC_OK;
+	}
+	/* Stack and thread ids mean the same within one chunk. */
+	if (!a->have_chunk || c != a->chunk || (c && (c->index != a->chunk_index ||
+						     c->offset != a->chunk_offset ||
+						     c->run_id != a->chunk_run))) {
+		cache_reset(a);
+		a->chunk = c;
+		if (c) {
+			a->chunk_index = c->index;
+			a->chunk_offset = c->offset;
+			a->chunk_run = c->run_id;
+		}
+		a->have_chunk = true;
+	}
+	uint64_t sid = ev->stack->id;
+	uint64_t tid = (a->flags & REC_STACKAGG_THREADS) ? (ev->thread ? ev->thread->id : 0) : 0;
+	size_t mask = a->cache_cap - 1;
+	size_t j = mix64(sid * 31 + tid) & mask;
+	cache_entry *e;
+	uint32_t node = NO_NODE;
+	for (;;) {
+		e = &a->cache[j];
+		if (e->gen != a->gen) {
+			rec_status st = resolve(a, ev, &node);
+			if (st != REC_OK)
+				return st;
+			e->stack_id = sid;
+			e->thread_id = tid;
+			e->node = node;
+			e->gen = a->gen;
+			if (++a->cache_count * 2 > a->cache_cap)
+				(void)cache_grow(a); /* a fuller cache still works */
+			break;
+		}
+		if (e->stack_id == sid && e->thread_id == tid) {
+			node = e->node;
+			break;
+		}
+		j = (j + 1) & mask;
+	}
+	if (a->cache_count + 1 >= a->cache_cap) /* growth failed: never fill it up */
+		cache_reset(a);
+	if (node == NO_NODE) {
+		a->stats.filtered++;
+		return REC_OK;
+	}
+	a->stats.aggregated++;
+	add_weight(a, node, weight);
+	return REC_OK;
+}
+
+rec_status rec_stackagg_add_frames(rec_stackagg *a, const char *const *frames, size_t depth,
+				   uint64_t weight)
+{
+	if (!a || (depth && !frames))
+		return REC_ERR_INVALID_ARG;
+	if (depth > SIZE_MAX / 8 || !path_reserve(a, depth + 1))
+		return fail(a, REC_ERR_NOMEM, "out of memory");
+	for (size_t i = 0; i < depth; i++) {
+		const char *f = frames[i] ? frames[i] : "[unknown]";
+		if (!intern_sanitized(a, f, strlen(f), &a->path[i]))
+			return fail(a, REC_ERR_NOMEM, "out of memory");
+	}
+	uint32_t leaf;
+	rec_status st = insert_path(a, a->path, depth, &leaf);
+	if (st != REC_OK)
+		return st;
+	if (leaf == 0)
+		return REC_OK; /* empty stack: nothing to weigh */
+	add_weight(a, leaf, weight);
+	return REC_OK;
+}
+
+/* ---- iteration ------------------------------------------------------------- */
+
+static int cmp_u64(const void *x, const void *y)
+{
+	uint64_t a = *(const uint64_t *)x, b = *(const uint64_t *)y;
+	return a < b ? -1 : a > b;
+}
+
+static int cmp_name_ref(const void *x, const void *y, void *ctx)
+{
+	const char *const *names = ctx;
+	return strcmp(names[*(const uint32_t *)x], names[*(const uint32_t *)y]);
+}
+
+rec_status rec_stackagg_rewind(rec_stackagg *a)
+{
+	if (!a)
+		return REC_ERR_INVALID_ARG;
+	size_t n = a->node_count;
+	/* totals: a child always has a higher index than its parent */
+	for (size_t i = 0; i < n; i++) {
+		a->nodes[i].total[0] = a->nodes[i].self[0];
+		a->nodes[i].total[1] = a->nodes[i].self[1];
+	}
+	for (size_t i = n - 1; i > 0; i--) {
+		agg_node *c = &a->nodes[i], *p = &a->nodes[c->parent];
+		p->total[0] = sat_add(p->total[0], c->total[0]);
+		p->total[1] = sat_add(p->total[1], c->total[1]);
+	}
+	/* rank of every name in bytewise order */
+	uint32_t *order = malloc((a->name_count + 1) * sizeof *order);
+	uint32_t *rank = malloc((a->name_count + 1) * sizeof *rank);
+	uint64_t *keys = malloc(n * sizeof *keys);
+	uint32_t *coff = realloc(a->coff, (n + 1) * sizeof *coff);
+	if (coff)
+		a->coff = coff;
+	uint32_t *cidx = realloc(a->cidx, n * sizeof *cidx);
+	if (cidx)
+		a->cidx = cidx;
+	if (!order || !rank || !keys || !coff || !cidx) {
+		free(order);
+		free(rank);
+		free(keys);
+		return fail(a, REC_ERR_NOMEM, "out of memory");
+	}
+	for (size_t i = 0; i < a->name_count; i++)
+		order[i] = (uint32_t)i;
+	qsort_r(order, a->name_count, sizeof *order, cmp_name_ref, (void *)a->names);
+	for (size_t i = 0; i < a->name_count; i++)
+		rank[order[i]] = (uint32_t)i;
+	/* children grouped by parent, sorted by name rank: sort (parent, rank)
+	 * keys; parent and rank are < 2^32, node index recovered from a map */
+	memset(coff, 0, (n + 1) * sizeof *coff);
+	for (size_t i = 1; i < n; i++)
+		coff[a->nodes[i].parent + 1]++;
+	for (size_t i = 0; i < n; i++)
+		coff[i + 1] += coff[i];
+	/* fill unsorted, then sort each segment by rank */
+	uint32_t *fillpos = order; /* reuse when large enough */
+	if (a->name_count + 1 < n) {
+		free(order);
+		fillpos = malloc(n * sizeof *fillpos);
+		if (!fillpos) {
+			free(rank);
+			free(keys);
+			return fail(a, REC_ERR_NOMEM, "out of memory");
+		}
+	}
+	memcpy(fillpos, coff, n * sizeof *fillpos);
+	for (size_t i = 1; i < n; i++)
+		cidx[fillpos[a->nodes[i].parent]++] = (uint32_t)i;
+	for (size_t p = 0; p < n; p++) {
+		uint32_t b = coff[p], e = coff[p + 1];
+		if (e - b < 2)
+			continue;
+		for (uint32_t k = b; k < e; k++)
+			keys[k - b] = ((uint64_t)rank[a->nodes[cidx[k]].name] << 32) | cidx[k];
+		qsort(keys, e - b, sizeof *keys, cmp_u64);
+		for (uint32_t k = b; k < e; k++)
+			cidx[k] = (uint32_t)keys[k - b];
+	}
+	free(fillpos);
+	free(rank);
+	free(keys);
+	/* iteration stack: as deep as the deepest node */
+	size_t maxd = 1;
+	{
+		uint32_t *dep = malloc(n * sizeof *dep);
+		if (!dep)
+			return fail(a, REC_ERR_NOMEM, "out of memory");
+		dep[0] = 0;
+		for (size_t i = 1; i < n; i++) {
+			dep[i] = dep[a->nodes[i].parent] + 1;
+			if (dep[i] > maxd)
+				maxd = dep[i];
+		}
+		free(dep);
+	}
+	if (maxd + 1 > a->it_cap) {
+		size_t cap = maxd + 1;
+		uint32_t *in = realloc(a->it_node, cap * sizeof *in);
+		if (in)
+			a->it_node = in;
+		uint32_t *ip = realloc(a->it_pos, cap * sizeof *ip);
+		if (ip)
+			a->it_pos = ip;
+		const char **pp = realloc(a->it_path, cap * sizeof *pp);
+		if (pp)
+			a->it_path = pp;
+		if (!in || !ip || !pp)
+			return fail(a, REC_ERR_NOMEM, "out of memory");
+		a->it_cap = cap;
+	}
+	a->it_node[0] = 0;
+	a->it_pos[0] = coff[0];
+	a->it_sp = 1;
+	a->dirty = false;
+	return REC_OK;
+}
+
+rec_status rec_stackagg_next(rec_stackagg *a, rec_stackagg_stack *out)
+{
+	if (!a || !out)
+		return REC_ERR_INVALID_ARG;
+	if (a->dirty)
+		return fail(a, REC_ERR_STATE, "rec_stackagg_rewind() not called since the last change");
+	while (a->it_sp > 0) {
+		size_t k = a->it_sp - 1;
+		uint32_t n = a->it_node[k];
+		if (a->it_pos[k] < a->coff[n + 1]) {
+			uint32_t c = a->cidx[a->it_pos[k]++];
+			a->it_node[a->it_sp] = c;
+			a->it_pos[a->it_sp] = a->coff[c];
+			a->it_path[a->it_sp - 1] = a->names[a->nodes[c].name];
+			a->it_sp++;
+			const agg_node *nd = &a->nodes[c];
+			if (nd->self[0] || nd->self[1]) {
+				out->depth = a->it_sp - 1;
+				out->frames = a->it_path;
+				out->weight[0] = nd->self[0];
+				out->weight[1] = nd->self[1];
+				out->total[0] = nd->total[0];
+				out->total[1] = nd->total[1];
+				return REC_OK;
+			}
+		} else {
+			a->it_sp--;
+		}
+	}
+	return REC_END;
+}

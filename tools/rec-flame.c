@@ -1,0 +1,868 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * rec-flame - flame graphs from a recording: collapsed stacks ("root;...;leaf
+ * weight", the input of flamegraph.pl, speedscope and inferno) or a
+ * self-contained interactive HTML page.  Stacks are aggregated by the
+ * library (rec/stacks.h) while the recording streams by.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "common/cli.h"
+#include "rec/rec.h"
+#include "rec/stacks.h"
+
+#include "flame_html.h"
+
+static const char usage_text[] =
+	"Usage: rec-flame [OPTIONS] FILE\n"
+	"       rec-flame [OPTIONS] --diff BEFORE AFTER\n"
+	"Aggregate the stack traces of one event type of a recording into a flame\n"
+	"graph: collapsed stacks \"root;caller;...;leaf WEIGHT\" (one line per distinct\n"
+	"stack, sorted frame by frame) on standard output, or an interactive HTML page\n"
+	"(self-contained: no network access) with zoom, search and tooltips.\n"
+	"FILE may be '-' for standard input.\n"
+	"\n"
+	"What is weighed:\n"
+	"  --event NAME      event type (default rec.CPUSample).  Presets:\n"
+	"                      rec.CPUSample  weight = samples (1 per event)\n"
+	"                      rec.Alloc      weight = bytes (the size field)\n"
+	"                      rec.LockWait   weight = time waited (ns)\n"
+	"                      rec.Sleep      weight = time slept or waited (ns)\n"
+	"                    any other type with a stack: 1 per event unless --weight\n"
+	"  --weight FIELD    weigh by a numeric field of the event ('duration' is the\n"
+	"                    event's duration in ns when the type has no such field,\n"
+	"                    'count' is 1 per event)\n"
+	"\n"
+	"Output:\n"
+	"  --format F        collapsed (default) or html\n"
+	"  -o, --output FILE write to FILE instead of standard output; a name ending\n"
+	"                    in .html implies --format html\n"
+	"  --title TEXT      title of the HTML page\n"
+	"  --minwidth W      omit frames narrower than W: a percentage of the total\n"
+	"                    (\"0.5%\") or a weight (\"1000\")\n"
+	"\n"
+	"Shaping:\n"
+	"  --threads         a root frame per thread: \"[NAME tid=TID]\"\n"
+	"  --reverse         callers view: leaf functions at the root (HTML: icicle)\n"
+	"  --include RE      keep only stacks with a frame matching RE (POSIX extended\n"
+	"                    regular expression; repeatable: any of them)\n"
+	"  --exclude RE      drop stacks with a frame matching RE (repeatable)\n"
+	"  --from T, --to T  keep events in [from, to): T is an offset from the start\n"
+	"                    of the recording (\"1.5s\", \"250ms\", \"90us\", \"2m\"; a bare\n"
+	"                    number is seconds) or a time \"2026-12-02T10:14:03.5\" (local\n"
+	"                    time; add Z or +HH:MM for another zone)\n"
+	"\n"
+	"Differential flame graph:\n"
+	"  --diff BEFORE     compare recording BEFORE with FILE (after).  Collapsed:\n"
+	"                    \"stack BEFORE_WEIGHT AFTER_WEIGHT\" per stack of either\n"
+	"                    (raw weights; the input of flamegraph.pl, as difffolded.pl\n"
+	"                    writes it).  HTML: frames as wide as in AFTER, coloured by\n"
+	"                    the change: red grew, blue shrank, more saturated = larger\n"
+	"                    change.  When the totals differ, BEFORE is first scaled to\n"
+	"                    AFTER's total (normalised), so colours show a change in\n"
+	"                    share, not in volume.\n"
+	"\n"
+	"Frames are function names, or MODULE+0xOFFSET when the function is unknown;\n"
+	"';' in a name becomes ':', control characters become spaces.\n"
+	"  -h, --help        show this help and exit\n"
+	"  --version         show the library version and exit\n"
+	"\n"
+	"Exit status: 0 success, 1 damaged or unreadable input (after writing what was\n"
+	"readable), 2 usage error.\n";
+
+enum {
+	OPT_EVENT = 256, OPT_WEIGHT, OPT_FORMAT, OPT_TITLE, OPT_MINWIDTH, OPT_THREADS,
+	OPT_REVERSE, OPT_INCLUDE, OPT_EXCLUDE, OPT_FROM, OPT_TO, OPT_DIFF, OPT_VERSION
+};
+
+static const struct option long_opts[] = {
+	{ "event", required_argument, NULL, OPT_EVENT },
+	{ "weight", required_argument, NULL, OPT_WEIGHT },
+	{ "format", required_argument, NULL, OPT_FORMAT },
+	{ "output", required_argument, NULL, 'o' },
+	{ "title", required_argument, NULL, OPT_TITLE },
+	{ "minwidth", required_argument, NULL, OPT_MINWIDTH },
+	{ "threads", no_argument, NULL, OPT_THREADS },
+	{ "reverse", no_argument, NULL, OPT_REVERSE },
+	{ "include", required_argument, NULL, OPT_INCLUDE },
+	{ "exclude", required_argument, NULL, OPT_EXCLUDE },
+	{ "from", required_argument, NULL, OPT_FROM },
+	{ "to", required_argument, NULL, OPT_TO },
+	{ "diff", required_argument, NULL, OPT_DIFF },
+	{ "help", no_argument, NULL, 'h' },
+	{ "version", no_argument, NULL, OPT_VERSION },
+	{ NULL, 0, NULL, 0 },
+};
+
+/* What a weight is measured in. */
+enum unit { U_SAMPLES, U_EVENTS, U_BYTES, U_NS, U_COUNT };
+static const char *const unit_names[] = { "samples", "events", "bytes", "ns", "count" };
+
+static struct {
+	const char *event;
+	const char *weight;    /* NULL: the preset */
+	bool html, format_set;
+	const char *output;
+	const char *title;
+	double min_pct;        /* < 0: not set */
+	uint64_t min_weight;   /* used when min_pct < 0 and min_set */
+	bool min_set;
+	const char *diff;
+	const char **include, **exclude;
+	size_t ninclude, nexclude;
+	uint32_t flags;
+	int64_t from_ns, to_ns;
+	int from_kind, to_kind; /* 0 unset, 1 relative, 2 absolute */
+} g_opt;
+
+/* ---- time arguments ------------------------------------------------------ */
+
+/* "1.5s", "250ms", "90us", "100ns", "2m", "1h", "3" (seconds). */
+static bool parse_offset(const char *s, int64_t *out)
+{
+	const char *p = s;
+	uint64_t ip = 0, frac = 0, fdiv = 1;
+	int nd = 0;
+	while (*p >= '0' && *p <= '9') {
+		if (ip > (UINT64_MAX - 9) / 10)
+			return false;
+		ip = ip * 10 + (uint64_t)(*p++ - '0');
+		nd++;
+	}
+	if (*p == '.') {
+		p++;
+		while (*p >= '0' && *p <= '9') {
+			if (fdiv < 1000000000000ull) {
+				frac = frac * 10 + (uint64_t)(*p - '0');
+				fdiv *= 10;
+			}
+			p++;
+			nd++;
+		}
+	}
+	if (!nd)
+		return false;
+	uint64_t mul;
+	if (!*p || strcmp(p, "s") == 0)
+		mul = 1000000000ull;
+	else if (strcmp(p, "ms") == 0)
+		mul = 1000000ull;
+	else if (strcmp(p, "us") == 0)
+		mul = 1000ull;
+	else if (strcmp(p, "ns") == 0)
+		mul = 1;
+	else if (strcmp(p, "m") == 0 || strcmp(p, "min") == 0)
+		mul = 60000000000ull;
+	else if (strcmp(p, "h") == 0)
+		mul = 3600000000000ull;
+	else
+		return false;
+	if (ip > (uint64_t)INT64_MAX / mul)
+		return false;
+	uint64_t v = ip * mul + (uint64_t)((double)frac * (double)mul / (double)fdiv + 0.5);
+	if (v > (uint64_t)INT64_MAX)
+		return false;
+	*out = (int64_t)v;
+	return true;
+}
+
+static bool digits_n(const char **p, int n, int *out)
+{
+	int v = 0;
+	for (int i = 0; i < n; i++) {
+		char c = (*p)[i];
+		if (c < '0' || c > '9')
+			return false;
+		v = v * 10 + (c - '0');
+	}
+	*p += n;
+	*out = v;
+	return true;
+}
+
+/* "YYYY-MM-DDTHH:MM[:SS[.frac]][Z|+HH:MM|-HH:MM]" ('T' or ' '); local time
+ * without a zone. */
+static bool parse_iso(const char *s, int64_t *out)
+{
+	const char *p = s;
+	int Y, M, D, h, m, sec = 0;
+	if (!digits_n(&p, 4, &Y) || *p++ != '-' || !digits_n(&p, 2, &M) || *p++ != '-' ||
+	    !digits_n(&p, 2, &D) || (*p != 'T' && *p != ' '))
+		return false;
+	p++;
+	if (!digits_n(&p, 2, &h) || *p++ != ':' || !digits_n(&p, 2, &m))
+		return false;
+	int64_t nsec = 0;
+	if (*p == ':') {
+		p++;
+		if (!digits_n(&p, 2, &sec))
+			return false;
+		if (*p == '.' || *p == ',') {
+			p++;
+			int64_t mul = 100000000;
+			if (*p < '0' || *p > '9')
+				return false;
+			while (*p >= '0' && *p <= '9') {
+				nsec += (*p - '0') * mul;
+				mul /= 10;
+				p++;
+			}
+		}
+	}
+	if (M < 1 || M > 12 || D < 1 || D > 31 || h > 23 || m > 59 || sec > 60)
+		return false;
+	struct tm tm;
+	memset(&tm, 0, sizeof tm);
+	tm.tm_year = Y - 1900;
+	tm.tm_mon = M - 1;
+	tm.tm_mday = D;
+	tm.tm_hour = h;
+	tm.tm_min = m;
+	tm.tm_sec = sec;
+	time_t t;
+	if (*p == 0) {
+		tm.tm_isdst = -1;
+		t = mktime(&tm);
+	} else {
+		long off = 0;
+		if (*p == 'Z' && p[1] == 0) {
+			off = 0;
+		} else if ((*p == '+' || *p == '-') && p[1]) {
+			int sign = *p == '-' ? -1 : 1, oh, om;
+			p++;
+			if (!digits_n(&p, 2, &oh) || *p++ != ':' || !digits_n(&p, 2, &om) || *p)
+				return false;
+			off = sign * (oh * 3600L + om * 60L);
+		} else {
+			return false;
+		}
+		t = timegm(&tm) - off;
+	}
+	if (t == (time_t)-1 && !(Y == 1969 || Y == 1970))
+		return false;
+	if ((int64_t)t > INT64_MAX / 1000000000 - 1 || (int64_t)t < INT64_MIN / 1000000000 + 1)
+		return false;
+	*out = (int64_t)t * 1000000000 + nsec;
+	return true;
+}
+
+static void parse_time_opt(const char *opt, const char *s, int64_t *ns, int *kind)
+{
+	if (parse_offset(s, ns))
+		*kind = 1;
+	else if (parse_iso(s, ns))
+		*kind = 2;
+	else
+		rec_cli_usage_error("%s: '%s' is neither an offset (1.5s, 250ms, ...) nor a time "
+				    "(2026-12-02T10:14:03[.frac][Z|+HH:MM])", opt, s);
+}
+
+/* ---- event selection and weights ----------------------------------------- */
+
+enum wkind { W_ONE, W_HEADER_DURATION, W_U, W_I, W_F, W_DURATION_FIELD };
+
+typedef struct type_info {
+	const rec_type *type;
+	bool selected;
+	enum wkind kind;
+	uint32_t field;
+} type_info;
+
+static struct {
+	type_info v[64];
+	size_t n;
+	const rec_chunk_info *chunk;
+	uint64_t chunk_index, chunk_offset;
+	enum unit unit;
+	bool unit_set;
+	uint64_t matched; /* events of the type seen */
+} g_sel;
+
+static void set_unit(enum unit u)
+{
+	g_sel.unit = u;
+	g_sel.unit_set = true;
+}
+
+static enum unit field_unit(const rec_field *f)
+{
+	if (f->type == REC_TYPE_DURATION || f->unit == REC_UNIT_NANOS)
+		return U_NS;
+	if (f->unit == REC_UNIT_BYTES)
+		return U_BYTES;
+	return U_COUNT;
+}
+
+static void choose_weight(type_info *ti)
+{
+	const rec_type *t = ti->type;
+	const char *w = g_opt.weight;
+	if (!(t->flags & REC_EVENT_HAS_STACK))
+		rec_cli_usage_error("event type %s has no stack traces", t->name);
+	if (!w) {
+		if (strcmp(t->name, "rec.CPUSample") == 0) {
+			ti->kind = W_ONE;
+			set_unit(U_SAMPLES);
+			return;
+		}
+		if (strcmp(t->name, "rec.LockWait") == 0 || strcmp(t->name, "rec.Sleep") == 0) {
+			if (t->flags & REC_EVENT_HAS_DURATION) {
+				ti->kind = W_HEADER_DURATION;
+				set_unit(U_NS);
+				return;
+			}
+		}
+		if (strcmp(t->name, "rec.Alloc") == 0)
+			w = "size";
+	}
+	if (!w || strcmp(w, "count") == 0) {
+		bool named_count = false;
+		for (uint32_t i = 0; w && i < t->field_count; i++)
+			named_count |= strcmp(t->fields[i].name, "count") == 0;
+		if (!named_count) {
+			ti->kind = W_ONE;
+			set_unit(U_EVENTS);
+			return;
+		}
+	}
+	for (uint32_t i = 0; i < t->field_count; i++) {
+		const rec_field *f = &t->fields[i];
+		if (strcmp(f->name, w) != 0)
+			continue;
+		ti->field = i;
+		switch (f->type) {
+		case REC_TYPE_BOOL: case REC_TYPE_U8: case REC_TYPE_U16: case REC_TYPE_U32:
+		case REC_TYPE_U64:
+			ti->kind = W_U;
+			break;
+		case REC_TYPE_I8: case REC_TYPE_I16: case REC_TYPE_I32: case REC_TYPE_I64:
+			ti->kind = W_I;
+			break;
+		case REC_TYPE_F32: case REC_TYPE_F64:
+			ti->kind = W_F;
+			break;
+		case REC_TYPE_DURATION:
+			ti->kind = W_DURATION_FIELD;
+			break;
+		default:
+			rec_cli_usage_error("--weight: field '%s' of %s is a %s, not a number", w,
+					    t->name, rec_field_type_name(f->type));
+		}
+		set_unit(field_unit(f));
+		return;
+	}
+	if (strcmp(w, "duration") == 0 && (t->flags & REC_EVENT_HAS_DURATION)) {
+		ti->kind = W_HEADER_DURATION;
+		set_unit(U_NS);
+		return;
+	}
+	char list[1024];
+	size_t len = 0;
+	list[0] = 0;
+	for (uint32_t i = 0; i < t->field_count && len + 64 < sizeof list; i++) {
+		int n = snprintf(list + len, sizeof list - len, "%s%s", i ? ", " : "",
+				 t->fields[i].name);
+		if (n > 0)
+			len += (size_t)n;
+	}
+	rec_cli_usage_error("--weight: %s has no field '%s' (fields: %s%s)", t->name, w,
+			    len ? list : "none",
+			    (t->flags & REC_EVENT_HAS_DURATION) ? "; or duration" : "");
+}
+
+static type_info *lookup_type(const rec_event *ev)
+{
+	const rec_chunk_info *c = ev->chunk;
+	if (c != g_sel.chunk || (c && (c->index != g_sel.chunk_index ||
+				       c->offset != g_sel.chunk_offset))) {
+		g_sel.n = 0;
+		g_sel.chunk = c;
+		if (c) {
+			g_sel.chunk_index = c->index;
+			g_sel.chunk_offset = c->offset;
+		}
+	}
+	for (size_t i = 0; i < g_sel.n; i++)
+		if (g_sel.v[i].type == ev->type)
+			return &g_sel.v[i];
+	if (g_sel.n == sizeof g_sel.v / sizeof g_sel.v[0])
+		g_sel.n = 0;
+	type_info *ti = &g_sel.v[g_sel.n++];
+	memset(ti, 0, sizeof *ti);
+	ti->type = ev->type;
+	ti->selected = ev->type && ev->type->name && strcmp(ev->type->name, g_opt.event) == 0;
+	if (ti->selected)
+		choose_weight(ti);
+	return ti;
+}
+
+static uint64_t event_weight(const type_info *ti, const rec_event *ev)
+{
+	switch (ti->kind) {
+	case W_ONE:
+		return 1;
+	case W_HEADER_DURATION:
+		return ev->duration_ns > 0 ? (uint64_t)ev->duration_ns : 0;
+	default:
+		break;
+	}
+	if (ti->field >= ev->value_count)
+		return 0;
+	const rec_value *v = &ev->values[ti->field];
+	if (!v->present)
+		return 0;
+	switch (ti->kind) {
+	case W_U:
+		return v->v.u;
+	case W_I:
+		return v->v.i > 0 ? (uint64_t)v->v.i : 0;
+	case W_F:
+		return v->v.f > 0 ? (v->v.f >= 1.8e19 ? UINT64_MAX : (uint64_t)(v->v.f + 0.5)) : 0;
+	case W_DURATION_FIELD: {
+		int64_t ns = rec_ticks_to_ns(v->v.u > INT64_MAX ? INT64_MAX : (int64_t)v->v.u,
+					     ev->chunk ? ev->chunk->tick_frequency : 1000000000u);
+		return ns > 0 ? (uint64_t)ns : 0;
+	}
+	default:
+		return 0;
+	}
+}
+
+/* ---- reading --------------------------------------------------------------- */
+
+static bool fatal_status(rec_status st)
+{
+	return st == REC_ERR_NOMEM || st == REC_ERR_IO || st == REC_ERR_INVALID_ARG ||
+	       st == REC_ERR_STATE;
+}
+
+static int read_file(rec_stackagg *agg, const char *path, unsigned column)
+{
+	rec_reader *r = NULL;
+	errno = 0;
+	rec_status st = rec_reader_open_path(&r, path, NULL);
+	if (st != REC_OK) {
+		if (st == REC_ERR_IO && errno)
+			rec_cli_file_error(path, "%s", strerror(errno));
+		else
+			rec_cli_file_error(path, "%s", rec_strerror(st));
+		return REC_EXIT_DATA;
+	}
+	(void)rec_stackagg_begin_input(agg, column);
+	g_sel.n = 0;
+	g_sel.chunk = NULL;
+	g_sel.matched = 0;
+	int rc = REC_EXIT_OK;
+	uint64_t last_off = UINT64_MAX;
+	unsigned same = 0;
+	rec_event ev;
+	for (;;) {
+		st = rec_reader_next_event(r, &ev);
+		if (st == REC_OK) {
+			type_info *ti = lookup_type(&ev);
+			if (!ti->selected)
+				continue;
+			g_sel.matched++;
+			st = rec_stackagg_add_event(agg, &ev, event_weight(ti, &ev));
+			if (st != REC_OK) {
+				rec_cli_file_error(path, "%s", rec_stackagg_errmsg(agg));
+				rc = REC_EXIT_DATA;
+				break;
+			}
+			continue;
+		}
+		if (st == REC_END)
+			break;
+		const rec_problem *p = rec_reader_problem(r);
+		rec_cli_problem(path, p, st);
+		rc = REC_EXIT_DATA;
+		if (fatal_status(st))
+			break;
+		uint64_t off = p ? p->offset : 0;
+		if (off == last_off && ++same > 16)
+			break; /* the reader does not advance: stop rather than loop */
+		if (off != last_off)
+			same = 0;
+		last_off = off;
+	}
+	if (!g_sel.matched && rc == REC_EXIT_OK)
+		rec_cli_file_error(path, "no %s events", g_opt.event);
+	rec_reader_close(r);
+	return rc;
+}
+
+/* ---- output ---------------------------------------------------------------- */
+
+static uint64_t g_min; /* frames with a total below this are omitted */
+
+static bool narrow(const rec_stackagg_stack *s)
+{
+	uint64_t t = s->total[0] > s->total[1] ? s->total[0] : s->total[1];
+	return t < g_min;
+}
+
+static int write_collapsed(rec_stackagg *agg)
+{
+	rec_stackagg_stack s;
+	rec_status st;
+	while ((st = rec_stackagg_next(agg, &s)) == REC_OK) {
+		if (narrow(&s))
+			continue;
+		for (size_t i = 0; i < s.depth; i++) {
+			if (i)
+				rec_out_char(';');
+			rec_out_str(s.frames[i]);
+		}
+		rec_out_char(' ');
+		if (g_opt.diff) {
+			rec_out_u64(s.weight[0]);
+			rec_out_char(' ');
+		}
+		rec_out_u64(g_opt.diff ? s.weight[1] : s.weight[0]);
+		rec_out_char('\n');
+	}
+	return st == REC_END ? REC_EXIT_OK : REC_EXIT_DATA;
+}
+
+/* JSON string safe inside <script>: '<', '>' and '&' as \u00XX too. */
+static void out_js_string(const char *s)
+{
+	static const char hx[] = "0123456789abcdef";
+	rec_out_char('"');
+	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+		unsigned char c = *p;
+		if (c == '"' || c == '\\') {
+			rec_out_char('\\');
+			rec_out_char((char)c);
+		} else if (c < 0x20 || c == 0x7F || c == '<' || c == '>' || c == '&') {
+			char b[6] = { '\\', 'u', '0', '0', hx[c >> 4], hx[c & 15] };
+			rec_out_write(b, 6);
+		} else {
+			rec_out_char((char)c);
+		}
+	}
+	rec_out_char('"');
+}
+
+static void out_html_text(const char *s)
+{
+	for (; *s; s++) {
+		switch (*s) {
+		case '<': REC_OUT_LIT("&lt;"); break;
+		case '>': REC_OUT_LIT("&gt;"); break;
+		case '&': REC_OUT_LIT("&amp;"); break;
+		case '"': REC_OUT_LIT("&quot;"); break;
+		default: rec_out_char(*s);
+		}
+	}
+}
+
+/* Name pointers (interned by the aggregation: equal names, equal pointers)
+ * to indices in the page's name table. */
+typedef struct name_map {
+	const char **keys;
+	uint32_t *vals;
+	size_t cap, count;
+	const char **order;
+} name_map;
+
+static uint32_t name_index(name_map *m, const char *p)
+{
+	if ((m->count + 1) * 2 > m->cap) {
+		size_t nc = m->cap ? m->cap * 2 : 1024;
+		const char **nk = rec_cli_xmalloc(nc * sizeof *nk);
+		uint32_t *nv = rec_cli_xmalloc(nc * sizeof *nv);
+		memset(nk, 0, nc * sizeof *nk);
+		for (size_t i = 0; i < m->cap; i++) {
+			if (!m->keys[i])
+				continue;
+			size_t j = ((uintptr_t)m->keys[i] >> 3) * 0x9E3779B97F4A7C15ull % nc;
+			while (nk[j])
+				j = (j + 1) % nc;
+			nk[j] = m->keys[i];
+			nv[j] = m->vals[i];
+		}
+		free(m->keys);
+		free(m->vals);
+		m->keys = nk;
+		m->vals = nv;
+		m->cap = nc;
+		m->order = rec_cli_xrealloc(m->order, nc * sizeof *m->order);
+	}
+	size_t j = ((uintptr_t)p >> 3) * 0x9E3779B97F4A7C15ull % m->cap;
+	while (m->keys[j]) {
+		if (m->keys[j] == p)
+			return m->vals[j];
+		j = (j + 1) % m->cap;
+	}
+	m->keys[j] = p;
+	m->vals[j] = (uint32_t)m->count;
+	m->order[m->count] = p;
+	return (uint32_t)m->count++;
+}
+
+static void out_tree_node_open(name_map *m, const char *name, uint64_t self, uint64_t before)
+{
+	rec_out_char('[');
+	rec_out_u64(name_index(m, name));
+	rec_out_char(',');
+	rec_out_u64(self);
+	rec_out_char(',');
+	rec_out_u64(before);
+}
+
+static int write_html(rec_stackagg *agg, const rec_stackagg_stats *stats)
+{
+	bool reverse = (g_opt.flags & REC_STACKAGG_REVERSE) != 0;
+	char deftitle[64];
+	const char *title = g_opt.title;
+	if (!title) {
+		snprintf(deftitle, sizeof deftitle, "%s%s", g_opt.diff ? "Differential " : "",
+			 reverse ? "icicle graph (callers)" : "flame graph");
+		deftitle[0] = (char)(deftitle[0] == 'f' || deftitle[0] == 'i' ? deftitle[0] - 32
+									      : deftitle[0]);
+		title = deftitle;
+	}
+	REC_OUT_LIT(FLAME_HTML_1);
+	out_html_text(title);
+	REC_OUT_LIT(FLAME_HTML_2);
+	out_html_text(title);
+	REC_OUT_LIT(FLAME_HTML_3);
+
+	unsigned col = g_opt.diff ? 1 : 0;
+	REC_OUT_LIT("{\"title\":");
+	out_js_string(title);
+	REC_OUT_LIT(",\"event\":");
+	out_js_string(g_opt.event);
+	REC_OUT_LIT(",\"unit\":\"");
+	rec_out_str(unit_names[g_sel.unit]);
+	REC_OUT_LIT("\",\"reverse\":");
+	rec_out_str(reverse ? "true" : "false");
+	REC_OUT_LIT(",\"diff\":");
+	rec_out_str(g_opt.diff ? "true" : "false");
+	REC_OUT_LIT(",\"total\":");
+	rec_out_u64(stats->weight[col]);
+	REC_OUT_LIT(",\"totalBefore\":");
+	rec_out_u64(g_opt.diff ? stats->weight[0] : 0);
+	REC_OUT_LIT(",\n\"tree\":");
+
+	name_map m;
+	memset(&m, 0, sizeof m);
+	size_t cap = 64, depth = 0;
+	const char **cur = rec_cli_xmalloc(cap * sizeof *cur);
+	REC_OUT_LIT("[0,0,0");
+	(void)name_index(&m, "all"); /* index 0: the root */
+	rec_stackagg_stack s;
+	rec_status st;
+	while ((st = rec_stackagg_next(agg, &s)) == REC_OK) {
+		if (narrow(&s))
+			continue;
+		size_t k = 0;
+		while (k < depth && k < s.depth && cur[k] == s.frames[k])
+			k++;
+		for (size_t j = depth; j > k; j--)
+			rec_out_char(']');
+		if (s.depth > cap) {
+			while (cap < s.depth)
+				cap *= 2;
+			cur = rec_cli_xrealloc(cur, cap * sizeof *cur);
+		}
+		for (size_t j = k; j < s.depth; j++) {
+			bool last = j + 1 == s.depth;
+			rec_out_char(',');
+			if (j + 1 < s.depth)
+				rec_out_char('\n');
+			out_tree_node_open(&m, s.frames[j], last ? s.weight[col] : 0,
+					   last && g_opt.diff ? s.weight[0] : 0);
+			cur[j] = s.frames[j];
+		}
+		depth = s.depth;
+	}
+	for (size_t j = depth; j > 0; j--)
+		rec_out_char(']');
+	REC_OUT_LIT("],\n\"names\":[");
+	for (size_t i = 0; i < m.count; i++) {
+		if (i)
+			rec_out_str(i % 16 ? "," : ",\n");
+		out_js_string(m.order[i]);
+	}
+	REC_OUT_LIT("]}");
+	REC_OUT_LIT(FLAME_HTML_4);
+	free(cur);
+	free(m.keys);
+	free(m.vals);
+	free(m.order);
+	return st == REC_END ? REC_EXIT_OK : REC_EXIT_DATA;
+}
+
+static void add_pattern(const char ***list, size_t *n, const char *re)
+{
+	*list = rec_cli_xrealloc((void *)*list, (*n + 1) * sizeof **list);
+	(*list)[(*n)++] = re;
+}
+
+static bool ends_with(const char *s, const char *suffix)
+{
+	size_t n = strlen(s), k = strlen(suffix);
+	return n >= k && strcmp(s + n - k, suffix) == 0;
+}
+
+static void parse_minwidth(const char *s)
+{
+	size_t n = strlen(s);
+	g_opt.min_set = true;
+	g_opt.min_pct = -1;
+	if (n && s[n - 1] == '%') {
+		char *end = NULL;
+		errno = 0;
+		double v = strtod(s, &end);
+		if (errno || end != s + n - 1 || n == 1 || !(v >= 0 && v <= 100) || *s == '-' ||
+		    *s == '+' || *s == ' ')
+			rec_cli_usage_error("--minwidth: '%s' is not a percentage in 0..100%%", s);
+		g_opt.min_pct = v;
+		return;
+	}
+	if (!rec_cli_parse_u64(s, 0, UINT64_MAX, &g_opt.min_weight))
+		rec_cli_usage_error("--minwidth: '%s' is neither a percentage (\"0.5%%\") nor a "
+				    "weight", s);
+}
+
+int main(int argc, char **argv)
+{
+	rec_cli_init("rec-flame");
+	g_opt.event = "rec.CPUSample";
+	g_opt.min_pct = -1;
+	int c;
+	while ((c = rec_cli_getopt(argc, argv, "ho:", long_opts)) != -1) {
+		switch (c) {
+		case OPT_EVENT:
+			if (!*optarg)
+				rec_cli_usage_error("--event: empty name");
+			g_opt.event = optarg;
+			break;
+		case OPT_WEIGHT:
+			if (!*optarg)
+				rec_cli_usage_error("--weight: empty field name");
+			g_opt.weight = optarg;
+			break;
+		case OPT_FORMAT:
+			if (strcmp(optarg, "collapsed") == 0)
+				g_opt.html = false;
+			else if (strcmp(optarg, "html") == 0)
+				g_opt.html = true;
+			else
+				rec_cli_usage_error("--format: '%s' is not collapsed or html", optarg);
+			g_opt.format_set = true;
+			break;
+		case 'o':
+			if (!*optarg)
+				rec_cli_usage_error("--output: empty file name");
+			g_opt.output = optarg;
+			break;
+		case OPT_TITLE: g_opt.title = optarg; break;
+		case OPT_MINWIDTH: parse_minwidth(optarg); break;
+		case OPT_THREADS: g_opt.flags |= REC_STACKAGG_THREADS; break;
+		case OPT_REVERSE: g_opt.flags |= REC_STACKAGG_REVERSE; break;
+		case OPT_INCLUDE: add_pattern(&g_opt.include, &g_opt.ninclude, optarg); break;
+		case OPT_EXCLUDE: add_pattern(&g_opt.exclude, &g_opt.nexclude, optarg); break;
+		case OPT_FROM: parse_time_opt("--from", optarg, &g_opt.from_ns, &g_opt.from_kind); break;
+		case OPT_TO: parse_time_opt("--to", optarg, &g_opt.to_ns, &g_opt.to_kind); break;
+		case OPT_DIFF: g_opt.diff = optarg; break;
+		case 'h': rec_cli_help(usage_text);
+		case OPT_VERSION: rec_cli_version();
+		default: rec_cli_usage_error("unexpected option");
+		}
+	}
+	if (optind >= argc)
+		rec_cli_usage_error(g_opt.diff ? "--diff BEFORE needs the AFTER file" : "no input file");
+	if (argc - optind > 1)
+		rec_cli_usage_error("one input file expected, got %d (for two, use --diff BEFORE AFTER)",
+				    argc - optind);
+	const char *file = argv[optind];
+	if (g_opt.diff && strcmp(g_opt.diff, "-") == 0 && strcmp(file, "-") == 0)
+		rec_cli_usage_error("standard input ('-') given twice");
+	if (g_opt.output && !g_opt.format_set && (ends_with(g_opt.output, ".html") ||
+						  ends_with(g_opt.output, ".htm")))
+		g_opt.html = true;
+	if (g_opt.from_kind && g_opt.to_kind && g_opt.from_kind != g_opt.to_kind)
+		rec_cli_usage_error("--from and --to: give both as offsets or both as times");
+	if (g_opt.from_kind && g_opt.to_kind && g_opt.from_ns >= g_opt.to_ns)
+		rec_cli_usage_error("--from must be before --to");
+
+	rec_stackagg_options ao = REC_STACKAGG_OPTIONS_INIT;
+	ao.flags = g_opt.flags;
+	ao.include = g_opt.include;
+	ao.include_count = g_opt.ninclude;
+	ao.exclude = g_opt.exclude;
+	ao.exclude_count = g_opt.nexclude;
+	if (g_opt.from_kind) {
+		ao.flags |= REC_STACKAGG_FROM;
+		ao.from_ns = g_opt.from_ns;
+	}
+	if (g_opt.to_kind) {
+		ao.flags |= REC_STACKAGG_TO;
+		ao.to_ns = g_opt.to_ns;
+	}
+	if (g_opt.from_kind == 1 || g_opt.to_kind == 1)
+		ao.flags |= REC_STACKAGG_RELATIVE;
+	rec_stackagg *agg = NULL;
+	rec_status st = rec_stackagg_open(&agg, &ao);
+	if (st == REC_ERR_INVALID_ARG && agg) {
+		char msg[256];
+		snprintf(msg, sizeof msg, "%s", rec_stackagg_errmsg(agg));
+		rec_stackagg_close(agg);
+		rec_cli_usage_error("%s", msg);
+	}
+	if (st != REC_OK) {
+		rec_cli_error("%s", agg ? rec_stackagg_errmsg(agg) : rec_strerror(st));
+		rec_stackagg_close(agg);
+		return rec_cli_finish(REC_EXIT_DATA);
+	}
+
+	int rc = REC_EXIT_OK;
+	if (g_opt.diff) {
+		rc = read_file(agg, g_opt.diff, 0);
+		int r2 = read_file(agg, file, 1);
+		if (r2 > rc)
+			rc = r2;
+	} else {
+		rc = read_file(agg, file, 0);
+	}
+	if (!g_sel.unit_set)
+		g_sel.unit = strcmp(g_opt.event, "rec.CPUSample") == 0 ? U_SAMPLES : U_EVENTS;
+
+	rec_stackagg_stats stats;
+	rec_stackagg_get_stats(agg, &stats);
+	unsigned col = g_opt.diff ? 1 : 0;
+	uint64_t total = stats.weight[col];
+	if (g_opt.diff && stats.weight[0] > total)
+		total = stats.weight[0];
+	if (g_opt.min_set)
+		g_min = g_opt.min_pct >= 0 ? (uint64_t)((double)total * g_opt.min_pct / 100.0 + 0.5)
+					   : g_opt.min_weight;
+
+	st = rec_stackagg_rewind(agg);
+	if (st != REC_OK) {
+		rec_cli_error("%s", rec_stackagg_errmsg(agg));
+		rec_stackagg_close(agg);
+		return rec_cli_finish(REC_EXIT_DATA);
+	}
+	if (g_opt.output && !freopen(g_opt.output, "w", stdout)) {
+		rec_cli_file_error(g_opt.output, "%s", strerror(errno));
+		rec_stackagg_close(agg);
+		exit(REC_EXIT_DATA);
+	}
+	int wrc = g_opt.html ? write_html(agg, &stats) : write_collapsed(agg);
+	if (wrc > rc) {
+		rec_cli_error("%s", rec_stackagg_errmsg(agg));
+		rc = wrc;
+	}
+	rec_stackagg_close(agg);
+	free((void *)g_opt.include);
+	free((void *)g_opt.exclude);
+	return rec_cli_finish(rc);
+}
