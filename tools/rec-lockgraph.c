@@ -264,9 +264,10 @@ static const char *num(char *buf, int64_t v)
 	return buf;
 }
 
-static void penwidth(char *buf, int64_t total, int64_t max)
+/* 1 .. 1 + scale, by total / max. */
+static void penwidth(char *buf, int64_t total, int64_t max, double scale)
 {
-	double w = max > 0 ? 1.0 + 7.0 * (double)total / (double)max : 1.0;
+	double w = max > 0 ? 1.0 + scale * (double)total / (double)max : 1.0;
 	snprintf(buf, 32, "%.2f", w);
 }
 
@@ -317,14 +318,14 @@ static void build_wait(gctx *c, const rec_lockgraph_result *res)
 		ln[i] = node(c, l->label);
 		sb_reset(&s);
 		sb_esc(&s, l->label);
-		sb_printf(&s, "\\n%" PRIu64 " waits, total %s\\nmax %s", l->wait_count,
-			  dur(b1, l->wait_total_ns), dur(b2, l->wait_max_ns));
+		sb_printf(&s, "\\n%" PRIu64 " wait%s, total %s\\nmax %s", l->wait_count,
+			  l->wait_count == 1 ? "" : "s", dur(b1, l->wait_total_ns), dur(b2, l->wait_max_ns));
 		set(c, ln[i], "label", s.p);
 		set(c, ln[i], "kind", "lock");
 		set(c, ln[i], "shape", "ellipse");
 		set(c, ln[i], "style", "filled");
 		set(c, ln[i], "fillcolor", l->wait_total_ns == max_lock ? "#f4a582" : "#fddbc7");
-		penwidth(pw, l->wait_total_ns, max_lock);
+		penwidth(pw, l->wait_total_ns, max_lock, 3.0);
 		set(c, ln[i], "penwidth", pw);
 		set(c, ln[i], "wait_count", num(b3, (int64_t)l->wait_count));
 		set(c, ln[i], "wait_total_ns", num(b3, l->wait_total_ns));
@@ -357,16 +358,16 @@ static void build_wait(gctx *c, const rec_lockgraph_result *res)
 			continue;
 		sb_reset(&s);
 		if (w->holder)
-			sb_printf(&s, "held during %" PRIu64 " waits\\ntotal %s, max %s", w->count,
-				  dur(b1, w->total_ns), dur(b2, w->max_ns));
+			sb_printf(&s, "held during %" PRIu64 " wait%s\\ntotal %s, max %s", w->count,
+				  w->count == 1 ? "" : "s", dur(b1, w->total_ns), dur(b2, w->max_ns));
 		else
-			sb_printf(&s, "%" PRIu64 " waits\\ntotal %s, max %s", w->count,
-				  dur(b1, w->total_ns), dur(b2, w->max_ns));
+			sb_printf(&s, "%" PRIu64 " wait%s\\ntotal %s, max %s", w->count,
+				  w->count == 1 ? "" : "s", dur(b1, w->total_ns), dur(b2, w->max_ns));
 		set(c, e, "label", s.p);
 		set(c, e, "kind", w->holder ? "holder" : "wait");
 		if (w->holder)
 			set(c, e, "style", "dashed");
-		penwidth(pw, w->total_ns, max_edge);
+		penwidth(pw, w->total_ns, max_edge, 7.0);
 		set(c, e, "penwidth", pw);
 		set(c, e, "count", num(b3, (int64_t)w->count));
 		set(c, e, "total_ns", num(b3, w->total_ns));

@@ -208,6 +208,8 @@ struct rec_lockgraph {
 	size_t noedges, coedges;
 	map oedge_map;
 	type_cache tc[8];
+	const rec_thread *last_thread; /* name already noted (with last_chunk) */
+	uint64_t last_chunk;
 	uint64_t wait_events, order_events;
 	/* result */
 	arena rstrings;
@@ -661,6 +663,16 @@ rec_status rec_lockgraph_add_event(rec_lockgraph *g, const rec_event *ev)
 {
 	if (!g || !ev || !ev->type || !ev->chunk)
 		return REC_ERR_INVALID_ARG;
+	/* Any event teaches a thread's name (holders may never wait themselves). */
+	if (ev->thread && ev->thread->name && *ev->thread->name &&
+	    (ev->thread != g->last_thread || ev->chunk->offset != g->last_chunk)) {
+		uint32_t ti;
+		rec_status st = get_thread(g, ev->thread->os_tid, ev->thread->name, &ti);
+		if (st != REC_OK)
+			return st;
+		g->last_thread = ev->thread;
+		g->last_chunk = ev->chunk->offset;
+	}
 	const type_cache *t = lookup_type(g, ev);
 	if (!t->kind)
 		return REC_OK;

@@ -1,0 +1,675 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * rec-timeline - export a recording to the Chrome trace-event JSON format
+ * (the JSON object form) that Perfetto's UI and chrome://tracing open: one
+ * track per thread, duration events as complete ("X") slices, other events
+ * as instants ("i"), rec.Counter/rec.Gauge as counter tracks ("C"), lock
+ * waits as slices named by the lock.  Streams: events are written in file
+ * order as they are read, memory does not grow with the events.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "common/cli.h"
+#include "rec/rec.h"
+
+static const char usage_text[] =
+	"Usage: rec-timeline [OPTIONS] FILE\n"
+	"Export a rec recording to the Chrome trace-event JSON format, which\n"
+	"Perfetto's UI (ui.perfetto.dev, \"Open trace file\") and chrome://tracing\n"
+	"open.  FILE may be '-' for standard input.\n"
+	"\n"
+	"  one track per thread (pid = the recorded process, tid = the OS thread id,\n"
+	"  named by \"thread_name\" metadata events); events with a duration are\n"
+	"  complete slices (\"X\"), rec.LockWait slices are named by the lock; other\n"
+	"  events are instants (\"i\", thread-scoped, process-scoped without a\n"
+	"  thread); rec.Counter and rec.Gauge are counter tracks (\"C\") named by the\n"
+	"  counter.  Every field is in the event's args (addresses as hex strings,\n"
+	"  durations in ns, timestamps as ISO 8601 strings), the stack as \"stack\"\n"
+	"  (leaf first).  ts and dur are microseconds with 3 decimals (ns precision)\n"
+	"  since the recording's first event (metadata.recordingStartWallNs).\n"
+	"\n"
+	"Options:\n"
+	"  --output FILE   write there instead of standard output\n"
+	"  -h, --help      show this help and exit\n"
+	"  --version       show the library version and exit\n"
+	"\n"
+	"Integers above 2^53 (large counters) lose precision in JavaScript parsers.\n"
+	"Exit status: 0 success, 1 damaged or unreadable input (the JSON is still\n"
+	"complete, with every readable event) or a failed write, 2 usage error.\n";
+
+enum { OPT_OUTPUT = 256, OPT_VERSION };
+
+static const struct option long_opts[] = {
+	{ "output", required_argument, NULL, OPT_OUTPUT },
+	{ "help", no_argument, NULL, 'h' },
+	{ "version", no_argument, NULL, OPT_VERSION },
+	{ NULL, 0, NULL, 0 },
+};
+
+/* ---- per-type cache ------------------------------------------------------------ */
+
+enum fkind { F_BOOL, F_U, F_I, F_HEX, F_F, F_STR, F_BLOB, F_TS, F_DUR, F_THREAD, F_STACK, F_UNKNOWN };
+enum ekind { E_SLICE, E_INSTANT, E_COUNTER, E_GAUGE, E_LOCK };
+
+typedef struct ttype {
+	bool valid;
+	uint64_t chunk_off;
+	uint32_t gen, type_id;
+	const rec_type *type;
+	uint8_t ekind;
+	char *name_json;   /* "\"name\"" */
+	char *cat_json;    /* "\"cat\"" */
+	uint32_t nfields;
+	uint8_t *fkind;
+	char **key_json;   /* "\"key\": " */
+	int name_field;    /* counters: "name"; lock: "lockName" */
+	int value_field, max_field, addr_field;
+} ttype;
+
+#define CACHE_SIZE 256u
+static ttype g_cache[CACHE_SIZE];
+static uint32_t g_gen = 1;
+
+static enum fkind field_kind(uint32_t type, uint32_t unit)
+{
+	switch (type) {
+	case REC_TYPE_BOOL: return F_BOOL;
+	case REC_TYPE_U8: case REC_TYPE_U16: case REC_TYPE_U32: case REC_TYPE_U64:
+		return unit == REC_UNIT_ADDRESS ? F_HEX : F_U;
+	case REC_TYPE_I8: case REC_TYPE_I16: case REC_TYPE_I32: case REC_TYPE_I64:
+		return unit == REC_UNIT_ADDRESS ? F_HEX : F_I;
+	case REC_TYPE_F32: case REC_TYPE_F64: return F_F;
+	case REC_TYPE_STRING: case REC_TYPE_TEXT: return F_STR;
+	case REC_TYPE_BLOB: return F_BLOB;
+	case REC_TYPE_TIMESTAMP: return F_TS;
+	case REC_TYPE_DURATION: return F_DUR;
+	case REC_TYPE_THREAD: return F_THREAD;
+	case REC_TYPE_STACK: return F_STACK;
+	default: return F_UNKNOWN;
+	}
+}
+
+/* A JSON-quoted copy of s, built through the output escaper. */
+static char *json_quoted(const char *s, const char *suffix)
+{
+	rec_out_flush();
+	size_t mark = rec_out_g.len;
+	rec_out_json_cstr(s ? s : "");
+	rec_out_str(suffix);
+	size_t n = rec_out_g.len - mark;
+	char *p = rec_cli_xmalloc(n + 1);
+	memcpy(p, rec_out_g.buf + mark, n);
+	p[n] = 0;
+	rec_out_g.len = mark;
+	return p;
+}
+
+static void ttype_free(ttype *t)
+{
+	for (uint32_t i = 0; i < t->nfields; i++)
+		free(t->key_json[i]);
+	free(t->key_json);
+	free(t->fkind);
+	free(t->name_json);
+	free(t->cat_json);
+	memset(t, 0, sizeof *t);
+}
+
+static int find_field(const rec_type *t, const char *name, uint32_t type)
+{
+	for (uint32_t i = 0; i < t->field_count; i++)
+		if (t->fields[i].name && strcmp(t->fields[i].name, name) == 0 &&
+		    (!type || t->fields[i].type == type))
+			return (int)i;
+	return -1;
+}
+
+static void ttype_compile(ttype *tt, const rec_event *ev)
+{
+	const rec_type *t = ev->type;
+	ttype_free(tt);
+	tt->valid = true;
+	tt->gen = g_gen;
+	tt->chunk_off = ev->chunk->offset;
+	tt->type_id = t->id;
+	tt->type = t;
+	const char *name = t->name ? t->name : "";
+	tt->name_json = json_quoted(name, "");
+	tt->cat_json = json_quoted(t->category && *t->category ? t->category : "rec", "");
+	tt->nfields = t->field_count;
+	tt->fkind = rec_cli_xmalloc(t->field_count + 1);
+	tt->key_json = rec_cli_xmalloc((t->field_count + 1) * sizeof *tt->key_json);
+	for (uint32_t i = 0; i < t->field_count; i++) {
+		tt->fkind[i] = (uint8_t)field_kind(t->fields[i].type, t->fields[i].unit);
+		tt->key_json[i] = json_quoted(t->fields[i].name, ": ");
+	}
+	tt->name_field = tt->value_field = tt->max_field = tt->addr_field = -1;
+	if (strcmp(name, "rec.Counter") == 0 || strcmp(name, "rec.Gauge") == 0) {
+		tt->name_field = find_field(t, "name", REC_TYPE_STRING);
+		tt->value_field = find_field(t, "value", 0);
+		if (name[4] == 'G')
+			tt->max_field = find_field(t, "max", 0);
+		if (tt->name_field >= 0 && tt->value_field >= 0) {
+			tt->ekind = name[4] == 'G' ? E_GAUGE : E_COUNTER;
+			return;
+		}
+	}
+	if (strcmp(name, "rec.LockWait") == 0 && (t->flags & REC_EVENT_HAS_DURATION)) {
+		tt->name_field = find_field(t, "lockName", REC_TYPE_STRING);
+		tt->addr_field = find_field(t, "lockAddress", 0);
+		tt->ekind = E_LOCK;
+		return;
+	}
+	tt->ekind = (t->flags & REC_EVENT_HAS_DURATION) ? E_SLICE : E_INSTANT;
+}
+
+static inline ttype *ttype_lookup(const rec_event *ev)
+{
+	uint64_t off = ev->chunk->offset;
+	uint32_t id = ev->type->id;
+	uint64_t h = (off * 0x9E3779B97F4A7C15ull) ^ ((uint64_t)id * 0xC2B2AE3D27D4EB4Full);
+	ttype *t = &g_cache[(h >> 40) & (CACHE_SIZE - 1)];
+	if (!t->valid || t->chunk_off != off || t->type_id != id || t->gen != g_gen ||
+	    t->type != ev->type)
+		ttype_compile(t, ev);
+	return t;
+}
+
+/* ---- threads seen (for thread_name metadata) ---------------------------------------- */
+
+typedef struct tslot {
+	uint64_t key;  /* pid << 32 ^ tid, +1 (0 = empty) */
+	uint64_t name_hash;
+} tslot;
+
+static tslot *g_threads;
+static size_t g_tcap, g_tn;
+
+static uint64_t hash_str(const char *s)
+{
+	uint64_t h = 1469598103934665603ull;
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 1099511628211ull;
+	return h | 1;
+}
+
+/* The slot of key (inserted if absent, name_hash 0). */
+static tslot *thread_slot(uint64_t key)
+{
+	if ((g_tn + 1) * 2 > g_tcap) {
+		size_t nc = g_tcap ? g_tcap * 2 : 256;
+		tslot *s = rec_cli_xmalloc(nc * sizeof *s);
+		memset(s, 0, nc * sizeof *s);
+		for (size_t i = 0; i < g_tcap; i++) {
+			if (!g_threads[i].key)
+				continue;
+			size_t j = (g_threads[i].key * 0x9E3779B97F4A7C15ull >> 20) & (nc - 1);
+			while (s[j].key)
+				j = (j + 1) & (nc - 1);
+			s[j] = g_threads[i];
+		}
+		free(g_threads);
+		g_threads = s;
+		g_tcap = nc;
+	}
+	size_t j = (key * 0x9E3779B97F4A7C15ull >> 20) & (g_tcap - 1);
+	while (g_threads[j].key && g_threads[j].key != key)
+		j = (j + 1) & (g_tcap - 1);
+	if (!g_threads[j].key) {
+		g_threads[j].key = key;
+		g_threads[j].name_hash = 0;
+		g_tn++;
+	}
+	return &g_threads[j];
+}
+
+/* ---- output ------------------------------------------------------------------------------ */
+
+static int64_t g_base;       /* wall ns of ts 0 */
+static bool g_have_base;
+static bool g_first = true;  /* no event written yet */
+static uint64_t g_written;
+
+static void sep(void)
+{
+	if (g_first)
+		g_first = false;
+	else
+		REC_OUT_LIT(",\n");
+}
+
+/* ns as microseconds with 3 decimals: "1234.567", "-0.001". */
+static void out_us(int64_t ns)
+{
+	char *p = rec_out_reserve(32);
+	size_t n = 0;
+	uint64_t v;
+	if (ns < 0) {
+		p[n++] = '-';
+		v = (uint64_t)0 - (uint64_t)ns;
+	} else {
+		v = (uint64_t)ns;
+	}
+	n += rec_fmt_u64(p + n, v / 1000);
+	unsigned f = (unsigned)(v % 1000);
+	p[n++] = '.';
+	p[n++] = (char)('0' + f / 100);
+	p[n++] = (char)('0' + f / 10 % 10);
+	p[n++] = (char)('0' + f % 10);
+	rec_out_commit(n);
+}
+
+static void out_iso(int64_t ns)
+{
+	char *p = rec_out_reserve(64);
+	p[0] = '"';
+	size_t n = rec_fmt_iso(p + 1, ns);
+	p[n + 1] = '"';
+	rec_out_commit(n + 2);
+}
+
+static const char *base_name(const char *path)
+{
+	const char *s = strrchr(path, '/');
+	return s ? s + 1 : path;
+}
+
+static void out_frame(const rec_frame *fr)
+{
+	if (!fr) {
+		REC_OUT_LIT("null");
+		return;
+	}
+	if (fr->function && *fr->function) {
+		rec_out_json_cstr(fr->function);
+		return;
+	}
+	char buf[600];
+	int n;
+	if (fr->module && fr->module->path && *fr->module->path)
+		n = snprintf(buf, sizeof buf, "0x%" PRIx64 " (%s)", fr->module_offset,
+			     base_name(fr->module->path));
+	else
+		n = snprintf(buf, sizeof buf, "0x%" PRIx64, fr->module_offset);
+	if (n < 0)
+		n = 0;
+	if ((size_t)n >= sizeof buf)
+		n = (int)sizeof buf - 1;
+	rec_out_json_string(buf, (size_t)n);
+}
+
+static void out_stack(const rec_stack *st)
+{
+	if (!st) {
+		REC_OUT_LIT("null");
+		return;
+	}
+	rec_out_char('[');
+	for (uint32_t i = 0; i < st->depth; i++) {
+		if (i)
+			rec_out_char(',');
+		out_frame(st->frames ? st->frames[i] : NULL);
+	}
+	rec_out_char(']');
+}
+
+static void out_thread(const rec_thread *t)
+{
+	if (!t) {
+		REC_OUT_LIT("null");
+		return;
+	}
+	REC_OUT_LIT("{\"name\": ");
+	rec_out_json_cstr(t->name ? t->name : "");
+	REC_OUT_LIT(", \"tid\": ");
+	rec_out_u64(t->os_tid);
+	rec_out_char('}');
+}
+
+static void out_value(uint8_t kind, const rec_value *v, const rec_event *ev)
+{
+	static const char hx[] = "0123456789abcdef";
+	if (!v->present) {
+		REC_OUT_LIT("null");
+		return;
+	}
+	switch ((enum fkind)kind) {
+	case F_BOOL:
+		if (v->v.u)
+			REC_OUT_LIT("true");
+		else
+			REC_OUT_LIT("false");
+		break;
+	case F_U: rec_out_u64(v->v.u); break;
+	case F_I: rec_out_i64(v->v.i); break;
+	case F_HEX:
+		rec_out_char('"');
+		rec_out_hex(v->v.u);
+		rec_out_char('"');
+		break;
+	case F_F: rec_out_json_double(v->v.f); break;
+	case F_STR:
+		if (v->v.s.ptr)
+			rec_out_json_string(v->v.s.ptr, v->v.s.len);
+		else
+			REC_OUT_LIT("null");
+		break;
+	case F_BLOB:
+		rec_out_char('"');
+		for (size_t i = 0; v->v.s.ptr && i < v->v.s.len; i++) {
+			unsigned char c = (unsigned char)v->v.s.ptr[i];
+			rec_out_char(hx[c >> 4]);
+			rec_out_char(hx[c & 15]);
+		}
+		rec_out_char('"');
+		break;
+	case F_TS: out_iso(rec_chunk_wall_ns(ev->chunk, v->v.u)); break;
+	case F_DUR:
+		rec_out_i64(rec_ticks_to_ns(v->v.u > INT64_MAX ? INT64_MAX : (int64_t)v->v.u,
+					    ev->chunk->tick_frequency));
+		break;
+	case F_THREAD: out_thread(v->v.thread); break;
+	case F_STACK: out_stack(v->v.stack); break;
+	case F_UNKNOWN: REC_OUT_LIT("null"); break;
+	}
+}
+
+/* The fields (and the stack) as "key": value pairs, comma-separated. */
+static void out_fields(const ttype *tt, const rec_event *ev, bool first)
+{
+	uint32_t n = ev->value_count < tt->nfields ? ev->value_count : tt->nfields;
+	for (uint32_t i = 0; i < n; i++) {
+		if (!first)
+			REC_OUT_LIT(", ");
+		first = false;
+		rec_out_str(tt->key_json[i]);
+		out_value(tt->fkind[i], &ev->values[i], ev);
+	}
+	if (ev->type->flags & REC_EVENT_HAS_STACK) {
+		if (!first)
+			REC_OUT_LIT(", ");
+		first = false;
+		REC_OUT_LIT("\"stack\": ");
+		out_stack(ev->stack);
+	}
+}
+
+static void out_args(const ttype *tt, const rec_event *ev)
+{
+	REC_OUT_LIT(", \"args\": {");
+	out_fields(tt, ev, true);
+	rec_out_char('}');
+}
+
+static void out_pid_tid(uint32_t pid, uint64_t tid)
+{
+	REC_OUT_LIT(", \"pid\": ");
+	rec_out_u64(pid);
+	REC_OUT_LIT(", \"tid\": ");
+	rec_out_u64(tid);
+}
+
+/* thread_name (and, for a new pid, process_name) metadata before a thread's
+ * first event, and again when its name changes. */
+static void note_thread(uint32_t pid, const rec_thread *t)
+{
+	tslot *pslot = thread_slot(((uint64_t)pid << 32 | 0xFFFFFFFFu) + 1);
+	if (!pslot->name_hash) {
+		pslot->name_hash = 1;
+		sep();
+		REC_OUT_LIT("{\"name\": \"process_name\", \"ph\": \"M\"");
+		out_pid_tid(pid, 0);
+		REC_OUT_LIT(", \"args\": {\"name\": \"pid ");
+		rec_out_u64(pid);
+		REC_OUT_LIT("\"}}");
+	}
+	if (!t)
+		return;
+	const char *name = t->name && *t->name ? t->name : "";
+	tslot *s = thread_slot((((uint64_t)pid << 32) ^ t->os_tid) + 1);
+	uint64_t h = hash_str(name);
+	if (s->name_hash == h)
+		return;
+	s->name_hash = h;
+	sep();
+	REC_OUT_LIT("{\"name\": \"thread_name\", \"ph\": \"M\"");
+	out_pid_tid(pid, t->os_tid);
+	REC_OUT_LIT(", \"args\": {\"name\": ");
+	if (*name) {
+		rec_out_json_cstr(name);
+	} else {
+		REC_OUT_LIT("\"tid ");
+		rec_out_u64(t->os_tid);
+		rec_out_char('"');
+	}
+	REC_OUT_LIT("}}");
+}
+
+static void write_event(const rec_event *ev)
+{
+	ttype *tt = ttype_lookup(ev);
+	uint32_t pid = ev->chunk->pid;
+	if (!g_have_base) {
+		const rec_chunk_info *c = ev->chunk;
+		g_base = c->event_count ? rec_chunk_wall_ns(c, c->first_ticks) : ev->wall_ns;
+		g_have_base = true;
+	}
+	note_thread(pid, ev->thread);
+	uint64_t tid = ev->thread ? ev->thread->os_tid : 0;
+	sep();
+	g_written++;
+	switch ((enum ekind)tt->ekind) {
+	case E_COUNTER:
+	case E_GAUGE: {
+		const rec_value *nv = &ev->values[tt->name_field];
+		REC_OUT_LIT("{\"name\": ");
+		if ((uint32_t)tt->name_field < ev->value_count && nv->present && nv->v.s.ptr)
+			rec_out_json_string(nv->v.s.ptr, nv->v.s.len);
+		else
+			REC_OUT_LIT("\"(unnamed)\"");
+		REC_OUT_LIT(", \"cat\": ");
+		rec_out_str(tt->cat_json);
+		REC_OUT_LIT(", \"ph\": \"C\", \"ts\": ");
+		out_us(ev->wall_ns - g_base);
+		out_pid_tid(pid, tid);
+		REC_OUT_LIT(", \"args\": {\"value\": ");
+		if ((uint32_t)tt->value_field < ev->value_count)
+			out_value(tt->fkind[tt->value_field], &ev->values[tt->value_field], ev);
+		else
+			REC_OUT_LIT("null");
+		if (tt->max_field >= 0 && (uint32_t)tt->max_field < ev->value_count) {
+			REC_OUT_LIT(", \"max\": ");
+			out_value(tt->fkind[tt->max_field], &ev->values[tt->max_field], ev);
+		}
+		REC_OUT_LIT("}}");
+		return;
+	}
+	case E_LOCK:
+	case E_SLICE:
+		REC_OUT_LIT("{\"name\": ");
+		if (tt->ekind == E_LOCK) {
+			const rec_value *nv = tt->name_field >= 0 && (uint32_t)tt->name_field < ev->value_count
+						      ? &ev->values[tt->name_field] : NULL;
+			const rec_value *av = tt->addr_field >= 0 && (uint32_t)tt->addr_field < ev->value_count
+						      ? &ev->values[tt->addr_field] : NULL;
+			if (nv && nv->present && nv->v.s.ptr && nv->v.s.len)
+				rec_out_json_string(nv->v.s.ptr, nv->v.s.len);
+			else if (av && av->present) {
+				REC_OUT_LIT("\"lock ");
+				rec_out_hex(av->v.u);
+				rec_out_char('"');
+			} else
+				REC_OUT_LIT("\"lock\"");
+		} else {
+			rec_out_str(tt->name_json);
+		}
+		REC_OUT_LIT(", \"cat\": ");
+		rec_out_str(tt->cat_json);
+		REC_OUT_LIT(", \"ph\": \"X\", \"ts\": ");
+		out_us(ev->wall_ns - g_base);
+		REC_OUT_LIT(", \"dur\": ");
+		out_us(ev->duration_ns > 0 ? ev->duration_ns : 0);
+		out_pid_tid(pid, tid);
+		if (tt->ekind == E_LOCK) {
+			REC_OUT_LIT(", \"args\": {\"type\": ");
+			rec_out_str(tt->name_json);
+			out_fields(tt, ev, false);
+			REC_OUT_LIT("}}");
+			return;
+		}
+		out_args(tt, ev);
+		rec_out_char('}');
+		return;
+	case E_INSTANT:
+		REC_OUT_LIT("{\"name\": ");
+		rec_out_str(tt->name_json);
+		REC_OUT_LIT(", \"cat\": ");
+		rec_out_str(tt->cat_json);
+		if (ev->thread)
+			REC_OUT_LIT(", \"ph\": \"i\", \"s\": \"t\", \"ts\": ");
+		else
+			REC_OUT_LIT(", \"ph\": \"i\", \"s\": \"p\", \"ts\": ");
+		out_us(ev->wall_ns - g_base);
+		out_pid_tid(pid, tid);
+		out_args(tt, ev);
+		rec_out_char('}');
+		return;
+	}
+}
+
+/* ---- main -------------------------------------------------------------------------------- */
+
+static bool fatal_status(rec_status st)
+{
+	return st == REC_ERR_NOMEM || st == REC_ERR_IO || st == REC_ERR_INVALID_ARG ||
+	       st == REC_ERR_STATE;
+}
+
+/* Wall time of the recording's first event, from chunk statistics only. */
+static bool recording_start(const char *path, int64_t *out)
+{
+	struct stat sb;
+	if (strcmp(path, "-") == 0 || stat(path, &sb) != 0 || !S_ISREG(sb.st_mode))
+		return false;
+	rec_reader *r = NULL;
+	if (rec_reader_open_path(&r, path, NULL) != REC_OK)
+		return false;
+	bool have = false;
+	unsigned errors = 0;
+	for (;;) {
+		const rec_chunk_info *c = NULL;
+		rec_status st = rec_reader_next_chunk(r, &c);
+		if (st == REC_END)
+			break;
+		if (st != REC_OK) {
+			if (fatal_status(st) || ++errors > 100000)
+				break;
+			continue;
+		}
+		if (!c->event_count)
+			continue;
+		int64_t w = rec_chunk_wall_ns(c, c->first_ticks);
+		if (!have || w < *out)
+			*out = w;
+		have = true;
+	}
+	rec_reader_close(r);
+	return have;
+}
+
+int main(int argc, char **argv)
+{
+	rec_cli_init("rec-timeline");
+	const char *output = NULL;
+	int c;
+	while ((c = rec_cli_getopt(argc, argv, "h", long_opts)) != -1) {
+		switch (c) {
+		case OPT_OUTPUT:
+			if (!*optarg)
+				rec_cli_usage_error("--output: empty file name");
+			output = optarg;
+			break;
+		case 'h': rec_cli_help(usage_text);
+		case OPT_VERSION: rec_cli_version();
+		default: rec_cli_usage_error("unexpected option");
+		}
+	}
+	if (optind >= argc)
+		rec_cli_usage_error("no input file");
+	if (argc - optind > 1)
+		rec_cli_usage_error("one input file only (got %d)", argc - optind);
+	const char *path = argv[optind];
+
+	rec_reader *r = NULL;
+	errno = 0;
+	rec_status st = rec_reader_open_path(&r, path, NULL);
+	if (st != REC_OK) {
+		if (st == REC_ERR_IO && errno)
+			rec_cli_file_error(path, "%s", strerror(errno));
+		else
+			rec_cli_file_error(path, "%s", rec_strerror(st));
+		return rec_cli_finish(REC_EXIT_DATA);
+	}
+	if (output && !freopen(output, "w", stdout)) {
+		rec_cli_file_error(output, "%s", strerror(errno));
+		rec_reader_close(r);
+		exit(REC_EXIT_DATA);
+	}
+	g_have_base = recording_start(path, &g_base);
+
+	int rc = REC_EXIT_OK;
+	uint64_t last_off = UINT64_MAX;
+	unsigned same = 0;
+	rec_event ev;
+	REC_OUT_LIT("{\"traceEvents\": [\n");
+	for (;;) {
+		st = rec_reader_next_event(r, &ev);
+		if (st == REC_OK) {
+			write_event(&ev);
+			continue;
+		}
+		if (st == REC_END)
+			break;
+		const rec_problem *p = rec_reader_problem(r);
+		rec_cli_problem(path, p, st);
+		rc = REC_EXIT_DATA;
+		if (fatal_status(st))
+			break;
+		uint64_t off = p ? p->offset : 0;
+		if (off == last_off && ++same > 16)
+			break;
+		if (off != last_off)
+			same = 0;
+		last_off = off;
+	}
+	rec_reader_stats rs;
+	rec_reader_get_stats(r, &rs);
+	rec_reader_close(r);
+	REC_OUT_LIT("\n],\n\"displayTimeUnit\": \"ns\",\n\"metadata\": {\"source\": \"rec-timeline\", \"version\": ");
+	rec_out_json_cstr(rec_version_string());
+	REC_OUT_LIT(", \"file\": ");
+	rec_out_json_cstr(path);
+	REC_OUT_LIT(", \"recordingStartWallNs\": ");
+	rec_out_i64(g_have_base ? g_base : 0);
+	REC_OUT_LIT(", \"recordingStart\": ");
+	if (g_have_base)
+		out_iso(g_base);
+	else
+		REC_OUT_LIT("null");
+	REC_OUT_LIT(", \"events\": ");
+	rec_out_u64(g_written);
+	REC_OUT_LIT(", \"chunks\": ");
+	rec_out_u64(rs.chunks);
+	REC_OUT_LIT(", \"damagedChunks\": ");
+	rec_out_u64(rs.chunks_damaged);
+	REC_OUT_LIT("}}\n");
+
+	for (size_t i = 0; i < CACHE_SIZE; i++)
+		ttype_free(&g_cache[i]);
+	free(g_threads);
+	return rec_cli_finish(rc);
+}
