@@ -150,6 +150,14 @@ static void print_text(const rec_summary_result *res)
 		REC_OUT_LIT(" bytes skipped)");
 	}
 	rec_out_char('\n');
+	if (res->unknown_sections) {
+		out_label("Skipped");
+		rec_out_u64(res->unknown_sections);
+		if (res->unknown_sections == 1)
+			REC_OUT_LIT(" unknown section (newer format minor version)\n");
+		else
+			REC_OUT_LIT(" unknown sections (newer format minor version)\n");
+	}
 	if (res->events) {
 		out_label("First event");
 		out_wall(res->first_wall_ns);
@@ -295,6 +303,8 @@ static void print_json(const rec_summary_result *res)
 	rec_json_u64(&j, res->chunks_damaged);
 	rec_json_key(&j, "bytes_skipped");
 	rec_json_u64(&j, res->bytes_skipped);
+	rec_json_key(&j, "unknown_sections");
+	rec_json_u64(&j, res->unknown_sections);
 	if (res->events) {
 		json_time(&j, "first_event", res->first_wall_ns);
 		json_time(&j, "last_event", res->last_wall_ns);

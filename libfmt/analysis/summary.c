@@ -440,6 +440,7 @@ rec_status rec_summary_add_reader(rec_summary *s, rec_reader *r, const char *nam
 	f->size = st.file_size;
 	f->chunks_damaged = st.chunks_damaged;
 	f->bytes_skipped = st.bytes_skipped;
+	f->unknown_sections = st.unknown_sections;
 	return result;
 }
 
@@ -511,7 +512,9 @@ const rec_summary_result *rec_summary_get(rec_summary *s)
 	res->total_size = 0;
 	res->chunks_damaged = 0;
 	res->bytes_skipped = 0;
+	res->unknown_sections = 0;
 	for (size_t i = 0; i < s->file_count; i++) {
+		res->unknown_sections += s->files[i].unknown_sections;
 		res->total_size += s->files[i].size;
 		res->chunks_damaged += s->files[i].chunks_damaged;
 		res->bytes_skipped += s->files[i].bytes_skipped;

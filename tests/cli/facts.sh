@@ -79,6 +79,8 @@ def check_valid(name):
     for key in ("events", "chunks", "dropped"):
         if s[key] != facts[key]:
             fail(f"{rec}: summary {key} {s[key]} != generator {facts[key]}")
+    if s["unknown_sections"] != facts.get("unknown_sections", 0):
+        fail(f"{rec}: {s['unknown_sections']} unknown sections, generator added {facts.get('unknown_sections', 0)}")
     if s["chunks_damaged"] != 0 or s["bytes_skipped"] != 0 or s["problems"]:
         fail(f"{rec}: valid file has damage/problems: {s['problems']}")
     if len(s["runs"]) != facts["nruns"] or s["restarts"] != facts["nruns"] - 1:
@@ -195,7 +197,7 @@ def check_invalid(name):
 
 valid = sorted(f[:-4] for f in os.listdir(os.path.join(data, "valid")) if f.endswith(".rec"))
 invalid = sorted(f[:-4] for f in os.listdir(os.path.join(data, "invalid")) if f.endswith(".rec"))
-if set(valid) != {"tiny", "zstd", "lz4", "two-runs"}:
+if set(valid) != {"tiny", "zstd", "lz4", "two-runs", "newer-minor"}:
     fail(f"unexpected valid set {valid}")
 for n in valid:
     check_valid(n)

@@ -886,6 +886,46 @@ static void gen_stats_mismatch(const char *dir)
 	free(r.out.data);
 }
 
+/* newer-minor: a format 1.1 chunk (codec none) with a section of a kind 1.0
+ * does not know appended: a 1.0 reader must read it and skip the section
+ * (spec "Introduction and conformance").  Valid, so it lives in valid/. */
+static void gen_newer_minor(const char *dir)
+{
+	run r;
+	run_open(&r, REC_CODEC_NONE, 0x5eed0000000011aaull, 9191, 1000000000ull);
+	types_tiny(&r);
+	pools_tiny(&r);
+	heap(&r, ANCHOR_TICKS, 3u << 20);
+	lockwait(&r, ANCHOR_TICKS + 1000, 20000, 1, 1, S_MUTEX);
+	run_close(&r);
+	static const char extra[] = "a section from the future";
+	size_t n = sizeof extra - 1;
+	membuf m = { 0 };
+	if (mem_write(&m, r.out.data, r.out.len) != 0)
+		die("out of memory");
+	uint8_t sh[REC_SECTION_HEADER_SIZE];
+	rec_section_header x = { 99, 0, 0, (uint32_t)n, (uint32_t)n };
+	rec_section_header_encode(&x, sh);
+	if (mem_write(&m, sh, sizeof sh) != 0 || mem_write(&m, extra, n) != 0)
+		die("out of memory");
+	uint8_t *h = m.data;
+	rec_put_le16(h + REC_HOFF_MINOR, 1);
+	rec_put_le16(h + REC_HOFF_SECTION_COUNT, (uint16_t)(rec_le16(h + REC_HOFF_SECTION_COUNT) + 1));
+	rec_put_le64(h + REC_HOFF_RAW_SIZE, rec_le64(h + REC_HOFF_RAW_SIZE) + n);
+	uint64_t payload = rec_le64(h + REC_HOFF_PAYLOAD_SIZE) + sizeof sh + n;
+	rec_put_le64(h + REC_HOFF_PAYLOAD_SIZE, payload);
+	rec_put_le32(h + REC_HOFF_PAYLOAD_CRC, rec_crc32c(0, h + REC_HEADER_SIZE_V1, (size_t)payload));
+	fix_header_crc(h);
+	write_file(dir, "newer-minor", m.data, m.len);
+	FILE *f = facts_open(dir, "newer-minor");
+	run *rs[] = { &r };
+	facts_runs(f, rs, 1, 0);
+	fprintf(f, "unknown_sections 1\n");
+	facts_close(f);
+	free(m.data);
+	free(r.out.data);
+}
+
 int main(int argc, char **argv)
 {
 	if (argc != 2) {
@@ -902,6 +942,7 @@ int main(int argc, char **argv)
 	gen_zstd(valid);
 	gen_lz4(valid);
 	gen_two_runs(valid);
+	gen_newer_minor(valid);
 	gen_invalid(invalid);
 	gen_stats_mismatch(invalid);
 	return 0;

@@ -73,6 +73,7 @@ typedef struct rec_summary_file {
 	uint64_t chunks_damaged; /* from the reader's statistics */
 	uint64_t bytes_skipped;
 	uint64_t problems;
+	uint64_t unknown_sections; /* sections of a newer minor version, skipped */
 } rec_summary_file;
 
 /* Everything at once.  Arrays are owned by the summary and stay valid until
@@ -93,6 +94,7 @@ typedef struct rec_summary_result {
 	uint64_t chunks;                   /* chunks read */
 	uint64_t chunks_damaged;           /* reader statistics, summed */
 	uint64_t bytes_skipped;
+	uint64_t unknown_sections;         /* newer-minor sections skipped, summed */
 	uint64_t events;
 	uint64_t dropped;
 	uint64_t restarts;                 /* runs - 1 (0 when at most one run) */
