@@ -20,9 +20,10 @@
  *   main;odd;name                                main 5
  *   main;libapp.so+0x1234;line\nbreak            worker-1 5
  *   [truncated];handle_request;compute_hash      main 5
- * after.rec: compute_hash main 50, parse_json main 10, __poll worker-1 25,
+ * after.rec: compute_hash main 80, parse_json main 10, __poll worker-1 15,
  *   main;run_loop;handle_request;parse_json;compute_hash main 15 (new),
- *   the ';' and newline stacks gone: 100 samples.
+ *   main;render</script><b>x main 5 (new: a name to escape in HTML),
+ *   the ';', newline and truncated stacks gone: 125 samples.
  *   Both: rec.Alloc, rec.LockWait, rec.Sleep and app.Query events as listed
  *   in events_*() below.
  */
@@ -44,9 +45,9 @@ static void check(rec_status st, const char *what)
 enum { T_ALLOC = 19, T_LOCKWAIT = 16, T_SLEEP = 18, T_CPU = 21, T_QUERY = 300, T_TICK = 301 };
 enum { TH_MAIN = 1, TH_WORKER = 2 };
 enum {
-	F_MAIN = 1, F_RUN, F_HANDLE, F_PARSE, F_HASH, F_SEMI, F_NL, F_NOFUNC, F_POLL
+	F_MAIN = 1, F_RUN, F_HANDLE, F_PARSE, F_HASH, F_SEMI, F_NL, F_NOFUNC, F_POLL, F_SCRIPT
 };
-enum { ST_HASH = 1, ST_PARSE, ST_POLL, ST_SEMI, ST_NL, ST_TRUNC, ST_NESTED };
+enum { ST_HASH = 1, ST_PARSE, ST_POLL, ST_SEMI, ST_NL, ST_TRUNC, ST_NESTED, ST_SCRIPT };
 
 #define FLAGS_DTS (REC_EVENT_HAS_DURATION | REC_EVENT_HAS_THREAD | REC_EVENT_HAS_STACK)
 #define FLAGS_TS (REC_EVENT_HAS_THREAD | REC_EVENT_HAS_STACK)
@@ -122,7 +123,7 @@ static void pools(gen *g)
 		{ F_HANDLE, "handle_request", mod, 0x300 }, { F_PARSE, "parse_json", mod, 0x400 },
 		{ F_HASH, "compute_hash", mod, 0x500 }, { F_SEMI, "odd;name", mod, 0x600 },
 		{ F_NL, "line\nbreak", mod, 0x700 }, { F_NOFUNC, NULL, mod, 0x1234 },
-		{ F_POLL, "__poll", libc, 0x10ab0 },
+		{ F_POLL, "__poll", libc, 0x10ab0 }, { F_SCRIPT, "render</script><b>x", mod, 0x800 },
 	};
 	for (size_t i = 0; i < sizeof fr / sizeof fr[0]; i++)
 		check(rec_writer_define_frame(g->w, fr[i].id, fr[i].fn ? str(g, fr[i].fn) : 0,
@@ -135,6 +136,7 @@ static void pools(gen *g)
 	const uint64_t nl[] = { F_NL, F_NOFUNC, F_MAIN };
 	const uint64_t trunc[] = { F_HASH, F_HANDLE };
 	const uint64_t nested[] = { F_HASH, F_PARSE, F_HANDLE, F_RUN, F_MAIN };
+	const uint64_t script[] = { F_SCRIPT, F_MAIN };
 	check(rec_writer_define_stack(g->w, ST_HASH, 0, hash, 4), "stack");
 	check(rec_writer_define_stack(g->w, ST_PARSE, 0, parse, 4), "stack");
 	check(rec_writer_define_stack(g->w, ST_POLL, 0, poll, 3), "stack");
@@ -142,6 +144,7 @@ static void pools(gen *g)
 	check(rec_writer_define_stack(g->w, ST_NL, 0, nl, 3), "stack");
 	check(rec_writer_define_stack(g->w, ST_TRUNC, REC_STACK_TRUNCATED, trunc, 2), "stack");
 	check(rec_writer_define_stack(g->w, ST_NESTED, 0, nested, 5), "stack");
+	check(rec_writer_define_stack(g->w, ST_SCRIPT, 0, script, 2), "stack");
 }
 
 static void cpu(gen *g, uint64_t thread, uint64_t stack)
@@ -250,8 +253,9 @@ static void write_file(const char *path, bool after)
 		samples(&g, s, sizeof s / sizeof s[0]);
 	} else {
 		const sample s[] = {
-			{ TH_MAIN, ST_HASH, 50 }, { TH_MAIN, ST_PARSE, 10 },
-			{ TH_WORKER, ST_POLL, 25 }, { TH_MAIN, ST_NESTED, 15 },
+			{ TH_MAIN, ST_HASH, 80 }, { TH_MAIN, ST_PARSE, 10 },
+			{ TH_WORKER, ST_POLL, 15 }, { TH_MAIN, ST_NESTED, 15 },
+			{ TH_MAIN, ST_SCRIPT, 5 },
 		};
 		samples(&g, s, sizeof s / sizeof s[0]);
 	}
