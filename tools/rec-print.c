@@ -312,12 +312,15 @@ static char *xprintf(size_t *len, const char *fmt, ...)
 	return p;
 }
 
-/* A JSON-escaped copy of s with its quotes, built through the output escaper. */
+/* A JSON-escaped copy of s with its quotes, built through the output escaper
+ * (in the empty output buffer: at most 6 x 4096 bytes, far below its size;
+ * longer names, possible only in hostile files, are cut). */
 static char *json_quoted(const char *s)
 {
 	rec_out_flush();
 	size_t mark = rec_out_g.len;
-	rec_out_json_cstr(s ? s : "");
+	size_t n0 = s ? strnlen(s, 4096) : 0;
+	rec_out_json_string(s ? s : "", n0);
 	size_t n = rec_out_g.len - mark;
 	char *p = rec_cli_xmalloc(n + 1);
 	memcpy(p, rec_out_g.buf + mark, n);
