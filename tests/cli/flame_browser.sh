@@ -1,0 +1,61 @@
+#!/usr/bin/env bash
+# rec-flame's HTML page in a real headless browser (Debian's chromium,
+# installed with apt-get when absent and running as root): the rendered
+# frames have the expected names and widths, tooltips, search highlights
+# with the matched percentage, zoom and reset, differential colours, units.
+# Driven by tests/cli/flame/browser_check.js (node, standard library only,
+# Chrome DevTools Protocol over --remote-debugging-pipe).  Screenshots are
+# kept in $FLAME_SCREENSHOTS when that is set.
+# Without a browser the test FAILS, unless REC_SKIP_BROWSER=1.
+set -euo pipefail
+for v in REC_BIN:bin REC_TESTS:tests; do
+	n=${v%%:*} sub=${v#*:}
+	if [ ! -d "${!n:-}" ] && [ -n "${BUILD:-}" ] && [ -d "$BUILD/$sub" ]; then export "$n=$BUILD/$sub"; fi
+done
+root=${REC_ROOT:?}
+flame="${REC_BIN:?}/rec-flame"
+
+find_chromium() { command -v chromium || command -v chromium-browser || true; }
+chromium=$(find_chromium)
+if [ -z "$chromium" ] && [ "${REC_SKIP_BROWSER:-0}" != 1 ]; then
+	if [ "$(id -u)" = 0 ]; then
+		echo "flame_browser: installing Debian's chromium"
+		(apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium) >/tmp/flame_browser_apt.log 2>&1 ||
+			tail -5 /tmp/flame_browser_apt.log
+	fi
+	chromium=$(find_chromium)
+fi
+if [ -z "$chromium" ]; then
+	if [ "${REC_SKIP_BROWSER:-0}" = 1 ]; then
+		echo "flame_browser: no chromium; skipped (REC_SKIP_BROWSER=1)"
+		exit 0
+	fi
+	echo "flame_browser: FAIL: chromium is not installed and could not be installed (set REC_SKIP_BROWSER=1 to skip)"
+	exit 1
+fi
+if ! command -v node >/dev/null; then
+	[ "${REC_SKIP_BROWSER:-0}" = 1 ] && { echo "flame_browser: no node; skipped"; exit 0; }
+	echo "flame_browser: FAIL: node is not installed"
+	exit 1
+fi
+
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+"${REC_TESTS:?}/rec_test_flame_gen" "$tmp"
+B="$tmp/before.rec" A="$tmp/after.rec"
+"$flame" -o "$tmp/cpu.html" "$B"
+"$flame" -o "$tmp/diff.html" --diff "$B" "$A"
+"$flame" -o "$tmp/alloc.html" --event rec.Alloc "$B"
+"$flame" -o "$tmp/lock.html" --event rec.LockWait "$B"
+"$flame" -o "$tmp/reverse.html" --reverse "$B"
+timeout 150 node "$root/tests/cli/flame/browser_check.js" "$chromium" "$tmp"
+for f in cpu.png diff.png; do
+	# a real PNG of a real size
+	[ "$(head -c 8 "$tmp/$f" | od -An -tx1 | tr -d ' \n')" = 89504e470d0a1a0a ] || { echo "FAIL: $f is not a PNG"; exit 1; }
+	[ "$(stat -c %s "$tmp/$f")" -gt 5000 ] || { echo "FAIL: $f is too small"; exit 1; }
+done
+if [ -n "${FLAME_SCREENSHOTS:-}" ]; then
+	mkdir -p "$FLAME_SCREENSHOTS"
+	cp "$tmp"/*.png "$tmp"/*.html "$FLAME_SCREENSHOTS/"
+fi
+echo "flame_browser: passed"
