@@ -47,6 +47,9 @@ static const char usage_text[] =
 	"\n"
 	"Shaping:\n"
 	"  --threads         a root frame per thread: \"[NAME tid=TID]\"\n"
+	"  --keep-recorder-frames\n"
+	"                    keep librec's own leaf frames (rec_*: the lock, sleep and\n"
+	"                    allocation wrappers); by default the leaf is the call site\n"
 	"  --reverse         callers view: leaf functions at the root (HTML: icicle)\n"
 	"  --include RE      keep only stacks with a frame matching RE (POSIX extended\n"
 	"                    regular expression; repeatable: any of them)\n"
@@ -76,7 +79,7 @@ static const char usage_text[] =
 
 enum {
 	OPT_EVENT = 256, OPT_WEIGHT, OPT_FORMAT, OPT_TITLE, OPT_MINWIDTH, OPT_THREADS,
-	OPT_REVERSE, OPT_INCLUDE, OPT_EXCLUDE, OPT_FROM, OPT_TO, OPT_DIFF, OPT_VERSION
+	OPT_REVERSE, OPT_KEEP_REC, OPT_INCLUDE, OPT_EXCLUDE, OPT_FROM, OPT_TO, OPT_DIFF, OPT_VERSION
 };
 
 static const struct option long_opts[] = {
@@ -88,6 +91,7 @@ static const struct option long_opts[] = {
 	{ "minwidth", required_argument, NULL, OPT_MINWIDTH },
 	{ "threads", no_argument, NULL, OPT_THREADS },
 	{ "reverse", no_argument, NULL, OPT_REVERSE },
+	{ "keep-recorder-frames", no_argument, NULL, OPT_KEEP_REC },
 	{ "include", required_argument, NULL, OPT_INCLUDE },
 	{ "exclude", required_argument, NULL, OPT_EXCLUDE },
 	{ "from", required_argument, NULL, OPT_FROM },
@@ -117,6 +121,7 @@ static struct {
 	uint32_t flags;
 	int64_t from_ns, to_ns;
 	int from_kind, to_kind; /* 0 unset, 1 relative, 2 absolute */
+	bool keep_rec;
 } g_opt;
 
 /* ---- time arguments ------------------------------------------------------ */
@@ -767,6 +772,7 @@ int main(int argc, char **argv)
 		case OPT_MINWIDTH: parse_minwidth(optarg); break;
 		case OPT_THREADS: g_opt.flags |= REC_STACKAGG_THREADS; break;
 		case OPT_REVERSE: g_opt.flags |= REC_STACKAGG_REVERSE; break;
+		case OPT_KEEP_REC: g_opt.keep_rec = true; break;
 		case OPT_INCLUDE: add_pattern(&g_opt.include, &g_opt.ninclude, optarg); break;
 		case OPT_EXCLUDE: add_pattern(&g_opt.exclude, &g_opt.nexclude, optarg); break;
 		case OPT_FROM: parse_time_opt("--from", optarg, &g_opt.from_ns, &g_opt.from_kind); break;
@@ -794,7 +800,7 @@ int main(int argc, char **argv)
 		rec_cli_usage_error("--from must be before --to");
 
 	rec_stackagg_options ao = REC_STACKAGG_OPTIONS_INIT;
-	ao.flags = g_opt.flags;
+	ao.flags = g_opt.flags | (g_opt.keep_rec ? 0 : REC_STACKAGG_TRIM_RECORDER);
 	ao.include = g_opt.include;
 	ao.include_count = g_opt.ninclude;
 	ao.exclude = g_opt.exclude;

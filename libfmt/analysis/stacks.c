@@ -202,7 +202,7 @@ rec_status rec_stackagg_open(rec_stackagg **out, const rec_stackagg_options *opt
 	for (int i = 0; i < 4; i++)
 		if (opts->reserved[i])
 			return fail(a, REC_ERR_INVALID_ARG, "options: reserved fields must be zero");
-	if (opts->flags & ~(uint32_t)0x1Fu)
+	if (opts->flags & ~(uint32_t)0x3Fu)
 		return fail(a, REC_ERR_INVALID_ARG, "options: unknown flags 0x%x",
 			    (unsigned)opts->flags);
 	a->flags = opts->flags;
@@ -550,6 +550,14 @@ static rec_status resolve(rec_stackagg *a, const rec_event *ev, uint32_t *leaf)
 {
 	const rec_stack *s = ev->stack;
 	size_t depth = s->depth;
+	size_t skip = 0; /* leaf frames left out */
+	if (a->flags & REC_STACKAGG_TRIM_RECORDER) {
+		while (skip < depth && s->frames && s->frames[skip] && s->frames[skip]->function &&
+		       strncmp(s->frames[skip]->function, "rec_", 4) == 0)
+			skip++;
+		if (skip == depth)
+			skip = 0;
+	}
 	if (!path_reserve(a, depth + 2))
 		return fail(a, REC_ERR_NOMEM, "out of memory");
 	size_t n = 0;
@@ -566,8 +574,8 @@ static rec_status resolve(rec_stackagg *a, const rec_event *ev, uint32_t *leaf)
 			return fail(a, REC_ERR_NOMEM, "out of memory");
 		n++;
 	}
-	for (size_t i = 0; i < depth; i++) {
-		size_t k = reverse ? i : depth - 1 - i;
+	for (size_t i = 0; i < depth - skip; i++) {
+		size_t k = reverse ? skip + i : depth - 1 - i;
 		const rec_frame *fr = s->frames ? s->frames[k] : NULL;
 		if (!frame_name(a, fr, &a->path[n]))
 			return fail(a, REC_ERR_NOMEM, "out of memory");

@@ -485,6 +485,52 @@ static void t_add_frames_order(void **state)
 	rec_stackagg_close(NULL);
 }
 
+/* librec's own leaf frames (rec_*) are left out with TRIM_RECORDER; a
+ * stack of such frames only stays whole. */
+static void t_trim_recorder(void **state)
+{
+	(void)state;
+	membuf m = { 0 };
+	rec_w r;
+	open_writer(&r, &m, 0x99, 0);
+	static const char *const fn[] = { "main", "serve", "rec_mutex_lock_contended_",
+					  "rec_lock_wait_record_", "rec_only" };
+	def_frames(&r, fn, 5);
+	assert_int_equal(rec_writer_define_thread(r.w, 1, 1, 0), REC_OK);
+	const uint64_t s1[] = { 4, 3, 2, 1 }, s2[] = { 5 }, s3[] = { 2, 3, 1 };
+	assert_int_equal(rec_writer_define_stack(r.w, 1, 0, s1, 4), REC_OK);
+	assert_int_equal(rec_writer_define_stack(r.w, 2, 0, s2, 1), REC_OK);
+	assert_int_equal(rec_writer_define_stack(r.w, 3, 0, s3, 3), REC_OK);
+	sample(&r, T0, 1, 1, 5);
+	sample(&r, T0 + 1, 1, 2, 2);
+	sample(&r, T0 + 2, 1, 3, 1);
+	assert_int_equal(rec_writer_close(r.w), REC_OK);
+	rec_stackagg *a = open_agg(REC_STACKAGG_TRIM_RECORDER);
+	feed(a, &m, 0);
+	char *d = dump(a);
+	/* only leading leaf frames go: a rec_ frame under the leaf stays */
+	assert_string_equal(d, "main;rec_mutex_lock_contended_;serve 1 0 1 0\n"
+			       "main;serve 5 0 5 0\n"
+			       "rec_only 2 0 2 0\n");
+	free(d);
+	rec_stackagg_close(a);
+	a = open_agg(REC_STACKAGG_TRIM_RECORDER | REC_STACKAGG_REVERSE);
+	feed(a, &m, 0);
+	d = dump(a);
+	assert_string_equal(d, "rec_only 2 0 2 0\n"
+			       "serve;main 5 0 5 0\n"
+			       "serve;rec_mutex_lock_contended_;main 1 0 1 0\n");
+	free(d);
+	rec_stackagg_close(a);
+	a = open_agg(0);
+	feed(a, &m, 0);
+	d = dump(a);
+	assert_non_null(strstr(d, "main;serve;rec_mutex_lock_contended_;rec_lock_wait_record_ 5 0 5 0\n"));
+	free(d);
+	rec_stackagg_close(a);
+	free(m.p);
+}
+
 static void t_bad_options(void **state)
 {
 	(void)state;
@@ -495,7 +541,7 @@ static void t_bad_options(void **state)
 	assert_int_equal(rec_stackagg_open(&a, &o), REC_ERR_INVALID_ARG);
 	rec_stackagg_close(a);
 	o.reserved[1] = 0;
-	o.flags = 0x100;
+	o.flags = 0x40;
 	assert_int_equal(rec_stackagg_open(&a, &o), REC_ERR_INVALID_ARG);
 	rec_stackagg_close(a);
 	assert_int_equal(rec_stackagg_open(&a, NULL), REC_OK);
@@ -516,6 +562,7 @@ int main(void)
 		cmocka_unit_test(t_ids_change_meaning),
 		cmocka_unit_test(t_memory_distinct),
 		cmocka_unit_test(t_add_frames_order),
+		cmocka_unit_test(t_trim_recorder),
 		cmocka_unit_test(t_bad_options),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

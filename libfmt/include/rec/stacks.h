@@ -17,6 +17,8 @@
  *     offset in it ("libc.so.6+0x8f2a0");
  *   - else "0xOFFSET" (the frame's module offset, no module known), or
  *     "[unknown]" for a frame the reader could not resolve at all.
+ *   - With REC_STACKAGG_TRIM_RECORDER, librec's own leaf frames (rec_*) are
+ *     left out.
  *   - A stack the recorder cut short (REC_STACK_TRUNCATED) gets a
  *     "[truncated]" frame where its outermost frames are missing.
  *   - With REC_STACKAGG_THREADS the first frame is the thread:
@@ -52,6 +54,11 @@ typedef struct rec_stackagg rec_stackagg;
 				    * the input (Start_Wall of the first chunk
 				    * seen after rec_stackagg_begin_input()),
 				    * not ns since the Unix epoch */
+#define REC_STACKAGG_TRIM_RECORDER 0x20u /* drop the leading (leaf) frames whose
+				    * function starts with "rec_": librec's own
+				    * wrappers (spec/EVENTS.md), so the leaf is
+				    * the program's call site; a stack made of
+				    * such frames only is kept whole */
 
 typedef struct rec_stackagg_options {
 	uint32_t struct_size;       /* sizeof(rec_stackagg_options) */
