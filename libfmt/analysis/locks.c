@@ -911,6 +911,8 @@ static rec_status find_cycles(rec_lockgraph *g)
 		rec_lockgraph_order_edge *e = &edges[ei];
 		if (e->from == e->to || comp[e->from] != comp[e->to] || comp_size[comp[e->from]] < 2)
 			continue;
+		if (e->in_cycle)
+			continue; /* already on a listed cycle */
 		e->in_cycle = true;
 		if (nkeys >= MAX_CYCLES) {
 			g->res.cycles_truncated = true;
@@ -984,8 +986,10 @@ static rec_status find_cycles(rec_lockgraph *g)
 		keys[nkeys].start = nidx;
 		keys[nkeys].len = len;
 		nkeys++;
-		for (size_t i = 0; i < len; i++)
+		for (size_t i = 0; i < len; i++) {
 			idx[nidx + i] = edges[rot[i]].from;
+			edges[rot[i]].in_cycle = true;
+		}
 		memcpy(idx + nidx + len, rot, len * sizeof *rot);
 		nidx += 2 * len;
 	}
