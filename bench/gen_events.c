@@ -9,11 +9,13 @@
  * thread reference (one thread, "main"), as JFR's eventThread does, and a
  * CLOCK_MONOTONIC timestamp read per event.
  *
- *   gen_events [--codec zstd|lz4|none] [--level L] [--chunk-size BYTES] [--no-clock] N FILE
+ *   gen_events [--codec zstd|lz4|none] [--level L] [--chunk-size BYTES] [--no-clock]
+ *              [--value-step S] N FILE
  *
  * Prints one line: events=N seconds=S events_per_s=E bytes=B bytes_per_event=X.
  * seconds covers open .. close (compression and writes included).  --no-clock uses ticks = i * 50 instead of the clock;
- * --chunk-size sets the raw event bytes per chunk (0 = the writer's 4 MiB).
+ * --chunk-size sets the raw event bytes per chunk (0 = the writer's 4 MiB);
+ * --value-step S makes value = i * S (default 7919, as the JFR program).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -53,7 +55,8 @@ static uint64_t mono_ns(void)
 
 static int usage(void)
 {
-	fprintf(stderr, "usage: gen_events [--codec zstd|lz4|none] [--level L] [--chunk-size BYTES] [--no-clock] N FILE\n");
+	fprintf(stderr, "usage: gen_events [--codec zstd|lz4|none] [--level L] [--chunk-size BYTES] [--no-clock]\n"
+		"                  [--value-step S] N FILE\n");
 	return 2;
 }
 
@@ -68,6 +71,7 @@ int main(int argc, char **argv)
 {
 	rec_writer_options opts = REC_WRITER_OPTIONS_INIT;
 	int use_clock = 1;
+	unsigned long long step = 7919;
 	int i = 1;
 	for (; i < argc && argv[i][0] == '-' && argv[i][1] == '-'; i++) {
 		if (strcmp(argv[i], "--codec") == 0 && i + 1 < argc) {
@@ -82,6 +86,8 @@ int main(int argc, char **argv)
 				return usage();
 		} else if (strcmp(argv[i], "--level") == 0 && i + 1 < argc) {
 			opts.level = (int32_t)strtol(argv[++i], NULL, 10);
+		} else if (strcmp(argv[i], "--value-step") == 0 && i + 1 < argc) {
+			step = strtoull(argv[++i], NULL, 10);
 		} else if (strcmp(argv[i], "--chunk-size") == 0 && i + 1 < argc) {
 			opts.chunk_events_size = (uint32_t)strtoul(argv[++i], NULL, 10);
 		} else if (strcmp(argv[i], "--no-clock") == 0) {
@@ -139,7 +145,7 @@ int main(int argc, char **argv)
 		if (st == REC_OK)
 			st = rec_writer_put_u64(w, ids[k & 15]);
 		if (st == REC_OK)
-			st = rec_writer_put_i64(w, (int64_t)(k * 7919u));
+			st = rec_writer_put_i64(w, (int64_t)(k * step));
 		if (st == REC_OK)
 			st = rec_writer_put_i64(w, (int64_t)(k % 1000u));
 		if (st == REC_OK)
