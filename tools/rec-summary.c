@@ -29,6 +29,16 @@ static const char usage_text[] =
 	"  --version    show the library version and exit\n"
 	"\n"
 	"Times are local wall-clock times (set TZ to choose the zone).\n"
+	"\n"
+	"--json keys: schema (1), files [{path, size, chunks, chunks_damaged,\n"
+	"bytes_skipped}], total_size, versions, codecs, chunks, chunks_damaged,\n"
+	"bytes_skipped, unknown_sections, first_event, last_event (ISO 8601),\n"
+	"first_event_ns, last_event_ns, duration_ns, events, dropped, runs [{run_id,\n"
+	"pid, process_start, first_event, last_event, duration_ns, chunks, events,\n"
+	"dropped, ended (\"clean close\", \"truncated\", \"no final chunk\"), file}],\n"
+	"restarts, types [{name, label, category, count, bytes}] (by count, then\n"
+	"name), problems [{file, chunk, offset, status, message}].  Integers are\n"
+	"JSON numbers: above 2^53 they lose precision in JavaScript parsers.\n"
 	"Exit status: 0 success, 1 damaged or unreadable input (after printing the\n"
 	"summary of what was readable), 2 usage error.\n";
 
