@@ -39,6 +39,7 @@ static const char usage_text[] =
 	"restarts, types [{name, label, category, count, bytes}] (by count, then\n"
 	"name), problems [{file, chunk, offset, status, message}].  Integers are\n"
 	"JSON numbers: above 2^53 they lose precision in JavaScript parsers.\n"
+	"\n"
 	"Exit status: 0 success, 1 damaged or unreadable input (after printing the\n"
 	"summary of what was readable), 2 usage error.\n";
 
