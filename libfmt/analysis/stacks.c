@@ -3,11 +3,12 @@
  * stacks.c - stack aggregation (see rec/stacks.h): a tree of interned frame
  * names with a self weight per node and two columns, fed from reader events.
  *
- * Cost per event: one lookup in a per-chunk cache keyed by (stack id,
- * thread id) that gives the tree node of the whole path.  Only on a miss
- * (once per distinct stack per chunk) are frame names built, interned,
- * filtered and the path walked.  Memory: the tree (one node per distinct
- * path prefix), the names, and the cache (distinct stacks of one chunk).
+ * Cost per event: one lookup in a per-run cache keyed by (stack id, thread
+ * id) that gives the tree node of the whole path (pool ids keep their
+ * meaning for a whole run: spec/FORMAT.md "Pools").  Only on a miss (once
+ * per distinct stack of a run) are frame names built, interned, filtered
+ * and the path walked.  Memory: the tree (one node per distinct path
+ * prefix), the names, and the cache (distinct stacks of one run).
  */
 #include "rec/stacks.h"
 
@@ -30,7 +31,8 @@ typedef struct str_block {
 typedef struct agg_node {
 	uint32_t parent;
 	uint32_t name;
-	uint64_t self[2];
+	uint32_t slot;     /* weights in slots[slot - 1]; 0 = never weighed */
+	uint64_t self[2];  /* copied from the slot by rewind */
 	uint64_t total[2]; /* computed by rewind */
 } agg_node;
 
@@ -38,7 +40,7 @@ typedef struct cache_entry {
 	uint64_t stack_id;
 	uint64_t thread_id;
 	uint32_t gen;  /* entry valid when == a->gen */
-	uint32_t node; /* leaf node, or NO_NODE */
+	uint32_t slot; /* weight slot of the leaf node, or NO_NODE */
 } cache_entry;
 
 /* Per-name filter state. */
@@ -66,16 +68,21 @@ struct rec_stackagg {
 	/* tree: node 0 is the virtual root */
 	agg_node *nodes;
 	size_t node_count, node_cap;
+	/* Self weights of weighed nodes, dense: what an event touches stays in a
+	 * small array even when the tree is large. */
+	uint64_t (*slots)[2];
+	size_t slot_count, slot_cap;
 	uint32_t *child_tab; /* node index; 0 = empty */
 	size_t child_tab_cap;
 
-	/* per-chunk cache */
+	/* per-run cache */
 	cache_entry *cache;
 	size_t cache_cap, cache_count;
 	uint32_t gen;
-	const rec_chunk_info *chunk;
-	uint64_t chunk_index, chunk_offset, chunk_run;
-	bool have_chunk;
+	uint64_t run_id;
+	int64_t run_start;
+	uint32_t run_pid;
+	bool have_run;
 
 	/* current input */
 	unsigned column;
@@ -251,6 +258,7 @@ void rec_stackagg_close(rec_stackagg *a)
 	free(a->name_flags);
 	free(a->name_tab);
 	free(a->nodes);
+	free(a->slots);
 	free(a->child_tab);
 	free(a->cache);
 	free(a->sbuf);
@@ -286,7 +294,7 @@ rec_status rec_stackagg_begin_input(rec_stackagg *a, unsigned column)
 		return REC_ERR_INVALID_ARG;
 	a->column = column;
 	a->have_origin = false;
-	a->have_chunk = false;
+	a->have_run = false;
 	return REC_OK;
 }
 
@@ -506,6 +514,7 @@ static rec_status child(rec_stackagg *a, uint32_t parent, uint32_t name, uint32_
 	agg_node *n = &a->nodes[k];
 	n->parent = parent;
 	n->name = name;
+	n->slot = 0;
 	n->self[0] = n->self[1] = 0;
 	n->total[0] = n->total[1] = 0;
 	a->child_tab[j] = k;
@@ -528,13 +537,28 @@ static rec_status insert_path(rec_stackagg *a, const uint32_t *names, size_t n, 
 	return REC_OK;
 }
 
-static void add_weight(rec_stackagg *a, uint32_t node, uint64_t weight)
+/* The weight slot of a node, made on first use. */
+static rec_status slot_of(rec_stackagg *a, uint32_t node, uint32_t *slot)
 {
 	agg_node *n = &a->nodes[node];
+	if (!n->slot) {
+		if (a->slot_count >= MAX_NODES ||
+		    !grow((void **)&a->slots, &a->slot_cap, a->slot_count + 1, sizeof *a->slots))
+			return fail(a, REC_ERR_NOMEM, "out of memory");
+		a->slots[a->slot_count][0] = a->slots[a->slot_count][1] = 0;
+		n->slot = (uint32_t)++a->slot_count;
+	}
+	*slot = n->slot - 1;
+	return REC_OK;
+}
+
+static void add_weight(rec_stackagg *a, uint32_t slot, uint64_t weight)
+{
+	uint64_t *w = a->slots[slot];
 	unsigned c = a->column;
-	if (weight && !n->self[0] && !n->self[1])
+	if (weight && !w[0] && !w[1])
 		a->stats.stacks++;
-	n->self[c] = sat_add(n->self[c], weight);
+	w[c] = sat_add(w[c], weight);
 	a->stats.weight[c] = sat_add(a->stats.weight[c], weight);
 	a->dirty = true;
 }
@@ -545,7 +569,8 @@ static bool path_reserve(rec_stackagg *a, size_t n)
 }
 
 /* Build the path of names of ev's stack (thread root, frames in the chosen
- * order, [truncated]) and find its node; NO_NODE when filtered out. */
+ * order, [truncated]) and find its node's weight slot; NO_NODE when
+ * filtered out. */
 static rec_status resolve(rec_stackagg *a, const rec_event *ev, uint32_t *leaf)
 {
 	const rec_stack *s = ev->stack;
@@ -598,7 +623,11 @@ static rec_status resolve(rec_stackagg *a, const rec_event *ev, uint32_t *leaf)
 			return REC_OK;
 		}
 	}
-	return insert_path(a, a->path, n, leaf);
+	uint32_t node;
+	rec_status st = insert_path(a, a->path, n, &node);
+	if (st != REC_OK)
+		return st;
+	return slot_of(a, node, leaf);
 }
 
 static bool cache_grow(rec_stackagg *a)
@@ -655,53 +684,52 @@ rec_status rec_stackagg_add_event(rec_stackagg *a, const rec_event *ev, uint64_t
 		a->stats.no_stack++;
 		return REC_OK;
 	}
-	/* Stack and thread ids mean the same within one chunk. */
-	if (!a->have_chunk || c != a->chunk || (c && (c->index != a->chunk_index ||
-						     c->offset != a->chunk_offset ||
-						     c->run_id != a->chunk_run))) {
+	/* Stack and thread ids keep their meaning within one run (and are
+	 * looked at afresh for events without chunk information). */
+	if (!c || !a->have_run || c->run_id != a->run_id || c->pid != a->run_pid ||
+	    c->process_start_ns != a->run_start) {
 		cache_reset(a);
-		a->chunk = c;
+		a->have_run = c != NULL;
 		if (c) {
-			a->chunk_index = c->index;
-			a->chunk_offset = c->offset;
-			a->chunk_run = c->run_id;
+			a->run_id = c->run_id;
+			a->run_pid = c->pid;
+			a->run_start = c->process_start_ns;
 		}
-		a->have_chunk = true;
 	}
 	uint64_t sid = ev->stack->id;
 	uint64_t tid = (a->flags & REC_STACKAGG_THREADS) ? (ev->thread ? ev->thread->id : 0) : 0;
 	size_t mask = a->cache_cap - 1;
 	size_t j = mix64(sid * 31 + tid) & mask;
 	cache_entry *e;
-	uint32_t node = NO_NODE;
+	uint32_t slot = NO_NODE;
 	for (;;) {
 		e = &a->cache[j];
 		if (e->gen != a->gen) {
-			rec_status st = resolve(a, ev, &node);
+			rec_status st = resolve(a, ev, &slot);
 			if (st != REC_OK)
 				return st;
 			e->stack_id = sid;
 			e->thread_id = tid;
-			e->node = node;
+			e->slot = slot;
 			e->gen = a->gen;
 			if (++a->cache_count * 2 > a->cache_cap)
 				(void)cache_grow(a); /* a fuller cache still works */
 			break;
 		}
 		if (e->stack_id == sid && e->thread_id == tid) {
-			node = e->node;
+			slot = e->slot;
 			break;
 		}
 		j = (j + 1) & mask;
 	}
 	if (a->cache_count + 1 >= a->cache_cap) /* growth failed: never fill it up */
 		cache_reset(a);
-	if (node == NO_NODE) {
+	if (slot == NO_NODE) {
 		a->stats.filtered++;
 		return REC_OK;
 	}
 	a->stats.aggregated++;
-	add_weight(a, node, weight);
+	add_weight(a, slot, weight);
 	return REC_OK;
 }
 
@@ -723,7 +751,11 @@ rec_status rec_stackagg_add_frames(rec_stackagg *a, const char *const *frames, s
 		return st;
 	if (leaf == 0)
 		return REC_OK; /* empty stack: nothing to weigh */
-	add_weight(a, leaf, weight);
+	uint32_t slot;
+	st = slot_of(a, leaf, &slot);
+	if (st != REC_OK)
+		return st;
+	add_weight(a, slot, weight);
 	return REC_OK;
 }
 
@@ -748,8 +780,11 @@ rec_status rec_stackagg_rewind(rec_stackagg *a)
 	size_t n = a->node_count;
 	/* totals: a child always has a higher index than its parent */
 	for (size_t i = 0; i < n; i++) {
-		a->nodes[i].total[0] = a->nodes[i].self[0];
-		a->nodes[i].total[1] = a->nodes[i].self[1];
+		agg_node *nd = &a->nodes[i];
+		nd->self[0] = nd->slot ? a->slots[nd->slot - 1][0] : 0;
+		nd->self[1] = nd->slot ? a->slots[nd->slot - 1][1] : 0;
+		nd->total[0] = nd->self[0];
+		nd->total[1] = nd->self[1];
 	}
 	for (size_t i = n - 1; i > 0; i--) {
 		agg_node *c = &a->nodes[i], *p = &a->nodes[c->parent];

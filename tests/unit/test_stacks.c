@@ -188,7 +188,7 @@ static void t_aggregate_exact(void **state)
 {
 	(void)state;
 	membuf m = { 0 };
-	write_standard(&m, 100); /* tiny chunks: the cache is rebuilt per chunk */
+	write_standard(&m, 100); /* tiny chunks: stacks and threads in many chunks */
 	rec_stackagg *a = open_agg(0);
 	feed(a, &m, 0);
 	char *d = dump(a);

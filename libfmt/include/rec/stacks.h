@@ -93,8 +93,10 @@ REC_API void rec_stackagg_close(rec_stackagg *a);
 /*! rec_stackagg_begin_input() :
  *  Start a new input (a recording, a reader): weights of the events added
  *  next go to column (0 or 1), and the relative time window starts again from
- *  the next event's chunk.  Call it between events of different readers (the
- *  aggregation caches per chunk what it learnt of stack ids).  An
+ *  the next event's chunk.  Call it between events of different readers: the
+ *  aggregation caches what it learnt of stack and thread ids per run (Run_Id,
+ *  Pid, Process_Start_Ns; ids keep their meaning for a run, spec/FORMAT.md
+ *  "Pools"), so one input's ids must not be taken for another's.  An
  *  aggregation starts with column 0 as if this had been called. */
 REC_API rec_status rec_stackagg_begin_input(rec_stackagg *a, unsigned column);
 
