@@ -47,6 +47,7 @@
 	".frame { position: absolute; height: 15px; box-sizing: border-box; border: 1px solid rgba(255,255,255,.8);\n" \
 	"  border-radius: 2px; overflow: hidden; white-space: nowrap; text-overflow: ellipsis; line-height: 13px;\n" \
 	"  padding: 0 3px; font-size: 11px; cursor: pointer; color: #000; }\n" \
+	".frame.thin { border: 0; padding: 0; }\n" \
 	".frame:hover { border-color: #000; }\n" \
 	".frame.ancestor { opacity: .6; }\n" \
 	".frame.match { background: rgb(230,0,230) !important; color: #fff; }\n" \
@@ -166,7 +167,7 @@
 	"  function top(depth) { return (D.reverse ? depth : maxDepth - depth) * ROW; }\n" \
 	"  function add(n, x, w, anc) {\n" \
 	"    var el = document.createElement('div');\n" \
-	"    el.className = 'frame' + (anc ? ' ancestor' : '') + (matches(n.name) ? ' match' : '');\n" \
+	"    el.className = 'frame' + (anc ? ' ancestor' : '') + (matches(n.name) ? ' match' : '') + (w * W < 4 ? ' thin' : '');\n" \
 	"    el.style.left = (100 * x) + '%';\n" \
 	"    el.style.width = (100 * w) + '%';\n" \
 	"    el.style.top = top(n.depth) + 'px';\n" \
