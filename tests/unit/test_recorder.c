@@ -28,6 +28,17 @@
 #include "rec/rec.h"
 #include "rec/recorder.h"
 
+#if defined(__SANITIZE_ADDRESS__)
+#define TEST_UNDER_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define TEST_UNDER_ASAN 1
+#endif
+#endif
+#ifndef TEST_UNDER_ASAN
+#define TEST_UNDER_ASAN 0
+#endif
+
 static char g_dir[256];
 
 static void tmp_path(char *buf, size_t n, const char *name)
@@ -511,6 +522,12 @@ static void t_fork(void **state)
 			bad |= 2;
 		if (rec_recorder_close(r) != REC_OK)
 			bad |= 4;
+#if TEST_UNDER_ASAN
+		/* ASan's allocator is not fork-safe (a lock held by another parent
+		 * thread at fork() stays held in the child); glibc's malloc is, so
+		 * the fresh-recorder part runs in the normal build only. */
+		_exit(bad ? bad : 32);
+#endif
 		/* a fresh recorder works in the child */
 		rec_recorder_options co = REC_RECORDER_OPTIONS_INIT;
 		co.path = cpath;
@@ -533,7 +550,7 @@ static void t_fork(void **state)
 	int ws;
 	assert_int_equal(waitpid(pid, &ws, 0), pid);
 	assert_true(WIFEXITED(ws));
-	assert_int_equal(WEXITSTATUS(ws), 0);
+	assert_int_equal(WEXITSTATUS(ws), TEST_UNDER_ASAN ? 32 : 0);
 	for (int i = 10; i < 20; i++) {
 		rec_emit e = { 0 };
 		assert_true(rec_emit_begin(&e, t));
@@ -565,6 +582,8 @@ static void t_fork(void **state)
 	/* the emitter thread: every event (and its ThreadEnd) in the file or dropped */
 	assert_int_equal(bgn + count_type(&rb, "rec.ThreadEnd") + rb.dropped_events, 20000 + 1);
 	rb_free(&rb);
+	if (TEST_UNDER_ASAN)
+		return;
 	read_file(cpath, &rb);
 	assert_int_equal(count_type(&rb, "test.Ev"), 7);
 	assert_string_equal(rb.ev[rb.n - 1].s[0], "child");
@@ -702,10 +721,12 @@ static void t_flight_dump(void **state)
 	assert_int_equal(count_mark(&rb, 3), 10);
 	rb_free(&rb);
 
-	/* by size: a tiny max_size keeps only the last chunk(s) */
+	/* by size: a tiny max_size keeps only the newest chunk (chunks are cut
+	 * only by the explicit flush and by close here) */
 	tmp_path(path, sizeof path, "flight-size.rec");
 	o.max_age_ms = 0;
 	o.max_size = 1;
+	o.flush_interval_ms = 60000;
 	r = open_rec(path, &o);
 	assert_int_equal(rec_recorder_register_type(r, &ev_def, 0, 0, &t), REC_OK);
 	s = rec_recorder_intern(r, "flight");
