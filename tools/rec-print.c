@@ -811,6 +811,14 @@ static int print_file(const char *path)
 			same = 0;
 		last_off = off;
 	}
+	rec_reader_stats rs;
+	memset(&rs, 0, sizeof rs);
+	rec_reader_get_stats(r, &rs);
+	if (!g_opt.unsorted && rs.order_window_overflows)
+		rec_cli_file_error(path,
+				   "warning: timestamp order is approximate in %" PRIu64
+				   " place(s): overlapping chunks exceeded the reader's ordering window",
+				   rs.order_window_overflows);
 	rec_reader_close(r);
 	return rc;
 }
