@@ -1,0 +1,218 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * counters.c - counter totals over runs and restarts (rec/archive.h): per
+ * rec.Counter name, the sum of positive deltas within each run and the
+ * resets (drops within a run).  Uses only the public reader API.
+ */
+#include "rec/archive.h"
+
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Per (run, counter) state: the previous sample. */
+typedef struct run_slot {
+	uint64_t run_id;
+	int64_t process_start_ns;
+	uint32_t pid;
+	size_t counter; /* index into totals, +1; 0 = empty */
+	uint64_t last;
+} run_slot;
+
+struct rec_counters {
+	rec_counter_total *totals;
+	char **names;
+	size_t count, cap;
+	run_slot *slots; /* open addressing on (run, counter) */
+	size_t nslots, slot_cap;
+	bool sorted;
+	rec_counter_total *view;
+};
+
+REC_API rec_status rec_counters_open(rec_counters **out)
+{
+	if (!out)
+		return REC_ERR_INVALID_ARG;
+	*out = calloc(1, sizeof(rec_counters));
+	return *out ? REC_OK : REC_ERR_NOMEM;
+}
+
+REC_API void rec_counters_close(rec_counters *c)
+{
+	if (!c)
+		return;
+	for (size_t i = 0; i < c->count; i++)
+		free(c->names[i]);
+	free(c->names);
+	free(c->totals);
+	free(c->slots);
+	free(c->view);
+	free(c);
+}
+
+static uint64_t mix(uint64_t h, uint64_t v)
+{
+	h ^= v + 0x9E3779B97F4A7C15ull + (h << 6) + (h >> 2);
+	return h * 0xff51afd7ed558ccdull;
+}
+
+/* Index of the counter named (s, len); created if new.  SIZE_MAX on NOMEM. */
+static size_t counter_index(rec_counters *c, const char *s, size_t len)
+{
+	/* Counters are few (tens): a linear search is enough. */
+	for (size_t i = 0; i < c->count; i++)
+		if (strlen(c->names[i]) == len && memcmp(c->names[i], s, len) == 0)
+			return i;
+	if (c->count == c->cap) {
+		size_t ncap = c->cap ? c->cap * 2 : 16;
+		rec_counter_total *nt = realloc(c->totals, ncap * sizeof(*nt));
+		if (!nt)
+			return SIZE_MAX;
+		c->totals = nt;
+		char **nn = realloc(c->names, ncap * sizeof(*nn));
+		if (!nn)
+			return SIZE_MAX;
+		c->names = nn;
+		c->cap = ncap;
+	}
+	char *name = malloc(len + 1);
+	if (!name)
+		return SIZE_MAX;
+	memcpy(name, s, len);
+	name[len] = '\0';
+	c->names[c->count] = name;
+	memset(&c->totals[c->count], 0, sizeof(rec_counter_total));
+	c->totals[c->count].name = name;
+	return c->count++;
+}
+
+static size_t slot_hash(const run_slot *k)
+{
+	uint64_t h = mix(mix(mix(0, k->run_id), (uint64_t)k->process_start_ns), k->pid);
+	return (size_t)mix(h, k->counter);
+}
+
+static bool slots_grow(rec_counters *c)
+{
+	size_t ncap = c->slot_cap ? c->slot_cap * 2 : 64;
+	run_slot *ns = calloc(ncap, sizeof(run_slot));
+	if (!ns)
+		return false;
+	for (size_t i = 0; i < c->slot_cap; i++) {
+		const run_slot *s = &c->slots[i];
+		if (!s->counter)
+			continue;
+		size_t j = slot_hash(s) & (ncap - 1);
+		while (ns[j].counter)
+			j = (j + 1) & (ncap - 1);
+		ns[j] = *s;
+	}
+	free(c->slots);
+	c->slots = ns;
+	c->slot_cap = ncap;
+	return true;
+}
+
+REC_API rec_status rec_counters_add_event(rec_counters *c, const rec_event *ev)
+{
+	if (!c || !ev || !ev->type || !ev->chunk)
+		return REC_ERR_INVALID_ARG;
+	const rec_type *t = ev->type;
+	if (!t->name || strcmp(t->name, "rec.Counter") != 0)
+		return REC_OK;
+	const rec_value *name = NULL, *value = NULL;
+	for (uint32_t i = 0; i < t->field_count && i < ev->value_count; i++) {
+		const rec_field *f = &t->fields[i];
+		const rec_value *v = &ev->values[i];
+		if (!v->present)
+			continue;
+		if (strcmp(f->name, "name") == 0 && f->type == REC_TYPE_STRING)
+			name = v;
+		else if (strcmp(f->name, "value") == 0 &&
+			 (f->type == REC_TYPE_U64 || f->type == REC_TYPE_U32 ||
+			  f->type == REC_TYPE_U16 || f->type == REC_TYPE_U8))
+			value = v;
+	}
+	if (!name || !value || !name->v.s.ptr)
+		return REC_OK;
+	size_t ci = counter_index(c, name->v.s.ptr, name->v.s.len);
+	if (ci == SIZE_MAX)
+		return REC_ERR_NOMEM;
+	c->sorted = false;
+	rec_counter_total *tot = &c->totals[ci];
+	uint64_t v = value->v.u;
+	tot->samples++;
+	tot->last_value = v;
+
+	if (c->nslots * 2 >= c->slot_cap && !slots_grow(c))
+		return REC_ERR_NOMEM;
+	run_slot key = { ev->chunk->run_id, ev->chunk->process_start_ns, ev->chunk->pid, ci + 1, 0 };
+	size_t j = slot_hash(&key) & (c->slot_cap - 1);
+	for (;; j = (j + 1) & (c->slot_cap - 1)) {
+		run_slot *s = &c->slots[j];
+		if (!s->counter) {
+			/* First sample of this counter in this run: a baseline. */
+			key.last = v;
+			*s = key;
+			c->nslots++;
+			tot->runs++;
+			return REC_OK;
+		}
+		if (s->counter == key.counter && s->run_id == key.run_id && s->pid == key.pid &&
+		    s->process_start_ns == key.process_start_ns) {
+			if (v >= s->last)
+				tot->total += v - s->last;
+			else
+				tot->resets++;
+			s->last = v;
+			return REC_OK;
+		}
+	}
+}
+
+REC_API rec_status rec_counters_add_reader(rec_counters *c, rec_reader *r, uint64_t *damaged)
+{
+	if (!c || !r)
+		return REC_ERR_INVALID_ARG;
+	for (;;) {
+		rec_event ev;
+		rec_status st = rec_reader_next_event(r, &ev);
+		if (st == REC_END)
+			return REC_OK;
+		if (st == REC_ERR_NOMEM || st == REC_ERR_INVALID_ARG || st == REC_ERR_STATE)
+			return st;
+		if (st != REC_OK) {
+			if (st == REC_ERR_IO && rec_reader_problem(r)->chunk < 0)
+				return st;
+			if (damaged)
+				(*damaged)++;
+			continue;
+		}
+		st = rec_counters_add_event(c, &ev);
+		if (st != REC_OK)
+			return st;
+	}
+}
+
+static int cmp_total(const void *a, const void *b)
+{
+	return strcmp(((const rec_counter_total *)a)->name, ((const rec_counter_total *)b)->name);
+}
+
+REC_API const rec_counter_total *rec_counters_get(rec_counters *c, size_t *count)
+{
+	if (count)
+		*count = c ? c->count : 0;
+	if (!c || !c->count)
+		return NULL;
+	if (!c->sorted) {
+		rec_counter_total *nv = realloc(c->view, c->count * sizeof(*nv));
+		if (!nv)
+			return c->totals; /* unsorted, still correct */
+		c->view = nv;
+		memcpy(c->view, c->totals, c->count * sizeof(*nv));
+		qsort(c->view, c->count, sizeof(*nv), cmp_total);
+		c->sorted = true;
+	}
+	return c->view;
+}

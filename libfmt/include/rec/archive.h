@@ -1,0 +1,97 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * archive.h - what the archive tools (rec-check, rec-recover, rec-cat,
+ * rec-split, rec-scrub) and rec-summary need beyond rec.h:
+ *
+ *   - the exact bytes of the reader's current chunk, to copy intact chunks
+ *     into a new file byte for byte (a file is a plain sequence of chunks, so
+ *     any sequence of whole chunks is a valid recording);
+ *   - counter totals over runs and restarts (rec.Counter events): the sum of
+ *     the positive deltas within each run, with resets counted, never last
+ *     minus first.
+ */
+#ifndef LIBREC_ARCHIVE_H
+#define LIBREC_ARCHIVE_H
+
+#include "rec/rec.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ------------------------------------------------------------------------ */
+/* Raw chunk bytes                                                          */
+/* ------------------------------------------------------------------------ */
+
+/*! rec_reader_chunk_write() :
+ *  Write the current chunk (the one rec_reader_next_chunk() last returned)
+ *  to sink exactly as it is in the input: Header_Size header bytes, then
+ *  Payload_Size payload bytes (info->size bytes in all).  Call
+ *  rec_reader_verify_chunk() first to copy only intact chunks: this function
+ *  checks nothing but that the header still reads the same.
+ *  The bytes are read again from the input (file or memory).  On a pipe the
+ *  header is no longer buffered: it is re-encoded from the decoded fields and
+ *  used only if its Header_Checksum equals the stored one (a 1.0 header, 128
+ *  bytes, whose Unused bytes are zero, as every 1.0 writer makes them);
+ *  otherwise REC_ERR_UNSUPPORTED.  The payload is taken from the reader's
+ *  loaded copy when it has one (always after a successful verify).
+ *  @return REC_OK, REC_ERR_STATE (no current chunk), REC_ERR_IO (the sink
+ *          failed: its negative errno is in errno), a read error, or
+ *          REC_ERR_UNSUPPORTED as above; rec_reader_problem() says what. */
+REC_API rec_status rec_reader_chunk_write(rec_reader *r, const rec_sink *sink);
+
+/*! rec_reader_chunk_checksums() : Header_Checksum and Payload_Checksum of
+ *  the current chunk as stored (a cheap key to find duplicate chunks; equal
+ *  keys still need a byte comparison).  REC_ERR_STATE without a chunk. */
+REC_API rec_status rec_reader_chunk_checksums(const rec_reader *r, uint32_t *header_checksum,
+					      uint32_t *payload_checksum);
+
+/* ------------------------------------------------------------------------ */
+/* Counter totals                                                           */
+/* ------------------------------------------------------------------------ */
+typedef struct rec_counters rec_counters;
+
+/* One counter (rec.Counter events with this "name"), over everything added. */
+typedef struct rec_counter_total {
+	const char *name;
+	uint64_t total;       /* sum of positive deltas between consecutive samples of a run */
+	uint64_t resets;      /* drops to a lower value within a run */
+	uint64_t samples;     /* rec.Counter events seen */
+	uint64_t runs;        /* runs that have at least one sample */
+	uint64_t last_value;  /* value of the latest sample (in the order added) */
+} rec_counter_total;
+
+/*! rec_counters_open() : an empty set of counters; free with rec_counters_close(). */
+REC_API rec_status rec_counters_open(rec_counters **out);
+/*! rec_counters_close() : NULL is a no-op. */
+REC_API void rec_counters_close(rec_counters *c);
+
+/*! rec_counters_add_event() :
+ *  Take one event into account: events that are not rec.Counter (or lack a
+ *  string "name" and an unsigned "value") are ignored.  A run is the chunk's
+ *  Run_Id, Pid and Process_Start_Ns.  Within a run, samples must come in
+ *  time order (read with REC_READ_ORDERED, or one run's chunks in sequence):
+ *    - the first sample of a counter in a run is its baseline (not a delta:
+ *      a restarted process starts again from its own value);
+ *    - a higher value adds (value - previous) to the total;
+ *    - a lower value is a reset: counted, adds nothing, and becomes the new
+ *      baseline (the count between the last sample and the reset is unknown
+ *      and is not guessed).
+ *  @return REC_OK, or REC_ERR_NOMEM. */
+REC_API rec_status rec_counters_add_event(rec_counters *c, const rec_event *ev);
+
+/*! rec_counters_add_reader() :
+ *  rec_counters_add_event() for every event of r (opened by the caller, who
+ *  closes it).  Damaged chunks are skipped (counted in *damaged if not
+ *  NULL); the reader's order flag decides the order.
+ *  @return REC_OK, or REC_ERR_NOMEM / REC_ERR_IO that stopped reading. */
+REC_API rec_status rec_counters_add_reader(rec_counters *c, rec_reader *r, uint64_t *damaged);
+
+/*! rec_counters_get() : the counters sorted by name; *count gets how many.
+ *  Valid until the next add or close. */
+REC_API const rec_counter_total *rec_counters_get(rec_counters *c, size_t *count);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* LIBREC_ARCHIVE_H */

@@ -1,0 +1,136 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * archive.c - raw bytes of the reader's current chunk (rec/archive.h), for
+ * the tools that copy whole chunks: rec-recover, rec-cat, rec-split.
+ * A new file next to the reader's: it uses read_internal.h (the current
+ * chunk, its decoded header and loaded payload, the byte source) and changes
+ * nothing in the reader's own files.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "read/read_internal.h"
+#include "rec/archive.h"
+
+#define COPY_STEP ((size_t)1 << 20)
+
+static rec_status sink_put(rec_reader *r, const rec_rchunk *c, const rec_sink *sink,
+			   const void *p, size_t n)
+{
+	if (!n)
+		return REC_OK;
+	int e = sink->write(sink->opaque, p, n);
+	if (e != 0) {
+		errno = e < 0 ? -e : e;
+		return rec_rd_problem(r, REC_ERR_IO, c->info.offset, (int64_t)c->info.index,
+				      "chunk %llu at offset %llu: writing the copy failed: %s",
+				      (unsigned long long)c->info.index,
+				      (unsigned long long)c->info.offset, strerror(errno));
+	}
+	return REC_OK;
+}
+
+/* The header bytes of c into hb (cap REC_MAX_HEADER_SIZE). */
+static rec_status header_bytes(rec_reader *r, rec_rchunk *c, uint8_t *hb)
+{
+	uint32_t hs = c->info.header_size;
+	const int64_t idx = (int64_t)c->info.index;
+	const unsigned long long off = (unsigned long long)c->info.offset;
+	if (r->src.seekable) {
+		size_t got = 0;
+		rec_status st = rec_src_read(&r->src, c->info.offset, hs, hb, &got);
+		if (st != REC_OK)
+			return rec_rd_problem(r, st, c->info.offset, idx,
+					      "chunk %lld at offset %llu: reading the header again failed: %s",
+					      (long long)idx, off, strerror(r->src.err));
+		if (got < hs)
+			return rec_rd_problem(r, REC_ERR_TRUNCATED, c->info.offset, idx,
+					      "chunk %lld at offset %llu: the input shrank under the reader",
+					      (long long)idx, off);
+	} else {
+		/* A pipe cannot go back: re-encode, and use it only if it is
+		 * provably the same header (its checksum holds). */
+		if (hs != REC_HEADER_SIZE_V1)
+			return rec_rd_problem(r, REC_ERR_UNSUPPORTED, c->info.offset, idx,
+					      "chunk %lld at offset %llu: a %u-byte header cannot be copied from a pipe (give a file)",
+					      (long long)idx, off, hs);
+		rec_chunk_header h = c->h;
+		rec_chunk_header_encode(&h, hb);
+	}
+	rec_chunk_header chk;
+	const char *msg = NULL;
+	if (rec_chunk_header_decode(hb, hs, &chk, &msg) != REC_OK || chk.header_crc != c->h.header_crc ||
+	    chk.payload_size != c->h.payload_size || chk.payload_crc != c->h.payload_crc)
+		return rec_rd_problem(r, REC_ERR_CORRUPT, c->info.offset, idx,
+				      "chunk %lld at offset %llu: the header bytes %s",
+				      (long long)idx, off,
+				      r->src.seekable ? "changed since they were read"
+						      : "cannot be rebuilt exactly from a pipe (give a file)");
+	return REC_OK;
+}
+
+REC_API rec_status rec_reader_chunk_write(rec_reader *r, const rec_sink *sink)
+{
+	if (!r || !sink || !sink->write)
+		return REC_ERR_INVALID_ARG;
+	rec_rchunk *c = r->cur;
+	if (!c)
+		return rec_rd_problem(r, REC_ERR_STATE, r->pos, -1, "no current chunk to copy");
+	uint8_t hb[REC_MAX_HEADER_SIZE];
+	rec_status st = header_bytes(r, c, hb);
+	if (st != REC_OK)
+		return st;
+	st = sink_put(r, c, sink, hb, c->info.header_size);
+	if (st != REC_OK)
+		return st;
+	uint64_t ps = c->h.payload_size;
+	if (c->payload)
+		return sink_put(r, c, sink, c->payload, (size_t)ps);
+	/* Not loaded (a seekable input, chunk not verified): copy in steps. */
+	const uint8_t *m = rec_src_map(&r->src, c->info.offset + c->info.header_size, (size_t)ps);
+	if (m)
+		return sink_put(r, c, sink, m, (size_t)ps);
+	size_t step = ps < COPY_STEP ? (size_t)ps : COPY_STEP;
+	uint8_t *buf = malloc(step ? step : 1);
+	if (!buf)
+		return rec_rd_problem(r, REC_ERR_NOMEM, c->info.offset, (int64_t)c->info.index,
+				      "out of memory");
+	uint64_t done = 0, base = c->info.offset + c->info.header_size;
+	while (done < ps && st == REC_OK) {
+		size_t n = ps - done < step ? (size_t)(ps - done) : step, got = 0;
+		st = rec_src_read(&r->src, base + done, n, buf, &got);
+		if (st != REC_OK) {
+			st = rec_rd_problem(r, st, base + done, (int64_t)c->info.index,
+					    "chunk %llu: read error at offset %llu: %s",
+					    (unsigned long long)c->info.index,
+					    (unsigned long long)(base + done), strerror(r->src.err));
+			break;
+		}
+		if (got < n) {
+			st = rec_rd_problem(r, REC_ERR_TRUNCATED, base + done, (int64_t)c->info.index,
+					    "chunk %llu: the input ends at offset %llu inside the chunk",
+					    (unsigned long long)c->info.index,
+					    (unsigned long long)(base + done + got));
+			break;
+		}
+		st = sink_put(r, c, sink, buf, n);
+		done += n;
+	}
+	free(buf);
+	return st;
+}
+
+REC_API rec_status rec_reader_chunk_checksums(const rec_reader *r, uint32_t *header_checksum,
+					      uint32_t *payload_checksum)
+{
+	if (!r)
+		return REC_ERR_INVALID_ARG;
+	if (!r->cur)
+		return REC_ERR_STATE;
+	if (header_checksum)
+		*header_checksum = r->cur->h.header_crc;
+	if (payload_checksum)
+		*payload_checksum = r->cur->h.payload_crc;
+	return REC_OK;
+}

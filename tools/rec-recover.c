@@ -1,0 +1,208 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * rec-recover - copy every intact (verified) chunk of a damaged or truncated
+ * recording into a clean file, byte for byte, and say what was dropped.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "common/cli.h"
+#include "rec/archive.h"
+#include "rec/rec.h"
+
+static const char usage_text[] =
+	"Usage: rec-recover [OPTIONS] IN OUT\n"
+	"Write every intact chunk of the recording IN into OUT, byte for byte and in\n"
+	"the same order, and report on stderr what was dropped: each problem as\n"
+	"  rec-recover: IN: chunk N at offset X: what\n"
+	"then each dropped byte range and a total line.  A chunk is intact when its\n"
+	"header and payload checksums hold and it verifies completely (sections,\n"
+	"events, pool references, statistics).  OUT is written to a temporary file\n"
+	"next to it and renamed at the end, so it never holds a partial copy.\n"
+	"IN may be '-' (standard input) and OUT '-' (standard output).  OUT must not\n"
+	"be IN.\n"
+	"\n"
+	"Options:\n"
+	"  -q, --quiet  no line for dropped ranges and totals (problems are still\n"
+	"               reported)\n"
+	"  -h, --help   show this help and exit\n"
+	"  --version    show the library version and exit\n"
+	"\n"
+	"Exit status: 0 nothing was lost (OUT is a byte copy of IN), 1 something was\n"
+	"dropped or IN/OUT could not be read or written (OUT then holds the intact\n"
+	"chunks, if it could be written), 2 usage error.\n";
+
+enum { OPT_VERSION = 256 };
+
+static const struct option long_opts[] = {
+	{ "quiet", no_argument, NULL, 'q' },
+	{ "help", no_argument, NULL, 'h' },
+	{ "version", no_argument, NULL, OPT_VERSION },
+	{ NULL, 0, NULL, 0 },
+};
+
+static int fd_write(void *opaque, const void *buf, size_t len)
+{
+	int fd = *(int *)opaque;
+	const char *p = buf;
+	while (len) {
+		ssize_t k = write(fd, p, len);
+		if (k < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		p += k;
+		len -= (size_t)k;
+	}
+	return 0;
+}
+
+typedef struct range {
+	uint64_t off, size;
+} range;
+
+int main(int argc, char **argv)
+{
+	rec_cli_init("rec-recover");
+	bool quiet = false;
+	int c;
+	while ((c = rec_cli_getopt(argc, argv, "hq", long_opts)) != -1) {
+		switch (c) {
+		case 'q': quiet = true; break;
+		case 'h': rec_cli_help(usage_text);
+		case OPT_VERSION: rec_cli_version();
+		default: rec_cli_usage_error("unexpected option");
+		}
+	}
+	if (argc - optind != 2)
+		rec_cli_usage_error(argc - optind < 2 ? "need IN and OUT" : "too many arguments");
+	const char *in = argv[optind], *out = argv[optind + 1];
+	bool to_stdout = strcmp(out, "-") == 0;
+	struct stat si, so;
+	bool in_reg = strcmp(in, "-") != 0 && stat(in, &si) == 0;
+	if (!to_stdout && in_reg && stat(out, &so) == 0 && si.st_dev == so.st_dev &&
+	    si.st_ino == so.st_ino)
+		rec_cli_usage_error("OUT is the same file as IN");
+
+	rec_reader_options o = REC_READER_OPTIONS_INIT;
+	o.flags = REC_READ_VERIFY;
+	rec_reader *r = NULL;
+	errno = 0;
+	rec_status st = rec_reader_open_path(&r, in, &o);
+	if (st != REC_OK) {
+		rec_cli_file_error(in, "%s", st == REC_ERR_IO && errno ? strerror(errno) : rec_strerror(st));
+		return rec_cli_finish(REC_EXIT_DATA);
+	}
+	int fd = STDOUT_FILENO;
+	char *tmp = NULL;
+	if (!to_stdout) {
+		size_t n = strlen(out) + 32;
+		tmp = rec_cli_xmalloc(n);
+		snprintf(tmp, n, "%s.tmp.%ld", out, (long)getpid());
+		fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+		if (fd < 0) {
+			rec_cli_file_error(tmp, "%s", strerror(errno));
+			rec_reader_close(r);
+			free(tmp);
+			return rec_cli_finish(REC_EXIT_DATA);
+		}
+	} else {
+		rec_out_flush();
+		fflush(stdout);
+	}
+	rec_sink sink = { fd_write, NULL, &fd };
+
+	range *kept = NULL;
+	size_t nkept = 0, kcap = 0;
+	uint64_t chunks = 0, damaged = 0, events = 0, kept_bytes = 0, bad_sizes = 0;
+	bool failed = false, problems = false;
+	for (;;) {
+		const rec_chunk_info *ci;
+		st = rec_reader_next_chunk(r, &ci);
+		if (st == REC_END)
+			break;
+		if (st == REC_OK) {
+			range rg = { ci->offset, ci->size };
+			uint64_t ev = ci->event_count;
+			st = rec_reader_verify_chunk(r);
+			if (st == REC_OK) {
+				st = rec_reader_chunk_write(r, &sink);
+				if (st != REC_OK) {
+					rec_cli_problem(in, rec_reader_problem(r), st);
+					failed = true;
+					break;
+				}
+				if (nkept == kcap) {
+					kcap = kcap ? kcap * 2 : 64;
+					kept = rec_cli_xrealloc(kept, kcap * sizeof(range));
+				}
+				kept[nkept++] = rg;
+				chunks++;
+				events += ev;
+				kept_bytes += rg.size;
+				continue;
+			}
+			bad_sizes += rg.size;
+		}
+		const rec_problem *p = rec_reader_problem(r);
+		rec_cli_problem(in, p, st);
+		problems = true;
+		if (p && p->chunk >= 0)
+			damaged++;
+		if (st == REC_ERR_NOMEM || (st == REC_ERR_IO && (!p || p->chunk < 0))) {
+			failed = true;
+			break;
+		}
+	}
+	rec_reader_stats rs;
+	rec_reader_get_stats(r, &rs);
+	rec_reader_close(r);
+
+	uint64_t size = in_reg && S_ISREG(si.st_mode) ? (uint64_t)si.st_size : rs.file_size;
+	uint64_t dropped = size ? (size > kept_bytes ? size - kept_bytes : 0)
+				: rs.bytes_skipped + bad_sizes;
+	if (!quiet) {
+		/* The dropped ranges: every byte of IN outside a kept chunk. */
+		uint64_t at = 0;
+		for (size_t i = 0; i <= nkept && size; i++) {
+			uint64_t end = i < nkept ? kept[i].off : size;
+			if (end > at)
+				rec_cli_file_error(in, "dropped %" PRIu64 " bytes at offset %" PRIu64
+					" (to offset %" PRIu64 ")", end - at, at, end);
+			if (i < nkept)
+				at = kept[i].off + kept[i].size;
+		}
+		rec_cli_file_error(in, "kept %" PRIu64 " of %" PRIu64 " chunks (%" PRIu64
+				   " events, %" PRIu64 " bytes); dropped %" PRIu64 " chunk%s, %" PRIu64
+				   " bytes",
+				   chunks, chunks + damaged, events, kept_bytes, damaged,
+				   damaged == 1 ? "" : "s", dropped);
+	}
+	free(kept);
+	if (!to_stdout) {
+		if (!failed && fsync(fd) != 0 && errno != EINVAL) {
+			rec_cli_file_error(out, "%s", strerror(errno));
+			failed = true;
+		}
+		if (close(fd) != 0) {
+			rec_cli_file_error(out, "%s", strerror(errno));
+			failed = true;
+		}
+		if (!failed && rename(tmp, out) != 0) {
+			rec_cli_file_error(out, "%s", strerror(errno));
+			failed = true;
+		}
+		if (failed)
+			unlink(tmp);
+		free(tmp);
+	}
+	int rc = failed || problems || damaged || dropped ? REC_EXIT_DATA : REC_EXIT_OK;
+	return rec_cli_finish(rc);
+}
