@@ -246,7 +246,21 @@ static void on_default(rec_recorder *r, int opened, void *opaque)
 
 /* ---- attaching threads ---------------------------------------------------- */
 
+static __thread int tls_attaching; /* attach -> recorder registration -> attach */
+
+static rec_status attach_thread(void);
+
 rec_status rec_cpu_sampler_attach_thread(void)
+{
+	if (tls_attaching)
+		return REC_OK; /* called back from our own registration */
+	tls_attaching = 1;
+	rec_status st = attach_thread();
+	tls_attaching = 0;
+	return st;
+}
+
+static rec_status attach_thread(void)
 {
 	ensure_init();
 	if (!__atomic_load_n(&g_on, __ATOMIC_RELAXED))

@@ -73,7 +73,7 @@ static int in_code(uintptr_t a, size_t len)
 	return 0;
 }
 
-rec_status rec_stack_thread_register(void)
+static rec_status register_bounds(void)
 {
 	if (tls_stack_hi != 0)
 		return REC_OK;
@@ -90,6 +90,15 @@ rec_status rec_stack_thread_register(void)
 	tls_stack_lo = (uintptr_t)addr;
 	tls_stack_hi = (uintptr_t)addr + size;
 	return REC_OK;
+}
+
+rec_status rec_stack_thread_register(void)
+{
+	/* The recorder calls this when it registers a thread: the moment to
+	 * attach the thread to the CPU sampler (which also makes static links
+	 * include sampler.c). */
+	rec_sampler_thread_seen();
+	return register_bounds();
 }
 
 int rec_stack_thread_bounds(uintptr_t *lo, uintptr_t *hi)
@@ -153,7 +162,7 @@ capture_from(uintptr_t fp, uintptr_t *pcs, size_t max, size_t skip, int *truncat
 	if (pcs == NULL || max == 0)
 		return 0;
 	if (tls_stack_hi == 0 && tls_in_signal == 0)
-		(void)rec_stack_thread_register();
+		(void)register_bounds();
 	const volatile uintptr_t *f = (const volatile uintptr_t *)fp;
 	uintptr_t next = f[0], ret = f[1];
 	size_t n = 0;

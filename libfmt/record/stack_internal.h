@@ -46,7 +46,9 @@
 /*! rec_stack_thread_register() :
  *  Cache the calling thread's stack bounds in TLS (idempotent; cheap after
  *  the first call).  Call from a normal context, e.g. when the recorder first
- *  sees a thread, before a signal handler may capture on it.
+ *  sees a thread, before a signal handler may capture on it.  The recorder
+ *  calls it whenever it registers a thread; it then also attaches the thread
+ *  to the CPU sampler (sampler.c) when sampling is on.
  *  @return REC_OK, or REC_ERR_STATE if the bounds cannot be determined. */
 rec_status rec_stack_thread_register(void);
 

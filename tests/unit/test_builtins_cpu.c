@@ -425,6 +425,41 @@ static void t_sampler_stress(void **state)
 	assert_true(count_type("test.Stress") > 0);
 }
 
+/* A thread that only emits its own events (no wrapper, no explicit
+ * attach) is sampled from its registration with the recorder on. */
+void *cp_emitter_thread(void *arg);
+void *cp_emitter_thread(void *arg)
+{
+	uint64_t *tid = arg;
+	*tid = my_tid();
+	rec_emit e;
+	if (rec_emit_begin(&e, g_user_t)) {
+		rec_emit_u64(&e, 1);
+		rec_emit_string_dyn(&e, "registered");
+		rec_emit_commit(&e);
+	}
+	cp_burn(200e6);
+	return NULL;
+}
+
+static void t_registered_thread_sampled(void **state)
+{
+	(void)state;
+	assert_int_equal(rec_type_declare(&user_def, 0, REC_TYPE_STACK, &g_user_t), REC_OK);
+	rec_start(NULL);
+	uint64_t tid = 0;
+	pthread_t th;
+	assert_int_equal(pthread_create(&th, NULL, cp_emitter_thread, &tid), 0);
+	assert_int_equal(pthread_join(th, NULL), 0);
+	rec_stop_and_load();
+	size_t n = 0;
+	for (size_t i = 0; i < g_nev; i++)
+		if (strcmp(g_ev[i].type, "rec.CPUSample") == 0 && g_ev[i].tid == tid)
+			n++;
+	print_message("%zu samples of a thread that only emitted\n", n);
+	assert_true(n >= 12 && n <= 28); /* 200 ms of CPU at 10 ms */
+}
+
 /* rec.CPUSample switched off by the events option: no timers, no signals. */
 static void t_cpu_sample_off(void **state)
 {
@@ -486,6 +521,7 @@ int main(void)
 		cmocka_unit_test(t_no_recorder),
 		cmocka_unit_test(t_cpu_burn),
 		cmocka_unit_test(t_sampler_stress),
+		cmocka_unit_test(t_registered_thread_sampled),
 		cmocka_unit_test(t_cpu_sample_off),
 		cmocka_unit_test(t_fork_while_sampling),
 	};
