@@ -1,0 +1,298 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * test_counters.c - counter totals over runs and restarts (rec/archive.h):
+ * five runs of a service written with the real writer into one real file
+ * (a crash loop: four runs end without a FINAL chunk), a reset inside a run,
+ * two counters, runs in any file order; and rec_reader_chunk_write() copying
+ * chunks byte for byte.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "rec/archive.h"
+#include "rec/rec.h"
+
+#define T_COUNTER 24u /* rec.Counter, as the recorder declares it */
+#define T_OTHER 7u
+
+static const rec_field counter_fields[] = {
+	{ "name", "Name", "counter name", REC_TYPE_STRING, REC_UNIT_NONE },
+	{ "value", "Value", "total since the counter was created", REC_TYPE_U64, REC_UNIT_COUNT },
+};
+static const rec_type counter_type = {
+	T_COUNTER, 0, "rec.Counter", "Counter", "", "rec/Metrics", 2, counter_fields,
+};
+/* Another type with the same field names: must be ignored. */
+static const rec_type other_type = {
+	T_OTHER, 0, "app.NotACounter", "", "", "app", 2, counter_fields,
+};
+
+/* One run: samples of "requests" (and of "errors" when given), one chunk per
+ * sample so that chunk boundaries fall between samples; final = clean close. */
+typedef struct run_spec {
+	const uint64_t *requests;
+	size_t nreq;
+	const uint64_t *errors;
+	size_t nerr;
+	int final;
+} run_spec;
+
+static void write_run(int fd, int k, const run_spec *rs)
+{
+	rec_writer_options o = REC_WRITER_OPTIONS_INIT;
+	o.codec = REC_CODEC_LZ4;
+	o.run_id = 0xC0FFEE00ull + (uint64_t)k;
+	o.pid = 1000u + (uint32_t)k;
+	o.process_start_ns = 1764670000000000000ll + (int64_t)k * 60000000000ll;
+	o.anchor_wall_ns = o.process_start_ns;
+	o.anchor_ticks = 1000;
+	rec_writer *w = NULL;
+	assert_int_equal(rec_writer_open_fd(&w, fd, &o), REC_OK);
+	assert_int_equal(rec_writer_add_type(w, &counter_type), REC_OK);
+	assert_int_equal(rec_writer_add_type(w, &other_type), REC_OK);
+	uint64_t s_req, s_err;
+	assert_int_equal(rec_writer_intern_string(w, "requests", 8, &s_req), REC_OK);
+	assert_int_equal(rec_writer_intern_string(w, "errors", 6, &s_err), REC_OK);
+	uint64_t t = 2000;
+	size_t n = rs->nreq > rs->nerr ? rs->nreq : rs->nerr;
+	for (size_t i = 0; i < n; i++, t += 1000000) {
+		if (i < rs->nreq) {
+			assert_int_equal(rec_writer_begin(w, T_COUNTER, t, 0, 0, 0), REC_OK);
+			assert_int_equal(rec_writer_put_u64(w, s_req), REC_OK);
+			assert_int_equal(rec_writer_put_u64(w, rs->requests[i]), REC_OK);
+			assert_int_equal(rec_writer_end(w), REC_OK);
+			/* a decoy with a huge value in between */
+			assert_int_equal(rec_writer_begin(w, T_OTHER, t + 1, 0, 0, 0), REC_OK);
+			assert_int_equal(rec_writer_put_u64(w, s_req), REC_OK);
+			assert_int_equal(rec_writer_put_u64(w, 999999999), REC_OK);
+			assert_int_equal(rec_writer_end(w), REC_OK);
+		}
+		if (i < rs->nerr) {
+			assert_int_equal(rec_writer_begin(w, T_COUNTER, t + 2, 0, 0, 0), REC_OK);
+			assert_int_equal(rec_writer_put_u64(w, s_err), REC_OK);
+			assert_int_equal(rec_writer_put_u64(w, rs->errors[i]), REC_OK);
+			assert_int_equal(rec_writer_end(w), REC_OK);
+		}
+		if (i + 1 < n)
+			assert_int_equal(rec_writer_flush(w), REC_OK);
+	}
+	if (rs->final) {
+		assert_int_equal(rec_writer_close(w), REC_OK);
+	} else {
+		assert_int_equal(rec_writer_flush(w), REC_OK);
+		rec_writer_abandon(w); /* killed: no FINAL chunk */
+	}
+}
+
+/* The five runs.  requests: run 0 counts 0 -> 25 (+25); run 1 5 -> 7 (+2),
+ * then a reset to 3, then 9 (+6); run 2 starts at 100 (a baseline, not a
+ * delta) and reaches 150 (+50); run 3 has one sample (+0); run 4 40 -> 40 ->
+ * 45 (+5).  Total 88, one reset.  (Last minus first would be 45; the sum of
+ * all positive steps across runs, reading restarts as deltas, 88 + 100 + 40.) */
+static const uint64_t r0[] = { 0, 10, 25 }, r1[] = { 5, 7, 3, 9 }, r2[] = { 100, 150 },
+		      r3[] = { 0 }, r4[] = { 40, 40, 45 };
+static const uint64_t e0[] = { 1, 2 }, e2[] = { 0, 0, 4 }, e4[] = { 7, 3 };
+static const run_spec runs[5] = {
+	{ r0, 3, e0, 2, 0 }, { r1, 4, NULL, 0, 0 }, { r2, 2, e2, 3, 0 },
+	{ r3, 1, NULL, 0, 0 }, { r4, 3, e4, 2, 1 },
+};
+
+static char path[64];
+
+static void write_file(const int *order)
+{
+	snprintf(path, sizeof path, "/tmp/test_counters.XXXXXX");
+	int fd = mkstemp(path);
+	assert_true(fd >= 0);
+	for (int i = 0; i < 5; i++)
+		write_run(fd, order[i], &runs[order[i]]);
+	assert_int_equal(close(fd), 0);
+}
+
+static const rec_counter_total *find(const rec_counter_total *t, size_t n, const char *name)
+{
+	for (size_t i = 0; i < n; i++)
+		if (strcmp(t[i].name, name) == 0)
+			return &t[i];
+	return NULL;
+}
+
+static void check_totals(uint32_t flags)
+{
+	rec_reader_options o = REC_READER_OPTIONS_INIT;
+	o.flags = flags;
+	rec_reader *r = NULL;
+	assert_int_equal(rec_reader_open_path(&r, path, &o), REC_OK);
+	rec_counters *c = NULL;
+	assert_int_equal(rec_counters_open(&c), REC_OK);
+	uint64_t damaged = 0;
+	assert_int_equal(rec_counters_add_reader(c, r, &damaged), REC_OK);
+	assert_int_equal(damaged, 0);
+	size_t n = 0;
+	const rec_counter_total *t = rec_counters_get(c, &n);
+	assert_int_equal(n, 2);
+	/* sorted by name */
+	assert_string_equal(t[0].name, "errors");
+	assert_string_equal(t[1].name, "requests");
+	const rec_counter_total *req = find(t, n, "requests");
+	assert_non_null(req);
+	assert_int_equal(req->total, 88);
+	assert_int_equal(req->resets, 1);
+	assert_int_equal(req->samples, 13);
+	assert_int_equal(req->runs, 5);
+	/* errors: run 0 1 -> 2 (+1); run 2 0, 0, 4 (+4); run 4 7 -> 3 (reset). */
+	const rec_counter_total *err = find(t, n, "errors");
+	assert_non_null(err);
+	assert_int_equal(err->total, 5);
+	assert_int_equal(err->resets, 1);
+	assert_int_equal(err->samples, 7);
+	assert_int_equal(err->runs, 3);
+	rec_counters_close(c);
+	rec_reader_close(r);
+}
+
+static void t_five_restarts(void **state)
+{
+	(void)state;
+	static const int order[5] = { 0, 1, 2, 3, 4 };
+	write_file(order);
+	check_totals(0);
+	check_totals(REC_READ_ORDERED);
+	unlink(path);
+}
+
+/* Runs concatenated in another order (rec-cat input, `cat b a`): the same. */
+static void t_runs_out_of_order(void **state)
+{
+	(void)state;
+	static const int order[5] = { 3, 0, 4, 2, 1 };
+	write_file(order);
+	check_totals(0);
+	check_totals(REC_READ_ORDERED);
+	unlink(path);
+}
+
+/* Single events by hand: baseline, deltas, reset, other runs, ignored types. */
+static void t_events(void **state)
+{
+	(void)state;
+	rec_counters *c = NULL;
+	assert_int_equal(rec_counters_open(&c), REC_OK);
+	rec_chunk_info ch1, ch2;
+	memset(&ch1, 0, sizeof ch1);
+	memset(&ch2, 0, sizeof ch2);
+	ch1.run_id = 1;
+	ch2.run_id = 2;
+	rec_value v[2];
+	memset(v, 0, sizeof v);
+	v[0].type = REC_TYPE_STRING;
+	v[0].present = 1;
+	v[0].v.s.ptr = "x";
+	v[0].v.s.len = 1;
+	v[1].type = REC_TYPE_U64;
+	v[1].present = 1;
+	rec_event ev;
+	memset(&ev, 0, sizeof ev);
+	ev.type = &counter_type;
+	ev.value_count = 2;
+	ev.values = v;
+	static const struct { int run; uint64_t value; } seq[] = {
+		{ 1, 10 }, { 1, 15 }, { 2, 1000 }, { 1, 12 }, { 2, 1001 }, { 1, 20 }, { 2, 0 },
+	};
+	for (size_t i = 0; i < sizeof seq / sizeof seq[0]; i++) {
+		ev.chunk = seq[i].run == 1 ? &ch1 : &ch2;
+		v[1].v.u = seq[i].value;
+		assert_int_equal(rec_counters_add_event(c, &ev), REC_OK);
+	}
+	ev.type = &other_type;
+	v[1].v.u = 5000;
+	assert_int_equal(rec_counters_add_event(c, &ev), REC_OK);
+	size_t n = 0;
+	const rec_counter_total *t = rec_counters_get(c, &n);
+	assert_int_equal(n, 1);
+	/* run 1: 10 -> 15 (+5), reset to 12, -> 20 (+8); run 2: 1000 -> 1001 (+1), reset */
+	assert_int_equal(t[0].total, 14);
+	assert_int_equal(t[0].resets, 2);
+	assert_int_equal(t[0].samples, 7);
+	assert_int_equal(t[0].runs, 2);
+	assert_int_equal(t[0].last_value, 0);
+	rec_counters_close(c);
+	rec_counters_close(NULL);
+}
+
+static int mem_write(void *opaque, const void *buf, size_t len)
+{
+	FILE *f = opaque;
+	return fwrite(buf, 1, len, f) == len ? 0 : -5;
+}
+
+/* rec_reader_chunk_write(): every chunk of a real file, from a file reader
+ * and from a memory reader, verified or not, gives back the file's bytes. */
+static void t_chunk_write(void **state)
+{
+	(void)state;
+	static const int order[5] = { 0, 1, 2, 3, 4 };
+	write_file(order);
+	FILE *f = fopen(path, "rb");
+	assert_non_null(f);
+	struct stat sb;
+	assert_int_equal(stat(path, &sb), 0);
+	size_t size = (size_t)sb.st_size;
+	char *orig = malloc(size);
+	assert_non_null(orig);
+	assert_int_equal(fread(orig, 1, size, f), size);
+	fclose(f);
+	for (int mode = 0; mode < 4; mode++) {
+		char *copy = NULL;
+		size_t clen = 0;
+		FILE *m = open_memstream(&copy, &clen);
+		assert_non_null(m);
+		rec_sink sink = { mem_write, NULL, m };
+		rec_reader *r = NULL;
+		if (mode & 1)
+			assert_int_equal(rec_reader_open_mem(&r, orig, size, "mem", NULL), REC_OK);
+		else
+			assert_int_equal(rec_reader_open_path(&r, path, NULL), REC_OK);
+		assert_int_equal(rec_reader_chunk_write(r, &sink), REC_ERR_STATE);
+		const rec_chunk_info *ci;
+		int chunks = 0;
+		while (rec_reader_next_chunk(r, &ci) == REC_OK) {
+			if (mode & 2)
+				assert_int_equal(rec_reader_verify_chunk(r), REC_OK);
+			uint32_t hc = 0, pc = 0;
+			assert_int_equal(rec_reader_chunk_checksums(r, &hc, &pc), REC_OK);
+			assert_true(hc != 0 || pc != 0);
+			assert_int_equal(rec_reader_chunk_write(r, &sink), REC_OK);
+			chunks++;
+		}
+		rec_reader_close(r);
+		fclose(m);
+		assert_true(chunks >= 13);
+		assert_int_equal(clen, size);
+		assert_memory_equal(copy, orig, size);
+		free(copy);
+	}
+	free(orig);
+	unlink(path);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(t_five_restarts),
+		cmocka_unit_test(t_runs_out_of_order),
+		cmocka_unit_test(t_events),
+		cmocka_unit_test(t_chunk_write),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
