@@ -12,9 +12,11 @@
  * locks and drops (and counts) a sample that interrupted an emit of the same
  * thread.
  *
- * Threads are attached when the default recorder opens (the opening
- * thread), when they call rec_cpu_sampler_attach_thread(), and when they use
- * a rec_ lock/sleep/alloc wrapper.  The timers are disarmed when the default
+ * Threads are attached when the recorder registers them (the core calls
+ * rec_stack_thread_register(), which calls rec_sampler_thread_seen()), when
+ * they open the default recorder, when they call
+ * rec_cpu_sampler_attach_thread(), and when they use a rec_ lock/sleep/alloc
+ * wrapper.  The timers are disarmed when the default
  * recorder starts closing, re-armed when one opens again, and deleted when
  * their thread exits.  If the program has its own SIGPROF handler the
  * sampler stays off.

@@ -149,8 +149,9 @@ REC_API void rec_cpu_sampler_set_period(uint64_t ns);
 REC_API uint64_t rec_cpu_sampler_period(void);
 /*! rec_cpu_sampler_attach_thread() : start sampling the calling thread
  *  (registers it with the default recorder and arms a CLOCK_THREAD_CPUTIME_ID
- *  timer that sends SIGPROF to this thread).  The sampler also attaches
- *  every thread that uses any rec_ wrapper or emits its first event.
+ *  timer that sends SIGPROF to this thread).  Rarely needed: the sampler
+ *  attaches every thread the default recorder registers (its first event),
+ *  the thread that opens it, and every thread that uses a rec_ wrapper.
  *  @return REC_OK, REC_ERR_STATE (no default recorder or sampling off), or
  *          REC_ERR_IO (timer_create failed). */
 REC_API rec_status rec_cpu_sampler_attach_thread(void);
