@@ -157,3 +157,46 @@ clean:
 	rm -rf $(BUILD) build-asan
 
 -include $(shell find $(BUILD)/obj -name '*.d' 2>/dev/null)
+
+# ==== fuzzing, replay and static analysis (issue 6) =========================
+# Block owned by the fuzzing work; see fuzz/README.md.
+#   make fuzz [FUZZ_SECONDS=60]   each libFuzzer harness in turn (clang)
+#   make fuzz-smoke               each harness ~20 s (CI)
+#   make lint                     cppcheck and clang-tidy over libfmt/ and tools/
+# make test also replays fuzz/corpus/<h> and testdata/fuzz-regressions/<h>
+# through $(BUILD)/fuzz/<h>_replay (the harness + fuzz/regression_driver.c,
+# built with $(CC); tests/cli/fuzz_replay.sh runs them).
+FUZZ_SECONDS ?= 60
+FUZZ_BUILD ?= $(BUILD)/fuzz-libfuzzer
+FUZZ_HARNESS_NAMES := $(sort $(basename $(notdir $(filter-out fuzz/regression_driver.c,$(wildcard fuzz/*.c)))))
+FUZZ_REPLAYS := $(FUZZ_HARNESS_NAMES:%=$(BUILD)/fuzz/%_replay)
+LINT_SRCS = $(LIB_SRCS) $(CLI_SRCS) $(TOOL_SRCS)
+
+.PHONY: fuzz fuzz-build fuzz-smoke fuzz-replay lint cppcheck clang-tidy
+test check: $(FUZZ_REPLAYS)
+fuzz-replay: $(FUZZ_REPLAYS)
+
+$(BUILD)/fuzz/%_replay: $(BUILD)/obj/fuzz/%.o $(BUILD)/obj/fuzz/regression_driver.o $(STATIC)
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  LD      $@")
+	$(Q)$(CC) $(CFLAGS_ALL) -o $@ $^ $(LIBS_ALL)
+
+fuzz-build:
+	$(Q)$(MAKE) --no-print-directory -f fuzz/Makefile FUZZ_BUILD=$(FUZZ_BUILD) all
+
+fuzz: fuzz-build
+	$(Q)$(MAKE) --no-print-directory -f fuzz/Makefile FUZZ_BUILD=$(FUZZ_BUILD) FUZZ_SECONDS=$(FUZZ_SECONDS) run
+
+fuzz-smoke: fuzz-build
+	$(Q)$(MAKE) --no-print-directory -f fuzz/Makefile FUZZ_BUILD=$(FUZZ_BUILD) FUZZ_SECONDS=20 run
+
+lint: cppcheck clang-tidy
+
+cppcheck:
+	$(Q)cppcheck --quiet --error-exitcode=1 --std=c11 --enable=warning,portability,performance \
+	  --inline-suppr --suppressions-list=.cppcheck-suppressions -D_GNU_SOURCE -D__GNUC__ \
+	  -Ilibfmt/include -Ilibfmt --library=posix $(LINT_SRCS)
+
+clang-tidy:
+	$(Q)clang-tidy --quiet $(LINT_SRCS) -- $(CPPFLAGS_ALL) -std=c17 $(PKG_CFLAGS)
+# ==== end of the fuzzing block ==============================================

@@ -1,0 +1,102 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * events.c - fuzz full event iteration: pools (strings, threads, modules,
+ * frames, stacks), event records and field decoding, once in file order and
+ * once in timestamp order (REC_READ_ORDERED, which sorts and merges chunks).
+ * Every value the reader hands out is read completely: strings, texts and
+ * blobs byte by byte, threads, stacks with all their frames and modules.
+ */
+#include "fuzz.h"
+
+static void touch_frame(const rec_frame *f)
+{
+	if (!f)
+		return;
+	rec_fuzz_sink += f->id + f->module_offset + f->function_offset;
+	rec_fuzz_str(f->function);
+	if (f->module) {
+		rec_fuzz_str(f->module->path);
+		rec_fuzz_str(f->module->build_id);
+		rec_fuzz_sink += f->module->base + f->module->id;
+	}
+}
+
+static void touch_stack(const rec_stack *s)
+{
+	if (!s)
+		return;
+	rec_fuzz_sink += s->id + s->flags + s->depth;
+	for (uint32_t i = 0; i < s->depth; i++)
+		touch_frame(s->frames[i]);
+}
+
+static void touch_thread(const rec_thread *t)
+{
+	if (!t)
+		return;
+	rec_fuzz_sink += t->id + t->os_tid;
+	rec_fuzz_str(t->name);
+}
+
+static void touch_event(const rec_event *ev)
+{
+	rec_fuzz_type(ev->type);
+	rec_fuzz_chunk_info(ev->chunk);
+	rec_fuzz_sink += ev->ticks + (uint64_t)ev->wall_ns + ev->duration_ticks +
+			 (uint64_t)ev->duration_ns + ev->offset;
+	touch_thread(ev->thread);
+	touch_stack(ev->stack);
+	for (uint32_t i = 0; i < ev->value_count; i++) {
+		const rec_value *v = &ev->values[i];
+		if (!v->present)
+			continue;
+		switch (v->type) {
+		case REC_TYPE_STRING:
+		case REC_TYPE_TEXT:
+		case REC_TYPE_BLOB:
+			if (v->v.s.ptr)
+				rec_fuzz_touch(v->v.s.ptr, v->v.s.len);
+			break;
+		case REC_TYPE_THREAD:
+			touch_thread(v->v.thread);
+			break;
+		case REC_TYPE_STACK:
+			touch_stack(v->v.stack);
+			break;
+		default:
+			rec_fuzz_sink += v->v.u;
+			break;
+		}
+	}
+}
+
+static void iterate(const uint8_t *data, size_t size, uint32_t flags)
+{
+	rec_reader_options o = rec_fuzz_options(flags);
+	rec_reader *r = NULL;
+	if (rec_reader_open_mem(&r, data, size, "fuzz", &o) != REC_OK) {
+		rec_reader_close(r);
+		return;
+	}
+	for (;;) {
+		rec_event ev;
+		rec_status st = rec_reader_next_event(r, &ev);
+		if (st == REC_END)
+			break;
+		if (st == REC_OK)
+			touch_event(&ev);
+		else
+			rec_fuzz_problem(r);
+	}
+	rec_reader_stats rs;
+	rec_reader_get_stats(r, &rs);
+	rec_fuzz_sink += rs.events + rs.unknown_types + rs.order_window_overflows;
+	rec_reader_close(r);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	iterate(data, size, 0);
+	iterate(data, size, REC_READ_ORDERED);
+	return 0;
+}
