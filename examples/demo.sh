@@ -122,3 +122,21 @@ if [ "$lines" -gt 150 ]; then
 fi
 echo
 echo "demo: recording kept in $REC"
+
+# ---- pictures of the recording (rec-lockgraph; rec-flame's lock-wait flame graph) ----
+echo
+echo "== rec-lockgraph --format svg demo.rec: the wait-for graph as a picture"
+echo "   Look at: \"quote-cache-lock\" is the heaviest lock (thickest outline); the conn threads"
+echo "   of /requests/blocking point at it with their waits (count, total, max; wider = longer),"
+echo "   and the dashed edge leads to the thread that held it meanwhile."
+if [ -x "$BIN/rec-lockgraph" ]; then
+	"$BIN/rec-lockgraph" --format svg --output "$OUT/lock-graph.svg" "$REC"
+	echo "   lock graph (SVG, open it in a browser): $OUT/lock-graph.svg"
+else
+	echo "   (rec-lockgraph is not built: make BUILD=$BUILD)"
+fi
+if [ -x "$BIN/rec-flame" ]; then
+	"$BIN/rec-flame" --event rec.LockWait --format html --title "demo.rec: lock waits" \
+		--output "$OUT/lock-waits.html" "$REC"
+	echo "   lock-wait flame graph (HTML): $OUT/lock-waits.html"
+fi
