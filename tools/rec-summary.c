@@ -186,6 +186,11 @@ static void print_text(const rec_summary_result *res)
 	out_label("Dropped events");
 	rec_out_u64(res->dropped);
 	rec_out_char('\n');
+	if (res->problem_count) {
+		out_label("Problems");
+		rec_out_u64(res->problem_count);
+		REC_OUT_LIT(" (listed on standard error)\n");
+	}
 	out_label("Runs");
 	rec_out_u64(res->run_count);
 	if (res->run_count > 1) {
