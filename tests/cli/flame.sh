@@ -171,6 +171,17 @@ n=$(awk '{ s += $NF } END { print s + 0 }' "$tmp/out")
 rc=0; "$flame" --diff "$B" "$tmp/cut.rec" >"$tmp/out" 2>"$tmp/err" || rc=$?
 [ "$rc" -eq 1 ] && [ -s "$tmp/out" ] || fail "diff with damaged input: exit $rc"
 
+# every recording of testdata/ (valid and damaged): exit 0 or 1, never a crash
+for f in "$root"/testdata/valid/*.rec "$root"/testdata/invalid/*.rec; do
+	[ -f "$f" ] || continue
+	for args in "" "--threads --format html" "--event rec.LockWait --reverse"; do
+		rc=0
+		# shellcheck disable=SC2086
+		"$flame" $args "$f" >/dev/null 2>"$tmp/err" || rc=$?
+		[ "$rc" -le 1 ] || { fail "$(basename "$f") [$args]: exit $rc"; head -3 "$tmp/err"; }
+	done
+done
+
 if [ "$fails" -ne 0 ]; then
 	echo "flame: $fails failure(s)"
 	exit 1
