@@ -1,0 +1,419 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * rec-cat - concatenate recordings, ordering runs by start time (each run's
+ * chunks in sequence order) and removing exact duplicate chunks.  Plain
+ * `cat a.rec b.rec` is already a valid recording (the format is a sequence
+ * of self-contained chunks); rec-cat adds the order and the deduplication.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "common/cli.h"
+#include "rec/archive.h"
+#include "rec/rec.h"
+
+static const char usage_text[] =
+	"Usage: rec-cat [OPTIONS] FILE...\n"
+	"Concatenate recordings into one, chunk by chunk, byte for byte:\n"
+	"  - runs (Run_Id, Pid, Process_Start) are ordered by the start time of\n"
+	"    their first chunk, and each run's chunks by their sequence number;\n"
+	"  - a chunk whose bytes are exactly those of a chunk already taken is\n"
+	"    removed (checksums compared first, then every byte);\n"
+	"  - every chunk is verified first; a damaged chunk is reported and left out.\n"
+	"A plain `cat a.rec b.rec > c.rec` is also a valid recording (the format is\n"
+	"a sequence of self-contained chunks): rec-cat only adds the order and the\n"
+	"deduplication.  The inputs are read twice, so they must be files (not '-').\n"
+	"What was done is reported on stderr:\n"
+	"  rec-cat: 3 files: 12 chunks of 2 runs written, 4 duplicate chunks removed\n"
+	"\n"
+	"Options:\n"
+	"  -o, --output=OUT  write to OUT (through a temporary file renamed at the\n"
+	"                    end) instead of standard output; OUT must not be an input\n"
+	"  --keep-order      keep the input order (only remove duplicates)\n"
+	"  -q, --quiet       no report line\n"
+	"  -h, --help        show this help and exit\n"
+	"  --version         show the library version and exit\n"
+	"\n"
+	"Exit status: 0 success, 1 a damaged chunk was left out or an input could\n"
+	"not be read or the output written, 2 usage error.\n";
+
+enum { OPT_VERSION = 256, OPT_KEEP_ORDER };
+
+static const struct option long_opts[] = {
+	{ "output", required_argument, NULL, 'o' },
+	{ "keep-order", no_argument, NULL, OPT_KEEP_ORDER },
+	{ "quiet", no_argument, NULL, 'q' },
+	{ "help", no_argument, NULL, 'h' },
+	{ "version", no_argument, NULL, OPT_VERSION },
+	{ NULL, 0, NULL, 0 },
+};
+
+typedef struct entry {
+	uint32_t file;
+	uint32_t sequence;
+	uint64_t offset, size;
+	uint64_t run_id;
+	int64_t process_start_ns;
+	uint32_t pid;
+	uint32_t hcrc, pcrc;
+	int64_t start_wall_ns;
+	size_t order;   /* input order */
+	size_t run;     /* run ordinal (index into runs) */
+	int dup;
+} entry;
+
+typedef struct run_info {
+	uint64_t run_id;
+	int64_t process_start_ns;
+	uint32_t pid;
+	int64_t start; /* earliest chunk start */
+	size_t first;  /* input order of its first chunk */
+} run_info;
+
+static entry *ents;
+static size_t nents, ecap;
+static run_info *runs;
+static size_t nruns, rcap;
+static int *fds;
+static char **names;
+
+static bool read_full(int fd, uint64_t off, void *buf, size_t n)
+{
+	size_t done = 0;
+	while (done < n) {
+		ssize_t k = pread(fd, (char *)buf + done, n - done, (off_t)(off + done));
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k <= 0)
+			return false;
+		done += (size_t)k;
+	}
+	return true;
+}
+
+static bool write_full(int fd, const void *buf, size_t n)
+{
+	const char *p = buf;
+	while (n) {
+		ssize_t k = write(fd, p, n);
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k < 0)
+			return false;
+		p += k;
+		n -= (size_t)k;
+	}
+	return true;
+}
+
+#define STEP ((size_t)1 << 20)
+static char *buf_a, *buf_b;
+
+/* Same bytes?  -1 on a read error. */
+static int same_bytes(const entry *a, const entry *b)
+{
+	for (uint64_t done = 0; done < a->size;) {
+		size_t n = a->size - done < STEP ? (size_t)(a->size - done) : STEP;
+		if (!read_full(fds[a->file], a->offset + done, buf_a, n) ||
+		    !read_full(fds[b->file], b->offset + done, buf_b, n))
+			return -1;
+		if (memcmp(buf_a, buf_b, n) != 0)
+			return 0;
+		done += n;
+	}
+	return 1;
+}
+
+static size_t run_of(const rec_chunk_info *ci, size_t order)
+{
+	for (size_t i = nruns; i-- > 0;) /* recent runs first: chunks of a run are usually adjacent */
+		if (runs[i].run_id == ci->run_id && runs[i].pid == ci->pid &&
+		    runs[i].process_start_ns == ci->process_start_ns) {
+			if (ci->start_wall_ns < runs[i].start)
+				runs[i].start = ci->start_wall_ns;
+			return i;
+		}
+	if (nruns == rcap) {
+		rcap = rcap ? rcap * 2 : 16;
+		runs = rec_cli_xrealloc(runs, rcap * sizeof(run_info));
+	}
+	run_info *r = &runs[nruns];
+	r->run_id = ci->run_id;
+	r->pid = ci->pid;
+	r->process_start_ns = ci->process_start_ns;
+	r->start = ci->start_wall_ns;
+	r->first = order;
+	return nruns++;
+}
+
+static int cmp_key(const void *pa, const void *pb)
+{
+	const entry *a = *(entry *const *)pa, *b = *(entry *const *)pb;
+	if (a->hcrc != b->hcrc)
+		return a->hcrc < b->hcrc ? -1 : 1;
+	if (a->pcrc != b->pcrc)
+		return a->pcrc < b->pcrc ? -1 : 1;
+	if (a->size != b->size)
+		return a->size < b->size ? -1 : 1;
+	return a->order < b->order ? -1 : a->order > b->order;
+}
+
+static size_t *run_rank;
+
+static int cmp_out(const void *pa, const void *pb)
+{
+	const entry *a = pa, *b = pb;
+	if (a->run != b->run)
+		return run_rank[a->run] < run_rank[b->run] ? -1 : 1;
+	if (a->sequence != b->sequence)
+		return a->sequence < b->sequence ? -1 : 1;
+	if (a->start_wall_ns != b->start_wall_ns)
+		return a->start_wall_ns < b->start_wall_ns ? -1 : 1;
+	return a->order < b->order ? -1 : a->order > b->order;
+}
+
+static int cmp_run(const void *pa, const void *pb)
+{
+	const run_info *a = &runs[*(const size_t *)pa], *b = &runs[*(const size_t *)pb];
+	if (a->start != b->start)
+		return a->start < b->start ? -1 : 1;
+	if (a->process_start_ns != b->process_start_ns)
+		return a->process_start_ns < b->process_start_ns ? -1 : 1;
+	return a->first < b->first ? -1 : a->first > b->first;
+}
+
+int main(int argc, char **argv)
+{
+	rec_cli_init("rec-cat");
+	const char *out = NULL;
+	bool quiet = false, keep_order = false;
+	int c;
+	while ((c = rec_cli_getopt(argc, argv, "ho:q", long_opts)) != -1) {
+		switch (c) {
+		case 'o': out = optarg; break;
+		case 'q': quiet = true; break;
+		case OPT_KEEP_ORDER: keep_order = true; break;
+		case 'h': rec_cli_help(usage_text);
+		case OPT_VERSION: rec_cli_version();
+		default: rec_cli_usage_error("unexpected option");
+		}
+	}
+	if (optind >= argc)
+		rec_cli_usage_error("no input file");
+	size_t nfiles = (size_t)(argc - optind);
+	names = argv + optind;
+	struct stat so;
+	bool out_exists = out && strcmp(out, "-") != 0 && stat(out, &so) == 0;
+	if (out && strcmp(out, "-") == 0)
+		out = NULL;
+	for (size_t i = 0; i < nfiles; i++) {
+		if (strcmp(names[i], "-") == 0)
+			rec_cli_usage_error("'-': rec-cat reads its inputs twice and needs files "
+					    "(plain cat concatenates a pipe)");
+		struct stat si;
+		if (out_exists && stat(names[i], &si) == 0 && si.st_dev == so.st_dev &&
+		    si.st_ino == so.st_ino)
+			rec_cli_usage_error("output %s is also an input", out);
+	}
+	fds = rec_cli_xmalloc(nfiles * sizeof(int));
+	buf_a = rec_cli_xmalloc(STEP);
+	buf_b = rec_cli_xmalloc(STEP);
+	int rc = REC_EXIT_OK;
+	uint64_t damaged = 0;
+
+	/* Pass 1: verify every chunk, note where it is and whose it is. */
+	for (size_t fi = 0; fi < nfiles; fi++) {
+		fds[fi] = open(names[fi], O_RDONLY | O_CLOEXEC);
+		if (fds[fi] < 0) {
+			rec_cli_file_error(names[fi], "%s", strerror(errno));
+			rc = REC_EXIT_DATA;
+			continue;
+		}
+		rec_reader_options o = REC_READER_OPTIONS_INIT;
+		o.flags = REC_READ_VERIFY;
+		rec_reader *r = NULL;
+		rec_status st = rec_reader_open_path(&r, names[fi], &o);
+		if (st != REC_OK) {
+			rec_cli_file_error(names[fi], "%s", rec_strerror(st));
+			rc = REC_EXIT_DATA;
+			continue;
+		}
+		for (;;) {
+			const rec_chunk_info *ci;
+			st = rec_reader_next_chunk(r, &ci);
+			if (st == REC_END)
+				break;
+			if (st == REC_OK) {
+				st = rec_reader_verify_chunk(r);
+				if (st == REC_OK) {
+					if (nents == ecap) {
+						ecap = ecap ? ecap * 2 : 256;
+						ents = rec_cli_xrealloc(ents, ecap * sizeof(entry));
+					}
+					entry *e = &ents[nents];
+					memset(e, 0, sizeof *e);
+					e->file = (uint32_t)fi;
+					e->sequence = ci->sequence;
+					e->offset = ci->offset;
+					e->size = ci->size;
+					e->run_id = ci->run_id;
+					e->pid = ci->pid;
+					e->process_start_ns = ci->process_start_ns;
+					e->start_wall_ns = ci->start_wall_ns;
+					e->order = nents;
+					e->run = run_of(ci, nents);
+					rec_reader_chunk_checksums(r, &e->hcrc, &e->pcrc);
+					nents++;
+					continue;
+				}
+			}
+			const rec_problem *p = rec_reader_problem(r);
+			rec_cli_problem(names[fi], p, st);
+			rc = REC_EXIT_DATA;
+			if (p && p->chunk >= 0)
+				damaged++;
+			if (st == REC_ERR_NOMEM || (st == REC_ERR_IO && (!p || p->chunk < 0)))
+				break;
+		}
+		rec_reader_close(r);
+	}
+
+	/* Duplicates: same checksums and size, then same bytes; the first in
+	 * input order stays. */
+	uint64_t dups = 0, dup_bytes = 0;
+	{
+		entry **by = rec_cli_xmalloc((nents ? nents : 1) * sizeof(entry *));
+		for (size_t i = 0; i < nents; i++)
+			by[i] = &ents[i];
+		qsort(by, nents, sizeof(entry *), cmp_key);
+		for (size_t i = 0; i < nents;) {
+			size_t j = i + 1;
+			while (j < nents && by[j]->hcrc == by[i]->hcrc && by[j]->pcrc == by[i]->pcrc &&
+			       by[j]->size == by[i]->size)
+				j++;
+			for (size_t k = i + 1; k < j; k++) {
+				for (size_t m = i; m < k; m++) {
+					if (by[m]->dup)
+						continue;
+					int s = same_bytes(by[k], by[m]);
+					if (s < 0) {
+						rec_cli_error("read error while comparing chunks: %s", strerror(errno));
+						rc = REC_EXIT_DATA;
+						break;
+					}
+					if (s) {
+						by[k]->dup = 1;
+						dups++;
+						dup_bytes += by[k]->size;
+						break;
+					}
+				}
+			}
+			i = j;
+		}
+		free(by);
+	}
+
+	/* Order: runs by start, chunks of a run by sequence. */
+	if (!keep_order && nents) {
+		size_t *idx = rec_cli_xmalloc(nruns * sizeof(size_t));
+		run_rank = rec_cli_xmalloc(nruns * sizeof(size_t));
+		for (size_t i = 0; i < nruns; i++)
+			idx[i] = i;
+		qsort(idx, nruns, sizeof(size_t), cmp_run);
+		for (size_t i = 0; i < nruns; i++)
+			run_rank[idx[i]] = i;
+		qsort(ents, nents, sizeof(entry), cmp_out);
+		free(idx);
+	}
+
+	/* Pass 2: copy. */
+	int ofd = STDOUT_FILENO;
+	char *tmp = NULL;
+	if (out) {
+		size_t n = strlen(out) + 32;
+		tmp = rec_cli_xmalloc(n);
+		snprintf(tmp, n, "%s.tmp.%ld", out, (long)getpid());
+		ofd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+		if (ofd < 0) {
+			rec_cli_file_error(tmp, "%s", strerror(errno));
+			return rec_cli_finish(REC_EXIT_DATA);
+		}
+	} else {
+		rec_out_flush();
+		fflush(stdout);
+	}
+	bool wfail = false;
+	uint64_t written = 0, wbytes = 0;
+	for (size_t i = 0; i < nents && !wfail; i++) {
+		const entry *e = &ents[i];
+		if (e->dup)
+			continue;
+		for (uint64_t done = 0; done < e->size;) {
+			size_t n = e->size - done < STEP ? (size_t)(e->size - done) : STEP;
+			if (!read_full(fds[e->file], e->offset + done, buf_a, n)) {
+				rec_cli_file_error(names[e->file], "read error at offset %" PRIu64 ": %s",
+						   e->offset + done, errno ? strerror(errno) : "file shrank");
+				wfail = true;
+				break;
+			}
+			if (!write_full(ofd, buf_a, n)) {
+				rec_cli_file_error(out ? out : "standard output", "%s", strerror(errno));
+				wfail = true;
+				break;
+			}
+			done += n;
+		}
+		written++;
+		wbytes += e->size;
+	}
+	if (out) {
+		if (close(ofd) != 0 && !wfail) {
+			rec_cli_file_error(out, "%s", strerror(errno));
+			wfail = true;
+		}
+		if (!wfail && rename(tmp, out) != 0) {
+			rec_cli_file_error(out, "%s", strerror(errno));
+			wfail = true;
+		}
+		if (wfail)
+			unlink(tmp);
+		free(tmp);
+	}
+	if (wfail)
+		rc = REC_EXIT_DATA;
+	size_t used_runs = 0;
+	for (size_t r = 0; r < nruns; r++)
+		for (size_t i = 0; i < nents; i++)
+			if (ents[i].run == r && !ents[i].dup) {
+				used_runs++;
+				break;
+			}
+	if (!quiet) {
+		char extra[128] = "";
+		if (damaged)
+			snprintf(extra, sizeof extra, ", %" PRIu64 " damaged chunk%s left out", damaged,
+				 damaged == 1 ? "" : "s");
+		rec_cli_error("%zu file%s: %" PRIu64 " chunk%s of %zu run%s written (%" PRIu64
+			      " bytes), %" PRIu64 " duplicate chunk%s removed (%" PRIu64 " bytes)%s",
+			      nfiles, nfiles == 1 ? "" : "s", written, written == 1 ? "" : "s", used_runs,
+			      used_runs == 1 ? "" : "s", wbytes, dups, dups == 1 ? "" : "s", dup_bytes,
+			      extra);
+	}
+	for (size_t i = 0; i < nfiles; i++)
+		if (fds[i] >= 0)
+			close(fds[i]);
+	free(fds);
+	free(ents);
+	free(runs);
+	free(run_rank);
+	free(buf_a);
+	free(buf_b);
+	return rec_cli_finish(rc);
+}

@@ -1,0 +1,352 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * rec-split - split a recording into pieces by run, by time window or by
+ * size.  Each piece is a valid recording made of whole chunks, copied byte
+ * for byte: a chunk is never cut.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "common/cli.h"
+#include "rec/archive.h"
+#include "rec/rec.h"
+
+static const char usage_text[] =
+	"Usage: rec-split --by run|time=DUR|size=SIZE [OPTIONS] FILE\n"
+	"Split a recording into pieces PREFIX-0001.rec, PREFIX-0002.rec, ...  Each\n"
+	"piece is a valid recording made of whole chunks copied byte for byte: a\n"
+	"chunk is never cut, so a piece holds whole chunks only and time windows\n"
+	"and sizes are met at chunk granularity.\n"
+	"  --by run        one piece per run (Run_Id, Pid, Process_Start)\n"
+	"  --by time=DUR   one piece per time window of DUR (e.g. 500ms, 10s, 5m, 1h;\n"
+	"                  units ns, us, ms, s, m, h), windows aligned on multiples\n"
+	"                  of DUR since the Unix epoch; a chunk goes to the window of\n"
+	"                  its start time (Start_Wall_Ns)\n"
+	"  --by size=SIZE  pieces of at most SIZE bytes (e.g. 64MiB; suffixes K, KiB,\n"
+	"                  M, MiB, G, GiB are powers of 1024): a piece is closed\n"
+	"                  before a chunk would make it exceed SIZE; a chunk larger\n"
+	"                  than SIZE goes alone into its own piece\n"
+	"Pieces are numbered in the order their first chunk appears in FILE (by run\n"
+	"and time, a piece whose chunks are not adjacent in FILE is appended to).\n"
+	"Every chunk is verified first; a damaged chunk is reported and left out.\n"
+	"One line per piece on stdout: its name, chunks, events, bytes and its run\n"
+	"or window.  FILE may be '-' (standard input).\n"
+	"\n"
+	"Options:\n"
+	"  -o, --prefix=PREFIX  piece names start with PREFIX (default: FILE without\n"
+	"                       its .rec suffix; \"rec-split\" for standard input)\n"
+	"  -h, --help           show this help and exit\n"
+	"  --version            show the library version and exit\n"
+	"\n"
+	"Existing files with a piece's name are overwritten.\n"
+	"Exit status: 0 success, 1 a damaged chunk was left out, or reading or\n"
+	"writing failed, 2 usage error.\n";
+
+enum { OPT_VERSION = 256, OPT_BY };
+
+static const struct option long_opts[] = {
+	{ "by", required_argument, NULL, OPT_BY },
+	{ "prefix", required_argument, NULL, 'o' },
+	{ "help", no_argument, NULL, 'h' },
+	{ "version", no_argument, NULL, OPT_VERSION },
+	{ NULL, 0, NULL, 0 },
+};
+
+enum { BY_NONE, BY_RUN, BY_TIME, BY_SIZE };
+
+/* "<digits><unit>" with unit among the given suffixes; overflow checked. */
+static bool parse_scaled(const char *s, const char *const *units, const uint64_t *mult,
+			 uint64_t *out)
+{
+	size_t n = 0;
+	while (s[n] >= '0' && s[n] <= '9')
+		n++;
+	if (n == 0 || n > 19)
+		return false;
+	char num[24];
+	memcpy(num, s, n);
+	num[n] = '\0';
+	uint64_t v;
+	if (!rec_cli_parse_u64(num, 1, UINT64_MAX, &v))
+		return false;
+	const char *u = s + n;
+	for (size_t i = 0; units[i]; i++) {
+		if (strcmp(u, units[i]) == 0) {
+			if (v > UINT64_MAX / mult[i])
+				return false;
+			*out = v * mult[i];
+			return true;
+		}
+	}
+	return false;
+}
+
+static const char *const dur_units[] = { "ns", "us", "ms", "s", "m", "min", "h", NULL };
+static const uint64_t dur_mult[] = { 1, 1000, 1000000, 1000000000ull, 60000000000ull,
+				     60000000000ull, 3600000000000ull };
+static const char *const size_units[] = { "", "B", "K", "KiB", "k", "M", "MiB", "G", "GiB", NULL };
+static const uint64_t size_mult[] = { 1, 1, 1024, 1024, 1024, 1048576, 1048576, 1073741824ull,
+				      1073741824ull };
+
+typedef struct piece {
+	char *name;
+	uint64_t chunks, events, bytes;
+	/* key */
+	uint64_t run_id;
+	int64_t process_start_ns;
+	uint32_t pid;
+	int64_t window;
+} piece;
+
+static piece *pieces;
+static size_t npieces, pcap;
+static int cur_fd = -1;
+static size_t cur_piece = SIZE_MAX;
+static const char *prefix;
+
+static int fd_write(void *opaque, const void *buf, size_t len)
+{
+	(void)opaque;
+	const char *p = buf;
+	while (len) {
+		ssize_t k = write(cur_fd, p, len);
+		if (k < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		p += k;
+		len -= (size_t)k;
+	}
+	return 0;
+}
+
+static size_t new_piece(void)
+{
+	if (npieces == pcap) {
+		pcap = pcap ? pcap * 2 : 16;
+		pieces = rec_cli_xrealloc(pieces, pcap * sizeof(piece));
+	}
+	piece *p = &pieces[npieces];
+	memset(p, 0, sizeof *p);
+	size_t n = strlen(prefix) + 32;
+	p->name = rec_cli_xmalloc(n);
+	snprintf(p->name, n, "%s-%04zu.rec", prefix, npieces + 1);
+	return npieces++;
+}
+
+/* Make piece i the one written to (created on first use, appended after). */
+static bool switch_to(size_t i, bool fresh)
+{
+	if (i == cur_piece)
+		return true;
+	if (cur_fd >= 0 && close(cur_fd) != 0) {
+		rec_cli_file_error(pieces[cur_piece].name, "%s", strerror(errno));
+		cur_fd = -1;
+		return false;
+	}
+	cur_fd = open(pieces[i].name,
+		      O_WRONLY | O_CREAT | O_CLOEXEC | (fresh ? O_TRUNC : O_APPEND), 0644);
+	if (cur_fd < 0) {
+		rec_cli_file_error(pieces[i].name, "%s", strerror(errno));
+		return false;
+	}
+	cur_piece = i;
+	return true;
+}
+
+static void out_iso(int64_t ns)
+{
+	char b[64];
+	rec_out_write(b, rec_fmt_iso(b, ns));
+}
+
+int main(int argc, char **argv)
+{
+	rec_cli_init("rec-split");
+	int by = BY_NONE;
+	uint64_t dur = 0, limit = 0;
+	int c;
+	while ((c = rec_cli_getopt(argc, argv, "ho:", long_opts)) != -1) {
+		switch (c) {
+		case OPT_BY:
+			if (strcmp(optarg, "run") == 0) {
+				by = BY_RUN;
+			} else if (strncmp(optarg, "time=", 5) == 0) {
+				by = BY_TIME;
+				if (!parse_scaled(optarg + 5, dur_units, dur_mult, &dur) || dur > INT64_MAX)
+					rec_cli_usage_error("--by time=DUR: bad duration '%s' (e.g. 10s, 500ms, 1h)",
+							    optarg + 5);
+			} else if (strncmp(optarg, "size=", 5) == 0) {
+				by = BY_SIZE;
+				if (!parse_scaled(optarg + 5, size_units, size_mult, &limit))
+					rec_cli_usage_error("--by size=SIZE: bad size '%s' (e.g. 64MiB, 4096)",
+							    optarg + 5);
+			} else {
+				rec_cli_usage_error("--by: '%s' is not run, time=DUR or size=SIZE", optarg);
+			}
+			break;
+		case 'o': prefix = optarg; break;
+		case 'h': rec_cli_help(usage_text);
+		case OPT_VERSION: rec_cli_version();
+		default: rec_cli_usage_error("unexpected option");
+		}
+	}
+	if (by == BY_NONE)
+		rec_cli_usage_error("--by run|time=DUR|size=SIZE is required");
+	if (argc - optind != 1)
+		rec_cli_usage_error(argc - optind < 1 ? "no input file" : "one input file only");
+	const char *in = argv[optind];
+	char *defprefix = NULL;
+	if (!prefix) {
+		if (strcmp(in, "-") == 0) {
+			prefix = "rec-split";
+		} else {
+			defprefix = rec_cli_xstrdup(in);
+			size_t n = strlen(defprefix);
+			if (n > 4 && strcmp(defprefix + n - 4, ".rec") == 0)
+				defprefix[n - 4] = '\0';
+			prefix = defprefix;
+		}
+	}
+	if (!*prefix)
+		rec_cli_usage_error("empty prefix");
+
+	rec_reader_options o = REC_READER_OPTIONS_INIT;
+	o.flags = REC_READ_VERIFY;
+	rec_reader *r = NULL;
+	errno = 0;
+	rec_status st = rec_reader_open_path(&r, in, &o);
+	if (st != REC_OK) {
+		rec_cli_file_error(in, "%s", st == REC_ERR_IO && errno ? strerror(errno) : rec_strerror(st));
+		free(defprefix);
+		return rec_cli_finish(REC_EXIT_DATA);
+	}
+	/* The input must not be overwritten by a piece. */
+	struct stat si;
+	bool in_reg = strcmp(in, "-") != 0 && stat(in, &si) == 0;
+
+	rec_sink sink = { fd_write, NULL, NULL };
+	int rc = REC_EXIT_OK;
+	bool failed = false;
+	uint64_t cur_bytes = 0, damaged = 0;
+	for (;;) {
+		const rec_chunk_info *ci;
+		st = rec_reader_next_chunk(r, &ci);
+		if (st == REC_END)
+			break;
+		if (st == REC_OK)
+			st = rec_reader_verify_chunk(r);
+		if (st != REC_OK) {
+			const rec_problem *p = rec_reader_problem(r);
+			rec_cli_problem(in, p, st);
+			rc = REC_EXIT_DATA;
+			if (p && p->chunk >= 0)
+				damaged++;
+			if (st == REC_ERR_NOMEM || (st == REC_ERR_IO && (!p || p->chunk < 0)))
+				break;
+			continue;
+		}
+		size_t pi = SIZE_MAX;
+		bool fresh = false;
+		if (by == BY_SIZE) {
+			if (npieces && cur_bytes + ci->size <= limit) {
+				pi = npieces - 1;
+			} else if (npieces && cur_bytes == 0) {
+				pi = npieces - 1;
+			} else {
+				pi = new_piece();
+				fresh = true;
+				cur_bytes = 0;
+			}
+			cur_bytes += ci->size;
+		} else {
+			int64_t w = 0;
+			if (by == BY_TIME) {
+				int64_t t = ci->start_wall_ns, d = (int64_t)dur;
+				w = t / d - (t % d < 0); /* floor */
+			}
+			for (size_t i = npieces; i-- > 0;) {
+				const piece *p = &pieces[i];
+				if (by == BY_RUN ? (p->run_id == ci->run_id && p->pid == ci->pid &&
+						    p->process_start_ns == ci->process_start_ns)
+						 : p->window == w) {
+					pi = i;
+					break;
+				}
+			}
+			if (pi == SIZE_MAX) {
+				pi = new_piece();
+				fresh = true;
+				pieces[pi].run_id = ci->run_id;
+				pieces[pi].pid = ci->pid;
+				pieces[pi].process_start_ns = ci->process_start_ns;
+				pieces[pi].window = w;
+			}
+		}
+		if (fresh && in_reg) {
+			struct stat sp;
+			if (stat(pieces[pi].name, &sp) == 0 && sp.st_dev == si.st_dev && sp.st_ino == si.st_ino) {
+				rec_cli_file_error(pieces[pi].name, "is the input; choose another --prefix");
+				failed = true;
+				break;
+			}
+		}
+		if (!switch_to(pi, fresh)) {
+			failed = true;
+			break;
+		}
+		uint64_t events = ci->event_count, size = ci->size;
+		st = rec_reader_chunk_write(r, &sink);
+		if (st != REC_OK) {
+			rec_cli_problem(in, rec_reader_problem(r), st);
+			failed = true;
+			break;
+		}
+		pieces[pi].chunks++;
+		pieces[pi].events += events;
+		pieces[pi].bytes += size;
+	}
+	rec_reader_close(r);
+	if (cur_fd >= 0 && close(cur_fd) != 0) {
+		rec_cli_file_error(pieces[cur_piece].name, "%s", strerror(errno));
+		failed = true;
+	}
+	for (size_t i = 0; i < npieces; i++) {
+		const piece *p = &pieces[i];
+		if (!p->chunks) { /* its file could not be written */
+			free(p->name);
+			continue;
+		}
+		rec_out_printf("%s: %" PRIu64 " chunk%s, %" PRIu64 " events, %" PRIu64 " bytes", p->name,
+			       p->chunks, p->chunks == 1 ? "" : "s", p->events, p->bytes);
+		if (by == BY_RUN) {
+			rec_out_printf(", run %016" PRIx64 " pid %" PRIu32, p->run_id, p->pid);
+		} else if (by == BY_TIME) {
+			REC_OUT_LIT(", window ");
+			out_iso(p->window * (int64_t)dur);
+			REC_OUT_LIT(" +");
+			char b[64];
+			rec_out_write(b, rec_fmt_duration(b, (int64_t)dur));
+		} else if (p->bytes > limit) {
+			REC_OUT_LIT(" (one chunk larger than the size limit)");
+		}
+		rec_out_char('\n');
+		free(p->name);
+	}
+	free(pieces);
+	if (damaged) {
+		rec_out_flush();
+		fflush(stdout);
+		rec_cli_file_error(in, "%" PRIu64 " damaged chunk%s left out", damaged,
+				   damaged == 1 ? "" : "s");
+	}
+	free(defprefix);
+	return rec_cli_finish(failed ? REC_EXIT_DATA : rc);
+}
