@@ -610,6 +610,7 @@ int main(int argc, char **argv)
 	lo.min_wait_ns = min_wait;
 	lo.top = (uint32_t)top;
 	lo.thread = thread;
+	lo.graphs = strcmp(graph, "order") == 0 ? REC_LOCKGRAPH_ORDER : REC_LOCKGRAPH_WAIT;
 	if (from_s || to_s) {
 		struct stat sb;
 		if (strcmp(path, "-") == 0 || stat(path, &sb) != 0 || !S_ISREG(sb.st_mode))

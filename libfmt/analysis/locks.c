@@ -18,6 +18,7 @@
 #define MAX_INDEX (1u << 30)
 #define MAX_EXAMPLES 16u
 #define MAX_CYCLES 10000u
+#define MAX_CYCLE_WORK 50000000u /* edges visited by the cycle searches */
 
 /* ---- string arena ------------------------------------------------------------ */
 
@@ -167,17 +168,25 @@ typedef struct lg_wedge {
 	int64_t total, max;
 } lg_wedge;
 
-typedef struct lg_example {
-	uint32_t thread;
+/* A stack, interned by (run, stack pool id): its frames as text, each text
+ * interned too, so memory follows distinct stacks and frames. */
+typedef struct lg_stack {
+	uint64_t run_id, id;
 	uint32_t depth;
 	const char *const *frames;
+} lg_stack;
+
+/* Examples of an order edge: a list through a shared array. */
+typedef struct lg_example {
+	uint32_t thread;
+	uint32_t stack; /* index into stacks, UINT32_MAX = none */
+	uint32_t next;  /* next example of the edge, UINT32_MAX = end */
 } lg_example;
 
 typedef struct lg_oedge {
 	uint32_t from, to;
 	uint64_t count;
-	uint32_t nex;
-	lg_example ex[MAX_EXAMPLES];
+	uint32_t nex, ex_head, ex_tail;
 } lg_oedge;
 
 /* Field positions of one event type in one chunk. */
@@ -194,6 +203,7 @@ struct rec_lockgraph {
 	char *thread_pat;
 	uint64_t thread_tid; /* when thread_pat is a number */
 	bool thread_is_tid;
+	uint32_t graphs;     /* REC_LOCKGRAPH_WAIT | REC_LOCKGRAPH_ORDER */
 	arena strings;       /* names, sites, frames: live as long as the graph */
 	lg_thread *threads;
 	size_t nthreads, cthreads;
@@ -207,6 +217,14 @@ struct rec_lockgraph {
 	lg_oedge *oedges;
 	size_t noedges, coedges;
 	map oedge_map;
+	lg_example *examples;
+	size_t nexamples, cexamples;
+	lg_stack *stacks;
+	size_t nstacks, cstacks;
+	map stack_map;
+	const char **ftexts;  /* interned frame texts */
+	size_t nftexts, cftexts;
+	map ftext_map;         /* hash of text -> index into ftexts */
 	type_cache tc[8];
 	const rec_thread *last_thread; /* name already noted (with last_chunk) */
 	uint64_t last_chunk;
@@ -258,7 +276,8 @@ rec_status rec_lockgraph_open(rec_lockgraph **out, const rec_lockgraph_options *
 		for (size_t i = 0; i < sizeof opts->reserved / sizeof opts->reserved[0]; i++)
 			if (opts->reserved[i])
 				return REC_ERR_INVALID_ARG;
-		if (opts->min_wait_ns < 0)
+		if (opts->min_wait_ns < 0 || opts->reserved0 ||
+		    (opts->graphs & ~(uint32_t)(REC_LOCKGRAPH_WAIT | REC_LOCKGRAPH_ORDER)))
 			return REC_ERR_INVALID_ARG;
 		def = *opts;
 	}
@@ -285,6 +304,7 @@ rec_status rec_lockgraph_open(rec_lockgraph **out, const rec_lockgraph_options *
 		g->thread_tid = v;
 	}
 	g->opt.thread = g->thread_pat;
+	g->graphs = def.graphs ? def.graphs : REC_LOCKGRAPH_WAIT | REC_LOCKGRAPH_ORDER;
 	*out = g;
 	return REC_OK;
 }
@@ -319,6 +339,11 @@ void rec_lockgraph_close(rec_lockgraph *g)
 	free(g->locks);
 	free(g->wedges);
 	free(g->oedges);
+	free(g->examples);
+	free(g->stacks);
+	free(g->ftexts);
+	free(g->stack_map.slots);
+	free(g->ftext_map.slots);
 	free(g->thread_map.slots);
 	free(g->lock_map.slots);
 	free(g->wedge_map.slots);
@@ -486,13 +511,40 @@ static const char *base_name(const char *path)
 	return s ? s + 1 : path;
 }
 
-/* A frame as text into the string arena. */
+static uint64_t hash_bytes(const char *p, size_t n)
+{
+	uint64_t h = 1469598103934665603ull;
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ (unsigned char)p[i]) * 1099511628211ull;
+	return h;
+}
+
+/* An interned copy of p[0..n) (NULL if out of memory). */
+static const char *intern_text(rec_lockgraph *g, const char *p, size_t n)
+{
+	uint64_t h = hash_bytes(p, n);
+	uint32_t i = map_find(&g->ftext_map, h);
+	if (i != UINT32_MAX && strlen(g->ftexts[i]) == n && memcmp(g->ftexts[i], p, n) == 0)
+		return g->ftexts[i];
+	char *c = arena_strndup(&g->strings, p, n);
+	if (!c)
+		return NULL;
+	if (i == UINT32_MAX) { /* (a hash collision keeps its own copy, unindexed) */
+		if (!grow((void **)&g->ftexts, &g->cftexts, g->nftexts, sizeof *g->ftexts) ||
+		    !map_put(&g->ftext_map, h, (uint32_t)g->nftexts))
+			return NULL;
+		g->ftexts[g->nftexts++] = c;
+	}
+	return c;
+}
+
+/* A frame as (interned) text. */
 static const char *frame_text(rec_lockgraph *g, const rec_frame *fr)
 {
 	if (!fr)
 		return "?";
 	if (fr->function && *fr->function)
-		return arena_strndup(&g->strings, fr->function, strlen(fr->function));
+		return intern_text(g, fr->function, strlen(fr->function));
 	char buf[512];
 	int n;
 	if (fr->module && fr->module->path && *fr->module->path)
@@ -504,7 +556,52 @@ static const char *frame_text(rec_lockgraph *g, const rec_frame *fr)
 		n = 0;
 	if ((size_t)n >= sizeof buf)
 		n = (int)sizeof buf - 1;
-	return arena_strndup(&g->strings, buf, (size_t)n);
+	return intern_text(g, buf, (size_t)n);
+}
+
+/* Index of the interned copy of the event's stack (UINT32_MAX with *st set
+ * on failure, or for no stack with *st = REC_OK). */
+static uint32_t intern_stack(rec_lockgraph *g, const rec_event *ev, rec_status *st)
+{
+	const rec_stack *stk = ev->stack;
+	*st = REC_OK;
+	if (!stk || !stk->depth || !stk->frames)
+		return UINT32_MAX;
+	uint64_t run = ev->chunk->run_id;
+	uint64_t key = mix64(run) ^ stk->id;
+	uint32_t i = map_find(&g->stack_map, key);
+	if (i != UINT32_MAX && g->stacks[i].run_id == run && g->stacks[i].id == stk->id)
+		return i;
+	const char **fr = arena_alloc(&g->strings, stk->depth * sizeof *fr, sizeof(void *));
+	if (!fr) {
+		*st = nomem(g);
+		return UINT32_MAX;
+	}
+	for (uint32_t k = 0; k < stk->depth; k++) {
+		fr[k] = frame_text(g, stk->frames[k]);
+		if (!fr[k]) {
+			*st = nomem(g);
+			return UINT32_MAX;
+		}
+	}
+	if (g->nstacks >= MAX_INDEX) {
+		*st = fail(g, REC_ERR_LIMIT, "more than %u stacks", MAX_INDEX);
+		return UINT32_MAX;
+	}
+	if (!grow((void **)&g->stacks, &g->cstacks, g->nstacks, sizeof *g->stacks)) {
+		*st = nomem(g);
+		return UINT32_MAX;
+	}
+	uint32_t idx = (uint32_t)g->nstacks++;
+	g->stacks[idx].run_id = run;
+	g->stacks[idx].id = stk->id;
+	g->stacks[idx].depth = stk->depth;
+	g->stacks[idx].frames = fr;
+	if (i == UINT32_MAX && !map_put(&g->stack_map, key, idx)) {
+		*st = nomem(g);
+		return UINT32_MAX;
+	}
+	return idx;
 }
 
 /* The first frame that is not librec's own (rec_*): where the lock was taken. */
@@ -579,6 +676,10 @@ static rec_status add_lock_wait(rec_lockgraph *g, const rec_event *ev, const typ
 	l->wait_total += d;
 	if (d > l->wait_max)
 		l->wait_max = d;
+	if (!(g->graphs & REC_LOCKGRAPH_WAIT)) {
+		g->wait_events++;
+		return REC_OK; /* the lock's totals rank it; no edges */
+	}
 	st = add_wait_edge(g, thread, lock, false, d);
 	if (st == REC_OK && holder) {
 		st = get_thread(g, holder, NULL, &hthread);
@@ -590,29 +691,30 @@ static rec_status add_lock_wait(rec_lockgraph *g, const rec_event *ev, const typ
 	return st;
 }
 
-static rec_status add_example(rec_lockgraph *g, lg_oedge *e, uint32_t thread, const rec_stack *stk)
+static rec_status add_example(rec_lockgraph *g, lg_oedge *e, uint32_t thread, const rec_event *ev)
 {
-	for (uint32_t i = 0; i < e->nex; i++)
-		if (e->ex[i].thread == thread)
+	for (uint32_t k = e->ex_head; k != UINT32_MAX; k = g->examples[k].next)
+		if (g->examples[k].thread == thread)
 			return REC_OK;
 	if (e->nex >= MAX_EXAMPLES)
 		return REC_OK;
-	lg_example *x = &e->ex[e->nex];
-	x->thread = thread;
-	x->depth = 0;
-	x->frames = NULL;
-	if (stk && stk->depth && stk->frames) {
-		const char **fr = arena_alloc(&g->strings, stk->depth * sizeof *fr, sizeof(void *));
-		if (!fr)
-			return nomem(g);
-		for (uint32_t i = 0; i < stk->depth; i++) {
-			fr[i] = frame_text(g, stk->frames[i]);
-			if (!fr[i])
-				return nomem(g);
-		}
-		x->frames = fr;
-		x->depth = stk->depth;
-	}
+	rec_status st;
+	uint32_t stack = intern_stack(g, ev, &st);
+	if (st != REC_OK)
+		return st;
+	if (g->nexamples >= MAX_INDEX)
+		return fail(g, REC_ERR_LIMIT, "more than %u lock-order examples", MAX_INDEX);
+	if (!grow((void **)&g->examples, &g->cexamples, g->nexamples, sizeof *g->examples))
+		return nomem(g);
+	uint32_t x = (uint32_t)g->nexamples++;
+	g->examples[x].thread = thread;
+	g->examples[x].stack = stack;
+	g->examples[x].next = UINT32_MAX;
+	if (e->ex_head == UINT32_MAX)
+		e->ex_head = x;
+	else
+		g->examples[e->ex_tail].next = x;
+	e->ex_tail = x;
 	e->nex++;
 	return REC_OK;
 }
@@ -649,11 +751,12 @@ static rec_status add_lock_order(rec_lockgraph *g, const rec_event *ev, const ty
 		e->to = to;
 		e->count = 0;
 		e->nex = 0;
+		e->ex_head = e->ex_tail = UINT32_MAX;
 		g->noedges++;
 	}
 	lg_oedge *e = &g->oedges[i];
 	e->count++;
-	st = add_example(g, e, thread, ev->stack);
+	st = add_example(g, e, thread, ev);
 	if (st == REC_OK)
 		g->order_events++;
 	return st;
@@ -674,7 +777,7 @@ rec_status rec_lockgraph_add_event(rec_lockgraph *g, const rec_event *ev)
 		g->last_chunk = ev->chunk->offset;
 	}
 	const type_cache *t = lookup_type(g, ev);
-	if (!t->kind)
+	if (!t->kind || (t->kind == 2 && !(g->graphs & REC_LOCKGRAPH_ORDER)))
 		return REC_OK;
 	if (g->opt.from_wall_ns && ev->wall_ns < g->opt.from_wall_ns)
 		return REC_OK;
@@ -894,6 +997,7 @@ static rec_status find_cycles(rec_lockgraph *g)
 	size_t nkeys = 0, ckeys = 0;
 	size_t *idx = NULL; /* per cycle: len locks then len edges */
 	size_t nidx = 0, cidx = 0;
+	size_t work = 0;
 	if (!adj || !comp || !comp_size || !prev_e || !queue || !seen || !path || !rot) {
 		st = nomem(g);
 		goto out;
@@ -914,7 +1018,7 @@ static rec_status find_cycles(rec_lockgraph *g)
 		if (e->in_cycle)
 			continue; /* already on a listed cycle */
 		e->in_cycle = true;
-		if (nkeys >= MAX_CYCLES) {
+		if (nkeys >= MAX_CYCLES || work > MAX_CYCLE_WORK) {
 			g->res.cycles_truncated = true;
 			continue;
 		}
@@ -926,6 +1030,7 @@ static rec_status find_cycles(rec_lockgraph *g)
 		bool found = e->to == u;
 		while (qh < qt && !found) {
 			size_t x = queue[qh++];
+			work += adj[x + 1] - adj[x];
 			for (size_t k = adj[x]; k < adj[x + 1]; k++) {
 				size_t y = edges[k].to;
 				if (comp[y] != c || seen[y] == ei)
@@ -1098,10 +1203,11 @@ rec_status rec_lockgraph_get(rec_lockgraph *g, const rec_lockgraph_result **out)
 		const lg_oedge *e = &g->oedges[i];
 		if (lmap[e->from] == UINT32_MAX || lmap[e->to] == UINT32_MAX)
 			continue;
-		for (uint32_t k = 0; k < e->nex; k++) {
-			if (tmap[e->ex[k].thread] == UINT32_MAX) {
-				tmap[e->ex[k].thread] = (uint32_t)ntk;
-				tback[ntk++] = e->ex[k].thread;
+		for (uint32_t k = e->ex_head; k != UINT32_MAX; k = g->examples[k].next) {
+			uint32_t t = g->examples[k].thread;
+			if (tmap[t] == UINT32_MAX) {
+				tmap[t] = (uint32_t)ntk;
+				tback[ntk++] = t;
 			}
 		}
 	}
@@ -1201,11 +1307,12 @@ rec_status rec_lockgraph_get(rec_lockgraph *g, const rec_lockgraph_result **out)
 		o->count = e->count;
 		o->examples = g->rexamples + nex;
 		o->example_count = e->nex;
-		for (uint32_t k = 0; k < e->nex; k++) {
+		for (uint32_t k = e->ex_head; k != UINT32_MAX; k = g->examples[k].next) {
+			const lg_example *ex = &g->examples[k];
 			rec_lockgraph_example *x = &g->rexamples[nex++];
-			x->thread = tmap[e->ex[k].thread];
-			x->depth = e->ex[k].depth;
-			x->frames = e->ex[k].frames;
+			x->thread = tmap[ex->thread];
+			x->depth = ex->stack == UINT32_MAX ? 0 : g->stacks[ex->stack].depth;
+			x->frames = ex->stack == UINT32_MAX ? NULL : g->stacks[ex->stack].frames;
 		}
 	}
 	qsort(g->roedges, noe, sizeof *g->roedges, cmp_oedge);
@@ -1215,7 +1322,7 @@ rec_status rec_lockgraph_get(rec_lockgraph *g, const rec_lockgraph_result **out)
 	g->res.lock_order_events = g->order_events;
 
 	st = unique_labels(g);
-	if (st == REC_OK)
+	if (st == REC_OK && (g->graphs & REC_LOCKGRAPH_ORDER))
 		st = find_cycles(g);
 out:
 	free(order);

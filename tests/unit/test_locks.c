@@ -345,6 +345,15 @@ static void t_filters(void **state)
 	assert_int_equal(r->locks[0].wait_total_ns, 13 * MS);
 	rec_lockgraph_close(g);
 
+	/* only the lock-order graph: waits still rank the locks, no wait edges */
+	o = (rec_lockgraph_options)REC_LOCKGRAPH_OPTIONS_INIT;
+	o.graphs = REC_LOCKGRAPH_ORDER;
+	g = rm_graph(&m, &o, &r);
+	assert_int_equal(r->wait_edge_count, 0);
+	assert_string_equal(r->locks[0].label, "cache");
+	assert_int_equal(r->locks[0].wait_total_ns, 18 * MS);
+	rec_lockgraph_close(g);
+
 	rec_lockgraph_options bad = REC_LOCKGRAPH_OPTIONS_INIT;
 	bad.reserved[0] = 1;
 	assert_int_equal(rec_lockgraph_open(&g, &bad), REC_ERR_INVALID_ARG);
@@ -411,6 +420,15 @@ static void t_three_lock_cycle(void **state)
 	assert_string_equal(ca->examples[0].frames[1], "take_ca");
 	/* the acquired lock's site is the first non-rec_ frame */
 	assert_string_equal(r->locks[b].site, "take_ab");
+	rec_lockgraph_close(g);
+
+	/* only the wait-for graph: rec.LockOrder is not read, no cycles */
+	rec_lockgraph_options o = REC_LOCKGRAPH_OPTIONS_INIT;
+	o.graphs = REC_LOCKGRAPH_WAIT;
+	g = rm_graph(&m, &o, &r);
+	assert_int_equal(r->order_edge_count, 0);
+	assert_int_equal(r->lock_order_events, 0);
+	assert_int_equal(r->cycle_count, 0);
 	rec_lockgraph_close(g);
 	rm_free(&m);
 }

@@ -35,9 +35,16 @@ extern "C" {
 
 typedef struct rec_lockgraph rec_lockgraph;
 
+/* Which graphs to build (rec_lockgraph_options.graphs; 0 = both). */
+#define REC_LOCKGRAPH_WAIT 0x1u  /* wait-for edges (rec.LockWait) */
+#define REC_LOCKGRAPH_ORDER 0x2u /* lock-order edges and cycles (rec.LockOrder) */
+
 typedef struct rec_lockgraph_options {
 	uint32_t struct_size;  /* sizeof(rec_lockgraph_options) */
 	uint32_t top;          /* keep the N heaviest locks (see result.locks); 0 = all */
+	uint32_t graphs;       /* REC_LOCKGRAPH_WAIT | REC_LOCKGRAPH_ORDER; 0 = both.
+				* Without WAIT, waits still rank the locks (top) */
+	uint32_t reserved0;    /* must be zero */
 	int64_t min_wait_ns;   /* rec.LockWait events shorter than this are ignored */
 	int64_t from_wall_ns;  /* only events starting at or after (ns since epoch); 0 = no bound */
 	int64_t to_wall_ns;    /* only events starting before; 0 = no bound */
@@ -46,7 +53,7 @@ typedef struct rec_lockgraph_options {
 	const char *thread;
 	uint64_t reserved[4];  /* must be zero */
 } rec_lockgraph_options;
-#define REC_LOCKGRAPH_OPTIONS_INIT { sizeof(rec_lockgraph_options), 0, 0, 0, 0, NULL, {0, 0, 0, 0} }
+#define REC_LOCKGRAPH_OPTIONS_INIT { sizeof(rec_lockgraph_options), 0, 0, 0, 0, 0, 0, NULL, {0, 0, 0, 0} }
 
 /* A thread, identified by its OS tid (holders are known by tid only). */
 typedef struct rec_lockgraph_thread {
@@ -124,7 +131,9 @@ typedef struct rec_lockgraph_result {
 	size_t cycle_count;
 	const rec_lockgraph_cycle *cycles;     /* every order edge on a cycle is on
 						* at least one listed cycle */
-	bool cycles_truncated;                 /* more than 10000 cycles: the rest omitted */
+	bool cycles_truncated;                 /* more than 10000 cycles, or the search
+						* visited 5e7 edges: the rest are not
+						* listed (their edges are still in_cycle) */
 	uint64_t lock_wait_events;             /* events used (after filters) */
 	uint64_t lock_order_events;
 	uint64_t locks_dropped;                /* locks not kept by options.top */
@@ -145,7 +154,8 @@ REC_API void rec_lockgraph_close(rec_lockgraph *g);
 REC_API rec_status rec_lockgraph_add_event(rec_lockgraph *g, const rec_event *ev);
 
 /*! rec_lockgraph_get() :
- *  Apply options.top, number everything, find the lock-order cycles
+ *  Apply options.top, number everything, find the lock-order cycles (when
+ *  the ORDER graph is built)
  *  (iterative Tarjan SCC, then one shortest cycle through each edge of a
  *  non-trivial component; self edges, which recursive locks make, are not
  *  cycles) and return the result (see its lifetime above).
