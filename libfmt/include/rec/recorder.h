@@ -35,6 +35,14 @@
  * threads that still emit while (or after) the host closes the recorder
  * never touch freed memory.
  *
+ * Environment (read once, by a library constructor):
+ *   REC_OUTPUT=PATH     open the default recorder to PATH ("%p" = the pid)
+ *                       and close it at exit (atexit), like JFR's
+ *                       dumponexit; nothing is recorded if REC_OPTIONS is
+ *                       invalid (the library never prints);
+ *   REC_OPTIONS=...     see rec_recorder_options_parse();
+ *   REC_CLOCK=mono      use CLOCK_MONOTONIC even where the TSC is invariant.
+ *
  * fork(): in the child, every recorder inherited from the parent is disabled:
  * its types stop recording, close()/dump() only release what is safe and
  * never write (the parent's file is not touched).  The child may open a new
