@@ -80,12 +80,25 @@ REC_API void rec_counters_close(rec_counters *c);
  *  @return REC_OK, or REC_ERR_NOMEM. */
 REC_API rec_status rec_counters_add_event(rec_counters *c, const rec_event *ev);
 
+/* Flags of rec_counters_add_reader(). */
+#define REC_COUNTERS_EVENTS 0x1u /* every event through rec_reader_next_event(), in
+				  * the reader's order (use with REC_READ_ORDERED) */
+
 /*! rec_counters_add_reader() :
- *  rec_counters_add_event() for every event of r (opened by the caller, who
- *  closes it).  Damaged chunks are skipped (counted in *damaged if not
- *  NULL); the reader's order flag decides the order.
- *  @return REC_OK, or REC_ERR_NOMEM / REC_ERR_IO that stopped reading. */
-REC_API rec_status rec_counters_add_reader(rec_counters *c, rec_reader *r, uint64_t *damaged);
+ *  rec_counters_add_event() for the rec.Counter events of r (opened by the
+ *  caller, who closes it; positioned before its first chunk).
+ *  Default (flags 0): chunk by chunk in file order; only the chunks whose
+ *  statistics count rec.Counter events are decompressed and decoded, so a
+ *  summary stays cheap.  This assumes each run's chunks come in sequence
+ *  order (as a recorder writes them, and as rec-cat restores them); do not
+ *  open r with REC_READ_ORDERED for this mode.
+ *  REC_COUNTERS_EVENTS: iterate every event in the reader's order instead
+ *  (with REC_READ_ORDERED: correct for any chunk order, decodes everything).
+ *  Damaged chunks are skipped and counted in *damaged (if not NULL).
+ *  @return REC_OK, or REC_ERR_NOMEM / REC_ERR_IO / REC_ERR_STATE that
+ *          stopped reading. */
+REC_API rec_status rec_counters_add_reader(rec_counters *c, rec_reader *r, uint32_t flags,
+					   uint64_t *damaged);
 
 /*! rec_counters_get() : the counters sorted by name; *count gets how many.
  *  Valid until the next add or close. */
