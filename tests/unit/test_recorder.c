@@ -628,6 +628,27 @@ static void t_env_start(void **state)
 			assert_int_equal(rb.ev[i].u[0], k++);
 	rb_free(&rb);
 
+	/* REC_OPTIONS flight=on: kept in memory, written to REC_OUTPUT at exit */
+	char epath[300];
+	tmp_path(epath, sizeof epath, "env-flight-%p.rec");
+	pid = fork();
+	if (pid == 0) {
+		setenv("REC_OUTPUT", epath, 1);
+		setenv("REC_OPTIONS", "flight=on,signal=none,maxsize=1MiB,events=app.*", 1);
+		execl(helper, helper, "40", (char *)NULL);
+		_exit(127);
+	}
+	assert_int_equal(waitpid(pid, &ws, 0), pid);
+	assert_true(WIFEXITED(ws));
+	assert_int_equal(WEXITSTATUS(ws), 0);
+	tmp_path(epath, sizeof epath, "env-flight-");
+	snprintf(epath + strlen(epath), sizeof epath - strlen(epath), "%d.rec", (int)pid);
+	read_file(epath, &rb);
+	assert_int_equal(rb.final_chunks, 1);
+	assert_int_equal(count_type(&rb, "app.HelperEvent"), 40);
+	assert_int_equal(count_type(&rb, "rec.ThreadStart"), 0); /* events=app.* */
+	rb_free(&rb);
+
 	/* a flight recorder opened by the program and never closed is written at exit */
 	char fpath[300];
 	tmp_path(fpath, sizeof fpath, "flight-exit.rec");
