@@ -296,6 +296,8 @@ FLAT_SUM=$(flat "${RSS[sum_ours]}" "${RSS[sum_ours_small]}")
 FLAT_PRINT=$(flat "${RSS[print_ours]}" "${RSS[print_ours_small]}")
 FLAT_PRINTU=$(flat "${RSS[print_ours_unsorted]}" "${RSS[print_ours_unsorted_small]}")
 FLAT_JSON=$(flat "${RSS[json_ours]}" "${RSS[json_ours_small]}")
+P_OURS_CPU_EPS=$(eps "$N" "${CPU[print_ours]}")
+P_MET_CPU=$(awk -v r="$P_RATIO_CPU" -v e="$P_OURS_CPU_EPS" 'BEGIN{ if (r=="nan") print "n/a"; else print (r>=20 && e>=2300000) ? "yes" : "**no**" }')
 P_MET=$(awk -v r="$P_RATIO" -v e="$P_OURS_EPS" 'BEGIN{ if (r=="nan") print "n/a"; else print (r>=20 && e>=2300000) ? "yes" : "**no**" }')
 CPU_MODEL=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1)
 GCCV=$("$B_CC" --version | head -1)
@@ -321,20 +323,22 @@ noisy 2-core machine (load average at start $LOAD_START, at end $LOAD_END). N = 
 
 ## Goals (issue #2)
 
-| figure | ours | JFR | ratio (wall) | ratio (CPU time) | goal | met? (wall) |
-|---|---|---|---|---|---|---|
-| summary wall time, $(hc "$N") events | $(range sum_ours 4) | $(range sum_jfr 3) | $(fmt "$SUM_RATIO" 1)x faster | $(fmt "$SUM_RATIO_CPU" 1)x | >= 50x | $(ge "$SUM_RATIO" 50) |
-| print text (\`--events $X\`), events/s | $(hc "$P_OURS_EPS")/s | $(hc "$P_JFR_EPS")/s | $(fmt "$P_RATIO" 1)x | $(fmt "$P_RATIO_CPU" 1)x | >= 20x and >= 2.3M/s | $P_MET |
-| print \`--json\`, events/s | $(hc "$J_OURS_EPS")/s | $(hc "$J_JFR_EPS")/s | $(fmt "$J_RATIO" 1)x | $(fmt "$J_RATIO_CPU" 1)x | >= 20x (goal read as applying to --json too) | $(ge "$J_RATIO" 20) |
-| bytes/event, ours zstd (default level) vs JFR file after \`zstd -3\` | $(fmt "${GEN_BPE[zstd]}" 2) | $(fmt "$JFR_Z3_BPE" 2) | $(fmt "$BPE_RATIO" 2)x | | <= 0.8x | $(le "$BPE_RATIO" 0.8) |
-| same, against the issue's reference figure (6.5 B/event) | $(fmt "${GEN_BPE[zstd]}" 2) | 6.5 | $(fmt "$BPE_RATIO_ISSUE" 2)x | | <= 0.8x | $(le "$BPE_RATIO_ISSUE" 0.8) |
-| rec-summary peak RSS, $(hc "$N_SMALL") -> $(hc "$N") events | $(mib "${RSS[sum_ours_small]}") -> $(mib "${RSS[sum_ours]}") | $(mib "${RSS[sum_jfr]}") ($(hc "$N")) | | | flat | $FLAT_SUM |
-| rec-print --events peak RSS, $(hc "$N_SMALL") -> $(hc "$N") | $(mib "${RSS[print_ours_small]}") -> $(mib "${RSS[print_ours]}") | $(mib "${RSS[print_jfr]}") ($(hc "$JFR_PRINT_N")) | | | flat | $FLAT_PRINT |
-| rec-print --json peak RSS, $(hc "$N_SMALL") -> $(hc "$N") | $(mib "${RSS[json_ours_small]}") -> $(mib "${RSS[json_ours]}") | $(mib "${RSS[json_jfr]}") ($(hc "$JFR_PRINT_N")) | | | flat | $FLAT_JSON |
+| figure | ours | JFR | ratio (wall) | ratio (CPU time) | goal | met? (wall) | met? (CPU) |
+|---|---|---|---|---|---|---|---|
+| summary wall time, $(hc "$N") events | $(range sum_ours 4) | $(range sum_jfr 3) | $(fmt "$SUM_RATIO" 1)x faster | $(fmt "$SUM_RATIO_CPU" 1)x | >= 50x | $(ge "$SUM_RATIO" 50) | $(ge "$SUM_RATIO_CPU" 50) |
+| print text (\`--events $X\`), events/s | $(hc "$P_OURS_EPS")/s (CPU: $(hc "$P_OURS_CPU_EPS")/s) | $(hc "$P_JFR_EPS")/s | $(fmt "$P_RATIO" 1)x | $(fmt "$P_RATIO_CPU" 1)x | >= 20x and >= 2.3M/s | $P_MET | $P_MET_CPU |
+| print \`--json\`, events/s | $(hc "$J_OURS_EPS")/s | $(hc "$J_JFR_EPS")/s | $(fmt "$J_RATIO" 1)x | $(fmt "$J_RATIO_CPU" 1)x | >= 20x (goal read as applying to --json too) | $(ge "$J_RATIO" 20) | $(ge "$J_RATIO_CPU" 20) |
+| bytes/event, ours zstd (default level) vs JFR file after \`zstd -3\` | $(fmt "${GEN_BPE[zstd]}" 2) | $(fmt "$JFR_Z3_BPE" 2) | $(fmt "$BPE_RATIO" 2)x | | <= 0.8x | $(le "$BPE_RATIO" 0.8) | |
+| same, against the issue's reference figure (6.5 B/event) | $(fmt "${GEN_BPE[zstd]}" 2) | 6.5 | $(fmt "$BPE_RATIO_ISSUE" 2)x | | <= 0.8x | $(le "$BPE_RATIO_ISSUE" 0.8) | |
+| rec-summary peak RSS, $(hc "$N_SMALL") -> $(hc "$N") events | $(mib "${RSS[sum_ours_small]}") -> $(mib "${RSS[sum_ours]}") | $(mib "${RSS[sum_jfr]}") ($(hc "$N")) | | | flat | $FLAT_SUM | |
+| rec-print --events peak RSS, $(hc "$N_SMALL") -> $(hc "$N") | $(mib "${RSS[print_ours_small]}") -> $(mib "${RSS[print_ours]}") | $(mib "${RSS[print_jfr]}") ($(hc "$JFR_PRINT_N")) | | | flat | $FLAT_PRINT | |
+| rec-print --json peak RSS, $(hc "$N_SMALL") -> $(hc "$N") | $(mib "${RSS[json_ours_small]}") -> $(mib "${RSS[json_ours]}") | $(mib "${RSS[json_jfr]}") ($(hc "$JFR_PRINT_N")) | | | flat | $FLAT_JSON | |
 
-"met?" is judged on the wall-time medians. The CPU-time ratio (user+sys of all the process's threads,
-medians) is shown because it depends less on the other jobs sharing this machine; note that the JVM
-spends CPU on several threads (JIT, GC), so JFR's CPU time exceeds its wall time.
+"met? (wall)" is judged on the wall-time medians, as the goals are stated. "met? (CPU)" uses the
+median user+sys CPU time of each process instead, which depends much less on the other jobs sharing
+this machine (at the load averages above a process gets well under one core); JFR's CPU time
+includes the JVM's JIT and GC threads, so its CPU ratios favour us somewhat more than wall ratios
+on an idle machine would.
 
 "Flat" here means: peak RSS on the $(hc "$N")-event file is at most 1.25x (+1 MiB) that on the
 $(hc "$N_SMALL")-event file (a 4 MiB-raw chunk holds about 350k of these events, so both files span
