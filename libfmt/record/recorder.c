@@ -1484,8 +1484,6 @@ static void recorder_free(rec_recorder *r)
 		return;
 	if (r->w)
 		rec_writer_abandon(r->w);
-	if (r->fd >= 0)
-		close(r->fd);
 	for (size_t i = 0; i < r->strs.count; i++)
 		free(r->strs.ents[i].s);
 	free(r->strs.ents);
@@ -1549,7 +1547,6 @@ rec_status rec_recorder_open(rec_recorder **out, const rec_recorder_options *opt
 	rec_recorder *r = calloc(1, sizeof *r);
 	if (!r)
 		return REC_ERR_NOMEM;
-	r->fd = -1;
 	pthread_mutex_init(&r->lock, NULL);
 	pthread_mutex_init(&r->w_lock, NULL);
 	pthread_mutex_init(&r->req_lock, NULL);

@@ -156,8 +156,6 @@ struct rec_recorder {
 	/* options */
 	char *path;
 	rec_sink sink;
-	int fd;
-	uint32_t flush_ns_ms;
 	uint64_t flush_ns;
 	uint64_t memory_limit, mem_used;
 	uint64_t buf_size;
