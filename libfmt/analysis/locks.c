@@ -226,8 +226,11 @@ struct rec_lockgraph {
 	size_t nftexts, cftexts;
 	map ftext_map;         /* hash of text -> index into ftexts */
 	type_cache tc[8];
-	const rec_thread *last_thread; /* name already noted (with last_chunk) */
-	uint64_t last_chunk;
+	struct {               /* reader thread -> index, per chunk */
+		const rec_thread *ptr;
+		uint64_t chunk;
+		uint32_t idx;
+	} tcache[256];
 	uint64_t wait_events, order_events;
 	/* result */
 	arena rstrings;
@@ -650,7 +653,8 @@ static rec_status add_wait_edge(rec_lockgraph *g, uint32_t thread, uint32_t lock
 	return REC_OK;
 }
 
-static rec_status add_lock_wait(rec_lockgraph *g, const rec_event *ev, const type_cache *t)
+static rec_status add_lock_wait(rec_lockgraph *g, const rec_event *ev, const type_cache *t,
+				uint32_t thread)
 {
 	uint64_t addr, holder = 0;
 	if (!value_u64(ev, t->f[0], &addr))
@@ -662,15 +666,11 @@ static rec_status add_lock_wait(rec_lockgraph *g, const rec_event *ev, const typ
 	size_t name_len = 0;
 	(void)value_str(ev, t->f[1], &name, &name_len);
 	(void)value_u64(ev, t->f[2], &holder);
-	uint32_t lock, thread, hthread;
+	uint32_t lock, hthread;
 	rec_status st = get_lock(g, addr, name, name_len, &lock);
 	if (st != REC_OK)
 		return st;
 	note_site(g, lock, ev->stack);
-	st = get_thread(g, ev->thread ? ev->thread->os_tid : 0, ev->thread ? ev->thread->name : NULL,
-			&thread);
-	if (st != REC_OK)
-		return st;
 	lg_lock *l = &g->locks[lock];
 	l->wait_count++;
 	l->wait_total += d;
@@ -719,7 +719,8 @@ static rec_status add_example(rec_lockgraph *g, lg_oedge *e, uint32_t thread, co
 	return REC_OK;
 }
 
-static rec_status add_lock_order(rec_lockgraph *g, const rec_event *ev, const type_cache *t)
+static rec_status add_lock_order(rec_lockgraph *g, const rec_event *ev, const type_cache *t,
+				 uint32_t thread)
 {
 	uint64_t ha, aa;
 	if (!value_u64(ev, t->f[0], &ha) || !value_u64(ev, t->f[2], &aa))
@@ -728,13 +729,10 @@ static rec_status add_lock_order(rec_lockgraph *g, const rec_event *ev, const ty
 	size_t hl = 0, al = 0;
 	(void)value_str(ev, t->f[1], &hn, &hl);
 	(void)value_str(ev, t->f[3], &an, &al);
-	uint32_t from, to, thread;
+	uint32_t from, to;
 	rec_status st = get_lock(g, ha, hn, hl, &from);
 	if (st == REC_OK)
 		st = get_lock(g, aa, an, al, &to);
-	if (st == REC_OK)
-		st = get_thread(g, ev->thread ? ev->thread->os_tid : 0,
-				ev->thread ? ev->thread->name : NULL, &thread);
 	if (st != REC_OK)
 		return st;
 	note_site(g, to, ev->stack);
@@ -767,14 +765,20 @@ rec_status rec_lockgraph_add_event(rec_lockgraph *g, const rec_event *ev)
 	if (!g || !ev || !ev->type || !ev->chunk)
 		return REC_ERR_INVALID_ARG;
 	/* Any event teaches a thread's name (holders may never wait themselves). */
-	if (ev->thread && ev->thread->name && *ev->thread->name &&
-	    (ev->thread != g->last_thread || ev->chunk->offset != g->last_chunk)) {
-		uint32_t ti;
-		rec_status st = get_thread(g, ev->thread->os_tid, ev->thread->name, &ti);
-		if (st != REC_OK)
-			return st;
-		g->last_thread = ev->thread;
-		g->last_chunk = ev->chunk->offset;
+	uint32_t thread = UINT32_MAX;
+	if (ev->thread) {
+		size_t h = ((uintptr_t)ev->thread >> 4) & 255u;
+		if (g->tcache[h].ptr == ev->thread && g->tcache[h].chunk == ev->chunk->offset &&
+		    g->threads[g->tcache[h].idx].tid == ev->thread->os_tid) {
+			thread = g->tcache[h].idx;
+		} else {
+			rec_status st = get_thread(g, ev->thread->os_tid, ev->thread->name, &thread);
+			if (st != REC_OK)
+				return st;
+			g->tcache[h].ptr = ev->thread;
+			g->tcache[h].chunk = ev->chunk->offset;
+			g->tcache[h].idx = thread;
+		}
 	}
 	const type_cache *t = lookup_type(g, ev);
 	if (!t->kind || (t->kind == 2 && !(g->graphs & REC_LOCKGRAPH_ORDER)))
@@ -785,7 +789,12 @@ rec_status rec_lockgraph_add_event(rec_lockgraph *g, const rec_event *ev)
 		return REC_OK;
 	if (!thread_selected(g, ev->thread))
 		return REC_OK;
-	return t->kind == 1 ? add_lock_wait(g, ev, t) : add_lock_order(g, ev, t);
+	if (thread == UINT32_MAX) {
+		rec_status st = get_thread(g, 0, NULL, &thread);
+		if (st != REC_OK)
+			return st;
+	}
+	return t->kind == 1 ? add_lock_wait(g, ev, t, thread) : add_lock_order(g, ev, t, thread);
 }
 
 /* ---- result ------------------------------------------------------------------------ */
