@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 
 #include <graphviz/cgraph.h>
 #include <graphviz/gvc.h>
@@ -46,8 +47,10 @@ static const char usage_text[] =
 	"  --min-wait DUR      ignore lock waits shorter than DUR\n"
 	"  --top N             only the N heaviest locks (most total wait, then most\n"
 	"                      events)\n"
-	"  --from T, --to T    only events that start in [T, T): T is a time since\n"
-	"                      the recording's first event (needs a FILE, not '-')\n"
+	"  --from T, --to T    only events that start in [from, to): T is an offset\n"
+	"                      from the recording's first event (1.5s, 250ms; needs a\n"
+	"                      FILE, not '-') or a time 2026-12-02T10:14:03.5 (local\n"
+	"                      time; add Z or +HH:MM for another zone)\n"
 	"  --thread NAME       only events of threads named NAME (a glob) or with OS\n"
 	"                      tid NAME\n"
 	"  --check             exit 3 when the lock-order graph has a cycle\n"
@@ -136,11 +139,94 @@ static bool parse_duration(const char *s, int64_t *out)
 	return true;
 }
 
+/* Absolute times, as rec-flame --from/--to accept them (same grammar). */
+static bool digits_n(const char **p, int n, int *out)
+{
+	int v = 0;
+	for (int i = 0; i < n; i++) {
+		char c = (*p)[i];
+		if (c < '0' || c > '9')
+			return false;
+		v = v * 10 + (c - '0');
+	}
+	*p += n;
+	*out = v;
+	return true;
+}
+
+/* "YYYY-MM-DDTHH:MM[:SS[.frac]][Z|+HH:MM|-HH:MM]" ('T' or ' '); local time
+ * without a zone. */
+static bool parse_iso(const char *s, int64_t *out)
+{
+	const char *p = s;
+	int Y, M, D, h, m, sec = 0;
+	if (!digits_n(&p, 4, &Y) || *p++ != '-' || !digits_n(&p, 2, &M) || *p++ != '-' ||
+	    !digits_n(&p, 2, &D) || (*p != 'T' && *p != ' '))
+		return false;
+	p++;
+	if (!digits_n(&p, 2, &h) || *p++ != ':' || !digits_n(&p, 2, &m))
+		return false;
+	int64_t nsec = 0;
+	if (*p == ':') {
+		p++;
+		if (!digits_n(&p, 2, &sec))
+			return false;
+		if (*p == '.' || *p == ',') {
+			p++;
+			int64_t mul = 100000000;
+			if (*p < '0' || *p > '9')
+				return false;
+			while (*p >= '0' && *p <= '9') {
+				nsec += (*p - '0') * mul;
+				mul /= 10;
+				p++;
+			}
+		}
+	}
+	if (M < 1 || M > 12 || D < 1 || D > 31 || h > 23 || m > 59 || sec > 60)
+		return false;
+	struct tm tm;
+	memset(&tm, 0, sizeof tm);
+	tm.tm_year = Y - 1900;
+	tm.tm_mon = M - 1;
+	tm.tm_mday = D;
+	tm.tm_hour = h;
+	tm.tm_min = m;
+	tm.tm_sec = sec;
+	time_t t;
+	if (*p == 0) {
+		tm.tm_isdst = -1;
+		t = mktime(&tm);
+	} else {
+		long off = 0;
+		if (*p == 'Z' && p[1] == 0) {
+			off = 0;
+		} else if ((*p == '+' || *p == '-') && p[1]) {
+			int sign = *p == '-' ? -1 : 1, oh, om;
+			p++;
+			if (!digits_n(&p, 2, &oh) || *p++ != ':' || !digits_n(&p, 2, &om) || *p)
+				return false;
+			off = sign * (oh * 3600L + om * 60L);
+		} else {
+			return false;
+		}
+		t = timegm(&tm) - off;
+	}
+	if (t == (time_t)-1 && !(Y == 1969 || Y == 1970))
+		return false;
+	if ((int64_t)t > INT64_MAX / 1000000000 - 1 || (int64_t)t < INT64_MIN / 1000000000 + 1)
+		return false;
+	*out = (int64_t)t * 1000000000 + nsec;
+	return true;
+}
+
 static int64_t opt_duration(const char *option, const char *s)
 {
 	int64_t v;
 	if (!parse_duration(s, &v))
-		rec_cli_usage_error("%s: '%s' is not a duration (e.g. 10ms, 1.5s)", option, s);
+		rec_cli_usage_error("%s: '%s' is not a duration (e.g. 10ms, 1.5s)%s", option, s,
+				    option[2] == 'f' || option[2] == 't'
+					    ? " nor a time (2026-12-02T10:14:03[.frac][Z|+HH:MM])" : "");
 	return v;
 }
 
@@ -560,6 +646,7 @@ int main(int argc, char **argv)
 	const char *graph = "wait", *format = NULL, *output = NULL, *thread = NULL;
 	const char *from_s = NULL, *to_s = NULL;
 	int64_t min_wait = 0, from = 0, to = 0;
+	int from_kind = 0, to_kind = 0; /* 1 offset, 2 absolute */
 	uint64_t top = 0;
 	bool check = false;
 	int c;
@@ -583,8 +670,18 @@ int main(int argc, char **argv)
 			break;
 		case OPT_MIN_WAIT: min_wait = opt_duration("--min-wait", optarg); break;
 		case OPT_TOP: top = rec_cli_opt_u64("--top", optarg, 1, UINT32_MAX); break;
-		case OPT_FROM: from_s = optarg; from = opt_duration("--from", optarg); break;
-		case OPT_TO: to_s = optarg; to = opt_duration("--to", optarg); break;
+		case OPT_FROM:
+			from_s = optarg;
+			from_kind = parse_duration(optarg, &from) ? 1 : parse_iso(optarg, &from) ? 2 : 0;
+			if (!from_kind)
+				(void)opt_duration("--from", optarg);
+			break;
+		case OPT_TO:
+			to_s = optarg;
+			to_kind = parse_duration(optarg, &to) ? 1 : parse_iso(optarg, &to) ? 2 : 0;
+			if (!to_kind)
+				(void)opt_duration("--to", optarg);
+			break;
 		case OPT_THREAD:
 			if (!*optarg)
 				rec_cli_usage_error("--thread: empty name");
@@ -603,6 +700,8 @@ int main(int argc, char **argv)
 	const char *path = argv[optind];
 	if (!format)
 		format = (output && format_from_name(output)) ? format_from_name(output) : "dot";
+	if (from_kind && to_kind && from_kind != to_kind)
+		rec_cli_usage_error("--from and --to must both be offsets or both be times");
 	if (from_s && to_s && to <= from)
 		rec_cli_usage_error("--to %s is not after --from %s", to_s, from_s);
 
@@ -611,15 +710,19 @@ int main(int argc, char **argv)
 	lo.top = (uint32_t)top;
 	lo.thread = thread;
 	lo.graphs = strcmp(graph, "order") == 0 ? REC_LOCKGRAPH_ORDER : REC_LOCKGRAPH_WAIT;
-	if (from_s || to_s) {
+	if (from_kind == 2)
+		lo.from_wall_ns = from;
+	if (to_kind == 2)
+		lo.to_wall_ns = to;
+	if (from_kind == 1 || to_kind == 1) {
 		struct stat sb;
 		if (strcmp(path, "-") == 0 || stat(path, &sb) != 0 || !S_ISREG(sb.st_mode))
 			rec_cli_usage_error("--from/--to need a regular FILE (not standard input)");
 		int64_t start = 0;
 		if (recording_start(path, &start)) {
-			if (from_s)
+			if (from_kind == 1)
 				lo.from_wall_ns = start + from;
-			if (to_s)
+			if (to_kind == 1)
 				lo.to_wall_ns = start + to;
 		}
 	}

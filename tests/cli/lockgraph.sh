@@ -192,6 +192,13 @@ server_pid=
 "$TESTS/rec_test_agread" "$work/window.dot" >"$work/window.agread" || fail "agread --from/--to"
 "$BIN/rec-lockgraph" --from 1000s "$rec" >"$work/late.dot" 2>"$work/late.err" || fail "--from late"
 "$TESTS/rec_test_agread" "$work/late.dot" >"$work/late.agread" || fail "agread --from late"
+# Absolute times (UTC here): before the first request nobody waited.
+first=$(python3 -c 'import json,sys; print(min(e["values"]["startTime"] for e in json.load(open(sys.argv[1]))["recording"]["events"]))' "$work/requests.json")
+"$BIN/rec-lockgraph" --from 2000-01-01T00:00:00Z --to "$first" "$rec" >"$work/before.dot" 2>"$work/before.err" ||
+	fail "--from/--to absolute times"
+"$TESTS/rec_test_agread" "$work/before.dot" >"$work/before.agread" || fail "agread absolute window"
+"$BIN/rec-lockgraph" --from 2000-01-01T00:00:00Z - <"$rec" >"$work/abs-stdin.dot" 2>/dev/null || fail "absolute --from on stdin"
+cmp -s "$work/abs-stdin.dot" "$work/wait.dot" || fail "--from a time long ago (stdin) changed the graph"
 
 python3 - "$work" <<'EOF' || fail "wait-for graph of the example service"
 import json, re, sys
@@ -265,13 +272,15 @@ headw, nodesw, _ = read("window.agread")
 check(set(nodesw) == set(nodes), "--from 0s --to 1000s keeps everything")
 headl, _, _ = read("late.agread")
 check(headl.endswith("nodes=0 edges=0"), "--from 1000s leaves an empty graph: " + headl)
+headb, _, _ = read("before.agread")
+check(headb.endswith("nodes=0 edges=0"), "--from/--to times before the first request: empty graph: " + headb)
 sys.exit(1 if failures else 0)
 EOF
 grep -q 'no rec.LockWait events match the filters' "$work/minwait.err" || fail "--min-wait: no note on stderr"
 
 # ---- usage errors --------------------------------------------------------------------------
 for args in "--graph bogus $rec" "--format jpeg $rec" "--min-wait 10parsecs $rec" "--top 0 $rec" \
-	"--from 2s --to 1s $rec" "" "$rec $rec"; do
+	"--from 2s --to 1s $rec" "--from 1s --to 2030-01-01T00:00:00Z $rec" "--from yesterday $rec" "" "$rec $rec"; do
 	rc=0
 	# shellcheck disable=SC2086
 	"$BIN/rec-lockgraph" $args >/dev/null 2>"$work/usage.out" || rc=$?
