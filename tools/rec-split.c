@@ -32,8 +32,9 @@ static const char usage_text[] =
 	"                  M, MiB, G, GiB are powers of 1024): a piece is closed\n"
 	"                  before a chunk would make it exceed SIZE; a chunk larger\n"
 	"                  than SIZE goes alone into its own piece\n"
-	"Pieces are numbered in the order their first chunk appears in FILE (by run\n"
-	"and time, a piece whose chunks are not adjacent in FILE is appended to).\n"
+	"Pieces are numbered by run in the order each run first appears in FILE, by\n"
+	"time in window order, by size in file order (a piece whose chunks are not\n"
+	"adjacent in FILE is appended to; each chunk keeps its order in FILE).\n"
 	"Every chunk is verified first; a damaged chunk is reported and left out.\n"
 	"One line per piece on stdout: its name, chunks, events, bytes and its run\n"
 	"or window.  FILE may be '-' (standard input).\n"
@@ -159,6 +160,60 @@ static bool switch_to(size_t i, bool fresh)
 	}
 	cur_piece = i;
 	return true;
+}
+
+static int cmp_window(const void *a, const void *b)
+{
+	const piece *x = a, *y = b;
+	return x->window < y->window ? -1 : x->window > y->window;
+}
+
+/* By time: renumber the pieces in window order (they were numbered as their
+ * windows appeared).  Renames through temporary names. */
+static bool renumber_by_window(void)
+{
+	piece *sorted = rec_cli_xmalloc((npieces ? npieces : 1) * sizeof(piece));
+	memcpy(sorted, pieces, npieces * sizeof(piece));
+	qsort(sorted, npieces, sizeof(piece), cmp_window);
+	bool ok = true, moved = false;
+	for (size_t i = 0; i < npieces; i++)
+		moved = moved || sorted[i].name != pieces[i].name;
+	if (!moved) {
+		free(sorted);
+		return true;
+	}
+	char **tmpn = rec_cli_xmalloc(npieces * sizeof(char *));
+	for (size_t i = 0; i < npieces; i++) {
+		size_t n = strlen(pieces[i].name) + 16;
+		tmpn[i] = rec_cli_xmalloc(n);
+		snprintf(tmpn[i], n, "%s.renumber", pieces[i].name);
+		if (pieces[i].chunks && rename(pieces[i].name, tmpn[i]) != 0) {
+			rec_cli_file_error(pieces[i].name, "%s", strerror(errno));
+			ok = false;
+		}
+	}
+	/* sorted[k] goes to the name pieces[k] had; its data is in tmpn[old]. */
+	char **names = rec_cli_xmalloc(npieces * sizeof(char *));
+	for (size_t k = 0; k < npieces; k++)
+		names[k] = pieces[k].name;
+	for (size_t k = 0; k < npieces && ok; k++) {
+		size_t old = 0;
+		while (pieces[old].name != sorted[k].name)
+			old++;
+		if (sorted[k].chunks && rename(tmpn[old], names[k]) != 0) {
+			rec_cli_file_error(names[k], "%s", strerror(errno));
+			ok = false;
+		}
+	}
+	for (size_t k = 0; k < npieces; k++) {
+		sorted[k].name = names[k];
+		free(tmpn[k]);
+	}
+	memcpy(pieces, sorted, npieces * sizeof(piece));
+	free(names);
+	free(tmpn);
+	free(sorted);
+	return ok;
 }
 
 static void out_iso(int64_t ns)
@@ -318,6 +373,8 @@ int main(int argc, char **argv)
 		rec_cli_file_error(pieces[cur_piece].name, "%s", strerror(errno));
 		failed = true;
 	}
+	if (by == BY_TIME && !failed && !renumber_by_window())
+		failed = true;
 	for (size_t i = 0; i < npieces; i++) {
 		const piece *p = &pieces[i];
 		if (!p->chunks) { /* its file could not be written */

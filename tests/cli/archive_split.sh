@@ -82,16 +82,30 @@ pieces_ok "$tmp/t"
 "$bin/rec-cat" -q "$tmp"/t-*.rec | cmp -s - "$tmp/all.rec" || fail "time: rec-cat of the pieces is not the input"
 for p in "$tmp"/t-*.rec; do
 	"$bin/rec-print" --json "$p" >/dev/null || fail "$p: rec-print"
-	python3 - "$p" 20000000 <<'PY' || fail "time: $p has a chunk outside its window"
-import struct, sys
+	w=$(grep "^$p: " "$tmp/out" | sed -n 's/.*, window \([^ ]*\) +.*/\1/p')
+	python3 - "$p" 20000000 "$w" <<'PY' || fail "time: $p has a chunk outside its window $w"
+import datetime, struct, sys
 data = open(sys.argv[1], "rb").read(); dur = int(sys.argv[2]); off = 0; wins = set()
 while off < len(data):
     hs, = struct.unpack_from("<I", data, off + 12); ps, = struct.unpack_from("<Q", data, off + 24)
     wall, = struct.unpack_from("<q", data, off + 56)
     wins.add(wall // dur); off += hs + ps
 assert len(wins) == 1, wins
+sec, frac = sys.argv[3].rstrip("Z").split(".")
+t = datetime.datetime.strptime(sec, "%Y-%m-%dT%H:%M:%S").replace(tzinfo=datetime.timezone.utc)
+listed = int(t.timestamp()) * 10**9 + int(frac)
+assert wins == {listed // dur}, (wins, listed)
 PY
 done
+# pieces are numbered in window order
+sed -n 's/.*, window \([^ ]*\) +.*/\1/p' "$tmp/out" >"$tmp/wins"
+sort -c "$tmp/wins" 2>/dev/null || fail "time: pieces not numbered in window order: $(cat "$tmp/wins")"
+[ "$(sort -u "$tmp/wins" | wc -l)" = "$(wc -l <"$tmp/out")" ] || fail "time: two pieces for one window"
+# runs concatenated in reverse (later run first): pieces still in window order
+cat "$3" "$1" >"$tmp/rev.rec"
+"$bin/rec-split" --by time=20ms -o "$tmp/rv" "$tmp/rev.rec" >"$tmp/out2" || fail "time reversed: exit"
+sed -n 's/.*, window \([^ ]*\) +.*/\1/p' "$tmp/out2" | sort -c 2>/dev/null || fail "time reversed: order $(cat "$tmp/out2")"
+"$bin/rec-cat" -q "$tmp"/rv-*.rec | cmp -s - <(cat "$1" "$3") || fail "time reversed: rec-cat of the pieces"
 rc=0; "$bin/rec-split" --by time=1h -o "$tmp/h" "$tmp/all.rec" >"$tmp/out" || rc=$?
 n=$(wc -l <"$tmp/out")
 [ "$n" -le 2 ] && cat "$tmp"/h-*.rec | cmp -s - "$tmp/all.rec" || fail "time=1h: $n pieces"
