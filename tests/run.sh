@@ -7,7 +7,8 @@ set -u
 cd "$(dirname "$0")/.."
 BUILD=${BUILD:-build}
 export BUILD
-export REC_BIN="$PWD/$BUILD/bin" REC_TESTS="$PWD/$BUILD/tests" REC_ROOT="$PWD"
+case "$BUILD" in /*) abs_build=$BUILD ;; *) abs_build=$PWD/$BUILD ;; esac
+export REC_BIN="$abs_build/bin" REC_TESTS="$abs_build/tests" REC_ROOT="$PWD"
 filter=${1:-}
 passed=0 failed=0 failed_names=()
 

@@ -198,7 +198,11 @@ static void env_atexit(void)
 {
 	rec_recorder *r = g_env_recorder;
 	g_env_recorder = NULL;
-	rec_recorder_close(r);
+	/* The program may have closed the recorder REC_OUTPUT started (it is
+	 * the default recorder, reachable through rec_recorder_default()): then
+	 * it is freed and must not be closed again. */
+	if (r && rec_recorder_default() == r)
+		rec_recorder_close(r);
 }
 
 __attribute__((constructor)) static void env_start(void)

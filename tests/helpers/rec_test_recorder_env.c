@@ -5,7 +5,9 @@
  * declared type; argv[2] = "expect-off": check that nothing records;
  * argv[2] = "flight-api" argv[3] = PATH: open a flight recorder with the API,
  * emit, and return from main without closing it (the recorder writes PATH
- * at exit).
+ * at exit); argv[2] = "close-self": emit, then close the REC_OUTPUT
+ * recorder with rec_recorder_close(rec_recorder_default()) before exit (the
+ * library's exit handler must not close it a second time).
  * Exits 0 on success; returning from main finishes the recording (atexit).
  */
 #include <stdio.h>
@@ -52,6 +54,12 @@ int main(int argc, char **argv)
 		} else if (!expect_off) {
 			return 4;
 		}
+	}
+	if (argc > 2 && strcmp(argv[2], "close-self") == 0) {
+		if (rec_recorder_close(rec_recorder_default()) != REC_OK)
+			return 7;
+		if (rec_recorder_default() != NULL || rec_type_enabled(t))
+			return 8;
 	}
 	return 0;
 }

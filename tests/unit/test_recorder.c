@@ -666,6 +666,26 @@ static void t_env_start(void **state)
 	assert_int_equal(count_type(&rb, "app.HelperEvent"), 25);
 	rb_free(&rb);
 
+	/* the program closes the REC_OUTPUT recorder itself: the exit handler
+	 * must not close it again (was a use-after-free and a hang at exit) */
+	char cpath[300];
+	tmp_path(cpath, sizeof cpath, "env-close-self.rec");
+	pid = fork();
+	if (pid == 0) {
+		setenv("REC_OUTPUT", cpath, 1);
+		unsetenv("REC_OPTIONS");
+		execl(helper, helper, "17", "close-self", (char *)NULL);
+		_exit(127);
+	}
+	assert_int_equal(waitpid(pid, &ws, 0), pid);
+	assert_true(WIFEXITED(ws));
+	assert_int_equal(WEXITSTATUS(ws), 0);
+	read_file(cpath, &rb);
+	assert_int_equal(rb.end, REC_END);
+	assert_int_equal(rb.final_chunks, 1);
+	assert_int_equal(count_type(&rb, "app.HelperEvent"), 17);
+	rb_free(&rb);
+
 	/* without REC_OUTPUT nothing is recorded and the declared type is off */
 	pid = fork();
 	if (pid == 0) {
