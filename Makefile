@@ -123,7 +123,7 @@ $(BUILD)/tests/%: $(BUILD)/obj/tests/helpers/%.o $(TESTLIB_OBJS) $(STATIC)
 
 # ---- tests ----------------------------------------------------------------
 test check: all $(UNITS) $(HELPERS)
-	$(Q)BUILD=$(BUILD) bash tests/run.sh
+	$(Q)BUILD=$(BUILD) SAN=$(SAN) bash tests/run.sh
 
 test-asan:
 	$(Q)$(MAKE) --no-print-directory test BUILD=build-asan SAN=1
