@@ -278,9 +278,12 @@ static int run_case(enum mode mode, int threads, long k, int rounds, const char 
 			all[n++] = r->ns[t][k2];
 	qsort(all, (size_t)n, sizeof(double), cmp_d);
 	double med = n % 2 ? all[n / 2] : (all[n / 2 - 1] + all[n / 2]) / 2;
-	printf("mode=%s threads=%d median=%.2f min=%.2f max=%.2f events=%llu dropped=%llu\n",
+	/* the background thread's CPU time (drain, encode, compress, write) per
+	 * recorded event: the cost that competes with the host on a busy machine */
+	double bg = st.events ? (double)st.background_cpu_ns / (double)st.events : 0;
+	printf("mode=%s threads=%d median=%.2f min=%.2f max=%.2f events=%llu dropped=%llu bgcpu=%.1f\n",
 	       mode_names[mode], threads, med, all[0], all[n - 1], (unsigned long long)st.events,
-	       (unsigned long long)st.dropped);
+	       (unsigned long long)st.dropped, bg);
 	fflush(stdout);
 	free(r);
 	return err;

@@ -238,6 +238,7 @@ if [ "$HAVE_HOTP" = 1 ]; then
 			HOT[ours_med.$m.$th]=$(kv median "$line")
 			HOT[ours_min.$m.$th]=$(kv min "$line")
 			HOT[ours_drop.$m.$th]=$(kv dropped "$line")
+			HOT[ours_bg.$m.$th]=$(kv bgcpu "$line")
 		done <<<"$HOTP_OUT"
 	else
 		say "hotpath failed (see $LOG)"; HAVE_HOTP=0
@@ -440,7 +441,13 @@ minima $(hx "${HOT[ours_min.on.1]:-}" "${HOT[ours_min.floor.1]:-}") (1 thread), 
 milliseconds, so on this shared machine a preempted round inflates the median; the minima are the
 cost without interference.
 Events dropped by the recorder: on ${HOT[ours_drop.on.1]:-n/a}/${HOT[ours_drop.on.2]:-n/a}, stack
-${HOT[ours_drop.stack.1]:-n/a}/${HOT[ours_drop.stack.2]:-n/a} (1/2 threads). LTTng-UST is not measured yet.
+${HOT[ours_drop.stack.1]:-n/a}/${HOT[ours_drop.stack.2]:-n/a} (1/2 threads).
+Background CPU per recorded event (the recorder's writer thread: draining the thread buffers, chunk
+encoding, zstd level 3, write; \`rec_recorder_stats.background_cpu_ns\` / events, whole recording):
+recording on ${HOT[ours_bg.on.1]:-n/a} ns (1 thread), ${HOT[ours_bg.on.2]:-n/a} ns (2 threads); with stack
+traces ${HOT[ours_bg.stack.1]:-n/a} / ${HOT[ours_bg.stack.2]:-n/a} ns. On a busy 2-core host this CPU
+competes with the service; it is not part of the per-event hot-path figures above.
+LTTng-UST: see the LTTng section below when \`bench/lttng.sh\` ran.
 hotpath compiled with: \`$HOTP_CMD\`
 EOF
 fi

@@ -1868,6 +1868,10 @@ void rec_recorder_get_stats(rec_recorder *r, rec_recorder_stats *st)
 	pthread_mutex_lock(&r->lock);
 	st->buffer_bytes = r->mem_used;
 	pthread_mutex_unlock(&r->lock);
+	clockid_t cid;
+	struct timespec ts;
+	if (r->bg_started && pthread_getcpuclockid(r->bg, &cid) == 0 && clock_gettime(cid, &ts) == 0)
+		st->background_cpu_ns = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 	pthread_mutex_lock(&r->w_lock);
 	if (r->w) {
 		rec_writer_stats ws;

@@ -210,6 +210,8 @@ typedef struct rec_recorder_stats {
 	uint64_t bytes;         /* bytes written (writer stats) */
 	uint64_t buffer_bytes;  /* thread buffer memory allocated now */
 	uint64_t drains;        /* background drain rounds */
+	uint64_t background_cpu_ns; /* CPU time the background thread used so far:
+				 * draining, chunk encoding, compression, writes */
 } rec_recorder_stats;
 REC_API void rec_recorder_get_stats(rec_recorder *r, rec_recorder_stats *st);
 
