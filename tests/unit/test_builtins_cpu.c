@@ -25,228 +25,7 @@
 #include "rec/builtins.h"
 #include "rec/recorder.h"
 
-/* ---- recording helpers (each test binary has its own copy) --------------- */
-
-typedef struct tev {
-	char *type;
-	int64_t dur_ns;
-	int64_t wall_ns;
-	uint64_t tid; /* OS tid of the event's thread, 0 if none */
-	uint32_t nf;
-	struct {
-		char *name;
-		uint64_t u;
-		char *s;
-	} f[8];
-	char *stack; /* function names joined by ';', leaf first ("" if none) */
-	int has_stack; /* the event references a stack (id != 0) */
-	char *user_module;   /* module path of the first frame not named rec_* */
-	char *user_build_id; /* its build-id ("" if none) */
-} tev;
-
-static tev *g_ev;
-static size_t g_nev;
-static rec_recorder *g_rec;
-static char g_path[64];
-
-static char *xstrndup(const char *s, size_t n)
-{
-	char *p = malloc(n + 1);
-	assert_non_null(p);
-	if (n)
-		memcpy(p, s, n);
-	p[n] = '\0';
-	return p;
-}
-
-static void free_events(void)
-{
-	for (size_t i = 0; i < g_nev; i++) {
-		free(g_ev[i].type);
-		for (uint32_t k = 0; k < g_ev[i].nf; k++) {
-			free(g_ev[i].f[k].name);
-			free(g_ev[i].f[k].s);
-		}
-		free(g_ev[i].stack);
-		free(g_ev[i].user_module);
-		free(g_ev[i].user_build_id);
-	}
-	free(g_ev);
-	g_ev = NULL;
-	g_nev = 0;
-}
-
-/* Open a default recorder writing to a fresh temporary file. */
-static void rec_start(const char *events)
-{
-	strcpy(g_path, "/tmp/rec-builtins-XXXXXX");
-	int fd = mkstemp(g_path);
-	assert_true(fd >= 0);
-	close(fd);
-	rec_recorder_options o = REC_RECORDER_OPTIONS_INIT;
-	o.flags = REC_RECORDER_DEFAULT;
-	o.path = g_path;
-	o.flush_interval_ms = 50;
-	o.events = events;
-	assert_int_equal(rec_recorder_open(&g_rec, &o), REC_OK);
-	assert_ptr_equal(rec_recorder_default(), g_rec);
-}
-
-/* Close the recorder and load every event of the file into g_ev. */
-static void rec_stop_and_load(void)
-{
-	assert_int_equal(rec_recorder_close(g_rec), REC_OK);
-	g_rec = NULL;
-	free_events();
-	rec_reader *r;
-	assert_int_equal(rec_reader_open_path(&r, g_path, NULL), REC_OK);
-	size_t cap = 0;
-	rec_event ev;
-	rec_status st;
-	while ((st = rec_reader_next_event(r, &ev)) == REC_OK) {
-		if (g_nev == cap) {
-			cap = cap ? 2 * cap : 256;
-			g_ev = realloc(g_ev, cap * sizeof(*g_ev));
-			assert_non_null(g_ev);
-		}
-		tev *t = &g_ev[g_nev++];
-		memset(t, 0, sizeof(*t));
-		t->type = xstrndup(ev.type->name, strlen(ev.type->name));
-		t->dur_ns = ev.duration_ns;
-		t->wall_ns = ev.wall_ns;
-		t->tid = ev.thread ? ev.thread->os_tid : 0;
-		for (uint32_t k = 0; k < ev.value_count && k < 8; k++) {
-			const rec_value *v = &ev.values[k];
-			t->f[k].name = xstrndup(ev.type->fields[k].name, strlen(ev.type->fields[k].name));
-			if (v->type == REC_TYPE_STRING || v->type == REC_TYPE_TEXT) {
-				if (v->v.s.ptr != NULL)
-					t->f[k].s = xstrndup(v->v.s.ptr, v->v.s.len);
-			} else {
-				t->f[k].u = v->v.u;
-			}
-			t->nf = k + 1;
-		}
-		size_t len = 0, scap = 256;
-		t->stack = malloc(scap);
-		assert_non_null(t->stack);
-		t->stack[0] = '\0';
-		t->has_stack = ev.stack != NULL;
-		t->user_module = xstrndup("", 0);
-		t->user_build_id = xstrndup("", 0);
-		for (uint32_t k = 0; ev.stack != NULL && k < ev.stack->depth; k++) {
-			const rec_frame *fr = ev.stack->frames[k];
-			if (strncmp(fr->function, "rec_", 4) == 0)
-				continue;
-			if (fr->module != NULL) {
-				free(t->user_module);
-				free(t->user_build_id);
-				t->user_module = xstrndup(fr->module->path, strlen(fr->module->path));
-				t->user_build_id = xstrndup(fr->module->build_id, strlen(fr->module->build_id));
-			}
-			break;
-		}
-		if (ev.stack != NULL) {
-			for (uint32_t k = 0; k < ev.stack->depth; k++) {
-				const char *fn = ev.stack->frames[k]->function;
-				size_t fl = strlen(fn);
-				if (len + fl + 2 > scap) {
-					scap = 2 * (len + fl + 2);
-					t->stack = realloc(t->stack, scap);
-					assert_non_null(t->stack);
-				}
-				if (k > 0)
-					t->stack[len++] = ';';
-				memcpy(t->stack + len, fn, fl);
-				len += fl;
-				t->stack[len] = '\0';
-			}
-		}
-	}
-	assert_int_equal(st, REC_END);
-	rec_reader_close(r);
-	unlink(g_path);
-}
-
-static __attribute__((unused)) const char *fs(const tev *e, const char *name)
-{
-	for (uint32_t k = 0; k < e->nf; k++)
-		if (strcmp(e->f[k].name, name) == 0)
-			return e->f[k].s ? e->f[k].s : "";
-	fail_msg("event %s has no field %s", e->type, name);
-	return NULL;
-}
-
-static uint64_t fu(const tev *e, const char *name)
-{
-	for (uint32_t k = 0; k < e->nf; k++)
-		if (strcmp(e->f[k].name, name) == 0)
-			return e->f[k].u;
-	fail_msg("event %s has no field %s", e->type, name);
-	return 0;
-}
-
-static __attribute__((unused)) size_t count_type(const char *type)
-{
-	size_t n = 0;
-	for (size_t i = 0; i < g_nev; i++)
-		n += strcmp(g_ev[i].type, type) == 0;
-	return n;
-}
-
-/* Does the ';'-joined stack contain function fn as a whole frame? */
-static __attribute__((unused)) int stack_has(const tev *e, const char *fn)
-{
-	size_t fl = strlen(fn);
-	for (const char *p = e->stack; (p = strstr(p, fn)) != NULL; p += fl)
-		if ((p == e->stack || p[-1] == ';') && (p[fl] == '\0' || p[fl] == ';' || p[fl] == '.'))
-			return 1;
-	return 0;
-}
-
-/* The first frame that is not librec's own (named rec_*): the call site. */
-static __attribute__((unused)) const char *first_user_frame(const tev *e, char *buf, size_t cap)
-{
-	const char *p = e->stack;
-	while (strncmp(p, "rec_", 4) == 0) {
-		const char *semi = strchr(p, ';');
-		if (semi == NULL)
-			return "";
-		p = semi + 1;
-	}
-	size_t n = strcspn(p, ";");
-	if (n >= cap)
-		n = cap - 1;
-	memcpy(buf, p, n);
-	buf[n] = '\0';
-	return buf;
-}
-
-/* The build-id of this test program, from `readelf -n`. */
-static __attribute__((unused)) void self_build_id(char *out, size_t cap)
-{
-	char exe[4096], cmd[4200], line[512];
-	ssize_t len = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-	assert_true(len > 0);
-	exe[len] = '\0';
-	snprintf(cmd, sizeof(cmd), "readelf -n '%s'", exe);
-	FILE *p = popen(cmd, "r");
-	assert_non_null(p);
-	out[0] = '\0';
-	while (fgets(line, sizeof(line), p) != NULL) {
-		const char *b = strstr(line, "Build ID: ");
-		if (b != NULL) {
-			size_t n = strspn(b + 10, "0123456789abcdef");
-			if (n >= cap)
-				n = cap - 1;
-			memcpy(out, b + 10, n);
-			out[n] = '\0';
-		}
-	}
-	assert_int_equal(pclose(p), 0);
-	assert_true(strlen(out) >= 16);
-}
-
-static uint64_t my_tid(void) { return (uint64_t)syscall(SYS_gettid); }
+#include "../lib/readback.h"
 
 /* ---- CPU samples of a burning thread ------------------------------------------ */
 
@@ -289,7 +68,7 @@ __attribute__((noinline)) void cp_burn(double cpu_ns)
 void *cp_burner_thread(void *arg)
 {
 	uint64_t *tid = arg;
-	*tid = my_tid();
+	*tid = rec_t_my_tid();
 	assert_int_equal(rec_cpu_sampler_attach_thread(), REC_OK);
 	cp_burn(300e6);
 	return NULL;
@@ -306,21 +85,21 @@ static void t_no_recorder(void **state)
 static void t_cpu_burn(void **state)
 {
 	(void)state;
-	rec_start(NULL);
+	rec_t_start(NULL);
 	uint64_t tid = 0;
 	pthread_t th;
 	assert_int_equal(pthread_create(&th, NULL, cp_burner_thread, &tid), 0);
 	assert_int_equal(pthread_join(th, NULL), 0);
-	rec_stop_and_load();
+	rec_t_stop_and_load();
 	size_t n = 0, with_burn = 0, with_inner = 0;
-	for (size_t i = 0; i < g_nev; i++) {
-		const tev *e = &g_ev[i];
+	for (size_t i = 0; i < rec_t_nev; i++) {
+		const rec_t_ev *e = &rec_t_evs[i];
 		if (strcmp(e->type, "rec.CPUSample") != 0 || e->tid != tid)
 			continue;
 		n++;
-		assert_int_equal(fu(e, "period"), 10 * 1000 * 1000);
-		with_burn += stack_has(e, "cp_burn");
-		with_inner += stack_has(e, "cp_burn_inner");
+		assert_int_equal(rec_t_fu(e, "period"), 10 * 1000 * 1000);
+		with_burn += rec_t_stack_has(e, "cp_burn");
+		with_inner += rec_t_stack_has(e, "cp_burn_inner");
 		if (n == 1)
 			print_message("first sample: %s\n", e->stack);
 	}
@@ -384,7 +163,7 @@ static void t_sampler_stress(void **state)
 	rec_alloc_set_sample_interval(256 * 1024);
 	uint64_t taken0, dropped0;
 	rec_cpu_sampler_counts(&taken0, &dropped0);
-	rec_start(NULL);
+	rec_t_start(NULL);
 	atomic_store(&g_stop, 0);
 	pthread_t th[STRESS_THREADS];
 	uint64_t ops[STRESS_THREADS];
@@ -397,7 +176,7 @@ static void t_sampler_stress(void **state)
 	for (int i = 0; i < STRESS_THREADS; i++)
 		assert_int_equal(pthread_join(th[i], NULL), 0);
 	double t1 = now_s();
-	rec_stop_and_load();
+	rec_t_stop_and_load();
 	print_message("join %.2f s, close+read %.2f s\n", t1 - t0, now_s() - t1);
 	rec_cpu_sampler_set_period(10 * 1000 * 1000);
 	rec_alloc_set_sample_interval(512 * 1024);
@@ -405,11 +184,11 @@ static void t_sampler_stress(void **state)
 	rec_cpu_sampler_counts(&taken, &dropped);
 	taken -= taken0;
 	dropped -= dropped0;
-	size_t in_file = count_type("rec.CPUSample");
+	size_t in_file = rec_t_count_type("rec.CPUSample");
 	uint64_t lost = 0;
-	for (size_t i = 0; i < g_nev; i++)
-		if (strcmp(g_ev[i].type, "rec.Dropped") == 0)
-			lost += fu(&g_ev[i], "count");
+	for (size_t i = 0; i < rec_t_nev; i++)
+		if (strcmp(rec_t_evs[i].type, "rec.Dropped") == 0)
+			lost += rec_t_fu(&rec_t_evs[i], "count");
 	print_message("ops %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64 "; samples taken %" PRIu64
 		      ", not taken %" PRIu64 ", in file %zu; dropped events %" PRIu64 "\n",
 		      ops[0], ops[1], ops[2], ops[3], taken, dropped, in_file, lost);
@@ -421,8 +200,8 @@ static void t_sampler_stress(void **state)
 	assert_true(taken + dropped >= 50);
 	assert_true(in_file <= taken);
 	assert_true(in_file + lost >= taken);
-	assert_true(count_type("rec.Alloc") > 0);
-	assert_true(count_type("test.Stress") > 0);
+	assert_true(rec_t_count_type("rec.Alloc") > 0);
+	assert_true(rec_t_count_type("test.Stress") > 0);
 }
 
 /* A thread that only emits its own events (no wrapper, no explicit
@@ -431,7 +210,7 @@ void *cp_emitter_thread(void *arg);
 void *cp_emitter_thread(void *arg)
 {
 	uint64_t *tid = arg;
-	*tid = my_tid();
+	*tid = rec_t_my_tid();
 	rec_emit e;
 	if (rec_emit_begin(&e, g_user_t)) {
 		rec_emit_u64(&e, 1);
@@ -446,15 +225,15 @@ static void t_registered_thread_sampled(void **state)
 {
 	(void)state;
 	assert_int_equal(rec_type_declare(&user_def, 0, REC_TYPE_STACK, &g_user_t), REC_OK);
-	rec_start(NULL);
+	rec_t_start(NULL);
 	uint64_t tid = 0;
 	pthread_t th;
 	assert_int_equal(pthread_create(&th, NULL, cp_emitter_thread, &tid), 0);
 	assert_int_equal(pthread_join(th, NULL), 0);
-	rec_stop_and_load();
+	rec_t_stop_and_load();
 	size_t n = 0;
-	for (size_t i = 0; i < g_nev; i++)
-		if (strcmp(g_ev[i].type, "rec.CPUSample") == 0 && g_ev[i].tid == tid)
+	for (size_t i = 0; i < rec_t_nev; i++)
+		if (strcmp(rec_t_evs[i].type, "rec.CPUSample") == 0 && rec_t_evs[i].tid == tid)
 			n++;
 	print_message("%zu samples of a thread that only emitted\n", n);
 	assert_true(n >= 12 && n <= 28); /* 200 ms of CPU at 10 ms */
@@ -466,14 +245,14 @@ static void t_cpu_sample_off(void **state)
 	(void)state;
 	uint64_t taken0, dropped0, taken1, dropped1;
 	rec_cpu_sampler_counts(&taken0, &dropped0);
-	rec_start("rec.LockWait");
+	rec_t_start("rec.LockWait");
 	assert_int_equal(rec_cpu_sampler_attach_thread(), REC_ERR_STATE);
 	cp_burn(100e6);
-	rec_stop_and_load();
+	rec_t_stop_and_load();
 	rec_cpu_sampler_counts(&taken1, &dropped1);
 	assert_int_equal(taken1, taken0);
 	assert_int_equal(dropped1, dropped0);
-	assert_int_equal(count_type("rec.CPUSample"), 0);
+	assert_int_equal(rec_t_count_type("rec.CPUSample"), 0);
 }
 
 /* fork() while sampling: the child runs (timers are not inherited; the
@@ -481,7 +260,7 @@ static void t_cpu_sample_off(void **state)
 static void t_fork_while_sampling(void **state)
 {
 	(void)state;
-	rec_start(NULL);
+	rec_t_start(NULL);
 	uint64_t tid = 0;
 	pthread_t th;
 	assert_int_equal(pthread_create(&th, NULL, cp_burner_thread, &tid), 0);
@@ -502,13 +281,13 @@ static void t_fork_while_sampling(void **state)
 	assert_int_equal(WEXITSTATUS(status), 0);
 	cp_burn(100e6);
 	assert_int_equal(pthread_join(th, NULL), 0);
-	rec_stop_and_load();
+	rec_t_stop_and_load();
 	size_t mine = 0, burner = 0;
-	for (size_t i = 0; i < g_nev; i++) {
-		if (strcmp(g_ev[i].type, "rec.CPUSample") != 0)
+	for (size_t i = 0; i < rec_t_nev; i++) {
+		if (strcmp(rec_t_evs[i].type, "rec.CPUSample") != 0)
 			continue;
-		mine += g_ev[i].tid == my_tid();
-		burner += g_ev[i].tid == tid;
+		mine += rec_t_evs[i].tid == rec_t_my_tid();
+		burner += rec_t_evs[i].tid == tid;
 	}
 	print_message("after fork: %zu samples of this thread, %zu of the burner\n", mine, burner);
 	assert_true(mine >= 8);   /* 150 ms of CPU at 10 ms */
