@@ -12,7 +12,9 @@ for f in include/rec/rec.h include/rec/recorder.h lib/librec.a lib/librec.so lib
 	[ -e "$tmp/prefix/$f" ] || { echo "not installed: $f"; exit 1; }
 done
 # never a libfmt.so or <fmt/...>: those belong to the C++ {fmt} library
-if find "$tmp/prefix" -name 'libfmt*' -o -name fmt -type d | grep -q .; then echo "installed a libfmt/fmt name"; exit 1; fi
+# (outputs are captured first: `cmd | grep -q` can kill cmd with SIGPIPE, which pipefail reports)
+bad=$(find "$tmp/prefix" -name 'libfmt*' -o -name fmt -type d)
+[ -z "$bad" ] || { echo "installed a libfmt/fmt name: $bad"; exit 1; }
 
 cat >"$tmp/app.c" <<'C'
 #include <stdio.h>
@@ -67,9 +69,9 @@ ver=$(pkg-config --modversion rec)
 cc $san -std=c17 -Wall -Wextra -Werror $(pkg-config --cflags rec) -o "$tmp/app-shared" "$tmp/app.c" $(pkg-config --libs rec)
 out=$(LD_LIBRARY_PATH="$tmp/prefix/lib" "$tmp/app-shared" "$tmp/shared.rec")
 [ "$out" = "1000 $ver" ] || { echo "shared: got '$out', want '1000 $ver'"; exit 1; }
-ldd "$tmp/app-shared" | grep -q "$tmp/prefix/lib/librec.so.0" 2>/dev/null ||
-	LD_LIBRARY_PATH="$tmp/prefix/lib" ldd "$tmp/app-shared" | grep -q "librec.so.0" ||
-	{ echo "app-shared is not linked with librec.so.0"; exit 1; }
+deps=$(LD_LIBRARY_PATH="$tmp/prefix/lib" ldd "$tmp/app-shared")
+case "$deps" in *"librec.so.0 => $tmp/prefix/lib/librec.so.0"*) ;; *)
+	echo "app-shared is not linked with the installed librec.so.0:"; echo "$deps"; exit 1 ;; esac
 cc $san -std=c17 -Wall -Wextra -Werror $(pkg-config --cflags rec) -o "$tmp/app-static" "$tmp/app.c" \
 	"$tmp/prefix/lib/librec.a" $(pkg-config --libs-only-other --static rec) $(pkg-config --libs-only-l --static rec | sed 's/-lrec//')
 out=$("$tmp/app-static" "$tmp/static.rec")
