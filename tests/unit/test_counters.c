@@ -22,96 +22,17 @@
 #include "rec/archive.h"
 #include "rec/rec.h"
 
-#define T_COUNTER 24u /* rec.Counter, as the recorder declares it */
-#define T_OTHER 7u
+#include "../lib/counter_runs.h"
 
-static const rec_field counter_fields[] = {
-	{ "name", "Name", "counter name", REC_TYPE_STRING, REC_UNIT_NONE },
-	{ "value", "Value", "total since the counter was created", REC_TYPE_U64, REC_UNIT_COUNT },
-};
-static const rec_type counter_type = {
-	T_COUNTER, 0, "rec.Counter", "Counter", "", "rec/Metrics", 2, counter_fields,
-};
-/* Another type with the same field names: must be ignored. */
-static const rec_type other_type = {
-	T_OTHER, 0, "app.NotACounter", "", "", "app", 2, counter_fields,
-};
-
-/* One run: samples of "requests" (and of "errors" when given), one chunk per
- * sample so that chunk boundaries fall between samples; final = clean close. */
-typedef struct run_spec {
-	const uint64_t *requests;
-	size_t nreq;
-	const uint64_t *errors;
-	size_t nerr;
-	int final;
-} run_spec;
-
-static void write_run(int fd, int k, const run_spec *rs)
+/* Write run k of rec_t_counter_runs, asserting that every writer call succeeds. */
+static void write_run(int fd, int k)
 {
-	rec_writer_options o = REC_WRITER_OPTIONS_INIT;
-	o.codec = REC_CODEC_LZ4;
-	o.run_id = 0xC0FFEE00ull + (uint64_t)k;
-	o.pid = 1000u + (uint32_t)k;
-	o.process_start_ns = 1764670000000000000ll + (int64_t)k * 60000000000ll;
-	o.anchor_wall_ns = o.process_start_ns;
-	o.anchor_ticks = 1000;
-	rec_writer *w = NULL;
-	assert_int_equal(rec_writer_open_fd(&w, fd, &o), REC_OK);
-	assert_int_equal(rec_writer_add_type(w, &counter_type), REC_OK);
-	assert_int_equal(rec_writer_add_type(w, &other_type), REC_OK);
-	uint64_t s_req, s_err;
-	assert_int_equal(rec_writer_intern_string(w, "requests", 8, &s_req), REC_OK);
-	assert_int_equal(rec_writer_intern_string(w, "errors", 6, &s_err), REC_OK);
-	/* A first chunk without any counter (the default reading skips it). */
-	assert_int_equal(rec_writer_begin(w, T_OTHER, 1500, 0, 0, 0), REC_OK);
-	assert_int_equal(rec_writer_put_u64(w, s_req), REC_OK);
-	assert_int_equal(rec_writer_put_u64(w, 777777), REC_OK);
-	assert_int_equal(rec_writer_end(w), REC_OK);
-	assert_int_equal(rec_writer_flush(w), REC_OK);
-	uint64_t t = 2000;
-	size_t n = rs->nreq > rs->nerr ? rs->nreq : rs->nerr;
-	for (size_t i = 0; i < n; i++, t += 1000000) {
-		if (i < rs->nreq) {
-			assert_int_equal(rec_writer_begin(w, T_COUNTER, t, 0, 0, 0), REC_OK);
-			assert_int_equal(rec_writer_put_u64(w, s_req), REC_OK);
-			assert_int_equal(rec_writer_put_u64(w, rs->requests[i]), REC_OK);
-			assert_int_equal(rec_writer_end(w), REC_OK);
-			/* a decoy with a huge value in between */
-			assert_int_equal(rec_writer_begin(w, T_OTHER, t + 1, 0, 0, 0), REC_OK);
-			assert_int_equal(rec_writer_put_u64(w, s_req), REC_OK);
-			assert_int_equal(rec_writer_put_u64(w, 999999999), REC_OK);
-			assert_int_equal(rec_writer_end(w), REC_OK);
-		}
-		if (i < rs->nerr) {
-			assert_int_equal(rec_writer_begin(w, T_COUNTER, t + 2, 0, 0, 0), REC_OK);
-			assert_int_equal(rec_writer_put_u64(w, s_err), REC_OK);
-			assert_int_equal(rec_writer_put_u64(w, rs->errors[i]), REC_OK);
-			assert_int_equal(rec_writer_end(w), REC_OK);
-		}
-		if (i + 1 < n)
-			assert_int_equal(rec_writer_flush(w), REC_OK);
-	}
-	if (rs->final) {
-		assert_int_equal(rec_writer_close(w), REC_OK);
-	} else {
-		assert_int_equal(rec_writer_flush(w), REC_OK);
-		rec_writer_abandon(w); /* killed: no FINAL chunk */
-	}
+	const char *failed = "";
+	rec_status st = rec_t_counter_write_run(fd, k, &rec_t_counter_runs[k], &failed);
+	if (st != REC_OK)
+		print_error("%s failed\n", failed);
+	assert_int_equal(st, REC_OK);
 }
-
-/* The five runs.  requests: run 0 counts 0 -> 25 (+25); run 1 5 -> 7 (+2),
- * then a reset to 3, then 9 (+6); run 2 starts at 100 (a baseline, not a
- * delta) and reaches 150 (+50); run 3 has one sample (+0); run 4 40 -> 40 ->
- * 45 (+5).  Total 88, one reset.  (Last minus first would be 45; the sum of
- * all positive steps across runs, reading restarts as deltas, 88 + 100 + 40.) */
-static const uint64_t r0[] = { 0, 10, 25 }, r1[] = { 5, 7, 3, 9 }, r2[] = { 100, 150 },
-		      r3[] = { 0 }, r4[] = { 40, 40, 45 };
-static const uint64_t e0[] = { 1, 2 }, e2[] = { 0, 0, 4 }, e4[] = { 7, 3 };
-static const run_spec runs[5] = {
-	{ r0, 3, e0, 2, 0 }, { r1, 4, NULL, 0, 0 }, { r2, 2, e2, 3, 0 },
-	{ r3, 1, NULL, 0, 0 }, { r4, 3, e4, 2, 1 },
-};
 
 static char path[64];
 
@@ -121,7 +42,7 @@ static void write_file(const int *order)
 	int fd = mkstemp(path);
 	assert_true(fd >= 0);
 	for (int i = 0; i < 5; i++)
-		write_run(fd, order[i], &runs[order[i]]);
+		write_run(fd, order[i]);
 	assert_int_equal(close(fd), 0);
 }
 
@@ -211,7 +132,7 @@ static void t_events(void **state)
 	v[1].present = 1;
 	rec_event ev;
 	memset(&ev, 0, sizeof ev);
-	ev.type = &counter_type;
+	ev.type = &rec_t_counter_type;
 	ev.value_count = 2;
 	ev.values = v;
 	static const struct { int run; uint64_t value; } seq[] = {
@@ -222,7 +143,7 @@ static void t_events(void **state)
 		v[1].v.u = seq[i].value;
 		assert_int_equal(rec_counters_add_event(c, &ev), REC_OK);
 	}
-	ev.type = &other_type;
+	ev.type = &rec_t_other_type;
 	v[1].v.u = 5000;
 	assert_int_equal(rec_counters_add_event(c, &ev), REC_OK);
 	size_t n = 0;
