@@ -156,6 +156,7 @@ declare -A LT
 while read -r line; do
 	th=$(kv threads "$line")
 	LT[med.$th]=$(kv median "$line"); LT[min.$th]=$(kv min "$line"); LT[max.$th]=$(kv max "$line")
+	LT[cpu.$th]=$(kv cpu_median "$line"); LT[cpumin.$th]=$(kv cpu_min "$line")
 	HOT_EMITTED=$((HOT_EMITTED + $(kv events "$line")))
 done <<<"$LH_OUT"
 HOT_DISC=$((HOT_EMITTED - HOT_EVENTS))
@@ -237,6 +238,7 @@ disc_note() { [ -n "$1" ] && echo " (\`lttng stop\` warned: $1 discarded)" || ec
 	echo "|---|---|---|---|---|"
 	echo "| hot path, 1 thread, ns/event | ${LT[med.1]} (${LT[min.1]}-${LT[max.1]}) | $(ours_cell 1) | $(ratio "${LT[med.1]}" "${OURS[med.1]:-}") (goal >= 8x) | \`$LH_RUN\`; ours: \`$HOTP_RUN\` (mode=on) |"
 	echo "| hot path, 2 threads, ns/event per thread | ${LT[med.2]} (${LT[min.2]}-${LT[max.2]}) | $(ours_cell 2) | $(ratio "${LT[med.2]}" "${OURS[med.2]:-}") | same runs |"
+	echo "| hot path, LTTng thread CPU time (CLOCK_THREAD_CPUTIME_ID), ns/event, median (min): 1 thread; 2 threads | ${LT[cpu.1]} (${LT[cpumin.1]}); ${LT[cpu.2]} (${LT[cpumin.2]}) | wall only (bench/hotpath.c) | min/min wall: $(ratio "${LT[min.1]}" "${OURS[min.1]:-}"); $(ratio "${LT[min.2]}" "${OURS[min.2]:-}") | same LTTng run; excludes preemption on a loaded host |"
 	echo "| discarded events, hot-path session | $HOT_DISC of $HOT_EMITTED$(disc_note "$HOT_STOP_DISC") | dropped ${OURS[drop.1]:-n/a} (1 th), ${OURS[drop.2]:-n/a} (2 th) | | emitted - \`babeltrace2 TRACE -c sink.utils.counter\` events ($HOT_DMSG discarded-event messages) |"
 	echo "| trace of $(hc "$N") events: bytes (du -b) | $BULK_BYTES | | | \`$BULK_RUN\`, channel 8 MiB x 8, discard mode; \`du -sb TRACE\` |"
 	echo "| bytes/event (trace directory) | $BPE | | | du -b / events in trace |"

@@ -10,8 +10,10 @@
  *       between rounds everyone sleeps P ms (outside the timed part) so the
  *       consumer daemon drains the ring buffers and discard mode does not
  *       turn timed events into cheap discards.  Prints one line per case:
- *         threads=T median=M min=A max=B events=E
- *       (median/min/max over rounds x threads of round time / K, in ns).
+ *         threads=T median=M min=A max=B cpu_median=C cpu_min=D events=E
+ *       (median/min/max over rounds x threads of round time / K, in ns;
+ *       cpu_* the same with the thread's CPU time, CLOCK_THREAD_CPUTIME_ID,
+ *       which leaves out time the thread was preempted on a loaded host).
  *   lttng_hot bulk N [--chunk C] [--pause-ms P]
  *       Emits N events on one thread, C at a time with a P ms pause between
  *       chunks (so the consumer keeps up), for the bytes/event trace.
@@ -45,6 +47,13 @@ static double now_ns(void)
 	return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
 }
 
+static double cpu_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
+}
+
 static void sleep_ms(long ms)
 {
 	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
@@ -65,6 +74,7 @@ struct run {
 	long pause_ms;
 	pthread_barrier_t bar;
 	double ns[MAX_THREADS][MAX_ROUNDS];
+	double cpu[MAX_THREADS][MAX_ROUNDS];
 };
 
 struct targ {
@@ -80,11 +90,15 @@ static void *worker(void *arg)
 	for (int round = 0; round < r->warm + r->rounds; round++) {
 		pthread_barrier_wait(&r->bar);
 		long from = base + (long)round * r->k;
+		double c0 = cpu_ns();
 		double t0 = now_ns();
 		emit_round(from, r->k);
 		double t1 = now_ns();
-		if (round >= r->warm)
+		double c1 = cpu_ns();
+		if (round >= r->warm) {
 			r->ns[ta->idx][round - r->warm] = (t1 - t0) / (double)r->k;
+			r->cpu[ta->idx][round - r->warm] = (c1 - c0) / (double)r->k;
+		}
 		pthread_barrier_wait(&r->bar);
 		if (ta->idx == 0)
 			sleep_ms(r->pause_ms); /* consumer drains, outside the timed part */
@@ -129,15 +143,19 @@ static int run_case(int threads, long k, int rounds, int warm, long pause_ms)
 	for (int t = 0; t < threads; t++)
 		pthread_join(th[t], NULL);
 	pthread_barrier_destroy(&r->bar);
-	double all[MAX_THREADS * MAX_ROUNDS];
+	double all[MAX_THREADS * MAX_ROUNDS], allc[MAX_THREADS * MAX_ROUNDS];
 	int n = 0;
 	for (int t = 0; t < threads; t++)
-		for (int j = 0; j < rounds; j++)
+		for (int j = 0; j < rounds; j++) {
+			allc[n] = r->cpu[t][j];
 			all[n++] = r->ns[t][j];
+		}
 	qsort(all, (size_t)n, sizeof(double), cmp_d);
+	qsort(allc, (size_t)n, sizeof(double), cmp_d);
 	double med = n % 2 ? all[n / 2] : (all[n / 2 - 1] + all[n / 2]) / 2;
-	printf("threads=%d median=%.2f min=%.2f max=%.2f events=%lld\n", threads, med, all[0],
-	       all[n - 1], (long long)threads * k * (rounds + warm));
+	double medc = n % 2 ? allc[n / 2] : (allc[n / 2 - 1] + allc[n / 2]) / 2;
+	printf("threads=%d median=%.2f min=%.2f max=%.2f cpu_median=%.2f cpu_min=%.2f events=%lld\n",
+	       threads, med, all[0], all[n - 1], medc, allc[0], (long long)threads * k * (rounds + warm));
 	fflush(stdout);
 	free(r);
 	return 0;
