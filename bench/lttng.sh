@@ -96,11 +96,13 @@ SD_PID=""
 RUNDIR_EXISTED=0
 [ -d /var/run/lttng ] && RUNDIR_EXISTED=1
 cleanup() {
-	lttng destroy --all >/dev/null 2>&1 || true
+	# only our own daemon and our own sessions: never a daemon that was already running
 	if [ -n "$SD_PID" ] && kill -0 "$SD_PID" 2>/dev/null; then
+		lttng destroy bench-hot >/dev/null 2>&1 || true
+		lttng destroy bench-bulk >/dev/null 2>&1 || true
 		kill "$SD_PID" 2>/dev/null || true
 		for _ in 1 2 3 4 5 6 7 8 9 10; do kill -0 "$SD_PID" 2>/dev/null || break; sleep 0.3; done
-		kill -9 "$SD_PID" 2>/dev/null || true
+		kill -0 "$SD_PID" 2>/dev/null && kill -9 "$SD_PID" 2>/dev/null || true
 	fi
 	# as root the daemon's run directory is /var/run/lttng: remove it if we made it
 	[ "$RUNDIR_EXISTED" = 1 ] || rmdir /var/run/lttng 2>/dev/null || true
