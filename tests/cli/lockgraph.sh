@@ -126,57 +126,14 @@ ok "--format svg: an SVG document with the three locks and red edges"
 ok "png (from the --output extension) and pdf (to stdout) render"
 
 # ---- 2. the example service ------------------------------------------------------------
-# burst N PATH: N concurrent GET requests (as tests/cli/requestwatch.sh).
-if command -v curl >/dev/null 2>&1; then
-	burst() {
-		local n=$1 path=$2 i args=()
-		for ((i = 0; i < n; i++)); do
-			args+=(-o /dev/null "http://127.0.0.1:$port$path")
-		done
-		timeout 20 curl -s --no-progress-meter --parallel --parallel-immediate --parallel-max 64 \
-			--max-time 15 -w "$path %{http_code}\n" "${args[@]}" >>"$work/statuses" || true
-	}
-else
-	burst() {
-		timeout 20 bash -c '
-			n=$1 path=$2 port=$3 fds=()
-			for ((i = 0; i < n; i++)); do
-				exec {fd}<>"/dev/tcp/127.0.0.1/$port" || exit 1
-				fds+=("$fd")
-			done
-			for fd in "${fds[@]}"; do
-				printf "GET %s HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n" "$path" >&"$fd"
-			done
-			for fd in "${fds[@]}"; do
-				read -r _ code _ <&"$fd" || code=000
-				echo "$path $code"
-				cat <&"$fd" >/dev/null
-			done' _ "$1" "$2" "$port" >>"$work/statuses" || true
-	}
-fi
+# rw_start, burst, rw_stop: the scenario of tests/cli/requestwatch.sh.
+# shellcheck source=tests/cli/lib/requestwatch_scenario.sh
+source tests/cli/lib/requestwatch_scenario.sh
 rec="$work/service.rec"
-REC_OUTPUT="$rec" timeout 120 "$BIN/requestwatch" --port 0 >"$work/server.out" 2>"$work/server.err" &
-server_pid=$!
-port=
-for _ in $(seq 1 150); do
-	port=$(sed -n 's/^listening on 127\.0\.0\.1:\([0-9][0-9]*\)$/\1/p' "$work/server.out")
-	[ -n "$port" ] && break
-	kill -0 "$server_pid" 2>/dev/null || fail "requestwatch exited before listening"
-	sleep 0.1
-done
-[ -n "$port" ] || fail "requestwatch did not start listening"
+rw_start "$rec"
 burst 4 /requests/blocking
 burst 4 /requests/blocking-fixed
-kill -INT "$server_pid"
-for _ in $(seq 1 150); do
-	kill -0 "$server_pid" 2>/dev/null || break
-	sleep 0.1
-done
-kill -0 "$server_pid" 2>/dev/null && fail "requestwatch still running 15 s after SIGINT"
-rc=0
-wait "$server_pid" || rc=$?
-server_pid=
-[ "$rc" -eq 0 ] || fail "requestwatch exited with $rc"
+rw_stop
 [ "$(grep -c ' 200$' "$work/statuses")" -eq 8 ] || fail "expected 8 responses with 200: $(cat "$work/statuses")"
 
 "$BIN/rec-print" --json --events app.Request "$rec" >"$work/requests.json" || fail "rec-print app.Request"

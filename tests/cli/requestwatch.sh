@@ -35,50 +35,12 @@ cleanup() {
 trap cleanup EXIT
 fail() { echo "FAIL: $*" >&2; [ -f "$work/server.err" ] && sed 's/^/  server: /' "$work/server.err" >&2; exit 1; }
 
-# burst N PATH: N concurrent GET requests to PATH, sent at the same moment
-# (one curl process with --parallel; without curl, bash's /dev/tcp: all
-# connections opened first, then every request written); appends one line
-# "PATH STATUS" per request to $work/statuses.  20 s cap.
-# REC_TEST_NO_CURL=1 forces the /dev/tcp client.
-if command -v curl >/dev/null 2>&1 && [ -z "${REC_TEST_NO_CURL:-}" ]; then
-	burst() {
-		local n=$1 path=$2 i args=()
-		for ((i = 0; i < n; i++)); do
-			args+=(-o /dev/null "http://127.0.0.1:$port$path")
-		done
-		timeout 20 curl -s --no-progress-meter --parallel --parallel-immediate --parallel-max 64 \
-			--max-time 15 -w "$path %{http_code}\n" "${args[@]}" >>"$work/statuses" || true
-	}
-else
-	burst() {
-		timeout 20 bash -c '
-			n=$1 path=$2 port=$3 fds=()
-			for ((i = 0; i < n; i++)); do
-				exec {fd}<>"/dev/tcp/127.0.0.1/$port" || exit 1
-				fds+=("$fd")
-			done
-			for fd in "${fds[@]}"; do
-				printf "GET %s HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n" "$path" >&"$fd"
-			done
-			for fd in "${fds[@]}"; do
-				read -r _ code _ <&"$fd" || code=000
-				echo "$path $code"
-				cat <&"$fd" >/dev/null
-			done' _ "$1" "$2" "$port" >>"$work/statuses" || true
-	}
-fi
+# rw_start, burst, rw_stop: the shared scenario.
+# shellcheck source=tests/cli/lib/requestwatch_scenario.sh
+source tests/cli/lib/requestwatch_scenario.sh
 
 rec="$work/run.rec"
-REC_OUTPUT="$rec" timeout 120 "$BIN/requestwatch" --port 0 >"$work/server.out" 2>"$work/server.err" &
-server_pid=$!
-port=
-for _ in $(seq 1 150); do
-	port=$(sed -n 's/^listening on 127\.0\.0\.1:\([0-9][0-9]*\)$/\1/p' "$work/server.out")
-	[ -n "$port" ] && break
-	kill -0 "$server_pid" 2>/dev/null || fail "requestwatch exited before listening"
-	sleep 0.1
-done
-[ -n "$port" ] || fail "requestwatch did not print 'listening on 127.0.0.1:PORT' within 15 s"
+rw_start "$rec"
 
 burst 4 /requests/blocking
 burst 4 /requests/blocking-fixed
@@ -86,16 +48,7 @@ burst 1 /requests/fast
 burst 1 /requests/allocating
 burst 1 /requests/no-such-thing   # 404, the 11th request
 
-kill -INT "$server_pid"
-for _ in $(seq 1 150); do
-	kill -0 "$server_pid" 2>/dev/null || break
-	sleep 0.1
-done
-kill -0 "$server_pid" 2>/dev/null && fail "requestwatch still running 15 s after SIGINT"
-rc=0
-wait "$server_pid" || rc=$?
-server_pid=
-[ "$rc" -eq 0 ] || fail "requestwatch exited with status $rc after SIGINT"
+rw_stop
 
 sort "$work/statuses" | uniq -c | sed 's/^/  responses: /'
 [ "$(grep -c ' 200$' "$work/statuses")" -eq 10 ] || fail "expected 10 responses with 200"
