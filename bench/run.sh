@@ -460,7 +460,7 @@ cat <<EOF
 - Compiler: $GCCV
 - libzstd $ZSTDV, liblz4 $LZ4V; zstd CLI $(zstd --version 2>/dev/null | sed -n 's/.*v\([0-9.]*\).*/\1/p')
 - Java: $JAVAV
-- LTTng / babeltrace2 (not measured yet): $LTTNG
+- LTTng / babeltrace2 (measured by bench/lttng.sh, section at the end): $LTTNG
 
 ## What each figure is, and the exact commands
 
@@ -487,3 +487,22 @@ BUILD=/tmp/b BENCH_N=2000000 BENCH_RUNS=3 bash bench/run.sh   # any size
 EOF
 } >"$RESULTS"
 say "wrote $RESULTS (${ELAPSED%.*} s)"
+
+# ---- anchors and exporters with scripts of their own, appended ----------------------
+# (BENCH_NO_LTTNG=1 / BENCH_NO_EXPORTERS=1 skip them; each prints one markdown section)
+if [ "${BENCH_NO_EXPORTERS:-0}" != 1 ]; then
+	say "exporters: bench/exporters.sh"
+	xq=""; [ "$QUICK" = 1 ] && xq=--quick
+	if sec=$(EXP_NO_MAKE=1 BUILD="$BUILD" bash bench/exporters.sh $xq 2>>"$LOG"); then
+		printf '\n%s\n' "$sec" >>"$RESULTS"
+	else
+		printf '\n## Exporters\n\nbench/exporters.sh failed; see %s\n' "$LOG" >>"$RESULTS"
+	fi
+fi
+if [ "${BENCH_NO_LTTNG:-0}" != 1 ]; then
+	say "LTTng-UST anchor: bench/lttng.sh"
+	if [ "$QUICK" = 1 ]; then export LTTNG_N=${LTTNG_N:-1000000} LTTNG_READ_RUNS=${LTTNG_READ_RUNS:-1}; fi
+	sec=$(BUILD="$BUILD" bash bench/lttng.sh 2>>"$LOG") || true
+	printf '\n%s\n' "$sec" >>"$RESULTS"
+fi
+say "done: $RESULTS"
