@@ -25,6 +25,7 @@
 #include <linux/futex.h>
 #include <linux/membarrier.h>
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -655,7 +656,12 @@ static void stacktab_free(rec_stacktab *st)
 
 #define SLOT_FAILED UINT32_MAX
 
-static uint64_t stack_intern(rec_stacktab *st, const uintptr_t *pcs, size_t n, uint32_t flags)
+/* may_yield: the caller is not in a signal handler, so when another thread
+ * is inserting the same stack right now (it may have been preempted between
+ * claiming the slot and publishing the id) it can yield the CPU and wait for
+ * it instead of recording the event without a stack. */
+static uint64_t stack_intern(rec_stacktab *st, const uintptr_t *pcs, size_t n, uint32_t flags,
+			     int may_yield)
 {
 	for (size_t i = 0; i < n; i++)
 		if (pcs[i] == 0) { /* 0 ends a stack (and is the frame map's empty key) */
@@ -697,6 +703,11 @@ static uint64_t stack_intern(rec_stacktab *st, const uintptr_t *pcs, size_t n, u
 			uint32_t id = 0;
 			for (int spin = 0; spin < 100000 && id == 0; spin++)
 				id = __atomic_load_n(&st->slot_id[i], __ATOMIC_ACQUIRE);
+			/* ~1e6 yields is seconds: only a stopped inserter exhausts it */
+			for (int y = 0; may_yield && y < 1000000 && id == 0; y++) {
+				sched_yield();
+				id = __atomic_load_n(&st->slot_id[i], __ATOMIC_ACQUIRE);
+			}
 			if (id == 0 || id == SLOT_FAILED)
 				return 0;
 			const rec_stackent *e = &st->ents[id - 1];
@@ -713,17 +724,17 @@ static uint64_t stack_intern(rec_stacktab *st, const uintptr_t *pcs, size_t n, u
 uint64_t rec_emit_intern_pcs_(struct rec_tbuf_ *b, const uintptr_t *pcs, size_t n, int truncated)
 {
 	rec_tbuf_full *fb = (rec_tbuf_full *)b;
-	return stack_intern(&fb->r->stacks, pcs, n, truncated ? REC_STACK_TRUNCATED : 0);
+	return stack_intern(&fb->r->stacks, pcs, n, truncated ? REC_STACK_TRUNCATED : 0, 0);
 }
 
 uint64_t rec_emit_capture_stack_(struct rec_tbuf_ *b, rec_event_type *t, int in_signal)
 {
 	(void)t;
-	(void)in_signal;
 	uintptr_t pcs[REC_STACK_MAX_DEPTH];
 	int trunc = 0;
 	size_t n = rec_stack_capture_ex(pcs, REC_STACK_MAX_DEPTH, 1, &trunc);
-	return rec_emit_intern_pcs_(b, pcs, n, trunc);
+	rec_tbuf_full *fb = (rec_tbuf_full *)b;
+	return stack_intern(&fb->r->stacks, pcs, n, trunc ? REC_STACK_TRUNCATED : 0, !in_signal);
 }
 
 /* ---- threads ------------------------------------------------------------------------ */
