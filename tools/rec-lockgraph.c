@@ -139,87 +139,6 @@ static bool parse_duration(const char *s, int64_t *out)
 	return true;
 }
 
-/* Absolute times, as rec-flame --from/--to accept them (same grammar). */
-static bool digits_n(const char **p, int n, int *out)
-{
-	int v = 0;
-	for (int i = 0; i < n; i++) {
-		char c = (*p)[i];
-		if (c < '0' || c > '9')
-			return false;
-		v = v * 10 + (c - '0');
-	}
-	*p += n;
-	*out = v;
-	return true;
-}
-
-/* "YYYY-MM-DDTHH:MM[:SS[.frac]][Z|+HH:MM|-HH:MM]" ('T' or ' '); local time
- * without a zone. */
-static bool parse_iso(const char *s, int64_t *out)
-{
-	const char *p = s;
-	int Y, M, D, h, m, sec = 0;
-	if (!digits_n(&p, 4, &Y) || *p++ != '-' || !digits_n(&p, 2, &M) || *p++ != '-' ||
-	    !digits_n(&p, 2, &D) || (*p != 'T' && *p != ' '))
-		return false;
-	p++;
-	if (!digits_n(&p, 2, &h) || *p++ != ':' || !digits_n(&p, 2, &m))
-		return false;
-	int64_t nsec = 0;
-	if (*p == ':') {
-		p++;
-		if (!digits_n(&p, 2, &sec))
-			return false;
-		if (*p == '.' || *p == ',') {
-			p++;
-			int64_t mul = 100000000;
-			if (*p < '0' || *p > '9')
-				return false;
-			while (*p >= '0' && *p <= '9') {
-				nsec += (*p - '0') * mul;
-				mul /= 10;
-				p++;
-			}
-		}
-	}
-	if (M < 1 || M > 12 || D < 1 || D > 31 || h > 23 || m > 59 || sec > 60)
-		return false;
-	struct tm tm;
-	memset(&tm, 0, sizeof tm);
-	tm.tm_year = Y - 1900;
-	tm.tm_mon = M - 1;
-	tm.tm_mday = D;
-	tm.tm_hour = h;
-	tm.tm_min = m;
-	tm.tm_sec = sec;
-	time_t t;
-	if (*p == 0) {
-		tm.tm_isdst = -1;
-		t = mktime(&tm);
-	} else {
-		long off = 0;
-		if (*p == 'Z' && p[1] == 0) {
-			off = 0;
-		} else if ((*p == '+' || *p == '-') && p[1]) {
-			int sign = *p == '-' ? -1 : 1, oh, om;
-			p++;
-			if (!digits_n(&p, 2, &oh) || *p++ != ':' || !digits_n(&p, 2, &om) || *p)
-				return false;
-			off = sign * (oh * 3600L + om * 60L);
-		} else {
-			return false;
-		}
-		t = timegm(&tm) - off;
-	}
-	if (t == (time_t)-1 && !(Y == 1969 || Y == 1970))
-		return false;
-	if ((int64_t)t > INT64_MAX / 1000000000 - 1 || (int64_t)t < INT64_MIN / 1000000000 + 1)
-		return false;
-	*out = (int64_t)t * 1000000000 + nsec;
-	return true;
-}
-
 static int64_t opt_duration(const char *option, const char *s)
 {
 	int64_t v;
@@ -672,13 +591,13 @@ int main(int argc, char **argv)
 		case OPT_TOP: top = rec_cli_opt_u64("--top", optarg, 1, UINT32_MAX); break;
 		case OPT_FROM:
 			from_s = optarg;
-			from_kind = parse_duration(optarg, &from) ? 1 : parse_iso(optarg, &from) ? 2 : 0;
+			from_kind = parse_duration(optarg, &from) ? 1 : rec_cli_parse_iso_time(optarg, &from) ? 2 : 0;
 			if (!from_kind)
 				(void)opt_duration("--from", optarg);
 			break;
 		case OPT_TO:
 			to_s = optarg;
-			to_kind = parse_duration(optarg, &to) ? 1 : parse_iso(optarg, &to) ? 2 : 0;
+			to_kind = parse_duration(optarg, &to) ? 1 : rec_cli_parse_iso_time(optarg, &to) ? 2 : 0;
 			if (!to_kind)
 				(void)opt_duration("--to", optarg);
 			break;

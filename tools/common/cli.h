@@ -79,6 +79,13 @@ bool rec_cli_parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out)
 /* As rec_cli_parse_u64, or a usage error naming the option on failure. */
 uint64_t rec_cli_opt_u64(const char *option, const char *s, uint64_t min, uint64_t max);
 
+/* Parse an absolute wall-clock time for --from/--to options:
+ * "YYYY-MM-DDTHH:MM[:SS[.frac]][Z|+HH:MM|-HH:MM]" ('T' or ' ' between date
+ * and time; ',' accepted for '.'); local time when no zone is given.  Stores
+ * nanoseconds since the Unix epoch in *out; returns false if s is not of
+ * that form or out of range. */
+bool rec_cli_parse_iso_time(const char *s, int64_t *out);
+
 /* Split a comma-separated list into a growing array of strings (pointers
  * into a strdup'd copy; empty items are skipped).  Exits 1 on allocation
  * failure.  Free with rec_cli_list_free. */
