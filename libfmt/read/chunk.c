@@ -265,6 +265,22 @@ static bool header_crc_ok(const uint8_t *b, uint32_t hs)
 	return c == rec_le32(b + REC_HOFF_HEADER_CRC);
 }
 
+/* Is there a complete chunk header with a good checksum at c? */
+static bool good_header_at(rec_reader *r, uint64_t c)
+{
+	const uint8_t *p;
+	size_t got;
+	if (rec_src_peek(&r->src, c, REC_PREFIX_SIZE, &p, &got) != REC_OK || got < REC_PREFIX_SIZE ||
+	    memcmp(p, rec_magic, REC_MAGIC_LEN) != 0)
+		return false;
+	uint32_t hs = rec_le32(p + REC_HOFF_HEADER_SIZE);
+	if (hs < REC_PREFIX_SIZE || hs > REC_MAX_HEADER_SIZE)
+		return false;
+	if (rec_src_peek(&r->src, c, hs, &p, &got) != REC_OK || got < hs)
+		return false;
+	return header_crc_ok(p, hs);
+}
+
 /* Find the next offset >= from where a chunk header with a good checksum
  * starts, or where a chunk that the input cuts short starts (magic seen, not
  * enough bytes left to check it), or the end of the input.  Linear: each
@@ -272,6 +288,11 @@ static bool header_crc_ok(const uint8_t *b, uint32_t hs)
 static rec_status scan_for_header(rec_reader *r, uint64_t from, uint64_t *found)
 {
 	uint64_t off = from;
+	/* A magic whose header runs past the end of the input is a cut-off chunk
+	 * only if no good header follows it: remember the first such place and
+	 * keep looking (a damaged header near the end must not hide a good chunk
+	 * after it). */
+	uint64_t tail = UINT64_MAX;
 	for (;;) {
 		const uint8_t *p;
 		size_t got;
@@ -279,7 +300,7 @@ static rec_status scan_for_header(rec_reader *r, uint64_t from, uint64_t *found)
 		if (st != REC_OK)
 			return st;
 		if (got == 0) {
-			*found = off;
+			*found = tail != UINT64_MAX ? tail : off;
 			return REC_OK;
 		}
 		const uint8_t *q = memchr(p, rec_magic[0], got);
@@ -297,7 +318,7 @@ static rec_status scan_for_header(rec_reader *r, uint64_t from, uint64_t *found)
 			continue;
 		}
 		if (got < REC_PREFIX_SIZE) { /* a cut-off chunk at the end */
-			*found = c;
+			*found = tail != UINT64_MAX ? tail : c;
 			return REC_OK;
 		}
 		uint32_t hs = rec_le32(p + REC_HOFF_HEADER_SIZE);
@@ -309,8 +330,10 @@ static rec_status scan_for_header(rec_reader *r, uint64_t from, uint64_t *found)
 		if (st != REC_OK)
 			return st;
 		if (got < hs) {
-			*found = c;
-			return REC_OK;
+			if (tail == UINT64_MAX)
+				tail = c;
+			off = c + 1;
+			continue;
 		}
 		if (header_crc_ok(p, hs)) {
 			*found = c;
@@ -904,14 +927,24 @@ rec_status rec_rd_read_chunk(rec_reader *r, rec_rchunk **out, bool for_events)
 			if (st != REC_OK)
 				return io_problem(r, off, st);
 			if (got < hs) {
-				r->next_index++;
-				return truncated(r, off, idx, hs, got);
+				/* Cut off, unless a good chunk header follows within
+				 * the few bytes left: then this header is damaged. */
+				uint64_t next;
+				st = scan_for_header(r, off + 1, &next);
+				if (st != REC_OK)
+					return io_problem(r, off, st);
+				if (!good_header_at(r, next)) {
+					r->next_index++;
+					return truncated(r, off, idx, hs, got);
+				}
+				goto damaged_header;
 			}
 			if (header_crc_ok(p, hs))
 				goto good_header;
 		}
 		/* Damaged header: fall through to the scan. */
 	}
+damaged_header:
 	{
 		uint64_t next;
 		st = scan_for_header(r, off + 1, &next);
