@@ -159,6 +159,13 @@ rec_status rec_recorder_options_parse(rec_recorder_options *o, const char *text,
 					o->flags &= ~REC_RECORDER_FLIGHT;
 				else
 					ok = false;
+			} else if (key_is(k, kl, "crash")) {
+				if ((vl == 2 && memcmp(v, "on", 2) == 0) || (vl == 1 && *v == '1'))
+					o->flags = (o->flags & ~REC_RECORDER_NO_CRASH) | REC_RECORDER_CRASH;
+				else if ((vl == 3 && memcmp(v, "off", 3) == 0) || (vl == 1 && *v == '0'))
+					o->flags = (o->flags & ~REC_RECORDER_CRASH) | REC_RECORDER_NO_CRASH;
+				else
+					ok = false;
 			} else if (key_is(k, kl, "maxage")) {
 				ok = (x = rec_parse_duration_ns(v, vl)) >= 0;
 				o->max_age_ms = (uint64_t)x / 1000000u;

@@ -27,11 +27,13 @@
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/random.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -209,12 +211,46 @@ static const rec_type def_thread_end = {
 static const rec_field dropped_fields[] = {
 	{ "count", "Count", "events lost", REC_TYPE_U64, REC_UNIT_COUNT },
 	{ "thread", "Thread", "thread whose events were lost", REC_TYPE_THREAD, REC_UNIT_NONE },
-	{ "reason", "Reason", "0 buffer full, 1 no buffer, 2 nested emit, 3 rejected",
+	{ "reason", "Reason", "0 buffer full, 1 no buffer, 2 nested emit, 3 rejected, 4 write failed",
 	  REC_TYPE_U8, REC_UNIT_NONE },
 };
 static const rec_type def_dropped = {
 	REC_TYPE_ID_DROPPED, 0, "rec.Dropped", "Dropped Events",
 	"Events the recorder lost, by thread and reason", "rec", 3, dropped_fields
+};
+static const rec_field crash_fields[] = {
+	{ "signal", "Signal", "signal number (SIGSEGV 11, SIGBUS 7, SIGILL 4, SIGFPE 8, SIGABRT 6)",
+	  REC_TYPE_U32, REC_UNIT_NONE },
+	{ "code", "Code", "si_code: > 0 raised by the kernel (a fault), <= 0 sent (kill, raise, abort)",
+	  REC_TYPE_I32, REC_UNIT_NONE },
+	{ "address", "Address", "faulting address (si_addr) of a fault, else 0", REC_TYPE_U64,
+	  REC_UNIT_ADDRESS },
+	{ "senderPid", "Sender Pid", "pid that sent the signal (si_code <= 0), else 0", REC_TYPE_U32,
+	  REC_UNIT_NONE },
+	{ "osThreadId", "OS Thread Id", "Linux thread id of the crashing thread", REC_TYPE_U64,
+	  REC_UNIT_NONE },
+};
+static const rec_type def_crash = {
+	REC_TYPE_ID_CRASH, REC_EVENT_HAS_THREAD | REC_EVENT_HAS_STACK, "rec.Crash", "Crash",
+	"A fatal signal reached the process; the host dies of it after this event", "rec", 5,
+	crash_fields
+};
+static const rec_field write_failed_fields[] = {
+	{ "errno", "Errno", "errno of the first failed write (0: the program's sink returned > 0)",
+	  REC_TYPE_U32, REC_UNIT_NONE },
+	{ "message", "Message", "what failed", REC_TYPE_STRING, REC_UNIT_NONE },
+	{ "action", "Action", "0 chunks discarded until a write succeeded, 1 file removed: reopened",
+	  REC_TYPE_U8, REC_UNIT_NONE },
+	{ "chunks", "Chunks", "chunks not written (action 1: written to the removed file)",
+	  REC_TYPE_U64, REC_UNIT_COUNT },
+	{ "events", "Events", "events in those chunks (rec.Dropped, rec.WriteFailed not counted)",
+	  REC_TYPE_U64, REC_UNIT_COUNT },
+	{ "bytes", "Bytes", "bytes of those chunks", REC_TYPE_U64, REC_UNIT_BYTES },
+};
+static const rec_type def_write_failed = {
+	REC_TYPE_ID_WRITE_FAILED, REC_EVENT_HAS_DURATION, "rec.WriteFailed", "Write Failed",
+	"The recording could not be written for a while (start and duration)", "rec", 6,
+	write_failed_fields
 };
 
 /* ---- settings (events list) --------------------------------------------------- */
@@ -377,7 +413,7 @@ static bool id_taken(rec_recorder *r, uint32_t id, const char *name)
 	for (rec_type_entry *e = g_declared; e; e = e->next)
 		if (e->h.gen == r->gen && (e->id == id || strcmp(e->decl_def->name, name) == 0))
 			return true;
-	return id == REC_TYPE_ID_DROPPED;
+	return id == REC_TYPE_ID_DROPPED || id == REC_TYPE_ID_WRITE_FAILED;
 }
 
 /* Bind handle e to r with id: add the type to the writer, compute the hot
@@ -435,7 +471,7 @@ static rec_status register_locked(rec_recorder *r, const rec_type *def, uint64_t
 	for (rec_type_entry *x = g_declared; x; x = x->next)
 		if (x->h.gen == r->gen && (x->id == id || strcmp(x->decl_def->name, def->name) == 0))
 			return REC_ERR_INVALID_ARG;
-	if (id == REC_TYPE_ID_DROPPED)
+	if (id == REC_TYPE_ID_DROPPED || id == REC_TYPE_ID_WRITE_FAILED)
 		return REC_ERR_INVALID_ARG;
 	rec_type_entry *e = calloc(1, sizeof *e);
 	if (!e)
@@ -903,6 +939,24 @@ uint64_t rec_recorder_thread_id(rec_recorder *r)
 	return b ? b->thread_id : 0;
 }
 
+/* ---- for the fatal-signal handler (crash.c): async-signal-safe -------------------------- */
+rec_tbuf_full *rec_thread_buffer_signal(rec_recorder *r)
+{
+	for (rec_tbuf_full *b = t_list; b; b = b->thread_next)
+		if (b->pub.gen == r->gen && __atomic_load_n(&b->state, __ATOMIC_ACQUIRE) == REC_TB_LIVE)
+			return b;
+	return NULL;
+}
+
+uint64_t rec_stack_intern_signal(rec_recorder *r, const uintptr_t *pcs, size_t n, int truncated)
+{
+	return stack_intern(&r->stacks, pcs, n, truncated ? REC_STACK_TRUNCATED : 0, 0);
+}
+
+uint64_t rec_recorder_ticks_(rec_recorder *r) { return now_ticks(r); }
+
+void rec_wake_bg_(rec_recorder *r) { wake_bg(r); }
+
 /* ---- fork ------------------------------------------------------------------------------ */
 static void atfork_prepare(void)
 {
@@ -939,6 +993,7 @@ static void atfork_child(void)
 	g_default = NULL;
 	__atomic_store_n(&g_sig_owner, NULL, __ATOMIC_RELAXED);
 	__atomic_store_n(&g_dump_pending, 0, __ATOMIC_RELAXED);
+	rec_crash_atfork_child();
 	pthread_mutex_unlock(&g_lock);
 	rec_clock_fork_lock(0);
 }
@@ -1049,7 +1104,243 @@ static void dump_signal_handler(int sig)
 	__atomic_store_n(&g_dump_pending, 1, __ATOMIC_RELAXED);
 }
 
+/* ---- output: the recorder's sink, write failures ------------------------------------------ */
+/* The writer hands every chunk to out_write() in one call (with w_lock held).
+ * A chunk that cannot be written is discarded (the file is cut back to the
+ * end of the last whole chunk, so the next chunk starts on a boundary) and
+ * the writer is told it was written: it never turns sticky, later chunks
+ * are tried again, and memory stays bounded.  Its events are counted as
+ * dropped now; when a write succeeds again the background thread writes a
+ * rec.WriteFailed and a rec.Dropped (reason 4). */
+static int wf_kind(int err)
+{
+	switch (err) {
+	case ENOSPC: return REC_WF_ENOSPC;
+	case EIO: return REC_WF_EIO;
+	case EFBIG: return REC_WF_EFBIG;
+	default: return REC_WF_OTHER;
+	}
+}
+
+/* Queue a report for on_error, once per kind per recorder (delivered by
+ * wf_deliver() without locks).  Caller holds w_lock. */
+__attribute__((format(printf, 3, 4)))
+static void wf_queue_report(rec_recorder *r, int kind, const char *fmt, ...)
+{
+	rec_output *o = &r->out;
+	if (o->kinds_reported & (1u << kind))
+		return;
+	o->kinds_reported |= 1u << kind;
+	o->report_pending |= 1u << kind;
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(o->report_msg[kind], sizeof o->report_msg[kind], fmt, ap);
+	va_end(ap);
+}
+
+/* Background thread, no lock held. */
+static void wf_deliver(rec_recorder *r)
+{
+	char msgs[REC_WF_NKINDS][200];
+	pthread_mutex_lock(&r->w_lock);
+	uint32_t pend = r->out.report_pending;
+	r->out.report_pending = 0;
+	if (pend)
+		memcpy(msgs, r->out.report_msg, sizeof msgs);
+	pthread_mutex_unlock(&r->w_lock);
+	for (int k = 0; k < REC_WF_NKINDS; k++) {
+		if (!(pend & (1u << k)))
+			continue;
+		if (r->first_error == REC_OK)
+			r->first_error = REC_ERR_IO;
+		if (r->on_error)
+			r->on_error(r->error_opaque, REC_ERR_IO, msgs[k]);
+	}
+}
+
+static uint64_t chunk_event_count(const void *buf, size_t len)
+{
+	return len >= REC_HEADER_SIZE_V1 ? rec_le64((const uint8_t *)buf + 48) : 0;
+}
+
+/* Events of a chunk that is lost: *events = records other than rec.Dropped
+ * and rec.WriteFailed, *dropped = the counts its rec.Dropped records carry
+ * (read with the reader; if it cannot, the header's Event_Count). */
+static void count_chunk(const void *buf, size_t len, uint64_t *events, uint64_t *dropped)
+{
+	*events = chunk_event_count(buf, len);
+	*dropped = 0;
+	rec_reader *rd = NULL;
+	if (rec_reader_open_mem(&rd, buf, len, "chunk", NULL) != REC_OK)
+		return;
+	uint64_t ev = 0, dr = 0;
+	rec_event e;
+	rec_status st;
+	while ((st = rec_reader_next_event(rd, &e)) == REC_OK) {
+		if (e.type->id == REC_TYPE_ID_DROPPED && e.value_count >= 1)
+			dr += e.values[0].v.u;
+		else if (e.type->id != REC_TYPE_ID_WRITE_FAILED)
+			ev++;
+	}
+	rec_reader_close(rd);
+	if (st == REC_END) {
+		*events = ev;
+		*dropped = dr;
+	}
+}
+
+static void wf_merge(rec_wf_event *into, const rec_wf_event *e)
+{
+	if (!into->pending) {
+		*into = *e;
+		into->pending = 1;
+		return;
+	}
+	into->end_ticks = e->end_ticks;
+	into->chunks += e->chunks;
+	into->events += e->events;
+	into->dropped += e->dropped;
+	into->bytes += e->bytes;
+}
+
+static int out_write(void *opaque, const void *buf, size_t len)
+{
+	rec_recorder *r = opaque;
+	rec_output *o = &r->out;
+	bool ok = true;
+	int err = 0;
+
+	if (o->fd >= 0) {
+		const uint8_t *p = buf;
+		size_t left = len;
+		while (left > 0) {
+			ssize_t n = write(o->fd, p, left);
+			if (n < 0 && errno == EINTR)
+				continue;
+			if (n <= 0) {
+				err = n < 0 ? errno : EIO;
+				ok = false;
+				break;
+			}
+			p += n;
+			left -= (size_t)n;
+		}
+	} else {
+		int rc = r->sink.write(r->sink.opaque, buf, len);
+		if (rc != 0) {
+			ok = false;
+			err = rc < 0 ? -rc : 0;
+		}
+	}
+	if (ok) {
+		o->off += len;
+		o->since_chunks++;
+		o->since_events += chunk_event_count(buf, len);
+		o->since_bytes += len;
+		if (o->failing) {
+			o->failing = 0;
+			o->cur.end_ticks = now_ticks(r);
+			wf_merge(&o->done, &o->cur);
+		}
+		return 0;
+	}
+	if (o->fd >= 0) {
+		/* Cut a partial chunk off (ENOSPC, EFBIG, EIO may leave one). */
+		while (ftruncate(o->fd, (off_t)o->off) != 0 && errno == EINTR)
+			;
+		(void)lseek(o->fd, (off_t)o->off, SEEK_SET);
+	}
+	uint64_t ev, dr;
+	count_chunk(buf, len, &ev, &dr);
+	if (!o->failing) {
+		o->failing = 1;
+		memset(&o->cur, 0, sizeof o->cur);
+		o->cur.err = err;
+		o->cur.start_ticks = now_ticks(r);
+		char tmp[128];
+		const char *what = err ? strerror_r(err, tmp, sizeof tmp) : "the sink returned an error";
+		wf_queue_report(r, wf_kind(err),
+				"recorder: writing %s failed: %s; chunks are discarded and their events "
+				"counted as dropped until a write succeeds",
+				r->path && o->fd >= 0 ? r->path : "the sink", what);
+	}
+	o->cur.chunks++;
+	o->cur.events += ev;
+	o->cur.dropped += dr;
+	o->cur.bytes += len;
+	o->chunks_lost++;
+	o->bytes_lost += len;
+	__atomic_fetch_add(&r->st_dropped, ev, __ATOMIC_RELAXED);
+	return 0; /* the writer goes on: the next chunk is tried */
+}
+
+static int out_flush(void *opaque)
+{
+	rec_recorder *r = opaque;
+	if (r->out.fd < 0 && r->sink.flush && r->sink.flush(r->sink.opaque) != 0)
+		wf_queue_report(r, REC_WF_OTHER, "recorder: the sink's flush failed");
+	return 0;
+}
+
+/* Once per flush round (w_lock held): was the file removed (st_nlink 0)?
+ * Then create a new file at the path (O_EXCL; if a file appeared there
+ * meanwhile, append to it) and write on there. */
+static void out_check_removed(rec_recorder *r)
+{
+	rec_output *o = &r->out;
+	struct stat sb;
+	if (o->fd < 0 || !r->path || fstat(o->fd, &sb) != 0 || !S_ISREG(sb.st_mode))
+		return;
+	uint64_t now = now_ticks(r);
+	if (sb.st_nlink > 0) {
+		o->chk_ticks = now;
+		o->since_chunks = o->since_events = o->since_bytes = 0;
+		return;
+	}
+	int fd = open(r->path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+	if (fd < 0 && errno == EEXIST)
+		fd = open(r->path, O_WRONLY | O_APPEND | O_CLOEXEC);
+	if (fd < 0) {
+		char tmp[128];
+		wf_queue_report(r, REC_WF_REOPEN,
+				"recorder: %s was removed and cannot be created again (%s); "
+				"writing on to the removed file", r->path,
+				strerror_r(errno, tmp, sizeof tmp));
+		return;
+	}
+	close(o->fd);
+	o->fd = fd;
+	off_t end = lseek(fd, 0, SEEK_END);
+	o->off = end > 0 ? (uint64_t)end : 0;
+	rec_wf_event e = { 1, 0, 1, o->chk_ticks, now, o->since_chunks, o->since_events, 0,
+			   o->since_bytes };
+	wf_merge(&o->removed, &e);
+	o->chk_ticks = now;
+	o->since_chunks = o->since_events = o->since_bytes = 0;
+	wf_queue_report(r, REC_WF_REMOVED,
+			"recorder: %s was removed; the recording goes on in a new file at that path",
+			r->path);
+}
+
 /* ---- background thread ---------------------------------------------------------------- */
+static void put_write_failed(rec_recorder *r, const rec_wf_event *e, uint64_t msg)
+{
+	uint8_t body[128];
+	uint8_t *p = body;
+	p += rec_varint_put(p, REC_TYPE_ID_WRITE_FAILED);
+	p += rec_varint_put(p, e->start_ticks);
+	p += rec_varint_put(p, e->end_ticks > e->start_ticks ? e->end_ticks - e->start_ticks : 0);
+	p += rec_varint_put(p, (uint64_t)(uint32_t)e->err);
+	p += rec_varint_put(p, msg);
+	p += rec_varint_put(p, e->action);
+	p += rec_varint_put(p, e->chunks);
+	p += rec_varint_put(p, e->events);
+	p += rec_varint_put(p, e->bytes);
+	size_t len = (size_t)(p - body);
+	if (!rec_buf_varint(&r->staging, len) || !rec_buf_append(&r->staging, body, len))
+		report(r, REC_ERR_NOMEM, "recorder: out of memory for rec.WriteFailed");
+}
+
 static void put_dropped(rec_recorder *r, uint64_t ticks, uint64_t count, uint64_t thread,
 			uint32_t reason)
 {
@@ -1252,8 +1543,41 @@ static void bg_append(rec_recorder *r, uint64_t records)
 /* One round: drain every buffer, define what the records reference, append. */
 static void bg_collect(rec_recorder *r, bg_pending *pd)
 {
-	uint64_t records = 0, dropped = 0, ticks = now_ticks(r);
+	uint64_t records = 0, dropped = 0, wf_dropped = 0, ticks = now_ticks(r);
+	/* Write failures that ended, a removed file: their rec.WriteFailed. */
+	rec_wf_event wfe[2];
+	uint64_t wmsg[2];
+	size_t nwfe = 0;
+	pthread_mutex_lock(&r->w_lock);
+	if (r->out.done.pending) {
+		wfe[nwfe++] = r->out.done;
+		memset(&r->out.done, 0, sizeof r->out.done);
+	}
+	if (r->out.removed.pending) {
+		wfe[nwfe++] = r->out.removed;
+		memset(&r->out.removed, 0, sizeof r->out.removed);
+	}
+	pthread_mutex_unlock(&r->w_lock);
+	for (size_t i = 0; i < nwfe; i++) {
+		char tmp[128];
+		const char *msg = wfe[i].action == 1 ? "output file removed; reopened"
+				  : wfe[i].err ? strerror_r(wfe[i].err, tmp, sizeof tmp)
+					       : "the sink returned an error";
+		wmsg[i] = bg_intern(r, msg);
+	}
 	r->staging.len = 0;
+	for (size_t i = 0; i < nwfe; i++) {
+		put_write_failed(r, &wfe[i], wmsg[i]);
+		records++;
+		if (wfe[i].action == 0) {
+			/* The lost chunks' events, and the drops their rec.Dropped
+			 * records reported (lost with them). */
+			uint64_t n = wfe[i].events + wfe[i].dropped;
+			put_dropped(r, wfe[i].end_ticks, n, 0, REC_DROP_WRITE_FAILED);
+			wf_dropped += n;
+			records++;
+		}
+	}
 	pthread_mutex_lock(&r->lock);
 	for (rec_tbuf_full **pp = &r->threads, *b; (b = *pp) != NULL;) {
 		uint32_t state = __atomic_load_n(&b->state, __ATOMIC_ACQUIRE);
@@ -1338,12 +1662,15 @@ static void bg_collect(rec_recorder *r, bg_pending *pd)
 		rec_writer_note_dropped(r->w, dropped);
 		__atomic_fetch_add(&r->st_dropped, dropped, __ATOMIC_RELAXED);
 	}
+	if (wf_dropped) /* already in st_dropped, counted when the chunks were lost */
+		rec_writer_note_dropped(r->w, wf_dropped);
 	pthread_mutex_unlock(&r->w_lock);
 }
 
 static void bg_flush(rec_recorder *r)
 {
 	pthread_mutex_lock(&r->w_lock);
+	out_check_removed(r);
 	rec_status st = rec_writer_flush(r->w);
 	pthread_mutex_unlock(&r->w_lock);
 	if (st != REC_OK)
@@ -1377,6 +1704,47 @@ static uint64_t next_periodic(rec_recorder *r, uint64_t deadline)
 	return deadline;
 }
 
+/* A thread met a fatal signal (crash.c): drain everything now (its
+ * rec.Crash included), write a chunk (flight mode: the retained data to the
+ * path), tell the waiting handler.  No periodic callbacks. */
+static void bg_crash_round(rec_recorder *r, bg_pending *pd)
+{
+	rec_crash_slot *cs = &r->crash_slot;
+	bg_collect(r, pd);
+	if (__atomic_load_n(&cs->pending, __ATOMIC_ACQUIRE)) {
+		/* The handler could not use its thread's buffer: write it here
+		 * (its stack was interned before pending was set, so the
+		 * collect above defined it). */
+		uint8_t body[128];
+		uint8_t *p = body;
+		p += rec_varint_put(p, REC_TYPE_ID_CRASH);
+		p += rec_varint_put(p, cs->ticks);
+		p += rec_varint_put(p, cs->thread_id);
+		p += rec_varint_put(p, cs->stack_id);
+		p += rec_varint_put(p, cs->sig);
+		p += rec_varint_put(p, rec_zigzag(cs->code));
+		p += rec_varint_put(p, cs->addr);
+		p += rec_varint_put(p, cs->sender_pid);
+		p += rec_varint_put(p, cs->os_tid);
+		r->staging.len = 0;
+		size_t len = (size_t)(p - body);
+		if (rec_buf_varint(&r->staging, len) && rec_buf_append(&r->staging, body, len)) {
+			pthread_mutex_lock(&r->w_lock);
+			bg_append(r, 1);
+			pthread_mutex_unlock(&r->w_lock);
+		}
+		__atomic_store_n(&cs->pending, 0u, __ATOMIC_RELEASE);
+	}
+	bg_flush(r);
+	if (r->flags & REC_RECORDER_FLIGHT) {
+		pthread_mutex_lock(&r->w_lock);
+		(void)fl_dump(r, r->path);
+		pthread_mutex_unlock(&r->w_lock);
+	}
+	__atomic_store_n(&r->crash_done, 1u, __ATOMIC_RELEASE);
+	syscall(SYS_futex, &r->crash_done, FUTEX_WAKE_PRIVATE, INT32_MAX, NULL, NULL, 0);
+}
+
 static void *bg_main(void *arg)
 {
 	rec_recorder *r = arg;
@@ -1398,6 +1766,9 @@ static void *bg_main(void *arg)
 			futex_wait(&r->wake, 0, wait);
 		}
 		__atomic_store_n(&r->wake, 0, __ATOMIC_RELEASE);
+		if (__atomic_load_n(&r->crash_req, __ATOMIC_ACQUIRE) &&
+		    !__atomic_load_n(&r->crash_done, __ATOMIC_ACQUIRE))
+			bg_crash_round(r, &pd);
 
 		pthread_mutex_lock(&r->req_lock);
 		uint32_t req = r->req_flags;
@@ -1443,18 +1814,25 @@ static void *bg_main(void *arg)
 			r->w = NULL;
 			if (st != REC_OK)
 				report(r, st, "recorder: closing the writer failed");
+			if (r->out.fd >= 0) {
+				if (close(r->out.fd) != 0)
+					report(r, REC_ERR_IO, "recorder: closing the file failed");
+				r->out.fd = -1;
+			}
 			if (r->flags & REC_RECORDER_FLIGHT) {
 				st = fl_dump(r, r->path);
 				if (st != REC_OK)
 					report(r, st, "recorder: writing the flight recording failed");
 			}
 			pthread_mutex_unlock(&r->w_lock);
+			wf_deliver(r);
 			pthread_mutex_lock(&r->req_lock);
 			r->done_seq = seq;
 			pthread_cond_broadcast(&r->req_cond);
 			pthread_mutex_unlock(&r->req_lock);
 			break;
 		}
+		wf_deliver(r);
 		pthread_mutex_lock(&r->req_lock);
 		r->done_seq = seq;
 		r->req_status = rst;
@@ -1495,6 +1873,8 @@ static void recorder_free(rec_recorder *r)
 		return;
 	if (r->w)
 		rec_writer_abandon(r->w);
+	if (r->out.fd >= 0)
+		close(r->out.fd);
 	for (size_t i = 0; i < r->strs.count; i++)
 		free(r->strs.ents[i].s);
 	free(r->strs.ents);
@@ -1549,7 +1929,8 @@ rec_status rec_recorder_open(rec_recorder **out, const rec_recorder_options *opt
 	memcpy(&o, opts_in, opts_in->struct_size);
 	if (!reserved_zero(&o) || (!o.path && !o.sink) || o.codec > REC_CODEC_LZ4 ||
 	    o.full_policy > REC_FULL_WAIT ||
-	    (o.flags & ~(REC_RECORDER_FLIGHT | REC_RECORDER_DEFAULT | REC_RECORDER_NO_SIGNAL)) ||
+	    (o.flags & ~(REC_RECORDER_FLIGHT | REC_RECORDER_DEFAULT | REC_RECORDER_NO_SIGNAL |
+			 REC_RECORDER_NO_CRASH | REC_RECORDER_CRASH)) ||
 	    ((o.flags & REC_RECORDER_FLIGHT) && !o.path) ||
 	    (o.sink && !o.sink->write))
 		return REC_ERR_INVALID_ARG;
@@ -1558,6 +1939,7 @@ rec_status rec_recorder_open(rec_recorder **out, const rec_recorder_options *opt
 	rec_recorder *r = calloc(1, sizeof *r);
 	if (!r)
 		return REC_ERR_NOMEM;
+	r->out.fd = -1;
 	pthread_mutex_init(&r->lock, NULL);
 	pthread_mutex_init(&r->w_lock, NULL);
 	pthread_mutex_init(&r->req_lock, NULL);
@@ -1639,12 +2021,24 @@ rec_status rec_recorder_open(rec_recorder **out, const rec_recorder_options *opt
 	if (o.flags & REC_RECORDER_FLIGHT) {
 		rec_sink s = { fl_write, NULL, r };
 		st = rec_writer_open(&r->w, &s, &wo);
-	} else if (o.sink) {
-		r->sink = *o.sink;
-		st = rec_writer_open(&r->w, &r->sink, &wo);
 	} else {
-		st = rec_writer_open_path(&r->w, o.path, &wo);
+		/* Our own sink over the file or the program's sink: write
+		 * failures are handled there (out_write). */
+		rec_sink s = { out_write, out_flush, r };
+		if (o.sink) {
+			r->sink = *o.sink;
+		} else {
+			do
+				r->out.fd = open(o.path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+			while (r->out.fd < 0 && errno == EINTR);
+			if (r->out.fd < 0) {
+				recorder_free(r);
+				return REC_ERR_IO;
+			}
+		}
+		st = rec_writer_open(&r->w, &s, &wo);
 	}
+	r->out.chk_ticks = now_ticks(r);
 	if (st != REC_OK) {
 		r->w = NULL;
 		recorder_free(r);
@@ -1664,8 +2058,15 @@ rec_status rec_recorder_open(rec_recorder **out, const rec_recorder_options *opt
 	if (st == REC_OK)
 		st = register_locked(r, &def_thread_end, 0, 0, &r->t_end);
 	if (st == REC_OK) {
+		st = register_locked(r, &def_crash, 0, 0, &r->t_crash);
+		if (st == REC_OK) /* always on, like rec.Dropped */
+			__atomic_store_n(&r->t_crash->enabled, 1u, __ATOMIC_RELEASE);
+	}
+	if (st == REC_OK) {
 		pthread_mutex_lock(&r->w_lock);
 		st = rec_writer_add_type(r->w, &def_dropped);
+		if (st == REC_OK)
+			st = rec_writer_add_type(r->w, &def_write_failed);
 		pthread_mutex_unlock(&r->w_lock);
 	}
 	pthread_mutex_unlock(&r->lock);
@@ -1722,6 +2123,8 @@ rec_status rec_recorder_open(rec_recorder **out, const rec_recorder_options *opt
 	listener ls[MAX_LISTENERS];
 	memcpy(ls, g_listeners, nl * sizeof ls[0]);
 	pthread_mutex_unlock(&g_lock);
+	if (!(o.flags & REC_RECORDER_NO_CRASH) && (o.flags & REC_RECORDER_CRASH || !o.sink))
+		r->crash_on = rec_crash_install(r);
 	for (size_t i = 0; i < nl; i++)
 		ls[i].fn(r, 1, ls[i].opaque);
 	*out = r;
@@ -1734,6 +2137,8 @@ rec_status rec_recorder_close(rec_recorder *r)
 		return REC_OK;
 	if (r->forked_child)
 		return REC_OK; /* inherited across fork(): abandoned, see atfork_child */
+	if (r->crash_on)
+		rec_crash_uninstall(r);
 
 	/* Listeners and periodic callbacks see the recorder a last time. */
 	pthread_mutex_lock(&g_lock);
@@ -1887,8 +2292,9 @@ void rec_recorder_get_stats(rec_recorder *r, rec_recorder_stats *st)
 	if (r->w) {
 		rec_writer_stats ws;
 		rec_writer_get_stats(r->w, &ws);
-		st->chunks = ws.chunks;
-		st->bytes = ws.stored_bytes;
+		/* chunks that could not be written are not counted */
+		st->chunks = ws.chunks - r->out.chunks_lost;
+		st->bytes = ws.stored_bytes - r->out.bytes_lost;
 	}
 	pthread_mutex_unlock(&r->w_lock);
 }

@@ -147,6 +147,51 @@ typedef struct rec_setting {
 	int64_t threshold; /* -1 unset, else ns */
 } rec_setting;
 
+/* ---- fatal signals (crash.c) ------------------------------------------------ */
+/* A rec.Crash the crashing thread could not put in its own buffer (not
+ * registered, inside an emit, buffer full): the background thread writes it. */
+typedef struct rec_crash_slot {
+	uint32_t pending;  /* set (release) by the handler once the rest is valid */
+	uint32_t sig;
+	int32_t code;
+	uint32_t sender_pid;
+	uint64_t addr, os_tid, thread_id, stack_id, ticks;
+} rec_crash_slot;
+
+/* ---- output and write failures (recorder.c) --------------------------------- */
+enum { REC_WF_ENOSPC = 0, REC_WF_EIO, REC_WF_EFBIG, REC_WF_OTHER, REC_WF_REMOVED,
+       REC_WF_REOPEN, REC_WF_NKINDS };
+
+/* One rec.WriteFailed to write (a failure that ended, or a removed file). */
+typedef struct rec_wf_event {
+	int pending;
+	int err;            /* errno (0: the program's sink returned > 0) */
+	uint32_t action;    /* 0 chunks discarded, 1 file removed and reopened */
+	uint64_t start_ticks, end_ticks;
+	uint64_t chunks, events, dropped, bytes;
+} rec_wf_event;
+
+/* The recorder's sink over the output (path: its own descriptor; sink: the
+ * program's).  Everything is guarded by w_lock (the writer calls the sink
+ * with it held). */
+typedef struct rec_output {
+	int fd;              /* path mode: the file; -1 otherwise */
+	uint64_t off;        /* end of the last complete chunk in the file */
+	/* the failure in progress */
+	int failing;
+	rec_wf_event cur;
+	/* events for the background thread to write */
+	rec_wf_event done, removed;
+	/* removal check (once per flush round) */
+	uint64_t chk_ticks;  /* last time the file was seen linked */
+	uint64_t since_chunks, since_events, since_bytes;
+	/* totals */
+	uint64_t chunks_lost, bytes_lost;
+	/* reports for on_error, delivered by the background thread without locks */
+	uint32_t kinds_reported, report_pending;
+	char report_msg[REC_WF_NKINDS][200];
+} rec_output;
+
 struct rec_recorder {
 	uint64_t gen;
 	struct rec_recorder *g_next;     /* open recorders (global lock) */
@@ -217,12 +262,37 @@ struct rec_recorder {
 	rec_buf fl_pending;
 	/* stats (atomic) */
 	uint64_t st_events, st_dropped, st_drains, st_threads;
+	/* output and write failures */
+	rec_output out;
+	/* fatal signals (crash.c) */
+	rec_event_type *t_crash;
+	int crash_on;                    /* handlers installed for this recorder */
+	uint32_t crash_req;              /* set by the handler: drain and write now */
+	uint32_t crash_done;             /* futex word: the background thread did it */
+	rec_crash_slot crash_slot;
 };
 
 /* ---- ring (ring.c) ---------------------------------------------------------- */
 /* Copy every published record of b into out as interchange records; returns
  * the number of records (false on allocation failure: nothing consumed). */
 bool rec_ring_drain(rec_tbuf_full *b, rec_buf *out, uint64_t *records);
+
+/* ---- fatal signals (crash.c) ---------------------------------------------- */
+#define REC_CRASH_WAIT_NS 2000000000ull /* bounded wait for the final chunk */
+/* Install the handlers for r (at most one recorder owns them; the first
+ * that asks).  Returns true if r owns them now. */
+bool rec_crash_install(rec_recorder *r);
+/* Restore the previous dispositions if r owns the handlers (still ours),
+ * and wait (bounded) for a handler using r to leave. */
+void rec_crash_uninstall(rec_recorder *r);
+void rec_crash_atfork_child(void);
+/* recorder.c, for the handler (async-signal-safe): the calling thread's
+ * buffer in r or NULL (never registers); a stack interned without locks;
+ * r's clock; wake the background thread. */
+rec_tbuf_full *rec_thread_buffer_signal(rec_recorder *r);
+uint64_t rec_stack_intern_signal(rec_recorder *r, const uintptr_t *pcs, size_t n, int truncated);
+uint64_t rec_recorder_ticks_(rec_recorder *r);
+void rec_wake_bg_(rec_recorder *r);
 
 /* ---- env (env.c) ---------------------------------------------------------- */
 extern int rec_env_linked_; /* referenced by recorder.c so env.o is linked */

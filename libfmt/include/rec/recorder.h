@@ -82,6 +82,11 @@ typedef enum {
 #define REC_RECORDER_DEFAULT 0x2u   /* make this the process-wide default recorder
 				     * (REC_ERR_STATE if one is open) */
 #define REC_RECORDER_NO_SIGNAL 0x4u /* flight mode: install no signal handler */
+#define REC_RECORDER_NO_CRASH 0x8u  /* install no fatal-signal (crash) handlers; they
+				     * are on by default for a recorder with a path
+				     * (REC_OPTIONS crash=0 sets this) */
+#define REC_RECORDER_CRASH 0x10u    /* install them also for a recorder with a sink
+				     * (REC_OPTIONS crash=1) */
 
 /* Error callback: called from the recorder's background thread (or from
  * open/close), never from an emitting thread's hot path, at most once per
@@ -147,7 +152,8 @@ typedef struct rec_recorder_options {
  *  Apply a REC_OPTIONS-style string to opts: comma-separated key=value with
  *  keys codec=none|zstd|lz4, level=N, chunk=SIZE, flush=DUR, memory=SIZE,
  *  buffer=SIZE, full=drop|wait, flight=on|off, maxage=DUR, maxsize=SIZE,
- *  signal=N|none, events=LIST (LIST uses ';' instead of ',' between entries),
+ *  signal=N|none, crash=on|off|1|0 (fatal-signal handlers: REC_RECORDER_CRASH /
+ *  REC_RECORDER_NO_CRASH), events=LIST (LIST uses ';' instead of ',' between entries),
  *  SIZE like 64MiB, 512KiB, 4096; DUR like 500ms, 2s.
  *  String values are stored in storage (size bytes), which must outlive
  *  opts.  @return REC_OK or REC_ERR_INVALID_ARG with errbuf (may be NULL)
@@ -234,6 +240,9 @@ REC_API void rec_recorder_get_stats(rec_recorder *r, rec_recorder_stats *st);
 #define REC_DROP_NO_BUFFER 1u /* memory limit reached: the thread got no buffer */
 #define REC_DROP_NESTED 2u    /* begin inside another emit of the thread (signal) */
 #define REC_DROP_REJECTED 3u  /* the writer rejected the record (fields do not match) */
+#define REC_DROP_WRITE_FAILED 4u /* in a chunk that could not be written (rec.WriteFailed) */
+#define REC_TYPE_ID_CRASH 4u        /* rec.Crash: a fatal signal (spec/EVENTS.md) */
+#define REC_TYPE_ID_WRITE_FAILED 5u /* rec.WriteFailed: output writes failed, then recovered */
 
 /*! rec_recorder_register_type() :
  *  Declare an event type in r.  def (and what it points to) is copied.
