@@ -84,8 +84,10 @@ static const rec_field request_fields[] = {
 	{ "path", "Path", "request path (query string removed)", REC_TYPE_STRING, REC_UNIT_NONE },
 	{ "status", "Status", "HTTP status code", REC_TYPE_U16, REC_UNIT_NONE },
 };
+/* It can carry a stack trace: off as declared (flags 0 below), on with
+ * REC_OPTIONS=events=...:stack=on (bench/load.sh's "everything" setting). */
 static const rec_type request_def = {
-	0, REC_EVENT_HAS_DURATION | REC_EVENT_HAS_THREAD, "app.Request", "HTTP Request",
+	0, REC_EVENT_HAS_DURATION | REC_EVENT_HAS_THREAD | REC_EVENT_HAS_STACK, "app.Request", "HTTP Request",
 	"One HTTP request served by requestwatch, from its parsed head to the response sent", "app",
 	sizeof request_fields / sizeof request_fields[0], request_fields,
 };
@@ -454,7 +456,10 @@ static int open_listener(unsigned port, unsigned *bound_port)
 		close(fd);
 		return -1;
 	}
-	if (listen(fd, 128) != 0) {
+	/* A deep accept queue: under an open-loop load a short stall of this
+	 * process would otherwise overflow it, and the kernel's dropped SYNs
+	 * come back only after its 1 s (then 3 s) retransmission timer. */
+	if (listen(fd, SOMAXCONN) != 0) {
 		perror("requestwatch: listen");
 		close(fd);
 		return -1;

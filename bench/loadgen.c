@@ -1,0 +1,545 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * loadgen - an open-loop HTTP/1.1 load generator for the example service
+ * (bench/load.sh; not built by make).  One request per connection
+ * (the service answers "Connection: close"), one thread, epoll.
+ *
+ *   loadgen open   --rate R --duration S [--warmup S] [common] [-- CMD ARG...]
+ *   loadgen closed --conns C --duration S              [common] [-- CMD ARG...]
+ *   loadgen startup                                    [common]  -- CMD ARG...
+ *   common: [--port P] [--path /requests/fast] [--timeout S]
+ *
+ * With "-- CMD ARG..." loadgen starts the service itself (stdout a pipe,
+ * stderr inherited), times exec -> the line "listening on 127.0.0.1:PORT"
+ * (start-up time, CLOCK_MONOTONIC from just before fork()), takes the port
+ * from that line, runs the load, then sends SIGINT and waits for the exit
+ * (the recording is finished at exit).  Without it, --port names a running
+ * service.
+ *
+ * open: request i is due at t0 + i / R (a fixed schedule, whatever the
+ * responses do: new connections are opened even while earlier requests are
+ * still outstanding).  Latency is measured from each request's scheduled
+ * (intended) send time to the end of its response (EOF after the response),
+ * not from the moment the client got round to sending it, so a stall of the
+ * service or of the client shows up in the latency of every request that was
+ * due during the stall: the coordinated-omission correction of wrk2.  The
+ * uncorrected figure (from connect() to the end of the response) is printed
+ * too.  Requests due during the first --warmup seconds (default 1) are sent
+ * and counted but left out of the latency percentiles.
+ *
+ * closed: C connections in a loop (connect, request, read to EOF, again) for
+ * S seconds: the service's capacity (completed requests per second).
+ *
+ * Output: one line of key=value pairs on stdout, e.g.
+ *   mode=open rate=2000 duration=10 sent=20000 ok=20000 errors=0 timeouts=0
+ *   throughput=1999.8 p50_us=.. p90_us=.. p99_us=.. p999_us=.. max_us=..
+ *   raw_p50_us=.. raw_p99_us=.. late_max_us=.. startup_ms=.. exit=0
+ * sent = requests whose bytes were all written; ok = responses with status
+ * 200; errors = connect/write/read failures and other statuses; timeouts =
+ * requests without a full response after --timeout seconds (default 10).
+ * late_max_us = the largest delay of an actual send behind its schedule.
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#define MAX_EVENTS 256
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static void die(const char *what)
+{
+	fprintf(stderr, "loadgen: %s: %s\n", what, strerror(errno));
+	exit(1);
+}
+
+/* ---- the service, when loadgen starts it ------------------------------------- */
+static pid_t child = -1;
+static int child_out = -1;
+
+/* Starts argv with stdout a pipe; returns the start-up time in ns (fork ->
+ * "listening on 127.0.0.1:PORT" read) and sets *port. */
+static uint64_t start_service(char **argv, unsigned *port)
+{
+	int p[2];
+	if (pipe2(p, O_CLOEXEC) != 0)
+		die("pipe2");
+	uint64_t t0 = now_ns();
+	child = fork();
+	if (child < 0)
+		die("fork");
+	if (child == 0) {
+		if (dup2(p[1], 1) < 0)
+			_exit(126);
+		execvp(argv[0], argv);
+		fprintf(stderr, "loadgen: exec %s: %s\n", argv[0], strerror(errno));
+		_exit(127);
+	}
+	close(p[1]);
+	child_out = p[0];
+	char line[256];
+	size_t len = 0;
+	for (;;) {
+		ssize_t n = read(child_out, line + len, 1); /* byte by byte: only the first line */
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			fprintf(stderr, "loadgen: the service exited before printing 'listening on'\n");
+			exit(1);
+		}
+		if (line[len] == '\n' || len + 2 >= sizeof line) {
+			line[len] = '\0';
+			unsigned pt;
+			if (sscanf(line, "listening on 127.0.0.1:%u", &pt) == 1) {
+				*port = pt;
+				return now_ns() - t0;
+			}
+			len = 0;
+			continue;
+		}
+		len++;
+	}
+}
+
+/* SIGINT, then wait (30 s max, then SIGKILL); returns the exit status or
+ * 128 + signal. */
+static int stop_service(void)
+{
+	if (child < 0)
+		return 0;
+	kill(child, SIGINT);
+	int status = 0;
+	for (int i = 0; i < 3000; i++) {
+		pid_t w = waitpid(child, &status, WNOHANG);
+		if (w == child)
+			goto done;
+		if (w < 0 && errno != EINTR)
+			die("waitpid");
+		struct timespec ts = { 0, 10000000 };
+		nanosleep(&ts, NULL);
+	}
+	fprintf(stderr, "loadgen: the service did not exit within 30 s of SIGINT: SIGKILL\n");
+	kill(child, SIGKILL);
+	while (waitpid(child, &status, 0) < 0 && errno == EINTR)
+		;
+done:
+	child = -1;
+	if (child_out >= 0) {
+		char buf[4096]; /* whatever else it printed */
+		while (read(child_out, buf, sizeof buf) > 0)
+			;
+		close(child_out);
+		child_out = -1;
+	}
+	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+/* ---- connections ---------------------------------------------------------------- */
+enum cstate { C_FREE, C_CONNECTING, C_READING };
+
+typedef struct conn {
+	int fd;
+	enum cstate state;
+	uint64_t intended; /* scheduled send time (open loop) */
+	uint64_t started;  /* connect() called */
+	size_t sent;       /* request bytes written */
+	size_t got;        /* response bytes read (first 16 kept) */
+	char head[16];
+	bool counted;      /* in the percentiles */
+} conn;
+
+static conn *conns;
+static size_t nconns;
+static int *free_list;
+static size_t nfree;
+static int ep;
+
+static char request[512];
+static size_t request_len;
+static struct sockaddr_in target;
+static unsigned src_next; /* source address rotation 127.0.0.1 .. 127.0.0.250 */
+
+static uint64_t n_sent, n_ok, n_err, n_timeout, n_started;
+static uint64_t *lat, *raw;
+static size_t n_lat, cap_lat;
+static uint64_t late_max;
+static uint64_t last_done; /* time of the last completed response */
+
+static void lat_add(uint64_t corrected, uint64_t uncorrected)
+{
+	if (n_lat == cap_lat) {
+		size_t nc = cap_lat ? cap_lat * 2 : 65536;
+		uint64_t *a = realloc(lat, nc * sizeof *a), *b;
+		if (!a)
+			die("realloc");
+		lat = a;
+		b = realloc(raw, nc * sizeof *b);
+		if (!b)
+			die("realloc");
+		raw = b;
+		cap_lat = nc;
+	}
+	lat[n_lat] = corrected;
+	raw[n_lat] = uncorrected;
+	n_lat++;
+}
+
+static void finish(conn *c, bool ok, uint64_t t)
+{
+	if (c->fd >= 0) {
+		epoll_ctl(ep, EPOLL_CTL_DEL, c->fd, NULL);
+		close(c->fd);
+	}
+	c->fd = -1;
+	if (ok && c->got >= 12 && memcmp(c->head, "HTTP/1.1 200", 12) == 0) {
+		n_ok++;
+		last_done = t;
+		if (c->counted)
+			lat_add(t - c->intended, t - c->started);
+	} else {
+		n_err++;
+	}
+	c->state = C_FREE;
+	free_list[nfree++] = (int)(c - conns);
+}
+
+/* Opens a non-blocking connection for a request due at `intended`. */
+static bool start_request(uint64_t intended, bool counted)
+{
+	if (nfree == 0)
+		return false;
+	conn *c = &conns[free_list[--nfree]];
+	c->intended = intended;
+	c->counted = counted;
+	c->sent = c->got = 0;
+	c->started = now_ns();
+	n_started++;
+	c->fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (c->fd < 0) {
+		fprintf(stderr, "loadgen: socket: %s\n", strerror(errno));
+		finish(c, false, c->started);
+		return true;
+	}
+	/* Many short connections: rotate the source address over 127.0.0.1-250
+	 * so that the server side's TIME_WAIT entries do not exhaust the
+	 * ephemeral ports of one (source, destination) pair. */
+	int one = 1;
+	(void)setsockopt(c->fd, IPPROTO_IP, IP_BIND_ADDRESS_NO_PORT, &one, sizeof one);
+	(void)setsockopt(c->fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+	struct sockaddr_in src = { .sin_family = AF_INET };
+	src.sin_addr.s_addr = htonl(0x7f000001u + (src_next++ % 250u));
+	if (bind(c->fd, (struct sockaddr *)&src, sizeof src) != 0) {
+		fprintf(stderr, "loadgen: bind: %s\n", strerror(errno));
+		finish(c, false, c->started);
+		return true;
+	}
+	if (connect(c->fd, (struct sockaddr *)&target, sizeof target) != 0 && errno != EINPROGRESS) {
+		finish(c, false, c->started);
+		return true;
+	}
+	c->state = C_CONNECTING;
+	struct epoll_event ev = { .events = EPOLLOUT, .data.u32 = (uint32_t)(c - conns) };
+	if (epoll_ctl(ep, EPOLL_CTL_ADD, c->fd, &ev) != 0)
+		die("epoll_ctl");
+	return true;
+}
+
+static void on_event(conn *c, uint32_t events)
+{
+	if (c->state == C_CONNECTING) {
+		int err = 0;
+		socklen_t el = sizeof err;
+		if (getsockopt(c->fd, SOL_SOCKET, SO_ERROR, &err, &el) != 0 || err != 0) {
+			finish(c, false, now_ns());
+			return;
+		}
+		while (c->sent < request_len) {
+			ssize_t n = send(c->fd, request + c->sent, request_len - c->sent, MSG_NOSIGNAL);
+			if (n < 0 && errno == EINTR)
+				continue;
+			if (n < 0 && errno == EAGAIN)
+				return; /* wait for EPOLLOUT again */
+			if (n <= 0) {
+				finish(c, false, now_ns());
+				return;
+			}
+			c->sent += (size_t)n;
+		}
+		n_sent++;
+		c->state = C_READING;
+		struct epoll_event ev = { .events = EPOLLIN | EPOLLRDHUP, .data.u32 = (uint32_t)(c - conns) };
+		if (epoll_ctl(ep, EPOLL_CTL_MOD, c->fd, &ev) != 0)
+			die("epoll_ctl");
+		return;
+	}
+	if (c->state != C_READING)
+		return;
+	(void)events;
+	char buf[4096];
+	for (;;) {
+		ssize_t n = recv(c->fd, buf, sizeof buf, 0);
+		if (n > 0) {
+			if (c->got < sizeof c->head) {
+				size_t k = sizeof c->head - c->got;
+				memcpy(c->head + c->got, buf, (size_t)n < k ? (size_t)n : k);
+			}
+			c->got += (size_t)n;
+			continue;
+		}
+		if (n == 0) {
+			finish(c, true, now_ns());
+			return;
+		}
+		if (errno == EINTR)
+			continue;
+		if (errno == EAGAIN)
+			return;
+		finish(c, false, now_ns());
+		return;
+	}
+}
+
+static void expire(uint64_t now, uint64_t timeout_ns)
+{
+	for (size_t i = 0; i < nconns; i++) {
+		conn *c = &conns[i];
+		if (c->state != C_FREE && now > c->started && now - c->started > timeout_ns) {
+			epoll_ctl(ep, EPOLL_CTL_DEL, c->fd, NULL);
+			close(c->fd);
+			c->fd = -1;
+			c->state = C_FREE;
+			free_list[nfree++] = (int)i;
+			n_timeout++;
+		}
+	}
+}
+
+/* Waits for socket events until `until` (absolute, CLOCK_MONOTONIC ns). */
+static void poll_until(uint64_t until)
+{
+	struct epoll_event evs[MAX_EVENTS];
+	uint64_t now = now_ns();
+	uint64_t wait = until > now ? until - now : 0;
+	struct timespec ts = { (time_t)(wait / 1000000000u), (long)(wait % 1000000000u) };
+	int n = epoll_pwait2(ep, evs, MAX_EVENTS, &ts, NULL);
+	if (n < 0) {
+		if (errno == EINTR)
+			return;
+		die("epoll_pwait2");
+	}
+	for (int i = 0; i < n; i++)
+		on_event(&conns[evs[i].data.u32], evs[i].events);
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	return (x > y) - (x < y);
+}
+
+/* Nearest-rank percentile of a sorted array, in microseconds. */
+static double pct_us(const uint64_t *v, size_t n, double p)
+{
+	if (n == 0)
+		return -1;
+	size_t rank = (size_t)(p / 100.0 * (double)n + 0.999999);
+	if (rank < 1)
+		rank = 1;
+	if (rank > n)
+		rank = n;
+	return (double)v[rank - 1] / 1000.0;
+}
+
+static void usage(void)
+{
+	fprintf(stderr,
+		"usage: loadgen open --rate R --duration S [--warmup S] [common] [-- CMD ARG...]\n"
+		"       loadgen closed --conns C --duration S [common] [-- CMD ARG...]\n"
+		"       loadgen startup [common] -- CMD ARG...\n"
+		"common: [--port P] [--path PATH] [--timeout S]\n");
+	exit(2);
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 2)
+		usage();
+	const char *mode = argv[1];
+	bool open_loop = strcmp(mode, "open") == 0, closed = strcmp(mode, "closed") == 0;
+	bool startup_only = strcmp(mode, "startup") == 0;
+	if (!open_loop && !closed && !startup_only)
+		usage();
+	double rate = 0, duration = 0, warmup = 1, timeout = 10;
+	long nc = 0;
+	unsigned port = 0;
+	const char *path = "/requests/fast";
+	char **cmd = NULL;
+	for (int i = 2; i < argc; i++) {
+		const char *a = argv[i];
+		if (strcmp(a, "--") == 0) {
+			cmd = argv + i + 1;
+			if (!*cmd)
+				usage();
+			break;
+		}
+		if (i + 1 >= argc)
+			usage();
+		const char *v = argv[++i];
+		if (strcmp(a, "--rate") == 0)
+			rate = atof(v);
+		else if (strcmp(a, "--duration") == 0)
+			duration = atof(v);
+		else if (strcmp(a, "--warmup") == 0)
+			warmup = atof(v);
+		else if (strcmp(a, "--timeout") == 0)
+			timeout = atof(v);
+		else if (strcmp(a, "--conns") == 0)
+			nc = atol(v);
+		else if (strcmp(a, "--port") == 0)
+			port = (unsigned)atol(v);
+		else if (strcmp(a, "--path") == 0)
+			path = v;
+		else
+			usage();
+	}
+	if ((open_loop && (rate <= 0 || duration <= 0 || warmup < 0)) || (closed && (nc <= 0 || duration <= 0)) ||
+	    (startup_only && !cmd) || (!cmd && port == 0) || timeout <= 0)
+		usage();
+	signal(SIGPIPE, SIG_IGN);
+
+	uint64_t startup_ns = 0;
+	if (cmd)
+		startup_ns = start_service(cmd, &port);
+	if (startup_only) {
+		int st = stop_service();
+		printf("mode=startup startup_ms=%.3f exit=%d\n", (double)startup_ns / 1e6, st);
+		return st == 0 ? 0 : 1;
+	}
+
+	/* as many descriptors as allowed */
+	struct rlimit rl;
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0) {
+		rl.rlim_cur = rl.rlim_max;
+		(void)setrlimit(RLIMIT_NOFILE, &rl);
+	}
+	nconns = closed ? (size_t)nc : (size_t)(rl.rlim_cur > 1100 ? rl.rlim_cur - 100 : 1000);
+	if (nconns > 16384)
+		nconns = 16384;
+	conns = calloc(nconns, sizeof *conns);
+	free_list = calloc(nconns, sizeof *free_list);
+	if (!conns || !free_list)
+		die("calloc");
+	for (size_t i = 0; i < nconns; i++) {
+		conns[i].fd = -1;
+		free_list[nfree++] = (int)(nconns - 1 - i);
+	}
+	ep = epoll_create1(EPOLL_CLOEXEC);
+	if (ep < 0)
+		die("epoll_create1");
+	request_len = (size_t)snprintf(request, sizeof request,
+				       "GET %s HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n", path);
+	target.sin_family = AF_INET;
+	target.sin_port = htons((uint16_t)port);
+	target.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+
+	uint64_t timeout_ns = (uint64_t)(timeout * 1e9);
+	uint64_t t0 = now_ns() + 10000000u; /* 10 ms from now */
+	uint64_t end = t0 + (uint64_t)(duration * 1e9);
+	uint64_t no_slot = 0; /* open loop: requests due while every slot was busy */
+	uint64_t last_expire = t0;
+	uint64_t total = 0, i = 0;
+	if (open_loop) {
+		total = (uint64_t)(rate * duration + 0.5);
+		double interval = 1e9 / rate;
+		uint64_t warm_n = (uint64_t)(rate * warmup + 0.5);
+		while (i < total || nfree < nconns) {
+			uint64_t now = now_ns();
+			while (i < total) {
+				uint64_t due = t0 + (uint64_t)((double)i * interval);
+				if (due > now)
+					break;
+				if (now - due > late_max)
+					late_max = now - due;
+				if (!start_request(due, i >= warm_n))
+					no_slot++; /* counted as an error below */
+				i++;
+			}
+			if (now - last_expire > 100000000u) {
+				expire(now, timeout_ns);
+				last_expire = now;
+			}
+			uint64_t next = i < total ? t0 + (uint64_t)((double)i * interval) : now + 100000000u;
+			poll_until(next);
+		}
+		n_err += no_slot;
+	} else {
+		/* closed loop: every slot busy all the time */
+		while (now_ns() < t0)
+			;
+		for (size_t k = 0; k < nconns; k++)
+			start_request(now_ns(), true);
+		for (;;) {
+			uint64_t now = now_ns();
+			if (now >= end)
+				break;
+			while (nfree > 0 && now < end)
+				start_request(now, true);
+			poll_until(now + 10000000u < end ? now + 10000000u : end);
+		}
+		/* let the outstanding requests finish, not counted as completed in time */
+		uint64_t done_ok = n_ok;
+		while (nfree < nconns && now_ns() < end + timeout_ns)
+			poll_until(now_ns() + 10000000u);
+		expire(UINT64_MAX / 2, 0);
+		n_ok = done_ok;
+		total = n_started;
+	}
+	uint64_t t_end = now_ns();
+	int st = stop_service();
+
+	qsort(lat, n_lat, sizeof *lat, cmp_u64);
+	qsort(raw, n_lat, sizeof *raw, cmp_u64);
+	double wall = (double)(t_end - t0) / 1e9;
+	/* open loop: completed requests per second from the first scheduled send
+	 * to the last response */
+	double thr = closed ? (double)n_ok / duration
+			    : (last_done > t0 ? (double)n_ok / ((double)(last_done - t0) / 1e9) : 0);
+	printf("mode=%s rate=%.1f duration=%.3f conns=%zu due=%llu sent=%llu ok=%llu errors=%llu "
+	       "timeouts=%llu wall=%.3f throughput=%.1f measured=%zu p50_us=%.1f p90_us=%.1f p99_us=%.1f "
+	       "p999_us=%.1f max_us=%.1f raw_p50_us=%.1f raw_p90_us=%.1f raw_p99_us=%.1f raw_p999_us=%.1f "
+	       "late_max_us=%.1f startup_ms=%.3f exit=%d\n",
+	       mode, rate, duration, nconns, (unsigned long long)total, (unsigned long long)n_sent,
+	       (unsigned long long)n_ok, (unsigned long long)n_err, (unsigned long long)n_timeout, wall, thr,
+	       n_lat, pct_us(lat, n_lat, 50), pct_us(lat, n_lat, 90), pct_us(lat, n_lat, 99),
+	       pct_us(lat, n_lat, 99.9), n_lat ? (double)lat[n_lat - 1] / 1000.0 : -1,
+	       pct_us(raw, n_lat, 50), pct_us(raw, n_lat, 90), pct_us(raw, n_lat, 99), pct_us(raw, n_lat, 99.9),
+	       (double)late_max / 1000.0, (double)startup_ns / 1e6, st);
+	free(lat);
+	free(raw);
+	free(conns);
+	free(free_list);
+	close(ep);
+	return st == 0 ? 0 : 1;
+}
