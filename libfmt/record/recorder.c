@@ -1808,6 +1808,16 @@ static void *bg_main(void *arg)
 		if (stop) {
 			bg_collect(r, &pd);
 			pthread_mutex_lock(&r->w_lock);
+			int failing = r->out.failing;
+			pthread_mutex_unlock(&r->w_lock);
+			if (failing) {
+				/* Writing failed until now: try the pending chunk
+				 * first, so that if it goes through, the
+				 * rec.WriteFailed goes into the last chunk. */
+				bg_flush(r);
+				bg_collect(r, &pd);
+			}
+			pthread_mutex_lock(&r->w_lock);
 			rec_writer_stats ws;
 			rec_writer_get_stats(r->w, &ws);
 			rec_status st = rec_writer_close(r->w);
