@@ -94,7 +94,10 @@ else:
         if tid is None or c["osThreadId"] != tid:
             bad(f"rec.Crash osThreadId {c['osThreadId']}, the crasher printed {tid}")
         th = c.get("eventThread")
-        if not th or th.get("tid") != tid:
+        if mode == "fresh":  # never registered: no thread-pool entry
+            if th:
+                bad(f"rec.Crash eventThread {th}, want none")
+        elif not th or th.get("tid") != tid:
             bad(f"rec.Crash eventThread {th}, want tid {tid}")
         if want_sig == 6:
             if c["code"] > 0 or c["senderPid"] == 0:
@@ -109,7 +112,11 @@ else:
             bad(f"rec.Crash stack {fns} lacks {want_fn}")
         if evs and evs[-1]["type"] != "rec.Crash" and want_fn != "-":
             pass  # order by time: other threads may emit after the crash
-summ = json.load(open(spath))
+try:
+    summ = json.load(open(spath))
+except Exception:
+    summ = {}
+    bad("rec-summary --json printed no document")
 runs = summ.get("runs", [])
 if want_work > 0 and len(runs) != 1:
     bad(f"{len(runs)} runs")
@@ -126,6 +133,8 @@ run segv;     check segv 139 11 4000 crash_here 10000
 run abort;    check abort 134 6 4000 - 10000
 run inemit;   check inemit 139 11 4000 crash_here 10000
 run inmalloc; check inmalloc 139 11 4000 crash_here 15000
+run fresh;    check fresh 139 11 4000 crash_here 10000
+run flight;   check flight 139 11 4000 crash_here 10000
 # a SIGSEGV handler installed before the recorder gets the signal after it
 run chain;    check chain 42 11 4000 crash_here 10000
 grep -q "previous handler" "$tmp/chain.out" || fail "chain: the previous handler did not run"

@@ -20,6 +20,10 @@
  *   bgstuck   the crasher holds a mutex that a periodic callback (run by the
  *             background thread) then blocks on, and dies: the background
  *             thread cannot write, the handler's bounded wait runs out
+ *   fresh     a thread that never emitted (not registered with the
+ *             recorder) dies: the background thread writes its rec.Crash
+ *   flight    as segv, the recorder in flight mode (REC_RECORDER_FLIGHT):
+ *             the retained chunks are written to PATH at the crash
  *   nocrash   as segv, recorder opened with REC_RECORDER_NO_CRASH
  *   env       as segv, but the default recorder comes from REC_OUTPUT /
  *             REC_OPTIONS (PATH unused)
@@ -97,7 +101,8 @@ static void sleep_ms(long ms)
 		;
 }
 
-__attribute__((noinline)) static void crash_here(void)
+/* (not instrumented: UBSan would stop the program before the fault) */
+__attribute__((noinline, no_sanitize("undefined"))) static void crash_here(void)
 {
 	int *volatile p = NULL;
 	*p = 1;
@@ -135,6 +140,14 @@ static void *hammer(void *arg)
 	return NULL;
 }
 
+static void *fresh_thread(void *arg)
+{
+	(void)arg;
+	print_tid();
+	crash_here();
+	return NULL;
+}
+
 static pthread_mutex_t g_stuck = PTHREAD_MUTEX_INITIALIZER;
 
 static void bg_block(rec_recorder *r, void *opaque)
@@ -158,6 +171,12 @@ static void *worker(void *arg)
 	}
 	pthread_barrier_wait(&g_bar); /* every worker emitted */
 	if (w != 1) {
+		for (;;)
+			sleep_ms(1000);
+	}
+	if (strcmp(g_mode, "fresh") == 0) {
+		pthread_t t;
+		pthread_create(&t, NULL, fresh_thread, NULL);
 		for (;;)
 			sleep_ms(1000);
 	}
@@ -255,7 +274,10 @@ static int crash_modes(const char *path)
 		}
 		if (rec_recorder_register_type(g_rec, &work_def, 0, 0, &T_work) != REC_OK)
 			return 1;
-	} else if (open_recorder(path, strcmp(g_mode, "nocrash") == 0 ? REC_RECORDER_NO_CRASH : 0,
+	} else if (open_recorder(path,
+				 strcmp(g_mode, "nocrash") == 0  ? REC_RECORDER_NO_CRASH
+				 : strcmp(g_mode, "flight") == 0 ? REC_RECORDER_FLIGHT
+								 : 0,
 				 strcmp(g_mode, "bg") == 0 ? 50 : 10000)) {
 		return 1;
 	}
