@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * rec-summary - what is in a recording: files, chunks, time range, runs and
- * restarts, and a table of event types, from chunk headers and statistics
- * only (no event is decompressed unless --verify).  Like `jfr summary`.
+ * restarts, a table of event types from chunk headers and statistics, and
+ * counter totals (only the rec.Counter records are decoded, in the chunks
+ * that have some).  Like `jfr summary`.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -17,7 +18,9 @@ static const char usage_text[] =
 	"Usage: rec-summary [OPTIONS] FILE...\n"
 	"Summarize rec recordings: files, format versions, chunks, first and last\n"
 	"event time, events and dropped events, runs (restarts) and, per event type,\n"
-	"the count and encoded size.  Reads chunk headers and statistics only.\n"
+	"the count and encoded size, and counter totals.  Reads chunk headers and\n"
+	"statistics, and decodes only the rec.Counter events of the chunks that\n"
+	"have some (--no-counters: none).\n"
 	"FILE may be '-' for standard input.  Several files are summarized together\n"
 	"(a run that spans files counts once).\n"
 	"\n"
@@ -25,6 +28,7 @@ static const char usage_text[] =
 	"  --json       one JSON object (\"schema\": 1) instead of text\n"
 	"  --verify     also check every chunk completely (checksums, every event,\n"
 	"               statistics against events) and report mismatches\n"
+	"  --no-counters  no counter totals: read chunk headers and statistics only\n"
 	"  -h, --help   show this help and exit\n"
 	"  --version    show the library version and exit\n"
 	"\n"
@@ -37,17 +41,28 @@ static const char usage_text[] =
 	"pid, process_start, first_event, last_event, duration_ns, chunks, events,\n"
 	"dropped, ended (\"clean close\", \"truncated\", \"no final chunk\"), file}],\n"
 	"restarts, types [{name, label, category, count, bytes}] (by count, then\n"
-	"name), problems [{file, chunk, offset, status, message}].  Integers are\n"
-	"JSON numbers: above 2^53 they lose precision in JavaScript parsers.\n"
+	"name), problems [{file, chunk, offset, status, message}], counters\n"
+	"[{name, total, resets, runs, samples}] (by name; null with --no-counters),\n"
+	"chunks_unsupported.  Integers are JSON numbers: above 2^53 they lose\n"
+	"precision in JavaScript parsers.\n"
+	"\n"
+	"Counters (rec.Counter events): total is the sum of the increases between\n"
+	"consecutive samples within each run; a run's first sample is its baseline\n"
+	"(a restarted process counts from its own start), and a drop within a run\n"
+	"is a reset: counted, never read as a negative rate.  resets counts them,\n"
+	"runs the runs with samples of the counter.\n"
+	"A chunk of a newer major format version cannot be read: it is stepped over,\n"
+	"reported with its chunk index and offset, and counted (chunks_unsupported).\n"
 	"\n"
 	"Exit status: 0 success, 1 damaged or unreadable input (after printing the\n"
 	"summary of what was readable), 2 usage error.\n";
 
-enum { OPT_JSON = 256, OPT_VERIFY, OPT_VERSION };
+enum { OPT_JSON = 256, OPT_VERIFY, OPT_NO_COUNTERS, OPT_VERSION };
 
 static const struct option long_opts[] = {
 	{ "json", no_argument, NULL, OPT_JSON },
 	{ "verify", no_argument, NULL, OPT_VERIFY },
+	{ "no-counters", no_argument, NULL, OPT_NO_COUNTERS },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, OPT_VERSION },
 	{ NULL, 0, NULL, 0 },
@@ -107,6 +122,51 @@ static void out_run_id(uint64_t id)
 	for (int i = 0; i < 16; i++)
 		b[i] = hx[(id >> (60 - 4 * i)) & 15];
 	rec_out_write(b, 16);
+}
+
+/* Counter totals: name, total, resets, runs with samples. */
+static void print_counters(const rec_summary_result *res)
+{
+	static const char h_name[] = "Counter", h_total[] = "Total", h_resets[] = "Resets",
+			  h_runs[] = "Runs";
+	size_t wn = sizeof h_name - 1, wt = sizeof h_total - 1, wr = sizeof h_resets - 1,
+	       wu = sizeof h_runs - 1;
+	for (size_t i = 0; i < res->counter_count; i++) {
+		const rec_counter_total *c = &res->counters[i];
+		if (strlen(c->name) > wn)
+			wn = strlen(c->name);
+		if (digits(c->total) > wt)
+			wt = digits(c->total);
+		if (digits(c->resets) > wr)
+			wr = digits(c->resets);
+		if (digits(c->runs) > wu)
+			wu = digits(c->runs);
+	}
+	rec_out_char('\n');
+	rec_out_char(' ');
+	rec_out_str(h_name);
+	out_pad(wn - (sizeof h_name - 1) + 2 + wt - (sizeof h_total - 1));
+	rec_out_str(h_total);
+	out_pad(2 + wr - (sizeof h_resets - 1));
+	rec_out_str(h_resets);
+	out_pad(2 + wu - (sizeof h_runs - 1));
+	rec_out_str(h_runs);
+	rec_out_char('\n');
+	for (size_t i = 0; i < 1 + wn + 2 + wt + 2 + wr + 2 + wu; i++)
+		rec_out_char('=');
+	rec_out_char('\n');
+	for (size_t i = 0; i < res->counter_count; i++) {
+		const rec_counter_total *c = &res->counters[i];
+		rec_out_char(' ');
+		rec_out_str(c->name);
+		out_pad(wn - strlen(c->name) + 2 + wt - digits(c->total));
+		rec_out_u64(c->total);
+		out_pad(2 + wr - digits(c->resets));
+		rec_out_u64(c->resets);
+		out_pad(2 + wu - digits(c->runs));
+		rec_out_u64(c->runs);
+		rec_out_char('\n');
+	}
 }
 
 static void print_text(const rec_summary_result *res)
@@ -169,6 +229,14 @@ static void print_text(const rec_summary_result *res)
 		else
 			REC_OUT_LIT(" unknown sections (newer format minor version)\n");
 	}
+	if (res->chunks_unsupported) {
+		out_label("Unsupported");
+		rec_out_u64(res->chunks_unsupported);
+		if (res->chunks_unsupported == 1)
+			REC_OUT_LIT(" chunk of a newer major format version, stepped over\n");
+		else
+			REC_OUT_LIT(" chunks of a newer major format version, stepped over\n");
+	}
 	if (res->events) {
 		out_label("First event");
 		out_wall(res->first_wall_ns);
@@ -227,6 +295,9 @@ static void print_text(const rec_summary_result *res)
 		rec_out_char('\n');
 	}
 
+	if (res->counter_count)
+		print_counters(res);
+
 	/* Event type table, like jfr summary. */
 	static const char h_name[] = "Event Type", h_count[] = "Count", h_size[] = "Size (bytes)";
 	size_t wn = sizeof h_name - 1, wc = sizeof h_count - 1, ws = sizeof h_size - 1;
@@ -271,7 +342,7 @@ static void json_time(rec_json *j, const char *key, int64_t ns)
 	rec_json_str(j, b);
 }
 
-static void print_json(const rec_summary_result *res)
+static void print_json(const rec_summary_result *res, bool counters)
 {
 	rec_json j;
 	memset(&j, 0, sizeof j);
@@ -412,6 +483,32 @@ static void print_json(const rec_summary_result *res)
 		rec_json_end_object(&j);
 	}
 	rec_json_end_array(&j);
+	/* Keys added in schema 1 after its first release: counters,
+	 * chunks_unsupported (additions only). */
+	rec_json_key(&j, "counters");
+	if (!counters) {
+		rec_json_null(&j);
+	} else {
+		rec_json_begin_array(&j, false);
+		for (size_t i = 0; i < res->counter_count; i++) {
+			const rec_counter_total *c = &res->counters[i];
+			rec_json_begin_object(&j, true);
+			rec_json_key(&j, "name");
+			rec_json_str(&j, c->name);
+			rec_json_key(&j, "total");
+			rec_json_u64(&j, c->total);
+			rec_json_key(&j, "resets");
+			rec_json_u64(&j, c->resets);
+			rec_json_key(&j, "runs");
+			rec_json_u64(&j, c->runs);
+			rec_json_key(&j, "samples");
+			rec_json_u64(&j, c->samples);
+			rec_json_end_object(&j);
+		}
+		rec_json_end_array(&j);
+	}
+	rec_json_key(&j, "chunks_unsupported");
+	rec_json_u64(&j, res->chunks_unsupported);
 	rec_json_end_object(&j);
 	rec_json_end(&j);
 }
@@ -420,12 +517,13 @@ int main(int argc, char **argv)
 {
 	rec_cli_init("rec-summary");
 	bool json = false;
-	uint32_t flags = 0;
+	uint32_t flags = REC_SUMMARY_COUNTERS;
 	int c;
 	while ((c = rec_cli_getopt(argc, argv, "h", long_opts)) != -1) {
 		switch (c) {
 		case OPT_JSON: json = true; break;
 		case OPT_VERIFY: flags |= REC_SUMMARY_VERIFY; break;
+		case OPT_NO_COUNTERS: flags &= ~REC_SUMMARY_COUNTERS; break;
 		case 'h': rec_cli_help(usage_text);
 		case OPT_VERSION: rec_cli_version();
 		default: rec_cli_usage_error("unexpected option");
@@ -475,7 +573,7 @@ int main(int argc, char **argv)
 	}
 	const rec_summary_result *res = rec_summary_get(s);
 	if (json)
-		print_json(res);
+		print_json(res, (flags & REC_SUMMARY_COUNTERS) != 0);
 	else
 		print_text(res);
 	/* Problems after the summary: stdout first, so both read in order on a tty. */

@@ -197,6 +197,18 @@ static rec_status add_all_events(rec_counters *c, rec_reader *r, uint64_t *damag
 	}
 }
 
+static rec_status add_one(void *opaque, const rec_event *ev)
+{
+	return rec_counters_add_event(opaque, ev);
+}
+
+REC_API rec_status rec_counters_add_chunk(rec_counters *c, rec_reader *r)
+{
+	if (!c || !r)
+		return REC_ERR_INVALID_ARG;
+	return rec_reader_chunk_events(r, "rec.Counter", add_one, c);
+}
+
 REC_API rec_status rec_counters_add_reader(rec_counters *c, rec_reader *r, uint32_t flags,
 					   uint64_t *damaged)
 {
@@ -216,42 +228,12 @@ REC_API rec_status rec_counters_add_reader(rec_counters *c, rec_reader *r, uint3
 				(*damaged)++;
 			continue;
 		}
-		/* Events of known types in this chunk, and whether any is a counter. */
-		uint64_t n = 0;
-		bool counters = false;
-		for (uint32_t i = 0; i < ci->type_stats_count; i++) {
-			const rec_type_stats *ts = &ci->type_stats[i];
-			if (!ts->type)
-				continue;
-			n += ts->count;
-			if (ts->count && ts->type->name && strcmp(ts->type->name, "rec.Counter") == 0)
-				counters = true;
-		}
-		if (!counters)
-			continue;
-		/* Exactly this chunk's events: file-order iteration continues in
-		 * the current chunk; after n events it would enter the next one. */
-		for (uint64_t k = 0; k < n; k++) {
-			rec_event ev;
-			st = rec_reader_next_event(r, &ev);
-			if (st != REC_OK) {
-				if (st == REC_END || fatal(st, r))
-					return st == REC_END ? REC_OK : st;
-				if (damaged)
-					(*damaged)++;
-				break; /* the rest of this chunk is lost */
-			}
-			if (ev.chunk->index != ci->index) {
-				/* Statistics promised more events than the chunk has:
-				 * not verified input.  Count the chunk as damaged and
-				 * stop at the event that belongs to the next one. */
-				if (damaged)
-					(*damaged)++;
-				return REC_ERR_CORRUPT;
-			}
-			st = rec_counters_add_event(c, &ev);
-			if (st != REC_OK)
+		st = rec_counters_add_chunk(c, r);
+		if (st != REC_OK) {
+			if (fatal(st, r))
 				return st;
+			if (damaged)
+				(*damaged)++;
 		}
 	}
 }

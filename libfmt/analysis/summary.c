@@ -3,7 +3,8 @@
  * summary.c - aggregate a recording's chunk infos into a summary (runs,
  * restarts, per-type counts, totals, problems).  Uses only the public reader
  * API: chunk headers, METADATA and STATS; events are decoded only when
- * REC_SUMMARY_VERIFY asks for rec_reader_verify_chunk().
+ * REC_SUMMARY_VERIFY asks for rec_reader_verify_chunk(), and the rec.Counter
+ * records only when REC_SUMMARY_COUNTERS asks for counter totals.
  */
 #include "rec/analysis.h"
 
@@ -48,6 +49,8 @@ struct rec_summary {
 	uint32_t versions[16];
 	size_t version_count;
 	rec_summary_result result;
+	rec_counters *counters; /* opened on the first REC_SUMMARY_COUNTERS */
+	uint64_t chunks_unsupported;
 	bool have_time;
 	char errmsg[256];
 };
@@ -141,6 +144,7 @@ void rec_summary_close(rec_summary *s)
 	free(s->slots);
 	free(s->sorted);
 	free(s->problems);
+	rec_counters_close(s->counters);
 	free(s);
 }
 
@@ -384,6 +388,8 @@ rec_status rec_summary_add_reader(rec_summary *s, rec_reader *r, const char *nam
 	memset(f, 0, sizeof *f);
 	f->path = fname;
 
+	if ((flags & REC_SUMMARY_COUNTERS) && !s->counters && rec_counters_open(&s->counters) != REC_OK)
+		return fail(s, REC_ERR_NOMEM, "out of memory");
 	size_t last_run = SIZE_MAX;
 	uint64_t last_err_offset = UINT64_MAX;
 	unsigned same_offset_errors = 0;
@@ -403,6 +409,8 @@ rec_status rec_summary_add_reader(rec_summary *s, rec_reader *r, const char *nam
 			rec_status ps = (p && p->status) ? p->status : st;
 			if (ps == REC_ERR_TRUNCATED && last_run != SIZE_MAX)
 				s->run_states[last_run].truncated = true;
+			if (ps == REC_ERR_UNSUPPORTED_VERSION)
+				s->chunks_unsupported++;
 			if (fatal_status(st))
 				break;
 			/* Defensive: a reader that does not advance would loop forever. */
@@ -419,6 +427,19 @@ rec_status rec_summary_add_reader(rec_summary *s, rec_reader *r, const char *nam
 		if (as != REC_OK) {
 			result = as;
 			break;
+		}
+		if (flags & REC_SUMMARY_COUNTERS) {
+			rec_status cs = rec_counters_add_chunk(s->counters, r);
+			if (cs < 0) {
+				if (!add_problem(s, fname, rec_reader_problem(r), cs)) {
+					result = fail(s, REC_ERR_NOMEM, "out of memory");
+					break;
+				}
+				s->files[fi].problems++;
+				if (fatal_status(cs))
+					break;
+				continue; /* damaged: verifying it again says the same */
+			}
 		}
 		if (flags & REC_SUMMARY_VERIFY) {
 			rec_status vs = rec_reader_verify_chunk(r);
@@ -504,6 +525,8 @@ const rec_summary_result *rec_summary_get(rec_summary *s)
 	res->restarts = s->run_count > 1 ? s->run_count - 1 : 0;
 	res->files = s->files;
 	res->file_count = s->file_count;
+	res->counters = rec_counters_get(s->counters, &res->counter_count);
+	res->chunks_unsupported = s->chunks_unsupported;
 	res->problems = s->problems;
 	res->problem_count = s->problem_count;
 	qsort(s->versions, s->version_count, sizeof s->versions[0], u32_cmp);

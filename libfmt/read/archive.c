@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * archive.c - raw bytes of the reader's current chunk (rec/archive.h), for
- * the tools that copy whole chunks: rec-recover, rec-cat, rec-split.
+ * the tools that copy whole chunks: rec-recover, rec-cat, rec-split; and
+ * the events of one type in the current chunk, decoding nothing else (for
+ * counter totals in rec-summary).
  * A new file next to the reader's: it uses read_internal.h (the current
  * chunk, its decoded header and loaded payload, the byte source) and changes
  * nothing in the reader's own files.
@@ -132,5 +134,71 @@ REC_API rec_status rec_reader_chunk_checksums(const rec_reader *r, uint32_t *hea
 		*header_checksum = r->cur->h.header_crc;
 	if (payload_checksum)
 		*payload_checksum = r->cur->h.payload_crc;
+	return REC_OK;
+}
+
+/* ---- the events of one type in the current chunk --------------------------- */
+
+REC_API rec_status rec_reader_chunk_events(rec_reader *r, const char *type_name,
+					   rec_chunk_event_fn fn, void *opaque)
+{
+	if (!r || !type_name || !fn)
+		return REC_ERR_INVALID_ARG;
+	rec_rchunk *c = r->cur;
+	if (!c)
+		return rec_rd_problem(r, REC_ERR_STATE, r->pos, -1, "no current chunk");
+	/* The type's id in this chunk, and whether the statistics count any. */
+	uint64_t want = 0, count = 0;
+	for (uint32_t i = 0; i < c->info.type_count; i++)
+		if (c->info.types[i].name && strcmp(c->info.types[i].name, type_name) == 0)
+			want = c->info.types[i].id;
+	if (!want)
+		return REC_OK;
+	for (uint32_t i = 0; i < c->info.type_stats_count; i++)
+		if (c->info.type_stats[i].type_id == want)
+			count += c->info.type_stats[i].count;
+	if (!count)
+		return REC_OK;
+	if (c->damaged)
+		return rec_rd_problem(r, REC_ERR_CORRUPT, c->info.offset, (int64_t)c->info.index,
+				      "chunk %llu at offset %llu was already found damaged",
+				      (unsigned long long)c->info.index,
+				      (unsigned long long)c->info.offset);
+	rec_status st = rec_rd_load_events(r, c);
+	if (st != REC_OK)
+		return st;
+	/* Records of other types are stepped over by Size (their Time_Delta
+	 * still counts); only the wanted ones are decoded. */
+	const uint8_t *p = c->ev;
+	uint64_t ticks = c->h.start_ticks;
+	while (p < c->ev_end) {
+		const uint8_t *q = p;
+		uint64_t size, tid, delta;
+		if (rec_varint_get(&q, c->ev_end, &size) && size >= 2 &&
+		    size <= (uint64_t)(c->ev_end - q)) {
+			const uint8_t *rend = q + size;
+			if (rec_varint_get(&q, rend, &tid) && rec_varint_get(&q, rend, &delta) &&
+			    tid != want) {
+				ticks += (uint64_t)rec_unzigzag(delta);
+				p = rend;
+				continue;
+			}
+		}
+		/* The wanted type, or a malformed record: the reader's decoder
+		 * decodes it or says what is wrong. */
+		rec_event ev;
+		bool known = false;
+		st = rec_rd_decode_record(r, c, &p, &ticks, &ev, &known, false);
+		if (st != REC_OK)
+			return rec_rd_chunk_problem(r, c, st, c->secs[c->known[REC_SECTION_EVENTS]].hoff,
+						    "chunk %llu at offset %llu: section 8 (EVENTS): %s",
+						    (unsigned long long)c->info.index,
+						    (unsigned long long)c->info.offset, r->detail);
+		if (!known)
+			continue;
+		st = fn(opaque, &ev);
+		if (st != REC_OK)
+			return st;
+	}
 	return REC_OK;
 }

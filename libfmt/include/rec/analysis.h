@@ -6,11 +6,14 @@
  * Summary: what is in one recording or a set of files, from chunk headers,
  * METADATA and STATS alone (no event is decompressed unless verification is
  * asked for): runs and restarts, per-type counts and bytes, totals, and the
- * problems the reader met.
+ * problems the reader met.  With REC_SUMMARY_COUNTERS also the totals of
+ * rec.Counter counters (rec/archive.h): only the rec.Counter records of the
+ * chunks that have some are decoded.
  */
 #ifndef LIBREC_ANALYSIS_H
 #define LIBREC_ANALYSIS_H
 
+#include "rec/archive.h"
 #include "rec/rec.h"
 
 #ifdef __cplusplus
@@ -99,10 +102,18 @@ typedef struct rec_summary_result {
 	uint64_t dropped;
 	uint64_t restarts;                 /* runs - 1 (0 when at most one run) */
 	int64_t first_wall_ns, last_wall_ns; /* over all events; 0 if none */
+	/* Added after 0.1.0 (appended: the layout above is unchanged). */
+	size_t counter_count;
+	const rec_counter_total *counters; /* by name; only with REC_SUMMARY_COUNTERS */
+	uint64_t chunks_unsupported;       /* chunks of an unknown major format version,
+					    * stepped over (also in chunks_damaged) */
 } rec_summary_result;
 
 /* Flags for rec_summary_add_*(). */
-#define REC_SUMMARY_VERIFY 0x1u /* also rec_reader_verify_chunk() every chunk */
+#define REC_SUMMARY_VERIFY 0x1u   /* also rec_reader_verify_chunk() every chunk */
+#define REC_SUMMARY_COUNTERS 0x2u /* also counter totals (rec_counters_add_chunk()):
+				   * decodes the rec.Counter records of the chunks
+				   * that have some; a damaged one is a problem */
 
 /*! rec_summary_open() : an empty summary; free with rec_summary_close(). */
 REC_API rec_status rec_summary_open(rec_summary **out);

@@ -46,6 +46,23 @@ REC_API rec_status rec_reader_chunk_write(rec_reader *r, const rec_sink *sink);
 REC_API rec_status rec_reader_chunk_checksums(const rec_reader *r, uint32_t *header_checksum,
 					      uint32_t *payload_checksum);
 
+/* Called for each event by rec_reader_chunk_events(); ev is valid during the
+ * call only.  Return REC_OK to go on; anything else stops and is returned. */
+typedef rec_status (*rec_chunk_event_fn)(void *opaque, const rec_event *ev);
+
+/*! rec_reader_chunk_events() :
+ *  Call fn, in file order, for every event of the current chunk (the one
+ *  rec_reader_next_chunk() last returned) whose type is named type_name.
+ *  Records of other types are stepped over by their Size without being
+ *  decoded, and nothing is loaded or decompressed when the chunk's
+ *  statistics count no event of that type: this is how a summary reads a
+ *  few rec.Counter events out of chunks of millions of others.  It does
+ *  not move the iteration of rec_reader_next_event().
+ *  @return REC_OK, REC_ERR_STATE (no current chunk), what fn returned, or
+ *          the error of a damaged chunk (rec_reader_problem() says where). */
+REC_API rec_status rec_reader_chunk_events(rec_reader *r, const char *type_name,
+					   rec_chunk_event_fn fn, void *opaque);
+
 /* ------------------------------------------------------------------------ */
 /* Counter totals                                                           */
 /* ------------------------------------------------------------------------ */
@@ -99,6 +116,17 @@ REC_API rec_status rec_counters_add_event(rec_counters *c, const rec_event *ev);
  *          stopped reading. */
 REC_API rec_status rec_counters_add_reader(rec_counters *c, rec_reader *r, uint32_t flags,
 					   uint64_t *damaged);
+
+/*! rec_counters_add_chunk() :
+ *  rec_counters_add_event() for the rec.Counter events of r's current chunk
+ *  (the one rec_reader_next_chunk() last returned), through
+ *  rec_reader_chunk_events(): a chunk whose statistics count no rec.Counter
+ *  event costs nothing, and in the others only rec.Counter records are
+ *  decoded.  Call it once per chunk, a run's chunks in sequence order.
+ *  @return REC_OK, REC_ERR_NOMEM, or the reader's error for a damaged
+ *          chunk (rec_reader_problem() says what; the samples of the chunk
+ *          before the damage are counted). */
+REC_API rec_status rec_counters_add_chunk(rec_counters *c, rec_reader *r);
 
 /*! rec_counters_get() : the counters sorted by name; *count gets how many.
  *  Valid until the next add or close. */
