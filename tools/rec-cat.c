@@ -225,7 +225,7 @@ int main(int argc, char **argv)
 	buf_a = rec_cli_xmalloc(STEP);
 	buf_b = rec_cli_xmalloc(STEP);
 	int rc = REC_EXIT_OK;
-	uint64_t damaged = 0;
+	uint64_t damaged = 0, unsupported = 0;
 
 	/* Pass 1: verify every chunk, note where it is and whose it is. */
 	for (size_t fi = 0; fi < nfiles; fi++) {
@@ -278,6 +278,8 @@ int main(int argc, char **argv)
 			rc = REC_EXIT_DATA;
 			if (p && p->chunk >= 0)
 				damaged++;
+			if (p && p->chunk >= 0 && p->status == REC_ERR_UNSUPPORTED_VERSION)
+				unsupported++;
 			if (st == REC_ERR_NOMEM || (st == REC_ERR_IO && (!p || p->chunk < 0)))
 				break;
 		}
@@ -396,8 +398,12 @@ int main(int argc, char **argv)
 				break;
 			}
 	if (!quiet) {
-		char extra[128] = "";
-		if (damaged)
+		char extra[192] = "";
+		if (damaged && unsupported)
+			snprintf(extra, sizeof extra, ", %" PRIu64 " damaged chunk%s left out (%" PRIu64
+				 " of a newer major format version)", damaged, damaged == 1 ? "" : "s",
+				 unsupported);
+		else if (damaged)
 			snprintf(extra, sizeof extra, ", %" PRIu64 " damaged chunk%s left out", damaged,
 				 damaged == 1 ? "" : "s");
 		rec_cli_error("%zu file%s: %" PRIu64 " chunk%s of %zu run%s written (%" PRIu64

@@ -25,6 +25,11 @@ static const char usage_text[] =
 	"  FILE: OK, 41 chunks, 10000000 events\n"
 	"  FILE: DAMAGED, 2 of 41 chunks, 123 bytes skipped\n"
 	"(bytes skipped: bytes of the file that are not part of an intact chunk).\n"
+	"A chunk of a newer major format version cannot be checked: it is reported\n"
+	"(\"unsupported format version 2.0\", with its chunk index and offset),\n"
+	"stepped over, counted among the damaged chunks and named in the verdict:\n"
+	"  FILE: DAMAGED, 1 of 8 chunks, 1517 bytes skipped (1 of a newer major\n"
+	"  format version: not damaged, unreadable by this version)\n"
 	"FILE may be '-' for standard input.\n"
 	"\n"
 	"Options:\n"
@@ -36,7 +41,8 @@ static const char usage_text[] =
 	"--json keys: schema (1), ok (all files intact), files [{path, ok, size,\n"
 	"chunks, chunks_damaged, events, intact_bytes, bytes_skipped, error (null or\n"
 	"why the file could not be read), problems [{chunk (null if none), offset,\n"
-	"status, message}]}].\n"
+	"status, message}], chunks_unsupported (of chunks_damaged: chunks of a newer\n"
+	"major format version)}].\n"
 	"\n"
 	"Exit status: 0 every chunk of every file is intact, 1 damage found or a\n"
 	"file could not be read, 2 usage error.\n";
@@ -63,6 +69,7 @@ typedef struct file_result {
 	char *error;
 	uint64_t size;
 	uint64_t chunks, damaged, events, intact_bytes, skipped;
+	uint64_t unsupported; /* of damaged: a newer major format version */
 	problem *problems;
 	size_t nproblems, cap;
 } file_result;
@@ -117,6 +124,8 @@ static bool check_file(file_result *f)
 		if (p && p->chunk >= 0) {
 			f->chunks++;
 			f->damaged++;
+			if (p->status == REC_ERR_UNSUPPORTED_VERSION)
+				f->unsupported++;
 		}
 		if (st == REC_ERR_NOMEM || (st == REC_ERR_IO && (!p || p->chunk < 0)))
 			break; /* cannot go on */
@@ -168,6 +177,8 @@ static void print_json(file_result *files, size_t n, bool all_ok)
 		rec_json_u64(&j, f->skipped);
 		rec_json_key(&j, "error");
 		rec_json_str(&j, f->error);
+		rec_json_key(&j, "chunks_unsupported");
+		rec_json_u64(&j, f->unsupported);
 		rec_json_key(&j, "problems");
 		rec_json_begin_array(&j, false);
 		for (size_t k = 0; k < f->nproblems; k++) {
@@ -235,9 +246,14 @@ int main(int argc, char **argv)
 					       f->events == 1 ? "" : "s");
 		} else {
 			rec_out_printf("%s: DAMAGED, %" PRIu64 " of %" PRIu64 " chunk%s, %" PRIu64
-				       " byte%s skipped\n",
+				       " byte%s skipped",
 				       f->path, f->damaged, f->chunks, f->chunks == 1 ? "" : "s",
 				       f->skipped, f->skipped == 1 ? "" : "s");
+			if (f->unsupported)
+				rec_out_printf(" (%" PRIu64 " of a newer major format version: not damaged, "
+					       "unreadable by this version)",
+					       f->unsupported);
+			rec_out_char('\n');
 		}
 		rec_out_flush();
 		fflush(stdout);

@@ -36,7 +36,9 @@ static const char usage_text[] =
 	"\n"
 	"Exit status: 0 nothing was lost (OUT is a byte copy of IN), 1 something was\n"
 	"dropped or IN/OUT could not be read or written (OUT then holds the intact\n"
-	"chunks, if it could be written), 2 usage error.\n";
+	"chunks, if it could be written), 2 usage error.\n"
+	"A chunk of a newer major format version cannot be verified: it is dropped\n"
+	"and named as such (keep IN: a newer rec-recover keeps it).\n";
 
 enum { OPT_VERSION = 256 };
 
@@ -121,7 +123,7 @@ int main(int argc, char **argv)
 
 	range *kept = NULL;
 	size_t nkept = 0, kcap = 0;
-	uint64_t chunks = 0, damaged = 0, events = 0, kept_bytes = 0, bad_sizes = 0;
+	uint64_t chunks = 0, damaged = 0, events = 0, kept_bytes = 0, bad_sizes = 0, unsupported = 0;
 	bool failed = false, problems = false;
 	for (;;) {
 		const rec_chunk_info *ci;
@@ -156,6 +158,8 @@ int main(int argc, char **argv)
 		problems = true;
 		if (p && p->chunk >= 0)
 			damaged++;
+		if (p && p->chunk >= 0 && p->status == REC_ERR_UNSUPPORTED_VERSION)
+			unsupported++;
 		if (st == REC_ERR_NOMEM || (st == REC_ERR_IO && (!p || p->chunk < 0))) {
 			failed = true;
 			break;
@@ -184,6 +188,11 @@ int main(int argc, char **argv)
 				   " bytes",
 				   chunks, chunks + damaged, events, kept_bytes, damaged,
 				   damaged == 1 ? "" : "s", dropped);
+		if (unsupported)
+			rec_cli_file_error(in, "%" PRIu64 " of the dropped chunks %s of a newer major "
+					   "format version: not damaged, unreadable by this version "
+					   "(keep IN for a newer reader)",
+					   unsupported, unsupported == 1 ? "is" : "are");
 	}
 	free(kept);
 	if (!to_stdout) {

@@ -290,7 +290,7 @@ int main(int argc, char **argv)
 	rec_sink sink = { fd_write, NULL, NULL };
 	int rc = REC_EXIT_OK;
 	bool failed = false;
-	uint64_t cur_bytes = 0, damaged = 0;
+	uint64_t cur_bytes = 0, damaged = 0, unsupported = 0;
 	for (;;) {
 		const rec_chunk_info *ci;
 		st = rec_reader_next_chunk(r, &ci);
@@ -304,6 +304,8 @@ int main(int argc, char **argv)
 			rc = REC_EXIT_DATA;
 			if (p && p->chunk >= 0)
 				damaged++;
+			if (p && p->chunk >= 0 && p->status == REC_ERR_UNSUPPORTED_VERSION)
+				unsupported++;
 			if (st == REC_ERR_NOMEM || (st == REC_ERR_IO && (!p || p->chunk < 0)))
 				break;
 			continue;
@@ -401,8 +403,13 @@ int main(int argc, char **argv)
 	if (damaged) {
 		rec_out_flush();
 		fflush(stdout);
-		rec_cli_file_error(in, "%" PRIu64 " damaged chunk%s left out", damaged,
-				   damaged == 1 ? "" : "s");
+		if (unsupported)
+			rec_cli_file_error(in, "%" PRIu64 " damaged chunk%s left out (%" PRIu64
+					   " of a newer major format version: unreadable by this version)",
+					   damaged, damaged == 1 ? "" : "s", unsupported);
+		else
+			rec_cli_file_error(in, "%" PRIu64 " damaged chunk%s left out", damaged,
+					   damaged == 1 ? "" : "s");
 	}
 	free(defprefix);
 	return rec_cli_finish(failed ? REC_EXIT_DATA : rc);
