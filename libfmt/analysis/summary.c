@@ -30,6 +30,7 @@ typedef struct run_state {
 	bool last_final;          /* the chunk with the highest sequence is FINAL */
 	bool truncated;           /* a file ended inside a chunk after this run's chunk */
 	bool has_events;
+	bool crashed;             /* a chunk of the run has a rec.Crash event */
 } run_state;
 
 struct rec_summary {
@@ -61,6 +62,7 @@ const char *rec_run_end_name(rec_run_end end)
 	case REC_RUN_CLEAN: return "clean close";
 	case REC_RUN_TRUNCATED: return "truncated";
 	case REC_RUN_NO_FINAL: return "no final chunk";
+	case REC_RUN_CRASH: return "crash event";
 	}
 	return "unknown";
 }
@@ -357,6 +359,8 @@ static rec_status add_chunk(rec_summary *s, const rec_chunk_info *c, const char 
 			return fail(s, REC_ERR_NOMEM, "out of memory");
 		t->count += ts->count;
 		t->bytes += ts->bytes;
+		if (ts->count && strcmp(name, "rec.Crash") == 0)
+			rs->crashed = true;
 	}
 	/* Types declared in the metadata but without events still appear (count 0). */
 	for (uint32_t k = 0; k < c->type_count; k++) {
@@ -517,6 +521,7 @@ const rec_summary_result *rec_summary_get(rec_summary *s)
 	for (size_t i = 0; i < s->run_count; i++) {
 		const run_state *rs = &s->run_states[i];
 		s->runs[i].ended = rs->last_final ? REC_RUN_CLEAN
+				   : rs->crashed   ? REC_RUN_CRASH
 				   : rs->truncated ? REC_RUN_TRUNCATED
 						   : REC_RUN_NO_FINAL;
 	}

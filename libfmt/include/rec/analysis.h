@@ -29,10 +29,12 @@ typedef struct rec_summary rec_summary;
 typedef enum {
 	REC_RUN_CLEAN = 0,     /* its last chunk has REC_CHUNK_FINAL */
 	REC_RUN_TRUNCATED = 1, /* a file ended inside the run's next chunk */
-	REC_RUN_NO_FINAL = 2   /* no FINAL chunk (crash, kill -9, or still running) */
+	REC_RUN_NO_FINAL = 2,  /* no FINAL chunk (crash, kill -9, or still running) */
+	REC_RUN_CRASH = 3      /* no FINAL chunk, and a rec.Crash event (a fatal signal) */
 } rec_run_end;
 
-/*! rec_run_end_name() : "clean close", "truncated", "no final chunk". */
+/*! rec_run_end_name() : "clean close", "truncated", "no final chunk",
+ *  "crash event". */
 REC_API const char *rec_run_end_name(rec_run_end end);
 
 /* One recorder run: chunks sharing Run_Id, Pid and Process_Start_Ns. */
