@@ -1812,9 +1812,17 @@ static void *bg_main(void *arg)
 			pthread_mutex_unlock(&r->w_lock);
 			if (failing) {
 				/* Writing failed until now: try the pending chunk
-				 * first, so that if it goes through, the
-				 * rec.WriteFailed goes into the last chunk. */
+				 * first; either way the failure so far goes into a
+				 * rec.WriteFailed in the last chunk (written if
+				 * that chunk can be). */
 				bg_flush(r);
+				pthread_mutex_lock(&r->w_lock);
+				if (r->out.failing) {
+					r->out.failing = 0;
+					r->out.cur.end_ticks = now_ticks(r);
+					wf_merge(&r->out.done, &r->out.cur);
+				}
+				pthread_mutex_unlock(&r->w_lock);
 				bg_collect(r, &pd);
 			}
 			pthread_mutex_lock(&r->w_lock);

@@ -382,6 +382,7 @@ typedef struct memsink {
 	size_t len, cap;
 	int fail;          /* write returns -EIO while set */
 	int hang_ms;       /* each write sleeps this long first */
+	int fail_count;    /* the next fail_count writes return -EIO */
 	uint64_t calls;
 } memsink;
 
@@ -393,6 +394,10 @@ static int mem_write(void *opaque, const void *buf, size_t len)
 		sleep_ms(m->hang_ms);
 	if (__atomic_load_n(&m->fail, __ATOMIC_SEQ_CST))
 		return -EIO;
+	if (m->fail_count > 0) {
+		m->fail_count--;
+		return -EIO;
+	}
 	if (m->len + len > m->cap) {
 		size_t nc = (m->len + len) * 2;
 		uint8_t *nd = realloc(m->data, nc);
@@ -460,7 +465,44 @@ static void t_sink_fails_then_recovers(void **state)
 	free(m.data);
 }
 
-/* ---- (e) a sink that hangs: emitting threads never wait for it --------------- */
+/* ---- (e) closing while writes fail: the last chunk carries the failure ----- */
+static void t_close_while_failing(void **state)
+{
+	(void)state;
+	memsink m = { 0 };
+	rec_sink sink = { mem_write, NULL, &m };
+	rec_recorder *r = open_rec(NULL, &sink, 1000);
+	emit_n(1000, 0);
+	assert_int_equal(rec_recorder_flush(r), REC_OK);
+	m.fail_count = 2; /* this flush's chunk and the chunk close tries first */
+	emit_n(100, 1);
+	assert_int_equal(rec_recorder_flush(r), REC_OK);
+	emit_n(100, 1);
+	assert_int_equal(rec_recorder_close(r), REC_ERR_IO);
+	assert_int_equal(m.fail_count, 0);
+	assert_int_equal(g_reports, 1);
+
+	rec_reader *rd;
+	scan s, c;
+	assert_int_equal(rec_reader_open_mem(&rd, m.data, m.len, "mem", NULL), REC_OK);
+	scan_reader(rd, &c);
+	rec_reader_close(rd);
+	assert_int_equal(rec_reader_open_mem(&rd, m.data, m.len, "mem", NULL), REC_OK);
+	scan_events(rd, &s);
+	rec_reader_close(rd);
+	assert_int_equal(c.problems + s.problems, 0);
+	assert_int_equal(s.work[0], 1000);
+	assert_int_equal(s.work[1], 0);
+	assert_int_equal(s.wf, 1);
+	assert_int_equal(s.wf_chunks, 2);
+	assert_int_equal(s.wf_events, 200);
+	assert_int_equal(s.dropped[4], 200);
+	uint64_t in_file = s.work[0] + s.work[1] + s.work[2] + s.thread_start + s.other;
+	assert_int_equal(in_file + sum_dropped(&s), g_attempts + 1);
+	free(m.data);
+}
+
+/* ---- (f) a sink that hangs: emitting threads never wait for it --------------- */
 static void t_sink_hangs(void **state)
 {
 	(void)state;
@@ -498,6 +540,7 @@ int main(void)
 		cmocka_unit_test(t_fsize_recovers),
 		cmocka_unit_test(t_file_removed),
 		cmocka_unit_test(t_sink_fails_then_recovers),
+		cmocka_unit_test(t_close_while_failing),
 		cmocka_unit_test(t_sink_hangs),
 	};
 	int rc = cmocka_run_group_tests(tests, NULL, NULL);
