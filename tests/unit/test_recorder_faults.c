@@ -228,10 +228,10 @@ static void t_dev_full(void **state)
 	assert_true(max_buf <= (1u << 20));
 	assert_int_equal(g_reports, 1);
 	assert_non_null(strstr(g_msg[0], "No space left on device"));
-	/* The host ran on: 200000 emits took well under the flush intervals'
-	 * worth of blocking, and no single emit waited for I/O. */
+	/* The host ran on: 200000 emits in bounded time, no single emit
+	 * waited for I/O. */
 	assert_true(loop_ns < 5000000000ull);
-	assert_true(g_max_emit_ns < 200000000ull);
+	assert_true(g_max_emit_ns < 500000000ull);
 	assert_int_equal(rec_recorder_close(r), REC_ERR_IO);
 	assert_int_equal(g_reports, 1); /* the failed last chunk: same kind, not again */
 }
@@ -310,7 +310,7 @@ static void t_fsize_recovers(void **state)
 	assert_int_equal(reports, 1);      /* once, EFBIG */
 	assert_true(lost >= 1);
 	assert_int_equal(cs, REC_ERR_IO);  /* close says the recording met an error */
-	assert_true(max_emit < 200000000ull);
+	assert_true(max_emit < 500000000ull);
 
 	scan s;
 	scan_file(path, &s);
@@ -507,7 +507,7 @@ static void t_sink_hangs(void **state)
 {
 	(void)state;
 	memsink m = { 0 };
-	m.hang_ms = 300;
+	m.hang_ms = 1000;
 	m.fail = 1;
 	rec_sink sink = { mem_write, NULL, &m };
 	rec_recorder *r = open_rec(NULL, &sink, 10);
@@ -522,7 +522,8 @@ static void t_sink_hangs(void **state)
 	/* The buffer (64 KiB) fills while the background thread sits in the
 	 * sink: events are dropped and counted, the emitting thread goes on. */
 	assert_true(st.dropped > 0);
-	assert_true(g_max_emit_ns < 100000000ull);
+	/* (an emit that waited for the sink would take about a second) */
+	assert_true(g_max_emit_ns < 500000000ull);
 	assert_true(loop_ns < 10000000000ull);
 	assert_true(st.buffer_bytes <= (1u << 20));
 	rec_recorder_close(r);
