@@ -12,182 +12,19 @@
 #include <time.h>
 
 #include "common/cli.h"
+#include "common/tools.h"
 #include "rec/rec.h"
 #include "rec/stacks.h"
 
 #include "flame_html.h"
 
-static const char usage_text[] =
-	"Usage: rec-flame [OPTIONS] FILE\n"
-	"       rec-flame [OPTIONS] --diff BEFORE AFTER\n"
-	"Aggregate the stack traces of one event type of a recording into a flame\n"
-	"graph: collapsed stacks \"root;caller;...;leaf WEIGHT\" (one line per distinct\n"
-	"stack, sorted frame by frame) on standard output, or an interactive HTML page\n"
-	"(self-contained: no network access) with zoom, search and tooltips.\n"
-	"FILE may be '-' for standard input.\n"
-	"\n"
-	"What is weighed:\n"
-	"  --event NAME      event type (default rec.CPUSample).  Presets:\n"
-	"                      rec.CPUSample  weight = samples (1 per event)\n"
-	"                      rec.Alloc      weight = bytes (the size field)\n"
-	"                      rec.LockWait   weight = time waited (ns)\n"
-	"                      rec.Sleep      weight = time slept or waited (ns)\n"
-	"                    any other type with a stack: 1 per event unless --weight\n"
-	"  --weight FIELD    weigh by a numeric field of the event ('duration' is the\n"
-	"                    event's duration in ns when the type has no such field,\n"
-	"                    'count' is 1 per event)\n"
-	"\n"
-	"Output:\n"
-	"  --format F        collapsed (default) or html\n"
-	"  -o, --output FILE write to FILE instead of standard output; a name ending\n"
-	"                    in .html implies --format html\n"
-	"  --title TEXT      title of the HTML page\n"
-	"  --minwidth W      omit frames narrower than W: a percentage of the total\n"
-	"                    (\"0.5%\") or a weight (\"1000\")\n"
-	"\n"
-	"Shaping:\n"
-	"  --threads         a root frame per thread: \"[NAME tid=TID]\"\n"
-	"  --keep-recorder-frames\n"
-	"                    keep librec's own leaf frames (rec_*: the lock, sleep and\n"
-	"                    allocation wrappers); by default the leaf is the call site\n"
-	"  --reverse         callers view: leaf functions at the root (HTML: icicle)\n"
-	"  --include RE      keep only stacks with a frame matching RE (POSIX extended\n"
-	"                    regular expression; repeatable: any of them)\n"
-	"  --exclude RE      drop stacks with a frame matching RE (repeatable)\n"
-	"  --from T, --to T  keep events in [from, to): T is an offset from the start\n"
-	"                    of the recording (\"1.5s\", \"250ms\", \"90us\", \"2m\"; a bare\n"
-	"                    number is seconds) or a time \"2026-12-02T10:14:03.5\" (local\n"
-	"                    time; add Z or +HH:MM for another zone)\n"
-	"\n"
-	"Differential flame graph:\n"
-	"  --diff BEFORE     compare recording BEFORE with FILE (after).  Collapsed:\n"
-	"                    \"stack BEFORE_WEIGHT AFTER_WEIGHT\" per stack of either\n"
-	"                    (raw weights; the input of flamegraph.pl, as difffolded.pl\n"
-	"                    writes it).  HTML: frames as wide as in AFTER, coloured by\n"
-	"                    the change: red grew, blue shrank, more saturated = larger\n"
-	"                    change.  When the totals differ, BEFORE is first scaled to\n"
-	"                    AFTER's total (normalised), so colours show a change in\n"
-	"                    share, not in volume.\n"
-	"\n"
-	"Other:\n"
-	"  -h, --help        show this help and exit\n"
-	"  --version         show the library version and exit\n"
-	"\n"
-	"Frames are function names, or MODULE+0xOFFSET when the function is unknown;\n"
-	"';' in a name becomes ':', control characters become spaces.  The start of a\n"
-	"recording (for --from/--to offsets) is the start time of its first chunk.\n"
-	"\n"
-	"Exit status: 0 success, 1 damaged or unreadable input (after writing what was\n"
-	"readable), 2 usage error.\n";
-
-enum {
-	OPT_EVENT = 256, OPT_WEIGHT, OPT_FORMAT, OPT_TITLE, OPT_MINWIDTH, OPT_THREADS,
-	OPT_REVERSE, OPT_KEEP_REC, OPT_INCLUDE, OPT_EXCLUDE, OPT_FROM, OPT_TO, OPT_DIFF, OPT_VERSION
-};
-
-static const struct option long_opts[] = {
-	{ "event", required_argument, NULL, OPT_EVENT },
-	{ "weight", required_argument, NULL, OPT_WEIGHT },
-	{ "format", required_argument, NULL, OPT_FORMAT },
-	{ "output", required_argument, NULL, 'o' },
-	{ "title", required_argument, NULL, OPT_TITLE },
-	{ "minwidth", required_argument, NULL, OPT_MINWIDTH },
-	{ "threads", no_argument, NULL, OPT_THREADS },
-	{ "reverse", no_argument, NULL, OPT_REVERSE },
-	{ "keep-recorder-frames", no_argument, NULL, OPT_KEEP_REC },
-	{ "include", required_argument, NULL, OPT_INCLUDE },
-	{ "exclude", required_argument, NULL, OPT_EXCLUDE },
-	{ "from", required_argument, NULL, OPT_FROM },
-	{ "to", required_argument, NULL, OPT_TO },
-	{ "diff", required_argument, NULL, OPT_DIFF },
-	{ "help", no_argument, NULL, 'h' },
-	{ "version", no_argument, NULL, OPT_VERSION },
-	{ NULL, 0, NULL, 0 },
-};
-
 /* What a weight is measured in. */
 enum unit { U_SAMPLES, U_EVENTS, U_BYTES, U_NS, U_COUNT };
 static const char *const unit_names[] = { "samples", "events", "bytes", "ns", "count" };
 
-static struct {
-	const char *event;
-	const char *weight;    /* NULL: the preset */
-	bool html, format_set;
-	const char *output;
-	const char *title;
-	double min_pct;        /* < 0: not set */
-	uint64_t min_weight;   /* used when min_pct < 0 and min_set */
-	bool min_set;
-	const char *diff;
-	const char **include, **exclude;
-	size_t ninclude, nexclude;
-	uint32_t flags;
-	int64_t from_ns, to_ns;
-	int from_kind, to_kind; /* 0 unset, 1 relative, 2 absolute */
-	bool keep_rec;
-} g_opt;
-
-/* ---- time arguments ------------------------------------------------------ */
-
-/* "1.5s", "250ms", "90us", "100ns", "2m", "1h", "3" (seconds). */
-static bool parse_offset(const char *s, int64_t *out)
-{
-	const char *p = s;
-	uint64_t ip = 0, frac = 0, fdiv = 1;
-	int nd = 0;
-	while (*p >= '0' && *p <= '9') {
-		if (ip > (UINT64_MAX - 9) / 10)
-			return false;
-		ip = ip * 10 + (uint64_t)(*p++ - '0');
-		nd++;
-	}
-	if (*p == '.') {
-		p++;
-		while (*p >= '0' && *p <= '9') {
-			if (fdiv < 1000000000000ull) {
-				frac = frac * 10 + (uint64_t)(*p - '0');
-				fdiv *= 10;
-			}
-			p++;
-			nd++;
-		}
-	}
-	if (!nd)
-		return false;
-	uint64_t mul;
-	if (!*p || strcmp(p, "s") == 0)
-		mul = 1000000000ull;
-	else if (strcmp(p, "ms") == 0)
-		mul = 1000000ull;
-	else if (strcmp(p, "us") == 0)
-		mul = 1000ull;
-	else if (strcmp(p, "ns") == 0)
-		mul = 1;
-	else if (strcmp(p, "m") == 0 || strcmp(p, "min") == 0)
-		mul = 60000000000ull;
-	else if (strcmp(p, "h") == 0)
-		mul = 3600000000000ull;
-	else
-		return false;
-	if (ip > (uint64_t)INT64_MAX / mul)
-		return false;
-	uint64_t v = ip * mul + (uint64_t)((double)frac * (double)mul / (double)fdiv + 0.5);
-	if (v > (uint64_t)INT64_MAX)
-		return false;
-	*out = (int64_t)v;
-	return true;
-}
-
-static void parse_time_opt(const char *opt, const char *s, int64_t *ns, int *kind)
-{
-	if (parse_offset(s, ns))
-		*kind = 1;
-	else if (rec_cli_parse_iso_time(s, ns))
-		*kind = 2;
-	else
-		rec_cli_usage_error("%s: '%s' is neither an offset (1.5s, 250ms, ...) nor a time "
-				    "(2026-12-02T10:14:03[.frac][Z|+HH:MM])", opt, s);
-}
+/* The run's options (rec_flame_run sets them); g_diff: a differential graph. */
+static const rec_flame_opts *g_o;
+static bool g_diff;
 
 /* ---- event selection and weights ----------------------------------------- */
 
@@ -208,6 +45,7 @@ static struct {
 	enum unit unit;
 	bool unit_set;
 	uint64_t matched; /* events of the type seen */
+	bool usage_failed; /* choose_weight() found a usage error */
 } g_sel;
 
 static void set_unit(enum unit u)
@@ -225,12 +63,17 @@ static enum unit field_unit(const rec_field *f)
 	return U_COUNT;
 }
 
+/* How events of ti's type weigh.  A usage error (reported) sets
+ * g_sel.usage_failed. */
 static void choose_weight(type_info *ti)
 {
 	const rec_type *t = ti->type;
-	const char *w = g_opt.weight;
-	if (!(t->flags & REC_EVENT_HAS_STACK))
-		rec_cli_usage_error("event type %s has no stack traces", t->name);
+	const char *w = g_o->weight;
+	if (!(t->flags & REC_EVENT_HAS_STACK)) {
+		rec_cli_usage_fail("event type %s has no stack traces", t->name);
+		g_sel.usage_failed = true;
+		return;
+	}
 	if (!w) {
 		if (strcmp(t->name, "rec.CPUSample") == 0) {
 			ti->kind = W_ONE;
@@ -277,8 +120,10 @@ static void choose_weight(type_info *ti)
 			ti->kind = W_DURATION_FIELD;
 			break;
 		default:
-			rec_cli_usage_error("--weight: field '%s' of %s is a %s, not a number", w,
-					    t->name, rec_field_type_name(f->type));
+			rec_cli_usage_fail("--weight: field '%s' of %s is a %s, not a number", w,
+					   t->name, rec_field_type_name(f->type));
+			g_sel.usage_failed = true;
+			return;
 		}
 		set_unit(field_unit(f));
 		return;
@@ -297,9 +142,9 @@ static void choose_weight(type_info *ti)
 		if (n > 0)
 			len += (size_t)n;
 	}
-	rec_cli_usage_error("--weight: %s has no field '%s' (fields: %s%s)", t->name, w,
-			    len ? list : "none",
-			    (t->flags & REC_EVENT_HAS_DURATION) ? "; or duration" : "");
+	rec_cli_usage_fail("--weight: %s has no field '%s' (fields: %s%s)", t->name, w,
+			   len ? list : "none", (t->flags & REC_EVENT_HAS_DURATION) ? "; or duration" : "");
+	g_sel.usage_failed = true;
 }
 
 static type_info *lookup_type(const rec_event *ev)
@@ -322,7 +167,7 @@ static type_info *lookup_type(const rec_event *ev)
 	type_info *ti = &g_sel.v[g_sel.n++];
 	memset(ti, 0, sizeof *ti);
 	ti->type = ev->type;
-	ti->selected = ev->type && ev->type->name && strcmp(ev->type->name, g_opt.event) == 0;
+	ti->selected = ev->type && ev->type->name && strcmp(ev->type->name, g_o->event) == 0;
 	if (ti->selected)
 		choose_weight(ti);
 	return ti;
@@ -362,63 +207,41 @@ static uint64_t event_weight(const type_info *ti, const rec_event *ev)
 
 /* ---- reading --------------------------------------------------------------- */
 
-static bool fatal_status(rec_status st)
-{
-	return st == REC_ERR_NOMEM || st == REC_ERR_IO || st == REC_ERR_INVALID_ARG ||
-	       st == REC_ERR_STATE;
-}
+typedef struct read_ctx {
+	rec_stackagg *agg;
+	const char *name;
+} read_ctx;
 
-static int read_file(rec_stackagg *agg, const char *path, unsigned column)
+static int add_one(void *ctx, const rec_event *ev)
 {
-	rec_reader *r = NULL;
-	errno = 0;
-	rec_status st = rec_reader_open_path(&r, path, NULL);
-	if (st != REC_OK) {
-		if (st == REC_ERR_IO && errno)
-			rec_cli_file_error(path, "%s", strerror(errno));
-		else
-			rec_cli_file_error(path, "%s", rec_strerror(st));
+	const read_ctx *rc = ctx;
+	rec_stackagg *agg = rc->agg;
+	type_info *ti = lookup_type(ev);
+	if (g_sel.usage_failed)
+		return REC_EXIT_USAGE;
+	if (!ti->selected)
+		return REC_EXIT_OK;
+	g_sel.matched++;
+	if (rec_stackagg_add_event(agg, ev, event_weight(ti, ev)) != REC_OK) {
+		rec_cli_file_error(rc->name, "%s", rec_stackagg_errmsg(agg));
 		return REC_EXIT_DATA;
 	}
+	return REC_EXIT_OK;
+}
+
+static int read_file(rec_stackagg *agg, const rec_cli_input *in, unsigned column)
+{
+	rec_reader *r = rec_cli_input_open(in, 0);
+	if (!r)
+		return REC_EXIT_DATA;
 	(void)rec_stackagg_begin_input(agg, column);
 	g_sel.n = 0;
 	g_sel.chunk = NULL;
 	g_sel.matched = 0;
-	int rc = REC_EXIT_OK;
-	uint64_t last_off = UINT64_MAX;
-	unsigned same = 0;
-	rec_event ev;
-	for (;;) {
-		st = rec_reader_next_event(r, &ev);
-		if (st == REC_OK) {
-			type_info *ti = lookup_type(&ev);
-			if (!ti->selected)
-				continue;
-			g_sel.matched++;
-			st = rec_stackagg_add_event(agg, &ev, event_weight(ti, &ev));
-			if (st != REC_OK) {
-				rec_cli_file_error(path, "%s", rec_stackagg_errmsg(agg));
-				rc = REC_EXIT_DATA;
-				break;
-			}
-			continue;
-		}
-		if (st == REC_END)
-			break;
-		const rec_problem *p = rec_reader_problem(r);
-		rec_cli_problem(path, p, st);
-		rc = REC_EXIT_DATA;
-		if (fatal_status(st))
-			break;
-		uint64_t off = p ? p->offset : 0;
-		if (off == last_off && ++same > 16)
-			break; /* the reader does not advance: stop rather than loop */
-		if (off != last_off)
-			same = 0;
-		last_off = off;
-	}
+	read_ctx ctx = { agg, in->name };
+	int rc = rec_cli_each_event(r, in->name, add_one, &ctx);
 	if (!g_sel.matched && rc == REC_EXIT_OK)
-		rec_cli_file_error(path, "no %s events", g_opt.event);
+		rec_cli_file_error(in->name, "no %s events", g_o->event);
 	rec_reader_close(r);
 	return rc;
 }
@@ -446,11 +269,11 @@ static int write_collapsed(rec_stackagg *agg)
 			rec_out_str(s.frames[i]);
 		}
 		rec_out_char(' ');
-		if (g_opt.diff) {
+		if (g_diff) {
 			rec_out_u64(s.weight[0]);
 			rec_out_char(' ');
 		}
-		rec_out_u64(g_opt.diff ? s.weight[1] : s.weight[0]);
+		rec_out_u64(g_diff ? s.weight[1] : s.weight[0]);
 		rec_out_char('\n');
 	}
 	return st == REC_END ? REC_EXIT_OK : REC_EXIT_DATA;
@@ -545,11 +368,11 @@ static void out_tree_node_open(name_map *m, const char *name, uint64_t self, uin
 
 static int write_html(rec_stackagg *agg, const rec_stackagg_stats *stats)
 {
-	bool reverse = (g_opt.flags & REC_STACKAGG_REVERSE) != 0;
+	bool reverse = (g_o->flags & REC_STACKAGG_REVERSE) != 0;
 	char deftitle[64];
-	const char *title = g_opt.title;
+	const char *title = g_o->title;
 	if (!title) {
-		snprintf(deftitle, sizeof deftitle, "%s%s", g_opt.diff ? "Differential " : "",
+		snprintf(deftitle, sizeof deftitle, "%s%s", g_diff ? "Differential " : "",
 			 reverse ? "icicle graph (callers)" : "flame graph");
 		deftitle[0] = (char)(deftitle[0] == 'f' || deftitle[0] == 'i' ? deftitle[0] - 32
 									      : deftitle[0]);
@@ -561,21 +384,21 @@ static int write_html(rec_stackagg *agg, const rec_stackagg_stats *stats)
 	out_html_text(title);
 	REC_OUT_LIT(FLAME_HTML_3);
 
-	unsigned col = g_opt.diff ? 1 : 0;
+	unsigned col = g_diff ? 1 : 0;
 	REC_OUT_LIT("{\"title\":");
 	out_js_string(title);
 	REC_OUT_LIT(",\"event\":");
-	out_js_string(g_opt.event);
+	out_js_string(g_o->event);
 	REC_OUT_LIT(",\"unit\":\"");
 	rec_out_str(unit_names[g_sel.unit]);
 	REC_OUT_LIT("\",\"reverse\":");
 	rec_out_str(reverse ? "true" : "false");
 	REC_OUT_LIT(",\"diff\":");
-	rec_out_str(g_opt.diff ? "true" : "false");
+	rec_out_str(g_diff ? "true" : "false");
 	REC_OUT_LIT(",\"total\":");
 	rec_out_u64(stats->weight[col]);
 	REC_OUT_LIT(",\"totalBefore\":");
-	rec_out_u64(g_opt.diff ? stats->weight[0] : 0);
+	rec_out_u64(g_diff ? stats->weight[0] : 0);
 	REC_OUT_LIT(",\n\"tree\":");
 
 	name_map m;
@@ -605,7 +428,7 @@ static int write_html(rec_stackagg *agg, const rec_stackagg_stats *stats)
 			if (j + 1 < s.depth)
 				rec_out_char('\n');
 			out_tree_node_open(&m, s.frames[j], last ? s.weight[col] : 0,
-					   last && g_opt.diff ? s.weight[0] : 0);
+					   last && g_diff ? s.weight[0] : 0);
 			cur[j] = s.frames[j];
 		}
 		depth = s.depth;
@@ -627,6 +450,211 @@ static int write_html(rec_stackagg *agg, const rec_stackagg_stats *stats)
 	return st == REC_END ? REC_EXIT_OK : REC_EXIT_DATA;
 }
 
+/* ---- the run --------------------------------------------------------------- */
+
+static int flame(const rec_cli_input *in, const rec_cli_input *before, FILE *out)
+{
+	rec_stackagg_options ao = REC_STACKAGG_OPTIONS_INIT;
+	ao.flags = g_o->flags | (g_o->keep_rec ? 0 : REC_STACKAGG_TRIM_RECORDER);
+	ao.include = g_o->include;
+	ao.include_count = g_o->ninclude;
+	ao.exclude = g_o->exclude;
+	ao.exclude_count = g_o->nexclude;
+	if (g_o->from_kind) {
+		ao.flags |= REC_STACKAGG_FROM;
+		ao.from_ns = g_o->from_ns;
+	}
+	if (g_o->to_kind) {
+		ao.flags |= REC_STACKAGG_TO;
+		ao.to_ns = g_o->to_ns;
+	}
+	if (g_o->from_kind == 1 || g_o->to_kind == 1)
+		ao.flags |= REC_STACKAGG_RELATIVE;
+	rec_stackagg *agg = NULL;
+	rec_status st = rec_stackagg_open(&agg, &ao);
+	if (st == REC_ERR_INVALID_ARG && agg) {
+		char msg[256];
+		snprintf(msg, sizeof msg, "%s", rec_stackagg_errmsg(agg));
+		rec_stackagg_close(agg);
+		return rec_cli_usage_fail("%s", msg);
+	}
+	if (st != REC_OK) {
+		rec_cli_error("%s", agg ? rec_stackagg_errmsg(agg) : rec_strerror(st));
+		rec_stackagg_close(agg);
+		return REC_EXIT_DATA;
+	}
+
+	int rc = REC_EXIT_OK;
+	if (before) {
+		rc = read_file(agg, before, 0);
+		if (!g_sel.usage_failed) {
+			int r2 = read_file(agg, in, 1);
+			if (r2 > rc)
+				rc = r2;
+		}
+	} else {
+		rc = read_file(agg, in, 0);
+	}
+	if (g_sel.usage_failed) {
+		rec_stackagg_close(agg);
+		return REC_EXIT_USAGE;
+	}
+	if (!g_sel.unit_set)
+		g_sel.unit = strcmp(g_o->event, "rec.CPUSample") == 0 ? U_SAMPLES : U_EVENTS;
+
+	rec_stackagg_stats stats;
+	rec_stackagg_get_stats(agg, &stats);
+	unsigned col = g_diff ? 1 : 0;
+	uint64_t total = stats.weight[col];
+	if (g_diff && stats.weight[0] > total)
+		total = stats.weight[0];
+	if (g_o->min_set)
+		g_min = g_o->min_pct >= 0 ? (uint64_t)((double)total * g_o->min_pct / 100.0 + 0.5)
+					  : g_o->min_weight;
+
+	st = rec_stackagg_rewind(agg);
+	if (st != REC_OK) {
+		rec_cli_error("%s", rec_stackagg_errmsg(agg));
+		rec_stackagg_close(agg);
+		return REC_EXIT_DATA;
+	}
+	FILE *f = rec_cli_output_open(g_o->output, "w", out);
+	if (!f) {
+		rec_stackagg_close(agg);
+		return REC_EXIT_DATA;
+	}
+	rec_cli_set_streams(f, rec_cli_err());
+	int wrc = g_o->html ? write_html(agg, &stats) : write_collapsed(agg);
+	rec_out_flush();
+	rec_cli_set_streams(out, rec_cli_err());
+	if (wrc > rc) {
+		rec_cli_error("%s", rec_stackagg_errmsg(agg));
+		rc = wrc;
+	}
+	rec_stackagg_close(agg);
+	if (!rec_cli_output_close(f, g_o->output, out))
+		rc = REC_EXIT_DATA;
+	return rc;
+}
+
+int rec_flame_run(const rec_flame_opts *o, const rec_cli_input *in, const rec_cli_input *before,
+		  FILE *out, FILE *err)
+{
+	if (!out)
+		out = stdout;
+	rec_cli_set_streams(out, err);
+	g_o = o;
+	g_diff = before != NULL;
+	memset(&g_sel, 0, sizeof g_sel);
+	g_min = 0;
+	int rc = flame(in, before, out);
+	rec_out_flush();
+	g_o = NULL;
+	return rc;
+}
+
+/* ---- main: the arguments ------------------------------------------------------ */
+#ifndef REC_TOOL_NO_MAIN
+
+static const char usage_text[] =
+	"Usage: rec-flame [OPTIONS] FILE\n"
+	"       rec-flame [OPTIONS] --diff BEFORE AFTER\n"
+	"Aggregate the stack traces of one event type of a recording into a flame\n"
+	"graph: collapsed stacks \"root;caller;...;leaf WEIGHT\" (one line per distinct\n"
+	"stack, sorted frame by frame) on standard output, or an interactive HTML page\n"
+	"(self-contained: no network access) with zoom, search and tooltips.\n"
+	"FILE may be '-' for standard input.\n"
+	"\n"
+	"What is weighed:\n"
+	"  --event NAME      event type (default rec.CPUSample).  Presets:\n"
+	"                      rec.CPUSample  weight = samples (1 per event)\n"
+	"                      rec.Alloc      weight = bytes (the size field)\n"
+	"                      rec.LockWait   weight = time waited (ns)\n"
+	"                      rec.Sleep      weight = time slept or waited (ns)\n"
+	"                    any other type with a stack: 1 per event unless --weight\n"
+	"  --weight FIELD    weigh by a numeric field of the event ('duration' is the\n"
+	"                    event's duration in ns when the type has no such field,\n"
+	"                    'count' is 1 per event)\n"
+	"\n"
+	"Output:\n"
+	"  --format F        collapsed (default) or html\n"
+	"  -o, --output FILE write to FILE instead of standard output; a name ending\n"
+	"                    in .html implies --format html\n"
+	"  --title TEXT      title of the HTML page\n"
+	"  --minwidth W      omit frames narrower than W: a percentage of the total\n"
+	"                    (\"0.5%\") or a weight (\"1000\")\n"
+	"\n"
+	"Shaping:\n"
+	"  --threads         a root frame per thread: \"[NAME tid=TID]\"\n"
+	"  --keep-recorder-frames\n"
+	"                    keep librec's own leaf frames (rec_*: the lock, sleep and\n"
+	"                    allocation wrappers); by default the leaf is the call site\n"
+	"  --reverse         callers view: leaf functions at the root (HTML: icicle)\n"
+	"  --include RE      keep only stacks with a frame matching RE (POSIX extended\n"
+	"                    regular expression; repeatable: any of them)\n"
+	"  --exclude RE      drop stacks with a frame matching RE (repeatable)\n"
+	"  --from T, --to T  keep events in [from, to): T is an offset from the start\n"
+	"                    of the recording (\"1.5s\", \"250ms\", \"90us\", \"2m\"; a bare\n"
+	"                    number is seconds) or a time \"2026-12-02T10:14:03.5\" (local\n"
+	"                    time; add Z or +HH:MM for another zone)\n"
+	"\n"
+	"Differential flame graph:\n"
+	"  --diff BEFORE     compare recording BEFORE with FILE (after).  Collapsed:\n"
+	"                    \"stack BEFORE_WEIGHT AFTER_WEIGHT\" per stack of either\n"
+	"                    (raw weights; the input of flamegraph.pl, as difffolded.pl\n"
+	"                    writes it).  HTML: frames as wide as in AFTER, coloured by\n"
+	"                    the change: red grew, blue shrank, more saturated = larger\n"
+	"                    change.  When the totals differ, BEFORE is first scaled to\n"
+	"                    AFTER's total (normalised), so colours show a change in\n"
+	"                    share, not in volume.\n"
+	"\n"
+	"Other:\n"
+	"  -h, --help        show this help and exit\n"
+	"  --version         show the library version and exit\n"
+	"\n"
+	"Frames are function names, or MODULE+0xOFFSET when the function is unknown;\n"
+	"';' in a name becomes ':', control characters become spaces.  The start of a\n"
+	"recording (for --from/--to offsets) is the start time of its first chunk.\n"
+	"\n"
+	"Exit status: 0 success, 1 damaged or unreadable input (after writing what was\n"
+	"readable), 2 usage error.\n";
+
+enum {
+	OPT_EVENT = 256, OPT_WEIGHT, OPT_FORMAT, OPT_TITLE, OPT_MINWIDTH, OPT_THREADS,
+	OPT_REVERSE, OPT_KEEP_REC, OPT_INCLUDE, OPT_EXCLUDE, OPT_FROM, OPT_TO, OPT_DIFF, OPT_VERSION
+};
+
+static const struct option long_opts[] = {
+	{ "event", required_argument, NULL, OPT_EVENT },
+	{ "weight", required_argument, NULL, OPT_WEIGHT },
+	{ "format", required_argument, NULL, OPT_FORMAT },
+	{ "output", required_argument, NULL, 'o' },
+	{ "title", required_argument, NULL, OPT_TITLE },
+	{ "minwidth", required_argument, NULL, OPT_MINWIDTH },
+	{ "threads", no_argument, NULL, OPT_THREADS },
+	{ "reverse", no_argument, NULL, OPT_REVERSE },
+	{ "keep-recorder-frames", no_argument, NULL, OPT_KEEP_REC },
+	{ "include", required_argument, NULL, OPT_INCLUDE },
+	{ "exclude", required_argument, NULL, OPT_EXCLUDE },
+	{ "from", required_argument, NULL, OPT_FROM },
+	{ "to", required_argument, NULL, OPT_TO },
+	{ "diff", required_argument, NULL, OPT_DIFF },
+	{ "help", no_argument, NULL, 'h' },
+	{ "version", no_argument, NULL, OPT_VERSION },
+	{ NULL, 0, NULL, 0 },
+};
+
+static void parse_time_opt(const char *opt, const char *s, int64_t *ns, int *kind)
+{
+	if (rec_cli_parse_duration(s, ns))
+		*kind = 1;
+	else if (rec_cli_parse_iso_time(s, ns))
+		*kind = 2;
+	else
+		rec_cli_usage_error("%s: '%s' is neither an offset (1.5s, 250ms, ...) nor a time "
+				    "(2026-12-02T10:14:03[.frac][Z|+HH:MM])", opt, s);
+}
+
 static void add_pattern(const char ***list, size_t *n, const char *re)
 {
 	*list = rec_cli_xrealloc((void *)*list, (*n + 1) * sizeof **list);
@@ -639,11 +667,11 @@ static bool ends_with(const char *s, const char *suffix)
 	return n >= k && strcmp(s + n - k, suffix) == 0;
 }
 
-static void parse_minwidth(const char *s)
+static void parse_minwidth(rec_flame_opts *o, const char *s)
 {
 	size_t n = strlen(s);
-	g_opt.min_set = true;
-	g_opt.min_pct = -1;
+	o->min_set = true;
+	o->min_pct = -1;
 	if (n && s[n - 1] == '%') {
 		char *end = NULL;
 		errno = 0;
@@ -651,10 +679,10 @@ static void parse_minwidth(const char *s)
 		if (errno || end != s + n - 1 || n == 1 || !(v >= 0 && v <= 100) || *s == '-' ||
 		    *s == '+' || *s == ' ')
 			rec_cli_usage_error("--minwidth: '%s' is not a percentage in 0..100%%", s);
-		g_opt.min_pct = v;
+		o->min_pct = v;
 		return;
 	}
-	if (!rec_cli_parse_u64(s, 0, UINT64_MAX, &g_opt.min_weight))
+	if (!rec_cli_parse_u64(s, 0, UINT64_MAX, &o->min_weight))
 		rec_cli_usage_error("--minwidth: '%s' is neither a percentage (\"0.5%%\") nor a "
 				    "weight", s);
 }
@@ -662,136 +690,72 @@ static void parse_minwidth(const char *s)
 int main(int argc, char **argv)
 {
 	rec_cli_init("rec-flame");
-	g_opt.event = "rec.CPUSample";
-	g_opt.min_pct = -1;
+	rec_flame_opts o = { .event = "rec.CPUSample", .min_pct = -1 };
+	const char **include = NULL, **exclude = NULL;
+	const char *diff = NULL;
+	bool format_set = false;
 	int c;
 	while ((c = rec_cli_getopt(argc, argv, "ho:", long_opts)) != -1) {
 		switch (c) {
 		case OPT_EVENT:
 			if (!*optarg)
 				rec_cli_usage_error("--event: empty name");
-			g_opt.event = optarg;
+			o.event = optarg;
 			break;
 		case OPT_WEIGHT:
 			if (!*optarg)
 				rec_cli_usage_error("--weight: empty field name");
-			g_opt.weight = optarg;
+			o.weight = optarg;
 			break;
 		case OPT_FORMAT:
 			if (strcmp(optarg, "collapsed") == 0)
-				g_opt.html = false;
+				o.html = false;
 			else if (strcmp(optarg, "html") == 0)
-				g_opt.html = true;
+				o.html = true;
 			else
 				rec_cli_usage_error("--format: '%s' is not collapsed or html", optarg);
-			g_opt.format_set = true;
+			format_set = true;
 			break;
 		case 'o':
 			if (!*optarg)
 				rec_cli_usage_error("--output: empty file name");
-			g_opt.output = optarg;
+			o.output = optarg;
 			break;
-		case OPT_TITLE: g_opt.title = optarg; break;
-		case OPT_MINWIDTH: parse_minwidth(optarg); break;
-		case OPT_THREADS: g_opt.flags |= REC_STACKAGG_THREADS; break;
-		case OPT_REVERSE: g_opt.flags |= REC_STACKAGG_REVERSE; break;
-		case OPT_KEEP_REC: g_opt.keep_rec = true; break;
-		case OPT_INCLUDE: add_pattern(&g_opt.include, &g_opt.ninclude, optarg); break;
-		case OPT_EXCLUDE: add_pattern(&g_opt.exclude, &g_opt.nexclude, optarg); break;
-		case OPT_FROM: parse_time_opt("--from", optarg, &g_opt.from_ns, &g_opt.from_kind); break;
-		case OPT_TO: parse_time_opt("--to", optarg, &g_opt.to_ns, &g_opt.to_kind); break;
-		case OPT_DIFF: g_opt.diff = optarg; break;
+		case OPT_TITLE: o.title = optarg; break;
+		case OPT_MINWIDTH: parse_minwidth(&o, optarg); break;
+		case OPT_THREADS: o.flags |= REC_STACKAGG_THREADS; break;
+		case OPT_REVERSE: o.flags |= REC_STACKAGG_REVERSE; break;
+		case OPT_KEEP_REC: o.keep_rec = true; break;
+		case OPT_INCLUDE: add_pattern(&include, &o.ninclude, optarg); break;
+		case OPT_EXCLUDE: add_pattern(&exclude, &o.nexclude, optarg); break;
+		case OPT_FROM: parse_time_opt("--from", optarg, &o.from_ns, &o.from_kind); break;
+		case OPT_TO: parse_time_opt("--to", optarg, &o.to_ns, &o.to_kind); break;
+		case OPT_DIFF: diff = optarg; break;
 		case 'h': rec_cli_help(usage_text);
 		case OPT_VERSION: rec_cli_version();
 		default: rec_cli_usage_error("unexpected option");
 		}
 	}
 	if (optind >= argc)
-		rec_cli_usage_error(g_opt.diff ? "--diff BEFORE needs the AFTER file" : "no input file");
+		rec_cli_usage_error(diff ? "--diff BEFORE needs the AFTER file" : "no input file");
 	if (argc - optind > 1)
 		rec_cli_usage_error("one input file expected, got %d (for two, use --diff BEFORE AFTER)",
 				    argc - optind);
 	const char *file = argv[optind];
-	if (g_opt.diff && strcmp(g_opt.diff, "-") == 0 && strcmp(file, "-") == 0)
+	if (diff && strcmp(diff, "-") == 0 && strcmp(file, "-") == 0)
 		rec_cli_usage_error("standard input ('-') given twice");
-	if (g_opt.output && !g_opt.format_set && (ends_with(g_opt.output, ".html") ||
-						  ends_with(g_opt.output, ".htm")))
-		g_opt.html = true;
-	if (g_opt.from_kind && g_opt.to_kind && g_opt.from_kind != g_opt.to_kind)
+	if (o.output && !format_set && (ends_with(o.output, ".html") || ends_with(o.output, ".htm")))
+		o.html = true;
+	if (o.from_kind && o.to_kind && o.from_kind != o.to_kind)
 		rec_cli_usage_error("--from and --to: give both as offsets or both as times");
-	if (g_opt.from_kind && g_opt.to_kind && g_opt.from_ns >= g_opt.to_ns)
+	if (o.from_kind && o.to_kind && o.from_ns >= o.to_ns)
 		rec_cli_usage_error("--from must be before --to");
-
-	rec_stackagg_options ao = REC_STACKAGG_OPTIONS_INIT;
-	ao.flags = g_opt.flags | (g_opt.keep_rec ? 0 : REC_STACKAGG_TRIM_RECORDER);
-	ao.include = g_opt.include;
-	ao.include_count = g_opt.ninclude;
-	ao.exclude = g_opt.exclude;
-	ao.exclude_count = g_opt.nexclude;
-	if (g_opt.from_kind) {
-		ao.flags |= REC_STACKAGG_FROM;
-		ao.from_ns = g_opt.from_ns;
-	}
-	if (g_opt.to_kind) {
-		ao.flags |= REC_STACKAGG_TO;
-		ao.to_ns = g_opt.to_ns;
-	}
-	if (g_opt.from_kind == 1 || g_opt.to_kind == 1)
-		ao.flags |= REC_STACKAGG_RELATIVE;
-	rec_stackagg *agg = NULL;
-	rec_status st = rec_stackagg_open(&agg, &ao);
-	if (st == REC_ERR_INVALID_ARG && agg) {
-		char msg[256];
-		snprintf(msg, sizeof msg, "%s", rec_stackagg_errmsg(agg));
-		rec_stackagg_close(agg);
-		rec_cli_usage_error("%s", msg);
-	}
-	if (st != REC_OK) {
-		rec_cli_error("%s", agg ? rec_stackagg_errmsg(agg) : rec_strerror(st));
-		rec_stackagg_close(agg);
-		return rec_cli_finish(REC_EXIT_DATA);
-	}
-
-	int rc = REC_EXIT_OK;
-	if (g_opt.diff) {
-		rc = read_file(agg, g_opt.diff, 0);
-		int r2 = read_file(agg, file, 1);
-		if (r2 > rc)
-			rc = r2;
-	} else {
-		rc = read_file(agg, file, 0);
-	}
-	if (!g_sel.unit_set)
-		g_sel.unit = strcmp(g_opt.event, "rec.CPUSample") == 0 ? U_SAMPLES : U_EVENTS;
-
-	rec_stackagg_stats stats;
-	rec_stackagg_get_stats(agg, &stats);
-	unsigned col = g_opt.diff ? 1 : 0;
-	uint64_t total = stats.weight[col];
-	if (g_opt.diff && stats.weight[0] > total)
-		total = stats.weight[0];
-	if (g_opt.min_set)
-		g_min = g_opt.min_pct >= 0 ? (uint64_t)((double)total * g_opt.min_pct / 100.0 + 0.5)
-					   : g_opt.min_weight;
-
-	st = rec_stackagg_rewind(agg);
-	if (st != REC_OK) {
-		rec_cli_error("%s", rec_stackagg_errmsg(agg));
-		rec_stackagg_close(agg);
-		return rec_cli_finish(REC_EXIT_DATA);
-	}
-	if (g_opt.output && !freopen(g_opt.output, "w", stdout)) {
-		rec_cli_file_error(g_opt.output, "%s", strerror(errno));
-		rec_stackagg_close(agg);
-		exit(REC_EXIT_DATA);
-	}
-	int wrc = g_opt.html ? write_html(agg, &stats) : write_collapsed(agg);
-	if (wrc > rc) {
-		rec_cli_error("%s", rec_stackagg_errmsg(agg));
-		rc = wrc;
-	}
-	rec_stackagg_close(agg);
-	free((void *)g_opt.include);
-	free((void *)g_opt.exclude);
+	o.include = include;
+	o.exclude = exclude;
+	rec_cli_input in = { .name = file }, before = { .name = diff };
+	int rc = rec_flame_run(&o, &in, diff ? &before : NULL, NULL, NULL);
+	free((void *)include);
+	free((void *)exclude);
 	return rec_cli_finish(rc);
 }
+#endif /* REC_TOOL_NO_MAIN */

@@ -19,135 +19,9 @@
 #include <graphviz/gvc.h>
 
 #include "common/cli.h"
+#include "common/tools.h"
 #include "rec/locks.h"
 #include "rec/rec.h"
-
-static const char usage_text[] =
-	"Usage: rec-lockgraph [OPTIONS] FILE\n"
-	"Draw the locks of a rec recording with Graphviz.  FILE may be '-' for\n"
-	"standard input.\n"
-	"\n"
-	"  --graph wait    (default) the wait-for graph, from rec.LockWait: threads\n"
-	"                  (boxes) and locks (ellipses); thread -> lock: it waited,\n"
-	"                  labelled with count, total and max wait; lock -> thread\n"
-	"                  (dashed): the holder that made them wait.  Edge width\n"
-	"                  follows the total wait.\n"
-	"  --graph order   the lock-order graph, from rec.LockOrder: an edge A -> B\n"
-	"                  when a thread acquired B while holding A (count, threads;\n"
-	"                  the first stack in the edge's tooltip).  Every cycle is a\n"
-	"                  potential deadlock: coloured red and listed on stderr with\n"
-	"                  the threads and stacks involved.\n"
-	"\n"
-	"Options:\n"
-	"  --graph wait|order  which graph (default wait)\n"
-	"  --format FMT        dot (default: DOT text), svg, png or pdf (rendered with\n"
-	"                      the dot layout); default from the --output name's\n"
-	"                      extension (.dot .gv .svg .png .pdf), else dot\n"
-	"  --output FILE       write there instead of standard output\n"
-	"  --min-wait DUR      ignore lock waits shorter than DUR\n"
-	"  --top N             only the N heaviest locks (most total wait, then most\n"
-	"                      events)\n"
-	"  --from T, --to T    only events that start in [from, to): T is an offset\n"
-	"                      from the recording's first event (1.5s, 250ms; needs a\n"
-	"                      FILE, not '-') or a time 2026-12-02T10:14:03.5 (local\n"
-	"                      time; add Z or +HH:MM for another zone)\n"
-	"  --thread NAME       only events of threads named NAME (a glob) or with OS\n"
-	"                      tid NAME\n"
-	"  --check             exit 3 when the lock-order graph has a cycle\n"
-	"  -h, --help          show this help and exit\n"
-	"  --version           show the library version and exit\n"
-	"\n"
-	"DUR and T: a number with a unit ns, us, ms, s, m (e.g. 10ms, 1.5s); a bare\n"
-	"number is seconds.  Lock names are the program's (REC_MUTEX_INITIALIZER),\n"
-	"else the address and the first frame that took the lock.\n"
-	"Exit status: 0 success, also when cycles are found (a potential deadlock is\n"
-	"a finding, reported on stderr, not a failure of the tool; --check makes it\n"
-	"3), 1 damaged or unreadable input (after writing the graph of what was\n"
-	"readable) or a failed render/write, 2 usage error.\n";
-
-enum { OPT_GRAPH = 256, OPT_FORMAT, OPT_OUTPUT, OPT_MIN_WAIT, OPT_TOP, OPT_FROM, OPT_TO,
-       OPT_THREAD, OPT_CHECK, OPT_VERSION };
-
-static const struct option long_opts[] = {
-	{ "graph", required_argument, NULL, OPT_GRAPH },
-	{ "format", required_argument, NULL, OPT_FORMAT },
-	{ "output", required_argument, NULL, OPT_OUTPUT },
-	{ "min-wait", required_argument, NULL, OPT_MIN_WAIT },
-	{ "top", required_argument, NULL, OPT_TOP },
-	{ "from", required_argument, NULL, OPT_FROM },
-	{ "to", required_argument, NULL, OPT_TO },
-	{ "thread", required_argument, NULL, OPT_THREAD },
-	{ "check", no_argument, NULL, OPT_CHECK },
-	{ "help", no_argument, NULL, 'h' },
-	{ "version", no_argument, NULL, OPT_VERSION },
-	{ NULL, 0, NULL, 0 },
-};
-
-#define EXIT_CYCLE 3
-
-/* ---- durations ------------------------------------------------------------------ */
-
-/* "10ms", "1.5s", "250us", "3" (seconds) -> ns; false if invalid or too big. */
-static bool parse_duration(const char *s, int64_t *out)
-{
-	if (!s || !*s)
-		return false;
-	const char *p = s;
-	uint64_t ip = 0, frac = 0, fdiv = 1;
-	bool digits = false;
-	while (*p >= '0' && *p <= '9') {
-		if (ip > (UINT64_MAX - 9) / 10)
-			return false;
-		ip = ip * 10 + (uint64_t)(*p++ - '0');
-		digits = true;
-	}
-	if (*p == '.') {
-		p++;
-		while (*p >= '0' && *p <= '9') {
-			if (fdiv < 1000000000000ull) {
-				frac = frac * 10 + (uint64_t)(*p - '0');
-				fdiv *= 10;
-			}
-			p++;
-			digits = true;
-		}
-	}
-	if (!digits)
-		return false;
-	uint64_t mul;
-	if (!*p || strcmp(p, "s") == 0)
-		mul = 1000000000ull;
-	else if (strcmp(p, "ns") == 0)
-		mul = 1;
-	else if (strcmp(p, "us") == 0)
-		mul = 1000ull;
-	else if (strcmp(p, "ms") == 0)
-		mul = 1000000ull;
-	else if (strcmp(p, "m") == 0 || strcmp(p, "min") == 0)
-		mul = 60000000000ull;
-	else
-		return false;
-	if (ip > (uint64_t)INT64_MAX / mul)
-		return false;
-	uint64_t v = ip * mul;
-	/* frac / fdiv * mul, without overflow: fdiv <= 1e12, mul <= 6e10 */
-	long double f = (long double)frac * (long double)mul / (long double)fdiv;
-	uint64_t fv = (uint64_t)(f + 0.5L);
-	if (v > (uint64_t)INT64_MAX - fv)
-		return false;
-	*out = (int64_t)(v + fv);
-	return true;
-}
-
-static int64_t opt_duration(const char *option, const char *s)
-{
-	int64_t v;
-	if (!parse_duration(s, &v))
-		rec_cli_usage_error("%s: '%s' is not a duration (e.g. 10ms, 1.5s)%s", option, s,
-				    option[2] == 'f' || option[2] == 't'
-					    ? " nor a time (2026-12-02T10:14:03[.frac][Z|+HH:MM])" : "");
-	return v;
-}
 
 /* ---- cgraph helpers (G4: the headers take char *; values are copied) --------------- */
 
@@ -485,66 +359,246 @@ static void build_order(gctx *c, const rec_lockgraph_result *res)
 /* The cycles on stderr, with the threads and the stacks of each edge. */
 static void report_cycles(const char *file, const rec_lockgraph_result *res)
 {
+	FILE *err = rec_cli_err();
 	for (size_t k = 0; k < res->cycle_count; k++) {
 		const rec_lockgraph_cycle *cy = &res->cycles[k];
-		fprintf(stderr, "%s: %s: lock-order cycle %zu (potential deadlock): ", rec_cli_tool(), file,
+		fprintf(err, "%s: %s: lock-order cycle %zu (potential deadlock): ", rec_cli_tool(), file,
 			k + 1);
 		for (size_t i = 0; i < cy->length; i++)
-			fprintf(stderr, "%s -> ", res->locks[cy->locks[i]].label);
-		fprintf(stderr, "%s\n", res->locks[cy->locks[0]].label);
+			fprintf(err, "%s -> ", res->locks[cy->locks[i]].label);
+		fprintf(err, "%s\n", res->locks[cy->locks[0]].label);
 		for (size_t i = 0; i < cy->length; i++) {
 			const rec_lockgraph_order_edge *o = &res->order_edges[cy->edges[i]];
-			fprintf(stderr, "  %s -> %s (acquired while holding), %" PRIu64 " time%s:\n",
+			fprintf(err, "  %s -> %s (acquired while holding), %" PRIu64 " time%s:\n",
 				res->locks[o->from].label, res->locks[o->to].label, o->count,
 				o->count == 1 ? "" : "s");
 			for (size_t x = 0; x < o->example_count; x++) {
 				const rec_lockgraph_example *ex = &o->examples[x];
-				fprintf(stderr, "    by thread %s\n", res->threads[ex->thread].label);
+				fprintf(err, "    by thread %s\n", res->threads[ex->thread].label);
 				uint32_t f0 = first_user_frame(ex);
 				for (uint32_t f = f0; f < ex->depth && f < f0 + 12; f++)
-					fprintf(stderr, "      at %s\n", ex->frames[f]);
+					fprintf(err, "      at %s\n", ex->frames[f]);
 				if (ex->depth > f0 + 12)
-					fprintf(stderr, "      ...\n");
+					fprintf(err, "      ...\n");
 			}
 		}
 	}
 	if (res->cycles_truncated)
-		fprintf(stderr, "%s: %s: more cycles not listed\n", rec_cli_tool(), file);
+		fprintf(err, "%s: %s: more cycles not listed\n", rec_cli_tool(), file);
 }
 
-/* ---- main ------------------------------------------------------------------------------ */
+/* ---- the run ------------------------------------------------------------------------- */
 
-static bool fatal_status(rec_status st)
-{
-	return st == REC_ERR_NOMEM || st == REC_ERR_IO || st == REC_ERR_INVALID_ARG ||
-	       st == REC_ERR_STATE;
-}
+typedef struct read_ctx {
+	rec_lockgraph *lg;
+	const char *name;
+} read_ctx;
 
-/* Wall time of the recording's first event, from chunk statistics only. */
-static bool recording_start(const char *path, int64_t *out)
+static int add_one(void *ctx, const rec_event *ev)
 {
-	rec_reader *r = NULL;
-	if (rec_reader_open_path(&r, path, NULL) != REC_OK)
-		return false;
-	bool have = false;
-	unsigned errors = 0;
-	for (;;) {
-		const rec_chunk_info *c = NULL;
-		rec_status st = rec_reader_next_chunk(r, &c);
-		if (st == REC_END)
-			break;
-		if (st != REC_OK) {
-			if (fatal_status(st) || ++errors > 100000)
-				break;
-			continue;
-		}
-		int64_t w = c->event_count ? rec_chunk_wall_ns(c, c->first_ticks) : c->start_wall_ns;
-		if (!have || w < *out)
-			*out = w;
-		have = true;
+	const read_ctx *c = ctx;
+	if (rec_lockgraph_add_event(c->lg, ev) != REC_OK) {
+		rec_cli_file_error(c->name, "%s", rec_lockgraph_errmsg(c->lg));
+		return REC_EXIT_DATA;
 	}
+	return REC_EXIT_OK;
+}
+
+/* Write the graph as DOT or render it with the dot layout; false on failure
+ * (reported). */
+static bool write_graph(Agraph_t *g, const char *format, FILE *out)
+{
+	bool ok = true;
+	if (strcmp(format, "dot") == 0) {
+		if (agwrite(g, out) != 0) {
+			rec_cli_error("agwrite failed");
+			ok = false;
+		}
+		return ok;
+	}
+	GVC_t *gvc = gvContext();
+	if (!gvc) {
+		rec_cli_error("gvContext failed");
+		return false;
+	}
+	if (gvLayout(gvc, g, "dot") != 0) {
+		rec_cli_error("graphviz: dot layout failed");
+		ok = false;
+	} else {
+		if (gvRender(gvc, g, format, out) != 0) {
+			rec_cli_error("graphviz: rendering %s failed (is its plugin installed?)", format);
+			ok = false;
+		}
+		if (gvFreeLayout(gvc, g) != 0)
+			ok = false;
+	}
+	if (gvFreeContext(gvc) != 0)
+		ok = false;
+	return ok;
+}
+
+int rec_lockgraph_tool_run(const rec_lockgraph_tool_opts *o, const rec_cli_input *in, FILE *out,
+			   FILE *err)
+{
+	if (!out)
+		out = stdout;
+	rec_cli_set_streams(out, err);
+	rec_lockgraph_options lo = REC_LOCKGRAPH_OPTIONS_INIT;
+	lo.min_wait_ns = o->min_wait_ns;
+	lo.top = o->top;
+	lo.thread = o->thread;
+	lo.graphs = o->order ? REC_LOCKGRAPH_ORDER : REC_LOCKGRAPH_WAIT;
+	if (o->from_kind == 2)
+		lo.from_wall_ns = o->from;
+	if (o->to_kind == 2)
+		lo.to_wall_ns = o->to;
+	int64_t start = 0;
+	if ((o->from_kind == 1 || o->to_kind == 1) && rec_cli_recording_start(in, true, &start)) {
+		if (o->from_kind == 1)
+			lo.from_wall_ns = start + o->from;
+		if (o->to_kind == 1)
+			lo.to_wall_ns = start + o->to;
+	}
+
+	rec_reader *r = rec_cli_input_open(in, 0);
+	if (!r)
+		return REC_EXIT_DATA;
+	rec_lockgraph *lg = NULL;
+	rec_status st = rec_lockgraph_open(&lg, &lo);
+	if (st != REC_OK) {
+		rec_cli_error("%s", rec_strerror(st));
+		rec_reader_close(r);
+		return REC_EXIT_DATA;
+	}
+	read_ctx ctx = { lg, in->name };
+	int rc = rec_cli_each_event(r, in->name, add_one, &ctx);
 	rec_reader_close(r);
-	return have;
+
+	const rec_lockgraph_result *res = NULL;
+	st = rec_lockgraph_get(lg, &res);
+	if (st != REC_OK) {
+		rec_cli_error("%s", rec_lockgraph_errmsg(lg));
+		rec_lockgraph_close(lg);
+		return REC_EXIT_DATA;
+	}
+	bool filtered = o->thread || o->from_kind || o->to_kind;
+	if (o->order && res->cycle_count)
+		report_cycles(in->name, res);
+	if (!o->order && !res->lock_wait_events)
+		rec_cli_file_error(in->name, "no rec.LockWait events%s (the graph is empty)",
+				   (o->min_wait_ns || filtered) ? " match the filters" : "");
+	if (o->order && !res->lock_order_events)
+		rec_cli_file_error(in->name, "no rec.LockOrder events%s (the graph is empty)",
+				   filtered ? " match the filters" : "");
+
+	gctx gc = { 0 };
+	gc.g = agopen(cs(o->order ? "lock_order" : "wait_for"), Agstrictdirected, NULL);
+	if (!gc.g) {
+		rec_cli_error("agopen failed");
+		rec_lockgraph_close(lg);
+		return REC_EXIT_DATA;
+	}
+	if (o->order)
+		build_order(&gc, res);
+	else
+		build_wait(&gc, res);
+	bool has_cycle = res->cycle_count > 0;
+	rec_lockgraph_close(lg);
+	if (gc.failed) {
+		rec_cli_error("building the graph failed (%s)", gc.what);
+		agclose(gc.g);
+		return REC_EXIT_DATA;
+	}
+
+	FILE *f = rec_cli_output_open(o->output, "wb", out);
+	if (!f) {
+		agclose(gc.g);
+		return REC_EXIT_DATA;
+	}
+	rec_out_flush();
+	bool ok = write_graph(gc.g, o->format, f);
+	agclose(gc.g);
+	if (!rec_cli_output_close(f, o->output, out))
+		ok = false;
+	if (!ok)
+		rc = REC_EXIT_DATA;
+	if (rc == REC_EXIT_OK && o->check && has_cycle)
+		rc = REC_EXIT_CYCLE;
+	return rc;
+}
+
+/* ---- main: the arguments ---------------------------------------------------------------- */
+#ifndef REC_TOOL_NO_MAIN
+
+static const char usage_text[] =
+	"Usage: rec-lockgraph [OPTIONS] FILE\n"
+	"Draw the locks of a rec recording with Graphviz.  FILE may be '-' for\n"
+	"standard input.\n"
+	"\n"
+	"  --graph wait    (default) the wait-for graph, from rec.LockWait: threads\n"
+	"                  (boxes) and locks (ellipses); thread -> lock: it waited,\n"
+	"                  labelled with count, total and max wait; lock -> thread\n"
+	"                  (dashed): the holder that made them wait.  Edge width\n"
+	"                  follows the total wait.\n"
+	"  --graph order   the lock-order graph, from rec.LockOrder: an edge A -> B\n"
+	"                  when a thread acquired B while holding A (count, threads;\n"
+	"                  the first stack in the edge's tooltip).  Every cycle is a\n"
+	"                  potential deadlock: coloured red and listed on stderr with\n"
+	"                  the threads and stacks involved.\n"
+	"\n"
+	"Options:\n"
+	"  --graph wait|order  which graph (default wait)\n"
+	"  --format FMT        dot (default: DOT text), svg, png or pdf (rendered with\n"
+	"                      the dot layout); default from the --output name's\n"
+	"                      extension (.dot .gv .svg .png .pdf), else dot\n"
+	"  --output FILE       write there instead of standard output\n"
+	"  --min-wait DUR      ignore lock waits shorter than DUR\n"
+	"  --top N             only the N heaviest locks (most total wait, then most\n"
+	"                      events)\n"
+	"  --from T, --to T    only events that start in [from, to): T is an offset\n"
+	"                      from the recording's first event (1.5s, 250ms; needs a\n"
+	"                      FILE, not '-') or a time 2026-12-02T10:14:03.5 (local\n"
+	"                      time; add Z or +HH:MM for another zone)\n"
+	"  --thread NAME       only events of threads named NAME (a glob) or with OS\n"
+	"                      tid NAME\n"
+	"  --check             exit 3 when the lock-order graph has a cycle\n"
+	"  -h, --help          show this help and exit\n"
+	"  --version           show the library version and exit\n"
+	"\n"
+	"DUR and T: a number with a unit ns, us, ms, s, m (e.g. 10ms, 1.5s); a bare\n"
+	"number is seconds.  Lock names are the program's (REC_MUTEX_INITIALIZER),\n"
+	"else the address and the first frame that took the lock.\n"
+	"Exit status: 0 success, also when cycles are found (a potential deadlock is\n"
+	"a finding, reported on stderr, not a failure of the tool; --check makes it\n"
+	"3), 1 damaged or unreadable input (after writing the graph of what was\n"
+	"readable) or a failed render/write, 2 usage error.\n";
+
+enum { OPT_GRAPH = 256, OPT_FORMAT, OPT_OUTPUT, OPT_MIN_WAIT, OPT_TOP, OPT_FROM, OPT_TO,
+       OPT_THREAD, OPT_CHECK, OPT_VERSION };
+
+static const struct option long_opts[] = {
+	{ "graph", required_argument, NULL, OPT_GRAPH },
+	{ "format", required_argument, NULL, OPT_FORMAT },
+	{ "output", required_argument, NULL, OPT_OUTPUT },
+	{ "min-wait", required_argument, NULL, OPT_MIN_WAIT },
+	{ "top", required_argument, NULL, OPT_TOP },
+	{ "from", required_argument, NULL, OPT_FROM },
+	{ "to", required_argument, NULL, OPT_TO },
+	{ "thread", required_argument, NULL, OPT_THREAD },
+	{ "check", no_argument, NULL, OPT_CHECK },
+	{ "help", no_argument, NULL, 'h' },
+	{ "version", no_argument, NULL, OPT_VERSION },
+	{ NULL, 0, NULL, 0 },
+};
+
+static int64_t opt_duration(const char *option, const char *s)
+{
+	int64_t v;
+	if (!rec_cli_parse_duration(s, &v))
+		rec_cli_usage_error("%s: '%s' is not a duration (e.g. 10ms, 1.5s)%s", option, s,
+				    option[2] == 'f' || option[2] == 't'
+					    ? " nor a time (2026-12-02T10:14:03[.frac][Z|+HH:MM])" : "");
+	return v;
 }
 
 static const char *format_from_name(const char *name)
@@ -559,224 +613,68 @@ static const char *format_from_name(const char *name)
 	return NULL;
 }
 
+/* --from/--to: an offset (kind 1) or a time (kind 2), else a usage error. */
+static void time_opt(const char *option, const char *s, int64_t *v, int *kind)
+{
+	*kind = rec_cli_parse_duration(s, v) ? 1 : rec_cli_parse_iso_time(s, v) ? 2 : 0;
+	if (!*kind)
+		(void)opt_duration(option, s);
+}
+
 int main(int argc, char **argv)
 {
 	rec_cli_init("rec-lockgraph");
-	const char *graph = "wait", *format = NULL, *output = NULL, *thread = NULL;
+	rec_lockgraph_tool_opts o = { 0 };
 	const char *from_s = NULL, *to_s = NULL;
-	int64_t min_wait = 0, from = 0, to = 0;
-	int from_kind = 0, to_kind = 0; /* 1 offset, 2 absolute */
-	uint64_t top = 0;
-	bool check = false;
 	int c;
 	while ((c = rec_cli_getopt(argc, argv, "h", long_opts)) != -1) {
 		switch (c) {
 		case OPT_GRAPH:
 			if (strcmp(optarg, "wait") && strcmp(optarg, "order"))
 				rec_cli_usage_error("--graph: '%s' is not wait or order", optarg);
-			graph = optarg;
+			o.order = strcmp(optarg, "order") == 0;
 			break;
 		case OPT_FORMAT:
 			if (strcmp(optarg, "dot") && strcmp(optarg, "svg") && strcmp(optarg, "png") &&
 			    strcmp(optarg, "pdf"))
 				rec_cli_usage_error("--format: '%s' is not dot, svg, png or pdf", optarg);
-			format = optarg;
+			o.format = optarg;
 			break;
 		case OPT_OUTPUT:
 			if (!*optarg)
 				rec_cli_usage_error("--output: empty file name");
-			output = optarg;
+			o.output = optarg;
 			break;
-		case OPT_MIN_WAIT: min_wait = opt_duration("--min-wait", optarg); break;
-		case OPT_TOP: top = rec_cli_opt_u64("--top", optarg, 1, UINT32_MAX); break;
+		case OPT_MIN_WAIT: o.min_wait_ns = opt_duration("--min-wait", optarg); break;
+		case OPT_TOP: o.top = (uint32_t)rec_cli_opt_u64("--top", optarg, 1, UINT32_MAX); break;
 		case OPT_FROM:
 			from_s = optarg;
-			from_kind = parse_duration(optarg, &from) ? 1 : rec_cli_parse_iso_time(optarg, &from) ? 2 : 0;
-			if (!from_kind)
-				(void)opt_duration("--from", optarg);
+			time_opt("--from", optarg, &o.from, &o.from_kind);
 			break;
 		case OPT_TO:
 			to_s = optarg;
-			to_kind = parse_duration(optarg, &to) ? 1 : rec_cli_parse_iso_time(optarg, &to) ? 2 : 0;
-			if (!to_kind)
-				(void)opt_duration("--to", optarg);
+			time_opt("--to", optarg, &o.to, &o.to_kind);
 			break;
 		case OPT_THREAD:
 			if (!*optarg)
 				rec_cli_usage_error("--thread: empty name");
-			thread = optarg;
+			o.thread = optarg;
 			break;
-		case OPT_CHECK: check = true; break;
+		case OPT_CHECK: o.check = true; break;
 		case 'h': rec_cli_help(usage_text);
 		case OPT_VERSION: rec_cli_version();
 		default: rec_cli_usage_error("unexpected option");
 		}
 	}
-	if (optind >= argc)
-		rec_cli_usage_error("no input file");
-	if (argc - optind > 1)
-		rec_cli_usage_error("one input file only (got %d)", argc - optind);
-	const char *path = argv[optind];
-	if (!format)
-		format = (output && format_from_name(output)) ? format_from_name(output) : "dot";
-	if (from_kind && to_kind && from_kind != to_kind)
+	rec_cli_input in = { .name = rec_cli_one_file(argc, argv) };
+	if (!o.format)
+		o.format = (o.output && format_from_name(o.output)) ? format_from_name(o.output) : "dot";
+	if (o.from_kind && o.to_kind && o.from_kind != o.to_kind)
 		rec_cli_usage_error("--from and --to must both be offsets or both be times");
-	if (from_s && to_s && to <= from)
+	if (from_s && to_s && o.to <= o.from)
 		rec_cli_usage_error("--to %s is not after --from %s", to_s, from_s);
-
-	rec_lockgraph_options lo = REC_LOCKGRAPH_OPTIONS_INIT;
-	lo.min_wait_ns = min_wait;
-	lo.top = (uint32_t)top;
-	lo.thread = thread;
-	lo.graphs = strcmp(graph, "order") == 0 ? REC_LOCKGRAPH_ORDER : REC_LOCKGRAPH_WAIT;
-	if (from_kind == 2)
-		lo.from_wall_ns = from;
-	if (to_kind == 2)
-		lo.to_wall_ns = to;
-	if (from_kind == 1 || to_kind == 1) {
-		struct stat sb;
-		if (strcmp(path, "-") == 0 || stat(path, &sb) != 0 || !S_ISREG(sb.st_mode))
-			rec_cli_usage_error("--from/--to need a regular FILE (not standard input)");
-		int64_t start = 0;
-		if (recording_start(path, &start)) {
-			if (from_kind == 1)
-				lo.from_wall_ns = start + from;
-			if (to_kind == 1)
-				lo.to_wall_ns = start + to;
-		}
-	}
-
-	rec_reader *r = NULL;
-	errno = 0;
-	rec_status st = rec_reader_open_path(&r, path, NULL);
-	if (st != REC_OK) {
-		if (st == REC_ERR_IO && errno)
-			rec_cli_file_error(path, "%s", strerror(errno));
-		else
-			rec_cli_file_error(path, "%s", rec_strerror(st));
-		return rec_cli_finish(REC_EXIT_DATA);
-	}
-	rec_lockgraph *lg = NULL;
-	st = rec_lockgraph_open(&lg, &lo);
-	if (st != REC_OK) {
-		rec_cli_error("%s", rec_strerror(st));
-		rec_reader_close(r);
-		return rec_cli_finish(REC_EXIT_DATA);
-	}
-	int rc = REC_EXIT_OK;
-	uint64_t last_off = UINT64_MAX;
-	unsigned same = 0;
-	rec_event ev;
-	for (;;) {
-		st = rec_reader_next_event(r, &ev);
-		if (st == REC_OK) {
-			st = rec_lockgraph_add_event(lg, &ev);
-			if (st != REC_OK) {
-				rec_cli_file_error(path, "%s", rec_lockgraph_errmsg(lg));
-				rc = REC_EXIT_DATA;
-				break;
-			}
-			continue;
-		}
-		if (st == REC_END)
-			break;
-		const rec_problem *p = rec_reader_problem(r);
-		rec_cli_problem(path, p, st);
-		rc = REC_EXIT_DATA;
-		if (fatal_status(st))
-			break;
-		uint64_t off = p ? p->offset : 0;
-		if (off == last_off && ++same > 16)
-			break;
-		if (off != last_off)
-			same = 0;
-		last_off = off;
-	}
-	rec_reader_close(r);
-
-	const rec_lockgraph_result *res = NULL;
-	st = rec_lockgraph_get(lg, &res);
-	if (st != REC_OK) {
-		rec_cli_error("%s", rec_lockgraph_errmsg(lg));
-		rec_lockgraph_close(lg);
-		return rec_cli_finish(REC_EXIT_DATA);
-	}
-	bool order = strcmp(graph, "order") == 0;
-	if (order && res->cycle_count)
-		report_cycles(path, res);
-	if (!order && !res->lock_wait_events)
-		rec_cli_file_error(path, "no rec.LockWait events%s (the graph is empty)",
-				   (min_wait || thread || from_s || to_s) ? " match the filters" : "");
-	if (order && !res->lock_order_events)
-		rec_cli_file_error(path, "no rec.LockOrder events%s (the graph is empty)",
-				   (thread || from_s || to_s) ? " match the filters" : "");
-
-	gctx gc = { 0 };
-	gc.g = agopen(cs(order ? "lock_order" : "wait_for"), Agstrictdirected, NULL);
-	if (!gc.g) {
-		rec_cli_error("agopen failed");
-		rec_lockgraph_close(lg);
-		return rec_cli_finish(REC_EXIT_DATA);
-	}
-	if (order)
-		build_order(&gc, res);
-	else
-		build_wait(&gc, res);
-	bool has_cycle = res->cycle_count > 0;
-	rec_lockgraph_close(lg);
-	if (gc.failed) {
-		rec_cli_error("building the graph failed (%s)", gc.what);
-		agclose(gc.g);
-		return rec_cli_finish(REC_EXIT_DATA);
-	}
-
-	FILE *out = stdout;
-	if (output) {
-		out = fopen(output, "wb");
-		if (!out) {
-			rec_cli_file_error(output, "%s", strerror(errno));
-			agclose(gc.g);
-			return rec_cli_finish(REC_EXIT_DATA);
-		}
-	}
-	rec_out_flush();
-	bool ok = true;
-	if (strcmp(format, "dot") == 0) {
-		if (agwrite(gc.g, out) != 0) {
-			rec_cli_error("agwrite failed");
-			ok = false;
-		}
-		agclose(gc.g);
-	} else {
-		GVC_t *gvc = gvContext();
-		if (!gvc) {
-			rec_cli_error("gvContext failed");
-			ok = false;
-		} else if (gvLayout(gvc, gc.g, "dot") != 0) {
-			rec_cli_error("graphviz: dot layout failed");
-			ok = false;
-		} else {
-			if (gvRender(gvc, gc.g, format, out) != 0) {
-				rec_cli_error("graphviz: rendering %s failed (is its plugin installed?)",
-					      format);
-				ok = false;
-			}
-			if (gvFreeLayout(gvc, gc.g) != 0)
-				ok = false;
-		}
-		agclose(gc.g);
-		if (gvc && gvFreeContext(gvc) != 0)
-			ok = false;
-	}
-	if (output) {
-		if (ferror(out) | (fclose(out) != 0)) {
-			rec_cli_file_error(output, "write failed: %s", strerror(errno));
-			ok = false;
-		}
-	}
-	if (!ok)
-		rc = REC_EXIT_DATA;
-	if (rc == REC_EXIT_OK && check && has_cycle)
-		rc = EXIT_CYCLE;
-	return rec_cli_finish(rc);
+	if ((o.from_kind == 1 || o.to_kind == 1) && !rec_cli_input_rereadable(&in))
+		rec_cli_usage_error("--from/--to need a regular FILE (not standard input)");
+	return rec_cli_finish(rec_lockgraph_tool_run(&o, &in, NULL, NULL));
 }
+#endif /* REC_TOOL_NO_MAIN */

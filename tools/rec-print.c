@@ -8,65 +8,22 @@
  * depends only on an event type (selection, labels, how each field is shown)
  * is decided once per (chunk, type) and cached.
  */
-#include <errno.h>
 #include <fnmatch.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "common/cli.h"
+#include "common/tools.h"
 #include "rec/rec.h"
-
-static const char usage_text[] =
-	"Usage: rec-print [OPTIONS] FILE...\n"
-	"Print the events of rec recordings, one block per event (like jfr print).\n"
-	"FILE may be '-' for standard input.  Files are printed one after another.\n"
-	"\n"
-	"Options:\n"
-	"  --events NAME[,NAME...]     only events whose type name matches NAME\n"
-	"                              (exact, or a glob with * ? [..]); repeatable\n"
-	"  --categories CAT[,CAT...]   only events whose category path, or a\n"
-	"                              '/'-prefix of it, matches CAT (exact or glob);\n"
-	"                              repeatable.  With --events: either may match\n"
-	"  --json                      one JSON document {\"recording\": {\"events\": [...]}}\n"
-	"                              (integers are JSON numbers: values above 2^53\n"
-	"                              lose precision in JavaScript parsers)\n"
-	"  --stack-depth N             frames shown per stack trace (default 5, 0..4096)\n"
-	"  --unsorted                  file order instead of timestamp order\n"
-	"  -h, --help                  show this help and exit\n"
-	"  --version                   show the library version and exit\n"
-	"\n"
-	"A NAME or CAT that matches no type of the input is an error that lists the\n"
-	"names the input has.  Times are local wall-clock times (set TZ to choose).\n"
-	"Exit status: 0 success, 1 damaged or unreadable input (after printing every\n"
-	"readable event), 2 usage error.\n";
-
-enum { OPT_EVENTS = 256, OPT_CATEGORIES, OPT_JSON, OPT_STACK_DEPTH, OPT_UNSORTED, OPT_VERSION };
-
-static const struct option long_opts[] = {
-	{ "events", required_argument, NULL, OPT_EVENTS },
-	{ "categories", required_argument, NULL, OPT_CATEGORIES },
-	{ "json", no_argument, NULL, OPT_JSON },
-	{ "stack-depth", required_argument, NULL, OPT_STACK_DEPTH },
-	{ "unsorted", no_argument, NULL, OPT_UNSORTED },
-	{ "help", no_argument, NULL, 'h' },
-	{ "version", no_argument, NULL, OPT_VERSION },
-	{ NULL, 0, NULL, 0 },
-};
 
 /* ---- options and filters --------------------------------------------------- */
 
-typedef struct options {
-	rec_cli_list events, cats;
-	bool *event_hit, *cat_hit;
-	bool json, unsorted;
-	uint32_t stack_depth;
-} options;
-
-static options g_opt;
+/* The run's options and which patterns matched (rec_print_run sets them). */
+static const rec_print_opts *g_o;
+static bool *g_event_hit, *g_cat_hit;
 
 static bool has_glob(const char *p) { return strpbrk(p, "*?[") != NULL; }
 
@@ -96,7 +53,7 @@ static bool category_matches(const char *pat, const char *cat)
 	return false;
 }
 
-static bool filtering(void) { return g_opt.events.count || g_opt.cats.count; }
+static bool filtering(void) { return g_o->nevents || g_o->ncats; }
 
 /* Whether a type is selected; marks the patterns it matches as used. */
 static bool type_selected(const rec_type *t)
@@ -104,14 +61,14 @@ static bool type_selected(const rec_type *t)
 	bool sel = !filtering();
 	const char *name = t->name ? t->name : "";
 	const char *cat = t->category ? t->category : "";
-	for (size_t i = 0; i < g_opt.events.count; i++)
-		if (pattern_matches(g_opt.events.items[i], name)) {
-			g_opt.event_hit[i] = true;
+	for (size_t i = 0; i < g_o->nevents; i++)
+		if (pattern_matches(g_o->events[i], name)) {
+			g_event_hit[i] = true;
 			sel = true;
 		}
-	for (size_t i = 0; i < g_opt.cats.count; i++)
-		if (category_matches(g_opt.cats.items[i], cat)) {
-			g_opt.cat_hit[i] = true;
+	for (size_t i = 0; i < g_o->ncats; i++)
+		if (category_matches(g_o->cats[i], cat)) {
+			g_cat_hit[i] = true;
 			sel = true;
 		}
 	return sel;
@@ -169,56 +126,31 @@ static void list_names(name_set *s, char *buf, size_t cap)
 		snprintf(buf, cap, "(none)");
 }
 
-/* Exit 2 if a pattern matched nothing. */
-static void check_patterns(void)
+/* A usage error (REC_EXIT_USAGE) if a pattern matched nothing. */
+static int check_patterns(void)
 {
 	static char list[8192];
-	for (size_t i = 0; i < g_opt.events.count; i++) {
-		if (!g_opt.event_hit[i]) {
+	for (size_t i = 0; i < g_o->nevents; i++) {
+		if (!g_event_hit[i]) {
 			list_names(&g_names, list, sizeof list);
-			rec_cli_usage_error("no event type matches '%s'; the input has: %s",
-					    g_opt.events.items[i], list);
+			return rec_cli_usage_fail("no event type matches '%s'; the input has: %s",
+						  g_o->events[i], list);
 		}
 	}
-	for (size_t i = 0; i < g_opt.cats.count; i++) {
-		if (!g_opt.cat_hit[i]) {
+	for (size_t i = 0; i < g_o->ncats; i++) {
+		if (!g_cat_hit[i]) {
 			list_names(&g_cats, list, sizeof list);
-			rec_cli_usage_error("no event category matches '%s'; the input has: %s",
-					    g_opt.cats.items[i], list);
+			return rec_cli_usage_fail("no event category matches '%s'; the input has: %s",
+						  g_o->cats[i], list);
 		}
 	}
+	return REC_EXIT_OK;
 }
 
-static bool fatal_status(rec_status st)
+static void note_chunk(void *ctx, const rec_chunk_info *c)
 {
-	return st == REC_ERR_NOMEM || st == REC_ERR_IO || st == REC_ERR_INVALID_ARG ||
-	       st == REC_ERR_STATE;
-}
-
-/* First pass over the chunk metadata of a regular file (cheap: no events
- * are decoded) so that a bad name fails before anything is printed. */
-static void prescan(const char *path)
-{
-	struct stat sb;
-	if (strcmp(path, "-") == 0 || stat(path, &sb) != 0 || !S_ISREG(sb.st_mode))
-		return;
-	rec_reader *r = NULL;
-	if (rec_reader_open_path(&r, path, NULL) != REC_OK)
-		return; /* reported by the main pass */
-	unsigned errors = 0;
-	for (;;) {
-		const rec_chunk_info *c = NULL;
-		rec_status st = rec_reader_next_chunk(r, &c);
-		if (st == REC_END)
-			break;
-		if (st != REC_OK) {
-			if (fatal_status(st) || ++errors > 100000)
-				break;
-			continue;
-		}
-		note_chunk_types(c);
-	}
-	rec_reader_close(r);
+	(void)ctx;
+	note_chunk_types(c);
 }
 
 /* ---- per-type formatting cache ------------------------------------------------ */
@@ -312,23 +244,6 @@ static char *xprintf(size_t *len, const char *fmt, ...)
 	return p;
 }
 
-/* A JSON-escaped copy of s with its quotes, built through the output escaper
- * (in the empty output buffer: at most 6 x 4096 bytes, far below its size;
- * longer names, possible only in hostile files, are cut). */
-static char *json_quoted(const char *s)
-{
-	rec_out_flush();
-	size_t mark = rec_out_g.len;
-	size_t n0 = s ? strnlen(s, 4096) : 0;
-	rec_out_json_string(s ? s : "", n0);
-	size_t n = rec_out_g.len - mark;
-	char *p = rec_cli_xmalloc(n + 1);
-	memcpy(p, rec_out_g.buf + mark, n);
-	p[n] = 0;
-	rec_out_g.len = mark;
-	return p;
-}
-
 static void fmt_free(fmt_type *f)
 {
 	for (uint32_t i = 0; i < f->nfields; i++) {
@@ -356,7 +271,7 @@ static void fmt_compile(fmt_type *f, const rec_event *ev)
 		return;
 	const char *name = t->name ? t->name : "";
 	f->text_head = xprintf(&f->text_head_len, "%s {\n", name);
-	char *qn = json_quoted(name);
+	char *qn = rec_cli_json_quoted(name, "");
 	f->json_head = xprintf(&f->json_head_len, "{\"type\": %s, \"values\": {", qn);
 	free(qn);
 	f->nfields = t->field_count;
@@ -366,7 +281,7 @@ static void fmt_compile(fmt_type *f, const rec_event *ev)
 		fmt_field *ff = &f->fields[i];
 		ff->kind = (uint8_t)field_kind(fd->type, fd->unit);
 		ff->text_prefix = xprintf(&ff->text_len, "  %s = ", fd->name ? fd->name : "");
-		char *qk = json_quoted(fd->name);
+		char *qk = rec_cli_json_quoted(fd->name, "");
 		ff->json_key = xprintf(&ff->json_len, ", %s: ", qk);
 		free(qk);
 	}
@@ -384,33 +299,6 @@ static inline fmt_type *fmt_lookup(const rec_event *ev)
 }
 
 /* ---- value output -------------------------------------------------------------- */
-
-static void out_wall(int64_t ns)
-{
-	char *p = rec_out_reserve(64);
-	rec_out_commit(rec_fmt_wall(p, ns));
-}
-
-static void out_iso_quoted(int64_t ns)
-{
-	char *p = rec_out_reserve(64);
-	p[0] = '"';
-	size_t n = rec_fmt_iso(p + 1, ns);
-	p[n + 1] = '"';
-	rec_out_commit(n + 2);
-}
-
-static void out_duration(int64_t ns)
-{
-	char *p = rec_out_reserve(64);
-	rec_out_commit(rec_fmt_duration(p, ns));
-}
-
-static void out_bytes(uint64_t v)
-{
-	char *p = rec_out_reserve(64);
-	rec_out_commit(rec_fmt_bytes(p, v));
-}
 
 /* Shortest decimal that reads back as the same value (as a float for f32). */
 static void out_float(double v, bool f32)
@@ -463,26 +351,8 @@ static void out_blob_text(const char *p, size_t len)
 	if (show < len)
 		REC_OUT_LIT("...");
 	REC_OUT_LIT(" (");
-	out_bytes(len);
+	rec_out_bytes(len);
 	rec_out_char(')');
-}
-
-static void out_blob_json(const char *p, size_t len)
-{
-	static const char hx[] = "0123456789abcdef";
-	rec_out_char('"');
-	for (size_t i = 0; i < len; i++) {
-		unsigned char c = (unsigned char)p[i];
-		rec_out_char(hx[c >> 4]);
-		rec_out_char(hx[c & 15]);
-	}
-	rec_out_char('"');
-}
-
-static const char *base_name(const char *path)
-{
-	const char *s = strrchr(path, '/');
-	return s ? s + 1 : path;
 }
 
 static void out_frame_text(const rec_frame *fr)
@@ -500,7 +370,7 @@ static void out_frame_text(const rec_frame *fr)
 	}
 	if (fr->module && fr->module->path) {
 		REC_OUT_LIT(" (");
-		rec_out_str(base_name(fr->module->path));
+		rec_out_str(rec_cli_base_name(fr->module->path));
 		rec_out_char(')');
 	}
 }
@@ -517,19 +387,6 @@ static void out_thread_text(const rec_thread *t)
 	rec_out_char(')');
 }
 
-static void out_thread_json(const rec_thread *t)
-{
-	if (!t) {
-		REC_OUT_LIT("null");
-		return;
-	}
-	REC_OUT_LIT("{\"name\": ");
-	rec_out_json_cstr(t->name ? t->name : "");
-	REC_OUT_LIT(", \"tid\": ");
-	rec_out_u64(t->os_tid);
-	rec_out_char('}');
-}
-
 static void out_stack_text(const rec_stack *st)
 {
 	if (!st) {
@@ -537,7 +394,7 @@ static void out_stack_text(const rec_stack *st)
 		return;
 	}
 	REC_OUT_LIT("[\n");
-	uint32_t n = st->depth < g_opt.stack_depth ? st->depth : g_opt.stack_depth;
+	uint32_t n = st->depth < g_o->stack_depth ? st->depth : g_o->stack_depth;
 	for (uint32_t i = 0; i < n; i++) {
 		REC_OUT_LIT("    ");
 		out_frame_text(st->frames ? st->frames[i] : NULL);
@@ -556,7 +413,7 @@ static void out_stack_json(const rec_stack *st)
 		REC_OUT_LIT("null");
 		return;
 	}
-	uint32_t n = st->depth < g_opt.stack_depth ? st->depth : g_opt.stack_depth;
+	uint32_t n = st->depth < g_o->stack_depth ? st->depth : g_o->stack_depth;
 	bool trunc = (st->flags & REC_STACK_TRUNCATED) || n < st->depth;
 	if (trunc)
 		REC_OUT_LIT("{\"truncated\": true, \"frames\": [");
@@ -586,6 +443,23 @@ static void out_stack_json(const rec_stack *st)
 	REC_OUT_LIT("]}");
 }
 
+static void out_bool(bool b)
+{
+	if (b)
+		REC_OUT_LIT("true");
+	else
+		REC_OUT_LIT("false");
+}
+
+/* A string value, quoted and escaped as in JSON (also in the text output). */
+static void out_string(const rec_value *v)
+{
+	if (v->v.s.ptr)
+		rec_out_json_string(v->v.s.ptr, v->v.s.len);
+	else
+		REC_OUT_LIT("null");
+}
+
 static void out_value_text(const fmt_field *ff, const rec_value *v, const rec_event *ev)
 {
 	if (!v->present) {
@@ -593,28 +467,23 @@ static void out_value_text(const fmt_field *ff, const rec_value *v, const rec_ev
 		return;
 	}
 	switch ((enum kind)ff->kind) {
-	case K_BOOL:
-		if (v->v.u)
-			REC_OUT_LIT("true");
-		else
-			REC_OUT_LIT("false");
-		break;
+	case K_BOOL: out_bool(v->v.u != 0); break;
 	case K_U: rec_out_u64(v->v.u); break;
 	case K_I: rec_out_i64(v->v.i); break;
-	case K_U_BYTES: out_bytes(v->v.u); break;
+	case K_U_BYTES: rec_out_bytes(v->v.u); break;
 	case K_I_BYTES:
 		if (v->v.i < 0) {
 			rec_out_char('-');
-			out_bytes((uint64_t)0 - (uint64_t)v->v.i);
+			rec_out_bytes((uint64_t)0 - (uint64_t)v->v.i);
 		} else {
-			out_bytes((uint64_t)v->v.i);
+			rec_out_bytes((uint64_t)v->v.i);
 		}
 		break;
 	case K_HEX: rec_out_hex(v->v.u); break;
-	case K_U_NANOS: out_duration(v->v.u > INT64_MAX ? INT64_MAX : (int64_t)v->v.u); break;
-	case K_I_NANOS: out_duration(v->v.i); break;
-	case K_U_EPOCH: out_wall(v->v.u > INT64_MAX ? INT64_MAX : (int64_t)v->v.u); break;
-	case K_I_EPOCH: out_wall(v->v.i); break;
+	case K_U_NANOS: rec_out_duration(v->v.u > INT64_MAX ? INT64_MAX : (int64_t)v->v.u); break;
+	case K_I_NANOS: rec_out_duration(v->v.i); break;
+	case K_U_EPOCH: rec_out_wall(v->v.u > INT64_MAX ? INT64_MAX : (int64_t)v->v.u); break;
+	case K_I_EPOCH: rec_out_wall(v->v.i); break;
 	case K_U_PERCENT: out_percent((double)v->v.u); break;
 	case K_I_PERCENT: out_percent((double)v->v.i); break;
 	case K_U_HZ: rec_out_u64(v->v.u); REC_OUT_LIT(" Hz"); break;
@@ -623,16 +492,11 @@ static void out_value_text(const fmt_field *ff, const rec_value *v, const rec_ev
 	case K_F32: out_float(v->v.f, true); break;
 	case K_F_PERCENT: out_percent(v->v.f); break;
 	case K_F_HZ: out_float(v->v.f, false); REC_OUT_LIT(" Hz"); break;
-	case K_STRING:
-		if (v->v.s.ptr)
-			rec_out_json_string(v->v.s.ptr, v->v.s.len);
-		else
-			REC_OUT_LIT("null");
-		break;
+	case K_STRING: out_string(v); break;
 	case K_BLOB: out_blob_text(v->v.s.ptr, v->v.s.ptr ? v->v.s.len : 0); break;
-	case K_TIMESTAMP: out_wall(rec_chunk_wall_ns(ev->chunk, v->v.u)); break;
+	case K_TIMESTAMP: rec_out_wall(rec_chunk_wall_ns(ev->chunk, v->v.u)); break;
 	case K_DURATION:
-		out_duration(rec_ticks_to_ns(v->v.u > INT64_MAX ? INT64_MAX : (int64_t)v->v.u,
+		rec_out_duration(rec_ticks_to_ns(v->v.u > INT64_MAX ? INT64_MAX : (int64_t)v->v.u,
 					     ev->chunk->tick_frequency));
 		break;
 	case K_THREAD: out_thread_text(v->v.thread); break;
@@ -648,20 +512,15 @@ static void out_value_json(const fmt_field *ff, const rec_value *v, const rec_ev
 		return;
 	}
 	switch ((enum kind)ff->kind) {
-	case K_BOOL:
-		if (v->v.u)
-			REC_OUT_LIT("true");
-		else
-			REC_OUT_LIT("false");
-		break;
+	case K_BOOL: out_bool(v->v.u != 0); break;
 	case K_U: case K_U_BYTES: case K_HEX: case K_U_NANOS: case K_U_HZ:
 		rec_out_u64(v->v.u);
 		break;
 	case K_I: case K_I_BYTES: case K_I_NANOS: case K_I_HZ:
 		rec_out_i64(v->v.i);
 		break;
-	case K_U_EPOCH: out_iso_quoted(v->v.u > INT64_MAX ? INT64_MAX : (int64_t)v->v.u); break;
-	case K_I_EPOCH: out_iso_quoted(v->v.i); break;
+	case K_U_EPOCH: rec_out_iso_quoted(v->v.u > INT64_MAX ? INT64_MAX : (int64_t)v->v.u); break;
+	case K_I_EPOCH: rec_out_iso_quoted(v->v.i); break;
 	case K_U_PERCENT: rec_out_u64(v->v.u); break;
 	case K_I_PERCENT: rec_out_i64(v->v.i); break;
 	case K_F: case K_F_PERCENT: case K_F_HZ:
@@ -676,19 +535,14 @@ static void out_value_json(const fmt_field *ff, const rec_value *v, const rec_ev
 		else
 			REC_OUT_LIT("null");
 		break;
-	case K_STRING:
-		if (v->v.s.ptr)
-			rec_out_json_string(v->v.s.ptr, v->v.s.len);
-		else
-			REC_OUT_LIT("null");
-		break;
-	case K_BLOB: out_blob_json(v->v.s.ptr, v->v.s.ptr ? v->v.s.len : 0); break;
-	case K_TIMESTAMP: out_iso_quoted(rec_chunk_wall_ns(ev->chunk, v->v.u)); break;
+	case K_STRING: out_string(v); break;
+	case K_BLOB: rec_out_hex_bytes_json(v->v.s.ptr, v->v.s.ptr ? v->v.s.len : 0); break;
+	case K_TIMESTAMP: rec_out_iso_quoted(rec_chunk_wall_ns(ev->chunk, v->v.u)); break;
 	case K_DURATION:
 		rec_out_i64(rec_ticks_to_ns(v->v.u > INT64_MAX ? INT64_MAX : (int64_t)v->v.u,
 					    ev->chunk->tick_frequency));
 		break;
-	case K_THREAD: out_thread_json(v->v.thread); break;
+	case K_THREAD: rec_out_thread_json(v->v.thread); break;
 	case K_STACK: out_stack_json(v->v.stack); break;
 	case K_UNKNOWN: REC_OUT_LIT("null"); break;
 	}
@@ -698,11 +552,11 @@ static void print_event_text(const fmt_type *f, const rec_event *ev)
 {
 	rec_out_write(f->text_head, f->text_head_len);
 	REC_OUT_LIT("  startTime = ");
-	out_wall(ev->wall_ns);
+	rec_out_wall(ev->wall_ns);
 	rec_out_char('\n');
 	if (f->flags & REC_EVENT_HAS_DURATION) {
 		REC_OUT_LIT("  duration = ");
-		out_duration(ev->duration_ns);
+		rec_out_duration(ev->duration_ns);
 		rec_out_char('\n');
 	}
 	if (f->flags & REC_EVENT_HAS_THREAD) {
@@ -740,14 +594,14 @@ static void print_event_json(const fmt_type *f, const rec_event *ev)
 	g_json_first = false;
 	rec_out_write(f->json_head, f->json_head_len);
 	REC_OUT_LIT("\"startTime\": ");
-	out_iso_quoted(ev->wall_ns);
+	rec_out_iso_quoted(ev->wall_ns);
 	if (f->flags & REC_EVENT_HAS_DURATION) {
 		REC_OUT_LIT(", \"duration\": ");
 		rec_out_i64(ev->duration_ns);
 	}
 	if (f->flags & REC_EVENT_HAS_THREAD) {
 		REC_OUT_LIT(", \"eventThread\": ");
-		out_thread_json(ev->thread);
+		rec_out_thread_json(ev->thread);
 	}
 	uint32_t n = ev->value_count < f->nfields ? ev->value_count : f->nfields;
 	for (uint32_t i = 0; i < n; i++) {
@@ -762,60 +616,34 @@ static void print_event_json(const fmt_type *f, const rec_event *ev)
 	REC_OUT_LIT("}}");
 }
 
-/* ---- main loop ---------------------------------------------------------------------- */
+/* ---- the run ------------------------------------------------------------------------- */
 
-/* Print one file's events; returns the exit code contribution. */
-static int print_file(const char *path)
+static int print_one(void *ctx, const rec_event *ev)
 {
-	rec_reader_options o = REC_READER_OPTIONS_INIT;
-	o.flags = g_opt.unsorted ? 0 : REC_READ_ORDERED;
-	rec_reader *r = NULL;
-	errno = 0;
-	rec_status st = rec_reader_open_path(&r, path, &o);
-	if (st != REC_OK) {
-		rec_out_flush();
-		if (st == REC_ERR_IO && errno)
-			rec_cli_file_error(path, "%s", strerror(errno));
-		else
-			rec_cli_file_error(path, "%s", rec_strerror(st));
+	(void)ctx;
+	fmt_type *f = fmt_lookup(ev);
+	if (!f->selected)
+		return REC_EXIT_OK;
+	if (g_o->json)
+		print_event_json(f, ev);
+	else
+		print_event_text(f, ev);
+	return REC_EXIT_OK;
+}
+
+/* Print one input's events; returns the exit code contribution. */
+static int print_file(const rec_cli_input *in)
+{
+	rec_reader *r = rec_cli_input_open(in, g_o->unsorted ? 0 : REC_READ_ORDERED);
+	if (!r)
 		return REC_EXIT_DATA;
-	}
 	g_gen++;
-	int rc = REC_EXIT_OK;
-	uint64_t last_off = UINT64_MAX;
-	unsigned same = 0;
-	rec_event ev;
-	for (;;) {
-		st = rec_reader_next_event(r, &ev);
-		if (st == REC_OK) {
-			fmt_type *f = fmt_lookup(&ev);
-			if (!f->selected)
-				continue;
-			if (g_opt.json)
-				print_event_json(f, &ev);
-			else
-				print_event_text(f, &ev);
-			continue;
-		}
-		if (st == REC_END)
-			break;
-		const rec_problem *p = rec_reader_problem(r);
-		rec_cli_problem(path, p, st);
-		rc = REC_EXIT_DATA;
-		if (fatal_status(st))
-			break;
-		uint64_t off = p ? p->offset : 0;
-		if (off == last_off && ++same > 16)
-			break; /* the reader does not advance: stop rather than loop */
-		if (off != last_off)
-			same = 0;
-		last_off = off;
-	}
+	int rc = rec_cli_each_event(r, in->name, print_one, NULL);
 	rec_reader_stats rs;
 	memset(&rs, 0, sizeof rs);
 	rec_reader_get_stats(r, &rs);
-	if (!g_opt.unsorted && rs.order_window_overflows)
-		rec_cli_file_error(path,
+	if (!g_o->unsorted && rs.order_window_overflows)
+		rec_cli_file_error(in->name,
 				   "warning: timestamp order is approximate in %" PRIu64
 				   " place(s): overlapping chunks exceeded the reader's ordering window",
 				   rs.order_window_overflows);
@@ -823,85 +651,51 @@ static int print_file(const char *path)
 	return rc;
 }
 
-int main(int argc, char **argv)
+static int print_all(const rec_cli_input *in, size_t n)
 {
-	rec_cli_init("rec-print");
-	g_opt.stack_depth = 5;
-	int c;
-	while ((c = rec_cli_getopt(argc, argv, "h", long_opts)) != -1) {
-		switch (c) {
-		case OPT_EVENTS: {
-			size_t before = g_opt.events.count;
-			rec_cli_list_add_csv(&g_opt.events, optarg);
-			if (g_opt.events.count == before)
-				rec_cli_usage_error("--events: no name in '%s'", optarg);
-			break;
+	if (filtering()) {
+		bool all_rereadable = true;
+		for (size_t i = 0; i < n; i++) {
+			/* the chunk metadata only (cheap: no event is decoded), so
+			 * that a bad name fails before anything is printed */
+			(void)rec_cli_each_chunk(&in[i], note_chunk, NULL);
+			all_rereadable &= rec_cli_input_rereadable(&in[i]);
 		}
-		case OPT_CATEGORIES: {
-			size_t before = g_opt.cats.count;
-			rec_cli_list_add_csv(&g_opt.cats, optarg);
-			if (g_opt.cats.count == before)
-				rec_cli_usage_error("--categories: no category in '%s'", optarg);
-			/* "rec/Locks/" means the same as "rec/Locks" */
-			for (size_t i = before; i < g_opt.cats.count; i++) {
-				char *cat = g_opt.cats.items[i];
-				size_t n = strlen(cat);
-				while (n > 1 && cat[n - 1] == '/')
-					cat[--n] = 0;
-			}
-			break;
-		}
-		case OPT_JSON: g_opt.json = true; break;
-		case OPT_STACK_DEPTH:
-			g_opt.stack_depth = (uint32_t)rec_cli_opt_u64("--stack-depth", optarg, 0,
-								      REC_MAX_STACK_DEPTH);
-			break;
-		case OPT_UNSORTED: g_opt.unsorted = true; break;
-		case 'h': rec_cli_help(usage_text);
-		case OPT_VERSION: rec_cli_version();
-		default: rec_cli_usage_error("unexpected option");
-		}
+		if (all_rereadable && check_patterns() != REC_EXIT_OK)
+			return REC_EXIT_USAGE;
 	}
-	if (optind >= argc)
-		rec_cli_usage_error("no input file");
-	int stdin_count = 0;
-	bool all_seekable = true;
-	for (int i = optind; i < argc; i++) {
-		struct stat sb;
-		if (strcmp(argv[i], "-") == 0) {
-			if (++stdin_count > 1)
-				rec_cli_usage_error("standard input ('-') given more than once");
-			all_seekable = false;
-		} else if (stat(argv[i], &sb) != 0 || !S_ISREG(sb.st_mode)) {
-			all_seekable = false;
-		}
-	}
-	g_opt.event_hit = rec_cli_xmalloc((g_opt.events.count + 1) * sizeof(bool));
-	g_opt.cat_hit = rec_cli_xmalloc((g_opt.cats.count + 1) * sizeof(bool));
-	memset(g_opt.event_hit, 0, (g_opt.events.count + 1) * sizeof(bool));
-	memset(g_opt.cat_hit, 0, (g_opt.cats.count + 1) * sizeof(bool));
-	if (g_opt.events.count || g_opt.cats.count) {
-		for (int i = optind; i < argc; i++)
-			prescan(argv[i]);
-		if (all_seekable)
-			check_patterns();
-	}
-
 	int rc = REC_EXIT_OK;
-	if (g_opt.json)
+	g_json_first = true;
+	if (g_o->json)
 		REC_OUT_LIT("{\"recording\": {\"events\": [\n");
-	for (int i = optind; i < argc; i++) {
-		int frc = print_file(argv[i]);
+	for (size_t i = 0; i < n; i++) {
+		int frc = print_file(&in[i]);
 		if (frc > rc)
 			rc = frc;
 	}
-	if (g_opt.json) {
+	if (g_o->json) {
 		if (!g_json_first)
 			rec_out_char('\n');
 		REC_OUT_LIT("]}}\n");
 	}
-	if (g_opt.events.count || g_opt.cats.count)
-		check_patterns(); /* for pipes: only now do we know all the names */
+	if (filtering() && check_patterns() != REC_EXIT_OK)
+		return REC_EXIT_USAGE; /* for pipes: only now do we know all the names */
+	return rc;
+}
+
+int rec_print_run(const rec_print_opts *o, const rec_cli_input *in, size_t n, FILE *out,
+		  FILE *err)
+{
+	if (!out)
+		out = stdout;
+	rec_cli_set_streams(out, err);
+	g_o = o;
+	g_event_hit = rec_cli_xmalloc((o->nevents + 1) * sizeof(bool));
+	g_cat_hit = rec_cli_xmalloc((o->ncats + 1) * sizeof(bool));
+	memset(g_event_hit, 0, (o->nevents + 1) * sizeof(bool));
+	memset(g_cat_hit, 0, (o->ncats + 1) * sizeof(bool));
+	int rc = print_all(in, n);
+	rec_out_flush();
 
 	for (size_t i = 0; i < CACHE_SIZE; i++)
 		fmt_free(&g_cache[i]);
@@ -911,9 +705,114 @@ int main(int argc, char **argv)
 		free(g_cats.v[i]);
 	free(g_names.v);
 	free(g_cats.v);
-	free(g_opt.event_hit);
-	free(g_opt.cat_hit);
-	rec_cli_list_free(&g_opt.events);
-	rec_cli_list_free(&g_opt.cats);
+	memset(&g_names, 0, sizeof g_names);
+	memset(&g_cats, 0, sizeof g_cats);
+	free(g_event_hit);
+	free(g_cat_hit);
+	g_event_hit = g_cat_hit = NULL;
+	g_o = NULL;
+	return rc;
+}
+
+/* ---- main: the arguments ------------------------------------------------------------- */
+#ifndef REC_TOOL_NO_MAIN
+
+static const char usage_text[] =
+	"Usage: rec-print [OPTIONS] FILE...\n"
+	"Print the events of rec recordings, one block per event (like jfr print).\n"
+	"FILE may be '-' for standard input.  Files are printed one after another.\n"
+	"\n"
+	"Options:\n"
+	"  --events NAME[,NAME...]     only events whose type name matches NAME\n"
+	"                              (exact, or a glob with * ? [..]); repeatable\n"
+	"  --categories CAT[,CAT...]   only events whose category path, or a\n"
+	"                              '/'-prefix of it, matches CAT (exact or glob);\n"
+	"                              repeatable.  With --events: either may match\n"
+	"  --json                      one JSON document {\"recording\": {\"events\": [...]}}\n"
+	"                              (integers are JSON numbers: values above 2^53\n"
+	"                              lose precision in JavaScript parsers)\n"
+	"  --stack-depth N             frames shown per stack trace (default 5, 0..4096)\n"
+	"  --unsorted                  file order instead of timestamp order\n"
+	"  -h, --help                  show this help and exit\n"
+	"  --version                   show the library version and exit\n"
+	"\n"
+	"A NAME or CAT that matches no type of the input is an error that lists the\n"
+	"names the input has.  Times are local wall-clock times (set TZ to choose).\n"
+	"Exit status: 0 success, 1 damaged or unreadable input (after printing every\n"
+	"readable event), 2 usage error.\n";
+
+enum { OPT_EVENTS = 256, OPT_CATEGORIES, OPT_JSON, OPT_STACK_DEPTH, OPT_UNSORTED, OPT_VERSION };
+
+static const struct option long_opts[] = {
+	{ "events", required_argument, NULL, OPT_EVENTS },
+	{ "categories", required_argument, NULL, OPT_CATEGORIES },
+	{ "json", no_argument, NULL, OPT_JSON },
+	{ "stack-depth", required_argument, NULL, OPT_STACK_DEPTH },
+	{ "unsorted", no_argument, NULL, OPT_UNSORTED },
+	{ "help", no_argument, NULL, 'h' },
+	{ "version", no_argument, NULL, OPT_VERSION },
+	{ NULL, 0, NULL, 0 },
+};
+
+int main(int argc, char **argv)
+{
+	rec_cli_init("rec-print");
+	rec_cli_list events = { 0 }, cats = { 0 };
+	rec_print_opts o = { .stack_depth = 5 };
+	int c;
+	while ((c = rec_cli_getopt(argc, argv, "h", long_opts)) != -1) {
+		switch (c) {
+		case OPT_EVENTS: {
+			size_t before = events.count;
+			rec_cli_list_add_csv(&events, optarg);
+			if (events.count == before)
+				rec_cli_usage_error("--events: no name in '%s'", optarg);
+			break;
+		}
+		case OPT_CATEGORIES: {
+			size_t before = cats.count;
+			rec_cli_list_add_csv(&cats, optarg);
+			if (cats.count == before)
+				rec_cli_usage_error("--categories: no category in '%s'", optarg);
+			/* "rec/Locks/" means the same as "rec/Locks" */
+			for (size_t i = before; i < cats.count; i++) {
+				char *cat = cats.items[i];
+				size_t n = strlen(cat);
+				while (n > 1 && cat[n - 1] == '/')
+					cat[--n] = 0;
+			}
+			break;
+		}
+		case OPT_JSON: o.json = true; break;
+		case OPT_STACK_DEPTH:
+			o.stack_depth = (uint32_t)rec_cli_opt_u64("--stack-depth", optarg, 0,
+								  REC_MAX_STACK_DEPTH);
+			break;
+		case OPT_UNSORTED: o.unsorted = true; break;
+		case 'h': rec_cli_help(usage_text);
+		case OPT_VERSION: rec_cli_version();
+		default: rec_cli_usage_error("unexpected option");
+		}
+	}
+	if (optind >= argc)
+		rec_cli_usage_error("no input file");
+	size_t n = (size_t)(argc - optind);
+	rec_cli_input *in = rec_cli_xmalloc(n * sizeof *in);
+	int stdin_count = 0;
+	for (size_t i = 0; i < n; i++) {
+		const char *path = argv[optind + (int)i];
+		if (strcmp(path, "-") == 0 && ++stdin_count > 1)
+			rec_cli_usage_error("standard input ('-') given more than once");
+		in[i] = (rec_cli_input){ .name = path };
+	}
+	o.events = (const char *const *)events.items;
+	o.nevents = events.count;
+	o.cats = (const char *const *)cats.items;
+	o.ncats = cats.count;
+	int rc = rec_print_run(&o, in, n, NULL, NULL);
+	free(in);
+	rec_cli_list_free(&events);
+	rec_cli_list_free(&cats);
 	return rec_cli_finish(rc);
 }
+#endif /* REC_TOOL_NO_MAIN */

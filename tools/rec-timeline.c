@@ -7,48 +7,13 @@
  * waits as slices named by the lock.  Streams: events are written in file
  * order as they are read, memory does not grow with the events.
  */
-#include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "common/cli.h"
+#include "common/tools.h"
 #include "rec/rec.h"
-
-static const char usage_text[] =
-	"Usage: rec-timeline [OPTIONS] FILE\n"
-	"Export a rec recording to the Chrome trace-event JSON format, which\n"
-	"Perfetto's UI (ui.perfetto.dev, \"Open trace file\") and chrome://tracing\n"
-	"open.  FILE may be '-' for standard input.\n"
-	"\n"
-	"  one track per thread (pid = the recorded process, tid = the OS thread id,\n"
-	"  named by \"thread_name\" metadata events); events with a duration are\n"
-	"  complete slices (\"X\"), rec.LockWait slices are named by the lock; other\n"
-	"  events are instants (\"i\", thread-scoped, process-scoped without a\n"
-	"  thread); rec.Counter and rec.Gauge are counter tracks (\"C\") named by the\n"
-	"  counter.  Every field is in the event's args (addresses as hex strings,\n"
-	"  durations in ns, timestamps as ISO 8601 strings), the stack as \"stack\"\n"
-	"  (leaf first).  ts and dur are microseconds with 3 decimals (ns precision)\n"
-	"  since the recording's first event (metadata.recordingStartWallNs).\n"
-	"\n"
-	"Options:\n"
-	"  --output FILE   write there instead of standard output\n"
-	"  -h, --help      show this help and exit\n"
-	"  --version       show the library version and exit\n"
-	"\n"
-	"Integers above 2^53 (large counters) lose precision in JavaScript parsers.\n"
-	"Exit status: 0 success, 1 damaged or unreadable input (the JSON is still\n"
-	"complete, with every readable event) or a failed write, 2 usage error.\n";
-
-enum { OPT_OUTPUT = 256, OPT_VERSION };
-
-static const struct option long_opts[] = {
-	{ "output", required_argument, NULL, OPT_OUTPUT },
-	{ "help", no_argument, NULL, 'h' },
-	{ "version", no_argument, NULL, OPT_VERSION },
-	{ NULL, 0, NULL, 0 },
-};
 
 /* ---- per-type cache ------------------------------------------------------------ */
 
@@ -93,21 +58,6 @@ static enum fkind field_kind(uint32_t type, uint32_t unit)
 	}
 }
 
-/* A JSON-quoted copy of s, built through the output escaper. */
-static char *json_quoted(const char *s, const char *suffix)
-{
-	rec_out_flush();
-	size_t mark = rec_out_g.len;
-	rec_out_json_cstr(s ? s : "");
-	rec_out_str(suffix);
-	size_t n = rec_out_g.len - mark;
-	char *p = rec_cli_xmalloc(n + 1);
-	memcpy(p, rec_out_g.buf + mark, n);
-	p[n] = 0;
-	rec_out_g.len = mark;
-	return p;
-}
-
 static void ttype_free(ttype *t)
 {
 	for (uint32_t i = 0; i < t->nfields; i++)
@@ -138,14 +88,14 @@ static void ttype_compile(ttype *tt, const rec_event *ev)
 	tt->type_id = t->id;
 	tt->type = t;
 	const char *name = t->name ? t->name : "";
-	tt->name_json = json_quoted(name, "");
-	tt->cat_json = json_quoted(t->category && *t->category ? t->category : "rec", "");
+	tt->name_json = rec_cli_json_quoted(name, "");
+	tt->cat_json = rec_cli_json_quoted(t->category && *t->category ? t->category : "rec", "");
 	tt->nfields = t->field_count;
 	tt->fkind = rec_cli_xmalloc(t->field_count + 1);
 	tt->key_json = rec_cli_xmalloc((t->field_count + 1) * sizeof *tt->key_json);
 	for (uint32_t i = 0; i < t->field_count; i++) {
 		tt->fkind[i] = (uint8_t)field_kind(t->fields[i].type, t->fields[i].unit);
-		tt->key_json[i] = json_quoted(t->fields[i].name, ": ");
+		tt->key_json[i] = rec_cli_json_quoted(t->fields[i].name, ": ");
 	}
 	tt->name_field = tt->value_field = tt->max_field = tt->addr_field = -1;
 	if (strcmp(name, "rec.Counter") == 0 || strcmp(name, "rec.Gauge") == 0) {
@@ -263,21 +213,6 @@ static void out_us(int64_t ns)
 	rec_out_commit(n);
 }
 
-static void out_iso(int64_t ns)
-{
-	char *p = rec_out_reserve(64);
-	p[0] = '"';
-	size_t n = rec_fmt_iso(p + 1, ns);
-	p[n + 1] = '"';
-	rec_out_commit(n + 2);
-}
-
-static const char *base_name(const char *path)
-{
-	const char *s = strrchr(path, '/');
-	return s ? s + 1 : path;
-}
-
 static void out_frame(const rec_frame *fr)
 {
 	if (!fr) {
@@ -292,7 +227,7 @@ static void out_frame(const rec_frame *fr)
 	int n;
 	if (fr->module && fr->module->path && *fr->module->path)
 		n = snprintf(buf, sizeof buf, "0x%" PRIx64 " (%s)", fr->module_offset,
-			     base_name(fr->module->path));
+			     rec_cli_base_name(fr->module->path));
 	else
 		n = snprintf(buf, sizeof buf, "0x%" PRIx64, fr->module_offset);
 	if (n < 0)
@@ -317,22 +252,8 @@ static void out_stack(const rec_stack *st)
 	rec_out_char(']');
 }
 
-static void out_thread(const rec_thread *t)
-{
-	if (!t) {
-		REC_OUT_LIT("null");
-		return;
-	}
-	REC_OUT_LIT("{\"name\": ");
-	rec_out_json_cstr(t->name ? t->name : "");
-	REC_OUT_LIT(", \"tid\": ");
-	rec_out_u64(t->os_tid);
-	rec_out_char('}');
-}
-
 static void out_value(uint8_t kind, const rec_value *v, const rec_event *ev)
 {
-	static const char hx[] = "0123456789abcdef";
 	if (!v->present) {
 		REC_OUT_LIT("null");
 		return;
@@ -358,21 +279,13 @@ static void out_value(uint8_t kind, const rec_value *v, const rec_event *ev)
 		else
 			REC_OUT_LIT("null");
 		break;
-	case F_BLOB:
-		rec_out_char('"');
-		for (size_t i = 0; v->v.s.ptr && i < v->v.s.len; i++) {
-			unsigned char c = (unsigned char)v->v.s.ptr[i];
-			rec_out_char(hx[c >> 4]);
-			rec_out_char(hx[c & 15]);
-		}
-		rec_out_char('"');
-		break;
-	case F_TS: out_iso(rec_chunk_wall_ns(ev->chunk, v->v.u)); break;
+	case F_BLOB: rec_out_hex_bytes_json(v->v.s.ptr, v->v.s.len); break;
+	case F_TS: rec_out_iso_quoted(rec_chunk_wall_ns(ev->chunk, v->v.u)); break;
 	case F_DUR:
 		rec_out_i64(rec_ticks_to_ns(v->v.u > INT64_MAX ? INT64_MAX : (int64_t)v->v.u,
 					    ev->chunk->tick_frequency));
 		break;
-	case F_THREAD: out_thread(v->v.thread); break;
+	case F_THREAD: rec_out_thread_json(v->v.thread); break;
 	case F_STACK: out_stack(v->v.stack); break;
 	case F_UNKNOWN: REC_OUT_LIT("null"); break;
 	}
@@ -541,123 +454,42 @@ static void write_event(const rec_event *ev)
 	}
 }
 
-/* ---- main -------------------------------------------------------------------------------- */
+/* ---- the run ---------------------------------------------------------------------------- */
 
-static bool fatal_status(rec_status st)
+static int write_one(void *ctx, const rec_event *ev)
 {
-	return st == REC_ERR_NOMEM || st == REC_ERR_IO || st == REC_ERR_INVALID_ARG ||
-	       st == REC_ERR_STATE;
+	(void)ctx;
+	write_event(ev);
+	return REC_EXIT_OK;
 }
 
-/* Wall time of the recording's first event, from chunk statistics only. */
-static bool recording_start(const char *path, int64_t *out)
+static int timeline(const rec_timeline_opts *o, const rec_cli_input *in, FILE *out)
 {
-	struct stat sb;
-	if (strcmp(path, "-") == 0 || stat(path, &sb) != 0 || !S_ISREG(sb.st_mode))
-		return false;
-	rec_reader *r = NULL;
-	if (rec_reader_open_path(&r, path, NULL) != REC_OK)
-		return false;
-	bool have = false;
-	unsigned errors = 0;
-	for (;;) {
-		const rec_chunk_info *c = NULL;
-		rec_status st = rec_reader_next_chunk(r, &c);
-		if (st == REC_END)
-			break;
-		if (st != REC_OK) {
-			if (fatal_status(st) || ++errors > 100000)
-				break;
-			continue;
-		}
-		if (!c->event_count)
-			continue;
-		int64_t w = rec_chunk_wall_ns(c, c->first_ticks);
-		if (!have || w < *out)
-			*out = w;
-		have = true;
-	}
-	rec_reader_close(r);
-	return have;
-}
-
-int main(int argc, char **argv)
-{
-	rec_cli_init("rec-timeline");
-	const char *output = NULL;
-	int c;
-	while ((c = rec_cli_getopt(argc, argv, "h", long_opts)) != -1) {
-		switch (c) {
-		case OPT_OUTPUT:
-			if (!*optarg)
-				rec_cli_usage_error("--output: empty file name");
-			output = optarg;
-			break;
-		case 'h': rec_cli_help(usage_text);
-		case OPT_VERSION: rec_cli_version();
-		default: rec_cli_usage_error("unexpected option");
-		}
-	}
-	if (optind >= argc)
-		rec_cli_usage_error("no input file");
-	if (argc - optind > 1)
-		rec_cli_usage_error("one input file only (got %d)", argc - optind);
-	const char *path = argv[optind];
-
-	rec_reader *r = NULL;
-	errno = 0;
-	rec_status st = rec_reader_open_path(&r, path, NULL);
-	if (st != REC_OK) {
-		if (st == REC_ERR_IO && errno)
-			rec_cli_file_error(path, "%s", strerror(errno));
-		else
-			rec_cli_file_error(path, "%s", rec_strerror(st));
-		return rec_cli_finish(REC_EXIT_DATA);
-	}
-	if (output && !freopen(output, "w", stdout)) {
-		rec_cli_file_error(output, "%s", strerror(errno));
+	rec_reader *r = rec_cli_input_open(in, 0);
+	if (!r)
+		return REC_EXIT_DATA;
+	FILE *f = rec_cli_output_open(o->output, "w", out);
+	if (!f) {
 		rec_reader_close(r);
-		exit(REC_EXIT_DATA);
+		return REC_EXIT_DATA;
 	}
-	g_have_base = recording_start(path, &g_base);
+	rec_cli_set_streams(f, rec_cli_err());
+	g_have_base = rec_cli_recording_start(in, false, &g_base);
 
-	int rc = REC_EXIT_OK;
-	uint64_t last_off = UINT64_MAX;
-	unsigned same = 0;
-	rec_event ev;
 	REC_OUT_LIT("{\"traceEvents\": [\n");
-	for (;;) {
-		st = rec_reader_next_event(r, &ev);
-		if (st == REC_OK) {
-			write_event(&ev);
-			continue;
-		}
-		if (st == REC_END)
-			break;
-		const rec_problem *p = rec_reader_problem(r);
-		rec_cli_problem(path, p, st);
-		rc = REC_EXIT_DATA;
-		if (fatal_status(st))
-			break;
-		uint64_t off = p ? p->offset : 0;
-		if (off == last_off && ++same > 16)
-			break;
-		if (off != last_off)
-			same = 0;
-		last_off = off;
-	}
+	int rc = rec_cli_each_event(r, in->name, write_one, NULL);
 	rec_reader_stats rs;
 	rec_reader_get_stats(r, &rs);
 	rec_reader_close(r);
 	REC_OUT_LIT("\n],\n\"displayTimeUnit\": \"ns\",\n\"metadata\": {\"source\": \"rec-timeline\", \"version\": ");
 	rec_out_json_cstr(rec_version_string());
 	REC_OUT_LIT(", \"file\": ");
-	rec_out_json_cstr(path);
+	rec_out_json_cstr(in->name);
 	REC_OUT_LIT(", \"recordingStartWallNs\": ");
 	rec_out_i64(g_have_base ? g_base : 0);
 	REC_OUT_LIT(", \"recordingStart\": ");
 	if (g_have_base)
-		out_iso(g_base);
+		rec_out_iso_quoted(g_base);
 	else
 		REC_OUT_LIT("null");
 	REC_OUT_LIT(", \"events\": ");
@@ -667,9 +499,88 @@ int main(int argc, char **argv)
 	REC_OUT_LIT(", \"damagedChunks\": ");
 	rec_out_u64(rs.chunks_damaged);
 	REC_OUT_LIT("}}\n");
+	rec_out_flush();
+	rec_cli_set_streams(out, rec_cli_err());
+	if (!rec_cli_output_close(f, o->output, out))
+		rc = REC_EXIT_DATA;
+	return rc;
+}
 
+int rec_timeline_run(const rec_timeline_opts *o, const rec_cli_input *in, FILE *out, FILE *err)
+{
+	if (!out)
+		out = stdout;
+	rec_cli_set_streams(out, err);
+	g_gen++; /* forget the types of an earlier run */
+	g_have_base = false;
+	g_base = 0;
+	g_first = true;
+	g_written = 0;
+	int rc = timeline(o, in, out);
+	rec_out_flush();
 	for (size_t i = 0; i < CACHE_SIZE; i++)
 		ttype_free(&g_cache[i]);
 	free(g_threads);
-	return rec_cli_finish(rc);
+	g_threads = NULL;
+	g_tcap = g_tn = 0;
+	return rc;
 }
+
+/* ---- main: the arguments ------------------------------------------------------------------ */
+#ifndef REC_TOOL_NO_MAIN
+
+static const char usage_text[] =
+	"Usage: rec-timeline [OPTIONS] FILE\n"
+	"Export a rec recording to the Chrome trace-event JSON format, which\n"
+	"Perfetto's UI (ui.perfetto.dev, \"Open trace file\") and chrome://tracing\n"
+	"open.  FILE may be '-' for standard input.\n"
+	"\n"
+	"  one track per thread (pid = the recorded process, tid = the OS thread id,\n"
+	"  named by \"thread_name\" metadata events); events with a duration are\n"
+	"  complete slices (\"X\"), rec.LockWait slices are named by the lock; other\n"
+	"  events are instants (\"i\", thread-scoped, process-scoped without a\n"
+	"  thread); rec.Counter and rec.Gauge are counter tracks (\"C\") named by the\n"
+	"  counter.  Every field is in the event's args (addresses as hex strings,\n"
+	"  durations in ns, timestamps as ISO 8601 strings), the stack as \"stack\"\n"
+	"  (leaf first).  ts and dur are microseconds with 3 decimals (ns precision)\n"
+	"  since the recording's first event (metadata.recordingStartWallNs).\n"
+	"\n"
+	"Options:\n"
+	"  --output FILE   write there instead of standard output\n"
+	"  -h, --help      show this help and exit\n"
+	"  --version       show the library version and exit\n"
+	"\n"
+	"Integers above 2^53 (large counters) lose precision in JavaScript parsers.\n"
+	"Exit status: 0 success, 1 damaged or unreadable input (the JSON is still\n"
+	"complete, with every readable event) or a failed write, 2 usage error.\n";
+
+enum { OPT_OUTPUT = 256, OPT_VERSION };
+
+static const struct option long_opts[] = {
+	{ "output", required_argument, NULL, OPT_OUTPUT },
+	{ "help", no_argument, NULL, 'h' },
+	{ "version", no_argument, NULL, OPT_VERSION },
+	{ NULL, 0, NULL, 0 },
+};
+
+int main(int argc, char **argv)
+{
+	rec_cli_init("rec-timeline");
+	rec_timeline_opts o = { 0 };
+	int c;
+	while ((c = rec_cli_getopt(argc, argv, "h", long_opts)) != -1) {
+		switch (c) {
+		case OPT_OUTPUT:
+			if (!*optarg)
+				rec_cli_usage_error("--output: empty file name");
+			o.output = optarg;
+			break;
+		case 'h': rec_cli_help(usage_text);
+		case OPT_VERSION: rec_cli_version();
+		default: rec_cli_usage_error("unexpected option");
+		}
+	}
+	rec_cli_input in = { .name = rec_cli_one_file(argc, argv) };
+	return rec_cli_finish(rec_timeline_run(&o, &in, NULL, NULL));
+}
+#endif /* REC_TOOL_NO_MAIN */

@@ -13,7 +13,10 @@
 
 static const char *g_tool = "rec";
 static char g_stdout_buf[1u << 20];
+static FILE *g_err; /* NULL: stderr */
 rec_out_buf rec_out_g;
+
+#define ERR (g_err ? g_err : stderr)
 
 /* ---- messages ------------------------------------------------------------ */
 
@@ -23,11 +26,11 @@ void rec_cli_init(const char *tool)
 	setvbuf(stdout, g_stdout_buf, _IOFBF, sizeof g_stdout_buf);
 	rec_out_g.buf = malloc(REC_OUT_SIZE);
 	if (!rec_out_g.buf) {
-		fprintf(stderr, "%s: out of memory\n", g_tool);
+		fprintf(ERR, "%s: out of memory\n", g_tool);
 		exit(REC_EXIT_DATA);
 	}
 	if (rec_version_number() != REC_VERSION_NUMBER) {
-		fprintf(stderr, "%s: library version %s differs from the tool's %d.%d.%d\n", g_tool,
+		fprintf(ERR, "%s: library version %s differs from the tool's %d.%d.%d\n", g_tool,
 			rec_version_string(), REC_VERSION_MAJOR, REC_VERSION_MINOR, REC_VERSION_PATCH);
 		exit(REC_EXIT_DATA);
 	}
@@ -35,24 +38,33 @@ void rec_cli_init(const char *tool)
 
 const char *rec_cli_tool(void) { return g_tool; }
 
+void rec_cli_set_streams(FILE *out, FILE *err)
+{
+	rec_out_flush();
+	rec_out_g.file = out;
+	g_err = err;
+}
+
+FILE *rec_cli_err(void) { return ERR; }
+
 void rec_cli_error(const char *fmt, ...)
 {
 	va_list ap;
-	fprintf(stderr, "%s: ", g_tool);
+	fprintf(ERR, "%s: ", g_tool);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	vfprintf(ERR, fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
+	fputc('\n', ERR);
 }
 
 void rec_cli_file_error(const char *file, const char *fmt, ...)
 {
 	va_list ap;
-	fprintf(stderr, "%s: %s: ", g_tool, file);
+	fprintf(ERR, "%s: %s: ", g_tool, file);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	vfprintf(ERR, fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
+	fputc('\n', ERR);
 }
 
 /* The reader's messages may already start with "chunk C at offset O: ";
@@ -90,34 +102,49 @@ void rec_cli_problem(const char *file, const rec_problem *p, rec_status status)
 {
 	if (!p || !p->message || !*p->message) {
 		if (p && p->chunk >= 0)
-			fprintf(stderr, "%s: %s: chunk %" PRId64 " at offset %" PRIu64 ": %s\n", g_tool,
+			fprintf(ERR, "%s: %s: chunk %" PRId64 " at offset %" PRIu64 ": %s\n", g_tool,
 				file, p->chunk, p->offset, rec_strerror(p->status ? p->status : status));
 		else if (p)
-			fprintf(stderr, "%s: %s: at offset %" PRIu64 ": %s\n", g_tool, file, p->offset,
+			fprintf(ERR, "%s: %s: at offset %" PRIu64 ": %s\n", g_tool, file, p->offset,
 				rec_strerror(p->status ? p->status : status));
 		else
-			fprintf(stderr, "%s: %s: %s\n", g_tool, file, rec_strerror(status));
+			fprintf(ERR, "%s: %s: %s\n", g_tool, file, rec_strerror(status));
 		return;
 	}
 	const char *msg = strip_location(p->message, p->chunk, p->offset);
 	if (p->chunk >= 0)
-		fprintf(stderr, "%s: %s: chunk %" PRId64 " at offset %" PRIu64 ": %s\n", g_tool, file,
+		fprintf(ERR, "%s: %s: chunk %" PRId64 " at offset %" PRIu64 ": %s\n", g_tool, file,
 			p->chunk, p->offset, msg);
 	else
-		fprintf(stderr, "%s: %s: at offset %" PRIu64 ": %s\n", g_tool, file, p->offset, msg);
+		fprintf(ERR, "%s: %s: at offset %" PRIu64 ": %s\n", g_tool, file, p->offset, msg);
+}
+
+static void usage_message(const char *fmt, va_list ap) REC_CLI_PRINTF(1, 0);
+static void usage_message(const char *fmt, va_list ap)
+{
+	rec_out_flush();
+	fflush(rec_out_g.file ? rec_out_g.file : stdout);
+	fprintf(ERR, "%s: ", g_tool);
+	vfprintf(ERR, fmt, ap);
+	fprintf(ERR, "\ntry '%s --help'\n", g_tool);
 }
 
 void rec_cli_usage_error(const char *fmt, ...)
 {
 	va_list ap;
-	rec_out_flush();
-	fflush(stdout);
-	fprintf(stderr, "%s: ", g_tool);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	usage_message(fmt, ap);
 	va_end(ap);
-	fprintf(stderr, "\ntry '%s --help'\n", g_tool);
 	exit(REC_EXIT_USAGE);
+}
+
+int rec_cli_usage_fail(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	usage_message(fmt, ap);
+	va_end(ap);
+	return REC_EXIT_USAGE;
 }
 
 void rec_cli_version(void)
@@ -141,7 +168,7 @@ int rec_cli_finish(int rc)
 	if (fclose(stdout) != 0)
 		failed = 1;
 	if (failed) {
-		fprintf(stderr, "%s: error writing standard output: %s\n", g_tool,
+		fprintf(ERR, "%s: error writing standard output: %s\n", g_tool,
 			errno ? strerror(errno) : "write failed");
 		return REC_EXIT_DATA;
 	}
@@ -192,6 +219,15 @@ int rec_cli_getopt(int argc, char *const argv[], const char *shortopts,
 	if (optopt > 0 && optopt < 256)
 		rec_cli_usage_error("unknown option '-%c'", optopt);
 	rec_cli_usage_error("unknown option '%s'", arg);
+}
+
+const char *rec_cli_one_file(int argc, char *const argv[])
+{
+	if (optind >= argc)
+		rec_cli_usage_error("no input file");
+	if (argc - optind > 1)
+		rec_cli_usage_error("one input file only (got %d)", argc - optind);
+	return argv[optind];
 }
 
 bool rec_cli_parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out)
@@ -303,6 +339,54 @@ bool rec_cli_parse_iso_time(const char *s, int64_t *out)
 	return true;
 }
 
+/* See cli.h. */
+bool rec_cli_parse_duration(const char *s, int64_t *out)
+{
+	if (!s)
+		return false;
+	const char *p = s;
+	uint64_t ip = 0, frac = 0, fdiv = 1;
+	bool digits = false;
+	while (*p >= '0' && *p <= '9') {
+		if (ip > (UINT64_MAX - 9) / 10)
+			return false;
+		ip = ip * 10 + (uint64_t)(*p++ - '0');
+		digits = true;
+	}
+	if (*p == '.') {
+		p++;
+		while (*p >= '0' && *p <= '9') {
+			if (fdiv < 1000000000000ull) {
+				frac = frac * 10 + (uint64_t)(*p - '0');
+				fdiv *= 10;
+			}
+			p++;
+			digits = true;
+		}
+	}
+	if (!digits)
+		return false;
+	static const struct { const char *name; uint64_t mul; } units[] = {
+		{ "", 1000000000ull }, { "s", 1000000000ull }, { "ms", 1000000ull },
+		{ "us", 1000ull }, { "ns", 1 }, { "m", 60000000000ull }, { "min", 60000000000ull },
+		{ "h", 3600000000000ull },
+	};
+	uint64_t mul = 0;
+	for (size_t i = 0; i < sizeof units / sizeof units[0]; i++)
+		if (strcmp(p, units[i].name) == 0)
+			mul = units[i].mul;
+	if (!mul || ip > (uint64_t)INT64_MAX / mul)
+		return false;
+	uint64_t v = ip * mul;
+	/* frac / fdiv * mul without overflow: fdiv <= 1e12, mul <= 3.6e12 */
+	long double f = (long double)frac * (long double)mul / (long double)fdiv;
+	uint64_t fv = (uint64_t)(f + 0.5L);
+	if (v > (uint64_t)INT64_MAX - fv)
+		return false;
+	*out = (int64_t)(v + fv);
+	return true;
+}
+
 void *rec_cli_xmalloc(size_t n)
 {
 	void *p = malloc(n ? n : 1);
@@ -362,7 +446,8 @@ void rec_cli_list_free(rec_cli_list *l)
 void rec_out_flush(void)
 {
 	if (rec_out_g.len) {
-		if (!rec_out_g.failed && fwrite(rec_out_g.buf, 1, rec_out_g.len, stdout) != rec_out_g.len)
+		FILE *f = rec_out_g.file ? rec_out_g.file : stdout;
+		if (!rec_out_g.failed && fwrite(rec_out_g.buf, 1, rec_out_g.len, f) != rec_out_g.len)
 			rec_out_g.failed = 1;
 		rec_out_g.len = 0;
 	}

@@ -46,6 +46,14 @@
 void rec_cli_init(const char *tool);
 const char *rec_cli_tool(void);
 
+/* Where the fast buffer (below) and every message of this file go: out
+ * NULL is stdout, err NULL is stderr (the defaults).  Pending output is
+ * flushed to the old stream first.  The tools' run functions (tools.h) set
+ * them so that a harness can run a tool on memory with its own streams. */
+void rec_cli_set_streams(FILE *out, FILE *err);
+/* The stream messages go to (stderr unless set). */
+FILE *rec_cli_err(void);
+
 /* "TOOL: message\n" on stderr. */
 void rec_cli_error(const char *fmt, ...) REC_CLI_PRINTF(1, 2);
 /* "TOOL: FILE: message\n" on stderr. */
@@ -55,6 +63,9 @@ void rec_cli_file_error(const char *file, const char *fmt, ...) REC_CLI_PRINTF(2
 void rec_cli_problem(const char *file, const rec_problem *p, rec_status status);
 /* Usage error: "TOOL: message\ntry 'TOOL --help'\n" on stderr, exit 2. */
 REC_CLI_NORETURN void rec_cli_usage_error(const char *fmt, ...) REC_CLI_PRINTF(1, 2);
+/* The same message, without exiting: returns REC_EXIT_USAGE (for the run
+ * functions, which never exit). */
+int rec_cli_usage_fail(const char *fmt, ...) REC_CLI_PRINTF(1, 2);
 /* Print the bare library version on stdout and exit 0 (after a checked close). */
 REC_CLI_NORETURN void rec_cli_version(void);
 /* Write text to stdout and exit 0 (after a checked close): for --help. */
@@ -73,6 +84,10 @@ int rec_cli_finish(int rc);
 int rec_cli_getopt(int argc, char *const argv[], const char *shortopts,
 		   const struct option *longopts);
 
+/* The only operand left after the options (argv[optind]), or a usage
+ * error: "no input file", "one input file only (got N)". */
+const char *rec_cli_one_file(int argc, char *const argv[]);
+
 /* Parse a decimal unsigned integer in [min, max]; no sign, no spaces, no
  * trailing characters, overflow checked.  Returns false if invalid. */
 bool rec_cli_parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out);
@@ -85,6 +100,12 @@ uint64_t rec_cli_opt_u64(const char *option, const char *s, uint64_t min, uint64
  * nanoseconds since the Unix epoch in *out; returns false if s is not of
  * that form or out of range. */
 bool rec_cli_parse_iso_time(const char *s, int64_t *out);
+
+/* Parse a duration or an offset: a decimal number (fraction allowed, up to
+ * 12 digits of it count) with a unit ns, us, ms, s, m or min, h; no unit is
+ * seconds ("10ms", "1.5s", "3").  Stores nanoseconds, rounded to nearest;
+ * returns false if s is not of that form or above INT64_MAX ns. */
+bool rec_cli_parse_duration(const char *s, int64_t *out);
 
 /* Split a comma-separated list into a growing array of strings (pointers
  * into a strdup'd copy; empty items are skipped).  Exits 1 on allocation
@@ -112,6 +133,7 @@ typedef struct rec_out_buf {
 	char *buf;
 	size_t len;
 	int failed;
+	FILE *file; /* where rec_out_flush() writes; NULL: stdout */
 } rec_out_buf;
 extern rec_out_buf rec_out_g;
 
@@ -202,5 +224,67 @@ size_t rec_fmt_wall(char *buf, int64_t epoch_ns);
 /* ISO 8601 local time with ns and offset: "2026-12-02T10:14:03.123456789Z"
  * in UTC, "...+01:00" elsewhere. */
 size_t rec_fmt_iso(char *buf, int64_t epoch_ns);
+
+/* ---- values as the tools show them (values.c) ------------------------------- */
+/* On the fast buffer: */
+void rec_out_wall(int64_t epoch_ns);        /* rec_fmt_wall */
+void rec_out_iso_quoted(int64_t epoch_ns);  /* "\"" rec_fmt_iso "\"" */
+void rec_out_duration(int64_t ns);          /* rec_fmt_duration */
+void rec_out_bytes(uint64_t bytes);         /* rec_fmt_bytes */
+void rec_out_hex_bytes_json(const char *p, size_t len); /* "\"0a1b...\"" */
+/* {"name": "...", "tid": N}, or null. */
+void rec_out_thread_json(const rec_thread *t);
+/* The part of a path after its last '/'. */
+const char *rec_cli_base_name(const char *path);
+/* A NUL-terminated heap copy of s (NULL: "") JSON-quoted, then suffix; the
+ * name is cut at 4096 bytes (longer ones exist only in hostile files).
+ * Built through the fast buffer's escaper (flushes it first). */
+char *rec_cli_json_quoted(const char *s, const char *suffix);
+
+/* ---- inputs and the event loop (input.c) ------------------------------------ */
+/* One input of a tool: a path ("-" is standard input) or bytes in memory
+ * (the fuzzing harnesses), with the reader limits to use. */
+typedef struct rec_cli_input {
+	const char *name;        /* path, or the name used in messages */
+	const void *data;        /* not NULL: read these size bytes instead */
+	size_t size;
+	const rec_reader_options *base; /* limits (flags are overridden); NULL: defaults */
+} rec_cli_input;
+
+/* Open a reader with the given REC_READ_* flags, without any message. */
+rec_status rec_cli_input_reader(const rec_cli_input *in, uint32_t flags, rec_reader **r);
+/* Open a reader with the given REC_READ_* flags.  On failure report
+ * "TOOL: NAME: reason" (errno's text for an I/O error) and return NULL. */
+rec_reader *rec_cli_input_open(const rec_cli_input *in, uint32_t flags);
+/* Whether the input can be read twice (memory or a regular file). */
+bool rec_cli_input_rereadable(const rec_cli_input *in);
+/* Every readable chunk's information to fn, without messages (a second
+ * reader; the input must be rereadable; unreadable chunks are skipped).
+ * Returns false if the input could not be opened. */
+typedef void (*rec_cli_chunk_fn)(void *ctx, const rec_chunk_info *c);
+bool rec_cli_each_chunk(const rec_cli_input *in, rec_cli_chunk_fn fn, void *ctx);
+/* Wall time of the recording's first event from chunk statistics only (a
+ * second reader; the input must be rereadable).  A chunk without events
+ * counts with its start time when empty_chunks is true, else is skipped.
+ * Returns false if no chunk counted. */
+bool rec_cli_recording_start(const rec_cli_input *in, bool empty_chunks, int64_t *out);
+
+/* Errors after which reading cannot go on (memory, I/O, misuse). */
+bool rec_cli_fatal_status(rec_status st);
+/* Every event of r to fn (in the reader's order).  Problems are reported
+ * ("TOOL: NAME: chunk C at offset O: ...") and make the result
+ * REC_EXIT_DATA; reading goes on past them unless fatal or the reader stops
+ * advancing.  fn returns REC_EXIT_OK to go on, anything else to stop: that
+ * value is returned (the larger of it and the problems' result). */
+typedef int (*rec_cli_event_fn)(void *ctx, const rec_event *ev);
+int rec_cli_each_event(rec_reader *r, const char *name, rec_cli_event_fn fn, void *ctx);
+
+/* Output files of the exporters: open path for writing (NULL: return dflt),
+ * reporting "TOOL: PATH: reason" and returning NULL on failure. */
+FILE *rec_cli_output_open(const char *path, const char *mode, FILE *dflt);
+/* Close what rec_cli_output_open opened (nothing when f == dflt), checking
+ * ferror and fclose; reports "TOOL: PATH: write failed: reason" and returns
+ * false on failure. */
+bool rec_cli_output_close(FILE *f, const char *path, FILE *dflt);
 
 #endif /* REC_TOOLS_CLI_H */

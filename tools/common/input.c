@@ -1,0 +1,150 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * input.c - what the rec-* tools do around a reader (cli.h, "inputs and the
+ * event loop"): open a path or memory, the recording's start, the event
+ * loop with problem reports, output files.
+ */
+#include "cli.h"
+
+#include <errno.h>
+#include <sys/stat.h>
+
+rec_status rec_cli_input_reader(const rec_cli_input *in, uint32_t flags, rec_reader **r)
+{
+	rec_reader_options o = REC_READER_OPTIONS_INIT;
+	if (in->base)
+		o = *in->base;
+	o.flags = flags;
+	if (in->data)
+		return rec_reader_open_mem(r, in->data, in->size, in->name, &o);
+	return rec_reader_open_path(r, in->name, &o);
+}
+
+rec_reader *rec_cli_input_open(const rec_cli_input *in, uint32_t flags)
+{
+	rec_reader *r = NULL;
+	errno = 0;
+	rec_status st = rec_cli_input_reader(in, flags, &r);
+	if (st == REC_OK)
+		return r;
+	rec_out_flush();
+	if (st == REC_ERR_IO && errno)
+		rec_cli_file_error(in->name, "%s", strerror(errno));
+	else
+		rec_cli_file_error(in->name, "%s", rec_strerror(st));
+	return NULL;
+}
+
+bool rec_cli_input_rereadable(const rec_cli_input *in)
+{
+	struct stat sb;
+	if (in->data)
+		return true;
+	return strcmp(in->name, "-") != 0 && stat(in->name, &sb) == 0 && S_ISREG(sb.st_mode);
+}
+
+bool rec_cli_fatal_status(rec_status st)
+{
+	return st == REC_ERR_NOMEM || st == REC_ERR_IO || st == REC_ERR_INVALID_ARG ||
+	       st == REC_ERR_STATE;
+}
+
+bool rec_cli_each_chunk(const rec_cli_input *in, rec_cli_chunk_fn fn, void *ctx)
+{
+	rec_reader *r = NULL;
+	if (!rec_cli_input_rereadable(in) || rec_cli_input_reader(in, 0, &r) != REC_OK)
+		return false;
+	unsigned errors = 0;
+	for (;;) {
+		const rec_chunk_info *c = NULL;
+		rec_status st = rec_reader_next_chunk(r, &c);
+		if (st == REC_END)
+			break;
+		if (st != REC_OK) {
+			if (rec_cli_fatal_status(st) || ++errors > 100000)
+				break;
+			continue;
+		}
+		fn(ctx, c);
+	}
+	rec_reader_close(r);
+	return true;
+}
+
+typedef struct start_ctx {
+	bool empty_chunks, have;
+	int64_t start;
+} start_ctx;
+
+static void chunk_start(void *ctx, const rec_chunk_info *c)
+{
+	start_ctx *s = ctx;
+	if (!c->event_count && !s->empty_chunks)
+		return;
+	int64_t w = c->event_count ? rec_chunk_wall_ns(c, c->first_ticks) : c->start_wall_ns;
+	if (!s->have || w < s->start)
+		s->start = w;
+	s->have = true;
+}
+
+bool rec_cli_recording_start(const rec_cli_input *in, bool empty_chunks, int64_t *out)
+{
+	start_ctx s = { empty_chunks, false, 0 };
+	if (!rec_cli_each_chunk(in, chunk_start, &s) || !s.have)
+		return false;
+	*out = s.start;
+	return true;
+}
+
+int rec_cli_each_event(rec_reader *r, const char *name, rec_cli_event_fn fn, void *ctx)
+{
+	int rc = REC_EXIT_OK;
+	uint64_t last_off = UINT64_MAX;
+	unsigned same = 0;
+	rec_event ev;
+	for (;;) {
+		rec_status st = rec_reader_next_event(r, &ev);
+		if (st == REC_OK) {
+			int frc = fn(ctx, &ev);
+			if (frc != REC_EXIT_OK)
+				return frc > rc ? frc : rc;
+			continue;
+		}
+		if (st == REC_END)
+			break;
+		const rec_problem *p = rec_reader_problem(r);
+		rec_cli_problem(name, p, st);
+		rc = REC_EXIT_DATA;
+		if (rec_cli_fatal_status(st))
+			break;
+		uint64_t off = p ? p->offset : 0;
+		if (off == last_off && ++same > 16)
+			break; /* the reader does not advance: stop rather than loop */
+		if (off != last_off)
+			same = 0;
+		last_off = off;
+	}
+	return rc;
+}
+
+FILE *rec_cli_output_open(const char *path, const char *mode, FILE *dflt)
+{
+	if (!path)
+		return dflt;
+	FILE *f = fopen(path, mode);
+	if (!f)
+		rec_cli_file_error(path, "%s", strerror(errno));
+	return f;
+}
+
+bool rec_cli_output_close(FILE *f, const char *path, FILE *dflt)
+{
+	if (!f || f == dflt)
+		return true;
+	errno = 0;
+	if (ferror(f) | (fclose(f) != 0)) {
+		rec_cli_file_error(path, "write failed: %s", errno ? strerror(errno) : "I/O error");
+		return false;
+	}
+	return true;
+}
