@@ -187,8 +187,8 @@ static void build_wait(gctx *c, const rec_lockgraph_result *res)
 		if (res->wait_edges[i].total_ns > max_edge)
 			max_edge = res->wait_edges[i].total_ns;
 
-	Agnode_t **ln = rec_cli_xmalloc((res->lock_count + 1) * sizeof *ln);
-	Agnode_t **tn = rec_cli_xmalloc((res->thread_count + 1) * sizeof *tn);
+	Agnode_t **ln = rec_cli_xmalloc((res->lock_count + 1) * sizeof(Agnode_t *));
+	Agnode_t **tn = rec_cli_xmalloc((res->thread_count + 1) * sizeof(Agnode_t *));
 	for (size_t i = 0; i < res->lock_count; i++) {
 		const rec_lockgraph_lock *l = &res->locks[i];
 		ln[i] = NULL;
@@ -299,7 +299,7 @@ static void build_order(gctx *c, const rec_lockgraph_result *res)
 		if (o->in_cycle)
 			red[o->from] = red[o->to] = true;
 	}
-	Agnode_t **ln = rec_cli_xmalloc((res->lock_count + 1) * sizeof *ln);
+	Agnode_t **ln = rec_cli_xmalloc((res->lock_count + 1) * sizeof(Agnode_t *));
 	for (size_t i = 0; i < res->lock_count; i++) {
 		ln[i] = NULL;
 		if (!used[i])

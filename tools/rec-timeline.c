@@ -305,7 +305,6 @@ static void out_fields(const ttype *tt, const rec_event *ev, bool first)
 	if (ev->type->flags & REC_EVENT_HAS_STACK) {
 		if (!first)
 			REC_OUT_LIT(", ");
-		first = false;
 		REC_OUT_LIT("\"stack\": ");
 		out_stack(ev->stack);
 	}

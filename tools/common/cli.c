@@ -196,8 +196,8 @@ int rec_cli_getopt(int argc, char *const argv[], const char *shortopts,
 		const struct option *hit = NULL;
 		int matches = 0;
 		for (const struct option *o = longopts; o && o->name; o++) {
-			if (strncmp(o->name, arg + 2, n) != 0)
-				continue;
+			if (strlen(o->name) < n || memcmp(o->name, arg + 2, n) != 0)
+				continue; /* not a prefix of this option's name */
 			if (strlen(o->name) == n) {
 				hit = o;
 				matches = 1;
@@ -515,11 +515,11 @@ size_t rec_fmt_u64(char *p, uint64_t v)
 		unsigned r = (unsigned)(v % 100);
 		v /= 100;
 		q -= 2;
-		memcpy(q, g_digits2 + 2 * r, 2);
+		memcpy(q, g_digits2 + 2 * (size_t)r, 2);
 	}
 	if (v >= 10) {
 		q -= 2;
-		memcpy(q, g_digits2 + 2 * v, 2);
+		memcpy(q, g_digits2 + 2 * (size_t)v, 2);
 	} else {
 		*--q = (char)('0' + v);
 	}
