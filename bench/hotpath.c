@@ -21,12 +21,26 @@
  * timed rounds, as in a long-running process), and the median (min-max)
  * over rounds x threads of (round time / K) is printed, one line per case:
  *   mode=on threads=1 median=M min=A max=B events=E dropped=D
+ *
+ *   hotpath --scale N FILE
+ *
+ * Scaling (issue #7 item 5): one thread emits N events with recording on, in
+ * rounds of up to 200k with a flush between rounds outside the timed part,
+ * after untimed warm-up rounds that write every page of the thread buffer
+ * once, and prints the mean ns per event over all N, the recorder's statistics and
+ * the process's peak RSS (the recorder's memory: its 16 MiB thread buffer,
+ * the pools, the writer's chunk buffers):
+ *   mode=scale n=N ns_per_event=X rounds=R round_median=M events=E dropped=D
+ *   maxrss_kb=K bgcpu=B
+ * (ns_per_event: total time / N; round_median: the median over the rounds
+ * of round time / events, less sensitive to preemption on a busy host).
  */
 #include <errno.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <time.h>
 
 #include "rec/recorder.h"
@@ -289,8 +303,97 @@ static int run_case(enum mode mode, int threads, long k, int rounds, const char 
 	return err;
 }
 
+/* --scale N: N events on one thread, rounds of up to 200k, flushes between. */
+static int scale_run(long long n, const char *path)
+{
+	rec_recorder *rec = NULL;
+	rec_event_type *type = NULL;
+	rec_recorder_options o = REC_RECORDER_OPTIONS_INIT;
+	o.path = path;
+	o.thread_buffer_size = TBUF_SIZE;
+	o.memory_limit = 256u << 20;
+	o.flush_interval_ms = 1000;
+	rec_status s = rec_recorder_open(&rec, &o);
+	if (s != REC_OK) {
+		fprintf(stderr, "hotpath: rec_recorder_open(%s): %s\n", path, rec_strerror(s));
+		return 1;
+	}
+	const rec_type def = {
+		.id = 0,
+		.flags = REC_EVENT_HAS_THREAD,
+		.name = "bench.Sample",
+		.label = "Sample",
+		.description = "benchmark event: a pooled string, an i64 and an i32",
+		.category = "Bench",
+		.field_count = 3,
+		.fields = sample_fields,
+	};
+	struct run *r = calloc(1, sizeof(*r));
+	if (!r || (s = rec_recorder_register_type(rec, &def, 0, 0, &type)) != REC_OK) {
+		fprintf(stderr, "hotpath: %s\n", r ? rec_strerror(s) : "out of memory");
+		rec_recorder_close(rec);
+		free(r);
+		return 1;
+	}
+	r->type = type;
+	for (int j = 0; j < 16; j++)
+		r->ids[j] = rec_recorder_intern(rec, names[j]);
+	/* warm-up, untimed: write every page of the thread buffer once (about 28
+	 * bytes per event), as a long-running process has; these events are in
+	 * the file too (events= counts them) */
+	long warm = (long)(TBUF_SIZE / 28u) + 200000;
+	for (long w = 0; w < warm; w += 200000) {
+		emit_round(r, -1 - w - 200000, 200000);
+		rec_recorder_flush(rec);
+	}
+	double total = 0;
+	size_t nr = (size_t)((n + 199999) / 200000), ir = 0;
+	double *per = calloc(nr, sizeof *per);
+	if (!per) {
+		fprintf(stderr, "hotpath: out of memory\n");
+		rec_recorder_close(rec);
+		free(r);
+		return 1;
+	}
+	for (long long done = 0; done < n;) {
+		long k = n - done < 200000 ? (long)(n - done) : 200000;
+		double t0 = now_ns();
+		emit_round(r, (long)done, k);
+		double dt = now_ns() - t0;
+		total += dt;
+		per[ir++] = dt / (double)k;
+		done += k;
+		rec_recorder_flush(rec);
+	}
+	qsort(per, ir, sizeof *per, cmp_d);
+	double med = ir % 2 ? per[ir / 2] : (per[ir / 2 - 1] + per[ir / 2]) / 2;
+	free(per);
+	rec_recorder_stats st = { 0 };
+	rec_recorder_get_stats(rec, &st);
+	s = rec_recorder_close(rec);
+	struct rusage ru;
+	getrusage(RUSAGE_SELF, &ru);
+	printf("mode=scale n=%lld ns_per_event=%.2f rounds=%zu round_median=%.2f events=%llu dropped=%llu "
+	       "maxrss_kb=%ld bgcpu=%.1f\n", n, total / (double)n, ir, med, (unsigned long long)st.events, (unsigned long long)st.dropped, ru.ru_maxrss,
+	       st.events ? (double)st.background_cpu_ns / (double)st.events : 0);
+	free(r);
+	if (s != REC_OK) {
+		fprintf(stderr, "hotpath: rec_recorder_close: %s\n", rec_strerror(s));
+		return 1;
+	}
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
+	if (argc == 4 && strcmp(argv[1], "--scale") == 0) {
+		long long n = strtoll(argv[2], NULL, 10);
+		if (n <= 0) {
+			fprintf(stderr, "usage: hotpath --scale N FILE\n");
+			return 2;
+		}
+		return scale_run(n, argv[3]);
+	}
 	long k = 200000;
 	int rounds = 9;
 	int i = 1;

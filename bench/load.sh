@@ -2,8 +2,9 @@
 # bench/load.sh [--quick] - issue #7 item 4: the example HTTP service
 # (examples/requestwatch.c) under an open-loop load, recording off and on.
 #
-#   BUILD=build bash bench/load.sh           full: 3 runs x 15 s per setting
-#   BUILD=build bash bench/load.sh --quick   quick: 3 runs x 3 s per setting
+#   BUILD=build bash bench/load.sh           full: 3 runs x 10 s per setting
+#   BUILD=build bash bench/load.sh --quick   quick: 3 runs x 2 s per setting, 3 settings
+#   (LOAD_ALL_SETTINGS=1: all four)
 #
 # Environment: LOAD_RATE (requests/s; default 70 % of the capacity measured
 # first), LOAD_DURATION (s per run), LOAD_RUNS (runs per setting),
@@ -45,9 +46,9 @@ done
 BUILD=${BUILD:-build}
 case "$BUILD" in /*) ;; *) BUILD="$PWD/$BUILD" ;; esac
 if [ "$QUICK" = 1 ]; then
-	DURATION=${LOAD_DURATION:-3}; RUNS=${LOAD_RUNS:-3}; SRUNS=${LOAD_STARTUP_RUNS:-5}; CAPRUNS=${LOAD_CAP_RUNS:-1}; CAPDUR=2
+	DURATION=${LOAD_DURATION:-2}; RUNS=${LOAD_RUNS:-3}; SRUNS=${LOAD_STARTUP_RUNS:-3}; CAPRUNS=${LOAD_CAP_RUNS:-1}; CAPDUR=2
 else
-	DURATION=${LOAD_DURATION:-15}; RUNS=${LOAD_RUNS:-3}; SRUNS=${LOAD_STARTUP_RUNS:-11}; CAPRUNS=${LOAD_CAP_RUNS:-3}; CAPDUR=3
+	DURATION=${LOAD_DURATION:-10}; RUNS=${LOAD_RUNS:-3}; SRUNS=${LOAD_STARTUP_RUNS:-11}; CAPRUNS=${LOAD_CAP_RUNS:-3}; CAPDUR=3
 fi
 OUT="$BUILD/bench"
 DATA="$OUT/load-data"
@@ -89,6 +90,8 @@ SETTINGS=(
 	"all|1|events=*:stack=on:threshold=0|recording on, everything with a stack trace on every event (REC_OPTIONS='events=*:stack=on:threshold=0')"
 	"small|1|buffer=16KiB|recording on, defaults but 16 KiB thread buffers (REC_OPTIONS='buffer=16KiB'; see the drops)"
 )
+# quick mode: the first three settings only
+[ "$QUICK" = 1 ] && [ -z "${LOAD_ALL_SETTINGS:-}" ] && SETTINGS=("${SETTINGS[@]:0:3}")
 run_env() { # setting -> runs "$@" with the setting's environment
 	local s=$1; shift
 	local name rec opts
@@ -109,7 +112,7 @@ run_env() { # setting -> runs "$@" with the setting's environment
 # rate is taken from) and 8 connections (burst capacity, for information)
 : >"$DATA/cap"; : >"$DATA/cap8"
 for ((r = 1; r <= CAPRUNS; r++)); do
-	for c in 2 8; do
+	for c in 2 $( [ "$QUICK" = 1 ] || echo 8); do
 		line=$("$LG" closed --conns "$c" --duration "$CAPDUR" -- env -u REC_OUTPUT -u REC_OPTIONS "$RW" --port 0 2>>"$LOG") ||
 			die "loadgen closed failed (see $LOG)"
 		echo "closed $c $line" >>"$LOG"
@@ -117,7 +120,7 @@ for ((r = 1; r <= CAPRUNS; r++)); do
 	done
 done
 CAP=$(median <"$DATA/cap")
-CAP8=$(median <"$DATA/cap8")
+CAP8=$(median <"$DATA/cap8")  # nan in quick mode
 RATE=${LOAD_RATE:-$(awk -v c="$CAP" 'BEGIN{printf "%.0f", 0.7 * c}')}
 say "capacity (closed loop, recording off): 2 connections $CAP requests/s, 8 connections $CAP8; open-loop rate $RATE requests/s"
 
@@ -132,9 +135,12 @@ for ((r = 1; r <= RUNS; r++)); do
 		line=$(run_env "$s" "$LG" open --rate "$RATE" --duration "$DURATION" -- "$RW" --port 0 2>>"$LOG") ||
 			say "loadgen/service failed: $line"
 		echo "$name $r $line" >>"$LOG"
-		for k in sent ok errors timeouts throughput p50_us p90_us p99_us p999_us max_us raw_p99_us late_max_us startup_ms exit; do
+		for k in sent ok errors timeouts throughput p50_us p90_us p99_us p999_us max_us raw_p99_us late_max_us startup_ms service_cpu_s exit; do
 			echo "$(kv "$k" "$line")" >>"$DATA/$name.$k"
 		done
+		# the service's CPU time (all threads, start-up and shutdown included) per request sent
+		awk -v c="$(kv service_cpu_s "$line")" -v n="$(kv sent "$line")" 'BEGIN{ if (n>0) printf "%.2f\n", c/n*1e6; else print "nan" }' >>"$DATA/$name.cpu_us"
+		awk -v c="$(kv service_minflt "$line")" -v n="$(kv sent "$line")" 'BEGIN{ if (n>0) printf "%.3f\n", c/n; else print "nan" }' >>"$DATA/$name.flt"
 		if [ "$rec" = 1 ]; then
 			# recorded app.Request, events, dropped; per-connection reconciliation
 			sent=$(kv sent "$line")
@@ -204,9 +210,10 @@ pct() { awk -v a="$1" -v b="$2" 'BEGIN{ if (a=="nan"||b=="nan"||b==0) print "nan
 	echo
 	echo "Capacity: \`loadgen closed --conns 2 --duration $CAPDUR -- requestwatch --port 0\` (2 connections, one"
 	echo "per core, in a closed loop, recording off), median of $CAPRUNS: **$CAP requests/s**. Open-loop rate: **$RATE requests/s**"
-	echo "(70 % of it$( [ -n "${LOAD_RATE:-}" ] && echo ", overridden by LOAD_RATE")). With 8 connections the closed loop reaches $CAP8 requests/s,"
-	echo "but that is a burst figure: under open-loop arrivals on this shared machine, 70 % of it already"
-	echo "queued with the recording off (p50 about 12 ms in a trial run at 13:20 UTC, against about 1 ms at 70 % of the 2-connection figure)."
+	echo "(70 % of it$( [ -n "${LOAD_RATE:-}" ] && echo ", overridden by LOAD_RATE"))."
+	[ "$CAP8" = nan ] || echo "With 8 connections the closed loop reaches $CAP8 requests/s,"
+	echo "but that is a burst figure: in trial runs on this shared machine, open-loop arrivals at 70 % of the"
+	echo "8-connection figure queued up (latencies of tens of milliseconds and more) with the recording off."
 	echo "Each run: \`loadgen open --rate $RATE --duration $DURATION -- requestwatch --port 0\`"
 	echo "with the setting's environment; $RUNS runs per setting, the settings interleaved (run 1 of each, then"
 	echo "run 2 of each, ...). Open loop: request i is sent at t0 + i/rate whatever the earlier responses"
@@ -214,12 +221,14 @@ pct() { awk -v a="$1" -v b="$2" 'BEGIN{ if (a=="nan"||b=="nan"||b==0) print "nan
 	echo "the service delays every request due during it (coordinated omission corrected, as wrk2 does;"
 	echo "the uncorrected p99 from connect() is shown for comparison). The first second of each run is"
 	echo "sent and counted but left out of the percentiles (warm-up). Figures: median of the $RUNS runs (min-max)."
+	echo "Service CPU: user + sys time of the requestwatch process (all threads, from wait4, its start-up"
+	echo "and shutdown included) divided by the requests sent; minor faults likewise (wait4's ru_minflt)."
 	echo
-	echo "| setting | throughput, req/s | p50 ms | p90 ms | p99 ms | p99.9 ms | max ms | p99 uncorrected ms | errors + timeouts |"
-	echo "|---|---|---|---|---|---|---|---|---|"
+	echo "| setting | throughput, req/s | p50 ms | p90 ms | p99 ms | p99.9 ms | max ms | p99 uncorrected ms | service CPU us/request | minor faults/request | errors + timeouts |"
+	echo "|---|---|---|---|---|---|---|---|---|---|---|"
 	for s in "${SETTINGS[@]}"; do
 		IFS='|' read -r name _ _ label <<<"$s"
-		echo "| $name: $label | $(cell "$name" throughput 1 1) | $(cell "$name" p50_us) | $(cell "$name" p90_us) | $(cell "$name" p99_us) | $(cell "$name" p999_us) | $(cell "$name" max_us) | $(cell "$name" raw_p99_us) | $(( $(sum "$name" errors) + $(sum "$name" timeouts) )) |"
+		echo "| $name: $label | $(cell "$name" throughput 1 1) | $(cell "$name" p50_us) | $(cell "$name" p90_us) | $(cell "$name" p99_us) | $(cell "$name" p999_us) | $(cell "$name" max_us) | $(cell "$name" raw_p99_us) | $(cell "$name" cpu_us 1 1) | $(cell "$name" flt 1 2) | $(( $(sum "$name" errors) + $(sum "$name" timeouts) )) |"
 	done
 	echo
 	echo "Difference from off (medians):"
@@ -273,7 +282,7 @@ pct() { awk -v a="$1" -v b="$2" 'BEGIN{ if (a=="nan"||b=="nan"||b==0) print "nan
 	echo "duration=$DURATION"
 	for s in "${SETTINGS[@]}"; do
 		IFS='|' read -r name rec _ _ <<<"$s"
-		for k in throughput p50_us p90_us p99_us p999_us startup_ms; do
+		for k in throughput p50_us p90_us p99_us p999_us startup_ms cpu_us; do
 			echo "$name.$k=$(med "$name" "$k")"
 		done
 		[ -f "$DATA/$name.startup_only" ] && echo "$name.startup=$(med "$name" startup_only)"

@@ -33,11 +33,15 @@
  * Output: one line of key=value pairs on stdout, e.g.
  *   mode=open rate=2000 duration=10 sent=20000 ok=20000 errors=0 timeouts=0
  *   throughput=1999.8 p50_us=.. p90_us=.. p99_us=.. p999_us=.. max_us=..
- *   raw_p50_us=.. raw_p99_us=.. late_max_us=.. startup_ms=.. exit=0
+ *   raw_p50_us=.. raw_p99_us=.. late_max_us=.. startup_ms=.. service_cpu_s=..
+ *   exit=0
  * sent = requests whose bytes were all written; ok = responses with status
  * 200; errors = connect/write/read failures and other statuses; timeouts =
  * requests without a full response after --timeout seconds (default 10).
- * late_max_us = the largest delay of an actual send behind its schedule.
+ * late_max_us = the largest delay of an actual send behind its schedule;
+ * service_cpu_s, service_minflt, service_csw = user + sys CPU time, minor
+ * page faults and context switches of the service (all its threads, from
+ * wait4's rusage), when loadgen started it.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -123,6 +127,9 @@ static uint64_t start_service(char **argv, unsigned *port)
 	}
 }
 
+static double child_cpu_s; /* user + sys CPU time of the service, all threads */
+static long child_minflt, child_csw; /* its minor page faults, context switches */
+
 /* SIGINT, then wait (30 s max, then SIGKILL); returns the exit status or
  * 128 + signal. */
 static int stop_service(void)
@@ -131,8 +138,10 @@ static int stop_service(void)
 		return 0;
 	kill(child, SIGINT);
 	int status = 0;
+	struct rusage ru;
+	memset(&ru, 0, sizeof ru);
 	for (int i = 0; i < 3000; i++) {
-		pid_t w = waitpid(child, &status, WNOHANG);
+		pid_t w = wait4(child, &status, WNOHANG, &ru);
 		if (w == child)
 			goto done;
 		if (w < 0 && errno != EINTR)
@@ -142,9 +151,13 @@ static int stop_service(void)
 	}
 	fprintf(stderr, "loadgen: the service did not exit within 30 s of SIGINT: SIGKILL\n");
 	kill(child, SIGKILL);
-	while (waitpid(child, &status, 0) < 0 && errno == EINTR)
+	while (wait4(child, &status, 0, &ru) < 0 && errno == EINTR)
 		;
 done:
+	child_cpu_s = (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec / 1e6 +
+		      (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec / 1e6;
+	child_minflt = ru.ru_minflt;
+	child_csw = ru.ru_nvcsw + ru.ru_nivcsw;
 	child = -1;
 	if (child_out >= 0) {
 		char buf[4096]; /* whatever else it printed */
@@ -430,8 +443,11 @@ int main(int argc, char **argv)
 	signal(SIGPIPE, SIG_IGN);
 
 	uint64_t startup_ns = 0;
-	if (cmd)
+	pid_t service_pid = 0;
+	if (cmd) {
 		startup_ns = start_service(cmd, &port);
+		service_pid = child;
+	}
 	if (startup_only) {
 		int st = stop_service();
 		printf("mode=startup startup_ms=%.3f exit=%d\n", (double)startup_ns / 1e6, st);
@@ -529,13 +545,14 @@ int main(int argc, char **argv)
 	printf("mode=%s rate=%.1f duration=%.3f conns=%zu due=%llu sent=%llu ok=%llu errors=%llu "
 	       "timeouts=%llu wall=%.3f throughput=%.1f measured=%zu p50_us=%.1f p90_us=%.1f p99_us=%.1f "
 	       "p999_us=%.1f max_us=%.1f raw_p50_us=%.1f raw_p90_us=%.1f raw_p99_us=%.1f raw_p999_us=%.1f "
-	       "late_max_us=%.1f startup_ms=%.3f exit=%d\n",
+	       "late_max_us=%.1f startup_ms=%.3f service_cpu_s=%.3f service_minflt=%ld service_csw=%ld "
+	       "service_pid=%ld exit=%d\n",
 	       mode, rate, duration, nconns, (unsigned long long)total, (unsigned long long)n_sent,
 	       (unsigned long long)n_ok, (unsigned long long)n_err, (unsigned long long)n_timeout, wall, thr,
 	       n_lat, pct_us(lat, n_lat, 50), pct_us(lat, n_lat, 90), pct_us(lat, n_lat, 99),
 	       pct_us(lat, n_lat, 99.9), n_lat ? (double)lat[n_lat - 1] / 1000.0 : -1,
 	       pct_us(raw, n_lat, 50), pct_us(raw, n_lat, 90), pct_us(raw, n_lat, 99), pct_us(raw, n_lat, 99.9),
-	       (double)late_max / 1000.0, (double)startup_ns / 1e6, st);
+	       (double)late_max / 1000.0, (double)startup_ns / 1e6, child_cpu_s, child_minflt, child_csw, (long)service_pid, st);
 	free(lat);
 	free(raw);
 	free(conns);

@@ -6,7 +6,8 @@
 #
 #   BUILD=build bash bench/lttng.sh
 #
-# Prints a markdown section to stdout and writes it to $BUILD/bench/lttng.md.
+# Prints a markdown section to stdout and writes it to $BUILD/bench/lttng.md,
+# the figures as key=value lines to $BUILD/bench/lttng.kv (for bench/run.sh).
 # Environment: BUILD (default build), LTTNG_N (bulk trace events, default
 # 10000000), LTTNG_K (events per round per thread, default 200000),
 # LTTNG_ROUNDS (timed rounds, default 5), LTTNG_WARM (warm-up rounds, 2),
@@ -39,6 +40,7 @@ LOG="$OUT/lttng-log.txt"
 say() { printf '[lttng %s] %s\n' "$(date -u +%H:%M:%S)" "$*" | tee -a "$LOG" >&2; }
 not_measured() {
 	local msg="LTTng: not measured: $*"
+	: >"$OUT/lttng.kv"
 	say "$msg"
 	printf '## LTTng-UST anchor\n\n%s\n' "$msg" | tee "$MD"
 	exit 0
@@ -253,4 +255,13 @@ disc_note() { [ -n "$1" ] && echo " (\`lttng stop\` warned: $1 discarded)" || ec
 	echo "names, 16 distinct), lttng_ust_field_integer int64 (i * 7919) and int32 (i % 1000), the value sequence"
 	echo "of bench/hotpath.c. Wall-clock times on a shared 2-core machine; both drivers run under \`nice\`."
 } | tee "$MD"
-say "wrote $MD"
+# key=value figures for bench/run.sh's leading table
+{
+	echo "hot1=${LT[med.1]}"; echo "hot1_min=${LT[min.1]}"; echo "hot2=${LT[med.2]}"
+	echo "ours1=${OURS[med.1]:-nan}"; echo "ours1_min=${OURS[min.1]:-nan}"; echo "ours2=${OURS[med.2]:-nan}"
+	echo "hot_discarded=$HOT_DISC"; echo "hot_emitted=$HOT_EMITTED"
+	echo "bpe=$BPE"; echo "bpe_z3=$BPE_Z3"; echo "bulk_events=$BULK_EVENTS"; echo "bulk_discarded=$BULK_DISC"
+	echo "bt_text_eps=${RD[text]}"; echo "bt_dummy_eps=${RD[dummy]}"
+	echo "bt_text_s=${RDT[text]}"; echo "bt_dummy_s=${RDT[dummy]}"
+} >"$OUT/lttng.kv"
+say "wrote $MD and $OUT/lttng.kv"
