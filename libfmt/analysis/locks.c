@@ -446,6 +446,7 @@ static bool thread_selected(const rec_lockgraph *g, const rec_thread *t)
 /* Index of the thread with OS tid; created if new.  name may be NULL. */
 static rec_status get_thread(rec_lockgraph *g, uint64_t tid, const char *name, uint32_t *out)
 {
+	*out = UINT32_MAX; /* also on failure: callers read it only after REC_OK */
 	uint32_t i = map_find(&g->thread_map, tid);
 	if (i == UINT32_MAX) {
 		if (g->nthreads >= MAX_INDEX)
@@ -481,6 +482,7 @@ static bool is_address_name(const char *s, size_t n, uint64_t addr)
 static rec_status get_lock(rec_lockgraph *g, uint64_t addr, const char *name, size_t name_len,
 			   uint32_t *out)
 {
+	*out = UINT32_MAX; /* also on failure: callers read it only after REC_OK */
 	uint32_t i = map_find(&g->lock_map, addr);
 	if (i == UINT32_MAX) {
 		if (g->nlocks >= MAX_INDEX)

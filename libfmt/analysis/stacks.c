@@ -540,6 +540,7 @@ static rec_status insert_path(rec_stackagg *a, const uint32_t *names, size_t n, 
 /* The weight slot of a node, made on first use. */
 static rec_status slot_of(rec_stackagg *a, uint32_t node, uint32_t *slot)
 {
+	*slot = UINT32_MAX; /* also on failure: callers read it only after REC_OK */
 	agg_node *n = &a->nodes[node];
 	if (!n->slot) {
 		if (a->slot_count >= MAX_NODES ||

@@ -92,8 +92,8 @@ static rec_status reader_new(rec_reader **out, const char *name, const rec_reade
 		return REC_ERR_NOMEM;
 	}
 	r->flags = opts ? opts->flags : 0;
-	r->max_payload = opts && opts->max_payload_size ? opts->max_payload_size : REC_MAX_PAYLOAD_SIZE;
-	r->max_section_raw = opts && opts->max_section_raw ? opts->max_section_raw : REC_MAX_SECTION_RAW;
+	r->max_payload = opts && opts->max_payload_size ? opts->max_payload_size : (uint64_t)REC_MAX_PAYLOAD_SIZE;
+	r->max_section_raw = opts && opts->max_section_raw ? opts->max_section_raw : (uint64_t)REC_MAX_SECTION_RAW;
 	r->max_window = opts && opts->max_order_window ? opts->max_order_window : 512ull * 1024 * 1024;
 	r->problem.chunk = -1;
 	r->problem.message = "";
@@ -296,7 +296,7 @@ static rec_status scan_for_header(rec_reader *r, uint64_t from, uint64_t *found)
 	for (;;) {
 		const uint8_t *p;
 		size_t got;
-		rec_status st = rec_src_peek(&r->src, off, 64u * 1024u, &p, &got);
+		rec_status st = rec_src_peek(&r->src, off, (size_t)64 * 1024, &p, &got);
 		if (st != REC_OK)
 			return st;
 		if (got == 0) {
@@ -401,6 +401,7 @@ rec_status rec_rd_section(rec_reader *r, rec_rchunk *c, uint32_t si, const uint8
 {
 	const rec_rsec *s = &c->secs[si];
 	const uint8_t *sp = NULL;
+	*p = NULL; /* on every failure path too (callers read it only after REC_OK) */
 	rec_status st = section_stored(r, c, s, &sp);
 	if (st != REC_OK)
 		return st;
@@ -838,7 +839,7 @@ static rec_status load_payload(rec_reader *r, rec_rchunk *c)
 					    "truncated: chunk at offset %llu needs %llu bytes, file ends after %llu",
 					    (unsigned long long)c->info.offset,
 					    (unsigned long long)c->info.size,
-					    (unsigned long long)(c->info.header_size + got));
+					    (unsigned long long)c->info.header_size + got);
 	}
 	c->payload_buf.len = ps;
 	c->payload = c->payload_buf.data;

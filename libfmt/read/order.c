@@ -186,7 +186,7 @@ static rec_status add_to_group(rec_reader *r, rec_rchunk *c)
 	rec_order *o = &r->ord;
 	if (o->nheld == o->held_cap) {
 		uint32_t n = o->held_cap ? o->held_cap * 2 : 16;
-		rec_rchunk **h = realloc(o->held, n * sizeof(*h));
+		rec_rchunk **h = realloc(o->held, n * sizeof(rec_rchunk *));
 		uint32_t *hp = realloc(o->heap, n * sizeof(*hp));
 		if (h)
 			o->held = h;

@@ -243,7 +243,7 @@ rec_status rec_rd_load_pools(rec_reader *r, rec_rchunk *c)
 		if (depth > (uint64_t)(d.end - d.p))
 			return pool_bad(r, c, REC_SECTION_STACKS, i, &d,
 					"depth larger than the section");
-		const rec_frame **fr = rec_arena_alloc(&c->arena, (size_t)depth * sizeof(*fr) + 1);
+		const rec_frame **fr = rec_arena_alloc(&c->arena, (size_t)depth * sizeof(const rec_frame *) + 1);
 		if (!fr)
 			return rec_rd_chunk_problem(r, c, REC_ERR_NOMEM, c->info.offset, "out of memory");
 		for (uint64_t j = 0; j < depth; j++) {

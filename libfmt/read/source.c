@@ -13,8 +13,8 @@
 
 #include "read/read_internal.h"
 
-#define SRC_WINDOW (256u * 1024u)
-#define SRC_MIN_READ (16u * 1024u)
+#define SRC_WINDOW ((size_t)256 * 1024)
+#define SRC_MIN_READ ((size_t)16 * 1024)
 
 rec_status rec_src_open_fd(rec_src *s, int fd, bool own_fd)
 {
@@ -305,7 +305,7 @@ void *rec_arena_alloc(rec_arena *a, size_t n)
 	n = (n + 15) & ~(size_t)15;
 	rec_arena_blk *b = a->head;
 	if (!b || b->cap - b->used < n) {
-		size_t cap = 64u * 1024u;
+		size_t cap = (size_t)64 * 1024;
 		if (b && b->cap < (SIZE_MAX / 4) && cap < b->cap * 2)
 			cap = b->cap * 2;
 		if (cap < n)

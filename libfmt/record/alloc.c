@@ -174,7 +174,7 @@ static uint64_t live_take(uintptr_t p)
 
 /* ---- sampling ------------------------------------------------------------------- */
 
-static uint64_t g_interval = 512u * 1024u;
+static uint64_t g_interval = UINT64_C(512) * 1024;
 
 void rec_alloc_set_sample_interval(uint64_t bytes)
 {

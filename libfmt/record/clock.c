@@ -6,6 +6,7 @@
  * nanoseconds (frequency 1e9) otherwise.  REC_CLOCK=mono in the environment
  * forces the fallback (for measurements and tests).
  */
+#include <errno.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -128,7 +129,7 @@ void rec_clock_get(rec_clock_info *out)
 		if (tsc_invariant(&why)) {
 			uint64_t t1, m1;
 			pair_read(&g_cal_tsc0, &g_cal_mono0);
-			struct timespec ts = { 0, 20 * 1000 * 1000 };
+			struct timespec ts = { 0, 20L * 1000 * 1000 };
 			nanosleep(&ts, NULL);
 			pair_read(&t1, &m1);
 			uint64_t f = freq_from(g_cal_tsc0, g_cal_mono0, t1, m1);
@@ -145,7 +146,7 @@ void rec_clock_get(rec_clock_info *out)
 		/* Refine over the longer baseline since the first calibration. */
 		uint64_t t1, m1;
 		pair_read(&t1, &m1);
-		if (m1 - g_cal_mono0 > 100u * 1000 * 1000) {
+		if (m1 - g_cal_mono0 > UINT64_C(100) * 1000 * 1000) {
 			uint64_t f = freq_from(g_cal_tsc0, g_cal_mono0, t1, m1);
 			if (f >= 1000000u)
 				g_clock.frequency = f;
@@ -153,6 +154,25 @@ void rec_clock_get(rec_clock_info *out)
 	}
 	*out = g_clock;
 	pthread_mutex_unlock(&g_clock_lock);
+}
+
+/* The decimal number at the start of p (after blanks), or false when there
+ * is none or it does not fit (what sscanf("%llu") would not report). */
+static bool parse_ull(const char *p, unsigned long long *out)
+{
+	while (*p == ' ' || *p == '\t')
+		p++;
+	if (*p < '0' || *p > '9')
+		return false;
+	char *end;
+	int saved = errno;
+	errno = 0;
+	unsigned long long v = strtoull(p, &end, 10);
+	bool ok = errno == 0 && end != p;
+	errno = saved;
+	if (ok)
+		*out = v;
+	return ok;
 }
 
 int64_t rec_process_start_ns(void)
@@ -174,20 +194,26 @@ int64_t rec_process_start_ns(void)
 	for (p++; *p && field < 22; p++)
 		if (*p == ' ')
 			field++;
-	if (field != 22 || sscanf(p, "%llu", &start) != 1)
+	if (field != 22 || !parse_ull(p, &start))
 		return 0;
 	f = fopen("/proc/stat", "r");
 	if (!f)
 		return 0;
 	unsigned long long btime = 0;
 	while (fgets(buf, sizeof buf, f))
-		if (sscanf(buf, "btime %llu", &btime) == 1)
+		if (strncmp(buf, "btime ", 6) == 0 && parse_ull(buf + 6, &btime))
 			break;
 	fclose(f);
 	long hz = sysconf(_SC_CLK_TCK);
-	if (!btime || hz <= 0)
+	if (!btime || hz <= 0 || btime > (unsigned long long)INT64_MAX / 1000000000 / 2)
 		return 0;
-	return (int64_t)btime * 1000000000 + (int64_t)(start * 1000000000ull / (unsigned long long)hz);
+	/* Whole seconds and the rest apart: start * 1e9 overflows after ~5.8 years
+	 * of uptime at 100 ticks/s. */
+	unsigned long long uhz = (unsigned long long)hz;
+	unsigned long long since_boot = start / uhz * 1000000000ull + start % uhz * 1000000000ull / uhz;
+	if (since_boot > (unsigned long long)INT64_MAX / 2)
+		return 0;
+	return (int64_t)btime * 1000000000 + (int64_t)since_boot;
 }
 
 void rec_clock_fork_lock(int take)

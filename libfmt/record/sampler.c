@@ -52,7 +52,7 @@ static rec_event_type *T_cpu;
 static int ready;
 static pthread_once_t once = PTHREAD_ONCE_INIT;
 
-static uint64_t g_period_ns = 10u * 1000u * 1000u;
+static uint64_t g_period_ns = UINT64_C(10) * 1000 * 1000;
 static int g_on;          /* sampling active (a default recorder is open) */
 uint64_t rec_sampler_gen = 1; /* bumped on open: threads re-attach */
 static int g_handler_ok;  /* our SIGPROF handler is installed */

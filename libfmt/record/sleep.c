@@ -96,11 +96,15 @@ int rec_sleep_ns(uint64_t ns)
 
 int rec_nanosleep(const struct timespec *req, struct timespec *rem)
 {
+	if (req == NULL) { /* what Linux's nanosleep answers; passing NULL on is undefined */
+		errno = EFAULT;
+		return -1;
+	}
 	wait_start t0 = start_wait();
 	int rc = nanosleep(req, rem);
 	int saved = errno;
 	uint64_t requested = 0;
-	if (req != NULL && req->tv_sec >= 0 && req->tv_nsec >= 0)
+	if (req->tv_sec >= 0 && req->tv_nsec >= 0)
 		requested = (uint64_t)req->tv_sec * 1000000000u + (uint64_t)req->tv_nsec;
 	finish("sleep", NULL, requested, t0);
 	errno = saved;
@@ -130,17 +134,17 @@ int rec_cond_wait(pthread_cond_t *c, rec_mutex *m)
 
 int rec_cond_timedwait(pthread_cond_t *c, rec_mutex *m, const struct timespec *abstime)
 {
+	if (abstime == NULL) /* glibc's pthread_cond_timedwait would dereference it */
+		return EINVAL;
 	wait_start t0 = start_wait();
 	uint64_t requested = 0;
-	if (abstime != NULL) {
-		/* The timeout relative to now, on the condition's clock
-		 * (CLOCK_REALTIME unless the program set another: approximate). */
-		struct timespec now;
-		if (clock_gettime(CLOCK_REALTIME, &now) == 0) {
-			int64_t d = ((int64_t)abstime->tv_sec - (int64_t)now.tv_sec) * 1000000000 +
-				    ((int64_t)abstime->tv_nsec - (int64_t)now.tv_nsec);
-			requested = d > 0 ? (uint64_t)d : 0;
-		}
+	/* The timeout relative to now, on the condition's clock
+	 * (CLOCK_REALTIME unless the program set another: approximate). */
+	struct timespec now;
+	if (clock_gettime(CLOCK_REALTIME, &now) == 0) {
+		int64_t d = ((int64_t)abstime->tv_sec - (int64_t)now.tv_sec) * 1000000000 +
+			    ((int64_t)abstime->tv_nsec - (int64_t)now.tv_nsec);
+		requested = d > 0 ? (uint64_t)d : 0;
 	}
 	rec_locks_note_release(m);
 	int rc = pthread_cond_timedwait(c, &m->mu, abstime);

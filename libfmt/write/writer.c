@@ -454,11 +454,11 @@ static bool types_grow(rec_writer *w)
 {
 	if (w->ntypes == w->types_cap) {
 		size_t cap = w->types_cap ? w->types_cap * 2 : 16;
-		rec_wtype **a = realloc(w->types, cap * sizeof(*a));
+		rec_wtype **a = realloc(w->types, cap * sizeof(rec_wtype *));
 		if (!a)
 			return false;
 		w->types = a;
-		a = realloc(w->types_by_id, cap * sizeof(*a));
+		a = realloc(w->types_by_id, cap * sizeof(rec_wtype *));
 		if (!a)
 			return false;
 		w->types_by_id = a;
@@ -466,7 +466,7 @@ static bool types_grow(rec_writer *w)
 	}
 	if ((w->ntypes + 1) * 2 > w->type_map_cap) {
 		size_t cap = w->type_map_cap ? w->type_map_cap * 2 : 32;
-		rec_wtype **map = calloc(cap, sizeof(*map));
+		rec_wtype **map = calloc(cap, sizeof(rec_wtype *));
 		if (!map)
 			return false;
 		for (size_t i = 0; i < w->ntypes; i++)

@@ -70,7 +70,16 @@ static inline void copy_bytes(uint8_t *d, const uint8_t *s, size_t n)
 	}
 }
 
-static const int ref_pool[4] = { -1, REC_W_STRINGS, REC_W_THREADS, REC_W_STACKS };
+/* Pool of a field's REC_W_REF_* (not REC_W_REF_NONE).  A switch rather than a table:
+ * clang-analyzer then sees that scan_record's "pool + 1" is never SCAN_OK. */
+static inline int ref_pool(uint8_t ref)
+{
+	switch (ref) {
+	case REC_W_REF_STRING: return REC_W_STRINGS;
+	case REC_W_REF_THREAD: return REC_W_THREADS;
+	default: return REC_W_STACKS;
+	}
+}
 
 /* Decode the record at *pp (bounded by lim), mark its references. */
 static inline __attribute__((always_inline)) int scan_record(rec_writer *w, const uint8_t **pp, const uint8_t *lim, uint64_t mark,
@@ -121,7 +130,7 @@ static inline __attribute__((always_inline)) int scan_record(rec_writer *w, cons
 			if (!rec_varint_get(&p, lim, &v))
 				return SCAN_CORRUPT;
 			if (f->ref) {
-				int pool = ref_pool[f->ref];
+				int pool = ref_pool(f->ref);
 				if (!mark_ref(&w->pools[pool], v, mark)) {
 					*bad_id = v;
 					return pool + 1;
@@ -302,7 +311,7 @@ static rec_status add_section(rec_writer *w, rec_wchunk *c, uint16_t kind, size_
 	uint16_t flags = 0;
 	uint8_t *dst;
 
-	if (raw_len > REC_MAX_SECTION_RAW || items > UINT32_MAX)
+	if (raw_len > (size_t)REC_MAX_SECTION_RAW || items > UINT32_MAX)
 		return rec_w_fail(w, REC_ERR_LIMIT,
 				  "chunk: section %u would hold %zu bytes (limit %u)", kind, raw_len,
 				  REC_MAX_SECTION_RAW);
@@ -500,7 +509,7 @@ static rec_status build_one(rec_writer *w, int final)
 	st = add_section(w, &c, REC_SECTION_EVENTS, count, ev_raw, ev_len);
 	if (st != REC_OK)
 		return st;
-	if (w->out.len - REC_HEADER_SIZE_V1 > REC_MAX_PAYLOAD_SIZE)
+	if (w->out.len - REC_HEADER_SIZE_V1 > (size_t)REC_MAX_PAYLOAD_SIZE)
 		return rec_w_fail(w, REC_ERR_LIMIT, "chunk: payload of %zu bytes exceeds %u",
 				  w->out.len - REC_HEADER_SIZE_V1, REC_MAX_PAYLOAD_SIZE);
 
