@@ -225,7 +225,8 @@ int main(int argc, char **argv)
 	buf_a = rec_cli_xmalloc(STEP);
 	buf_b = rec_cli_xmalloc(STEP);
 	int rc = REC_EXIT_OK;
-	uint64_t damaged = 0, unsupported = 0;
+	rec_intact_tally t;
+	memset(&t, 0, sizeof t);
 
 	/* Pass 1: verify every chunk, note where it is and whose it is. */
 	for (size_t fi = 0; fi < nfiles; fi++) {
@@ -244,44 +245,37 @@ int main(int argc, char **argv)
 			rc = REC_EXIT_DATA;
 			continue;
 		}
+		t.stopped = 0; /* per file */
 		for (;;) {
 			const rec_chunk_info *ci;
-			st = rec_reader_next_chunk(r, &ci);
+			st = rec_reader_next_intact(r, &ci, &t);
 			if (st == REC_END)
 				break;
-			if (st == REC_OK) {
-				st = rec_reader_verify_chunk(r);
-				if (st == REC_OK) {
-					if (nents == ecap) {
-						ecap = ecap ? ecap * 2 : 256;
-						ents = rec_cli_xrealloc(ents, ecap * sizeof(entry));
-					}
-					entry *e = &ents[nents];
-					memset(e, 0, sizeof *e);
-					e->file = (uint32_t)fi;
-					e->sequence = ci->sequence;
-					e->offset = ci->offset;
-					e->size = ci->size;
-					e->run_id = ci->run_id;
-					e->pid = ci->pid;
-					e->process_start_ns = ci->process_start_ns;
-					e->start_wall_ns = ci->start_wall_ns;
-					e->order = nents;
-					e->run = run_of(ci, nents);
-					rec_reader_chunk_checksums(r, &e->hcrc, &e->pcrc);
-					nents++;
-					continue;
-				}
+			if (st != REC_OK) {
+				rec_cli_problem(names[fi], rec_reader_problem(r), st);
+				rc = REC_EXIT_DATA;
+				if (t.stopped)
+					break;
+				continue;
 			}
-			const rec_problem *p = rec_reader_problem(r);
-			rec_cli_problem(names[fi], p, st);
-			rc = REC_EXIT_DATA;
-			if (p && p->chunk >= 0)
-				damaged++;
-			if (p && p->chunk >= 0 && p->status == REC_ERR_UNSUPPORTED_VERSION)
-				unsupported++;
-			if (st == REC_ERR_NOMEM || (st == REC_ERR_IO && (!p || p->chunk < 0)))
-				break;
+			if (nents == ecap) {
+				ecap = ecap ? ecap * 2 : 256;
+				ents = rec_cli_xrealloc(ents, ecap * sizeof(entry));
+			}
+			entry *e = &ents[nents];
+			memset(e, 0, sizeof *e);
+			e->file = (uint32_t)fi;
+			e->sequence = ci->sequence;
+			e->offset = ci->offset;
+			e->size = ci->size;
+			e->run_id = ci->run_id;
+			e->pid = ci->pid;
+			e->process_start_ns = ci->process_start_ns;
+			e->start_wall_ns = ci->start_wall_ns;
+			e->order = nents;
+			e->run = run_of(ci, nents);
+			rec_reader_chunk_checksums(r, &e->hcrc, &e->pcrc);
+			nents++;
 		}
 		rec_reader_close(r);
 	}
@@ -398,6 +392,7 @@ int main(int argc, char **argv)
 				break;
 			}
 	if (!quiet) {
+		const uint64_t damaged = t.damaged, unsupported = t.unsupported;
 		char extra[192] = "";
 		if (damaged && unsupported)
 			snprintf(extra, sizeof extra, ", %" PRIu64 " damaged chunk%s left out (%" PRIu64

@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 
 #include "common/cli.h"
+#include "rec/archive.h"
 #include "rec/rec.h"
 
 static const char usage_text[] =
@@ -101,35 +102,27 @@ static bool check_file(file_result *f)
 		f->error = rec_cli_xstrdup(why);
 		return false;
 	}
-	uint64_t bad_sizes = 0; /* chunks with a good header that failed */
+	rec_intact_tally t;
+	memset(&t, 0, sizeof t);
 	for (;;) {
 		const rec_chunk_info *ci;
-		st = rec_reader_next_chunk(r, &ci);
+		st = rec_reader_next_intact(r, &ci, &t);
 		if (st == REC_END)
 			break;
-		if (st == REC_OK) {
-			uint64_t events = ci->event_count, size = ci->size;
-			st = rec_reader_verify_chunk(r);
-			if (st == REC_OK) {
-				f->chunks++;
-				f->events += events;
-				f->intact_bytes += size;
-				continue;
-			}
-			bad_sizes += size;
-		}
+		if (st == REC_OK)
+			continue;
 		const rec_problem *p = rec_reader_problem(r);
 		rec_cli_problem(f->path, p, st);
 		add_problem(f, p, st);
-		if (p && p->chunk >= 0) {
-			f->chunks++;
-			f->damaged++;
-			if (p->status == REC_ERR_UNSUPPORTED_VERSION)
-				f->unsupported++;
-		}
-		if (st == REC_ERR_NOMEM || (st == REC_ERR_IO && (!p || p->chunk < 0)))
+		if (t.stopped)
 			break; /* cannot go on */
 	}
+	f->chunks = t.chunks + t.damaged;
+	f->damaged = t.damaged;
+	f->unsupported = t.unsupported;
+	f->events = t.events;
+	f->intact_bytes = t.bytes;
+	uint64_t bad_sizes = t.damaged_bytes; /* chunks with a good header that failed */
 	rec_reader_stats rs;
 	rec_reader_get_stats(r, &rs);
 	rec_reader_close(r);

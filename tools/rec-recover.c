@@ -123,48 +123,41 @@ int main(int argc, char **argv)
 
 	range *kept = NULL;
 	size_t nkept = 0, kcap = 0;
-	uint64_t chunks = 0, damaged = 0, events = 0, kept_bytes = 0, bad_sizes = 0, unsupported = 0;
+	rec_intact_tally t;
+	memset(&t, 0, sizeof t);
 	bool failed = false, problems = false;
 	for (;;) {
 		const rec_chunk_info *ci;
-		st = rec_reader_next_chunk(r, &ci);
+		st = rec_reader_next_intact(r, &ci, &t);
 		if (st == REC_END)
 			break;
-		if (st == REC_OK) {
-			range rg = { ci->offset, ci->size };
-			uint64_t ev = ci->event_count;
-			st = rec_reader_verify_chunk(r);
-			if (st == REC_OK) {
-				st = rec_reader_chunk_write(r, &sink);
-				if (st != REC_OK) {
-					rec_cli_problem(in, rec_reader_problem(r), st);
-					failed = true;
-					break;
-				}
-				if (nkept == kcap) {
-					kcap = kcap ? kcap * 2 : 64;
-					kept = rec_cli_xrealloc(kept, kcap * sizeof(range));
-				}
-				kept[nkept++] = rg;
-				chunks++;
-				events += ev;
-				kept_bytes += rg.size;
-				continue;
+		if (st != REC_OK) {
+			rec_cli_problem(in, rec_reader_problem(r), st);
+			problems = true;
+			if (t.stopped) {
+				failed = true;
+				break;
 			}
-			bad_sizes += rg.size;
+			continue;
 		}
-		const rec_problem *p = rec_reader_problem(r);
-		rec_cli_problem(in, p, st);
-		problems = true;
-		if (p && p->chunk >= 0)
-			damaged++;
-		if (p && p->chunk >= 0 && p->status == REC_ERR_UNSUPPORTED_VERSION)
-			unsupported++;
-		if (st == REC_ERR_NOMEM || (st == REC_ERR_IO && (!p || p->chunk < 0))) {
+		range rg = { ci->offset, ci->size };
+		st = rec_reader_chunk_write(r, &sink);
+		if (st != REC_OK) {
+			rec_cli_problem(in, rec_reader_problem(r), st);
+			t.chunks--; /* intact, but not kept */
+			t.events -= ci->event_count;
+			t.bytes -= ci->size;
 			failed = true;
 			break;
 		}
+		if (nkept == kcap) {
+			kcap = kcap ? kcap * 2 : 64;
+			kept = rec_cli_xrealloc(kept, kcap * sizeof(range));
+		}
+		kept[nkept++] = rg;
 	}
+	const uint64_t chunks = t.chunks, damaged = t.damaged, events = t.events,
+		       kept_bytes = t.bytes, bad_sizes = t.damaged_bytes, unsupported = t.unsupported;
 	rec_reader_stats rs;
 	rec_reader_get_stats(r, &rs);
 	rec_reader_close(r);

@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "common/cli.h"
+#include "rec/archive.h"
 #include "rec/rec.h"
 
 static const char usage_text[] =
@@ -501,18 +502,17 @@ int main(int argc, char **argv)
 	int rc = REC_EXIT_OK;
 	bool failed = false;
 	uint64_t chunks_in = 0;
+	rec_intact_tally t;
+	memset(&t, 0, sizeof t);
 	for (;;) {
 		const rec_chunk_info *ci;
-		st = rec_reader_next_chunk(r, &ci);
+		st = rec_reader_next_intact(r, &ci, &t);
 		if (st == REC_END)
 			break;
-		if (st == REC_OK)
-			st = rec_reader_verify_chunk(r);
 		if (st != REC_OK) {
-			const rec_problem *p = rec_reader_problem(r);
-			rec_cli_problem(in, p, st);
+			rec_cli_problem(in, rec_reader_problem(r), st);
 			rc = REC_EXIT_DATA;
-			if (st == REC_ERR_NOMEM || (st == REC_ERR_IO && (!p || p->chunk < 0)))
+			if (t.stopped)
 				break;
 			continue;
 		}

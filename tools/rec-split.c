@@ -290,23 +290,18 @@ int main(int argc, char **argv)
 	rec_sink sink = { fd_write, NULL, NULL };
 	int rc = REC_EXIT_OK;
 	bool failed = false;
-	uint64_t cur_bytes = 0, damaged = 0, unsupported = 0;
+	uint64_t cur_bytes = 0;
+	rec_intact_tally tally;
+	memset(&tally, 0, sizeof tally);
 	for (;;) {
 		const rec_chunk_info *ci;
-		st = rec_reader_next_chunk(r, &ci);
+		st = rec_reader_next_intact(r, &ci, &tally);
 		if (st == REC_END)
 			break;
-		if (st == REC_OK)
-			st = rec_reader_verify_chunk(r);
 		if (st != REC_OK) {
-			const rec_problem *p = rec_reader_problem(r);
-			rec_cli_problem(in, p, st);
+			rec_cli_problem(in, rec_reader_problem(r), st);
 			rc = REC_EXIT_DATA;
-			if (p && p->chunk >= 0)
-				damaged++;
-			if (p && p->chunk >= 0 && p->status == REC_ERR_UNSUPPORTED_VERSION)
-				unsupported++;
-			if (st == REC_ERR_NOMEM || (st == REC_ERR_IO && (!p || p->chunk < 0)))
+			if (tally.stopped)
 				break;
 			continue;
 		}
@@ -400,6 +395,7 @@ int main(int argc, char **argv)
 		free(p->name);
 	}
 	free(pieces);
+	const uint64_t damaged = tally.damaged, unsupported = tally.unsupported;
 	if (damaged) {
 		rec_out_flush();
 		fflush(stdout);

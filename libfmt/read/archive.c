@@ -137,6 +137,46 @@ REC_API rec_status rec_reader_chunk_checksums(const rec_reader *r, uint32_t *hea
 	return REC_OK;
 }
 
+/* ---- the intact chunks, one after another ----------------------------------- */
+
+REC_API rec_status rec_reader_next_intact(rec_reader *r, const rec_chunk_info **info,
+					  rec_intact_tally *t)
+{
+	if (!r || !info || !t)
+		return REC_ERR_INVALID_ARG;
+	*info = NULL;
+	if (t->stopped)
+		return REC_END;
+	const rec_chunk_info *ci = NULL;
+	rec_status st = rec_reader_next_chunk(r, &ci);
+	if (st == REC_END)
+		return REC_END;
+	uint64_t size = 0;
+	if (st == REC_OK) {
+		size = ci->size;
+		st = rec_reader_verify_chunk(r);
+		if (st == REC_OK) {
+			t->chunks++;
+			t->events += ci->event_count;
+			t->bytes += ci->size;
+			*info = ci;
+			return REC_OK;
+		}
+	}
+	const rec_problem *p = rec_reader_problem(r);
+	t->problems++;
+	if (p->chunk >= 0) {
+		t->damaged++;
+		t->damaged_bytes += size;
+		if (p->status == REC_ERR_UNSUPPORTED_VERSION)
+			t->unsupported++;
+	}
+	if (st == REC_ERR_NOMEM || st == REC_ERR_INVALID_ARG || st == REC_ERR_STATE ||
+	    (st == REC_ERR_IO && p->chunk < 0))
+		t->stopped = 1;
+	return st;
+}
+
 /* ---- the events of one type in the current chunk --------------------------- */
 
 REC_API rec_status rec_reader_chunk_events(rec_reader *r, const char *type_name,

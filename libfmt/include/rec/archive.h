@@ -40,6 +40,32 @@ extern "C" {
  *          REC_ERR_UNSUPPORTED as above; rec_reader_problem() says what. */
 REC_API rec_status rec_reader_chunk_write(rec_reader *r, const rec_sink *sink);
 
+/* What rec_reader_next_intact() met so far (zero it before the first call). */
+typedef struct rec_intact_tally {
+	uint64_t chunks;        /* chunks that verified completely */
+	uint64_t events;        /* their events */
+	uint64_t bytes;         /* their bytes, headers included */
+	uint64_t damaged;       /* chunks reported as problems (unsupported included) */
+	uint64_t damaged_bytes; /* bytes of the damaged chunks whose header held */
+	uint64_t unsupported;   /* of damaged: chunks of a newer major format version */
+	uint64_t problems;      /* problems returned, in chunks or between them */
+	uint32_t stopped;       /* 1: the last problem ends reading (out of memory,
+				 * or a read error outside any chunk) */
+	uint32_t reserved0;
+} rec_intact_tally;
+
+/*! rec_reader_next_intact() :
+ *  rec_reader_next_chunk(), then rec_reader_verify_chunk(): the loop of the
+ *  tools that use only intact chunks (rec-check, rec-recover, rec-cat,
+ *  rec-split, rec-scrub), counted in *tally.
+ *  @return REC_OK with *info: the next chunk, verified completely (copy it
+ *          with rec_reader_chunk_write()); REC_END at the end of the input;
+ *          or the error of a damaged chunk (or of bytes that are not one):
+ *          rec_reader_problem() says where and what.  Call again to go on,
+ *          unless tally->stopped is set. */
+REC_API rec_status rec_reader_next_intact(rec_reader *r, const rec_chunk_info **info,
+					  rec_intact_tally *tally);
+
 /*! rec_reader_chunk_checksums() : Header_Checksum and Payload_Checksum of
  *  the current chunk as stored (a cheap key to find duplicate chunks; equal
  *  keys still need a byte comparison).  REC_ERR_STATE without a chunk. */
