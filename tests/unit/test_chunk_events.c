@@ -9,7 +9,8 @@
  * file-order iteration is not moved, a chunk without the type calls
  * nothing, a damaged payload is reported for its chunk, the callback's
  * status stops the walk, and rec_counters_add_chunk() gives the same totals
- * as decoding every event.
+ * as decoding every event.  Also rec_reader_next_intact(), the archive
+ * tools' loop: its tally of intact, damaged and newer-major chunks.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -20,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/common_internal.h"
 #include "rec/archive.h"
 #include "rec/rec.h"
 
@@ -256,6 +258,53 @@ static void t_counters_same_as_full_decode(void **state)
 	free(m.data);
 }
 
+/* Chunk 0 of three copies: intact, payload damaged, major version 2
+ * (header checksum recomputed, so it is a well-formed newer chunk). */
+static void t_next_intact_tally(void **state)
+{
+	(void)state;
+	membuf m = write_recording();
+	rec_reader *r = open_mem(&m);
+	const rec_chunk_info *ci;
+	assert_int_equal(rec_reader_next_chunk(r, &ci), REC_OK);
+	const size_t size0 = (size_t)ci->size;
+	const uint64_t events0 = ci->event_count;
+	rec_reader_close(r);
+	membuf f = { NULL, 0, 0 };
+	for (int k = 0; k < 3; k++)
+		assert_int_equal(mem_write(&f, m.data, size0), 0);
+	f.data[2 * size0 - 40] ^= 0x5a;           /* copy 1: payload */
+	uint8_t *h = f.data + 2 * size0;          /* copy 2: major 2 */
+	h[8] = 2;
+	memset(h + 16, 0, 4);
+	uint32_t crc = rec_crc32c(0, h, rec_le32(h + 12));
+	rec_put_le32(h + 16, crc);
+
+	r = open_mem(&f);
+	rec_intact_tally t;
+	memset(&t, 0, sizeof t);
+	assert_int_equal(rec_reader_next_intact(r, &ci, &t), REC_OK);
+	assert_int_equal(ci->index, 0);
+	assert_int_equal(rec_reader_next_intact(r, &ci, &t), REC_ERR_CORRUPT);
+	assert_null(ci);
+	assert_int_equal(rec_reader_problem(r)->chunk, 1);
+	assert_int_equal(rec_reader_next_intact(r, &ci, &t), REC_ERR_UNSUPPORTED_VERSION);
+	assert_int_equal(rec_reader_problem(r)->chunk, 2);
+	assert_int_equal(rec_reader_problem(r)->offset, 2 * size0);
+	assert_int_equal(rec_reader_next_intact(r, &ci, &t), REC_END);
+	assert_int_equal(t.chunks, 1);
+	assert_int_equal(t.events, events0);
+	assert_int_equal(t.bytes, size0);
+	assert_int_equal(t.damaged, 2);
+	assert_int_equal(t.damaged_bytes, size0); /* the 2.0 chunk's size is not read */
+	assert_int_equal(t.unsupported, 1);
+	assert_int_equal(t.problems, 2);
+	assert_int_equal(t.stopped, 0);
+	rec_reader_close(r);
+	free(f.data);
+	free(m.data);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -263,6 +312,7 @@ int main(void)
 		cmocka_unit_test(t_callback_stops),
 		cmocka_unit_test(t_damaged_payload),
 		cmocka_unit_test(t_counters_same_as_full_decode),
+		cmocka_unit_test(t_next_intact_tally),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
