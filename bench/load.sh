@@ -135,9 +135,8 @@ for ((r = 1; r <= RUNS; r++)); do
 		line=$(run_env "$s" "$LG" open --rate "$RATE" --duration "$DURATION" -- "$RW" --port 0 2>>"$LOG") ||
 			say "loadgen/service failed: $line"
 		echo "$name $r $line" >>"$LOG"
-		for k in sent ok errors timeouts throughput p50_us p90_us p99_us p999_us max_us raw_p99_us late_max_us startup_ms service_cpu_s exit; do
-			echo "$(kv "$k" "$line")" >>"$DATA/$name.$k"
-		done
+		# every key=value of the line appended to $DATA/$name.KEY (one awk, not a fork per key)
+		awk -v pre="$DATA/$name." '{ for (i = 1; i <= NF; i++) { k = $i; sub(/=.*/, "", k); v = $i; sub(/^[^=]*=/, "", v); print v >> (pre k) } }' <<<"$line"
 		# the service's CPU time (all threads, start-up and shutdown included) per request sent
 		awk -v c="$(kv service_cpu_s "$line")" -v n="$(kv sent "$line")" 'BEGIN{ if (n>0) printf "%.2f\n", c/n*1e6; else print "nan" }' >>"$DATA/$name.cpu_us"
 		awk -v c="$(kv service_minflt "$line")" -v n="$(kv sent "$line")" 'BEGIN{ if (n>0) printf "%.3f\n", c/n; else print "nan" }' >>"$DATA/$name.flt"
@@ -170,9 +169,7 @@ print("requests=%d lost=%d sent=%d agree=%s events=%d dropped=%d conn_drops=%d s
 EOF
 ) || rec_line="requests=nan lost=nan sent=$sent agree=n/a events=nan dropped=nan conn_drops=nan size=nan"
 			echo "$name $r $rec_line" >>"$LOG"
-			for k in requests lost agree events dropped conn_drops size; do
-				echo "$(kv "$k" "$rec_line")" >>"$DATA/$name.$k"
-			done
+			awk -v pre="$DATA/$name." '{ for (i = 1; i <= NF; i++) { k = $i; sub(/=.*/, "", k); v = $i; sub(/^[^=]*=/, "", v); if (k != "sent") print v >> (pre k) } }' <<<"$rec_line"
 		fi
 	done
 done

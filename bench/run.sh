@@ -3,7 +3,7 @@
 # side by side with JFR (jfr summary / jfr print) in the same run.
 #
 #   BUILD=build bash bench/run.sh           full: N = 10M events, 5 runs each
-#   BUILD=build bash bench/run.sh --quick   quick: N = 1M events, 3 runs each
+#   BUILD=build bash bench/run.sh --quick   quick: N = 500k events, 3 runs each
 #   (then bench/exporters.sh, bench/lttng.sh, bench/load.sh, bench/profile.sh
 #   append their sections, and RESULTS.md gets the leading table of issue #7)
 #   (`make bench` / `make bench-quick` call this with BUILD set.)
@@ -36,8 +36,11 @@ for a in "$@"; do
 done
 
 if [ "$QUICK" = 1 ]; then
-	N=${BENCH_N:-1000000}; N_SMALL=${BENCH_N_SMALL:-400000}; RUNS=${BENCH_RUNS:-3}
-	JFR_PRINT_N=${BENCH_JFR_PRINT_N:-20000}; HOT_N=100000; HOT_ROUNDS=3; HOTP_K=100000; HOTP_ROUNDS=15
+	N=${BENCH_N:-500000}; N_SMALL=${BENCH_N_SMALL:-200000}; RUNS=${BENCH_RUNS:-3}
+	JFR_PRINT_N=${BENCH_JFR_PRINT_N:-20000}; HOT_N=100000; HOT_ROUNDS=3; HOTP_K=50000; HOTP_ROUNDS=9
+	# and the JVM runs it can do without (seconds each here): jfr print --json,
+	# JFR's hot path on 2 threads and with the type disabled, jfr in the scaling
+	QUICK_LEAN=${BENCH_QUICK_LEAN:-1}
 	# quick mode leaves out the exporter benchmark and the profiles (minutes
 	# each on this machine) unless asked for
 	BENCH_NO_EXPORTERS=${BENCH_NO_EXPORTERS:-1}; BENCH_NO_PROFILE=${BENCH_NO_PROFILE:-1}
@@ -46,6 +49,7 @@ else
 	N=${BENCH_N:-10000000}; N_SMALL=${BENCH_N_SMALL:-1000000}; RUNS=${BENCH_RUNS:-5}
 	JFR_PRINT_N=${BENCH_JFR_PRINT_N:-1000000}; HOT_N=2000000; HOT_ROUNDS=7; HOTP_K=200000; HOTP_ROUNDS=31
 	MODE="full"
+	QUICK_LEAN=0
 fi
 BUILD=${BUILD:-build}
 RESULTS=${BENCH_RESULTS:-bench/RESULTS.md}
@@ -220,10 +224,18 @@ measure print_ours "$BIN/rec-print" --events "$X" "$OURS"
 measure print_ours_unsorted "$BIN/rec-print" --unsorted --events "$X" "$OURS"
 measure json_ours "$BIN/rec-print" --json "$OURS"
 measure print_jfr jfr print --events "$X" "$JFR_P"
-measure json_jfr jfr print --json "$JFR_P"
+if [ "$QUICK_LEAN" = 1 ]; then
+	MED[json_jfr]=nan; MIN[json_jfr]=nan; MAX[json_jfr]=nan; RSS[json_jfr]=nan; CPU[json_jfr]=nan; CMD[json_jfr]="(not run in quick mode)"
+else
+	measure json_jfr jfr print --json "$JFR_P"
+fi
 # JVM start-up + fixed costs of the jfr tool: the same commands on a 1000-event file
 measure print_jfr_tiny jfr print --events "$X" "$JFR_TINY"
-measure json_jfr_tiny jfr print --json "$JFR_TINY"
+if [ "$QUICK_LEAN" = 1 ]; then
+	MED[json_jfr_tiny]=nan; MIN[json_jfr_tiny]=nan; MAX[json_jfr_tiny]=nan; RSS[json_jfr_tiny]=nan; CPU[json_jfr_tiny]=nan; CMD[json_jfr_tiny]="(not run in quick mode)"
+else
+	measure json_jfr_tiny jfr print --json "$JFR_TINY"
+fi
 # memory flatness: the same tools on the small file
 measure sum_ours_small "$BIN/rec-summary" "$OURS_SMALL"
 measure print_ours_small "$BIN/rec-print" --events "$X" "$OURS_SMALL"
@@ -253,6 +265,7 @@ fi
 if [ "${BENCH_NO_HOT:-0}" != 1 ]; then
 	for th in 1 2; do
 		for m in on stack disabled; do
+			[ "$QUICK_LEAN" = 1 ] && { [ "$th" = 2 ] || [ "$m" = disabled ]; } && continue
 			flag=""; [ "$m" = stack ] && flag=--stack; [ "$m" = disabled ] && flag=--disabled
 			say "JFR hot path: $m, $th thread(s), $HOT_ROUNDS rounds of $HOT_N"
 			# shellcheck disable=SC2086
@@ -271,7 +284,7 @@ fi
 declare -A SC
 if [ "${BENCH_NO_SCALE:-0}" != 1 ]; then
 	if [ "$QUICK" = 1 ]; then
-		SCALE_SIZES=${BENCH_SCALE_SIZES:-"1000 100000 1000000"}; JFR_SUM_MAX=100000; JFR_PRINT_MAX=1000
+		SCALE_SIZES=${BENCH_SCALE_SIZES:-"1000 100000 1000000"}; JFR_SUM_MAX=0; JFR_PRINT_MAX=0
 	else
 		SCALE_SIZES=${BENCH_SCALE_SIZES:-"1000 10000 100000 1000000 10000000 100000000"}; JFR_SUM_MAX=10000000; JFR_PRINT_MAX=1000000
 	fi
@@ -718,7 +731,7 @@ missed, the profiles (bench/profile.sh, full mode) and the hand-written analysis
 
 \`\`\`
 make bench            # full: N=10M, 5 runs, scaling 1k..100M, load test 3 x 10 s per setting (4 settings)
-make bench-quick      # quick (under 5 minutes): N=1M, 3 runs, jfr print on 20k events, scaling 1k/100k/1M,
+make bench-quick      # quick (under 5 minutes): N=500k, 3 runs, jfr print on 20k events, scaling 1k/100k/1M,
                       # load test 3 x 2 s per setting (3 settings); no exporters, no profiles
 BUILD=/tmp/b BENCH_N=2000000 BENCH_RUNS=3 bash bench/run.sh   # any size
 \`\`\`
