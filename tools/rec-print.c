@@ -111,7 +111,8 @@ static int str_cmp(const void *a, const void *b)
 
 static void list_names(name_set *s, char *buf, size_t cap)
 {
-	qsort(s->v, s->n, sizeof *s->v, str_cmp);
+	if (s->n) /* qsort(NULL, 0, ...) is undefined: found by fuzz/print.c */
+		qsort(s->v, s->n, sizeof *s->v, str_cmp);
 	size_t len = 0;
 	buf[0] = 0;
 	for (size_t i = 0; i < s->n && len + 8 < cap; i++) {
