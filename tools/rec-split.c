@@ -308,9 +308,9 @@ int main(int argc, char **argv)
 		size_t pi = SIZE_MAX;
 		bool fresh = false;
 		if (by == BY_SIZE) {
-			if (npieces && cur_bytes + ci->size <= limit) {
-				pi = npieces - 1;
-			} else if (npieces && cur_bytes == 0) {
+			/* The current piece while the chunk fits (a chunk larger
+			 * than the limit gets a piece of its own). */
+			if (npieces && (cur_bytes + ci->size <= limit || cur_bytes == 0)) {
 				pi = npieces - 1;
 			} else {
 				pi = new_piece();

@@ -8,7 +8,6 @@
  */
 #include "rec/analysis.h"
 
-#include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -67,15 +66,9 @@ const char *rec_run_end_name(rec_run_end end)
 	return "unknown";
 }
 
-#if defined(__GNUC__)
-__attribute__((format(printf, 3, 4)))
-#endif
-static rec_status fail(rec_summary *s, rec_status st, const char *fmt, ...)
+static rec_status fail(rec_summary *s, rec_status st, const char *msg)
 {
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(s->errmsg, sizeof s->errmsg, fmt, ap);
-	va_end(ap);
+	snprintf(s->errmsg, sizeof s->errmsg, "%s", msg);
 	return st;
 }
 
@@ -480,7 +473,7 @@ rec_status rec_summary_add_path(rec_summary *s, const char *path, uint32_t flags
 	rec_status st = rec_reader_open_path(&r, path, &o);
 	if (st != REC_OK) {
 		const char *why = rec_strerror(st);
-		return fail(s, st, "%s", why);
+		return fail(s, st, why);
 	}
 	st = rec_summary_add_reader(s, r, path, flags);
 	rec_reader_close(r);

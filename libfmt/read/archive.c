@@ -101,19 +101,20 @@ REC_API rec_status rec_reader_chunk_write(rec_reader *r, const rec_sink *sink)
 	uint64_t done = 0, base = c->info.offset + c->info.header_size;
 	while (done < ps && st == REC_OK) {
 		size_t n = ps - done < step ? (size_t)(ps - done) : step, got = 0;
-		st = rec_src_read(&r->src, base + done, n, buf, &got);
+		const uint64_t at = base + done;
+		st = rec_src_read(&r->src, at, n, buf, &got);
 		if (st != REC_OK) {
-			st = rec_rd_problem(r, st, base + done, (int64_t)c->info.index,
+			st = rec_rd_problem(r, st, at, (int64_t)c->info.index,
 					    "chunk %llu: read error at offset %llu: %s",
-					    (unsigned long long)c->info.index,
-					    (unsigned long long)(base + done), strerror(r->src.err));
+					    (unsigned long long)c->info.index, (unsigned long long)at,
+					    strerror(r->src.err));
 			break;
 		}
 		if (got < n) {
-			st = rec_rd_problem(r, REC_ERR_TRUNCATED, base + done, (int64_t)c->info.index,
+			const uint64_t end = at + got;
+			st = rec_rd_problem(r, REC_ERR_TRUNCATED, at, (int64_t)c->info.index,
 					    "chunk %llu: the input ends at offset %llu inside the chunk",
-					    (unsigned long long)c->info.index,
-					    (unsigned long long)(base + done + got));
+					    (unsigned long long)c->info.index, (unsigned long long)end);
 			break;
 		}
 		st = sink_put(r, c, sink, buf, n);
