@@ -80,7 +80,7 @@ static bool key_is(const char *k, size_t kl, const char *name)
 /* Copy v (vl bytes) into storage; ';' becomes ',' (events lists). */
 static const char *store(char **sp, size_t *left, const char *v, size_t vl)
 {
-	if (vl + 1 > *left)
+	if (!*sp || vl >= *left)
 		return NULL;
 	char *out = *sp;
 	for (size_t i = 0; i < vl; i++)

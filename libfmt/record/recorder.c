@@ -1462,7 +1462,7 @@ static uint64_t bg_symbolize(rec_recorder *r, bg_pending *pd)
 				f.fn = bg_intern(r, sym.function);
 			if (sym.module_index) {
 				if (sym.module_index >= pd->mod_defined_cap) {
-					size_t nc = (sym.module_index + 1) * 2;
+					size_t nc = ((size_t)sym.module_index + 1) * 2;
 					uint8_t *nd = realloc(pd->mod_defined, nc);
 					if (!nd)
 						return id - 1;
@@ -2198,7 +2198,7 @@ rec_status rec_recorder_close(rec_recorder *r)
 	size_t nb = 0;
 	for (rec_tbuf_full *b = r->threads; b; b = b->rec_next)
 		nb++;
-	rec_tbuf_full **arr = nb ? malloc(nb * sizeof *arr) : NULL;
+	rec_tbuf_full **arr = nb ? malloc(nb * sizeof(rec_tbuf_full *)) : NULL;
 	size_t k = 0;
 	for (rec_tbuf_full *b = arr ? r->threads : NULL; b; b = b->rec_next)
 		arr[k++] = b;
@@ -2210,7 +2210,7 @@ rec_status rec_recorder_close(rec_recorder *r)
 			if (spin < 100)
 				sched_yield();
 			else {
-				struct timespec ts = { 0, 100 * 1000 };
+				struct timespec ts = { 0, 100000L };
 				nanosleep(&ts, NULL);
 			}
 		}
