@@ -25,12 +25,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			rec_fuzz_sink += h.payload_size + h.raw_size + h.header_size;
 	}
 
-	rec_reader_options o = rec_fuzz_options(0);
-	rec_reader *r = NULL;
-	if (rec_reader_open_mem(&r, data, size, "fuzz", &o) != REC_OK) {
-		rec_reader_close(r);
+	rec_reader *r = rec_fuzz_open(data, size, 0);
+	if (!r)
 		return 0;
-	}
 	/* Every REC_OK is a chunk of at least a prefix, every error a damaged
 	 * spot of at least one byte: more results than bytes is a loop. */
 	uint64_t limit = (uint64_t)size + 16;

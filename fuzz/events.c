@@ -72,12 +72,9 @@ static void touch_event(const rec_event *ev)
 
 static void iterate(const uint8_t *data, size_t size, uint32_t flags)
 {
-	rec_reader_options o = rec_fuzz_options(flags);
-	rec_reader *r = NULL;
-	if (rec_reader_open_mem(&r, data, size, "fuzz", &o) != REC_OK) {
-		rec_reader_close(r);
+	rec_reader *r = rec_fuzz_open(data, size, flags);
+	if (!r)
 		return;
-	}
 	for (;;) {
 		rec_event ev;
 		rec_status st = rec_reader_next_event(r, &ev);

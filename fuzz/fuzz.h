@@ -32,6 +32,19 @@ static inline rec_reader_options rec_fuzz_options(uint32_t flags)
 	return o;
 }
 
+/* A reader on the input with the harness limits and flags; NULL if the
+ * input is refused (an empty or unreadable one). */
+static inline rec_reader *rec_fuzz_open(const uint8_t *data, size_t size, uint32_t flags)
+{
+	rec_reader_options o = rec_fuzz_options(flags);
+	rec_reader *r = NULL;
+	if (rec_reader_open_mem(&r, data, size, "fuzz", &o) != REC_OK) {
+		rec_reader_close(r);
+		return NULL;
+	}
+	return r;
+}
+
 /* A sink the optimizer cannot drop. */
 static volatile uint64_t rec_fuzz_sink;
 

@@ -13,12 +13,9 @@
 
 static void scan(const uint8_t *data, size_t size, uint32_t flags)
 {
-	rec_reader_options o = rec_fuzz_options(flags);
-	rec_reader *r = NULL;
-	if (rec_reader_open_mem(&r, data, size, "fuzz", &o) != REC_OK) {
-		rec_reader_close(r);
+	rec_reader *r = rec_fuzz_open(data, size, flags);
+	if (!r)
 		return;
-	}
 	for (;;) {
 		const rec_chunk_info *info = NULL;
 		rec_status st = rec_reader_next_chunk(r, &info);
