@@ -3,6 +3,7 @@
 #   make                 build the library, the tools and the example service
 #   make test            build and run every test (unit, CLI, golden, integration)
 #   make test-asan       the same suite built with -fsanitize=address,undefined
+#   make test-valgrind   the same suite under valgrind memcheck, leaks included
 #   make testdata        regenerate testdata/ recordings (deterministic) and expected outputs
 #   make install PREFIX=/usr/local
 #   make demo            the README's main command
@@ -240,3 +241,22 @@ clang-tidy: $(LINT_DEPS_STAMP)
 	   [ $$rc -eq 0 ] || printf "%s\n" "$$out" | grep -v "generated\.$$"; exit $$rc' \
 	  || { echo "clang-tidy: findings above" >&2; exit 1; }
 # ==== end of the fuzzing block ==============================================
+
+# ==== valgrind memcheck (issue 6) ===========================================
+#   make test-valgrind   the unit tests, and the programs the CLI scripts run,
+#                        under valgrind memcheck, leaks included: any error or
+#                        definite/indirect leak fails the test (tests/valgrind.sh
+#                        says how, which tests run reduced, and why).
+# On the default build in $(BUILD) (valgrind and ASan exclude each other), VG_JOBS
+# tests at a time; VG_STRIDE=1 runs every program start of the CLI scripts under
+# valgrind (default: a sample).  valgrind is installed like the other Debian packages.
+VG_JOBS ?= 2
+VALGRIND_DEPS_STAMP := $(BUILD)/.deps-valgrind-ok
+.PHONY: test-valgrind
+ifneq ($(REC_EXTRA_DEPS),1)
+$(VALGRIND_DEPS_STAMP): | $(DEPS_STAMP)
+	$(Q)$(MAKE) --no-print-directory deps REC_EXTRA_DEPS=1 DEB_PKGS=valgrind DEPS_STAMP=$@
+endif
+test-valgrind: all $(UNITS) $(HELPERS) $(FUZZ_REPLAYS) $(VALGRIND_DEPS_STAMP)
+	$(Q)if [ "$(SAN)" = 1 ]; then echo "test-valgrind: not with SAN=1" >&2; exit 1; fi
+	$(Q)BUILD=$(BUILD) REC_VALGRIND=1 REC_TEST_JOBS=$(VG_JOBS) $(if $(VG_STRIDE),REC_VG_STRIDE=$(VG_STRIDE)) bash tests/run.sh
