@@ -3,7 +3,8 @@
 # tests/cli/*.sh script (a script passes by exiting 0).  Prints the cmocka
 # output, then one closing line "N passed, N failed".
 # Usage: BUILD=build bash tests/run.sh [FILTER]   (FILTER: substring of a test file name)
-# REC_TEST_JOBS=N runs N tests at a time (the output keeps the same order).
+# REC_TEST_JOBS=N runs N tests at a time (the output keeps the same order);
+# the tests named in REC_TEST_SOLO (e.g. "cli/requestwatch") run alone.
 # REC_VALGRIND=1 runs everything under valgrind memcheck (make test-valgrind;
 # see tests/valgrind.sh).
 set -u
@@ -87,7 +88,10 @@ report() { # prints the finished reports in order, up to the first unfinished on
 }
 for i in "${!items[@]}"; do
 	set -- ${items[$i]}
-	if [ "$jobs" -le 1 ]; then
+	solo=0
+	case " ${REC_TEST_SOLO:-} " in *" cli/$(basename "$2" .sh) "*|*" $(basename "$2") "*) solo=1 ;; esac
+	if [ "$jobs" -le 1 ] || [ "$solo" = 1 ]; then
+		wait
 		"run_$1" "$i" "$2"
 	else
 		while [ "$(jobs -rp | wc -l)" -ge "$jobs" ]; do wait -n; report; done
