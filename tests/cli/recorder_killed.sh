@@ -21,7 +21,12 @@
 # an event waits at most one flush interval to be drained, plus the time to
 # encode, compress and write its chunk (measured: a few ms; the 250 ms cover
 # a loaded machine).  The largest age of a lost event over all kills is
-# printed.
+# printed.  The helper runs at nice 0, as a service would, also when the
+# suite runs under `nice` (where the system allows it: as root); a recorder
+# starved of CPU by higher-priority work is not what the bound is about.
+# Under valgrind (make test-valgrind: REC_TEST_SLOWDOWN > 1) the
+# recorder runs tens of times slower, so the bound is not asserted there:
+# 5 kills, with every check above but the bound's.
 set -uo pipefail
 if [ ! -d "${REC_BIN:-}" ] && [ -n "${BUILD:-}" ] && [ -d "$BUILD/bin" ]; then REC_BIN=$BUILD/bin; fi
 if [ ! -d "${REC_TESTS:-}" ] && [ -n "${BUILD:-}" ] && [ -d "$BUILD/tests" ]; then REC_TESTS=$BUILD/tests; fi
@@ -37,6 +42,7 @@ import json, os, random, signal, struct, subprocess, sys, time
 bin_dir, helper, tmp = sys.argv[1], sys.argv[2], sys.argv[3]
 NTHREADS = 4
 MARGIN_NS = 250_000_000  # the write-time margin stated in spec/FORMAT.md
+slow = float(os.environ.get("REC_TEST_SLOWDOWN", "1") or "1") > 1  # under valgrind
 seed = int(os.environ.get("REC_TEST_SEED", str(int(time.time()))))
 rng = random.Random(seed)
 print(f"seed {seed} (REC_TEST_SEED={seed} replays the same delays)")
@@ -64,6 +70,12 @@ def read_pub(path):
         threads.append(cps)
     return {"flush_ns": flush_ns, "open_ns": open_ns, "threads": threads}
 
+def service_priority():
+    try:
+        os.setpriority(os.PRIO_PROCESS, 0, 0)  # undo the suite's nice, if allowed
+    except OSError:
+        pass
+
 def kill_at_write(p, out, wait_s):
     """After wait_s, kill p the moment out grows (a chunk write under way)."""
     time.sleep(wait_s)
@@ -86,6 +98,8 @@ def kill_at_write(p, out, wait_s):
 plan = [("start", d) for d in (0.0, 0.002, 0.02, 0.15)]
 plan += [("random", round(rng.uniform(0.3, 3.5), 3)) for _ in range(6)]
 plan += [("at-write", round(rng.uniform(1.0, 2.6), 3)) for _ in range(4)]
+if slow:
+    plan = [plan[0], plan[3], plan[4], plan[5], plan[10]]
 
 worst_age = 0        # largest age at the kill of a lost event (ns)
 checked_events = 0   # events required by the bound, over all kills
@@ -93,7 +107,7 @@ truncated_tails = 0
 for i, (kind, delay) in enumerate(plan):
     out = os.path.join(tmp, f"k{i}.rec")
     pub = os.path.join(tmp, f"k{i}.pub")
-    p = subprocess.Popen([helper, out, pub, str(NTHREADS)])
+    p = subprocess.Popen([helper, out, pub, str(NTHREADS)], preexec_fn=service_priority)
     if kind == "at-write":
         k = kill_at_write(p, out, delay)
     else:
@@ -158,13 +172,14 @@ for i, (kind, delay) in enumerate(plan):
             continue
         v = json.loads(line.rstrip(",\n"))["values"]
         seqs[v["thread"]].append(v["seq"])
+    kill_age = 0
     for t in range(NTHREADS):
         s = seqs[t]
         m = len(s) - 1
         if s != list(range(len(s))):
             gaps = [j for j in range(len(s)) if s[j] != j][:3]
             fail(f"{what}: thread {t}: sequence is not 0..{m} in order (first differences at {gaps})")
-        if m < required[t]:
+        if m < required[t] and not slow:
             fail(f"{what}: thread {t}: file ends at seq {m}, but seq {required[t]} was committed "
                  f"more than {bound / 1e6:.0f} ms before the kill")
         checked_events += required[t] + 1
@@ -174,14 +189,18 @@ for i, (kind, delay) in enumerate(plan):
             for t_ns, seq in pub_data["threads"][t]:
                 if seq > m:
                     worst_age = max(worst_age, k - t_ns)
+                    kill_age = max(kill_age, k - t_ns)
                     break
     print(f"{what}: {size} bytes, {f['chunks']} chunks, problems {len(probs)}, "
-          f"events per thread {[len(x) for x in seqs]}, required {[x + 1 for x in required]}")
+          f"events per thread {[len(x) for x in seqs]}, required {[x + 1 for x in required]}, "
+          f"oldest lost event {kill_age / 1e6:.0f} ms before the kill")
 
-print(f"truncated tails: {truncated_tails}; events checked against the bound: {checked_events}; "
+print(f"helper nice {os.getpriority(os.PRIO_PROCESS, 0)} -> 0 if allowed; truncated tails: {truncated_tails}; events checked against the bound: {checked_events}; "
       f"oldest lost event: {worst_age / 1e6:.1f} ms before the kill (bound: flush + {MARGIN_NS // 1000000} ms)")
-if checked_events == 0:
+if checked_events == 0 and not slow:
     fail("no kill came late enough to check the bound")
+if slow:
+    print("REC_TEST_SLOWDOWN > 1 (valgrind): the bound was not asserted")
 sys.exit(1 if fails else 0)
 EOF
 rc=$?
