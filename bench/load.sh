@@ -8,6 +8,7 @@
 #
 # Environment: LOAD_RATE (requests/s; default 70 % of the capacity measured
 # first), LOAD_DURATION (s per run), LOAD_RUNS (runs per setting),
+# LOAD_TIMEOUT (s the client waits for a response: 10, quick 3),
 # LOAD_STARTUP_RUNS (start-up measurements per setting), LOAD_CAP_RUNS.
 # Prints a markdown section on stdout, writes it to $BUILD/bench/load.md and
 # the figures as key=value lines to $BUILD/bench/load.kv (bench/run.sh puts
@@ -46,9 +47,9 @@ done
 BUILD=${BUILD:-build}
 case "$BUILD" in /*) ;; *) BUILD="$PWD/$BUILD" ;; esac
 if [ "$QUICK" = 1 ]; then
-	DURATION=${LOAD_DURATION:-2}; RUNS=${LOAD_RUNS:-3}; SRUNS=${LOAD_STARTUP_RUNS:-3}; CAPRUNS=${LOAD_CAP_RUNS:-1}; CAPDUR=2
+	DURATION=${LOAD_DURATION:-2}; RUNS=${LOAD_RUNS:-3}; SRUNS=${LOAD_STARTUP_RUNS:-3}; CAPRUNS=${LOAD_CAP_RUNS:-1}; CAPDUR=2; TIMEOUT=${LOAD_TIMEOUT:-3}
 else
-	DURATION=${LOAD_DURATION:-10}; RUNS=${LOAD_RUNS:-3}; SRUNS=${LOAD_STARTUP_RUNS:-11}; CAPRUNS=${LOAD_CAP_RUNS:-3}; CAPDUR=3
+	TIMEOUT=${LOAD_TIMEOUT:-10}; DURATION=${LOAD_DURATION:-10}; RUNS=${LOAD_RUNS:-3}; SRUNS=${LOAD_STARTUP_RUNS:-11}; CAPRUNS=${LOAD_CAP_RUNS:-3}; CAPDUR=3
 fi
 OUT="$BUILD/bench"
 DATA="$OUT/load-data"
@@ -132,7 +133,7 @@ for ((r = 1; r <= RUNS; r++)); do
 		CUR_REC="$DATA/$name-$r.rec"
 		rm -f "$CUR_REC"
 		say "run $r, $name: loadgen open --rate $RATE --duration $DURATION -- requestwatch --port 0"
-		line=$(run_env "$s" "$LG" open --rate "$RATE" --duration "$DURATION" -- "$RW" --port 0 2>>"$LOG") ||
+		line=$(run_env "$s" "$LG" open --rate "$RATE" --duration "$DURATION" --timeout "$TIMEOUT" -- "$RW" --port 0 2>>"$LOG") ||
 			say "loadgen/service failed: $line"
 		echo "$name $r $line" >>"$LOG"
 		# every key=value of the line appended to $DATA/$name.KEY (one awk, not a fork per key)
@@ -261,7 +262,7 @@ pct() { awk -v a="$1" -v b="$2" 'BEGIN{ if (a=="nan"||b=="nan"||b==0) print "nan
 	echo "three (reason 1, memory limit). So the client's count and the file agree exactly once the lost"
 	echo "requests (connection threads with drops and no app.Request) are added. \"short-by-K-of-T-abandoned\" means"
 	echo "K requests are in neither, and K is at most the T requests the client abandoned after its timeout"
-	echo "(10 s): the service never read those (still in its accept queue when SIGINT stopped it)."
+	echo "($TIMEOUT s, \`--timeout\`): the service never read those (still in its accept queue when SIGINT stopped it)."
 	echo
 	echo "Start-up: \`loadgen startup -- requestwatch --port 0\`, time from fork() to reading the line"
 	echo "\"listening on 127.0.0.1:PORT\" (the service sleeps 400 ms in its warm-up), $SRUNS runs per setting, interleaved;"
