@@ -114,7 +114,7 @@ static uint32_t env_period_ms(const char *name)
 	if (!v || !*v)
 		return 0;
 	int64_t ns = rec_parse_duration_ns(v, strlen(v));
-	if (ns < 1000000 || ns > 3600ll * 1000000000)
+	if (ns < 1000000 || ns > 3600LL * 1000000000)
 		return 0; /* the library never prints: a bad value keeps the default */
 	return (uint32_t)(ns / 1000000);
 }

@@ -92,7 +92,7 @@ bool rec_emit_reserve_slow_(struct rec_tbuf_ *b, rec_event_type *t, uint32_t nee
 			__builtin_ia32_pause();
 #endif
 		} else {
-			struct timespec ts = { 0, 50 * 1000 };
+			struct timespec ts = { 0, 50L * 1000 };
 			if (spins % 64 == 0)
 				wake_now(r);
 			nanosleep(&ts, NULL);
