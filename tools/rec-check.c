@@ -176,19 +176,7 @@ static void print_json(file_result *files, size_t n, bool all_ok)
 		rec_json_begin_array(&j, false);
 		for (size_t k = 0; k < f->nproblems; k++) {
 			const problem *p = &f->problems[k];
-			rec_json_begin_object(&j, true);
-			rec_json_key(&j, "chunk");
-			if (p->chunk >= 0)
-				rec_json_i64(&j, p->chunk);
-			else
-				rec_json_null(&j);
-			rec_json_key(&j, "offset");
-			rec_json_u64(&j, p->offset);
-			rec_json_key(&j, "status");
-			rec_json_str(&j, rec_strerror(p->status));
-			rec_json_key(&j, "message");
-			rec_json_str(&j, p->message);
-			rec_json_end_object(&j);
+			rec_json_problem(&j, false, NULL, p->chunk, p->offset, p->status, p->message);
 		}
 		rec_json_end_array(&j);
 		rec_json_end_object(&j);

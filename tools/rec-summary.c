@@ -466,21 +466,7 @@ static void print_json(const rec_summary_result *res, bool counters)
 	rec_json_begin_array(&j, false);
 	for (size_t i = 0; i < res->problem_count; i++) {
 		const rec_summary_problem *p = &res->problems[i];
-		rec_json_begin_object(&j, true);
-		rec_json_key(&j, "file");
-		rec_json_str(&j, p->file);
-		rec_json_key(&j, "chunk");
-		if (p->chunk >= 0)
-			rec_json_i64(&j, p->chunk);
-		else
-			rec_json_null(&j);
-		rec_json_key(&j, "offset");
-		rec_json_u64(&j, p->offset);
-		rec_json_key(&j, "status");
-		rec_json_str(&j, rec_strerror(p->status));
-		rec_json_key(&j, "message");
-		rec_json_str(&j, p->message);
-		rec_json_end_object(&j);
+		rec_json_problem(&j, true, p->file, p->chunk, p->offset, p->status, p->message);
 	}
 	rec_json_end_array(&j);
 	/* Keys added in schema 1 after its first release: counters,

@@ -712,6 +712,28 @@ static void json_close(rec_json *j, char c)
 
 void rec_json_begin_object(rec_json *j, bool compact) { json_open(j, '{', compact); }
 void rec_json_end_object(rec_json *j) { json_close(j, '}'); }
+
+void rec_json_problem(rec_json *j, bool with_file, const char *file, int64_t chunk,
+		      uint64_t offset, rec_status status, const char *message)
+{
+	rec_json_begin_object(j, true);
+	if (with_file) {
+		rec_json_key(j, "file");
+		rec_json_str(j, file);
+	}
+	rec_json_key(j, "chunk");
+	if (chunk >= 0)
+		rec_json_i64(j, chunk);
+	else
+		rec_json_null(j);
+	rec_json_key(j, "offset");
+	rec_json_u64(j, offset);
+	rec_json_key(j, "status");
+	rec_json_str(j, rec_strerror(status));
+	rec_json_key(j, "message");
+	rec_json_str(j, message);
+	rec_json_end_object(j);
+}
 void rec_json_begin_array(rec_json *j, bool compact) { json_open(j, '[', compact); }
 void rec_json_end_array(rec_json *j) { json_close(j, ']'); }
 

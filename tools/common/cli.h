@@ -212,6 +212,11 @@ void rec_json_null(rec_json *j);
 void rec_json_raw(rec_json *j, const char *s);          /* a preformatted value */
 /* Finish the document with a newline. */
 void rec_json_end(rec_json *j);
+/* One problem as the tools' --json shows it, on one line:
+ * {"file": ..., "chunk": C or null, "offset": O, "status": "...", "message": "..."}
+ * ("file" only when with_file; a NULL file is null; chunk < 0 is null). */
+void rec_json_problem(rec_json *j, bool with_file, const char *file, int64_t chunk,
+		      uint64_t offset, rec_status status, const char *message);
 
 /* ---- human formatting ---------------------------------------------------- */
 /* All write a NUL-terminated string into buf (cap >= 48) and return its length. */
