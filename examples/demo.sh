@@ -31,37 +31,12 @@ cleanup() {
 }
 trap cleanup EXIT
 
-# burst N PATH: N concurrent GET requests to PATH, sent at the same moment
-# (one curl process with --parallel; without curl, bash's /dev/tcp: all
-# connections opened first, then every request written).  Prints one line
-# per request.
-if command -v curl >/dev/null 2>&1; then
-	burst() {
-		local n=$1 path=$2 i args=()
-		for ((i = 0; i < n; i++)); do
-			args+=(-o /dev/null "http://127.0.0.1:$port$path")
-		done
-		timeout 20 curl -s --no-progress-meter --parallel --parallel-immediate --parallel-max 64 \
-			--max-time 15 -w "   $path -> HTTP %{http_code} in %{time_total} s\n" "${args[@]}" || true
-	}
-else
-	burst() {
-		timeout 20 bash -c '
-			n=$1 path=$2 port=$3 fds=()
-			for ((i = 0; i < n; i++)); do
-				exec {fd}<>"/dev/tcp/127.0.0.1/$port" || exit 1
-				fds+=("$fd")
-			done
-			for fd in "${fds[@]}"; do
-				printf "GET %s HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n" "$path" >&"$fd"
-			done
-			for fd in "${fds[@]}"; do
-				read -r _ code _ <&"$fd" || code=000
-				echo "   $path -> HTTP $code"
-				cat <&"$fd" >/dev/null
-			done' _ "$1" "$2" "$port" || true
-	}
-fi
+# burst N PATH: N concurrent GET requests to PATH, sent at the same moment;
+# prints one line per request (tests/cli/lib/requestwatch_scenario.sh, which
+# the tests that run this scenario use too).
+rw_burst_show=1
+# shellcheck source=tests/cli/lib/requestwatch_scenario.sh
+source tests/cli/lib/requestwatch_scenario.sh
 
 echo "== starting requestwatch (recording to $REC)"
 REC_OUTPUT="$REC" "$BIN/requestwatch" --port 0 >"$OUT/server.out" 2>"$OUT/server.log" &

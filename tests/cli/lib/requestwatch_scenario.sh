@@ -1,12 +1,13 @@
 # shellcheck shell=bash
-# requestwatch_scenario.sh - sourced (not run) by tests/cli/requestwatch.sh and
-# tests/cli/lockgraph.sh: run the example service examples/requestwatch under
-# REC_OUTPUT and send it requests.  Not directly under tests/cli/ because
-# tests/run.sh runs every tests/cli/*.sh as a test.
+# requestwatch_scenario.sh - sourced (not run) by tests/cli/requestwatch.sh,
+# tests/cli/lockgraph.sh and examples/demo.sh: run the example service
+# examples/requestwatch under REC_OUTPUT and send it requests.  Not directly
+# under tests/cli/ because tests/run.sh runs every tests/cli/*.sh as a test.
 #
 # The caller provides: $BIN (the build's bin directory), $work (a scratch
 # directory), fail MESSAGE (prints and exits 1), and a variable server_pid
 # that its EXIT trap kills if still set.  Sets $port while the server runs.
+# (burst alone needs only $port, and $work unless rw_burst_show=1.)
 #
 #   rw_start REC_FILE   start requestwatch --port 0 recording to REC_FILE, wait
 #                       (15 s max) until it prints "listening on 127.0.0.1:PORT"
@@ -14,22 +15,26 @@
 #                       moment (one curl process with --parallel; without curl,
 #                       bash's /dev/tcp: all connections opened first, then
 #                       every request written); appends one line "PATH STATUS"
-#                       per request to $work/statuses.  20 s cap.
+#                       per request to $work/statuses, or with rw_burst_show=1
+#                       prints "   PATH -> HTTP STATUS in SECONDS s" per
+#                       request (" in SECONDS s" only with curl).  20 s cap.
 #                       REC_TEST_NO_CURL=1 forces the /dev/tcp client.
 #   rw_stop             SIGINT, wait (15 s max) for the exit, fail unless the
 #                       exit status is 0
 
+# _rw_burst N PATH: the requests; one line "PATH STATUS SECONDS" per request
+# (SECONDS is "-" without curl).
 if command -v curl >/dev/null 2>&1 && [ -z "${REC_TEST_NO_CURL:-}" ]; then
-	burst() {
+	_rw_burst() {
 		local n=$1 path=$2 i args=()
 		for ((i = 0; i < n; i++)); do
 			args+=(-o /dev/null "http://127.0.0.1:$port$path")
 		done
 		timeout 20 curl -s --no-progress-meter --parallel --parallel-immediate --parallel-max 64 \
-			--max-time 15 -w "$path %{http_code}\n" "${args[@]}" >>"$work/statuses" || true
+			--max-time 15 -w "$path %{http_code} %{time_total}\n" "${args[@]}" || true
 	}
 else
-	burst() {
+	_rw_burst() {
 		timeout 20 bash -c '
 			n=$1 path=$2 port=$3 fds=()
 			for ((i = 0; i < n; i++)); do
@@ -41,11 +46,19 @@ else
 			done
 			for fd in "${fds[@]}"; do
 				read -r _ code _ <&"$fd" || code=000
-				echo "$path $code"
+				echo "$path $code -"
 				cat <&"$fd" >/dev/null
-			done' _ "$1" "$2" "$port" >>"$work/statuses" || true
+			done' _ "$1" "$2" "$port" || true
 	}
 fi
+
+burst() {
+	if [ "${rw_burst_show:-0}" = 1 ]; then
+		_rw_burst "$1" "$2" | awk '{ printf "   %s -> HTTP %s%s\n", $1, $2, ($3 == "-" ? "" : " in " $3 " s") }'
+	else
+		_rw_burst "$1" "$2" | awk '{ print $1, $2 }' >>"$work/statuses"
+	fi
+}
 
 rw_start() {
 	REC_OUTPUT="$1" timeout 120 "$BIN/requestwatch" --port 0 >"$work/server.out" 2>"$work/server.err" &
