@@ -8,16 +8,10 @@
 # write (blocked on a lock the crasher holds), ends within the bounded wait.
 # Checked with the real tools: rec-check, rec-print --json, rec-summary --json.
 set -uo pipefail
-if [ ! -d "${REC_BIN:-}" ] && [ -n "${BUILD:-}" ] && [ -d "$BUILD/bin" ]; then REC_BIN=$BUILD/bin; fi
-if [ ! -d "${REC_TESTS:-}" ] && [ -n "${BUILD:-}" ] && [ -d "$BUILD/tests" ]; then REC_TESTS=$BUILD/tests; fi
-bin=${REC_BIN:?}
-tests=${REC_TESTS:?}
+# shellcheck source=tests/cli/lib/common.sh
+source "$(dirname "$0")/lib/common.sh" # bin, tests, tmp, fail, need_exe, cli_done
 helper=$tests/rec_test_crash
-fails=0
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
-[ -x "$helper" ] || { echo "FAIL: $helper missing"; exit 1; }
+need_exe "$helper"
 # Under ASan the sanitizer's own SEGV/abort handlers would report the crash
 # and exit 1: turn them off so the signal reaches the recorder and then the
 # default action, as without sanitizers (the crash path runs under ASan too).
@@ -150,5 +144,4 @@ run nocrash;  check nocrash 139 0 -1 - 10000
 run env REC_OUTPUT="$tmp/env.rec"; check env 139 11 4000 crash_here 10000
 run env REC_OUTPUT="$tmp/env.rec" REC_OPTIONS=crash=0; check env 139 0 -1 - 10000
 
-[ "$fails" = 0 ] && echo "recorder_crash: ok"
-exit $((fails != 0))
+cli_done recorder_crash

@@ -11,16 +11,10 @@
 #           with a rec.WriteFailed (action 1); both files check clean and
 #           hold every event between them.
 set -uo pipefail
-if [ ! -d "${REC_BIN:-}" ] && [ -n "${BUILD:-}" ] && [ -d "$BUILD/bin" ]; then REC_BIN=$BUILD/bin; fi
-if [ ! -d "${REC_TESTS:-}" ] && [ -n "${BUILD:-}" ] && [ -d "$BUILD/tests" ]; then REC_TESTS=$BUILD/tests; fi
-bin=${REC_BIN:?}
-tests=${REC_TESTS:?}
+# shellcheck source=tests/cli/lib/common.sh
+source "$(dirname "$0")/lib/common.sh" # bin, tests, tmp, fail, need_exe, cli_done
 helper=$tests/rec_test_crash
-fails=0
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
-[ -x "$helper" ] || { echo "FAIL: $helper missing"; exit 1; }
+need_exe "$helper"
 
 # ---- fsize ----
 rc=0
@@ -109,5 +103,4 @@ EOF
 python3 -c 'import json,sys; s=json.load(open(sys.argv[1])); sys.exit(0 if len(s["runs"]) == 1 and s["runs"][0]["ended"] == "clean close" else 1)' \
 	"$tmp/u.sum" || fail "unlink: the two files are not one cleanly closed run: $(cat "$tmp/u.sum")"
 
-[ "$fails" = 0 ] && echo "recorder_write_fail: ok"
-exit $((fails != 0))
+cli_done recorder_write_fail
