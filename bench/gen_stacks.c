@@ -18,16 +18,12 @@
  *
  *   gen_stacks [--codec zstd|lz4|none] N FILE
  *
- * Prints: events=N samples=S lockwaits=L seconds=T bytes=B distinct_stacks=D
+ * Prints: events=N samples=S lockwaits=L seconds=T bytes=B
  */
-#include <errno.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <time.h>
 
-#include "rec/rec.h"
+#include "common.h"
 
 #define NSTACKS 2000u
 #define NTHREADS 16u
@@ -50,13 +46,6 @@ static uint64_t next_r(uint64_t *state)
 	return mix64(*state);
 }
 
-static double now_s(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 static int usage(void)
 {
 	fprintf(stderr, "usage: gen_stacks [--codec zstd|lz4|none] N FILE\n");
@@ -65,9 +54,7 @@ static int usage(void)
 
 static int fail(const char *what, rec_status st, rec_writer *w)
 {
-	fprintf(stderr, "gen_stacks: %s: %s (%s)\n", what, rec_strerror(st),
-		w ? rec_writer_errmsg(w) : "");
-	return 1;
+	return bench_fail("gen_stacks", what, st, w);
 }
 
 static const rec_field cpu_fields[2] = {
@@ -91,35 +78,19 @@ int main(int argc, char **argv)
 {
 	rec_writer_options opts = REC_WRITER_OPTIONS_INIT;
 	int i = 1;
-	for (; i < argc && argv[i][0] == '-' && argv[i][1] == '-'; i++) {
-		if (strcmp(argv[i], "--codec") == 0 && i + 1 < argc) {
-			const char *c = argv[++i];
-			if (strcmp(c, "zstd") == 0)
-				opts.codec = REC_CODEC_ZSTD;
-			else if (strcmp(c, "lz4") == 0)
-				opts.codec = REC_CODEC_LZ4;
-			else if (strcmp(c, "none") == 0)
-				opts.codec = REC_CODEC_NONE;
-			else
-				return usage();
-		} else {
+	for (; i < argc && argv[i][0] == '-' && argv[i][1] == '-'; i++)
+		if (bench_writer_option(argc, argv, &i, &opts, 0) <= 0)
 			return usage();
-		}
-	}
-	if (argc - i != 2)
+	unsigned long long n = 0;
+	const char *path = NULL;
+	if (bench_operands(argc, argv, i, &n, &path) != 0)
 		return usage();
-	char *end = NULL;
-	errno = 0;
-	unsigned long long n = strtoull(argv[i], &end, 10);
-	if (errno || !end || *end || n == 0)
-		return usage();
-	const char *path = argv[i + 1];
 
-	double t0 = now_s();
+	double t0 = 0;
 	rec_writer *w = NULL;
-	rec_status st = rec_writer_open_path(&w, path, &opts);
-	if (st != REC_OK)
-		return fail(path, st, NULL);
+	if (bench_writer_start("gen_stacks", &w, path, &opts, &t0) != 0)
+		return 1;
+	rec_status st = REC_OK;
 
 	const rec_type types[3] = {
 		{ 21, REC_EVENT_HAS_THREAD | REC_EVENT_HAS_STACK, "rec.CPUSample", "CPU Sample",
@@ -233,17 +204,11 @@ int main(int argc, char **argv)
 		if (st != REC_OK)
 			return fail("event", st, w);
 	}
-	st = rec_writer_close(w);
-	if (st != REC_OK)
-		return fail("close", st, NULL);
-	double t1 = now_s();
-
-	struct stat sb;
-	if (stat(path, &sb) != 0) {
-		fprintf(stderr, "gen_stacks: %s: %s\n", path, strerror(errno));
+	double t1 = 0;
+	long long size = 0;
+	if (bench_writer_finish("gen_stacks", w, path, &t1, &size) != 0)
 		return 1;
-	}
 	printf("events=%llu samples=%llu lockwaits=%llu seconds=%.3f bytes=%lld\n", n, samples, waits,
-	       t1 - t0, (long long)sb.st_size);
+	       t1 - t0, size);
 	return 0;
 }
