@@ -33,6 +33,7 @@
 #include "rec/rec.h"
 #include "rec/recorder.h"
 #include "../lib/scale.h" /* time budgets x REC_TEST_SLOWDOWN under valgrind */
+#include "../lib/tmpdir.h" /* rec_t_tmpdir_*, rec_t_mono_ns, rec_t_sleep_ms */
 
 static char g_dir[256];
 
@@ -42,20 +43,6 @@ static const rec_field work_fields[] = {
 };
 static const rec_type work_def = { 0, REC_EVENT_HAS_THREAD, "test.Work", "Work", "", "test", 2,
 				   work_fields };
-
-static uint64_t mono_ns(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
-static void sleep_ms(long ms)
-{
-	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
-	while (nanosleep(&ts, &ts) != 0)
-		;
-}
 
 /* ---- errors ---------------------------------------------------------------- */
 static int g_reports;
@@ -78,7 +65,7 @@ static void emit_n(uint64_t n, uint32_t phase)
 {
 	static uint64_t seq;
 	for (uint64_t i = 0; i < n; i++) {
-		uint64_t t0 = mono_ns();
+		uint64_t t0 = rec_t_mono_ns();
 		rec_emit e;
 		g_attempts++;
 		if (rec_emit_begin(&e, T_work)) {
@@ -86,7 +73,7 @@ static void emit_n(uint64_t n, uint32_t phase)
 			rec_emit_u64(&e, phase);
 			rec_emit_commit(&e);
 		}
-		uint64_t d = mono_ns() - t0;
+		uint64_t d = rec_t_mono_ns() - t0;
 		if (d > g_max_emit_ns)
 			g_max_emit_ns = d;
 	}
@@ -180,24 +167,49 @@ static void scan_events(rec_reader *rd, scan *s)
 	}
 }
 
-static void scan_file(const char *path, scan *s)
+/* Both passes (chunks verified, then events) over a file, or over data/len
+ * when path is NULL; the problems of both are added up. */
+static void scan_both(const char *path, const void *data, size_t len, scan *s)
 {
-	rec_reader *rd;
-	assert_int_equal(rec_reader_open_path(&rd, path, NULL), REC_OK);
-	scan_reader(rd, s);
-	rec_reader_close(rd);
 	scan ev;
-	assert_int_equal(rec_reader_open_path(&rd, path, NULL), REC_OK);
-	scan_events(rd, &ev);
-	rec_reader_close(rd);
+	for (int pass = 0; pass < 2; pass++) {
+		rec_reader *rd;
+		rec_status st = path ? rec_reader_open_path(&rd, path, NULL)
+				     : rec_reader_open_mem(&rd, data, len, "mem", NULL);
+		assert_int_equal(st, REC_OK);
+		if (pass == 0)
+			scan_reader(rd, s);
+		else
+			scan_events(rd, &ev);
+		rec_reader_close(rd);
+	}
 	ev.chunks = s->chunks;
 	ev.problems += s->problems;
 	*s = ev;
 }
 
+static void scan_file(const char *path, scan *s)
+{
+	scan_both(path, NULL, 0, s);
+}
+
+static void scan_mem(const void *data, size_t len, scan *s)
+{
+	scan_both(NULL, data, len, s);
+}
+
 static uint64_t sum_dropped(const scan *s)
 {
 	return s->dropped[0] + s->dropped[1] + s->dropped[2] + s->dropped[3] + s->dropped[4];
+}
+
+/* The counts reconcile exactly: emit attempts + the rec.ThreadStart = the
+ * events in the file (rec.Dropped and rec.WriteFailed excluded) + the counts
+ * of rec.Dropped. */
+static void assert_reconciles(const scan *s, uint64_t attempts)
+{
+	uint64_t in_file = s->work[0] + s->work[1] + s->work[2] + s->thread_start + s->other;
+	assert_int_equal(in_file + sum_dropped(s), attempts + 1);
 }
 
 /* ---- (a) /dev/full: ENOSPC forever ------------------------------------------ */
@@ -207,7 +219,7 @@ static void t_dev_full(void **state)
 	if (access("/dev/full", W_OK) != 0)
 		skip();
 	rec_recorder *r = open_rec("/dev/full", NULL, 20);
-	uint64_t t0 = mono_ns();
+	uint64_t t0 = rec_t_mono_ns();
 	rec_recorder_stats st;
 	uint64_t max_buf = 0;
 	for (int round = 0; round < 40; round++) {
@@ -215,9 +227,9 @@ static void t_dev_full(void **state)
 		rec_recorder_get_stats(r, &st);
 		if (st.buffer_bytes > max_buf)
 			max_buf = st.buffer_bytes;
-		sleep_ms(5);
+		rec_t_sleep_ms(5);
 	}
-	uint64_t loop_ns = mono_ns() - t0;
+	uint64_t loop_ns = rec_t_mono_ns() - t0;
 	assert_int_equal(rec_recorder_flush(r), REC_OK);
 	rec_recorder_get_stats(r, &st);
 	/* Everything was lost, and every loss is counted: the events of the
@@ -271,7 +283,7 @@ static void t_fsize_recovers(void **state)
 		/* phase 0 until the failure is reported (at most ~20 s) */
 		for (int i = 0; i < 2000 && !__atomic_load_n(&g_reports, __ATOMIC_SEQ_CST); i++) {
 			emit_n(300, 0);
-			sleep_ms(10);
+			rec_t_sleep_ms(10);
 		}
 		if (g_reports != 1)
 			_exit(13);
@@ -332,9 +344,7 @@ static void t_fsize_recovers(void **state)
 	assert_true(s.wf_bytes > 0);
 	assert_true(s.dropped[4] >= s.wf_events);
 	assert_int_equal(s.dropped[4], lost); /* everything lost was lost writing */
-	/* The counts reconcile exactly. */
-	uint64_t in_file = s.work[0] + s.work[1] + s.work[2] + s.thread_start + s.other;
-	assert_int_equal(in_file + sum_dropped(&s), attempts + 1);
+	assert_reconciles(&s, attempts);
 	struct stat sb;
 	assert_int_equal(stat(path, &sb), 0);
 	assert_true(sb.st_size > 48 * 1024); /* it grew past the old limit */
@@ -392,7 +402,7 @@ static int mem_write(void *opaque, const void *buf, size_t len)
 	memsink *m = opaque;
 	__atomic_add_fetch(&m->calls, 1, __ATOMIC_SEQ_CST);
 	if (m->hang_ms)
-		sleep_ms(m->hang_ms);
+		rec_t_sleep_ms(m->hang_ms);
 	if (__atomic_load_n(&m->fail, __ATOMIC_SEQ_CST))
 		return -EIO;
 	if (m->fail_count > 0) {
@@ -444,15 +454,9 @@ static void t_sink_fails_then_recovers(void **state)
 	assert_int_equal(rec_recorder_close(r), REC_ERR_IO);
 	assert_int_equal(g_reports, 1);
 
-	rec_reader *rd;
-	scan s, c;
-	assert_int_equal(rec_reader_open_mem(&rd, m.data, m.len, "mem", NULL), REC_OK);
-	scan_reader(rd, &c);
-	rec_reader_close(rd);
-	assert_int_equal(rec_reader_open_mem(&rd, m.data, m.len, "mem", NULL), REC_OK);
-	scan_events(rd, &s);
-	rec_reader_close(rd);
-	assert_int_equal(c.problems + s.problems, 0);
+	scan s;
+	scan_mem(m.data, m.len, &s);
+	assert_int_equal(s.problems, 0);
 	assert_int_equal(s.work[0], 1000);
 	assert_int_equal(s.work[1], 0);
 	assert_int_equal(s.work[2], 1100);
@@ -461,8 +465,7 @@ static void t_sink_fails_then_recovers(void **state)
 	assert_int_equal(s.wf_events, 100); /* the last one */
 	assert_int_equal(s.wf_chunks, 1);
 	assert_int_equal(s.dropped[4], 5100);
-	uint64_t in_file = s.work[0] + s.work[1] + s.work[2] + s.thread_start + s.other;
-	assert_int_equal(in_file + sum_dropped(&s), g_attempts + 1);
+	assert_reconciles(&s, g_attempts);
 	free(m.data);
 }
 
@@ -483,23 +486,16 @@ static void t_close_while_failing(void **state)
 	assert_int_equal(m.fail_count, 0);
 	assert_int_equal(g_reports, 1);
 
-	rec_reader *rd;
-	scan s, c;
-	assert_int_equal(rec_reader_open_mem(&rd, m.data, m.len, "mem", NULL), REC_OK);
-	scan_reader(rd, &c);
-	rec_reader_close(rd);
-	assert_int_equal(rec_reader_open_mem(&rd, m.data, m.len, "mem", NULL), REC_OK);
-	scan_events(rd, &s);
-	rec_reader_close(rd);
-	assert_int_equal(c.problems + s.problems, 0);
+	scan s;
+	scan_mem(m.data, m.len, &s);
+	assert_int_equal(s.problems, 0);
 	assert_int_equal(s.work[0], 1000);
 	assert_int_equal(s.work[1], 0);
 	assert_int_equal(s.wf, 1);
 	assert_int_equal(s.wf_chunks, 2);
 	assert_int_equal(s.wf_events, 200);
 	assert_int_equal(s.dropped[4], 200);
-	uint64_t in_file = s.work[0] + s.work[1] + s.work[2] + s.thread_start + s.other;
-	assert_int_equal(in_file + sum_dropped(&s), g_attempts + 1);
+	assert_reconciles(&s, g_attempts);
 	free(m.data);
 }
 
@@ -512,12 +508,12 @@ static void t_sink_hangs(void **state)
 	m.fail = 1;
 	rec_sink sink = { mem_write, NULL, &m };
 	rec_recorder *r = open_rec(NULL, &sink, 10);
-	uint64_t t0 = mono_ns();
+	uint64_t t0 = rec_t_mono_ns();
 	for (int i = 0; i < 100; i++) {
 		emit_n(2000, 1);
-		sleep_ms(10);
+		rec_t_sleep_ms(10);
 	}
-	uint64_t loop_ns = mono_ns() - t0;
+	uint64_t loop_ns = rec_t_mono_ns() - t0;
 	rec_recorder_stats st;
 	rec_recorder_get_stats(r, &st);
 	/* The buffer (64 KiB) fills while the background thread sits in the
@@ -534,8 +530,7 @@ static void t_sink_hangs(void **state)
 
 int main(void)
 {
-	snprintf(g_dir, sizeof g_dir, "/tmp/rec-faults-%d", (int)getpid());
-	if (mkdir(g_dir, 0700) != 0)
+	if (rec_t_tmpdir_create(g_dir, sizeof g_dir, "rec-faults") != 0)
 		return 1;
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(t_dev_full),
@@ -546,11 +541,5 @@ int main(void)
 		cmocka_unit_test(t_sink_hangs),
 	};
 	int rc = cmocka_run_group_tests(tests, NULL, NULL);
-	if (rc == 0) {
-		char cmd[300];
-		snprintf(cmd, sizeof cmd, "rm -rf '%s'", g_dir);
-		if (system(cmd) != 0)
-			rc = 1;
-	}
-	return rc;
+	return rec_t_tmpdir_finish(g_dir, rc); /* kept after a failure */
 }

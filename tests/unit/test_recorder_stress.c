@@ -24,6 +24,7 @@
 
 #include "rec/rec.h"
 #include "rec/recorder.h"
+#include "../lib/tmpdir.h" /* rec_t_tmpdir_*, rec_t_sleep_ms */
 
 static char g_dir[256];
 
@@ -283,12 +284,6 @@ static void t_memory_limit(void **state)
 	assert_int_equal(tl.dropped_total % 10002, 0);
 }
 
-static void sleep_ms(unsigned ms)
-{
-	struct timespec ts = { ms / 1000, (long)(ms % 1000) * 1000000L };
-	nanosleep(&ts, NULL);
-}
-
 typedef struct close_arg {
 	rec_status st;
 	rec_recorder *r;
@@ -297,7 +292,7 @@ typedef struct close_arg {
 static void *closer(void *a)
 {
 	close_arg *c = a;
-	sleep_ms(30);
+	rec_t_sleep_ms(30);
 	c->st = rec_recorder_close(c->r);
 	return NULL;
 }
@@ -326,7 +321,7 @@ static void t_close_while_emitting(void **state)
 		assert_int_equal(pthread_create(&cth, NULL, closer, &c), 0);
 		pthread_join(cth, NULL); /* close returned while the workers run */
 		assert_int_equal(c.st, REC_OK);
-		sleep_ms(20); /* they keep emitting into a closed recorder */
+		rec_t_sleep_ms(20); /* they keep emitting into a closed recorder */
 		__atomic_store_n(&stop, 1, __ATOMIC_RELAXED);
 		for (uint32_t i = 0; i < 4; i++)
 			pthread_join(th[i], NULL);
@@ -358,8 +353,8 @@ static void t_close_while_emitting(void **state)
 
 int main(void)
 {
-	snprintf(g_dir, sizeof g_dir, "/tmp/rec-test-recorder-stress-%d", (int)getpid());
-	mkdir(g_dir, 0700);
+	if (rec_t_tmpdir_create(g_dir, sizeof g_dir, "rec-test-recorder-stress") != 0)
+		return 1;
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(t_stress_drop),
 		cmocka_unit_test(t_stress_wait),
@@ -367,11 +362,5 @@ int main(void)
 		cmocka_unit_test(t_close_while_emitting),
 	};
 	int rc = cmocka_run_group_tests(tests, NULL, NULL);
-	if (rc == 0) {
-		char cmd[300];
-		snprintf(cmd, sizeof cmd, "rm -rf '%s'", g_dir);
-		if (system(cmd) != 0)
-			rc = 1;
-	}
-	return rc;
+	return rec_t_tmpdir_finish(g_dir, rc); /* kept after a failure */
 }
