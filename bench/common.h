@@ -13,8 +13,8 @@
  *   struct bench_rounds, bench_rounds_run, bench_rounds_gather
  * Writer set-up (gen_events.c, gen_stacks.c; left out where BENCH_NO_REC is
  * defined before this header, as lttng_hot.c, which does not link librec):
- *   bench_writer_option, bench_operands, bench_writer_start,
- *   bench_writer_finish, bench_fail, bench_sample_fields, bench_sample_type
+ *   bench_writer_option, struct bench_out, bench_out_open, bench_out_close,
+ *   bench_fail, bench_sample_fields, bench_sample_type
  */
 #ifndef BENCH_COMMON_H
 #define BENCH_COMMON_H
@@ -251,21 +251,6 @@ static inline int bench_writer_option(int argc, char **argv, int *i, rec_writer_
 	return 1;
 }
 
-/* The operands N FILE at argv[i], the last two: N a positive integer.
- * Returns 0, or -1 (a usage error). */
-static inline int bench_operands(int argc, char **argv, int i, unsigned long long *n, const char **path)
-{
-	if (argc - i != 2)
-		return -1;
-	char *end = NULL;
-	errno = 0;
-	*n = strtoull(argv[i], &end, 10);
-	if (errno || !end || *end || *n == 0)
-		return -1;
-	*path = argv[i + 1];
-	return 0;
-}
-
 /* "prog: what: status (writer message)" on stderr; returns the exit status 1 */
 static inline int bench_fail(const char *prog, const char *what, rec_status st, rec_writer *w)
 {
@@ -273,34 +258,53 @@ static inline int bench_fail(const char *prog, const char *what, rec_status st, 
 	return 1;
 }
 
-/* *t0 = now, then opens the writer on path.  Returns 0, or the exit status 1
- * after a message. */
-static inline int bench_writer_start(const char *prog, rec_writer **w, const char *path,
-				     const rec_writer_options *opts, double *t0)
+/* A generator's output: N events into FILE through a writer, timed from
+ * open to close. */
+struct bench_out {
+	const char *prog;          /* for messages */
+	rec_writer_options opts;   /* set by the caller (bench_writer_option) */
+	unsigned long long n;      /* the operand N */
+	const char *path;          /* the operand FILE */
+	rec_writer *w;
+	double t0, t1;             /* bench_now_s() before open, after close */
+	long long size;            /* FILE's size after close */
+};
+
+/* The operands N FILE, the last two arguments from argv[i] (N a positive
+ * integer), then opens the writer on FILE.  Returns 0, 2 for a usage error
+ * (the caller prints its usage), or 1 after a message. */
+static inline int bench_out_open(struct bench_out *o, int argc, char **argv, int i)
 {
-	*t0 = bench_now_s();
-	*w = NULL;
-	rec_status st = rec_writer_open_path(w, path, opts);
+	if (argc - i != 2)
+		return 2;
+	char *end = NULL;
+	errno = 0;
+	o->n = strtoull(argv[i], &end, 10);
+	if (errno || !end || *end || o->n == 0)
+		return 2;
+	o->path = argv[i + 1];
+	o->t0 = bench_now_s();
+	o->w = NULL;
+	rec_status st = rec_writer_open_path(&o->w, o->path, &o->opts);
 	if (st != REC_OK)
-		return bench_fail(prog, path, st, NULL);
+		return bench_fail(o->prog, o->path, st, NULL);
 	return 0;
 }
 
-/* Closes w, *t1 = now, *size = the file's size.  Returns 0, or the exit
- * status 1 after a message. */
-static inline int bench_writer_finish(const char *prog, rec_writer *w, const char *path, double *t1,
-				      long long *size)
+/* Closes the writer, then t1 and size.  Returns 0, or 1 after a message. */
+static inline int bench_out_close(struct bench_out *o)
 {
-	rec_status st = rec_writer_close(w);
+	rec_status st = rec_writer_close(o->w);
+	o->w = NULL;
 	if (st != REC_OK)
-		return bench_fail(prog, "close", st, NULL);
-	*t1 = bench_now_s();
+		return bench_fail(o->prog, "close", st, NULL);
+	o->t1 = bench_now_s();
 	struct stat sb;
-	if (stat(path, &sb) != 0) {
-		fprintf(stderr, "%s: %s: %s\n", prog, path, strerror(errno));
+	if (stat(o->path, &sb) != 0) {
+		fprintf(stderr, "%s: %s: %s\n", o->prog, o->path, strerror(errno));
 		return 1;
 	}
-	*size = (long long)sb.st_size;
+	o->size = (long long)sb.st_size;
 	return 0;
 }
 #endif /* BENCH_NO_REC */

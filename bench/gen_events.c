@@ -36,12 +36,12 @@ static int fail(const char *what, rec_status st, rec_writer *w)
 
 int main(int argc, char **argv)
 {
-	rec_writer_options opts = REC_WRITER_OPTIONS_INIT;
+	struct bench_out out = { .prog = "gen_events", .opts = REC_WRITER_OPTIONS_INIT };
 	int use_clock = 1;
 	unsigned long long step = 7919;
 	int i = 1;
 	for (; i < argc && argv[i][0] == '-' && argv[i][1] == '-'; i++) {
-		int r = bench_writer_option(argc, argv, &i, &opts, BENCH_OPT_LEVEL | BENCH_OPT_CHUNK_SIZE);
+		int r = bench_writer_option(argc, argv, &i, &out.opts, BENCH_OPT_LEVEL | BENCH_OPT_CHUNK_SIZE);
 		if (r < 0)
 			return usage();
 		if (r > 0)
@@ -53,15 +53,11 @@ int main(int argc, char **argv)
 		else
 			return usage();
 	}
-	unsigned long long n = 0;
-	const char *path = NULL;
-	if (bench_operands(argc, argv, i, &n, &path) != 0)
-		return usage();
-
-	double t0 = 0;
-	rec_writer *w = NULL;
-	if (bench_writer_start("gen_events", &w, path, &opts, &t0) != 0)
-		return 1;
+	int rc = bench_out_open(&out, argc, argv, i);
+	if (rc != 0)
+		return rc == 2 ? usage() : rc;
+	rec_writer *w = out.w;
+	const unsigned long long n = out.n;
 
 	const rec_type type = bench_sample_type(1, REC_EVENT_HAS_THREAD);
 	rec_status st = rec_writer_add_type(w, &type);
@@ -96,12 +92,10 @@ int main(int argc, char **argv)
 		if (st != REC_OK)
 			return fail("event", st, w);
 	}
-	double t1 = 0;
-	long long size = 0;
-	if (bench_writer_finish("gen_events", w, path, &t1, &size) != 0)
+	if (bench_out_close(&out) != 0)
 		return 1;
-	double s = t1 - t0;
+	double s = out.t1 - out.t0;
 	printf("events=%llu seconds=%.3f events_per_s=%.0f bytes=%lld bytes_per_event=%.3f\n", n, s,
-	       (double)n / s, size, (double)size / (double)n);
+	       (double)n / s, out.size, (double)out.size / (double)n);
 	return 0;
 }

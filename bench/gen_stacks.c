@@ -76,20 +76,16 @@ static const rec_field order_fields[4] = {
 
 int main(int argc, char **argv)
 {
-	rec_writer_options opts = REC_WRITER_OPTIONS_INIT;
+	struct bench_out out = { .prog = "gen_stacks", .opts = REC_WRITER_OPTIONS_INIT };
 	int i = 1;
 	for (; i < argc && argv[i][0] == '-' && argv[i][1] == '-'; i++)
-		if (bench_writer_option(argc, argv, &i, &opts, 0) <= 0)
+		if (bench_writer_option(argc, argv, &i, &out.opts, 0) <= 0)
 			return usage();
-	unsigned long long n = 0;
-	const char *path = NULL;
-	if (bench_operands(argc, argv, i, &n, &path) != 0)
-		return usage();
-
-	double t0 = 0;
-	rec_writer *w = NULL;
-	if (bench_writer_start("gen_stacks", &w, path, &opts, &t0) != 0)
-		return 1;
+	int rc = bench_out_open(&out, argc, argv, i);
+	if (rc != 0)
+		return rc == 2 ? usage() : rc;
+	rec_writer *w = out.w;
+	const unsigned long long n = out.n;
 	rec_status st = REC_OK;
 
 	const rec_type types[3] = {
@@ -204,11 +200,9 @@ int main(int argc, char **argv)
 		if (st != REC_OK)
 			return fail("event", st, w);
 	}
-	double t1 = 0;
-	long long size = 0;
-	if (bench_writer_finish("gen_stacks", w, path, &t1, &size) != 0)
+	if (bench_out_close(&out) != 0)
 		return 1;
 	printf("events=%llu samples=%llu lockwaits=%llu seconds=%.3f bytes=%lld\n", n, samples, waits,
-	       t1 - t0, size);
+	       out.t1 - out.t0, out.size);
 	return 0;
 }

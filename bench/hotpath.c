@@ -35,60 +35,34 @@
  * (ns_per_event: total time / N; round_median: the median over the rounds
  * of round time / events, less sensitive to preemption on a busy host).
  */
-#include <errno.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
-#include <time.h>
 
 #include "rec/recorder.h"
-
-static const char *const names[16] = {
-	"alpha.events", "bravo.events", "charlie.evts", "delta.events",
-	"echo.events1", "foxtrot.evts", "golf.events1", "hotel.events",
-	"india.events", "juliet.evnts", "kilo.events1", "lima.events1",
-	"mike.events1", "november.evt", "oscar.events", "papa.events1",
-};
-
-static const rec_field sample_fields[3] = {
-	{ "name", "Name", "", REC_TYPE_STRING, REC_UNIT_NONE },
-	{ "value", "Value", "", REC_TYPE_I64, REC_UNIT_NONE },
-	{ "count", "Count", "", REC_TYPE_I32, REC_UNIT_NONE },
-};
+#include "common.h"
 
 enum mode { M_ON, M_STACK, M_DISABLED, M_FLOOR };
 static const char *const mode_names[] = { "on", "stack", "disabled", "floor" };
 
-#define MAX_THREADS 2
-#define MAX_ROUNDS 64
+#define MAX_THREADS BENCH_MAX_THREADS
+#define MAX_ROUNDS BENCH_MAX_ROUNDS
 
 struct run {
 	enum mode mode;
-	int threads;
-	long k;      /* events per round per thread */
-	int rounds;  /* measured rounds */
-	int warm;    /* warm-up rounds before them */
 	rec_recorder *rec;
 	rec_event_type *type;
 	rec_str ids[16];
-	pthread_barrier_t bar;
-	double ns[MAX_THREADS][MAX_ROUNDS];
+	struct bench_rounds b; /* k, rounds, warm and the timings */
 };
-
-static double now_ns(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
-}
 
 /* ---- the floor: rdtsc + plain stores into a thread-local buffer --------- */
 #define TBUF_SIZE (16u << 20)  /* the recorder's thread buffer size here */
 #define FLOOR_SIZE TBUF_SIZE
 static __thread uint8_t *floor_buf;
 static __thread uint64_t floor_head;
+static __thread uint64_t floor_ids[16];
 
 static inline uint64_t rdtsc(void)
 {
@@ -97,9 +71,7 @@ static inline uint64_t rdtsc(void)
 	__asm__ __volatile__("rdtsc" : "=a"(lo), "=d"(hi));
 	return ((uint64_t)hi << 32) | lo;
 #else
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+	return bench_mono_ns();
 #endif
 }
 
@@ -158,51 +130,81 @@ static __attribute__((noinline)) void emit_round(struct run *r, long from, long 
 	}
 }
 
-struct targ {
-	struct run *r;
-	int idx;
-};
-
-static void *worker(void *arg)
+/* each thread, before its rounds: the floor's string ids and ring buffer */
+static void thread_begin(void *ctx)
 {
-	struct targ *ta = arg;
-	struct run *r = ta->r;
-	uint64_t fids[16];
+	struct run *r = ctx;
 	for (int j = 0; j < 16; j++)
-		fids[j] = r->ids[j].id ? r->ids[j].id : (uint64_t)j + 1;
-	long base = (long)ta->idx * r->k * (r->warm + r->rounds);
+		floor_ids[j] = r->ids[j].id ? r->ids[j].id : (uint64_t)j + 1;
 	if (r->mode == M_FLOOR && !(floor_buf = malloc(FLOOR_SIZE + 64))) {
 		fprintf(stderr, "hotpath: out of memory\n");
 		exit(1);
 	}
 	if (floor_buf)
 		memset(floor_buf, 0, FLOOR_SIZE + 64); /* no page faults in the timed part */
-	for (int round = 0; round < r->warm + r->rounds; round++) {
-		pthread_barrier_wait(&r->bar);
-		long from = base + (long)round * r->k;
-		double t0 = now_ns();
-		if (r->mode == M_FLOOR)
-			floor_round(from, r->k, fids);
-		else
-			emit_round(r, from, r->k);
-		double t1 = now_ns();
-		if (round >= r->warm)
-			r->ns[ta->idx][round - r->warm] = (t1 - t0) / (double)r->k;
-		pthread_barrier_wait(&r->bar);
-		/* thread 0 drains the buffers outside the timed part */
-		if (ta->idx == 0 && r->rec && r->mode != M_FLOOR)
-			rec_recorder_flush(r->rec);
-		pthread_barrier_wait(&r->bar);
-	}
-	free(floor_buf);
-	floor_buf = NULL;
-	return NULL;
 }
 
-static int cmp_d(const void *a, const void *b)
+static void thread_end(void *ctx)
 {
-	double x = *(const double *)a, y = *(const double *)b;
-	return (x > y) - (x < y);
+	(void)ctx;
+	free(floor_buf);
+	floor_buf = NULL;
+}
+
+/* the timed part of a round */
+static void round_emit(void *ctx, long from, long k)
+{
+	struct run *r = ctx;
+	if (r->mode == M_FLOOR)
+		floor_round(from, k, floor_ids);
+	else
+		emit_round(r, from, k);
+}
+
+/* thread 0 drains the buffers between rounds, outside the timed part */
+static void round_between(void *ctx)
+{
+	struct run *r = ctx;
+	if (r->rec && r->mode != M_FLOOR)
+		rec_recorder_flush(r->rec);
+}
+
+/* Opens the recorder on path (16 MiB thread buffers: a round of k events
+ * fits, no drops), registers bench.Sample as mode wants it and interns the 16
+ * names into r.  Returns 0, or 1 after a message (nothing left open). */
+static int open_recorder(struct run *r, enum mode mode, const char *path)
+{
+	rec_recorder_options o = REC_RECORDER_OPTIONS_INIT;
+	o.path = path;
+	o.thread_buffer_size = TBUF_SIZE;
+	o.memory_limit = 256u << 20;
+	o.flush_interval_ms = 1000;
+	rec_status s = rec_recorder_open(&r->rec, &o);
+	if (s != REC_OK) {
+		fprintf(stderr, "hotpath: rec_recorder_open(%s): %s\n", path, rec_strerror(s));
+		r->rec = NULL;
+		return 1;
+	}
+	const rec_type def =
+		bench_sample_type(0, REC_EVENT_HAS_THREAD | (mode == M_STACK ? REC_EVENT_HAS_STACK : 0));
+	uint32_t flags = mode == M_STACK ? REC_TYPE_STACK : mode == M_DISABLED ? REC_TYPE_OFF : 0;
+	s = rec_recorder_register_type(r->rec, &def, 0, flags, &r->type);
+	if (s != REC_OK) {
+		fprintf(stderr, "hotpath: register_type: %s\n", rec_strerror(s));
+		goto fail;
+	}
+	for (int j = 0; j < 16; j++) {
+		r->ids[j] = rec_recorder_intern(r->rec, bench_names[j]);
+		if (r->ids[j].id == 0) {
+			fprintf(stderr, "hotpath: intern failed\n");
+			goto fail;
+		}
+	}
+	return 0;
+fail:
+	rec_recorder_close(r->rec);
+	r->rec = NULL;
+	return 1;
 }
 
 static int run_case(enum mode mode, int threads, long k, int rounds, const char *path)
@@ -213,69 +215,29 @@ static int run_case(enum mode mode, int threads, long k, int rounds, const char 
 		return 1;
 	}
 	r->mode = mode;
-	r->threads = threads;
-	r->k = k;
-	r->rounds = rounds;
+	r->b.k = k;
+	r->b.rounds = rounds;
 	/* Warm up until every page of the thread buffer has been written once
 	 * (about 28 bytes per event), as in a long-running process: the timed
 	 * rounds then measure no first-touch page faults. */
-	r->warm = (int)((TBUF_SIZE + (size_t)k * 28u - 1) / ((size_t)k * 28u)) + 1;
+	r->b.warm = (int)((TBUF_SIZE + (size_t)k * 28u - 1) / ((size_t)k * 28u)) + 1;
+	r->b.ctx = r;
+	r->b.thread_begin = thread_begin;
+	r->b.thread_end = thread_end;
+	r->b.emit = round_emit;
+	r->b.between = round_between;
 	rec_recorder_stats st = { 0 };
-	if (mode != M_FLOOR) {
-		rec_recorder_options o = REC_RECORDER_OPTIONS_INIT;
-		o.path = path;
-		o.thread_buffer_size = TBUF_SIZE;  /* one round (k events) fits: no drops */
-		o.memory_limit = 256u << 20;
-		o.flush_interval_ms = 1000;
-		rec_status s = rec_recorder_open(&r->rec, &o);
-		if (s != REC_OK) {
-			fprintf(stderr, "hotpath: rec_recorder_open(%s): %s\n", path, rec_strerror(s));
-			free(r);
-			return 1;
-		}
-		const rec_type def = {
-			.id = 0,
-			.flags = REC_EVENT_HAS_THREAD | (mode == M_STACK ? REC_EVENT_HAS_STACK : 0),
-			.name = "bench.Sample",
-			.label = "Sample",
-			.description = "benchmark event: a pooled string, an i64 and an i32",
-			.category = "Bench",
-			.field_count = 3,
-			.fields = sample_fields,
-		};
-		uint32_t flags = mode == M_STACK ? REC_TYPE_STACK : mode == M_DISABLED ? REC_TYPE_OFF : 0;
-		s = rec_recorder_register_type(r->rec, &def, 0, flags, &r->type);
-		if (s != REC_OK) {
-			fprintf(stderr, "hotpath: register_type: %s\n", rec_strerror(s));
+	if (mode != M_FLOOR && open_recorder(r, mode, path) != 0) {
+		free(r);
+		return 1;
+	}
+	if (bench_rounds_run(&r->b, threads, "hotpath") != 0) {
+		if (r->rec)
 			rec_recorder_close(r->rec);
-			free(r);
-			return 1;
-		}
-		for (int j = 0; j < 16; j++) {
-			r->ids[j] = rec_recorder_intern(r->rec, names[j]);
-			if (r->ids[j].id == 0) {
-				fprintf(stderr, "hotpath: intern failed\n");
-				rec_recorder_close(r->rec);
-				free(r);
-				return 1;
-			}
-		}
+		free(r);
+		return 1;
 	}
-	pthread_barrier_init(&r->bar, NULL, (unsigned)threads);
-	pthread_t th[MAX_THREADS];
-	struct targ ta[MAX_THREADS];
 	int err = 0;
-	for (int t = 0; t < threads; t++) {
-		ta[t].r = r;
-		ta[t].idx = t;
-		if (pthread_create(&th[t], NULL, worker, &ta[t]) != 0) {
-			fprintf(stderr, "hotpath: pthread_create failed\n");
-			exit(1); /* the barrier would never complete */
-		}
-	}
-	for (int t = 0; t < threads; t++)
-		pthread_join(th[t], NULL);
-	pthread_barrier_destroy(&r->bar);
 	if (r->rec) {
 		rec_recorder_flush(r->rec);
 		rec_recorder_get_stats(r->rec, &st);
@@ -286,12 +248,8 @@ static int run_case(enum mode mode, int threads, long k, int rounds, const char 
 		}
 	}
 	double all[MAX_THREADS * MAX_ROUNDS];
-	int n = 0;
-	for (int t = 0; t < threads; t++)
-		for (int k2 = 0; k2 < rounds; k2++)
-			all[n++] = r->ns[t][k2];
-	qsort(all, (size_t)n, sizeof(double), cmp_d);
-	double med = n % 2 ? all[n / 2] : (all[n / 2 - 1] + all[n / 2]) / 2;
+	size_t n = bench_rounds_gather(&r->b, threads, 0, all);
+	double med = bench_sort_median(all, n);
 	/* the background thread's CPU time (drain, encode, compress, write) per
 	 * recorded event: the cost that competes with the host on a busy machine */
 	double bg = st.events ? (double)st.background_cpu_ns / (double)st.events : 0;
@@ -306,38 +264,16 @@ static int run_case(enum mode mode, int threads, long k, int rounds, const char 
 /* --scale N: N events on one thread, rounds of up to 200k, flushes between. */
 static int scale_run(long long n, const char *path)
 {
-	rec_recorder *rec = NULL;
-	rec_event_type *type = NULL;
-	rec_recorder_options o = REC_RECORDER_OPTIONS_INIT;
-	o.path = path;
-	o.thread_buffer_size = TBUF_SIZE;
-	o.memory_limit = 256u << 20;
-	o.flush_interval_ms = 1000;
-	rec_status s = rec_recorder_open(&rec, &o);
-	if (s != REC_OK) {
-		fprintf(stderr, "hotpath: rec_recorder_open(%s): %s\n", path, rec_strerror(s));
+	struct run *r = calloc(1, sizeof(*r));
+	if (!r) {
+		fprintf(stderr, "hotpath: out of memory\n");
 		return 1;
 	}
-	const rec_type def = {
-		.id = 0,
-		.flags = REC_EVENT_HAS_THREAD,
-		.name = "bench.Sample",
-		.label = "Sample",
-		.description = "benchmark event: a pooled string, an i64 and an i32",
-		.category = "Bench",
-		.field_count = 3,
-		.fields = sample_fields,
-	};
-	struct run *r = calloc(1, sizeof(*r));
-	if (!r || (s = rec_recorder_register_type(rec, &def, 0, 0, &type)) != REC_OK) {
-		fprintf(stderr, "hotpath: %s\n", r ? rec_strerror(s) : "out of memory");
-		rec_recorder_close(rec);
+	if (open_recorder(r, M_ON, path) != 0) {
 		free(r);
 		return 1;
 	}
-	r->type = type;
-	for (int j = 0; j < 16; j++)
-		r->ids[j] = rec_recorder_intern(rec, names[j]);
+	rec_recorder *rec = r->rec;
 	/* warm-up, untimed: write every page of the thread buffer once (about 28
 	 * bytes per event), as a long-running process has; these events are in
 	 * the file too (events= counts them) */
@@ -357,20 +293,19 @@ static int scale_run(long long n, const char *path)
 	}
 	for (long long done = 0; done < n;) {
 		long k = n - done < 200000 ? (long)(n - done) : 200000;
-		double t0 = now_ns();
+		double t0 = bench_now_ns();
 		emit_round(r, (long)done, k);
-		double dt = now_ns() - t0;
+		double dt = bench_now_ns() - t0;
 		total += dt;
 		per[ir++] = dt / (double)k;
 		done += k;
 		rec_recorder_flush(rec);
 	}
-	qsort(per, ir, sizeof *per, cmp_d);
-	double med = ir % 2 ? per[ir / 2] : (per[ir / 2 - 1] + per[ir / 2]) / 2;
+	double med = bench_sort_median(per, ir);
 	free(per);
 	rec_recorder_stats st = { 0 };
 	rec_recorder_get_stats(rec, &st);
-	s = rec_recorder_close(rec);
+	rec_status s = rec_recorder_close(rec);
 	struct rusage ru;
 	getrusage(RUSAGE_SELF, &ru);
 	printf("mode=scale n=%lld ns_per_event=%.2f rounds=%zu round_median=%.2f events=%llu dropped=%llu "

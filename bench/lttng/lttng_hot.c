@@ -21,143 +21,65 @@
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
-#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
+#define BENCH_NO_REC /* not linked with librec */
+#include "../common.h"
 #include "tp.h"
 
-#define MAX_THREADS 2
-#define MAX_ROUNDS 64
-
-static const char *const names[16] = {
-	"alpha.events", "bravo.events", "charlie.evts", "delta.events",
-	"echo.events1", "foxtrot.evts", "golf.events1", "hotel.events",
-	"india.events", "juliet.evnts", "kilo.events1", "lima.events1",
-	"mike.events1", "november.evt", "oscar.events", "papa.events1",
-};
-
-static double now_ns(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
-}
-
-static double cpu_ns(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-	return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
-}
-
-static void sleep_ms(long ms)
-{
-	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
-	while (nanosleep(&ts, &ts) != 0)
-		;
-}
+#define MAX_THREADS BENCH_MAX_THREADS
+#define MAX_ROUNDS BENCH_MAX_ROUNDS
 
 static __attribute__((noinline)) void emit_round(long from, long k)
 {
 	for (long i = from; i < from + k; i++)
-		lttng_ust_tracepoint(bench, sample, names[i & 15], (int64_t)((uint64_t)i * 7919u),
+		lttng_ust_tracepoint(bench, sample, bench_names[i & 15], (int64_t)((uint64_t)i * 7919u),
 				     (int32_t)(i % 1000));
 }
 
-struct run {
-	long k;
-	int rounds, warm, threads;
-	long pause_ms;
-	pthread_barrier_t bar;
-	double ns[MAX_THREADS][MAX_ROUNDS];
-	double cpu[MAX_THREADS][MAX_ROUNDS];
-};
-
-struct targ {
-	struct run *r;
-	int idx;
-};
-
-static void *worker(void *arg)
+/* the timed part of a round */
+static void round_emit(void *ctx, long from, long k)
 {
-	struct targ *ta = arg;
-	struct run *r = ta->r;
-	long base = (long)ta->idx * r->k * (r->warm + r->rounds);
-	for (int round = 0; round < r->warm + r->rounds; round++) {
-		pthread_barrier_wait(&r->bar);
-		long from = base + (long)round * r->k;
-		double c0 = cpu_ns();
-		double t0 = now_ns();
-		emit_round(from, r->k);
-		double t1 = now_ns();
-		double c1 = cpu_ns();
-		if (round >= r->warm) {
-			r->ns[ta->idx][round - r->warm] = (t1 - t0) / (double)r->k;
-			r->cpu[ta->idx][round - r->warm] = (c1 - c0) / (double)r->k;
-		}
-		pthread_barrier_wait(&r->bar);
-		if (ta->idx == 0)
-			sleep_ms(r->pause_ms); /* consumer drains, outside the timed part */
-		pthread_barrier_wait(&r->bar);
-	}
-	return NULL;
+	(void)ctx;
+	emit_round(from, k);
 }
 
-static int cmp_d(const void *a, const void *b)
+/* thread 0 between rounds: the consumer drains, outside the timed part */
+static void round_pause(void *ctx)
 {
-	double x = *(const double *)a, y = *(const double *)b;
-	return (x > y) - (x < y);
+	bench_sleep_ms(*(const long *)ctx);
 }
 
 static int run_case(int threads, long k, int rounds, int warm, long pause_ms)
 {
-	struct run *r = calloc(1, sizeof(*r));
-	if (!r) {
+	struct bench_rounds *b = calloc(1, sizeof(*b));
+	if (!b) {
 		fprintf(stderr, "lttng_hot: out of memory\n");
 		return 1;
 	}
-	r->k = k;
-	r->rounds = rounds;
-	r->warm = warm;
-	r->threads = threads;
-	r->pause_ms = pause_ms;
-	if (pthread_barrier_init(&r->bar, NULL, (unsigned)threads) != 0) {
-		fprintf(stderr, "lttng_hot: pthread_barrier_init failed\n");
-		free(r);
+	b->k = k;
+	b->rounds = rounds;
+	b->warm = warm;
+	b->with_cpu = 1;
+	b->ctx = &pause_ms;
+	b->emit = round_emit;
+	b->between = round_pause;
+	if (bench_rounds_run(b, threads, "lttng_hot") != 0) {
+		free(b);
 		return 1;
 	}
-	pthread_t th[MAX_THREADS];
-	struct targ ta[MAX_THREADS];
-	for (int t = 0; t < threads; t++) {
-		ta[t].r = r;
-		ta[t].idx = t;
-		if (pthread_create(&th[t], NULL, worker, &ta[t]) != 0) {
-			fprintf(stderr, "lttng_hot: pthread_create failed\n");
-			exit(1); /* the barrier would never complete */
-		}
-	}
-	for (int t = 0; t < threads; t++)
-		pthread_join(th[t], NULL);
-	pthread_barrier_destroy(&r->bar);
 	double all[MAX_THREADS * MAX_ROUNDS], allc[MAX_THREADS * MAX_ROUNDS];
-	int n = 0;
-	for (int t = 0; t < threads; t++)
-		for (int j = 0; j < rounds; j++) {
-			allc[n] = r->cpu[t][j];
-			all[n++] = r->ns[t][j];
-		}
-	qsort(all, (size_t)n, sizeof(double), cmp_d);
-	qsort(allc, (size_t)n, sizeof(double), cmp_d);
-	double med = n % 2 ? all[n / 2] : (all[n / 2 - 1] + all[n / 2]) / 2;
-	double medc = n % 2 ? allc[n / 2] : (allc[n / 2 - 1] + allc[n / 2]) / 2;
+	size_t n = bench_rounds_gather(b, threads, 0, all);
+	bench_rounds_gather(b, threads, 1, allc);
+	double med = bench_sort_median(all, n);
+	double medc = bench_sort_median(allc, n);
 	printf("threads=%d median=%.2f min=%.2f max=%.2f cpu_median=%.2f cpu_min=%.2f events=%lld\n",
 	       threads, med, all[0], all[n - 1], medc, allc[0], (long long)threads * k * (rounds + warm));
 	fflush(stdout);
-	free(r);
+	free(b);
 	return 0;
 }
 
@@ -204,12 +126,12 @@ int main(int argc, char **argv)
 	    (bulk && n <= 0))
 		return usage();
 	if (bulk) {
-		double t0 = now_ns();
+		double t0 = bench_now_ns();
 		for (long from = 0; from < n; from += chunk) {
 			emit_round(from, from + chunk <= n ? chunk : n - from);
-			sleep_ms(pause_ms);
+			bench_sleep_ms(pause_ms);
 		}
-		printf("bulk events=%ld wall_s=%.3f\n", n, (now_ns() - t0) / 1e9);
+		printf("bulk events=%ld wall_s=%.3f\n", n, (bench_now_ns() - t0) / 1e9);
 		return 0;
 	}
 	int rc = 0;
