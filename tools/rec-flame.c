@@ -594,9 +594,10 @@ static const char usage_text[] =
 	"                    regular expression; repeatable: any of them)\n"
 	"  --exclude RE      drop stacks with a frame matching RE (repeatable)\n"
 	"  --from T, --to T  keep events in [from, to): T is an offset from the start\n"
-	"                    of the recording (\"1.5s\", \"250ms\", \"90us\", \"2m\"; a bare\n"
-	"                    number is seconds) or a time \"2026-12-02T10:14:03.5\" (local\n"
-	"                    time; add Z or +HH:MM for another zone)\n"
+	"                    of the recording (\"1.5s\", \"250ms\", \"90us\", \"2m\", \"1h\":\n"
+	"                    units ns us ms s m min h; a bare number is seconds) or a\n"
+	"                    time \"2026-12-02T10:14:03.5\" (local time; add Z or +HH:MM\n"
+	"                    for another zone)\n"
 	"\n"
 	"Differential flame graph:\n"
 	"  --diff BEFORE     compare recording BEFORE with FILE (after).  Collapsed:\n"
@@ -616,8 +617,11 @@ static const char usage_text[] =
 	"';' in a name becomes ':', control characters become spaces.  The start of a\n"
 	"recording (for --from/--to offsets) is the start time of its first chunk.\n"
 	"\n"
+	"-o FILE that cannot be written (a missing directory, a full disk):\n"
+	"\"rec-flame: FILE: REASON\" on stderr, exit 1.\n"
+	"\n"
 	"Exit status: 0 success, 1 damaged or unreadable input (after writing what was\n"
-	"readable), 2 usage error.\n";
+	"readable) or a failed write, 2 usage error.\n";
 
 enum {
 	OPT_EVENT = 256, OPT_WEIGHT, OPT_FORMAT, OPT_TITLE, OPT_MINWIDTH, OPT_THREADS,
