@@ -550,6 +550,11 @@ static const char usage_text[] =
 	"  --version       show the library version and exit\n"
 	"\n"
 	"Integers above 2^53 (large counters) lose precision in JavaScript parsers.\n"
+	"Names of event types, categories and fields longer than 4096 bytes are cut\n"
+	"to their first 4096 bytes (a character cut in two becomes U+FFFD); thread,\n"
+	"lock and counter names and string values are written whole.\n"
+	"--output FILE that cannot be written (a missing directory, a full disk):\n"
+	"\"rec-timeline: FILE: REASON\" on stderr, exit 1.\n"
 	"Exit status: 0 success, 1 damaged or unreadable input (the JSON is still\n"
 	"complete, with every readable event) or a failed write, 2 usage error.\n";
 
