@@ -93,10 +93,20 @@ SETTINGS=(
 )
 # quick mode: the first three settings only
 [ "$QUICK" = 1 ] && [ -z "${LOAD_ALL_SETTINGS:-}" ] && SETTINGS=("${SETTINGS[@]:0:3}")
-run_env() { # setting -> runs "$@" with the setting's environment
-	local s=$1; shift
-	local name rec opts
-	IFS='|' read -r name rec opts _ <<<"$s"
+names() { # [FROM [COUNT]] -> the names of SETTINGS[FROM..FROM+COUNT-1], one a line
+	local s
+	for s in "${SETTINGS[@]:${1:-0}:${2:-${#SETTINGS[@]}}}"; do echo "${s%%|*}"; done
+}
+setting() { # NAME FIELD -> that field of the setting: 2 recording on (1/0), 3 REC_OPTIONS, 4 label
+	local s f
+	for s in "${SETTINGS[@]}"; do
+		IFS='|' read -r -a f <<<"$s"
+		if [ "${f[0]}" = "$1" ]; then echo "${f[$2 - 1]:-}"; return; fi
+	done
+}
+run_env() { # NAME -> runs "$@" with the setting's environment
+	local rec opts
+	rec=$(setting "$1" 2); opts=$(setting "$1" 3); shift
 	if [ "$rec" = 1 ]; then
 		if [ -n "$opts" ]; then
 			REC_OUTPUT="$CUR_REC" REC_OPTIONS="$opts" "$@"
@@ -126,22 +136,26 @@ RATE=${LOAD_RATE:-$(awk -v c="$CAP" 'BEGIN{printf "%.0f", 0.7 * c}')}
 say "capacity (closed loop, recording off): 2 connections $CAP requests/s, 8 connections $CAP8; open-loop rate $RATE requests/s"
 
 # ---- 2. open-loop runs --------------------------------------------------------------
-declare -A V
+# split_kv NAME LINE [SKIP]: every key=value of LINE (but SKIP) appended to
+# $DATA/NAME.KEY (one awk, not a fork per key)
+split_kv() {
+	awk -v pre="$DATA/$1." -v skip="${3:-}" '{ for (i = 1; i <= NF; i++) { k = $i; sub(/=.*/, "", k); v = $i; sub(/^[^=]*=/, "", v); if (skip == "" || k != skip) print v >> (pre k) } }' <<<"$2"
+}
+# per_sent VALUE SENT FORMAT SCALE: VALUE / SENT * SCALE, or nan without requests
+per_sent() { awk -v c="$1" -v n="$2" -v f="$3" -v m="$4" 'BEGIN{ if (n>0) printf f "\n", c/n*m; else print "nan" }'; }
 for ((r = 1; r <= RUNS; r++)); do
-	for s in "${SETTINGS[@]}"; do
-		IFS='|' read -r name rec _ _ <<<"$s"
+	for name in $(names); do
 		CUR_REC="$DATA/$name-$r.rec"
 		rm -f "$CUR_REC"
 		say "run $r, $name: loadgen open --rate $RATE --duration $DURATION -- requestwatch --port 0"
-		line=$(run_env "$s" "$LG" open --rate "$RATE" --duration "$DURATION" --timeout "$TIMEOUT" -- "$RW" --port 0 2>>"$LOG") ||
+		line=$(run_env "$name" "$LG" open --rate "$RATE" --duration "$DURATION" --timeout "$TIMEOUT" -- "$RW" --port 0 2>>"$LOG") ||
 			say "loadgen/service failed: $line"
 		echo "$name $r $line" >>"$LOG"
-		# every key=value of the line appended to $DATA/$name.KEY (one awk, not a fork per key)
-		awk -v pre="$DATA/$name." '{ for (i = 1; i <= NF; i++) { k = $i; sub(/=.*/, "", k); v = $i; sub(/^[^=]*=/, "", v); print v >> (pre k) } }' <<<"$line"
+		split_kv "$name" "$line"
 		# the service's CPU time (all threads, start-up and shutdown included) per request sent
-		awk -v c="$(kv service_cpu_s "$line")" -v n="$(kv sent "$line")" 'BEGIN{ if (n>0) printf "%.2f\n", c/n*1e6; else print "nan" }' >>"$DATA/$name.cpu_us"
-		awk -v c="$(kv service_minflt "$line")" -v n="$(kv sent "$line")" 'BEGIN{ if (n>0) printf "%.3f\n", c/n; else print "nan" }' >>"$DATA/$name.flt"
-		if [ "$rec" = 1 ]; then
+		per_sent "$(kv service_cpu_s "$line")" "$(kv sent "$line")" %.2f 1e6 >>"$DATA/$name.cpu_us"
+		per_sent "$(kv service_minflt "$line")" "$(kv sent "$line")" %.3f 1 >>"$DATA/$name.flt"
+		if [ "$(setting "$name" 2)" = 1 ]; then
 			# recorded app.Request, events, dropped; per-connection reconciliation
 			sent=$(kv sent "$line")
 			rec_line=$(python3 - "$BIN" "$CUR_REC" "$sent" "$(kv timeouts "$line")" <<'EOF'
@@ -174,17 +188,16 @@ print("requests=%d lost=%d sent=%d agree=%s events=%d dropped=%d conn_drops=%d s
 EOF
 ) || rec_line="requests=nan lost=nan sent=$sent agree=n/a events=nan dropped=nan conn_drops=nan size=nan"
 			echo "$name $r $rec_line" >>"$LOG"
-			awk -v pre="$DATA/$name." '{ for (i = 1; i <= NF; i++) { k = $i; sub(/=.*/, "", k); v = $i; sub(/^[^=]*=/, "", v); if (k != "sent") print v >> (pre k) } }' <<<"$rec_line"
+			split_kv "$name" "$rec_line" sent
 		fi
 	done
 done
 
 # ---- 3. start-up ---------------------------------------------------------------------
 for ((r = 1; r <= SRUNS; r++)); do
-	for s in "${SETTINGS[@]:0:3}"; do
-		IFS='|' read -r name _ _ _ <<<"$s"
+	for name in $(names 0 3); do
 		CUR_REC="$DATA/startup-$name.rec"
-		line=$(run_env "$s" "$LG" startup -- "$RW" --port 0 2>>"$LOG") || say "startup run failed: $line"
+		line=$(run_env "$name" "$LG" startup -- "$RW" --port 0 2>>"$LOG") || say "startup run failed: $line"
 		kv startup_ms "$line" >>"$DATA/$name.startup_only"
 	done
 done
@@ -202,6 +215,26 @@ cell() { # name key divisor(1=us->us, 1000=us->ms) digits
 		if (m=="nan") {print "n/a"; exit} printf "%.*f (%.*f-%.*f)\n", p, m/d, p, a/d, p, b/d }'
 }
 pct() { awk -v a="$1" -v b="$2" 'BEGIN{ if (a=="nan"||b=="nan"||b==0) print "nan"; else printf "%+.1f\n", (a-b)/b*100 }'; }
+join() { # SEP WORD... -> the words joined by SEP
+	local sep=$1 out=$2 w; shift 2
+	for w in "$@"; do out+="$sep$w"; done
+	printf '%s\n' "$out"
+}
+cells() { # NAME KEY[:DIVISOR[:DIGITS]]... -> cell of each key, joined by " | "
+	local name=$1 spec k d p out=(); shift
+	for spec in "$@"; do IFS=: read -r k d p <<<"$spec"; out+=("$(cell "$name" "$k" "$d" "$p")"); done
+	join " | " "${out[@]}"
+}
+vs_off() { # NAME KEY... -> "+x.y %" of each key's median against off's, joined by " | "
+	local name=$1 k out=(); shift
+	for k in "$@"; do out+=("$(pct "$(med "$name" "$k")" "$(med off "$k")") %"); done
+	join " | " "${out[@]}"
+}
+run_row() { # NAME RUN KEY... -> line RUN of each $DATA/NAME.KEY, joined by " | "
+	local name=$1 r=$2 k out=(); shift 2
+	for k in "$@"; do out+=("$(sed -n "${r}p" "$DATA/$name.$k")"); done
+	join " | " "${out[@]}"
+}
 {
 	echo "## A service under load (issue #7 item 4; bench/load.sh)"
 	echo
@@ -228,18 +261,16 @@ pct() { awk -v a="$1" -v b="$2" 'BEGIN{ if (a=="nan"||b=="nan"||b==0) print "nan
 	echo
 	echo "| setting | throughput, req/s | p50 ms | p90 ms | p99 ms | p99.9 ms | max ms | p99 uncorrected ms | service CPU us/request | minor faults/request | errors + timeouts |"
 	echo "|---|---|---|---|---|---|---|---|---|---|---|"
-	for s in "${SETTINGS[@]}"; do
-		IFS='|' read -r name _ _ label <<<"$s"
-		echo "| $name: $label | $(cell "$name" throughput 1 1) | $(cell "$name" p50_us) | $(cell "$name" p90_us) | $(cell "$name" p99_us) | $(cell "$name" p999_us) | $(cell "$name" max_us) | $(cell "$name" raw_p99_us) | $(cell "$name" cpu_us 1 1) | $(cell "$name" flt 1 2) | $(( $(sum "$name" errors) + $(sum "$name" timeouts) )) |"
+	for name in $(names); do
+		echo "| $name: $(setting "$name" 4) | $(cells "$name" throughput:1:1 p50_us p90_us p99_us p999_us max_us raw_p99_us cpu_us:1:1 flt:1:2) | $(( $(sum "$name" errors) + $(sum "$name" timeouts) )) |"
 	done
 	echo
 	echo "Difference from off (medians):"
 	echo
 	echo "| setting | throughput | p50 | p90 | p99 | p99.9 | goal |"
 	echo "|---|---|---|---|---|---|---|"
-	for s in "${SETTINGS[@]:1}"; do
-		IFS='|' read -r name _ _ _ <<<"$s"
-		echo "| $name | $(pct "$(med "$name" throughput)" "$(med off throughput)") % | $(pct "$(med "$name" p50_us)" "$(med off p50_us)") % | $(pct "$(med "$name" p90_us)" "$(med off p90_us)") % | $(pct "$(med "$name" p99_us)" "$(med off p99_us)") % | $(pct "$(med "$name" p999_us)" "$(med off p999_us)") % | p50, p90 within 2 %, p99 within 5 %, throughput within 1 % |"
+	for name in $(names 1); do
+		echo "| $name | $(vs_off "$name" throughput p50_us p90_us p99_us p999_us) | p50, p90 within 2 %, p99 within 5 %, throughput within 1 % |"
 	done
 	echo
 	echo "Requests sent by the client against the recording (per run: \`rec-summary --json\` for the"
@@ -248,11 +279,9 @@ pct() { awk -v a="$1" -v b="$2" 'BEGIN{ if (a=="nan"||b=="nan"||b==0) print "nan
 	echo
 	echo "| setting, run | sent (client) | ok (200) | app.Request recorded | connection threads with dropped events and no app.Request | recorded + lost = sent? | events recorded | events dropped (all types) | of them on conn-N threads | file bytes |"
 	echo "|---|---|---|---|---|---|---|---|---|---|"
-	for s in "${SETTINGS[@]:1}"; do
-		IFS='|' read -r name _ _ _ <<<"$s"
+	for name in $(names 1); do
 		for ((r = 1; r <= RUNS; r++)); do
-			g() { sed -n "${r}p" "$DATA/$name.$1"; }
-			echo "| $name, $r | $(g sent) | $(g ok) | $(g requests) | $(g lost) | $(g agree) | $(g events) | $(g dropped) | $(g conn_drops) | $(g size) |"
+			echo "| $name, $r | $(run_row "$name" "$r" sent ok requests lost agree events dropped conn_drops size) |"
 		done
 	done
 	echo
@@ -270,8 +299,7 @@ pct() { awk -v a="$1" -v b="$2" 'BEGIN{ if (a=="nan"||b=="nan"||b==0) print "nan
 	echo
 	echo "| setting | start-up ms | difference from off | goal |"
 	echo "|---|---|---|---|"
-	for s in "${SETTINGS[@]:0:3}"; do
-		IFS='|' read -r name _ _ _ <<<"$s"
+	for name in $(names 0 3); do
 		m=$(med "$name" startup_only); o=$(med off startup_only)
 		echo "| $name | $(cell "$name" startup_only 1 1) | $(awk -v a="$m" -v b="$o" 'BEGIN{printf "%+.1f ms\n", a-b}') | within 5 ms |"
 	done
@@ -284,13 +312,12 @@ pct() { awk -v a="$1" -v b="$2" 'BEGIN{ if (a=="nan"||b=="nan"||b==0) print "nan
 	echo "rate=$RATE"
 	echo "runs=$RUNS"
 	echo "duration=$DURATION"
-	for s in "${SETTINGS[@]}"; do
-		IFS='|' read -r name rec _ _ <<<"$s"
+	for name in $(names); do
 		for k in throughput p50_us p90_us p99_us p999_us startup_ms cpu_us; do
 			echo "$name.$k=$(med "$name" "$k")"
 		done
 		[ -f "$DATA/$name.startup_only" ] && echo "$name.startup=$(med "$name" startup_only)"
-		if [ "$rec" = 1 ]; then
+		if [ "$(setting "$name" 2)" = 1 ]; then
 			echo "$name.agree=$(sort -u "$DATA/$name.agree" | tr '\n' ' ' | sed 's/ $//')"
 			echo "$name.dropped=$(sum "$name" dropped)"
 			echo "$name.requests=$(sum "$name" requests)"
