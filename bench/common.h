@@ -13,7 +13,7 @@
  *   struct bench_rounds, bench_rounds_run, bench_rounds_gather
  * Writer set-up (gen_events.c, gen_stacks.c; left out where BENCH_NO_REC is
  * defined before this header, as lttng_hot.c, which does not link librec):
- *   bench_writer_option, struct bench_out, bench_out_open, bench_out_close,
+ *   bench_writer_option, struct bench_out, bench_option_fn, bench_out_open, bench_out_close,
  *   bench_fail, bench_sample_fields, bench_sample_type
  */
 #ifndef BENCH_COMMON_H
@@ -270,11 +270,23 @@ struct bench_out {
 	long long size;            /* FILE's size after close */
 };
 
-/* The operands N FILE, the last two arguments from argv[i] (N a positive
- * integer), then opens the writer on FILE.  Returns 0, 2 for a usage error
- * (the caller prints its usage), or 1 after a message. */
-static inline int bench_out_open(struct bench_out *o, int argc, char **argv, int i)
+/* A generator's own options: argv[*i] is one (1, *i then at its last
+ * word) or not (0). */
+typedef int bench_option_fn(int argc, char **argv, int *i, void *ctx);
+
+/* The command line [OPTIONS] N FILE: the writer options of accept
+ * (bench_writer_option) and those extra() takes (may be NULL), then the
+ * operands (N a positive integer); then opens the writer on FILE.  Returns 0,
+ * 2 for a usage error (the caller prints its usage), or 1 after a message. */
+static inline int bench_out_open(struct bench_out *o, int argc, char **argv, unsigned accept,
+				 bench_option_fn *extra, void *ctx)
 {
+	int i = 1;
+	for (; i < argc && argv[i][0] == '-' && argv[i][1] == '-'; i++) {
+		int r = bench_writer_option(argc, argv, &i, &o->opts, accept);
+		if (r < 0 || (r == 0 && !(extra && extra(argc, argv, &i, ctx))))
+			return 2;
+	}
 	if (argc - i != 2)
 		return 2;
 	char *end = NULL;

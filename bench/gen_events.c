@@ -34,30 +34,34 @@ static int fail(const char *what, rec_status st, rec_writer *w)
 	return bench_fail("gen_events", what, st, w);
 }
 
+struct gen_opts {
+	int use_clock;
+	unsigned long long step;
+};
+
+/* --value-step S, --no-clock */
+static int gen_option(int argc, char **argv, int *i, void *ctx)
+{
+	struct gen_opts *g = ctx;
+	if (strcmp(argv[*i], "--value-step") == 0 && *i + 1 < argc)
+		g->step = strtoull(argv[++*i], NULL, 10);
+	else if (strcmp(argv[*i], "--no-clock") == 0)
+		g->use_clock = 0;
+	else
+		return 0;
+	return 1;
+}
+
 int main(int argc, char **argv)
 {
 	struct bench_out out = { .prog = "gen_events", .opts = REC_WRITER_OPTIONS_INIT };
-	int use_clock = 1;
-	unsigned long long step = 7919;
-	int i = 1;
-	for (; i < argc && argv[i][0] == '-' && argv[i][1] == '-'; i++) {
-		int r = bench_writer_option(argc, argv, &i, &out.opts, BENCH_OPT_LEVEL | BENCH_OPT_CHUNK_SIZE);
-		if (r < 0)
-			return usage();
-		if (r > 0)
-			continue;
-		if (strcmp(argv[i], "--value-step") == 0 && i + 1 < argc)
-			step = strtoull(argv[++i], NULL, 10);
-		else if (strcmp(argv[i], "--no-clock") == 0)
-			use_clock = 0;
-		else
-			return usage();
-	}
-	int rc = bench_out_open(&out, argc, argv, i);
+	struct gen_opts g = { .use_clock = 1, .step = 7919 };
+	int rc = bench_out_open(&out, argc, argv, BENCH_OPT_LEVEL | BENCH_OPT_CHUNK_SIZE, gen_option, &g);
 	if (rc != 0)
 		return rc == 2 ? usage() : rc;
 	rec_writer *w = out.w;
-	const unsigned long long n = out.n;
+	const unsigned long long n = out.n, step = g.step;
+	const int use_clock = g.use_clock;
 
 	const rec_type type = bench_sample_type(1, REC_EVENT_HAS_THREAD);
 	rec_status st = rec_writer_add_type(w, &type);

@@ -77,11 +77,7 @@ static const rec_field order_fields[4] = {
 int main(int argc, char **argv)
 {
 	struct bench_out out = { .prog = "gen_stacks", .opts = REC_WRITER_OPTIONS_INIT };
-	int i = 1;
-	for (; i < argc && argv[i][0] == '-' && argv[i][1] == '-'; i++)
-		if (bench_writer_option(argc, argv, &i, &out.opts, 0) <= 0)
-			return usage();
-	int rc = bench_out_open(&out, argc, argv, i);
+	int rc = bench_out_open(&out, argc, argv, 0, NULL, NULL);
 	if (rc != 0)
 		return rc == 2 ? usage() : rc;
 	rec_writer *w = out.w;
