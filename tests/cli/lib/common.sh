@@ -1,4 +1,4 @@
-# shellcheck shell=bash
+# shellcheck shell=bash disable=SC2034 # bin, tests, root are for the sourcing script
 # common.sh - sourced (not run) by tests/cli/*.sh scripts: the set-up they
 # share.  Not directly under tests/cli/ because tests/run.sh runs every
 # tests/cli/*.sh as a test.
