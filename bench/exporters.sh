@@ -19,15 +19,10 @@
 # through bench/runstat.c (wall, user+sys CPU, peak RSS); medians are shown.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# shellcheck source=bench/lib.sh
+. bench/lib.sh
 
-QUICK=0
-for a in "$@"; do
-	case "$a" in
-	--quick) QUICK=1 ;;
-	-h|--help) sed -n '2,20p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
-	*) echo "usage: bash bench/exporters.sh [--quick]" >&2; exit 2 ;;
-	esac
-done
+quick_args 20 "$@"
 if [ "$QUICK" = 1 ]; then
 	N=${EXP_N:-1000000}; N_SMALL=${EXP_N_SMALL:-100000}; JFR_N=${EXP_JFR_N:-5000}; MODE=quick
 else
@@ -54,8 +49,7 @@ BIN="$BUILD/bin"
 for t in rec-flame rec-lockgraph rec-timeline; do
 	[ -x "$BIN/$t" ] || die "$BIN/$t is missing"
 done
-FLAGS=$(make -s BUILD="$BUILD" --eval='bench-print-flags: ; @echo "$(CC)|$(CPPFLAGS_ALL) $(CFLAGS_ALL) $(PKG_CFLAGS)|$(LIBS_ALL)"' bench-print-flags)
-B_CC=${FLAGS%%|*}; rest=${FLAGS#*|}; B_CFLAGS=${rest%%|*}; B_LIBS=${rest#*|}
+bench_flags
 GEN="$OUT/gen_stacks"
 RUNSTAT="$OUT/runstat"
 # shellcheck disable=SC2086
@@ -81,8 +75,6 @@ java -cp "$JCP" StackEvents 16 "$JFR_TINY" >>"$LOG" || die "StackEvents failed"
 say "$JGEN_LINE"
 SAMPLES=$(sed -n 's/.*samples=\([0-9]*\).*/\1/p' <<<"$GEN_LINE")
 
-# median of a list of numbers
-med() { sort -g | awk '{v[NR]=$1} END {if (NR==0) {print "nan"; exit} print (NR%2) ? v[(NR+1)/2] : (v[NR/2]+v[NR/2+1])/2}'; }
 declare -A WALL CPU RSS CMD
 # measure NAME "shell command"  (stdout to /dev/null via runstat)
 measure() {
@@ -95,9 +87,9 @@ measure() {
 		w+=("$ws"); c+=("$(awk -v u="$us" -v s="$ss" 'BEGIN{print u+s}')"); r+=("$rss")
 		say "$name run $i: wall ${ws}s cpu $(awk -v u="$us" -v s="$ss" 'BEGIN{print u+s}')s rss ${rss}KB"
 	done
-	WALL[$name]=$(printf '%s\n' "${w[@]}" | med)
-	CPU[$name]=$(printf '%s\n' "${c[@]}" | med)
-	RSS[$name]=$(printf '%s\n' "${r[@]}" | med)
+	WALL[$name]=$(printf '%s\n' "${w[@]}" | median)
+	CPU[$name]=$(printf '%s\n' "${c[@]}" | median)
+	RSS[$name]=$(printf '%s\n' "${r[@]}" | median)
 }
 
 F="$BIN/rec-flame"; L="$BIN/rec-lockgraph"; T="$BIN/rec-timeline"

@@ -36,14 +36,9 @@
 #    "listening on ..." read), STARTUP_RUNS per setting, interleaved.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-QUICK=0
-for a in "$@"; do
-	case "$a" in
-	--quick) QUICK=1 ;;
-	-h|--help) sed -n '2,34p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
-	*) echo "usage: bash bench/load.sh [--quick]" >&2; exit 2 ;;
-	esac
-done
+# shellcheck source=bench/lib.sh
+. bench/lib.sh
+quick_args 34 "$@"
 BUILD=${BUILD:-build}
 case "$BUILD" in /*) ;; *) BUILD="$PWD/$BUILD" ;; esac
 if [ "$QUICK" = 1 ]; then
@@ -67,8 +62,7 @@ for t in requestwatch rec-summary rec-print; do
 	[ -x "$BIN/$t" ] || die "$BIN/$t is missing (make all BUILD=$BUILD)"
 done
 command -v python3 >/dev/null || die "python3 is missing"
-FLAGS=$(make -s BUILD="$BUILD" --eval='bench-print-flags: ; @echo "$(CC)|$(CPPFLAGS_ALL) $(CFLAGS_ALL) $(PKG_CFLAGS)|$(LIBS_ALL)"' bench-print-flags)
-B_CC=${FLAGS%%|*}; rest=${FLAGS#*|}; B_CFLAGS=${rest%%|*}
+bench_flags
 LG="$OUT/loadgen"
 LG_CMD="$B_CC $B_CFLAGS -o $LG bench/loadgen.c"
 say "compiling: $LG_CMD"
@@ -78,9 +72,6 @@ RW="$BIN/requestwatch"
 LOAD_START=$(cut -d' ' -f1-3 /proc/loadavg)
 T0=$EPOCHREALTIME
 
-kv() { tr ' ' '\n' <<<"$2" | sed -n "s/^$1=//p" | head -1; }
-median() { sort -g | awk '{v[NR]=$1} END {if (NR==0) {print "nan"; exit}
-	print (NR%2) ? v[(NR+1)/2] : (v[NR/2]+v[NR/2+1])/2}'; }
 minmax() { sort -g | awk 'NR==1{a=$1} {b=$1} END{ if (NR==0) print "nan nan"; else print a, b }'; }
 
 # ---- settings --------------------------------------------------------------

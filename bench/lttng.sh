@@ -25,6 +25,8 @@
 # here, it prints "LTTng: not measured: <reason>" instead of figures.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# shellcheck source=bench/lib.sh
+. bench/lib.sh
 BUILD=${BUILD:-build}
 OUT="$BUILD/bench"
 MD="$OUT/lttng.md"
@@ -69,8 +71,7 @@ UST_VER=$(dpkg-query -W -f '${Version}' liblttng-ust-dev 2>/dev/null || echo "?"
 BT_VER=$(babeltrace2 --version 2>/dev/null | head -1)
 
 # ---- build ------------------------------------------------------------------
-FLAGS=$(make -s BUILD="$BUILD" --eval='bench-print-flags: ; @echo "$(CC)|$(CPPFLAGS_ALL) $(CFLAGS_ALL) $(PKG_CFLAGS)|$(LIBS_ALL)"' bench-print-flags)
-B_CC=${FLAGS%%|*}; rest=${FLAGS#*|}; B_CFLAGS=${rest%%|*}; B_LIBS=${rest#*|}
+bench_flags
 LH="$OUT/lttng_hot"
 LH_CMD="$B_CC $B_CFLAGS -Ibench/lttng -o $LH bench/lttng/lttng_hot.c bench/lttng/tp.c -llttng-ust -ldl -pthread"
 say "compiling: $LH_CMD"
@@ -141,9 +142,6 @@ counted() {
 	babeltrace2 "$1" -c sink.utils.counter 2>>"$LOG" | awk '
 		/Event messages/ {e=$1} /Discarded event messages/ {d=$1} END {print e+0, d+0}'
 }
-median() { sort -g | awk '{v[NR]=$1} END {if (NR==0) {print "nan"; exit}
-	print (NR%2) ? v[(NR+1)/2] : (v[NR/2]+v[NR/2+1])/2}'; }
-kv() { tr ' ' '\n' <<<"$2" | sed -n "s/^$1=//p" | head -1; }
 
 # ---- 1. hot path, LTTng and ours in the same run --------------------------------------
 HOT_TRACE="$TMPD/trace-hot"

@@ -16,6 +16,8 @@
 # $BUILD/bench/profile.md.  Run by bench/run.sh after bench/load.sh.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# shellcheck source=bench/lib.sh
+. bench/lib.sh
 QUICK=0
 [ "${1:-}" = --quick ] && QUICK=1
 BUILD=${BUILD:-build}
@@ -28,9 +30,6 @@ rm -rf "$PD"
 mkdir -p "$PD"
 : >"$LOG"
 say() { printf '[profile %s] %s\n' "$(date -u +%H:%M:%S)" "$*" | tee -a "$LOG" >&2; }
-kv() { tr ' ' '\n' <<<"$2" | sed -n "s/^$1=//p" | head -1; }
-median() { sort -g | awk '{v[NR]=$1} END {if (NR==0) {print "nan"; exit}
-	print (NR%2) ? v[(NR+1)/2] : (v[NR/2]+v[NR/2+1])/2}'; }
 if [ "$QUICK" = 1 ]; then DUR=${PROF_DURATION:-3}; SRUNS=${PROF_STARTUP_RUNS:-5}; else DUR=${PROF_DURATION:-5}; SRUNS=${PROF_STARTUP_RUNS:-7}; fi
 RATE=${PROF_RATE:-}
 if [ -z "$RATE" ] && [ -s "$OUT/load.kv" ]; then RATE=$(sed -n 's/^rate=//p' "$OUT/load.kv"); fi
@@ -39,8 +38,7 @@ RW="$BUILD/bin/requestwatch"
 LG="$OUT/loadgen"
 HOTP="$OUT/hotpath"
 if [ ! -x "$LG" ]; then
-	FLAGS=$(make -s BUILD="$BUILD" --eval='bench-print-flags: ; @echo "$(CC)|$(CPPFLAGS_ALL) $(CFLAGS_ALL) $(PKG_CFLAGS)|$(LIBS_ALL)"' bench-print-flags)
-	B_CC=${FLAGS%%|*}; rest=${FLAGS#*|}; B_CFLAGS=${rest%%|*}
+	bench_flags
 	# shellcheck disable=SC2086
 	$B_CC $B_CFLAGS -o "$LG" bench/loadgen.c >>"$LOG" 2>&1
 fi

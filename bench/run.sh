@@ -24,16 +24,11 @@
 # report cross-checks one RSS figure with /usr/bin/time.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# shellcheck source=bench/lib.sh
+. bench/lib.sh
 ROOT=$PWD
 
-QUICK=0
-for a in "$@"; do
-	case "$a" in
-	--quick) QUICK=1 ;;
-	-h|--help) sed -n '2,22p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
-	*) echo "usage: bash bench/run.sh [--quick]" >&2; exit 2 ;;
-	esac
-done
+quick_args 22 "$@"
 
 if [ "$QUICK" = 1 ]; then
 	N=${BENCH_N:-500000}; N_SMALL=${BENCH_N_SMALL:-200000}; RUNS=${BENCH_RUNS:-3}
@@ -92,8 +87,7 @@ done
 [ -f "$BUILD/lib/librec.a" ] || die "$BUILD/lib/librec.a is missing"
 
 # gen_events with exactly the flags of the Makefile's build (same make variables).
-FLAGS=$(make -s BUILD="$BUILD" --eval='bench-print-flags: ; @echo "$(CC)|$(CPPFLAGS_ALL) $(CFLAGS_ALL) $(PKG_CFLAGS)|$(LIBS_ALL)"' bench-print-flags)
-B_CC=${FLAGS%%|*}; rest=${FLAGS#*|}; B_CFLAGS=${rest%%|*}; B_LIBS=${rest#*|}
+bench_flags
 GEN="$OUT/gen_events"
 GEN_CMD="$B_CC $B_CFLAGS -o $GEN bench/gen_events.c $BUILD/lib/librec.a $B_LIBS"
 say "compiling gen_events: $GEN_CMD"
@@ -167,7 +161,6 @@ measure() {
 }
 
 # kv KEY LINE: value of KEY=... in a line of key=value pairs
-kv() { tr ' ' '\n' <<<"$2" | sed -n "s/^$1=//p" | head -1; }
 
 # ---- 1. our files, writer throughput, bytes/event ------------------------------
 declare -A GEN_EPS_MED GEN_EPS_MIN GEN_EPS_MAX GEN_BPE

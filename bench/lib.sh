@@ -1,0 +1,34 @@
+# shellcheck shell=bash disable=SC2034,SC2016
+# bench/lib.sh - shell helpers shared by the bench scripts (sourced from the
+# repository root, after `cd "$(dirname "$0")/.."`).
+
+# quick_args LAST "$@": QUICK=1 with --quick, else 0; -h/--help prints the
+# calling script's header comment (its lines 2..LAST) and exits 0; any other
+# argument prints the usage and exits 2.
+quick_args() {
+	local last=$1 a
+	shift
+	QUICK=0
+	for a in "$@"; do
+		case "$a" in
+		--quick) QUICK=1 ;;
+		-h|--help) sed -n "2,${last}p" "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+		*) echo "usage: bash bench/$(basename "$0") [--quick]" >&2; exit 2 ;;
+		esac
+	done
+}
+
+# bench_flags: B_CC, B_CFLAGS and B_LIBS = the compiler, compile flags and
+# libraries of the Makefile's build of $BUILD (the same make variables).
+bench_flags() {
+	local flags rest
+	flags=$(make -s BUILD="$BUILD" --eval='bench-print-flags: ; @echo "$(CC)|$(CPPFLAGS_ALL) $(CFLAGS_ALL) $(PKG_CFLAGS)|$(LIBS_ALL)"' bench-print-flags)
+	B_CC=${flags%%|*}; rest=${flags#*|}; B_CFLAGS=${rest%%|*}; B_LIBS=${rest#*|}
+}
+
+# kv KEY LINE: the value of KEY=value in a line of key=value words
+kv() { tr ' ' '\n' <<<"$2" | sed -n "s/^$1=//p" | head -1; }
+
+# median: of the numbers on stdin, one a line ("nan" for none)
+median() { sort -g | awk '{v[NR]=$1} END {if (NR==0) {print "nan"; exit}
+	print (NR%2) ? v[(NR+1)/2] : (v[NR/2]+v[NR/2+1])/2}'; }
