@@ -129,7 +129,10 @@ void rec_clock_get(rec_clock_info *out)
 		if (tsc_invariant(&why)) {
 			uint64_t t1, m1;
 			pair_read(&g_cal_tsc0, &g_cal_mono0);
-			struct timespec ts = { 0, 20L * 1000 * 1000 };
+			/* A first estimate over 1 ms (a few ppm: enough for
+			 * thresholds); recorders refine it as they run (below),
+			 * so opening a recorder does not wait 20 ms. */
+			struct timespec ts = { 0, 1000L * 1000 };
 			nanosleep(&ts, NULL);
 			pair_read(&t1, &m1);
 			uint64_t f = freq_from(g_cal_tsc0, g_cal_mono0, t1, m1);
@@ -146,7 +149,7 @@ void rec_clock_get(rec_clock_info *out)
 		/* Refine over the longer baseline since the first calibration. */
 		uint64_t t1, m1;
 		pair_read(&t1, &m1);
-		if (m1 - g_cal_mono0 > UINT64_C(100) * 1000 * 1000) {
+		if (m1 - g_cal_mono0 > UINT64_C(10) * 1000 * 1000) {
 			uint64_t f = freq_from(g_cal_tsc0, g_cal_mono0, t1, m1);
 			if (f >= 1000000u)
 				g_clock.frequency = f;

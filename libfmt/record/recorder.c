@@ -40,6 +40,7 @@
 
 #include "record/recorder_internal.h"
 #include "record/stack_internal.h"
+#include "write/writer_internal.h"
 
 extern int rec_metrics_linked_; /* metrics.c: referenced so static links include it */
 
@@ -442,7 +443,7 @@ static rec_status bind_type(rec_recorder *r, rec_type_entry *e, const rec_type *
 	__atomic_store_n(&e->h.gen, r->gen, __ATOMIC_RELAXED);
 	e->h.id_len = (uint32_t)varint_enc8(id, &e->h.id_enc);
 	e->h.max_size = max_size;
-	e->h.threshold_ticks = ns_to_ticks(thr, r->frequency);
+	e->h.threshold_ticks = ns_to_ticks(thr, __atomic_load_n(&r->frequency, __ATOMIC_RELAXED));
 	e->h.stack = stack && (def->flags & REC_EVENT_HAS_STACK);
 	e->h.clock_kind = (uint32_t)r->clock_kind;
 	e->h.clock = r->clock;
@@ -819,37 +820,86 @@ static rec_recorder *find_open(uint64_t gen)
 	return NULL;
 }
 
-/* Register the calling thread with r.  Caller holds g_lock. */
+/* Registrations between two drain rounds after which the background thread
+ * is woken to reclaim the buffers of threads that exited (a service that
+ * starts a thread per request would otherwise run out of buffer memory
+ * between two flushes). */
+#define REC_REG_WAKE 32u
+
+/* A buffer from r's free list, reset to what a new one looks like (its
+ * ring kept: counted in mem_used), or NULL.  Caller holds r->lock. */
+static rec_tbuf_full *free_list_pop(rec_recorder *r)
+{
+	rec_tbuf_full *b = r->free_bufs;
+	if (!b)
+		return NULL;
+	r->free_bufs = b->rec_next;
+	r->nfree_bufs--;
+	uint8_t *base = b->pub.base;
+	uint64_t cap = b->cap;
+	memset(b, 0, sizeof *b);
+	b->pub.base = base;
+	b->cap = cap;
+	b->has_ring = 1;
+	return b;
+}
+
+/* Register the calling thread with r.  Caller holds g_lock (r stays open).
+ * A buffer of an exited thread is reused when there is one; a new one is
+ * allocated outside r->lock (the memory reserved first), so threads
+ * registering and the background thread do not wait on a 256 KiB malloc. */
 static rec_tbuf_full *thread_register(rec_recorder *r)
 {
-	rec_tbuf_full *b;
-	if (posix_memalign((void **)&b, 64, sizeof *b) != 0)
-		return NULL;
-	memset(b, 0, sizeof *b);
-	b->r = r;
-	b->t_end = r->t_end;
-	b->os_tid = (uint64_t)syscall(SYS_gettid);
+	const uint64_t os_tid = rec_builtin_tid(); /* cached: the sampler asks too */
 	char name[64] = "";
 	if (pthread_getname_np(pthread_self(), name, sizeof name) != 0)
 		name[0] = 0;
 
 	pthread_mutex_lock(&r->lock);
-	if (r->mem_used + r->buf_size <= r->memory_limit) {
-		b->pub.base = malloc(r->buf_size);
-		if (b->pub.base) {
-			b->has_ring = 1;
-			b->cap = r->buf_size;
-			r->mem_used += r->buf_size;
-		}
+	rec_tbuf_full *b = free_list_pop(r);
+	bool reserved = false;
+	if (!b && r->mem_used + r->buf_size <= r->memory_limit) {
+		r->mem_used += r->buf_size;
+		reserved = true;
 	}
+	pthread_mutex_unlock(&r->lock);
+	if (!b) {
+		if (posix_memalign((void **)&b, 64, sizeof *b) != 0)
+			b = NULL;
+		if (b) {
+			memset(b, 0, sizeof *b);
+			if (reserved && (b->pub.base = malloc(r->buf_size)) != NULL) {
+				b->has_ring = 1;
+				b->cap = r->buf_size;
+				reserved = false;
+			}
+		}
+		if (reserved) { /* the memory was not used after all */
+			pthread_mutex_lock(&r->lock);
+			r->mem_used -= r->buf_size;
+			pthread_mutex_unlock(&r->lock);
+		}
+		if (!b)
+			return NULL;
+	}
+	b->r = r;
+	b->t_end = r->t_end;
+	b->os_tid = os_tid;
+
+	pthread_mutex_lock(&r->lock);
 	if (r->tents_count == r->tents_cap) {
 		uint64_t nc = r->tents_cap ? r->tents_cap * 2 : 64;
 		void *nt = realloc(r->tents, nc * sizeof *r->tents);
 		if (!nt) {
-			if (b->has_ring)
-				r->mem_used -= r->buf_size;
+			if (b->has_ring) { /* keep the ring for the next thread */
+				b->rec_next = r->free_bufs;
+				r->free_bufs = b;
+				r->nfree_bufs++;
+				b = NULL;
+			}
 			pthread_mutex_unlock(&r->lock);
-			tbuf_free(b);
+			if (b)
+				tbuf_free(b);
 			return NULL;
 		}
 		r->tents = nt;
@@ -861,8 +911,14 @@ static rec_tbuf_full *thread_register(rec_recorder *r)
 	r->tents[b->thread_id - 1].name_id = b->name_id;
 	b->rec_next = r->threads;
 	r->threads = b;
+	/* Wake the background thread to reclaim exited threads' buffers when
+	 * threads come and go quickly, or when memory runs short. */
+	bool wake = ++r->regs_since_drain >= REC_REG_WAKE ||
+		    (!r->free_bufs && r->mem_used + r->buf_size > r->memory_limit / 2);
 	__atomic_fetch_add(&r->st_threads, 1, __ATOMIC_RELAXED);
 	pthread_mutex_unlock(&r->lock);
+	if (wake)
+		wake_bg(r);
 
 	b->pub.mask = b->has_ring ? b->cap - 1 : 0;
 	b->pub.head = 0;
@@ -1548,7 +1604,29 @@ static void bg_collect(rec_recorder *r, bg_pending *pd)
 	rec_wf_event wfe[2];
 	uint64_t wmsg[2];
 	size_t nwfe = 0;
+	/* Until the first chunk is built, the TSC frequency is re-measured over
+	 * the time since the process's first calibration (1 ms at open): the
+	 * first chunk (after a flush interval, or at close) and every later one
+	 * carry one frequency measured over that longer baseline.  It is fixed
+	 * from then on, so a recording has one Tick_Frequency (the archive
+	 * tools re-encode a run with one writer). */
+	uint64_t freq = 0;
+	if (r->clock_kind == REC_CLOCK_TSC && !r->freq_fixed) {
+		rec_clock_info ci;
+		rec_clock_get(&ci);
+		if (ci.kind == REC_CLOCK_TSC && ci.frequency != __atomic_load_n(&r->frequency, __ATOMIC_RELAXED))
+			freq = ci.frequency;
+	}
 	pthread_mutex_lock(&r->w_lock);
+	if (r->clock_kind == REC_CLOCK_TSC && !r->freq_fixed) {
+		rec_writer_stats ws;
+		rec_writer_get_stats(r->w, &ws);
+		if (ws.chunks == 0 && freq) {
+			rec_w_set_tick_frequency(r->w, freq);
+			__atomic_store_n(&r->frequency, freq, __ATOMIC_RELAXED);
+		}
+		r->freq_fixed = ws.chunks != 0;
+	}
 	if (r->out.done.pending) {
 		wfe[nwfe++] = r->out.done;
 		memset(&r->out.done, 0, sizeof r->out.done);
@@ -1578,13 +1656,21 @@ static void bg_collect(rec_recorder *r, bg_pending *pd)
 			records++;
 		}
 	}
+	/* Drain without r->lock: threads register (push at the head) while we
+	 * copy.  Only this thread unlinks buffers (under the lock, below) and
+	 * close() frees them after joining it, so the list from the head we
+	 * read is stable. */
 	pthread_mutex_lock(&r->lock);
-	for (rec_tbuf_full **pp = &r->threads, *b; (b = *pp) != NULL;) {
+	rec_tbuf_full *head = r->threads;
+	r->regs_since_drain = 0;
+	pthread_mutex_unlock(&r->lock);
+	const bool closing = __atomic_load_n(&r->closing, __ATOMIC_ACQUIRE) != 0;
+	uint64_t nreclaim = 0;
+	for (rec_tbuf_full *b = head; b; b = b->rec_next) {
 		uint32_t state = __atomic_load_n(&b->state, __ATOMIC_ACQUIRE);
 		uint64_t n = 0;
 		if (!rec_ring_drain(b, &r->staging, &n)) {
 			report(r, REC_ERR_NOMEM, "recorder: out of memory draining a buffer");
-			pp = &b->rec_next;
 			continue;
 		}
 		records += n;
@@ -1603,16 +1689,32 @@ static void bg_collect(rec_recorder *r, bg_pending *pd)
 			b->nested_reported = d;
 			records++;
 		}
-		if (state == REC_TB_ORPHAN && !__atomic_load_n(&r->closing, __ATOMIC_ACQUIRE)) {
-			*pp = b->rec_next;
-			if (b->has_ring)
-				r->mem_used -= b->cap;
-			tbuf_free(b);
-			continue;
+		/* The thread exited before we looked (acquire): everything it
+		 * wrote is drained and its drops are reported. */
+		if (state == REC_TB_ORPHAN && !closing) {
+			b->reclaim = 1;
+			nreclaim++;
 		}
-		pp = &b->rec_next;
 	}
-	pthread_mutex_unlock(&r->lock);
+	if (nreclaim) {
+		pthread_mutex_lock(&r->lock);
+		for (rec_tbuf_full **pp = &r->threads, *b; (b = *pp) != NULL && nreclaim;) {
+			if (!b->reclaim) {
+				pp = &b->rec_next;
+				continue;
+			}
+			*pp = b->rec_next;
+			nreclaim--;
+			if (b->has_ring) { /* the next thread that registers gets it */
+				b->rec_next = r->free_bufs;
+				r->free_bufs = b;
+				r->nfree_bufs++;
+			} else {
+				tbuf_free(b);
+			}
+		}
+		pthread_mutex_unlock(&r->lock);
+	}
 	__atomic_fetch_add(&r->st_drains, 1, __ATOMIC_RELAXED);
 
 	uint64_t last_stack = bg_symbolize(r, pd);
@@ -1898,6 +2000,11 @@ static void recorder_free(rec_recorder *r)
 	free(r->strs.ents);
 	free(r->strs.slots);
 	stacktab_free(&r->stacks);
+	while (r->free_bufs) {
+		rec_tbuf_full *b = r->free_bufs;
+		r->free_bufs = b->rec_next;
+		tbuf_free(b);
+	}
 	free(r->tents);
 	free(r->periodic);
 	settings_free(r);
@@ -2288,7 +2395,11 @@ rec_recorder *rec_recorder_default(void)
 }
 
 uint64_t rec_recorder_run_id(const rec_recorder *r) { return r ? r->run_id : 0; }
-uint64_t rec_recorder_tick_frequency(const rec_recorder *r) { return r ? r->frequency : 0; }
+/* The frequency the chunks carry (refined until the first chunk). */
+uint64_t rec_recorder_tick_frequency(const rec_recorder *r)
+{
+	return r ? __atomic_load_n(&r->frequency, __ATOMIC_RELAXED) : 0;
+}
 
 void rec_recorder_get_stats(rec_recorder *r, rec_recorder_stats *st)
 {

@@ -77,6 +77,7 @@ typedef struct rec_tbuf_full {
 	struct rec_tbuf_full *rec_next;  /* the recorder's list (r->lock) */
 	uint32_t state;                  /* REC_TB_*, atomic */
 	uint32_t has_ring;
+	uint32_t reclaim;                /* background-only: orphan drained, to the free list */
 	uint64_t cap;
 	uint64_t thread_id;
 	uint64_t os_tid;
@@ -220,6 +221,7 @@ struct rec_recorder {
 	rec_clock_fn clock;
 	void *clock_opaque;
 	uint64_t run_id;
+	int freq_fixed;                  /* background: a chunk was built, frequency final */
 	/* writer */
 	rec_writer *w;
 	pthread_mutex_t w_lock;
@@ -229,6 +231,11 @@ struct rec_recorder {
 	uint32_t next_type_id;
 	rec_event_type *t_start, *t_end;
 	rec_tbuf_full *threads;
+	/* Buffers (with their rings) of exited threads, drained and ready for
+	 * the next thread that registers; counted in mem_used. */
+	rec_tbuf_full *free_bufs;
+	uint64_t nfree_bufs;
+	uint32_t regs_since_drain;       /* registrations since the last drain round */
 	uint64_t next_thread_id;
 	struct { uint64_t os_tid, name_id; } *tents; /* tents[id - 1] */
 	uint64_t tents_count, tents_cap;

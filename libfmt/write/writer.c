@@ -231,6 +231,12 @@ static rec_status apply_options(rec_writer *w, const rec_writer_options *user)
 	return REC_OK;
 }
 
+void rec_w_set_tick_frequency(rec_writer *w, uint64_t f)
+{
+	if (w && f)
+		w->tick_frequency = f;
+}
+
 /* ---- open / close ----------------------------------------------------------- */
 
 static void writer_free(rec_writer *w)

@@ -203,5 +203,9 @@ rec_status rec_w_build_chunks(rec_writer *w, int all, int final);
 
 /* Sink write with sticky error handling (writer.c). */
 rec_status rec_w_sink_write(rec_writer *w, const void *buf, size_t len);
+/* Chunks built from now on carry Tick_Frequency f, and their Start_Wall_Ns
+ * is computed from the anchor with it (the recorder refines its TSC
+ * calibration as the recording runs).  f == 0 is ignored. */
+void rec_w_set_tick_frequency(rec_writer *w, uint64_t f);
 
 #endif /* LIBREC_WRITER_INTERNAL_H */

@@ -112,7 +112,13 @@ typedef struct rec_recorder_options {
 	uint32_t thread_buffer_size; /* bytes per thread (rounded up to a power of
 				      * two, min 16 KiB); 0 = 256 KiB.  A thread
 				      * that would exceed memory_limit gets no
-				      * buffer: its events are dropped and counted */
+				      * buffer: its events are dropped and counted.
+				      * Buffers of exited threads are drained and
+				      * kept for the next threads (within the limit);
+				      * the background thread is woken every 32
+				      * thread registrations and when more than
+				      * half the limit is in use, so a thread per
+				      * request does not run out of buffers */
 	uint32_t full_policy;        /* rec_full_policy */
 	/* Flight-recorder mode (flags & REC_RECORDER_FLIGHT). */
 	uint64_t max_age_ms;         /* drop chunks older than this; 0 = no age limit */
@@ -204,7 +210,9 @@ REC_API rec_recorder *rec_recorder_default(void);
 
 /*! rec_recorder_run_id() : the Run_Id written in r's chunks. */
 REC_API uint64_t rec_recorder_run_id(const rec_recorder *r);
-/*! rec_recorder_tick_frequency() : ticks per second of r's timestamps. */
+/*! rec_recorder_tick_frequency() : ticks per second of r's timestamps.  With
+ *  the TSC this is a first 1 ms calibration, re-measured over the longer
+ *  baseline until the first chunk is built, then fixed for the recording. */
 REC_API uint64_t rec_recorder_tick_frequency(const rec_recorder *r);
 
 /* Running totals. */
