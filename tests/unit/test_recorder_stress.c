@@ -132,7 +132,7 @@ static void *worker(void *a)
 			rec_emit_u64(&e, i);
 			rec_emit_i64(&e, (int64_t)wa->id);
 			rec_emit_commit(&e);
-			wa->accepted++;
+			__atomic_store_n(&wa->accepted, wa->accepted + 1, __ATOMIC_RELAXED);
 		}
 		if (wa->pace && i % 128 == 127) {
 			struct timespec ts = { 0, 20000 };
@@ -316,6 +316,12 @@ static void t_close_while_emitting(void **state)
 			wa[i] = (warg){ t, s, i, 0, &stop, 0, NULL, 0 };
 			assert_int_equal(pthread_create(&th[i], NULL, worker, &wa[i]), 0);
 		}
+		/* Every worker registered (its first event accepted) before close
+		 * starts: a worker the machine had not run yet would never meet
+		 * the recorder and have no rec.ThreadStart (seen under load). */
+		for (uint32_t i = 0; i < 4; i++)
+			for (int ms = 0; ms < 10000 && !__atomic_load_n(&wa[i].accepted, __ATOMIC_RELAXED); ms++)
+				rec_t_sleep_ms(1);
 		close_arg c = { REC_ERR_STATE, r };
 		pthread_t cth;
 		assert_int_equal(pthread_create(&cth, NULL, closer, &c), 0);
