@@ -33,8 +33,10 @@ static const char usage_text[] =
 	"  rec-cat: 3 files: 12 chunks of 2 runs written, 4 duplicate chunks removed\n"
 	"\n"
 	"Options:\n"
-	"  -o, --output=OUT  write to OUT (through a temporary file renamed at the\n"
-	"                    end) instead of standard output; OUT must not be an input\n"
+	"  -o, --output=OUT  write to OUT instead of standard output; OUT must not be\n"
+	"                    an input.  A regular file is replaced at the end through\n"
+	"                    a temporary file (OUT.tmp.PID, renamed); a device or a\n"
+	"                    FIFO is written directly, never replaced\n"
 	"  --keep-order      keep the input order (only remove duplicates)\n"
 	"  -q, --quiet       no report line\n"
 	"  -h, --help        show this help and exit\n"
@@ -93,21 +95,6 @@ static bool read_full(int fd, uint64_t off, void *buf, size_t n)
 		if (k <= 0)
 			return false;
 		done += (size_t)k;
-	}
-	return true;
-}
-
-static bool write_full(int fd, const void *buf, size_t n)
-{
-	const char *p = buf;
-	while (n) {
-		ssize_t k = write(fd, p, n);
-		if (k < 0 && errno == EINTR)
-			continue;
-		if (k < 0)
-			return false;
-		p += k;
-		n -= (size_t)k;
 	}
 	return true;
 }
@@ -330,21 +317,9 @@ int main(int argc, char **argv)
 	}
 
 	/* Pass 2: copy. */
-	int ofd = STDOUT_FILENO;
-	char *tmp = NULL;
-	if (out) {
-		size_t n = strlen(out) + 32;
-		tmp = rec_cli_xmalloc(n);
-		snprintf(tmp, n, "%s.tmp.%ld", out, (long)getpid());
-		ofd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-		if (ofd < 0) {
-			rec_cli_file_error(tmp, "%s", strerror(errno));
-			return rec_cli_finish(REC_EXIT_DATA);
-		}
-	} else {
-		rec_out_flush();
-		fflush(stdout);
-	}
+	rec_cli_outfile of;
+	if (!rec_cli_outfile_open(&of, out))
+		return rec_cli_finish(REC_EXIT_DATA);
 	bool wfail = false;
 	uint64_t written = 0, wbytes = 0;
 	for (size_t i = 0; i < nents && !wfail; i++) {
@@ -359,29 +334,21 @@ int main(int argc, char **argv)
 				wfail = true;
 				break;
 			}
-			if (!write_full(ofd, buf_a, n)) {
-				rec_cli_file_error(out ? out : "standard output", "%s", strerror(errno));
+			if (!rec_cli_outfile_write(&of, buf_a, n)) {
 				wfail = true;
 				break;
 			}
 			done += n;
 		}
+		if (wfail)
+			break;
 		written++;
 		wbytes += e->size;
 	}
-	if (out) {
-		if (close(ofd) != 0 && !wfail) {
-			rec_cli_file_error(out, "%s", strerror(errno));
-			wfail = true;
-		}
-		if (!wfail && rename(tmp, out) != 0) {
-			rec_cli_file_error(out, "%s", strerror(errno));
-			wfail = true;
-		}
-		if (wfail)
-			unlink(tmp);
-		free(tmp);
-	}
+	if (wfail)
+		rec_cli_outfile_discard(&of);
+	else if (!rec_cli_outfile_commit(&of))
+		wfail = true;
 	if (wfail)
 		rc = REC_EXIT_DATA;
 	size_t used_runs = 0;

@@ -23,8 +23,9 @@ static const char usage_text[] =
 	"  rec-recover: IN: chunk N at offset X: what\n"
 	"then each dropped byte range and a total line.  A chunk is intact when its\n"
 	"header and payload checksums hold and it verifies completely (sections,\n"
-	"events, pool references, statistics).  OUT is written to a temporary file\n"
-	"next to it and renamed at the end, so it never holds a partial copy.\n"
+	"events, pool references, statistics).  A regular file OUT is written to a\n"
+	"temporary file next to it and renamed at the end, so it never holds a\n"
+	"partial copy; a device or a FIFO is written directly, never replaced.\n"
 	"IN may be '-' (standard input) and OUT '-' (standard output).  OUT must not\n"
 	"be IN.\n"
 	"\n"
@@ -48,23 +49,6 @@ static const struct option long_opts[] = {
 	{ "version", no_argument, NULL, OPT_VERSION },
 	{ NULL, 0, NULL, 0 },
 };
-
-static int fd_write(void *opaque, const void *buf, size_t len)
-{
-	int fd = *(int *)opaque;
-	const char *p = buf;
-	while (len) {
-		ssize_t k = write(fd, p, len);
-		if (k < 0) {
-			if (errno == EINTR)
-				continue;
-			return -errno;
-		}
-		p += k;
-		len -= (size_t)k;
-	}
-	return 0;
-}
 
 typedef struct range {
 	uint64_t off, size;
@@ -102,24 +86,12 @@ int main(int argc, char **argv)
 		rec_cli_file_error(in, "%s", st == REC_ERR_IO && errno ? strerror(errno) : rec_strerror(st));
 		return rec_cli_finish(REC_EXIT_DATA);
 	}
-	int fd = STDOUT_FILENO;
-	char *tmp = NULL;
-	if (!to_stdout) {
-		size_t n = strlen(out) + 32;
-		tmp = rec_cli_xmalloc(n);
-		snprintf(tmp, n, "%s.tmp.%ld", out, (long)getpid());
-		fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-		if (fd < 0) {
-			rec_cli_file_error(tmp, "%s", strerror(errno));
-			rec_reader_close(r);
-			free(tmp);
-			return rec_cli_finish(REC_EXIT_DATA);
-		}
-	} else {
-		rec_out_flush();
-		fflush(stdout);
+	rec_cli_outfile of;
+	if (!rec_cli_outfile_open(&of, out)) {
+		rec_reader_close(r);
+		return rec_cli_finish(REC_EXIT_DATA);
 	}
-	rec_sink sink = { fd_write, NULL, &fd };
+	rec_sink sink = rec_cli_outfile_sink(&of);
 
 	range *kept = NULL;
 	size_t nkept = 0, kcap = 0;
@@ -143,7 +115,8 @@ int main(int argc, char **argv)
 		range rg = { ci->offset, ci->size };
 		st = rec_reader_chunk_write(r, &sink);
 		if (st != REC_OK) {
-			rec_cli_problem(in, rec_reader_problem(r), st);
+			if (!rec_cli_outfile_failed(&of)) /* else already reported, naming OUT */
+				rec_cli_problem(in, rec_reader_problem(r), st);
 			t.chunks--; /* intact, but not kept */
 			t.events -= ci->event_count;
 			t.bytes -= ci->size;
@@ -188,23 +161,10 @@ int main(int argc, char **argv)
 					   unsupported, unsupported == 1 ? "is" : "are");
 	}
 	free(kept);
-	if (!to_stdout) {
-		if (!failed && fsync(fd) != 0 && errno != EINVAL) {
-			rec_cli_file_error(out, "%s", strerror(errno));
-			failed = true;
-		}
-		if (close(fd) != 0) {
-			rec_cli_file_error(out, "%s", strerror(errno));
-			failed = true;
-		}
-		if (!failed && rename(tmp, out) != 0) {
-			rec_cli_file_error(out, "%s", strerror(errno));
-			failed = true;
-		}
-		if (failed)
-			unlink(tmp);
-		free(tmp);
-	}
+	if (failed)
+		rec_cli_outfile_discard(&of);
+	else if (!rec_cli_outfile_commit(&of))
+		failed = true;
 	int rc = failed || problems || damaged || dropped ? REC_EXIT_DATA : REC_EXIT_OK;
 	return rec_cli_finish(rc);
 }

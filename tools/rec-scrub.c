@@ -49,8 +49,9 @@ static const char usage_text[] =
 	"  -h, --help                       show this help and exit\n"
 	"  --version                        show the library version and exit\n"
 	"Options may be repeated; exclusion wins over inclusion.  IN may be '-'\n"
-	"(standard input), OUT '-' (standard output); OUT must not be IN and is\n"
-	"written through a temporary file renamed at the end.  The report on stderr:\n"
+	"(standard input), OUT '-' (standard output); OUT must not be IN.  A regular\n"
+	"file OUT is written through a temporary file renamed at the end; a device\n"
+	"or a FIFO is written directly, never replaced.  The report on stderr:\n"
 	"  rec-scrub: IN: 120 of 150 events kept (30 removed), 40 fields blanked, 3 chunks\n"
 	"Not handled: the event header's own thread and stack (eventThread,\n"
 	"stackTrace) cannot be blanked; fields of a type unknown to this version\n"
@@ -158,7 +159,8 @@ static void idset_clear(idset *s)
 /* ---- the output ------------------------------------------------------------ */
 typedef struct out_state {
 	rec_writer *w;
-	int fd;
+	rec_cli_outfile of;
+	rec_sink sink;   /* onto of */
 	bool open;
 	uint64_t run_id;
 	int64_t process_start_ns;
@@ -175,7 +177,8 @@ static const char *in_name;
 
 static rec_status wfail(rec_status st, const char *what)
 {
-	rec_cli_error("%s: %s", what, rec_writer_errmsg(o.w));
+	if (!rec_cli_outfile_failed(&o.of)) /* else reported once, naming OUT */
+		rec_cli_error("%s: %s", what, rec_writer_errmsg(o.w));
 	return st;
 }
 
@@ -243,11 +246,11 @@ static rec_status end_run(void)
 	o.open = false;
 	if (o.last_final) {
 		st = rec_writer_close(o.w);
-		if (st != REC_OK)
+		if (st != REC_OK && !rec_cli_outfile_failed(&o.of))
 			rec_cli_error("closing the output: %s", rec_strerror(st));
 	} else {
 		st = rec_writer_flush(o.w);
-		if (st != REC_OK)
+		if (st != REC_OK && !rec_cli_outfile_failed(&o.of))
 			rec_cli_error("writing the output: %s", rec_writer_errmsg(o.w));
 		rec_writer_abandon(o.w); /* the input run has no FINAL chunk either */
 	}
@@ -266,7 +269,7 @@ static rec_status start_run(const rec_chunk_info *ci)
 	wo.tick_frequency = ci->tick_frequency;
 	wo.anchor_wall_ns = ci->start_wall_ns;
 	wo.anchor_ticks = ci->start_ticks;
-	rec_status st = rec_writer_open_fd(&o.w, o.fd, &wo);
+	rec_status st = rec_writer_open(&o.w, &o.sink, &wo);
 	if (st != REC_OK) {
 		rec_cli_error("cannot start a writer: %s", rec_strerror(st));
 		return st;
@@ -481,23 +484,11 @@ int main(int argc, char **argv)
 		rec_cli_file_error(in, "%s", st == REC_ERR_IO && errno ? strerror(errno) : rec_strerror(st));
 		return rec_cli_finish(REC_EXIT_DATA);
 	}
-	char *tmp = NULL;
-	o.fd = STDOUT_FILENO;
-	if (!to_stdout) {
-		size_t n = strlen(out) + 32;
-		tmp = rec_cli_xmalloc(n);
-		snprintf(tmp, n, "%s.tmp.%ld", out, (long)getpid());
-		o.fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-		if (o.fd < 0) {
-			rec_cli_file_error(tmp, "%s", strerror(errno));
-			rec_reader_close(r);
-			free(tmp);
-			return rec_cli_finish(REC_EXIT_DATA);
-		}
-	} else {
-		rec_out_flush();
-		fflush(stdout);
+	if (!rec_cli_outfile_open(&o.of, out)) {
+		rec_reader_close(r);
+		return rec_cli_finish(REC_EXIT_DATA);
 	}
+	o.sink = rec_cli_outfile_sink(&o.of);
 
 	int rc = REC_EXIT_OK;
 	bool failed = false;
@@ -537,19 +528,10 @@ int main(int argc, char **argv)
 	} else if (end_run() != REC_OK) {
 		failed = true;
 	}
-	if (!to_stdout) {
-		if (close(o.fd) != 0 && !failed) {
-			rec_cli_file_error(out, "%s", strerror(errno));
-			failed = true;
-		}
-		if (!failed && rename(tmp, out) != 0) {
-			rec_cli_file_error(out, "%s", strerror(errno));
-			failed = true;
-		}
-		if (failed)
-			unlink(tmp);
-		free(tmp);
-	}
+	if (failed)
+		rec_cli_outfile_discard(&o.of);
+	else if (!rec_cli_outfile_commit(&o.of))
+		failed = true;
 	if (!quiet) {
 		char extra[96] = "";
 		if (rs.unknown_types)

@@ -111,6 +111,8 @@ static int cur_fd = -1;
 static size_t cur_piece = SIZE_MAX;
 static const char *prefix;
 
+static int write_errno; /* of the last failed write to a piece, 0 if none */
+
 static int fd_write(void *opaque, const void *buf, size_t len)
 {
 	(void)opaque;
@@ -120,6 +122,7 @@ static int fd_write(void *opaque, const void *buf, size_t len)
 		if (k < 0) {
 			if (errno == EINTR)
 				continue;
+			write_errno = errno;
 			return -errno;
 		}
 		p += k;
@@ -355,9 +358,13 @@ int main(int argc, char **argv)
 			break;
 		}
 		uint64_t events = ci->event_count, size = ci->size;
+		write_errno = 0;
 		st = rec_reader_chunk_write(r, &sink);
 		if (st != REC_OK) {
-			rec_cli_problem(in, rec_reader_problem(r), st);
+			if (write_errno) /* the piece could not be written: name it */
+				rec_cli_file_error(pieces[pi].name, "%s", strerror(write_errno));
+			else
+				rec_cli_problem(in, rec_reader_problem(r), st);
 			failed = true;
 			break;
 		}

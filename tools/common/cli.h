@@ -292,4 +292,39 @@ FILE *rec_cli_output_open(const char *path, const char *mode, FILE *dflt);
  * false on failure. */
 bool rec_cli_output_close(FILE *f, const char *path, FILE *dflt);
 
+/* ---- output files of rec-cat, rec-scrub, rec-recover (outfile.c) ------------ */
+/* OUT given on the command line.  A regular file (or a new name) is
+ * replaced atomically: written to "OUT.tmp.PID" next to it, fsync'd and
+ * renamed over OUT at the end (through a symlink: over the file it names;
+ * the symlink stays).  Anything else that exists (after following
+ * symlinks) -- a device like /dev/null or /dev/full, a FIFO -- is opened
+ * directly (O_WRONLY|O_TRUNC, no O_CREAT) and written, never replaced.
+ * NULL or "-" is standard output.  Every failure is reported once, as
+ * "TOOL: OUT: reason" (errno's text of the failing call). */
+typedef struct rec_cli_outfile {
+	const char *path;  /* NULL: standard output */
+	char *tmp;         /* the temporary file; NULL when written directly */
+	char *target;      /* what a symlink names (renamed over); NULL: path */
+	int fd;
+	int err;           /* errno of the first failure, 0 if none */
+} rec_cli_outfile;
+
+/* Open OUT; false after the message. */
+bool rec_cli_outfile_open(rec_cli_outfile *of, const char *path);
+/* Write all len bytes; false after the message (later writes do nothing). */
+bool rec_cli_outfile_write(rec_cli_outfile *of, const void *buf, size_t len);
+/* A writer sink onto the file (rec_writer_open, rec_reader_chunk_write):
+ * its failures are reported like rec_cli_outfile_write's. */
+rec_sink rec_cli_outfile_sink(rec_cli_outfile *of);
+/* Whether a failure was reported already. */
+bool rec_cli_outfile_failed(const rec_cli_outfile *of);
+/* Finish: fsync, close and rename the temporary file (close only, when
+ * written directly; nothing for standard output).  After an earlier
+ * failure, or if one of these fails, the temporary file is removed and OUT
+ * is left as it was.  Returns false if anything failed. */
+bool rec_cli_outfile_commit(rec_cli_outfile *of);
+/* Give up: close and remove the temporary file (OUT is left as it was;
+ * bytes written directly into a device or FIFO stay written). */
+void rec_cli_outfile_discard(rec_cli_outfile *of);
+
 #endif /* REC_TOOLS_CLI_H */
