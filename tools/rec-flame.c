@@ -518,7 +518,7 @@ static int flame(const rec_cli_input *in, const rec_cli_input *before, FILE *out
 		rec_stackagg_close(agg);
 		return REC_EXIT_DATA;
 	}
-	FILE *f = rec_cli_output_open(g_o->output, "w", out);
+	FILE *f = rec_cli_export_open(g_o->output, out);
 	if (!f) {
 		rec_stackagg_close(agg);
 		return REC_EXIT_DATA;
@@ -532,7 +532,7 @@ static int flame(const rec_cli_input *in, const rec_cli_input *before, FILE *out
 		rc = wrc;
 	}
 	rec_stackagg_close(agg);
-	if (!rec_cli_output_close(f, g_o->output, out))
+	if (!rec_cli_export_close(f, g_o->output, out))
 		rc = REC_EXIT_DATA;
 	return rc;
 }

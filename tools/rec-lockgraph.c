@@ -411,7 +411,8 @@ static bool write_graph(Agraph_t *g, const char *format, FILE *out)
 	bool ok = true;
 	if (strcmp(format, "dot") == 0) {
 		if (agwrite(g, out) != 0) {
-			rec_cli_error("agwrite failed");
+			if (!ferror(out)) /* a failed write is reported once, naming the output */
+				rec_cli_error("agwrite failed");
 			ok = false;
 		}
 		return ok;
@@ -510,7 +511,7 @@ int rec_lockgraph_tool_run(const rec_lockgraph_tool_opts *o, const rec_cli_input
 		return REC_EXIT_DATA;
 	}
 
-	FILE *f = rec_cli_output_open(o->output, "wb", out);
+	FILE *f = rec_cli_export_open(o->output, out);
 	if (!f) {
 		agclose(gc.g);
 		return REC_EXIT_DATA;
@@ -518,7 +519,7 @@ int rec_lockgraph_tool_run(const rec_lockgraph_tool_opts *o, const rec_cli_input
 	rec_out_flush();
 	bool ok = write_graph(gc.g, o->format, f);
 	agclose(gc.g);
-	if (!rec_cli_output_close(f, o->output, out))
+	if (!rec_cli_export_close(f, o->output, out))
 		ok = false;
 	if (!ok)
 		rc = REC_EXIT_DATA;

@@ -467,7 +467,7 @@ static int timeline(const rec_timeline_opts *o, const rec_cli_input *in, FILE *o
 	rec_reader *r = rec_cli_input_open(in, 0);
 	if (!r)
 		return REC_EXIT_DATA;
-	FILE *f = rec_cli_output_open(o->output, "w", out);
+	FILE *f = rec_cli_export_open(o->output, out);
 	if (!f) {
 		rec_reader_close(r);
 		return REC_EXIT_DATA;
@@ -500,7 +500,7 @@ static int timeline(const rec_timeline_opts *o, const rec_cli_input *in, FILE *o
 	REC_OUT_LIT("}}\n");
 	rec_out_flush();
 	rec_cli_set_streams(out, rec_cli_err());
-	if (!rec_cli_output_close(f, o->output, out))
+	if (!rec_cli_export_close(f, o->output, out))
 		rc = REC_EXIT_DATA;
 	return rc;
 }

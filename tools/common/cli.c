@@ -14,6 +14,7 @@
 static const char *g_tool = "rec";
 static char g_stdout_buf[1u << 20];
 static FILE *g_err; /* NULL: stderr */
+static int g_out_errno; /* of the fast buffer's first failed write */
 rec_out_buf rec_out_g;
 
 #define ERR (g_err ? g_err : stderr)
@@ -161,15 +162,30 @@ void rec_cli_help(const char *text)
 
 int rec_cli_finish(int rc)
 {
+	/* The reason is the errno of the first failed call (a later call that
+	 * fails or succeeds may change errno).  A write made directly to
+	 * stdout (not through the fast buffer) that failed left only ferror():
+	 * errno as it is on entry is then the best guess. */
+	int entry_errno = errno;
 	rec_out_flush();
-	int failed = rec_out_g.failed;
-	if (fflush(stdout) != 0 || ferror(stdout))
+	int failed = rec_out_g.failed, err = failed ? g_out_errno : 0;
+	errno = 0;
+	if (fflush(stdout) != 0 || ferror(stdout)) {
+		if (!failed)
+			err = errno;
 		failed = 1;
-	if (fclose(stdout) != 0)
+	}
+	errno = 0;
+	if (fclose(stdout) != 0) {
+		if (!failed)
+			err = errno;
 		failed = 1;
+	}
 	if (failed) {
+		if (!err)
+			err = entry_errno;
 		fprintf(ERR, "%s: error writing standard output: %s\n", g_tool,
-			errno ? strerror(errno) : "write failed");
+			err ? strerror(err) : "write failed");
 		return REC_EXIT_DATA;
 	}
 	return rc;
@@ -447,8 +463,10 @@ void rec_out_flush(void)
 {
 	if (rec_out_g.len) {
 		FILE *f = rec_out_g.file ? rec_out_g.file : stdout;
-		if (!rec_out_g.failed && fwrite(rec_out_g.buf, 1, rec_out_g.len, f) != rec_out_g.len)
+		if (!rec_out_g.failed && fwrite(rec_out_g.buf, 1, rec_out_g.len, f) != rec_out_g.len) {
 			rec_out_g.failed = 1;
+			g_out_errno = errno;
+		}
 		rec_out_g.len = 0;
 	}
 }

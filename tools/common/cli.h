@@ -327,4 +327,14 @@ bool rec_cli_outfile_commit(rec_cli_outfile *of);
  * bytes written directly into a device or FIFO stay written). */
 void rec_cli_outfile_discard(rec_cli_outfile *of);
 
+/* The exporters' output files (rec-flame -o, rec-lockgraph and rec-timeline
+ * --output), in outfile.c: created or truncated (no temporary file).  NULL
+ * path: returns dflt.  On failure "TOOL: PATH: reason" and NULL.  Writes
+ * into the FILE never fail: the first failed write's errno is kept, later
+ * bytes are dropped, and rec_cli_export_close reports it once as
+ * "TOOL: PATH: write failed: reason" (false).  Nothing to close when
+ * f == dflt. */
+FILE *rec_cli_export_open(const char *path, FILE *dflt);
+bool rec_cli_export_close(FILE *f, const char *path, FILE *dflt);
+
 #endif /* REC_TOOLS_CLI_H */

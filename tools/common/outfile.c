@@ -157,3 +157,107 @@ void rec_cli_outfile_discard(rec_cli_outfile *of)
 	}
 	of_free(of);
 }
+
+/* ---- the exporters' output files --------------------------------------------- */
+
+/* A FILE on the output's descriptor whose writes never fail: the first
+ * failure's errno is kept (later bytes are dropped) and reported once when
+ * the file is closed.  So a library writing into it (Graphviz, which exits
+ * on a failed write) or the fast buffer (which would count it as a failure
+ * of standard output) goes on, and the one message names the file and the
+ * real reason. */
+typedef struct export_file {
+	FILE *f;
+	int fd;
+	int err;
+	struct export_file *next;
+} export_file;
+
+static export_file *g_exports;
+
+static ssize_t export_write(void *cookie, const char *buf, size_t len)
+{
+	export_file *x = cookie;
+	const char *p = buf;
+	size_t n = len;
+	while (n && !x->err) {
+		ssize_t k = write(x->fd, p, n);
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k <= 0) {
+			x->err = k < 0 ? errno : EIO;
+			break;
+		}
+		p += k;
+		n -= (size_t)k;
+	}
+	return (ssize_t)len;
+}
+
+static int export_close(void *cookie)
+{
+	export_file *x = cookie;
+	if (x->fd >= 0 && close(x->fd) != 0 && !x->err && errno != EINTR)
+		x->err = errno;
+	x->fd = -1;
+	return 0;
+}
+
+FILE *rec_cli_export_open(const char *path, FILE *dflt)
+{
+	if (!path)
+		return dflt;
+	export_file *x = calloc(1, sizeof *x);
+	if (!x) {
+		rec_cli_file_error(path, "%s", strerror(ENOMEM));
+		return NULL;
+	}
+	do
+		x->fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOCTTY, 0666);
+	while (x->fd < 0 && errno == EINTR);
+	if (x->fd < 0) {
+		rec_cli_file_error(path, "%s", strerror(errno));
+		free(x);
+		return NULL;
+	}
+	cookie_io_functions_t io = { NULL, export_write, NULL, export_close };
+	x->f = fopencookie(x, "w", io);
+	if (!x->f) {
+		rec_cli_file_error(path, "%s", strerror(errno ? errno : ENOMEM));
+		close(x->fd);
+		free(x);
+		return NULL;
+	}
+	x->next = g_exports;
+	g_exports = x;
+	return x->f;
+}
+
+bool rec_cli_export_close(FILE *f, const char *path, FILE *dflt)
+{
+	if (!f || f == dflt)
+		return true;
+	export_file **pp = &g_exports;
+	while (*pp && (*pp)->f != f)
+		pp = &(*pp)->next;
+	export_file *x = *pp;
+	if (!x) { /* not ours: a plain FILE */
+		errno = 0;
+		if (ferror(f) | (fclose(f) != 0)) {
+			rec_cli_file_error(path, "write failed: %s", strerror(errno ? errno : EIO));
+			return false;
+		}
+		return true;
+	}
+	*pp = x->next;
+	errno = 0;
+	if (fclose(f) != 0 && !x->err) /* the cookie never fails: memory, at most */
+		x->err = errno ? errno : EIO;
+	int err = x->err;
+	free(x);
+	if (err) {
+		rec_cli_file_error(path, "write failed: %s", strerror(err));
+		return false;
+	}
+	return true;
+}
