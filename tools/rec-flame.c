@@ -46,7 +46,17 @@ static struct {
 	bool unit_set;
 	uint64_t matched; /* events of the type seen */
 	bool usage_failed; /* choose_weight() found a usage error */
+	/* --from/--to offsets: the window of the input being read, in wall ns
+	 * (the offsets added to its start, rec_cli_recording_start) */
+	bool window;
+	int64_t lo, hi;
 } g_sel;
+
+/* a + b, saturated (b >= 0) */
+static int64_t add_sat(int64_t a, int64_t b)
+{
+	return a > INT64_MAX - b ? INT64_MAX : a + b;
+}
 
 static void set_unit(enum unit u)
 {
@@ -222,6 +232,8 @@ static int add_one(void *ctx, const rec_event *ev)
 	if (!ti->selected)
 		return REC_EXIT_OK;
 	g_sel.matched++;
+	if (g_sel.window && (ev->wall_ns < g_sel.lo || ev->wall_ns >= g_sel.hi))
+		return REC_EXIT_OK;
 	if (rec_stackagg_add_event(agg, ev, event_weight(ti, ev)) != REC_OK) {
 		rec_cli_file_error(rc->name, "%s", rec_stackagg_errmsg(agg));
 		return REC_EXIT_DATA;
@@ -238,6 +250,17 @@ static int read_file(rec_stackagg *agg, const rec_cli_input *in, unsigned column
 	g_sel.n = 0;
 	g_sel.chunk = NULL;
 	g_sel.matched = 0;
+	/* Offsets count from this input's start, its first event (as the
+	 * offsets of rec-lockgraph and the ts 0 of rec-timeline); main() made
+	 * sure the input can be read twice.  No start (no readable chunk with
+	 * events): no event either, nothing to filter. */
+	int64_t start = 0;
+	g_sel.window = (g_o->from_kind == 1 || g_o->to_kind == 1) &&
+		       rec_cli_recording_start(in, false, &start);
+	if (g_sel.window) {
+		g_sel.lo = g_o->from_kind == 1 ? add_sat(start, g_o->from_ns) : INT64_MIN;
+		g_sel.hi = g_o->to_kind == 1 ? add_sat(start, g_o->to_ns) : INT64_MAX;
+	}
 	read_ctx ctx = { agg, in->name };
 	int rc = rec_cli_each_event(r, in->name, add_one, &ctx);
 	if (!g_sel.matched && rc == REC_EXIT_OK)
@@ -460,16 +483,16 @@ static int flame(const rec_cli_input *in, const rec_cli_input *before, FILE *out
 	ao.include_count = g_o->ninclude;
 	ao.exclude = g_o->exclude;
 	ao.exclude_count = g_o->nexclude;
-	if (g_o->from_kind) {
+	/* Times: the aggregation's window.  Offsets: read_file()'s, from each
+	 * input's own start. */
+	if (g_o->from_kind == 2) {
 		ao.flags |= REC_STACKAGG_FROM;
 		ao.from_ns = g_o->from_ns;
 	}
-	if (g_o->to_kind) {
+	if (g_o->to_kind == 2) {
 		ao.flags |= REC_STACKAGG_TO;
 		ao.to_ns = g_o->to_ns;
 	}
-	if (g_o->from_kind == 1 || g_o->to_kind == 1)
-		ao.flags |= REC_STACKAGG_RELATIVE;
 	rec_stackagg *agg = NULL;
 	rec_status st = rec_stackagg_open(&agg, &ao);
 	if (st == REC_ERR_INVALID_ARG && agg) {
@@ -595,9 +618,9 @@ static const char usage_text[] =
 	"  --exclude RE      drop stacks with a frame matching RE (repeatable)\n"
 	"  --from T, --to T  keep events in [from, to): T is an offset from the start\n"
 	"                    of the recording (\"1.5s\", \"250ms\", \"90us\", \"2m\", \"1h\":\n"
-	"                    units ns us ms s m min h; a bare number is seconds) or a\n"
-	"                    time \"2026-12-02T10:14:03.5\" (local time; add Z or +HH:MM\n"
-	"                    for another zone)\n"
+	"                    units ns us ms s m min h; a bare number is seconds; needs\n"
+	"                    a FILE, not '-') or a time \"2026-12-02T10:14:03.5\" (local\n"
+	"                    time; add Z or +HH:MM for another zone)\n"
 	"\n"
 	"Differential flame graph:\n"
 	"  --diff BEFORE     compare recording BEFORE with FILE (after).  Collapsed:\n"
@@ -615,7 +638,9 @@ static const char usage_text[] =
 	"\n"
 	"Frames are function names, or MODULE+0xOFFSET when the function is unknown;\n"
 	"';' in a name becomes ':', control characters become spaces.  The start of a\n"
-	"recording (for --from/--to offsets) is the start time of its first chunk.\n"
+	"recording (for --from/--to offsets) is the time of its first event, of any\n"
+	"type (as for rec-lockgraph --from/--to and rec-timeline's ts 0); with --diff\n"
+	"each recording's offsets count from its own start.\n"
 	"\n"
 	"-o FILE that cannot be written (a missing directory, a full disk):\n"
 	"\"rec-flame: FILE: REASON\" on stderr, exit 1.\n"
@@ -754,6 +779,9 @@ int main(int argc, char **argv)
 		rec_cli_usage_error("--from and --to: give both as offsets or both as times");
 	if (o.from_kind && o.to_kind && o.from_ns >= o.to_ns)
 		rec_cli_usage_error("--from must be before --to");
+	if ((o.from_kind == 1 || o.to_kind == 1) &&
+	    (strcmp(file, "-") == 0 || (diff && strcmp(diff, "-") == 0)))
+		rec_cli_usage_error("--from/--to offsets need a regular FILE (not standard input)");
 	o.include = include;
 	o.exclude = exclude;
 	rec_cli_input in = { .name = file }, before = { .name = diff };

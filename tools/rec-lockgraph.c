@@ -454,7 +454,9 @@ int rec_lockgraph_tool_run(const rec_lockgraph_tool_opts *o, const rec_cli_input
 	if (o->to_kind == 2)
 		lo.to_wall_ns = o->to;
 	int64_t start = 0;
-	if ((o->from_kind == 1 || o->to_kind == 1) && rec_cli_recording_start(in, true, &start)) {
+	/* Offsets count from the recording's first event (empty chunks do not
+	 * count), as rec-flame's offsets and rec-timeline's ts 0. */
+	if ((o->from_kind == 1 || o->to_kind == 1) && rec_cli_recording_start(in, false, &start)) {
 		if (o->from_kind == 1)
 			lo.from_wall_ns = start + o->from;
 		if (o->to_kind == 1)
