@@ -693,7 +693,7 @@ if [ -n "${LD[rate]:-}" ]; then
 		for k in p50 p90 p99; do
 			lim=2; [ "$k" = p99 ] && lim=5
 			d=$(pctd "${LD[$st.${k}_us]:-nan}" "${LD[off.${k}_us]:-nan}")
-			echo "| 4 | service at ${LD[rate]} req/s (70 % of capacity), $lbl: $k latency, median of ${LD[runs]} runs | $(ms "${LD[$st.${k}_us]:-}") | | | $(n2 "$d" 1) % vs off ($(ms "${LD[off.${k}_us]:-}")) | within $lim % of off | $(notworse "$d" "$lim") |"
+			echo "| 4 | service at ${LD[rate]} req/s ($(awk -v r="${LD[rate]}" -v c="${LD[cap]:-0}" 'BEGIN{ if (c > 0) printf "%.0f %% of", 100 * r / c; else printf "rate given,"}') capacity ${LD[cap]:-?} req/s), $lbl: $k latency, median of ${LD[runs]} runs | $(ms "${LD[$st.${k}_us]:-}") | | | $(n2 "$d" 1) % vs off ($(ms "${LD[off.${k}_us]:-}")) | within $lim % of off | $(notworse "$d" "$lim") |"
 		done
 		d=$(pctd "${LD[$st.throughput]:-nan}" "${LD[off.throughput]:-nan}")
 		echo "| 4 | same, $lbl: throughput, req/s | $(n2 "${LD[$st.throughput]:-}" 1) | | | $(n2 "$d" 1) % vs off ($(n2 "${LD[off.throughput]:-}" 1)) | within 1 % of off | $(within "$d" 1) |"
