@@ -93,19 +93,22 @@ for t in rec-cat rec-scrub rec-recover; do
 	cmp -s "$tmp/copy" "$tmp/$t.ref" || fail "$t: what the FIFO carried differs from the regular output"
 
 	# a regular file: a write that fails half-way leaves the old content
-	printf 'old content\n' >"$tmp/old"
-	rc=0
-	(
-		trap '' XFSZ
-		ulimit -f 4 # KiB: the output is larger
-		run "$t" "$tmp/old"
-		exit "$rc"
-	) || rc=$?
-	[ "$rc" = 1 ] || fail "$t: failing write: exit $rc, want 1"
-	one_line "$t EFBIG" "$t: $tmp/old: File too large"
-	[ "$(cat "$tmp/old")" = "old content" ] || fail "$t: the old content was not kept after a failed write"
-	left=$(find "$tmp" -name '*.tmp.*')
-	[ -z "$left" ] || { fail "$t: temporary file left: $left"; rm -f "$left"; }
+	# (not under make test-valgrind: the limit would cut valgrind's own logs)
+	if [ "${REC_VALGRIND:-0}" != 1 ]; then
+		printf 'old content\n' >"$tmp/old"
+		rc=0
+		(
+			trap '' XFSZ
+			ulimit -f 4 # KiB: the output is larger
+			run "$t" "$tmp/old"
+			exit "$rc"
+		) || rc=$?
+		[ "$rc" = 1 ] || fail "$t: failing write: exit $rc, want 1"
+		one_line "$t EFBIG" "$t: $tmp/old: File too large"
+		[ "$(cat "$tmp/old")" = "old content" ] || fail "$t: the old content was not kept after a failed write"
+		left=$(find "$tmp" -name '*.tmp.*')
+		[ -z "$left" ] || { fail "$t: temporary file left: $left"; rm -f "$left"; }
+	fi
 
 	# through a symlink to a regular file: the file is replaced, the symlink stays
 	printf 'old content\n' >"$tmp/target"
