@@ -4,10 +4,10 @@
 # a directory that does not exist, and /dev/full (every write fails with
 # ENOSPC).  Each exits 1 with a line "TOOL: FILE: REASON" on stderr (for the
 # missing directory "No such file or directory", for /dev/full "write failed:
-# ..."), writes nothing on stdout and creates no file.  rec-lockgraph's png
-# and pdf are written by Graphviz, which on a failed write prints its own
-# message (without the file name) and exits 1: only the exit status is
-# checked there.  rec-print has no -o: its standard output on /dev/full gives
+# ..."), writes nothing on stdout and creates no file.  For rec-lockgraph's
+# png and pdf (rendered by Graphviz) only the exit status and a non-empty
+# stderr are checked here; tests/cli/output_fail_message.sh pins the exact
+# one-line message of every format.  rec-print has no -o: its standard output on /dev/full gives
 # "rec-print: error writing standard output: REASON", exit 1.
 set -uo pipefail
 # shellcheck source=tests/cli/lib/common.sh
@@ -54,7 +54,7 @@ if [ -c /dev/full ] && [ -w /dev/full ]; then
 	expect_fail /dev/full "write failed: .+" rec-lockgraph --output /dev/full "$rec"
 	expect_fail /dev/full "write failed: .+" rec-lockgraph --format svg --output /dev/full "$rec"
 	expect_fail /dev/full "write failed: .+" rec-timeline --output /dev/full "$rec"
-	for f in png pdf; do # Graphviz's own message and exit(1)
+	for f in png pdf; do # exact message: output_fail_message.sh
 		rc=0
 		"$bin/rec-lockgraph" --format "$f" --output /dev/full "$rec" >"$tmp/out" 2>"$tmp/err" || rc=$?
 		[ "$rc" = 1 ] || fail "rec-lockgraph --format $f --output /dev/full: exit $rc, want 1"

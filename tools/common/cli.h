@@ -284,13 +284,6 @@ bool rec_cli_fatal_status(rec_status st);
 typedef int (*rec_cli_event_fn)(void *ctx, const rec_event *ev);
 int rec_cli_each_event(rec_reader *r, const char *name, rec_cli_event_fn fn, void *ctx);
 
-/* Output files of the exporters: open path for writing (NULL: return dflt),
- * reporting "TOOL: PATH: reason" and returning NULL on failure. */
-FILE *rec_cli_output_open(const char *path, const char *mode, FILE *dflt);
-/* Close what rec_cli_output_open opened (nothing when f == dflt), checking
- * ferror and fclose; reports "TOOL: PATH: write failed: reason" and returns
- * false on failure. */
-bool rec_cli_output_close(FILE *f, const char *path, FILE *dflt);
 
 /* ---- output files of rec-cat, rec-scrub, rec-recover (outfile.c) ------------ */
 /* OUT given on the command line.  A regular file (or a new name) is

@@ -126,25 +126,3 @@ int rec_cli_each_event(rec_reader *r, const char *name, rec_cli_event_fn fn, voi
 	}
 	return rc;
 }
-
-FILE *rec_cli_output_open(const char *path, const char *mode, FILE *dflt)
-{
-	if (!path)
-		return dflt;
-	FILE *f = fopen(path, mode);
-	if (!f)
-		rec_cli_file_error(path, "%s", strerror(errno));
-	return f;
-}
-
-bool rec_cli_output_close(FILE *f, const char *path, FILE *dflt)
-{
-	if (!f || f == dflt)
-		return true;
-	errno = 0;
-	if (ferror(f) | (fclose(f) != 0)) {
-		rec_cli_file_error(path, "write failed: %s", errno ? strerror(errno) : "I/O error");
-		return false;
-	}
-	return true;
-}
