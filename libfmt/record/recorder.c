@@ -1476,6 +1476,14 @@ typedef struct pending_module {
 	uint64_t id, path, build_id, base;
 } pending_module;
 
+typedef struct pending_string {
+	const char *s; /* the interned bytes (never move or go before close) */
+	size_t len;
+} pending_string;
+typedef struct pending_thread {
+	uint64_t os_tid, name_id;
+} pending_thread;
+
 typedef struct bg_pending {
 	pending_frame *frames;
 	size_t nframes, cframes;
@@ -1483,6 +1491,10 @@ typedef struct bg_pending {
 	size_t nmods, cmods;
 	uint8_t *mod_defined; /* by module index */
 	size_t mod_defined_cap;
+	pending_string *strs; /* strings and threads to define this round */
+	size_t cstrs;
+	pending_thread *thrs;
+	size_t cthrs;
 } bg_pending;
 
 /* Symbolize the pcs of stacks interned since the last round (strings get
@@ -1596,6 +1608,116 @@ static void bg_append(rec_recorder *r, uint64_t records)
 	}
 }
 
+/* Write one byte per page of [p, p + len) so the kernel maps them now. */
+static void touch_pages(void *p, size_t len)
+{
+	volatile uint8_t *b = p;
+	for (size_t i = 0; i < len; i += 4096)
+		b[i] = 0;
+	if (len)
+		b[len - 1] = 0;
+}
+
+/* Grow *arr (elements of size sz, capacity *cap) to hold at least n, with
+ * every new page written once (faulted in here, not later under a lock). */
+static bool pending_reserve(void **arr, size_t *cap, uint64_t n, size_t sz)
+{
+	if (n <= *cap)
+		return true;
+	size_t nc = *cap ? *cap : 256;
+	while (nc < n)
+		nc *= 2;
+	void *p = realloc(*arr, nc * sz);
+	if (!p)
+		return false;
+	touch_pages((uint8_t *)p + *cap * sz, (nc - *cap) * sz);
+	*arr = p;
+	*cap = nc;
+	return true;
+}
+
+/* Keep headroom in the tables that threads grow under r->lock (the string
+ * table's slots and entries, the thread table): the larger arrays are
+ * allocated and faulted in here, without the lock, and swapped in under it,
+ * so a registering or interning thread does not hold r->lock through a
+ * calloc and its page faults (measured: 13-40 ms stalls of every thread
+ * that registered meanwhile, at 1900 new threads/s). */
+static void bg_reserve(rec_recorder *r)
+{
+	pthread_mutex_lock(&r->lock);
+	size_t count = r->strs.count, nslots = r->strs.nslots, cap = r->strs.cap;
+	uint64_t tcount = r->tents_count, tcap = r->tents_cap;
+	pthread_mutex_unlock(&r->lock);
+	size_t want = count + count / 4 + 1024;
+	if (want * 2 > nslots) {
+		size_t n = nslots ? nslots : 1024;
+		while (want * 2 > n)
+			n *= 2;
+		uint64_t *slots = calloc(n, sizeof *slots);
+		if (slots) {
+			touch_pages(slots, n * sizeof *slots);
+			pthread_mutex_lock(&r->lock);
+			rec_strtab *st = &r->strs;
+			if (st->nslots < n) {
+				for (size_t i = 0; i < st->count; i++) {
+					size_t j = st->ents[i].hash & (n - 1);
+					while (slots[j])
+						j = (j + 1) & (n - 1);
+					slots[j] = i + 1;
+				}
+				uint64_t *old = st->slots;
+				st->slots = slots;
+				st->nslots = n;
+				slots = old;
+			}
+			pthread_mutex_unlock(&r->lock);
+			free(slots);
+		}
+	}
+	if (want > cap) {
+		size_t n = cap ? cap : 256;
+		while (want > n)
+			n *= 2;
+		rec_strent *ents = malloc(n * sizeof *ents);
+		if (ents) {
+			touch_pages(ents, n * sizeof *ents);
+			pthread_mutex_lock(&r->lock);
+			rec_strtab *st = &r->strs;
+			if (st->cap < n) {
+				if (st->count)
+					memcpy(ents, st->ents, st->count * sizeof *ents);
+				rec_strent *old = st->ents;
+				st->ents = ents;
+				st->cap = n;
+				ents = old;
+			}
+			pthread_mutex_unlock(&r->lock);
+			free(ents);
+		}
+	}
+	uint64_t twant = tcount + tcount / 4 + 1024;
+	if (twant > tcap) {
+		uint64_t n = tcap ? tcap : 64;
+		while (twant > n)
+			n *= 2;
+		void *t = malloc(n * sizeof *r->tents);
+		if (t) {
+			touch_pages(t, n * sizeof *r->tents);
+			pthread_mutex_lock(&r->lock);
+			if (r->tents_cap < n) {
+				if (r->tents_count)
+					memcpy(t, r->tents, r->tents_count * sizeof *r->tents);
+				void *old = r->tents;
+				r->tents = t;
+				r->tents_cap = n;
+				t = old;
+			}
+			pthread_mutex_unlock(&r->lock);
+			free(t);
+		}
+	}
+}
+
 /* One round: drain every buffer, define what the records reference, append. */
 static void bg_collect(rec_recorder *r, bg_pending *pd)
 {
@@ -1660,6 +1782,7 @@ static void bg_collect(rec_recorder *r, bg_pending *pd)
 	 * copy.  Only this thread unlinks buffers (under the lock, below) and
 	 * close() frees them after joining it, so the list from the head we
 	 * read is stable. */
+	bg_reserve(r);
 	pthread_mutex_lock(&r->lock);
 	rec_tbuf_full *head = r->threads;
 	r->regs_since_drain = 0;
@@ -1719,18 +1842,46 @@ static void bg_collect(rec_recorder *r, bg_pending *pd)
 
 	uint64_t last_stack = bg_symbolize(r, pd);
 
+	/* Strings and threads added since the last round: copied under r->lock
+	 * (pointers to the interned bytes), defined in the writer without it,
+	 * so threads that emit or register never wait while the writer's pools
+	 * grow (page faults: milliseconds each doubling on some VMs). */
+	uint64_t s0, s1, t0, t1;
 	pthread_mutex_lock(&r->lock);
+	for (;;) {
+		s0 = r->defined_strings;
+		s1 = r->strs.count;
+		t0 = r->defined_threads;
+		t1 = r->tents_count;
+		if (s1 - s0 <= pd->cstrs && t1 - t0 <= pd->cthrs)
+			break;
+		pthread_mutex_unlock(&r->lock);
+		bool ok = pending_reserve((void **)&pd->strs, &pd->cstrs, s1 - s0, sizeof *pd->strs) &&
+			  pending_reserve((void **)&pd->thrs, &pd->cthrs, t1 - t0, sizeof *pd->thrs);
+		pthread_mutex_lock(&r->lock);
+		if (!ok) { /* define what fits; threads once their names are in */
+			report(r, REC_ERR_NOMEM, "recorder: out of memory defining strings");
+			s1 = s0 + (r->strs.count - s0 < pd->cstrs ? r->strs.count - s0 : pd->cstrs);
+			t1 = s1 == r->strs.count ? t0 + (r->tents_count - t0 < pd->cthrs ? r->tents_count - t0 : pd->cthrs) : t0;
+			break;
+		}
+	}
+	for (uint64_t i = s0; i < s1; i++)
+		pd->strs[i - s0] = (pending_string){ r->strs.ents[i].s, r->strs.ents[i].len };
+	for (uint64_t i = t0; i < t1; i++)
+		pd->thrs[i - t0] = (pending_thread){ r->tents[i].os_tid, r->tents[i].name_id };
+	pthread_mutex_unlock(&r->lock);
+
 	pthread_mutex_lock(&r->w_lock);
 	rec_status st = REC_OK;
-	for (; r->defined_strings < r->strs.count && st == REC_OK; r->defined_strings++) {
-		const rec_strent *e = &r->strs.ents[r->defined_strings];
+	for (; r->defined_strings < s1 && st == REC_OK; r->defined_strings++) {
+		const pending_string *e = &pd->strs[r->defined_strings - s0];
 		st = rec_writer_define_string(r->w, r->defined_strings + 1, e->s, e->len);
 	}
-	for (; r->defined_threads < r->tents_count && st == REC_OK; r->defined_threads++)
+	for (; r->defined_threads < t1 && st == REC_OK; r->defined_threads++)
 		st = rec_writer_define_thread(r->w, r->defined_threads + 1,
-					      r->tents[r->defined_threads].os_tid,
-					      r->tents[r->defined_threads].name_id);
-	pthread_mutex_unlock(&r->lock);
+					      pd->thrs[r->defined_threads - t0].os_tid,
+					      pd->thrs[r->defined_threads - t0].name_id);
 	for (size_t i = 0; i < pd->nmods && st == REC_OK; i++)
 		st = rec_writer_define_module(r->w, pd->mods[i].id, pd->mods[i].path,
 					      pd->mods[i].build_id, pd->mods[i].base);
@@ -1962,6 +2113,8 @@ static void *bg_main(void *arg)
 	free(pd.frames);
 	free(pd.mods);
 	free(pd.mod_defined);
+	free(pd.strs);
+	free(pd.thrs);
 	return NULL;
 }
 
