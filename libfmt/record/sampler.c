@@ -16,10 +16,16 @@
  * rec_stack_thread_register(), which calls rec_sampler_thread_seen()), when
  * they open the default recorder, when they call
  * rec_cpu_sampler_attach_thread(), and when they use a rec_ lock/sleep/alloc
- * wrapper.  The timers are disarmed when the default
- * recorder starts closing, re-armed when one opens again, and deleted when
- * their thread exits.  If the program has its own SIGPROF handler the
- * sampler stays off.
+ * wrapper.  Attaching makes no system call: the thread is put on a list
+ * with its CPU-time clock, and the recorder's background thread creates and
+ * arms the timers of the threads that were on the list at its previous
+ * round (every ARM_ROUND_MS), so a short-lived thread (a thread per request)
+ * never pays for timer_create/settime/delete: it could not have used a
+ * whole period of CPU time before its timer was armed anyway.  An explicit
+ * rec_cpu_sampler_attach_thread() arms at once.  The timers are disarmed
+ * when the default recorder starts closing, re-armed when one opens again,
+ * and deleted when their thread exits.  If the program has its own SIGPROF
+ * handler the sampler stays off.
  */
 #include "rec/builtins.h"
 #include "record/stack_internal.h"
@@ -65,7 +71,14 @@ typedef struct sampled_thread {
 	struct sampled_thread *next;
 	timer_t timer;
 	uint64_t tid;
+	clockid_t clock;  /* the thread's CPU-time clock */
+	int armed;        /* timer created (reg_lock) */
+	int rounds;       /* arming rounds that saw it unarmed (reg_lock) */
 } sampled_thread;
+
+/* Period of the background thread's arming round; a thread is armed at the
+ * first round after the one that first saw it (10-20 ms after attaching). */
+#define ARM_ROUND_MS 10u
 
 static pthread_mutex_t reg_lock = PTHREAD_MUTEX_INITIALIZER;
 static sampled_thread *reg_head;
@@ -94,8 +107,10 @@ static void thread_gone(void *p)
 			*pp = st->next;
 			break;
 		}
+	int armed = st->armed; /* stable: unlinked, no round sees it now */
 	pthread_mutex_unlock(&reg_lock);
-	timer_delete(st->timer);
+	if (armed)
+		timer_delete(st->timer);
 	free(st);
 	tls_self = NULL;
 }
@@ -221,7 +236,42 @@ static void arm_all(uint64_t ns)
 	struct itimerspec its = period_spec(ns);
 	pthread_mutex_lock(&reg_lock);
 	for (sampled_thread *st = reg_head; st != NULL; st = st->next)
-		(void)timer_settime(st->timer, 0, &its, NULL);
+		if (st->armed)
+			(void)timer_settime(st->timer, 0, &its, NULL);
+	pthread_mutex_unlock(&reg_lock);
+}
+
+/* Create st's timer (on its thread's CPU clock, SIGPROF to that thread) and
+ * arm it with ns (0: created disarmed).  Caller holds reg_lock or is st's
+ * thread before linking it: the thread has not run thread_gone(), so its
+ * tid still names it. */
+static int create_timer(sampled_thread *st, uint64_t ns)
+{
+	struct sigevent sev;
+	memset(&sev, 0, sizeof(sev));
+	sev.sigev_notify = SIGEV_THREAD_ID;
+	sev.sigev_signo = SIGPROF;
+	sev.sigev_value.sival_ptr = &g_marker;
+	sev.sigev_notify_thread_id = (pid_t)st->tid;
+	if (timer_create(st->clock, &sev, &st->timer) != 0)
+		return -1;
+	st->armed = 1;
+	struct itimerspec its = period_spec(ns);
+	return ns ? timer_settime(st->timer, 0, &its, NULL) : 0;
+}
+
+/* The background thread's round: arm the threads attached before the
+ * previous round and still alive (thread_gone() unlinks under reg_lock). */
+static void arm_round(rec_recorder *r, void *opaque)
+{
+	(void)r;
+	(void)opaque;
+	pthread_mutex_lock(&reg_lock);
+	uint64_t ns = __atomic_load_n(&g_period_ns, __ATOMIC_RELAXED);
+	if (__atomic_load_n(&g_on, __ATOMIC_RELAXED) && ns != 0)
+		for (sampled_thread *st = reg_head; st != NULL; st = st->next)
+			if (!st->armed && st->rounds++ >= 1)
+				(void)create_timer(st, ns);
 	pthread_mutex_unlock(&reg_lock);
 }
 
@@ -243,6 +293,7 @@ static void on_default(rec_recorder *r, int opened, void *opaque)
 	__atomic_add_fetch(&rec_sampler_gen, 1, __ATOMIC_RELAXED);
 	__atomic_store_n(&g_on, 1, __ATOMIC_RELAXED);
 	arm_all(ns);
+	(void)rec_recorder_add_periodic(r, arm_round, NULL, ARM_ROUND_MS);
 	(void)rec_cpu_sampler_attach_thread();
 }
 
@@ -250,19 +301,21 @@ static void on_default(rec_recorder *r, int opened, void *opaque)
 
 static __thread int tls_attaching; /* attach -> recorder registration -> attach */
 
-static rec_status attach_thread(void);
+static rec_status attach_thread(int now);
 
 rec_status rec_cpu_sampler_attach_thread(void)
 {
 	if (tls_attaching)
 		return REC_OK; /* called back from our own registration */
 	tls_attaching = 1;
-	rec_status st = attach_thread();
+	rec_status st = attach_thread(1);
 	tls_attaching = 0;
 	return st;
 }
 
-static rec_status attach_thread(void)
+/* Attach the calling thread: now = arm its timer here, else leave it to the
+ * background thread's next rounds (no system call). */
+static rec_status attach_thread(int now)
 {
 	ensure_init();
 	if (!__atomic_load_n(&g_on, __ATOMIC_RELAXED))
@@ -285,18 +338,15 @@ static rec_status attach_thread(void)
 		if (t == NULL)
 			return REC_ERR_NOMEM;
 		t->tid = rec_builtin_tid();
-		struct sigevent sev;
-		memset(&sev, 0, sizeof(sev));
-		sev.sigev_notify = SIGEV_THREAD_ID;
-		sev.sigev_signo = SIGPROF;
-		sev.sigev_value.sival_ptr = &g_marker;
-		sev.sigev_notify_thread_id = (pid_t)t->tid;
-		if (timer_create(CLOCK_THREAD_CPUTIME_ID, &sev, &t->timer) != 0) {
+		if (pthread_getcpuclockid(pthread_self(), &t->clock) != 0)
+			t->clock = CLOCK_THREAD_CPUTIME_ID;
+		if (now && create_timer(t, 0) != 0) {
 			free(t);
 			return REC_ERR_IO;
 		}
 		if (pthread_setspecific(reg_key, t) != 0) {
-			timer_delete(t->timer);
+			if (t->armed)
+				timer_delete(t->timer);
 			free(t);
 			return REC_ERR_NOMEM;
 		}
@@ -306,10 +356,15 @@ static rec_status attach_thread(void)
 		pthread_mutex_unlock(&reg_lock);
 		tls_self = t;
 	}
-	struct itimerspec its = period_spec(__atomic_load_n(&g_on, __ATOMIC_RELAXED) ? ns : 0);
-	if (timer_settime(tls_self->timer, 0, &its, NULL) != 0)
-		return REC_ERR_IO;
 	rec_sampler_tls_gen = gen;
+	if (!now && !tls_self->armed)
+		return REC_OK; /* the background thread arms it */
+	pthread_mutex_lock(&reg_lock); /* against arm_round creating it meanwhile */
+	int rc = tls_self->armed ? 0 : create_timer(tls_self, 0);
+	pthread_mutex_unlock(&reg_lock);
+	struct itimerspec its = period_spec(__atomic_load_n(&g_on, __ATOMIC_RELAXED) ? ns : 0);
+	if (rc != 0 || timer_settime(tls_self->timer, 0, &its, NULL) != 0)
+		return REC_ERR_IO;
 	return REC_OK;
 }
 
@@ -319,7 +374,11 @@ void rec_sampler_thread_seen_slow(void)
 		rec_sampler_tls_gen = __atomic_load_n(&rec_sampler_gen, __ATOMIC_RELAXED);
 		return;
 	}
-	(void)rec_cpu_sampler_attach_thread();
+	if (!tls_attaching) {
+		tls_attaching = 1;
+		(void)attach_thread(0);
+		tls_attaching = 0;
+	}
 	rec_sampler_tls_gen = __atomic_load_n(&rec_sampler_gen, __ATOMIC_RELAXED); /* try once per generation */
 }
 
