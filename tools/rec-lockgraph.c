@@ -513,12 +513,19 @@ int rec_lockgraph_tool_run(const rec_lockgraph_tool_opts *o, const rec_cli_input
 		return REC_EXIT_DATA;
 	}
 
-	FILE *f = rec_cli_export_open(o->output, out);
+	/* DOT to standard output through a FILE that keeps the errno of the
+	 * first failed write (rec_cli_finish reports it); png, pdf and svg
+	 * are rendered by Graphviz straight into out. */
+	rec_out_flush();
+	FILE *f = out;
+	if (o->output)
+		f = rec_cli_export_open(o->output, out);
+	else if (strcmp(o->format, "dot") == 0)
+		f = rec_cli_export_stdout(out);
 	if (!f) {
 		agclose(gc.g);
 		return REC_EXIT_DATA;
 	}
-	rec_out_flush();
 	bool ok = write_graph(gc.g, o->format, f);
 	agclose(gc.g);
 	if (!rec_cli_export_close(f, o->output, out))

@@ -563,8 +563,7 @@ int main(int argc, char **argv)
 	else
 		print_text(res);
 	/* Problems after the summary: stdout first, so both read in order on a tty. */
-	rec_out_flush();
-	fflush(stdout);
+	(void)rec_cli_out_sync(); /* a failure is reported once, by rec_cli_finish */
 	for (size_t i = 0; i < res->problem_count; i++) {
 		const rec_summary_problem *p = &res->problems[i];
 		rec_problem pr = { p->status, p->offset, p->chunk, p->message };

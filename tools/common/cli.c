@@ -123,8 +123,7 @@ void rec_cli_problem(const char *file, const rec_problem *p, rec_status status)
 static void usage_message(const char *fmt, va_list ap) REC_CLI_PRINTF(1, 0);
 static void usage_message(const char *fmt, va_list ap)
 {
-	rec_out_flush();
-	fflush(rec_out_g.file ? rec_out_g.file : stdout);
+	(void)rec_cli_out_sync();
 	fprintf(ERR, "%s: ", g_tool);
 	vfprintf(ERR, fmt, ap);
 	fprintf(ERR, "\ntry '%s --help'\n", g_tool);
@@ -163,9 +162,10 @@ void rec_cli_help(const char *text)
 int rec_cli_finish(int rc)
 {
 	/* The reason is the errno of the first failed call (a later call that
-	 * fails or succeeds may change errno).  A write made directly to
-	 * stdout (not through the fast buffer) that failed left only ferror():
-	 * errno as it is on entry is then the best guess. */
+	 * fails or succeeds may change errno): the fast buffer, rec_cli_out_sync
+	 * and rec_cli_export_stdout keep it.  A write made directly to stdout
+	 * otherwise (printf, Graphviz rendering png/pdf/svg) that failed left
+	 * only ferror(): errno as it is on entry is then the best guess. */
 	int entry_errno = errno;
 	rec_out_flush();
 	int failed = rec_out_g.failed, err = failed ? g_out_errno : 0;
@@ -464,11 +464,28 @@ void rec_out_flush(void)
 	if (rec_out_g.len) {
 		FILE *f = rec_out_g.file ? rec_out_g.file : stdout;
 		if (!rec_out_g.failed && fwrite(rec_out_g.buf, 1, rec_out_g.len, f) != rec_out_g.len) {
-			rec_out_g.failed = 1;
-			g_out_errno = errno;
+			rec_cli_out_failed(errno);
 		}
 		rec_out_g.len = 0;
 	}
+}
+
+void rec_cli_out_failed(int err)
+{
+	if (!rec_out_g.failed) {
+		rec_out_g.failed = 1;
+		g_out_errno = err ? err : EIO;
+	}
+}
+
+bool rec_cli_out_sync(void)
+{
+	rec_out_flush();
+	FILE *f = rec_out_g.file ? rec_out_g.file : stdout;
+	errno = 0;
+	if (fflush(f) != 0)
+		rec_cli_out_failed(errno);
+	return !rec_out_g.failed;
 }
 
 void rec_out_write_slow(const void *p, size_t n)

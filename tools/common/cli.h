@@ -76,6 +76,17 @@ REC_CLI_NORETURN void rec_cli_help(const char *text);
  * write failed.  Call it once, as "return rec_cli_finish(rc);". */
 int rec_cli_finish(int rc);
 
+/* Flush the fast buffer and then its stream (stdout unless set): every
+ * failure keeps the errno of the failed call itself for rec_cli_finish's
+ * one message.  Returns false if a write to it has failed (now or before).
+ * Use it instead of a bare fflush(stdout) before messages or before writing
+ * to standard output other than through the fast buffer. */
+bool rec_cli_out_sync(void);
+/* Record err as the reason of a failed write to standard output made
+ * outside the fast buffer (the first failure wins); rec_cli_finish
+ * reports it once. */
+void rec_cli_out_failed(int err);
+
 /* ---- option parsing ----------------------------------------------------- */
 
 /* getopt_long() that turns its errors into usage errors (exit 2) with a
@@ -329,5 +340,14 @@ void rec_cli_outfile_discard(rec_cli_outfile *of);
  * f == dflt. */
 FILE *rec_cli_export_open(const char *path, FILE *dflt);
 bool rec_cli_export_close(FILE *f, const char *path, FILE *dflt);
+/* The same kind of FILE on standard output's descriptor, for output that
+ * does not go through the fast buffer (rec-lockgraph's DOT, written by
+ * Graphviz): pending output of stdout is flushed first (rec_cli_out_sync),
+ * the first failed write's errno is kept, and rec_cli_export_close(f, NULL,
+ * dflt) hands it to rec_cli_out_failed, so rec_cli_finish prints the one
+ * line "TOOL: error writing standard output: reason".  Returns dflt
+ * unchanged when dflt is not stdout (a harness's stream), NULL after a
+ * message if the FILE cannot be made. */
+FILE *rec_cli_export_stdout(FILE *dflt);
 
 #endif /* REC_TOOLS_CLI_H */

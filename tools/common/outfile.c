@@ -170,6 +170,7 @@ typedef struct export_file {
 	FILE *f;
 	int fd;
 	int err;
+	bool is_stdout; /* fd is standard output's: not closed, failure via rec_cli_out_failed */
 	struct export_file *next;
 } export_file;
 
@@ -197,10 +198,33 @@ static ssize_t export_write(void *cookie, const char *buf, size_t len)
 static int export_close(void *cookie)
 {
 	export_file *x = cookie;
+	if (x->is_stdout) {
+		x->fd = -1;
+		return 0;
+	}
 	if (x->fd >= 0 && close(x->fd) != 0 && !x->err && errno != EINTR)
 		x->err = errno;
 	x->fd = -1;
 	return 0;
+}
+
+/* The FILE on x (fd set); false after "TOOL: NAME: reason" (x is freed,
+ * its fd closed unless standard output's). */
+static bool export_wrap(export_file *x, const char *name)
+{
+	cookie_io_functions_t io = { NULL, export_write, NULL, export_close };
+	errno = 0;
+	x->f = fopencookie(x, "w", io);
+	if (!x->f) {
+		rec_cli_file_error(name, "%s", strerror(errno ? errno : ENOMEM));
+		if (!x->is_stdout)
+			close(x->fd);
+		free(x);
+		return false;
+	}
+	x->next = g_exports;
+	g_exports = x;
+	return true;
 }
 
 FILE *rec_cli_export_open(const char *path, FILE *dflt)
@@ -220,17 +244,23 @@ FILE *rec_cli_export_open(const char *path, FILE *dflt)
 		free(x);
 		return NULL;
 	}
-	cookie_io_functions_t io = { NULL, export_write, NULL, export_close };
-	x->f = fopencookie(x, "w", io);
-	if (!x->f) {
-		rec_cli_file_error(path, "%s", strerror(errno ? errno : ENOMEM));
-		close(x->fd);
-		free(x);
+	return export_wrap(x, path) ? x->f : NULL;
+}
+
+FILE *rec_cli_export_stdout(FILE *dflt)
+{
+	if (dflt != stdout)
+		return dflt;
+	/* What is already in stdout's buffer goes first (its failure counts). */
+	(void)rec_cli_out_sync();
+	export_file *x = calloc(1, sizeof *x);
+	if (!x) {
+		rec_cli_error("%s", strerror(ENOMEM));
 		return NULL;
 	}
-	x->next = g_exports;
-	g_exports = x;
-	return x->f;
+	x->fd = STDOUT_FILENO;
+	x->is_stdout = true;
+	return export_wrap(x, "standard output") ? x->f : NULL;
 }
 
 bool rec_cli_export_close(FILE *f, const char *path, FILE *dflt)
@@ -254,9 +284,13 @@ bool rec_cli_export_close(FILE *f, const char *path, FILE *dflt)
 	if (fclose(f) != 0 && !x->err) /* the cookie never fails: memory, at most */
 		x->err = errno ? errno : EIO;
 	int err = x->err;
+	bool is_stdout = x->is_stdout;
 	free(x);
 	if (err) {
-		rec_cli_file_error(path, "write failed: %s", strerror(err));
+		if (is_stdout)
+			rec_cli_out_failed(err); /* reported once, by rec_cli_finish */
+		else
+			rec_cli_file_error(path, "write failed: %s", strerror(err));
 		return false;
 	}
 	return true;
