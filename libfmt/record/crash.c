@@ -81,6 +81,7 @@ static void record_and_wait(rec_recorder *r, int sig, const siginfo_t *si, void 
 	uintptr_t pcs[REC_STACK_MAX_DEPTH];
 	int truncated = 0;
 	rec_stack_signal_enter();
+	(void)rec_stack_bounds_signal(uc); /* a thread registered without them */
 	size_t n = uc ? rec_stack_capture_ucontext(uc, pcs, REC_STACK_MAX_DEPTH, &truncated) : 0;
 	rec_stack_signal_leave();
 

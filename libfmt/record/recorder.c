@@ -965,7 +965,9 @@ static rec_tbuf_full *thread_buffer(uint64_t gen, int in_signal)
 	rec_tls_tbuf_ = &b->pub;
 	if (g_key_ok)
 		pthread_setspecific(g_key, (void *)1);
-	rec_stack_thread_register();
+	/* Attach to the CPU sampler (no system call; stack bounds come later,
+	 * see rec_stack_thread_register()). */
+	rec_sampler_thread_seen();
 	/* rec.ThreadStart (through the normal path: the buffer is ready). */
 	rec_emit e;
 	if (rec_emit_begin(&e, t_start)) {

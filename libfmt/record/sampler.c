@@ -72,6 +72,8 @@ typedef struct sampled_thread {
 	timer_t timer;
 	uint64_t tid;
 	clockid_t clock;  /* the thread's CPU-time clock */
+	pthread_t self;
+	uintptr_t stack_lo, stack_hi; /* taken by arm_round; hi published last */
 	int armed;        /* timer created (reg_lock) */
 	int rounds;       /* arming rounds that saw it unarmed (reg_lock) */
 } sampled_thread;
@@ -111,8 +113,8 @@ static void thread_gone(void *p)
 	pthread_mutex_unlock(&reg_lock);
 	if (armed)
 		timer_delete(st->timer);
+	tls_self = NULL; /* before the free: the SIGPROF handler reads it */
 	free(st);
-	tls_self = NULL;
 }
 
 static void on_fork_child(void)
@@ -138,6 +140,10 @@ static void on_sigprof(int sig, siginfo_t *si, void *uc)
 		return;
 	int saved_errno = errno;
 	rec_stack_signal_enter();
+	sampled_thread *me = tls_self;
+	uintptr_t hi = me ? __atomic_load_n(&me->stack_hi, __ATOMIC_ACQUIRE) : 0;
+	if (hi)
+		rec_stack_set_bounds(me->stack_lo, hi); /* no-op once it has some */
 	uintptr_t pcs[MAX_DEPTH];
 	int truncated = 0;
 	size_t n = rec_stack_capture_ucontext(uc, pcs, MAX_DEPTH, &truncated);
@@ -270,8 +276,16 @@ static void arm_round(rec_recorder *r, void *opaque)
 	uint64_t ns = __atomic_load_n(&g_period_ns, __ATOMIC_RELAXED);
 	if (__atomic_load_n(&g_on, __ATOMIC_RELAXED) && ns != 0)
 		for (sampled_thread *st = reg_head; st != NULL; st = st->next)
-			if (!st->armed && st->rounds++ >= 1)
+			if (!st->armed && st->rounds++ >= 1) {
+				/* The handler walks the stack within these bounds. */
+				uintptr_t lo, hi;
+				if (__atomic_load_n(&st->stack_hi, __ATOMIC_ACQUIRE) == 0 &&
+				    rec_stack_bounds_of(st->self, &lo, &hi) == REC_OK) {
+					st->stack_lo = lo;
+					__atomic_store_n(&st->stack_hi, hi, __ATOMIC_RELEASE);
+				}
 				(void)create_timer(st, ns);
+			}
 	pthread_mutex_unlock(&reg_lock);
 }
 
@@ -329,7 +343,8 @@ static rec_status attach_thread(int now)
 	rec_status st = rec_recorder_attach_thread(r);
 	if (st != REC_OK)
 		return st;
-	(void)rec_stack_thread_register();
+	if (now)
+		(void)rec_stack_thread_register();
 	uint64_t ns = __atomic_load_n(&g_period_ns, __ATOMIC_RELAXED);
 	if (tls_self == NULL) {
 		if (!reg_key_ok)
@@ -338,6 +353,7 @@ static rec_status attach_thread(int now)
 		if (t == NULL)
 			return REC_ERR_NOMEM;
 		t->tid = rec_builtin_tid();
+		t->self = pthread_self();
 		if (pthread_getcpuclockid(pthread_self(), &t->clock) != 0)
 			t->clock = CLOCK_THREAD_CPUTIME_ID;
 		if (now && create_timer(t, 0) != 0) {

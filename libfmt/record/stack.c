@@ -73,13 +73,11 @@ static int in_code(uintptr_t a, size_t len)
 	return 0;
 }
 
-static rec_status register_bounds(void)
+rec_status rec_stack_bounds_of(pthread_t th, uintptr_t *lo, uintptr_t *hi)
 {
-	if (tls_stack_hi != 0)
-		return REC_OK;
 	pthread_once(&exec_once, exec_init);
 	pthread_attr_t attr;
-	if (pthread_getattr_np(pthread_self(), &attr) != 0)
+	if (pthread_getattr_np(th, &attr) != 0)
 		return REC_ERR_STATE;
 	void *addr = NULL;
 	size_t size = 0;
@@ -87,18 +85,108 @@ static rec_status register_bounds(void)
 	pthread_attr_destroy(&attr);
 	if (rc != 0 || addr == NULL || size < 64)
 		return REC_ERR_STATE;
-	tls_stack_lo = (uintptr_t)addr;
-	tls_stack_hi = (uintptr_t)addr + size;
+	*lo = (uintptr_t)addr;
+	*hi = (uintptr_t)addr + size;
 	return REC_OK;
+}
+
+static rec_status register_bounds(void)
+{
+	if (tls_stack_hi != 0)
+		return REC_OK;
+	uintptr_t lo, hi;
+	rec_status st = rec_stack_bounds_of(pthread_self(), &lo, &hi);
+	if (st == REC_OK)
+		rec_stack_set_bounds(lo, hi);
+	return st;
 }
 
 rec_status rec_stack_thread_register(void)
 {
-	/* The recorder calls this when it registers a thread: the moment to
-	 * attach the thread to the CPU sampler (which also makes static links
-	 * include sampler.c). */
 	rec_sampler_thread_seen();
 	return register_bounds();
+}
+
+void rec_stack_set_bounds(uintptr_t lo, uintptr_t hi)
+{
+	if (tls_stack_hi != 0 || hi <= lo)
+		return;
+	tls_stack_lo = lo;
+	tls_stack_hi = hi;
+}
+
+/* Parse hex digits of /proc/self/maps. */
+static int hexval(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	return -1;
+}
+
+static int bounds_from_maps(uintptr_t sp)
+{
+	if (tls_stack_hi != 0)
+		return 1;
+	int fd = open("/proc/self/maps", O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	char buf[4096];
+	uintptr_t a = 0, b = 0;
+	int field = 0; /* 0: start, 1: end, 2: rest of the line */
+	int found = 0;
+	for (;;) {
+		ssize_t n = read(fd, buf, sizeof buf);
+		if (n <= 0)
+			break;
+		for (ssize_t i = 0; i < n; i++) {
+			char c = buf[i];
+			if (c == '\n') {
+				if (field == 2 && sp >= a && sp < b) {
+					found = 1;
+					break; /* [a, b) is the mapping */
+				}
+				a = b = 0;
+				field = 0;
+			} else if (field == 0) {
+				int v = hexval(c);
+				if (v >= 0)
+					a = a << 4 | (uintptr_t)v;
+				else
+					field = c == '-' ? 1 : 2;
+			} else if (field == 1) {
+				int v = hexval(c);
+				if (v >= 0)
+					b = b << 4 | (uintptr_t)v;
+				else
+					field = 2;
+			}
+		}
+		if (found)
+			break;
+	}
+	close(fd);
+	if (found)
+		rec_stack_set_bounds(a, b);
+	return found;
+}
+
+int rec_stack_bounds_signal(const void *ucontext)
+{
+	if (tls_stack_hi != 0)
+		return 1;
+	if (ucontext == NULL)
+		return 0;
+	const ucontext_t *uc = (const ucontext_t *)ucontext;
+#if defined(__x86_64__)
+	return bounds_from_maps((uintptr_t)uc->uc_mcontext.gregs[REG_RSP]);
+#elif defined(__aarch64__)
+	return bounds_from_maps((uintptr_t)uc->uc_mcontext.sp);
+#else
+	(void)uc;
+	return 0;
+#endif
 }
 
 int rec_stack_thread_bounds(uintptr_t *lo, uintptr_t *hi)

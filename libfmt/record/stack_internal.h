@@ -33,6 +33,7 @@
 #ifndef LIBREC_RECORD_STACK_INTERNAL_H
 #define LIBREC_RECORD_STACK_INTERNAL_H
 
+#include <pthread.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -45,16 +46,34 @@
 
 /*! rec_stack_thread_register() :
  *  Cache the calling thread's stack bounds in TLS (idempotent; cheap after
- *  the first call).  Call from a normal context, e.g. when the recorder first
- *  sees a thread, before a signal handler may capture on it.  The recorder
- *  calls it whenever it registers a thread; it then also attaches the thread
- *  to the CPU sampler (sampler.c) when sampling is on.
+ *  the first call) and attach it to the CPU sampler (sampler.c) when
+ *  sampling is on.  Call from a normal context.  The recorder does not call
+ *  it when it registers a thread (pthread_getattr_np costs a system call):
+ *  a capture from a normal context takes the bounds itself, the sampler's
+ *  background round takes them for the threads it arms, and the fatal-signal
+ *  handler reads /proc/self/maps.
  *  @return REC_OK, or REC_ERR_STATE if the bounds cannot be determined. */
 rec_status rec_stack_thread_register(void);
 
 /*! rec_stack_thread_bounds() : the cached bounds [*lo, *hi) of the calling
  *  thread's stack; returns 0 if the thread is not registered. */
 int rec_stack_thread_bounds(uintptr_t *lo, uintptr_t *hi);
+
+/*! rec_stack_bounds_of() : the stack [*lo, *hi) of thread th
+ *  (pthread_getattr_np: one system call, may malloc; th must be alive).
+ *  The CPU sampler's background round takes a new thread's bounds with it,
+ *  so registering a thread makes no system call for them. */
+rec_status rec_stack_bounds_of(pthread_t th, uintptr_t *lo, uintptr_t *hi);
+
+/*! rec_stack_set_bounds() : set the calling thread's cached bounds unless
+ *  it has some.  Async-signal-safe. */
+void rec_stack_set_bounds(uintptr_t lo, uintptr_t hi);
+
+/*! rec_stack_bounds_signal() : if the calling thread has no cached bounds,
+ *  take the mapping that contains the interrupted stack pointer of ucontext
+ *  from /proc/self/maps (open, read, close: async-signal-safe; for the
+ *  fatal-signal handler).  Returns 1 when the thread has bounds afterwards. */
+int rec_stack_bounds_signal(const void *ucontext);
 
 /*! rec_stack_signal_enter()/rec_stack_signal_leave() :
  *  Mark the calling thread as running a recorder signal handler, so that

@@ -13,6 +13,7 @@
 
 #include <inttypes.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -241,6 +242,84 @@ static void t_registered_thread_sampled(void **state)
 	assert_true(n >= 12 && n <= 28); /* 200 ms of CPU at 10 ms */
 }
 
+/* Does /proc/self/timers list a SIGPROF timer notifying thread tid?  -1
+ * when the file cannot be read (kernel without CONFIG_CHECKPOINT_RESTORE). */
+static int has_prof_timer(uint64_t tid)
+{
+	FILE *f = fopen("/proc/self/timers", "r");
+	if (f == NULL)
+		return -1;
+	char line[256], want[64];
+	snprintf(want, sizeof want, "notify: signal/tid.%" PRIu64 "\n", tid);
+	int sigprof = 0, found = 0;
+	while (fgets(line, sizeof line, f) != NULL) {
+		unsigned sig;
+		if (sscanf(line, "signal: %u/", &sig) == 1)
+			sigprof = sig == SIGPROF;
+		else if (sigprof && strcmp(line, want) == 0)
+			found = 1;
+	}
+	fclose(f);
+	return found;
+}
+
+typedef struct lazy_probe {
+	uint64_t tid;
+	int at_start;      /* timer right after registering (0 expected) */
+	double start_age;  /* s from the first emit to that look */
+	int later;         /* timer once a few rounds passed (1 expected) */
+	atomic_int exit_now;
+} lazy_probe;
+
+void *cp_lazy_thread(void *arg);
+void *cp_lazy_thread(void *arg)
+{
+	lazy_probe *p = arg;
+	p->tid = rec_t_my_tid();
+	rec_emit e;
+	double t0 = now_s();
+	if (rec_emit_begin(&e, g_user_t)) { /* registers: attaches to the sampler */
+		rec_emit_u64(&e, 2);
+		rec_emit_string_dyn(&e, "lazy");
+		rec_emit_commit(&e);
+	}
+	p->at_start = has_prof_timer(p->tid);
+	p->start_age = now_s() - t0;
+	/* The background thread arms it within two rounds (10-20 ms); wait
+	 * with a cap, idle (arming does not depend on CPU use). */
+	double cap = now_s() + 2.0 * (double)rec_t_scaled(1);
+	while ((p->later = has_prof_timer(p->tid)) == 0 && now_s() < cap) {
+		struct timespec ts = { 0, 5 * 1000 * 1000 };
+		nanosleep(&ts, NULL);
+	}
+	return NULL;
+}
+
+/* A thread that registers gets no timer from its registration (no system
+ * call: a thread per request never pays for one); the background thread
+ * arms it a round or two later, and its exit deletes the timer. */
+static void t_lazy_timer(void **state)
+{
+	(void)state;
+	assert_int_equal(rec_type_declare(&user_def, 0, REC_TYPE_STACK, &g_user_t), REC_OK);
+	if (has_prof_timer(0) < 0)
+		skip(); /* no /proc/self/timers on this kernel */
+	rec_t_start(NULL);
+	lazy_probe p;
+	memset(&p, 0, sizeof p);
+	pthread_t th;
+	assert_int_equal(pthread_create(&th, NULL, cp_lazy_thread, &p), 0);
+	assert_int_equal(pthread_join(th, NULL), 0);
+	int after_exit = has_prof_timer(p.tid);
+	rec_t_stop_and_load();
+	print_message("timer at registration %d (%.1f ms later), later %d, after exit %d\n",
+		      p.at_start, p.start_age * 1e3, p.later, after_exit);
+	if (p.start_age < 0.005) /* before any round could arm it */
+		assert_int_equal(p.at_start, 0);
+	assert_int_equal(p.later, 1);
+	assert_int_equal(after_exit, 0);
+}
+
 /* rec.CPUSample switched off by the events option: no timers, no signals. */
 static void t_cpu_sample_off(void **state)
 {
@@ -310,6 +389,7 @@ int main(void)
 		cmocka_unit_test(t_cpu_burn),
 		cmocka_unit_test(t_sampler_stress),
 		cmocka_unit_test(t_registered_thread_sampled),
+		cmocka_unit_test(t_lazy_timer),
 		cmocka_unit_test(t_cpu_sample_off),
 		cmocka_unit_test(t_fork_while_sampling),
 	};

@@ -401,6 +401,54 @@ static void t_unregistered_thread(void **state)
 	assert_true(n >= 5); /* four chain frames + fresh_thread (+ libc) */
 }
 
+/* ---- bounds for a signal handler, from /proc/self/maps ------------------ */
+
+typedef struct maps_probe {
+	int before, found;
+	uintptr_t lo, hi, attr_lo, attr_hi, local;
+	size_t n;
+} maps_probe;
+
+static void *maps_thread(void *arg)
+{
+	maps_probe *p = arg;
+	uintptr_t lo, hi;
+	p->before = rec_stack_thread_bounds(&lo, &hi); /* a new thread: none */
+	ucontext_t uc;
+	assert_int_equal(getcontext(&uc), 0);
+	p->local = (uintptr_t)&uc;
+	p->found = rec_stack_bounds_signal(&uc);
+	if (rec_stack_thread_bounds(&lo, &hi)) {
+		p->lo = lo;
+		p->hi = hi;
+	}
+	uintptr_t pcs[32];
+	int trunc = 0;
+	p->n = rec_stack_capture_ucontext(&uc, pcs, 32, &trunc);
+	assert_int_equal(rec_stack_bounds_of(pthread_self(), &p->attr_lo, &p->attr_hi), REC_OK);
+	return NULL;
+}
+
+/* The fatal-signal handler's fallback: a thread without cached bounds gets
+ * the mapping of its stack pointer, which holds pthread's stack, and the
+ * walk from a ucontext then goes past the leaf. */
+static void t_bounds_from_maps(void **state)
+{
+	(void)state;
+	maps_probe p;
+	memset(&p, 0, sizeof p);
+	pthread_t th;
+	assert_int_equal(pthread_create(&th, NULL, maps_thread, &p), 0);
+	assert_int_equal(pthread_join(th, NULL), 0);
+	print_message("maps [%#lx, %#lx), pthread [%#lx, %#lx), %zu frames\n", (unsigned long)p.lo,
+		      (unsigned long)p.hi, (unsigned long)p.attr_lo, (unsigned long)p.attr_hi, p.n);
+	assert_int_equal(p.before, 0);
+	assert_int_equal(p.found, 1);
+	assert_true(p.lo <= p.local && p.local < p.hi);
+	assert_true(p.lo <= p.attr_lo && p.attr_hi <= p.hi);
+	assert_true(p.n >= 2); /* the pc and start_thread's return address: without bounds, the pc only */
+}
+
 /* ---- cost of a 10-deep capture ------------------------------------------- */
 
 NOINLINE size_t stk_deep(int depth, uintptr_t *pcs, size_t max)
@@ -460,6 +508,7 @@ int main(void)
 		cmocka_unit_test(t_garbage_frame_pointers),
 		cmocka_unit_test(t_frameless_leaf),
 		cmocka_unit_test(t_unregistered_thread),
+		cmocka_unit_test(t_bounds_from_maps),
 		cmocka_unit_test(t_capture_cost),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
