@@ -851,7 +851,7 @@ static rec_tbuf_full *free_list_pop(rec_recorder *r)
 static rec_tbuf_full *thread_register(rec_recorder *r)
 {
 	const uint64_t os_tid = rec_builtin_tid(); /* cached: the sampler asks too */
-	char name[64] = "";
+	char name[16] = ""; /* the kernel keeps 15 bytes */
 	if (pthread_getname_np(pthread_self(), name, sizeof name) != 0)
 		name[0] = 0;
 
@@ -886,29 +886,12 @@ static rec_tbuf_full *thread_register(rec_recorder *r)
 	b->t_end = r->t_end;
 	b->os_tid = os_tid;
 
+	memcpy(b->name, name, sizeof b->name);
+	b->name[sizeof b->name - 1] = 0;
+
 	pthread_mutex_lock(&r->lock);
-	if (r->tents_count == r->tents_cap) {
-		uint64_t nc = r->tents_cap ? r->tents_cap * 2 : 64;
-		void *nt = realloc(r->tents, nc * sizeof *r->tents);
-		if (!nt) {
-			if (b->has_ring) { /* keep the ring for the next thread */
-				b->rec_next = r->free_bufs;
-				r->free_bufs = b;
-				r->nfree_bufs++;
-				b = NULL;
-			}
-			pthread_mutex_unlock(&r->lock);
-			if (b)
-				tbuf_free(b);
-			return NULL;
-		}
-		r->tents = nt;
-		r->tents_cap = nc;
-	}
-	b->name_id = name[0] ? strtab_intern(r, name, strlen(name), rec_hash_bytes(name, strlen(name)), NULL) : 0;
-	b->thread_id = ++r->tents_count;
-	r->tents[b->thread_id - 1].os_tid = b->os_tid;
-	r->tents[b->thread_id - 1].name_id = b->name_id;
+	b->thread_id = ++r->threads_registered;
+	b->name_id = b->name[0] ? REC_THREAD_NAME_BASE + b->thread_id : 0;
 	b->rec_next = r->threads;
 	r->threads = b;
 	/* Wake the background thread to reclaim exited threads' buffers when
@@ -994,6 +977,8 @@ rec_status rec_recorder_attach_thread(rec_recorder *r)
 uint64_t rec_recorder_thread_id(rec_recorder *r)
 {
 	rec_tbuf_full *b = r ? thread_buffer(r->gen, 0) : NULL;
+	if (b)
+		__atomic_store_n(&b->id_shared, 1u, __ATOMIC_RELAXED); /* never retired */
 	return b ? b->thread_id : 0;
 }
 
@@ -1483,7 +1468,8 @@ typedef struct pending_string {
 	size_t len;
 } pending_string;
 typedef struct pending_thread {
-	uint64_t os_tid, name_id;
+	uint64_t id, os_tid, name_id;
+	char name[16];
 } pending_thread;
 
 typedef struct bg_pending {
@@ -1496,7 +1482,9 @@ typedef struct bg_pending {
 	pending_string *strs; /* strings and threads to define this round */
 	size_t cstrs;
 	pending_thread *thrs;
-	size_t cthrs;
+	size_t nthrs, cthrs;
+	uint64_t *retire;     /* pairs: thread id, name id of reclaimed threads */
+	size_t nretire, cretire;
 } bg_pending;
 
 /* Symbolize the pcs of stacks interned since the last round (strings get
@@ -1638,8 +1626,8 @@ static bool pending_reserve(void **arr, size_t *cap, uint64_t n, size_t sz)
 	return true;
 }
 
-/* Keep headroom in the tables that threads grow under r->lock (the string
- * table's slots and entries, the thread table): the larger arrays are
+/* Keep headroom in the table that threads grow under r->lock (the string
+ * table's slots and entries): the larger arrays are
  * allocated and faulted in here, without the lock, and swapped in under it,
  * so a registering or interning thread does not hold r->lock through a
  * calloc and its page faults (measured: 13-40 ms stalls of every thread
@@ -1648,7 +1636,6 @@ static void bg_reserve(rec_recorder *r)
 {
 	pthread_mutex_lock(&r->lock);
 	size_t count = r->strs.count, nslots = r->strs.nslots, cap = r->strs.cap;
-	uint64_t tcount = r->tents_count, tcap = r->tents_cap;
 	pthread_mutex_unlock(&r->lock);
 	size_t want = count + count / 4 + 1024;
 	if (want * 2 > nslots) {
@@ -1695,27 +1682,6 @@ static void bg_reserve(rec_recorder *r)
 			}
 			pthread_mutex_unlock(&r->lock);
 			free(ents);
-		}
-	}
-	uint64_t twant = tcount + tcount / 4 + 1024;
-	if (twant > tcap) {
-		uint64_t n = tcap ? tcap : 64;
-		while (twant > n)
-			n *= 2;
-		void *t = malloc(n * sizeof *r->tents);
-		if (t) {
-			touch_pages(t, n * sizeof *r->tents);
-			pthread_mutex_lock(&r->lock);
-			if (r->tents_cap < n) {
-				if (r->tents_count)
-					memcpy(t, r->tents, r->tents_count * sizeof *r->tents);
-				void *old = r->tents;
-				r->tents = t;
-				r->tents_cap = n;
-				t = old;
-			}
-			pthread_mutex_unlock(&r->lock);
-			free(t);
 		}
 	}
 }
@@ -1791,9 +1757,26 @@ static void bg_collect(rec_recorder *r, bg_pending *pd)
 	pthread_mutex_unlock(&r->lock);
 	const bool closing = __atomic_load_n(&r->closing, __ATOMIC_ACQUIRE) != 0;
 	uint64_t nreclaim = 0;
+	pd->nthrs = 0;
+	pd->nretire = 0;
 	for (rec_tbuf_full *b = head; b; b = b->rec_next) {
 		uint32_t state = __atomic_load_n(&b->state, __ATOMIC_ACQUIRE);
 		uint64_t n = 0;
+		/* A new thread: defined (with its own name string) before the
+		 * records that reference it are appended. */
+		if (!b->defined) {
+			if (!pending_reserve((void **)&pd->thrs, &pd->cthrs, pd->nthrs + 1,
+					     sizeof *pd->thrs)) {
+				report(r, REC_ERR_NOMEM, "recorder: out of memory defining a thread");
+				continue; /* its records wait for the next round */
+			}
+			pending_thread *t = &pd->thrs[pd->nthrs++];
+			t->id = b->thread_id;
+			t->os_tid = b->os_tid;
+			t->name_id = b->name_id;
+			memcpy(t->name, b->name, sizeof t->name);
+			b->defined = 1;
+		}
 		if (!rec_ring_drain(b, &r->staging, &n)) {
 			report(r, REC_ERR_NOMEM, "recorder: out of memory draining a buffer");
 			continue;
@@ -1819,6 +1802,15 @@ static void bg_collect(rec_recorder *r, bg_pending *pd)
 		if (state == REC_TB_ORPHAN && !closing) {
 			b->reclaim = 1;
 			nreclaim++;
+			/* Its thread and name go from the writer's pools once these
+			 * records are in a chunk, unless the id was handed out
+			 * (rec_emit_thread() may still name it). */
+			if (!__atomic_load_n(&b->id_shared, __ATOMIC_RELAXED) &&
+			    pending_reserve((void **)&pd->retire, &pd->cretire, pd->nretire + 2,
+					    sizeof *pd->retire)) {
+				pd->retire[pd->nretire++] = b->thread_id;
+				pd->retire[pd->nretire++] = b->name_id;
+			}
 		}
 	}
 	if (nreclaim) {
@@ -1848,30 +1840,24 @@ static void bg_collect(rec_recorder *r, bg_pending *pd)
 	 * (pointers to the interned bytes), defined in the writer without it,
 	 * so threads that emit or register never wait while the writer's pools
 	 * grow (page faults: milliseconds each doubling on some VMs). */
-	uint64_t s0, s1, t0, t1;
+	uint64_t s0, s1;
 	pthread_mutex_lock(&r->lock);
 	for (;;) {
 		s0 = r->defined_strings;
 		s1 = r->strs.count;
-		t0 = r->defined_threads;
-		t1 = r->tents_count;
-		if (s1 - s0 <= pd->cstrs && t1 - t0 <= pd->cthrs)
+		if (s1 - s0 <= pd->cstrs)
 			break;
 		pthread_mutex_unlock(&r->lock);
-		bool ok = pending_reserve((void **)&pd->strs, &pd->cstrs, s1 - s0, sizeof *pd->strs) &&
-			  pending_reserve((void **)&pd->thrs, &pd->cthrs, t1 - t0, sizeof *pd->thrs);
+		bool ok = pending_reserve((void **)&pd->strs, &pd->cstrs, s1 - s0, sizeof *pd->strs);
 		pthread_mutex_lock(&r->lock);
-		if (!ok) { /* define what fits; threads once their names are in */
+		if (!ok) { /* define what fits */
 			report(r, REC_ERR_NOMEM, "recorder: out of memory defining strings");
 			s1 = s0 + (r->strs.count - s0 < pd->cstrs ? r->strs.count - s0 : pd->cstrs);
-			t1 = s1 == r->strs.count ? t0 + (r->tents_count - t0 < pd->cthrs ? r->tents_count - t0 : pd->cthrs) : t0;
 			break;
 		}
 	}
 	for (uint64_t i = s0; i < s1; i++)
 		pd->strs[i - s0] = (pending_string){ r->strs.ents[i].s, r->strs.ents[i].len };
-	for (uint64_t i = t0; i < t1; i++)
-		pd->thrs[i - t0] = (pending_thread){ r->tents[i].os_tid, r->tents[i].name_id };
 	pthread_mutex_unlock(&r->lock);
 
 	pthread_mutex_lock(&r->w_lock);
@@ -1880,10 +1866,16 @@ static void bg_collect(rec_recorder *r, bg_pending *pd)
 		const pending_string *e = &pd->strs[r->defined_strings - s0];
 		st = rec_writer_define_string(r->w, r->defined_strings + 1, e->s, e->len);
 	}
-	for (; r->defined_threads < t1 && st == REC_OK; r->defined_threads++)
-		st = rec_writer_define_thread(r->w, r->defined_threads + 1,
-					      pd->thrs[r->defined_threads - t0].os_tid,
-					      pd->thrs[r->defined_threads - t0].name_id);
+	for (size_t i = 0; i < pd->nthrs; i++) {
+		const pending_thread *t = &pd->thrs[i];
+		rec_status ts = t->name_id ? rec_w_define_string_private(r->w, t->name_id, t->name,
+									 strlen(t->name))
+					   : REC_OK;
+		if (ts == REC_OK)
+			ts = rec_writer_define_thread(r->w, t->id, t->os_tid, t->name_id);
+		if (ts != REC_OK && st == REC_OK)
+			st = ts;
+	}
 	for (size_t i = 0; i < pd->nmods && st == REC_OK; i++)
 		st = rec_writer_define_module(r->w, pd->mods[i].id, pd->mods[i].path,
 					      pd->mods[i].build_id, pd->mods[i].base);
@@ -1919,6 +1911,9 @@ static void bg_collect(rec_recorder *r, bg_pending *pd)
 	}
 	if (wf_dropped) /* already in st_dropped, counted when the chunks were lost */
 		rec_writer_note_dropped(r->w, wf_dropped);
+	for (size_t i = 0; i + 1 < pd->nretire; i += 2)
+		(void)rec_w_retire_thread(r->w, pd->retire[i], pd->retire[i + 1]);
+	pd->nretire = 0;
 	pthread_mutex_unlock(&r->w_lock);
 }
 
@@ -2117,6 +2112,7 @@ static void *bg_main(void *arg)
 	free(pd.mod_defined);
 	free(pd.strs);
 	free(pd.thrs);
+	free(pd.retire);
 	return NULL;
 }
 
@@ -2160,7 +2156,6 @@ static void recorder_free(rec_recorder *r)
 		r->free_bufs = b->rec_next;
 		tbuf_free(b);
 	}
-	free(r->tents);
 	free(r->periodic);
 	settings_free(r);
 	rec_buf_free(&r->staging);

@@ -66,6 +66,13 @@ typedef struct rec_type_entry {
 } rec_type_entry;
 
 /* ---- thread buffers -------------------------------------------------------- */
+/* A thread's name is its own string, id REC_THREAD_NAME_BASE + thread id, not
+ * interned with the others: the thread, its name and their pool entries are
+ * forgotten (rec_w_retire_thread) once an exited thread's last records are
+ * in a chunk, so a thread-per-request service does not grow the recorder's
+ * and the writer's tables by a thread and a name per request. */
+#define REC_THREAD_NAME_BASE (UINT64_C(1) << 32)
+
 enum { REC_TB_LIVE = 0, REC_TB_ORPHAN = 1, REC_TB_DETACHED = 2 };
 
 #define REC_DYN_CACHE 64u
@@ -78,10 +85,13 @@ typedef struct rec_tbuf_full {
 	uint32_t state;                  /* REC_TB_*, atomic */
 	uint32_t has_ring;
 	uint32_t reclaim;                /* background-only: orphan drained, to the free list */
+	uint32_t defined;                /* background-only: thread defined in the writer */
+	uint32_t id_shared;              /* atomic: rec_recorder_thread_id() handed the id out */
 	uint64_t cap;
 	uint64_t thread_id;
 	uint64_t os_tid;
-	uint64_t name_id;
+	uint64_t name_id;                /* REC_THREAD_NAME_BASE + thread_id, 0 = no name */
+	char name[16];                   /* the thread's name at registration */
 	rec_event_type *t_end;           /* the recorder's rec.ThreadEnd handle */
 	/* background-only */
 	uint64_t dropped_reported, nested_reported;
@@ -237,8 +247,7 @@ struct rec_recorder {
 	uint64_t nfree_bufs;
 	uint32_t regs_since_drain;       /* registrations since the last drain round */
 	uint64_t next_thread_id;
-	struct { uint64_t os_tid, name_id; } *tents; /* tents[id - 1] */
-	uint64_t tents_count, tents_cap;
+	uint64_t threads_registered;     /* thread ids handed out (r->lock) */
 	rec_strtab strs;
 	rec_stacktab stacks;
 	rec_periodic *periodic;
@@ -257,7 +266,7 @@ struct rec_recorder {
 	int stop;
 	/* background-only state */
 	rec_buf staging;
-	uint64_t defined_strings, defined_threads;
+	uint64_t defined_strings;
 	void *symbolizer;
 	void *frame_map;                 /* pc -> frame id */
 	uint64_t next_frame_id, next_module_id;

@@ -407,11 +407,14 @@ rec_status rec_writer_flush(rec_writer *w)
 		return w->sticky;
 	if (w->cur)
 		return rec_w_fail(w, REC_ERR_STATE, "flush: an event is being built (call end first)");
-	if (w->pending.len == 0 && w->dropped_pending == 0)
+	if (w->pending.len == 0 && w->dropped_pending == 0) {
+		rec_w_retire_now(w);
 		return REC_OK; /* nothing to write, no sink flush either */
+	}
 	st = rec_w_build_chunks(w, 1, 0);
 	if (st != REC_OK)
 		return st;
+	rec_w_retire_now(w); /* every record appended so far is in a chunk */
 	if (w->sink.flush) {
 		int rc = w->sink.flush(w->sink.opaque);
 		if (rc != 0)

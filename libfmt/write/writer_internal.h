@@ -134,6 +134,11 @@ struct rec_writer {
 	rec_wpool pools[REC_W_NPOOLS];
 	rec_wintern *intern;
 	size_t intern_cap, intern_count;
+	/* Threads (and their private name strings) to forget once the records
+	 * appended before rec_w_retire_thread() are in a chunk (flush). */
+	uint64_t *retire;        /* pairs: thread id, name string id (0: none) */
+	size_t nretire, retire_cap;
+	size_t str_holes;        /* bytes of removed strings in the strings' data */
 
 	/* Pending records (interchange form) and the builder. */
 	rec_buf pending;
@@ -207,5 +212,22 @@ rec_status rec_w_sink_write(rec_writer *w, const void *buf, size_t len);
  * is computed from the anchor with it (the recorder refines its TSC
  * calibration as the recording runs).  f == 0 is ignored. */
 void rec_w_set_tick_frequency(rec_writer *w, uint64_t f);
+
+/* Thread retirement (writer_pool.c), for the recorder: a thread-per-request
+ * service must not grow the pools by a thread and a name per request for
+ * the whole recording.
+ *   rec_w_define_string_private(): define string id without entering it
+ *     in the content index (no other string shares its id or is found by
+ *     content through it: a thread's name);
+ *   rec_w_retire_thread(): forget thread id and its private name string
+ *     (0: none) at the next flush, after the records appended so far are in
+ *     a chunk (a record appended after that must not reference them);
+ *   rec_w_retire_now(): the forgetting itself (flush calls it with nothing
+ *     pending);
+ *   rec_w_pool_count(): entries of a pool (REC_W_*), for tests. */
+rec_status rec_w_define_string_private(rec_writer *w, uint64_t id, const char *s, size_t len);
+rec_status rec_w_retire_thread(rec_writer *w, uint64_t thread_id, uint64_t name_id);
+void rec_w_retire_now(rec_writer *w);
+size_t rec_w_pool_count(const rec_writer *w, int pool);
 
 #endif /* LIBREC_WRITER_INTERNAL_H */

@@ -29,6 +29,7 @@ void rec_w_pools_free(rec_writer *w)
 		rec_buf_free(&p->data);
 	}
 	free(w->intern);
+	free(w->retire);
 }
 
 /* Grow the map so one more entry keeps the load factor <= 1/2. */
@@ -205,9 +206,10 @@ static bool intern_add(rec_writer *w, uint64_t hash, uint64_t id)
 	return true;
 }
 
-/* Store a new string under id (not present). */
+/* Store a new string under id (not present); index = enter it in the
+ * content index (intern). */
 static rec_status string_add(rec_writer *w, const char *what, uint64_t id, const void *s,
-			     size_t len, uint64_t hash)
+			     size_t len, uint64_t hash, bool index)
 {
 	rec_wpool *p = &w->pools[REC_W_STRINGS];
 	size_t off = p->data.len;
@@ -224,7 +226,7 @@ static rec_status string_add(rec_writer *w, const char *what, uint64_t id, const
 	e->v[1] = len;
 	e->v[2] = hash;
 	/* Keep the first id of a content; a failure here only loses dedup. */
-	if (!intern_find(w, hash, s, len))
+	if (index && !intern_find(w, hash, s, len))
 		(void)intern_add(w, hash, id);
 	w->build_blocked = 0;
 	return REC_OK;
@@ -255,7 +257,117 @@ rec_status rec_writer_define_string(rec_writer *w, uint64_t id, const char *s, s
 			return redefined(w, "string", id);
 		return REC_OK;
 	}
-	return string_add(w, "define_string", id, s, len, str_hash((const uint8_t *)s, len));
+	return string_add(w, "define_string", id, s, len, str_hash((const uint8_t *)s, len), true);
+}
+
+rec_status rec_w_define_string_private(rec_writer *w, uint64_t id, const char *s, size_t len)
+{
+	rec_status st = define_check(w, "string", id);
+	const rec_wentry *e;
+
+	if (st != REC_OK)
+		return st;
+	if ((st = string_args(w, "define_string", s, len)) != REC_OK)
+		return st;
+	e = rec_w_pool_find(&w->pools[REC_W_STRINGS], id);
+	if (e)
+		return str_equal(w, e, s, len) ? REC_OK : redefined(w, "string", id);
+	return string_add(w, "define_string", id, s, len, 0, false);
+}
+
+/* ---- retiring threads ------------------------------------------------------------ */
+
+/* Remove id from p (linear probing: later entries of the cluster that may
+ * not stay behind the hole move into it).  Returns the removed entry's
+ * values in *v (if found). */
+static bool pool_remove(rec_wpool *p, uint64_t id, uint64_t v[4])
+{
+	if (!p->cap)
+		return false;
+	size_t mask = p->cap - 1, i = rec_w_hash_slot(id, p->cap);
+	while (p->slots[i].id != id) {
+		if (!p->slots[i].id)
+			return false;
+		i = (i + 1) & mask;
+	}
+	memcpy(v, p->slots[i].v, sizeof p->slots[i].v);
+	for (size_t j = i;;) {
+		j = (j + 1) & mask;
+		if (!p->slots[j].id)
+			break;
+		size_t home = rec_w_hash_slot(p->slots[j].id, p->cap);
+		/* j stays if its home lies cyclically in (i, j] */
+		bool stays = i <= j ? (i < home && home <= j) : (i < home || home <= j);
+		if (stays)
+			continue;
+		p->slots[i] = p->slots[j];
+		i = j;
+	}
+	memset(&p->slots[i], 0, sizeof p->slots[i]);
+	p->count--;
+	return true;
+}
+
+/* Rewrite the strings' data without the bytes of removed strings. */
+static void strings_compact(rec_writer *w)
+{
+	rec_wpool *p = &w->pools[REC_W_STRINGS];
+	size_t live = p->data.len - w->str_holes;
+	uint8_t *nd = malloc(live ? live : 1);
+	if (!nd)
+		return; /* keep the holes; try again at the next retirement */
+	size_t off = 0;
+	for (size_t i = 0; i < p->cap; i++) {
+		rec_wentry *e = &p->slots[i];
+		if (!e->id)
+			continue;
+		memcpy(nd + off, p->data.data + e->v[0], (size_t)e->v[1]);
+		e->v[0] = off;
+		off += (size_t)e->v[1];
+	}
+	free(p->data.data);
+	p->data.data = nd;
+	p->data.len = off;
+	p->data.cap = live ? live : 1;
+	w->str_holes = 0;
+}
+
+rec_status rec_w_retire_thread(rec_writer *w, uint64_t thread_id, uint64_t name_id)
+{
+	if (!w || !thread_id)
+		return REC_ERR_INVALID_ARG;
+	if (w->nretire + 2 > w->retire_cap) {
+		size_t nc = w->retire_cap ? w->retire_cap * 2 : 256;
+		uint64_t *n = realloc(w->retire, nc * sizeof *n);
+		if (!n)
+			return REC_ERR_NOMEM; /* the thread stays defined: only memory */
+		w->retire = n;
+		w->retire_cap = nc;
+	}
+	w->retire[w->nretire++] = thread_id;
+	w->retire[w->nretire++] = name_id;
+	return REC_OK;
+}
+
+void rec_w_retire_now(rec_writer *w)
+{
+	if (!w->nretire || w->pending.len || w->cur)
+		return;
+	rec_wpool *strs = &w->pools[REC_W_STRINGS];
+	for (size_t i = 0; i < w->nretire; i += 2) {
+		uint64_t v[4];
+		(void)pool_remove(&w->pools[REC_W_THREADS], w->retire[i], v);
+		if (w->retire[i + 1] && pool_remove(strs, w->retire[i + 1], v))
+			w->str_holes += (size_t)v[1];
+	}
+	w->nretire = 0;
+	if (w->str_holes > 65536 && w->str_holes * 2 > strs->data.len)
+		strings_compact(w);
+}
+
+size_t rec_w_pool_count(const rec_writer *w, int pool)
+{
+	return w->pools[pool].count;
 }
 
 rec_status rec_writer_intern_string(rec_writer *w, const char *s, size_t len, uint64_t *id)
@@ -281,7 +393,7 @@ rec_status rec_writer_intern_string(rec_writer *w, const char *s, size_t len, ui
 	}
 	if (p->max_id == UINT64_MAX)
 		return rec_w_fail(w, REC_ERR_LIMIT, "intern_string: no string id left");
-	st = string_add(w, "intern_string", p->max_id + 1, s, len, hash);
+	st = string_add(w, "intern_string", p->max_id + 1, s, len, hash, true);
 	if (st == REC_OK)
 		*id = p->max_id;
 	return st;

@@ -21,6 +21,14 @@
  *    reader within 20 us of the monotonic clock (17 ppm).  Measured here:
  *    ~0.9 us (CLOCK_MONOTONIC is itself derived from the TSC on this
  *    machine, so 1 ms pins the ratio well).
+ *  - t_threads_retired: 3000 named short threads.  An exited thread and its
+ *    name leave the writer's pools once its last records are in a chunk
+ *    (before, both pools grew by one entry per thread for the whole
+ *    recording: ~300 bytes per thread, and a page fault every few threads
+ *    on the background thread).  Asserts: after a flush the thread pool
+ *    holds only the live threads and the one whose id was handed out with
+ *    rec_recorder_thread_id() (an event still names it after it exited);
+ *    read back, every thread has its own name and os tid, in every chunk.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -38,6 +46,8 @@
 
 #include "rec/rec.h"
 #include "rec/recorder.h"
+#include "record/recorder_internal.h" /* r->w, for the writer's pool sizes */
+#include "write/writer_internal.h"
 #include "../lib/scale.h"  /* rec_t_budget_ns */
 #include "../lib/tmpdir.h" /* rec_t_tmpdir_*, rec_t_mono_ns, rec_t_sleep_ms */
 
@@ -227,6 +237,137 @@ static void t_tsc_refined(void **state)
 	assert_true(worst <= 20000 + (int64_t)win);
 }
 
+/* ---- retiring exited threads ------------------------------------------------ */
+
+static const rec_field ref_fields[] = {
+	{ "other", "Other", "", REC_TYPE_THREAD, REC_UNIT_NONE },
+};
+static const rec_type ref_def = { 0, REC_EVENT_HAS_THREAD, "test.Ref", "Ref", "names another thread",
+				  "test", 1, ref_fields };
+
+typedef struct named_arg {
+	rec_event_type *t;
+	rec_recorder *r;
+	uint32_t k;
+	uint64_t id; /* out: rec_recorder_thread_id() when share is set */
+	int share;
+} named_arg;
+
+static void *named_thread(void *a)
+{
+	named_arg *na = a;
+	char name[16];
+	snprintf(name, sizeof name, "ret-%u", na->k);
+	pthread_setname_np(pthread_self(), name);
+	rec_emit e = { 0 };
+	if (rec_emit_begin(&e, na->t)) {
+		rec_emit_u64(&e, na->k);
+		rec_emit_u64(&e, 0);
+		rec_emit_commit(&e);
+	}
+	if (na->share)
+		na->id = rec_recorder_thread_id(na->r);
+	return NULL;
+}
+
+static size_t pool_count(rec_recorder *r, int pool)
+{
+	pthread_mutex_lock(&r->w_lock);
+	size_t n = rec_w_pool_count(r->w, pool);
+	pthread_mutex_unlock(&r->w_lock);
+	return n;
+}
+
+static void t_threads_retired(void **state)
+{
+	(void)state;
+	char path[300];
+	snprintf(path, sizeof path, "%s/retired.rec", g_dir);
+	rec_recorder_options o = REC_RECORDER_OPTIONS_INIT;
+	o.path = path;
+	o.flush_interval_ms = 50;
+	o.chunk_size = 16384; /* many chunks: every one must define its threads */
+	rec_recorder *r = NULL;
+	assert_int_equal(rec_recorder_open(&r, &o), REC_OK);
+	rec_event_type *t, *tref;
+	assert_int_equal(rec_recorder_register_type(r, &ev_def, 0, 0, &t), REC_OK);
+	assert_int_equal(rec_recorder_register_type(r, &ref_def, 0, 0, &tref), REC_OK);
+
+	/* The thread whose id is handed out: kept, whatever happens later. */
+	named_arg shared = { t, r, 0, 0, 1 };
+	pthread_t th0;
+	assert_int_equal(pthread_create(&th0, NULL, named_thread, &shared), 0);
+	assert_int_equal(pthread_join(th0, NULL), 0);
+	assert_true(shared.id != 0);
+
+	const uint32_t rounds = 750, per = 4;
+	size_t max_threads = 0;
+	for (uint32_t k = 0; k < rounds; k++) {
+		pthread_t th[4];
+		named_arg na[4];
+		for (uint32_t i = 0; i < per; i++) {
+			na[i] = (named_arg){ t, r, 1 + k * per + i, 0, 0 };
+			assert_int_equal(pthread_create(&th[i], NULL, named_thread, &na[i]), 0);
+		}
+		for (uint32_t i = 0; i < per; i++)
+			pthread_join(th[i], NULL);
+		size_t n = pool_count(r, REC_W_THREADS);
+		if (n > max_threads)
+			max_threads = n;
+	}
+	/* Every exited thread is drained by this flush; the records are in a
+	 * chunk when it returns, and the threads are gone from the pools. */
+	assert_int_equal(rec_recorder_flush(r), REC_OK);
+	size_t left_threads = pool_count(r, REC_W_THREADS);
+	size_t left_strings = pool_count(r, REC_W_STRINGS);
+	/* The handed-out thread, named in an event after it exited. */
+	rec_emit e = { 0 };
+	assert_true(rec_emit_begin(&e, tref));
+	rec_emit_thread(&e, shared.id);
+	rec_emit_commit(&e);
+	assert_int_equal(rec_recorder_close(r), REC_OK);
+	print_message("retired: %u threads; writer's thread pool at most %zu during the run, %zu "
+		      "after a flush (strings %zu)\n", rounds * per + 1, max_threads, left_threads,
+		      left_strings);
+	assert_true(left_threads <= 2);  /* the shared thread (+ this one, if it emitted) */
+	assert_true(left_strings <= 4);  /* its name; type names are not pooled */
+	assert_true(max_threads < rounds * per / 2);
+
+	/* Read back: each thread's events carry its own name and os tid. */
+	rec_reader *rd;
+	assert_int_equal(rec_reader_open_path(&rd, path, NULL), REC_OK);
+	rec_status st;
+	uint64_t evs = 0, starts = 0, refs = 0, dropped = 0;
+	rec_event ev;
+	while ((st = rec_reader_next_event(rd, &ev)) == REC_OK) {
+		const char *n = ev.type->name;
+		if (strcmp(n, "test.Ev") == 0) {
+			char want[16];
+			snprintf(want, sizeof want, "ret-%u", (unsigned)ev.values[0].v.u);
+			assert_non_null(ev.thread);
+			assert_string_equal(ev.thread->name, want);
+			assert_true(ev.thread->os_tid != 0);
+			evs++;
+		} else if (strcmp(n, "rec.ThreadStart") == 0) {
+			starts++;
+		} else if (strcmp(n, "test.Ref") == 0) {
+			assert_non_null(ev.values[0].v.thread);
+			assert_string_equal(ev.values[0].v.thread->name, "ret-0");
+			assert_int_equal(ev.values[0].v.thread->id, shared.id);
+			refs++;
+		} else if (strcmp(n, "rec.Dropped") == 0) {
+			dropped += ev.values[0].v.u;
+		}
+	}
+	assert_int_equal(st, REC_END);
+	rec_reader_close(rd);
+	print_message("read back: %llu events, %llu thread starts, %llu dropped\n",
+		      (unsigned long long)evs, (unsigned long long)starts, (unsigned long long)dropped);
+	assert_int_equal(refs, 1);
+	assert_int_equal(evs + dropped, (uint64_t)rounds * per + 1);
+	assert_true(starts >= evs);
+}
+
 int main(void)
 {
 	if (rec_t_tmpdir_create(g_dir, sizeof g_dir, "rec-test-churn") != 0)
@@ -235,6 +376,7 @@ int main(void)
 		/* first: its recorder does the process's first TSC calibration */
 		cmocka_unit_test(t_tsc_refined),
 		cmocka_unit_test(t_thread_churn),
+		cmocka_unit_test(t_threads_retired),
 	};
 	return rec_t_tmpdir_finish(g_dir, cmocka_run_group_tests(tests, NULL, NULL));
 }
