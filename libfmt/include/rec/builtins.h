@@ -148,10 +148,12 @@ REC_API uint64_t rec_alloc_sample_interval(void);
 REC_API void rec_cpu_sampler_set_period(uint64_t ns);
 REC_API uint64_t rec_cpu_sampler_period(void);
 /*! rec_cpu_sampler_attach_thread() : start sampling the calling thread
- *  (registers it with the default recorder and arms a CLOCK_THREAD_CPUTIME_ID
- *  timer that sends SIGPROF to this thread).  Rarely needed: the sampler
- *  attaches every thread the default recorder registers (its first event),
- *  the thread that opens it, and every thread that uses a rec_ wrapper.
+ *  (registers it with the default recorder and arms, now, a
+ *  CLOCK_THREAD_CPUTIME_ID timer that sends SIGPROF to this thread).  Rarely
+ *  needed: the sampler attaches every thread the default recorder registers
+ *  (its first event), the thread that opens it, and every thread that uses a
+ *  rec_ wrapper; for those, the recorder's background thread arms the timer
+ *  10-20 ms later if the thread still runs (no system call in the thread).
  *  @return REC_OK, REC_ERR_STATE (no default recorder or sampling off), or
  *          REC_ERR_IO (timer_create failed). */
 REC_API rec_status rec_cpu_sampler_attach_thread(void);
