@@ -834,7 +834,6 @@ static rec_tbuf_full *free_list_pop(rec_recorder *r)
 	if (!b)
 		return NULL;
 	r->free_bufs = b->rec_next;
-	r->nfree_bufs--;
 	uint8_t *base = b->pub.base;
 	uint64_t cap = b->cap;
 	memset(b, 0, sizeof *b);
@@ -1825,7 +1824,6 @@ static void bg_collect(rec_recorder *r, bg_pending *pd)
 			if (b->has_ring) { /* the next thread that registers gets it */
 				b->rec_next = r->free_bufs;
 				r->free_bufs = b;
-				r->nfree_bufs++;
 			} else {
 				tbuf_free(b);
 			}

@@ -244,9 +244,7 @@ struct rec_recorder {
 	/* Buffers (with their rings) of exited threads, drained and ready for
 	 * the next thread that registers; counted in mem_used. */
 	rec_tbuf_full *free_bufs;
-	uint64_t nfree_bufs;
 	uint32_t regs_since_drain;       /* registrations since the last drain round */
-	uint64_t next_thread_id;
 	uint64_t threads_registered;     /* thread ids handed out (r->lock) */
 	rec_strtab strs;
 	rec_stacktab stacks;

@@ -65,31 +65,36 @@ typedef struct tally {
 	uint64_t ev, starts, ends, dropped, dropped_no_buffer;
 } tally;
 
-static void read_tally(const char *path, tally *t)
+/* Call fn for every event of the file at path; it must read to the end. */
+static void each_event(const char *path, void (*fn)(const rec_event *e, void *arg), void *arg)
 {
-	memset(t, 0, sizeof *t);
 	rec_reader *rd;
 	assert_int_equal(rec_reader_open_path(&rd, path, NULL), REC_OK);
 	rec_event e;
 	rec_status st;
-	while ((st = rec_reader_next_event(rd, &e)) == REC_OK) {
-		const char *n = e.type->name;
-		if (strcmp(n, "test.Ev") == 0)
-			t->ev++;
-		else if (strcmp(n, "rec.ThreadStart") == 0)
-			t->starts++;
-		else if (strcmp(n, "rec.ThreadEnd") == 0)
-			t->ends++;
-		else if (strcmp(n, "rec.Dropped") == 0) {
-			/* count, thread, reason */
-			assert_true(e.value_count >= 3);
-			t->dropped += e.values[0].v.u;
-			if (e.values[2].v.u == 1)
-				t->dropped_no_buffer += e.values[0].v.u;
-		}
-	}
+	while ((st = rec_reader_next_event(rd, &e)) == REC_OK)
+		fn(&e, arg);
 	assert_int_equal(st, REC_END);
 	rec_reader_close(rd);
+}
+
+static void tally_event(const rec_event *e, void *arg)
+{
+	tally *t = arg;
+	const char *n = e->type->name;
+	if (strcmp(n, "test.Ev") == 0)
+		t->ev++;
+	else if (strcmp(n, "rec.ThreadStart") == 0)
+		t->starts++;
+	else if (strcmp(n, "rec.ThreadEnd") == 0)
+		t->ends++;
+	else if (strcmp(n, "rec.Dropped") == 0) {
+		/* count, thread, reason */
+		assert_true(e->value_count >= 3);
+		t->dropped += e->values[0].v.u;
+		if (e->values[2].v.u == 1)
+			t->dropped_no_buffer += e->values[0].v.u;
+	}
 }
 
 typedef struct targ {
@@ -147,7 +152,8 @@ static void t_thread_churn(void **state)
 	assert_int_equal(rec_recorder_close(r), REC_OK);
 
 	tally ty;
-	read_tally(path, &ty);
+	memset(&ty, 0, sizeof ty);
+	each_event(path, tally_event, &ty);
 	const uint64_t emitted = (uint64_t)rounds * per * (n + 2); /* + ThreadStart, ThreadEnd */
 	print_message("churn: %u threads, %llu events emitted, %llu in the file, %llu dropped "
 		      "(%llu without a buffer), buffer memory at most %llu KiB\n",
@@ -159,6 +165,37 @@ static void t_thread_churn(void **state)
 	assert_true(ty.dropped * 5 <= emitted);
 	/* a thread with a buffer has its start and end in the file */
 	assert_int_equal(ty.starts, ty.ends);
+}
+
+/* Event times against the CLOCK_MONOTONIC reads they carry. */
+typedef struct tsc_check {
+	const uint64_t *mono;
+	uint64_t n;
+	int64_t base_wall;
+	uint64_t base_mono;
+	int checked;
+	int64_t worst;
+} tsc_check;
+
+static void tsc_event(const rec_event *e, void *arg)
+{
+	tsc_check *c = arg;
+	if (strcmp(e->type->name, "test.Ev") != 0 || e->values[1].v.u == 0)
+		return;
+	uint64_t m = e->values[1].v.u;
+	assert_true(e->values[0].v.u < c->n);
+	assert_int_equal(m, c->mono[e->values[0].v.u]);
+	if (!c->base_mono) {
+		c->base_mono = m;
+		c->base_wall = e->wall_ns;
+		return;
+	}
+	int64_t err = (e->wall_ns - c->base_wall) - (int64_t)(m - c->base_mono);
+	if (err < 0)
+		err = -err;
+	if (err > c->worst)
+		c->worst = err;
+	c->checked++;
 }
 
 static void t_tsc_refined(void **state)
@@ -205,36 +242,12 @@ static void t_tsc_refined(void **state)
 	}
 	assert_int_equal(rec_recorder_close(r), REC_OK);
 
-	rec_reader *rd;
-	assert_int_equal(rec_reader_open_path(&rd, path, NULL), REC_OK);
-	rec_event e;
-	int64_t base_wall = 0;
-	uint64_t base_mono = 0;
-	int checked = 0;
-	int64_t worst = 0;
-	while (rec_reader_next_event(rd, &e) == REC_OK) {
-		if (strcmp(e.type->name, "test.Ev") != 0 || e.values[1].v.u == 0)
-			continue;
-		uint64_t m = e.values[1].v.u;
-		assert_true(e.values[0].v.u < N);
-		assert_int_equal(m, mono[e.values[0].v.u]);
-		if (!base_mono) {
-			base_mono = m;
-			base_wall = e.wall_ns;
-			continue;
-		}
-		int64_t err = (e.wall_ns - base_wall) - (int64_t)(m - base_mono);
-		if (err < 0)
-			err = -err;
-		if (err > worst)
-			worst = err;
-		checked++;
-	}
-	rec_reader_close(rd);
-	print_message("tsc: %d intervals checked (up to %.2f s), worst error %lld ns\n", checked,
-		      (double)(mono[N - 1] - mono[0]) / 1e9, (long long)worst);
-	assert_true(checked >= N / 2);
-	assert_true(worst <= 20000 + (int64_t)win);
+	tsc_check c = { mono, N, 0, 0, 0, 0 };
+	each_event(path, tsc_event, &c);
+	print_message("tsc: %d intervals checked (up to %.2f s), worst error %lld ns\n", c.checked,
+		      (double)(mono[N - 1] - mono[0]) / 1e9, (long long)c.worst);
+	assert_true(c.checked >= N / 2);
+	assert_true(c.worst <= 20000 + (int64_t)win);
 }
 
 /* ---- retiring exited threads ------------------------------------------------ */
@@ -276,6 +289,34 @@ static size_t pool_count(rec_recorder *r, int pool)
 	size_t n = rec_w_pool_count(r->w, pool);
 	pthread_mutex_unlock(&r->w_lock);
 	return n;
+}
+
+typedef struct retired_check {
+	uint64_t shared_id;
+	uint64_t evs, starts, refs, dropped;
+} retired_check;
+
+static void retired_event(const rec_event *e, void *arg)
+{
+	retired_check *c = arg;
+	const char *n = e->type->name;
+	if (strcmp(n, "test.Ev") == 0) {
+		char want[16];
+		snprintf(want, sizeof want, "ret-%u", (unsigned)e->values[0].v.u);
+		assert_non_null(e->thread);
+		assert_string_equal(e->thread->name, want);
+		assert_true(e->thread->os_tid != 0);
+		c->evs++;
+	} else if (strcmp(n, "rec.ThreadStart") == 0) {
+		c->starts++;
+	} else if (strcmp(n, "test.Ref") == 0) {
+		assert_non_null(e->values[0].v.thread);
+		assert_string_equal(e->values[0].v.thread->name, "ret-0");
+		assert_int_equal(e->values[0].v.thread->id, c->shared_id);
+		c->refs++;
+	} else if (strcmp(n, "rec.Dropped") == 0) {
+		c->dropped += e->values[0].v.u;
+	}
 }
 
 static void t_threads_retired(void **state)
@@ -334,38 +375,14 @@ static void t_threads_retired(void **state)
 	assert_true(max_threads < rounds * per / 2);
 
 	/* Read back: each thread's events carry its own name and os tid. */
-	rec_reader *rd;
-	assert_int_equal(rec_reader_open_path(&rd, path, NULL), REC_OK);
-	rec_status st;
-	uint64_t evs = 0, starts = 0, refs = 0, dropped = 0;
-	rec_event ev;
-	while ((st = rec_reader_next_event(rd, &ev)) == REC_OK) {
-		const char *n = ev.type->name;
-		if (strcmp(n, "test.Ev") == 0) {
-			char want[16];
-			snprintf(want, sizeof want, "ret-%u", (unsigned)ev.values[0].v.u);
-			assert_non_null(ev.thread);
-			assert_string_equal(ev.thread->name, want);
-			assert_true(ev.thread->os_tid != 0);
-			evs++;
-		} else if (strcmp(n, "rec.ThreadStart") == 0) {
-			starts++;
-		} else if (strcmp(n, "test.Ref") == 0) {
-			assert_non_null(ev.values[0].v.thread);
-			assert_string_equal(ev.values[0].v.thread->name, "ret-0");
-			assert_int_equal(ev.values[0].v.thread->id, shared.id);
-			refs++;
-		} else if (strcmp(n, "rec.Dropped") == 0) {
-			dropped += ev.values[0].v.u;
-		}
-	}
-	assert_int_equal(st, REC_END);
-	rec_reader_close(rd);
+	retired_check c = { shared.id, 0, 0, 0, 0 };
+	each_event(path, retired_event, &c);
 	print_message("read back: %llu events, %llu thread starts, %llu dropped\n",
-		      (unsigned long long)evs, (unsigned long long)starts, (unsigned long long)dropped);
-	assert_int_equal(refs, 1);
-	assert_int_equal(evs + dropped, (uint64_t)rounds * per + 1);
-	assert_true(starts >= evs);
+		      (unsigned long long)c.evs, (unsigned long long)c.starts,
+		      (unsigned long long)c.dropped);
+	assert_int_equal(c.refs, 1);
+	assert_int_equal(c.evs + c.dropped, (uint64_t)rounds * per + 1);
+	assert_true(c.starts >= c.evs);
 }
 
 int main(void)
