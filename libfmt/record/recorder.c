@@ -564,21 +564,28 @@ uint32_t rec_event_type_id(const rec_event_type *t)
 }
 
 /* ---- strings ------------------------------------------------------------------- */
-static bool strtab_grow(rec_strtab *st)
+/* Rehash st into slots (n of them, zeroed); returns the old ones to free. */
+static uint64_t *strtab_rehash(rec_strtab *st, uint64_t *slots, size_t n)
 {
-	size_t n = st->nslots ? st->nslots * 2 : 1024;
-	uint64_t *slots = calloc(n, sizeof *slots);
-	if (!slots)
-		return false;
 	for (size_t i = 0; i < st->count; i++) {
 		size_t j = st->ents[i].hash & (n - 1);
 		while (slots[j])
 			j = (j + 1) & (n - 1);
 		slots[j] = i + 1;
 	}
-	free(st->slots);
+	uint64_t *old = st->slots;
 	st->slots = slots;
 	st->nslots = n;
+	return old;
+}
+
+static bool strtab_grow(rec_strtab *st)
+{
+	size_t n = st->nslots ? st->nslots * 2 : 1024;
+	uint64_t *slots = calloc(n, sizeof *slots);
+	if (!slots)
+		return false;
+	free(strtab_rehash(st, slots, n));
 	return true;
 }
 
@@ -1645,19 +1652,8 @@ static void bg_reserve(rec_recorder *r)
 		if (slots) {
 			touch_pages(slots, n * sizeof *slots);
 			pthread_mutex_lock(&r->lock);
-			rec_strtab *st = &r->strs;
-			if (st->nslots < n) {
-				for (size_t i = 0; i < st->count; i++) {
-					size_t j = st->ents[i].hash & (n - 1);
-					while (slots[j])
-						j = (j + 1) & (n - 1);
-					slots[j] = i + 1;
-				}
-				uint64_t *old = st->slots;
-				st->slots = slots;
-				st->nslots = n;
-				slots = old;
-			}
+			if (r->strs.nslots < n)
+				slots = strtab_rehash(&r->strs, slots, n); /* the old ones */
 			pthread_mutex_unlock(&r->lock);
 			free(slots);
 		}

@@ -242,25 +242,8 @@ static rec_status string_args(rec_writer *w, const char *what, const char *s, si
 	return REC_OK;
 }
 
-rec_status rec_writer_define_string(rec_writer *w, uint64_t id, const char *s, size_t len)
-{
-	rec_status st = define_check(w, "string", id);
-	const rec_wentry *e;
-
-	if (st != REC_OK)
-		return st;
-	if ((st = string_args(w, "define_string", s, len)) != REC_OK)
-		return st;
-	e = rec_w_pool_find(&w->pools[REC_W_STRINGS], id);
-	if (e) {
-		if (!str_equal(w, e, s, len))
-			return redefined(w, "string", id);
-		return REC_OK;
-	}
-	return string_add(w, "define_string", id, s, len, str_hash((const uint8_t *)s, len), true);
-}
-
-rec_status rec_w_define_string_private(rec_writer *w, uint64_t id, const char *s, size_t len)
+/* define_string; index = also enter it in the content index. */
+static rec_status define_string(rec_writer *w, uint64_t id, const char *s, size_t len, bool index)
 {
 	rec_status st = define_check(w, "string", id);
 	const rec_wentry *e;
@@ -272,7 +255,18 @@ rec_status rec_w_define_string_private(rec_writer *w, uint64_t id, const char *s
 	e = rec_w_pool_find(&w->pools[REC_W_STRINGS], id);
 	if (e)
 		return str_equal(w, e, s, len) ? REC_OK : redefined(w, "string", id);
-	return string_add(w, "define_string", id, s, len, 0, false);
+	return string_add(w, "define_string", id, s, len,
+			  index ? str_hash((const uint8_t *)s, len) : 0, index);
+}
+
+rec_status rec_writer_define_string(rec_writer *w, uint64_t id, const char *s, size_t len)
+{
+	return define_string(w, id, s, len, true);
+}
+
+rec_status rec_w_define_string_private(rec_writer *w, uint64_t id, const char *s, size_t len)
+{
+	return define_string(w, id, s, len, false);
 }
 
 /* ---- retiring threads ------------------------------------------------------------ */
