@@ -1996,8 +1996,14 @@ static void *bg_main(void *arg)
 	sigfillset(&all);
 	pthread_sigmask(SIG_BLOCK, &all, NULL);
 	pthread_setname_np(pthread_self(), "rec-writer");
-	bg_pending pd;
-	memset(&pd, 0, sizeof pd);
+	/* The round's scratch lives on the heap, reachable from r: after a
+	 * fork() the child's leak check sees its arrays (this thread's stack
+	 * is no root there). */
+	bg_pending pd_local;
+	memset(&pd_local, 0, sizeof pd_local);
+	bg_pending *pd_heap = calloc(1, sizeof *pd_heap);
+	bg_pending *pd = pd_heap ? pd_heap : &pd_local;
+	r->bg_scratch = pd_heap;
 	uint64_t next_flush = rec_clock_mono_ns() + r->flush_ns;
 
 	for (;;) {
@@ -2012,7 +2018,7 @@ static void *bg_main(void *arg)
 		__atomic_store_n(&r->wake, 0, __ATOMIC_RELEASE);
 		if (__atomic_load_n(&r->crash_req, __ATOMIC_ACQUIRE) &&
 		    !__atomic_load_n(&r->crash_done, __ATOMIC_ACQUIRE))
-			bg_crash_round(r, &pd);
+			bg_crash_round(r, pd);
 
 		pthread_mutex_lock(&r->req_lock);
 		uint32_t req = r->req_flags;
@@ -2031,7 +2037,7 @@ static void *bg_main(void *arg)
 		now = rec_clock_mono_ns();
 		if (!stop)
 			run_periodic(r, now, (req & REQ_PERIODIC) != 0);
-		bg_collect(r, &pd);
+		bg_collect(r, pd);
 		rec_status rst = REC_OK;
 		if (now >= next_flush || (req & (REQ_FLUSH | REQ_DUMP)) || sig_dump) {
 			bg_flush(r);
@@ -2050,7 +2056,7 @@ static void *bg_main(void *arg)
 		}
 		free(dump_path);
 		if (stop) {
-			bg_collect(r, &pd);
+			bg_collect(r, pd);
 			pthread_mutex_lock(&r->w_lock);
 			int failing = r->out.failing;
 			pthread_mutex_unlock(&r->w_lock);
@@ -2067,7 +2073,7 @@ static void *bg_main(void *arg)
 					wf_merge(&r->out.done, &r->out.cur);
 				}
 				pthread_mutex_unlock(&r->w_lock);
-				bg_collect(r, &pd);
+				bg_collect(r, pd);
 			}
 			pthread_mutex_lock(&r->w_lock);
 			rec_writer_stats ws;
@@ -2101,12 +2107,14 @@ static void *bg_main(void *arg)
 		pthread_cond_broadcast(&r->req_cond);
 		pthread_mutex_unlock(&r->req_lock);
 	}
-	free(pd.frames);
-	free(pd.mods);
-	free(pd.mod_defined);
-	free(pd.strs);
-	free(pd.thrs);
-	free(pd.retire);
+	free(pd->frames);
+	free(pd->mods);
+	free(pd->mod_defined);
+	free(pd->strs);
+	free(pd->thrs);
+	free(pd->retire);
+	r->bg_scratch = NULL;
+	free(pd_heap);
 	return NULL;
 }
 

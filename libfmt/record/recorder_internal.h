@@ -253,6 +253,7 @@ struct rec_recorder {
 	/* background thread */
 	pthread_t bg;
 	int bg_started;
+	void *bg_scratch;                /* the background thread's round scratch (bg_main) */
 	uint32_t wake;                   /* futex word */
 	pthread_mutex_t req_lock;
 	pthread_cond_t req_cond;
