@@ -317,14 +317,20 @@ static __thread int tls_attaching; /* attach -> recorder registration -> attach 
 
 static rec_status attach_thread(int now);
 
-rec_status rec_cpu_sampler_attach_thread(void)
+/* attach_thread(now), unless called back from our own registration. */
+static rec_status attach_guarded(int now)
 {
 	if (tls_attaching)
-		return REC_OK; /* called back from our own registration */
+		return REC_OK;
 	tls_attaching = 1;
-	rec_status st = attach_thread(1);
+	rec_status st = attach_thread(now);
 	tls_attaching = 0;
 	return st;
+}
+
+rec_status rec_cpu_sampler_attach_thread(void)
+{
+	return attach_guarded(1);
 }
 
 /* Attach the calling thread: now = arm its timer here, else leave it to the
@@ -390,11 +396,7 @@ void rec_sampler_thread_seen_slow(void)
 		rec_sampler_tls_gen = __atomic_load_n(&rec_sampler_gen, __ATOMIC_RELAXED);
 		return;
 	}
-	if (!tls_attaching) {
-		tls_attaching = 1;
-		(void)attach_thread(0);
-		tls_attaching = 0;
-	}
+	(void)attach_guarded(0);
 	rec_sampler_tls_gen = __atomic_load_n(&rec_sampler_gen, __ATOMIC_RELAXED); /* try once per generation */
 }
 
