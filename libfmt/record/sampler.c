@@ -88,7 +88,12 @@ static pthread_key_t reg_key;
 static int reg_key_ok;
 
 __thread uint64_t rec_sampler_tls_gen; /* rec_sampler_gen when this thread attached */
-static __thread sampled_thread *tls_self; /* its registry entry */
+static __thread sampled_thread *tls_self; /* its registry entry: &tls_node */
+/* In TLS, not malloc'd: a thread that never calls malloc itself (a request
+ * thread) would otherwise pay for glibc's per-thread cache set-up and
+ * tear-down.  Valid until thread_gone() unlinks it (key destructors run
+ * before the thread's TLS goes). */
+static __thread sampled_thread tls_node;
 
 static struct itimerspec period_spec(uint64_t ns)
 {
@@ -113,14 +118,13 @@ static void thread_gone(void *p)
 	pthread_mutex_unlock(&reg_lock);
 	if (armed)
 		timer_delete(st->timer);
-	tls_self = NULL; /* before the free: the SIGPROF handler reads it */
-	free(st);
+	tls_self = NULL; /* the SIGPROF handler reads it */
 }
 
 static void on_fork_child(void)
 {
-	/* POSIX timers are not inherited; forget the parent's threads (the
-	 * entries leak: other threads' memory is not ours to free here). */
+	/* POSIX timers are not inherited; forget the parent's threads (their
+	 * entries live in their TLS: nothing to free). */
 	reg_head = NULL;
 	tls_self = NULL;
 	rec_sampler_tls_gen = 0;
@@ -355,21 +359,17 @@ static rec_status attach_thread(int now)
 	if (tls_self == NULL) {
 		if (!reg_key_ok)
 			return REC_ERR_STATE;
-		sampled_thread *t = calloc(1, sizeof(*t));
-		if (t == NULL)
-			return REC_ERR_NOMEM;
+		sampled_thread *t = &tls_node;
+		memset(t, 0, sizeof *t);
 		t->tid = rec_builtin_tid();
 		t->self = pthread_self();
 		if (pthread_getcpuclockid(pthread_self(), &t->clock) != 0)
 			t->clock = CLOCK_THREAD_CPUTIME_ID;
-		if (now && create_timer(t, 0) != 0) {
-			free(t);
+		if (now && create_timer(t, 0) != 0)
 			return REC_ERR_IO;
-		}
 		if (pthread_setspecific(reg_key, t) != 0) {
 			if (t->armed)
 				timer_delete(t->timer);
-			free(t);
 			return REC_ERR_NOMEM;
 		}
 		pthread_mutex_lock(&reg_lock);

@@ -146,8 +146,9 @@ size_t rec_module_build_id(uintptr_t base, char *buf, size_t cap);
 /* ---- internals shared by the built-in sources (locks.c, sleep.c, alloc.c,
  * sampler.c); not API ---------------------------------------------------- */
 
-/*! rec_builtin_tid() : the calling thread's OS thread id (gettid), cached
- *  in TLS (reset in a fork child).  Async-signal-safe once cached. */
+/*! rec_builtin_tid() : the calling thread's OS thread id (gettid's), read
+ *  from its CPU-clock id (no system call; gettid if that does not work) and
+ *  cached in TLS (reset in a fork child).  Async-signal-safe once cached. */
 uint64_t rec_builtin_tid(void);
 
 /* locks.c: the calling thread released / re-acquired the rec_mutex whose

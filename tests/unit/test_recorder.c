@@ -490,6 +490,63 @@ static void t_short_lived(void **state)
 	rb_free(&rb);
 }
 
+/* Each thread's events and rec.ThreadStart name its own kernel thread id
+ * (the recorder reads it without a system call; gettid() is the truth). */
+static void *emit_own_tid(void *a)
+{
+	targ *ta = a;
+	rec_emit e = { 0 };
+	if (rec_emit_begin(&e, ta->t)) {
+		rec_emit_string(&e, ta->s);
+		rec_emit_u64(&e, (uint64_t)gettid());
+		rec_emit_i64(&e, (int64_t)ta->id);
+		rec_emit_commit(&e);
+	}
+	return NULL;
+}
+
+static void t_thread_tids(void **state)
+{
+	(void)state;
+	char path[300];
+	tmp_path(path, sizeof path, "tids.rec");
+	rec_recorder_options o = REC_RECORDER_OPTIONS_INIT;
+	rec_recorder *r = open_rec(path, &o);
+	rec_event_type *t;
+	assert_int_equal(rec_recorder_register_type(r, &ev_def, 0, 0, &t), REC_OK);
+	rec_str s = rec_recorder_intern(r, "tid");
+	enum { N = 6 };
+	targ ta[N];
+	pthread_t th[N];
+	for (uint32_t i = 0; i < N; i++) {
+		ta[i] = (targ){ t, s, i, 1 };
+		assert_int_equal(pthread_create(&th[i], NULL, emit_own_tid, &ta[i]), 0);
+	}
+	for (uint32_t i = 0; i < N; i++)
+		pthread_join(th[i], NULL);
+	assert_int_equal(rec_recorder_close(r), REC_OK);
+	readback rb;
+	read_file(path, &rb);
+	uint64_t tids[N] = { 0 };
+	for (size_t i = 0; i < rb.n; i++)
+		if (strcmp(rb.ev[i].type, "test.Ev") == 0) {
+			assert_true(rb.ev[i].i[2] >= 0 && rb.ev[i].i[2] < N);
+			assert_int_not_equal(rb.ev[i].u[1], 0);
+			assert_int_equal(rb.ev[i].os_tid, rb.ev[i].u[1]);
+			tids[rb.ev[i].i[2]] = rb.ev[i].u[1];
+		}
+	for (uint32_t k = 0; k < N; k++) {
+		assert_int_not_equal(tids[k], 0);
+		assert_int_not_equal(tids[k], (uint64_t)getpid());
+		size_t starts = 0;
+		for (size_t i = 0; i < rb.n; i++)
+			if (strcmp(rb.ev[i].type, "rec.ThreadStart") == 0 && rb.ev[i].u[0] == tids[k])
+				starts++;
+		assert_int_equal(starts, 1);
+	}
+	rb_free(&rb);
+}
+
 /* ---- fork ---------------------------------------------------------------------------------- */
 static void t_fork(void **state)
 {
@@ -544,7 +601,7 @@ static void t_fork(void **state)
 		for (int i = 0; i < 7; i++)
 			if (rec_emit_begin(&e, ct)) {
 				rec_emit_string(&e, rec_recorder_intern(cr, "child"));
-				rec_emit_u64(&e, (uint64_t)i);
+				rec_emit_u64(&e, (uint64_t)gettid()); /* the child's, not the parent's */
 				rec_emit_i64(&e, 2);
 				rec_emit_commit(&e);
 			}
@@ -592,6 +649,11 @@ static void t_fork(void **state)
 	read_file(cpath, &rb);
 	assert_int_equal(count_type(&rb, "test.Ev"), 7);
 	assert_string_equal(rb.ev[rb.n - 1].s[0], "child");
+	for (size_t i = 0; i < rb.n; i++)
+		if (strcmp(rb.ev[i].type, "test.Ev") == 0) {
+			assert_int_equal(rb.ev[i].u[1], (uint64_t)pid);
+			assert_int_equal(rb.ev[i].os_tid, (uint64_t)pid);
+		}
 	rb_free(&rb);
 }
 
@@ -1149,6 +1211,7 @@ int main(void)
 		cmocka_unit_test(t_roundtrip),     cmocka_unit_test(t_threshold),
 		cmocka_unit_test(t_settings),      cmocka_unit_test(t_stack),
 		cmocka_unit_test(t_exit_unflushed), cmocka_unit_test(t_short_lived),
+		cmocka_unit_test(t_thread_tids),
 		cmocka_unit_test(t_fork),          cmocka_unit_test(t_env_start),
 		cmocka_unit_test(t_flight_dump),   cmocka_unit_test(t_flight_signal),
 		cmocka_unit_test(t_default),       cmocka_unit_test(t_options_parse),
