@@ -75,12 +75,14 @@ T0=$EPOCHREALTIME
 minmax() { sort -g | awk 'NR==1{a=$1} {b=$1} END{ if (NR==0) print "nan nan"; else print a, b }'; }
 
 # ---- settings --------------------------------------------------------------
-# name|REC_OUTPUT?|REC_OPTIONS|label
+# name|REC_OUTPUT?|REC_OPTIONS|label|service arguments
 SETTINGS=(
-	"off|0||recording off"
-	"on|1||recording on, defaults (REC_OUTPUT only: lock waits >= 10 us, sleeps, reported allocations, CPU samples at 100 Hz, no stacks on app.Request)"
-	"all|1|events=*:stack=on:threshold=0|recording on, everything with a stack trace on every event (REC_OPTIONS='events=*:stack=on:threshold=0')"
-	"small|1|buffer=16KiB|recording on, defaults but 16 KiB thread buffers (REC_OPTIONS='buffer=16KiB'; see the drops)"
+	"off|0||recording off|"
+	"on|1||recording on, defaults (REC_OUTPUT only: lock waits >= 10 us, sleeps, reported allocations, CPU samples at 100 Hz, no stacks on app.Request)|"
+	"all|1|events=*:stack=on:threshold=0|recording on, everything with a stack trace on every event (REC_OPTIONS='events=*:stack=on:threshold=0')|"
+	"small|1|buffer=16KiB|recording on, defaults but 16 KiB thread buffers (REC_OPTIONS='buffer=16KiB'; see the drops)|"
+	"off8m|0||recording off, connection threads with the system's default stack (--stack-kib 0: 8 MiB here)|--stack-kib 0"
+	"on8m|1||recording on, defaults, connection threads with the system's default stack (--stack-kib 0)|--stack-kib 0"
 )
 # quick mode: the first three settings only
 [ "$QUICK" = 1 ] && [ -z "${LOAD_ALL_SETTINGS:-}" ] && SETTINGS=("${SETTINGS[@]:0:3}")
@@ -88,7 +90,7 @@ names() { # [FROM [COUNT]] -> the names of SETTINGS[FROM..FROM+COUNT-1], one a l
 	local s
 	for s in "${SETTINGS[@]:${1:-0}:${2:-${#SETTINGS[@]}}}"; do echo "${s%%|*}"; done
 }
-setting() { # NAME FIELD -> that field of the setting: 2 recording on (1/0), 3 REC_OPTIONS, 4 label
+setting() { # NAME FIELD -> that field of the setting: 2 recording on (1/0), 3 REC_OPTIONS, 4 label, 5 service arguments
 	local s f
 	for s in "${SETTINGS[@]}"; do
 		IFS='|' read -r -a f <<<"$s"
@@ -138,8 +140,9 @@ for ((r = 1; r <= RUNS; r++)); do
 	for name in $(names); do
 		CUR_REC="$DATA/$name-$r.rec"
 		rm -f "$CUR_REC"
-		say "run $r, $name: loadgen open --rate $RATE --duration $DURATION -- requestwatch --port 0"
-		line=$(run_env "$name" "$LG" open --rate "$RATE" --duration "$DURATION" --timeout "$TIMEOUT" -- "$RW" --port 0 2>>"$LOG") ||
+		read -r -a sargs <<<"$(setting "$name" 5)"
+		say "run $r, $name: loadgen open --rate $RATE --duration $DURATION -- requestwatch --port 0 ${sargs[*]}"
+		line=$(run_env "$name" "$LG" open --rate "$RATE" --duration "$DURATION" --timeout "$TIMEOUT" -- "$RW" --port 0 "${sargs[@]}" 2>>"$LOG") ||
 			say "loadgen/service failed: $line"
 		echo "$name $r $line" >>"$LOG"
 		split_kv "$name" "$line"
@@ -216,10 +219,18 @@ cells() { # NAME KEY[:DIVISOR[:DIGITS]]... -> cell of each key, joined by " | "
 	for spec in "$@"; do IFS=: read -r k d p <<<"$spec"; out+=("$(cell "$name" "$k" "$d" "$p")"); done
 	join " | " "${out[@]}"
 }
-vs_off() { # NAME KEY... -> "+x.y %" of each key's median against off's, joined by " | "
-	local name=$1 k out=(); shift
-	for k in "$@"; do out+=("$(pct "$(med "$name" "$k")" "$(med off "$k")") %"); done
+base_of() { # NAME -> the setting it is compared with: the same service with the recording off
+	case "$1" in on8m) echo off8m ;; *) echo off ;; esac
+}
+vs_base() { # NAME KEY... -> "+x.y %" of each key's median against base_of NAME's, joined by " | "
+	local name=$1 base k out=(); shift
+	base=$(base_of "$name")
+	for k in "$@"; do out+=("$(pct "$(med "$name" "$k")" "$(med "$base" "$k")") %"); done
 	join " | " "${out[@]}"
+}
+recorded() { # -> the names of the settings with the recording on
+	local n
+	for n in $(names); do [ "$(setting "$n" 2)" = 1 ] && echo "$n"; done
 }
 run_row() { # NAME RUN KEY... -> line RUN of each $DATA/NAME.KEY, joined by " | "
 	local name=$1 r=$2 k out=(); shift 2
@@ -230,16 +241,24 @@ run_row() { # NAME RUN KEY... -> line RUN of each $DATA/NAME.KEY, joined by " | 
 	echo "## A service under load (issue #7 item 4; bench/load.sh)"
 	echo
 	echo "$(date -u '+%Y-%m-%d %H:%M UTC'); $ELAPSED s; load average $LOAD_START at the start, $LOAD_END at the end."
-	echo "Service: \`$RW --port 0\` (examples/requestwatch.c: one thread per connection, one request per"
-	echo "connection), every request \`GET /requests/fast\`. Load generator: \`$LG\` (bench/loadgen.c, one"
-	echo "thread, epoll, compiled with \`$LG_CMD\`), on the same 2 cores."
+	echo "Service: \`$RW --port 0\` (examples/requestwatch.c: one thread per connection with a 256 KiB"
+	echo "stack, one request per connection), every request \`GET /requests/fast\`. Load generator: \`$LG\`"
+	echo "(bench/loadgen.c, one thread, epoll, compiled with \`$LG_CMD\`), on the same 2 cores."
+	if [ -n "$(setting off8m 1)" ]; then
+		echo "The settings off8m and on8m start it with \`--stack-kib 0\`: connection threads get the system's"
+		echo "default stack ($(ulimit -s) KiB, \`ulimit -s\`). glibc keeps the stacks of exited threads for reuse"
+		echo "up to 40 MiB in all, so with 8 MiB stacks only four: once more connection threads are in flight, each"
+		echo "new one maps a fresh stack and faults its pages in (bench/ANALYSIS.md)."
+	fi
 	echo
 	echo "Capacity: \`loadgen closed --conns 2 --duration $CAPDUR -- requestwatch --port 0\` (2 connections, one"
 	echo "per core, in a closed loop, recording off), median of $CAPRUNS: **$CAP requests/s**. Open-loop rate: **$RATE requests/s**"
 	echo "(70 % of it$( [ -n "${LOAD_RATE:-}" ] && echo ", overridden by LOAD_RATE"))."
-	[ "$CAP8" = nan ] || echo "With 8 connections the closed loop reaches $CAP8 requests/s,"
-	echo "but that is a burst figure: in trial runs on this shared machine, open-loop arrivals at 70 % of the"
-	echo "8-connection figure queued up (latencies of tens of milliseconds and more) with the recording off."
+	if [ "$CAP8" != nan ]; then
+		echo "With 8 connections the closed loop reaches $CAP8 requests/s,"
+		echo "but that is a burst figure: in trial runs on this shared machine, open-loop arrivals at 70 % of the"
+		echo "8-connection figure queued up (latencies of tens of milliseconds and more) with the recording off."
+	fi
 	echo "Each run: \`loadgen open --rate $RATE --duration $DURATION -- requestwatch --port 0\`"
 	echo "with the setting's environment; $RUNS runs per setting, the settings interleaved (run 1 of each, then"
 	echo "run 2 of each, ...). Open loop: request i is sent at t0 + i/rate whatever the earlier responses"
@@ -256,12 +275,13 @@ run_row() { # NAME RUN KEY... -> line RUN of each $DATA/NAME.KEY, joined by " | 
 		echo "| $name: $(setting "$name" 4) | $(cells "$name" throughput:1:1 p50_us p90_us p99_us p999_us max_us raw_p99_us cpu_us:1:1 flt:1:2) | $(( $(sum "$name" errors) + $(sum "$name" timeouts) )) |"
 	done
 	echo
-	echo "Difference from off (medians):"
+	echo "Difference from the same service with the recording off (medians; on8m against off8m, and"
+	echo "off8m against off: what 8 MiB stacks cost the service by themselves):"
 	echo
-	echo "| setting | throughput | p50 | p90 | p99 | p99.9 | goal |"
-	echo "|---|---|---|---|---|---|---|"
+	echo "| setting | against | throughput | p50 | p90 | p99 | p99.9 | goal |"
+	echo "|---|---|---|---|---|---|---|---|"
 	for name in $(names 1); do
-		echo "| $name | $(vs_off "$name" throughput p50_us p90_us p99_us p999_us) | p50, p90 within 2 %, p99 within 5 %, throughput within 1 % |"
+		echo "| $name | $(base_of "$name") | $(vs_base "$name" throughput p50_us p90_us p99_us p999_us) | p50, p90 within 2 %, p99 within 5 %, throughput within 1 % |"
 	done
 	echo
 	echo "Requests sent by the client against the recording (per run: \`rec-summary --json\` for the"
@@ -270,7 +290,7 @@ run_row() { # NAME RUN KEY... -> line RUN of each $DATA/NAME.KEY, joined by " | 
 	echo
 	echo "| setting, run | sent (client) | ok (200) | app.Request recorded | connection threads with dropped events and no app.Request | recorded + lost = sent? | events recorded | events dropped (all types) | of them on conn-N threads | file bytes |"
 	echo "|---|---|---|---|---|---|---|---|---|---|"
-	for name in $(names 1); do
+	for name in $(recorded); do
 		for ((r = 1; r <= RUNS; r++)); do
 			echo "| $name, $r | $(run_row "$name" "$r" sent ok requests lost agree events dropped conn_drops size) |"
 		done

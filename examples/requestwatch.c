@@ -2,7 +2,14 @@
 /*
  * requestwatch - a small HTTP/1.1 service instrumented with the rec recorder.
  *
- *   requestwatch [--port PORT]        (default 8080; 0 picks a free port)
+ *   requestwatch [--port PORT] [--stack-kib K]
+ *
+ * PORT defaults to 8080 (0 picks a free port).  Connection threads get
+ * K KiB of stack (default 256; 0 = the system default, RLIMIT_STACK, usually
+ * 8 MiB).  glibc keeps the stacks of exited threads for reuse up to 40 MiB in
+ * all: with 8 MiB stacks that is 4 threads, and a thread-per-connection
+ * service with more connections in flight maps and faults in a fresh stack
+ * for each new thread (bench/ANALYSIS.md measures it).
  *
  * It serves on 127.0.0.1 with plain sockets and one thread per connection
  * ("conn-N"; the accept thread is "accept"), one request per connection
@@ -51,6 +58,8 @@
 #define WARMUP_BUFFER_SIZE 16384
 #define ALLOC_BUFFERS 768
 #define ALLOC_BUFFER_SIZE 8192
+
+static size_t conn_stack; /* bytes; 0 = the system default */
 
 /* ---- the signal self-pipe ------------------------------------------------ */
 static int stop_pipe[2] = { -1, -1 };
@@ -363,6 +372,7 @@ static void reap(conn **list, bool all)
 
 typedef struct server {
 	int listen_fd;
+	const pthread_attr_t *attr; /* of the connection threads */
 } server;
 
 static void *accept_main(void *arg)
@@ -402,7 +412,7 @@ static void *accept_main(void *arg)
 		}
 		c->fd = fd;
 		c->number = next_number++;
-		int err = pthread_create(&c->thread, NULL, conn_main, c);
+		int err = pthread_create(&c->thread, s->attr, conn_main, c);
 		if (err) {
 			fprintf(stderr, "requestwatch: pthread_create: %s\n", strerror(err));
 			close(fd);
@@ -476,45 +486,67 @@ static int open_listener(unsigned port, unsigned *bound_port)
 
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: requestwatch [--port PORT]\n"
-		   "  --port PORT  TCP port on 127.0.0.1 (default 8080; 0 picks a free one)\n"
+	fprintf(f, "usage: requestwatch [--port PORT] [--stack-kib K]\n"
+		   "  --port PORT      TCP port on 127.0.0.1 (default 8080; 0 picks a free one)\n"
+		   "  --stack-kib K    stack of each connection thread in KiB (default 256;\n"
+		   "                   0 = the system default)\n"
 		   "Records to $REC_OUTPUT when it is set; SIGINT/SIGTERM stop it cleanly.\n");
 }
 
-static int parse_port(const char *s, unsigned *port)
+/* If argv[*i] is option name ("--name VALUE" or "--name=VALUE"), its value
+ * (advancing *i past a separate one), else NULL. */
+static const char *option_value(int argc, char **argv, int *i, const char *name)
+{
+	size_t n = strlen(name);
+	const char *a = argv[*i];
+	if (strncmp(a, name, n) != 0)
+		return NULL;
+	if (a[n] == '=')
+		return a + n + 1;
+	if (a[n] == '\0' && *i + 1 < argc)
+		return argv[++*i];
+	return NULL;
+}
+
+/* A decimal in [min, max], or -1. */
+static long parse_uint(const char *s, unsigned long min, unsigned long max)
 {
 	char *end;
 	errno = 0;
 	unsigned long v = strtoul(s, &end, 10);
-	if (errno || end == s || *end || v > 65535 || s[0] == '-')
+	if (errno || end == s || *end || v < min || v > max || s[0] == '-')
 		return -1;
-	*port = (unsigned)v;
-	return 0;
+	return (long)v;
 }
 
 int main(int argc, char **argv)
 {
-	unsigned port = 8080;
+	long port = 8080, stack_kib = 256;
 	for (int i = 1; i < argc; i++) {
-		if (strcmp(argv[i], "--port") == 0 && i + 1 < argc) {
-			if (parse_port(argv[++i], &port) != 0) {
-				fprintf(stderr, "requestwatch: bad port '%s'\n", argv[i]);
-				return 2;
-			}
-		} else if (strncmp(argv[i], "--port=", 7) == 0) {
-			if (parse_port(argv[i] + 7, &port) != 0) {
-				fprintf(stderr, "requestwatch: bad port '%s'\n", argv[i] + 7);
-				return 2;
-			}
-		} else if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {
+		const char *v;
+		if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {
 			usage(stdout);
 			return 0;
+		} else if ((v = option_value(argc, argv, &i, "--port")) != NULL) {
+			if ((port = parse_uint(v, 0, 65535)) < 0) {
+				fprintf(stderr, "requestwatch: bad port '%s'\n", v);
+				return 2;
+			}
+		} else if ((v = option_value(argc, argv, &i, "--stack-kib")) != NULL) {
+			/* 0, or at least 64 KiB: a request needs about 10 */
+			stack_kib = parse_uint(v, 0, 1024 * 1024);
+			if (stack_kib < 0 || (stack_kib > 0 && stack_kib < 64)) {
+				fprintf(stderr, "requestwatch: bad --stack-kib '%s' (0, or 64 to 1048576)\n", v);
+				return 2;
+			}
 		} else {
 			fprintf(stderr, "requestwatch: unknown argument '%s'\n", argv[i]);
 			usage(stderr);
 			return 2;
 		}
 	}
+	if (stack_kib)
+		conn_stack = (size_t)stack_kib * 1024;
 
 	if (pipe2(stop_pipe, O_CLOEXEC | O_NONBLOCK) != 0) {
 		perror("requestwatch: pipe2");
@@ -532,14 +564,21 @@ int main(int argc, char **argv)
 	/* With REC_OUTPUT set, the default recorder is already recording. */
 	if (instrumentation_init() != 0)
 		return 1;
-	rec_log(REC_LOG_INFO, "requestwatch starting: warm-up, then port %u", port);
+	rec_log(REC_LOG_INFO, "requestwatch starting: warm-up, then port %ld", port);
 	warm_up();
 
 	server s;
+	pthread_attr_t attr;
+	if (pthread_attr_init(&attr) != 0 ||
+	    (conn_stack && pthread_attr_setstacksize(&attr, conn_stack) != 0)) {
+		fprintf(stderr, "requestwatch: cannot set a %zu-byte thread stack\n", conn_stack);
+		return 2;
+	}
+	s.attr = &attr;
 	unsigned bound;
-	s.listen_fd = open_listener(port, &bound);
+	s.listen_fd = open_listener((unsigned)port, &bound);
 	if (s.listen_fd < 0) {
-		rec_log(REC_LOG_ERROR, "cannot listen on 127.0.0.1:%u", port);
+		rec_log(REC_LOG_ERROR, "cannot listen on 127.0.0.1:%ld", port);
 		(void)instrumentation_finish();
 		return 1;
 	}

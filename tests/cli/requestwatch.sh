@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Integration test: runs the demo scenario of issue 3 against the real
-# requestwatch process with REC_OUTPUT, then asserts from the recording alone,
+# requestwatch process with REC_OUTPUT (connection threads on 64 KiB stacks),
+# then asserts from the recording alone,
 # through `rec-print --json` and `rec-summary --json` parsed by python3:
 #   - 10 app.Request events (4 blocking, 4 blocking-fixed, 1 fast, 1 allocating), all 200;
 #   - the slowest blocking request >= 500 ms, lock waits on quote-cache-lock >= 400 ms;
@@ -39,8 +40,19 @@ fail() { echo "FAIL: $*" >&2; [ -f "$work/server.err" ] && sed 's/^/  server: /'
 # shellcheck source=tests/cli/lib/requestwatch_scenario.sh
 source tests/cli/lib/requestwatch_scenario.sh
 
+# --stack-kib: values that cannot work are refused (exit 2, named)
+for bad in 10 -1 x 2000000; do
+	rc=0
+	"$BIN/requestwatch" --stack-kib "$bad" >/dev/null 2>"$work/arg.err" || rc=$?
+	[ "$rc" -eq 2 ] && grep -q "bad --stack-kib '$bad'" "$work/arg.err" ||
+		fail "requestwatch --stack-kib $bad: exit $rc, $(cat "$work/arg.err")"
+done
+
+# The scenario runs on the smallest stack allowed (64 KiB; the default is 256):
+# the requests, the recorder's emit paths and the CPU sampler's signal handler
+# must fit in it.
 rec="$work/run.rec"
-rw_start "$rec"
+rw_start "$rec" --stack-kib 64
 
 burst 4 /requests/blocking
 burst 4 /requests/blocking-fixed

@@ -9,7 +9,8 @@
 # that its EXIT trap kills if still set.  Sets $port while the server runs.
 # (burst alone needs only $port, and $work unless rw_burst_show=1.)
 #
-#   rw_start REC_FILE   start requestwatch --port 0 recording to REC_FILE, wait
+#   rw_start REC_FILE [ARG...]
+#                       start requestwatch --port 0 ARG... recording to REC_FILE, wait
 #                       (15 s max) until it prints "listening on 127.0.0.1:PORT"
 #   burst N PATH        N concurrent GET requests to PATH, sent at the same
 #                       moment (one curl process with --parallel; without curl,
@@ -61,7 +62,9 @@ burst() {
 }
 
 rw_start() {
-	REC_OUTPUT="$1" timeout 120 "$BIN/requestwatch" --port 0 >"$work/server.out" 2>"$work/server.err" &
+	local rec=$1
+	shift
+	REC_OUTPUT="$rec" timeout 120 "$BIN/requestwatch" --port 0 "$@" >"$work/server.out" 2>"$work/server.err" &
 	server_pid=$!
 	port=
 	for _ in $(seq 1 150); do
