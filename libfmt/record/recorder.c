@@ -1682,6 +1682,19 @@ static void bg_reserve(rec_recorder *r)
 }
 
 /* One round: drain every buffer, define what the records reference, append. */
+/* Queue b's thread (and its name) to be defined in the writer this round. */
+static bool bg_define_later(bg_pending *pd, const rec_tbuf_full *b)
+{
+	if (!pending_reserve((void **)&pd->thrs, &pd->cthrs, pd->nthrs + 1, sizeof *pd->thrs))
+		return false;
+	pending_thread *t = &pd->thrs[pd->nthrs++];
+	t->id = b->thread_id;
+	t->os_tid = b->os_tid;
+	t->name_id = b->name_id;
+	memcpy(t->name, b->name, sizeof t->name);
+	return true;
+}
+
 static void bg_collect(rec_recorder *r, bg_pending *pd)
 {
 	uint64_t records = 0, dropped = 0, wf_dropped = 0, ticks = now_ticks(r);
@@ -1760,16 +1773,10 @@ static void bg_collect(rec_recorder *r, bg_pending *pd)
 		/* A new thread: defined (with its own name string) before the
 		 * records that reference it are appended. */
 		if (!b->defined) {
-			if (!pending_reserve((void **)&pd->thrs, &pd->cthrs, pd->nthrs + 1,
-					     sizeof *pd->thrs)) {
+			if (!bg_define_later(pd, b)) {
 				report(r, REC_ERR_NOMEM, "recorder: out of memory defining a thread");
 				continue; /* its records wait for the next round */
 			}
-			pending_thread *t = &pd->thrs[pd->nthrs++];
-			t->id = b->thread_id;
-			t->os_tid = b->os_tid;
-			t->name_id = b->name_id;
-			memcpy(t->name, b->name, sizeof t->name);
 			b->defined = 1;
 		}
 		if (!rec_ring_drain(b, &r->staging, &n)) {
@@ -1808,6 +1815,16 @@ static void bg_collect(rec_recorder *r, bg_pending *pd)
 			}
 		}
 	}
+	/* Threads that registered while we drained: defined now too, so a
+	 * drained record that names one (rec_emit_thread() with an id handed
+	 * out by rec_recorder_thread_id()) finds it defined when appended.
+	 * Their records wait for the next round. */
+	pthread_mutex_lock(&r->lock);
+	rec_tbuf_full *newest = r->threads;
+	pthread_mutex_unlock(&r->lock);
+	for (rec_tbuf_full *b = newest; b && b != head; b = b->rec_next)
+		if (!b->defined && bg_define_later(pd, b))
+			b->defined = 1;
 	if (nreclaim) {
 		pthread_mutex_lock(&r->lock);
 		for (rec_tbuf_full **pp = &r->threads, *b; (b = *pp) != NULL && nreclaim;) {
@@ -2321,6 +2338,10 @@ rec_status rec_recorder_open(rec_recorder **out, const rec_recorder_options *opt
 		recorder_free(r);
 		return st;
 	}
+	/* A record naming a thread, string or stack id this recorder never
+	 * defined (a program's mistake) is rejected and counted as dropped
+	 * (bg_append), not kept pending where it would block every chunk. */
+	rec_w_set_check_refs(r->w, 1);
 
 	/* Built-in types. */
 	pthread_mutex_lock(&g_lock);

@@ -237,6 +237,12 @@ void rec_w_set_tick_frequency(rec_writer *w, uint64_t f)
 		w->tick_frequency = f;
 }
 
+void rec_w_set_check_refs(rec_writer *w, int on)
+{
+	if (w)
+		w->check_refs = on != 0;
+}
+
 /* ---- open / close ----------------------------------------------------------- */
 
 static void writer_free(rec_writer *w)

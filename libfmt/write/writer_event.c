@@ -335,8 +335,19 @@ static inline bool get_uv(const uint8_t **pp, const uint8_t *end, const uint8_t 
 }
 
 /* Validate one record body [p, end) of type t; NULL on success, else what. */
-static const char *check_body(const rec_wtype *t, const uint8_t *p, const uint8_t *end,
-			      const uint8_t *lim)
+/* With w->check_refs: is id (0 = none) defined in pool? */
+static inline bool ref_ok(rec_writer *w, int pool, uint64_t id)
+{
+	if (!w->check_refs || id == 0 || w->ref_last[pool] == id)
+		return true;
+	if (!rec_w_pool_find(&w->pools[pool], id))
+		return false;
+	w->ref_last[pool] = id;
+	return true;
+}
+
+static const char *check_body(rec_writer *w, const rec_wtype *t, const uint8_t *p,
+			      const uint8_t *end, const uint8_t *lim)
 {
 	uint64_t v;
 
@@ -344,10 +355,18 @@ static const char *check_body(const rec_wtype *t, const uint8_t *p, const uint8_
 		return "bad Ticks";
 	if ((t->flags & REC_EVENT_HAS_DURATION) && !get_uv(&p, end, lim, &v))
 		return "bad Duration";
-	if ((t->flags & REC_EVENT_HAS_THREAD) && !get_uv(&p, end, lim, &v))
-		return "bad Thread";
-	if ((t->flags & REC_EVENT_HAS_STACK) && !get_uv(&p, end, lim, &v))
-		return "bad Stack";
+	if (t->flags & REC_EVENT_HAS_THREAD) {
+		if (!get_uv(&p, end, lim, &v))
+			return "bad Thread";
+		if (!ref_ok(w, REC_W_THREADS, v))
+			return "its Thread is not a defined thread id";
+	}
+	if (t->flags & REC_EVENT_HAS_STACK) {
+		if (!get_uv(&p, end, lim, &v))
+			return "bad Stack";
+		if (!ref_ok(w, REC_W_STACKS, v))
+			return "its Stack is not a defined stack id";
+	}
 	for (uint32_t i = 0; i < t->nfields; i++) {
 		const rec_wfield *f = &t->fields[i];
 		switch (f->wire) {
@@ -356,6 +375,12 @@ static const char *check_body(const rec_wtype *t, const uint8_t *p, const uint8_
 				return "field ends early or is not a valid uvarint";
 			if (v > f->umax)
 				return "field value exceeds its width";
+			if (f->ref == REC_W_REF_STRING && !ref_ok(w, REC_W_STRINGS, v))
+				return "a string field is not a defined string id";
+			if (f->ref == REC_W_REF_THREAD && !ref_ok(w, REC_W_THREADS, v))
+				return "a thread field is not a defined thread id";
+			if (f->ref == REC_W_REF_STACK && !ref_ok(w, REC_W_STACKS, v))
+				return "a stack field is not a defined stack id";
 			break;
 		case REC_WIRE_SVARINT: {
 			int64_t s;
@@ -433,7 +458,7 @@ rec_status rec_writer_append_records(rec_writer *w, const void *buf, size_t len)
 			return rec_w_fail(w, REC_ERR_INVALID_ARG,
 					  "append_records: record at offset %zu: unknown type id %llu",
 					  off, (unsigned long long)type_id);
-		why = check_body(t, body, p, end);
+		why = check_body(w, t, body, p, end);
 		if (why)
 			return rec_w_fail(w, REC_ERR_INVALID_ARG,
 					  "append_records: record at offset %zu (type %s): %s", off,

@@ -151,6 +151,12 @@ struct rec_writer {
 	 * (flush and close always try).  blockmsg says why. */
 	int build_blocked;
 	char blockmsg[REC_W_ERRMSG_SIZE];
+	/* rec_w_set_check_refs(): append_records rejects a record that
+	 * references an undefined pool id; ref_last[pool] is the last id found
+	 * defined (consecutive records mostly name the same thread; cleared
+	 * when entries are removed). */
+	int check_refs;
+	uint64_t ref_last[REC_W_NPOOLS];
 
 	/* Chunk state and scratch (reused across chunks). */
 	uint64_t mark;           /* build attempt counter */
@@ -212,6 +218,14 @@ rec_status rec_w_sink_write(rec_writer *w, const void *buf, size_t len);
  * is computed from the anchor with it (the recorder refines its TSC
  * calibration as the recording runs).  f == 0 is ignored. */
 void rec_w_set_tick_frequency(rec_writer *w, uint64_t f);
+/* on != 0: rec_writer_append_records() rejects (REC_ERR_INVALID_ARG, the
+ * batch) a record whose thread, stack or string references name an id that
+ * is not defined at that moment, instead of keeping it pending until a
+ * chunk build fails on it.  For the recorder: it defines every id its
+ * records may reference before appending them, so such a record comes from
+ * a program's mistake (rec_emit_thread() with an id never handed out, a
+ * rec_str of another recorder) and must not block the recording. */
+void rec_w_set_check_refs(rec_writer *w, int on);
 
 /* Thread retirement (writer_pool.c), for the recorder: a thread-per-request
  * service must not grow the pools by a thread and a name per request for

@@ -355,6 +355,7 @@ void rec_w_retire_now(rec_writer *w)
 			w->str_holes += (size_t)v[1];
 	}
 	w->nretire = 0;
+	memset(w->ref_last, 0, sizeof w->ref_last); /* may name a removed entry */
 	if (w->str_holes > 65536 && w->str_holes * 2 > strs->data.len)
 		strings_compact(w);
 }

@@ -942,6 +942,77 @@ static void t_rejected(void **state)
 	rb_free(&rb);
 }
 
+/* A record naming a thread or string id the recorder never defined (a
+ * program's mistake) is rejected and counted as dropped; the records around
+ * it are written, and chunks keep being built (it used to block them all:
+ * the writer kept it pending until close, and everything after it was lost). */
+static const rec_field refs_fields[] = {
+	{ "other", "Other", "", REC_TYPE_THREAD, REC_UNIT_NONE },
+	{ "s", "S", "", REC_TYPE_STRING, REC_UNIT_NONE },
+	{ "n", "N", "", REC_TYPE_U64, REC_UNIT_NONE },
+};
+static const rec_type refs_def = { 0, REC_EVENT_HAS_THREAD, "test.Refs", "", "", "test", 3, refs_fields };
+
+static void emit_refs(rec_event_type *t, uint64_t other, rec_str s, uint64_t n)
+{
+	rec_emit e = { 0 };
+	assert_true(rec_emit_begin(&e, t));
+	rec_emit_thread(&e, other);
+	rec_emit_string(&e, s);
+	rec_emit_u64(&e, n);
+	rec_emit_commit(&e);
+}
+
+static void t_undefined_refs(void **state)
+{
+	(void)state;
+	char path[300];
+	tmp_path(path, sizeof path, "refs.rec");
+	rec_recorder_options o = REC_RECORDER_OPTIONS_INIT;
+	o.on_error = on_error;
+	g_err_calls = 0;
+	rec_recorder *r = open_rec(path, &o);
+	rec_event_type *t;
+	assert_int_equal(rec_recorder_register_type(r, &refs_def, 0, 0, &t), REC_OK);
+	uint64_t me = rec_recorder_thread_id(r);
+	assert_int_not_equal(me, 0);
+	rec_str s = rec_recorder_intern(r, "ok");
+	uint64_t n = 0;
+	for (int i = 0; i < 5; i++)
+		emit_refs(t, me, s, n++);
+	emit_refs(t, 987654321, s, 1000);          /* no such thread */
+	emit_refs(t, me, (rec_str){ 55555 }, 1001); /* no such string */
+	for (int i = 0; i < 5; i++)
+		emit_refs(t, me, s, n++);
+	assert_int_equal(rec_recorder_flush(r), REC_OK);
+	rec_recorder_stats st;
+	rec_recorder_get_stats(r, &st);
+	assert_true(st.chunks >= 1);
+	assert_int_equal(st.dropped, 2);
+	for (int i = 0; i < 5; i++)
+		emit_refs(t, me, s, n++);
+	/* close says records were rejected, as for t_rejected's */
+	assert_int_equal(rec_recorder_close(r), REC_ERR_INVALID_ARG);
+	assert_true(g_err_calls >= 1);
+	readback rb;
+	read_file(path, &rb);
+	assert_int_equal(rb.end, REC_END);
+	assert_int_equal(count_type(&rb, "test.Refs"), 15);
+	assert_int_equal(rb.dropped_events, 2);
+	assert_int_equal(rb.dropped_stat, 2);
+	uint64_t next = 0;
+	for (size_t i = 0; i < rb.n; i++) {
+		if (strcmp(rb.ev[i].type, "rec.Dropped") == 0)
+			assert_int_equal(rb.ev[i].u[2], REC_DROP_REJECTED);
+		if (strcmp(rb.ev[i].type, "test.Refs") != 0)
+			continue;
+		assert_int_equal(rb.ev[i].u[2], next++);
+		assert_int_equal(rb.ev[i].u[0], me);
+		assert_string_equal(rb.ev[i].s[1], "ok");
+	}
+	rb_free(&rb);
+}
+
 /* ---- periodic callbacks (run by the background thread) ------------------------------------- */
 typedef struct per_state {
 	rec_event_type *t;
@@ -1215,7 +1286,8 @@ int main(void)
 		cmocka_unit_test(t_fork),          cmocka_unit_test(t_env_start),
 		cmocka_unit_test(t_flight_dump),   cmocka_unit_test(t_flight_signal),
 		cmocka_unit_test(t_default),       cmocka_unit_test(t_options_parse),
-		cmocka_unit_test(t_rejected),      cmocka_unit_test(t_periodic),
+		cmocka_unit_test(t_rejected),      cmocka_unit_test(t_undefined_refs),
+		cmocka_unit_test(t_periodic),
 		cmocka_unit_test(t_signal),        cmocka_unit_test(t_deterministic),
 	};
 	int rc = cmocka_run_group_tests(tests, NULL, NULL);
