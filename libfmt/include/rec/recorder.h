@@ -247,7 +247,9 @@ REC_API void rec_recorder_get_stats(rec_recorder *r, rec_recorder_stats *st);
 #define REC_DROP_FULL 0u      /* the thread's buffer was full */
 #define REC_DROP_NO_BUFFER 1u /* memory limit reached: the thread got no buffer */
 #define REC_DROP_NESTED 2u    /* begin inside another emit of the thread (signal) */
-#define REC_DROP_REJECTED 3u  /* the writer rejected the record (fields do not match) */
+/* the writer rejected the record: its fields do not match the type, or it names a
+ * thread, string or stack id the recorder never defined */
+#define REC_DROP_REJECTED 3u
 #define REC_DROP_WRITE_FAILED 4u /* in a chunk that could not be written (rec.WriteFailed) */
 #define REC_TYPE_ID_CRASH 4u        /* rec.Crash: a fatal signal (spec/EVENTS.md) */
 #define REC_TYPE_ID_WRITE_FAILED 5u /* rec.WriteFailed: output writes failed, then recovered */
