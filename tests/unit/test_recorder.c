@@ -384,21 +384,26 @@ typedef struct targ {
 	uint32_t id, n;
 } targ;
 
+/* One test.Ev (string, u64, i64), if the type is on. */
+static void emit_ev(rec_event_type *t, rec_str s, uint64_t u, int64_t i)
+{
+	rec_emit e = { 0 };
+	if (rec_emit_begin(&e, t)) {
+		rec_emit_string(&e, s);
+		rec_emit_u64(&e, u);
+		rec_emit_i64(&e, i);
+		rec_emit_commit(&e);
+	}
+}
+
 static void *emit_n(void *a)
 {
 	targ *ta = a;
 	char name[16];
 	snprintf(name, sizeof name, "w%u", ta->id);
 	pthread_setname_np(pthread_self(), name);
-	for (uint32_t i = 0; i < ta->n; i++) {
-		rec_emit e = { 0 };
-		if (rec_emit_begin(&e, ta->t)) {
-			rec_emit_string(&e, ta->s);
-			rec_emit_u64(&e, i);
-			rec_emit_i64(&e, (int64_t)ta->id);
-			rec_emit_commit(&e);
-		}
-	}
+	for (uint32_t i = 0; i < ta->n; i++)
+		emit_ev(ta->t, ta->s, i, (int64_t)ta->id);
 	return NULL;
 }
 
@@ -495,13 +500,7 @@ static void t_short_lived(void **state)
 static void *emit_own_tid(void *a)
 {
 	targ *ta = a;
-	rec_emit e = { 0 };
-	if (rec_emit_begin(&e, ta->t)) {
-		rec_emit_string(&e, ta->s);
-		rec_emit_u64(&e, (uint64_t)gettid());
-		rec_emit_i64(&e, (int64_t)ta->id);
-		rec_emit_commit(&e);
-	}
+	emit_ev(ta->t, ta->s, (uint64_t)gettid(), (int64_t)ta->id);
 	return NULL;
 }
 
