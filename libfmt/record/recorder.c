@@ -1681,7 +1681,6 @@ static void bg_reserve(rec_recorder *r)
 	}
 }
 
-/* One round: drain every buffer, define what the records reference, append. */
 /* Queue b's thread (and its name) to be defined in the writer this round. */
 static bool bg_define_later(bg_pending *pd, const rec_tbuf_full *b)
 {
@@ -1695,6 +1694,7 @@ static bool bg_define_later(bg_pending *pd, const rec_tbuf_full *b)
 	return true;
 }
 
+/* One round: drain every buffer, define what the records reference, append. */
 static void bg_collect(rec_recorder *r, bg_pending *pd)
 {
 	uint64_t records = 0, dropped = 0, wf_dropped = 0, ticks = now_ticks(r);
