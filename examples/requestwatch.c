@@ -59,8 +59,6 @@
 #define ALLOC_BUFFERS 768
 #define ALLOC_BUFFER_SIZE 8192
 
-static size_t conn_stack; /* bytes; 0 = the system default */
-
 /* ---- the signal self-pipe ------------------------------------------------ */
 static int stop_pipe[2] = { -1, -1 };
 
@@ -508,13 +506,13 @@ static const char *option_value(int argc, char **argv, int *i, const char *name)
 	return NULL;
 }
 
-/* A decimal in [min, max], or -1. */
-static long parse_uint(const char *s, unsigned long min, unsigned long max)
+/* A decimal in [0, max], or -1. */
+static long parse_uint(const char *s, unsigned long max)
 {
 	char *end;
 	errno = 0;
 	unsigned long v = strtoul(s, &end, 10);
-	if (errno || end == s || *end || v < min || v > max || s[0] == '-')
+	if (errno || end == s || *end || v > max || s[0] == '-')
 		return -1;
 	return (long)v;
 }
@@ -528,13 +526,13 @@ int main(int argc, char **argv)
 			usage(stdout);
 			return 0;
 		} else if ((v = option_value(argc, argv, &i, "--port")) != NULL) {
-			if ((port = parse_uint(v, 0, 65535)) < 0) {
+			if ((port = parse_uint(v, 65535)) < 0) {
 				fprintf(stderr, "requestwatch: bad port '%s'\n", v);
 				return 2;
 			}
 		} else if ((v = option_value(argc, argv, &i, "--stack-kib")) != NULL) {
 			/* 0, or at least 64 KiB: a request needs about 10 */
-			stack_kib = parse_uint(v, 0, 1024 * 1024);
+			stack_kib = parse_uint(v, 1024 * 1024);
 			if (stack_kib < 0 || (stack_kib > 0 && stack_kib < 64)) {
 				fprintf(stderr, "requestwatch: bad --stack-kib '%s' (0, or 64 to 1048576)\n", v);
 				return 2;
@@ -545,8 +543,13 @@ int main(int argc, char **argv)
 			return 2;
 		}
 	}
-	if (stack_kib)
-		conn_stack = (size_t)stack_kib * 1024;
+	/* Connection threads' attributes: 0 keeps the system's default stack. */
+	pthread_attr_t attr;
+	if (pthread_attr_init(&attr) != 0 ||
+	    (stack_kib && pthread_attr_setstacksize(&attr, (size_t)stack_kib * 1024) != 0)) {
+		fprintf(stderr, "requestwatch: cannot set a %ld KiB thread stack\n", stack_kib);
+		return 2;
+	}
 
 	if (pipe2(stop_pipe, O_CLOEXEC | O_NONBLOCK) != 0) {
 		perror("requestwatch: pipe2");
@@ -568,12 +571,6 @@ int main(int argc, char **argv)
 	warm_up();
 
 	server s;
-	pthread_attr_t attr;
-	if (pthread_attr_init(&attr) != 0 ||
-	    (conn_stack && pthread_attr_setstacksize(&attr, conn_stack) != 0)) {
-		fprintf(stderr, "requestwatch: cannot set a %zu-byte thread stack\n", conn_stack);
-		return 2;
-	}
 	s.attr = &attr;
 	unsigned bound;
 	s.listen_fd = open_listener((unsigned)port, &bound);
@@ -594,6 +591,7 @@ int main(int argc, char **argv)
 	printf("listening on 127.0.0.1:%u\n", bound);
 	fflush(stdout);
 	pthread_join(acceptor, NULL); /* returns after SIGINT/SIGTERM, threads joined */
+	pthread_attr_destroy(&attr);
 	rec_log(REC_LOG_INFO, "requestwatch stopped after %llu requests",
 		(unsigned long long)rec_counter_value(requests_served));
 	return instrumentation_finish() == 0 ? 0 : 1;
