@@ -12,8 +12,11 @@
  * for each new thread (bench/ANALYSIS.md measures it).
  *
  * It serves on 127.0.0.1 with plain sockets and one thread per connection
- * ("conn-N"; the accept thread is "accept"), one request per connection
- * (Connection: close).  Endpoints:
+ * ("conn-N"; the accept thread is "accept").  Connections are persistent as
+ * HTTP/1.1 says (one request after another on the same connection and
+ * thread) unless the request says "Connection: close" (HTTP/1.0: unless it
+ * says "Connection: keep-alive"); an idle connection is closed after 5 s.
+ * Endpoints:
  *
  *   /requests/fast            returns the cached quote (no lock)
  *   /requests/blocking        takes the global "quote-cache-lock" mutex, then
@@ -44,6 +47,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/socket.h>
 #include <sys/time.h>
 #include <unistd.h>
@@ -243,23 +247,88 @@ static bool send_all(int fd, const char *p, size_t len)
 	return true;
 }
 
-/* Reads the request head (up to the blank line) into buf; returns its length
- * or -1 when the peer closed, timed out or sent too much. */
-static ssize_t read_head(int fd, char *buf, size_t cap)
+/* What a connection has received: the current request's head is data[0,
+ * head); bytes after it (a pipelined next request) are kept for the next one. */
+typedef struct reqbuf {
+	char data[8192];
+	size_t len;  /* bytes held */
+	size_t head; /* length of the current request's head, 0 before one is read */
+} reqbuf;
+
+/* The end of the first head in b (just past its blank line), or 0. */
+static size_t head_end(const reqbuf *b)
 {
-	size_t len = 0;
-	while (len + 1 < cap) {
-		ssize_t n = recv(fd, buf + len, cap - 1 - len, 0);
+	for (size_t i = 0; i + 1 < b->len; i++) {
+		if (b->data[i] != '\n')
+			continue;
+		if (b->data[i + 1] == '\n')
+			return i + 2;
+		if (b->data[i + 1] == '\r' && i + 2 < b->len && b->data[i + 2] == '\n')
+			return i + 3;
+	}
+	return 0;
+}
+
+/* Reads the next request head into b (after dropping the previous one);
+ * returns its length, or -1 when the peer closed, went quiet for 5 s, sent
+ * too much, or the service is stopping.  Between requests on a kept-alive
+ * connection it waits in poll() on the socket and the stop pipe, so an idle
+ * connection does not hold up SIGINT. */
+static ssize_t read_head(int fd, reqbuf *b, bool between_requests)
+{
+	memmove(b->data, b->data + b->head, b->len - b->head);
+	b->len -= b->head;
+	b->head = 0;
+	for (;;) {
+		size_t end = head_end(b);
+		if (end) {
+			b->head = end;
+			return (ssize_t)end;
+		}
+		if (b->len + 1 >= sizeof b->data)
+			return -1;
+		if (between_requests && b->len == 0) {
+			struct pollfd pfd[2] = {
+				{ .fd = fd, .events = POLLIN },
+				{ .fd = stop_pipe[0], .events = POLLIN },
+			};
+			int pr = poll(pfd, 2, 5000);
+			if (pr < 0 && errno == EINTR)
+				continue;
+			if (pr <= 0 || pfd[1].revents)
+				return -1;
+		}
+		ssize_t n = recv(fd, b->data + b->len, sizeof b->data - 1 - b->len, 0);
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n <= 0)
 			return -1;
-		len += (size_t)n;
-		buf[len] = '\0';
-		if (strstr(buf, "\r\n\r\n") || strstr(buf, "\n\n"))
-			return (ssize_t)len;
+		b->len += (size_t)n;
 	}
-	return -1;
+}
+
+/* Whether the connection stays open after this request: HTTP/1.1 unless it
+ * says "Connection: close", HTTP/1.0 only with "Connection: keep-alive".
+ * head is NUL-terminated. */
+static bool wants_keep_alive(const char *head, int minor)
+{
+	bool keep = minor >= 1;
+	for (const char *l = strchr(head, '\n'); l && l[1]; l = strchr(l + 1, '\n')) {
+		if (strncasecmp(l + 1, "Connection:", 11) != 0)
+			continue;
+		const char *v = l + 12, *eol = strchr(v, '\n');
+		size_t n = eol ? (size_t)(eol - v) : strlen(v);
+		char val[64];
+		if (n >= sizeof val)
+			n = sizeof val - 1;
+		memcpy(val, v, n);
+		val[n] = '\0';
+		if (strcasestr(val, "close"))
+			keep = false;
+		else if (strcasestr(val, "keep-alive"))
+			keep = true;
+	}
+	return keep;
 }
 
 typedef struct route {
@@ -274,22 +343,26 @@ static const route routes[] = {
 	{ "/requests/allocating", serve_allocating },
 };
 
-static void handle_connection(int fd)
+/* Serves one request from b (its head already read); returns whether the
+ * connection stays open for another. */
+static bool handle_request(int fd, reqbuf *b)
 {
-	char head[8192];
 	char path[1024] = "";
 	response r = { 400, "bad request\n" };
 	rec_span span;
 
-	ssize_t len = read_head(fd, head, sizeof head);
-	if (len < 0)
-		return; /* nothing to answer, no request to record */
 	rec_span_begin(&span, request_type);
 	rec_gauge_add(requests_in_flight, 1);
 
+	/* the head as a string: the byte after it is put back below */
+	char saved = b->data[b->head];
+	b->data[b->head] = '\0';
+	const char *head = b->data;
+	int minor = 0;
+	bool keep = false;
 	char method[16];
 	bool head_only = false;
-	if (sscanf(head, "%15s %1023s HTTP/1.%*d", method, path) != 2) {
+	if (sscanf(head, "%15s %1023s HTTP/1.%d", method, path, &minor) != 3) {
 		r.status = 400;
 		snprintf(r.body, sizeof r.body, "bad request\n");
 	} else if (strcmp(method, "GET") != 0 && strcmp(method, "HEAD") != 0) {
@@ -297,6 +370,7 @@ static void handle_connection(int fd)
 		snprintf(r.body, sizeof r.body, "method not allowed\n");
 	} else {
 		head_only = strcmp(method, "HEAD") == 0;
+		keep = wants_keep_alive(head, minor);
 		char *q = strchr(path, '?');
 		if (q)
 			*q = '\0';
@@ -310,14 +384,18 @@ static void handle_connection(int fd)
 		}
 	}
 
+	b->data[b->head] = saved;
+
 	char out[512];
 	size_t body_len = strlen(r.body);
 	int n = snprintf(out, sizeof out,
 			 "HTTP/1.1 %u %s\r\nContent-Type: text/plain\r\nContent-Length: %zu\r\n"
-			 "Connection: close\r\n\r\n%s",
-			 r.status, status_text(r.status), body_len, head_only ? "" : r.body);
-	if (n > 0)
-		(void)send_all(fd, out, (size_t)n < sizeof out ? (size_t)n : sizeof out - 1);
+			 "%s\r\n%s",
+			 r.status, status_text(r.status), body_len,
+			 !keep ? "Connection: close\r\n" : minor == 0 ? "Connection: keep-alive\r\n" : "",
+			 head_only ? "" : r.body);
+	if (n <= 0 || !send_all(fd, out, (size_t)n < sizeof out ? (size_t)n : sizeof out - 1))
+		keep = false;
 	rec_gauge_add(requests_in_flight, -1);
 	rec_counter_add(requests_served, 1);
 	rec_emit e;
@@ -327,6 +405,7 @@ static void handle_connection(int fd)
 		rec_emit_u64(&e, r.status);
 		rec_emit_commit(&e);
 	}
+	return keep;
 }
 
 /* ---- connection threads ------------------------------------------------------ */
@@ -347,7 +426,11 @@ static void *conn_main(void *arg)
 	struct timeval tv = { 5, 0 };
 	(void)setsockopt(c->fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
 	(void)setsockopt(c->fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv);
-	handle_connection(c->fd);
+	reqbuf b;
+	b.len = b.head = 0;
+	for (bool again = false; read_head(c->fd, &b, again) >= 0; again = true)
+		if (!handle_request(c->fd, &b))
+			break;
 	close(c->fd);
 	atomic_store(&c->done, true);
 	return NULL;
