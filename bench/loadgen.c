@@ -1,13 +1,20 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * loadgen - an open-loop HTTP/1.1 load generator for the example service
- * (bench/load.sh; not built by make).  One request per connection
- * (the service answers "Connection: close"), one thread, epoll.
+ * (bench/load.sh; not built by make).  One thread, epoll.  By default one
+ * request per connection ("Connection: close", read to EOF); with
+ * --keepalive, persistent connections: a request is sent on an idle open
+ * connection if there is one, and its response ends after Content-Length.
  *
- *   loadgen open   --rate R --duration S [--warmup S] [common] [-- CMD ARG...]
+ *   loadgen open   --rate R --duration S [--warmup S] [--conns C] [common] [-- CMD ARG...]
  *   loadgen closed --conns C --duration S              [common] [-- CMD ARG...]
  *   loadgen startup                                    [common]  -- CMD ARG...
- *   common: [--port P] [--path /requests/fast] [--timeout S]
+ *   common: [--port P] [--path /requests/fast] [--timeout S] [--keepalive]
+ *
+ * open --keepalive: at most C connections (default 16, as wrk2's -c); a
+ * request due while all C are busy is sent when one is free, and its
+ * latency still runs from its scheduled time.  (Without --keepalive every
+ * request opens its own connection and --conns is refused.)
  *
  * With "-- CMD ARG..." loadgen starts the service itself (stdout a pipe,
  * stderr inherited), times exec -> the line "listening on 127.0.0.1:PORT"
@@ -19,24 +26,27 @@
  * open: request i is due at t0 + i / R (a fixed schedule, whatever the
  * responses do: new connections are opened even while earlier requests are
  * still outstanding).  Latency is measured from each request's scheduled
- * (intended) send time to the end of its response (EOF after the response),
- * not from the moment the client got round to sending it, so a stall of the
- * service or of the client shows up in the latency of every request that was
- * due during the stall: the coordinated-omission correction of wrk2.  The
- * uncorrected figure (from connect() to the end of the response) is printed
- * too.  Requests due during the first --warmup seconds (default 1) are sent
- * and counted but left out of the latency percentiles.
+ * (intended) send time to the end of its response (EOF after the response;
+ * with --keepalive, its last Content-Length byte), not from the moment the
+ * client got round to sending it, so a stall of the service or of the
+ * client shows up in the latency of every request that was due during the
+ * stall: the coordinated-omission correction of wrk2.  The uncorrected
+ * figure (from connect(), or from the send on a kept-alive connection, to
+ * the end of the response) is printed too.  Requests due during the first
+ * --warmup seconds (default 1) are sent and counted but left out of the
+ * latency percentiles.
  *
- * closed: C connections in a loop (connect, request, read to EOF, again) for
+ * closed: C connections in a loop (connect, request, read to EOF, again;
+ * with --keepalive, requests one after another on C open connections) for
  * S seconds: the service's capacity (completed requests per second).
  *
  * Output: one line of key=value pairs on stdout, e.g.
- *   mode=open rate=2000 duration=10 sent=20000 ok=20000 errors=0 timeouts=0
- *   throughput=1999.8 p50_us=.. p90_us=.. p99_us=.. p999_us=.. max_us=..
+ *   mode=open keepalive=0 connections=20000 rate=2000 duration=10 sent=20000
+ *   ok=20000 errors=0 timeouts=0 throughput=1999.8 p50_us=.. p90_us=.. p99_us=.. p999_us=.. max_us=..
  *   raw_p50_us=.. raw_p99_us=.. late_max_us=.. startup_ms=.. service_cpu_s=..
  *   exit=0
- * sent = requests whose bytes were all written; ok = responses with status
- * 200; errors = connect/write/read failures and other statuses; timeouts =
+ * connections = connections opened; sent = requests whose bytes were all
+ * written; ok = responses with status 200; errors = connect/write/read failures and other statuses; timeouts =
  * requests without a full response after --timeout seconds (default 10).
  * late_max_us = the largest delay of an actual send behind its schedule;
  * service_cpu_s, service_minflt, service_csw = user + sys CPU time, minor
@@ -170,7 +180,7 @@ done:
 }
 
 /* ---- connections ---------------------------------------------------------------- */
-enum cstate { C_FREE, C_CONNECTING, C_READING };
+enum cstate { C_FREE, C_CONNECTING, C_READING, C_IDLE };
 
 typedef struct conn {
 	int fd;
@@ -181,13 +191,21 @@ typedef struct conn {
 	size_t got;        /* response bytes read (first 16 kept) */
 	char head[16];
 	bool counted;      /* in the percentiles */
+	/* --keepalive: the response head as far as read, and its end */
+	char hb[1024];
+	size_t need;       /* response bytes in all (head + Content-Length), 0 = head not complete */
+	bool server_close; /* the response said "Connection: close" */
 } conn;
 
 static conn *conns;
 static size_t nconns;
 static int *free_list;
 static size_t nfree;
+static int *idle_list; /* --keepalive: open connections without a request */
+static size_t nidle;
 static int ep;
+static bool keepalive;
+static uint64_t n_connections; /* connections opened */
 
 static char request[512];
 static size_t request_len;
@@ -219,13 +237,28 @@ static void lat_add(uint64_t corrected, uint64_t uncorrected)
 	n_lat++;
 }
 
-static void finish(conn *c, bool ok, uint64_t t)
+static void close_conn(conn *c)
 {
 	if (c->fd >= 0) {
 		epoll_ctl(ep, EPOLL_CTL_DEL, c->fd, NULL);
 		close(c->fd);
 	}
 	c->fd = -1;
+	c->state = C_FREE;
+	free_list[nfree++] = (int)(c - conns);
+}
+
+/* Requests in flight. */
+static size_t busy(void)
+{
+	return nconns - nfree - nidle;
+}
+
+/* A request is over: counted, and its connection closed, or with
+ * --keepalive kept for the next request when the response was complete and
+ * did not say "Connection: close". */
+static void finish(conn *c, bool ok, uint64_t t)
+{
 	if (ok && c->got >= 12 && memcmp(c->head, "HTTP/1.1 200", 12) == 0) {
 		n_ok++;
 		last_done = t;
@@ -234,21 +267,95 @@ static void finish(conn *c, bool ok, uint64_t t)
 	} else {
 		n_err++;
 	}
-	c->state = C_FREE;
-	free_list[nfree++] = (int)(c - conns);
+	if (ok && keepalive && c->need && !c->server_close && c->got == c->need) {
+		c->state = C_IDLE; /* still in epoll: EPOLLRDHUP says if the service closes it */
+		idle_list[nidle++] = (int)(c - conns);
+	} else {
+		close_conn(c);
+	}
+}
+
+/* Sends the request on c (connected); false when the connection failed. */
+static bool send_request(conn *c)
+{
+	while (c->sent < request_len) {
+		ssize_t n = send(c->fd, request + c->sent, request_len - c->sent, MSG_NOSIGNAL);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 && errno == EAGAIN) { /* the rest at EPOLLOUT */
+			if (c->state != C_CONNECTING) {
+				c->state = C_CONNECTING;
+				struct epoll_event ev = { .events = EPOLLOUT, .data.u32 = (uint32_t)(c - conns) };
+				if (epoll_ctl(ep, EPOLL_CTL_MOD, c->fd, &ev) != 0)
+					die("epoll_ctl");
+			}
+			return true;
+		}
+		if (n <= 0)
+			return false;
+		c->sent += (size_t)n;
+	}
+	n_sent++;
+	c->state = C_READING;
+	struct epoll_event ev = { .events = EPOLLIN | EPOLLRDHUP, .data.u32 = (uint32_t)(c - conns) };
+	if (epoll_ctl(ep, EPOLL_CTL_MOD, c->fd, &ev) != 0)
+		die("epoll_ctl");
+	return true;
+}
+
+/* --keepalive: parses the response head once it is complete (Content-Length,
+ * Connection: close); sets c->need. */
+static void parse_head(conn *c)
+{
+	char *end = strstr(c->hb, "\r\n\r\n");
+	if (!end)
+		return;
+	size_t clen = 0;
+	bool have_len = false;
+	for (char *l = strstr(c->hb, "\r\n"); l && l < end; l = strstr(l + 2, "\r\n")) {
+		if (strncasecmp(l + 2, "Content-Length:", 15) == 0) {
+			clen = strtoul(l + 17, NULL, 10);
+			have_len = true;
+		} else if (strncasecmp(l + 2, "Connection:", 11) == 0 && strncasecmp(l + 13, "close", 5) == 0) {
+			c->server_close = true;
+		}
+	}
+	if (!have_len) {
+		c->server_close = true;
+		c->need = SIZE_MAX; /* to EOF */
+		return;
+	}
+	c->need = (size_t)(end + 4 - c->hb) + clen;
 }
 
 /* Opens a non-blocking connection for a request due at `intended`. */
 static bool start_request(uint64_t intended, bool counted)
 {
+	while (nidle > 0) {
+		conn *c = &conns[idle_list[--nidle]];
+		c->intended = intended;
+		c->counted = counted;
+		c->sent = c->got = c->need = 0;
+		c->hb[0] = '\0';
+		c->server_close = false;
+		c->started = now_ns();
+		if (send_request(c)) {
+			n_started++;
+			return true;
+		}
+		close_conn(c); /* the service closed it meanwhile: another one */
+	}
 	if (nfree == 0)
 		return false;
 	conn *c = &conns[free_list[--nfree]];
 	c->intended = intended;
 	c->counted = counted;
-	c->sent = c->got = 0;
+	c->sent = c->got = c->need = 0;
+	c->hb[0] = '\0';
+	c->server_close = false;
 	c->started = now_ns();
 	n_started++;
+	n_connections++;
 	c->fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 	if (c->fd < 0) {
 		fprintf(stderr, "loadgen: socket: %s\n", strerror(errno));
@@ -288,23 +395,17 @@ static void on_event(conn *c, uint32_t events)
 			finish(c, false, now_ns());
 			return;
 		}
-		while (c->sent < request_len) {
-			ssize_t n = send(c->fd, request + c->sent, request_len - c->sent, MSG_NOSIGNAL);
-			if (n < 0 && errno == EINTR)
-				continue;
-			if (n < 0 && errno == EAGAIN)
-				return; /* wait for EPOLLOUT again */
-			if (n <= 0) {
-				finish(c, false, now_ns());
-				return;
+		if (!send_request(c))
+			finish(c, false, now_ns());
+		return;
+	}
+	if (c->state == C_IDLE) { /* the service closed an idle connection */
+		for (size_t k = 0; k < nidle; k++)
+			if (idle_list[k] == (int)(c - conns)) {
+				idle_list[k] = idle_list[--nidle];
+				break;
 			}
-			c->sent += (size_t)n;
-		}
-		n_sent++;
-		c->state = C_READING;
-		struct epoll_event ev = { .events = EPOLLIN | EPOLLRDHUP, .data.u32 = (uint32_t)(c - conns) };
-		if (epoll_ctl(ep, EPOLL_CTL_MOD, c->fd, &ev) != 0)
-			die("epoll_ctl");
+		close_conn(c);
 		return;
 	}
 	if (c->state != C_READING)
@@ -318,11 +419,22 @@ static void on_event(conn *c, uint32_t events)
 				size_t k = sizeof c->head - c->got;
 				memcpy(c->head + c->got, buf, (size_t)n < k ? (size_t)n : k);
 			}
+			if (keepalive && !c->need && c->got + 1 < sizeof c->hb) {
+				size_t k = sizeof c->hb - 1 - c->got;
+				memcpy(c->hb + c->got, buf, (size_t)n < k ? (size_t)n : k);
+				c->hb[c->got + ((size_t)n < k ? (size_t)n : k)] = '\0';
+			}
 			c->got += (size_t)n;
+			if (keepalive && !c->need)
+				parse_head(c);
+			if (keepalive && c->need && !c->server_close && c->got >= c->need) {
+				finish(c, c->got == c->need, now_ns());
+				return;
+			}
 			continue;
 		}
-		if (n == 0) {
-			finish(c, true, now_ns());
+		if (n == 0) { /* EOF: complete, unless --keepalive knows more was due */
+			finish(c, !keepalive || c->need == SIZE_MAX || (c->need && c->got == c->need), now_ns());
 			return;
 		}
 		if (errno == EINTR)
@@ -338,12 +450,8 @@ static void expire(uint64_t now, uint64_t timeout_ns)
 {
 	for (size_t i = 0; i < nconns; i++) {
 		conn *c = &conns[i];
-		if (c->state != C_FREE && now > c->started && now - c->started > timeout_ns) {
-			epoll_ctl(ep, EPOLL_CTL_DEL, c->fd, NULL);
-			close(c->fd);
-			c->fd = -1;
-			c->state = C_FREE;
-			free_list[nfree++] = (int)i;
+		if (c->state != C_FREE && c->state != C_IDLE && now > c->started && now - c->started > timeout_ns) {
+			close_conn(c);
 			n_timeout++;
 		}
 	}
@@ -391,7 +499,7 @@ static void usage(void)
 		"usage: loadgen open --rate R --duration S [--warmup S] [common] [-- CMD ARG...]\n"
 		"       loadgen closed --conns C --duration S [common] [-- CMD ARG...]\n"
 		"       loadgen startup [common] -- CMD ARG...\n"
-		"common: [--port P] [--path PATH] [--timeout S]\n");
+		"common: [--port P] [--path PATH] [--timeout S] [--keepalive]\n");
 	exit(2);
 }
 
@@ -417,6 +525,10 @@ int main(int argc, char **argv)
 				usage();
 			break;
 		}
+		if (strcmp(a, "--keepalive") == 0) {
+			keepalive = true;
+			continue;
+		}
 		if (i + 1 >= argc)
 			usage();
 		const char *v = argv[++i];
@@ -437,7 +549,8 @@ int main(int argc, char **argv)
 		else
 			usage();
 	}
-	if ((open_loop && (rate <= 0 || duration <= 0 || warmup < 0)) || (closed && (nc <= 0 || duration <= 0)) ||
+	if ((open_loop && (rate <= 0 || duration <= 0 || warmup < 0 || nc < 0 || (nc > 0 && !keepalive))) ||
+	    (closed && (nc <= 0 || duration <= 0)) ||
 	    (startup_only && !cmd) || (!cmd && port == 0) || timeout <= 0)
 		usage();
 	signal(SIGPIPE, SIG_IGN);
@@ -460,12 +573,15 @@ int main(int argc, char **argv)
 		rl.rlim_cur = rl.rlim_max;
 		(void)setrlimit(RLIMIT_NOFILE, &rl);
 	}
-	nconns = closed ? (size_t)nc : (size_t)(rl.rlim_cur > 1100 ? rl.rlim_cur - 100 : 1000);
+	nconns = closed || (keepalive && nc > 0) ? (size_t)nc
+		 : keepalive			 ? 16
+						 : (size_t)(rl.rlim_cur > 1100 ? rl.rlim_cur - 100 : 1000);
 	if (nconns > 16384)
 		nconns = 16384;
 	conns = calloc(nconns, sizeof *conns);
 	free_list = calloc(nconns, sizeof *free_list);
-	if (!conns || !free_list)
+	idle_list = calloc(nconns, sizeof *idle_list);
+	if (!conns || !free_list || !idle_list)
 		die("calloc");
 	for (size_t i = 0; i < nconns; i++) {
 		conns[i].fd = -1;
@@ -475,7 +591,8 @@ int main(int argc, char **argv)
 	if (ep < 0)
 		die("epoll_create1");
 	request_len = (size_t)snprintf(request, sizeof request,
-				       "GET %s HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n", path);
+				       "GET %s HTTP/1.1\r\nHost: 127.0.0.1\r\n%s\r\n", path,
+				       keepalive ? "" : "Connection: close\r\n");
 	target.sin_family = AF_INET;
 	target.sin_port = htons((uint16_t)port);
 	target.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
@@ -490,12 +607,14 @@ int main(int argc, char **argv)
 		total = (uint64_t)(rate * duration + 0.5);
 		double interval = 1e9 / rate;
 		uint64_t warm_n = (uint64_t)(rate * warmup + 0.5);
-		while (i < total || nfree < nconns) {
+		while (i < total || busy() > 0) {
 			uint64_t now = now_ns();
 			while (i < total) {
 				uint64_t due = t0 + (uint64_t)((double)i * interval);
 				if (due > now)
 					break;
+				if (keepalive && nidle == 0 && nfree == 0)
+					break; /* every connection busy: sent when one is free */
 				if (now - due > late_max)
 					late_max = now - due;
 				if (!start_request(due, i >= warm_n))
@@ -507,7 +626,7 @@ int main(int argc, char **argv)
 				last_expire = now;
 			}
 			uint64_t next = i < total ? t0 + (uint64_t)((double)i * interval) : now + 100000000u;
-			poll_until(next);
+			poll_until(next > now ? next : now + 100000000u);
 		}
 		n_err += no_slot;
 	} else {
@@ -520,19 +639,21 @@ int main(int argc, char **argv)
 			uint64_t now = now_ns();
 			if (now >= end)
 				break;
-			while (nfree > 0 && now < end)
+			while (nfree + nidle > 0 && now < end)
 				start_request(now, true);
 			poll_until(now + 10000000u < end ? now + 10000000u : end);
 		}
 		/* let the outstanding requests finish, not counted as completed in time */
 		uint64_t done_ok = n_ok;
-		while (nfree < nconns && now_ns() < end + timeout_ns)
+		while (busy() > 0 && now_ns() < end + timeout_ns)
 			poll_until(now_ns() + 10000000u);
 		expire(UINT64_MAX / 2, 0);
 		n_ok = done_ok;
 		total = n_started;
 	}
 	uint64_t t_end = now_ns();
+	while (nidle > 0)
+		close_conn(&conns[idle_list[--nidle]]);
 	int st = stop_service();
 
 	qsort(lat, n_lat, sizeof *lat, cmp_u64);
@@ -542,12 +663,12 @@ int main(int argc, char **argv)
 	 * to the last response */
 	double thr = closed ? (double)n_ok / duration
 			    : (last_done > t0 ? (double)n_ok / ((double)(last_done - t0) / 1e9) : 0);
-	printf("mode=%s rate=%.1f duration=%.3f conns=%zu due=%llu sent=%llu ok=%llu errors=%llu "
+	printf("mode=%s keepalive=%d connections=%llu rate=%.1f duration=%.3f conns=%zu due=%llu sent=%llu ok=%llu errors=%llu "
 	       "timeouts=%llu wall=%.3f throughput=%.1f measured=%zu p50_us=%.1f p90_us=%.1f p99_us=%.1f "
 	       "p999_us=%.1f max_us=%.1f raw_p50_us=%.1f raw_p90_us=%.1f raw_p99_us=%.1f raw_p999_us=%.1f "
 	       "late_max_us=%.1f startup_ms=%.3f service_cpu_s=%.3f service_minflt=%ld service_csw=%ld "
 	       "service_pid=%ld exit=%d\n",
-	       mode, rate, duration, nconns, (unsigned long long)total, (unsigned long long)n_sent,
+	       mode, keepalive, (unsigned long long)n_connections, rate, duration, nconns, (unsigned long long)total, (unsigned long long)n_sent,
 	       (unsigned long long)n_ok, (unsigned long long)n_err, (unsigned long long)n_timeout, wall, thr,
 	       n_lat, pct_us(lat, n_lat, 50), pct_us(lat, n_lat, 90), pct_us(lat, n_lat, 99),
 	       pct_us(lat, n_lat, 99.9), n_lat ? (double)lat[n_lat - 1] / 1000.0 : -1,
@@ -557,6 +678,7 @@ int main(int argc, char **argv)
 	free(raw);
 	free(conns);
 	free(free_list);
+	free(idle_list);
 	close(ep);
 	return st == 0 ? 0 : 1;
 }
