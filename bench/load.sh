@@ -3,11 +3,12 @@
 # (examples/requestwatch.c) under an open-loop load, recording off and on.
 #
 #   BUILD=build bash bench/load.sh           full: 3 runs x 10 s per setting
-#   BUILD=build bash bench/load.sh --quick   quick: 3 runs x 2 s per setting, 3 settings
-#   (LOAD_ALL_SETTINGS=1: all four)
+#   BUILD=build bash bench/load.sh --quick   quick: 3 runs x 2 s per setting, 6 settings
+#   (LOAD_ALL_SETTINGS=1: all nine)
 #
-# Environment: LOAD_RATE (requests/s; default 70 % of the capacity measured
-# first), LOAD_DURATION (s per run), LOAD_RUNS (runs per setting),
+# Environment: LOAD_RATE (requests/s with a connection per request; default
+# 70 % of the capacity measured first), LOAD_RATE_KEEPALIVE (the same with
+# persistent connections), LOAD_DURATION (s per run), LOAD_RUNS (runs per setting),
 # LOAD_TIMEOUT (s the client waits for a response: 10, quick 3),
 # LOAD_STARTUP_RUNS (start-up measurements per setting), LOAD_CAP_RUNS.
 # Prints a markdown section on stdout, writes it to $BUILD/bench/load.md and
@@ -19,10 +20,12 @@
 # 1. compiles bench/loadgen.c (the load generator) with the Makefile's flags;
 # 2. capacity: `loadgen closed --conns 2` (2 connections, one per core, in a
 #    closed loop, recording off), LOAD_CAP_RUNS runs, median requests/s (and
-#    --conns 8 for information);
-# 3. rate = 70 % of that capacity; for run 1..RUNS, for each setting in turn
-#    (interleaved, so slow phases of this shared machine hit every setting):
-#    `loadgen open --rate RATE --duration D -- requestwatch --port 0`, which
+#    --conns 8 for information); the same with --keepalive (persistent
+#    connections: the service's threads live for the whole run);
+# 3. rate = 70 % of that capacity (of the keep-alive one for the k* settings);
+#    for run 1..RUNS, for each setting in turn (interleaved, so slow phases of
+#    this shared machine hit every setting):
+#    `loadgen open [--keepalive] --rate RATE --duration D -- requestwatch --port 0`, which
 #    starts the service, times its start-up, sends GET /requests/fast on a
 #    fixed schedule, latency from each request's scheduled send time
 #    (coordinated omission corrected, as wrk2), SIGINTs the service and waits
@@ -31,7 +34,9 @@
 #    dropped) and a per-connection reconciliation: every connection thread
 #    conn-N serves one request, so requests sent = app.Request recorded +
 #    connection threads whose events were dropped (rec.Dropped naming the
-#    thread) without an app.Request in the file;
+#    thread) without an app.Request in the file; with persistent connections
+#    a thread serves many requests: sent = app.Request recorded exactly, or
+#    short by at most the events dropped on conn-N threads;
 # 5. start-up: `loadgen startup -- requestwatch --port 0` (fork -> the line
 #    "listening on ..." read), STARTUP_RUNS per setting, interleaved.
 set -euo pipefail
@@ -75,22 +80,28 @@ T0=$EPOCHREALTIME
 minmax() { sort -g | awk 'NR==1{a=$1} {b=$1} END{ if (NR==0) print "nan nan"; else print a, b }'; }
 
 # ---- settings --------------------------------------------------------------
-# name|REC_OUTPUT?|REC_OPTIONS|label|service arguments
+# name|REC_OUTPUT?|REC_OPTIONS|label|service arguments|loadgen arguments
+# The first three: a new connection (so a new connection thread) for every
+# request; k*: persistent connections (--keepalive, 16 of them, requests sent
+# one after another on each, as wrk2 does), at their own rate.
 SETTINGS=(
 	"off|0||recording off|"
 	"on|1||recording on, defaults (REC_OUTPUT only: lock waits >= 10 us, sleeps, reported allocations, CPU samples at 100 Hz, no stacks on app.Request)|"
 	"all|1|events=*:stack=on:threshold=0|recording on, everything with a stack trace on every event (REC_OPTIONS='events=*:stack=on:threshold=0')|"
+	"koff|0||persistent connections, recording off||--keepalive"
+	"kon|1||persistent connections, recording on, defaults||--keepalive"
+	"kall|1|events=*:stack=on:threshold=0|persistent connections, recording on, everything with a stack trace on every event||--keepalive"
 	"small|1|buffer=16KiB|recording on, defaults but 16 KiB thread buffers (REC_OPTIONS='buffer=16KiB'; see the drops)|"
 	"off8m|0||recording off, connection threads with the system's default stack (--stack-kib 0: 8 MiB here)|--stack-kib 0"
 	"on8m|1||recording on, defaults, connection threads with the system's default stack (--stack-kib 0)|--stack-kib 0"
 )
-# quick mode: the first three settings only
-[ "$QUICK" = 1 ] && [ -z "${LOAD_ALL_SETTINGS:-}" ] && SETTINGS=("${SETTINGS[@]:0:3}")
+# quick mode: the first six settings only
+[ "$QUICK" = 1 ] && [ -z "${LOAD_ALL_SETTINGS:-}" ] && SETTINGS=("${SETTINGS[@]:0:6}")
 names() { # [FROM [COUNT]] -> the names of SETTINGS[FROM..FROM+COUNT-1], one a line
 	local s
 	for s in "${SETTINGS[@]:${1:-0}:${2:-${#SETTINGS[@]}}}"; do echo "${s%%|*}"; done
 }
-setting() { # NAME FIELD -> that field of the setting: 2 recording on (1/0), 3 REC_OPTIONS, 4 label, 5 service arguments
+setting() { # NAME FIELD -> that field of the setting: 2 recording on (1/0), 3 REC_OPTIONS, 4 label, 5 service arguments, 6 loadgen arguments
 	local s f
 	for s in "${SETTINGS[@]}"; do
 		IFS='|' read -r -a f <<<"$s"
@@ -114,19 +125,25 @@ run_env() { # NAME -> runs "$@" with the setting's environment
 # ---- 1. capacity -----------------------------------------------------------------
 # closed loop, recording off: 2 connections (one per core: the capacity the
 # rate is taken from) and 8 connections (burst capacity, for information)
-: >"$DATA/cap"; : >"$DATA/cap8"
+: >"$DATA/cap"; : >"$DATA/cap8"; : >"$DATA/capk"
 for ((r = 1; r <= CAPRUNS; r++)); do
-	for c in 2 $( [ "$QUICK" = 1 ] || echo 8); do
-		line=$("$LG" closed --conns "$c" --duration "$CAPDUR" -- env -u REC_OUTPUT -u REC_OPTIONS "$RW" --port 0 2>>"$LOG") ||
+	for c in 2 k $( [ "$QUICK" = 1 ] || echo 8); do
+		if [ "$c" = k ]; then ka=(--keepalive); n=2; else ka=(); n=$c; fi
+		line=$("$LG" closed "${ka[@]}" --conns "$n" --duration "$CAPDUR" -- env -u REC_OUTPUT -u REC_OPTIONS "$RW" --port 0 2>>"$LOG") ||
 			die "loadgen closed failed (see $LOG)"
 		echo "closed $c $line" >>"$LOG"
-		if [ "$c" = 2 ]; then kv throughput "$line" >>"$DATA/cap"; else kv throughput "$line" >>"$DATA/cap8"; fi
+		kv throughput "$line" >>"$DATA/cap${c#2}"
 	done
 done
 CAP=$(median <"$DATA/cap")
 CAP8=$(median <"$DATA/cap8")  # nan in quick mode
+CAPK=$(median <"$DATA/capk")
 RATE=${LOAD_RATE:-$(awk -v c="$CAP" 'BEGIN{printf "%.0f", 0.7 * c}')}
-say "capacity (closed loop, recording off): 2 connections $CAP requests/s, 8 connections $CAP8; open-loop rate $RATE requests/s"
+RATEK=${LOAD_RATE_KEEPALIVE:-$(awk -v c="$CAPK" 'BEGIN{printf "%.0f", 0.7 * c}')}
+say "capacity (closed loop, recording off): 2 connections $CAP requests/s, 8 connections $CAP8, 2 persistent connections $CAPK; open-loop rates $RATE and (persistent) $RATEK requests/s"
+rate_of() { # NAME -> the open-loop rate of the setting
+	case " $(setting "$1" 6) " in *" --keepalive "*) echo "$RATEK" ;; *) echo "$RATE" ;; esac
+}
 
 # ---- 2. open-loop runs --------------------------------------------------------------
 # split_kv NAME LINE [SKIP]: every key=value of LINE (but SKIP) appended to
@@ -141,8 +158,10 @@ for ((r = 1; r <= RUNS; r++)); do
 		CUR_REC="$DATA/$name-$r.rec"
 		rm -f "$CUR_REC"
 		read -r -a sargs <<<"$(setting "$name" 5)"
-		say "run $r, $name: loadgen open --rate $RATE --duration $DURATION -- requestwatch --port 0 ${sargs[*]}"
-		line=$(run_env "$name" "$LG" open --rate "$RATE" --duration "$DURATION" --timeout "$TIMEOUT" -- "$RW" --port 0 "${sargs[@]}" 2>>"$LOG") ||
+		read -r -a largs <<<"$(setting "$name" 6)"
+		rate=$(rate_of "$name")
+		say "run $r, $name: loadgen open ${largs[*]} --rate $rate --duration $DURATION -- requestwatch --port 0 ${sargs[*]}"
+		line=$(run_env "$name" "$LG" open "${largs[@]}" --rate "$rate" --duration "$DURATION" --timeout "$TIMEOUT" -- "$RW" --port 0 "${sargs[@]}" 2>>"$LOG") ||
 			say "loadgen/service failed: $line"
 		echo "$name $r $line" >>"$LOG"
 		split_kv "$name" "$line"
@@ -152,9 +171,10 @@ for ((r = 1; r <= RUNS; r++)); do
 		if [ "$(setting "$name" 2)" = 1 ]; then
 			# recorded app.Request, events, dropped; per-connection reconciliation
 			sent=$(kv sent "$line")
-			rec_line=$(python3 - "$BIN" "$CUR_REC" "$sent" "$(kv timeouts "$line")" <<'EOF'
+			rec_line=$(python3 - "$BIN" "$CUR_REC" "$sent" "$(kv timeouts "$line")" "$(kv keepalive "$line")" <<'EOF'
 import json, subprocess, sys
 bin_, rec, sent, timeouts = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4] or 0)
+keepalive = sys.argv[5] == "1"
 s = json.loads(subprocess.run([bin_ + "/rec-summary", "--json", rec], check=True,
                               capture_output=True, text=True).stdout)
 types = {t["name"]: t["count"] for t in s["types"]}
@@ -171,12 +191,22 @@ for e in p["recording"]["events"]:
         if name.startswith("conn-") and v.get("reason") in (0, 1, 2):
             dropped_conn.add(name)
             drop_ev_conn += v["count"]
+# a new connection thread per request: a thread with drops and no
+# app.Request lost its request; persistent connections: a thread serves many,
+# so the drops on conn-N threads bound the requests lost
 lost = len(dropped_conn - served)
 # exact, or short by at most the requests the client abandoned after its
 # timeout (the service may never have read those: still in its accept queue
 # when SIGINT stopped it), or not explained
-short = sent - (req + lost)
-ok = "yes" if short == 0 else ("short-by-%d-of-%d-abandoned" % (short, timeouts) if 0 < short <= timeouts else "NO")
+short = sent - (req + (0 if keepalive else lost))
+if short == 0:
+    ok = "yes"
+elif keepalive and 0 < short <= drop_ev_conn:
+    ok = "short-by-%d-within-%d-dropped" % (short, drop_ev_conn)
+elif 0 < short <= timeouts:
+    ok = "short-by-%d-of-%d-abandoned" % (short, timeouts)
+else:
+    ok = "NO"
 print("requests=%d lost=%d sent=%d agree=%s events=%d dropped=%d conn_drops=%d size=%d" % (
     req, lost, sent, ok, s["events"], s["dropped"], drop_ev_conn, s["total_size"]))
 EOF
@@ -220,7 +250,7 @@ cells() { # NAME KEY[:DIVISOR[:DIGITS]]... -> cell of each key, joined by " | "
 	join " | " "${out[@]}"
 }
 base_of() { # NAME -> the setting it is compared with: the same service with the recording off
-	case "$1" in on8m) echo off8m ;; *) echo off ;; esac
+	case "$1" in on8m) echo off8m ;; k*) echo koff ;; *) echo off ;; esac
 }
 vs_base() { # NAME KEY... -> "+x.y %" of each key's median against base_of NAME's, joined by " | "
 	local name=$1 base k out=(); shift
@@ -242,8 +272,17 @@ run_row() { # NAME RUN KEY... -> line RUN of each $DATA/NAME.KEY, joined by " | 
 	echo
 	echo "$(date -u '+%Y-%m-%d %H:%M UTC'); $ELAPSED s; load average $LOAD_START at the start, $LOAD_END at the end."
 	echo "Service: \`$RW --port 0\` (examples/requestwatch.c: one thread per connection with a 256 KiB"
-	echo "stack, one request per connection), every request \`GET /requests/fast\`. Load generator: \`$LG\`"
+	echo "stack), every request \`GET /requests/fast\`. Load generator: \`$LG\`"
 	echo "(bench/loadgen.c, one thread, epoll, compiled with \`$LG_CMD\`), on the same 2 cores."
+	echo "Two ways to connect, each with its own capacity and rate:"
+	echo "- **a new connection per request** (off, on, all, ...): \`Connection: close\`, so every request"
+	echo "  is a new connection thread in the service: it registers with the recorder, gets a buffer, emits"
+	echo "  rec.ThreadStart, app.Request and rec.ThreadEnd, and exits; the worst case for a recorder with"
+	echo "  per-thread buffers;"
+	echo "- **persistent connections** (koff, kon, kall; \`loadgen --keepalive\`): 16 HTTP/1.1 keep-alive"
+	echo "  connections, a request sent on a free one when due (a request due while all 16 are busy waits"
+	echo "  for one, its latency still counted from its scheduled time), as wrk2 does with its fixed"
+	echo "  connections; the service's 16 connection threads live for the whole run, one app.Request per request."
 	if [ -n "$(setting off8m 1)" ]; then
 		echo "The settings off8m and on8m start it with \`--stack-kib 0\`: connection threads get the system's"
 		echo "default stack ($(ulimit -s) KiB, \`ulimit -s\`). glibc keeps the stacks of exited threads for reuse"
@@ -254,12 +293,15 @@ run_row() { # NAME RUN KEY... -> line RUN of each $DATA/NAME.KEY, joined by " | 
 	echo "Capacity: \`loadgen closed --conns 2 --duration $CAPDUR -- requestwatch --port 0\` (2 connections, one"
 	echo "per core, in a closed loop, recording off), median of $CAPRUNS: **$CAP requests/s**. Open-loop rate: **$RATE requests/s**"
 	echo "(70 % of it$( [ -n "${LOAD_RATE:-}" ] && echo ", overridden by LOAD_RATE"))."
+	echo "Persistent connections: \`loadgen closed --keepalive --conns 2 ...\` reaches **$CAPK requests/s**; their"
+	echo "open-loop rate: **$RATEK requests/s** (70 %$( [ -n "${LOAD_RATE_KEEPALIVE:-}" ] && echo ", overridden by LOAD_RATE_KEEPALIVE"))."
 	if [ "$CAP8" != nan ]; then
 		echo "With 8 connections the closed loop reaches $CAP8 requests/s,"
 		echo "but that is a burst figure: in trial runs on this shared machine, open-loop arrivals at 70 % of the"
 		echo "8-connection figure queued up (latencies of tens of milliseconds and more) with the recording off."
 	fi
 	echo "Each run: \`loadgen open --rate $RATE --duration $DURATION -- requestwatch --port 0\`"
+	echo "(persistent: \`loadgen open --keepalive --rate $RATEK ...\`)"
 	echo "with the setting's environment; $RUNS runs per setting, the settings interleaved (run 1 of each, then"
 	echo "run 2 of each, ...). Open loop: request i is sent at t0 + i/rate whatever the earlier responses"
 	echo "did, and its latency runs from that scheduled time to the end of its response, so a stall of"
@@ -275,12 +317,13 @@ run_row() { # NAME RUN KEY... -> line RUN of each $DATA/NAME.KEY, joined by " | 
 		echo "| $name: $(setting "$name" 4) | $(cells "$name" throughput:1:1 p50_us p90_us p99_us p999_us max_us raw_p99_us cpu_us:1:1 flt:1:2) | $(( $(sum "$name" errors) + $(sum "$name" timeouts) )) |"
 	done
 	echo
-	echo "Difference from the same service with the recording off (medians; on8m against off8m, and"
-	echo "off8m against off: what 8 MiB stacks cost the service by themselves):"
+	echo "Difference from the same service with the recording off (medians; kon and kall against koff,"
+	echo "on8m against off8m, and off8m against off: what 8 MiB stacks cost the service by themselves):"
 	echo
 	echo "| setting | against | throughput | p50 | p90 | p99 | p99.9 | goal |"
 	echo "|---|---|---|---|---|---|---|---|"
-	for name in $(names 1); do
+	for name in $(names); do
+		[ "$(base_of "$name")" = "$name" ] && continue
 		echo "| $name | $(base_of "$name") | $(vs_base "$name" throughput p50_us p90_us p99_us p999_us) | p50, p90 within 2 %, p99 within 5 %, throughput within 1 % |"
 	done
 	echo
@@ -303,6 +346,9 @@ run_row() { # NAME RUN KEY... -> line RUN of each $DATA/NAME.KEY, joined by " | 
 	echo "requests (connection threads with drops and no app.Request) are added. \"short-by-K-of-T-abandoned\" means"
 	echo "K requests are in neither, and K is at most the T requests the client abandoned after its timeout"
 	echo "($TIMEOUT s, \`--timeout\`): the service never read those (still in its accept queue when SIGINT stopped it)."
+	echo "With persistent connections a connection thread serves many requests and emits only app.Request"
+	echo "between its rec.ThreadStart and rec.ThreadEnd, so there the client's count must equal the app.Request"
+	echo "count, or fall short by at most the events dropped on conn-N threads (\"short-by-K-within-D-dropped\")."
 	echo
 	echo "Start-up: \`loadgen startup -- requestwatch --port 0\`, time from fork() to reading the line"
 	echo "\"listening on 127.0.0.1:PORT\" (the service sleeps 400 ms in its warm-up), $SRUNS runs per setting, interleaved;"
@@ -320,7 +366,9 @@ run_row() { # NAME RUN KEY... -> line RUN of each $DATA/NAME.KEY, joined by " | 
 {
 	echo "cap=$CAP"
 	echo "cap8=$CAP8"
+	echo "capk=$CAPK"
 	echo "rate=$RATE"
+	echo "ratek=$RATEK"
 	echo "runs=$RUNS"
 	echo "duration=$DURATION"
 	for name in $(names); do

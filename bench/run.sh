@@ -688,22 +688,25 @@ on the medians.
 | 3 | peak RSS, $(hc "$N_SMALL") -> $(hc "$N") events: rec-summary; rec-print | $(mib "${RSS[sum_ours_small]}") -> $(mib "${RSS[sum_ours]}"); $(mib "${RSS[print_ours_small]}") -> $(mib "${RSS[print_ours]}") | $(mib "${RSS[sum_jfr]}"); $(mib "${RSS[print_jfr]}") ($(hc "$JFR_PRINT_N")) | | | does not grow with the file | $( [ "$FLAT_SUM" = yes ] && [ "$FLAT_PRINT" = yes ] && echo met || echo "**missed**") |
 EOF
 if [ -n "${LD[rate]:-}" ]; then
-	for st in on all on8m; do
+	for st in kon kall on all on8m; do
 		[ -n "${LD[$st.p50_us]:-}" ] || continue
-		base=off
+		base=off; rate=${LD[rate]}; cap=${LD[cap]:-0}; conn="a new connection per request"
 		case $st in
+		kon) lbl="recording on, defaults"; base=koff ;;
+		kall) lbl="recording on, everything, stack traces on every event"; base=koff ;;
 		on) lbl="recording on, defaults" ;;
 		all) lbl="recording on, everything, stack traces on every event" ;;
 		on8m) lbl="8 MiB connection stacks (--stack-kib 0), recording on, defaults"; base=off8m ;;
 		esac
+		case $st in k*) rate=${LD[ratek]:-?}; cap=${LD[capk]:-0}; conn="16 persistent connections" ;; esac
 		for k in p50 p90 p99; do
 			lim=2; [ "$k" = p99 ] && lim=5
 			d=$(pctd "${LD[$st.${k}_us]:-nan}" "${LD[$base.${k}_us]:-nan}")
-			echo "| 4 | service at ${LD[rate]} req/s ($(awk -v r="${LD[rate]}" -v c="${LD[cap]:-0}" 'BEGIN{ if (c > 0) printf "%.0f %% of", 100 * r / c; else printf "rate given,"}') capacity ${LD[cap]:-?} req/s), $lbl: $k latency, median of ${LD[runs]} runs | $(ms "${LD[$st.${k}_us]:-}") | | | $(n2 "$d" 1) % vs $base ($(ms "${LD[$base.${k}_us]:-}")) | within $lim % of off | $(notworse "$d" "$lim") |"
+			echo "| 4 | service, $conn, at $rate req/s ($(awk -v r="$rate" -v c="$cap" 'BEGIN{ if (c > 0) printf "%.0f %% of", 100 * r / c; else printf "rate given,"}') capacity $cap req/s), $lbl: $k latency, median of ${LD[runs]} runs | $(ms "${LD[$st.${k}_us]:-}") | | | $(n2 "$d" 1) % vs $base ($(ms "${LD[$base.${k}_us]:-}")) | within $lim % of off | $(notworse "$d" "$lim") |"
 		done
 		d=$(pctd "${LD[$st.throughput]:-nan}" "${LD[$base.throughput]:-nan}")
 		echo "| 4 | same, $lbl: throughput, req/s | $(n2 "${LD[$st.throughput]:-}" 1) | | | $(n2 "$d" 1) % vs $base ($(n2 "${LD[$base.throughput]:-}" 1)) | within 1 % of off | $(within "$d" 1) |"
-		echo "| 4 | same, $lbl: requests sent = app.Request recorded + requests lost with reported drops (all runs) | sent ${LD[$st.sent]:-n/a}, recorded ${LD[$st.requests]:-n/a}, events dropped ${LD[$st.dropped]:-n/a} | | | | agree exactly, or drops explain the difference | $(case "${LD[$st.agree]:-}" in yes) echo "met (difference all explained by drops)" ;; *NO*|"") echo "**missed** (${LD[$st.agree]:-n/a})" ;; *) echo "met except requests the client abandoned (${LD[$st.agree]})" ;; esac) |"
+		echo "| 4 | same, $lbl: requests sent = app.Request recorded + requests lost with reported drops (all runs) | sent ${LD[$st.sent]:-n/a}, recorded ${LD[$st.requests]:-n/a}, events dropped ${LD[$st.dropped]:-n/a} | | | | agree exactly, or drops explain the difference | $(case "${LD[$st.agree]:-}" in yes) echo "met (difference all explained by drops)" ;; *NO*|"") echo "**missed** (${LD[$st.agree]:-n/a})" ;; *within*) echo "met (difference within the reported drops: ${LD[$st.agree]})" ;; *) echo "met except requests the client abandoned (${LD[$st.agree]})" ;; esac) |"
 	done
 	for st in on all; do
 		d=$(awk -v a="${LD[$st.startup]:-nan}" -v b="${LD[off.startup]:-nan}" 'BEGIN{ if (a=="nan"||b=="nan") print "nan"; else printf "%.1f\n", a-b }')
