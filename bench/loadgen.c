@@ -328,17 +328,24 @@ static void parse_head(conn *c)
 	c->need = (size_t)(end + 4 - c->hb) + clen;
 }
 
-/* Opens a non-blocking connection for a request due at `intended`. */
+/* c's request state for a new request due at `intended`. */
+static void begin_request(conn *c, uint64_t intended, bool counted)
+{
+	c->intended = intended;
+	c->counted = counted;
+	c->sent = c->got = c->need = 0;
+	c->hb[0] = '\0';
+	c->server_close = false;
+	c->started = now_ns();
+}
+
+/* Sends a request due at `intended` on an idle kept-alive connection, or
+ * opens a non-blocking connection for it. */
 static bool start_request(uint64_t intended, bool counted)
 {
 	while (nidle > 0) {
 		conn *c = &conns[idle_list[--nidle]];
-		c->intended = intended;
-		c->counted = counted;
-		c->sent = c->got = c->need = 0;
-		c->hb[0] = '\0';
-		c->server_close = false;
-		c->started = now_ns();
+		begin_request(c, intended, counted);
 		if (send_request(c)) {
 			n_started++;
 			return true;
@@ -348,12 +355,7 @@ static bool start_request(uint64_t intended, bool counted)
 	if (nfree == 0)
 		return false;
 	conn *c = &conns[free_list[--nfree]];
-	c->intended = intended;
-	c->counted = counted;
-	c->sent = c->got = c->need = 0;
-	c->hb[0] = '\0';
-	c->server_close = false;
-	c->started = now_ns();
+	begin_request(c, intended, counted);
 	n_started++;
 	n_connections++;
 	c->fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);

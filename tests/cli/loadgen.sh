@@ -7,22 +7,16 @@
 # connection per request, --keepalive at most its 16 (here the service is
 # idle enough for far fewer); the latency percentiles are ordered.
 # Exits 0 on pass.  Needs $REC_BIN (tests/run.sh sets it) or BUILD.
-set -euo pipefail
-cd "$(dirname "$0")/../.."
-BUILD=${BUILD:-build}
-case "$BUILD" in /*) ;; *) BUILD="$PWD/$BUILD" ;; esac
-BIN=${REC_BIN:-}
-[ -d "$BIN" ] || BIN=$BUILD/bin
-for t in requestwatch rec-summary; do
-	[ -x "$BIN/$t" ] || { echo "FAIL: $BIN/$t missing" >&2; exit 1; }
-done
-command -v python3 >/dev/null || { echo "FAIL: python3 missing" >&2; exit 1; }
-work=$(mktemp -d /tmp/loadgen-test.XXXXXX)
-trap 'rm -rf "$work"' EXIT
-fail() { echo "FAIL: $*" >&2; exit 1; }
+set -uo pipefail
+# shellcheck source=tests/cli/lib/common.sh
+source "$(dirname "$0")/lib/common.sh" # bin, tmp, root, fail, need_exe, cli_done
+need_exe "$bin/requestwatch" "$bin/rec-summary"
+command -v python3 >/dev/null || { echo "FAIL: python3 missing"; exit 1; }
+abort() { echo "FAIL: $*"; exit 1; }
+work=$tmp
 
-${CC:-cc} -O2 -std=c17 -Wall -Wextra -Werror -D_GNU_SOURCE -pthread -o "$work/loadgen" bench/loadgen.c -lm ||
-	fail "bench/loadgen.c does not compile"
+${CC:-cc} -O2 -std=c17 -Wall -Wextra -Werror -D_GNU_SOURCE -pthread -o "$work/loadgen" "$root/bench/loadgen.c" -lm ||
+	abort "bench/loadgen.c does not compile"
 
 # kv KEY LINE -> the value of KEY=... in LINE
 kv() { tr ' ' '\n' <<<"$2" | sed -n "s/^$1=//p"; }
@@ -33,10 +27,11 @@ rc=0
 [ "$rc" -eq 2 ] || fail "open --conns without --keepalive: exit $rc, expected 2 (usage)"
 
 for mode in close keepalive; do
+	f0=$fails
 	ka=(); [ "$mode" = keepalive ] && ka=(--keepalive)
 	rec="$work/$mode.rec"
 	line=$(REC_OUTPUT="$rec" timeout 60 "$work/loadgen" open "${ka[@]}" --rate 400 --duration 2 --warmup 0.5 \
-		-- "$BIN/requestwatch" --port 0) || fail "$mode: loadgen exit $?: $line"
+		-- "$bin/requestwatch" --port 0) || abort "$mode: loadgen exit $?: $line"
 	echo "$mode: $line"
 	due=$(kv due "$line"); sent=$(kv sent "$line"); ok=$(kv ok "$line"); conns=$(kv connections "$line")
 	[ "$due" = 800 ] || fail "$mode: due=$due, expected 800 (400/s for 2 s)"
@@ -52,19 +47,20 @@ for mode in close keepalive; do
 	[ "$measured" = 600 ] || fail "$mode: measured=$measured, expected 600 (the first 0.5 s left out)"
 	awk -v a="$(kv p50_us "$line")" -v b="$(kv p90_us "$line")" -v c="$(kv p99_us "$line")" -v m="$(kv max_us "$line")" \
 		'BEGIN{ exit !(a > 0 && a <= b && b <= c && c <= m) }' || fail "$mode: percentiles out of order"
-	n=$("$BIN/rec-summary" --json "$rec" | python3 -c '
+	n=$("$bin/rec-summary" --json "$rec" | python3 -c '
 import json, sys
 s = json.load(sys.stdin)
 print({t["name"]: t["count"] for t in s["types"]}.get("app.Request", 0))')
 	[ "$n" = 800 ] || fail "$mode: $n app.Request events in the recording, expected 800"
-	echo "ok   $mode: 800 due, sent, answered 200 and recorded; $conns connections"
+	[ "$fails" = "$f0" ] && echo "ok   $mode: 800 due, sent, answered 200 and recorded; $conns connections"
 done
 
 # closed loop on 2 persistent connections: exactly 2 connections opened
-line=$(timeout 60 "$work/loadgen" closed --keepalive --conns 2 --duration 1 -- "$BIN/requestwatch" --port 0) ||
-	fail "closed --keepalive: loadgen exit $?"
+line=$(timeout 60 "$work/loadgen" closed --keepalive --conns 2 --duration 1 -- "$bin/requestwatch" --port 0) ||
+	abort "closed --keepalive: loadgen exit $?"
 echo "closed: $line"
+f0=$fails
 [ "$(kv connections "$line")" = 2 ] || fail "closed --keepalive: connections=$(kv connections "$line"), expected 2"
 [ "$(kv ok "$line")" -gt 100 ] && [ "$(kv errors "$line")" = 0 ] || fail "closed --keepalive: ok/errors"
-echo "ok   closed loop --keepalive: $(kv ok "$line") requests on 2 connections"
-echo "PASS loadgen"
+[ "$fails" = "$f0" ] && echo "ok   closed loop --keepalive: $(kv ok "$line") requests on 2 connections"
+cli_done loadgen

@@ -13,17 +13,13 @@
 #     connection on one thread, the others each on a thread of its own.
 # Exits 0 on pass.  Needs $REC_BIN (tests/run.sh sets it) or BUILD.
 set -euo pipefail
-cd "$(dirname "$0")/../.."
-BUILD=${BUILD:-build}
-case "$BUILD" in /*) ;; *) BUILD="$PWD/$BUILD" ;; esac
-BIN=${REC_BIN:-}
-[ -d "$BIN" ] || BIN=$BUILD/bin
-for t in requestwatch rec-print; do
-	[ -x "$BIN/$t" ] || { echo "FAIL: $BIN/$t missing" >&2; exit 1; }
-done
+# shellcheck source=tests/cli/lib/common.sh
+source "$(dirname "$0")/lib/common.sh" # bin, tmp, root, need_exe
+cd "$root"
+need_exe "$bin/requestwatch" "$bin/rec-print"
 command -v python3 >/dev/null || { echo "FAIL: python3 missing" >&2; exit 1; }
 
-work=$(mktemp -d /tmp/requestwatch-ka.XXXXXX)
+BIN=$bin work=$tmp # what requestwatch_scenario.sh uses
 server_pid=
 client_pid=
 cleanup() {
@@ -31,9 +27,10 @@ cleanup() {
 		kill -KILL "$server_pid" 2>/dev/null || true
 	fi
 	[ -n "$client_pid" ] && kill "$client_pid" 2>/dev/null || true
-	rm -rf "$work"
+	rm -rf "$tmp"
 }
 trap cleanup EXIT
+# the scenario's contract: print and exit 1
 fail() { echo "FAIL: $*" >&2; [ -f "$work/server.err" ] && sed 's/^/  server: /' "$work/server.err" >&2; exit 1; }
 
 # shellcheck source=tests/cli/lib/requestwatch_scenario.sh
