@@ -258,6 +258,17 @@ vs_base() { # NAME KEY... -> "+x.y %" of each key's median against base_of NAME'
 	for k in "$@"; do out+=("$(pct "$(med "$name" "$k")" "$(med "$base" "$k")") %"); done
 	join " | " "${out[@]}"
 }
+paired() { # NAME KEY... -> per key, the median over runs r of (run r against run r of base_of NAME), "+x.y % (min..max)"
+	local name=$1 base k out=(); shift
+	base=$(base_of "$name")
+	for k in "$@"; do
+		out+=("$(paste "$DATA/$name.$k" "$DATA/$base.$k" | awk '{ if ($2 > 0 && $1 != "nan" && $2 != "nan") printf "%.2f\n", ($1 - $2) / $2 * 100 }' |
+			sort -g | awk '{ v[NR] = $1 } END { if (NR == 0) { print "n/a"; exit }
+				m = (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2
+				printf "%+.1f %% (%+.1f..%+.1f)\n", m, v[1], v[NR] }')")
+	done
+	join " | " "${out[@]}"
+}
 recorded() { # -> the names of the settings with the recording on
 	local n
 	for n in $(names); do [ "$(setting "$n" 2)" = 1 ] && echo "$n"; done
@@ -320,11 +331,22 @@ run_row() { # NAME RUN KEY... -> line RUN of each $DATA/NAME.KEY, joined by " | 
 	echo "Difference from the same service with the recording off (medians; kon and kall against koff,"
 	echo "on8m against off8m, and off8m against off: what 8 MiB stacks cost the service by themselves):"
 	echo
-	echo "| setting | against | throughput | p50 | p90 | p99 | p99.9 | goal |"
-	echo "|---|---|---|---|---|---|---|---|"
+	echo "| setting | against | throughput | p50 | p90 | p99 | p99.9 | service CPU per request | goal |"
+	echo "|---|---|---|---|---|---|---|---|---|"
 	for name in $(names); do
 		[ "$(base_of "$name")" = "$name" ] && continue
-		echo "| $name | $(base_of "$name") | $(vs_base "$name" throughput p50_us p90_us p99_us p999_us) | p50, p90 within 2 %, p99 within 5 %, throughput within 1 % |"
+		echo "| $name | $(base_of "$name") | $(vs_base "$name" throughput p50_us p90_us p99_us p999_us cpu_us) | p50, p90 within 2 %, p99 within 5 %, throughput within 1 % (CPU: no goal) |"
+	done
+	echo
+	echo "The same, run by run: run r of a setting against run r of the setting it is compared with (they"
+	echo "ran one after the other, so a drift of the host's speed over minutes cancels out), median of the"
+	echo "$RUNS per-run differences (min..max). The goals above are judged on the medians, not on these:"
+	echo
+	echo "| setting | against | p50 | p90 | p99 | p99.9 | service CPU per request |"
+	echo "|---|---|---|---|---|---|---|"
+	for name in $(names); do
+		[ "$(base_of "$name")" = "$name" ] && continue
+		echo "| $name | $(base_of "$name") | $(paired "$name" p50_us p90_us p99_us p999_us cpu_us) |"
 	done
 	echo
 	echo "Requests sent by the client against the recording (per run: \`rec-summary --json\` for the"
