@@ -28,9 +28,7 @@ command -v python3 >/dev/null || { echo "FAIL: python3 missing" >&2; exit 1; }
 work=$(mktemp -d /tmp/requestwatch-test.XXXXXX)
 server_pid=
 cleanup() {
-	if [ -n "$server_pid" ] && kill -0 "$server_pid" 2>/dev/null; then
-		kill -KILL "$server_pid" 2>/dev/null || true
-	fi
+	if declare -F rw_kill >/dev/null; then rw_kill; fi
 	rm -rf "$work"
 }
 trap cleanup EXIT

@@ -23,9 +23,7 @@ BIN=$bin work=$tmp # what requestwatch_scenario.sh uses
 server_pid=
 client_pid=
 cleanup() {
-	if [ -n "$server_pid" ] && kill -0 "$server_pid" 2>/dev/null; then
-		kill -KILL "$server_pid" 2>/dev/null || true
-	fi
+	if declare -F rw_kill >/dev/null; then rw_kill; fi
 	[ -n "$client_pid" ] && kill "$client_pid" 2>/dev/null || true
 	rm -rf "$tmp"
 }

@@ -22,6 +22,7 @@
 #                       REC_TEST_NO_CURL=1 forces the /dev/tcp client.
 #   rw_stop             SIGINT, wait (15 s max) for the exit, fail unless the
 #                       exit status is 0
+#   rw_kill             (EXIT traps) SIGKILL the server and its timeout(1) wrapper
 
 # _rw_burst N PATH: the requests; one line "PATH STATUS SECONDS" per request
 # (SECONDS is "-" without curl).
@@ -74,6 +75,15 @@ rw_start() {
 		sleep 0.1
 	done
 	[ -n "$port" ] || fail "requestwatch did not print 'listening on 127.0.0.1:PORT' within 15 s"
+}
+
+# rw_kill: for the caller's EXIT trap: SIGKILL the server if still running.
+# rw_start runs it under timeout(1), which does not pass SIGKILL on, so the
+# child goes first (killing only timeout would leave requestwatch running).
+rw_kill() {
+	[ -n "${server_pid:-}" ] || return 0
+	pkill -KILL -P "$server_pid" 2>/dev/null || true
+	kill -KILL "$server_pid" 2>/dev/null || true
 }
 
 rw_stop() {
