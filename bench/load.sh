@@ -269,6 +269,10 @@ paired() { # NAME KEY... -> per key, the median over runs r of (run r against ru
 	done
 	join " | " "${out[@]}"
 }
+compared() { # -> the names of the settings compared with another (base_of NAME is not NAME)
+	local n
+	for n in $(names); do [ "$(base_of "$n")" != "$n" ] && echo "$n"; done
+}
 recorded() { # -> the names of the settings with the recording on
 	local n
 	for n in $(names); do [ "$(setting "$n" 2)" = 1 ] && echo "$n"; done
@@ -333,8 +337,7 @@ run_row() { # NAME RUN KEY... -> line RUN of each $DATA/NAME.KEY, joined by " | 
 	echo
 	echo "| setting | against | throughput | p50 | p90 | p99 | p99.9 | service CPU per request | goal |"
 	echo "|---|---|---|---|---|---|---|---|---|"
-	for name in $(names); do
-		[ "$(base_of "$name")" = "$name" ] && continue
+	for name in $(compared); do
 		echo "| $name | $(base_of "$name") | $(vs_base "$name" throughput p50_us p90_us p99_us p999_us cpu_us) | p50, p90 within 2 %, p99 within 5 %, throughput within 1 % (CPU: no goal) |"
 	done
 	echo
@@ -344,8 +347,7 @@ run_row() { # NAME RUN KEY... -> line RUN of each $DATA/NAME.KEY, joined by " | 
 	echo
 	echo "| setting | against | p50 | p90 | p99 | p99.9 | service CPU per request |"
 	echo "|---|---|---|---|---|---|---|"
-	for name in $(names); do
-		[ "$(base_of "$name")" = "$name" ] && continue
+	for name in $(compared); do
 		echo "| $name | $(base_of "$name") | $(paired "$name" p50_us p90_us p99_us p999_us cpu_us) |"
 	done
 	echo
