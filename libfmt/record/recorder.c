@@ -2637,6 +2637,20 @@ rec_status rec_default_listen(rec_default_listener fn, void *opaque)
 	return REC_OK;
 }
 
+void rec_recorder_set_period_(rec_recorder *r, rec_periodic_fn fn, void *opaque, uint32_t period_ms)
+{
+	const uint64_t period = (uint64_t)period_ms * 1000000u;
+	pthread_mutex_lock(&r->lock);
+	for (size_t i = 0; i < r->nperiodic; i++) {
+		rec_periodic *p = &r->periodic[i];
+		if (p->fn == fn && p->opaque == opaque && p->period_ns != period) {
+			p->period_ns = period;
+			p->next_ns = rec_clock_mono_ns() + period;
+		}
+	}
+	pthread_mutex_unlock(&r->lock);
+}
+
 rec_status rec_recorder_add_periodic(rec_recorder *r, rec_periodic_fn fn, void *opaque,
 				     uint32_t period_ms)
 {

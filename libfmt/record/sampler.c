@@ -19,7 +19,8 @@
  * wrapper.  Attaching makes no system call: the thread is put on a list
  * with its CPU-time clock, and the recorder's background thread creates and
  * arms the timers of the threads that were on the list at its previous
- * round (every ARM_ROUND_MS), so a short-lived thread (a thread per request)
+ * round (every ARM_ROUND_MS while threads wait for it, every ARM_IDLE_MS
+ * when none does), so a short-lived thread (a thread per request)
  * never pays for timer_create/settime/delete: it could not have used a
  * whole period of CPU time before its timer was armed anyway.  An explicit
  * rec_cpu_sampler_attach_thread() arms at once.  The timers are disarmed
@@ -28,6 +29,7 @@
  * handler the sampler stays off.
  */
 #include "rec/builtins.h"
+#include "record/recorder_internal.h"
 #include "record/stack_internal.h"
 
 #include <errno.h>
@@ -78,9 +80,15 @@ typedef struct sampled_thread {
 	int rounds;       /* arming rounds that saw it unarmed (reg_lock) */
 } sampled_thread;
 
-/* Period of the background thread's arming round; a thread is armed at the
- * first round after the one that first saw it (10-20 ms after attaching). */
+/* Period of the background thread's arming round while a thread waits to
+ * be armed: it is armed at the first round after the one that first saw it
+ * (10-20 ms after attaching).  When none waits, the round runs every
+ * ARM_IDLE_MS, so a service whose threads all live long (a pool, an event
+ * loop) does not wake the background thread 100 times a second for
+ * nothing; a thread that comes after such a quiet spell is seen within
+ * ARM_IDLE_MS and armed 10 ms later. */
 #define ARM_ROUND_MS 10u
+#define ARM_IDLE_MS 100u
 
 static pthread_mutex_t reg_lock = PTHREAD_MUTEX_INITIALIZER;
 static sampled_thread *reg_head;
@@ -274,12 +282,11 @@ static int create_timer(sampled_thread *st, uint64_t ns)
  * previous round and still alive (thread_gone() unlinks under reg_lock). */
 static void arm_round(rec_recorder *r, void *opaque)
 {
-	(void)r;
-	(void)opaque;
+	int waiting = 0; /* threads left unarmed by this round */
 	pthread_mutex_lock(&reg_lock);
 	uint64_t ns = __atomic_load_n(&g_period_ns, __ATOMIC_RELAXED);
 	if (__atomic_load_n(&g_on, __ATOMIC_RELAXED) && ns != 0)
-		for (sampled_thread *st = reg_head; st != NULL; st = st->next)
+		for (sampled_thread *st = reg_head; st != NULL; st = st->next) {
 			if (!st->armed && st->rounds++ >= 1) {
 				/* The handler walks the stack within these bounds. */
 				uintptr_t lo, hi;
@@ -290,7 +297,10 @@ static void arm_round(rec_recorder *r, void *opaque)
 				}
 				(void)create_timer(st, ns);
 			}
+			waiting |= !st->armed;
+		}
 	pthread_mutex_unlock(&reg_lock);
+	rec_recorder_set_period_(r, arm_round, opaque, waiting ? ARM_ROUND_MS : ARM_IDLE_MS);
 }
 
 static void on_default(rec_recorder *r, int opened, void *opaque)

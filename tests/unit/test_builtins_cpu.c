@@ -3,7 +3,8 @@
  * test_builtins_cpu.c - rec.CPUSample produced for real: a thread burning
  * 300 ms of CPU under the 10 ms sampler, and the sampler at 1 kHz against
  * threads that malloc, lock and emit heavily for 2 s (no crash, no
- * deadlock, every sample accounted for).
+ * deadlock, every sample accounted for), lazy arming of new threads and the
+ * background thread's slower rounds once every thread is armed.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -11,6 +12,7 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
+#include <dirent.h>
 #include <inttypes.h>
 #include <pthread.h>
 #include <signal.h>
@@ -336,6 +338,89 @@ static void t_cpu_sample_off(void **state)
 	assert_int_equal(rec_t_count_type("rec.CPUSample"), 0);
 }
 
+/* The background thread's rounds: every 10 ms while a thread waits to be
+ * armed, every 100 ms when none does (all threads armed: a service whose
+ * threads live long), and a thread that comes after such a quiet spell is
+ * still armed.  Wake-ups counted as the rec-writer thread's voluntary
+ * context switches (each round ends in a futex wait). */
+static long writer_wakeups(void)
+{
+	char path[300], line[256];
+	long n = -1;
+	DIR *d = opendir("/proc/self/task");
+	if (d == NULL)
+		return -1;
+	struct dirent *de;
+	while (n < 0 && (de = readdir(d)) != NULL) {
+		if (de->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof path, "/proc/self/task/%s/comm", de->d_name);
+		FILE *f = fopen(path, "r");
+		if (f == NULL)
+			continue;
+		int is_writer = fgets(line, sizeof line, f) != NULL && strcmp(line, "rec-writer\n") == 0;
+		fclose(f);
+		if (!is_writer)
+			continue;
+		snprintf(path, sizeof path, "/proc/self/task/%s/status", de->d_name);
+		if ((f = fopen(path, "r")) == NULL)
+			continue;
+		while (fgets(line, sizeof line, f) != NULL)
+			if (sscanf(line, "voluntary_ctxt_switches: %ld", &n) == 1)
+				break;
+		fclose(f);
+	}
+	closedir(d);
+	return n;
+}
+
+static void sleep_s(double s)
+{
+	double end = now_s() + s;
+	while (now_s() < end) {
+		struct timespec ts = { 0, 10 * 1000 * 1000 };
+		nanosleep(&ts, NULL);
+	}
+}
+
+static void t_idle_rounds(void **state)
+{
+	(void)state;
+	assert_int_equal(rec_type_declare(&user_def, 0, REC_TYPE_STACK, &g_user_t), REC_OK);
+	if (has_prof_timer(0) < 0)
+		skip(); /* no /proc/self/timers on this kernel */
+	/* rec_t_start() with the default flush interval (1 s, not 50 ms) */
+	strcpy(rec_t_path, "/tmp/rec-builtins-XXXXXX");
+	int fd = mkstemp(rec_t_path);
+	assert_true(fd >= 0);
+	close(fd);
+	rec_recorder_options o = REC_RECORDER_OPTIONS_INIT;
+	o.flags = REC_RECORDER_DEFAULT;
+	o.path = rec_t_path;
+	assert_int_equal(rec_recorder_open(&rec_t_rec, &o), REC_OK);
+	sleep_s(0.3); /* this thread was armed at open: the rounds go idle */
+	long w0 = writer_wakeups();
+	sleep_s(1.0);
+	long w1 = writer_wakeups();
+	lazy_probe p;
+	memset(&p, 0, sizeof p);
+	pthread_t th;
+	double t0 = now_s();
+	assert_int_equal(pthread_create(&th, NULL, cp_lazy_thread, &p), 0);
+	assert_int_equal(pthread_join(th, NULL), 0);
+	double armed_after = now_s() - t0;
+	rec_t_stop_and_load();
+	print_message("background wake-ups in 1 s with every thread armed: %ld; a new thread "
+		      "armed after %.0f ms\n", w1 - w0, armed_after * 1e3);
+	assert_true(w0 >= 0 && w1 >= w0);
+	/* 10 rounds, a flush, the metrics and the process statistics (about
+	 * 13); 100 rounds and more before.  Valgrind
+	 * serializes threads (more switches): not checked there. */
+	if (getenv("REC_TEST_SCALE") == NULL)
+		assert_true(w1 - w0 <= 30);
+	assert_int_equal(p.later, 1);
+}
+
 /* fork() while sampling: the child runs (timers are not inherited; the
  * sampler forgets the parent's threads) and the parent keeps sampling. */
 static void t_fork_while_sampling(void **state)
@@ -390,6 +475,7 @@ int main(void)
 		cmocka_unit_test(t_sampler_stress),
 		cmocka_unit_test(t_registered_thread_sampled),
 		cmocka_unit_test(t_lazy_timer),
+		cmocka_unit_test(t_idle_rounds),
 		cmocka_unit_test(t_cpu_sample_off),
 		cmocka_unit_test(t_fork_while_sampling),
 	};
