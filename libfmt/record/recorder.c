@@ -782,20 +782,60 @@ uint64_t rec_emit_capture_stack_(struct rec_tbuf_ *b, rec_event_type *t, int in_
 }
 
 /* ---- threads ------------------------------------------------------------------------ */
-/* A thread's ring: mapped with every page in place (MAP_POPULATE), so the
- * emitting thread never takes a page fault on it.  Faulting 256 KiB in a
- * page at a time costs each thread 64 faults inside whatever it was doing
- * when its writes first reached a page (measured on the benchmark's
- * virtual machine: 0.8-1.0 ms for the 64 faults, 33-40 us for one populating
- * mmap); the price is that the ring is resident from registration on (as
- * JFR's preallocated buffers are), within memory_limit.  NULL on failure. */
-static uint8_t *ring_alloc(size_t size)
+/* A thread's ring is mapped, and its pages are put in place (faulted in
+ * writable, MADV_POPULATE_WRITE) before the thread writes them: the first
+ * RING_FIRST bytes here, the rest by the background thread as the thread
+ * uses it (ring_grow).  Faulting a ring in a page at a time costs the
+ * emitting thread one fault per 4 KiB inside whatever it was doing when its
+ * writes reached the page (on the benchmark's virtual machine: 64 faults,
+ * 0.8-1.0 ms, for 256 KiB; populating the same in one call, 33-40 us).
+ * Growing with use keeps a short-lived thread's ring (a thread per request
+ * writes a few hundred bytes) at RING_FIRST resident.  Without
+ * MADV_POPULATE_WRITE (Linux < 5.14) the thread faults its pages in itself.
+ * NULL on failure. */
+#define RING_FIRST ((size_t)16384)
+
+static bool ring_populate(uint8_t *p, size_t len)
 {
-	void *p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE,
-		       -1, 0);
+#ifdef MADV_POPULATE_WRITE
+	return madvise(p, len, MADV_POPULATE_WRITE) == 0;
+#else
+	(void)p;
+	(void)len;
+	return false;
+#endif
+}
+
+static uint8_t *ring_alloc(size_t size, uint64_t *populated)
+{
+	void *p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (p == MAP_FAILED)
 		return NULL;
+	const size_t first = size < RING_FIRST ? size : RING_FIRST;
+	/* on failure: not populated, and ring_grow() does not try again */
+	*populated = ring_populate(p, first) ? first : size;
 	return p;
+}
+
+/* Background thread, after draining live buffer b: once the thread has
+ * written half of what is populated, populate twice as much (up to the
+ * whole ring), so it keeps writing into pages that are in place as long as
+ * it writes less than that half between two rounds. */
+static void ring_grow(rec_tbuf_full *b)
+{
+	if (!b->has_ring || b->populated >= b->cap)
+		return;
+	const uint64_t head = __atomic_load_n(&b->pub.pub_head, __ATOMIC_ACQUIRE);
+	if (head < b->populated / 2)
+		return;
+	uint64_t want = b->populated * 2;
+	while (want < b->cap && want < head * 2)
+		want *= 2;
+	if (want > b->cap)
+		want = b->cap;
+	if (!ring_populate(b->pub.base + b->populated, (size_t)(want - b->populated)))
+		want = b->cap; /* the thread faults the rest in itself */
+	b->populated = want;
 }
 
 static void tbuf_free(rec_tbuf_full *b)
@@ -859,10 +899,11 @@ static rec_tbuf_full *free_list_pop(rec_recorder *r)
 		return NULL;
 	r->free_bufs = b->rec_next;
 	uint8_t *base = b->pub.base;
-	uint64_t cap = b->cap;
+	uint64_t cap = b->cap, populated = b->populated;
 	memset(b, 0, sizeof *b);
 	b->pub.base = base;
 	b->cap = cap;
+	b->populated = populated;
 	b->has_ring = 1;
 	return b;
 }
@@ -891,7 +932,7 @@ static rec_tbuf_full *thread_register(rec_recorder *r)
 			b = NULL;
 		if (b) {
 			memset(b, 0, sizeof *b);
-			if (reserved && (b->pub.base = ring_alloc(r->buf_size)) != NULL) {
+			if (reserved && (b->pub.base = ring_alloc(r->buf_size, &b->populated)) != NULL) {
 				b->has_ring = 1;
 				b->cap = r->buf_size;
 				reserved = false;
@@ -1801,6 +1842,8 @@ static void bg_collect(rec_recorder *r, bg_pending *pd)
 			continue;
 		}
 		records += n;
+		if (state == REC_TB_LIVE)
+			ring_grow(b);
 		uint64_t d = __atomic_load_n(&b->pub.dropped, __ATOMIC_RELAXED);
 		if (d != b->dropped_reported) {
 			put_dropped(r, ticks, d - b->dropped_reported, b->thread_id,

@@ -88,6 +88,7 @@ typedef struct rec_tbuf_full {
 	uint32_t defined;                /* background-only: thread defined in the writer */
 	uint32_t id_shared;              /* atomic: rec_recorder_thread_id() handed the id out */
 	uint64_t cap;
+	uint64_t populated;              /* ring bytes from base put in place (ring_grow) */
 	uint64_t thread_id;
 	uint64_t os_tid;
 	uint64_t name_id;                /* REC_THREAD_NAME_BASE + thread_id, 0 = no name */

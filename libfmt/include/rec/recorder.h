@@ -110,8 +110,9 @@ typedef struct rec_recorder_options {
 	uint32_t flush_interval_ms;  /* drain + write a chunk this often; 0 = 1000 */
 	uint64_t memory_limit;       /* total bytes of thread buffers; 0 = 32 MiB */
 	uint32_t thread_buffer_size; /* bytes per thread (rounded up to a power of
-				      * two, min 16 KiB); 0 = 256 KiB; mapped with
-				      * its pages in place (resident).  A thread
+				      * two, min 16 KiB); 0 = 256 KiB; its pages
+				      * are put in place as the thread fills it,
+				      * ahead of its writes.  A thread
 				      * that would exceed memory_limit gets no
 				      * buffer: its events are dropped and counted.
 				      * Buffers of exited threads are drained and
