@@ -73,8 +73,9 @@ static __attribute__((unused)) void rec_t_free_events(void)
 	rec_t_nev = 0;
 }
 
-/* Open a default recorder writing to a fresh temporary file. */
-static __attribute__((unused)) void rec_t_start(const char *events)
+/* Open a default recorder writing to a fresh temporary file, writing a
+ * chunk every flush_ms (0: the recorder's default, 1 s). */
+static __attribute__((unused)) void rec_t_start_flush(const char *events, uint32_t flush_ms)
 {
 	strcpy(rec_t_path, "/tmp/rec-builtins-XXXXXX");
 	int fd = mkstemp(rec_t_path);
@@ -83,10 +84,16 @@ static __attribute__((unused)) void rec_t_start(const char *events)
 	rec_recorder_options o = REC_RECORDER_OPTIONS_INIT;
 	o.flags = REC_RECORDER_DEFAULT;
 	o.path = rec_t_path;
-	o.flush_interval_ms = 50;
+	o.flush_interval_ms = flush_ms;
 	o.events = events;
 	assert_int_equal(rec_recorder_open(&rec_t_rec, &o), REC_OK);
 	assert_ptr_equal(rec_recorder_default(), rec_t_rec);
+}
+
+/* The same with a chunk every 50 ms. */
+static __attribute__((unused)) void rec_t_start(const char *events)
+{
+	rec_t_start_flush(events, 50);
 }
 
 /* Close the recorder and load every event of the file into rec_t_evs. */

@@ -389,15 +389,7 @@ static void t_idle_rounds(void **state)
 	assert_int_equal(rec_type_declare(&user_def, 0, REC_TYPE_STACK, &g_user_t), REC_OK);
 	if (has_prof_timer(0) < 0)
 		skip(); /* no /proc/self/timers on this kernel */
-	/* rec_t_start() with the default flush interval (1 s, not 50 ms) */
-	strcpy(rec_t_path, "/tmp/rec-builtins-XXXXXX");
-	int fd = mkstemp(rec_t_path);
-	assert_true(fd >= 0);
-	close(fd);
-	rec_recorder_options o = REC_RECORDER_OPTIONS_INIT;
-	o.flags = REC_RECORDER_DEFAULT;
-	o.path = rec_t_path;
-	assert_int_equal(rec_recorder_open(&rec_t_rec, &o), REC_OK);
+	rec_t_start_flush(NULL, 0); /* the default flush interval: 1 s */
 	sleep_s(0.3); /* this thread was armed at open: the rounds go idle */
 	long w0 = writer_wakeups();
 	sleep_s(1.0);
