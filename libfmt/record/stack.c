@@ -480,14 +480,9 @@ rec_status rec_symbolizer_open(rec_symbolizer **out)
 	rec_symbolizer *s = calloc(1, sizeof(*s));
 	if (s == NULL)
 		return REC_ERR_NOMEM;
-	s->cap = 1024;
-	s->table = calloc(s->cap, sizeof(*s->table));
-	if (s->table == NULL) {
-		free(s);
-		return REC_ERR_NOMEM;
-	}
-	ssize_t n = readlink("/proc/self/exe", s->exe_path, sizeof(s->exe_path) - 1);
-	s->exe_path[n > 0 ? (size_t)n : 0] = '\0';
+	/* The cache table and the executable's path come with the first
+	 * lookup (the background thread's), not here: a recorder opens in the
+	 * program's start-up. */
 	*out = s;
 	return REC_OK;
 }
@@ -538,8 +533,13 @@ static int scan_cb(struct dl_phdr_info *info, size_t size, void *arg)
 	for (int i = 0; i < info->dlpi_phnum; i++)
 		if (info->dlpi_phdr[i].p_type == PT_INTERP)
 			is_exe = true;
-	if (name[0] == '\0' && is_exe)
+	if (name[0] == '\0' && is_exe) {
+		if (s->exe_path[0] == '\0') {
+			ssize_t n = readlink("/proc/self/exe", s->exe_path, sizeof(s->exe_path) - 1);
+			s->exe_path[n > 0 ? (size_t)n : 0] = '\0';
+		}
 		name = s->exe_path;
+	}
 	for (size_t i = 0; i < s->nmods; i++) /* already known */
 		if (s->mods[i].base == base && strcmp(s->mods[i].path, name) == 0)
 			return 0;
@@ -712,7 +712,7 @@ static const char *symtab_lookup(module *m, uint64_t a, uint64_t *start)
 
 static rec_status grow_table(rec_symbolizer *s)
 {
-	size_t ncap = s->cap * 2;
+	size_t ncap = s->cap ? s->cap * 2 : 1024;
 	sym_entry *nt = calloc(ncap, sizeof(*nt));
 	if (nt == NULL)
 		return REC_ERR_NOMEM;
@@ -743,7 +743,7 @@ rec_status rec_symbolizer_lookup(rec_symbolizer *s, uintptr_t entry, rec_symbol 
 	if (pc == 0)
 		return REC_OK;
 	size_t h = (size_t)(entry * 0x9E3779B97F4A7C15ull) & (s->cap - 1);
-	while (s->table[h].key != 0) {
+	while (s->cap && s->table[h].key != 0) {
 		if (s->table[h].key == entry) {
 			*out = s->table[h].sym;
 			return REC_OK;
