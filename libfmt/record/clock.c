@@ -23,6 +23,7 @@ static pthread_mutex_t g_clock_lock = PTHREAD_MUTEX_INITIALIZER;
 static int g_clock_done;
 static rec_clock_info g_clock;
 static uint64_t g_cal_tsc0, g_cal_mono0; /* first calibration point */
+#define CAL_SPIN_NS 200000u /* the first estimate's baseline */
 
 uint64_t rec_clock_mono_ns(void)
 {
@@ -129,12 +130,16 @@ void rec_clock_get(rec_clock_info *out)
 		if (tsc_invariant(&why)) {
 			uint64_t t1, m1;
 			pair_read(&g_cal_tsc0, &g_cal_mono0);
-			/* A first estimate over 1 ms (a few ppm: enough for
-			 * thresholds); recorders refine it as they run (below),
-			 * so opening a recorder does not wait 20 ms. */
-			struct timespec ts = { 0, 1000L * 1000 };
-			nanosleep(&ts, NULL);
-			pair_read(&t1, &m1);
+			/* A first estimate over 200 us of spinning: each end is
+			 * read within ~30 ns, so it is within ~50 ppm (here
+			 * -28..+29 ppm against 50 ms), enough for thresholds;
+			 * recorders refine it as they run (below).  A sleep
+			 * instead would cost the program's start-up over 1 ms
+			 * of wall time on a VM (timer slack, the wake-up). */
+			unsigned spins = 0; /* bounded: a clock that stands still fails */
+			do
+				pair_read(&t1, &m1);
+			while (m1 - g_cal_mono0 < CAL_SPIN_NS && ++spins < 1000000u);
 			uint64_t f = freq_from(g_cal_tsc0, g_cal_mono0, t1, m1);
 			if (f >= 1000000u) {
 				g_clock.kind = REC_CLOCK_TSC;
@@ -149,7 +154,7 @@ void rec_clock_get(rec_clock_info *out)
 		/* Refine over the longer baseline since the first calibration. */
 		uint64_t t1, m1;
 		pair_read(&t1, &m1);
-		if (m1 - g_cal_mono0 > UINT64_C(10) * 1000 * 1000) {
+		if (m1 - g_cal_mono0 > 5 * CAL_SPIN_NS) {
 			uint64_t f = freq_from(g_cal_tsc0, g_cal_mono0, t1, m1);
 			if (f >= 1000000u)
 				g_clock.frequency = f;
@@ -157,6 +162,23 @@ void rec_clock_get(rec_clock_info *out)
 	}
 	*out = g_clock;
 	pthread_mutex_unlock(&g_clock_lock);
+}
+
+void rec_clock_settle(uint64_t min_ns)
+{
+	pthread_mutex_lock(&g_clock_lock);
+	bool tsc = g_clock_done && g_clock.kind == REC_CLOCK_TSC;
+	uint64_t m0 = g_cal_mono0;
+	pthread_mutex_unlock(&g_clock_lock);
+	if (!tsc)
+		return;
+	uint64_t now = rec_clock_mono_ns();
+	if (now - m0 >= min_ns)
+		return;
+	uint64_t left = min_ns - (now - m0);
+	struct timespec ts = { (time_t)(left / 1000000000u), (long)(left % 1000000000u) };
+	while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
+		;
 }
 
 /* The decimal number at the start of p (after blanks), or false when there

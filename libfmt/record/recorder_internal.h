@@ -43,6 +43,10 @@ typedef struct rec_clock_info {
  * the frequency over the longer baseline.  REC_CLOCK=mono forces the
  * fallback.  Thread-safe. */
 void rec_clock_get(rec_clock_info *out);
+/* With the TSC: sleep until at least min_ns have passed since the first
+ * calibration (the background thread, before a frequency is fixed for a
+ * recording: the first estimate's baseline is only 200 us). */
+void rec_clock_settle(uint64_t min_ns);
 uint64_t rec_clock_mono_ns(void);
 int64_t rec_clock_wall_ns(void);
 uint64_t rec_clock_tsc(void);
@@ -188,6 +192,9 @@ typedef struct rec_wf_event {
  * with it held). */
 typedef struct rec_output {
 	int fd;              /* path mode: the file; -1 otherwise */
+	/* fd still holds an earlier file's bytes (out_truncate; trunc_lock) */
+	int trunc_pending, trunc_err;
+	pthread_mutex_t trunc_lock;
 	uint64_t off;        /* end of the last complete chunk in the file */
 	/* the failure in progress */
 	int failing;

@@ -240,6 +240,52 @@ static void t_roundtrip(void **state)
 	rb_free(&rb);
 }
 
+/* ---- a file that exists is replaced --------------------------------------------- */
+/* rec_recorder_open() does not truncate (the background thread does, so the
+ * program's start-up does not wait for the old blocks to be freed): the
+ * recording must still end up alone in the file, also when the recorder is
+ * closed at once. */
+static void t_overwrite(void **state)
+{
+	(void)state;
+	char path[300];
+	tmp_path(path, sizeof path, "over.rec");
+	for (int round = 0; round < 2; round++) {
+		FILE *f = fopen(path, "wb");
+		assert_non_null(f);
+		static uint8_t junk[64 * 1024];
+		memset(junk, 0xAB, sizeof junk);
+		for (int i = 0; i < 4; i++)
+			assert_int_equal(fwrite(junk, 1, sizeof junk, f), sizeof junk);
+		assert_int_equal(fclose(f), 0);
+
+		rec_recorder_options o = REC_RECORDER_OPTIONS_INIT;
+		rec_recorder *r = open_rec(path, &o);
+		rec_event_type *t;
+		assert_int_equal(rec_recorder_register_type(r, &ev_def, 0, 0, &t), REC_OK);
+		int n = round == 0 ? 100 : 0; /* round 1: closed right after opening */
+		for (int i = 0; i < n; i++) {
+			rec_emit e = { 0 };
+			assert_true(rec_emit_begin(&e, t));
+			rec_emit_string_dyn(&e, "x");
+			rec_emit_u64(&e, (uint64_t)i);
+			rec_emit_i64(&e, i);
+			rec_emit_commit(&e);
+		}
+		assert_int_equal(rec_recorder_close(r), REC_OK);
+
+		struct stat sb;
+		assert_int_equal(stat(path, &sb), 0);
+		assert_true(sb.st_size > 0 && sb.st_size < 64 * 1024);
+		readback rb;
+		read_file(path, &rb);
+		assert_int_equal(rb.end, REC_END);
+		assert_int_equal(rb.final_chunks, 1);
+		assert_int_equal(count_type(&rb, "test.Ev"), (size_t)n);
+		rb_free(&rb);
+	}
+}
+
 /* ---- durations and thresholds (deterministic clock) -------------------------------- */
 static uint64_t g_fake_ticks;
 static uint64_t fake_clock(void *opaque)
@@ -1390,7 +1436,8 @@ int main(void)
 	snprintf(g_dir, sizeof g_dir, "/tmp/rec-test-recorder-%d", (int)getpid());
 	mkdir(g_dir, 0700);
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(t_roundtrip),     cmocka_unit_test(t_threshold),
+		cmocka_unit_test(t_roundtrip),     cmocka_unit_test(t_overwrite),
+		cmocka_unit_test(t_threshold),
 		cmocka_unit_test(t_settings),      cmocka_unit_test(t_stack),
 		cmocka_unit_test(t_exit_unflushed), cmocka_unit_test(t_short_lived),
 		cmocka_unit_test(t_thread_tids),   cmocka_unit_test(t_ring_resident),

@@ -176,7 +176,9 @@ REC_API rec_status rec_recorder_options_parse(rec_recorder_options *opts, const 
 
 /*! rec_recorder_open() :
  *  Start a recording; opts must give a path or a sink.  Starts the
- *  background thread.  On success
+ *  background thread.  A file that exists at the path is replaced: opened
+ *  here, emptied by the background thread before it writes (so a program's
+ *  start-up does not wait for the old file's blocks to be freed).  On success
  *  *out owns the recorder; rec_recorder_close() ends it.
  *  @return REC_OK, REC_ERR_INVALID_ARG (bad options, reserved not zero),
  *          REC_ERR_IO (cannot create the file), REC_ERR_NOMEM, REC_ERR_STATE
@@ -213,8 +215,9 @@ REC_API rec_recorder *rec_recorder_default(void);
 /*! rec_recorder_run_id() : the Run_Id written in r's chunks. */
 REC_API uint64_t rec_recorder_run_id(const rec_recorder *r);
 /*! rec_recorder_tick_frequency() : ticks per second of r's timestamps.  With
- *  the TSC this is a first 1 ms calibration, re-measured over the longer
- *  baseline until the first chunk is built, then fixed for the recording. */
+ *  the TSC this is a first 200 us calibration, re-measured over the longer
+ *  baseline (at least 5 ms since the process's first recorder opened) until
+ *  the first chunk is built, then fixed for the recording. */
 REC_API uint64_t rec_recorder_tick_frequency(const rec_recorder *r);
 
 /* Running totals. */
