@@ -23,7 +23,7 @@ static pthread_mutex_t g_clock_lock = PTHREAD_MUTEX_INITIALIZER;
 static int g_clock_done;
 static rec_clock_info g_clock;
 static uint64_t g_cal_tsc0, g_cal_mono0; /* first calibration point */
-#define CAL_SPIN_NS 200000u /* the first estimate's baseline */
+#define CAL_SPIN_NS UINT64_C(200000) /* the first estimate's baseline */
 
 uint64_t rec_clock_mono_ns(void)
 {

@@ -81,7 +81,7 @@ static int g_old_sig;
 #define STACK_SLOTS (1u << 16)
 /* The TSC frequency a recording's chunks carry is measured over at least
  * this (bg_collect): worst-case error ~12 ppm here, ~15 us over 1.2 s. */
-#define CAL_SETTLE_NS (5u * 1000 * 1000)
+#define CAL_SETTLE_NS (UINT64_C(5) * 1000 * 1000)
 #define STACK_ARENA (1u << 20) /* pcs (8 MiB, touched lazily) */
 
 /* ---- small helpers ------------------------------------------------------- */
