@@ -55,7 +55,7 @@ echo "### Start-up with the recorder: the TSC calibration"
 echo
 echo "\`loadgen startup -- requestwatch --port 0\` (fork -> \"listening\" line), $SRUNS runs per setting,"
 echo "interleaved, median (min-max) ms. The recorder's clock (libfmt/record/clock.c) calibrates the TSC"
-echo "against CLOCK_MONOTONIC over 1 ms (a nanosleep) when the first recorder opens; REC_CLOCK=mono"
+echo "against CLOCK_MONOTONIC over 200 us (spinning) when the first recorder opens; REC_CLOCK=mono"
 echo "skips that (CLOCK_MONOTONIC timestamps, no calibration)."
 echo
 for ((r = 1; r <= SRUNS; r++)); do
