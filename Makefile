@@ -26,8 +26,12 @@ Q := @
 endif
 
 PKGS := libzstd liblz4
-DEB_PKGS := libzstd-dev liblz4-dev libcmocka-dev libgraphviz-dev pkg-config zstd
+# Debian packages: what building the library, the tools and the example needs
+# (make, make demo), and what only the tests need (make test adds them).
+DEB_PKGS := libzstd-dev liblz4-dev libgraphviz-dev pkg-config
+TEST_DEB_PKGS := libcmocka-dev zstd
 DEPS_STAMP := $(BUILD)/.deps-ok
+TEST_DEPS_STAMP := $(BUILD)/.deps-test-ok
 
 WARN := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Wformat=2 -Wvla
 HARDEN := -fstack-protector-strong -fstack-clash-protection
@@ -73,25 +77,37 @@ STATIC := $(BUILD)/lib/librec.a
 SHARED := $(BUILD)/lib/librec.so.$(VERSION)
 
 .SECONDARY:
-.PHONY: all deps test test-asan check testdata install clean demo bench bench-quick
+.PHONY: all deps test-deps test test-asan check testdata install clean demo bench bench-quick
 all: $(STATIC) $(SHARED) $(TOOLS) $(EXAMPLES)
 
 # ---- dependencies: install what is missing, once ---------------------------
 deps: $(DEPS_STAMP)
+# The check and the installer are found on PATH (tests/cli/deps.sh puts stubs
+# of dpkg-query, id and apt-get there); the log goes into $(BUILD), made first.
 $(DEPS_STAMP):
-	$(Q)missing=""; \
+	$(Q)mkdir -p $(BUILD); missing=""; \
 	for p in $(DEB_PKGS); do dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q "ok installed" || missing="$$missing $$p"; done; \
 	if [ -n "$$missing" ]; then \
 	  echo "installing Debian packages:$$missing"; \
 	  if [ "$$(id -u)" != 0 ]; then echo "error: need root to apt-get install$$missing" >&2; exit 1; fi; \
-	  (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing) >$(BUILD)/.apt.log 2>&1 || { mkdir -p $(BUILD); cat $(BUILD)/.apt.log >&2; exit 1; }; \
+	  (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing) >$(BUILD)/.apt.log 2>&1 || { cat $(BUILD)/.apt.log >&2; exit 1; }; \
 	fi
-	$(Q)mkdir -p $(BUILD) && touch $@
+	$(Q)touch $@
 
 $(BUILD)/obj/%.o: %.c $(DEPS_STAMP)
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  CC      $<")
 	$(Q)$(CC) $(CPPFLAGS_ALL) $(CFLAGS_ALL) $(PKG_CFLAGS) -MMD -MP -c $< -o $@
+
+# The unit tests need cmocka, and the test scripts the zstd program: make test
+# installs them (a sub-make of the deps rule, as for lint and valgrind below);
+# make and make demo do not.
+ifneq ($(REC_EXTRA_DEPS),1)
+$(TEST_DEPS_STAMP): | $(DEPS_STAMP)
+	$(Q)$(MAKE) --no-print-directory deps REC_EXTRA_DEPS=1 DEB_PKGS="$(TEST_DEB_PKGS)" DEPS_STAMP=$@
+endif
+$(UNIT_SRCS:%.c=$(BUILD)/obj/%.o): | $(TEST_DEPS_STAMP)
+test-deps: $(TEST_DEPS_STAMP)
 
 $(BUILD)/obj/libfmt/%.o: CFLAGS_ALL += -fvisibility=hidden -DREC_BUILDING_LIBRARY
 # The recorder's thread-local buffers use the initial-exec TLS model (measured: ~5 ns/event cheaper).
@@ -132,7 +148,7 @@ $(BUILD)/tests/%: $(BUILD)/obj/tests/helpers/%.o $(TESTLIB_OBJS) $(STATIC)
 	$(Q)$(CC) $(CFLAGS_ALL) -rdynamic -o $@ $< $(TESTLIB_OBJS) $(STATIC) $(LIBS_ALL)
 
 # ---- tests ----------------------------------------------------------------
-test check: all $(UNITS) $(HELPERS)
+test check: all $(UNITS) $(HELPERS) $(TEST_DEPS_STAMP)
 	$(Q)BUILD=$(BUILD) SAN=$(SAN) bash tests/run.sh
 
 test-asan:
@@ -202,7 +218,7 @@ $(foreach t,print flame lockgraph timeline,$(eval \
   $(BUILD)/fuzz/$(t)_replay: $(BUILD)/obj/fuzz/tools/rec-$(t).o $(CLI_OBJS)))
 $(BUILD)/fuzz/lockgraph_replay: LIBS_ALL += $(shell pkg-config --libs libcgraph libgvc 2>/dev/null)
 
-fuzz-build:
+fuzz-build: $(DEPS_STAMP)
 	$(Q)$(MAKE) --no-print-directory -f fuzz/Makefile FUZZ_BUILD=$(FUZZ_BUILD) all
 
 fuzz: fuzz-build
@@ -257,6 +273,6 @@ ifneq ($(REC_EXTRA_DEPS),1)
 $(VALGRIND_DEPS_STAMP): | $(DEPS_STAMP)
 	$(Q)$(MAKE) --no-print-directory deps REC_EXTRA_DEPS=1 DEB_PKGS=valgrind DEPS_STAMP=$@
 endif
-test-valgrind: all $(UNITS) $(HELPERS) $(FUZZ_REPLAYS) $(VALGRIND_DEPS_STAMP)
+test-valgrind: all $(UNITS) $(HELPERS) $(FUZZ_REPLAYS) $(TEST_DEPS_STAMP) $(VALGRIND_DEPS_STAMP)
 	$(Q)if [ "$(SAN)" = 1 ]; then echo "test-valgrind: not with SAN=1" >&2; exit 1; fi
 	$(Q)BUILD=$(BUILD) REC_VALGRIND=1 REC_TEST_JOBS=$(VG_JOBS) $(if $(VG_STRIDE),REC_VG_STRIDE=$(VG_STRIDE)) bash tests/run.sh
