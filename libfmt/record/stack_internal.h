@@ -156,13 +156,11 @@ uint64_t rec_builtin_tid(void);
 void rec_locks_note_release(void *m);
 void rec_locks_note_reacquire(void *m);
 
-/* sleep.c: record one rec.Sleep of kind ("sleep", "cond") on object (0 for
- * sleeps), requested ns (0 = untimed), from start to end ticks of the Sleep
- * type's recorder.  rec_sleep_type() is NULL until declared. */
+/* sleep.c: record one rec.Sleep of requested ns, from start to end ticks
+ * of the Sleep type's recorder.  rec_sleep_type() is NULL until declared. */
 struct rec_event_type;
 struct rec_event_type *rec_sleep_type(void);
-void rec_sleep_emit(const char *kind, const void *object, uint64_t requested_ns,
-		    uint64_t start_ticks, uint64_t end_ticks);
+void rec_sleep_emit(uint64_t requested_ns, uint64_t start_ticks, uint64_t end_ticks);
 
 /* sampler.c: a thread used a built-in wrapper: attach it to the CPU
  * sampler if sampling is on and it is not attached yet (once per sampler

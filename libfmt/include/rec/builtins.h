@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * builtins.h - the recorder's built-in event sources a program calls into:
- * lock wrappers (rec.LockWait, rec.LockOrder), sleep and condition-wait
- * wrappers (rec.Sleep), allocation reports and sampled allocation wrappers
+ * lock wrappers (rec.LockWait, rec.LockOrder), sleep wrappers (rec.Sleep),
+ * condition-wait wrappers (rec.CondWait), allocation reports and sampled allocation wrappers
  * (rec.Alloc, rec.Free) and the CPU-time sampling profiler (rec.CPUSample).
  * spec/EVENTS.md lists every type with its fields and units.
  *
@@ -43,11 +43,13 @@ extern "C" {
 #define REC_TYPE_ID_ALLOC 19u      /* rec.Alloc */
 #define REC_TYPE_ID_FREE 20u       /* rec.Free */
 #define REC_TYPE_ID_CPU_SAMPLE 21u /* rec.CPUSample */
+#define REC_TYPE_ID_COND_WAIT 22u  /* rec.CondWait */
 
 /* Default thresholds (the options' events list overrides them, e.g.
  * "rec.LockWait:threshold=1ms"). */
 #define REC_LOCK_WAIT_THRESHOLD_NS 10000u /* 10 us */
-#define REC_SLEEP_THRESHOLD_NS 0u         /* every sleep/cond wait */
+#define REC_SLEEP_THRESHOLD_NS 0u         /* every sleep */
+#define REC_COND_WAIT_THRESHOLD_NS 0u     /* every condition wait ("rec.CondWait:threshold=") */
 
 /* ------------------------------------------------------------------------ */
 /* Locks                                                                    */
@@ -94,7 +96,7 @@ REC_API int rec_rwlock_trywrlock(rec_rwlock *l);
 REC_API int rec_rwlock_unlock(rec_rwlock *l);
 
 /* ------------------------------------------------------------------------ */
-/* Sleeps and condition waits (rec.Sleep)                                   */
+/* Sleeps (rec.Sleep) and condition waits (rec.CondWait)                   */
 /* ------------------------------------------------------------------------ */
 /*! rec_sleep_ns() : sleep ns nanoseconds (resuming after signals); records
  *  one rec.Sleep of the whole time.  Returns 0, or -1 with errno. */
@@ -105,9 +107,12 @@ REC_API int rec_nanosleep(const struct timespec *req, struct timespec *rem);
 /*! rec_usleep() : usleep() recording rec.Sleep. */
 REC_API int rec_usleep(unsigned long usec);
 /*! rec_cond_wait()/rec_cond_timedwait() : pthread_cond_wait/timedwait on
- *  m's mutex, recording rec.Sleep (kind "cond") for the whole wait
- *  (including re-acquiring m).  m's holder and the thread's held-lock stack
- *  are updated as the mutex is released and re-acquired. */
+ *  m's mutex, recording one rec.CondWait (not a rec.Sleep) for the whole
+ *  wait, including re-acquiring m: the condition variable's and m's
+ *  addresses, m's name, the timeout (0 for rec_cond_wait), whether it timed
+ *  out, and the stack; its own threshold (default 0, every wait).  m's
+ *  holder and the thread's held-lock stack are updated as the mutex is
+ *  released and re-acquired. */
 REC_API int rec_cond_wait(pthread_cond_t *c, rec_mutex *m);
 REC_API int rec_cond_timedwait(pthread_cond_t *c, rec_mutex *m, const struct timespec *abstime);
 
