@@ -15,8 +15,13 @@
  * drawn from an exponential distribution with mean rec_alloc_sample_interval()
  * (a xorshift generator in TLS); when it reaches zero, the allocation that
  * crossed it is recorded with weight = the bytes the thread allocated since
- * its previous sample (so weights sum to the bytes allocated).  Cost of an
- * unsampled allocation: one TLS subtract and compare.
+ * its previous sample.  The bytes after the last sample are recorded as a
+ * tail record when the thread exits (recorder.c's thread-exit destructor
+ * calls rec_alloc_thread_exit() first; threads it never registered use the
+ * key destructor here) and, for running threads, when the default recorder
+ * closes (a listener; every thread that allocated is in a registry for
+ * that), so the weights sum to the bytes allocated.  Cost of an unsampled
+ * allocation: one TLS add, subtract and compare.
  *
  * Frees of sampled blocks: the addresses (and sizes) of live sampled blocks
  * are kept in a small lock-free open-addressing table (4096 slots, 8
@@ -26,6 +31,7 @@
 #include "record/stack_internal.h"
 
 #include <math.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <time.h>
@@ -186,28 +192,138 @@ uint64_t rec_alloc_sample_interval(void)
 	return __atomic_load_n(&g_interval, __ATOMIC_RELAXED);
 }
 
-static __thread int64_t tls_left;    /* bytes until the next sample */
-static __thread uint64_t tls_accum;  /* bytes since the previous sample */
-static __thread uint64_t tls_rng;
-static __thread int tls_started;
+/* A thread's sampling state.  accum is written by its thread only (relaxed
+ * atomic load and store: a plain add), and taken (exchanged with 0) by the
+ * thread that opens or closes the default recorder, through the registry
+ * of threads that allocated. */
+typedef struct alloc_thread {
+	int64_t left;   /* bytes until the next sample */
+	uint64_t accum; /* bytes since the previous sample (or the recording's start) */
+	uint64_t rng;
+	int started;    /* in the registry, its key set */
+	struct alloc_thread *next, **pprev;
+} alloc_thread;
+
+static __thread alloc_thread tls_a;
+
+static pthread_mutex_t reg_lock = PTHREAD_MUTEX_INITIALIZER;
+static alloc_thread *reg_head;
+static pthread_key_t reg_key;
+static int reg_key_ok;
+static pthread_once_t reg_once = PTHREAD_ONCE_INIT;
+
+static void on_default(rec_recorder *r, int opened, void *opaque);
+static void thread_gone(void *arg);
+
+static void reset_in_child(void)
+{
+	/* Only the forking thread lives on in the child. */
+	pthread_mutex_init(&reg_lock, NULL);
+	reg_head = NULL;
+	if (tls_a.started) {
+		tls_a.next = NULL;
+		tls_a.pprev = &reg_head;
+		reg_head = &tls_a;
+	}
+}
+
+static void reg_init(void)
+{
+	reg_key_ok = pthread_key_create(&reg_key, thread_gone) == 0;
+	(void)pthread_atfork(NULL, NULL, reset_in_child);
+	(void)rec_default_listen(on_default, NULL);
+}
+
+static void reg_add(alloc_thread *a)
+{
+	pthread_once(&reg_once, reg_init);
+	pthread_mutex_lock(&reg_lock);
+	a->next = reg_head;
+	a->pprev = &reg_head;
+	if (reg_head)
+		reg_head->pprev = &a->next;
+	reg_head = a;
+	pthread_mutex_unlock(&reg_lock);
+	if (reg_key_ok)
+		(void)pthread_setspecific(reg_key, a);
+}
+
+static inline uint64_t accum_take(alloc_thread *a)
+{
+	return __atomic_exchange_n(&a->accum, 0, __ATOMIC_RELAXED);
+}
+
+/* One rec.Alloc for weight bytes counted since the last sample that no
+ * sample will account: address 0, size 0, sampled, Stack 0 (the bytes came
+ * from wherever the thread allocated since; no one stack stands for them). */
+static __attribute__((noinline)) void rec_alloc_tail_emit_(uint64_t weight)
+{
+	ensure_types();
+	rec_emit e;
+	if (weight == 0 || rec_alloc_sample_interval() == 0 || T_alloc == NULL ||
+	    !rec_emit_begin_pcs(&e, T_alloc, rec_type_ticks(T_alloc), 0, NULL, 0))
+		return;
+	rec_emit_u64(&e, 0);
+	rec_emit_u64(&e, 0);
+	rec_emit_u64(&e, weight);
+	rec_emit_bool(&e, true);
+	rec_emit_commit(&e);
+}
+
+void rec_alloc_thread_exit(void)
+{
+	if (tls_a.started)
+		rec_alloc_tail_emit_(accum_take(&tls_a));
+}
+
+/* The thread's key destructor: a thread the recorder never registered
+ * (it allocated less than one gap and emitted nothing) records its tail
+ * here; then it leaves the registry. */
+static void thread_gone(void *arg)
+{
+	alloc_thread *a = arg;
+	rec_alloc_tail_emit_(accum_take(a));
+	pthread_mutex_lock(&reg_lock);
+	*a->pprev = a->next;
+	if (a->next)
+		a->next->pprev = a->pprev;
+	pthread_mutex_unlock(&reg_lock);
+	a->started = 0;
+}
+
+/* A default recorder opened: the bytes counted before belong to no
+ * recording.  Closing: every thread's tail, recorded by the closing thread
+ * (before the types are disabled and the last chunk is written). */
+static void on_default(rec_recorder *r, int opened, void *opaque)
+{
+	(void)r;
+	(void)opaque;
+	pthread_mutex_lock(&reg_lock);
+	for (alloc_thread *a = reg_head; a; a = a->next) {
+		uint64_t w = accum_take(a);
+		if (!opened)
+			rec_alloc_tail_emit_(w);
+	}
+	pthread_mutex_unlock(&reg_lock);
+}
 
 static uint64_t next_gap(void)
 {
 	uint64_t mean = rec_alloc_sample_interval();
 	if (mean == 0)
 		return UINT64_C(1) << 62; /* sampling off */
-	if (tls_rng == 0) {
+	if (tls_a.rng == 0) {
 		struct timespec ts;
 		clock_gettime(CLOCK_MONOTONIC, &ts);
-		tls_rng = ((uint64_t)ts.tv_nsec * 0x9E3779B97F4A7C15ull) ^ (rec_builtin_tid() << 32) ^
-			  (uint64_t)(uintptr_t)&tls_rng;
-		if (tls_rng == 0)
-			tls_rng = 0x2545F4914F6CDD1Dull;
+		tls_a.rng = ((uint64_t)ts.tv_nsec * 0x9E3779B97F4A7C15ull) ^
+			    (rec_builtin_tid() << 32) ^ (uint64_t)(uintptr_t)&tls_a;
+		if (tls_a.rng == 0)
+			tls_a.rng = 0x2545F4914F6CDD1Dull;
 	}
-	tls_rng ^= tls_rng >> 12;
-	tls_rng ^= tls_rng << 25;
-	tls_rng ^= tls_rng >> 27;
-	uint64_t r = tls_rng * 0x2545F4914F6CDD1Dull;
+	tls_a.rng ^= tls_a.rng >> 12;
+	tls_a.rng ^= tls_a.rng << 25;
+	tls_a.rng ^= tls_a.rng >> 27;
+	uint64_t r = tls_a.rng * 0x2545F4914F6CDD1Dull;
 	double u = ((double)(r >> 11) + 1.0) / 9007199254740993.0; /* (0, 1] */
 	double gap = -log(u) * (double)mean;
 	if (gap < 1.0)
@@ -219,20 +335,22 @@ static uint64_t next_gap(void)
 
 static __attribute__((noinline)) void rec_alloc_sample_(void *p, size_t size)
 {
-	if (!tls_started) {
-		/* First allocation of the thread: draw its first gap and count
-		 * this allocation against it. */
-		tls_started = 1;
-		tls_left = (int64_t)next_gap() - (int64_t)size;
-		if (tls_left > 0)
+	if (!tls_a.started) {
+		/* First allocation of the thread: join the registry (for its
+		 * tail at exit and close), draw its first gap and count this
+		 * allocation against it. */
+		tls_a.started = 1;
+		reg_add(&tls_a);
+		tls_a.left = (int64_t)next_gap() - (int64_t)size;
+		if (tls_a.left > 0)
 			return;
 	}
-	uint64_t weight = tls_accum;
-	tls_accum = 0;
+	uint64_t weight = accum_take(&tls_a);
 	rec_sampler_thread_seen();
-	tls_left = (int64_t)next_gap();
+	tls_a.left = (int64_t)next_gap();
 	ensure_types();
-	if (T_alloc == NULL || !rec_type_enabled(T_alloc))
+	/* Sampling turned off since the gap was drawn: no sample. */
+	if (T_alloc == NULL || !rec_type_enabled(T_alloc) || rec_alloc_sample_interval() == 0)
 		return;
 	rec_alloc_emit_(p, size, weight, true);
 	live_put((uintptr_t)p, size);
@@ -242,9 +360,10 @@ static inline void account(void *p, size_t size)
 {
 	if (p == NULL)
 		return;
-	tls_accum += size;
-	tls_left -= (int64_t)size;
-	if (__builtin_expect(tls_left <= 0, 0))
+	__atomic_store_n(&tls_a.accum, __atomic_load_n(&tls_a.accum, __ATOMIC_RELAXED) + size,
+			 __ATOMIC_RELAXED);
+	tls_a.left -= (int64_t)size;
+	if (__builtin_expect(tls_a.left <= 0, 0))
 		rec_alloc_sample_(p, size);
 }
 

@@ -853,6 +853,7 @@ static void tbuf_free(rec_tbuf_full *b)
 static void thread_exit(void *arg)
 {
 	(void)arg;
+	rec_alloc_thread_exit(); /* its last rec.Alloc, before rec.ThreadEnd */
 	rec_tbuf_full *b = t_list, *next;
 	t_list = NULL;
 	for (; b; b = next) {

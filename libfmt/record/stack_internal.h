@@ -156,6 +156,11 @@ uint64_t rec_builtin_tid(void);
 void rec_locks_note_release(void *m);
 void rec_locks_note_reacquire(void *m);
 
+/* alloc.c: the calling thread exits: record its allocation tail (the bytes
+ * rec_malloc & co. counted since its last sample) while its buffers are
+ * still live.  Called by the recorder's thread-exit destructor first. */
+void rec_alloc_thread_exit(void);
+
 /* sleep.c: record one rec.Sleep of requested ns, from start to end ticks
  * of the Sleep type's recorder.  rec_sleep_type() is NULL until declared. */
 struct rec_event_type;

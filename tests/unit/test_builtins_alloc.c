@@ -2,8 +2,9 @@
 /*
  * test_builtins_alloc.c - rec.Alloc and rec.Free produced for real: exact
  * reports (768 x 8192 bytes must total 6,291,456), and the sampling
- * wrappers on real threads (sample count, weights summing to the bytes
- * allocated, frees of sampled blocks), recorded to a file and read back.
+ * wrappers on real threads (sample count, weights summing to exactly the
+ * bytes allocated, with the tails of threads that exit and of the close;
+ * frees of sampled blocks), recorded to a file and read back.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -127,7 +128,7 @@ static void t_sampled(void **state)
 	/* Bytes each thread allocated through the wrappers. */
 	const uint64_t per_thread = (uint64_t)SAMPLED_ALLOCS / 4 * (3 * SAMPLED_SIZE + SAMPLED_SIZE / 2 + SAMPLED_SIZE);
 	for (int t = 0; t < SAMPLED_THREADS; t++) {
-		uint64_t n = 0, weight = 0, frees = 0, no_stack = 0;
+		uint64_t n = 0, weight = 0, frees = 0, no_stack = 0, tails = 0;
 		for (size_t i = 0; i < rec_t_nev; i++) {
 			const rec_t_ev *e = &rec_t_evs[i];
 			if (e->tid != tids[t])
@@ -135,6 +136,13 @@ static void t_sampled(void **state)
 			if (strcmp(e->type, "rec.Alloc") == 0) {
 				assert_int_equal(rec_t_fu(e, "sampled"), 1);
 				uint64_t sz = rec_t_fu(e, "size");
+				weight += rec_t_fu(e, "weight");
+				if (sz == 0) { /* the tail the thread recorded as it exited */
+					assert_int_equal(rec_t_fu(e, "address"), 0);
+					assert_false(e->has_stack);
+					tails++;
+					continue;
+				}
 				assert_true(sz == SAMPLED_SIZE || sz == SAMPLED_SIZE / 2);
 				assert_true(rec_t_fu(e, "weight") >= sz);
 				/* Both threads sample the same call sites: the core's
@@ -144,7 +152,6 @@ static void t_sampled(void **state)
 					assert_true(rec_t_stack_has(e, "al_sampled_worker"));
 				else
 					no_stack++;
-				weight += rec_t_fu(e, "weight");
 				n++;
 			} else if (strcmp(e->type, "rec.Free") == 0) {
 				assert_int_equal(rec_t_fu(e, "sampled"), 1);
@@ -153,16 +160,120 @@ static void t_sampled(void **state)
 				frees++;
 			}
 		}
-		/* ~per_thread / 64 KiB samples (~343); weights sum to the bytes
-		 * allocated up to the last sample. */
+		/* ~per_thread / 64 KiB samples (~343); with the tail the
+		 * weights sum to exactly the bytes allocated. */
 		print_message("thread %d: %" PRIu64 " samples, weight %" PRIu64 " of %" PRIu64 " bytes, %" PRIu64 " frees\n",
 			      t, n, weight, per_thread, frees);
 		assert_true(n >= per_thread / 65536 / 2 && n <= per_thread / 65536 * 2);
-		assert_true(weight <= per_thread);
-		assert_true(weight >= per_thread - 2 * 1024 * 1024);
+		assert_true(tails <= 1);
+		assert_int_equal(weight, per_thread);
 		/* Every sampled block was freed through rec_free/rec_realloc. */
 		assert_int_equal(frees, n);
 		assert_true(no_stack <= n / 50);
+	}
+}
+
+/* ---- the unsampled tail: weights sum to the bytes, exactly ------------------ */
+
+#define TAIL_THREADS 4
+
+typedef struct tail_job {
+	uint64_t tid;
+	uint64_t bytes;   /* allocated through the wrappers */
+	int allocs, size;
+	int hold;         /* stay alive until released (counted at close) */
+} tail_job;
+
+static pthread_mutex_t g_hold_mu = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t g_hold_cv = PTHREAD_COND_INITIALIZER;
+static int g_hold_state; /* 1: the holder allocated; 2: released */
+
+void *al_tail_worker(void *arg);
+__attribute__((noinline)) void *al_tail_worker(void *arg)
+{
+	tail_job *j = arg;
+	j->tid = rec_t_my_tid();
+	for (int i = 0; i < j->allocs; i++) {
+		/* sizes vary: size, size + 1, ..., size + 6 */
+		size_t n = (size_t)j->size + (size_t)(i % 7);
+		void *p = (i % 3 == 0) ? rec_calloc(1, n) : rec_malloc(n);
+		assert_non_null(p);
+		j->bytes += n;
+		rec_free(p);
+	}
+	if (j->hold) {
+		pthread_mutex_lock(&g_hold_mu);
+		g_hold_state = 1;
+		pthread_cond_broadcast(&g_hold_cv);
+		while (g_hold_state != 2)
+			pthread_cond_wait(&g_hold_cv, &g_hold_mu);
+		pthread_mutex_unlock(&g_hold_mu);
+	}
+	return NULL;
+}
+
+static void t_tail_exact(void **state)
+{
+	(void)state;
+	rec_alloc_set_sample_interval(64 * 1024);
+	/* Bytes allocated before the recording opens are not counted in it. */
+	void *before = rec_malloc(50000);
+	assert_non_null(before);
+	rec_free(before);
+	rec_t_start(NULL);
+	/* Threads that exit: three that sample many times, one that
+	 * allocates less than any likely gap (exp(-100 / 65536) ~ 0.998
+	 * odds of no sample: it need not emit anything before its tail). */
+	tail_job jobs[TAIL_THREADS + 1] = {
+		{ 0, 0, 30000, 100, 0 }, { 0, 0, 7001, 1000, 0 }, { 0, 0, 123, 4096, 0 },
+		{ 0, 0, 1, 100, 0 },
+		{ 0, 0, 5000, 333, 1 }, /* still running at close */
+	};
+	pthread_t th[TAIL_THREADS + 1];
+	for (int i = 0; i < TAIL_THREADS; i++)
+		assert_int_equal(pthread_create(&th[i], NULL, al_tail_worker, &jobs[i]), 0);
+	for (int i = 0; i < TAIL_THREADS; i++)
+		assert_int_equal(pthread_join(th[i], NULL), 0);
+	g_hold_state = 0;
+	assert_int_equal(pthread_create(&th[TAIL_THREADS], NULL, al_tail_worker, &jobs[TAIL_THREADS]), 0);
+	pthread_mutex_lock(&g_hold_mu);
+	while (g_hold_state != 1)
+		pthread_cond_wait(&g_hold_cv, &g_hold_mu);
+	pthread_mutex_unlock(&g_hold_mu);
+	/* and the closing thread itself */
+	tail_job self = { 0, 0, 777, 2000, 0 };
+	al_tail_worker(&self);
+	rec_t_stop_and_load();
+	pthread_mutex_lock(&g_hold_mu);
+	g_hold_state = 2;
+	pthread_cond_broadcast(&g_hold_cv);
+	pthread_mutex_unlock(&g_hold_mu);
+	assert_int_equal(pthread_join(th[TAIL_THREADS], NULL), 0);
+	rec_alloc_set_sample_interval(512 * 1024);
+
+	uint64_t all = self.bytes, got_all = 0;
+	for (int i = 0; i <= TAIL_THREADS; i++)
+		all += jobs[i].bytes;
+	uint64_t per[TAIL_THREADS] = { 0 }, tails[TAIL_THREADS] = { 0 };
+	for (size_t i = 0; i < rec_t_nev; i++) {
+		const rec_t_ev *e = &rec_t_evs[i];
+		if (strcmp(e->type, "rec.Alloc") != 0)
+			continue;
+		assert_int_equal(rec_t_fu(e, "sampled"), 1);
+		got_all += rec_t_fu(e, "weight");
+		for (int t = 0; t < TAIL_THREADS; t++)
+			if (e->tid == jobs[t].tid) {
+				per[t] += rec_t_fu(e, "weight");
+				tails[t] += rec_t_fu(e, "size") == 0;
+			}
+	}
+	print_message("weights %" PRIu64 " of %" PRIu64 " bytes\n", got_all, all);
+	assert_int_equal(got_all, all);
+	/* A thread's tail is recorded on that thread as it exits, at most
+	 * once (none when its last allocation was sampled: nothing left). */
+	for (int t = 0; t < TAIL_THREADS; t++) {
+		assert_int_equal(per[t], jobs[t].bytes);
+		assert_true(tails[t] <= 1);
 	}
 }
 
@@ -185,6 +296,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(t_reported_exact),
 		cmocka_unit_test(t_sampled),
+		cmocka_unit_test(t_tail_exact),
 		cmocka_unit_test(t_sampling_off),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

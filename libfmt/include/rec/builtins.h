@@ -131,7 +131,13 @@ REC_API void rec_free_report(const void *ptr);
  * passes a randomized threshold with mean rec_alloc_sample_interval() bytes
  * (exponentially distributed, as tcmalloc and JFR do, so periodic patterns
  * do not alias); the event's weight is the bytes allocated by the thread
- * since its previous sample, so weights sum to the bytes allocated.  Freeing
+ * since its previous sample (or since the default recorder opened).  The
+ * bytes after a thread's last sample are recorded as one more rec.Alloc, a
+ * tail (address 0, size 0, no stack): by the thread when it exits, and for
+ * the threads still running by the thread that closes the default recorder.
+ * So the weights sum to exactly the bytes allocated through these functions
+ * while the recording was open (bytes allocated while it opens or closes,
+ * racing with that, may be missed or counted twice).  Freeing
  * a sampled block records rec.Free with its size (up to 4096 sampled blocks
  * live at once are tracked).  Blocks from these functions are ordinary
  * malloc blocks: free() and rec_free() are interchangeable. */
@@ -139,8 +145,9 @@ REC_API void *rec_malloc(size_t size);
 REC_API void *rec_calloc(size_t n, size_t size);
 REC_API void *rec_realloc(void *ptr, size_t size);
 REC_API void rec_free(void *ptr);
-/* Mean bytes between samples; default 512 KiB, 0 = no sampling.  Threads
- * pick up a new value at their next sample. */
+/* Mean bytes between samples; default 512 KiB, 0 = no sampling (at once:
+ * no sample and no tail is recorded while it is 0).  Threads pick up a new
+ * mean at their next sample. */
 REC_API void rec_alloc_set_sample_interval(uint64_t bytes);
 REC_API uint64_t rec_alloc_sample_interval(void);
 

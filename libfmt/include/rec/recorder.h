@@ -553,6 +553,22 @@ REC_INLINE_ bool rec_emit_begin_signal_pcs(rec_emit *e, rec_event_type *t, uint6
 	return rec_emit_begin_full_(e, t, start_ticks, d, 1, pcs, npcs, truncated);
 }
 
+/*! rec_emit_begin_pcs() : as rec_emit_begin_at(), with the stack given as
+ *  captured entries (leaf first, at most 128 used) instead of captured
+ *  here; npcs = 0 writes Stack 0 (no stack), for an event of a stack type
+ *  that no code location stands for.  For a type with REC_EVENT_HAS_STACK. */
+REC_INLINE_ bool rec_emit_begin_pcs(rec_emit *e, rec_event_type *t, uint64_t start_ticks,
+				      uint64_t end_ticks, const uintptr_t *pcs, size_t npcs)
+{
+	static const uintptr_t none_[1] = { 0 };
+	if (REC_LIKELY_(!__atomic_load_n(&t->enabled, __ATOMIC_RELAXED)))
+		return false;
+	uint64_t d = end_ticks > start_ticks ? end_ticks - start_ticks : 0;
+	if ((t->flags & REC_EVENT_HAS_DURATION) && d < t->threshold_ticks)
+		return false;
+	return rec_emit_begin_full_(e, t, start_ticks, d, 0, pcs ? pcs : none_, pcs ? npcs : 0, 0);
+}
+
 REC_INLINE_ void rec_emit_u64(rec_emit *e, uint64_t v) { e->p = rec_emit_varint_(e->p, v); }
 REC_INLINE_ void rec_emit_i64(rec_emit *e, int64_t v)
 {
