@@ -90,15 +90,25 @@ static void choose_weight(type_info *ti)
 			set_unit(U_SAMPLES);
 			return;
 		}
-		if (strcmp(t->name, "rec.LockWait") == 0 || strcmp(t->name, "rec.Sleep") == 0) {
+		if (strcmp(t->name, "rec.LockWait") == 0 || strcmp(t->name, "rec.Sleep") == 0 ||
+		    strcmp(t->name, "rec.CondWait") == 0) {
 			if (t->flags & REC_EVENT_HAS_DURATION) {
 				ti->kind = W_HEADER_DURATION;
 				set_unit(U_NS);
 				return;
 			}
 		}
-		if (strcmp(t->name, "rec.Alloc") == 0)
+		/* rec.Alloc: the bytes each event stands for.  A sampled event's
+		 * weight is the bytes its thread allocated since its previous
+		 * sample (its size is one allocation among them); a reported
+		 * one's weight is its size.  Recordings whose rec.Alloc has no
+		 * weight field fall back to size. */
+		if (strcmp(t->name, "rec.Alloc") == 0) {
 			w = "size";
+			for (uint32_t i = 0; i < t->field_count; i++)
+				if (strcmp(t->fields[i].name, "weight") == 0)
+					w = "weight";
+		}
 	}
 	if (!w || strcmp(w, "count") == 0) {
 		bool named_count = false;
@@ -589,11 +599,21 @@ static const char usage_text[] =
 	"FILE may be '-' for standard input.\n"
 	"\n"
 	"What is weighed:\n"
-	"  --event NAME      event type (default rec.CPUSample).  Presets:\n"
-	"                      rec.CPUSample  weight = samples (1 per event)\n"
-	"                      rec.Alloc      weight = bytes (the size field)\n"
-	"                      rec.LockWait   weight = time waited (ns)\n"
-	"                      rec.Sleep      weight = time slept or waited (ns)\n"
+	"  --event NAME      event type (default rec.CPUSample).  What weighs an\n"
+	"                    event of each built-in type with a stack:\n"
+	"                      rec.CPUSample  1 per event (samples)\n"
+	"                      rec.Alloc      the weight field (bytes): for a sampled\n"
+	"                                     allocation the bytes its thread allocated\n"
+	"                                     since its previous sample, for a reported\n"
+	"                                     one its size; so the total is the bytes\n"
+	"                                     allocated (--weight size: the sampled\n"
+	"                                     allocations' own sizes only)\n"
+	"                      rec.LockWait   the event's duration (ns waited)\n"
+	"                      rec.Sleep      the event's duration (ns slept)\n"
+	"                      rec.CondWait   the event's duration (ns waited on a\n"
+	"                                     condition variable)\n"
+	"                      rec.Free, rec.LockOrder, rec.Crash, rec.Log\n"
+	"                                     1 per event (events)\n"
 	"                    any other type with a stack: 1 per event unless --weight\n"
 	"  --weight FIELD    weigh by a numeric field of the event ('duration' is the\n"
 	"                    event's duration in ns when the type has no such field,\n"
