@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * counters.c - counter totals over runs and restarts (rec/archive.h): per
- * rec.Counter name, the sum of positive deltas within each run and the
- * resets (drops within a run).  Uses only the public reader API.
+ * rec.Counter name, the sum over runs of what each run counted from its
+ * first sample (the counter's start), with wraps and resets (drops within a
+ * run).  Uses only the public reader API.
  */
 #include "rec/archive.h"
 
@@ -113,14 +114,60 @@ static bool slots_grow(rec_counters *c)
 	return true;
 }
 
-REC_API rec_status rec_counters_add_event(rec_counters *c, const rec_event *ev)
+/* u64 additions that stop at UINT64_MAX instead of wrapping. */
+static uint64_t add_sat(uint64_t a, uint64_t b) { return a > UINT64_MAX - b ? UINT64_MAX : a + b; }
+
+/* One sample of counter ci in the run of chunk ch. */
+static rec_status add_sample(rec_counters *c, const rec_chunk_info *ch, size_t ci, uint64_t v)
 {
-	if (!c || !ev || !ev->type || !ev->chunk)
-		return REC_ERR_INVALID_ARG;
+	rec_counter_total *tot = &c->totals[ci];
+	tot->samples++;
+	tot->last_value = v;
+
+	if (c->nslots * 2 >= c->slot_cap && !slots_grow(c))
+		return REC_ERR_NOMEM;
+	run_slot key = { ch->run_id, ch->process_start_ns, ch->pid, ci + 1, 0 };
+	size_t j = slot_hash(&key) & (c->slot_cap - 1);
+	for (;; j = (j + 1) & (c->slot_cap - 1)) {
+		run_slot *s = &c->slots[j];
+		if (!s->counter) {
+			/* First sample of this counter in this run: its start
+			 * (the recorder samples a counter when it is created,
+			 * at 0, and when a recording opens). */
+			key.last = v;
+			*s = key;
+			c->nslots++;
+			tot->runs++;
+			return REC_OK;
+		}
+		if (s->counter == key.counter && s->run_id == key.run_id && s->pid == key.pid &&
+		    s->process_start_ns == key.process_start_ns) {
+			if (v >= s->last || s->last - v > UINT64_MAX / 2) {
+				/* Up; or down by at least half the range: the
+				 * u64 wrapped past 2^64 - 1 (exact for a counter
+				 * that moves less than 2^63 between two
+				 * samples).  Either way the increase is
+				 * v - last, mod 2^64. */
+				tot->total = add_sat(tot->total, v - s->last);
+			} else {
+				/* A reset: counting went on from 0. */
+				tot->resets++;
+				tot->total = add_sat(tot->total, v);
+			}
+			s->last = v;
+			return REC_OK;
+		}
+	}
+}
+
+/* The counter index and value of a rec.Counter event: 1, 0 (not a counter
+ * sample, ignored), or -1 (NOMEM). */
+static int event_sample(rec_counters *c, const rec_event *ev, size_t *ci, uint64_t *value)
+{
 	const rec_type *t = ev->type;
 	if (!t->name || strcmp(t->name, "rec.Counter") != 0)
-		return REC_OK;
-	const rec_value *name = NULL, *value = NULL;
+		return 0;
+	const rec_value *name = NULL, *val = NULL;
 	for (uint32_t i = 0; i < t->field_count && i < ev->value_count; i++) {
 		const rec_field *f = &t->fields[i];
 		const rec_value *v = &ev->values[i];
@@ -131,43 +178,28 @@ REC_API rec_status rec_counters_add_event(rec_counters *c, const rec_event *ev)
 		else if (strcmp(f->name, "value") == 0 &&
 			 (f->type == REC_TYPE_U64 || f->type == REC_TYPE_U32 ||
 			  f->type == REC_TYPE_U16 || f->type == REC_TYPE_U8))
-			value = v;
+			val = v;
 	}
-	if (!name || !value || !name->v.s.ptr)
-		return REC_OK;
-	size_t ci = counter_index(c, name->v.s.ptr, name->v.s.len);
-	if (ci == SIZE_MAX)
-		return REC_ERR_NOMEM;
+	if (!name || !val || !name->v.s.ptr)
+		return 0;
+	*ci = counter_index(c, name->v.s.ptr, name->v.s.len);
+	if (*ci == SIZE_MAX)
+		return -1;
 	c->sorted = false;
-	rec_counter_total *tot = &c->totals[ci];
-	uint64_t v = value->v.u;
-	tot->samples++;
-	tot->last_value = v;
+	*value = val->v.u;
+	return 1;
+}
 
-	if (c->nslots * 2 >= c->slot_cap && !slots_grow(c))
-		return REC_ERR_NOMEM;
-	run_slot key = { ev->chunk->run_id, ev->chunk->process_start_ns, ev->chunk->pid, ci + 1, 0 };
-	size_t j = slot_hash(&key) & (c->slot_cap - 1);
-	for (;; j = (j + 1) & (c->slot_cap - 1)) {
-		run_slot *s = &c->slots[j];
-		if (!s->counter) {
-			/* First sample of this counter in this run: a baseline. */
-			key.last = v;
-			*s = key;
-			c->nslots++;
-			tot->runs++;
-			return REC_OK;
-		}
-		if (s->counter == key.counter && s->run_id == key.run_id && s->pid == key.pid &&
-		    s->process_start_ns == key.process_start_ns) {
-			if (v >= s->last)
-				tot->total += v - s->last;
-			else
-				tot->resets++;
-			s->last = v;
-			return REC_OK;
-		}
-	}
+REC_API rec_status rec_counters_add_event(rec_counters *c, const rec_event *ev)
+{
+	if (!c || !ev || !ev->type || !ev->chunk)
+		return REC_ERR_INVALID_ARG;
+	size_t ci;
+	uint64_t v;
+	int k = event_sample(c, ev, &ci, &v);
+	if (k <= 0)
+		return k < 0 ? REC_ERR_NOMEM : REC_OK;
+	return add_sample(c, ev->chunk, ci, v);
 }
 
 static bool fatal(rec_status st, const rec_reader *r)
@@ -197,16 +229,84 @@ static rec_status add_all_events(rec_counters *c, rec_reader *r, uint64_t *damag
 	}
 }
 
-static rec_status add_one(void *opaque, const rec_event *ev)
+/* The samples of one chunk, taken in timestamp order: records of different
+ * threads interleave in any order within a chunk (spec/FORMAT.md, "Order"),
+ * and a counter's start sample is committed by the thread that created it. */
+typedef struct chunk_sample {
+	uint64_t ticks;
+	size_t seq; /* file order, for equal timestamps */
+	size_t ci;
+	uint64_t value;
+} chunk_sample;
+
+typedef struct chunk_samples {
+	rec_counters *c;
+	chunk_sample *v;
+	size_t n, cap;
+	rec_chunk_info chunk; /* a copy: its run identity */
+	bool nomem;
+} chunk_samples;
+
+static rec_status collect_one(void *opaque, const rec_event *ev)
 {
-	return rec_counters_add_event(opaque, ev);
+	chunk_samples *cs = opaque;
+	if (!ev || !ev->type || !ev->chunk)
+		return REC_ERR_INVALID_ARG;
+	size_t ci;
+	uint64_t v;
+	int k = event_sample(cs->c, ev, &ci, &v);
+	if (k < 0) {
+		cs->nomem = true;
+		return REC_ERR_NOMEM;
+	}
+	if (k == 0)
+		return REC_OK;
+	if (cs->n == cs->cap) {
+		size_t ncap = cs->cap ? cs->cap * 2 : 64;
+		chunk_sample *nv = realloc(cs->v, ncap * sizeof(*nv));
+		if (!nv) {
+			cs->nomem = true;
+			return REC_ERR_NOMEM;
+		}
+		cs->v = nv;
+		cs->cap = ncap;
+	}
+	cs->chunk = *ev->chunk;
+	cs->v[cs->n] = (chunk_sample){ ev->ticks, cs->n, ci, v };
+	cs->n++;
+	return REC_OK;
+}
+
+static int cmp_sample(const void *a, const void *b)
+{
+	const chunk_sample *x = a, *y = b;
+	if (x->ticks != y->ticks)
+		return x->ticks < y->ticks ? -1 : 1;
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
 }
 
 REC_API rec_status rec_counters_add_chunk(rec_counters *c, rec_reader *r)
 {
 	if (!c || !r)
 		return REC_ERR_INVALID_ARG;
-	return rec_reader_chunk_events(r, "rec.Counter", add_one, c);
+	chunk_samples cs;
+	memset(&cs, 0, sizeof cs);
+	cs.c = c;
+	rec_status st = rec_reader_chunk_events(r, "rec.Counter", collect_one, &cs);
+	/* A damaged chunk: the samples before the damage still count. */
+	if (cs.n)
+		qsort(cs.v, cs.n, sizeof(*cs.v), cmp_sample);
+	for (size_t i = 0; i < cs.n; i++) {
+		rec_status s2 = add_sample(c, &cs.chunk, cs.v[i].ci, cs.v[i].value);
+		if (s2 != REC_OK) {
+			st = s2;
+			break;
+		}
+	}
+	free(cs.v);
+	if (cs.nomem)
+		return REC_ERR_NOMEM;
+	return st;
 }
 
 REC_API rec_status rec_counters_add_reader(rec_counters *c, rec_reader *r, uint32_t flags,

@@ -3,9 +3,9 @@
 # writer (rec_test_archive_counters: four runs end without a FINAL chunk, one
 # closes cleanly).  rec-summary lists five runs and "4 restarts" and the
 # counter totals over the restarts (tests/lib/counter_runs.c: requests
-# +25, +2 and +6 around a reset, a baseline of 100 then +50, +0, +5 = 88 with
-# 1 reset in 5 runs; errors +1, +4, then a drop 7 -> 3 = 5 with 1 reset in 3
-# runs; last minus first would say 45 and 2), rec-check
+# +25, +2, a reset to 3 (+3, counted from 0) and +6, a start of 100 then +50,
+# +0, +5 = 91 with 1 reset in 5 runs; errors +1, +4, then a reset 7 -> 3
+# (+3) = 8 with 1 reset in 3 runs; last minus first would say 45 and 2), rec-check
 # passes, rec-split --by run gives one valid piece per run, rec-cat of the
 # pieces in reverse order gives back the original bytes (runs by start), and
 # a truncated copy keeps every whole chunk (rec-recover).
@@ -25,7 +25,7 @@ fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
 "$bin/rec-summary" "$tmp/five.rec" >"$tmp/s.txt" || fail "rec-summary exit"
 grep -q "Runs:  *5 (4 restarts)" "$tmp/s.txt" || fail "summary: $(grep Runs "$tmp/s.txt")"
 [ "$(grep -c 'no final chunk$' "$tmp/s.txt")" = 4 ] && [ "$(grep -c 'clean close$' "$tmp/s.txt")" = 1 ] || fail "run ends: $(cat "$tmp/s.txt")"
-grep -q "^ requests  *88  *1  *5$" "$tmp/s.txt" && grep -q "^ errors  *5  *1  *3$" "$tmp/s.txt" \
+grep -q "^ requests  *91  *1  *5$" "$tmp/s.txt" && grep -q "^ errors  *8  *1  *3$" "$tmp/s.txt" \
 	|| fail "summary counters: $(cat "$tmp/s.txt")"
 "$bin/rec-summary" --json "$tmp/five.rec" | python3 -c '
 import json, sys
@@ -34,14 +34,14 @@ assert d["restarts"] == 4, d["restarts"]
 assert [r["pid"] for r in d["runs"]] == [1000, 1001, 1002, 1003, 1004], d["runs"]
 c = {x["name"]: x for x in d["counters"]}
 assert sorted(c) == ["errors", "requests"], c
-assert (c["requests"]["total"], c["requests"]["resets"], c["requests"]["runs"], c["requests"]["samples"]) == (88, 1, 5, 13), c
-assert (c["errors"]["total"], c["errors"]["resets"], c["errors"]["runs"], c["errors"]["samples"]) == (5, 1, 3, 7), c
+assert (c["requests"]["total"], c["requests"]["resets"], c["requests"]["runs"], c["requests"]["samples"]) == (91, 1, 5, 13), c
+assert (c["errors"]["total"], c["errors"]["resets"], c["errors"]["runs"], c["errors"]["samples"]) == (8, 1, 3, 7), c
 ' || fail "summary json"
 # the same from standard input (one pass, no seeking back)
 "$bin/rec-summary" --json - <"$tmp/five.rec" | python3 -c '
 import json, sys
 c = {x["name"]: (x["total"], x["resets"]) for x in json.load(sys.stdin)["counters"]}
-assert c == {"requests": (88, 1), "errors": (5, 1)}, c
+assert c == {"requests": (91, 1), "errors": (8, 1)}, c
 ' || fail "summary json from stdin"
 # --no-counters: headers and statistics only, "counters": null
 "$bin/rec-summary" --json --no-counters "$tmp/five.rec" | python3 -c '

@@ -2,8 +2,8 @@
 /*
  * rec_test_archive_counters.c - writes the recording of tests/unit/
  * test_counters.c to argv[1]: five runs of a service (four end without a
- * FINAL chunk), counters "requests" (total 88, 1 reset) and "errors" (total
- * 5, 1 reset), for CLI tests of tools that show counter totals.
+ * FINAL chunk), counters "requests" (total 91, 1 reset) and "errors" (total
+ * 8, 1 reset), for CLI tests of tools that show counter totals.
  * Exits 0 on success, 1 on any failure.
  */
 #include <fcntl.h>

@@ -96,10 +96,11 @@ rec_status rec_t_counter_write_run(int fd, int k, const rec_t_run_spec *rs, cons
 }
 
 /* The five runs.  requests: run 0 counts 0 -> 25 (+25); run 1 5 -> 7 (+2),
- * then a reset to 3, then 9 (+6); run 2 starts at 100 (a baseline, not a
- * delta) and reaches 150 (+50); run 3 has one sample (+0); run 4 40 -> 40 ->
- * 45 (+5).  Total 88, one reset.  (Last minus first would be 45; the sum of
- * all positive steps across runs, reading restarts as deltas, 88 + 100 + 40.) */
+ * then a reset to 3 (counting went on from 0: +3), then 9 (+6); run 2 starts
+ * at 100 (its first sample, the run's start: not a delta) and reaches 150
+ * (+50); run 3 has one sample (+0); run 4 40 -> 40 -> 45 (+5).  Total 91,
+ * one reset.  (Last minus first would be 45; the sum of all positive steps
+ * across runs, reading restarts as deltas, 91 + 100 + 40 - 3.) */
 static const uint64_t r0[] = { 0, 10, 25 }, r1[] = { 5, 7, 3, 9 }, r2[] = { 100, 150 },
 		      r3[] = { 0 }, r4[] = { 40, 40, 45 };
 static const uint64_t e0[] = { 1, 2 }, e2[] = { 0, 0, 4 }, e4[] = { 7, 3 };

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * counter_runs.h - the five runs of a service (four end without a FINAL
- * chunk) with counters "requests" (total 88, 1 reset) and "errors" (total 5,
+ * chunk) with counters "requests" (total 91, 1 reset) and "errors" (total 8,
  * 1 reset), written by tests/unit/test_counters.c and by the helper
  * tests/helpers/rec_test_archive_counters.c.
  */

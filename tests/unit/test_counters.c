@@ -73,14 +73,14 @@ static void check_totals(uint32_t flags, uint32_t cflags)
 	assert_string_equal(t[1].name, "requests");
 	const rec_counter_total *req = find(t, n, "requests");
 	assert_non_null(req);
-	assert_int_equal(req->total, 88);
+	assert_int_equal(req->total, 91);
 	assert_int_equal(req->resets, 1);
 	assert_int_equal(req->samples, 13);
 	assert_int_equal(req->runs, 5);
-	/* errors: run 0 1 -> 2 (+1); run 2 0, 0, 4 (+4); run 4 7 -> 3 (reset). */
+	/* errors: run 0 1 -> 2 (+1); run 2 0, 0, 4 (+4); run 4 7 -> 3 (a reset: +3). */
 	const rec_counter_total *err = find(t, n, "errors");
 	assert_non_null(err);
-	assert_int_equal(err->total, 5);
+	assert_int_equal(err->total, 8);
 	assert_int_equal(err->resets, 1);
 	assert_int_equal(err->samples, 7);
 	assert_int_equal(err->runs, 3);
@@ -149,14 +149,128 @@ static void t_events(void **state)
 	size_t n = 0;
 	const rec_counter_total *t = rec_counters_get(c, &n);
 	assert_int_equal(n, 1);
-	/* run 1: 10 -> 15 (+5), reset to 12, -> 20 (+8); run 2: 1000 -> 1001 (+1), reset */
-	assert_int_equal(t[0].total, 14);
+	/* run 1: 10 -> 15 (+5), reset to 12 (counted from 0: +12), -> 20 (+8);
+	 * run 2: 1000 -> 1001 (+1), reset to 0 (+0) */
+	assert_int_equal(t[0].total, 26);
 	assert_int_equal(t[0].resets, 2);
 	assert_int_equal(t[0].samples, 7);
 	assert_int_equal(t[0].runs, 2);
 	assert_int_equal(t[0].last_value, 0);
 	rec_counters_close(c);
 	rec_counters_close(NULL);
+}
+
+/* Feed one sample of counter name in run (run id) by hand. */
+static void feed(rec_counters *c, const char *name, uint64_t run, uint64_t value)
+{
+	rec_chunk_info ch;
+	memset(&ch, 0, sizeof ch);
+	ch.run_id = run;
+	rec_value v[2];
+	memset(v, 0, sizeof v);
+	v[0].type = REC_TYPE_STRING;
+	v[0].present = 1;
+	v[0].v.s.ptr = name;
+	v[0].v.s.len = strlen(name);
+	v[1].type = REC_TYPE_U64;
+	v[1].present = 1;
+	v[1].v.u = value;
+	rec_event ev;
+	memset(&ev, 0, sizeof ev);
+	ev.type = &rec_t_counter_type;
+	ev.chunk = &ch;
+	ev.value_count = 2;
+	ev.values = v;
+	assert_int_equal(rec_counters_add_event(c, &ev), REC_OK);
+}
+
+/* A u64 that wraps within a run is told from a reset by how far it drops:
+ * by at least 2^63 it wrapped (the increase is taken mod 2^64), by less it
+ * was reset (counting went on from 0).  A total past 2^64 - 1 stays there. */
+static void t_wrap_and_reset(void **state)
+{
+	(void)state;
+	rec_counters *c = NULL;
+	assert_int_equal(rec_counters_open(&c), REC_OK);
+	/* 2^64 - 10 (the start), +5, then past 2^64 - 1 to 15: +20. */
+	feed(c, "wrap", 1, UINT64_MAX - 9);
+	feed(c, "wrap", 1, UINT64_MAX - 4);
+	feed(c, "wrap", 1, 15);
+	feed(c, "wrap", 1, 40); /* +25 */
+	/* 2^63 + 10 down to 20: a drop of 2^63 - 10, a reset (+20). */
+	feed(c, "reset", 1, 0);
+	feed(c, "reset", 1, (1ull << 63) + 10);
+	feed(c, "reset", 1, 20);
+	/* Two runs that count 2^64 - 1 and 10 in all: the total saturates. */
+	feed(c, "big", 1, 0);
+	feed(c, "big", 1, UINT64_MAX);
+	feed(c, "big", 2, 0);
+	feed(c, "big", 2, 10);
+	size_t n = 0;
+	const rec_counter_total *t = rec_counters_get(c, &n);
+	assert_int_equal(n, 3);
+	const rec_counter_total *w = find(t, n, "wrap"), *r = find(t, n, "reset"),
+				*b = find(t, n, "big");
+	assert_non_null(w);
+	assert_non_null(r);
+	assert_non_null(b);
+	assert_int_equal(w->total, 50);
+	assert_int_equal(w->resets, 0);
+	assert_int_equal(r->total, (1ull << 63) + 10 + 20);
+	assert_int_equal(r->resets, 1);
+	assert_true(b->total == UINT64_MAX);
+	assert_int_equal(b->runs, 2);
+	rec_counters_close(c);
+}
+
+/* Within a chunk, records of different threads interleave in any order: a
+ * counter's start (committed by the thread that created it) may follow a
+ * later sample in the file.  The chunk's samples are taken in timestamp
+ * order: 0 at ticks 2000, 7 at ticks 3000 is +7, whatever the file order. */
+static void t_chunk_timestamp_order(void **state)
+{
+	(void)state;
+	snprintf(path, sizeof path, "/tmp/test_counters.XXXXXX");
+	int fd = mkstemp(path);
+	assert_true(fd >= 0);
+	rec_writer_options o = REC_WRITER_OPTIONS_INIT;
+	o.run_id = 77;
+	o.pid = 4242;
+	o.anchor_ticks = 1000;
+	rec_writer *w = NULL;
+	assert_int_equal(rec_writer_open_fd(&w, fd, &o), REC_OK);
+	assert_int_equal(rec_writer_add_type(w, &rec_t_counter_type), REC_OK);
+	uint64_t s_jobs;
+	assert_int_equal(rec_writer_intern_string(w, "jobs", 4, &s_jobs), REC_OK);
+	static const uint64_t ticks[] = { 3000, 2000, 5000, 4000 }, vals[] = { 7, 0, 12, 9 };
+	for (int i = 0; i < 4; i++) {
+		assert_int_equal(rec_writer_begin(w, rec_t_counter_type.id, ticks[i], 0, 0, 0), REC_OK);
+		assert_int_equal(rec_writer_put_u64(w, s_jobs), REC_OK);
+		assert_int_equal(rec_writer_put_u64(w, vals[i]), REC_OK);
+		assert_int_equal(rec_writer_end(w), REC_OK);
+		if (i == 1)
+			assert_int_equal(rec_writer_flush(w), REC_OK);
+	}
+	assert_int_equal(rec_writer_close(w), REC_OK);
+	assert_int_equal(close(fd), 0);
+
+	rec_reader *r = NULL;
+	assert_int_equal(rec_reader_open_path(&r, path, NULL), REC_OK);
+	rec_counters *c = NULL;
+	assert_int_equal(rec_counters_open(&c), REC_OK);
+	uint64_t damaged = 0;
+	assert_int_equal(rec_counters_add_reader(c, r, 0, &damaged), REC_OK);
+	assert_int_equal(damaged, 0);
+	size_t n = 0;
+	const rec_counter_total *t = rec_counters_get(c, &n);
+	assert_int_equal(n, 1);
+	assert_int_equal(t[0].total, 12);
+	assert_int_equal(t[0].resets, 0);
+	assert_int_equal(t[0].samples, 4);
+	assert_int_equal(t[0].last_value, 12);
+	rec_counters_close(c);
+	rec_reader_close(r);
+	unlink(path);
 }
 
 static int mem_write(void *opaque, const void *buf, size_t len)
@@ -221,6 +335,8 @@ int main(void)
 		cmocka_unit_test(t_five_restarts),
 		cmocka_unit_test(t_runs_out_of_order),
 		cmocka_unit_test(t_events),
+		cmocka_unit_test(t_wrap_and_reset),
+		cmocka_unit_test(t_chunk_timestamp_order),
 		cmocka_unit_test(t_chunk_write),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -97,8 +97,9 @@ typedef struct rec_counters rec_counters;
 /* One counter (rec.Counter events with this "name"), over everything added. */
 typedef struct rec_counter_total {
 	const char *name;
-	uint64_t total;       /* sum of positive deltas between consecutive samples of a run */
-	uint64_t resets;      /* drops to a lower value within a run */
+	uint64_t total;       /* sum over runs of what each run counted from its first sample
+			       * (spec/EVENTS.md, rec.Counter); stays at UINT64_MAX */
+	uint64_t resets;      /* drops within a run that are not wraps */
 	uint64_t samples;     /* rec.Counter events seen */
 	uint64_t runs;        /* runs that have at least one sample */
 	uint64_t last_value;  /* value of the latest sample (in the order added) */
@@ -114,12 +115,15 @@ REC_API void rec_counters_close(rec_counters *c);
  *  string "name" and an unsigned "value") are ignored.  A run is the chunk's
  *  Run_Id, Pid and Process_Start_Ns.  Within a run, samples must come in
  *  time order (read with REC_READ_ORDERED, or one run's chunks in sequence):
- *    - the first sample of a counter in a run is its baseline (not a delta:
- *      a restarted process starts again from its own value);
+ *    - the first sample of a counter in a run is its start (not a delta:
+ *      the recorder samples a counter when it is created, at 0, and when a
+ *      recording opens);
  *    - a higher value adds (value - previous) to the total;
- *    - a lower value is a reset: counted, adds nothing, and becomes the new
- *      baseline (the count between the last sample and the reset is unknown
- *      and is not guessed).
+ *    - a value at least 2^63 lower is a wrap past 2^64 - 1: it adds
+ *      (value - previous) mod 2^64;
+ *    - any other lower value is a reset: counted in resets, and counting
+ *      went on from 0, so it adds value.
+ *  The total stops at UINT64_MAX.
  *  @return REC_OK, or REC_ERR_NOMEM. */
 REC_API rec_status rec_counters_add_event(rec_counters *c, const rec_event *ev);
 
@@ -148,7 +152,9 @@ REC_API rec_status rec_counters_add_reader(rec_counters *c, rec_reader *r, uint3
  *  (the one rec_reader_next_chunk() last returned), through
  *  rec_reader_chunk_events(): a chunk whose statistics count no rec.Counter
  *  event costs nothing, and in the others only rec.Counter records are
- *  decoded.  Call it once per chunk, a run's chunks in sequence order.
+ *  decoded.  The chunk's samples are taken in timestamp order (records of
+ *  different threads interleave in a chunk).  Call it once per chunk, a
+ *  run's chunks in sequence order.
  *  @return REC_OK, REC_ERR_NOMEM, or the reader's error for a damaged
  *          chunk (rec_reader_problem() says what; the samples of the chunk
  *          before the damage are counted). */
