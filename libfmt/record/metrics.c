@@ -105,6 +105,12 @@ static uint32_t metrics_period_ms = 1000, process_period_ms = 1000;
 static pthread_mutex_t process_lock = PTHREAD_MUTEX_INITIALIZER;
 static uint64_t last_rss, last_hwm;
 
+/* Serializes the samplers (the background thread's periodic task, the
+ * opening thread's start samples, rec_metrics_sample() on any thread): a
+ * counter's samples are then committed in the order their values were read,
+ * so their timestamps order their values (spec/EVENTS.md, rec.Counter). */
+static pthread_mutex_t sample_lock = PTHREAD_MUTEX_INITIALIZER;
+
 static void on_default_recorder(rec_recorder *r, int opened, void *opaque);
 
 /* A period from the environment ("500ms", "2s"): 1 ms to 1 h, else 0. */
@@ -155,6 +161,16 @@ __attribute__((constructor)) static void metrics_constructor(void)
 	(void)ensure_init();
 }
 
+static void emit_counter(const metric *m, uint64_t v)
+{
+	rec_emit e;
+	if (rec_emit_begin(&e, t_counter)) {
+		rec_emit_string_dyn_len(&e, m->name, m->name_len);
+		rec_emit_u64(&e, v);
+		rec_emit_commit(&e);
+	}
+}
+
 static rec_status metric_get(const char *name, int kind, metric **out)
 {
 	if (!name || !out)
@@ -183,6 +199,14 @@ static rec_status metric_get(const char *name, int kind, metric **out)
 			m->kind = kind;
 			m->name_len = len;
 			memcpy(m->name, name, len + 1);
+			/* A counter starts at 0: record that start now, while
+			 * no sampler can see the counter yet, so every later
+			 * sample of it is committed after this one.  Without
+			 * an open default recorder there is nothing to record
+			 * into; a recording opened later samples the counter
+			 * when it opens (on_default_recorder). */
+			if (kind == KIND_COUNTER)
+				emit_counter(m, 0);
 			if (registry_tail)
 				registry_tail->next = m;
 			else
@@ -226,7 +250,8 @@ rec_status rec_metrics_set_periods(uint32_t metrics_ms, uint32_t process_ms)
 }
 
 /* ---- sampling --------------------------------------------------------------- */
-static void sample_metrics(void)
+/* Every counter, and every gauge unless counters_only. */
+static void sample_metrics_of(bool counters_only)
 {
 	/* The list only grows at the tail and entries are never freed: walk a
 	 * snapshot of it without holding the lock while emitting. */
@@ -234,16 +259,13 @@ static void sample_metrics(void)
 		return;
 	metric *head = registry_head, *tail = registry_tail;
 	pthread_mutex_unlock(&registry_lock);
+	if (pthread_mutex_lock(&sample_lock) != 0)
+		return;
 	for (metric *m = head; m; m = m == tail ? NULL : m->next) {
 		rec_emit e;
 		if (m->kind == KIND_COUNTER) {
-			uint64_t v = __atomic_load_n(&m->cell.counter.value, __ATOMIC_RELAXED);
-			if (rec_emit_begin(&e, t_counter)) {
-				rec_emit_string_dyn_len(&e, m->name, m->name_len);
-				rec_emit_u64(&e, v);
-				rec_emit_commit(&e);
-			}
-		} else {
+			emit_counter(m, __atomic_load_n(&m->cell.counter.value, __ATOMIC_RELAXED));
+		} else if (!counters_only) {
 			struct rec_gauge_cell_ *c = &m->cell.gauge;
 			int64_t v = __atomic_load_n(&c->value, __ATOMIC_RELAXED);
 			/* The next interval's max starts at the value now. */
@@ -258,7 +280,10 @@ static void sample_metrics(void)
 			}
 		}
 	}
+	pthread_mutex_unlock(&sample_lock);
 }
+
+static void sample_metrics(void) { sample_metrics_of(false); }
 
 rec_status rec_metrics_sample(void)
 {
@@ -387,6 +412,10 @@ static void on_default_recorder(rec_recorder *r, int opened, void *opaque)
 		pp = process_period_ms;
 		pthread_mutex_unlock(&registry_lock);
 	}
+	/* The start of every counter that exists already (counted before this
+	 * recording: not this recording's count), before the periodic task
+	 * exists, so it is each counter's first sample of the run. */
+	sample_metrics_of(true);
 	(void)rec_recorder_add_periodic(r, periodic_metrics, NULL, mp);
 	(void)rec_recorder_add_periodic(r, periodic_process, NULL, pp);
 	/* A baseline at the start of the recording; its rssPeak covers the time

@@ -2158,8 +2158,8 @@ static void *bg_main(void *arg)
 		}
 
 		now = rec_clock_mono_ns();
-		if (!stop)
-			run_periodic(r, now, (req & REQ_PERIODIC) != 0);
+		if (!stop) /* a dump carries the counters' values at the dump */
+			run_periodic(r, now, (req & (REQ_PERIODIC | REQ_DUMP)) || sig_dump);
 		bg_collect(r, pd);
 		rec_status rst = REC_OK;
 		if (now >= next_flush || (req & (REQ_FLUSH | REQ_DUMP)) || sig_dump) {

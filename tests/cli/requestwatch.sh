@@ -189,6 +189,14 @@ if warm_sleep:
 served = [c["value"] for c in by_type("rec.Counter") if c["name"] == "requestwatch.requests"]
 check(bool(served) and served[-1] == len(reqs),
       "last rec.Counter requestwatch.requests equals the requests recorded: %s" % served[-1:])
+# rec-summary's counter total counts from the counter's start (a sample of 0
+# when requestwatch created it), not from its first periodic sample: it
+# equals the requests served (issue 16: it said 7 beside 10 app.Request)
+ctot = {c["name"]: c for c in (summary.get("counters") or [])}.get("requestwatch.requests")
+check(ctot is not None and ctot["total"] == len(reqs) and ctot["resets"] == 0 and ctot["runs"] == 1,
+      "rec-summary's total of requestwatch.requests equals the %d app.Request events: %s"
+      % (len(reqs), ctot))
+check(bool(served) and served[0] == 0, "the counter's first sample is its start, 0: %s" % served[:1])
 logs = [l["message"] for l in by_type("rec.Log")]
 check(any(m.startswith("listening on 127.0.0.1:") for m in logs), "a rec.Log says where it listened")
 

@@ -15,10 +15,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
 #include <sys/mman.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
+#include "rec/archive.h"
 #include "rec/metrics.h"
 #include "rec/rec.h"
 #include "rec/recorder.h"
@@ -119,6 +122,38 @@ static void collect(const char *type, const char *name_filter, seen *out)
 
 static void remove_file(void) { unlink(rec_path); }
 
+/* The counter totals of the recording at path (rec-summary's, through
+ * rec_counters_add_reader()); *runs (if not NULL) gets the runs counted. */
+static uint64_t total_runs_of(const char *path, const char *name, uint64_t *runs)
+{
+	rec_reader *rd = NULL;
+	assert_int_equal(rec_reader_open_path(&rd, path, NULL), REC_OK);
+	rec_counters *c = NULL;
+	assert_int_equal(rec_counters_open(&c), REC_OK);
+	uint64_t damaged = 0;
+	assert_int_equal(rec_counters_add_reader(c, rd, 0, &damaged), REC_OK);
+	size_t n = 0;
+	const rec_counter_total *t = rec_counters_get(c, &n);
+	uint64_t total = UINT64_MAX;
+	for (size_t i = 0; i < n; i++)
+		if (strcmp(t[i].name, name) == 0) {
+			total = t[i].total;
+			if (runs)
+				*runs = t[i].runs;
+		}
+	rec_counters_close(c);
+	rec_reader_close(rd);
+	if (total == UINT64_MAX)
+		print_error("no counter %s in %s\n", name, path);
+	assert_true(total != UINT64_MAX);
+	return total;
+}
+
+static uint64_t total_of(const char *path, const char *name)
+{
+	return total_runs_of(path, name, NULL);
+}
+
 /* ---- counters ---------------------------------------------------------------- */
 #define ADDERS 4
 #define ADDS 200000
@@ -161,11 +196,13 @@ static void t_counter_sums_exactly(void **state)
 
 	seen s;
 	collect("rec.Counter", "test.adds", &s);
-	assert_int_equal(s.n, 3);
-	assert_int_equal(s.u[0][1], 0);
-	assert_int_equal(s.u[1][1], expected);
-	assert_int_equal(s.u[2][1], expected + 5);
+	assert_int_equal(s.n, 4);
+	assert_int_equal(s.u[0][1], 0); /* its start, when it was created */
+	assert_int_equal(s.u[1][1], 0);
+	assert_int_equal(s.u[2][1], expected);
+	assert_int_equal(s.u[3][1], expected + 5);
 	assert_string_equal(s.s[0][0], "test.adds");
+	assert_int_equal(total_of(rec_path, "test.adds"), expected + 5);
 	remove_file();
 }
 
@@ -374,6 +411,232 @@ static void t_rec_output_env_periods(void **state)
 	remove_file();
 }
 
+/* ---- counter totals equal what the program counted ---------------------------- */
+/* Counters created while recording: each starts with a sample of 0 (taken
+ * when it is created), so a run shorter than one metrics period (here: one
+ * hour) still counts everything: the only other sample is the one at close. */
+static void t_counter_totals_short_run(void **state)
+{
+	(void)state;
+	start_default();
+	rec_counter *sub = NULL, *done = NULL, *failed = NULL;
+	assert_int_equal(rec_counter_get("jobs.submitted", &sub), REC_OK);
+	assert_int_equal(rec_counter_get("jobs.done", &done), REC_OK);
+	assert_int_equal(rec_counter_get("jobs.failed", &failed), REC_OK);
+	for (int i = 0; i < 40; i++) {
+		rec_counter_add(sub, 1);
+		rec_counter_add(i % 2 ? done : failed, 1);
+	}
+	stop_default();
+	assert_int_equal(total_of(rec_path, "jobs.submitted"), 40);
+	assert_int_equal(total_of(rec_path, "jobs.done"), 20);
+	assert_int_equal(total_of(rec_path, "jobs.failed"), 20);
+	remove_file();
+}
+
+/* A counter that existed before the recording opened: the recording samples
+ * it when it opens, and counts from there (what was counted before it is
+ * not this recording's).  Its u64 wraps during the recording: 2^64 - 10 at
+ * the open, +5, then +20 past 2^64 - 1: the total is 25. */
+static void t_counter_totals_from_open_and_wrap(void **state)
+{
+	(void)state;
+	rec_counter *before = NULL, *wrap = NULL;
+	assert_int_equal(rec_counter_get("test.before", &before), REC_OK);
+	assert_int_equal(rec_counter_get("test.wrap", &wrap), REC_OK);
+	rec_counter_add(before, 7);
+	rec_counter_add(wrap, UINT64_MAX - 9);
+	start_default();
+	rec_counter_add(before, 3);
+	rec_counter_add(wrap, 5);
+	assert_int_equal(rec_metrics_sample(), REC_OK);
+	rec_counter_add(wrap, 20);
+	assert_int_equal(rec_counter_value(wrap), 15);
+	stop_default();
+	assert_int_equal(total_of(rec_path, "test.before"), 3);
+	assert_int_equal(total_of(rec_path, "test.wrap"), 25);
+	seen s;
+	collect("rec.Counter", "test.wrap", &s);
+	assert_int_equal(s.n, 3);
+	assert_true(s.u[0][1] == UINT64_MAX - 9); /* the start, at open */
+	remove_file();
+}
+
+/* A flight recorder's dump samples the counters first: the dump holds what
+ * was counted up to it, although no periodic sample (one hour) ran. */
+static void t_counter_totals_flight_dump(void **state)
+{
+	(void)state;
+	snprintf(rec_path, sizeof rec_path, "/tmp/test_metrics.XXXXXX");
+	int fd = mkstemp(rec_path);
+	assert_true(fd >= 0);
+	close(fd);
+	char dump_path[80];
+	snprintf(dump_path, sizeof dump_path, "%s.dump", rec_path);
+	assert_int_equal(rec_metrics_set_periods(3600 * 1000, 3600 * 1000), REC_OK);
+	rec_recorder_options o = REC_RECORDER_OPTIONS_INIT;
+	o.flags = REC_RECORDER_DEFAULT | REC_RECORDER_FLIGHT | REC_RECORDER_NO_SIGNAL;
+	o.path = rec_path;
+	o.flush_interval_ms = 3600 * 1000;
+	rec_recorder *r = NULL;
+	assert_int_equal(rec_recorder_open(&r, &o), REC_OK);
+	rec_counter *c = NULL;
+	assert_int_equal(rec_counter_get("test.dumped", &c), REC_OK);
+	rec_counter_add(c, 5);
+	assert_int_equal(rec_recorder_dump(r, dump_path), REC_OK);
+	assert_int_equal(total_of(dump_path, "test.dumped"), 5);
+	rec_counter_add(c, 2);
+	stop_default();
+	assert_int_equal(total_of(rec_path, "test.dumped"), 7);
+	unlink(dump_path);
+	remove_file();
+}
+
+/* This binary re-executed with --count-child MODE FD NAME N [NAME N ...],
+ * recording through REC_OUTPUT: add N to each counter NAME, write one byte
+ * to FD, then return from main (MODE "exit": the recording closes at exit)
+ * or wait to be killed (MODE "wait"). */
+static int count_child(int argc, char **argv)
+{
+	if (argc < 4 || !rec_recorder_default())
+		return 3;
+	int fd = (int)strtol(argv[3], NULL, 10);
+	for (int i = 4; i + 1 < argc; i += 2) {
+		rec_counter *c = NULL;
+		if (rec_counter_get(argv[i], &c) != REC_OK)
+			return 4;
+		unsigned long n = strtoul(argv[i + 1], NULL, 10);
+		for (unsigned long k = 0; k < n; k++)
+			rec_counter_add(c, 1);
+	}
+	if (write(fd, "x", 1) != 1)
+		return 5;
+	if (strcmp(argv[2], "wait") == 0)
+		for (;;)
+			pause();
+	return 0;
+}
+
+static char self_exe[4096];
+
+/* Start the count child recording into path (extra REC_OPTIONS in opts);
+ * *rfd gets the read end of its pipe.  *t0 (if not NULL) gets
+ * CLOCK_REALTIME just before the fork. */
+static pid_t spawn_counter(const char *path, const char *opts, const char *mode,
+			   const char *const *counts, int *rfd, int64_t *t0)
+{
+	ssize_t n = readlink("/proc/self/exe", self_exe, sizeof self_exe - 1);
+	assert_true(n > 0);
+	self_exe[n] = '\0';
+	int pfd[2];
+	assert_int_equal(pipe(pfd), 0);
+	char out_env[128], opt_env[128], fdarg[16];
+	snprintf(out_env, sizeof out_env, "REC_OUTPUT=%s", path);
+	snprintf(opt_env, sizeof opt_env, "REC_OPTIONS=%s", opts);
+	snprintf(fdarg, sizeof fdarg, "%d", pfd[1]);
+	char *const envp[] = { out_env, opt_env, "REC_METRICS_PERIOD=100ms", NULL };
+	const char *argv[16] = { self_exe, "--count-child", mode, fdarg };
+	int argc = 4;
+	for (size_t i = 0; counts[i] && argc < 15; i++)
+		argv[argc++] = counts[i];
+	argv[argc] = NULL;
+	struct timespec ts;
+	assert_int_equal(clock_gettime(CLOCK_REALTIME, &ts), 0);
+	pid_t pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		close(pfd[0]);
+		execve(self_exe, (char *const *)argv, envp);
+		_exit(127);
+	}
+	if (t0)
+		*t0 = (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+	close(pfd[1]);
+	*rfd = pfd[0];
+	return pid;
+}
+
+static void wait_exit_0(pid_t pid)
+{
+	int status = 0;
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFEXITED(status));
+	assert_int_equal(WEXITSTATUS(status), 0);
+}
+
+static void wait_counted(int rfd)
+{
+	char b;
+	assert_int_equal(read(rfd, &b, 1), 1);
+	close(rfd);
+}
+
+static void new_path(char *p, size_t size)
+{
+	snprintf(p, size, "/tmp/test_metrics.XXXXXX");
+	int fd = mkstemp(p);
+	assert_true(fd >= 0);
+	close(fd);
+}
+
+/* A service restarted five times: each run counts from 0 (its counter's
+ * start sample) to its last value, 8, 13, 23, 4 and 33; the five
+ * recordings concatenated (cat) total 81 over 5 runs.  Each run is shorter
+ * than the metrics period's first sample after the counting, or not: the
+ * total does not depend on it. */
+static void t_counter_totals_five_restarts(void **state)
+{
+	(void)state;
+	static const char *const last[5] = { "8", "13", "23", "4", "33" };
+	char all[64];
+	new_path(all, sizeof all);
+	FILE *out = fopen(all, "wb");
+	assert_non_null(out);
+	for (int k = 0; k < 5; k++) {
+		char one[64];
+		new_path(one, sizeof one);
+		const char *counts[] = { "svc.requests", last[k], NULL };
+		int rfd;
+		pid_t pid = spawn_counter(one, "flush=50ms", "exit", counts, &rfd, NULL);
+		wait_counted(rfd);
+		wait_exit_0(pid);
+		FILE *in = fopen(one, "rb");
+		assert_non_null(in);
+		char buf[65536];
+		size_t n;
+		while ((n = fread(buf, 1, sizeof buf, in)) > 0)
+			assert_int_equal(fwrite(buf, 1, n, out), n);
+		fclose(in);
+		unlink(one);
+	}
+	assert_int_equal(fclose(out), 0);
+	uint64_t runs = 0;
+	assert_int_equal(total_runs_of(all, "svc.requests", &runs), 81);
+	assert_int_equal(runs, 5);
+	unlink(all);
+}
+
+/* A run that ends by SIGKILL: the count is in the file once a sample that
+ * holds it was flushed.  Bound: a count made more than one metrics period +
+ * one flush interval + 250 ms before the kill (100 + 100 + 250 ms here) is
+ * in the total.  The child counts 40, says so, and is killed 1 s later. */
+static void t_counter_totals_sigkill(void **state)
+{
+	(void)state;
+	new_path(rec_path, sizeof rec_path);
+	const char *counts[] = { "svc.killed", "40", NULL };
+	int rfd;
+	pid_t pid = spawn_counter(rec_path, "flush=100ms", "wait", counts, &rfd, NULL);
+	wait_counted(rfd);
+	usleep(1000 * 1000);
+	assert_int_equal(kill(pid, SIGKILL), 0);
+	int status = 0;
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
+	assert_int_equal(total_of(rec_path, "svc.killed"), 40);
+	remove_file();
+}
+
 /* ---- log lines ------------------------------------------------------------------ */
 static void t_log_levels_and_text(void **state)
 {
@@ -415,6 +678,8 @@ int main(int argc, char **argv)
 {
 	if (argc == 2 && strcmp(argv[1], "--env-child") == 0)
 		return env_child();
+	if (argc >= 2 && strcmp(argv[1], "--count-child") == 0)
+		return count_child(argc, argv);
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(t_counter_sums_exactly),
 		cmocka_unit_test(t_gauge_max_between_samples),
@@ -422,6 +687,11 @@ int main(int argc, char **argv)
 		cmocka_unit_test(t_periodic_samples),
 		cmocka_unit_test(t_rec_output_env_periods),
 		cmocka_unit_test(t_log_levels_and_text),
+		cmocka_unit_test(t_counter_totals_short_run),
+		cmocka_unit_test(t_counter_totals_from_open_and_wrap),
+		cmocka_unit_test(t_counter_totals_flight_dump),
+		cmocka_unit_test(t_counter_totals_five_restarts),
+		cmocka_unit_test(t_counter_totals_sigkill),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -16,11 +16,14 @@
  * While a default recorder is open (REC_OUTPUT or REC_RECORDER_DEFAULT), its
  * background thread emits every counter and gauge every metrics period
  * (default 1 s) and once more at close, and a rec.ProcessStats every process
- * period (default 1 s), plus one when the recording opens.  Counter and gauge
- * values live in the process, not in the recorder: a counter keeps counting
- * while no recording is open, and its rec.Counter events carry the value
- * since the counter was created.  A reader tells a restart (new Run_Id in the
- * chunk header, value starting over) from lost data (same Run_Id, gap).
+ * period (default 1 s), plus one when the recording opens.  Each counter's
+ * start is sampled too: 0 when it is created while recording, its value
+ * when a recording opens, so counter totals count from there
+ * (spec/EVENTS.md, rec.Counter).  Counter and gauge values live in the
+ * process, not in the recorder: a counter keeps counting while no
+ * recording is open, and its rec.Counter events carry the value since the
+ * counter was created.  A reader tells a restart (new Run_Id in the chunk
+ * header, value starting over) from lost data (same Run_Id, gap).
  *
  * Threading: every function may be called from any thread.  Handles are
  * never freed (valid until the process exits).  Nothing here is
@@ -65,8 +68,9 @@ struct rec_gauge_cell_ {
 /*! rec_counter_get() :
  *  The process-wide monotonic counter called name (created at 0 on first
  *  use; the same handle for the same name afterwards).  name: 1 to
- *  REC_METRIC_NAME_MAX bytes, copied.  Takes a lock and may allocate: call it
- *  once and keep the handle.
+ *  REC_METRIC_NAME_MAX bytes, copied.  Creating it while a default recorder
+ *  is open records its start (a rec.Counter of 0) from the calling thread.
+ *  Takes a lock and may allocate: call it once and keep the handle.
  *  @return REC_OK, REC_ERR_INVALID_ARG (NULL/empty/too long name, NULL out,
  *          the name is a gauge), REC_ERR_NOMEM. */
 REC_API rec_status rec_counter_get(const char *name, rec_counter **out);
