@@ -200,10 +200,34 @@ static bool parse_ull(const char *p, unsigned long long *out)
 	return ok;
 }
 
+/* The wall-clock time of boot, in ns: CLOCK_REALTIME - CLOCK_BOOTTIME, read
+ * as the closest of a few pairs (both move together; NTP slews realtime by
+ * parts per million).  0 if either clock fails.  /proc/stat's "btime" is
+ * that value cut to whole seconds: up to 1 s early. */
+static int64_t boot_wall_ns(void)
+{
+	int64_t best_gap = INT64_MAX, boot = 0;
+	for (int i = 0; i < 3; i++) {
+		struct timespec a, b, w;
+		if (clock_gettime(CLOCK_BOOTTIME, &a) != 0 || clock_gettime(CLOCK_REALTIME, &w) != 0 ||
+		    clock_gettime(CLOCK_BOOTTIME, &b) != 0)
+			return 0;
+		int64_t an = (int64_t)a.tv_sec * 1000000000 + a.tv_nsec;
+		int64_t bn = (int64_t)b.tv_sec * 1000000000 + b.tv_nsec;
+		int64_t wn = (int64_t)w.tv_sec * 1000000000 + w.tv_nsec;
+		if (bn - an < best_gap) {
+			best_gap = bn - an;
+			boot = wn - (an + (bn - an) / 2);
+		}
+	}
+	return boot;
+}
+
 int64_t rec_process_start_ns(void)
 {
-	/* /proc/self/stat field 22: start time in clock ticks after boot;
-	 * /proc/stat "btime": boot time in seconds since the epoch. */
+	/* /proc/self/stat field 22: start time in clock ticks after boot
+	 * (CLOCK_BOOTTIME, cut to whole ticks: up to one tick, 10 ms at
+	 * 100 Hz, early), added to the boot's wall-clock time. */
 	char buf[1024];
 	FILE *f = fopen("/proc/self/stat", "r");
 	if (!f)
@@ -221,24 +245,17 @@ int64_t rec_process_start_ns(void)
 			field++;
 	if (field != 22 || !parse_ull(p, &start))
 		return 0;
-	f = fopen("/proc/stat", "r");
-	if (!f)
-		return 0;
-	unsigned long long btime = 0;
-	while (fgets(buf, sizeof buf, f))
-		if (strncmp(buf, "btime ", 6) == 0 && parse_ull(buf + 6, &btime))
-			break;
-	fclose(f);
+	int64_t boot = boot_wall_ns();
 	long hz = sysconf(_SC_CLK_TCK);
-	if (!btime || hz <= 0 || btime > (unsigned long long)INT64_MAX / 1000000000 / 2)
+	if (boot <= 0 || hz <= 0)
 		return 0;
 	/* Whole seconds and the rest apart: start * 1e9 overflows after ~5.8 years
 	 * of uptime at 100 ticks/s. */
 	unsigned long long uhz = (unsigned long long)hz;
 	unsigned long long since_boot = start / uhz * 1000000000ull + start % uhz * 1000000000ull / uhz;
-	if (since_boot > (unsigned long long)INT64_MAX / 2)
+	if (since_boot > (unsigned long long)INT64_MAX / 2 || boot > INT64_MAX / 2)
 		return 0;
-	return (int64_t)btime * 1000000000 + (int64_t)since_boot;
+	return boot + (int64_t)since_boot;
 }
 
 void rec_clock_fork_lock(int take)

@@ -637,6 +637,37 @@ static void t_counter_totals_sigkill(void **state)
 	remove_file();
 }
 
+/* ---- process_start --------------------------------------------------------------- */
+/* A chunk header's Process_Start_Ns is the wall-clock time the process
+ * started: within 20 ms of CLOCK_REALTIME taken just before its fork (the
+ * kernel keeps the start in clock ticks of 10 ms; btime, the boot time in
+ * whole seconds, was up to 1 s off). */
+static void t_process_start(void **state)
+{
+	(void)state;
+	for (int round = 0; round < 3; round++) {
+		new_path(rec_path, sizeof rec_path);
+		const char *counts[] = { NULL };
+		int rfd;
+		int64_t t0 = 0;
+		pid_t pid = spawn_counter(rec_path, "flush=50ms", "exit", counts, &rfd, &t0);
+		wait_counted(rfd);
+		wait_exit_0(pid);
+		rec_reader *rd = NULL;
+		assert_int_equal(rec_reader_open_path(&rd, rec_path, NULL), REC_OK);
+		const rec_chunk_info *ci = NULL;
+		assert_int_equal(rec_reader_next_chunk(rd, &ci), REC_OK);
+		int64_t start = ci->process_start_ns;
+		assert_int_equal(ci->pid, (uint32_t)pid);
+		rec_reader_close(rd);
+		int64_t diff = start - t0;
+		if (diff < -20000000 || diff > 20000000)
+			print_error("process_start %lld ns from the fork\n", (long long)diff);
+		assert_true(diff >= -20000000 && diff <= 20000000);
+		remove_file();
+	}
+}
+
 /* ---- log lines ------------------------------------------------------------------ */
 static void t_log_levels_and_text(void **state)
 {
@@ -692,6 +723,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(t_counter_totals_flight_dump),
 		cmocka_unit_test(t_counter_totals_five_restarts),
 		cmocka_unit_test(t_counter_totals_sigkill),
+		cmocka_unit_test(t_process_start),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
