@@ -217,10 +217,12 @@ static const rec_field dropped_fields[] = {
 	{ "thread", "Thread", "thread whose events were lost", REC_TYPE_THREAD, REC_UNIT_NONE },
 	{ "reason", "Reason", "0 buffer full, 1 no buffer, 2 nested emit, 3 rejected, 4 write failed",
 	  REC_TYPE_U8, REC_UNIT_NONE },
+	{ "type", "Event Type", "Type_Id of the lost events (0 = not known)", REC_TYPE_U32,
+	  REC_UNIT_NONE },
 };
 static const rec_type def_dropped = {
 	REC_TYPE_ID_DROPPED, 0, "rec.Dropped", "Dropped Events",
-	"Events the recorder lost, by thread and reason", "rec", 3, dropped_fields
+	"Events the recorder lost, by thread, event type and reason", "rec", 4, dropped_fields
 };
 static const rec_field crash_fields[] = {
 	{ "signal", "Signal", "signal number (SIGSEGV 11, SIGBUS 7, SIGILL 4, SIGFPE 8, SIGABRT 6)",
@@ -1274,29 +1276,65 @@ static uint64_t chunk_event_count(const void *buf, size_t len)
 	return len >= REC_HEADER_SIZE_V1 ? rec_le64((const uint8_t *)buf + 48) : 0;
 }
 
+static void tally_add(rec_type_tally *t, uint32_t id, uint64_t n)
+{
+	for (uint32_t i = 0; id && i < REC_TYPE_TALLY; i++) {
+		if (t->id[i] == 0)
+			t->id[i] = id;
+		if (t->id[i] == id) {
+			t->n[i] += n;
+			return;
+		}
+	}
+	t->other += n;
+}
+
+static void tally_merge(rec_type_tally *into, const rec_type_tally *from)
+{
+	for (uint32_t i = 0; i < REC_TYPE_TALLY && from->id[i]; i++)
+		tally_add(into, from->id[i], from->n[i]);
+	into->other += from->other;
+}
+
 /* Events of a chunk that is lost: *events = records other than rec.Dropped
  * and rec.WriteFailed, *dropped = the counts its rec.Dropped records carry
- * (read with the reader; if it cannot, the header's Event_Count). */
-static void count_chunk(const void *buf, size_t len, uint64_t *events, uint64_t *dropped)
+ * (read with the reader; if it cannot, the header's Event_Count), and both
+ * by type into *lost: an event under its own type, a rec.Dropped's count
+ * under the type it names (its field "type", 0 if it has none). */
+static void count_chunk(const void *buf, size_t len, uint64_t *events, uint64_t *dropped,
+			rec_type_tally *lost)
 {
 	*events = chunk_event_count(buf, len);
 	*dropped = 0;
+	rec_type_tally t;
+	memset(&t, 0, sizeof t);
 	rec_reader *rd = NULL;
-	if (rec_reader_open_mem(&rd, buf, len, "chunk", NULL) != REC_OK)
+	if (rec_reader_open_mem(&rd, buf, len, "chunk", NULL) != REC_OK) {
+		tally_add(lost, 0, *events);
 		return;
+	}
 	uint64_t ev = 0, dr = 0;
 	rec_event e;
 	rec_status st;
 	while ((st = rec_reader_next_event(rd, &e)) == REC_OK) {
-		if (e.type->id == REC_TYPE_ID_DROPPED && e.value_count >= 1)
+		if (e.type->id == REC_TYPE_ID_DROPPED && e.value_count >= 1) {
 			dr += e.values[0].v.u;
-		else if (e.type->id != REC_TYPE_ID_WRITE_FAILED)
+			uint32_t ty = e.value_count >= 4 && e.values[3].present
+					      ? (uint32_t)e.values[3].v.u
+					      : 0;
+			tally_add(&t, ty, e.values[0].v.u);
+		} else if (e.type->id != REC_TYPE_ID_WRITE_FAILED) {
 			ev++;
+			tally_add(&t, e.type->id, 1);
+		}
 	}
 	rec_reader_close(rd);
 	if (st == REC_END) {
 		*events = ev;
 		*dropped = dr;
+		tally_merge(lost, &t);
+	} else {
+		tally_add(lost, 0, *events);
 	}
 }
 
@@ -1312,6 +1350,7 @@ static void wf_merge(rec_wf_event *into, const rec_wf_event *e)
 	into->events += e->events;
 	into->dropped += e->dropped;
 	into->bytes += e->bytes;
+	tally_merge(&into->lost, &e->lost);
 }
 
 /* The file at the path existed: rec_recorder_open() opened it without
@@ -1401,7 +1440,9 @@ static int out_write(void *opaque, const void *buf, size_t len)
 		(void)lseek(o->fd, (off_t)o->off, SEEK_SET);
 	}
 	uint64_t ev, dr;
-	count_chunk(buf, len, &ev, &dr);
+	rec_type_tally lost;
+	memset(&lost, 0, sizeof lost);
+	count_chunk(buf, len, &ev, &dr, &lost);
 	if (!o->failing) {
 		o->failing = 1;
 		memset(&o->cur, 0, sizeof o->cur);
@@ -1418,6 +1459,7 @@ static int out_write(void *opaque, const void *buf, size_t len)
 	o->cur.events += ev;
 	o->cur.dropped += dr;
 	o->cur.bytes += len;
+	tally_merge(&o->cur.lost, &lost);
 	o->chunks_lost++;
 	o->bytes_lost += len;
 	__atomic_fetch_add(&r->st_dropped, ev, __ATOMIC_RELAXED);
@@ -1463,7 +1505,7 @@ static void out_check_removed(rec_recorder *r)
 	off_t end = lseek(fd, 0, SEEK_END);
 	o->off = end > 0 ? (uint64_t)end : 0;
 	rec_wf_event e = { 1, 0, 1, o->chk_ticks, now, o->since_chunks, o->since_events, 0,
-			   o->since_bytes };
+			   o->since_bytes, { { 0 }, { 0 }, 0 } };
 	wf_merge(&o->removed, &e);
 	o->chk_ticks = now;
 	o->since_chunks = o->since_events = o->since_bytes = 0;
@@ -1492,7 +1534,7 @@ static void put_write_failed(rec_recorder *r, const rec_wf_event *e, uint64_t ms
 }
 
 static void put_dropped(rec_recorder *r, uint64_t ticks, uint64_t count, uint64_t thread,
-			uint32_t reason)
+			uint32_t reason, uint32_t type_id)
 {
 	uint8_t body[64];
 	uint8_t *p = body;
@@ -1501,6 +1543,7 @@ static void put_dropped(rec_recorder *r, uint64_t ticks, uint64_t count, uint64_
 	p += rec_varint_put(p, count);
 	p += rec_varint_put(p, thread);
 	p += rec_varint_put(p, reason);
+	p += rec_varint_put(p, type_id);
 	size_t len = (size_t)(p - body);
 	if (!rec_buf_varint(&r->staging, len) || !rec_buf_append(&r->staging, body, len)) {
 		report(r, REC_ERR_NOMEM, "recorder: out of memory for rec.Dropped");
@@ -1682,24 +1725,37 @@ static void bg_append(rec_recorder *r, uint64_t records)
 	report(r, st, rec_writer_errmsg(r->w));
 	const uint8_t *p = r->staging.data, *end = p + r->staging.len;
 	uint64_t rejected = 0, ok = 0;
+	rec_type_tally by_type;
+	memset(&by_type, 0, sizeof by_type);
 	while (p < end) {
 		const uint8_t *q = p;
-		uint64_t size;
+		uint64_t size, type_id;
 		if (!rec_varint_get(&q, end, &size) || size > (uint64_t)(end - q))
 			break;
 		size_t n = (size_t)(q - p) + (size_t)size;
-		if (rec_writer_append_records(r->w, p, n) == REC_OK)
+		if (rec_writer_append_records(r->w, p, n) == REC_OK) {
 			ok++;
-		else
+		} else {
 			rejected++;
+			/* The record's Type_Id, first in its body. */
+			if (!rec_varint_get(&q, p + n, &type_id) || type_id > UINT32_MAX)
+				type_id = 0;
+			tally_add(&by_type, (uint32_t)type_id, 1);
+		}
 		p += n;
 	}
 	__atomic_fetch_add(&r->st_events, ok, __ATOMIC_RELAXED);
 	if (rejected) {
+		uint64_t ticks = now_ticks(r), nrec = 0;
 		r->staging.len = 0;
-		put_dropped(r, now_ticks(r), rejected, 0, REC_DROP_REJECTED);
+		for (uint32_t i = 0; i < REC_TYPE_TALLY && by_type.id[i]; i++, nrec++)
+			put_dropped(r, ticks, by_type.n[i], 0, REC_DROP_REJECTED, by_type.id[i]);
+		if (by_type.other) {
+			put_dropped(r, ticks, by_type.other, 0, REC_DROP_REJECTED, 0);
+			nrec++;
+		}
 		if (rec_writer_append_records(r->w, r->staging.data, r->staging.len) == REC_OK)
-			__atomic_fetch_add(&r->st_events, 1, __ATOMIC_RELAXED);
+			__atomic_fetch_add(&r->st_events, nrec, __ATOMIC_RELAXED);
 		rec_writer_note_dropped(r->w, rejected);
 		__atomic_fetch_add(&r->st_dropped, rejected, __ATOMIC_RELAXED);
 	}
@@ -1796,6 +1852,42 @@ static bool bg_define_later(bg_pending *pd, const rec_tbuf_full *b)
 }
 
 /* One round: drain every buffer, define what the records reference, append. */
+/* The drops b counted since they were last reported: one rec.Dropped per
+ * (type, reason) with a non-zero increase.  Returns the records written. */
+static uint64_t put_thread_drops(rec_recorder *r, rec_tbuf_full *b, uint64_t ticks,
+				 uint64_t *dropped)
+{
+	const uint32_t reason[REC_DK_N] = { b->has_ring ? REC_DROP_FULL : REC_DROP_NO_BUFFER,
+					    REC_DROP_NESTED };
+	uint64_t recs = 0;
+	for (uint32_t i = 0; i <= REC_DROP_SLOTS; i++) {
+		const uint32_t id =
+			i < REC_DROP_SLOTS ? __atomic_load_n(&b->drops[i].type_id, __ATOMIC_ACQUIRE) : 0;
+		if (i < REC_DROP_SLOTS && id == 0)
+			continue;
+		for (int k = 0; k < REC_DK_N; k++) {
+			uint64_t *rep = i < REC_DROP_SLOTS ? &b->drops_reported[i][k] : &b->other_reported[k];
+			uint64_t n = __atomic_load_n(i < REC_DROP_SLOTS ? &b->drops[i].n[k]
+									: &b->drops_other[k],
+						     __ATOMIC_RELAXED);
+			uint64_t d = n - *rep;
+			*rep = n;
+			if (i == REC_DROP_SLOTS && k == REC_DK_NESTED) {
+				/* counted by inline code built with older headers */
+				uint64_t old = __atomic_load_n(&b->pub.dropped_nested, __ATOMIC_RELAXED);
+				d += old - b->nested_reported;
+				b->nested_reported = old;
+			}
+			if (d == 0)
+				continue;
+			put_dropped(r, ticks, d, b->thread_id, reason[k], id);
+			*dropped += d;
+			recs++;
+		}
+	}
+	return recs;
+}
+
 static void bg_collect(rec_recorder *r, bg_pending *pd)
 {
 	uint64_t records = 0, dropped = 0, wf_dropped = 0, ticks = now_ticks(r);
@@ -1851,10 +1943,19 @@ static void bg_collect(rec_recorder *r, bg_pending *pd)
 		if (wfe[i].action == 0) {
 			/* The lost chunks' events, and the drops their rec.Dropped
 			 * records reported (lost with them). */
-			uint64_t n = wfe[i].events + wfe[i].dropped;
-			put_dropped(r, wfe[i].end_ticks, n, 0, REC_DROP_WRITE_FAILED);
+			const rec_type_tally *lt = &wfe[i].lost;
+			uint64_t n = wfe[i].events + wfe[i].dropped, sum = 0;
+			for (uint32_t k = 0; k < REC_TYPE_TALLY && lt->id[k]; k++) {
+				put_dropped(r, wfe[i].end_ticks, lt->n[k], 0, REC_DROP_WRITE_FAILED,
+					    lt->id[k]);
+				sum += lt->n[k];
+				records++;
+			}
+			if (sum < n) { /* types past the table, or not known */
+				put_dropped(r, wfe[i].end_ticks, n - sum, 0, REC_DROP_WRITE_FAILED, 0);
+				records++;
+			}
 			wf_dropped += n;
-			records++;
 		}
 	}
 	/* Drain without r->lock: threads register (push at the head) while we
@@ -1889,21 +1990,10 @@ static void bg_collect(rec_recorder *r, bg_pending *pd)
 		records += n;
 		if (state == REC_TB_LIVE)
 			ring_grow(b);
-		uint64_t d = __atomic_load_n(&b->pub.dropped, __ATOMIC_RELAXED);
-		if (d != b->dropped_reported) {
-			put_dropped(r, ticks, d - b->dropped_reported, b->thread_id,
-				    b->has_ring ? REC_DROP_FULL : REC_DROP_NO_BUFFER);
-			dropped += d - b->dropped_reported;
-			b->dropped_reported = d;
-			records++;
-		}
-		d = __atomic_load_n(&b->pub.dropped_nested, __ATOMIC_RELAXED);
-		if (d != b->nested_reported) {
-			put_dropped(r, ticks, d - b->nested_reported, b->thread_id, REC_DROP_NESTED);
-			dropped += d - b->nested_reported;
-			b->nested_reported = d;
-			records++;
-		}
+		/* Drops: once per chunk (in the round that ends one), and
+		 * before an exited thread's buffer is reclaimed. */
+		if (!r->drops_defer || state == REC_TB_ORPHAN)
+			records += put_thread_drops(r, b, ticks, &dropped);
 		/* The thread exited before we looked (acquire): everything it
 		 * wrote is drained and its drops are reported. */
 		if (state == REC_TB_ORPHAN && !closing) {
@@ -2160,9 +2250,12 @@ static void *bg_main(void *arg)
 		now = rec_clock_mono_ns();
 		if (!stop) /* a dump carries the counters' values at the dump */
 			run_periodic(r, now, (req & (REQ_PERIODIC | REQ_DUMP)) || sig_dump);
+		const bool flush_now = now >= next_flush || (req & (REQ_FLUSH | REQ_DUMP)) || sig_dump;
+		r->drops_defer = !flush_now && !stop;
 		bg_collect(r, pd);
+		r->drops_defer = 0;
 		rec_status rst = REC_OK;
-		if (now >= next_flush || (req & (REQ_FLUSH | REQ_DUMP)) || sig_dump) {
+		if (flush_now) {
 			bg_flush(r);
 			next_flush = now + r->flush_ns;
 		}

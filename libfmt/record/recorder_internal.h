@@ -81,6 +81,20 @@ enum { REC_TB_LIVE = 0, REC_TB_ORPHAN = 1, REC_TB_DETACHED = 2 };
 
 #define REC_DYN_CACHE 64u
 
+/* Drops by type, per thread buffer: the owning thread (and its signal
+ * handlers) count, the background thread reports each non-zero increase
+ * as one rec.Dropped (thread, type, reason) per chunk.  A slot's type_id
+ * is claimed once (compare-and-swap from 0); a thread that drops events of
+ * more than REC_DROP_SLOTS types counts the rest in drops_other (reported
+ * as type 0, not known). */
+enum { REC_DK_FULL = 0, REC_DK_NESTED = 1, REC_DK_N = 2 };
+#define REC_DROP_SLOTS 16u
+typedef struct rec_drop_slot {
+	uint32_t type_id;                /* atomic; 0 = free */
+	uint32_t pad_;
+	uint64_t n[REC_DK_N];            /* atomic counts by kind */
+} rec_drop_slot;
+
 typedef struct rec_tbuf_full {
 	struct rec_tbuf_ pub;            /* first: what the inline emit path uses */
 	struct rec_recorder *r;          /* valid while the owner is inside an emit */
@@ -98,8 +112,14 @@ typedef struct rec_tbuf_full {
 	uint64_t name_id;                /* REC_THREAD_NAME_BASE + thread_id, 0 = no name */
 	char name[16];                   /* the thread's name at registration */
 	rec_event_type *t_end;           /* the recorder's rec.ThreadEnd handle */
-	/* background-only */
-	uint64_t dropped_reported, nested_reported;
+	/* drops by type (owner and its signal handlers add) */
+	rec_drop_slot drops[REC_DROP_SLOTS];
+	uint64_t drops_other[REC_DK_N];
+	/* background-only: what was reported of the above; pub.dropped_nested
+	 * (counted by the inline code of programs built with older headers) */
+	uint64_t drops_reported[REC_DROP_SLOTS][REC_DK_N];
+	uint64_t other_reported[REC_DK_N];
+	uint64_t nested_reported;
 	/* owner-only: dynamic string cache */
 	struct { uint64_t hash, id; const char *s; size_t len; } dyn[REC_DYN_CACHE];
 } rec_tbuf_full;
@@ -178,6 +198,15 @@ typedef struct rec_crash_slot {
 enum { REC_WF_ENOSPC = 0, REC_WF_EIO, REC_WF_EFBIG, REC_WF_OTHER, REC_WF_REMOVED,
        REC_WF_REOPEN, REC_WF_NKINDS };
 
+/* Counts by event type (rec.Dropped of reasons 3 and 4, written by the
+ * background thread): up to REC_TYPE_TALLY types, the rest under type 0. */
+#define REC_TYPE_TALLY 32u
+typedef struct rec_type_tally {
+	uint32_t id[REC_TYPE_TALLY];     /* 0 = free */
+	uint64_t n[REC_TYPE_TALLY];
+	uint64_t other;                  /* types past the table, or not known */
+} rec_type_tally;
+
 /* One rec.WriteFailed to write (a failure that ended, or a removed file). */
 typedef struct rec_wf_event {
 	int pending;
@@ -185,6 +214,7 @@ typedef struct rec_wf_event {
 	uint32_t action;    /* 0 chunks discarded, 1 file removed and reopened */
 	uint64_t start_ticks, end_ticks;
 	uint64_t chunks, events, dropped, bytes;
+	rec_type_tally lost;  /* events + dropped by type */
 } rec_wf_event;
 
 /* The recorder's sink over the output (path: its own descriptor; sink: the
@@ -279,6 +309,7 @@ struct rec_recorder {
 	uint64_t next_frame_id, next_module_id;
 	void *module_map;
 	uint64_t last_flush_ns;
+	int drops_defer;                 /* this round ends no chunk: rec.Dropped wait */
 	/* flight mode */
 	rec_fchunk *fl_head, *fl_tail;
 	uint64_t fl_bytes;
@@ -299,6 +330,9 @@ struct rec_recorder {
 /* Copy every published record of b into out as interchange records; returns
  * the number of records (false on allocation failure: nothing consumed). */
 bool rec_ring_drain(rec_tbuf_full *b, rec_buf *out, uint64_t *records);
+/* Count one dropped event of type t in b, kind REC_DK_* (owner thread or
+ * its signal handler; no lock). */
+void rec_drop_count(rec_tbuf_full *b, const rec_event_type *t, int kind);
 
 /* ---- fatal signals (crash.c) ---------------------------------------------- */
 #define REC_CRASH_WAIT_NS 2000000000ull /* bounded wait for the final chunk */

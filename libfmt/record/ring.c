@@ -44,10 +44,49 @@ static void wake_now(rec_recorder *r)
 		futex_wake(&r->wake);
 }
 
-static inline void count_drop(struct rec_tbuf_ *b)
+/* Full drops are counted inside the thread's emit (busy set),
+ * where its signal handlers do not count them (a nested begin counts as
+ * nested): a plain increment, stored atomically for the background thread.
+ * Nested drops can nest themselves (a signal inside a handler's drop). */
+static inline void count_one(uint64_t *n, int kind)
 {
-	__atomic_store_n(&b->dropped, b->dropped + 1, __ATOMIC_RELAXED);
+	if (kind == REC_DK_NESTED)
+		__atomic_fetch_add(n, 1, __ATOMIC_RELAXED);
+	else
+		__atomic_store_n(n, __atomic_load_n(n, __ATOMIC_RELAXED) + 1, __ATOMIC_RELAXED);
 }
+
+void rec_drop_count(rec_tbuf_full *b, const rec_event_type *t, int kind)
+{
+	const uint32_t id = ((const rec_type_entry *)t)->id;
+	const uint32_t h = (id * 2654435761u) >> 28; /* REC_DROP_SLOTS = 16 */
+	for (uint32_t i = 0; i < REC_DROP_SLOTS; i++) {
+		rec_drop_slot *s = &b->drops[(h + i) % REC_DROP_SLOTS];
+		uint32_t cur = __atomic_load_n(&s->type_id, __ATOMIC_ACQUIRE);
+		if (cur == 0 && id != 0) {
+			/* A signal handler of this thread may claim it first. */
+			if (__atomic_compare_exchange_n(&s->type_id, &cur, id, false,
+							__ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+				cur = id;
+		}
+		if (cur == id) {
+			count_one(&s->n[kind], kind);
+			return;
+		}
+	}
+	count_one(&b->drops_other[kind], kind);
+}
+
+static inline void count_drop(struct rec_tbuf_ *b, const rec_event_type *t)
+{
+	rec_drop_count((rec_tbuf_full *)b, t, REC_DK_FULL);
+}
+
+void rec_emit_drop_nested_(struct rec_tbuf_ *b, rec_event_type *t)
+{
+	rec_drop_count((rec_tbuf_full *)b, t, REC_DK_NESTED);
+}
+
 
 bool rec_emit_reserve_slow_(struct rec_tbuf_ *b, rec_event_type *t, uint32_t need, int in_signal)
 {
@@ -55,7 +94,7 @@ bool rec_emit_reserve_slow_(struct rec_tbuf_ *b, rec_event_type *t, uint32_t nee
 	rec_recorder *r = fb->r;
 
 	if (!fb->has_ring || need > fb->cap) {
-		count_drop(b);
+		count_drop(b, t);
 		return false;
 	}
 	const uint64_t cap = fb->cap;
@@ -98,7 +137,7 @@ bool rec_emit_reserve_slow_(struct rec_tbuf_ *b, rec_event_type *t, uint32_t nee
 			nanosleep(&ts, NULL);
 		}
 	}
-	count_drop(b);
+	count_drop(b, t);
 	if (fb->has_ring)
 		wake_now(r); /* let the background thread make room (no syscall if already woken) */
 	return false;

@@ -372,8 +372,8 @@ struct rec_tbuf_ {
 	uint64_t thread_enc;       /* thread pool id, uvarint-encoded */
 	uint32_t thread_len;
 	uint32_t busy;             /* inside begin..commit (atomic) */
-	uint64_t dropped;          /* events dropped (relaxed atomic stores) */
-	uint64_t dropped_nested;   /* nested/reentrant begins (signal handlers) */
+	uint64_t dropped;          /* unused (drops are counted by type, in the recorder) */
+	uint64_t dropped_nested;   /* unused (as dropped) */
 	uint64_t pub_head;         /* published head (release store at commit) */
 	uint64_t pad_[4];
 	/* written by the background thread */
@@ -399,6 +399,8 @@ REC_API struct rec_tbuf_ *rec_emit_thread_slow_(rec_event_type *t, int in_signal
 REC_API bool rec_emit_reserve_slow_(struct rec_tbuf_ *b, rec_event_type *t, uint32_t need,
 				    int in_signal);
 REC_API void rec_emit_kick_(struct rec_tbuf_ *b);
+/* A nested begin (counted as dropped, reason nested, by type). */
+REC_API void rec_emit_drop_nested_(struct rec_tbuf_ *b, rec_event_type *t);
 REC_API uint64_t rec_emit_capture_stack_(struct rec_tbuf_ *b, rec_event_type *t, int in_signal);
 REC_API uint64_t rec_emit_intern_pcs_(struct rec_tbuf_ *b, const uintptr_t *pcs, size_t n, int truncated);
 REC_API uint64_t rec_emit_intern_dyn_(struct rec_tbuf_ *b, const char *s, size_t len);
@@ -455,7 +457,7 @@ REC_INLINE_ bool rec_emit_begin_full_(rec_emit *e, rec_event_type *t, uint64_t t
 	}
 	const uint64_t gen = b->gen;
 	if (REC_UNLIKELY_(__atomic_load_n(&b->busy, __ATOMIC_RELAXED))) {
-		__atomic_store_n(&b->dropped_nested, b->dropped_nested + 1, __ATOMIC_RELAXED);
+		rec_emit_drop_nested_(b, t);
 		return false;
 	}
 	__atomic_store_n(&b->busy, 1u, __ATOMIC_RELAXED);

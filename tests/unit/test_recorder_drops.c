@@ -1,0 +1,358 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * test_recorder_drops.c - drops say what was lost (spec/EVENTS.md,
+ * rec.Dropped): every rec.Dropped names the type of the events it counts,
+ * so "emitted = recorded + dropped" holds per type: full buffers, chunks
+ * lost to write failures, records the writer rejects.
+ *
+ * Real threads, real files, the real reader.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "rec/rec.h"
+#include "rec/recorder.h"
+#include "../lib/tmpdir.h" /* rec_t_tmpdir_*, rec_t_mono_ns, rec_t_sleep_ms */
+
+static char g_dir[256];
+
+static const rec_field small_fields[] = {
+	{ "seq", "Sequence", "", REC_TYPE_U64, REC_UNIT_COUNT },
+};
+static const rec_field big_fields[] = {
+	{ "seq", "Sequence", "", REC_TYPE_U64, REC_UNIT_COUNT },
+	{ "payload", "Payload", "", REC_TYPE_BLOB, REC_UNIT_NONE },
+};
+static const rec_type small_def = { 0, REC_EVENT_HAS_THREAD, "test.Small", "Small", "", "test", 1,
+				    small_fields };
+static const rec_type big_def = { 0, REC_EVENT_HAS_THREAD, "test.Big", "Big", "", "test", 2,
+				  big_fields };
+static const rec_type job_def = { 0, REC_EVENT_HAS_THREAD, "app.Job", "Job", "", "app", 1,
+				  small_fields };
+
+static void tmp_path(char *buf, size_t size, const char *name)
+{
+	int n = snprintf(buf, size, "%s/%s", g_dir, name);
+	assert_true(n > 0 && (size_t)n < size);
+}
+
+/* What a file holds, by type id: events, and rec.Dropped counts by reason. */
+#define MAXID 512
+typedef struct tally {
+	uint64_t events[MAXID];
+	uint64_t dropped[MAXID][6];
+	uint64_t dropped_total, dropped_stat, dropped_no_type, dropped_records;
+	uint64_t dup_in_chunk; /* a (thread, type, reason) with two rec.Dropped in one chunk */
+	rec_status end;
+} tally;
+
+static void tally_file(const char *path, tally *t)
+{
+	memset(t, 0, sizeof *t);
+	rec_reader *rd = NULL;
+	assert_int_equal(rec_reader_open_path(&rd, path, NULL), REC_OK);
+	rec_event ev;
+	uint64_t last_chunk = UINT64_MAX;
+	enum { MAXKEYS = 4096 };
+	static uint64_t keys[MAXKEYS];
+	size_t nkeys = 0;
+	while ((t->end = rec_reader_next_event(rd, &ev)) == REC_OK) {
+		if (ev.chunk->index != last_chunk) {
+			last_chunk = ev.chunk->index;
+			t->dropped_stat += ev.chunk->dropped_events;
+			nkeys = 0;
+		}
+		if (strcmp(ev.type->name, "rec.Dropped") == 0) {
+			assert_int_equal(ev.value_count, 4);
+			assert_string_equal(ev.type->fields[3].name, "type");
+			uint64_t n = ev.values[0].v.u, reason = ev.values[2].v.u, id = ev.values[3].v.u;
+			uint64_t thr = ev.values[1].v.thread ? ev.values[1].v.thread->id : 0;
+			assert_true(reason < 6);
+			assert_true(id < MAXID);
+			if (id == 0)
+				t->dropped_no_type += n;
+			t->dropped[id][reason] += n;
+			t->dropped_total += n;
+			t->dropped_records++;
+			uint64_t key = thr << 24 | id << 8 | reason;
+			for (size_t k = 0; k < nkeys; k++)
+				if (keys[k] == key)
+					t->dup_in_chunk++;
+			if (nkeys < MAXKEYS)
+				keys[nkeys++] = key;
+		} else if (ev.type->id < MAXID) {
+			t->events[ev.type->id]++;
+		}
+	}
+	rec_reader_close(rd);
+}
+
+static uint64_t dropped_of(const tally *t, uint32_t id)
+{
+	uint64_t s = 0;
+	for (int k = 0; k < 6; k++)
+		s += t->dropped[id][k];
+	return s;
+}
+
+
+/* ---- two types flooding small buffers -------------------------------------------- */
+
+#define FLOOD_THREADS 4
+#define SMALL_PER_THREAD 40000u
+#define BIG_PER_THREAD 8000u
+
+typedef struct flood_arg {
+	rec_event_type *small, *big;
+	uint64_t small_ok, big_ok; /* begins that returned true */
+} flood_arg;
+
+static void *flood(void *p)
+{
+	flood_arg *a = p;
+	uint8_t payload[200];
+	memset(payload, 0xab, sizeof payload);
+	for (uint32_t i = 0; i < SMALL_PER_THREAD; i++) {
+		rec_emit e = { 0 };
+		if (rec_emit_begin(&e, a->small)) {
+			rec_emit_u64(&e, i);
+			rec_emit_commit(&e);
+			a->small_ok++;
+		}
+		if (i % (SMALL_PER_THREAD / BIG_PER_THREAD) == 0 && rec_emit_begin(&e, a->big)) {
+			rec_emit_u64(&e, i);
+			rec_emit_bytes(&e, payload, sizeof payload);
+			rec_emit_commit(&e);
+			a->big_ok++;
+		}
+	}
+	return NULL;
+}
+
+/* FLOOD_THREADS threads emit known counts of two types into 16 KiB buffers,
+ * with the background thread flushing rarely: most events are dropped
+ * (buffer full).  Per type: emitted = events of that type in the file + the
+ * rec.Dropped counts of that type, exactly; no drop is of an unknown type;
+ * one rec.Dropped per (thread, type, reason) per chunk. */
+static void t_flood_two_types(void **state)
+{
+	(void)state;
+	char path[300];
+	tmp_path(path, sizeof path, "flood.rec");
+	rec_recorder_options o = REC_RECORDER_OPTIONS_INIT;
+	o.path = path;
+	o.thread_buffer_size = 16384;
+	o.flush_interval_ms = 200;
+	rec_recorder *r = NULL;
+	assert_int_equal(rec_recorder_open(&r, &o), REC_OK);
+	rec_event_type *small, *big;
+	assert_int_equal(rec_recorder_register_type(r, &small_def, 0, 0, &small), REC_OK);
+	assert_int_equal(rec_recorder_register_type(r, &big_def, 0, 0, &big), REC_OK);
+	pthread_t th[FLOOD_THREADS];
+	flood_arg a[FLOOD_THREADS];
+	for (int i = 0; i < FLOOD_THREADS; i++) {
+		a[i] = (flood_arg){ small, big, 0, 0 };
+		assert_int_equal(pthread_create(&th[i], NULL, flood, &a[i]), 0);
+	}
+	uint64_t small_ok = 0, big_ok = 0;
+	for (int i = 0; i < FLOOD_THREADS; i++) {
+		pthread_join(th[i], NULL);
+		small_ok += a[i].small_ok;
+		big_ok += a[i].big_ok;
+	}
+	const uint32_t sid = rec_event_type_id(small), bid = rec_event_type_id(big);
+	rec_recorder_stats st;
+	assert_int_equal(rec_recorder_close(r), REC_OK);
+	(void)st;
+
+	tally t;
+	tally_file(path, &t);
+	assert_int_equal(t.end, REC_END);
+	const uint64_t small_emitted = (uint64_t)FLOOD_THREADS * SMALL_PER_THREAD;
+	const uint64_t big_emitted = (uint64_t)FLOOD_THREADS * BIG_PER_THREAD;
+	print_message("flood: test.Small %llu recorded + %llu dropped, test.Big %llu + %llu\n",
+		      (unsigned long long)t.events[sid], (unsigned long long)dropped_of(&t, sid),
+		      (unsigned long long)t.events[bid], (unsigned long long)dropped_of(&t, bid));
+	/* Both types really were flooded. */
+	assert_true(dropped_of(&t, sid) > 0);
+	assert_true(dropped_of(&t, bid) > 0);
+	/* emitted = recorded + dropped, per type. */
+	assert_int_equal(t.events[sid] + dropped_of(&t, sid), small_emitted);
+	assert_int_equal(t.events[bid] + dropped_of(&t, bid), big_emitted);
+	/* What begin returned true for is what is in the file. */
+	assert_int_equal(t.events[sid], small_ok);
+	assert_int_equal(t.events[bid], big_ok);
+	assert_int_equal(t.dropped[sid][REC_DROP_FULL], dropped_of(&t, sid));
+	assert_int_equal(t.dropped_no_type, 0);
+	assert_int_equal(t.dup_in_chunk, 0);
+	/* Dropped_Events of the chunks is the sum of the rec.Dropped counts. */
+	assert_int_equal(t.dropped_stat, t.dropped_total);
+}
+
+/* ---- chunks lost to write failures ------------------------------------------------- */
+
+typedef struct mem_sink {
+	uint8_t *data;
+	size_t len, cap;
+	int fail; /* writes fail with ENOSPC while set */
+	uint64_t failed;
+} mem_sink;
+
+static int mem_write(void *opaque, const void *buf, size_t len)
+{
+	mem_sink *m = opaque;
+	if (__atomic_load_n(&m->fail, __ATOMIC_ACQUIRE)) {
+		m->failed++;
+		return -28; /* ENOSPC */
+	}
+	if (m->len + len > m->cap) {
+		size_t nc = (m->len + len) * 2;
+		uint8_t *p = realloc(m->data, nc);
+		if (!p)
+			return -12;
+		m->data = p;
+		m->cap = nc;
+	}
+	memcpy(m->data + m->len, buf, len);
+	m->len += len;
+	return 0;
+}
+
+/* Chunks that cannot be written: their events, and the drops their own
+ * rec.Dropped counted (3000-byte events flooding a 16 KiB buffer while
+ * writes fail),
+ * come back as rec.Dropped reason 4 by type once writing recovers, so
+ * emitted = recorded + dropped still holds per type. */
+static void t_write_failed_by_type(void **state)
+{
+	(void)state;
+	mem_sink m = { NULL, 0, 0, 0, 0 };
+	rec_sink sink = { mem_write, NULL, &m };
+	rec_recorder_options o = REC_RECORDER_OPTIONS_INIT;
+	o.sink = &sink;
+	o.thread_buffer_size = 16384;
+	o.flush_interval_ms = 60000;
+	rec_recorder *r = NULL;
+	assert_int_equal(rec_recorder_open(&r, &o), REC_OK);
+	rec_event_type *small, *big;
+	assert_int_equal(rec_recorder_register_type(r, &small_def, 0, 0, &small), REC_OK);
+	assert_int_equal(rec_recorder_register_type(r, &big_def, 0, 0, &big), REC_OK);
+	uint64_t small_n = 0, big_n = 0, small_lost = 0, big_lost = 0;
+	static uint8_t payload[3000];
+	memset(payload, 1, sizeof payload);
+	for (int phase = 0; phase < 3; phase++) {
+		__atomic_store_n(&m.fail, phase == 1, __ATOMIC_RELEASE);
+		/* phase 1 floods: more than a 16 KiB buffer holds */
+		const uint64_t n = phase == 1 ? 5000 : 50;
+		for (uint64_t i = 0; i < n; i++) {
+			rec_emit e = { 0 };
+			if (rec_emit_begin(&e, small)) {
+				rec_emit_u64(&e, i);
+				rec_emit_commit(&e);
+			}
+			small_n++;
+			small_lost += phase == 1;
+			if (i % 4 == 0) {
+				if (rec_emit_begin(&e, big)) {
+					rec_emit_u64(&e, i);
+					rec_emit_bytes(&e, payload, sizeof payload);
+					rec_emit_commit(&e);
+				}
+				big_n++;
+				big_lost += phase == 1;
+			}
+		}
+		(void)rec_recorder_flush(r);
+	}
+	const uint32_t sid = rec_event_type_id(small), bid = rec_event_type_id(big);
+	assert_int_equal(rec_recorder_close(r), REC_ERR_IO);
+	assert_true(m.failed > 0);
+	char path[300];
+	tmp_path(path, sizeof path, "wf.rec");
+	FILE *f = fopen(path, "wb");
+	assert_non_null(f);
+	assert_int_equal(fwrite(m.data, 1, m.len, f), m.len);
+	assert_int_equal(fclose(f), 0);
+	free(m.data);
+	tally t;
+	tally_file(path, &t);
+	assert_int_equal(t.end, REC_END);
+	print_message("write failed: test.Small %llu recorded, %llu lost; test.Big %llu recorded, "
+		      "%llu lost, %llu dropped (buffer full) outside the lost chunks\n",
+		      (unsigned long long)t.events[sid],
+		      (unsigned long long)t.dropped[sid][REC_DROP_WRITE_FAILED],
+		      (unsigned long long)t.events[bid],
+		      (unsigned long long)t.dropped[bid][REC_DROP_WRITE_FAILED],
+		      (unsigned long long)t.dropped[bid][REC_DROP_FULL]);
+	/* Everything of phase 1 (recorded or dropped then) is lost, by type:
+	 * the 3000-byte test.Big overflowed the 16 KiB buffer, and the
+	 * rec.Dropped that counted it went down with its chunk. */
+	assert_int_equal(t.dropped[sid][REC_DROP_WRITE_FAILED], small_lost);
+	assert_int_equal(t.dropped[bid][REC_DROP_WRITE_FAILED], big_lost);
+	assert_int_equal(t.events[sid] + dropped_of(&t, sid), small_n);
+	assert_int_equal(t.events[bid] + dropped_of(&t, bid), big_n);
+	assert_int_equal(t.dropped_no_type, 0);
+	assert_int_equal(t.dropped_stat, t.dropped_total);
+}
+
+/* ---- rejected records, by type ---------------------------------------------------- */
+
+/* Records of app.Job that miss their field are rejected by the writer: the
+ * rec.Dropped that counts them names app.Job. */
+static void t_rejected_by_type(void **state)
+{
+	(void)state;
+	char path[300];
+	tmp_path(path, sizeof path, "rejected.rec");
+	rec_recorder_options o = REC_RECORDER_OPTIONS_INIT;
+	o.path = path;
+	rec_recorder *r = NULL;
+	assert_int_equal(rec_recorder_open(&r, &o), REC_OK);
+	rec_event_type *job, *small;
+	assert_int_equal(rec_recorder_register_type(r, &job_def, 0, 0, &job), REC_OK);
+	assert_int_equal(rec_recorder_register_type(r, &small_def, 0, 0, &small), REC_OK);
+	for (uint64_t i = 0; i < 9; i++) {
+		rec_emit e = { 0 };
+		assert_true(rec_emit_begin(&e, job));
+		if (i % 3) /* two in three miss their field */
+			rec_emit_u64(&e, i);
+		rec_emit_commit(&e);
+		assert_true(rec_emit_begin(&e, small));
+		rec_emit_u64(&e, i);
+		rec_emit_commit(&e);
+	}
+	const uint32_t jid = rec_event_type_id(job), sid = rec_event_type_id(small);
+	(void)rec_recorder_close(r); /* REC_ERR_INVALID_ARG: records were rejected */
+	tally t;
+	tally_file(path, &t);
+	assert_int_equal(t.end, REC_END);
+	assert_int_equal(t.events[jid], 6);
+	assert_int_equal(t.dropped[jid][REC_DROP_REJECTED], 3);
+	assert_int_equal(dropped_of(&t, jid), 3);
+	assert_int_equal(t.events[sid], 9);
+	assert_int_equal(dropped_of(&t, sid), 0);
+}
+
+int main(int argc, char **argv)
+{
+	if (argc > 1)
+		cmocka_set_test_filter(argv[1]);
+	if (rec_t_tmpdir_create(g_dir, sizeof g_dir, "rec-drops") != 0)
+		return 1;
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(t_flood_two_types),
+		cmocka_unit_test(t_write_failed_by_type),
+		cmocka_unit_test(t_rejected_by_type),
+	};
+	int rc = cmocka_run_group_tests(tests, NULL, NULL);
+	return rec_t_tmpdir_finish(g_dir, rc);
+}
