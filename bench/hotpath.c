@@ -4,12 +4,17 @@
  * by make), for a 3-field event (a pooled ~12-character string, an i64 and an
  * i32, plus the thread reference) with the value sequence of gen_events.c.
  *
- *   hotpath [--events-per-round K] [--rounds R] FILE
+ *   hotpath [--throttle] [--events-per-round K] [--rounds R] FILE
+ *   (--throttle: the modes on, throttle-pass and throttle-drop only)
  *
  * For 1 and 2 threads, modes:
  *   on        recording on (TSC timestamp, thread, 3 fields)
  *   stack     recording on with a stack trace captured per event
  *   disabled  the type is registered but off: one load and a branch
+ *   throttle-pass (--throttle only) as on, with "throttle=1000000000/s":
+ *             every event is checked against the type's budget and passes
+ *   throttle-drop (--throttle only) as on, with "throttle=1/s": all but one
+ *             event are throttled (counted as dropped, reason throttled)
  *   floor     in this binary, no recorder: rdtsc plus appending the same
  *             bytes (2-byte length slot, type id, ticks, thread, 3 fields as
  *             varints) to a thread-local ring buffer with plain stores and
@@ -43,8 +48,9 @@
 #include "rec/recorder.h"
 #include "common.h"
 
-enum mode { M_ON, M_STACK, M_DISABLED, M_FLOOR };
-static const char *const mode_names[] = { "on", "stack", "disabled", "floor" };
+enum mode { M_ON, M_STACK, M_DISABLED, M_FLOOR, M_THR_PASS, M_THR_DROP };
+static const char *const mode_names[] = { "on", "stack", "disabled", "floor", "throttle-pass",
+					  "throttle-drop" };
 
 #define MAX_THREADS BENCH_MAX_THREADS
 #define MAX_ROUNDS BENCH_MAX_ROUNDS
@@ -179,6 +185,10 @@ static int open_recorder(struct run *r, enum mode mode, const char *path)
 	o.thread_buffer_size = TBUF_SIZE;
 	o.memory_limit = 256u << 20;
 	o.flush_interval_ms = 1000;
+	if (mode == M_THR_PASS)
+		o.events = "bench.Sample:throttle=1000000000/s";
+	else if (mode == M_THR_DROP)
+		o.events = "bench.Sample:throttle=1/s";
 	rec_status s = rec_recorder_open(&r->rec, &o);
 	if (s != REC_OK) {
 		fprintf(stderr, "hotpath: rec_recorder_open(%s): %s\n", path, rec_strerror(s));
@@ -331,9 +341,11 @@ int main(int argc, char **argv)
 	}
 	long k = 200000;
 	int rounds = 9;
-	int i = 1;
+	int i = 1, throttle = 0;
 	for (; i < argc && strncmp(argv[i], "--", 2) == 0; i++) {
-		if (strcmp(argv[i], "--events-per-round") == 0 && i + 1 < argc)
+		if (strcmp(argv[i], "--throttle") == 0)
+			throttle = 1;
+		else if (strcmp(argv[i], "--events-per-round") == 0 && i + 1 < argc)
 			k = strtol(argv[++i], NULL, 10);
 		else if (strcmp(argv[i], "--rounds") == 0 && i + 1 < argc)
 			rounds = (int)strtol(argv[++i], NULL, 10);
@@ -341,13 +353,17 @@ int main(int argc, char **argv)
 			break;
 	}
 	if (argc - i != 1 || k <= 0 || rounds <= 0 || rounds > MAX_ROUNDS) {
-		fprintf(stderr, "usage: hotpath [--events-per-round K] [--rounds R (1-%d)] FILE\n", MAX_ROUNDS);
+		fprintf(stderr, "usage: hotpath [--throttle] [--events-per-round K] [--rounds R (1-%d)] FILE\n", MAX_ROUNDS);
 		return 2;
 	}
 	const char *path = argv[i];
 	int rc = 0;
 	for (int threads = 1; threads <= MAX_THREADS; threads++)
 		for (int m = M_ON; m <= M_FLOOR; m++)
+			if (!throttle || m == M_ON)
+				rc |= run_case((enum mode)m, threads, k, rounds, path);
+	for (int threads = 1; throttle && threads <= MAX_THREADS; threads++)
+		for (int m = M_THR_PASS; m <= M_THR_DROP; m++)
 			rc |= run_case((enum mode)m, threads, k, rounds, path);
 	return rc;
 }

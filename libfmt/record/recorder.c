@@ -215,7 +215,8 @@ static const rec_type def_thread_end = {
 static const rec_field dropped_fields[] = {
 	{ "count", "Count", "events lost", REC_TYPE_U64, REC_UNIT_COUNT },
 	{ "thread", "Thread", "thread whose events were lost", REC_TYPE_THREAD, REC_UNIT_NONE },
-	{ "reason", "Reason", "0 buffer full, 1 no buffer, 2 nested emit, 3 rejected, 4 write failed",
+	{ "reason", "Reason",
+	  "0 buffer full, 1 no buffer, 2 nested emit, 3 rejected, 4 write failed, 5 throttled",
 	  REC_TYPE_U8, REC_UNIT_NONE },
 	{ "type", "Event Type", "Type_Id of the lost events (0 = not known)", REC_TYPE_U32,
 	  REC_UNIT_NONE },
@@ -284,6 +285,39 @@ static bool parse_onoff(const char *v, size_t n, int *out)
 	return false;
 }
 
+/* "N/UNIT" (JFR's throttle grammar: N a non-negative integer, UNIT ns, us,
+ * ms, s, m, h or d) or "off". */
+static bool parse_throttle(const char *v, size_t n, int64_t *count, uint64_t *unit_ns)
+{
+	if (n == 3 && memcmp(v, "off", 3) == 0) {
+		*count = -2;
+		*unit_ns = 0;
+		return true;
+	}
+	const char *sl = memchr(v, '/', n);
+	if (!sl || sl == v)
+		return false;
+	uint64_t c = 0;
+	for (const char *q = v; q < sl; q++) {
+		if (*q < '0' || *q > '9' || c > (UINT64_C(1) << 40))
+			return false;
+		c = c * 10 + (uint64_t)(*q - '0');
+	}
+	static const struct { const char *u; uint64_t ns; } units[] = {
+		{ "ns", 1 }, { "us", 1000 }, { "ms", 1000000 }, { "s", 1000000000 },
+		{ "m", UINT64_C(60000000000) }, { "h", UINT64_C(3600000000000) },
+		{ "d", UINT64_C(86400000000000) },
+	};
+	size_t ul = (size_t)(v + n - sl - 1);
+	for (size_t i = 0; i < sizeof units / sizeof units[0]; i++)
+		if (ul == strlen(units[i].u) && memcmp(sl + 1, units[i].u, ul) == 0) {
+			*count = (int64_t)c;
+			*unit_ns = units[i].ns;
+			return true;
+		}
+	return false;
+}
+
 static rec_status settings_parse(rec_recorder *r, const char *text)
 {
 	const char *p = text;
@@ -295,7 +329,7 @@ static rec_status settings_parse(rec_recorder *r, const char *text)
 			n--;
 		}
 		if (n) {
-			rec_setting s = { NULL, 0, false, false, -1, -1, -1 };
+			rec_setting s = { NULL, 0, false, false, -1, -1, -1, -1, 0 };
 			const char *q = p, *qe = p + n;
 			const char *c = memchr(q, ':', n);
 			size_t plen = c ? (size_t)(c - q) : n;
@@ -328,6 +362,9 @@ static rec_status settings_parse(rec_recorder *r, const char *text)
 						ok = parse_onoff(eq + 1, vl, &s.stack);
 					} else if (kl == 7 && memcmp(opt, "enabled", 7) == 0) {
 						ok = parse_onoff(eq + 1, vl, &s.enabled);
+					} else if (kl == 8 && memcmp(opt, "throttle", 8) == 0) {
+						ok = parse_throttle(eq + 1, vl, &s.throttle_n,
+								    &s.throttle_unit_ns);
 					} else {
 						ok = false;
 					}
@@ -353,10 +390,14 @@ static rec_status settings_parse(rec_recorder *r, const char *text)
 	return REC_OK;
 }
 
-/* Effective settings of a type named name. */
+/* Effective settings of a type named name (*thr_n < 0: not throttled, else
+ * *thr_n events per *thr_unit ns). */
 static void settings_apply(const rec_recorder *r, const char *name, uint32_t decl_flags,
-			   uint64_t *threshold_ns, int *enabled, int *stack)
+			   uint64_t *threshold_ns, int *enabled, int *stack, int64_t *thr_n,
+			   uint64_t *thr_unit)
 {
+	*thr_n = -1;
+	*thr_unit = 0;
 	*enabled = !(decl_flags & REC_TYPE_OFF) && !r->settings_enable_list;
 	*stack = (decl_flags & REC_TYPE_STACK) != 0;
 	size_t nl = strlen(name);
@@ -375,7 +416,26 @@ static void settings_apply(const rec_recorder *r, const char *name, uint32_t dec
 			*stack = s->stack;
 		if (s->threshold >= 0)
 			*threshold_ns = (uint64_t)s->threshold;
+		if (s->throttle_n != -1) {
+			*thr_n = s->throttle_n;
+			*thr_unit = s->throttle_unit_ns;
+		}
 	}
+}
+
+/* The throttle's window and budget: the window is a tenth of the rate's
+ * unit when the rate is 10 or more per unit, else the whole unit, and at
+ * least 10 ms; the budget is the rate times the window, rounded down
+ * (1000/s: 100 events per 100 ms window; 5/s: 5 per 1 s; 10/ms: 100 per
+ * 10 ms). */
+static void throttle_window(uint64_t n, uint64_t unit_ns, uint64_t *window_ns, uint32_t *budget)
+{
+	uint64_t w = n >= 10 ? unit_ns / 10 : unit_ns;
+	if (w < 10000000u)
+		w = 10000000u;
+	double b = (double)n * (double)w / (double)unit_ns;
+	*window_ns = w;
+	*budget = b >= 4294967295.0 ? UINT32_MAX : (uint32_t)b;
 }
 
 /* ---- types ---------------------------------------------------------------------- */
@@ -430,6 +490,8 @@ static rec_status bind_type(rec_recorder *r, rec_type_entry *e, const rec_type *
 	rec_type d = *def;
 	uint32_t max_size;
 	int enabled, stack;
+	int64_t thr_n;
+	uint64_t thr_unit;
 	uint64_t thr = e->threshold_ns;
 	rec_status st;
 
@@ -441,10 +503,19 @@ static rec_status bind_type(rec_recorder *r, rec_type_entry *e, const rec_type *
 	pthread_mutex_unlock(&r->w_lock);
 	if (st != REC_OK)
 		return st;
-	settings_apply(r, def->name, e->decl_flags, &thr, &enabled, &stack);
+	settings_apply(r, def->name, e->decl_flags, &thr, &enabled, &stack, &thr_n, &thr_unit);
 	__atomic_store_n(&e->h.enabled, 0, __ATOMIC_RELEASE);
 	e->id = id;
 	e->h.flags = def->flags;
+	if (thr_n >= 0) {
+		uint64_t wns;
+		throttle_window((uint64_t)thr_n, thr_unit, &wns, &e->thr_budget);
+		e->thr_window_ticks = ns_to_ticks(wns, __atomic_load_n(&r->frequency, __ATOMIC_RELAXED));
+		if (e->thr_window_ticks == 0)
+			e->thr_window_ticks = 1;
+		__atomic_store_n(&e->thr_state, 0, __ATOMIC_RELAXED);
+		e->h.flags |= REC_EVENT_THROTTLED_;
+	}
 	__atomic_store_n(&e->h.gen, r->gen, __ATOMIC_RELAXED);
 	e->h.id_len = (uint32_t)varint_enc8(id, &e->h.id_enc);
 	e->h.max_size = max_size;
@@ -1858,7 +1929,7 @@ static uint64_t put_thread_drops(rec_recorder *r, rec_tbuf_full *b, uint64_t tic
 				 uint64_t *dropped)
 {
 	const uint32_t reason[REC_DK_N] = { b->has_ring ? REC_DROP_FULL : REC_DROP_NO_BUFFER,
-					    REC_DROP_NESTED };
+					    REC_DROP_NESTED, REC_DROP_THROTTLED };
 	uint64_t recs = 0;
 	for (uint32_t i = 0; i <= REC_DROP_SLOTS; i++) {
 		const uint32_t id =

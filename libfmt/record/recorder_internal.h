@@ -67,6 +67,16 @@ typedef struct rec_type_entry {
 	uint32_t decl_flags;         /* REC_TYPE_OFF, REC_TYPE_STACK */
 	uint32_t id;
 	char *name;                  /* owned copy (register_type) */
+	/* Throttle (events list "throttle=N/UNIT", h.flags REC_EVENT_THROTTLED_):
+	 * at most thr_budget events per window of thr_window_ticks.  thr_state
+	 * is the window number (high 32 bits) and the events let through in it
+	 * (low 32), updated with compare-and-swap by every emitting thread: on
+	 * its own cache line, away from the handle every emit reads. */
+	uint64_t thr_window_ticks;
+	uint32_t thr_budget;
+	uint8_t thr_pad_[64];
+	uint64_t thr_state;
+	uint8_t thr_pad2_[56];
 } rec_type_entry;
 
 /* ---- thread buffers -------------------------------------------------------- */
@@ -87,7 +97,7 @@ enum { REC_TB_LIVE = 0, REC_TB_ORPHAN = 1, REC_TB_DETACHED = 2 };
  * is claimed once (compare-and-swap from 0); a thread that drops events of
  * more than REC_DROP_SLOTS types counts the rest in drops_other (reported
  * as type 0, not known). */
-enum { REC_DK_FULL = 0, REC_DK_NESTED = 1, REC_DK_N = 2 };
+enum { REC_DK_FULL = 0, REC_DK_NESTED = 1, REC_DK_THROTTLED = 2, REC_DK_N = 3 };
 #define REC_DROP_SLOTS 16u
 typedef struct rec_drop_slot {
 	uint32_t type_id;                /* atomic; 0 = free */
@@ -181,6 +191,8 @@ typedef struct rec_setting {
 	int enabled;       /* -1 unset, 0, 1 */
 	int stack;         /* -1 unset, 0, 1 */
 	int64_t threshold; /* -1 unset, else ns */
+	int64_t throttle_n;        /* -1 unset, -2 off, else events per throttle_unit_ns */
+	uint64_t throttle_unit_ns;
 } rec_setting;
 
 /* ---- fatal signals (crash.c) ------------------------------------------------ */

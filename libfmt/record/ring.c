@@ -44,7 +44,7 @@ static void wake_now(rec_recorder *r)
 		futex_wake(&r->wake);
 }
 
-/* Full drops are counted inside the thread's emit (busy set),
+/* Full and throttled drops are counted inside the thread's emit (busy set),
  * where its signal handlers do not count them (a nested begin counts as
  * nested): a plain increment, stored atomically for the background thread.
  * Nested drops can nest themselves (a signal inside a handler's drop). */
@@ -87,6 +87,32 @@ void rec_emit_drop_nested_(struct rec_tbuf_ *b, rec_event_type *t)
 	rec_drop_count((rec_tbuf_full *)b, t, REC_DK_NESTED);
 }
 
+bool rec_emit_throttle_(struct rec_tbuf_ *b, rec_event_type *t, uint64_t ticks)
+{
+	rec_type_entry *e = (rec_type_entry *)t;
+	const uint64_t wt = e->thr_window_ticks;
+	const uint32_t budget = e->thr_budget;
+	const uint32_t w = (uint32_t)(wt ? ticks / wt : 0);
+	uint64_t s = __atomic_load_n(&e->thr_state, __ATOMIC_RELAXED);
+	for (;;) {
+		const uint32_t sw = (uint32_t)(s >> 32), n = (uint32_t)s;
+		uint64_t ns;
+		if ((int32_t)(w - sw) > 0) { /* a later window: it starts with us */
+			if (budget == 0)
+				break;
+			ns = ((uint64_t)w << 32) | 1u;
+		} else if (n >= budget) { /* this window's budget is spent (no store) */
+			break;
+		} else {
+			ns = s + 1;
+		}
+		if (__atomic_compare_exchange_n(&e->thr_state, &s, ns, true, __ATOMIC_RELAXED,
+						__ATOMIC_RELAXED))
+			return true;
+	}
+	rec_drop_count((rec_tbuf_full *)b, t, REC_DK_THROTTLED);
+	return false;
+}
 
 bool rec_emit_reserve_slow_(struct rec_tbuf_ *b, rec_event_type *t, uint32_t need, int in_signal)
 {

@@ -3,7 +3,9 @@
  * test_recorder_drops.c - drops say what was lost (spec/EVENTS.md,
  * rec.Dropped): every rec.Dropped names the type of the events it counts,
  * so "emitted = recorded + dropped" holds per type: full buffers, chunks
- * lost to write failures, records the writer rejects.
+ * lost to write failures, records the writer rejects; and the events list's
+ * throttle=N/UNIT lets about N per unit through and counts the rest under
+ * reason throttled, exactly.
  *
  * Real threads, real files, the real reader.
  */
@@ -304,6 +306,174 @@ static void t_write_failed_by_type(void **state)
 	assert_int_equal(t.dropped_stat, t.dropped_total);
 }
 
+/* ---- a throttled type ---------------------------------------------------------- */
+
+#define THR_RATE 1000u /* per second */
+#define THR_RUN_NS 1500000000ull
+#define THR_THREADS 2
+
+typedef struct thr_arg {
+	rec_event_type *t;
+	uint64_t start_ns;
+	uint64_t attempts, ok;
+} thr_arg;
+
+/* Emits one event every 50 us (about 20,000/s per thread) for THR_RUN_NS. */
+static void *throttled(void *p)
+{
+	thr_arg *a = p;
+	const struct timespec pause = { 0, 50000 };
+	while (rec_t_mono_ns() - a->start_ns < THR_RUN_NS) {
+		rec_emit e = { 0 };
+		a->attempts++;
+		if (rec_emit_begin(&e, a->t)) {
+			rec_emit_u64(&e, a->attempts);
+			rec_emit_commit(&e);
+			a->ok++;
+		}
+		nanosleep(&pause, NULL);
+	}
+	return NULL;
+}
+
+/* test.Small throttled to 1000/s, emitted by two threads at about 20,000/s
+ * each for 1.5 s: about 1500 recorded (tolerance: two windows of the
+ * throttle's budget, 2 x 100, since the 100 ms windows are aligned to the
+ * clock, not to the test's start), every other attempt counted as
+ * throttled (reason 5, type test.Small), exactly; an unthrottled type beside
+ * it loses nothing. */
+static void t_throttle_rate(void **state)
+{
+	(void)state;
+	char path[300];
+	tmp_path(path, sizeof path, "throttle.rec");
+	rec_recorder_options o = REC_RECORDER_OPTIONS_INIT;
+	o.path = path;
+	o.events = "test.Small:throttle=1000/s,test.Big";
+	rec_recorder *r = NULL;
+	assert_int_equal(rec_recorder_open(&r, &o), REC_OK);
+	rec_event_type *small, *big;
+	assert_int_equal(rec_recorder_register_type(r, &small_def, 0, 0, &small), REC_OK);
+	assert_int_equal(rec_recorder_register_type(r, &big_def, 0, 0, &big), REC_OK);
+	pthread_t th[THR_THREADS];
+	thr_arg a[THR_THREADS];
+	const uint64_t t0 = rec_t_mono_ns();
+	for (int i = 0; i < THR_THREADS; i++) {
+		a[i] = (thr_arg){ small, t0, 0, 0 };
+		assert_int_equal(pthread_create(&th[i], NULL, throttled, &a[i]), 0);
+	}
+	uint64_t big_n = 0;
+	while (rec_t_mono_ns() - t0 < THR_RUN_NS) {
+		rec_emit e = { 0 };
+		if (rec_emit_begin(&e, big)) {
+			rec_emit_u64(&e, big_n);
+			rec_emit_bytes(&e, "x", 1);
+			rec_emit_commit(&e);
+		}
+		big_n++;
+		rec_t_sleep_ms(10);
+	}
+	uint64_t attempts = 0, ok = 0;
+	for (int i = 0; i < THR_THREADS; i++) {
+		pthread_join(th[i], NULL);
+		attempts += a[i].attempts;
+		ok += a[i].ok;
+	}
+	const double secs = (double)(rec_t_mono_ns() - t0) / 1e9;
+	const uint32_t sid = rec_event_type_id(small), bid = rec_event_type_id(big);
+	assert_int_equal(rec_recorder_close(r), REC_OK);
+
+	tally t;
+	tally_file(path, &t);
+	assert_int_equal(t.end, REC_END);
+	print_message("throttle: %llu attempts in %.3f s (%.0f/s), %llu recorded, %llu throttled\n",
+		      (unsigned long long)attempts, secs, (double)attempts / secs,
+		      (unsigned long long)t.events[sid],
+		      (unsigned long long)t.dropped[sid][REC_DROP_THROTTLED]);
+	/* The emit rate was well above the throttle. */
+	assert_true((double)attempts / secs > 4.0 * THR_RATE);
+	/* About THR_RATE per second got through. */
+	const double expect = THR_RATE * (double)THR_RUN_NS / 1e9;
+	assert_true((double)t.events[sid] >= expect - 200.0);
+	assert_true((double)t.events[sid] <= expect + 200.0);
+	assert_int_equal(t.events[sid], ok);
+	/* Exactly: emitted = recorded + throttled + other drops. */
+	assert_int_equal(t.events[sid] + t.dropped[sid][REC_DROP_THROTTLED] +
+				 (dropped_of(&t, sid) - t.dropped[sid][REC_DROP_THROTTLED]),
+			 attempts);
+	assert_int_equal(dropped_of(&t, sid), t.dropped[sid][REC_DROP_THROTTLED]);
+	assert_int_equal(t.events[bid], big_n);
+	assert_int_equal(dropped_of(&t, bid), 0);
+	assert_int_equal(t.dup_in_chunk, 0);
+	assert_int_equal(t.dropped_stat, t.dropped_total);
+}
+
+/* throttle=0/s records none and counts all; throttle=off and a later
+ * entry without throttle leave it on; bad values are refused. */
+static void t_throttle_settings(void **state)
+{
+	(void)state;
+	static const char *const bad[] = { "test.Small:throttle=10", "test.Small:throttle=/s",
+					   "test.Small:throttle=10/x", "test.Small:throttle=-1/s",
+					   "test.Small:throttle=1.5/s", "test.Small:throttle=" };
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+		char path[300];
+		tmp_path(path, sizeof path, "bad.rec");
+		rec_recorder_options o = REC_RECORDER_OPTIONS_INIT;
+		o.path = path;
+		o.events = bad[i];
+		rec_recorder *r = NULL;
+		assert_int_equal(rec_recorder_open(&r, &o), REC_ERR_INVALID_ARG);
+	}
+	/* REC_OPTIONS carries it too (';' between entries there). */
+	{
+		rec_recorder_options o = REC_RECORDER_OPTIONS_INIT;
+		char storage[256], err[128];
+		assert_int_equal(rec_recorder_options_parse(&o, "events=rec.Alloc:throttle=1000/s;app.*",
+							    storage, sizeof storage, err, sizeof err),
+				 REC_OK);
+		assert_string_equal(o.events, "rec.Alloc:throttle=1000/s,app.*");
+	}
+	static const struct { const char *events; uint64_t kept; } cases[] = {
+		{ "test.Small:throttle=0/s", 0 },
+		{ "test.Small:throttle=0/s,test.Small:throttle=off", 500 },
+		{ "test.Small:throttle=100/h", 10 }, /* 10 per 6 min window (a tenth of the unit) */
+		{ "test.*:throttle=60/m", 6 },       /* 6 per 6 s window */
+		{ "test.Small:throttle=5/s", 5 },    /* under 10 per unit: 5 per 1 s window */
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		char path[300];
+		tmp_path(path, sizeof path, "thr.rec");
+		rec_recorder_options o = REC_RECORDER_OPTIONS_INIT;
+		o.path = path;
+		o.events = cases[i].events;
+		rec_recorder *r = NULL;
+		assert_int_equal(rec_recorder_open(&r, &o), REC_OK);
+		rec_event_type *small;
+		assert_int_equal(rec_recorder_register_type(r, &small_def, 0, 0, &small), REC_OK);
+		/* 500 in a burst: inside one window unless the burst crosses
+		 * a window edge. */
+		for (uint64_t k = 0; k < 500; k++) {
+			rec_emit e = { 0 };
+			if (rec_emit_begin(&e, small)) {
+				rec_emit_u64(&e, k);
+				rec_emit_commit(&e);
+			}
+		}
+		const uint32_t sid = rec_event_type_id(small);
+		assert_int_equal(rec_recorder_close(r), REC_OK);
+		tally t;
+		tally_file(path, &t);
+		print_message("%s: %llu kept\n", cases[i].events, (unsigned long long)t.events[sid]);
+		assert_int_equal(t.events[sid] + dropped_of(&t, sid), 500);
+		assert_int_equal(t.dropped[sid][REC_DROP_THROTTLED], dropped_of(&t, sid));
+		if (cases[i].kept == 500 || cases[i].kept == 0)
+			assert_int_equal(t.events[sid], cases[i].kept);
+		else /* a window edge inside the burst lets one more budget through */
+			assert_true(t.events[sid] == cases[i].kept || t.events[sid] == 2 * cases[i].kept);
+	}
+}
+
 /* ---- rejected records, by type ---------------------------------------------------- */
 
 /* Records of app.Job that miss their field are rejected by the writer: the
@@ -351,6 +521,8 @@ int main(int argc, char **argv)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(t_flood_two_types),
 		cmocka_unit_test(t_write_failed_by_type),
+		cmocka_unit_test(t_throttle_rate),
+		cmocka_unit_test(t_throttle_settings),
 		cmocka_unit_test(t_rejected_by_type),
 	};
 	int rc = cmocka_run_group_tests(tests, NULL, NULL);

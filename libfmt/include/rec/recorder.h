@@ -128,9 +128,11 @@ typedef struct rec_recorder_options {
 	int32_t dump_signal;         /* 0 = SIGUSR2; -1 = none */
 	uint32_t reserved0;          /* must be zero */
 	/* Which event types are on and how: comma-separated entries
-	 * "PATTERN[:threshold=DUR][:stack=on|off][:enabled=on|off]", PATTERN an
-	 * exact name, a prefix ending in '*', or "*"; DUR like 10ms, 500us, 2s,
-	 * 100ns, 0.  "-PATTERN" disables.  The last matching entry wins.  If the
+	 * "PATTERN[:threshold=DUR][:stack=on|off][:enabled=on|off][:throttle=RATE]",
+	 * PATTERN an exact name, a prefix ending in '*', or "*"; DUR like 10ms,
+	 * 500us, 2s, 100ns, 0; RATE N/UNIT (UNIT ns us ms s m h d, as JFR's
+	 * throttle: at most N per UNIT, the rest dropped and counted, reason
+	 * REC_DROP_THROTTLED; spec/EVENTS.md) or off.  "-PATTERN" disables.  The last matching entry wins.  If the
 	 * list has any enabling entry, types that match none are off
 	 * (rec.Dropped is always on).  NULL or "" = every type on with its
 	 * declared threshold and stack switch.  Copied. */
@@ -256,6 +258,7 @@ REC_API void rec_recorder_get_stats(rec_recorder *r, rec_recorder_stats *st);
  * thread, string or stack id the recorder never defined */
 #define REC_DROP_REJECTED 3u
 #define REC_DROP_WRITE_FAILED 4u /* in a chunk that could not be written (rec.WriteFailed) */
+#define REC_DROP_THROTTLED 5u    /* over the type's throttle rate (events list "throttle=") */
 #define REC_TYPE_ID_CRASH 4u        /* rec.Crash: a fatal signal (spec/EVENTS.md) */
 #define REC_TYPE_ID_WRITE_FAILED 5u /* rec.WriteFailed: output writes failed, then recovered */
 
@@ -348,7 +351,7 @@ REC_API uint64_t rec_recorder_thread_id(rec_recorder *r);
 struct rec_tbuf_;
 struct rec_event_type {
 	uint32_t enabled;          /* the only thing a disabled emit reads */
-	uint32_t flags;            /* REC_EVENT_HAS_* of the definition */
+	uint32_t flags;            /* REC_EVENT_HAS_* of the definition, REC_EVENT_THROTTLED_ */
 	uint64_t gen;              /* recorder generation this handle writes to */
 	uint64_t id_enc;           /* type id, uvarint-encoded, little-endian bytes */
 	uint32_t id_len;
@@ -360,6 +363,9 @@ struct rec_event_type {
 	void *clock_opaque;
 	void *priv_;               /* recorder-private */
 };
+
+/* In rec_event_type.flags: the events list throttles the type. */
+#define REC_EVENT_THROTTLED_ 0x80000000u
 
 struct rec_tbuf_ {
 	/* written by the owning thread only */
@@ -401,6 +407,9 @@ REC_API bool rec_emit_reserve_slow_(struct rec_tbuf_ *b, rec_event_type *t, uint
 REC_API void rec_emit_kick_(struct rec_tbuf_ *b);
 /* A nested begin (counted as dropped, reason nested, by type). */
 REC_API void rec_emit_drop_nested_(struct rec_tbuf_ *b, rec_event_type *t);
+/* Throttled type: true if the event fits the type's budget for the window
+ * of ticks, else counts it as dropped (reason throttled) and returns false. */
+REC_API bool rec_emit_throttle_(struct rec_tbuf_ *b, rec_event_type *t, uint64_t ticks);
 REC_API uint64_t rec_emit_capture_stack_(struct rec_tbuf_ *b, rec_event_type *t, int in_signal);
 REC_API uint64_t rec_emit_intern_pcs_(struct rec_tbuf_ *b, const uintptr_t *pcs, size_t n, int truncated);
 REC_API uint64_t rec_emit_intern_dyn_(struct rec_tbuf_ *b, const char *s, size_t len);
@@ -465,6 +474,10 @@ REC_INLINE_ bool rec_emit_begin_full_(rec_emit *e, rec_event_type *t, uint64_t t
 	/* Re-check after announcing: close() disables, then waits for busy == 0. */
 	if (REC_UNLIKELY_(!__atomic_load_n(&t->enabled, __ATOMIC_ACQUIRE) ||
 			  __atomic_load_n(&t->gen, __ATOMIC_RELAXED) != gen)) {
+		__atomic_store_n(&b->busy, 0u, __ATOMIC_RELEASE);
+		return false;
+	}
+	if (REC_UNLIKELY_(t->flags & REC_EVENT_THROTTLED_) && !rec_emit_throttle_(b, t, ticks)) {
 		__atomic_store_n(&b->busy, 0u, __ATOMIC_RELEASE);
 		return false;
 	}
