@@ -17,6 +17,7 @@
 
 #include "common/cli.h"
 #include "common/tools.h"
+#include "rec/analysis.h"
 #include "rec/rec.h"
 
 /* ---- options and filters --------------------------------------------------- */
@@ -159,7 +160,9 @@ static void note_chunk(void *ctx, const rec_chunk_info *c)
 enum kind {
 	K_BOOL, K_U, K_I, K_U_BYTES, K_I_BYTES, K_HEX, K_U_NANOS, K_I_NANOS, K_U_EPOCH,
 	K_I_EPOCH, K_U_PERCENT, K_I_PERCENT, K_U_HZ, K_I_HZ, K_F, K_F32, K_F_PERCENT, K_F_HZ,
-	K_STRING, K_BLOB, K_TIMESTAMP, K_DURATION, K_THREAD, K_STACK, K_UNKNOWN
+	K_STRING, K_BLOB, K_TIMESTAMP, K_DURATION, K_THREAD, K_STACK, K_UNKNOWN,
+	/* rec.Dropped's reason and type: printed by name (the number too in JSON) */
+	K_DROP_REASON, K_DROP_TYPE
 };
 
 typedef struct fmt_field {
@@ -182,6 +185,7 @@ typedef struct fmt_type {
 	size_t json_head_len;
 	uint32_t nfields;
 	fmt_field *fields;
+	int drop_type;      /* rec.Dropped: index of its "type" field, or -1 */
 } fmt_type;
 
 #define CACHE_SIZE 1024u
@@ -277,10 +281,18 @@ static void fmt_compile(fmt_type *f, const rec_event *ev)
 	free(qn);
 	f->nfields = t->field_count;
 	f->fields = rec_cli_xmalloc((t->field_count ? t->field_count : 1) * sizeof *f->fields);
+	f->drop_type = -1;
+	const bool dropped = strcmp(name, "rec.Dropped") == 0;
 	for (uint32_t i = 0; i < t->field_count; i++) {
 		const rec_field *fd = &t->fields[i];
 		fmt_field *ff = &f->fields[i];
 		ff->kind = (uint8_t)field_kind(fd->type, fd->unit);
+		if (dropped && ff->kind == K_U && fd->name && strcmp(fd->name, "reason") == 0)
+			ff->kind = K_DROP_REASON;
+		if (dropped && ff->kind == K_U && fd->name && strcmp(fd->name, "type") == 0) {
+			ff->kind = K_DROP_TYPE;
+			f->drop_type = (int)i;
+		}
 		ff->text_prefix = xprintf(&ff->text_len, "  %s = ", fd->name ? fd->name : "");
 		char *qk = rec_cli_json_quoted(fd->name, "");
 		ff->json_key = xprintf(&ff->json_len, ", %s: ", qk);
@@ -452,6 +464,24 @@ static void out_bool(bool b)
 		REC_OUT_LIT("false");
 }
 
+/* The name of type id id in ev's chunk, NULL if it has no metadata for it. */
+static const char *chunk_type_name(const rec_event *ev, uint64_t id)
+{
+	for (uint32_t k = 0; k < ev->chunk->type_count; k++)
+		if (ev->chunk->types[k].id == id)
+			return ev->chunk->types[k].name;
+	return NULL;
+}
+
+/* rec.Dropped's type: the lost events' type name; "not known" for 0. */
+static const char *drop_type_name(const fmt_type *f, const rec_event *ev)
+{
+	if (f->drop_type < 0 || (uint32_t)f->drop_type >= ev->value_count ||
+	    !ev->values[f->drop_type].present || ev->values[f->drop_type].v.u == 0)
+		return NULL;
+	return chunk_type_name(ev, ev->values[f->drop_type].v.u);
+}
+
 /* A string value, quoted and escaped as in JSON (also in the text output). */
 static void out_string(const rec_value *v)
 {
@@ -461,7 +491,8 @@ static void out_string(const rec_value *v)
 		REC_OUT_LIT("null");
 }
 
-static void out_value_text(const fmt_field *ff, const rec_value *v, const rec_event *ev)
+static void out_value_text(const fmt_type *f, const fmt_field *ff, const rec_value *v,
+			   const rec_event *ev)
 {
 	if (!v->present) {
 		REC_OUT_LIT("N/A");
@@ -503,6 +534,24 @@ static void out_value_text(const fmt_field *ff, const rec_value *v, const rec_ev
 	case K_THREAD: out_thread_text(v->v.thread); break;
 	case K_STACK: break; /* printed by the caller */
 	case K_UNKNOWN: REC_OUT_LIT("(unknown field type)"); break;
+	case K_DROP_REASON: {
+		/* "rejected: fields do not match app.Job, or ..." */
+		char buf[200];
+		rec_out_str(rec_drop_reason_text(v->v.u, drop_type_name(f, ev), buf, sizeof buf));
+		break;
+	}
+	case K_DROP_TYPE: {
+		const char *n = v->v.u ? chunk_type_name(ev, v->v.u) : NULL;
+		if (n)
+			rec_out_str(n);
+		else if (v->v.u == 0)
+			REC_OUT_LIT("(not known)");
+		else {
+			REC_OUT_LIT("type id ");
+			rec_out_u64(v->v.u);
+		}
+		break;
+	}
 	}
 }
 
@@ -546,7 +595,28 @@ static void out_value_json(const fmt_field *ff, const rec_value *v, const rec_ev
 	case K_THREAD: rec_out_thread_json(v->v.thread); break;
 	case K_STACK: out_stack_json(v->v.stack); break;
 	case K_UNKNOWN: REC_OUT_LIT("null"); break;
+	case K_DROP_REASON: case K_DROP_TYPE: rec_out_u64(v->v.u); break;
 	}
+}
+
+/* After rec.Dropped's reason and type: their names ("reasonName",
+ * "typeName"; null when not known). */
+static void out_name_json(const fmt_type *f, const fmt_field *ff, const rec_value *v,
+			  const rec_event *ev)
+{
+	const char *n = NULL;
+	if (ff->kind == K_DROP_REASON) {
+		REC_OUT_LIT(", \"reasonName\": ");
+		n = v->present ? rec_drop_reason_name(v->v.u) : NULL;
+	} else {
+		REC_OUT_LIT(", \"typeName\": ");
+		n = v->present && v->v.u ? chunk_type_name(ev, v->v.u) : NULL;
+	}
+	(void)f;
+	if (n)
+		rec_out_json_string(n, strlen(n));
+	else
+		REC_OUT_LIT("null");
 }
 
 static void print_event_text(const fmt_type *f, const rec_event *ev)
@@ -576,7 +646,7 @@ static void print_event_text(const fmt_type *f, const rec_event *ev)
 				REC_OUT_LIT("N/A\n");
 			continue;
 		}
-		out_value_text(ff, &ev->values[i], ev);
+		out_value_text(f, ff, &ev->values[i], ev);
 		rec_out_char('\n');
 	}
 	if (f->flags & REC_EVENT_HAS_STACK) {
@@ -609,6 +679,8 @@ static void print_event_json(const fmt_type *f, const rec_event *ev)
 		const fmt_field *ff = &f->fields[i];
 		rec_out_write(ff->json_key, ff->json_len);
 		out_value_json(ff, &ev->values[i], ev);
+		if (ff->kind == K_DROP_REASON || ff->kind == K_DROP_TYPE)
+			out_name_json(f, ff, &ev->values[i], ev);
 	}
 	if (f->flags & REC_EVENT_HAS_STACK) {
 		REC_OUT_LIT(", \"stackTrace\": ");

@@ -19,8 +19,9 @@ static const char usage_text[] =
 	"Summarize rec recordings: files, format versions, chunks, first and last\n"
 	"event time, events and dropped events, runs (restarts) and, per event type,\n"
 	"the count and encoded size, and counter totals.  Reads chunk headers and\n"
-	"statistics, and decodes only the rec.Counter events of the chunks that\n"
-	"have some (--no-counters: none).\n"
+	"statistics, and decodes only the rec.Counter and rec.Dropped events of the\n"
+	"chunks that have some (--no-counters: none).  Dropped events are listed\n"
+	"by type and reason.\n"
 	"FILE may be '-' for standard input.  Several files are summarized together\n"
 	"(a run that spans files counts once).\n"
 	"\n"
@@ -28,7 +29,8 @@ static const char usage_text[] =
 	"  --json       one JSON object (\"schema\": 1) instead of text\n"
 	"  --verify     also check every chunk completely (checksums, every event,\n"
 	"               statistics against events) and report mismatches\n"
-	"  --no-counters  no counter totals: read chunk headers and statistics only\n"
+	"  --no-counters  no counter totals and no drops by type: read chunk headers\n"
+	"               and statistics only\n"
 	"  -h, --help   show this help and exit\n"
 	"  --version    show the library version and exit\n"
 	"\n"
@@ -37,7 +39,10 @@ static const char usage_text[] =
 	"--json keys: schema (1), files [{path, size, chunks, chunks_damaged,\n"
 	"bytes_skipped}], total_size, versions, codecs, chunks, chunks_damaged,\n"
 	"bytes_skipped, unknown_sections, first_event, last_event (ISO 8601),\n"
-	"first_event_ns, last_event_ns, duration_ns, events, dropped, runs [{run_id,\n"
+	"first_event_ns, last_event_ns, duration_ns, events, dropped, drops [{type,\n"
+	"reason, reason_name, count}] (when the input has rec.Dropped events, not\n"
+	"with --no-counters; by count; type and reason null for dropped events no\n"
+	"rec.Dropped accounts for), runs [{run_id,\n"
 	"pid, process_start, first_event, last_event, duration_ns, chunks, events,\n"
 	"dropped, ended (\"clean close\", \"crash event\", \"truncated\", \"no final\n"
 	"chunk\"), file}], restarts, types [{name, label, category, count, bytes}]\n"
@@ -171,6 +176,92 @@ static void print_counters(const rec_summary_result *res)
 	}
 }
 
+/* Drops by type and reason (REC_SUMMARY_DROPS), and what no rec.Dropped
+ * accounts for: the statistics' dropped count beyond the rec.Dropped counts
+ * read ("no rec.Dropped record"), or of chunks whose rec.Dropped records
+ * could not be read. */
+static bool g_drops;
+
+static uint64_t drops_unattributed(const rec_summary_result *res)
+{
+	uint64_t sum = res->drops_unread;
+	for (size_t i = 0; i < res->drop_count; i++)
+		sum += res->drops[i].count;
+	return res->dropped > sum ? res->dropped - sum : 0;
+}
+
+static const char *drop_reason_str(uint32_t reason, char *buf, size_t size)
+{
+	const char *n = rec_drop_reason_name(reason);
+	if (n)
+		return n;
+	if (reason == UINT32_MAX)
+		return "(no reason field)";
+	snprintf(buf, size, "reason %u", (unsigned)reason);
+	return buf;
+}
+
+static void print_drops(const rec_summary_result *res)
+{
+	static const char h_type[] = "Dropped Type", h_count[] = "Count", h_reason[] = "Reason";
+	static const char no_rec[] = "(no rec.Dropped record)", unread[] = "(rec.Dropped unreadable)";
+	const uint64_t rest = drops_unattributed(res);
+	size_t wn = sizeof h_type - 1, wc = sizeof h_count - 1, wr = sizeof h_reason - 1;
+	char tmp[32];
+	for (size_t i = 0; i < res->drop_count; i++) {
+		const rec_summary_drop *d = &res->drops[i];
+		if (strlen(d->type) > wn)
+			wn = strlen(d->type);
+		if (digits(d->count) > wc)
+			wc = digits(d->count);
+		if (strlen(drop_reason_str(d->reason, tmp, sizeof tmp)) > wr)
+			wr = strlen(drop_reason_str(d->reason, tmp, sizeof tmp));
+	}
+	if (rest && sizeof no_rec - 1 > wn)
+		wn = sizeof no_rec - 1;
+	if (res->drops_unread && sizeof unread - 1 > wn)
+		wn = sizeof unread - 1;
+	if (digits(rest) > wc)
+		wc = digits(rest);
+	if (digits(res->drops_unread) > wc)
+		wc = digits(res->drops_unread);
+	rec_out_char('\n');
+	rec_out_char(' ');
+	rec_out_str(h_type);
+	out_pad(wn - (sizeof h_type - 1) + 2 + wc - (sizeof h_count - 1));
+	rec_out_str(h_count);
+	REC_OUT_LIT("  ");
+	rec_out_str(h_reason);
+	rec_out_char('\n');
+	for (size_t i = 0; i < 1 + wn + 2 + wc + 2 + wr; i++)
+		rec_out_char('=');
+	rec_out_char('\n');
+	for (size_t i = 0; i <= res->drop_count + 1; i++) {
+		const char *name, *reason = "-";
+		uint64_t count;
+		if (i < res->drop_count) {
+			name = res->drops[i].type;
+			count = res->drops[i].count;
+			reason = drop_reason_str(res->drops[i].reason, tmp, sizeof tmp);
+		} else if (i == res->drop_count) {
+			name = unread;
+			count = res->drops_unread;
+		} else {
+			name = no_rec;
+			count = rest;
+		}
+		if (i >= res->drop_count && count == 0)
+			continue;
+		rec_out_char(' ');
+		rec_out_str(name);
+		out_pad(wn - strlen(name) + 2 + wc - digits(count));
+		rec_out_u64(count);
+		REC_OUT_LIT("  ");
+		rec_out_str(reason);
+		rec_out_char('\n');
+	}
+}
+
 static void print_text(const rec_summary_result *res)
 {
 	for (size_t i = 0; i < res->file_count; i++) {
@@ -299,6 +390,8 @@ static void print_text(const rec_summary_result *res)
 
 	if (res->counter_count)
 		print_counters(res);
+	if (g_drops && (res->drop_count || res->drops_unread))
+		print_drops(res);
 
 	/* Event type table, like jfr summary. */
 	static const char h_name[] = "Event Type", h_count[] = "Count", h_size[] = "Size (bytes)";
@@ -413,6 +506,46 @@ static void print_json(const rec_summary_result *res, bool counters)
 	rec_json_u64(&j, res->events);
 	rec_json_key(&j, "dropped");
 	rec_json_u64(&j, res->dropped);
+	if (g_drops && (res->drop_count || res->drops_unread)) {
+		/* by type and reason; type null: no rec.Dropped record says
+		 * (reason null), or the chunk's rec.Dropped were unreadable */
+		rec_json_key(&j, "drops");
+		rec_json_begin_array(&j, false);
+		char tmp[32];
+		for (size_t i = 0; i < res->drop_count; i++) {
+			const rec_summary_drop *d = &res->drops[i];
+			rec_json_begin_object(&j, true);
+			rec_json_key(&j, "type");
+			rec_json_str(&j, d->type);
+			rec_json_key(&j, "reason");
+			if (d->reason == UINT32_MAX)
+				rec_json_null(&j);
+			else
+				rec_json_u64(&j, d->reason);
+			rec_json_key(&j, "reason_name");
+			rec_json_str(&j, drop_reason_str(d->reason, tmp, sizeof tmp));
+			rec_json_key(&j, "count");
+			rec_json_u64(&j, d->count);
+			rec_json_end_object(&j);
+		}
+		const uint64_t extra[2] = { res->drops_unread, drops_unattributed(res) };
+		static const char *const what[2] = { "rec.Dropped unreadable", "no rec.Dropped record" };
+		for (int k = 0; k < 2; k++) {
+			if (!extra[k])
+				continue;
+			rec_json_begin_object(&j, true);
+			rec_json_key(&j, "type");
+			rec_json_null(&j);
+			rec_json_key(&j, "reason");
+			rec_json_null(&j);
+			rec_json_key(&j, "reason_name");
+			rec_json_str(&j, what[k]);
+			rec_json_key(&j, "count");
+			rec_json_u64(&j, extra[k]);
+			rec_json_end_object(&j);
+		}
+		rec_json_end_array(&j);
+	}
 	rec_json_key(&j, "runs");
 	rec_json_begin_array(&j, false);
 	for (size_t i = 0; i < res->run_count; i++) {
@@ -505,13 +638,13 @@ int main(int argc, char **argv)
 {
 	rec_cli_init("rec-summary");
 	bool json = false;
-	uint32_t flags = REC_SUMMARY_COUNTERS;
+	uint32_t flags = REC_SUMMARY_COUNTERS | REC_SUMMARY_DROPS;
 	int c;
 	while ((c = rec_cli_getopt(argc, argv, "h", long_opts)) != -1) {
 		switch (c) {
 		case OPT_JSON: json = true; break;
 		case OPT_VERIFY: flags |= REC_SUMMARY_VERIFY; break;
-		case OPT_NO_COUNTERS: flags &= ~REC_SUMMARY_COUNTERS; break;
+		case OPT_NO_COUNTERS: flags &= ~(REC_SUMMARY_COUNTERS | REC_SUMMARY_DROPS); break;
 		case 'h': rec_cli_help(usage_text);
 		case OPT_VERSION: rec_cli_version();
 		default: rec_cli_usage_error("unexpected option");
@@ -560,6 +693,7 @@ int main(int argc, char **argv)
 		return rec_cli_finish(rc); /* nothing could be read: no empty summary */
 	}
 	const rec_summary_result *res = rec_summary_get(s);
+	g_drops = (flags & REC_SUMMARY_DROPS) != 0;
 	if (json)
 		print_json(res, (flags & REC_SUMMARY_COUNTERS) != 0);
 	else

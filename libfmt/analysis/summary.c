@@ -50,6 +50,10 @@ struct rec_summary {
 	size_t version_count;
 	rec_summary_result result;
 	rec_counters *counters; /* opened on the first REC_SUMMARY_COUNTERS */
+	rec_summary_drop *drops;  /* REC_SUMMARY_DROPS: by (type, reason) */
+	size_t drop_count, drop_cap;
+	rec_summary_drop *drops_sorted;
+	uint64_t drops_unread;
 	uint64_t chunks_unsupported;
 	bool have_time;
 	char errmsg[256];
@@ -140,6 +144,8 @@ void rec_summary_close(rec_summary *s)
 	free(s->sorted);
 	free(s->problems);
 	rec_counters_close(s->counters);
+	free(s->drops);
+	free(s->drops_sorted);
 	free(s);
 }
 
@@ -363,6 +369,97 @@ static rec_status add_chunk(rec_summary *s, const rec_chunk_info *c, const char 
 	return REC_OK;
 }
 
+/* ---- drops by type and reason ------------------------------------------------------ */
+
+const char *rec_drop_reason_name(uint64_t reason)
+{
+	static const char *const names[] = { "buffer full", "no buffer", "nested emit",
+					     "rejected",    "write failed", "throttled" };
+	return reason < sizeof names / sizeof names[0] ? names[reason] : NULL;
+}
+
+const char *rec_drop_reason_text(uint64_t reason, const char *type, char *buf, size_t size)
+{
+	const char *t = type && type[0] ? type : "the type";
+	if (!buf || size == 0)
+		return buf;
+	switch (reason) {
+	case 0: snprintf(buf, size, "buffer full: the thread's buffer had no room for %s", t); break;
+	case 1: snprintf(buf, size, "no buffer: memory limit reached, the thread got no buffer"); break;
+	case 2: snprintf(buf, size, "nested emit: %s began inside another emit of the thread", t); break;
+	case 3:
+		snprintf(buf, size, "rejected: fields do not match %s, or it names an id the recorder "
+			 "never defined", t);
+		break;
+	case 4: snprintf(buf, size, "write failed: in chunks that could not be written"); break;
+	case 5: snprintf(buf, size, "throttled: over the throttle rate of %s", t); break;
+	default:
+		snprintf(buf, size, "reason %llu (not known to this reader)", (unsigned long long)reason);
+		break;
+	}
+	return buf;
+}
+
+static int field_index(const rec_type *t, const char *name)
+{
+	for (uint32_t i = 0; i < t->field_count; i++)
+		if (t->fields[i].name && strcmp(t->fields[i].name, name) == 0)
+			return (int)i;
+	return -1;
+}
+
+static rec_status add_drop(void *opaque, const rec_event *ev)
+{
+	rec_summary *s = opaque;
+	int ic = field_index(ev->type, "count"), ir = field_index(ev->type, "reason"),
+	    it = field_index(ev->type, "type");
+	if (ic < 0 || (uint32_t)ic >= ev->value_count || !ev->values[ic].present)
+		return REC_OK;
+	uint64_t count = ev->values[ic].v.u;
+	uint64_t reason = ir >= 0 && (uint32_t)ir < ev->value_count && ev->values[ir].present
+				  ? ev->values[ir].v.u
+				  : UINT32_MAX;
+	uint64_t tid = it >= 0 && (uint32_t)it < ev->value_count && ev->values[it].present
+			       ? ev->values[it].v.u
+			       : 0;
+	char anon[48];
+	const char *name = "(not known)";
+	if (tid) {
+		name = NULL;
+		for (uint32_t k = 0; k < ev->chunk->type_count; k++)
+			if (ev->chunk->types[k].id == tid)
+				name = ev->chunk->types[k].name;
+		if (!name) {
+			snprintf(anon, sizeof anon, "type id %llu", (unsigned long long)tid);
+			name = anon;
+		}
+	}
+	const uint32_t r32 = reason > UINT32_MAX ? UINT32_MAX : (uint32_t)reason;
+	for (size_t i = 0; i < s->drop_count; i++)
+		if (s->drops[i].reason == r32 && strcmp(s->drops[i].type, name) == 0) {
+			s->drops[i].count += count;
+			return REC_OK;
+		}
+	if (!grow((void **)&s->drops, &s->drop_cap, s->drop_count + 1, sizeof *s->drops))
+		return REC_ERR_NOMEM;
+	const char *saved = str_save(s, name);
+	if (!saved)
+		return REC_ERR_NOMEM;
+	s->drops[s->drop_count++] = (rec_summary_drop){ saved, r32, count };
+	return REC_OK;
+}
+
+static int drop_cmp(const void *a, const void *b)
+{
+	const rec_summary_drop *x = a, *y = b;
+	if (x->count != y->count)
+		return x->count > y->count ? -1 : 1;
+	int c = strcmp(x->type, y->type);
+	if (c)
+		return c;
+	return x->reason < y->reason ? -1 : x->reason > y->reason;
+}
+
 static bool fatal_status(rec_status st)
 {
 	return st == REC_ERR_NOMEM || st == REC_ERR_IO || st == REC_ERR_INVALID_ARG ||
@@ -434,6 +531,20 @@ rec_status rec_summary_add_reader(rec_summary *s, rec_reader *r, const char *nam
 				}
 				s->files[fi].problems++;
 				if (fatal_status(cs))
+					break;
+				continue; /* damaged: verifying it again says the same */
+			}
+		}
+		if ((flags & REC_SUMMARY_DROPS) && c->dropped_events) {
+			rec_status ds = rec_reader_chunk_events(r, "rec.Dropped", add_drop, s);
+			if (ds < 0) {
+				s->drops_unread += c->dropped_events;
+				if (!add_problem(s, fname, rec_reader_problem(r), ds)) {
+					result = fail(s, REC_ERR_NOMEM, "out of memory");
+					break;
+				}
+				s->files[fi].problems++;
+				if (fatal_status(ds))
 					break;
 				continue; /* damaged: verifying it again says the same */
 			}
@@ -525,6 +636,15 @@ const rec_summary_result *rec_summary_get(rec_summary *s)
 	res->file_count = s->file_count;
 	res->counters = rec_counters_get(s->counters, &res->counter_count);
 	res->chunks_unsupported = s->chunks_unsupported;
+	free(s->drops_sorted);
+	s->drops_sorted = NULL;
+	if (s->drop_count && (s->drops_sorted = malloc(s->drop_count * sizeof *s->drops)) != NULL) {
+		memcpy(s->drops_sorted, s->drops, s->drop_count * sizeof *s->drops);
+		qsort(s->drops_sorted, s->drop_count, sizeof *s->drops, drop_cmp);
+	}
+	res->drops = s->drops_sorted ? s->drops_sorted : s->drops;
+	res->drop_count = s->drop_count;
+	res->drops_unread = s->drops_unread;
 	res->problems = s->problems;
 	res->problem_count = s->problem_count;
 	qsort(s->versions, s->version_count, sizeof s->versions[0], u32_cmp);

@@ -61,6 +61,28 @@ typedef struct rec_summary_type {
 	uint64_t bytes;         /* encoded bytes, Size prefix included */
 } rec_summary_type;
 
+/* Events lost, by event type and reason (the rec.Dropped events of the
+ * input, merged by type name and reason across chunks, runs and files). */
+typedef struct rec_summary_drop {
+	const char *type;       /* lost events' type name; "type id N" when the chunk
+				 * has no metadata for it; "(not known)" for type 0
+				 * or a rec.Dropped without a type field */
+	uint32_t reason;        /* REC_DROP_* of rec/recorder.h */
+	uint64_t count;
+} rec_summary_drop;
+
+/*! rec_drop_reason_name() : the name of a rec.Dropped reason ("buffer full",
+ *  "no buffer", "nested emit", "rejected", "write failed", "throttled"),
+ *  NULL for a reason this library does not know. */
+REC_API const char *rec_drop_reason_name(uint64_t reason);
+
+/*! rec_drop_reason_text() : one line saying what the reason means, naming
+ *  the type ("rejected: fields do not match app.Job, or it names an id the
+ *  recorder never defined") into buf (size bytes; always terminated);
+ *  type may be NULL.  @return buf. */
+REC_API const char *rec_drop_reason_text(uint64_t reason, const char *type, char *buf,
+					 size_t size);
+
 /* A problem the reader reported (a damaged chunk, skipped bytes ...). */
 typedef struct rec_summary_problem {
 	const char *file;
@@ -109,6 +131,11 @@ typedef struct rec_summary_result {
 	const rec_counter_total *counters; /* by name; only with REC_SUMMARY_COUNTERS */
 	uint64_t chunks_unsupported;       /* chunks of an unknown major format version,
 					    * stepped over (also in chunks_damaged) */
+	size_t drop_count;
+	const rec_summary_drop *drops;     /* only with REC_SUMMARY_DROPS: by count
+					    * descending, then type, then reason */
+	uint64_t drops_unread;             /* dropped events (STATS) of chunks whose
+					    * rec.Dropped records could not be read */
 } rec_summary_result;
 
 /* Flags for rec_summary_add_*(). */
@@ -116,6 +143,9 @@ typedef struct rec_summary_result {
 #define REC_SUMMARY_COUNTERS 0x2u /* also counter totals (rec_counters_add_chunk()):
 				   * decodes the rec.Counter records of the chunks
 				   * that have some; a damaged one is a problem */
+#define REC_SUMMARY_DROPS 0x4u    /* also drops by type and reason: decodes the
+				   * rec.Dropped records of the chunks that have
+				   * some; a damaged one is a problem */
 
 /*! rec_summary_open() : an empty summary; free with rec_summary_close(). */
 REC_API rec_status rec_summary_open(rec_summary **out);
