@@ -7,7 +7,9 @@
  * emit, and return from main without closing it (the recorder writes PATH
  * at exit); argv[2] = "close-self": emit, then close the REC_OUTPUT
  * recorder with rec_recorder_close(rec_recorder_default()) before exit (the
- * library's exit handler must not close it a second time).
+ * library's exit handler must not close it a second time); argv[2] =
+ * "may-drop": emit, print "recorded=N" (the begins that returned true; a
+ * throttle in REC_OPTIONS drops the others).
  * Exits 0 on success; returning from main finishes the recording (atexit).
  */
 #include <stdio.h>
@@ -25,6 +27,8 @@ int main(int argc, char **argv)
 	rec_event_type *t;
 	unsigned long n = argc > 1 ? strtoul(argv[1], NULL, 10) : 10;
 	int expect_off = argc > 2 && strcmp(argv[2], "expect-off") == 0;
+	int may_drop = argc > 2 && strcmp(argv[2], "may-drop") == 0;
+	unsigned long recorded = 0;
 
 	if (argc > 3 && strcmp(argv[2], "flight-api") == 0) {
 		rec_recorder_options o = REC_RECORDER_OPTIONS_INIT;
@@ -51,10 +55,13 @@ int main(int argc, char **argv)
 		if (rec_emit_begin(&e, t)) {
 			rec_emit_u64(&e, i);
 			rec_emit_commit(&e);
-		} else if (!expect_off) {
+			recorded++;
+		} else if (!expect_off && !may_drop) {
 			return 4;
 		}
 	}
+	if (may_drop)
+		printf("recorded=%lu\n", recorded);
 	if (argc > 2 && strcmp(argv[2], "close-self") == 0) {
 		if (rec_recorder_close(rec_recorder_default()) != REC_OK)
 			return 7;
