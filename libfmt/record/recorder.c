@@ -382,7 +382,11 @@ static rec_status settings_parse(rec_recorder *r, const char *text)
 			}
 			r->settings = ns;
 			r->settings[r->nsettings++] = s;
-			if (!s.neg && s.enabled != 0)
+			/* An entry that only throttles limits what it matches
+			 * without turning the others off. */
+			const bool throttle_only = s.throttle_n != -1 && s.threshold < 0 &&
+						   s.stack < 0 && s.enabled < 0;
+			if (!s.neg && s.enabled != 0 && !throttle_only)
 				r->settings_enable_list = true;
 		}
 		p = end ? end + 1 : NULL;

@@ -454,8 +454,9 @@ static void t_throttle_rate(void **state)
 	assert_int_equal(t.dropped_stat, t.dropped_total);
 }
 
-/* throttle=0/s records none and counts all; throttle=off and a later
- * entry without throttle leave it on; bad values are refused. */
+/* throttle=0/s records none and counts all; throttle=off lifts it; bad
+ * values are refused; an entry that only throttles turns no other type
+ * off. */
 static void t_throttle_settings(void **state)
 {
 	(void)state;
@@ -479,6 +480,22 @@ static void t_throttle_settings(void **state)
 							    storage, sizeof storage, err, sizeof err),
 				 REC_OK);
 		assert_string_equal(o.events, "rec.Alloc:throttle=1000/s,app.*");
+	}
+	/* Beside an entry that enables, the list says which types are on. */
+	{
+		char path[300];
+		tmp_path(path, sizeof path, "only.rec");
+		rec_recorder_options o = REC_RECORDER_OPTIONS_INIT;
+		o.path = path;
+		o.events = "test.Small:throttle=10/s,app.Job";
+		rec_recorder *r = NULL;
+		assert_int_equal(rec_recorder_open(&r, &o), REC_OK);
+		rec_event_type *small, *big;
+		assert_int_equal(rec_recorder_register_type(r, &small_def, 0, 0, &small), REC_OK);
+		assert_int_equal(rec_recorder_register_type(r, &big_def, 0, 0, &big), REC_OK);
+		assert_true(rec_type_enabled(small));
+		assert_false(rec_type_enabled(big));
+		assert_int_equal(rec_recorder_close(r), REC_OK);
 	}
 	static const struct { const char *events; uint64_t kept; } cases[] = {
 		{ "test.Small:throttle=0/s", 0 },
@@ -506,6 +523,10 @@ static void t_throttle_settings(void **state)
 				rec_emit_commit(&e);
 			}
 		}
+		/* A throttle-only list keeps the other types on. */
+		rec_event_type *big;
+		assert_int_equal(rec_recorder_register_type(r, &big_def, 0, 0, &big), REC_OK);
+		assert_true(rec_type_enabled(big));
 		const uint32_t sid = rec_event_type_id(small);
 		assert_int_equal(rec_recorder_close(r), REC_OK);
 		tally t;

@@ -132,9 +132,10 @@ typedef struct rec_recorder_options {
 	 * PATTERN an exact name, a prefix ending in '*', or "*"; DUR like 10ms,
 	 * 500us, 2s, 100ns, 0; RATE N/UNIT (UNIT ns us ms s m h d, as JFR's
 	 * throttle: at most N per UNIT, the rest dropped and counted, reason
-	 * REC_DROP_THROTTLED; spec/EVENTS.md) or off.  "-PATTERN" disables.  The last matching entry wins.  If the
-	 * list has any enabling entry, types that match none are off
-	 * (rec.Dropped is always on).  NULL or "" = every type on with its
+	 * REC_DROP_THROTTLED; spec/EVENTS.md) or off.  "-PATTERN" disables.
+	 * The last matching entry wins.  If the list has any enabling entry
+	 * (one with no option but throttle= does not count), types that match
+	 * none are off (rec.Dropped is always on).  NULL or "" = every type on with its
 	 * declared threshold and stack switch.  Copied. */
 	const char *events;
 	/* Clock override (tests).  clock != NULL: ticks come from clock(),
