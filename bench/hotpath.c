@@ -197,7 +197,7 @@ static int open_recorder(struct run *r, enum mode mode, const char *path)
 	}
 	const rec_type def =
 		bench_sample_type(0, REC_EVENT_HAS_THREAD | (mode == M_STACK ? REC_EVENT_HAS_STACK : 0));
-	uint32_t flags = mode == M_STACK ? REC_TYPE_STACK : mode == M_DISABLED ? REC_TYPE_OFF : 0;
+	uint32_t flags = mode == M_STACK ? REC_DECLARE_STACK : mode == M_DISABLED ? REC_DECLARE_OFF : 0;
 	s = rec_recorder_register_type(r->rec, &def, 0, flags, &r->type);
 	if (s != REC_OK) {
 		fprintf(stderr, "hotpath: register_type: %s\n", rec_strerror(s));

@@ -70,9 +70,9 @@ static pthread_once_t once = PTHREAD_ONCE_INIT;
 
 static void init_types(void)
 {
-	if (rec_type_declare(&alloc_def, 0, REC_TYPE_STACK, &T_alloc) != REC_OK)
+	if (rec_type_declare(&alloc_def, 0, REC_DECLARE_STACK, &T_alloc) != REC_OK)
 		T_alloc = NULL;
-	if (rec_type_declare(&free_def, 0, REC_TYPE_STACK, &T_free) != REC_OK)
+	if (rec_type_declare(&free_def, 0, REC_DECLARE_STACK, &T_free) != REC_OK)
 		T_free = NULL;
 	__atomic_store_n(&ready, 1, __ATOMIC_RELEASE);
 }

@@ -76,10 +76,10 @@ static void on_default(rec_recorder *r, int opened, void *opaque)
 
 static void init_types(void)
 {
-	if (rec_type_declare(&lock_wait_def, REC_LOCK_WAIT_THRESHOLD_NS, REC_TYPE_STACK, &T_wait) !=
+	if (rec_type_declare(&lock_wait_def, REC_LOCK_WAIT_THRESHOLD_NS, REC_DECLARE_STACK, &T_wait) !=
 	    REC_OK)
 		T_wait = NULL;
-	if (rec_type_declare(&lock_order_def, 0, REC_TYPE_STACK, &T_order) != REC_OK)
+	if (rec_type_declare(&lock_order_def, 0, REC_DECLARE_STACK, &T_order) != REC_OK)
 		T_order = NULL;
 	(void)rec_default_listen(on_default, NULL);
 	__atomic_store_n(&types_ready, 1, __ATOMIC_RELEASE);

@@ -402,8 +402,8 @@ static void settings_apply(const rec_recorder *r, const char *name, uint32_t dec
 {
 	*thr_n = -1;
 	*thr_unit = 0;
-	*enabled = !(decl_flags & REC_TYPE_OFF) && !r->settings_enable_list;
-	*stack = (decl_flags & REC_TYPE_STACK) != 0;
+	*enabled = !(decl_flags & REC_DECLARE_OFF) && !r->settings_enable_list;
+	*stack = (decl_flags & REC_DECLARE_STACK) != 0;
 	size_t nl = strlen(name);
 	for (size_t i = 0; i < r->nsettings; i++) {
 		const rec_setting *s = &r->settings[i];
@@ -579,7 +579,7 @@ static rec_status register_locked(rec_recorder *r, const rec_type *def, uint64_t
 rec_status rec_recorder_register_type(rec_recorder *r, const rec_type *def, uint64_t threshold_ns,
 				      uint32_t flags, rec_event_type **out)
 {
-	if (!r || !out || !def_valid(def) || (flags & ~(REC_TYPE_OFF | REC_TYPE_STACK)) ||
+	if (!r || !out || !def_valid(def) || (flags & ~(REC_DECLARE_OFF | REC_DECLARE_STACK)) ||
 	    (def->id != 0 && def->id < REC_TYPE_ID_USER_MIN && strncmp(def->name, "rec.", 4) != 0))
 		return REC_ERR_INVALID_ARG;
 	pthread_mutex_lock(&g_lock);
@@ -603,7 +603,7 @@ static rec_status bind_declared(rec_recorder *r, rec_type_entry *e)
 rec_status rec_type_declare(const rec_type *def, uint64_t threshold_ns, uint32_t flags,
 			    rec_event_type **out)
 {
-	if (!out || !def_valid(def) || (flags & ~(REC_TYPE_OFF | REC_TYPE_STACK)))
+	if (!out || !def_valid(def) || (flags & ~(REC_DECLARE_OFF | REC_DECLARE_STACK)))
 		return REC_ERR_INVALID_ARG;
 	rec_status st = REC_OK;
 	pthread_mutex_lock(&g_lock);

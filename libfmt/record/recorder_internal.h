@@ -64,7 +64,7 @@ typedef struct rec_type_entry {
 	struct rec_type_entry *next; /* in the recorder's list or the declared list */
 	const rec_type *decl_def;    /* rec_type_declare(): the static definition */
 	uint64_t threshold_ns;
-	uint32_t decl_flags;         /* REC_TYPE_OFF, REC_TYPE_STACK */
+	uint32_t decl_flags;         /* REC_DECLARE_OFF, REC_DECLARE_STACK */
 	uint32_t id;
 	char *name;                  /* owned copy (register_type) */
 	/* Throttle (events list "throttle=N/UNIT", h.flags REC_EVENT_THROTTLED_):

@@ -54,7 +54,7 @@ static pthread_once_t once = PTHREAD_ONCE_INIT;
 
 static void init_type(void)
 {
-	if (rec_type_declare(&sleep_def, REC_SLEEP_THRESHOLD_NS, REC_TYPE_STACK, &T_sleep) != REC_OK)
+	if (rec_type_declare(&sleep_def, REC_SLEEP_THRESHOLD_NS, REC_DECLARE_STACK, &T_sleep) != REC_OK)
 		T_sleep = NULL;
 	if (rec_type_declare(&cond_wait_def, REC_COND_WAIT_THRESHOLD_NS, REC_TYPE_STACK, &T_cond) !=
 	    REC_OK)

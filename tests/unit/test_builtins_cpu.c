@@ -163,7 +163,7 @@ static const rec_type user_def = { 0, REC_EVENT_HAS_THREAD | REC_EVENT_HAS_STACK
 static void t_sampler_stress(void **state)
 {
 	(void)state;
-	assert_int_equal(rec_type_declare(&user_def, 0, REC_TYPE_STACK, &g_user_t), REC_OK);
+	assert_int_equal(rec_type_declare(&user_def, 0, REC_DECLARE_STACK, &g_user_t), REC_OK);
 	rec_cpu_sampler_set_period(1000 * 1000); /* 1 kHz of CPU time per thread */
 	rec_alloc_set_sample_interval(256 * 1024);
 	uint64_t taken0, dropped0;
@@ -229,7 +229,7 @@ void *cp_emitter_thread(void *arg)
 static void t_registered_thread_sampled(void **state)
 {
 	(void)state;
-	assert_int_equal(rec_type_declare(&user_def, 0, REC_TYPE_STACK, &g_user_t), REC_OK);
+	assert_int_equal(rec_type_declare(&user_def, 0, REC_DECLARE_STACK, &g_user_t), REC_OK);
 	rec_t_start(NULL);
 	uint64_t tid = 0;
 	pthread_t th;
@@ -303,7 +303,7 @@ void *cp_lazy_thread(void *arg)
 static void t_lazy_timer(void **state)
 {
 	(void)state;
-	assert_int_equal(rec_type_declare(&user_def, 0, REC_TYPE_STACK, &g_user_t), REC_OK);
+	assert_int_equal(rec_type_declare(&user_def, 0, REC_DECLARE_STACK, &g_user_t), REC_OK);
 	if (has_prof_timer(0) < 0)
 		skip(); /* no /proc/self/timers on this kernel */
 	rec_t_start(NULL);
@@ -386,7 +386,7 @@ static void sleep_s(double s)
 static void t_idle_rounds(void **state)
 {
 	(void)state;
-	assert_int_equal(rec_type_declare(&user_def, 0, REC_TYPE_STACK, &g_user_t), REC_OK);
+	assert_int_equal(rec_type_declare(&user_def, 0, REC_DECLARE_STACK, &g_user_t), REC_OK);
 	if (has_prof_timer(0) < 0)
 		skip(); /* no /proc/self/timers on this kernel */
 	rec_t_start_flush(NULL, 0); /* the default flush interval: 1 s */

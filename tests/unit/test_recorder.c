@@ -410,7 +410,7 @@ static void t_stack(void **state)
 	rec_recorder_options o = REC_RECORDER_OPTIONS_INIT;
 	rec_recorder *r = open_rec(path, &o);
 	rec_event_type *t;
-	assert_int_equal(rec_recorder_register_type(r, &stk_def, 0, REC_TYPE_STACK, &t), REC_OK);
+	assert_int_equal(rec_recorder_register_type(r, &stk_def, 0, REC_DECLARE_STACK, &t), REC_OK);
 	for (uint32_t i = 0; i < 50; i++)
 		rec_test_stack_leaf(t, i);
 	assert_int_equal(rec_recorder_close(r), REC_OK);

@@ -240,9 +240,10 @@ REC_API void rec_recorder_get_stats(rec_recorder *r, rec_recorder_stats *st);
 /* ------------------------------------------------------------------------ */
 /* Event types                                                              */
 /* ------------------------------------------------------------------------ */
-/* rec_recorder_register_type()/rec_type_declare() flags */
-#define REC_TYPE_OFF 0x1u   /* off unless the options' events list enables it */
-#define REC_TYPE_STACK 0x2u /* capture a stack trace (needs REC_EVENT_HAS_STACK) */
+/* rec_recorder_register_type()/rec_type_declare() flags.  (Not REC_TYPE_*:
+ * those are rec.h's field types, and REC_TYPE_STACK is the stack field.) */
+#define REC_DECLARE_OFF 0x1u   /* off unless the options' events list enables it */
+#define REC_DECLARE_STACK 0x2u /* capture a stack trace (needs REC_EVENT_HAS_STACK) */
 
 /* Type ids 1..255 are reserved for the built-in rec.* types (spec/EVENTS.md);
  * def->id = 0 lets the recorder choose (>= 256). */
