@@ -4,8 +4,8 @@
  * change beyond linking: REC_OUTPUT=run.rec (and REC_OPTIONS=...) open it in
  * a library constructor and an atexit handler closes it (FINAL chunk; in
  * flight mode the retained data is written to REC_OUTPUT), like JFR's
- * dumponexit=true.  Also the REC_OPTIONS parser and the size/duration
- * parsers the events list uses.
+ * dumponexit=true.  Also the REC_OPTIONS parser and the size parser (the
+ * duration parser is rec_parse_duration(), libfmt/common/duration.c).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -53,14 +53,12 @@ static int64_t parse_scaled(const char *s, size_t len, const char *const *units,
 	return -1;
 }
 
+/* The one duration grammar (rec_parse_duration(), libfmt/common/duration.c),
+ * as recorder_internal.h's -1-on-error helper. */
 int64_t rec_parse_duration_ns(const char *s, size_t len)
 {
-	static const char *const units[] = { "ns", "us", "ms", "s", "m", "h" };
-	static const int64_t scale[] = { 1, 1000, 1000000, 1000000000, 60000000000,
-					 3600000000000 };
-	if (len == 1 && s[0] == '0')
-		return 0;
-	return parse_scaled(s, len, units, scale, 6);
+	int64_t ns;
+	return rec_parse_duration(s, len, &ns) == REC_OK ? ns : -1;
 }
 
 int64_t rec_parse_size(const char *s, size_t len)

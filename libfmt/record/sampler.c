@@ -198,26 +198,12 @@ static void install_handler(void)
 		g_handler_ok = 1;
 }
 
+/* REC_CPU_SAMPLE_PERIOD: rec_parse_duration()'s grammar (a bare number is
+ * seconds); UINT64_MAX if invalid. */
 static uint64_t parse_duration(const char *s)
 {
-	char *end;
-	errno = 0;
-	double v = strtod(s, &end);
-	if (errno != 0 || end == s || v < 0)
-		return UINT64_MAX;
-	double mul = 1e9; /* plain number: seconds */
-	if (strcmp(end, "ns") == 0)
-		mul = 1;
-	else if (strcmp(end, "us") == 0)
-		mul = 1e3;
-	else if (strcmp(end, "ms") == 0)
-		mul = 1e6;
-	else if (strcmp(end, "s") == 0 || *end == '\0')
-		mul = 1e9;
-	else
-		return UINT64_MAX;
-	double ns = v * mul;
-	return ns >= 1.8e19 ? UINT64_MAX : (uint64_t)ns;
+	int64_t ns;
+	return rec_parse_duration(s, strlen(s), &ns) == REC_OK ? (uint64_t)ns : UINT64_MAX;
 }
 
 static void on_default(rec_recorder *r, int opened, void *opaque);

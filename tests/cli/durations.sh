@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # The duration and offset options of the tools that share the duration parser
-# of tools/common/cli.c (rec_cli_parse_duration): rec-lockgraph --min-wait,
-# --from, --to and rec-flame --from, --to.  Units ns, us, ms, s, m, min and h
-# (a fraction allowed, a bare number is seconds) are accepted with their
-# values; anything else is a usage error (exit 2, the option and the text
+# (rec_parse_duration, libfmt/common/duration.c, through tools/common/cli.c's
+# rec_cli_parse_duration): rec-lockgraph --min-wait, --from, --to and
+# rec-flame --from, --to, and the recorder's REC_OPTIONS threshold=.  Units
+# ns, us, ms, s, m, min and h (a fraction allowed, a bare number is seconds)
+# are accepted with their values; anything else is a usage error (exit 2, the option and the text
 # named on stderr, "try 'TOOL --help'", nothing on stdout).
 #
 # The recording: tests/helpers/rec_test_flame_gen's before.rec (deterministic:
@@ -13,7 +14,7 @@
 set -uo pipefail
 # shellcheck source=tests/cli/lib/common.sh
 source "$(dirname "$0")/lib/common.sh" # bin, tests, tmp, fail, need_exe, cli_done
-need_exe "$bin/rec-lockgraph" "$bin/rec-flame" "$tests/rec_test_flame_gen"
+need_exe "$bin/rec-lockgraph" "$bin/rec-flame" "$tests/rec_test_flame_gen" "$tests/rec_test_durations"
 export TZ=UTC
 "$tests/rec_test_flame_gen" "$tmp" || { echo "FAIL: rec_test_flame_gen"; exit 1; }
 rec=$tmp/before.rec
@@ -71,6 +72,31 @@ for t in 0.1s 0.36s 0.4s; do
 		[ "$(flame --to "$a")" = "$want" ] || fail "rec-flame --to $a differs from --to $t"
 		[ "$(flame --from "$a")" = "$(flame --from "$t")" ] || fail "rec-flame --from $a differs from --from $t"
 	done
+done
+
+# One grammar in the library and the tools (rec_parse_duration): a REC_OPTIONS
+# events threshold keeps the lock waits that --min-wait keeps, for the same
+# text.  rec_test_durations records waits of 59.5, 60 and 61 s with a test
+# clock through the REC_OPTIONS parser; kept: those >= the threshold.
+# Before the parsers were one, the recorder refused threshold=1min and
+# threshold=60, and 1min did not exist for it.
+# drawn REC_OPTIONS_THRESHOLD [LOCKGRAPH ARGS...]
+drawn() {
+	local th=$1 out=$tmp/th.rec
+	shift
+	rm -f "$out"
+	"$tests/rec_test_durations" "$out" "events=rec.LockWait:threshold=$th" >"$tmp/th.err" 2>&1 ||
+		{ echo "record:$(cat "$tmp/th.err")"; return; }
+	"$bin/rec-lockgraph" "$@" "$out" 2>&1 | sed -n 's/.*wait-for graph: \([0-9]*\) lock waits.*/\1/p'
+}
+[ "$(drawn 0)" = 3 ] || fail "threshold=0: $(drawn 0) lock waits, want 3"
+for d in 1min 1m 60 60s 60000ms 0.0166666666667h 59.75s; do
+	[ "$(drawn "$d")" = 2 ] || fail "REC_OPTIONS threshold=$d: $(drawn "$d") lock waits, want 2"
+	[ "$(drawn 0 --min-wait "$d")" = 2 ] || fail "--min-wait $d: $(drawn 0 --min-wait "$d") lock waits, want 2"
+done
+for d in 61s 1.0166666666667min; do
+	[ "$(drawn "$d")" = 1 ] || fail "REC_OPTIONS threshold=$d: $(drawn "$d") lock waits, want 1"
+	[ "$(drawn 0 --min-wait "$d")" = 1 ] || fail "--min-wait $d: $(drawn 0 --min-wait "$d") lock waits, want 1"
 done
 
 # rejected: exit 2, named on stderr, nothing on stdout

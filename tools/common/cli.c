@@ -358,49 +358,7 @@ bool rec_cli_parse_iso_time(const char *s, int64_t *out)
 /* See cli.h. */
 bool rec_cli_parse_duration(const char *s, int64_t *out)
 {
-	if (!s)
-		return false;
-	const char *p = s;
-	uint64_t ip = 0, frac = 0, fdiv = 1;
-	bool digits = false;
-	while (*p >= '0' && *p <= '9') {
-		if (ip > (UINT64_MAX - 9) / 10)
-			return false;
-		ip = ip * 10 + (uint64_t)(*p++ - '0');
-		digits = true;
-	}
-	if (*p == '.') {
-		p++;
-		while (*p >= '0' && *p <= '9') {
-			if (fdiv < 1000000000000ull) {
-				frac = frac * 10 + (uint64_t)(*p - '0');
-				fdiv *= 10;
-			}
-			p++;
-			digits = true;
-		}
-	}
-	if (!digits)
-		return false;
-	static const struct { const char *name; uint64_t mul; } units[] = {
-		{ "", 1000000000ull }, { "s", 1000000000ull }, { "ms", 1000000ull },
-		{ "us", 1000ull }, { "ns", 1 }, { "m", 60000000000ull }, { "min", 60000000000ull },
-		{ "h", 3600000000000ull },
-	};
-	uint64_t mul = 0;
-	for (size_t i = 0; i < sizeof units / sizeof units[0]; i++)
-		if (strcmp(p, units[i].name) == 0)
-			mul = units[i].mul;
-	if (!mul || ip > (uint64_t)INT64_MAX / mul)
-		return false;
-	uint64_t v = ip * mul;
-	/* frac / fdiv * mul without overflow: fdiv <= 1e12, mul <= 3.6e12 */
-	long double f = (long double)frac * (long double)mul / (long double)fdiv;
-	uint64_t fv = (uint64_t)(f + 0.5L);
-	if (v > (uint64_t)INT64_MAX - fv)
-		return false;
-	*out = (int64_t)(v + fv);
-	return true;
+	return s && rec_parse_duration(s, strlen(s), out) == REC_OK;
 }
 
 void *rec_cli_xmalloc(size_t n)

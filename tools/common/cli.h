@@ -112,10 +112,10 @@ uint64_t rec_cli_opt_u64(const char *option, const char *s, uint64_t min, uint64
  * that form or out of range. */
 bool rec_cli_parse_iso_time(const char *s, int64_t *out);
 
-/* Parse a duration or an offset: a decimal number (fraction allowed, up to
- * 12 digits of it count) with a unit ns, us, ms, s, m or min, h; no unit is
- * seconds ("10ms", "1.5s", "3").  Stores nanoseconds, rounded to nearest;
- * returns false if s is not of that form or above INT64_MAX ns. */
+/* Parse a duration or an offset with the library's one grammar,
+ * rec_parse_duration() (rec.h): "10ms", "1.5s", "1min", "3" (a bare number
+ * is seconds).  Stores nanoseconds; returns false if s is not of that form
+ * or above INT64_MAX ns. */
 bool rec_cli_parse_duration(const char *s, int64_t *out);
 
 /* Split a comma-separated list into a growing array of strings (pointers

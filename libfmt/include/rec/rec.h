@@ -124,6 +124,17 @@ typedef enum {
 /*! rec_unit_name() : "bytes", "percent", ... ("" for NONE); never NULL. */
 REC_API const char *rec_unit_name(unsigned unit);
 
+/*! rec_parse_duration() : the one duration grammar of the project (REC_OPTIONS
+ *  flush=, maxage= and threshold=, the REC_*_PERIOD variables, the tools'
+ *  --min-wait, --from and --to): a decimal number, with a fraction ("1.5",
+ *  ".5", "5."; up to 12 digits of it count), then a unit ns, us, ms, s, m or
+ *  min (minutes), h, or no unit: seconds ("5" is 5 s, "0" is 0).  No sign,
+ *  exponent or spaces.  s is len bytes (no NUL needed).  Stores nanoseconds,
+ *  rounded to nearest, in *ns.
+ *  @return REC_OK, or REC_ERR_INVALID_ARG if s is not of that form or the
+ *          value is above INT64_MAX ns (*ns unchanged). */
+REC_API rec_status rec_parse_duration(const char *s, size_t len, int64_t *ns);
+
 /* Event type flags: which optional header fields every event of the type has. */
 #define REC_EVENT_HAS_DURATION 0x1u
 #define REC_EVENT_HAS_THREAD 0x2u

@@ -129,8 +129,9 @@ typedef struct rec_recorder_options {
 	uint32_t reserved0;          /* must be zero */
 	/* Which event types are on and how: comma-separated entries
 	 * "PATTERN[:threshold=DUR][:stack=on|off][:enabled=on|off][:throttle=RATE]",
-	 * PATTERN an exact name, a prefix ending in '*', or "*"; DUR like 10ms,
-	 * 500us, 2s, 100ns, 0; RATE N/UNIT (UNIT ns us ms s m h d, as JFR's
+	 * PATTERN an exact name, a prefix ending in '*', or "*"; DUR as
+	 * rec_parse_duration() (rec.h): 10ms, 1.5s, 1min, 5 (seconds), 0; RATE
+	 * N/UNIT (UNIT ns us ms s m h d, as JFR's
 	 * throttle: at most N per UNIT, the rest dropped and counted, reason
 	 * REC_DROP_THROTTLED; spec/EVENTS.md) or off.  "-PATTERN" disables.
 	 * The last matching entry wins.  If the list has any enabling entry
@@ -165,7 +166,8 @@ typedef struct rec_recorder_options {
  *  buffer=SIZE, full=drop|wait, flight=on|off, maxage=DUR, maxsize=SIZE,
  *  signal=N|none, crash=on|off|1|0 (fatal-signal handlers: REC_RECORDER_CRASH /
  *  REC_RECORDER_NO_CRASH), events=LIST (LIST uses ';' instead of ',' between entries),
- *  SIZE like 64MiB, 512KiB, 4096; DUR like 500ms, 2s.
+ *  SIZE like 64MiB, 512KiB, 4096; DUR as rec_parse_duration() (rec.h): 500ms,
+ *  1.5s, 1min, 2 (a bare number is seconds).
  *  String values are stored in storage (size bytes), which must outlive
  *  opts.  @return REC_OK or REC_ERR_INVALID_ARG with errbuf (may be NULL)
  *  naming the bad key. */
