@@ -7,6 +7,8 @@
  * dumponexit=true.  Also the REC_OPTIONS parser and the size parser (the
  * duration parser is rec_parse_duration(), libfmt/common/duration.c).
  */
+#include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -75,6 +77,53 @@ static bool key_is(const char *k, size_t kl, const char *name)
 	return strlen(name) == kl && memcmp(k, name, kl) == 0;
 }
 
+#define REC_OPTION_KEYS                                                                    \
+	"the options are codec, level, chunk, flush, memory, buffer, full, flight, crash, " \
+	"maxage, maxsize, signal, events, quiet"
+
+/* What a key accepts, for the error message; NULL for an unknown key.  The
+ * errors name the option and these (REC_OPTIONS=codec=gzip is
+ * "bad option 'codec=gzip' (codec is none, zstd or lz4)"). */
+static const char *option_values(const char *k, size_t kl)
+{
+	static const struct {
+		const char *key, *values;
+	} tab[] = {
+		{ "codec", "codec is none, zstd or lz4" },
+		{ "level", "level is an integer from -100 to 100" },
+		{ "chunk", "chunk is a size up to 256MiB, like 1MiB or 65536" },
+		{ "flush", "flush is a duration from 1ms to below 1h, like 500ms or 2s" },
+		{ "memory", "memory is a size, like 64MiB" },
+		{ "buffer", "buffer is a size up to 1GiB, like 256KiB" },
+		{ "full", "full is drop or wait" },
+		{ "flight", "flight is on, off, 1 or 0" },
+		{ "crash", "crash is on, off, 1 or 0" },
+		{ "maxage", "maxage is a duration, like 10min" },
+		{ "maxsize", "maxsize is a size, like 64MiB" },
+		{ "signal", "signal is a signal number from 1 to 64 or none" },
+		{ "events", "events is PATTERN[:threshold=DUR][:stack=on|off][:enabled=on|off] "
+			    "entries separated by ';'" },
+		{ "quiet", "quiet is on, off, 1 or 0" },
+		{ "threshold", "unknown option; a threshold is set per type: "
+			       "events=PATTERN:threshold=DUR" },
+	};
+	for (size_t i = 0; i < sizeof tab / sizeof tab[0]; i++)
+		if (key_is(k, kl, tab[i].key))
+			return tab[i].values;
+	return NULL;
+}
+
+static bool parse_quiet(const char *v, size_t vl, int *q)
+{
+	if ((vl == 2 && memcmp(v, "on", 2) == 0) || (vl == 1 && *v == '1'))
+		*q = 1;
+	else if ((vl == 3 && memcmp(v, "off", 3) == 0) || (vl == 1 && *v == '0'))
+		*q = 0;
+	else
+		return false;
+	return true;
+}
+
 /* Copy v (vl bytes) into storage; ';' becomes ',' (events lists). */
 static const char *store(char **sp, size_t *left, const char *v, size_t vl)
 {
@@ -107,10 +156,12 @@ rec_status rec_recorder_options_parse(rec_recorder_options *o, const char *text,
 			continue;
 		}
 		bool ok = eq != NULL;
+		const char *accepted = eq ? NULL : "an option is key=value";
 		if (ok) {
 			const char *k = p, *v = eq + 1;
 			size_t kl = (size_t)(eq - p), vl = n - kl - 1;
 			int64_t x;
+			accepted = option_values(k, kl);
 			if (key_is(k, kl, "codec")) {
 				if (vl == 4 && memcmp(v, "none", 4) == 0)
 					o->codec = REC_CODEC_NONE;
@@ -181,13 +232,19 @@ rec_status rec_recorder_options_parse(rec_recorder_options *o, const char *text,
 				const char *s = store(&sp, &left, v, vl);
 				ok = s != NULL;
 				o->events = s;
+				if (!ok && storage && vl > 0)
+					accepted = "a list that fits the storage given";
+			} else if (key_is(k, kl, "quiet")) {
+				int q;
+				ok = parse_quiet(v, vl, &q); /* REC_OUTPUT's messages: env_start */
 			} else {
 				ok = false;
 			}
 		}
 		if (!ok) {
 			if (errbuf && errbuf_size)
-				snprintf(errbuf, errbuf_size, "bad option '%.*s'", (int)n, p);
+				snprintf(errbuf, errbuf_size, "bad option '%.*s' (%s)", (int)n, p,
+					 accepted ? accepted : "unknown option; " REC_OPTION_KEYS);
 			return REC_ERR_INVALID_ARG;
 		}
 		p = end ? end + 1 : p + n;
@@ -196,8 +253,78 @@ rec_status rec_recorder_options_parse(rec_recorder_options *o, const char *text,
 }
 
 /* ---- REC_OUTPUT ----------------------------------------------------------- */
+/* Started from the environment, the recorder's configuration is the user's
+ * command line, so what goes wrong is said on stderr, one line in the shape
+ * "rec: REC_OUTPUT=PATH: REASON; WHAT HAPPENS" (or REC_OPTIONS=TEXT), unless
+ * REC_OPTIONS has quiet=1: a file that cannot be opened, a REC_OPTIONS that
+ * is not valid (nothing is recorded then), and the first failed write (the
+ * recorder drops chunks until a write succeeds).  The API itself
+ * (rec_recorder_open() and the rest) never prints: it returns errors. */
 static rec_recorder *g_env_recorder;
 static char g_env_storage[4096];
+static const char *g_env_file; /* the path opened (REC_OUTPUT, %p replaced) */
+static int g_env_quiet;
+static int g_env_write_said;
+
+__attribute__((format(printf, 1, 2))) static void env_say(const char *fmt, ...)
+{
+	if (g_env_quiet)
+		return;
+	char line[1024];
+	va_list ap;
+	va_start(ap, fmt);
+	int n = vsnprintf(line, sizeof line - 1, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return;
+	if ((size_t)n > sizeof line - 2)
+		n = (int)sizeof line - 2;
+	line[n++] = '\n';
+	/* One write: the line is not interleaved with the program's output. */
+	ssize_t w;
+	do
+		w = write(STDERR_FILENO, line, (size_t)n);
+	while (w < 0 && errno == EINTR);
+}
+
+/* quiet=1|on|0|off anywhere in REC_OPTIONS (the last one wins); also when
+ * the rest of it is not valid. */
+static int env_quiet(const char *opt)
+{
+	int q = 0;
+	for (const char *p = opt; p && *p;) {
+		const char *end = strchr(p, ',');
+		size_t n = end ? (size_t)(end - p) : strlen(p);
+		if (n > 6 && memcmp(p, "quiet=", 6) == 0)
+			(void)parse_quiet(p + 6, n - 6, &q);
+		p = end ? end + 1 : p + n;
+	}
+	return q;
+}
+
+/* The recorder's error callback (its background thread, or close): a
+ * failed write is "recorder: writing PATH failed: REASON; ...". */
+static void env_on_error(void *opaque, rec_status st, const char *msg)
+{
+	(void)opaque;
+	if (st != REC_ERR_IO || !msg || !g_env_file)
+		return;
+	static const char pre[] = "recorder: writing ";
+	size_t fl = strlen(g_env_file);
+	if (strncmp(msg, pre, sizeof pre - 1) == 0 &&
+	    strncmp(msg + sizeof pre - 1, g_env_file, fl) == 0 &&
+	    strncmp(msg + sizeof pre - 1 + fl, " failed: ", 9) == 0) {
+		const char *reason = msg + sizeof pre - 1 + fl + 9;
+		if (__atomic_exchange_n(&g_env_write_said, 1, __ATOMIC_RELAXED))
+			return; /* once, whatever the next failures' errno */
+		env_say("rec: REC_OUTPUT=%s: %.*s; events are lost until a write succeeds",
+			g_env_file, (int)strcspn(reason, ";"), reason);
+		return;
+	}
+	if (strncmp(msg, "recorder: ", 10) == 0)
+		msg += 10;
+	env_say("rec: REC_OUTPUT=%s: %s", g_env_file, msg);
+}
 
 static void env_atexit(void)
 {
@@ -219,9 +346,15 @@ __attribute__((constructor)) static void env_start(void)
 	rec_env_linked_ = 1;
 	if (!out || !*out)
 		return;
-	if (opt && rec_recorder_options_parse(&o, opt, g_env_storage, sizeof g_env_storage, NULL,
-					      0) != REC_OK)
-		return; /* the library never prints: a bad REC_OPTIONS records nothing */
+	g_env_quiet = env_quiet(opt);
+	if (opt) {
+		char err[512] = "";
+		if (rec_recorder_options_parse(&o, opt, g_env_storage, sizeof g_env_storage, err,
+					       sizeof err) != REC_OK) {
+			env_say("rec: REC_OPTIONS=%s: %s; not recording", opt, err);
+			return;
+		}
+	}
 	/* "%p" in REC_OUTPUT is replaced by the pid (so that programs a recorded
 	 * process execs, which inherit REC_OUTPUT, do not overwrite its file). */
 	static char path[4096];
@@ -229,14 +362,30 @@ __attribute__((constructor)) static void env_start(void)
 	if (pp) {
 		int n = snprintf(path, sizeof path, "%.*s%d%s", (int)(pp - out), out, (int)getpid(),
 				 pp + 2);
-		if (n < 0 || (size_t)n >= sizeof path)
+		if (n < 0 || (size_t)n >= sizeof path) {
+			env_say("rec: REC_OUTPUT=%s: %s; not recording", out,
+				"too long with %p replaced");
 			return;
+		}
 		out = path;
 	}
 	o.path = out;
 	o.flags |= REC_RECORDER_DEFAULT;
-	if (rec_recorder_open(&g_env_recorder, &o) != REC_OK) {
+	o.on_error = env_on_error;
+	g_env_file = out;
+	rec_status st = rec_recorder_open(&g_env_recorder, &o);
+	if (st != REC_OK) {
+		int err = errno; /* kept by rec_recorder_open for REC_ERR_IO */
+		char tmp[128];
 		g_env_recorder = NULL;
+		if (st == REC_ERR_IO)
+			env_say("rec: REC_OUTPUT=%s: %s; not recording", out,
+				strerror_r(err, tmp, sizeof tmp));
+		else if (st == REC_ERR_INVALID_ARG && o.events)
+			env_say("rec: REC_OPTIONS=%s: bad events list '%s' (%s); not recording", opt,
+				o.events, option_values("events", 6));
+		else
+			env_say("rec: REC_OUTPUT=%s: %s; not recording", out, rec_strerror(st));
 		return;
 	}
 	atexit(env_atexit);

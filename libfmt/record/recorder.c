@@ -2333,6 +2333,14 @@ static void *bg_main(void *arg)
 		if (flush_now) {
 			bg_flush(r);
 			next_flush = now + r->flush_ns;
+			if (req & REQ_FLUSH) {
+				/* rec_recorder_flush() returns the write error:
+				 * what it asked for is not in the file. */
+				pthread_mutex_lock(&r->w_lock);
+				if (r->out.failing)
+					rst = REC_ERR_IO;
+				pthread_mutex_unlock(&r->w_lock);
+			}
 		}
 		if ((r->flags & REC_RECORDER_FLIGHT) && ((req & REQ_DUMP) || sig_dump)) {
 			pthread_mutex_lock(&r->w_lock);
@@ -2602,7 +2610,9 @@ rec_status rec_recorder_open(rec_recorder **out, const rec_recorder_options *opt
 				r->out.fd = open(o.path, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
 			while (r->out.fd < 0 && errno == EINTR);
 			if (r->out.fd < 0) {
+				int err = errno; /* REC_ERR_IO keeps errno (rec.h) */
 				recorder_free(r);
+				errno = err;
 				return REC_ERR_IO;
 			}
 			/* Emptied by the background thread (out_truncate). */

@@ -9,7 +9,11 @@
  * recorder with rec_recorder_close(rec_recorder_default()) before exit (the
  * library's exit handler must not close it a second time); argv[2] =
  * "may-drop": emit, print "recorded=N" (the begins that returned true; a
- * throttle in REC_OPTIONS drops the others).
+ * throttle in REC_OPTIONS drops the others); argv[2] = "flush-close"
+ * argv[3] = PATH: open a recorder on PATH with the API (for /dev/full: the
+ * open works, every write fails), emit, then print "flush=STATUS
+ * close=STATUS" (rec_strerror) on stdout; exits 0 only if both returned
+ * REC_ERR_IO.
  * Exits 0 on success; returning from main finishes the recording (atexit).
  */
 #include <stdio.h>
@@ -45,6 +49,24 @@ int main(int argc, char **argv)
 			rec_emit_commit(&e);
 		}
 		return 0; /* no close: written at exit */
+	}
+	if (argc > 3 && strcmp(argv[2], "flush-close") == 0) {
+		rec_recorder_options o = REC_RECORDER_OPTIONS_INIT;
+		rec_recorder *r;
+		o.path = argv[3];
+		if (rec_recorder_open(&r, &o) != REC_OK || rec_recorder_register_type(r, &def, 0, 0, &t) != REC_OK)
+			return 5;
+		for (unsigned long i = 0; i < n; i++) {
+			rec_emit e;
+			if (!rec_emit_begin(&e, t))
+				return 6;
+			rec_emit_u64(&e, i);
+			rec_emit_commit(&e);
+		}
+		rec_status fs = rec_recorder_flush(r);
+		rec_status cs = rec_recorder_close(r);
+		printf("flush=%s close=%s\n", rec_strerror(fs), rec_strerror(cs));
+		return fs == REC_ERR_IO && cs == REC_ERR_IO ? 0 : 9;
 	}
 	if (rec_type_declare(&def, 0, 0, &t) != REC_OK)
 		return 2;

@@ -38,8 +38,14 @@
  * Environment (read once, by a library constructor):
  *   REC_OUTPUT=PATH     open the default recorder to PATH ("%p" = the pid)
  *                       and close it at exit (atexit), like JFR's
- *                       dumponexit; nothing is recorded if REC_OPTIONS is
- *                       invalid (the library never prints);
+ *                       dumponexit.  What goes wrong then is said once on
+ *                       stderr, one line ("rec: REC_OUTPUT=/x/y.rec: No such
+ *                       file or directory; not recording"): a file that
+ *                       cannot be opened, an invalid REC_OPTIONS (nothing is
+ *                       recorded; the bad option and what it accepts are
+ *                       named), the first failed write.  REC_OPTIONS
+ *                       quiet=1 silences it.  The API never prints: it
+ *                       returns errors (and calls on_error);
  *   REC_OPTIONS=...     see rec_recorder_options_parse();
  *   REC_CLOCK=mono      use CLOCK_MONOTONIC even where the TSC is invariant.
  *
@@ -166,11 +172,13 @@ typedef struct rec_recorder_options {
  *  buffer=SIZE, full=drop|wait, flight=on|off, maxage=DUR, maxsize=SIZE,
  *  signal=N|none, crash=on|off|1|0 (fatal-signal handlers: REC_RECORDER_CRASH /
  *  REC_RECORDER_NO_CRASH), events=LIST (LIST uses ';' instead of ',' between entries),
+ *  quiet=on|off|1|0 (REC_OPTIONS only: no message on stderr; nothing in opts),
  *  SIZE like 64MiB, 512KiB, 4096; DUR as rec_parse_duration() (rec.h): 500ms,
  *  1.5s, 1min, 2 (a bare number is seconds).
  *  String values are stored in storage (size bytes), which must outlive
  *  opts.  @return REC_OK or REC_ERR_INVALID_ARG with errbuf (may be NULL)
- *  naming the bad key. */
+ *  naming the bad option and what its key accepts ("bad option 'codec=gzip'
+ *  (codec is none, zstd or lz4)"). */
 REC_API rec_status rec_recorder_options_parse(rec_recorder_options *opts, const char *text,
 					      char *storage, size_t storage_size,
 					      char *errbuf, size_t errbuf_size);
@@ -186,7 +194,7 @@ REC_API rec_status rec_recorder_options_parse(rec_recorder_options *opts, const 
  *  start-up does not wait for the old file's blocks to be freed).  On success
  *  *out owns the recorder; rec_recorder_close() ends it.
  *  @return REC_OK, REC_ERR_INVALID_ARG (bad options, reserved not zero),
- *          REC_ERR_IO (cannot create the file), REC_ERR_NOMEM, REC_ERR_STATE
+ *          REC_ERR_IO (cannot create the file; errno says why), REC_ERR_NOMEM, REC_ERR_STATE
  *          (REC_RECORDER_DEFAULT while a default recorder is open). */
 REC_API rec_status rec_recorder_open(rec_recorder **out, const rec_recorder_options *opts);
 
@@ -210,7 +218,9 @@ REC_API rec_status rec_recorder_close(rec_recorder *r);
 REC_API rec_status rec_recorder_dump(rec_recorder *r, const char *path);
 
 /*! rec_recorder_flush() : drain every buffer and write a chunk now; blocks
- *  until the background thread has done it. */
+ *  until the background thread has done it.
+ *  @return REC_OK, or REC_ERR_IO when writing fails (the chunk is not in the
+ *          file: e.g. ENOSPC), REC_ERR_STATE (closing, or after fork()). */
 REC_API rec_status rec_recorder_flush(rec_recorder *r);
 
 /*! rec_recorder_default() : the process-wide default recorder (opened with
