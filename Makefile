@@ -167,7 +167,8 @@ install: all
 	ln -sf librec.so.$(VERSION) $(DESTDIR)$(PREFIX)/lib/librec.so.$(SOVERSION)
 	ln -sf librec.so.$(VERSION) $(DESTDIR)$(PREFIX)/lib/librec.so
 	install -m 755 $(TOOLS) $(DESTDIR)$(PREFIX)/bin/
-	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(VERSION)|' -e 's|@LIBS@|$(PKG_LIBS) -pthread -lm -ldl|' \
+	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(VERSION)|' \
+	    -e 's|@LIBS@|$(shell pkg-config --static --libs $(PKGS) 2>/dev/null) -pthread -lm -ldl|' \
 	    librec.pc.in > $(DESTDIR)$(PREFIX)/lib/pkgconfig/rec.pc
 
 demo: all

@@ -77,4 +77,57 @@ cc $san -std=c17 -Wall -Wextra -Werror $(pkg-config --cflags rec) -o "$tmp/app-s
 out=$("$tmp/app-static" "$tmp/static.rec")
 [ "$out" = "1000 $ver" ] || { echo "static: got '$out'"; exit 1; }
 "$tmp/prefix/bin/rec-summary" "$tmp/static.rec" | grep -q "app.Request *1000 " || { echo "installed rec-summary"; exit 1; }
+
+# A program that calls no rec function records through REC_OUTPUT (the
+# library's constructor) when linked by `pkg-config --libs rec` alone, also
+# with the linker's --as-needed (Debian's and Ubuntu's default for many
+# builds): the .pc keeps librec.so with --no-as-needed.  Without it,
+# `cc prog.c -lrec` under --as-needed drops the library and nothing records.
+cat >"$tmp/plain.c" <<'C'
+#include <stdio.h>
+int main(void)
+{
+	puts("plain");
+	return 0;
+}
+C
+# recorded WHAT FILE: FILE is a recording with a FINAL chunk and the
+# program's rec.ThreadStart (the main thread, registered by the recorder)
+recorded() {
+	[ -s "$2" ] || { echo "$1: nothing recorded at $2"; exit 1; }
+	"$tmp/prefix/bin/rec-check" -q "$2" || { echo "$1: rec-check: $("$tmp/prefix/bin/rec-check" "$2" 2>&1)"; exit 1; }
+	"$tmp/prefix/bin/rec-summary" "$2" >"$tmp/sum.txt" || { echo "$1: rec-summary"; exit 1; }
+	grep -q "rec.ThreadStart" "$tmp/sum.txt" || { echo "$1: no rec.ThreadStart:"; cat "$tmp/sum.txt"; exit 1; }
+}
+cc $san -std=c17 -Wall -Wextra -Werror -Wl,--as-needed -o "$tmp/plain-shared" "$tmp/plain.c" $(pkg-config --libs rec)
+deps=$(LD_LIBRARY_PATH="$tmp/prefix/lib" ldd "$tmp/plain-shared")
+case "$deps" in *"librec.so.0 => $tmp/prefix/lib/librec.so.0"*) ;; *)
+	echo "plain-shared lost librec.so.0 to --as-needed:"; echo "$deps"; exit 1 ;; esac
+out=$(LD_LIBRARY_PATH="$tmp/prefix/lib" REC_OUTPUT="$tmp/plain-shared.rec" "$tmp/plain-shared")
+[ "$out" = plain ] || { echo "plain-shared: got '$out'"; exit 1; }
+recorded plain-shared "$tmp/plain-shared.rec"
+
+# `pkg-config --static --libs rec` links librec.a: a static program needs no
+# librec.so (it is moved away while they run) and records, also when it
+# calls no rec function (-u rec_recorder_default pulls the recorder and the
+# REC_OUTPUT constructor out of the archive).  Not with SAN=1: the sanitizer
+# runtimes do not link statically.
+if [ "${SAN:-}" != 1 ]; then
+	cc -static -std=c17 -Wall -Wextra -Werror $(pkg-config --cflags rec) -o "$tmp/app-full-static" "$tmp/app.c" \
+		$(pkg-config --static --libs rec)
+	cc -static -std=c17 -Wall -Wextra -Werror -o "$tmp/plain-static" "$tmp/plain.c" $(pkg-config --static --libs rec)
+	mkdir "$tmp/away"
+	mv "$tmp/prefix/lib/"librec.so* "$tmp/away/"
+	for p in app-full-static plain-static; do
+		if LD_LIBRARY_PATH="$tmp/prefix/lib" ldd "$tmp/$p" >"$tmp/ldd.txt" 2>&1; then
+			echo "$p is dynamic:"; cat "$tmp/ldd.txt"; exit 1
+		fi
+	done
+	out=$(LD_LIBRARY_PATH="$tmp/prefix/lib" "$tmp/app-full-static" "$tmp/full-static.rec")
+	[ "$out" = "1000 $ver" ] || { echo "static (pkg-config --static): got '$out'"; exit 1; }
+	out=$(LD_LIBRARY_PATH="$tmp/prefix/lib" REC_OUTPUT="$tmp/plain-static.rec" "$tmp/plain-static")
+	[ "$out" = plain ] || { echo "plain-static: got '$out'"; exit 1; }
+	mv "$tmp/away/"librec.so* "$tmp/prefix/lib/"
+	recorded plain-static "$tmp/plain-static.rec"
+fi
 echo ok

@@ -49,6 +49,13 @@
  *   REC_OPTIONS=...     see rec_recorder_options_parse();
  *   REC_CLOCK=mono      use CLOCK_MONOTONIC even where the TSC is invariant.
  *
+ * Linking: a program that calls no rec function (it records only through
+ * REC_OUTPUT) loses a plain -lrec to the linker's --as-needed, and a static
+ * link leaves the constructor out: nothing is recorded, silently.  Link with
+ * `pkg-config --libs rec` (or --static --libs with -static), which gives
+ * -Wl,-u,rec_recorder_default -Wl,--push-state,--no-as-needed -lrec
+ * -Wl,--pop-state.
+ *
  * fork(): in the child, every recorder inherited from the parent is disabled:
  * its types stop recording, close()/dump() only release what is safe and
  * never write (the parent's file is not touched).  The child may open a new
