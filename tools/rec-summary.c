@@ -28,7 +28,8 @@ static const char usage_text[] =
 	"Options:\n"
 	"  --json       one JSON object (\"schema\": 1) instead of text\n"
 	"  --verify     also check every chunk completely (checksums, every event,\n"
-	"               statistics against events) and report mismatches\n"
+	"               statistics against events) and report mismatches; with\n"
+	"               nothing wrong, a last line says what was verified\n"
 	"  --no-counters  no counter totals and no drops by type: read chunk headers\n"
 	"               and statistics only\n"
 	"  -h, --help   show this help and exit\n"
@@ -634,6 +635,18 @@ static void print_json(const rec_summary_result *res, bool counters)
 	rec_json_end(&j);
 }
 
+/* --verify found nothing wrong: one line that says what was checked. */
+static void print_verified(const rec_summary_result *res)
+{
+	REC_OUT_LIT("\n Verified: ");
+	rec_out_u64(res->chunks);
+	rec_out_str(res->chunks == 1 ? " chunk" : " chunks");
+	REC_OUT_LIT(" (header and payload checksums), ");
+	rec_out_u64(res->events);
+	rec_out_str(res->events == 1 ? " event" : " events");
+	REC_OUT_LIT(" decoded against their types and pools, statistics match the events\n");
+}
+
 int main(int argc, char **argv)
 {
 	rec_cli_init("rec-summary");
@@ -698,6 +711,8 @@ int main(int argc, char **argv)
 		print_json(res, (flags & REC_SUMMARY_COUNTERS) != 0);
 	else
 		print_text(res);
+	if (!json && (flags & REC_SUMMARY_VERIFY) && !res->problem_count && rc == REC_EXIT_OK)
+		print_verified(res);
 	/* Problems after the summary: stdout first, so both read in order on a tty. */
 	(void)rec_cli_out_sync(); /* a failure is reported once, by rec_cli_finish */
 	for (size_t i = 0; i < res->problem_count; i++) {
