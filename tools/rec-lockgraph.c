@@ -561,7 +561,7 @@ static const char usage_text[] =
 	"  --format FMT        dot (default: DOT text), svg, png or pdf (rendered with\n"
 	"                      the dot layout); default from the --output name's\n"
 	"                      extension (.dot .gv .svg .png .pdf), else dot\n"
-	"  --output FILE       write there instead of standard output\n"
+	"  -o, --output FILE   write there instead of standard output\n"
 	"  --min-wait DUR      ignore lock waits shorter than DUR\n"
 	"  --top N             only the N heaviest locks (most total wait, then most\n"
 	"                      events)\n"
@@ -579,7 +579,7 @@ static const char usage_text[] =
 	"min, h (e.g. 10ms, 1.5s, 1h); a bare number is seconds; any other unit is a\n"
 	"usage error.  Lock names are the program's (REC_MUTEX_INITIALIZER), else the\n"
 	"address and the first frame that took the lock.\n"
-	"--output FILE that cannot be written (a missing directory, a full disk):\n"
+	"-o/--output FILE that cannot be written (a missing directory, a full disk):\n"
 	"\"rec-lockgraph: FILE: REASON\" on stderr, exit 1 (png and pdf are written\n"
 	"by Graphviz, whose own message on a failed write does not name FILE).\n"
 	"Exit status: 0 success, also when cycles are found (a potential deadlock is\n"
@@ -587,13 +587,13 @@ static const char usage_text[] =
 	"3), 1 damaged or unreadable input (after writing the graph of what was\n"
 	"readable) or a failed render/write, 2 usage error.\n";
 
-enum { OPT_GRAPH = 256, OPT_FORMAT, OPT_OUTPUT, OPT_MIN_WAIT, OPT_TOP, OPT_FROM, OPT_TO,
+enum { OPT_GRAPH = 256, OPT_FORMAT, OPT_MIN_WAIT, OPT_TOP, OPT_FROM, OPT_TO,
        OPT_THREAD, OPT_CHECK, OPT_VERSION };
 
 static const struct option long_opts[] = {
 	{ "graph", required_argument, NULL, OPT_GRAPH },
 	{ "format", required_argument, NULL, OPT_FORMAT },
-	{ "output", required_argument, NULL, OPT_OUTPUT },
+	{ "output", required_argument, NULL, 'o' },
 	{ "min-wait", required_argument, NULL, OPT_MIN_WAIT },
 	{ "top", required_argument, NULL, OPT_TOP },
 	{ "from", required_argument, NULL, OPT_FROM },
@@ -641,7 +641,7 @@ int main(int argc, char **argv)
 	rec_lockgraph_tool_opts o = { 0 };
 	const char *from_s = NULL, *to_s = NULL;
 	int c;
-	while ((c = rec_cli_getopt(argc, argv, "h", long_opts)) != -1) {
+	while ((c = rec_cli_getopt(argc, argv, "ho:", long_opts)) != -1) {
 		switch (c) {
 		case OPT_GRAPH:
 			if (strcmp(optarg, "wait") && strcmp(optarg, "order"))
@@ -654,7 +654,7 @@ int main(int argc, char **argv)
 				rec_cli_usage_error("--format: '%s' is not dot, svg, png or pdf", optarg);
 			o.format = optarg;
 			break;
-		case OPT_OUTPUT:
+		case 'o':
 			if (!*optarg)
 				rec_cli_usage_error("--output: empty file name");
 			o.output = optarg;

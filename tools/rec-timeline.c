@@ -545,23 +545,23 @@ static const char usage_text[] =
 	"  since the recording's first event (metadata.recordingStartWallNs).\n"
 	"\n"
 	"Options:\n"
-	"  --output FILE   write there instead of standard output\n"
-	"  -h, --help      show this help and exit\n"
-	"  --version       show the library version and exit\n"
+	"  -o, --output FILE  write there instead of standard output\n"
+	"  -h, --help         show this help and exit\n"
+	"  --version          show the library version and exit\n"
 	"\n"
 	"Integers above 2^53 (large counters) lose precision in JavaScript parsers.\n"
 	"Names of event types, categories and fields longer than 4096 bytes are cut\n"
 	"to their first 4096 bytes (a character cut in two becomes U+FFFD); thread,\n"
 	"lock and counter names and string values are written whole.\n"
-	"--output FILE that cannot be written (a missing directory, a full disk):\n"
+	"-o/--output FILE that cannot be written (a missing directory, a full disk):\n"
 	"\"rec-timeline: FILE: REASON\" on stderr, exit 1.\n"
 	"Exit status: 0 success, 1 damaged or unreadable input (the JSON is still\n"
 	"complete, with every readable event) or a failed write, 2 usage error.\n";
 
-enum { OPT_OUTPUT = 256, OPT_VERSION };
+enum { OPT_VERSION = 256 };
 
 static const struct option long_opts[] = {
-	{ "output", required_argument, NULL, OPT_OUTPUT },
+	{ "output", required_argument, NULL, 'o' },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, OPT_VERSION },
 	{ NULL, 0, NULL, 0 },
@@ -572,9 +572,9 @@ int main(int argc, char **argv)
 	rec_cli_init("rec-timeline");
 	rec_timeline_opts o = { 0 };
 	int c;
-	while ((c = rec_cli_getopt(argc, argv, "h", long_opts)) != -1) {
+	while ((c = rec_cli_getopt(argc, argv, "ho:", long_opts)) != -1) {
 		switch (c) {
-		case OPT_OUTPUT:
+		case 'o':
 			if (!*optarg)
 				rec_cli_usage_error("--output: empty file name");
 			o.output = optarg;
