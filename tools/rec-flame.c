@@ -50,7 +50,11 @@ static struct {
 	 * (the offsets added to its start, rec_cli_recording_start) */
 	bool window;
 	int64_t lo, hi;
+	bool note_chunks; /* an input was not scanned: note the types while reading */
 } g_sel;
+
+/* --event against the types of the inputs (cli.h's shared check). */
+static rec_cli_typesel g_tsel;
 
 /* a + b, saturated (b >= 0) */
 static int64_t add_sat(int64_t a, int64_t b)
@@ -177,6 +181,8 @@ static type_info *lookup_type(const rec_event *ev)
 		if (c) {
 			g_sel.chunk_index = c->index;
 			g_sel.chunk_offset = c->offset;
+			if (g_sel.note_chunks)
+				rec_cli_typesel_chunk(&g_tsel, c);
 		}
 	}
 	for (size_t i = 0; i < g_sel.n; i++)
@@ -273,7 +279,8 @@ static int read_file(rec_stackagg *agg, const rec_cli_input *in, unsigned column
 	}
 	read_ctx ctx = { agg, in->name };
 	int rc = rec_cli_each_event(r, in->name, add_one, &ctx);
-	if (!g_sel.matched && rc == REC_EXIT_OK)
+	if (!g_sel.matched && rc == REC_EXIT_OK &&
+	    (!g_o->event_given || g_tsel.hit[0] || !g_tsel.nseen)) /* else: a usage error */
 		rec_cli_file_error(in->name, "no %s events", g_o->event);
 	rec_reader_close(r);
 	return rc;
@@ -517,6 +524,17 @@ static int flame(const rec_cli_input *in, const rec_cli_input *before, FILE *out
 		return REC_EXIT_DATA;
 	}
 
+	/* A type no input has is a usage error, before any output: found from
+	 * the chunks' metadata first when the inputs can be read twice, else
+	 * while reading. */
+	bool scanned = !g_o->event_given || rec_cli_typesel_scan(&g_tsel, in);
+	if (before && g_o->event_given)
+		scanned = rec_cli_typesel_scan(&g_tsel, before) && scanned;
+	g_sel.note_chunks = !scanned;
+	if (scanned && rec_cli_typesel_check(&g_tsel) != REC_EXIT_OK) {
+		rec_stackagg_close(agg);
+		return REC_EXIT_USAGE;
+	}
 	int rc = REC_EXIT_OK;
 	if (before) {
 		rc = read_file(agg, before, 0);
@@ -528,7 +546,7 @@ static int flame(const rec_cli_input *in, const rec_cli_input *before, FILE *out
 	} else {
 		rc = read_file(agg, in, 0);
 	}
-	if (g_sel.usage_failed) {
+	if (g_sel.usage_failed || (!scanned && rec_cli_typesel_check(&g_tsel) != REC_EXIT_OK)) {
 		rec_stackagg_close(agg);
 		return REC_EXIT_USAGE;
 	}
@@ -580,8 +598,10 @@ int rec_flame_run(const rec_flame_opts *o, const rec_cli_input *in, const rec_cl
 	g_diff = before != NULL;
 	memset(&g_sel, 0, sizeof g_sel);
 	g_min = 0;
+	rec_cli_typesel_init(&g_tsel, &o->event, 1, REC_CLI_TYPESEL_EXACT);
 	int rc = flame(in, before, out);
 	rec_out_flush();
+	rec_cli_typesel_free(&g_tsel);
 	g_o = NULL;
 	return rc;
 }
@@ -656,6 +676,8 @@ static const char usage_text[] =
 	"  -h, --help        show this help and exit\n"
 	"  --version         show the library version and exit\n"
 	"\n"
+	"An --event NAME that no type of the input has is a usage error that lists the\n"
+	"types it has (as rec-print --events).\n"
 	"Frames are function names, or MODULE+0xOFFSET when the function is unknown;\n"
 	"';' in a name becomes ':', control characters become spaces.  The start of a\n"
 	"recording (for --from/--to offsets) is the time of its first event, of any\n"
@@ -750,6 +772,7 @@ int main(int argc, char **argv)
 			if (!*optarg)
 				rec_cli_usage_error("--event: empty name");
 			o.event = optarg;
+			o.event_given = true;
 			break;
 		case OPT_WEIGHT:
 			if (!*optarg)

@@ -8,7 +8,6 @@
  * depends only on an event type (selection, labels, how each field is shown)
  * is decided once per (chunk, type) and cached.
  */
-#include <fnmatch.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdarg.h>
@@ -22,131 +21,32 @@
 
 /* ---- options and filters --------------------------------------------------- */
 
-/* The run's options and which patterns matched (rec_print_run sets them). */
+/* The run's options and which patterns matched (rec_print_run sets them):
+ * the shared event-type selections of cli.h. */
 static const rec_print_opts *g_o;
-static bool *g_event_hit, *g_cat_hit;
-
-static bool has_glob(const char *p) { return strpbrk(p, "*?[") != NULL; }
-
-static bool pattern_matches(const char *pat, const char *name)
-{
-	return has_glob(pat) ? fnmatch(pat, name, 0) == 0 : strcmp(pat, name) == 0;
-}
-
-/* A category pattern matches the category or any '/'-prefix of it. */
-static bool category_matches(const char *pat, const char *cat)
-{
-	if (pattern_matches(pat, cat))
-		return true;
-	char buf[512];
-	size_t n = strlen(cat);
-	if (n >= sizeof buf)
-		n = sizeof buf - 1;
-	memcpy(buf, cat, n);
-	buf[n] = 0;
-	for (size_t i = n; i-- > 0;) {
-		if (buf[i] == '/') {
-			buf[i] = 0;
-			if (pattern_matches(pat, buf))
-				return true;
-		}
-	}
-	return false;
-}
+static rec_cli_typesel g_evsel, g_catsel;
 
 static bool filtering(void) { return g_o->nevents || g_o->ncats; }
 
 /* Whether a type is selected; marks the patterns it matches as used. */
 static bool type_selected(const rec_type *t)
 {
-	bool sel = !filtering();
-	const char *name = t->name ? t->name : "";
-	const char *cat = t->category ? t->category : "";
-	for (size_t i = 0; i < g_o->nevents; i++)
-		if (pattern_matches(g_o->events[i], name)) {
-			g_event_hit[i] = true;
-			sel = true;
-		}
-	for (size_t i = 0; i < g_o->ncats; i++)
-		if (category_matches(g_o->cats[i], cat)) {
-			g_cat_hit[i] = true;
-			sel = true;
-		}
-	return sel;
-}
-
-/* Names and categories the inputs have, for the "matches nothing" error. */
-typedef struct name_set {
-	char **v;
-	size_t n, cap;
-} name_set;
-static name_set g_names, g_cats;
-
-static void name_set_add(name_set *s, const char *name)
-{
-	if (!name || !*name)
-		return;
-	for (size_t i = 0; i < s->n; i++)
-		if (strcmp(s->v[i], name) == 0)
-			return;
-	if (s->n == s->cap) {
-		s->cap = s->cap ? s->cap * 2 : 16;
-		s->v = rec_cli_xrealloc(s->v, s->cap * sizeof *s->v);
-	}
-	s->v[s->n++] = rec_cli_xstrdup(name);
+	bool by_name = rec_cli_typesel_type(&g_evsel, t);
+	bool by_cat = rec_cli_typesel_type(&g_catsel, t);
+	return !filtering() || by_name || by_cat;
 }
 
 static void note_chunk_types(const rec_chunk_info *c)
 {
-	for (uint32_t i = 0; i < c->type_count; i++) {
-		name_set_add(&g_names, c->types[i].name);
-		name_set_add(&g_cats, c->types[i].category);
-		(void)type_selected(&c->types[i]);
-	}
-}
-
-static int str_cmp(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-static void list_names(name_set *s, char *buf, size_t cap)
-{
-	if (s->n) /* qsort(NULL, 0, ...) is undefined: found by fuzz/print.c */
-		qsort(s->v, s->n, sizeof *s->v, str_cmp);
-	size_t len = 0;
-	buf[0] = 0;
-	for (size_t i = 0; i < s->n && len + 8 < cap; i++) {
-		int k = snprintf(buf + len, cap - len, "%s%s", i ? ", " : "", s->v[i]);
-		if (k < 0 || (size_t)k >= cap - len) {
-			snprintf(buf + len, cap - len, ", ...");
-			break;
-		}
-		len += (size_t)k;
-	}
-	if (!s->n)
-		snprintf(buf, cap, "(none)");
+	rec_cli_typesel_chunk(&g_evsel, c);
+	rec_cli_typesel_chunk(&g_catsel, c);
 }
 
 /* A usage error (REC_EXIT_USAGE) if a pattern matched nothing. */
 static int check_patterns(void)
 {
-	static char list[8192];
-	for (size_t i = 0; i < g_o->nevents; i++) {
-		if (!g_event_hit[i]) {
-			list_names(&g_names, list, sizeof list);
-			return rec_cli_usage_fail("no event type matches '%s'; the input has: %s",
-						  g_o->events[i], list);
-		}
-	}
-	for (size_t i = 0; i < g_o->ncats; i++) {
-		if (!g_cat_hit[i]) {
-			list_names(&g_cats, list, sizeof list);
-			return rec_cli_usage_fail("no event category matches '%s'; the input has: %s",
-						  g_o->cats[i], list);
-		}
-	}
-	return REC_EXIT_OK;
+	int rc = rec_cli_typesel_check(&g_evsel);
+	return rc != REC_EXIT_OK ? rc : rec_cli_typesel_check(&g_catsel);
 }
 
 static void note_chunk(void *ctx, const rec_chunk_info *c)
@@ -763,26 +663,15 @@ int rec_print_run(const rec_print_opts *o, const rec_cli_input *in, size_t n, FI
 		out = stdout;
 	rec_cli_set_streams(out, err);
 	g_o = o;
-	g_event_hit = rec_cli_xmalloc((o->nevents + 1) * sizeof(bool));
-	g_cat_hit = rec_cli_xmalloc((o->ncats + 1) * sizeof(bool));
-	memset(g_event_hit, 0, (o->nevents + 1) * sizeof(bool));
-	memset(g_cat_hit, 0, (o->ncats + 1) * sizeof(bool));
+	rec_cli_typesel_init(&g_evsel, o->events, o->nevents, 0);
+	rec_cli_typesel_init(&g_catsel, o->cats, o->ncats, REC_CLI_TYPESEL_CATEGORY);
 	int rc = print_all(in, n);
 	rec_out_flush();
 
 	for (size_t i = 0; i < CACHE_SIZE; i++)
 		fmt_free(&g_cache[i]);
-	for (size_t i = 0; i < g_names.n; i++)
-		free(g_names.v[i]);
-	for (size_t i = 0; i < g_cats.n; i++)
-		free(g_cats.v[i]);
-	free(g_names.v);
-	free(g_cats.v);
-	memset(&g_names, 0, sizeof g_names);
-	memset(&g_cats, 0, sizeof g_cats);
-	free(g_event_hit);
-	free(g_cat_hit);
-	g_event_hit = g_cat_hit = NULL;
+	rec_cli_typesel_free(&g_evsel);
+	rec_cli_typesel_free(&g_catsel);
 	g_o = NULL;
 	return rc;
 }

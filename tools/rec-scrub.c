@@ -48,7 +48,8 @@ static const char usage_text[] =
 	"  -q, --quiet                      no report line\n"
 	"  -h, --help                       show this help and exit\n"
 	"  --version                        show the library version and exit\n"
-	"Options may be repeated; exclusion wins over inclusion.  IN may be '-'\n"
+	"Options may be repeated; exclusion wins over inclusion.  A GLOB that matches\n"
+	"no type of IN is a usage error that lists the types IN has.  IN may be '-'\n"
 	"(standard input), OUT '-' (standard output); OUT must not be IN.  A regular\n"
 	"file OUT is written through a temporary file renamed at the end; a device\n"
 	"or a FIFO is written directly, never replaced.  The report on stderr:\n"
@@ -76,10 +77,14 @@ static const struct option long_opts[] = {
 
 static rec_cli_list excl, incl, blank;
 
+/* --include-events and --exclude-events against the types of IN: a
+ * pattern that matches no type is a usage error (cli.h's shared check). */
+static rec_cli_typesel incl_sel, excl_sel;
+
 static bool match_any(const rec_cli_list *l, const char *s)
 {
 	for (size_t i = 0; i < l->count; i++)
-		if (fnmatch(l->items[i], s, 0) == 0)
+		if (rec_cli_name_matches(l->items[i], s))
 			return true;
 	return false;
 }
@@ -469,6 +474,16 @@ int main(int argc, char **argv)
 		rec_cli_usage_error(argc - optind < 2 ? "need IN and OUT" : "too many arguments");
 	const char *in = argv[optind], *out = argv[optind + 1];
 	in_name = in;
+	rec_cli_typesel_init(&incl_sel, (const char *const *)incl.items, incl.count, 0);
+	rec_cli_typesel_init(&excl_sel, (const char *const *)excl.items, excl.count, 0);
+	/* A regular IN is checked before OUT is touched; standard input while
+	 * it is read (OUT is then discarded, or was written already if it is
+	 * not a regular file). */
+	rec_cli_input cin = { .name = in };
+	bool scanned = rec_cli_typesel_scan(&incl_sel, &cin) && rec_cli_typesel_scan(&excl_sel, &cin);
+	if (scanned && (rec_cli_typesel_check(&incl_sel) != REC_EXIT_OK ||
+			rec_cli_typesel_check(&excl_sel) != REC_EXIT_OK))
+		return rec_cli_finish(REC_EXIT_USAGE);
 	bool to_stdout = strcmp(out, "-") == 0;
 	struct stat si, so;
 	if (!to_stdout && strcmp(in, "-") != 0 && stat(in, &si) == 0 && stat(out, &so) == 0 &&
@@ -508,6 +523,10 @@ int main(int argc, char **argv)
 			continue;
 		}
 		chunks_in++;
+		if (!scanned) {
+			rec_cli_typesel_chunk(&incl_sel, ci);
+			rec_cli_typesel_chunk(&excl_sel, ci);
+		}
 		bool unsupported;
 		st = scrub_chunk(r, ci, &unsupported);
 		if (unsupported)
@@ -528,11 +547,16 @@ int main(int argc, char **argv)
 	} else if (end_run() != REC_OK) {
 		failed = true;
 	}
+	int usage = REC_EXIT_OK;
+	if (!failed && !scanned &&
+	    ((usage = rec_cli_typesel_check(&incl_sel)) != REC_EXIT_OK ||
+	     (usage = rec_cli_typesel_check(&excl_sel)) != REC_EXIT_OK))
+		failed = true;
 	if (failed)
 		rec_cli_outfile_discard(&o.of);
 	else if (!rec_cli_outfile_commit(&o.of))
 		failed = true;
-	if (!quiet) {
+	if (!quiet && usage == REC_EXIT_OK) {
 		char extra[96] = "";
 		if (rs.unknown_types)
 			snprintf(extra, sizeof extra, ", %" PRIu64 " events of types without metadata left out",
@@ -547,8 +571,10 @@ int main(int argc, char **argv)
 	free(o.modules.v);
 	free(o.frames.v);
 	free(o.stacks.v);
+	rec_cli_typesel_free(&incl_sel);
+	rec_cli_typesel_free(&excl_sel);
 	rec_cli_list_free(&excl);
 	rec_cli_list_free(&incl);
 	rec_cli_list_free(&blank);
-	return rec_cli_finish(failed ? REC_EXIT_DATA : rc);
+	return rec_cli_finish(usage != REC_EXIT_OK ? usage : failed ? REC_EXIT_DATA : rc);
 }

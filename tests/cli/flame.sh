@@ -139,9 +139,9 @@ usage "has no field 'nosuch'" --event app.Query --weight nosuch "$B"
 usage 'not a number' --event app.Query --weight label "$B"
 usage 'given twice' --diff - -
 
-# an event type that is not in the recording: empty output, a note, exit 0
-rc=0; "$flame" --event app.Nothing "$B" >"$tmp/out" 2>"$tmp/err" || rc=$?
-[ "$rc" -eq 0 ] && [ ! -s "$tmp/out" ] && grep -q 'no app.Nothing events' "$tmp/err" || fail "absent type"
+# an event type that is not in the recording: a usage error that lists the
+# types it has, as rec-print does (issue 16: it was exit 0, empty output)
+usage "no event type matches 'app.Nothing'; the input has: app.Query, app.Tick, rec.Alloc, rec.CPUSample, rec.LockWait, rec.Sleep" --event app.Nothing "$B"
 
 # missing file: exit 1
 rc=0; "$flame" "$tmp/nosuch.rec" >"$tmp/out" 2>"$tmp/err" || rc=$?

@@ -350,4 +350,52 @@ bool rec_cli_export_close(FILE *f, const char *path, FILE *dflt);
  * message if the FILE cannot be made. */
 FILE *rec_cli_export_stdout(FILE *dflt);
 
+
+/* ---- event-type selections ---------------------------------------------------
+ * Every option that names event types (rec-print --events and --categories,
+ * rec-flame --event, rec-scrub --include-events and --exclude-events) goes
+ * through one of these, so that a name no type of the input has is the same
+ * usage error everywhere: "TOOL: no event type matches 'X'; the input has:
+ * a, b, c" (or "no event category matches"), exit 2.  A type counts when a
+ * chunk's metadata declares it, with or without events.  An input without
+ * any type (no readable chunk) has nothing to match: not a usage error.
+ *
+ *   rec_cli_typesel sel;
+ *   rec_cli_typesel_init(&sel, patterns, n, 0);
+ *   (void)rec_cli_typesel_scan(&sel, in);   // rereadable inputs: before output
+ *   ... rec_cli_typesel_chunk(&sel, c) for the chunks read ...
+ *   if (rec_cli_typesel_check(&sel) != REC_EXIT_OK) ...  // usage error, reported
+ *   rec_cli_typesel_free(&sel);
+ */
+#define REC_CLI_TYPESEL_CATEGORY 0x1u /* patterns match categories (or a '/'-prefix) */
+#define REC_CLI_TYPESEL_EXACT 0x2u    /* names match exactly (no glob) */
+typedef struct rec_cli_typesel {
+	const char *const *patterns;
+	size_t count;
+	uint32_t flags;      /* REC_CLI_TYPESEL_* */
+	bool *hit;           /* parallel to patterns */
+	char **seen;         /* the input's names (categories), for the message */
+	size_t nseen, capseen;
+} rec_cli_typesel;
+void rec_cli_typesel_init(rec_cli_typesel *s, const char *const *patterns, size_t count,
+			  uint32_t flags);
+void rec_cli_typesel_free(rec_cli_typesel *s);
+/* An exact name, or a glob with * ? [..] (fnmatch). */
+bool rec_cli_name_matches(const char *pattern, const char *name);
+/* As rec_cli_name_matches, or a '/'-prefix of cat matches ("rec" matches
+ * "rec/Locks"). */
+bool rec_cli_category_matches(const char *pattern, const char *cat);
+/* Whether t matches one of the patterns; marks every pattern it matches and
+ * notes its name (category) for the message. */
+bool rec_cli_typesel_type(rec_cli_typesel *s, const rec_type *t);
+/* rec_cli_typesel_type() on every type of c's metadata. */
+void rec_cli_typesel_chunk(rec_cli_typesel *s, const rec_chunk_info *c);
+/* The same for each readable chunk of a rereadable input (a second reader,
+ * no message).  false if the input cannot be read twice: then note the
+ * chunks while reading (rec_cli_typesel_chunk) and check at the end. */
+bool rec_cli_typesel_scan(rec_cli_typesel *s, const rec_cli_input *in);
+/* REC_EXIT_OK, or REC_EXIT_USAGE with the message for the first pattern that
+ * matched nothing (through rec_cli_usage_fail). */
+int rec_cli_typesel_check(const rec_cli_typesel *s);
+
 #endif /* REC_TOOLS_CLI_H */

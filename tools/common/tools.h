@@ -38,6 +38,8 @@ int rec_print_run(const rec_print_opts *o, const rec_cli_input *in, size_t n, FI
 /* ---- rec-flame ---- */
 typedef struct rec_flame_opts {
 	const char *event;           /* event type */
+	bool event_given;            /* --event given: a type no input has is a usage
+				      * error (the default rec.CPUSample is not checked) */
 	const char *weight;          /* field name; NULL: the type's preset */
 	bool html;
 	const char *output;          /* write there instead of out (NULL: out) */
