@@ -56,7 +56,7 @@ static void init_type(void)
 {
 	if (rec_type_declare(&sleep_def, REC_SLEEP_THRESHOLD_NS, REC_DECLARE_STACK, &T_sleep) != REC_OK)
 		T_sleep = NULL;
-	if (rec_type_declare(&cond_wait_def, REC_COND_WAIT_THRESHOLD_NS, REC_TYPE_STACK, &T_cond) !=
+	if (rec_type_declare(&cond_wait_def, REC_COND_WAIT_THRESHOLD_NS, REC_DECLARE_STACK, &T_cond) !=
 	    REC_OK)
 		T_cond = NULL;
 	__atomic_store_n(&ready, 1, __ATOMIC_RELEASE);
