@@ -24,8 +24,9 @@ static const char usage_text[] =
 	"chunk is never cut, so a piece holds whole chunks only and time windows\n"
 	"and sizes are met at chunk granularity.\n"
 	"  --by run        one piece per run (Run_Id, Pid, Process_Start)\n"
-	"  --by time=DUR   one piece per time window of DUR (e.g. 500ms, 10s, 5m, 1h;\n"
-	"                  units ns, us, ms, s, m, h), windows aligned on multiples\n"
+	"  --by time=DUR   one piece per time window of DUR (500ms, 10s, 1.5min, 1h;\n"
+	"                  units ns us ms s m min h, a bare number is seconds),\n"
+	"                  windows aligned on multiples\n"
 	"                  of DUR since the Unix epoch; a chunk goes to the window of\n"
 	"                  its start time (Start_Wall_Ns)\n"
 	"  --by size=SIZE  pieces of at most SIZE bytes (e.g. 64MiB; suffixes K, KiB,\n"
@@ -88,9 +89,6 @@ static bool parse_scaled(const char *s, const char *const *units, const uint64_t
 	return false;
 }
 
-static const char *const dur_units[] = { "ns", "us", "ms", "s", "m", "min", "h", NULL };
-static const uint64_t dur_mult[] = { 1, 1000, 1000000, 1000000000ull, 60000000000ull,
-				     60000000000ull, 3600000000000ull };
 static const char *const size_units[] = { "", "B", "K", "KiB", "k", "M", "MiB", "G", "GiB", NULL };
 static const uint64_t size_mult[] = { 1, 1, 1024, 1024, 1024, 1048576, 1048576, 1073741824ull,
 				      1073741824ull };
@@ -238,9 +236,11 @@ int main(int argc, char **argv)
 				by = BY_RUN;
 			} else if (strncmp(optarg, "time=", 5) == 0) {
 				by = BY_TIME;
-				if (!parse_scaled(optarg + 5, dur_units, dur_mult, &dur) || dur > INT64_MAX)
+				int64_t d; /* the tools' one duration grammar (cli.h) */
+				if (!rec_cli_parse_duration(optarg + 5, &d) || d <= 0)
 					rec_cli_usage_error("--by time=DUR: bad duration '%s' (e.g. 10s, 500ms, 1h)",
 							    optarg + 5);
+				dur = (uint64_t)d;
 			} else if (strncmp(optarg, "size=", 5) == 0) {
 				by = BY_SIZE;
 				if (!parse_scaled(optarg + 5, size_units, size_mult, &limit))

@@ -79,6 +79,16 @@ for p in "$tmp"/sz-*.rec; do
 	prev=$p
 done
 
+# by time: the tools' one duration grammar (a fraction, min, a bare number
+# is seconds): the same windows as time=20ms
+for d in 0.02 0.02s 20000us 0.0003333333333333m; do
+	rm -f "$tmp"/g-*.rec
+	"$bin/rec-split" --by "time=$d" -o "$tmp/g" "$tmp/all.rec" >"$tmp/g.out" 2>"$tmp/err" || fail "time=$d: exit $?: $(cat "$tmp/err")"
+	sed 's|/g-|/t-|' "$tmp/g.out" >"$tmp/g2.out"
+	"$bin/rec-split" --by time=20ms -o "$tmp/t" "$tmp/all.rec" >"$tmp/t.out" 2>/dev/null
+	cmp -s "$tmp/g2.out" "$tmp/t.out" || fail "time=$d: not the pieces of time=20ms"
+done
+rm -f "$tmp"/g-*.rec "$tmp"/t-*.rec
 # by time: every chunk's start lies in its piece's window
 rc=0; "$bin/rec-split" --by time=20ms -o "$tmp/t" "$tmp/all.rec" >"$tmp/out" 2>"$tmp/err" || rc=$?
 [ "$rc" = 0 ] || fail "time: exit $rc $(cat "$tmp/err")"
@@ -128,7 +138,7 @@ cp "$1" "$tmp/def.rec"
 "$bin/rec-split" --by run "$tmp/def.rec" >/dev/null && cmp -s "$tmp/def-0001.rec" "$1" || fail "default prefix from FILE"
 
 # usage
-for args in "" "$tmp/all.rec" "--by bogus $tmp/all.rec" "--by time=5 $tmp/all.rec" "--by time=xs $tmp/all.rec" \
+for args in "" "$tmp/all.rec" "--by bogus $tmp/all.rec" "--by time=0 $tmp/all.rec" "--by time=1d $tmp/all.rec" "--by time=xs $tmp/all.rec" \
 	"--by size=0 $tmp/all.rec" "--by size=10X $tmp/all.rec" "--by run" "--by run a b"; do
 	rc=0; "$bin/rec-split" $args >/dev/null 2>"$tmp/err" || rc=$?
 	[ "$rc" = 2 ] && grep -q "try 'rec-split --help'" "$tmp/err" || fail "usage '$args': exit $rc"
