@@ -101,8 +101,8 @@ static const char *option_values(const char *k, size_t kl)
 		{ "maxage", "maxage is a duration, like 10min" },
 		{ "maxsize", "maxsize is a size, like 64MiB" },
 		{ "signal", "signal is a signal number from 1 to 64 or none" },
-		{ "events", "events is PATTERN[:threshold=DUR][:stack=on|off][:enabled=on|off] "
-			    "entries separated by ';'" },
+		{ "events", "events is PATTERN[:threshold=DUR][:stack=on|off][:enabled=on|off]"
+			    "[:throttle=N/UNIT] entries separated by ';'" },
 		{ "quiet", "quiet is on, off, 1 or 0" },
 		{ "threshold", "unknown option; a threshold is set per type: "
 			       "events=PATTERN:threshold=DUR" },

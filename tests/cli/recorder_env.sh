@@ -83,8 +83,10 @@ said unknown "rec: REC_OPTIONS=flush=1s,colour=red: bad option 'colour=red' (unk
 	"$good" flush=1s,colour=red 10 expect-off
 said flush "rec: REC_OPTIONS=flush=0: bad option 'flush=0' (flush is a duration from 1ms to below 1h, like 500ms or 2s); not recording" \
 	"$good" flush=0 10 expect-off
-said events "rec: REC_OPTIONS=events=app.*:threshold=1d: bad events list 'app.*:threshold=1d' (events is PATTERN[:threshold=DUR][:stack=on|off][:enabled=on|off] entries separated by ';'); not recording" \
+said events "rec: REC_OPTIONS=events=app.*:threshold=1d: bad events list 'app.*:threshold=1d' (events is PATTERN[:threshold=DUR][:stack=on|off][:enabled=on|off][:throttle=N/UNIT] entries separated by ';'); not recording" \
 	"$good" 'events=app.*:threshold=1d' 10 expect-off
+said throttle "rec: REC_OPTIONS=events=app.*:throttle=10/x: bad events list 'app.*:throttle=10/x' (events is PATTERN[:threshold=DUR][:stack=on|off][:enabled=on|off][:throttle=N/UNIT] entries separated by ';'); not recording" \
+	"$good" 'events=app.*:throttle=10/x' 10 expect-off
 said noeq "rec: REC_OPTIONS=level: bad option 'level' (an option is key=value); not recording" \
 	"$good" level 10 expect-off
 [ ! -e "$good" ] || fail "an invalid REC_OPTIONS created $good"
