@@ -2,12 +2,15 @@
 /*
  * crc32c.c - CRC-32C (Castagnoli, reflected polynomial 0x82F63B78, initial
  * value and final XOR 0xFFFFFFFF).  Two implementations: slice-by-8 tables
- * (any CPU) and the SSE4.2 crc32 instruction (8 bytes per instruction).  The
+ * (any CPU) and the SSE4.2 crc32 instruction (8 bytes per instruction, three
+ * independent streams on buffers of 768 bytes and more).  The
  * choice is made once, on first use, from __builtin_cpu_supports("sse4.2");
  * the selected function is published through an atomic pointer, so the first
  * calls may race harmlessly (every racer picks the same function).
  */
+#include <pthread.h>
 #include <stdatomic.h>
+#include <string.h>
 
 #include "common/common_internal.h"
 #include "common/crc32c_internal.h"
@@ -419,6 +422,103 @@ uint32_t rec_crc32c_sw(uint32_t crc, const void *buf, size_t len)
 }
 
 #ifdef REC_CRC32C_X86
+/* ---- three streams at once -------------------------------------------------
+ * The crc32 instruction has a latency of 3 cycles and a throughput of 1 per
+ * cycle: one dependency chain uses a third of it.  Long buffers are cut into
+ * three consecutive blocks whose CRCs are computed side by side, then
+ * combined.  The CRC register without the initial and final XOR is linear:
+ * the state after A then B is (the state after A, advanced over |B| zero
+ * bytes) XOR (B's CRC from state 0).  Advancing a state over n zero bytes is
+ * a 32x32 matrix over GF(2); it is applied with four tables of 256 entries
+ * (one per state byte), made once for the two block lengths used. */
+#define CRC32C_POLY 0x82F63B78u
+#define CRC32C_LONG 8192u
+#define CRC32C_SHORT 256u
+
+static uint32_t crc32c_long_shift[4][256];
+static uint32_t crc32c_short_shift[4][256];
+static pthread_once_t crc32c_shift_once = PTHREAD_ONCE_INIT;
+
+static uint32_t gf2_times(const uint32_t mat[32], uint32_t vec)
+{
+	uint32_t sum = 0;
+	for (int i = 0; vec; i++, vec >>= 1)
+		if (vec & 1u)
+			sum ^= mat[i];
+	return sum;
+}
+
+static void gf2_square(uint32_t out[32], const uint32_t mat[32])
+{
+	for (int i = 0; i < 32; i++)
+		out[i] = gf2_times(mat, mat[i]);
+}
+
+/* The matrix that advances a (reflected) CRC32C state over n zero bytes,
+ * n a power of two >= 1. */
+static void crc32c_zeros_matrix(uint32_t out[32], uint32_t n)
+{
+	uint32_t a[32], b[32];
+	/* One zero bit: state bit 0 shifts out and brings in the polynomial,
+	 * every other bit moves one place down. */
+	a[0] = CRC32C_POLY;
+	for (int i = 1; i < 32; i++)
+		a[i] = 1u << (i - 1);
+	/* Squaring doubles the number of zero bits: 1 -> 2 -> 4 -> 8 bits
+	 * (one byte), then on to n bytes. */
+	gf2_square(b, a);
+	gf2_square(a, b);
+	gf2_square(b, a);
+	uint32_t *cur = b, *next = a;
+	for (uint32_t k = 1; k < n; k <<= 1) {
+		gf2_square(next, cur);
+		uint32_t *t = cur;
+		cur = next;
+		next = t;
+	}
+	memcpy(out, cur, sizeof(a));
+}
+
+static void crc32c_shift_table(uint32_t t[4][256], uint32_t n)
+{
+	uint32_t m[32];
+	crc32c_zeros_matrix(m, n);
+	for (uint32_t v = 0; v < 256; v++)
+		for (int k = 0; k < 4; k++)
+			t[k][v] = gf2_times(m, v << (8 * k));
+}
+
+static void crc32c_shift_init(void)
+{
+	crc32c_shift_table(crc32c_long_shift, CRC32C_LONG);
+	crc32c_shift_table(crc32c_short_shift, CRC32C_SHORT);
+}
+
+static inline uint32_t crc32c_shift(const uint32_t t[4][256], uint32_t c)
+{
+	return t[0][c & 0xFFu] ^ t[1][(c >> 8) & 0xFFu] ^ t[2][(c >> 16) & 0xFFu] ^ t[3][c >> 24];
+}
+
+/* Three blocks of len bytes each from p, combined into the state c. */
+__attribute__((target("sse4.2"))) static inline uint64_t crc32c_3way(uint64_t c, const uint8_t *p,
+								     size_t len,
+								     const uint32_t t[4][256])
+{
+	uint64_t c1 = 0, c2 = 0;
+	for (size_t i = 0; i < len; i += 8) {
+		uint64_t w0, w1, w2;
+		memcpy(&w0, p + i, 8);
+		memcpy(&w1, p + len + i, 8);
+		memcpy(&w2, p + 2 * len + i, 8);
+		c = _mm_crc32_u64(c, w0);
+		c1 = _mm_crc32_u64(c1, w1);
+		c2 = _mm_crc32_u64(c2, w2);
+	}
+	c = crc32c_shift(t, (uint32_t)c) ^ (uint32_t)c1;
+	c = crc32c_shift(t, (uint32_t)c) ^ (uint32_t)c2;
+	return c;
+}
+
 __attribute__((target("sse4.2"))) static uint32_t crc32c_sse42(uint32_t crc, const void *buf,
 								size_t len)
 {
@@ -429,20 +529,18 @@ __attribute__((target("sse4.2"))) static uint32_t crc32c_sse42(uint32_t crc, con
 		c = _mm_crc32_u8((uint32_t)c, *p++);
 		len--;
 	}
-	/* Four independent loads per iteration; the crc32 instructions form
-	 * one dependency chain (3-cycle latency, 8 bytes each). */
-	while (len >= 32) {
-		uint64_t w0, w1, w2, w3;
-		memcpy(&w0, p, 8);
-		memcpy(&w1, p + 8, 8);
-		memcpy(&w2, p + 16, 8);
-		memcpy(&w3, p + 24, 8);
-		c = _mm_crc32_u64(c, w0);
-		c = _mm_crc32_u64(c, w1);
-		c = _mm_crc32_u64(c, w2);
-		c = _mm_crc32_u64(c, w3);
-		p += 32;
-		len -= 32;
+	if (len >= 3 * CRC32C_SHORT) {
+		(void)pthread_once(&crc32c_shift_once, crc32c_shift_init);
+		while (len >= 3 * CRC32C_LONG) {
+			c = crc32c_3way(c, p, CRC32C_LONG, crc32c_long_shift);
+			p += 3 * CRC32C_LONG;
+			len -= 3 * CRC32C_LONG;
+		}
+		while (len >= 3 * CRC32C_SHORT) {
+			c = crc32c_3way(c, p, CRC32C_SHORT, crc32c_short_shift);
+			p += 3 * CRC32C_SHORT;
+			len -= 3 * CRC32C_SHORT;
+		}
 	}
 	while (len >= 8) {
 		uint64_t w;

@@ -142,6 +142,32 @@ static void t_sw_hw_all_lengths(void **state)
 	free(b);
 }
 
+/* Around the block sizes of the three-stream hardware loop (3 x 256 and
+ * 3 x 8192 bytes) and their multiples, at every alignment. */
+static void t_three_stream_lengths(void **state)
+{
+	(void)state;
+	static const size_t bases[] = { 3 * 256, 2 * 3 * 256, 3 * 8192, 3 * 8192 + 3 * 256,
+					2 * 3 * 8192, 5 * 3 * 8192 + 7 * 3 * 256 };
+	enum { MAXOFF = 9, SPREAD = 17 };
+	size_t maxlen = bases[sizeof(bases) / sizeof(bases[0]) - 1] + SPREAD;
+	uint8_t *b = random_buf(maxlen + MAXOFF, 99);
+	bool hw = rec_crc32c_hw_available();
+	for (size_t i = 0; i < sizeof(bases) / sizeof(bases[0]); i++) {
+		for (size_t len = bases[i] - SPREAD; len <= bases[i] + SPREAD; len++) {
+			for (size_t off = 0; off < MAXOFF; off++) {
+				uint32_t seed = (uint32_t)(len * 2654435761u + off);
+				uint32_t want = ref_crc32c(seed, b + off, len);
+				assert_int_equal(rec_crc32c_sw(seed, b + off, len), want);
+				assert_int_equal(rec_crc32c(seed, b + off, len), want);
+				if (hw)
+					assert_int_equal(rec_crc32c_hw(seed, b + off, len), want);
+			}
+		}
+	}
+	free(b);
+}
+
 static void t_large(void **state)
 {
 	(void)state;
@@ -165,6 +191,7 @@ int main(void)
 		cmocka_unit_test(t_vectors),
 		cmocka_unit_test(t_incremental),
 		cmocka_unit_test(t_sw_hw_all_lengths),
+		cmocka_unit_test(t_three_stream_lengths),
 		cmocka_unit_test(t_large),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
