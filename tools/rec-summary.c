@@ -21,15 +21,17 @@ static const char usage_text[] =
 	"the count and encoded size, and counter totals.  Reads chunk headers and\n"
 	"statistics, and decodes only the rec.Counter and rec.Dropped events of the\n"
 	"chunks that have some (--no-counters: none).  Dropped events are listed\n"
-	"by type and reason.\n"
+	"by type and reason.  Every chunk's payload checksum is verified first: a\n"
+	"damaged chunk is reported (file, chunk, offset) and nothing of it is\n"
+	"counted (\"Excluded\").\n"
 	"FILE may be '-' for standard input.  Several files are summarized together\n"
 	"(a run that spans files counts once).\n"
 	"\n"
 	"Options:\n"
 	"  --json       one JSON object (\"schema\": 1) instead of text\n"
-	"  --verify     also check every chunk completely (checksums, every event,\n"
-	"               statistics against events) and report mismatches; with\n"
-	"               nothing wrong, a last line says what was verified\n"
+	"  --verify     also check every chunk completely (every event, pool\n"
+	"               references, statistics against events) and report mismatches;\n"
+	"               with nothing wrong, a last line says what was verified\n"
 	"  --no-counters  no counter totals and no drops by type: read chunk headers\n"
 	"               and statistics only\n"
 	"  -h, --help   show this help and exit\n"
@@ -315,6 +317,16 @@ static void print_text(const rec_summary_result *res)
 		REC_OUT_LIT(" bytes skipped)");
 	}
 	rec_out_char('\n');
+	if (res->chunks_damaged) {
+		/* Nothing of a damaged chunk is counted: say so beside the numbers. */
+		out_label("Excluded");
+		rec_out_u64(res->chunks_damaged);
+		if (res->chunks_damaged == 1)
+			REC_OUT_LIT(" damaged chunk: none of its events or statistics is counted");
+		else
+			REC_OUT_LIT(" damaged chunks: none of their events or statistics is counted");
+		REC_OUT_LIT(" (listed on standard error)\n");
+	}
 	if (res->unknown_sections) {
 		out_label("Skipped");
 		rec_out_u64(res->unknown_sections);

@@ -152,7 +152,7 @@ REC_API rec_status rec_reader_next_intact(rec_reader *r, const rec_chunk_info **
 	rec_status st = rec_reader_next_chunk(r, &ci);
 	if (st == REC_END)
 		return REC_END;
-	uint64_t size = 0;
+	uint64_t size = st == REC_OK ? 0 : r->failed_size; /* damaged payload: its size held */
 	if (st == REC_OK) {
 		size = ci->size;
 		st = rec_reader_verify_chunk(r);

@@ -183,6 +183,8 @@ struct rec_reader {
 	rec_reader_stats stats;
 	uint64_t pos;        /* file offset of the next chunk header */
 	uint64_t next_index; /* index of the next chunk header found */
+	uint64_t failed_size; /* size of the chunk the last rec_rd_read_chunk() found
+			       * damaged after its header held, else 0 */
 	bool at_end;
 	rec_rchunk *cur;     /* chunk of next_chunk / file-order iteration */
 	rec_rchunk *free_chunks;

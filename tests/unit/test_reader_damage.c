@@ -393,6 +393,42 @@ static void t_huge_payload(void **state)
 	free(m.p);
 }
 
+/* A byte flipped in the EVENTS section (the end of chunk 1's payload): the
+ * header, METADATA and STATS are intact, but rec_reader_next_chunk() without
+ * REC_READ_VERIFY must not return that chunk's statistics as true. */
+static void t_unverified_stats(void **state)
+{
+	(void)state;
+	uint64_t off[4];
+	mem_sink m = make_rec(3, 4, REC_CODEC_ZSTD, off);
+	m.p[off[2] - 3] ^= 0x10;
+	write_file(tpath("stats.rec"), m.p, m.n);
+	for (int src = 0; src < 2; src++) {
+		rec_reader *r;
+		if (src)
+			assert_int_equal(rec_reader_open_mem(&r, m.p, m.n, "m", NULL), REC_OK);
+		else
+			assert_int_equal(rec_reader_open_path(&r, tpath("stats.rec"), NULL), REC_OK);
+		const rec_chunk_info *c;
+		assert_int_equal(rec_reader_next_chunk(r, &c), REC_OK);
+		assert_int_equal(c->offset, 0);
+		assert_int_equal(rec_reader_next_chunk(r, &c), REC_ERR_CORRUPT);
+		const rec_problem *p = rec_reader_problem(r);
+		assert_int_equal(p->chunk, 1);
+		assert_int_equal(p->offset, off[1]);
+		assert_non_null(strstr(p->message, "payload checksum mismatch"));
+		assert_int_equal(rec_reader_next_chunk(r, &c), REC_OK);
+		assert_int_equal(c->offset, off[2]);
+		assert_int_equal(c->event_count, 4);
+		assert_int_equal(rec_reader_next_chunk(r, &c), REC_END);
+		rec_reader_stats rs;
+		rec_reader_get_stats(r, &rs);
+		assert_int_equal(rs.chunks_damaged, 1);
+		rec_reader_close(r);
+	}
+	free(m.p);
+}
+
 /* ---- a bad chunk among good ones ---------------------------------------------------- */
 static void t_damaged_middle(void **state)
 {
@@ -784,7 +820,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(t_wrong_magic),      cmocka_unit_test(t_major_2),
 		cmocka_unit_test(t_huge_payload),     cmocka_unit_test(t_damaged_middle),
 		cmocka_unit_test(t_garbage_between),  cmocka_unit_test(t_bad_sections),
-		cmocka_unit_test(t_random_mutations),
+		cmocka_unit_test(t_random_mutations), cmocka_unit_test(t_unverified_stats),
 	};
 	if (argc > 1)
 		cmocka_set_test_filter(argv[1]);

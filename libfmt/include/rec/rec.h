@@ -323,8 +323,9 @@ typedef struct rec_reader_options {
 #define REC_READER_OPTIONS_INIT { sizeof(rec_reader_options), 0, 0, 0, 0, {0, 0, 0, 0} }
 
 #define REC_READ_ORDERED 0x1u /* rec_reader_next_event() in timestamp order */
-#define REC_READ_VERIFY 0x2u  /* check payload checksums even when only
-			       * chunk headers/statistics are read */
+#define REC_READ_VERIFY 0x2u  /* accepted for compatibility: every chunk's
+			       * payload checksum is now checked before its
+			       * header, metadata or statistics are returned */
 
 /*! rec_reader_open_path() : open a file ("-" is standard input).
  *  name used in messages is the path.  The file is untrusted. */
@@ -390,8 +391,9 @@ typedef struct rec_chunk_info {
 } rec_chunk_info;
 
 /*! rec_reader_next_chunk() :
- *  Advance to the next chunk and read its header, metadata and statistics
- *  (events and pools are not decompressed).
+ *  Advance to the next chunk, verify its payload checksum and read its
+ *  header, metadata and statistics (events and pools are not decompressed).
+ *  A chunk whose checksum fails is a problem, never returned as info.
  *  @return REC_OK with *info set (valid until the next chunk is entered),
  *          REC_END at the end of input, or an error: the chunk at that point
  *          is damaged; rec_reader_problem() says where and what, and the next
