@@ -365,6 +365,26 @@ static rec_status truncated(rec_reader *r, uint64_t off, int64_t idx, uint64_t n
 			      (unsigned long long)have);
 }
 
+/* A size for messages: "3 GiB", "256 MiB", "1.5 GiB", "900 bytes". */
+static void fmt_size(char *b, size_t n, uint64_t v)
+{
+	static const char *const units[] = { "KiB", "MiB", "GiB", "TiB", "PiB", "EiB" };
+	if (v < 1024) {
+		snprintf(b, n, "%llu bytes", (unsigned long long)v);
+		return;
+	}
+	int u = 0;
+	uint64_t scale = 1024;
+	while (u < 5 && v / scale >= 1024) {
+		scale *= 1024;
+		u++;
+	}
+	if (v % scale == 0)
+		snprintf(b, n, "%llu %s", (unsigned long long)(v / scale), units[u]);
+	else
+		snprintf(b, n, "%.1f %s", (double)v / (double)scale, units[u]);
+}
+
 /* ---- sections ----------------------------------------------------------------------- */
 /* Stored bytes of section si, from the payload or read for this section. */
 static rec_status section_stored(rec_reader *r, rec_rchunk *c, const rec_rsec *s,
@@ -1001,19 +1021,48 @@ good_header:;
 				      (unsigned long long)off, hmsg ? hmsg : "bad header");
 	}
 	if (ps > r->max_payload) {
-		r->pos = end;
+		/* The header is intact but its size cannot be used to step over
+		 * the chunk (stepping 3 GiB would skip every chunk after it):
+		 * resume at the next good chunk header after this one. */
 		r->stats.chunks_damaged++;
-		if (end == UINT64_MAX || (r->src.size_known && end > r->src.size))
-			r->at_end = true;
+		uint64_t next;
+		st = scan_for_header(r, off + hs, &next);
+		if (st != REC_OK)
+			return io_problem(r, off, st);
+		r->stats.bytes_skipped += next - off;
+		r->pos = next;
+		char want[32], lim[32];
+		fmt_size(want, sizeof want, ps);
+		fmt_size(lim, sizeof lim, r->max_payload);
 		return rec_rd_problem(r, REC_ERR_LIMIT, off, idx,
-				      "chunk %lld at offset %llu: Payload_Size %llu exceeds the limit %llu",
+				      "chunk %lld at offset %llu: Payload_Size %llu exceeds the limit %llu "
+				      "(the chunk declares %s, over the %s payload limit); skipped %llu bytes",
 				      (long long)idx, (unsigned long long)off, (unsigned long long)ps,
-				      (unsigned long long)r->max_payload);
+				      (unsigned long long)r->max_payload, want, lim,
+				      (unsigned long long)(next - off));
 	}
 	if (r->src.size_known && end > r->src.size) {
 		rec_src_refresh_size(&r->src);
 		if (end > r->src.size) {
 			r->stats.file_size = r->src.mem ? r->stats.file_size : r->src.size;
+			/* Past the end of the input: a cut tail, unless a good chunk
+			 * header follows (the size is wrong, or a cut file had more
+			 * appended): then resume there. */
+			uint64_t next;
+			st = scan_for_header(r, off + hs, &next);
+			if (st != REC_OK)
+				return io_problem(r, off, st);
+			if (next < r->src.size && good_header_at(r, next)) {
+				r->stats.chunks_damaged++;
+				r->stats.bytes_skipped += next - off;
+				r->pos = next;
+				return rec_rd_problem(r, REC_ERR_CORRUPT, off, idx,
+						      "chunk %lld at offset %llu: Payload_Size %llu runs past the end of the input "
+						      "(%llu bytes left) but a chunk header follows at offset %llu; skipped %llu bytes",
+						      (long long)idx, (unsigned long long)off, (unsigned long long)ps,
+						      (unsigned long long)(r->src.size - off - hs),
+						      (unsigned long long)next, (unsigned long long)(next - off));
+			}
 			r->pos = r->src.size;
 			return truncated(r, off, idx, end - off, r->src.size - off);
 		}

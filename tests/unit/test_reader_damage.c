@@ -429,6 +429,65 @@ static void t_unverified_stats(void **state)
 	free(m.p);
 }
 
+/* A chunk whose header checksum holds but whose Payload_Size is over the
+ * limit (3 GiB), or runs past the end of the input: the reader names the
+ * limit and resumes at the next good chunk header, so the chunk after it is
+ * read (stepping over the declared size lost it). */
+static void t_over_limit_resync(void **state)
+{
+	(void)state;
+	for (int kind = 0; kind < 2; kind++) {
+		uint64_t off[4];
+		mem_sink m = make_rec(3, 4, REC_CODEC_ZSTD, off);
+		uint64_t ps = kind ? (uint64_t)m.n : 3ull << 30;
+		rec_put_le64(m.p + off[1] + REC_HOFF_PAYLOAD_SIZE, ps);
+		fix_header_crc(m.p + off[1]);
+		write_file(tpath("limit.rec"), m.p, m.n);
+		for (int mode = 0; mode < 3; mode++) {
+			outcome o;
+			rec_reader *r;
+			rec_reader_options ro = REC_READER_OPTIONS_INIT;
+			ro.flags = mode == 1 ? REC_READ_ORDERED : 0;
+			if (mode == 2)
+				assert_int_equal(rec_reader_open_mem(&r, m.p, m.n, "m", &ro), REC_OK);
+			else
+				assert_int_equal(rec_reader_open_path(&r, tpath("limit.rec"), &ro), REC_OK);
+			drain(r, &o);
+			rec_reader_stats rs;
+			rec_reader_get_stats(r, &rs);
+			rec_reader_close(r);
+			assert_int_equal(o.problems, 1);
+			assert_int_equal(o.pr[0].chunk, 1);
+			assert_int_equal(o.pr[0].offset, off[1]);
+			if (kind == 0) {
+				assert_int_equal(o.pr[0].status, REC_ERR_LIMIT);
+				assert_non_null(strstr(o.msg[0], "declares 3 GiB, over the 256 MiB payload limit"));
+			} else {
+				assert_int_equal(o.pr[0].status, REC_ERR_CORRUPT);
+				assert_non_null(strstr(o.msg[0], "runs past the end of the input"));
+			}
+			assert_int_equal(rs.chunks_damaged, 1);
+			assert_int_equal(rs.bytes_skipped, off[2] - off[1]);
+			assert_int_equal(o.events, 8);
+			static const uint32_t want[] = { 0, 1, 2, 3, 8, 9, 10, 11 };
+			for (int i = 0; i < 8; i++)
+				assert_int_equal(o.ev[i], want[i]);
+		}
+		/* The chunk after it keeps its index and offset. */
+		rec_reader *r;
+		assert_int_equal(rec_reader_open_mem(&r, m.p, m.n, "m", NULL), REC_OK);
+		const rec_chunk_info *c;
+		assert_int_equal(rec_reader_next_chunk(r, &c), REC_OK);
+		assert_true(rec_reader_next_chunk(r, &c) < 0);
+		assert_int_equal(rec_reader_next_chunk(r, &c), REC_OK);
+		assert_int_equal(c->index, 2);
+		assert_int_equal(c->offset, off[2]);
+		assert_int_equal(rec_reader_next_chunk(r, &c), REC_END);
+		rec_reader_close(r);
+		free(m.p);
+	}
+}
+
 /* ---- a bad chunk among good ones ---------------------------------------------------- */
 static void t_damaged_middle(void **state)
 {
@@ -821,6 +880,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(t_huge_payload),     cmocka_unit_test(t_damaged_middle),
 		cmocka_unit_test(t_garbage_between),  cmocka_unit_test(t_bad_sections),
 		cmocka_unit_test(t_random_mutations), cmocka_unit_test(t_unverified_stats),
+		cmocka_unit_test(t_over_limit_resync),
 	};
 	if (argc > 1)
 		cmocka_set_test_filter(argv[1]);
