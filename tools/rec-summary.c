@@ -100,6 +100,15 @@ static void out_wall(int64_t ns)
 	rec_out_write(b, rec_fmt_wall(b, ns));
 }
 
+/* last - first, checked: a span that does not fit prints as the largest. */
+static int64_t span_ns(int64_t first, int64_t last)
+{
+	int64_t d;
+	if (__builtin_sub_overflow(last, first, &d))
+		return INT64_MAX;
+	return d;
+}
+
 static void out_duration(int64_t ns)
 {
 	char b[64];
@@ -351,7 +360,7 @@ static void print_text(const rec_summary_result *res)
 		out_wall(res->last_wall_ns);
 		rec_out_char('\n');
 		out_label("Duration");
-		out_duration(res->last_wall_ns - res->first_wall_ns);
+		out_duration(span_ns(res->first_wall_ns, res->last_wall_ns));
 		rec_out_char('\n');
 	}
 	out_label("Events");
@@ -386,7 +395,7 @@ static void print_text(const rec_summary_result *res)
 			REC_OUT_LIT("  start ");
 			out_wall(r->first_wall_ns);
 			REC_OUT_LIT("  duration ");
-			out_duration(r->last_wall_ns - r->first_wall_ns);
+			out_duration(span_ns(r->first_wall_ns, r->last_wall_ns));
 		}
 		REC_OUT_LIT("  chunks ");
 		rec_out_u64(r->chunks);
@@ -508,7 +517,7 @@ static void print_json(const rec_summary_result *res, bool counters)
 		rec_json_key(&j, "last_event_ns");
 		rec_json_i64(&j, res->last_wall_ns);
 		rec_json_key(&j, "duration_ns");
-		rec_json_i64(&j, res->last_wall_ns - res->first_wall_ns);
+		rec_json_i64(&j, span_ns(res->first_wall_ns, res->last_wall_ns));
 	} else {
 		rec_json_key(&j, "first_event");
 		rec_json_null(&j);
@@ -575,7 +584,7 @@ static void print_json(const rec_summary_result *res, bool counters)
 			json_time(&j, "first_event", r->first_wall_ns);
 			json_time(&j, "last_event", r->last_wall_ns);
 			rec_json_key(&j, "duration_ns");
-			rec_json_i64(&j, r->last_wall_ns - r->first_wall_ns);
+			rec_json_i64(&j, span_ns(r->first_wall_ns, r->last_wall_ns));
 		}
 		rec_json_key(&j, "chunks");
 		rec_json_u64(&j, r->chunks);

@@ -184,6 +184,16 @@ static bool g_have_base;
 static bool g_first = true;  /* no event written yet */
 static uint64_t g_written;
 
+/* wall_ns - g_base, checked: wall times of two chunks (or a damaged tick)
+ * can be further apart than an int64_t holds; saturate instead of wrapping. */
+static int64_t since_base(int64_t wall_ns)
+{
+	int64_t d;
+	if (__builtin_sub_overflow(wall_ns, g_base, &d))
+		return wall_ns < g_base ? INT64_MIN : INT64_MAX;
+	return d;
+}
+
 static void sep(void)
 {
 	if (g_first)
@@ -386,7 +396,7 @@ static void write_event(const rec_event *ev)
 		REC_OUT_LIT(", \"cat\": ");
 		rec_out_str(tt->cat_json);
 		REC_OUT_LIT(", \"ph\": \"C\", \"ts\": ");
-		out_us(ev->wall_ns - g_base);
+		out_us(since_base(ev->wall_ns));
 		out_pid_tid(pid, tid);
 		REC_OUT_LIT(", \"args\": {\"value\": ");
 		if ((uint32_t)tt->value_field < ev->value_count)
@@ -422,7 +432,7 @@ static void write_event(const rec_event *ev)
 		REC_OUT_LIT(", \"cat\": ");
 		rec_out_str(tt->cat_json);
 		REC_OUT_LIT(", \"ph\": \"X\", \"ts\": ");
-		out_us(ev->wall_ns - g_base);
+		out_us(since_base(ev->wall_ns));
 		REC_OUT_LIT(", \"dur\": ");
 		out_us(ev->duration_ns > 0 ? ev->duration_ns : 0);
 		out_pid_tid(pid, tid);
@@ -445,7 +455,7 @@ static void write_event(const rec_event *ev)
 			REC_OUT_LIT(", \"ph\": \"i\", \"s\": \"t\", \"ts\": ");
 		else
 			REC_OUT_LIT(", \"ph\": \"i\", \"s\": \"p\", \"ts\": ");
-		out_us(ev->wall_ns - g_base);
+		out_us(since_base(ev->wall_ns));
 		out_pid_tid(pid, tid);
 		out_args(tt, ev);
 		rec_out_char('}');

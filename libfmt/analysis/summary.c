@@ -301,9 +301,45 @@ static void note_version(rec_summary *s, uint16_t major, uint16_t minor)
 		s->versions[s->version_count++] = v;
 }
 
+/* a + b, or false (and *out untouched) when the sum does not fit. */
+static bool sum_u64(uint64_t a, uint64_t b, uint64_t *out)
+{
+	uint64_t v;
+	if (__builtin_add_overflow(a, b, &v))
+		return false;
+	*out = v;
+	return true;
+}
+
+/* Would counting chunk c overflow a 64-bit total?  Then it is not counted
+ * (REC_ERR_LIMIT from add_chunk; the caller reports it).  The reader bounds
+ * every per-chunk count by the chunk's sizes, so this takes more chunks than
+ * a file holds; it is checked anyway, as every sum is. */
+static bool totals_fit(const rec_summary *s, const rec_summary_run *r, const rec_chunk_info *c)
+{
+	uint64_t v;
+	return sum_u64(s->result.events, c->event_count, &v) &&
+	       sum_u64(s->result.dropped, c->dropped_events, &v) && sum_u64(s->result.chunks, 1, &v) &&
+	       (!r || (sum_u64(r->events, c->event_count, &v) &&
+		       sum_u64(r->dropped, c->dropped_events, &v)));
+}
+
+/* A per-type total: saturates (it is bounded by the event total, checked). */
+static void add_sat(uint64_t *acc, uint64_t v)
+{
+	if (!sum_u64(*acc, v, acc))
+		*acc = UINT64_MAX;
+}
+
 static rec_status add_chunk(rec_summary *s, const rec_chunk_info *c, const char *file,
 			    size_t *last_run)
 {
+	if (!totals_fit(s, NULL, c))
+		return REC_ERR_LIMIT;
+	for (size_t i = s->run_count; i-- > 0;)
+		if (s->runs[i].run_id == c->run_id && s->runs[i].pid == c->pid &&
+		    s->runs[i].process_start_ns == c->process_start_ns && !totals_fit(s, &s->runs[i], c))
+			return REC_ERR_LIMIT;
 	size_t ri;
 	rec_summary_run *r = run_find(s, c, file, &ri);
 	if (!r)
@@ -356,8 +392,8 @@ static rec_status add_chunk(rec_summary *s, const rec_chunk_info *c, const char 
 		rec_summary_type *t = type_find(s, name, meta);
 		if (!t)
 			return fail(s, REC_ERR_NOMEM, "out of memory");
-		t->count += ts->count;
-		t->bytes += ts->bytes;
+		add_sat(&t->count, ts->count);
+		add_sat(&t->bytes, ts->bytes);
 		if (ts->count && strcmp(name, "rec.Crash") == 0)
 			rs->crashed = true;
 	}
@@ -487,6 +523,7 @@ rec_status rec_summary_add_reader(rec_summary *s, rec_reader *r, const char *nam
 	size_t last_run = SIZE_MAX;
 	uint64_t last_err_offset = UINT64_MAX;
 	unsigned same_offset_errors = 0;
+	uint64_t not_counted = 0;
 	rec_status result = REC_OK;
 	for (;;) {
 		const rec_chunk_info *c = NULL;
@@ -516,12 +553,29 @@ rec_status rec_summary_add_reader(rec_summary *s, rec_reader *r, const char *nam
 			last_err_offset = off;
 			continue;
 		}
-		s->files[fi].chunks++;
 		rec_status as = add_chunk(s, c, fname, &last_run);
+		if (as == REC_ERR_LIMIT) {
+			char msg[160];
+			snprintf(msg, sizeof msg,
+				 "chunk %llu at offset %llu: not counted: its %llu events and %llu dropped "
+				 "would overflow a 64-bit total",
+				 (unsigned long long)c->index, (unsigned long long)c->offset,
+				 (unsigned long long)c->event_count,
+				 (unsigned long long)c->dropped_events);
+			rec_problem p = { REC_ERR_LIMIT, c->offset, (int64_t)c->index, msg };
+			if (!add_problem(s, fname, &p, REC_ERR_LIMIT)) {
+				result = fail(s, REC_ERR_NOMEM, "out of memory");
+				break;
+			}
+			s->files[fi].problems++;
+			not_counted++; /* shown with the damaged chunks */
+			continue;
+		}
 		if (as != REC_OK) {
 			result = as;
 			break;
 		}
+		s->files[fi].chunks++;
 		if (flags & REC_SUMMARY_COUNTERS) {
 			rec_status cs = rec_counters_add_chunk(s->counters, r);
 			if (cs < 0) {
@@ -567,7 +621,7 @@ rec_status rec_summary_add_reader(rec_summary *s, rec_reader *r, const char *nam
 	rec_reader_get_stats(r, &st);
 	f = &s->files[fi];
 	f->size = st.file_size;
-	f->chunks_damaged = st.chunks_damaged;
+	f->chunks_damaged = st.chunks_damaged + not_counted;
 	f->bytes_skipped = st.bytes_skipped;
 	f->unknown_sections = st.unknown_sections;
 	return result;

@@ -45,6 +45,40 @@ grep -Eq "^rec-print: corrupt-middle.rec: chunk 1 at offset [0-9]+: payload chec
 grep -q "unsupported format version 2.0" "$inv/future-major.events.err" || fail "future-major: version not named"
 grep -q "truncated" "$inv/truncated-tail.summary.txt" || fail "truncated-tail: run not reported as truncated"
 
+# Counts that cannot be true under good checksums (rec_test_hostile): each
+# tool names the chunk as damaged, counts nothing of it, and exits 1; the
+# durations stay non-negative (a wrapped sum or a signed overflow, which the
+# sanitizer builds abort on, made "Duration: -7427067817 s" and a total of 0
+# dropped events out of two chunks of 2^63).
+hostile=${REC_TESTS:-${BUILD:+$BUILD/tests}}/rec_test_hostile
+if [ -x "$hostile" ]; then
+	for k in billion-header:0:1 dropped-wrap:397:2 wall-min:394:1; do
+		IFS=: read -r name off nbad <<<"$k"
+		"$hostile" "$name" "$tmp/$name.rec" || { fail "$name: rec_test_hostile failed"; continue; }
+		for tool in rec-summary rec-timeline rec-print; do
+			rc=0
+			"$bin/$tool" "$tmp/$name.rec" >"$tmp/out" 2>"$tmp/err" || rc=$?
+			[ "$rc" = 1 ] || fail "$name: $tool exit $rc, want 1"
+			grep -Eq "^$tool: $tmp/$name.rec: chunk [0-9]+ at offset $off: implausible counts: " "$tmp/err" ||
+				{ fail "$name: $tool does not name the chunk at offset $off"; cat "$tmp/err"; }
+			[ "$(grep -c 'implausible counts' "$tmp/err")" = "$nbad" ] || fail "$name: $tool: want $nbad damaged chunks"
+			if [ "$tool" = rec-summary ]; then
+				grep -q "^ Excluded: *$nbad damaged chunk" "$tmp/out" || fail "$name: summary does not say what it excluded"
+				! grep -q -- "-[0-9.]* [a-z]*s\b" "$tmp/out" || fail "$name: a negative duration: $(grep Duration "$tmp/out")"
+				grep -q "^ Dropped events:  0$" "$tmp/out" || fail "$name: $(grep Dropped "$tmp/out")"
+			fi
+		done
+		rc=0
+		"$bin/rec-summary" --json "$tmp/$name.rec" >"$tmp/out" 2>/dev/null || rc=$?
+		python3 -c 'import json,sys; s=json.load(open(sys.argv[1])); n=int(sys.argv[2])
+assert s["chunks_damaged"] == n and len(s["problems"]) == n, s
+assert s.get("duration_ns", 0) >= 0 and all(r.get("duration_ns", 0) >= 0 for r in s["runs"]), s' \
+			"$tmp/out" "$nbad" || fail "$name: rec-summary --json"
+	done
+else
+	fail "rec_test_hostile not built ($hostile)"
+fi
+
 # run_ok TOOL ARGS...: exit 0 or 1, and not killed by a signal (rc >= 128)
 # nor by the hang timeout: 10 s, times REC_TEST_SLOWDOWN (make test-valgrind
 # sets 30: there a start of rec-summary on a loaded machine took over 10 s).

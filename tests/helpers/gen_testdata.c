@@ -836,9 +836,10 @@ static void gen_invalid(const char *dir)
 	free(r.out.data);
 }
 
-/* stats-mismatch: a codec-none chunk whose STATS claim one event more of
- * its first type than the EVENTS section holds, with both checksums made
- * valid again: only a verifying reader (rec-summary --verify) can tell. */
+/* stats-mismatch: a codec-none chunk whose STATS move one event from its
+ * second type to its first (the totals still add up, so the lie is
+ * plausible), with both checksums made valid again: only a verifying reader
+ * (rec-summary --verify) can tell. */
 static void gen_stats_mismatch(const char *dir)
 {
 	run r;
@@ -867,13 +868,19 @@ static void gen_stats_mismatch(const char *dir)
 	for (int k = 0; k < 4; k++) /* First_Delta, Last_Delta, Dropped_Events, Type_Count */
 		if (!rec_varint_get(&p, end, &v))
 			die("stats-mismatch: bad STATS");
-	uint8_t *count_at;
+	uint8_t *count_at, *count2_at;
+	uint64_t type2_id, count2, bytes;
 	if (!rec_varint_get(&p, end, &type_id))
 		die("stats-mismatch: bad STATS");
 	count_at = (uint8_t *)p;
-	if (!rec_varint_get(&p, end, &count) || count >= 127 || p != count_at + 1)
+	if (!rec_varint_get(&p, end, &count) || count >= 127 || p != count_at + 1 ||
+	    !rec_varint_get(&p, end, &bytes) || !rec_varint_get(&p, end, &type2_id))
 		die("stats-mismatch: unexpected STATS entry");
+	count2_at = (uint8_t *)p;
+	if (!rec_varint_get(&p, end, &count2) || count2 < 1 || count2 >= 127 || p != count2_at + 1)
+		die("stats-mismatch: unexpected second STATS entry");
 	*count_at = (uint8_t)(count + 1);
+	*count2_at = (uint8_t)(count2 - 1);
 	uint64_t payload = rec_le64(h + REC_HOFF_PAYLOAD_SIZE);
 	rec_put_le32(h + REC_HOFF_PAYLOAD_CRC, rec_crc32c(0, h + REC_HEADER_SIZE_V1, (size_t)payload));
 	fix_header_crc(h);
@@ -883,6 +890,8 @@ static void gen_stats_mismatch(const char *dir)
 	facts_damaged(f, &r, good, stats_off, "stats");
 	fprintf(f, "stats_type_id %" PRIu64 " claims %" PRIu64 " events, has %" PRIu64 "\n", type_id,
 		count + 1, count);
+	fprintf(f, "stats_type_id %" PRIu64 " claims %" PRIu64 " events, has %" PRIu64 "\n", type2_id,
+		count2 - 1, count2);
 	facts_close(f);
 	free(r.out.data);
 }

@@ -23,6 +23,11 @@
  *                    within 4096 bytes of the end of the file
  *   deep-stacks      one chunk: N stacks of depth 4096 over 64 frames and
  *                    N events, each referencing one of them
+ *   billion-header   a valid chunk of 3 events whose header's Event_Count
+ *                    says 1e9 (the EVENTS section says 3)
+ *   dropped-wrap     two valid chunks whose STATS each say 2^63 dropped
+ *                    events (the sum wraps to 0 in 64 bits)
+ *   wall-min         a valid chunk, then one whose Start_Wall_Ns is INT64_MIN
  * Exit 0 on success, 1 on a usage or I/O error.
  */
 #include <stdio.h>
@@ -52,6 +57,9 @@ typedef struct chunk {
 	uint64_t raw;
 	uint64_t events;
 	uint64_t payload_size_override; /* 0 = the real size */
+	uint64_t event_count_override;  /* 0 = the real count */
+	bool wall_override;
+	int64_t wall;                   /* Start_Wall_Ns if wall_override */
 } chunk;
 
 static void section_raw(chunk *c, uint16_t kind, uint32_t items, const rec_buf *body)
@@ -102,13 +110,14 @@ static void metadata(chunk *c)
 	rec_buf_free(&b);
 }
 
-/* STATS for n events of type 1, bytes each, at ticks 0..n-1. */
-static void stats(chunk *c, uint64_t n, uint64_t bytes)
+/* STATS for n events of type 1, bytes in all, at ticks 0..n-1, and
+ * dropped events. */
+static void stats_dropped(chunk *c, uint64_t n, uint64_t bytes, uint64_t dropped)
 {
 	rec_buf b = { 0 };
 	sv(&b, 0);
 	sv(&b, n ? (int64_t)n - 1 : 0);
-	uv(&b, 0);
+	uv(&b, dropped);
 	uv(&b, n ? 1 : 0);
 	if (n) {
 		uv(&b, 1);
@@ -117,6 +126,11 @@ static void stats(chunk *c, uint64_t n, uint64_t bytes)
 	}
 	section_raw(c, REC_SECTION_STATS, n ? 1 : 0, &b);
 	rec_buf_free(&b);
+}
+
+static void stats(chunk *c, uint64_t n, uint64_t bytes)
+{
+	stats_dropped(c, n, bytes, 0);
 }
 
 /* One event record of type 1: thread, stack, value; returns its bytes. */
@@ -196,8 +210,8 @@ static void chunk_write(FILE *f, chunk *c, uint32_t seq, uint32_t flags)
 	h.codec = REC_CODEC_ZSTD;
 	h.section_count = c->sections;
 	h.raw_size = c->raw;
-	h.event_count = c->events;
-	h.start_wall_ns = 1700000000000000000LL;
+	h.event_count = c->event_count_override ? c->event_count_override : c->events;
+	h.start_wall_ns = c->wall_override ? c->wall : 1700000000000000000LL;
 	h.start_ticks = 1000;
 	h.tick_frequency = 1000000000u;
 	h.duration_ticks = c->events;
@@ -212,6 +226,27 @@ static void chunk_write(FILE *f, chunk *c, uint32_t seq, uint32_t flags)
 		die("write failed");
 	rec_buf_free(&c->payload);
 	memset(c, 0, sizeof *c);
+}
+
+/* A complete valid chunk of n events over one stack of depth 2, with the
+ * header and STATS fields of *like (event count, wall time, dropped). */
+static void valid_chunk_like(FILE *f, uint32_t seq, uint32_t flags, uint64_t n, const chunk *like,
+			     uint64_t dropped)
+{
+	chunk c = { 0 };
+	c.event_count_override = like->event_count_override;
+	c.wall_override = like->wall_override;
+	c.wall = like->wall;
+	size_t bytes;
+	metadata(&c);
+	pools(&c, 2, 1);
+	stack_section(&c, 1, 2, 2, 0);
+	chunk tmp = { 0 };
+	events_section(&tmp, n, 1, &bytes);
+	rec_buf_free(&tmp.payload);
+	stats_dropped(&c, n, bytes, dropped);
+	events_section(&c, n, 1, &bytes);
+	chunk_write(f, &c, seq, flags);
 }
 
 /* A complete valid chunk of n events over one stack of depth 2. */
@@ -283,7 +318,18 @@ int main(int argc, char **argv)
 	chunk c = { 0 };
 	size_t bytes;
 
-	if (!strcmp(k, "huge-chunk")) {
+	if (!strcmp(k, "billion-header")) {
+		c.event_count_override = 1000000000u;
+		valid_chunk_like(f, 0, REC_CHUNK_FINAL, 3, &c, 0);
+	} else if (!strcmp(k, "dropped-wrap")) {
+		valid_chunk_like(f, 0, 0, 1, &c, 1ull << 63);
+		valid_chunk_like(f, 1, REC_CHUNK_FINAL, 1, &c, 1ull << 63);
+	} else if (!strcmp(k, "wall-min")) {
+		valid_chunk(f, 0, 0, 2);
+		c.wall_override = true;
+		c.wall = INT64_MIN;
+		valid_chunk_like(f, 1, REC_CHUNK_FINAL, 2, &c, 0);
+	} else if (!strcmp(k, "huge-chunk")) {
 		valid_chunk(f, 0, 0, 3);
 		metadata(&c);
 		stats(&c, 0, 0);

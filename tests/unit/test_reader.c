@@ -960,7 +960,8 @@ static void t_verify_mismatch(void **state)
 	s[2].kind = REC_SECTION_STATS;
 	s[2].items = 1;
 	b = &s[2].data;
-	/* Says 3 events (there are 2). */
+	/* Says 3 events (there are 2): more than the section holds, so the
+	 * chunk is implausible before verification (issue 16). */
 	assert_true(rec_buf_varint(b, rec_zigzag(1)) && rec_buf_varint(b, rec_zigzag(3)) &&
 		    rec_buf_varint(b, 0) && rec_buf_varint(b, 1) && rec_buf_varint(b, 1) &&
 		    rec_buf_varint(b, 3) && rec_buf_varint(b, 6));
@@ -969,11 +970,24 @@ static void t_verify_mismatch(void **state)
 	rec_reader *r;
 	assert_int_equal(rec_reader_open_mem(&r, f.data, f.len, "v", NULL), REC_OK);
 	const rec_chunk_info *c;
-	assert_int_equal(rec_reader_next_chunk(r, &c), REC_OK);
-	assert_int_equal(rec_reader_verify_chunk(r), REC_ERR_CORRUPT);
+	assert_int_equal(rec_reader_next_chunk(r, &c), REC_ERR_CORRUPT);
 	const rec_problem *pr = rec_reader_problem(r);
 	assert_int_equal(pr->chunk, 0);
-	assert_non_null(strstr(pr->message, "has 3 events"));
+	assert_non_null(strstr(pr->message, "implausible counts: STATS: type 1 has 3 events in 6 bytes"));
+	rec_reader_close(r);
+	/* Says 1 event (there are 2): plausible, only verification tells. */
+	rec_buf_free(&f);
+	s[2].data.len = 0;
+	assert_true(rec_buf_varint(b, rec_zigzag(1)) && rec_buf_varint(b, rec_zigzag(3)) &&
+		    rec_buf_varint(b, 0) && rec_buf_varint(b, 1) && rec_buf_varint(b, 1) &&
+		    rec_buf_varint(b, 1) && rec_buf_varint(b, 6));
+	craft_chunk(&f, 0, s, 3, 2, REC_CODEC_NONE, 3);
+	assert_int_equal(rec_reader_open_mem(&r, f.data, f.len, "v", NULL), REC_OK);
+	assert_int_equal(rec_reader_next_chunk(r, &c), REC_OK);
+	assert_int_equal(rec_reader_verify_chunk(r), REC_ERR_CORRUPT);
+	pr = rec_reader_problem(r);
+	assert_int_equal(pr->chunk, 0);
+	assert_non_null(strstr(pr->message, "has 1 events"));
 	rec_reader_close(r);
 	/* A header Duration_Ticks that disagrees with the events. */
 	rec_buf_free(&f);
