@@ -94,7 +94,7 @@ static rec_status scan_chunk(rec_reader *r, rec_rchunk *c)
 		return chunk_problem(r, c, REC_ERR_NOMEM);
 	}
 	rec_oent *ents = c->oents.data;
-	const size_t cap = c->oents.cap / sizeof(rec_oent);
+	size_t cap = c->oents.cap / sizeof(rec_oent);
 	while (p < end) {
 		const uint8_t *rec = p;
 		uint64_t size, tid, d;
@@ -119,10 +119,19 @@ static rec_status scan_chunk(rec_reader *r, rec_rchunk *c)
 			unknown++;
 			continue;
 		}
-		if (k == cap || k == c->ev_items) {
-			snprintf(r->detail, sizeof(r->detail), "more records than Item_Count %u",
-				 c->ev_items);
-			return chunk_problem(r, c, REC_ERR_CORRUPT);
+		if (k == cap) {
+			/* More records than Item_Count: they are still ordered and
+			 * printed, and the mismatch reported (as in file order). */
+			rec_bigbuf nb = { NULL, 0 };
+			if (!ents_reserve(&nb, cap * 2 + 16)) {
+				snprintf(r->detail, sizeof(r->detail), "out of memory");
+				return chunk_problem(r, c, REC_ERR_NOMEM);
+			}
+			memcpy(nb.data, ents, k * sizeof(rec_oent));
+			rec_bigbuf_free(&c->oents);
+			c->oents = nb;
+			ents = c->oents.data;
+			cap = c->oents.cap / sizeof(rec_oent);
 		}
 		rec_oent *e = &ents[k++];
 		e->ticks = ticks;
@@ -133,11 +142,10 @@ static rec_status scan_chunk(rec_reader *r, rec_rchunk *c)
 			c->max_ticks = ticks;
 		any = true;
 	}
-	if (n != c->ev_items) {
+	c->count_mismatch = n != c->ev_items;
+	if (c->count_mismatch)
 		snprintf(r->detail, sizeof(r->detail), "holds %llu records but Item_Count is %u",
 			 (unsigned long long)n, c->ev_items);
-		return chunk_problem(r, c, REC_ERR_CORRUPT);
-	}
 	if (!ents_reserve(&o->aux, k)) {
 		snprintf(r->detail, sizeof(r->detail), "out of memory");
 		return chunk_problem(r, c, REC_ERR_NOMEM);
@@ -337,6 +345,21 @@ rec_status rec_rd_order_next(rec_reader *r, rec_event *ev)
 			if (st != REC_OK) {
 				rec_rd_chunk_put(r, c);
 				return st;
+			}
+			if (c->count_mismatch) {
+				/* Reported once, now; its records that decode are still
+				 * ordered and returned (spec, "Damage"), as in file order. */
+				const rec_rsec *s = &c->secs[c->known[REC_SECTION_EVENTS]];
+				char detail[sizeof(r->detail)];
+				memcpy(detail, r->detail, sizeof detail);
+				rec_rd_problem(r, REC_ERR_CORRUPT, s->hoff, (int64_t)c->info.index,
+					       "chunk %llu at offset %llu: section 8 (EVENTS): %s",
+					       (unsigned long long)c->info.index,
+					       (unsigned long long)c->info.offset, detail);
+				r->stats.chunks_damaged++;
+				c->damaged = true;
+				o->pending = c;
+				return REC_ERR_CORRUPT;
 			}
 		}
 		if (c->noents == 0) { /* no events to order */

@@ -144,6 +144,7 @@ typedef struct rec_rchunk {
 	/* ordered mode */
 	bool dead;
 	bool scanned;
+	bool count_mismatch; /* scanned: record count differs from Item_Count (reported once) */
 	uint64_t min_ticks, max_ticks; /* event starts seen by the scan */
 	size_t mem_bytes;
 	rec_bigbuf oents;     /* rec_oent: its events sorted by ticks */

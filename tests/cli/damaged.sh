@@ -75,6 +75,18 @@ assert s["chunks_damaged"] == n and len(s["problems"]) == n, s
 assert s.get("duration_ns", 0) >= 0 and all(r.get("duration_ns", 0) >= 0 for r in s["runs"]), s' \
 			"$tmp/out" "$nbad" || fail "$name: rec-summary --json"
 	done
+	# a record count that differs from Item_Count: sorted and --unsorted
+	# print the same records (all that decode) and report it once, exit 1
+	"$hostile" count-mismatch "$tmp/cm.rec" || fail "count-mismatch: rec_test_hostile failed"
+	for order in "" --unsorted; do
+		rc=0
+		"$bin/rec-print" $order "$tmp/cm.rec" >"$tmp/out" 2>"$tmp/err" || rc=$?
+		[ "$rc" = 1 ] || fail "count-mismatch: rec-print $order exit $rc, want 1"
+		[ "$(grep -c '^test.Hostile {$' "$tmp/out")" = 5 ] ||
+			fail "count-mismatch: rec-print $order printed $(grep -c '^test.Hostile {$' "$tmp/out") events, want 5"
+		[ "$(grep -c 'holds 3 records but Item_Count is 2' "$tmp/err")" = 1 ] ||
+			{ fail "count-mismatch: rec-print $order does not report the mismatch once"; cat "$tmp/err"; }
+	done
 else
 	fail "rec_test_hostile not built ($hostile)"
 fi

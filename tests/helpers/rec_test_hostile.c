@@ -28,6 +28,8 @@
  *   dropped-wrap     two valid chunks whose STATS each say 2^63 dropped
  *                    events (the sum wraps to 0 in 64 bits)
  *   wall-min         a valid chunk, then one whose Start_Wall_Ns is INT64_MIN
+ *   count-mismatch   a chunk of 3 good records whose EVENTS Item_Count (and
+ *                    header Event_Count) say 2, then a valid chunk of 2
  * Exit 0 on success, 1 on a usage or I/O error.
  */
 #include <stdio.h>
@@ -329,6 +331,20 @@ int main(int argc, char **argv)
 		c.wall_override = true;
 		c.wall = INT64_MIN;
 		valid_chunk_like(f, 1, REC_CHUNK_FINAL, 2, &c, 0);
+	} else if (!strcmp(k, "count-mismatch")) {
+		rec_buf b = { 0 };
+		size_t nb = 0;
+		for (int i = 0; i < 3; i++)
+			nb += record(&b, i ? 1 : 0, 1, 1, (uint64_t)i);
+		metadata(&c);
+		pools(&c, 2, 1);
+		stack_section(&c, 1, 2, 2, 0);
+		stats(&c, 2, nb);
+		section_lying(&c, REC_SECTION_EVENTS, 0, 2, (uint32_t)b.len, b.data, b.len);
+		c.events = 2;
+		chunk_write(f, &c, 0, 0);
+		rec_buf_free(&b);
+		valid_chunk(f, 1, REC_CHUNK_FINAL, 2);
 	} else if (!strcmp(k, "huge-chunk")) {
 		valid_chunk(f, 0, 0, 3);
 		metadata(&c);

@@ -762,6 +762,57 @@ static void expect_problem(const hsec *s, int n, size_t extra, uint8_t codec, ui
 	rec_buf_free(&f);
 }
 
+/* A record count that differs from Item_Count (more records, fewer): file
+ * order and timestamp order behave the same (spec, "Damage"): every record
+ * that decodes is returned, and the chunk is reported once. */
+static void t_count_mismatch(void **state)
+{
+	(void)state;
+	const hsec M = { REC_SECTION_METADATA, 1, 0, meta, sizeof(meta) };
+	const hsec S = { REC_SECTION_STATS, 1, 0, stats, sizeof(stats) };
+	uint8_t two[2 * sizeof(good_ev)];
+	memcpy(two, good_ev, sizeof(good_ev));
+	memcpy(two + sizeof(good_ev), good_ev, sizeof(good_ev));
+	for (uint32_t items = 1; items <= 3; items += 2) {
+		hsec e = { REC_SECTION_EVENTS, items, 0, two, sizeof(two) };
+		hsec s[] = { M, S, e };
+		rec_buf f = { 0 };
+		craft(&f, s, 3, 0, 0, 0);
+		/* a good chunk after it */
+		craft(&f, (hsec[]){ M, S, { REC_SECTION_EVENTS, 1, 0, good_ev, sizeof(good_ev) } }, 3, 0, 0, 0);
+		char want[64];
+		snprintf(want, sizeof want, "holds 2 records but Item_Count is %u", items);
+		for (int ordered = 0; ordered < 2; ordered++) {
+			rec_reader *r;
+			rec_reader_options ro = REC_READER_OPTIONS_INIT;
+			ro.flags = ordered ? REC_READ_ORDERED : 0;
+			assert_int_equal(rec_reader_open_mem(&r, f.data, f.len, "c", &ro), REC_OK);
+			rec_event ev;
+			rec_status st;
+			int events = 0, problems = 0;
+			while ((st = rec_reader_next_event(r, &ev)) != REC_END) {
+				if (st == REC_OK) {
+					assert_int_equal(ev.values[0].v.u, 9);
+					events++;
+					continue;
+				}
+				const rec_problem *p = rec_reader_problem(r);
+				assert_int_equal(st, REC_ERR_CORRUPT);
+				assert_int_equal(p->chunk, 0);
+				assert_non_null(strstr(p->message, want));
+				problems++;
+			}
+			rec_reader_stats rs;
+			rec_reader_get_stats(r, &rs);
+			rec_reader_close(r);
+			assert_int_equal(events, 3);
+			assert_int_equal(problems, 1);
+			assert_int_equal(rs.chunks_damaged, 1);
+		}
+		rec_buf_free(&f);
+	}
+}
+
 static void t_bad_sections(void **state)
 {
 	(void)state;
@@ -987,6 +1038,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(t_garbage_between),  cmocka_unit_test(t_bad_sections),
 		cmocka_unit_test(t_random_mutations), cmocka_unit_test(t_unverified_stats),
 		cmocka_unit_test(t_over_limit_resync), cmocka_unit_test(t_implausible_counts),
+		cmocka_unit_test(t_count_mismatch),
 	};
 	if (argc > 1)
 		cmocka_set_test_filter(argv[1]);
