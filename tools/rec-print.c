@@ -42,9 +42,15 @@ static void note_chunk_types(const rec_chunk_info *c)
 	rec_cli_typesel_chunk(&g_catsel, c);
 }
 
-/* A usage error (REC_EXIT_USAGE) if a pattern matched nothing. */
-static int check_patterns(void)
+/* A usage error (REC_EXIT_USAGE) if a pattern matched nothing.  An input
+ * with no event types yet (no chunk written, as in a recording that just
+ * started) is not a usage error: nothing can match, so nothing is printed;
+ * that is said once on stderr and the exit status stays 0. */
+static int check_patterns(bool final)
 {
+	if (final && !g_evsel.nseen && !g_catsel.nseen)
+		rec_cli_error("the input has no event types yet (no chunk with metadata): "
+			      "nothing to select with --events or --categories");
 	int rc = rec_cli_typesel_check(&g_evsel);
 	return rc != REC_EXIT_OK ? rc : rec_cli_typesel_check(&g_catsel);
 }
@@ -634,7 +640,7 @@ static int print_all(const rec_cli_input *in, size_t n)
 			(void)rec_cli_each_chunk(&in[i], note_chunk, NULL);
 			all_rereadable &= rec_cli_input_rereadable(&in[i]);
 		}
-		if (all_rereadable && check_patterns() != REC_EXIT_OK)
+		if (all_rereadable && check_patterns(false) != REC_EXIT_OK)
 			return REC_EXIT_USAGE;
 	}
 	int rc = REC_EXIT_OK;
@@ -651,7 +657,7 @@ static int print_all(const rec_cli_input *in, size_t n)
 			rec_out_char('\n');
 		REC_OUT_LIT("]}}\n");
 	}
-	if (filtering() && check_patterns() != REC_EXIT_OK)
+	if (filtering() && check_patterns(true) != REC_EXIT_OK)
 		return REC_EXIT_USAGE; /* for pipes: only now do we know all the names */
 	return rc;
 }
@@ -699,7 +705,9 @@ static const char usage_text[] =
 	"  --version                   show the library version and exit\n"
 	"\n"
 	"A NAME or CAT that matches no type of the input is an error that lists the\n"
-	"names the input has.  Times are local wall-clock times (set TZ to choose).\n"
+	"names the input has (an input with no event types yet, such as a recording\n"
+	"with no chunk written, prints nothing, says so, and exits 0).\n"
+	"Times are local wall-clock times (set TZ to choose).\n"
 	"Exit status: 0 success, 1 damaged or unreadable input (after printing every\n"
 	"readable event), 2 usage error.\n";
 

@@ -91,6 +91,28 @@ else
 	fail "rec_test_hostile not built ($hostile)"
 fi
 
+# --events on a recording with no chunk yet is not a usage error: nothing
+# printed, a note on stderr, exit 0 (empty file); a first chunk cut short is
+# damage (exit 1), still no usage error.
+: >"$tmp/empty.rec"
+head -c 100 "$root/testdata/valid/tiny.rec" >"$tmp/cut.rec"
+for f in empty:0 cut:1; do
+	IFS=: read -r name want <<<"$f"
+	for fmt in "" --json; do
+		rc=0
+		"$bin/rec-print" $fmt --events rec.LockWait "$tmp/$name.rec" >"$tmp/out" 2>"$tmp/err" || rc=$?
+		[ "$rc" = "$want" ] || fail "$name: rec-print $fmt --events exit $rc, want $want: $(cat "$tmp/err")"
+		grep -q "no event types yet" "$tmp/err" || fail "$name: rec-print --events does not say why nothing is printed"
+		! grep -q "try 'rec-print --help'" "$tmp/err" || fail "$name: rec-print --events reports a usage error"
+		if [ -n "$fmt" ]; then
+			python3 -c 'import json,sys; assert json.load(open(sys.argv[1]))["recording"]["events"] == []' "$tmp/out" ||
+				fail "$name: rec-print --json --events: not an empty document"
+		else
+			[ ! -s "$tmp/out" ] || fail "$name: rec-print --events printed something"
+		fi
+	done
+done
+
 # run_ok TOOL ARGS...: exit 0 or 1, and not killed by a signal (rc >= 128)
 # nor by the hang timeout: 10 s, times REC_TEST_SLOWDOWN (make test-valgrind
 # sets 30: there a start of rec-summary on a loaded machine took over 10 s).
