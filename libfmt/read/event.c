@@ -205,7 +205,10 @@ rec_status rec_rd_decode_record(rec_reader *r, rec_rchunk *c, const uint8_t **pp
 	ev->ticks = *ticks;
 	ev->wall_ns = rec_rd_wall(&c->info, *ticks);
 	ev->duration_ticks = dur;
-	ev->duration_ns = dur ? rec_rd_ticks_ns((int64_t)dur, c->h.tick_frequency) : 0;
+	/* spec "Time": k ticks above INT64_MAX count as INT64_MAX (not negative) */
+	ev->duration_ns = dur ? rec_rd_ticks_ns(dur > INT64_MAX ? INT64_MAX : (int64_t)dur,
+						c->h.tick_frequency)
+			      : 0;
 	ev->value_count = nf;
 	ev->values = vals;
 	ev->offset = roff;

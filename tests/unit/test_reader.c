@@ -879,6 +879,61 @@ static void craft_newer_minor(rec_buf *out, unsigned codec)
 		rec_buf_free(&s[i].data);
 }
 
+/* The tick-to-nanosecond rule of spec/FORMAT.md "Time", to the nanosecond:
+ * d = t - Start_Ticks as i64, ns = trunc(d * 1e9 / f) (toward zero, so a
+ * tick before Start_Ticks rounds up), wall = Start_Wall_Ns + ns; a duration
+ * of k ticks is trunc(k * 1e9 / f). */
+__extension__ typedef __int128 i128;
+
+static void t_tick_rounding(void **state)
+{
+	(void)state;
+	static const rec_field df[] = { { "d", "", "", REC_TYPE_DURATION, 0 } };
+	mem_sink m = { 0 };
+	rec_writer_options o = REC_WRITER_OPTIONS_INIT;
+	o.tick_frequency = 3;
+	o.anchor_wall_ns = 1000;
+	o.anchor_ticks = 10;
+	o.codec = REC_CODEC_NONE;
+	rec_sink sk = { mem_write, NULL, &m };
+	rec_writer *w;
+	assert_int_equal(rec_writer_open(&w, &sk, &o), REC_OK);
+	rec_type t = { 1, REC_EVENT_HAS_DURATION, "test.Tick", "", "", "", 1, df };
+	assert_int_equal(rec_writer_add_type(w, &t), REC_OK);
+	static const uint64_t ticks[] = { 14, 11, 9, 10, 4 };
+	for (size_t i = 0; i < 5; i++) {
+		assert_int_equal(rec_writer_begin(w, 1, ticks[i], 2, 0, 0), REC_OK);
+		assert_int_equal(rec_writer_put_u64(w, 2), REC_OK);
+		assert_int_equal(rec_writer_end(w), REC_OK);
+	}
+	assert_int_equal(rec_writer_close(w), REC_OK);
+	rec_reader *r;
+	assert_int_equal(rec_reader_open_mem(&r, m.p, m.n, "t", NULL), REC_OK);
+	rec_event ev;
+	for (size_t i = 0; i < 5; i++) {
+		assert_int_equal(rec_reader_next_event(r, &ev), REC_OK);
+		const rec_chunk_info *c = ev.chunk;
+		assert_int_equal(c->tick_frequency, 3);
+		int64_t d = (int64_t)(ev.ticks - c->start_ticks);
+		i128 ns = (i128)d * 1000000000 / 3;
+		assert_int_equal(ev.wall_ns, c->start_wall_ns + (int64_t)ns);
+		assert_int_equal(ev.duration_ns, 666666666);
+		/* a duration value converts the same way */
+		assert_int_equal(rec_ticks_to_ns((int64_t)ev.values[0].v.u, 3), 666666666);
+		/* and from the anchor: 1000 ns at tick 10, one tick is 333333333 ns */
+		int64_t from_anchor = 1000 + (int64_t)((i128)((int64_t)ticks[i] - 10) * 1000000000 / 3);
+		if (c->start_ticks == 10)
+			assert_int_equal(ev.wall_ns, from_anchor);
+	}
+	/* The writer starts a chunk at its earliest tick, so d >= 0 above; a
+	 * negative d goes through the same conversion: */
+	assert_int_equal(rec_ticks_to_ns(-1, 3), -333333333);
+	assert_int_equal(rec_ticks_to_ns(1, 3), 333333333);
+	assert_int_equal(rec_reader_next_event(r, &ev), REC_END);
+	rec_reader_close(r);
+	free(m.p);
+}
+
 static void t_forward_compat(void **state)
 {
 	(void)state;
@@ -1057,6 +1112,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(t_ordered),        cmocka_unit_test(t_ordered_random),
 		cmocka_unit_test(t_concat_runs),
 		cmocka_unit_test(t_forward_compat), cmocka_unit_test(t_verify_mismatch),
+		cmocka_unit_test(t_tick_rounding),
 		cmocka_unit_test(t_api_args),
 	};
 	if (argc > 1)

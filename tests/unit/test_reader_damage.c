@@ -813,6 +813,46 @@ static void t_count_mismatch(void **state)
 	}
 }
 
+/* Invalid UTF-8 in a pooled string and in a text value (spec, "Damage"):
+ * not damage; the reader returns the bytes as they are. */
+static void t_invalid_utf8(void **state)
+{
+	(void)state;
+	mem_sink m = { 0 };
+	rec_sink sk = { mem_write, NULL, &m };
+	rec_writer_options o = REC_WRITER_OPTIONS_INIT;
+	rec_writer *w;
+	assert_int_equal(rec_writer_open(&w, &sk, &o), REC_OK);
+	rec_type t = { 1, REC_EVENT_HAS_THREAD, "d.T", "", "", "", 3, fields };
+	assert_int_equal(rec_writer_add_type(w, &t), REC_OK);
+	uint64_t name, str;
+	assert_int_equal(rec_writer_intern_string(w, "m\xffn", 3, &name), REC_OK);
+	assert_int_equal(rec_writer_intern_string(w, "\xc3", 1, &str), REC_OK);
+	assert_int_equal(rec_writer_define_thread(w, 1, 7, name), REC_OK);
+	assert_int_equal(rec_writer_begin(w, 1, 10, 0, 1, 0), REC_OK);
+	assert_int_equal(rec_writer_put_u64(w, 5), REC_OK);
+	assert_int_equal(rec_writer_put_u64(w, str), REC_OK);
+	assert_int_equal(rec_writer_put_bytes(w, "a\xed\xa0\x80z", 5), REC_OK);
+	assert_int_equal(rec_writer_end(w), REC_OK);
+	assert_int_equal(rec_writer_close(w), REC_OK);
+	for (uint32_t flags = 0; flags <= REC_READ_ORDERED; flags += REC_READ_ORDERED) {
+		rec_reader *r;
+		rec_reader_options ro = REC_READER_OPTIONS_INIT;
+		ro.flags = flags | REC_READ_VERIFY;
+		assert_int_equal(rec_reader_open_mem(&r, m.p, m.n, "u", &ro), REC_OK);
+		rec_event ev;
+		assert_int_equal(rec_reader_next_event(r, &ev), REC_OK);
+		assert_int_equal(ev.values[1].v.s.len, 1);
+		assert_memory_equal(ev.values[1].v.s.ptr, "\xc3", 1);
+		assert_int_equal(ev.values[2].v.s.len, 5);
+		assert_memory_equal(ev.values[2].v.s.ptr, "a\xed\xa0\x80z", 5);
+		assert_non_null(ev.thread);
+		assert_int_equal(rec_reader_next_event(r, &ev), REC_END);
+		rec_reader_close(r);
+	}
+	free(m.p);
+}
+
 static void t_bad_sections(void **state)
 {
 	(void)state;
@@ -911,6 +951,16 @@ static void t_bad_sections(void **state)
 			hsec s[] = { M, sst, e };
 			expect_problem(s, 3, 0, 0, 0, NULL, REC_ERR_CORRUPT, s2, bad[i].msg);
 		}
+	}
+	{ /* malformed METADATA (cut inside its field list), malformed STATS */
+		hsec mm = { REC_SECTION_METADATA, 1, 0, meta, 12 };
+		hsec s[] = { mm, S, E };
+		expect_problem(s, 3, 0, 0, 0, NULL, REC_ERR_CORRUPT, s0, "section 1 (METADATA) is malformed");
+		static const uint8_t st2[] = { 2, 2, 0, 2, 1, 1, 6 }; /* Type_Count 2, Item_Count 1 */
+		hsec ss = { REC_SECTION_STATS, 1, 0, st2, sizeof(st2) };
+		hsec s3[] = { M, ss, E };
+		expect_problem(s3, 3, 0, 0, 0, NULL, REC_ERR_CORRUPT, 128 + 16 + sizeof(meta),
+			       "section 2 (STATS) is malformed: Type_Count differs from Item_Count");
 	}
 	{ /* reserved wire class in metadata */
 		uint8_t m2[sizeof(meta)];
@@ -1038,7 +1088,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(t_garbage_between),  cmocka_unit_test(t_bad_sections),
 		cmocka_unit_test(t_random_mutations), cmocka_unit_test(t_unverified_stats),
 		cmocka_unit_test(t_over_limit_resync), cmocka_unit_test(t_implausible_counts),
-		cmocka_unit_test(t_count_mismatch),
+		cmocka_unit_test(t_count_mismatch), cmocka_unit_test(t_invalid_utf8),
 	};
 	if (argc > 1)
 		cmocka_set_test_filter(argv[1]);
