@@ -151,8 +151,9 @@ enum {
 	REC_HOFF_RUN_ID = 88,
 	REC_HOFF_PROCESS_START = 96,
 	REC_HOFF_PID = 104,
-	REC_HOFF_SEQUENCE = 108
-	/* 112..127 unused in 1.0: written as zero, ignored by readers */
+	REC_HOFF_SEQUENCE = 108,
+	REC_HOFF_FRONT_CRC = 112 /* 1.1, with REC_CHUNK_FRONT_CRC */
+	/* 116..127 Unused: written as zero, ignored by readers */
 };
 
 typedef struct rec_chunk_header {
@@ -174,6 +175,7 @@ typedef struct rec_chunk_header {
 	int64_t process_start_ns;
 	uint32_t pid;
 	uint32_t sequence;
+	uint32_t front_crc; /* bytes 112..115: Unused in 1.0, Front_Checksum in 1.1 */
 } rec_chunk_header;
 
 /* Serialize h into out[REC_HEADER_SIZE_V1], computing Header_Checksum (the
@@ -213,6 +215,24 @@ typedef struct rec_section_header {
 
 void rec_section_header_encode(const rec_section_header *s, uint8_t out[REC_SECTION_HEADER_SIZE]);
 void rec_section_header_decode(const uint8_t in[REC_SECTION_HEADER_SIZE], rec_section_header *s);
+
+/* Front_Checksum (spec "Front checksum", format 1.1): CRC32C over the payload
+ * with the stored bytes of every section but METADATA and STATS left out,
+ * that is every section header and the stored bytes of those two. */
+static inline bool rec_section_in_front(uint16_t kind)
+{
+	return kind == REC_SECTION_METADATA || kind == REC_SECTION_STATS;
+}
+/* Whether a chunk header announces a Front_Checksum (minor >= 1 and the flag:
+ * in a 1.0 chunk the bit is Unused and ignored). */
+static inline bool rec_chunk_has_front_crc(const rec_chunk_header *h)
+{
+	return h->minor >= 1 && (h->flags & REC_CHUNK_FRONT_CRC);
+}
+/* Front_Checksum of a whole payload in memory; false if its section table
+ * does not fit in size bytes. */
+bool rec_front_checksum(const uint8_t *payload, uint64_t size, uint16_t section_count,
+			uint32_t *crc);
 
 /* ---- misc ---------------------------------------------------------------- */
 /* ticks * 1e9 / freq without overflow (128-bit intermediate). */

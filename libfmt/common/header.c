@@ -18,7 +18,7 @@ static uint32_t header_checksum(const uint8_t *buf, size_t size)
 
 void rec_chunk_header_encode(rec_chunk_header *h, uint8_t out[REC_HEADER_SIZE_V1])
 {
-	memset(out, 0, REC_HEADER_SIZE_V1); /* Unused 112..127 stay zero */
+	memset(out, 0, REC_HEADER_SIZE_V1); /* Unused 116..127 stay zero */
 	h->header_size = REC_HEADER_SIZE_V1;
 	memcpy(out + REC_HOFF_MAGIC, rec_magic, REC_MAGIC_LEN);
 	rec_put_le16(out + REC_HOFF_MAJOR, h->major);
@@ -40,6 +40,7 @@ void rec_chunk_header_encode(rec_chunk_header *h, uint8_t out[REC_HEADER_SIZE_V1
 	rec_put_le64(out + REC_HOFF_PROCESS_START, (uint64_t)h->process_start_ns);
 	rec_put_le32(out + REC_HOFF_PID, h->pid);
 	rec_put_le32(out + REC_HOFF_SEQUENCE, h->sequence);
+	rec_put_le32(out + REC_HOFF_FRONT_CRC, h->front_crc);
 	h->header_crc = header_checksum(out, REC_HEADER_SIZE_V1);
 	rec_put_le32(out + REC_HOFF_HEADER_CRC, h->header_crc);
 }
@@ -103,7 +104,8 @@ rec_status rec_chunk_header_decode(const uint8_t *buf, size_t avail, rec_chunk_h
 	h->process_start_ns = (int64_t)rec_le64(buf + REC_HOFF_PROCESS_START);
 	h->pid = rec_le32(buf + REC_HOFF_PID);
 	h->sequence = rec_le32(buf + REC_HOFF_SEQUENCE);
-	/* Bytes 112..header_size are Unused: ignored. */
+	h->front_crc = rec_le32(buf + REC_HOFF_FRONT_CRC); /* used only if announced */
+	/* Bytes 116..header_size are Unused: ignored. */
 
 	if (h->flags & REC_CHUNK_RESERVED_MASK)
 		return header_fail(msg, "reserved header flag set", REC_ERR_UNSUPPORTED);
@@ -130,4 +132,26 @@ void rec_section_header_decode(const uint8_t in[REC_SECTION_HEADER_SIZE], rec_se
 	s->item_count = rec_le32(in + 4);
 	s->stored_size = rec_le32(in + 8);
 	s->raw_size = rec_le32(in + 12);
+}
+
+bool rec_front_checksum(const uint8_t *payload, uint64_t size, uint16_t section_count,
+			uint32_t *crc)
+{
+	uint32_t c = 0;
+	uint64_t at = 0;
+	for (uint32_t i = 0; i < section_count; i++) {
+		if (size - at < REC_SECTION_HEADER_SIZE)
+			return false;
+		rec_section_header sh;
+		rec_section_header_decode(payload + at, &sh);
+		c = rec_crc32c(c, payload + at, REC_SECTION_HEADER_SIZE);
+		at += REC_SECTION_HEADER_SIZE;
+		if (sh.stored_size > size - at)
+			return false;
+		if (rec_section_in_front(sh.kind))
+			c = rec_crc32c(c, payload + at, sh.stored_size);
+		at += sh.stored_size;
+	}
+	*crc = c;
+	return true;
 }

@@ -165,6 +165,8 @@ void rec_rd_chunk_destroy(rec_rchunk *c)
 	for (int k = 0; k < REC_NKINDS; k++)
 		rec_bigbuf_free(&c->raw[k]);
 	rec_buf_free(&c->tmp);
+	rec_buf_free(&c->front_buf[0]);
+	rec_buf_free(&c->front_buf[1]);
 	rec_arena_free(&c->arena);
 	rec_bigbuf_free(&c->oents);
 	free(c);
@@ -215,6 +217,7 @@ rec_rchunk *rec_rd_chunk_get(rec_reader *r)
 		rec_rsec *secs = c->secs;
 		uint32_t secs_cap = c->secs_cap;
 		rec_buf pb = c->payload_buf, tmp = c->tmp;
+		rec_buf fb0 = c->front_buf[0], fb1 = c->front_buf[1];
 		rec_bigbuf raw[REC_NKINDS], oents = c->oents;
 		memcpy(raw, c->raw, sizeof(raw));
 		rec_arena arena = c->arena;
@@ -226,6 +229,8 @@ rec_rchunk *rec_rd_chunk_get(rec_reader *r)
 		c->payload_buf.len = 0;
 		c->tmp = tmp;
 		c->tmp.len = 0;
+		c->front_buf[0] = fb0;
+		c->front_buf[1] = fb1;
 		memcpy(c->raw, raw, sizeof(raw));
 		c->arena = arena;
 		rec_arena_reset(&c->arena);
@@ -390,6 +395,10 @@ static void fmt_size(char *b, size_t n, uint64_t v)
 static rec_status section_stored(rec_reader *r, rec_rchunk *c, const rec_rsec *s,
 				 const uint8_t **p)
 {
+	if (rec_section_in_front(s->kind) && c->front[s->kind == REC_SECTION_STATS]) {
+		*p = c->front[s->kind == REC_SECTION_STATS];
+		return REC_OK;
+	}
 	if (c->payload) {
 		*p = c->payload + s->poff;
 		return REC_OK;
@@ -442,8 +451,41 @@ rec_status rec_rd_section(rec_reader *r, rec_rchunk *c, uint32_t si, const uint8
 	return REC_OK;
 }
 
+/* The stored bytes of a METADATA or STATS section, into c->front (format
+ * 1.1: checked by Front_Checksum, then decoded from the same bytes).  Only
+ * these are read: the EVENTS bytes stay on disk. */
+static rec_status front_stored(rec_reader *r, rec_rchunk *c, const rec_rsec *s)
+{
+	int k = s->kind == REC_SECTION_STATS;
+	uint64_t off = c->info.offset + c->info.header_size + s->poff;
+	const uint8_t *m = c->payload ? c->payload + s->poff : rec_src_map(&r->src, off, s->stored);
+	if (m) {
+		c->front[k] = m;
+		return REC_OK;
+	}
+	rec_buf *b = &c->front_buf[k];
+	b->len = 0;
+	if (!rec_buf_reserve(b, s->stored ? s->stored : 1))
+		return rec_rd_chunk_problem(r, c, REC_ERR_NOMEM, s->hoff, "out of memory");
+	size_t got;
+	rec_status st = rec_src_read(&r->src, off, s->stored, b->data, &got);
+	if (st != REC_OK)
+		return rec_rd_chunk_problem(r, c, st, off, "%s: read error at offset %llu",
+					    r->name, (unsigned long long)off);
+	if (got < s->stored)
+		return rec_rd_chunk_problem(r, c, REC_ERR_TRUNCATED, off,
+					    "truncated: section %u (%s) at offset %llu: file ends",
+					    s->kind, rec_rd_kind_name(s->kind),
+					    (unsigned long long)s->hoff);
+	b->len = s->stored;
+	c->front[k] = b->data;
+	return REC_OK;
+}
+
 static rec_status read_section_table(rec_reader *r, rec_rchunk *c)
 {
+	const bool front = rec_chunk_has_front_crc(&c->h);
+	uint32_t fcrc = 0;
 	uint64_t ps = c->h.payload_size;
 	uint64_t at = 0; /* offset in payload */
 	uint64_t pbase = c->info.offset + c->info.header_size;
@@ -477,6 +519,8 @@ static rec_status read_section_table(rec_reader *r, rec_rchunk *c)
 		}
 		rec_section_header sh;
 		rec_section_header_decode(p, &sh);
+		if (front)
+			fcrc = rec_crc32c(fcrc, p, REC_SECTION_HEADER_SIZE);
 		at += REC_SECTION_HEADER_SIZE;
 		if (sh.stored_size > ps - at)
 			return rec_rd_chunk_problem(r, c, REC_ERR_CORRUPT, hoff,
@@ -493,6 +537,12 @@ static rec_status read_section_table(rec_reader *r, rec_rchunk *c)
 		s->poff = at;
 		at += sh.stored_size;
 		raw_sum += sh.raw_size;
+		if (front && rec_section_in_front(sh.kind)) {
+			rec_status st = front_stored(r, c, s);
+			if (st != REC_OK)
+				return st;
+			fcrc = rec_crc32c(fcrc, c->front[sh.kind == REC_SECTION_STATS], sh.stored_size);
+		}
 		if (sh.kind == 0 || sh.kind >= REC_NKINDS) {
 			c->info.unknown_sections++;
 			r->stats.unknown_sections++;
@@ -527,6 +577,11 @@ static rec_status read_section_table(rec_reader *r, rec_rchunk *c)
 		return rec_rd_chunk_problem(r, c, REC_ERR_CORRUPT, c->info.offset,
 					    "sections cover %llu bytes but Payload_Size is %llu",
 					    (unsigned long long)at, (unsigned long long)ps);
+	if (front && fcrc != c->h.front_crc)
+		return rec_rd_chunk_problem(r, c, REC_ERR_CORRUPT, c->info.offset,
+					    "chunk %llu at offset %llu: front checksum mismatch (stored %08x, computed %08x)",
+					    (unsigned long long)c->info.index,
+					    (unsigned long long)c->info.offset, c->h.front_crc, fcrc);
 	static const unsigned required[] = { REC_SECTION_METADATA, REC_SECTION_STATS,
 					     REC_SECTION_EVENTS };
 	for (size_t i = 0; i < 3; i++)
@@ -1179,13 +1234,19 @@ good_header:;
 	ci->sequence = h.sequence;
 	r->pos = end;
 
-	/* Every chunk's payload checksum is verified before anything in it is
-	 * trusted, also when only the header, METADATA and STATS are wanted: a
-	 * summary must not present statistics from bytes nobody checked.  The
-	 * cost is reading the payload once (hardware CRC32C runs at several
-	 * GB/s); the sections are then taken from the loaded payload. */
-	(void)for_events;
-	st = check_payload(r, c);
+	/* Nothing of a chunk is presented from bytes nobody checked.  A 1.0
+	 * chunk (or one without Front_Checksum) has only the whole payload's
+	 * checksum, so it is read and checked whole, also when only the header,
+	 * METADATA and STATS are wanted.  A 1.1 chunk's Front_Checksum covers
+	 * exactly those (read_section_table checks it), so a summary reads the
+	 * section headers, METADATA and STATS only and skips the EVENTS bytes;
+	 * the whole payload is checked when events are read or on request. */
+	if (!rec_chunk_has_front_crc(&c->h) || for_events || (r->flags & REC_READ_VERIFY))
+		st = check_payload(r, c);
+	else if (!r->src.seekable)
+		st = load_payload(r, c); /* a pipe cannot come back for it */
+	else
+		st = REC_OK;
 	if (st != REC_OK)
 		goto fail;
 	st = read_section_table(r, c);

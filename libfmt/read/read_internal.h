@@ -113,6 +113,10 @@ typedef struct rec_rchunk {
 	rec_buf payload_buf;
 	const uint8_t *payload;
 	bool payload_checked; /* checksum verified */
+	/* 1.1 Front_Checksum: the stored bytes of METADATA [0] and STATS [1] it
+	 * covered, kept so that what is decoded is what was checked */
+	const uint8_t *front[2];
+	rec_buf front_buf[2];
 	rec_bigbuf raw[REC_NKINDS]; /* decompressed sections */
 	rec_buf tmp;             /* stored bytes read for one section */
 	rec_arena arena;

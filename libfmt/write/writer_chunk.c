@@ -520,6 +520,12 @@ static rec_status build_one(rec_writer *w, int final)
 	h.payload_size = w->out.len - REC_HEADER_SIZE_V1;
 	h.payload_crc = rec_crc32c(0, w->out.data + REC_HEADER_SIZE_V1, (size_t)h.payload_size);
 	h.flags = (final && consumed == w->pending.len) ? REC_CHUNK_FINAL : 0;
+	/* 1.1: a checksum over what a statistics-only reader reads (section
+	 * headers, METADATA, STATS), so it need not read the EVENTS bytes. */
+	if (!rec_front_checksum(w->out.data + REC_HEADER_SIZE_V1, h.payload_size, c.sections,
+				&h.front_crc))
+		return rec_w_fail(w, REC_ERR_STATE, "chunk: section table does not fit its payload");
+	h.flags |= REC_CHUNK_FRONT_CRC;
 	h.codec = (uint8_t)w->codec;
 	h.level = w->header_level;
 	h.section_count = c.sections;

@@ -11,7 +11,10 @@
 # Every tool reads the 5 chunks it can (52 events of 3 runs), reports the
 # 2.0 chunk once as "chunk 2 at offset 1033: unsupported format version 2.0"
 # with the file name, counts it, goes on to the chunks after it, and exits 1.
-# The same holds for a file built now from the current testdata parts.
+# The same holds for a file built now from the current testdata parts, where
+# newer-minor.rec is 1.2 and zstd-1.1.rec (format 1.1, Front_Checksum) takes
+# zstd.rec's place: 1.0, 1.2, 2.0 and 1.1 chunks in one file.  Then the
+# archive tools on 1.1 chunks damaged in STATS or in EVENTS, from a pipe too.
 set -uo pipefail
 if [ ! -d "${REC_BIN:-}" ] && [ -n "${BUILD:-}" ] && [ -d "$BUILD/bin" ]; then REC_BIN=$BUILD/bin; fi
 bin=${REC_BIN:?}
@@ -29,10 +32,10 @@ next=$(sed -n 's/^chunk offset \([0-9]*\) .*/\1/p' "$root/testdata/invalid/futur
 [ -n "$off" ] && [ -n "$next" ] || fail "future-major.facts: no offsets"
 { cat "$root/testdata/valid/tiny.rec" "$root/testdata/valid/newer-minor.rec"
   tail -c +$((off + 1)) "$fm" | head -c $((next - off))
-  cat "$root/testdata/valid/zstd.rec"; } >"$tmp/now.rec"
+  cat "$root/testdata/valid/zstd-1.1.rec"; } >"$tmp/now.rec"
 
-check() { # FILE OFFSET_OF_THE_2.0_CHUNK EVENTS SIZE_OF_THE_2.0_CHUNK
-	local f=$1 bad=$2 events=$3 skip=$4 name rc
+check() { # FILE OFFSET_OF_THE_2.0_CHUNK EVENTS SIZE_OF_THE_2.0_CHUNK VERSIONS
+	local f=$1 bad=$2 events=$3 skip=$4 versions=$5 name rc
 	name=$(basename "$f")
 	cd "$(dirname "$f")" || return
 	msg="$name: chunk 2 at offset $bad: unsupported format version 2.0"
@@ -59,10 +62,10 @@ import json, sys
 d = json.load(open(sys.argv[1]))
 assert d["events"] == int(sys.argv[2]), d["events"]
 assert (d["chunks"], d["chunks_damaged"], d["chunks_unsupported"]) == (5, 1, 1), d
-assert d["versions"] == ["1.0", "1.1"] and d["unknown_sections"] == 1, d
+assert d["versions"] == sys.argv[4].split() and d["unknown_sections"] == 1, d
 assert len(d["runs"]) == 3 and d["restarts"] == 2, d["runs"]
 assert [(p["chunk"], p["offset"], p["message"]) for p in d["problems"]] == [(2, int(sys.argv[3]), "unsupported format version 2.0")], d["problems"]
-' "$tmp/out" "$events" "$bad" || fail "$name: rec-summary --json"
+' "$tmp/out" "$events" "$bad" "$versions" || fail "$name: rec-summary --json"
 	"$bin/rec-summary" "$name" >"$tmp/out" 2>/dev/null
 	grep -q "^ Unsupported: *1 chunk of a newer major format version, stepped over$" "$tmp/out" \
 		|| fail "$name: rec-summary text does not count the skipped chunk"
@@ -105,15 +108,68 @@ assert [(p["chunk"], p["offset"], p["message"]) for p in d["problems"]] == [(2, 
 	cd - >/dev/null || true
 }
 
-check "$root/testdata/archive/mixed-versions.rec" 1033 52 1517
+check "$root/testdata/archive/mixed-versions.rec" 1033 52 1517 "1.0 1.1"
 now_bad=$(( $(stat -c %s "$root/testdata/valid/tiny.rec") + $(stat -c %s "$root/testdata/valid/newer-minor.rec") ))
 now_events=0
-for f in tiny newer-minor zstd; do
+for f in tiny newer-minor zstd-1.1; do
 	n=$("$bin/rec-summary" --json "$root/testdata/valid/$f.rec" | python3 -c 'import json,sys; print(json.load(sys.stdin)["events"])')
 	now_events=$((now_events + n))
 done
 cp "$tmp/now.rec" "$tmp/now-mixed.rec"
-check "$tmp/now-mixed.rec" "$now_bad" "$now_events" "$((next - off))"
+check "$tmp/now-mixed.rec" "$now_bad" "$now_events" "$((next - off))" "1.0 1.1 1.2"
+
+# Format 1.1 damage (testdata/invalid/*-1.1.rec, 3 chunks of 8 events, chunk 1
+# hit).  front-1.1: a STATS byte, so Front_Checksum fails and every tool
+# leaves chunk 1 out.  events-1.1: an EVENTS byte: rec-summary shows the
+# checked statistics of all 3 chunks (exit 0, from a file or a pipe), while
+# the tools that read events or copy chunks verify the whole payload and
+# leave chunk 1 out.
+inv=$root/testdata/invalid
+for f in front-1.1 events-1.1; do
+	coff=$(sed -n 's/^damage [a-z]* at offset //p' "$inv/$f.facts")
+	for src in file pipe; do
+		rc=0
+		if [ "$src" = file ]; then "$bin/rec-summary" --json "$inv/$f.rec" >"$tmp/out" 2>"$tmp/err" || rc=$?
+		else "$bin/rec-summary" --json - <"$inv/$f.rec" >"$tmp/out" 2>"$tmp/err" || rc=$?; fi
+		want_rc=1 want_ev=16
+		[ "$f" = events-1.1 ] && want_rc=0 want_ev=24
+		[ "$rc" = "$want_rc" ] || fail "$f ($src): rec-summary exit $rc, want $want_rc"
+		n=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["events"])' "$tmp/out")
+		[ "$n" = "$want_ev" ] || fail "$f ($src): rec-summary shows $n events, want $want_ev"
+		if [ "$f" = front-1.1 ]; then
+			grep -q "chunk 1 at offset $coff: front checksum mismatch" "$tmp/err" || fail "$f ($src): rec-summary: $(cat "$tmp/err")"
+		else
+			[ ! -s "$tmp/err" ] || fail "$f ($src): rec-summary stderr: $(cat "$tmp/err")"
+		fi
+		# events: the whole payload is checked, chunk 1's are refused
+		rc=0
+		if [ "$src" = file ]; then "$bin/rec-print" --json "$inv/$f.rec" >"$tmp/out" 2>"$tmp/err" || rc=$?
+		else "$bin/rec-print" --json - <"$inv/$f.rec" >"$tmp/out" 2>"$tmp/err" || rc=$?; fi
+		[ "$rc" = 1 ] || fail "$f ($src): rec-print exit $rc"
+		n=$(python3 -c 'import json,sys; print(len(json.load(open(sys.argv[1]))["recording"]["events"]))' "$tmp/out")
+		[ "$n" = 16 ] || fail "$f ($src): rec-print printed $n events, want 16"
+	done
+	rc=0; "$bin/rec-cat" "$inv/$f.rec" >"$tmp/cat.rec" 2>"$tmp/err" || rc=$?
+	[ "$rc" = 1 ] || fail "$f: rec-cat exit $rc"
+	grep -q "1 damaged chunk left out" "$tmp/err" || fail "$f: rec-cat: $(cat "$tmp/err")"
+	"$bin/rec-check" -q "$tmp/cat.rec" || fail "$f: rec-cat output does not check"
+	rc=0; "$bin/rec-check" "$inv/$f.rec" >"$tmp/out" 2>"$tmp/err" || rc=$?
+	[ "$rc" = 1 ] || fail "$f: rec-check exit $rc"
+	grep -q "chunk 1 at offset $coff: .*checksum mismatch" "$tmp/err" || fail "$f: rec-check: $(cat "$tmp/err")"
+	rc=0; "$bin/rec-recover" "$inv/$f.rec" "$tmp/rec.rec" 2>"$tmp/err" || rc=$?
+	[ "$rc" = 1 ] || fail "$f: rec-recover exit $rc"
+	grep -q "kept 2 of 3 chunks (16 events" "$tmp/err" || fail "$f: rec-recover: $(cat "$tmp/err")"
+	"$bin/rec-check" -q "$tmp/rec.rec" || fail "$f: the recovered file does not check"
+	rm -f "$tmp"/piece-*
+	rc=0; "$bin/rec-split" --by run -o "$tmp/piece" "$inv/$f.rec" >"$tmp/out" 2>"$tmp/err" || rc=$?
+	[ "$rc" = 1 ] || fail "$f: rec-split exit $rc"
+	"$bin/rec-check" -q "$tmp"/piece-*.rec || fail "$f: split pieces do not check"
+	rc=0; "$bin/rec-scrub" -q --blank '*.message' "$inv/$f.rec" "$tmp/scrub.rec" 2>"$tmp/err" || rc=$?
+	[ "$rc" = 1 ] || fail "$f: rec-scrub exit $rc"
+	sn=$("$bin/rec-summary" --json "$tmp/scrub.rec" | python3 -c 'import json,sys; print(json.load(sys.stdin)["events"])')
+	[ "$sn" = 16 ] || fail "$f: rec-scrub kept $sn events, want 16"
+	"$bin/rec-check" -q "$tmp/scrub.rec" || fail "$f: the scrubbed file does not check"
+done
 
 [ "$fails" = 0 ] && echo "archive_versions: ok"
 exit $((fails != 0))

@@ -156,15 +156,24 @@ def check_invalid(name):
     # only from chunks whose payload checksum holds: a damaged payload is
     # reported and none of its numbers are counted.  Statistics that lie
     # under a good checksum (stats) only --verify can tell.
+    # Format 1.1 (Front_Checksum): a flip in STATS (front) is refused like a
+    # bad payload checksum; a flip in EVENTS (events) leaves the statistics
+    # checked, so the summary shows them all, exit 0; events and --verify
+    # refuse the chunk.
     rc, out, err = run("rec-summary", "--json", rec, cwd=d)
-    want_rc = 0 if kind == "stats" else 1
+    want_rc = 0 if kind in ("stats", "events") else 1
     if rc != want_rc:
         fail(f"{rec}: rec-summary exit {rc}, want {want_rc}")
     s = json.loads(out)
-    if kind == "checksum" and (s["events"] != facts["readable_events"] or s["chunks"] != facts["readable_chunks"]):
+    if kind == "events" and (s["events"] != facts["written_events"] or s["problems"]):
+        fail(f"{rec}: summary without --verify shows {s['events']} events, {s['problems']}; "
+             f"the statistics are checked: want all {facts['written_events']}, no problem")
+    if kind == "front" and not any(p["offset"] == off and "front checksum" in p["message"] for p in s["problems"]):
+        fail(f"{rec}: summary does not report the front checksum at offset {off}: {s['problems']}")
+    if kind in ("checksum", "front") and (s["events"] != facts["readable_events"] or s["chunks"] != facts["readable_chunks"]):
         fail(f"{rec}: summary without --verify shows {s['events']} events in {s['chunks']} chunks, "
              f"readable: {facts['readable_events']} in {facts['readable_chunks']}")
-    if kind == "checksum" and not any(p["offset"] == off and "checksum" in p["message"] for p in s["problems"]):
+    if kind in ("checksum", "front") and not any(p["offset"] == off and "checksum" in p["message"] for p in s["problems"]):
         fail(f"{rec}: summary without --verify does not report the checksum at offset {off}: {s['problems']}")
     rc, out, err = run("rec-summary", "--verify", "--json", rec, cwd=d)
     if rc != 1:
@@ -210,7 +219,7 @@ def check_invalid(name):
 
 valid = sorted(f[:-4] for f in os.listdir(os.path.join(data, "valid")) if f.endswith(".rec"))
 invalid = sorted(f[:-4] for f in os.listdir(os.path.join(data, "invalid")) if f.endswith(".rec"))
-if set(valid) != {"tiny", "zstd", "lz4", "two-runs", "newer-minor"}:
+if set(valid) != {"tiny", "zstd", "lz4", "two-runs", "newer-minor", "tiny-1.1", "zstd-1.1"}:
     fail(f"unexpected valid set {valid}")
 for n in valid:
     check_valid(n)

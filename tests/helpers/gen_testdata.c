@@ -7,7 +7,11 @@
  * Usage: gen_testdata OUTDIR
  *   writes OUTDIR/valid/{tiny,zstd,lz4,two-runs}.rec and
  *          OUTDIR/invalid/{truncated-tail,corrupt-middle,bad-magic,
- *                          future-major,absurd-size}.rec
+ *                          future-major,absurd-size,stats-mismatch}.rec
+ *   as format 1.0 (the writer writes 1.1; these keep testing 1.0 input, so
+ *   each chunk is turned into 1.0: tests/lib/v10.h), and as format 1.1
+ *   valid/{tiny-1.1,zstd-1.1}.rec, invalid/{front-1.1,events-1.1}.rec and
+ *   valid/newer-minor.rec (1.2: one minor newer than the writer's)
  *   and next to each NAME.rec a NAME.facts file: what the generator wrote
  *   (events per type, chunks and their offsets, runs, dropped events, the
  *   first and last event time) for the CLI tests to check the tools'
@@ -28,6 +32,7 @@
 
 #include "common/common_internal.h"
 #include "rec/rec.h"
+#include "../lib/v10.h"
 
 #define ANCHOR_WALL 1796206443123456789ll /* 2026-12-02T10:14:03.123456789Z */
 #define ANCHOR_TICKS 1000000000000ull
@@ -112,6 +117,7 @@ typedef struct run {
 	size_t nchunks;
 	uint64_t pending; /* events since the last chunk */
 	bool closed;      /* FINAL written */
+	bool v11;         /* keep the writer's format 1.1; else made 1.0 at close */
 } run;
 
 static void run_open(run *r, unsigned codec, uint64_t run_id, uint32_t pid, uint64_t freq)
@@ -280,6 +286,8 @@ static void run_close(run *r)
 	check(rec_writer_close(r->w), "rec_writer_close");
 	r->w = NULL;
 	note_chunk(r, before);
+	if (!r->v11 && rec_t_to_v10(r->out.data, r->out.len) != r->nchunks)
+		die("not every chunk became 1.0");
 	r->closed = true;
 	free(r->pend);
 	r->pend = NULL;
@@ -290,6 +298,8 @@ static void run_abandon(run *r)
 	run_flush(r);
 	rec_writer_abandon(r->w);
 	r->w = NULL;
+	if (!r->v11 && rec_t_to_v10(r->out.data, r->out.len) != r->nchunks)
+		die("not every chunk became 1.0");
 	free(r->pend);
 	r->pend = NULL;
 }
@@ -619,10 +629,11 @@ static void mix(run *r, uint64_t t0, unsigned n, uint64_t us, unsigned salt)
 	}
 }
 
-static void gen_tiny(const char *dir)
+static void gen_tiny(const char *dir, const char *name, bool v11)
 {
 	run r;
 	run_open(&r, REC_CODEC_NONE, 0x5eed0000c0ffee01ull, 4242, 1000000000ull);
+	r.v11 = v11;
 	types_tiny(&r);
 	pools_tiny(&r);
 	uint64_t t = ANCHOR_TICKS;
@@ -631,18 +642,19 @@ static void gen_tiny(const char *dir)
 	lockwait(&r, t + 2000000, 850, 1, 1, S_MUTEX);
 	heap(&r, t + 3000000, 512);
 	run_close(&r);
-	write_file(dir, "tiny", r.out.data, r.out.len);
-	FILE *f = facts_open(dir, "tiny");
+	write_file(dir, name, r.out.data, r.out.len);
+	FILE *f = facts_open(dir, name);
 	run *rs[] = { &r };
 	facts_runs(f, rs, 1, 0);
 	facts_close(f);
 	free(r.out.data);
 }
 
-static void gen_zstd(const char *dir)
+static void gen_zstd(const char *dir, const char *name, bool v11)
 {
 	run r;
 	run_open(&r, REC_CODEC_ZSTD, 0x5eed0000c0ffee02ull, 5151, 1000000000ull);
+	r.v11 = v11;
 	types_full(&r);
 	pools_full(&r);
 	uint64_t us = 1000;
@@ -656,8 +668,8 @@ static void gen_zstd(const char *dir)
 	run_flush(&r);
 	mix(&r, ANCHOR_TICKS + 40000 * us, 15, us, 3);
 	run_close(&r);
-	write_file(dir, "zstd", r.out.data, r.out.len);
-	FILE *f = facts_open(dir, "zstd");
+	write_file(dir, name, r.out.data, r.out.len);
+	FILE *f = facts_open(dir, name);
 	run *rs[] = { &r };
 	facts_runs(f, rs, 1, 0);
 	facts_close(f);
@@ -714,9 +726,10 @@ static void gen_two_runs(const char *dir)
 }
 
 /* A 3-chunk zstd recording the damaged files start from. */
-static void base3(run *r, uint64_t run_id)
+static void base3(run *r, uint64_t run_id, bool v11)
 {
 	run_open(r, REC_CODEC_ZSTD, run_id, 7171, 1000000000ull);
+	r->v11 = v11;
 	types_full(r);
 	pools_full(r);
 	mix(r, ANCHOR_TICKS, 8, 1000, 21);
@@ -752,6 +765,23 @@ static void facts_damaged(FILE *f, const run *r, const bool *good, size_t damage
 	fprintf(f, "damage %s at offset %zu\n", damage, damaged_offset);
 }
 
+/* Offset of the stored bytes of the chunk at `at`'s section of `kind`. */
+static size_t stored_at(const uint8_t *p, size_t at, uint16_t kind, uint32_t *size)
+{
+	size_t o = at + REC_HEADER_SIZE_V1;
+	for (unsigned i = 0; i < rec_le16(p + at + REC_HOFF_SECTION_COUNT); i++) {
+		rec_section_header sh;
+		rec_section_header_decode(p + o, &sh);
+		if (sh.kind == kind) {
+			*size = sh.stored_size;
+			return o + REC_SECTION_HEADER_SIZE;
+		}
+		o += REC_SECTION_HEADER_SIZE + sh.stored_size;
+	}
+	die("no section of kind %u", kind);
+	return 0;
+}
+
 static void fix_header_crc(uint8_t *h)
 {
 	uint32_t hs = rec_le32(h + REC_HOFF_HEADER_SIZE);
@@ -763,7 +793,7 @@ static void gen_invalid(const char *dir)
 {
 	run r;
 	/* truncated-tail: the last chunk is cut in the middle of its payload */
-	base3(&r, 0x5eed0000dead0001ull);
+	base3(&r, 0x5eed0000dead0001ull, false);
 	{
 		size_t cut = r.chunk_offsets[2] + (chunk_end(&r, 2) - r.chunk_offsets[2]) / 2;
 		write_file(dir, "truncated-tail", r.out.data, cut);
@@ -776,7 +806,7 @@ static void gen_invalid(const char *dir)
 	free(r.out.data);
 
 	/* corrupt-middle: one payload byte of the second chunk flipped */
-	base3(&r, 0x5eed0000dead0002ull);
+	base3(&r, 0x5eed0000dead0002ull, false);
 	{
 		size_t pos = r.chunk_offsets[1] + REC_HEADER_SIZE_V1 +
 			     (chunk_end(&r, 1) - r.chunk_offsets[1] - REC_HEADER_SIZE_V1) * 3 / 4;
@@ -792,7 +822,7 @@ static void gen_invalid(const char *dir)
 	free(r.out.data);
 
 	/* bad-magic: the first chunk's magic is broken; the reader resyncs */
-	base3(&r, 0x5eed0000dead0003ull);
+	base3(&r, 0x5eed0000dead0003ull, false);
 	{
 		r.out.data[1] = 'X';
 		write_file(dir, "bad-magic", r.out.data, r.out.len);
@@ -805,7 +835,7 @@ static void gen_invalid(const char *dir)
 	free(r.out.data);
 
 	/* future-major: the second chunk says major 2 (valid header checksum) */
-	base3(&r, 0x5eed0000dead0004ull);
+	base3(&r, 0x5eed0000dead0004ull, false);
 	{
 		uint8_t *h = r.out.data + r.chunk_offsets[1];
 		rec_put_le16(h + REC_HOFF_MAJOR, 2);
@@ -819,7 +849,7 @@ static void gen_invalid(const char *dir)
 	free(r.out.data);
 
 	/* absurd-size: the second chunk declares a 4 GiB payload (valid header checksum) */
-	base3(&r, 0x5eed0000dead0005ull);
+	base3(&r, 0x5eed0000dead0005ull, false);
 	{
 		uint8_t *h = r.out.data + r.chunk_offsets[1];
 		rec_put_le64(h + REC_HOFF_PAYLOAD_SIZE, 4ull << 30);
@@ -831,6 +861,42 @@ static void gen_invalid(const char *dir)
 		 * so chunk 2 is read */
 		bool good[3] = { true, false, true };
 		facts_damaged(f, &r, good, r.chunk_offsets[1], "limit");
+		facts_close(f);
+	}
+	free(r.out.data);
+
+	/* front-1.1: format 1.1, one byte of the second chunk's STATS flipped:
+	 * Front_Checksum fails, so even a summary refuses the chunk */
+	base3(&r, 0x5eed0000dead0011ull, true);
+	{
+		uint32_t n;
+		size_t pos = stored_at(r.out.data, r.chunk_offsets[1], REC_SECTION_STATS, &n) + n / 2;
+		r.out.data[pos] ^= 0x40;
+		write_file(dir, "front-1.1", r.out.data, r.out.len);
+		FILE *f = facts_open(dir, "front-1.1");
+		bool good[3] = { true, false, true };
+		facts_damaged(f, &r, good, r.chunk_offsets[1], "front");
+		fprintf(f, "flipped_byte %zu\n", pos);
+		fprintf(f, "run %016" PRIx64 " ended clean-close\n", r.run_id);
+		facts_close(f);
+	}
+	free(r.out.data);
+
+	/* events-1.1: format 1.1, one byte of the second chunk's EVENTS flipped:
+	 * its header and STATS are checked by Front_Checksum and a summary shows
+	 * them; its events are refused (payload checksum), and so is the chunk
+	 * by a verifying reader */
+	base3(&r, 0x5eed0000dead0012ull, true);
+	{
+		uint32_t n;
+		size_t pos = stored_at(r.out.data, r.chunk_offsets[1], REC_SECTION_EVENTS, &n) + n / 2;
+		r.out.data[pos] ^= 0x40;
+		write_file(dir, "events-1.1", r.out.data, r.out.len);
+		FILE *f = facts_open(dir, "events-1.1");
+		bool good[3] = { true, false, true };
+		facts_damaged(f, &r, good, r.chunk_offsets[1], "events");
+		fprintf(f, "flipped_byte %zu\n", pos);
+		fprintf(f, "run %016" PRIx64 " ended clean-close\n", r.run_id);
 		facts_close(f);
 	}
 	free(r.out.data);
@@ -896,13 +962,15 @@ static void gen_stats_mismatch(const char *dir)
 	free(r.out.data);
 }
 
-/* newer-minor: a format 1.1 chunk (codec none) with a section of a kind 1.0
- * does not know appended: a 1.0 reader must read it and skip the section
+/* newer-minor: a chunk one minor version newer than the writer's (1.2,
+ * codec none, with Front_Checksum as 1.1 defines it) with a section of a kind
+ * this reader does not know appended: it must read it and skip the section
  * (spec "Introduction and conformance").  Valid, so it lives in valid/. */
 static void gen_newer_minor(const char *dir)
 {
 	run r;
 	run_open(&r, REC_CODEC_NONE, 0x5eed0000000011aaull, 9191, 1000000000ull);
+	r.v11 = true;
 	types_tiny(&r);
 	pools_tiny(&r);
 	heap(&r, ANCHOR_TICKS, 3u << 20);
@@ -919,12 +987,17 @@ static void gen_newer_minor(const char *dir)
 	if (mem_write(&m, sh, sizeof sh) != 0 || mem_write(&m, extra, n) != 0)
 		die("out of memory");
 	uint8_t *h = m.data;
-	rec_put_le16(h + REC_HOFF_MINOR, 1);
+	rec_put_le16(h + REC_HOFF_MINOR, REC_FORMAT_MINOR + 1);
 	rec_put_le16(h + REC_HOFF_SECTION_COUNT, (uint16_t)(rec_le16(h + REC_HOFF_SECTION_COUNT) + 1));
 	rec_put_le64(h + REC_HOFF_RAW_SIZE, rec_le64(h + REC_HOFF_RAW_SIZE) + n);
 	uint64_t payload = rec_le64(h + REC_HOFF_PAYLOAD_SIZE) + sizeof sh + n;
 	rec_put_le64(h + REC_HOFF_PAYLOAD_SIZE, payload);
 	rec_put_le32(h + REC_HOFF_PAYLOAD_CRC, rec_crc32c(0, h + REC_HEADER_SIZE_V1, (size_t)payload));
+	uint32_t front;
+	if (!rec_front_checksum(h + REC_HEADER_SIZE_V1, payload, rec_le16(h + REC_HOFF_SECTION_COUNT),
+				&front))
+		die("newer-minor: bad section table");
+	rec_put_le32(h + REC_HOFF_FRONT_CRC, front);
 	fix_header_crc(h);
 	write_file(dir, "newer-minor", m.data, m.len);
 	FILE *f = facts_open(dir, "newer-minor");
@@ -948,8 +1021,10 @@ int main(int argc, char **argv)
 	if ((mkdir(argv[1], 0755) != 0 && errno != EEXIST) || (mkdir(valid, 0755) != 0 && errno != EEXIST) ||
 	    (mkdir(invalid, 0755) != 0 && errno != EEXIST))
 		die("mkdir %s: %s", argv[1], strerror(errno));
-	gen_tiny(valid);
-	gen_zstd(valid);
+	gen_tiny(valid, "tiny", false);
+	gen_tiny(valid, "tiny-1.1", true);
+	gen_zstd(valid, "zstd", false);
+	gen_zstd(valid, "zstd-1.1", true);
 	gen_lz4(valid);
 	gen_two_runs(valid);
 	gen_newer_minor(valid);

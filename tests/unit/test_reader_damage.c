@@ -21,6 +21,7 @@
 #include "common/common_internal.h"
 #include "rec/analysis.h"
 #include "rec/rec.h"
+#include "../lib/v10.h"
 
 static char tmpdir[] = "/tmp/test_reader_damage.XXXXXX";
 
@@ -394,14 +395,17 @@ static void t_huge_payload(void **state)
 	free(m.p);
 }
 
-/* A byte flipped in the EVENTS section (the end of chunk 1's payload): the
- * header, METADATA and STATS are intact, but rec_reader_next_chunk() without
- * REC_READ_VERIFY must not return that chunk's statistics as true. */
+/* A byte flipped in the EVENTS section (the end of chunk 1's payload) of a
+ * format 1.0 recording: the header, METADATA and STATS are intact, but
+ * rec_reader_next_chunk() without REC_READ_VERIFY must not return that
+ * chunk's statistics as true, since 1.0 has only the whole payload's
+ * checksum.  (1.1: t_front_checksum.) */
 static void t_unverified_stats(void **state)
 {
 	(void)state;
 	uint64_t off[4];
 	mem_sink m = make_rec(3, 4, REC_CODEC_ZSTD, off);
+	assert_int_equal(rec_t_to_v10(m.p, m.n), 3);
 	m.p[off[2] - 3] ^= 0x10;
 	write_file(tpath("stats.rec"), m.p, m.n);
 	for (int src = 0; src < 2; src++) {
@@ -426,6 +430,150 @@ static void t_unverified_stats(void **state)
 		rec_reader_get_stats(r, &rs);
 		assert_int_equal(rs.chunks_damaged, 1);
 		rec_reader_close(r);
+	}
+	free(m.p);
+}
+
+/* Offset of the stored bytes of chunk `at`'s first section of kind `kind`. */
+static size_t stored_of(const uint8_t *p, size_t at, uint16_t kind, uint32_t *size)
+{
+	size_t o = at + REC_HEADER_SIZE_V1;
+	unsigned n = rec_le16(p + at + REC_HOFF_SECTION_COUNT);
+	for (unsigned i = 0; i < n; i++) {
+		rec_section_header sh;
+		rec_section_header_decode(p + o, &sh);
+		if (sh.kind == kind) {
+			*size = sh.stored_size;
+			return o + REC_SECTION_HEADER_SIZE;
+		}
+		o += REC_SECTION_HEADER_SIZE + sh.stored_size;
+	}
+	fail_msg("no section of kind %u", kind);
+	return 0;
+}
+
+/* Format 1.1: Front_Checksum covers the section headers, METADATA and STATS.
+ * A byte flipped in chunk 1's STATS, METADATA or a section header is refused
+ * by the statistics-only path (next_chunk, file and memory), naming the front
+ * checksum.  A byte flipped in its EVENTS is not seen by that path (the
+ * statistics it presents come from checked bytes), but is by event decoding
+ * and by REC_READ_VERIFY (the whole payload's checksum). */
+static void t_front_checksum(void **state)
+{
+	(void)state;
+	uint64_t off[4];
+	for (int what = 0; what < 4; what++) {
+		mem_sink m = make_rec(3, 4, REC_CODEC_ZSTD, off);
+		assert_int_equal(rec_le16(m.p + off[1] + REC_HOFF_MINOR), 1);
+		assert_true(rec_le32(m.p + off[1] + REC_HOFF_FLAGS) & REC_CHUNK_FRONT_CRC);
+		uint32_t sz;
+		size_t at;
+		if (what == 0) {
+			at = stored_of(m.p, off[1], REC_SECTION_STATS, &sz) + sz / 2;
+		} else if (what == 1) {
+			at = stored_of(m.p, off[1], REC_SECTION_METADATA, &sz) + sz - 1;
+		} else if (what == 2) { /* the EVENTS section header's Item_Count */
+			at = stored_of(m.p, off[1], REC_SECTION_EVENTS, &sz) - REC_SECTION_HEADER_SIZE + 4;
+		} else {
+			at = off[2] - 3; /* inside the EVENTS stored bytes */
+			(void)stored_of(m.p, off[1], REC_SECTION_EVENTS, &sz);
+			assert_true(at >= off[2] - sz);
+		}
+		m.p[at] ^= what == 2 ? 0x01 : 0x10;
+		write_file(tpath("front.rec"), m.p, m.n);
+		for (int src = 0; src < 2; src++) {
+			rec_reader *r;
+			if (src)
+				assert_int_equal(rec_reader_open_mem(&r, m.p, m.n, "m", NULL), REC_OK);
+			else
+				assert_int_equal(rec_reader_open_path(&r, tpath("front.rec"), NULL), REC_OK);
+			const rec_chunk_info *c;
+			assert_int_equal(rec_reader_next_chunk(r, &c), REC_OK);
+			assert_int_equal(c->offset, 0);
+			rec_status st = rec_reader_next_chunk(r, &c);
+			if (what < 3) {
+				assert_int_equal(st, REC_ERR_CORRUPT);
+				const rec_problem *p = rec_reader_problem(r);
+				assert_int_equal(p->chunk, 1);
+				assert_int_equal(p->offset, off[1]);
+				assert_non_null(strstr(p->message, "front checksum mismatch"));
+			} else {
+				/* statistics from checked bytes: presented */
+				assert_int_equal(st, REC_OK);
+				assert_int_equal(c->offset, off[1]);
+				assert_int_equal(c->event_count, 4);
+				assert_int_equal(c->minor, 1);
+				/* ... but its events are refused */
+				rec_event ev;
+				assert_int_equal(rec_reader_next_event(r, &ev), REC_ERR_CORRUPT);
+				assert_non_null(strstr(rec_reader_problem(r)->message,
+						       "payload checksum mismatch"));
+				assert_int_equal(rec_reader_problem(r)->chunk, 1);
+			}
+			assert_int_equal(rec_reader_next_chunk(r, &c), REC_OK);
+			assert_int_equal(c->offset, off[2]);
+			assert_int_equal(rec_reader_next_chunk(r, &c), REC_END);
+			rec_reader_close(r);
+		}
+		/* REC_READ_VERIFY: the whole payload is checked, whatever was hit. */
+		rec_reader_options ro = REC_READER_OPTIONS_INIT;
+		ro.flags = REC_READ_VERIFY;
+		rec_reader *r;
+		assert_int_equal(rec_reader_open_path(&r, tpath("front.rec"), &ro), REC_OK);
+		const rec_chunk_info *c;
+		assert_int_equal(rec_reader_next_chunk(r, &c), REC_OK);
+		assert_int_equal(rec_reader_next_chunk(r, &c), REC_ERR_CORRUPT);
+		assert_int_equal(rec_reader_problem(r)->chunk, 1);
+		assert_non_null(strstr(rec_reader_problem(r)->message, "checksum mismatch"));
+		assert_int_equal(rec_reader_next_chunk(r, &c), REC_OK);
+		assert_int_equal(c->offset, off[2]);
+		rec_reader_close(r);
+		free(m.p);
+	}
+}
+
+/* rec_reader_next_chunk() on a 1.1 file reads the section headers, METADATA
+ * and STATS, not the EVENTS bytes (the kernel's count of bytes this process
+ * read, /proc/self/io rchar, grows by a small part of the file); on the same
+ * recording as 1.0 it reads every payload byte to check its checksum. */
+static uint64_t rchar(void)
+{
+	FILE *f = fopen("/proc/self/io", "r");
+	assert_non_null(f);
+	char line[128];
+	uint64_t v = 0;
+	while (fgets(line, sizeof line, f))
+		if (sscanf(line, "rchar: %llu", (unsigned long long *)&v) == 1)
+			break;
+	fclose(f);
+	return v;
+}
+
+static void t_front_reads_little(void **state)
+{
+	(void)state;
+	uint64_t off[5];
+	mem_sink m = make_rec(4, 20000, REC_CODEC_NONE, off);
+	for (int v10 = 0; v10 < 2; v10++) {
+		if (v10)
+			assert_int_equal(rec_t_to_v10(m.p, m.n), 4);
+		write_file(tpath("little.rec"), m.p, m.n);
+		rec_reader *r;
+		assert_int_equal(rec_reader_open_path(&r, tpath("little.rec"), NULL), REC_OK);
+		uint64_t before = rchar(), events = 0;
+		const rec_chunk_info *c;
+		rec_status st;
+		while ((st = rec_reader_next_chunk(r, &c)) == REC_OK)
+			events += c->event_count;
+		uint64_t read = rchar() - before;
+		assert_int_equal(st, REC_END);
+		assert_int_equal(events, 80000);
+		rec_reader_close(r);
+		print_message("format 1.%d: read %llu of %zu bytes\n", 1 - v10, (unsigned long long)read, m.n);
+		if (v10)
+			assert_true(read >= m.n);
+		else
+			assert_true(read < m.n / 4);
 	}
 	free(m.p);
 }
@@ -1087,6 +1235,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(t_huge_payload),     cmocka_unit_test(t_damaged_middle),
 		cmocka_unit_test(t_garbage_between),  cmocka_unit_test(t_bad_sections),
 		cmocka_unit_test(t_random_mutations), cmocka_unit_test(t_unverified_stats),
+		cmocka_unit_test(t_front_checksum),   cmocka_unit_test(t_front_reads_little),
 		cmocka_unit_test(t_over_limit_resync), cmocka_unit_test(t_implausible_counts),
 		cmocka_unit_test(t_count_mismatch), cmocka_unit_test(t_invalid_utf8),
 	};

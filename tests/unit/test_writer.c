@@ -91,17 +91,23 @@ static void parse_chunk(const uint8_t *buf, size_t avail, tchunk *c)
 	c->size = c->h.header_size + c->h.payload_size;
 	/* Payload checksum, computed here over the bytes. */
 	assert_int_equal(rec_crc32c(0, buf + c->h.header_size, c->h.payload_size), c->h.payload_crc);
-	/* Unused header bytes are zero. */
-	for (int i = 112; i < 128; i++)
+	/* 1.1: Front_Checksum announced (bytes 112..115, checked below); the
+	 * Unused header bytes after it are zero. */
+	assert_true(c->h.flags & REC_CHUNK_FRONT_CRC);
+	for (int i = 116; i < 128; i++)
 		assert_int_equal(buf[i], 0);
+	uint32_t front = 0;
 
 	off = c->h.header_size;
 	while (off < c->size) {
 		rec_section_header sh;
 		assert_true(off + REC_SECTION_HEADER_SIZE <= c->size);
 		rec_section_header_decode(buf + off, &sh);
+		front = rec_crc32c(front, buf + off, REC_SECTION_HEADER_SIZE);
 		off += REC_SECTION_HEADER_SIZE;
 		assert_true(off + sh.stored_size <= c->size);
+		if (sh.kind == 1 || sh.kind == 2) /* METADATA, STATS */
+			front = rec_crc32c(front, buf + off, sh.stored_size);
 		assert_true(sh.kind >= 1 && sh.kind <= 8);
 		assert_false(c->present[sh.kind]);
 		c->present[sh.kind] = 1;
@@ -126,6 +132,8 @@ static void parse_chunk(const uint8_t *buf, size_t avail, tchunk *c)
 		off += sh.stored_size;
 	}
 	assert_int_equal(off, c->size);
+	assert_int_equal(rec_le32(buf + 112), front);
+	c->h.flags &= ~(uint32_t)REC_CHUNK_FRONT_CRC; /* checked: callers look at the rest */
 	assert_int_equal(c->nsec, c->h.section_count);
 	assert_int_equal(raw_sum, c->h.raw_size);
 	/* Order: kinds strictly increasing, METADATA, STATS, EVENTS present. */

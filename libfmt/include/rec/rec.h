@@ -39,7 +39,7 @@ extern "C" {
  * library version).  A reader reads any minor of its major and refuses a
  * newer major. */
 #define REC_FORMAT_MAJOR 1
-#define REC_FORMAT_MINOR 0
+#define REC_FORMAT_MINOR 1
 
 /*! rec_version_number() : REC_VERSION_NUMBER of the library actually linked. */
 REC_API unsigned rec_version_number(void);
@@ -142,6 +142,7 @@ REC_API rec_status rec_parse_duration(const char *s, size_t len, int64_t *ns);
 
 /* Chunk header flags. */
 #define REC_CHUNK_FINAL 0x1u /* last chunk of a run that closed cleanly */
+#define REC_CHUNK_FRONT_CRC 0x2u /* 1.1: Front_Checksum (header bytes 112..115) holds */
 #define REC_CHUNK_RESERVED_MASK 0xFFFF0000u /* reader rejects if set */
 
 /* Limits a reader enforces by default (spec "Limits"). */
@@ -323,9 +324,12 @@ typedef struct rec_reader_options {
 #define REC_READER_OPTIONS_INIT { sizeof(rec_reader_options), 0, 0, 0, 0, {0, 0, 0, 0} }
 
 #define REC_READ_ORDERED 0x1u /* rec_reader_next_event() in timestamp order */
-#define REC_READ_VERIFY 0x2u  /* accepted for compatibility: every chunk's
-			       * payload checksum is now checked before its
-			       * header, metadata or statistics are returned */
+#define REC_READ_VERIFY 0x2u  /* check every chunk's whole payload checksum
+			       * before its header, metadata or statistics are
+			       * returned.  Without it the same holds for a 1.0
+			       * chunk; a 1.1 chunk's Front_Checksum (section
+			       * headers, METADATA, STATS) is checked instead,
+			       * and the whole payload when events are read */
 
 /*! rec_reader_open_path() : open a file ("-" is standard input).
  *  name used in messages is the path.  The file is untrusted. */
