@@ -1,0 +1,184 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * view.h - views: predefined tables that answer questions about a recording
+ * (which lock made requests wait and what its holder was doing, where memory
+ * is allocated, what ran before the first request), computed while the
+ * events stream by, in the shape of `jfr view`.  Built on rec.h's reader
+ * only; the rec-view tool prints them as aligned text or JSON.
+ *
+ * Memory follows the distinct keys of a view (event types, sites, locks,
+ * threads, --by values, live sampled blocks), never the number of events:
+ * durations go into log-linear histograms (rec_histogram below, relative
+ * error at most 1/256), never into a sorted list of all values.
+ *
+ * Use:
+ *   rec_view_open(&v, &opts);                    // opts.view = "latency", ...
+ *   for each input: rec_view_begin_input(v);
+ *       for each event of a reader opened with REC_READ_ORDERED:
+ *           rec_view_add_event(v, &ev);
+ *   rec_view_add_summary(v, res);                // the "recording" view only
+ *   rec_view_get(v, &tables, &n);                // then print them
+ *   rec_view_close(v);
+ *
+ * Events must come in timestamp order (REC_READ_ORDERED): the views that
+ * relate events of one thread to a span or a wait (requests, startup,
+ * contention-by-*, allocation-by-span) rely on it.  One view is used by one
+ * thread at a time.
+ */
+#ifndef LIBREC_VIEW_H
+#define LIBREC_VIEW_H
+
+#include <stdbool.h>
+#include "rec/analysis.h"
+#include "rec/rec.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ------------------------------------------------------------------------ */
+/* Latency histogram                                                        */
+/* ------------------------------------------------------------------------ */
+
+/* A log-linear histogram of u64 values (nanoseconds, bytes): exact below
+ * 128; above, 128 buckets per power of two.  A percentile is the middle of
+ * the bucket holding the value of that rank (nearest rank: the
+ * ceil(p/100 * count)-th smallest), clamped to the exact minimum and
+ * maximum, so it is within REC_HISTOGRAM_REL_ERROR (1/256) of the true
+ * value of that rank.  Memory: 1 KiB per power of two holding values (at
+ * most 58 KiB).  Two histograms merge exactly (counts add). */
+typedef struct rec_histogram rec_histogram;
+#define REC_HISTOGRAM_SUB 128
+#define REC_HISTOGRAM_REL_ERROR (1.0 / 256.0)
+
+/*! rec_histogram_open() : an empty histogram; free with rec_histogram_close(). */
+REC_API rec_status rec_histogram_open(rec_histogram **out);
+/*! rec_histogram_close() : NULL is a no-op. */
+REC_API void rec_histogram_close(rec_histogram *h);
+/*! rec_histogram_add() : count one value.  @return REC_OK or REC_ERR_NOMEM
+ *  (the value is not counted). */
+REC_API rec_status rec_histogram_add(rec_histogram *h, uint64_t v);
+/*! rec_histogram_merge() : add every value of from into into. */
+REC_API rec_status rec_histogram_merge(rec_histogram *into, const rec_histogram *from);
+REC_API uint64_t rec_histogram_count(const rec_histogram *h);
+REC_API uint64_t rec_histogram_min(const rec_histogram *h);   /* exact; 0 if empty */
+REC_API uint64_t rec_histogram_max(const rec_histogram *h);   /* exact; 0 if empty */
+REC_API double rec_histogram_mean(const rec_histogram *h);    /* exact sum / count */
+/*! rec_histogram_percentile() : pct in [0, 100]; a rank of 1 (pct 0) gives
+ *  the exact minimum, the last rank (pct 100) the exact maximum; 0 for an
+ *  empty histogram. */
+REC_API uint64_t rec_histogram_percentile(const rec_histogram *h, double pct);
+/*! rec_histogram_memory() : bytes the histogram holds (for tests). */
+REC_API size_t rec_histogram_memory(const rec_histogram *h);
+
+/* ------------------------------------------------------------------------ */
+/* Views                                                                    */
+/* ------------------------------------------------------------------------ */
+
+typedef struct rec_view rec_view;
+
+/* The views there are, for `rec-view --list`. */
+typedef struct rec_view_info {
+	const char *name;        /* "latency" */
+	const char *description; /* one line */
+	bool by;                 /* takes a --by FIELD */
+} rec_view_info;
+/*! rec_view_list() : every view, in a fixed order; the array is static. */
+REC_API const rec_view_info *rec_view_list(size_t *count);
+
+/* How a column's values are to be shown. */
+typedef enum {
+	REC_VIEW_TEXT = 0,     /* cell.text */
+	REC_VIEW_COUNT = 1,    /* cell.u */
+	REC_VIEW_DURATION = 2, /* cell.u nanoseconds */
+	REC_VIEW_BYTES = 3,    /* cell.u bytes */
+	REC_VIEW_PERCENT = 4,  /* cell.f percent (0-100) */
+	REC_VIEW_OFFSET = 5,   /* cell.i nanoseconds since the first event of the input */
+	REC_VIEW_TIME = 6      /* cell.i nanoseconds since the Unix epoch */
+} rec_view_kind;
+
+typedef struct rec_view_column {
+	const char *title;  /* "P99" */
+	const char *key;    /* JSON key: "p99" */
+	rec_view_kind kind;
+} rec_view_column;
+
+typedef struct rec_view_cell {
+	bool null;          /* no value (e.g. no holder): "-" in text, null in JSON */
+	const char *text;   /* REC_VIEW_TEXT */
+	uint64_t u;
+	int64_t i;
+	double f;
+} rec_view_cell;
+
+/* One table of a view.  Rows are in the view's order (the heaviest first). */
+typedef struct rec_view_table {
+	const char *name;   /* JSON key: "latency", "slowest" */
+	const char *title;  /* "Latency by Event Type" */
+	const char *note;   /* a line under the table, or NULL */
+	size_t column_count;
+	const rec_view_column *columns;
+	size_t row_count;
+	const rec_view_cell *cells; /* row_count x column_count, row-major */
+	size_t rows_total;  /* rows before --top cut them (>= row_count) */
+} rec_view_table;
+
+#define REC_VIEW_FROM 0x1u   /* keep events with from_wall_ns <= start */
+#define REC_VIEW_TO 0x2u     /* keep events with start < to_wall_ns */
+
+typedef struct rec_view_options {
+	uint32_t struct_size;  /* sizeof(rec_view_options) */
+	uint32_t flags;        /* REC_VIEW_* */
+	const char *view;      /* a name of rec_view_list() */
+	const char *by;        /* a field name to split rows by, or NULL */
+	const char *type;      /* the span type (requests, allocation-by-span,
+				* startup's first event; latency: only it);
+				* NULL: every event type with a duration whose
+				* name does not start with "rec." */
+	const char *thread;    /* only events of threads named so (a glob) or
+				* with this OS tid; NULL: all */
+	int64_t from_wall_ns, to_wall_ns; /* with REC_VIEW_FROM / REC_VIEW_TO */
+	uint32_t top;          /* rows per table; 0: all (the slowest-spans
+				* table of requests: 10) */
+	uint32_t reserved32;
+	uint64_t reserved[4];  /* must be zero */
+} rec_view_options;
+#define REC_VIEW_OPTIONS_INIT { sizeof(rec_view_options), 0, NULL, NULL, NULL, NULL, 0, 0, 0, 0, {0, 0, 0, 0} }
+
+/*! rec_view_open() :
+ *  @return REC_OK with *out set (free with rec_view_close()),
+ *          REC_ERR_INVALID_ARG for an unknown view or bad options (no *out),
+ *          REC_ERR_NOMEM. */
+REC_API rec_status rec_view_open(rec_view **out, const rec_view_options *opts);
+/*! rec_view_close() : NULL is a no-op. */
+REC_API void rec_view_close(rec_view *v);
+/*! rec_view_begin_input() : the events added next are of a new input (a
+ *  file): what waited for later events of the previous one is settled, and
+ *  offsets count from the new input's first event. */
+REC_API rec_status rec_view_begin_input(rec_view *v);
+/*! rec_view_add_event() :
+ *  One event from rec_reader_next_event() of a REC_READ_ORDERED reader, used
+ *  during the call only.
+ *  @return REC_OK, REC_ERR_NOMEM (the view stays usable; the event is not
+ *          counted). */
+REC_API rec_status rec_view_add_event(rec_view *v, const rec_event *ev);
+/*! rec_view_add_summary() : the "recording" view's chunks, runs, restarts
+ *  and crashes: rec_summary_get()'s result of the same inputs, copied (other
+ *  views ignore it). */
+REC_API rec_status rec_view_add_summary(rec_view *v, const rec_summary_result *res);
+/*! rec_view_get() :
+ *  The view's tables, valid until the next call on v.  Call after the last
+ *  event; adding events after it is not supported.
+ *  @return REC_OK or REC_ERR_NOMEM. */
+REC_API rec_status rec_view_get(rec_view *v, const rec_view_table **tables, size_t *count);
+/*! rec_view_errmsg() : text of the last failure; never NULL. */
+REC_API const char *rec_view_errmsg(const rec_view *v);
+/*! rec_view_by_found() : with opts.by, whether any event had that field
+ *  (false: the --by FIELD names nothing in the input). */
+REC_API bool rec_view_by_found(const rec_view *v);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* LIBREC_VIEW_H */
