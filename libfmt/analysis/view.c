@@ -1,0 +1,561 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * view.c - the view engine of rec/view.h: the list of views, options, the
+ * event dispatch with the --thread/--from/--to selection, and the helpers
+ * every view file shares (view_internal.h): a string map, interned names,
+ * call sites in rec/stacks.h's frame spelling, threads, fields, tables.
+ */
+#include <fnmatch.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "view_internal.h"
+
+/* ---- the list ----------------------------------------------------------- */
+
+static const view_impl *const impls[] = {
+	&rec_view_latency,     &rec_view_requests,        &rec_view_contention_lock,
+	&rec_view_contention_site, &rec_view_alloc_site,  &rec_view_alloc_span,
+	&rec_view_live_heap,   &rec_view_hot_functions,   &rec_view_sleeps_site,
+	&rec_view_startup,     &rec_view_threads,         &rec_view_recording,
+};
+#define NIMPLS (sizeof impls / sizeof impls[0])
+
+const rec_view_info *rec_view_list(size_t *count)
+{
+	static rec_view_info list[NIMPLS];
+	for (size_t i = 0; i < NIMPLS; i++) {
+		list[i].name = impls[i]->name;
+		list[i].description = impls[i]->description;
+		list[i].by = impls[i]->by;
+	}
+	if (count)
+		*count = NIMPLS;
+	return list;
+}
+
+/* ---- the map ------------------------------------------------------------ */
+
+static uint64_t hash_bytes(const char *s, size_t n)
+{
+	uint64_t h = 1469598103934665603ull;
+	for (size_t i = 0; i < n; i++) {
+		h ^= (unsigned char)s[i];
+		h *= 1099511628211ull;
+	}
+	return h ^ (h >> 29);
+}
+
+void rec_vi_vmap_init(vmap *m, size_t esize)
+{
+	memset(m, 0, sizeof *m);
+	m->esize = esize ? esize : 1;
+}
+
+void rec_vi_vmap_free(vmap *m)
+{
+	for (size_t i = 0; i < m->n; i++)
+		free(m->keys[i]);
+	free(m->keys);
+	free(m->klens);
+	free(m->vals);
+	free(m->slots);
+	memset(m, 0, sizeof *m);
+}
+
+size_t rec_vi_vmap_find(const vmap *m, const char *key, size_t klen)
+{
+	if (!m->nslots)
+		return SIZE_MAX;
+	size_t mask = m->nslots - 1;
+	for (size_t i = hash_bytes(key, klen) & mask;; i = (i + 1) & mask) {
+		uint32_t s = m->slots[i];
+		if (!s)
+			return SIZE_MAX;
+		if (m->klens[s - 1] == klen && memcmp(m->keys[s - 1], key, klen) == 0)
+			return s - 1;
+	}
+}
+
+static bool vmap_rehash(vmap *m)
+{
+	size_t ns = m->nslots ? m->nslots * 2 : 64;
+	uint32_t *t = calloc(ns, sizeof *t);
+	if (!t)
+		return false;
+	for (size_t k = 0; k < m->n; k++) {
+		size_t i = hash_bytes(m->keys[k], m->klens[k]) & (ns - 1);
+		while (t[i])
+			i = (i + 1) & (ns - 1);
+		t[i] = (uint32_t)(k + 1);
+	}
+	free(m->slots);
+	m->slots = t;
+	m->nslots = ns;
+	return true;
+}
+
+size_t rec_vi_vmap_get(vmap *m, const char *key, size_t klen, bool *created)
+{
+	if (created)
+		*created = false;
+	size_t f = rec_vi_vmap_find(m, key, klen);
+	if (f != SIZE_MAX)
+		return f;
+	if (m->n >= UINT32_MAX - 1)
+		return SIZE_MAX;
+	if ((m->n + 1) * 2 > m->nslots && !vmap_rehash(m))
+		return SIZE_MAX;
+	if (m->n == m->cap) {
+		size_t nc = m->cap ? m->cap * 2 : 16;
+		char **k = realloc(m->keys, nc * sizeof *k);
+		if (!k)
+			return SIZE_MAX;
+		m->keys = k;
+		size_t *l = realloc(m->klens, nc * sizeof *l);
+		if (!l)
+			return SIZE_MAX;
+		m->klens = l;
+		unsigned char *v = realloc(m->vals, nc * m->esize);
+		if (!v)
+			return SIZE_MAX;
+		m->vals = v;
+		m->cap = nc;
+	}
+	char *copy = malloc(klen + 1);
+	if (!copy)
+		return SIZE_MAX;
+	memcpy(copy, key, klen);
+	copy[klen] = '\0';
+	size_t idx = m->n++;
+	m->keys[idx] = copy;
+	m->klens[idx] = klen;
+	memset(m->vals + idx * m->esize, 0, m->esize);
+	size_t mask = m->nslots - 1;
+	size_t i = hash_bytes(key, klen) & mask;
+	while (m->slots[i])
+		i = (i + 1) & mask;
+	m->slots[i] = (uint32_t)(idx + 1);
+	if (created)
+		*created = true;
+	return idx;
+}
+
+/* ---- names, sites, threads, fields --------------------------------------- */
+
+rec_status rec_vi_fail(rec_view *v, rec_status st, const char *msg)
+{
+	snprintf(v->err, sizeof v->err, "%s", msg);
+	return st;
+}
+
+uint32_t rec_vi_intern(rec_view *v, const char *s, size_t len)
+{
+	size_t i = rec_vi_vmap_get(&v->names, s ? s : "", s ? len : 0, NULL);
+	return i == SIZE_MAX ? UINT32_MAX : (uint32_t)i;
+}
+
+/* stacks.h's spelling: ';' becomes ':', control characters ' '. */
+static uint32_t intern_clean(rec_view *v, const char *s, size_t n)
+{
+	if (n > sizeof v->scratch - 1)
+		n = sizeof v->scratch - 1;
+	for (size_t i = 0; i < n; i++) {
+		unsigned char c = (unsigned char)s[i];
+		v->scratch[i] = c == ';' ? ':' : (c < 0x20 || c == 0x7f) ? ' ' : (char)c;
+	}
+	return rec_vi_intern(v, v->scratch, n);
+}
+
+uint32_t rec_vi_frame(rec_view *v, const rec_frame *fr)
+{
+	if (!fr)
+		return rec_vi_intern(v, "[unknown]", 9);
+	if (fr->function && fr->function[0])
+		return intern_clean(v, fr->function, strlen(fr->function));
+	char buf[600];
+	int n;
+	if (fr->module && fr->module->path && fr->module->path[0]) {
+		const char *b = strrchr(fr->module->path, '/');
+		b = b ? b + 1 : fr->module->path;
+		n = snprintf(buf, sizeof buf, "%.500s+0x%" PRIx64, b, fr->module_offset);
+	} else {
+		n = snprintf(buf, sizeof buf, "0x%" PRIx64, fr->module_offset);
+	}
+	return intern_clean(v, buf, (size_t)n < sizeof buf ? (size_t)n : sizeof buf - 1);
+}
+
+uint32_t rec_vi_site(rec_view *v, const rec_stack *s)
+{
+	if (!s || s->depth == 0 || !s->frames)
+		return rec_vi_intern(v, "[no stack]", 10);
+	uint32_t k = 0;
+	while (k < s->depth && s->frames[k] && s->frames[k]->function &&
+	       strncmp(s->frames[k]->function, "rec_", 4) == 0)
+		k++;
+	if (k == s->depth)
+		k = 0;
+	return rec_vi_frame(v, s->frames[k]);
+}
+
+vthread *rec_vi_thread(rec_view *v, const rec_event *ev, size_t *index)
+{
+	if (!ev->thread)
+		return NULL;
+	char key[48];
+	uint32_t pid = ev->chunk ? ev->chunk->pid : 0;
+	int n = snprintf(key, sizeof key, "%" PRIu32 "/%" PRIu64, pid, ev->thread->os_tid);
+	bool created;
+	size_t i = rec_vi_vmap_get(&v->threads, key, (size_t)n, &created);
+	if (i == SIZE_MAX)
+		return NULL;
+	vthread *t = vmap_at(&v->threads, i);
+	if (created) {
+		t->pid = pid;
+		t->tid = ev->thread->os_tid;
+	}
+	if (ev->thread->name && ev->thread->name[0] && !t->name) {
+		uint32_t id = intern_clean(v, ev->thread->name, strlen(ev->thread->name));
+		t = vmap_at(&v->threads, i);
+		if (id != UINT32_MAX)
+			t->name = id;
+	}
+	if (index)
+		*index = i;
+	return t;
+}
+
+vthread *rec_vi_thread_by_tid(rec_view *v, uint32_t pid, uint64_t tid)
+{
+	char key[48];
+	int n = snprintf(key, sizeof key, "%" PRIu32 "/%" PRIu64, pid, tid);
+	size_t i = rec_vi_vmap_find(&v->threads, key, (size_t)n);
+	return i == SIZE_MAX ? NULL : vmap_at(&v->threads, i);
+}
+
+const char *rec_vi_thread_label(rec_view *v, const vthread *t, char *buf, size_t cap)
+{
+	if (t && t->name)
+		return view_name(v, t->name);
+	snprintf(buf, cap, "tid=%" PRIu64, t ? t->tid : 0);
+	return buf;
+}
+
+int rec_vi_field(const rec_event *ev, const char *name)
+{
+	for (uint32_t i = 0; i < ev->value_count && i < ev->type->field_count; i++)
+		if (strcmp(ev->type->fields[i].name, name) == 0)
+			return ev->values[i].present ? (int)i : -1;
+	return -1;
+}
+
+uint64_t rec_vi_field_u64(const rec_event *ev, const char *name, uint64_t dflt)
+{
+	int i = rec_vi_field(ev, name);
+	return i < 0 ? dflt : ev->values[i].v.u;
+}
+
+size_t rec_vi_by_value(rec_view *v, const rec_event *ev)
+{
+	int i = v->by ? rec_vi_field(ev, v->by) : -1;
+	if (i < 0) {
+		memcpy(v->scratch, "(none)", 7);
+		return 6;
+	}
+	v->by_found = true;
+	const rec_value *val = &ev->values[i];
+	int n = 0;
+	switch (val->type) {
+	case REC_TYPE_STRING:
+	case REC_TYPE_TEXT:
+		if (!val->v.s.ptr) {
+			n = snprintf(v->scratch, sizeof v->scratch, "(null)");
+		} else {
+			size_t len = val->v.s.len < sizeof v->scratch - 1 ? val->v.s.len : sizeof v->scratch - 1;
+			memcpy(v->scratch, val->v.s.ptr, len);
+			v->scratch[len] = '\0';
+			for (size_t k = 0; k < len; k++)
+				if ((unsigned char)v->scratch[k] < 0x20)
+					v->scratch[k] = ' ';
+			return len;
+		}
+		break;
+	case REC_TYPE_I8:
+	case REC_TYPE_I16:
+	case REC_TYPE_I32:
+	case REC_TYPE_I64:
+		n = snprintf(v->scratch, sizeof v->scratch, "%" PRId64, val->v.i);
+		break;
+	case REC_TYPE_F32:
+	case REC_TYPE_F64:
+		n = snprintf(v->scratch, sizeof v->scratch, "%g", val->v.f);
+		break;
+	case REC_TYPE_THREAD:
+		n = snprintf(v->scratch, sizeof v->scratch, "%s",
+			     val->v.thread && val->v.thread->name ? val->v.thread->name : "");
+		break;
+	case REC_TYPE_STACK:
+		n = snprintf(v->scratch, sizeof v->scratch, "(stack)");
+		break;
+	default:
+		n = snprintf(v->scratch, sizeof v->scratch, "%" PRIu64, val->v.u);
+		break;
+	}
+	return n < 0 ? 0 : (size_t)n < sizeof v->scratch ? (size_t)n : sizeof v->scratch - 1;
+}
+
+bool rec_vi_type_is(const rec_event *ev, const char *name)
+{
+	return ev->type && ev->type->name && strcmp(ev->type->name, name) == 0;
+}
+
+bool rec_vi_is_span_type(const rec_view *v, const rec_type *t)
+{
+	if (!t || !t->name)
+		return false;
+	if (v->type)
+		return strcmp(t->name, v->type) == 0;
+	return (t->flags & REC_EVENT_HAS_DURATION) && strncmp(t->name, "rec.", 4) != 0;
+}
+
+bool rec_vi_is_io(const rec_type *t)
+{
+	return t && t->category && strncmp(t->category, "rec/IO", 6) == 0;
+}
+
+uint64_t rec_vi_cpu_weight(const rec_event *ev)
+{
+	uint64_t p = rec_vi_field_u64(ev, "period", 0);
+	uint64_t o = rec_vi_field_u64(ev, "overruns", 0);
+	return p * (1 + o);
+}
+
+/* ---- tables ---------------------------------------------------------------- */
+
+vtable *rec_vi_table(rec_view *v, const char *name, const char *title,
+		   const rec_view_column *cols, size_t ncols)
+{
+	if (v->ntables == VIEW_MAX_TABLES)
+		return NULL;
+	vtable *t = &v->tables[v->ntables];
+	memset(t, 0, sizeof *t);
+	t->cols = malloc(ncols * sizeof *t->cols);
+	uint32_t n = rec_vi_intern(v, name, strlen(name));
+	uint32_t ti = rec_vi_intern(v, title, strlen(title));
+	if (!t->cols || n == UINT32_MAX || ti == UINT32_MAX) {
+		free(t->cols);
+		return NULL;
+	}
+	memcpy(t->cols, cols, ncols * sizeof *cols);
+	t->t.name = view_name(v, n);
+	t->t.title = view_name(v, ti);
+	t->t.column_count = ncols;
+	t->t.columns = t->cols;
+	v->ntables++;
+	return t;
+}
+
+rec_view_cell *rec_vi_row(rec_view *v, vtable *t)
+{
+	(void)v;
+	size_t nc = t->t.column_count;
+	if ((t->t.row_count + 1) * nc > t->cap) {
+		size_t cap = t->cap ? t->cap * 2 : nc * 16;
+		while (cap < (t->t.row_count + 1) * nc)
+			cap *= 2;
+		rec_view_cell *c = realloc(t->cells, cap * sizeof *c);
+		if (!c)
+			return NULL;
+		t->cells = c;
+		t->cap = cap;
+	}
+	rec_view_cell *row = t->cells + t->t.row_count * nc;
+	for (size_t i = 0; i < nc; i++) {
+		memset(&row[i], 0, sizeof row[i]);
+		row[i].null = true;
+	}
+	t->t.row_count++;
+	t->t.rows_total = t->t.row_count;
+	t->t.cells = t->cells;
+	return row;
+}
+
+void rec_vi_cell_text(rec_view *v, rec_view_cell *c, const char *s)
+{
+	uint32_t id = rec_vi_intern(v, s, strlen(s));
+	if (id == UINT32_MAX)
+		return;
+	c->null = false;
+	c->text = view_name(v, id);
+}
+
+void rec_vi_note(rec_view *v, vtable *t, const char *note)
+{
+	uint32_t id = rec_vi_intern(v, note, strlen(note));
+	t->t.note = id == UINT32_MAX ? NULL : view_name(v, id);
+}
+
+void rec_vi_cut(rec_view *v, vtable *t, uint32_t top)
+{
+	(void)v;
+	t->t.rows_total = t->t.row_count;
+	if (top && t->t.row_count > top)
+		t->t.row_count = top;
+}
+
+void rec_vi_sort(void *base, size_t n, size_t size, int (*cmp)(const void *, const void *, void *),
+	       void *ctx)
+{
+	if (n > 1)
+		qsort_r(base, n, size, cmp, ctx);
+}
+
+/* ---- the view ------------------------------------------------------------------ */
+
+static char *dup_opt(const char *s, bool *bad)
+{
+	if (!s)
+		return NULL;
+	char *d = strdup(s);
+	if (!d)
+		*bad = true;
+	return d;
+}
+
+rec_status rec_view_open(rec_view **out, const rec_view_options *opts)
+{
+	if (!out)
+		return REC_ERR_INVALID_ARG;
+	*out = NULL;
+	if (!opts || opts->struct_size < sizeof(rec_view_options) || !opts->view)
+		return REC_ERR_INVALID_ARG;
+	for (size_t i = 0; i < 4; i++)
+		if (opts->reserved[i])
+			return REC_ERR_INVALID_ARG;
+	const view_impl *impl = NULL;
+	for (size_t i = 0; i < NIMPLS; i++)
+		if (strcmp(impls[i]->name, opts->view) == 0)
+			impl = impls[i];
+	if (!impl || (opts->by && !impl->by))
+		return REC_ERR_INVALID_ARG;
+	rec_view *v = calloc(1, sizeof *v);
+	if (!v)
+		return REC_ERR_NOMEM;
+	v->o = *opts;
+	v->impl = impl;
+	bool bad = false;
+	v->by = dup_opt(opts->by, &bad);
+	v->type = dup_opt(opts->type, &bad);
+	v->thread = dup_opt(opts->thread, &bad);
+	rec_vi_vmap_init(&v->names, 1);
+	rec_vi_vmap_init(&v->threads, sizeof(vthread));
+	v->state = calloc(1, impl->state_size ? impl->state_size : 1);
+	if (bad || !v->state || rec_vi_intern(v, "", 0) != 0) {
+		rec_view_close(v);
+		return REC_ERR_NOMEM;
+	}
+	if (impl->init) {
+		rec_status st = impl->init(v);
+		if (st != REC_OK) {
+			rec_view_close(v);
+			return st;
+		}
+	}
+	*out = v;
+	return REC_OK;
+}
+
+void rec_view_close(rec_view *v)
+{
+	if (!v)
+		return;
+	if (v->impl && v->impl->free && v->state)
+		v->impl->free(v);
+	free(v->state);
+	for (size_t i = 0; i < v->ntables; i++) {
+		free(v->tables[i].cols);
+		free(v->tables[i].cells);
+	}
+	for (size_t i = 0; i < v->threads.n; i++)
+		free(((vthread *)vmap_at(&v->threads, i))->act);
+	rec_vi_vmap_free(&v->names);
+	rec_vi_vmap_free(&v->threads);
+	free(v->by);
+	free(v->type);
+	free(v->thread);
+	free(v);
+}
+
+rec_status rec_view_begin_input(rec_view *v)
+{
+	if (!v)
+		return REC_ERR_INVALID_ARG;
+	rec_status st = REC_OK;
+	if (v->have_start && v->impl->end_input)
+		st = v->impl->end_input(v);
+	v->have_start = false;
+	return st;
+}
+
+static bool thread_selected(rec_view *v, const rec_event *ev)
+{
+	if (!v->thread)
+		return true;
+	if (!ev->thread)
+		return false;
+	char tid[24];
+	snprintf(tid, sizeof tid, "%" PRIu64, ev->thread->os_tid);
+	if (strcmp(tid, v->thread) == 0)
+		return true;
+	return ev->thread->name && fnmatch(v->thread, ev->thread->name, 0) == 0;
+}
+
+rec_status rec_view_add_event(rec_view *v, const rec_event *ev)
+{
+	if (!v || !ev || !ev->type)
+		return REC_ERR_INVALID_ARG;
+	if (!v->have_start) {
+		v->have_start = true;
+		v->input_start = ev->wall_ns;
+	}
+	v->now = ev->wall_ns;
+	bool sel = thread_selected(v, ev);
+	if ((v->o.flags & REC_VIEW_FROM) && ev->wall_ns < v->o.from_wall_ns)
+		sel = false;
+	if ((v->o.flags & REC_VIEW_TO) && ev->wall_ns >= v->o.to_wall_ns)
+		sel = false;
+	return v->impl->add(v, ev, sel);
+}
+
+rec_status rec_view_get(rec_view *v, const rec_view_table **tables, size_t *count)
+{
+	if (!v || !tables || !count)
+		return REC_ERR_INVALID_ARG;
+	rec_status st = REC_OK;
+	if (v->have_start && v->impl->end_input)
+		st = v->impl->end_input(v);
+	v->have_start = false;
+	if (st == REC_OK && v->impl->finish)
+		st = v->impl->finish(v);
+	if (st != REC_OK)
+		return st;
+	for (size_t i = 0; i < v->ntables; i++) {
+		v->tables[i].t.cells = v->tables[i].cells;
+		v->out[i] = v->tables[i].t;
+	}
+	*tables = v->out;
+	*count = v->ntables;
+	return REC_OK;
+}
+
+const char *rec_view_errmsg(const rec_view *v)
+{
+	return v && v->err[0] ? v->err : "no error";
+}
+
+bool rec_view_by_found(const rec_view *v)
+{
+	return v && v->by_found;
+}

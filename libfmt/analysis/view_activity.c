@@ -1,0 +1,85 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * view_activity.c - what a thread was doing lately: its last ACT_RING
+ * sleeps, condition waits, I/O waits and lock waits (intervals with their
+ * call site) and its last CPU_RING CPU samples, kept per thread while the
+ * events stream by in timestamp order, so that a lock wait can be told what
+ * its holder did while it waited (contention-by-lock, contention-by-site).
+ * Bounded: a thread that did more than ACT_RING things during one wait has
+ * only its last ones counted.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "view_internal.h"
+
+void rec_vi_act_note(rec_view *v, const rec_event *ev)
+{
+	int kind = -1;
+	bool cpu = false;
+	if (rec_vi_type_is(ev, "rec.CPUSample"))
+		cpu = true;
+	else if (rec_vi_type_is(ev, "rec.CondWait"))
+		kind = ACT_COND;
+	else if (rec_vi_type_is(ev, "rec.Sleep")) {
+		int k = rec_vi_field(ev, "kind");
+		kind = (k >= 0 && ev->values[k].v.s.ptr && ev->values[k].v.s.len == 4 &&
+			memcmp(ev->values[k].v.s.ptr, "cond", 4) == 0) ? ACT_COND : ACT_SLEEP;
+	} else if (rec_vi_type_is(ev, "rec.LockWait"))
+		kind = ACT_LOCK;
+	else if (rec_vi_is_io(ev->type) && (ev->type->flags & REC_EVENT_HAS_DURATION))
+		kind = ACT_IO;
+	if (kind < 0 && !cpu)
+		return;
+	uint32_t site = cpu ? 0 : rec_vi_site(v, ev->stack);
+	vthread *t = rec_vi_thread(v, ev, NULL);
+	if (!t)
+		return;
+	if (!t->act) {
+		t->act = calloc(1, sizeof *t->act);
+		if (!t->act)
+			return;
+	}
+	vact *a = t->act;
+	if (cpu) {
+		a->cpu_ts[a->cpu_pos] = ev_start(ev);
+		a->cpu_w[a->cpu_pos] = rec_vi_cpu_weight(ev);
+		a->cpu_pos = (a->cpu_pos + 1) % CPU_RING;
+		if (a->ncpu < CPU_RING)
+			a->ncpu++;
+		return;
+	}
+	act_interval *iv = &a->ring[a->ring_pos];
+	iv->s = ev_start(ev);
+	iv->e = ev_end(ev);
+	iv->site = site == UINT32_MAX ? 0 : site;
+	iv->kind = (uint8_t)kind;
+	a->ring_pos = (a->ring_pos + 1) % ACT_RING;
+	if (a->nring < ACT_RING)
+		a->nring++;
+}
+
+void rec_vi_act_during(const vthread *t, int64_t s, int64_t e, act_overlap *out)
+{
+	memset(out, 0, sizeof *out);
+	out->top_site = UINT32_MAX;
+	if (!t || !t->act || e <= s)
+		return;
+	const vact *a = t->act;
+	for (uint32_t i = 0; i < a->nring; i++) {
+		const act_interval *iv = &a->ring[i];
+		int64_t lo = iv->s > s ? iv->s : s;
+		int64_t hi = iv->e < e ? iv->e : e;
+		if (hi <= lo)
+			continue;
+		uint64_t ov = (uint64_t)(hi - lo);
+		out->ns[iv->kind] += ov;
+		if (ov > out->top_ns) {
+			out->top_ns = ov;
+			out->top_site = iv->site;
+		}
+	}
+	for (uint32_t i = 0; i < a->ncpu; i++)
+		if (a->cpu_ts[i] >= s && a->cpu_ts[i] < e)
+			out->cpu_ns += a->cpu_w[i];
+}

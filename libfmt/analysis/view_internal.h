@@ -1,0 +1,181 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * view_internal.h - what the view files of libfmt/analysis/ share (not
+ * installed): the view object, a string-keyed map, interned names, event
+ * helpers (sites, threads, fields), the thread activity tracker and the
+ * table builder.  Each view_*.c defines one or more view_impl.
+ */
+#ifndef REC_VIEW_INTERNAL_H
+#define REC_VIEW_INTERNAL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "rec/view.h"
+
+/* ---- a map from strings to fixed-size values (open addressing) ---- */
+typedef struct vmap {
+	size_t esize;           /* bytes per value, zeroed when created */
+	size_t n, cap;          /* entries */
+	char **keys;            /* NUL-terminated copies */
+	size_t *klens;
+	unsigned char *vals;    /* n * esize */
+	uint32_t *slots;        /* index + 1, 0 empty */
+	size_t nslots;
+} vmap;
+void rec_vi_vmap_init(vmap *m, size_t esize);
+void rec_vi_vmap_free(vmap *m);
+/* The index of key (created zeroed if absent: *created true), or SIZE_MAX
+ * when out of memory.  Indexes are stable; value pointers are not (use
+ * vmap_at after every rec_vi_vmap_get). */
+size_t rec_vi_vmap_get(vmap *m, const char *key, size_t klen, bool *created);
+/* The index of key, or SIZE_MAX if absent. */
+size_t rec_vi_vmap_find(const vmap *m, const char *key, size_t klen);
+static inline void *vmap_at(const vmap *m, size_t i) { return m->vals + i * m->esize; }
+static inline const char *vmap_key(const vmap *m, size_t i) { return m->keys[i]; }
+
+/* ---- tables ---- */
+typedef struct vtable {
+	rec_view_table t;
+	rec_view_column *cols;
+	rec_view_cell *cells;
+	size_t cap;             /* cells */
+	size_t row;             /* the row being filled */
+} vtable;
+
+#define VIEW_MAX_TABLES 8
+
+/* ---- per-thread activity (view_activity.c) ---- */
+enum { ACT_SLEEP = 0, ACT_COND, ACT_IO, ACT_LOCK, ACT_KINDS };
+#define ACT_RING 32
+#define CPU_RING 128
+typedef struct act_interval {
+	int64_t s, e;
+	uint32_t site;   /* interned name */
+	uint8_t kind;
+} act_interval;
+typedef struct vact {
+	act_interval ring[ACT_RING];
+	uint32_t nring, ring_pos;
+	int64_t cpu_ts[CPU_RING];
+	uint64_t cpu_w[CPU_RING];
+	uint32_t ncpu, cpu_pos;
+} vact;
+typedef struct vthread {
+	uint32_t name;   /* interned thread name (0: unnamed) */
+	uint32_t pid;
+	uint64_t tid;
+	vact *act;       /* recent activity, when a view tracks it (rec_vi_act_note) */
+} vthread;
+
+typedef struct view_impl view_impl;
+
+struct rec_view {
+	rec_view_options o;
+	char *by, *type, *thread;
+	const view_impl *impl;
+	void *state;
+	vtable tables[VIEW_MAX_TABLES];
+	size_t ntables;
+	rec_view_table out[VIEW_MAX_TABLES];
+	/* interned strings: id -> name (id 0 is "") */
+	vmap names;
+	/* threads by "pid/tid" */
+	vmap threads;           /* vthread */
+	bool by_found;
+	bool have_start;
+	int64_t input_start;    /* wall ns of the current input's first event */
+	int64_t now;            /* start of the latest event */
+	char err[256];
+	char scratch[4096];
+};
+
+struct view_impl {
+	const char *name;
+	const char *description;
+	bool by;
+	size_t state_size;
+	rec_status (*init)(rec_view *v);
+	/* every event (selected: it passes --thread/--from/--to) */
+	rec_status (*add)(rec_view *v, const rec_event *ev, bool selected);
+	/* the events of an input are over (settle what waited for more) */
+	rec_status (*end_input)(rec_view *v);
+	rec_status (*finish)(rec_view *v);
+	void (*free)(rec_view *v);
+};
+
+extern const view_impl rec_view_latency, rec_view_contention_lock, rec_view_contention_site,
+	rec_view_alloc_site, rec_view_alloc_span, rec_view_live_heap, rec_view_hot_functions,
+	rec_view_sleeps_site, rec_view_requests, rec_view_startup, rec_view_threads,
+	rec_view_recording;
+
+/* ---- helpers (view.c) ---- */
+rec_status rec_vi_fail(rec_view *v, rec_status st, const char *msg);
+/* Intern s (len bytes): its id, or UINT32_MAX when out of memory. */
+uint32_t rec_vi_intern(rec_view *v, const char *s, size_t len);
+static inline const char *view_name(const rec_view *v, uint32_t id) { return vmap_key(&v->names, id); }
+/* The program's call site of a stack: the first frame (leaf first) whose
+ * function does not start with "rec_" (all such: the leaf), named as
+ * rec/stacks.h names frames; "[no stack]" without one. */
+uint32_t rec_vi_site(rec_view *v, const rec_stack *s);
+/* A frame's name as rec/stacks.h spells it. */
+uint32_t rec_vi_frame(rec_view *v, const rec_frame *fr);
+/* The event's thread in the tracker (NULL: none or out of memory). */
+vthread *rec_vi_thread(rec_view *v, const rec_event *ev, size_t *index);
+/* A thread of the event's process by OS tid, if seen. */
+vthread *rec_vi_thread_by_tid(rec_view *v, uint32_t pid, uint64_t tid);
+/* "conn-2" or "tid=N" for an unnamed thread. */
+const char *rec_vi_thread_label(rec_view *v, const vthread *t, char *buf, size_t cap);
+/* The value of the field named name: its index, or -1. */
+int rec_vi_field(const rec_event *ev, const char *name);
+uint64_t rec_vi_field_u64(const rec_event *ev, const char *name, uint64_t dflt);
+/* The --by value of ev as text in v->scratch ("(none)" without the field);
+ * its length. */
+size_t rec_vi_by_value(rec_view *v, const rec_event *ev);
+/* A type is a user span type (opts.type, else a duration type not "rec.*"). */
+bool rec_vi_is_span_type(const rec_view *v, const rec_type *t);
+/* Category starts with "rec/IO": I/O waits. */
+bool rec_vi_is_io(const rec_type *t);
+/* Event start / end in wall ns. */
+static inline int64_t ev_start(const rec_event *ev) { return ev->wall_ns; }
+static inline int64_t ev_end(const rec_event *ev) { return ev->wall_ns + (ev->duration_ns > 0 ? ev->duration_ns : 0); }
+bool rec_vi_type_is(const rec_event *ev, const char *name);
+
+/* tables */
+vtable *rec_vi_table(rec_view *v, const char *name, const char *title,
+		   const rec_view_column *cols, size_t ncols);
+/* A new row; its cells start null.  NULL when out of memory. */
+rec_view_cell *rec_vi_row(rec_view *v, vtable *t);
+void rec_vi_cell_text(rec_view *v, rec_view_cell *c, const char *s);
+static inline void cell_u(rec_view_cell *c, uint64_t u) { c->null = false; c->u = u; }
+static inline void cell_i(rec_view_cell *c, int64_t i) { c->null = false; c->i = i; }
+static inline void cell_f(rec_view_cell *c, double f) { c->null = false; c->f = f; }
+void rec_vi_note(rec_view *v, vtable *t, const char *note);
+/* Keep the first top rows (opts.top; 0 all), recording rows_total. */
+void rec_vi_cut(rec_view *v, vtable *t, uint32_t top);
+
+/* ---- activity tracker (view_activity.c) ---- */
+/* Note the event in its thread's recent activity (sleeps, condition waits,
+ * I/O, lock waits, CPU samples), for what a holder was doing. */
+void rec_vi_act_note(rec_view *v, const rec_event *ev);
+/* What thread t did in [s, e): ns per ACT_* kind (overlap of its recorded
+ * intervals), CPU ns from samples, and the site of the interval that
+ * overlapped most (UINT32_MAX: none). */
+typedef struct act_overlap {
+	uint64_t ns[ACT_KINDS];
+	uint64_t cpu_ns;
+	uint32_t top_site;
+	uint64_t top_ns;
+} act_overlap;
+void rec_vi_act_during(const vthread *t, int64_t s, int64_t e, act_overlap *out);
+/* Bytes of a rec.Alloc: weight (size in recordings without it). */
+uint64_t rec_vi_alloc_bytes(const rec_event *ev);
+/* CPU weight of a rec.CPUSample: period x (1 + overruns). */
+uint64_t rec_vi_cpu_weight(const rec_event *ev);
+
+/* ---- sorting helper ---- */
+void rec_vi_sort(void *base, size_t n, size_t size, int (*cmp)(const void *, const void *, void *),
+	       void *ctx);
+
+#endif /* REC_VIEW_INTERNAL_H */

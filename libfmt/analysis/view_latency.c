@@ -1,0 +1,133 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * view_latency.c - "latency": per event type with a duration (and per value
+ * of --by FIELD), count, mean, p50, p90, p99, p99.9, max and total, from a
+ * log-linear histogram per row (rec_histogram: within 1/256 of the true
+ * percentile; the mean, max and total are exact).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "view_internal.h"
+
+typedef struct lat_row {
+	rec_histogram *h;
+	uint32_t type, by;
+	uint64_t total;
+} lat_row;
+
+typedef struct lat_state {
+	vmap rows;
+} lat_state;
+
+static rec_status lat_init(rec_view *v)
+{
+	lat_state *s = v->state;
+	rec_vi_vmap_init(&s->rows, sizeof(lat_row));
+	return REC_OK;
+}
+
+static void lat_free(rec_view *v)
+{
+	lat_state *s = v->state;
+	for (size_t i = 0; i < s->rows.n; i++)
+		rec_histogram_close(((lat_row *)vmap_at(&s->rows, i))->h);
+	rec_vi_vmap_free(&s->rows);
+}
+
+static rec_status lat_add(rec_view *v, const rec_event *ev, bool selected)
+{
+	lat_state *s = v->state;
+	if (!selected || !(ev->type->flags & REC_EVENT_HAS_DURATION))
+		return REC_OK;
+	if (v->type && strcmp(ev->type->name, v->type) != 0)
+		return REC_OK;
+	uint32_t by = 0;
+	if (v->by) {
+		if (rec_vi_field(ev, v->by) < 0)
+			return REC_OK;
+		size_t n = rec_vi_by_value(v, ev);
+		by = rec_vi_intern(v, v->scratch, n);
+		if (by == UINT32_MAX)
+			return rec_vi_fail(v, REC_ERR_NOMEM, "out of memory");
+	}
+	uint32_t type = rec_vi_intern(v, ev->type->name, strlen(ev->type->name));
+	if (type == UINT32_MAX)
+		return rec_vi_fail(v, REC_ERR_NOMEM, "out of memory");
+	uint32_t key[2] = { type, by };
+	bool created;
+	size_t i = rec_vi_vmap_get(&s->rows, (const char *)key, sizeof key, &created);
+	if (i == SIZE_MAX)
+		return rec_vi_fail(v, REC_ERR_NOMEM, "out of memory");
+	lat_row *r = vmap_at(&s->rows, i);
+	if (created) {
+		r->type = type;
+		r->by = by;
+		if (rec_histogram_open(&r->h) != REC_OK)
+			return rec_vi_fail(v, REC_ERR_NOMEM, "out of memory");
+	}
+	uint64_t d = ev->duration_ns > 0 ? (uint64_t)ev->duration_ns : 0;
+	if (rec_histogram_add(r->h, d) != REC_OK)
+		return rec_vi_fail(v, REC_ERR_NOMEM, "out of memory");
+	r->total += d;
+	return REC_OK;
+}
+
+static int cmp_rows(const void *a, const void *b, void *ctx)
+{
+	rec_view *v = ctx;
+	const lat_row *x = a, *y = b;
+	if (x->total != y->total)
+		return x->total > y->total ? -1 : 1;
+	int c = strcmp(view_name(v, x->type), view_name(v, y->type));
+	return c ? c : strcmp(view_name(v, x->by), view_name(v, y->by));
+}
+
+static rec_status lat_finish(rec_view *v)
+{
+	lat_state *s = v->state;
+	rec_view_column cols[11];
+	size_t n = 0;
+	cols[n++] = (rec_view_column){ "Event Type", "type", REC_VIEW_TEXT };
+	if (v->by)
+		cols[n++] = (rec_view_column){ v->by, "by", REC_VIEW_TEXT };
+	cols[n++] = (rec_view_column){ "Count", "count", REC_VIEW_COUNT };
+	cols[n++] = (rec_view_column){ "Mean", "mean", REC_VIEW_DURATION };
+	cols[n++] = (rec_view_column){ "P50", "p50", REC_VIEW_DURATION };
+	cols[n++] = (rec_view_column){ "P90", "p90", REC_VIEW_DURATION };
+	cols[n++] = (rec_view_column){ "P99", "p99", REC_VIEW_DURATION };
+	cols[n++] = (rec_view_column){ "P99.9", "p99_9", REC_VIEW_DURATION };
+	cols[n++] = (rec_view_column){ "Max", "max", REC_VIEW_DURATION };
+	cols[n++] = (rec_view_column){ "Total", "total", REC_VIEW_DURATION };
+	vtable *t = rec_vi_table(v, "latency", v->by ? "Latency by Event Type and Field" : "Latency by Event Type",
+			       cols, n);
+	if (!t)
+		return rec_vi_fail(v, REC_ERR_NOMEM, "out of memory");
+	rec_vi_sort(s->rows.vals, s->rows.n, sizeof(lat_row), cmp_rows, v);
+	for (size_t i = 0; i < s->rows.n; i++) {
+		lat_row *r = vmap_at(&s->rows, i);
+		rec_view_cell *c = rec_vi_row(v, t);
+		if (!c)
+			return rec_vi_fail(v, REC_ERR_NOMEM, "out of memory");
+		size_t k = 0;
+		rec_vi_cell_text(v, &c[k++], view_name(v, r->type));
+		if (v->by)
+			rec_vi_cell_text(v, &c[k++], view_name(v, r->by));
+		cell_u(&c[k++], rec_histogram_count(r->h));
+		cell_u(&c[k++], (uint64_t)(rec_histogram_mean(r->h) + 0.5));
+		cell_u(&c[k++], rec_histogram_percentile(r->h, 50));
+		cell_u(&c[k++], rec_histogram_percentile(r->h, 90));
+		cell_u(&c[k++], rec_histogram_percentile(r->h, 99));
+		cell_u(&c[k++], rec_histogram_percentile(r->h, 99.9));
+		cell_u(&c[k++], rec_histogram_max(r->h));
+		cell_u(&c[k++], r->total);
+	}
+	rec_vi_note(v, t, "percentiles within 0.4 % (1/256) of the true value (log-linear histogram)");
+	rec_vi_cut(v, t, v->o.top);
+	return REC_OK;
+}
+
+const view_impl rec_view_latency = {
+	"latency", "per event type with a duration: count, mean, p50, p90, p99, p99.9, max, total",
+	true, sizeof(lat_state), lat_init, lat_add, NULL, lat_finish, lat_free,
+};

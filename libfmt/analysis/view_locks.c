@@ -1,0 +1,312 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * view_locks.c - "contention-by-lock" and "contention-by-site": rec.LockWait
+ * per lock (or per waiter call site and lock): waits, total, max, p99, the
+ * holders, and what the holders did while the others waited: the overlap of
+ * each wait with the holder thread's sleeps, condition waits, I/O waits and
+ * lock waits and its CPU samples (view_activity.c), and the holder's call
+ * site that overlapped most.  The holder is the one rec.LockWait names
+ * (holderOsThreadId: the thread holding the lock when the wait began): the
+ * whole wait is looked at on that thread.
+ *
+ * A wait is settled once the stream has passed its end (events come in
+ * timestamp order), so pending waits are the waits in flight, not all.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "view_internal.h"
+
+#define MAX_HOLDERS 8
+#define MAX_HSITES 8
+
+typedef struct pend_wait {
+	int64_t s, e;
+	uint32_t pid;
+	uint64_t holder_tid;
+	uint32_t lock, site;
+} pend_wait;
+
+typedef struct named_ns {
+	uint32_t name;
+	uint64_t count, ns;
+} named_ns;
+
+typedef struct lock_row {
+	uint32_t lock, site;
+	uint64_t waits, total, max;
+	rec_histogram *h;
+	uint64_t doing[ACT_KINDS], cpu, other;
+	named_ns holders[MAX_HOLDERS];
+	uint32_t nholders;
+	named_ns hsites[MAX_HSITES];
+	uint32_t nhsites;
+} lock_row;
+
+typedef struct lock_state {
+	bool by_site;
+	vmap rows;
+	pend_wait *pend;
+	size_t npend, cap;
+	int64_t min_end;
+} lock_state;
+
+static rec_status lk_init(rec_view *v)
+{
+	lock_state *s = v->state;
+	s->by_site = v->impl == &rec_view_contention_site;
+	rec_vi_vmap_init(&s->rows, sizeof(lock_row));
+	s->min_end = INT64_MAX;
+	return REC_OK;
+}
+
+static void lk_free(rec_view *v)
+{
+	lock_state *s = v->state;
+	for (size_t i = 0; i < s->rows.n; i++)
+		rec_histogram_close(((lock_row *)vmap_at(&s->rows, i))->h);
+	rec_vi_vmap_free(&s->rows);
+	free(s->pend);
+}
+
+static void add_named(named_ns *a, uint32_t *n, uint32_t cap, uint32_t name, uint64_t ns)
+{
+	for (uint32_t i = 0; i < *n; i++)
+		if (a[i].name == name) {
+			a[i].count++;
+			a[i].ns += ns;
+			return;
+		}
+	if (*n < cap) {
+		a[*n] = (named_ns){ name, 1, ns };
+		(*n)++;
+		return;
+	}
+	/* Full: the lightest gives way (bounded; the heavy ones stay exact). */
+	uint32_t low = 0;
+	for (uint32_t i = 1; i < cap; i++)
+		if (a[i].ns < a[low].ns)
+			low = i;
+	if (a[low].ns < ns)
+		a[low] = (named_ns){ name, 1, ns };
+}
+
+static rec_status settle(rec_view *v, const pend_wait *w)
+{
+	lock_state *s = v->state;
+	uint32_t key[2] = { w->lock, s->by_site ? w->site : 0 };
+	bool created;
+	size_t i = rec_vi_vmap_get(&s->rows, (const char *)key, sizeof key, &created);
+	if (i == SIZE_MAX)
+		return rec_vi_fail(v, REC_ERR_NOMEM, "out of memory");
+	lock_row *r = vmap_at(&s->rows, i);
+	if (created) {
+		r->lock = w->lock;
+		r->site = w->site;
+		if (rec_histogram_open(&r->h) != REC_OK)
+			return rec_vi_fail(v, REC_ERR_NOMEM, "out of memory");
+	}
+	uint64_t d = (uint64_t)(w->e - w->s);
+	r->waits++;
+	r->total += d;
+	if (d > r->max)
+		r->max = d;
+	if (rec_histogram_add(r->h, d) != REC_OK)
+		return rec_vi_fail(v, REC_ERR_NOMEM, "out of memory");
+	char buf[40];
+	const vthread *h = w->holder_tid ? rec_vi_thread_by_tid(v, w->pid, w->holder_tid) : NULL;
+	const char *hl;
+	if (!w->holder_tid)
+		hl = "(released)";
+	else if (h)
+		hl = rec_vi_thread_label(v, h, buf, sizeof buf);
+	else {
+		snprintf(buf, sizeof buf, "tid=%" PRIu64, w->holder_tid);
+		hl = buf;
+	}
+	uint32_t hn = rec_vi_intern(v, hl, strlen(hl));
+	r = vmap_at(&s->rows, i);
+	if (hn != UINT32_MAX)
+		add_named(r->holders, &r->nholders, MAX_HOLDERS, hn, d);
+	act_overlap ov;
+	rec_vi_act_during(h, w->s, w->e, &ov);
+	uint64_t seen = ov.cpu_ns;
+	for (int k = 0; k < ACT_KINDS; k++) {
+		r->doing[k] += ov.ns[k];
+		seen += ov.ns[k];
+	}
+	r->cpu += ov.cpu_ns;
+	r->other += seen < d ? d - seen : 0;
+	if (ov.top_site != UINT32_MAX)
+		add_named(r->hsites, &r->nhsites, MAX_HSITES, ov.top_site, ov.top_ns);
+	return REC_OK;
+}
+
+static rec_status settle_until(rec_view *v, int64_t now)
+{
+	lock_state *s = v->state;
+	if (now < s->min_end)
+		return REC_OK;
+	int64_t m = INT64_MAX;
+	size_t k = 0;
+	for (size_t i = 0; i < s->npend; i++) {
+		if (s->pend[i].e < now) {
+			rec_status st = settle(v, &s->pend[i]);
+			if (st != REC_OK)
+				return st;
+		} else {
+			if (s->pend[i].e < m)
+				m = s->pend[i].e;
+			s->pend[k++] = s->pend[i];
+		}
+	}
+	s->npend = k;
+	s->min_end = m;
+	return REC_OK;
+}
+
+static rec_status lk_add(rec_view *v, const rec_event *ev, bool selected)
+{
+	lock_state *s = v->state;
+	rec_status st = settle_until(v, ev_start(ev));
+	if (st != REC_OK)
+		return st;
+	rec_vi_act_note(v, ev);
+	if (!selected || !rec_vi_type_is(ev, "rec.LockWait"))
+		return REC_OK;
+	int li = rec_vi_field(ev, "lockName");
+	uint32_t lock;
+	if (li >= 0 && ev->values[li].v.s.ptr)
+		lock = rec_vi_intern(v, ev->values[li].v.s.ptr, ev->values[li].v.s.len);
+	else {
+		char buf[40];
+		int n = snprintf(buf, sizeof buf, "0x%" PRIx64, rec_vi_field_u64(ev, "lockAddress", 0));
+		lock = rec_vi_intern(v, buf, (size_t)n);
+	}
+	uint32_t site = s->by_site ? rec_vi_site(v, ev->stack) : 0;
+	if (lock == UINT32_MAX || site == UINT32_MAX)
+		return rec_vi_fail(v, REC_ERR_NOMEM, "out of memory");
+	if (s->npend == s->cap) {
+		size_t nc = s->cap ? s->cap * 2 : 16;
+		pend_wait *p = realloc(s->pend, nc * sizeof *p);
+		if (!p)
+			return rec_vi_fail(v, REC_ERR_NOMEM, "out of memory");
+		s->pend = p;
+		s->cap = nc;
+	}
+	pend_wait *w = &s->pend[s->npend++];
+	w->s = ev_start(ev);
+	w->e = ev_end(ev);
+	w->pid = ev->chunk ? ev->chunk->pid : 0;
+	w->holder_tid = rec_vi_field_u64(ev, "holderOsThreadId", 0);
+	w->lock = lock;
+	w->site = site;
+	if (w->e < s->min_end)
+		s->min_end = w->e;
+	return REC_OK;
+}
+
+static rec_status lk_end_input(rec_view *v)
+{
+	return settle_until(v, INT64_MAX);
+}
+
+static int cmp_named(const void *a, const void *b, void *ctx)
+{
+	(void)ctx;
+	const named_ns *x = a, *y = b;
+	if (x->ns != y->ns)
+		return x->ns > y->ns ? -1 : 1;
+	return x->name < y->name ? -1 : x->name > y->name;
+}
+
+static int cmp_rows(const void *a, const void *b, void *ctx)
+{
+	rec_view *v = ctx;
+	const lock_row *x = a, *y = b;
+	if (x->total != y->total)
+		return x->total > y->total ? -1 : 1;
+	int c = strcmp(view_name(v, x->site), view_name(v, y->site));
+	return c ? c : strcmp(view_name(v, x->lock), view_name(v, y->lock));
+}
+
+static rec_status lk_finish(rec_view *v)
+{
+	lock_state *s = v->state;
+	rec_view_column cols[16];
+	size_t n = 0;
+	if (s->by_site)
+		cols[n++] = (rec_view_column){ "Site", "site", REC_VIEW_TEXT };
+	cols[n++] = (rec_view_column){ "Lock", "lock", REC_VIEW_TEXT };
+	cols[n++] = (rec_view_column){ "Waits", "waits", REC_VIEW_COUNT };
+	cols[n++] = (rec_view_column){ "Total", "total", REC_VIEW_DURATION };
+	cols[n++] = (rec_view_column){ "Max", "max", REC_VIEW_DURATION };
+	cols[n++] = (rec_view_column){ "P99", "p99", REC_VIEW_DURATION };
+	cols[n++] = (rec_view_column){ "Holders", "holders", REC_VIEW_TEXT };
+	cols[n++] = (rec_view_column){ "Holder Site", "holder_site", REC_VIEW_TEXT };
+	cols[n++] = (rec_view_column){ "Sleeping", "holder_sleeping", REC_VIEW_DURATION };
+	cols[n++] = (rec_view_column){ "Cond Wait", "holder_cond_wait", REC_VIEW_DURATION };
+	cols[n++] = (rec_view_column){ "I/O", "holder_io", REC_VIEW_DURATION };
+	cols[n++] = (rec_view_column){ "Lock Wait", "holder_lock_wait", REC_VIEW_DURATION };
+	cols[n++] = (rec_view_column){ "Running", "holder_running", REC_VIEW_DURATION };
+	cols[n++] = (rec_view_column){ "Other", "holder_other", REC_VIEW_DURATION };
+	vtable *t = rec_vi_table(v, s->by_site ? "contention_by_site" : "contention_by_lock",
+			       s->by_site ? "Lock Contention by Site" : "Lock Contention by Lock", cols, n);
+	if (!t)
+		return rec_vi_fail(v, REC_ERR_NOMEM, "out of memory");
+	rec_vi_sort(s->rows.vals, s->rows.n, sizeof(lock_row), cmp_rows, v);
+	for (size_t i = 0; i < s->rows.n; i++) {
+		lock_row *r = vmap_at(&s->rows, i);
+		rec_view_cell *c = rec_vi_row(v, t);
+		if (!c)
+			return rec_vi_fail(v, REC_ERR_NOMEM, "out of memory");
+		size_t k = 0;
+		if (s->by_site)
+			rec_vi_cell_text(v, &c[k++], view_name(v, r->site));
+		rec_vi_cell_text(v, &c[k++], view_name(v, r->lock));
+		cell_u(&c[k++], r->waits);
+		cell_u(&c[k++], r->total);
+		cell_u(&c[k++], r->max);
+		cell_u(&c[k++], rec_histogram_percentile(r->h, 99));
+		rec_vi_sort(r->holders, r->nholders, sizeof(named_ns), cmp_named, NULL);
+		char buf[512];
+		size_t off = 0;
+		buf[0] = '\0';
+		for (uint32_t h = 0; h < r->nholders && h < 3 && off < sizeof buf; h++)
+			off += (size_t)snprintf(buf + off, sizeof buf - off, "%s%s (%" PRIu64 ")",
+						h ? ", " : "", view_name(v, r->holders[h].name),
+						r->holders[h].count);
+		if (r->nholders > 3 && off < sizeof buf)
+			snprintf(buf + off, sizeof buf - off, ", ...");
+		rec_vi_cell_text(v, &c[k++], buf);
+		rec_vi_sort(r->hsites, r->nhsites, sizeof(named_ns), cmp_named, NULL);
+		if (r->nhsites)
+			rec_vi_cell_text(v, &c[k], view_name(v, r->hsites[0].name));
+		k++;
+		cell_u(&c[k++], r->doing[ACT_SLEEP]);
+		cell_u(&c[k++], r->doing[ACT_COND]);
+		cell_u(&c[k++], r->doing[ACT_IO]);
+		cell_u(&c[k++], r->doing[ACT_LOCK]);
+		cell_u(&c[k++], r->cpu);
+		cell_u(&c[k++], r->other);
+	}
+	rec_vi_note(v, t, "holder: the thread holding the lock when each wait began; Sleeping ... "
+			"Other: what it did during the waits (Running: its CPU samples; Other: no "
+			"recorded activity)");
+	rec_vi_cut(v, t, v->o.top);
+	return REC_OK;
+}
+
+const view_impl rec_view_contention_lock = {
+	"contention-by-lock",
+	"lock waits per lock: waits, total, max, p99, holders and what they did meanwhile",
+	false, sizeof(lock_state), lk_init, lk_add, lk_end_input, lk_finish, lk_free,
+};
+
+const view_impl rec_view_contention_site = {
+	"contention-by-site",
+	"lock waits per waiter call site and lock, with the holders and what they did",
+	false, sizeof(lock_state), lk_init, lk_add, lk_end_input, lk_finish, lk_free,
+};

@@ -1,0 +1,117 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * view_threads.c - "threads": per thread (process and OS tid), its events,
+ * CPU time (rec.CPUSample weights), lock waits, condition waits, sleeps,
+ * I/O waits (category rec/IO) and allocated bytes (rec.Alloc weight).
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "view_internal.h"
+
+typedef struct th_row {
+	size_t thread;       /* index in v->threads */
+	uint64_t events, cpu, lock, cond, sleep, io, alloc;
+} th_row;
+
+typedef struct th_state {
+	vmap rows;           /* by thread index */
+} th_state;
+
+static rec_status th_init(rec_view *v)
+{
+	rec_vi_vmap_init(&((th_state *)v->state)->rows, sizeof(th_row));
+	return REC_OK;
+}
+
+static void th_free(rec_view *v)
+{
+	rec_vi_vmap_free(&((th_state *)v->state)->rows);
+}
+
+static rec_status th_add(rec_view *v, const rec_event *ev, bool selected)
+{
+	th_state *s = v->state;
+	if (!selected || !ev->thread)
+		return REC_OK;
+	size_t ti;
+	if (!rec_vi_thread(v, ev, &ti))
+		return rec_vi_fail(v, REC_ERR_NOMEM, "out of memory");
+	size_t i = rec_vi_vmap_get(&s->rows, (const char *)&ti, sizeof ti, NULL);
+	if (i == SIZE_MAX)
+		return rec_vi_fail(v, REC_ERR_NOMEM, "out of memory");
+	th_row *r = vmap_at(&s->rows, i);
+	r->thread = ti;
+	r->events++;
+	uint64_t d = (uint64_t)(ev->duration_ns > 0 ? ev->duration_ns : 0);
+	if (rec_vi_type_is(ev, "rec.CPUSample"))
+		r->cpu += rec_vi_cpu_weight(ev);
+	else if (rec_vi_type_is(ev, "rec.LockWait"))
+		r->lock += d;
+	else if (rec_vi_type_is(ev, "rec.CondWait"))
+		r->cond += d;
+	else if (rec_vi_type_is(ev, "rec.Sleep"))
+		r->sleep += d;
+	else if (rec_vi_type_is(ev, "rec.Alloc"))
+		r->alloc += rec_vi_alloc_bytes(ev);
+	else if (rec_vi_is_io(ev->type))
+		r->io += d;
+	return REC_OK;
+}
+
+static int cmp_rows(const void *a, const void *b, void *ctx)
+{
+	rec_view *v = ctx;
+	const th_row *x = a, *y = b;
+	if (x->cpu != y->cpu)
+		return x->cpu > y->cpu ? -1 : 1;
+	uint64_t wx = x->lock + x->cond + x->sleep + x->io, wy = y->lock + y->cond + y->sleep + y->io;
+	if (wx != wy)
+		return wx > wy ? -1 : 1;
+	if (x->events != y->events)
+		return x->events > y->events ? -1 : 1;
+	const vthread *tx = vmap_at(&v->threads, x->thread), *ty = vmap_at(&v->threads, y->thread);
+	return tx->tid < ty->tid ? -1 : tx->tid > ty->tid;
+}
+
+static rec_status th_finish(rec_view *v)
+{
+	th_state *s = v->state;
+	static const rec_view_column cols[] = {
+		{ "Thread", "thread", REC_VIEW_TEXT },   { "Tid", "tid", REC_VIEW_COUNT },
+		{ "Events", "events", REC_VIEW_COUNT },  { "CPU", "cpu", REC_VIEW_DURATION },
+		{ "Lock Wait", "lock_wait", REC_VIEW_DURATION }, { "Cond Wait", "cond_wait", REC_VIEW_DURATION },
+		{ "Sleep", "sleep", REC_VIEW_DURATION }, { "I/O", "io", REC_VIEW_DURATION },
+		{ "Allocated", "allocated", REC_VIEW_BYTES },
+	};
+	vtable *t = rec_vi_table(v, "threads", "Threads", cols, 9);
+	if (!t)
+		return rec_vi_fail(v, REC_ERR_NOMEM, "out of memory");
+	rec_vi_sort(s->rows.vals, s->rows.n, sizeof(th_row), cmp_rows, v);
+	for (size_t i = 0; i < s->rows.n; i++) {
+		th_row *r = vmap_at(&s->rows, i);
+		const vthread *th = vmap_at(&v->threads, r->thread);
+		rec_view_cell *c = rec_vi_row(v, t);
+		if (!c)
+			return rec_vi_fail(v, REC_ERR_NOMEM, "out of memory");
+		char buf[40];
+		rec_vi_cell_text(v, &c[0], th->name ? view_name(v, th->name) : (snprintf(buf, sizeof buf, "(unnamed)"), buf));
+		cell_u(&c[1], th->tid);
+		cell_u(&c[2], r->events);
+		cell_u(&c[3], r->cpu);
+		cell_u(&c[4], r->lock);
+		cell_u(&c[5], r->cond);
+		cell_u(&c[6], r->sleep);
+		cell_u(&c[7], r->io);
+		cell_u(&c[8], r->alloc);
+	}
+	rec_vi_cut(v, t, v->o.top);
+	return REC_OK;
+}
+
+const view_impl rec_view_threads = {
+	"threads", "per thread: events, CPU time, lock, condition, sleep and I/O waits, allocated bytes",
+	false, sizeof(th_state), th_init, th_add, NULL, th_finish, th_free,
+};
