@@ -83,4 +83,20 @@ typedef struct rec_timeline_opts {
 } rec_timeline_opts;
 int rec_timeline_run(const rec_timeline_opts *o, const rec_cli_input *in, FILE *out, FILE *err);
 
+/* ---- rec-view ---- */
+typedef struct rec_view_tool_opts {
+	const char *view;            /* a name of rec_view_list() */
+	bool json;
+	uint32_t width;              /* text: widest line (0: 160) */
+	uint32_t top;                /* rows per table (0: all) */
+	const char *by, *type, *thread;
+	int64_t from, to;            /* --from/--to */
+	int from_kind, to_kind;      /* 0 unset, 1 offset from the first event, 2 time */
+} rec_view_tool_opts;
+/* The view over the inputs, read one after another.  An unknown view, a
+ * --by on a view without it, or a --by FIELD that no event has is a usage
+ * error (REC_EXIT_USAGE, before any output). */
+int rec_view_run(const rec_view_tool_opts *o, const rec_cli_input *in, size_t n, FILE *out,
+		 FILE *err);
+
 #endif /* REC_TOOLS_TOOLS_H */

@@ -1,0 +1,535 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * rec-view - predefined tables over a recording, in the shape of `jfr view`:
+ * latency per event type, where the time of requests goes, lock contention
+ * and what the holders did, allocation by site and per span, the live heap,
+ * hot functions, sleeps, start-up, threads, the recording itself.  The
+ * tables are computed by the library (rec/view.h, libfmt/analysis/view*.c);
+ * this file parses options and prints them as aligned text or JSON.
+ */
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/cli.h"
+#include "common/tools.h"
+#include "rec/analysis.h"
+#include "rec/rec.h"
+#include "rec/view.h"
+
+#define DEFAULT_WIDTH 160
+#define MIN_TEXT 8
+
+/* ---- formatting one cell ---------------------------------------------------------- */
+
+static size_t cell_str(const rec_view_column *col, const rec_view_cell *c, char *buf, size_t cap)
+{
+	if (c->null) {
+		buf[0] = '-';
+		buf[1] = '\0';
+		return 1;
+	}
+	switch (col->kind) {
+	case REC_VIEW_TEXT: {
+		size_t n = strlen(c->text);
+		if (n >= cap)
+			n = cap - 1;
+		memcpy(buf, c->text, n);
+		buf[n] = '\0';
+		return n;
+	}
+	case REC_VIEW_COUNT: return (size_t)snprintf(buf, cap, "%" PRIu64, c->u);
+	case REC_VIEW_DURATION: return rec_fmt_duration(buf, (int64_t)(c->u > INT64_MAX ? INT64_MAX : c->u));
+	case REC_VIEW_BYTES: return rec_fmt_bytes(buf, c->u);
+	case REC_VIEW_PERCENT: return (size_t)snprintf(buf, cap, "%.2f%%", c->f);
+	case REC_VIEW_OFFSET: {
+		char d[64];
+		rec_fmt_duration(d, c->i);
+		return (size_t)snprintf(buf, cap, "+%s", d);
+	}
+	case REC_VIEW_TIME: return rec_fmt_wall(buf, c->i);
+	}
+	buf[0] = '\0';
+	return 0;
+}
+
+static void out_spaces(size_t n)
+{
+	while (n--)
+		rec_out_char(' ');
+}
+
+/* Text cut to w bytes, "..." at the end when cut. */
+static void out_cut(const char *s, size_t len, size_t w)
+{
+	if (len <= w) {
+		rec_out_write(s, len);
+		return;
+	}
+	if (w <= 3) {
+		rec_out_write(s, w);
+		return;
+	}
+	size_t keep = w - 3;
+	while (keep > 0 && ((unsigned char)s[keep] & 0xC0) == 0x80)
+		keep--; /* not inside a UTF-8 sequence */
+	rec_out_write(s, keep);
+	REC_OUT_LIT("...");
+	out_spaces(w - 3 - keep);
+}
+
+static void print_table(const rec_view_table *t, uint32_t width)
+{
+	size_t nc = t->column_count;
+	size_t *w = rec_cli_xmalloc(nc * sizeof *w);
+	char buf[4096];
+	for (size_t c = 0; c < nc; c++) {
+		w[c] = strlen(t->columns[c].title);
+		for (size_t r = 0; r < t->row_count; r++) {
+			size_t n = cell_str(&t->columns[c], &t->cells[r * nc + c], buf, sizeof buf);
+			if (n > w[c])
+				w[c] = n;
+		}
+	}
+	/* Too wide: shrink the widest text columns, not below MIN_TEXT. */
+	size_t total = nc ? nc - 1 : 0;
+	for (size_t c = 0; c < nc; c++)
+		total += w[c];
+	while (total > width) {
+		size_t widest = SIZE_MAX;
+		for (size_t c = 0; c < nc; c++)
+			if (t->columns[c].kind == REC_VIEW_TEXT && w[c] > MIN_TEXT &&
+			    (widest == SIZE_MAX || w[c] > w[widest]))
+				widest = c;
+		if (widest == SIZE_MAX)
+			break;
+		w[widest]--;
+		total--;
+	}
+	size_t tl = strlen(t->title);
+	rec_out_char('\n');
+	out_spaces(total > tl ? (total - tl) / 2 : 0);
+	rec_out_str(t->title);
+	REC_OUT_LIT("\n\n");
+	for (size_t c = 0; c < nc; c++) {
+		const char *h = t->columns[c].title;
+		size_t hl = strlen(h);
+		bool left = t->columns[c].kind == REC_VIEW_TEXT;
+		if (c)
+			rec_out_char(' ');
+		if (!left)
+			out_spaces(w[c] > hl ? w[c] - hl : 0);
+		out_cut(h, hl, w[c] < hl ? w[c] : hl);
+		if (left && c + 1 < nc)
+			out_spaces(w[c] > hl ? w[c] - hl : 0);
+	}
+	rec_out_char('\n');
+	for (size_t c = 0; c < nc; c++) {
+		if (c)
+			rec_out_char(' ');
+		for (size_t k = 0; k < w[c]; k++)
+			rec_out_char('-');
+	}
+	rec_out_char('\n');
+	for (size_t r = 0; r < t->row_count; r++) {
+		for (size_t c = 0; c < nc; c++) {
+			size_t n = cell_str(&t->columns[c], &t->cells[r * nc + c], buf, sizeof buf);
+			bool left = t->columns[c].kind == REC_VIEW_TEXT;
+			if (c)
+				rec_out_char(' ');
+			if (left) {
+				if (c + 1 < nc) {
+					out_cut(buf, n, w[c]);
+					out_spaces(w[c] > n ? w[c] - n : 0);
+				} else {
+					out_cut(buf, n, w[c]);
+				}
+			} else {
+				out_spaces(w[c] > n ? w[c] - n : 0);
+				rec_out_write(buf, n);
+			}
+		}
+		rec_out_char('\n');
+	}
+	if (t->row_count == 0)
+		REC_OUT_LIT("(no rows)\n");
+	if (t->rows_total > t->row_count)
+		rec_out_printf("(%zu of %zu rows: --top)\n", t->row_count, t->rows_total);
+	if (t->note) {
+		REC_OUT_LIT("Note: ");
+		rec_out_str(t->note);
+		rec_out_char('\n');
+	}
+	free(w);
+}
+
+static const char *kind_name(rec_view_kind k)
+{
+	switch (k) {
+	case REC_VIEW_TEXT: return "text";
+	case REC_VIEW_COUNT: return "count";
+	case REC_VIEW_DURATION: return "duration_ns";
+	case REC_VIEW_BYTES: return "bytes";
+	case REC_VIEW_PERCENT: return "percent";
+	case REC_VIEW_OFFSET: return "offset_ns";
+	case REC_VIEW_TIME: return "time_ns";
+	}
+	return "text";
+}
+
+static void print_json(const rec_view_tool_opts *o, const rec_cli_input *in, size_t n,
+		       const rec_view_table *tables, size_t count)
+{
+	rec_json j = { 0 };
+	rec_json_begin_object(&j, false);
+	rec_json_key(&j, "schema");
+	rec_json_u64(&j, 1);
+	rec_json_key(&j, "view");
+	rec_json_str(&j, o->view);
+	rec_json_key(&j, "files");
+	rec_json_begin_array(&j, true);
+	for (size_t i = 0; i < n; i++)
+		rec_json_str(&j, in[i].name);
+	rec_json_end_array(&j);
+	rec_json_key(&j, "by");
+	rec_json_str(&j, o->by);
+	rec_json_key(&j, "tables");
+	rec_json_begin_array(&j, false);
+	for (size_t t = 0; t < count; t++) {
+		const rec_view_table *tb = &tables[t];
+		rec_json_begin_object(&j, false);
+		rec_json_key(&j, "name");
+		rec_json_str(&j, tb->name);
+		rec_json_key(&j, "title");
+		rec_json_str(&j, tb->title);
+		rec_json_key(&j, "columns");
+		rec_json_begin_array(&j, false);
+		for (size_t c = 0; c < tb->column_count; c++) {
+			rec_json_begin_object(&j, true);
+			rec_json_key(&j, "key");
+			rec_json_str(&j, tb->columns[c].key);
+			rec_json_key(&j, "title");
+			rec_json_str(&j, tb->columns[c].title);
+			rec_json_key(&j, "kind");
+			rec_json_str(&j, kind_name(tb->columns[c].kind));
+			rec_json_end_object(&j);
+		}
+		rec_json_end_array(&j);
+		rec_json_key(&j, "rows");
+		rec_json_begin_array(&j, false);
+		for (size_t r = 0; r < tb->row_count; r++) {
+			rec_json_begin_object(&j, true);
+			for (size_t c = 0; c < tb->column_count; c++) {
+				const rec_view_cell *cl = &tb->cells[r * tb->column_count + c];
+				rec_json_key(&j, tb->columns[c].key);
+				if (cl->null) {
+					rec_json_null(&j);
+					continue;
+				}
+				switch (tb->columns[c].kind) {
+				case REC_VIEW_TEXT: rec_json_str(&j, cl->text); break;
+				case REC_VIEW_PERCENT: rec_json_double(&j, cl->f); break;
+				case REC_VIEW_OFFSET:
+				case REC_VIEW_TIME: rec_json_i64(&j, cl->i); break;
+				default: rec_json_u64(&j, cl->u); break;
+				}
+			}
+			rec_json_end_object(&j);
+		}
+		rec_json_end_array(&j);
+		rec_json_key(&j, "rows_total");
+		rec_json_u64(&j, tb->rows_total);
+		rec_json_key(&j, "note");
+		rec_json_str(&j, tb->note);
+		rec_json_end_object(&j);
+	}
+	rec_json_end_array(&j);
+	rec_json_end_object(&j);
+	rec_json_end(&j);
+}
+
+/* ---- reading -------------------------------------------------------------------------- */
+
+typedef struct read_ctx {
+	rec_view *v;
+	const char *name;
+	bool nomem;
+} read_ctx;
+
+static int add_one(void *ctx, const rec_event *ev)
+{
+	read_ctx *c = ctx;
+	rec_status st = rec_view_add_event(c->v, ev);
+	if (st == REC_ERR_NOMEM) {
+		rec_cli_file_error(c->name, "%s", rec_view_errmsg(c->v));
+		c->nomem = true;
+		return REC_EXIT_DATA;
+	}
+	return REC_EXIT_OK;
+}
+
+static const rec_view_info *find_view(const char *name)
+{
+	size_t n;
+	const rec_view_info *l = rec_view_list(&n);
+	for (size_t i = 0; i < n; i++)
+		if (strcmp(l[i].name, name) == 0)
+			return &l[i];
+	return NULL;
+}
+
+int rec_view_run(const rec_view_tool_opts *o, const rec_cli_input *in, size_t n, FILE *out,
+		 FILE *err)
+{
+	if (!out)
+		out = stdout;
+	rec_cli_set_streams(out, err);
+	const rec_view_info *info = o->view ? find_view(o->view) : NULL;
+	if (!info)
+		return rec_cli_usage_fail("'%s' is not a view (rec-view --list shows them)",
+					  o->view ? o->view : "");
+	if (o->by && !info->by)
+		return rec_cli_usage_fail("--by: the %s view does not split by a field", info->name);
+
+	rec_view_options vo = REC_VIEW_OPTIONS_INIT;
+	vo.view = o->view;
+	vo.by = o->by;
+	vo.type = o->type;
+	vo.thread = o->thread;
+	vo.top = o->top;
+	if (o->from_kind == 2) {
+		vo.flags |= REC_VIEW_FROM;
+		vo.from_wall_ns = o->from;
+	}
+	if (o->to_kind == 2) {
+		vo.flags |= REC_VIEW_TO;
+		vo.to_wall_ns = o->to;
+	}
+	int64_t start = 0;
+	if ((o->from_kind == 1 || o->to_kind == 1) && n && rec_cli_recording_start(&in[0], false, &start)) {
+		if (o->from_kind == 1) {
+			vo.flags |= REC_VIEW_FROM;
+			vo.from_wall_ns = start + o->from;
+		}
+		if (o->to_kind == 1) {
+			vo.flags |= REC_VIEW_TO;
+			vo.to_wall_ns = start + o->to;
+		}
+	}
+	rec_view *v = NULL;
+	rec_status st = rec_view_open(&v, &vo);
+	if (st != REC_OK) {
+		rec_cli_error("%s", rec_strerror(st));
+		return REC_EXIT_DATA;
+	}
+	int rc = REC_EXIT_OK;
+	if (strcmp(o->view, "recording") == 0) {
+		rec_summary *s = NULL;
+		if (rec_summary_open(&s) != REC_OK) {
+			rec_cli_error("out of memory");
+			rec_view_close(v);
+			return REC_EXIT_DATA;
+		}
+		for (size_t i = 0; i < n; i++) {
+			rec_reader *r = NULL;
+			if (rec_cli_input_reader(&in[i], 0, &r) != REC_OK)
+				continue; /* the event pass below reports it */
+			if (rec_summary_add_reader(s, r, in[i].name, 0) != REC_OK)
+				rc = REC_EXIT_DATA;
+			rec_reader_close(r);
+		}
+		if (rec_view_add_summary(v, rec_summary_get(s)) != REC_OK)
+			rc = REC_EXIT_DATA;
+		rec_summary_close(s);
+	}
+	for (size_t i = 0; i < n; i++) {
+		rec_reader *r = rec_cli_input_open(&in[i], REC_READ_ORDERED);
+		if (!r) {
+			rc = REC_EXIT_DATA;
+			continue;
+		}
+		rec_view_begin_input(v);
+		read_ctx ctx = { v, in[i].name, false };
+		int frc = rec_cli_each_event(r, in[i].name, add_one, &ctx);
+		rec_reader_close(r);
+		if (frc > rc)
+			rc = frc;
+		if (ctx.nomem)
+			break;
+	}
+	const rec_view_table *tables = NULL;
+	size_t count = 0;
+	st = rec_view_get(v, &tables, &count);
+	if (st != REC_OK) {
+		rec_cli_error("%s", rec_view_errmsg(v));
+		rec_view_close(v);
+		return REC_EXIT_DATA;
+	}
+	if (o->by && !rec_view_by_found(v) && rc == REC_EXIT_OK) {
+		rec_view_close(v);
+		return rec_cli_usage_fail("--by: no %s event has a field '%s'",
+					  o->type ? o->type : "matching", o->by);
+	}
+	if (o->json)
+		print_json(o, in, n, tables, count);
+	else
+		for (size_t t = 0; t < count; t++)
+			print_table(&tables[t], o->width ? o->width : DEFAULT_WIDTH);
+	rec_view_close(v);
+	return rc;
+}
+
+/* ---- main: the arguments ---------------------------------------------------------------- */
+#ifndef REC_TOOL_NO_MAIN
+
+static const char usage_text[] =
+	"Usage: rec-view [OPTIONS] VIEW FILE...\n"
+	"       rec-view --list\n"
+	"Show a predefined table (a view) of rec recordings, like `jfr view`.  The\n"
+	"FILEs are read one after another into one table; FILE may be '-' for\n"
+	"standard input.\n"
+	"\n"
+	"Options:\n"
+	"  --list            the views, one a line, and exit\n"
+	"  --json            one JSON document (\"schema\": 1): the tables with their\n"
+	"                    columns and rows (durations in ns, sizes in bytes)\n"
+	"  --width N         text: lines at most N characters (default 160); the widest\n"
+	"                    text columns are cut, with \"...\"\n"
+	"  --top N           at most N rows per table (the heaviest first; requests:\n"
+	"                    also the N slowest spans, default 10)\n"
+	"  --by FIELD        split rows by the value of a field (latency, requests,\n"
+	"                    allocation-by-span): --by path\n"
+	"  --type TYPE       the span type (requests, allocation-by-span, startup's\n"
+	"                    first event; latency: only TYPE); default every duration\n"
+	"                    type whose name does not start with \"rec.\"\n"
+	"  --from T, --to T  only events that start in [from, to): T is an offset from\n"
+	"                    the first FILE's first event (1.5s, 250ms; needs a FILE,\n"
+	"                    not '-') or a time 2026-12-02T10:14:03.5 (local time; add Z\n"
+	"                    or +HH:MM for another zone)\n"
+	"  --thread NAME     only events of threads named NAME (a glob) or with OS tid\n"
+	"                    NAME (contention: the waiters; the holders are looked at\n"
+	"                    whatever their name)\n"
+	"  -h, --help        show this help and exit\n"
+	"  --version         show the library version and exit\n"
+	"\n"
+	"Percentiles come from a log-linear histogram: within 0.4 % (1/256) of the\n"
+	"true value; count, mean, max and totals are exact.  Sites are the first\n"
+	"frame of a stack that is not librec's own (rec_*), spelt as rec-flame spells\n"
+	"frames.  Events are read in timestamp order.\n"
+	"Exit status: 0 success, 1 damaged or unreadable input (after printing what\n"
+	"was readable), 2 usage error.\n";
+
+enum { OPT_LIST = 256, OPT_JSON, OPT_WIDTH, OPT_TOP, OPT_BY, OPT_TYPE, OPT_FROM, OPT_TO,
+       OPT_THREAD, OPT_VERSION };
+
+static const struct option long_opts[] = {
+	{ "list", no_argument, NULL, OPT_LIST },
+	{ "json", no_argument, NULL, OPT_JSON },
+	{ "width", required_argument, NULL, OPT_WIDTH },
+	{ "top", required_argument, NULL, OPT_TOP },
+	{ "by", required_argument, NULL, OPT_BY },
+	{ "type", required_argument, NULL, OPT_TYPE },
+	{ "from", required_argument, NULL, OPT_FROM },
+	{ "to", required_argument, NULL, OPT_TO },
+	{ "thread", required_argument, NULL, OPT_THREAD },
+	{ "help", no_argument, NULL, 'h' },
+	{ "version", no_argument, NULL, OPT_VERSION },
+	{ NULL, 0, NULL, 0 },
+};
+
+/* --from/--to: an offset (kind 1) or a time (kind 2), else a usage error. */
+static void time_opt(const char *option, const char *s, int64_t *v, int *kind)
+{
+	*kind = rec_cli_parse_duration(s, v) ? 1 : rec_cli_parse_iso_time(s, v) ? 2 : 0;
+	if (!*kind)
+		rec_cli_usage_error("%s: '%s' is not a duration (e.g. 10ms, 1.5s) nor a time "
+				    "(2026-12-02T10:14:03[.frac][Z|+HH:MM])", option, s);
+}
+
+static void list_views(void)
+{
+	size_t n;
+	const rec_view_info *l = rec_view_list(&n);
+	size_t w = 0;
+	for (size_t i = 0; i < n; i++)
+		if (strlen(l[i].name) > w)
+			w = strlen(l[i].name);
+	for (size_t i = 0; i < n; i++) {
+		rec_out_str(l[i].name);
+		out_spaces(w + 2 - strlen(l[i].name));
+		rec_out_str(l[i].description);
+		if (l[i].by)
+			REC_OUT_LIT(" (--by FIELD)");
+		rec_out_char('\n');
+	}
+}
+
+static const char *nonempty(const char *option, const char *s)
+{
+	if (!*s)
+		rec_cli_usage_error("%s: empty value", option);
+	return s;
+}
+
+int main(int argc, char **argv)
+{
+	rec_cli_init("rec-view");
+	rec_view_tool_opts o = { 0 };
+	const char *from_s = NULL, *to_s = NULL;
+	bool list = false;
+	int c;
+	while ((c = rec_cli_getopt(argc, argv, "h", long_opts)) != -1) {
+		switch (c) {
+		case OPT_LIST: list = true; break;
+		case OPT_JSON: o.json = true; break;
+		case OPT_WIDTH: o.width = (uint32_t)rec_cli_opt_u64("--width", optarg, 20, 100000); break;
+		case OPT_TOP: o.top = (uint32_t)rec_cli_opt_u64("--top", optarg, 1, UINT32_MAX); break;
+		case OPT_BY: o.by = nonempty("--by", optarg); break;
+		case OPT_TYPE: o.type = nonempty("--type", optarg); break;
+		case OPT_FROM:
+			from_s = optarg;
+			time_opt("--from", optarg, &o.from, &o.from_kind);
+			break;
+		case OPT_TO:
+			to_s = optarg;
+			time_opt("--to", optarg, &o.to, &o.to_kind);
+			break;
+		case OPT_THREAD: o.thread = nonempty("--thread", optarg); break;
+		case 'h': rec_cli_help(usage_text);
+		case OPT_VERSION: rec_cli_version();
+		default: rec_cli_usage_error("unexpected option");
+		}
+	}
+	if (list) {
+		if (optind < argc)
+			rec_cli_usage_error("--list takes no operands");
+		list_views();
+		return rec_cli_finish(REC_EXIT_OK);
+	}
+	if (optind >= argc)
+		rec_cli_usage_error("no view (rec-view --list shows them)");
+	o.view = argv[optind++];
+	if (!find_view(o.view))
+		rec_cli_usage_error("'%s' is not a view (rec-view --list shows them)", o.view);
+	if (optind >= argc)
+		rec_cli_usage_error("no input file");
+	size_t n = (size_t)(argc - optind);
+	rec_cli_input *in = rec_cli_xmalloc(n * sizeof *in);
+	size_t stdin_count = 0;
+	for (size_t i = 0; i < n; i++) {
+		in[i] = (rec_cli_input){ .name = argv[optind + (int)i] };
+		stdin_count += strcmp(in[i].name, "-") == 0;
+	}
+	if (stdin_count > 1)
+		rec_cli_usage_error("standard input ('-') given more than once");
+	if (o.from_kind && o.to_kind && o.from_kind != o.to_kind)
+		rec_cli_usage_error("--from and --to must both be offsets or both be times");
+	if (from_s && to_s && o.to <= o.from)
+		rec_cli_usage_error("--to %s is not after --from %s", to_s, from_s);
+	if ((o.from_kind == 1 || o.to_kind == 1) && !rec_cli_input_rereadable(&in[0]))
+		rec_cli_usage_error("--from/--to need a regular FILE (not standard input)");
+	int rc = rec_view_run(&o, in, n, NULL, NULL);
+	free(in);
+	return rec_cli_finish(rc);
+}
+#endif /* REC_TOOL_NO_MAIN */
