@@ -28,6 +28,7 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
+#include <malloc.h>
 #include <math.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -697,6 +698,80 @@ static void t_options(void **state)
 	rec_view_close(NULL);
 }
 
+/* ---- memory follows keys, not events ---- */
+
+/* n rounds of A's request pattern, 1 s apart (same threads, lock, sites). */
+static void write_rounds(membuf *m, int n)
+{
+	gen g;
+	open_gen(&g, m, 0);
+	uint64_t lock = str(&g, "cache-lock"), get = str(&g, "/get"), fill = str(&g, "/fill");
+	for (int i = 0; i < n; i++) {
+		double b = 1000.0 * i;
+		sleep_ev(&g, TH_W2, S_HOLD, b + 10, b + 160);
+		cpu_ev(&g, TH_W2, S_CPU, b + 170, 0);
+		ok(rec_writer_begin(g.w, T_LOCKWAIT, at(b + 20), at(b + 180) - at(b + 20), TH_W1, S_LOCK));
+		ok(rec_writer_put_u64(g.w, 0xbeef));
+		ok(rec_writer_put_u64(g.w, lock));
+		ok(rec_writer_put_u64(g.w, 102));
+		ok(rec_writer_put_u64(g.w, 0));
+		ok(rec_writer_end(g.w));
+		alloc_ev(&g, TH_W1, S_ALLOC, b + 187, 0x9000 + (uint64_t)i * 16, 1000, 2 * MIB, true);
+		ok(rec_writer_begin(g.w, T_FREE, at(b + 188), 0, TH_W1, S_ALLOC));
+		ok(rec_writer_put_u64(g.w, 0x9000 + (uint64_t)i * 16));
+		ok(rec_writer_put_u64(g.w, 1000));
+		ok(rec_writer_put_u64(g.w, 1));
+		ok(rec_writer_end(g.w));
+		cpu_ev(&g, TH_W1, S_CPU, b + 190, 0);
+		ok(rec_writer_begin(g.w, T_REQ, at(b), at(b + 200) - at(b), TH_W2, 0));
+		ok(rec_writer_put_u64(g.w, fill));
+		ok(rec_writer_put_u64(g.w, 200));
+		ok(rec_writer_end(g.w));
+		ok(rec_writer_begin(g.w, T_REQ, at(b + 5), at(b + 205) - at(b + 5), TH_W1, 0));
+		ok(rec_writer_put_u64(g.w, get));
+		ok(rec_writer_put_u64(g.w, 200));
+		ok(rec_writer_end(g.w));
+	}
+	ok(rec_writer_close(g.w));
+}
+
+/* Heap in use by a view after all events of m (the reader closed). */
+static size_t view_heap(const membuf *m, const char *view, const char *by)
+{
+	rec_view_options o = REC_VIEW_OPTIONS_INIT;
+	o.view = view;
+	o.by = by;
+	struct mallinfo2 before = mallinfo2();
+	run r;
+	run_view(&r, m, &o);
+	struct mallinfo2 after = mallinfo2();
+	rec_view_close(r.v);
+	return after.uordblks > before.uordblks ? after.uordblks - before.uordblks : 0;
+}
+
+static void t_memory_flat(void **state)
+{
+	(void)state;
+	membuf small = { 0 }, big = { 0 };
+	write_rounds(&small, 1000);
+	write_rounds(&big, 20000); /* 160,000 events */
+	static const char *const views[][2] = {
+		{ "latency", "path" }, { "requests", "path" }, { "contention-by-lock", NULL },
+		{ "contention-by-site", NULL }, { "allocation-by-site", NULL },
+		{ "allocation-by-span", "path" }, { "live-heap", NULL }, { "hot-functions", NULL },
+		{ "sleeps-by-site", NULL }, { "startup", NULL }, { "threads", NULL },
+	};
+	for (size_t i = 0; i < sizeof views / sizeof views[0]; i++) {
+		size_t a = view_heap(&small, views[i][0], views[i][1]);
+		size_t b = view_heap(&big, views[i][0], views[i][1]);
+		/* 20 x the events: the same keys, so (nearly) the same memory */
+		if (b > a + 16384)
+			fail_msg("%s: %zu bytes for 8,000 events, %zu for 160,000", views[i][0], a, b);
+	}
+	free(small.p);
+	free(big.p);
+}
+
 /* ---- recording B: percentiles of many values ---- */
 
 static int cmp_u64(const void *a, const void *b)
@@ -786,6 +861,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(t_cpu_sleeps_threads), cmocka_unit_test(t_startup),
 		cmocka_unit_test(t_recording),   cmocka_unit_test(t_window),
 		cmocka_unit_test(t_options),     cmocka_unit_test(t_latency_percentiles),
+		cmocka_unit_test(t_memory_flat),
 	};
 	if (argc > 1)
 		cmocka_set_test_filter(argv[1]);
