@@ -365,6 +365,10 @@ int rec_view_run(const rec_view_tool_opts *o, const rec_cli_input *in, size_t n,
 		rec_view_close(v);
 		return REC_EXIT_DATA;
 	}
+	if (o->type && !rec_view_type_found(v) && rc == REC_EXIT_OK) {
+		rec_view_close(v);
+		return rec_cli_usage_fail("--type: no event of type '%s'", o->type);
+	}
 	if (o->by && !rec_view_by_found(v) && rc == REC_EXIT_OK) {
 		rec_view_close(v);
 		return rec_cli_usage_fail("--by: no %s event has a field '%s'",

@@ -521,6 +521,8 @@ rec_status rec_view_add_event(rec_view *v, const rec_event *ev)
 		v->input_start = ev->wall_ns;
 	}
 	v->now = ev->wall_ns;
+	if (v->type && !v->type_found && ev->type->name && strcmp(ev->type->name, v->type) == 0)
+		v->type_found = true;
 	bool sel = thread_selected(v, ev);
 	if ((v->o.flags & REC_VIEW_FROM) && ev->wall_ns < v->o.from_wall_ns)
 		sel = false;
@@ -558,4 +560,9 @@ const char *rec_view_errmsg(const rec_view *v)
 bool rec_view_by_found(const rec_view *v)
 {
 	return v && v->by_found;
+}
+
+bool rec_view_type_found(const rec_view *v)
+{
+	return v && v->type_found;
 }

@@ -84,6 +84,7 @@ struct rec_view {
 	/* threads by "pid/tid" */
 	vmap threads;           /* vthread */
 	bool by_found;
+	bool type_found;
 	bool have_start;
 	int64_t input_start;    /* wall ns of the current input's first event */
 	int64_t now;            /* start of the latest event */

@@ -414,6 +414,20 @@ static void t_latency(void **state)
 	assert_int_equal(U(t, row_of(t, "by", "/fill"), "count"), 1);
 	rec_view_close(r.v);
 
+	rec_view_options o = REC_VIEW_OPTIONS_INIT;
+	o.view = "latency";
+	o.type = "rec.Sleep";
+	run_view(&r, &rec_a, &o);
+	assert_true(rec_view_type_found(r.v));
+	t = table(&r, "latency");
+	assert_int_equal(t->row_count, 1);
+	assert_string_equal(S(t, 0, "type"), "rec.Sleep");
+	rec_view_close(r.v);
+	o.type = "app.Nothing";
+	run_view(&r, &rec_a, &o);
+	assert_false(rec_view_type_found(r.v));
+	rec_view_close(r.v);
+
 	simple(&r, &rec_a, "latency", "nosuchfield");
 	assert_false(rec_view_by_found(r.v));
 	assert_int_equal(table(&r, "latency")->row_count, 0);

@@ -176,6 +176,9 @@ REC_API const char *rec_view_errmsg(const rec_view *v);
 /*! rec_view_by_found() : with opts.by, whether any event had that field
  *  (false: the --by FIELD names nothing in the input). */
 REC_API bool rec_view_by_found(const rec_view *v);
+/*! rec_view_type_found() : with opts.type, whether any event was of that
+ *  type (false: --type names nothing in the input). */
+REC_API bool rec_view_type_found(const rec_view *v);
 
 #ifdef __cplusplus
 }
