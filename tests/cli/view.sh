@@ -183,7 +183,7 @@ usage() {
 	shift
 	local rc=0
 	"$BIN/rec-view" "$@" >"$work/u.out" 2>"$work/u.err" || rc=$?
-	[ "$rc" -eq 2 ] && grep -q "$want" "$work/u.err" && [ ! -s "$work/u.out" ] ||
+	[ "$rc" -eq 2 ] && grep -q -e "$want" "$work/u.err" && [ ! -s "$work/u.out" ] ||
 		fail "rec-view $*: exit $rc, stderr $(cat "$work/u.err"), stdout $(head -c 200 "$work/u.out")"
 }
 usage "'nosuch' is not a view" nosuch "$rec"
