@@ -499,6 +499,11 @@ rec_status rec_view_begin_input(rec_view *v)
 	return st;
 }
 
+static rec_status view_fail_state(rec_view *v)
+{
+	return rec_vi_fail(v, REC_ERR_INVALID_ARG, "events added after rec_view_get()");
+}
+
 static bool thread_selected(rec_view *v, const rec_event *ev)
 {
 	if (!v->thread)
@@ -516,6 +521,8 @@ rec_status rec_view_add_event(rec_view *v, const rec_event *ev)
 {
 	if (!v || !ev || !ev->type)
 		return REC_ERR_INVALID_ARG;
+	if (v->finished)
+		return view_fail_state(v);
 	if (!v->have_start) {
 		v->have_start = true;
 		v->input_start = ev->wall_ns;
@@ -535,14 +542,17 @@ rec_status rec_view_get(rec_view *v, const rec_view_table **tables, size_t *coun
 {
 	if (!v || !tables || !count)
 		return REC_ERR_INVALID_ARG;
-	rec_status st = REC_OK;
-	if (v->have_start && v->impl->end_input)
-		st = v->impl->end_input(v);
-	v->have_start = false;
-	if (st == REC_OK && v->impl->finish)
-		st = v->impl->finish(v);
-	if (st != REC_OK)
-		return st;
+	if (!v->finished) {
+		rec_status st = REC_OK;
+		if (v->have_start && v->impl->end_input)
+			st = v->impl->end_input(v);
+		v->have_start = false;
+		if (st == REC_OK && v->impl->finish)
+			st = v->impl->finish(v);
+		if (st != REC_OK)
+			return st;
+		v->finished = true;
+	}
 	for (size_t i = 0; i < v->ntables; i++) {
 		v->tables[i].t.cells = v->tables[i].cells;
 		v->out[i] = v->tables[i].t;

@@ -85,6 +85,7 @@ struct rec_view {
 	vmap threads;           /* vthread */
 	bool by_found;
 	bool type_found;
+	bool finished;          /* rec_view_get() built the tables */
 	bool have_start;
 	int64_t input_start;    /* wall ns of the current input's first event */
 	int64_t now;            /* start of the latest event */

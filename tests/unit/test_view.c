@@ -709,6 +709,22 @@ static void t_options(void **state)
 			found |= strcmp(l[k].name, want[i]) == 0;
 		assert_true(found);
 	}
+	/* rec_view_get twice: the same tables; no events after it */
+	run r;
+	simple(&r, &rec_a, "sleeps-by-site", NULL);
+	const rec_view_table *t2;
+	size_t n2;
+	ok(rec_view_get(r.v, &t2, &n2));
+	assert_ptr_equal(t2, r.t);
+	assert_int_equal(n2, r.n);
+	assert_int_equal(t2[0].row_count, 2);
+	rec_reader *rd = NULL;
+	ok(rec_reader_open_mem(&rd, rec_a.p, rec_a.len, "mem", NULL));
+	rec_event ev;
+	ok(rec_reader_next_event(rd, &ev));
+	assert_int_equal(rec_view_add_event(r.v, &ev), REC_ERR_INVALID_ARG);
+	rec_reader_close(rd);
+	rec_view_close(r.v);
 	rec_view_close(NULL);
 }
 

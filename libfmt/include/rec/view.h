@@ -160,15 +160,17 @@ REC_API rec_status rec_view_begin_input(rec_view *v);
  *  One event from rec_reader_next_event() of a REC_READ_ORDERED reader, used
  *  during the call only.
  *  @return REC_OK, REC_ERR_NOMEM (the view stays usable; the event is not
- *          counted). */
+ *          counted), REC_ERR_INVALID_ARG after rec_view_get(). */
 REC_API rec_status rec_view_add_event(rec_view *v, const rec_event *ev);
 /*! rec_view_add_summary() : the "recording" view's chunks, runs, restarts
  *  and crashes: rec_summary_get()'s result of the same inputs, copied (other
  *  views ignore it). */
 REC_API rec_status rec_view_add_summary(rec_view *v, const rec_summary_result *res);
 /*! rec_view_get() :
- *  The view's tables, valid until the next call on v.  Call after the last
- *  event; adding events after it is not supported.
+ *  The view's tables, valid until rec_view_close(v).  Call after the last
+ *  event: the first call settles what is pending and builds the tables,
+ *  later calls return the same; rec_view_add_event() after it returns
+ *  REC_ERR_INVALID_ARG.
  *  @return REC_OK or REC_ERR_NOMEM. */
 REC_API rec_status rec_view_get(rec_view *v, const rec_view_table **tables, size_t *count);
 /*! rec_view_errmsg() : text of the last failure; never NULL. */
