@@ -215,7 +215,7 @@ $(BUILD)/obj/fuzz/tools/%.o: tools/%.c $(DEPS_STAMP)
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  CC      $< (no main)")
 	$(Q)$(CC) $(CPPFLAGS_ALL) $(CFLAGS_ALL) $(PKG_CFLAGS) -DREC_TOOL_NO_MAIN -MMD -MP -c $< -o $@
-$(foreach t,print flame lockgraph timeline,$(eval \
+$(foreach t,print flame lockgraph timeline view,$(eval \
   $(BUILD)/fuzz/$(t)_replay: $(BUILD)/obj/fuzz/tools/rec-$(t).o $(CLI_OBJS)))
 $(BUILD)/fuzz/lockgraph_replay: LIBS_ALL += $(shell pkg-config --libs libcgraph libgvc 2>/dev/null)
 

@@ -362,7 +362,6 @@ static rec_status requests_finish(rec_view *v)
 			rec_vi_cell_text(v, &c[k], view_name(v, sp->lock));
 			rec_vi_cell_text(v, &c[k + 1], view_name(v, sp->holder));
 		}
-		k += 2;
 	}
 	return REC_OK;
 }
