@@ -254,11 +254,17 @@ typedef struct read_ctx {
 	rec_view *v;
 	const char *name;
 	bool nomem;
+	rec_cli_typesel *tsel;      /* --type checked while reading (not rereadable) */
+	const rec_chunk_info *chunk;
 } read_ctx;
 
 static int add_one(void *ctx, const rec_event *ev)
 {
 	read_ctx *c = ctx;
+	if (c->tsel && ev->chunk != c->chunk) {
+		c->chunk = ev->chunk;
+		rec_cli_typesel_chunk(c->tsel, ev->chunk);
+	}
 	rec_status st = rec_view_add_event(c->v, ev);
 	if (st == REC_ERR_NOMEM) {
 		rec_cli_file_error(c->name, "%s", rec_view_errmsg(c->v));
@@ -316,10 +322,23 @@ int rec_view_run(const rec_view_tool_opts *o, const rec_cli_input *in, size_t n,
 			vo.to_wall_ns = start + o->to;
 		}
 	}
+	/* --type names a type of the input (tools/common's one check): from the
+	 * chunks' metadata before reading when every input can be read twice,
+	 * else while reading (the tables are printed after it anyway). */
+	rec_cli_typesel tsel;
+	rec_cli_typesel_init(&tsel, &o->type, o->type ? 1 : 0, REC_CLI_TYPESEL_EXACT);
+	bool scanned = true;
+	for (size_t i = 0; o->type && i < n; i++)
+		scanned = rec_cli_typesel_scan(&tsel, &in[i]) && scanned;
+	if (o->type && scanned && rec_cli_typesel_check(&tsel) != REC_EXIT_OK) {
+		rec_cli_typesel_free(&tsel);
+		return REC_EXIT_USAGE;
+	}
 	rec_view *v = NULL;
 	rec_status st = rec_view_open(&v, &vo);
 	if (st != REC_OK) {
 		rec_cli_error("%s", rec_strerror(st));
+		rec_cli_typesel_free(&tsel);
 		return REC_EXIT_DATA;
 	}
 	int rc = REC_EXIT_OK;
@@ -328,13 +347,14 @@ int rec_view_run(const rec_view_tool_opts *o, const rec_cli_input *in, size_t n,
 		if (rec_summary_open(&s) != REC_OK) {
 			rec_cli_error("out of memory");
 			rec_view_close(v);
+			rec_cli_typesel_free(&tsel);
 			return REC_EXIT_DATA;
 		}
 		for (size_t i = 0; i < n; i++) {
 			rec_reader *r = NULL;
 			if (rec_cli_input_reader(&in[i], 0, &r) != REC_OK)
 				continue; /* the event pass below reports it */
-			if (rec_summary_add_reader(s, r, in[i].name, 0) != REC_OK)
+			if (rec_summary_add_reader(s, r, in[i].name, REC_SUMMARY_DROPS) != REC_OK)
 				rc = REC_EXIT_DATA;
 			rec_reader_close(r);
 		}
@@ -349,13 +369,19 @@ int rec_view_run(const rec_view_tool_opts *o, const rec_cli_input *in, size_t n,
 			continue;
 		}
 		rec_view_begin_input(v);
-		read_ctx ctx = { v, in[i].name, false };
+		read_ctx ctx = { v, in[i].name, false, (o->type && !scanned) ? &tsel : NULL, NULL };
 		int frc = rec_cli_each_event(r, in[i].name, add_one, &ctx);
 		rec_reader_close(r);
 		if (frc > rc)
 			rc = frc;
 		if (ctx.nomem)
 			break;
+	}
+	int trc = (o->type && !scanned) ? rec_cli_typesel_check(&tsel) : REC_EXIT_OK;
+	rec_cli_typesel_free(&tsel);
+	if (trc != REC_EXIT_OK) {
+		rec_view_close(v);
+		return trc;
 	}
 	const rec_view_table *tables = NULL;
 	size_t count = 0;
@@ -364,10 +390,6 @@ int rec_view_run(const rec_view_tool_opts *o, const rec_cli_input *in, size_t n,
 		rec_cli_error("%s", rec_view_errmsg(v));
 		rec_view_close(v);
 		return REC_EXIT_DATA;
-	}
-	if (o->type && !rec_view_type_found(v) && rc == REC_EXIT_OK) {
-		rec_view_close(v);
-		return rec_cli_usage_fail("--type: no event of type '%s'", o->type);
 	}
 	if (o->by && !rec_view_by_found(v) && rc == REC_EXIT_OK) {
 		rec_view_close(v);

@@ -1,11 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * view_recording.c - "recording": files, chunks, runs, restarts, crashes
- * and write failures from the summary (rec/analysis.h: rec_summary_get()'s
- * result, given with rec_view_add_summary(); nothing re-derived here), plus
- * the events lost per type and reason (rec.Dropped; its `type` field, a
- * Type_Id named by the chunk's metadata, when the recording has it) and the
- * write failures (rec.WriteFailed).
+ * and the events lost per type and reason from the summary (rec/analysis.h:
+ * rec_summary_get()'s result of a summary made with REC_SUMMARY_DROPS, given
+ * with rec_view_add_summary(); nothing re-derived here), plus the write
+ * failures (rec.WriteFailed events, which the summary does not count).
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -15,8 +14,8 @@
 #include "view_internal.h"
 
 typedef struct drop_row {
-	uint32_t type, reason;
-	uint64_t count, records;
+	uint32_t type, reason;  /* interned names */
+	uint64_t count;
 } drop_row;
 
 typedef struct run_copy {
@@ -27,7 +26,9 @@ typedef struct run_copy {
 } run_copy;
 
 typedef struct rc_state {
-	vmap drops;
+	drop_row *drops;
+	size_t ndrops;
+	uint64_t drops_unread;
 	bool have_summary;
 	uint64_t files, chunks, damaged, events, dropped, restarts, crashes, problems;
 	run_copy *runs;
@@ -35,75 +36,24 @@ typedef struct rc_state {
 	uint64_t wf_records, wf_chunks, wf_events, wf_bytes;
 } rc_state;
 
-static rec_status rc_init(rec_view *v)
-{
-	rec_vi_vmap_init(&((rc_state *)v->state)->drops, sizeof(drop_row));
-	return REC_OK;
-}
-
 static void rc_free(rec_view *v)
 {
 	rc_state *s = v->state;
-	rec_vi_vmap_free(&s->drops);
+	free(s->drops);
 	free(s->runs);
-}
-
-/* The names rec-summary's drop reasons have (spec/EVENTS.md, rec.Dropped). */
-static const char *reason_name(uint64_t r, char *buf, size_t cap)
-{
-	static const char *const names[] = { "buffer full", "no buffer", "nested emit",
-					     "rejected", "write failed", "throttled" };
-	if (r < sizeof names / sizeof names[0])
-		return names[r];
-	snprintf(buf, cap, "reason %" PRIu64, r);
-	return buf;
 }
 
 static rec_status rc_add(rec_view *v, const rec_event *ev, bool selected)
 {
 	rc_state *s = v->state;
-	if (!selected)
+	if (!selected || !rec_vi_type_is(ev, "rec.WriteFailed"))
 		return REC_OK;
-	if (rec_vi_type_is(ev, "rec.WriteFailed")) {
-		s->wf_records++;
-		if (rec_vi_field_u64(ev, "action", 0) == 0) {
-			s->wf_chunks += rec_vi_field_u64(ev, "chunks", 0);
-			s->wf_events += rec_vi_field_u64(ev, "events", 0);
-			s->wf_bytes += rec_vi_field_u64(ev, "bytes", 0);
-		}
-		return REC_OK;
+	s->wf_records++;
+	if (rec_vi_field_u64(ev, "action", 0) == 0) {
+		s->wf_chunks += rec_vi_field_u64(ev, "chunks", 0);
+		s->wf_events += rec_vi_field_u64(ev, "events", 0);
+		s->wf_bytes += rec_vi_field_u64(ev, "bytes", 0);
 	}
-	if (!rec_vi_type_is(ev, "rec.Dropped"))
-		return REC_OK;
-	char buf[64];
-	const char *tn = "(not recorded)";
-	int ti = rec_vi_field(ev, "type");
-	if (ti >= 0) {
-		uint64_t id = ev->values[ti].v.u;
-		tn = "(not known)";
-		if (id && ev->chunk) {
-			snprintf(buf, sizeof buf, "type id %" PRIu64, id);
-			tn = buf;
-			for (uint32_t k = 0; k < ev->chunk->type_count; k++)
-				if (ev->chunk->types[k].id == id && ev->chunk->types[k].name)
-					tn = ev->chunk->types[k].name;
-		}
-	}
-	uint32_t type = rec_vi_intern(v, tn, strlen(tn));
-	char rb[32];
-	const char *rn = reason_name(rec_vi_field_u64(ev, "reason", 0), rb, sizeof rb);
-	uint32_t reason = rec_vi_intern(v, rn, strlen(rn));
-	if (type == UINT32_MAX || reason == UINT32_MAX)
-		return rec_vi_fail(v, REC_ERR_NOMEM, "out of memory");
-	uint32_t key[2] = { type, reason };
-	size_t i = rec_vi_vmap_get(&s->drops, (const char *)key, sizeof key, NULL);
-	if (i == SIZE_MAX)
-		return rec_vi_fail(v, REC_ERR_NOMEM, "out of memory");
-	drop_row *r = vmap_at(&s->drops, i);
-	r->type = type;
-	r->reason = reason;
-	r->count += rec_vi_field_u64(ev, "count", 0);
-	r->records++;
 	return REC_OK;
 }
 
@@ -128,6 +78,30 @@ rec_status rec_view_add_summary(rec_view *v, const rec_summary_result *res)
 		if (r->ended == REC_RUN_CRASH)
 			s->crashes++;
 	}
+	drop_row *drops = res->drop_count ? calloc(res->drop_count, sizeof *drops) : NULL;
+	if (res->drop_count && !drops)
+		return rec_vi_fail(v, REC_ERR_NOMEM, "out of memory");
+	for (size_t i = 0; i < res->drop_count; i++) {
+		const rec_summary_drop *d = &res->drops[i];
+		char buf[32];
+		const char *rn = rec_drop_reason_name(d->reason);
+		if (!rn) {
+			snprintf(buf, sizeof buf, "reason %" PRIu32, d->reason);
+			rn = buf;
+		}
+		const char *tn = d->type ? d->type : "(not known)";
+		drops[i].type = rec_vi_intern(v, tn, strlen(tn));
+		drops[i].reason = rec_vi_intern(v, rn, strlen(rn));
+		drops[i].count = d->count;
+		if (drops[i].type == UINT32_MAX || drops[i].reason == UINT32_MAX) {
+			free(drops);
+			return rec_vi_fail(v, REC_ERR_NOMEM, "out of memory");
+		}
+	}
+	free(s->drops);
+	s->drops = drops;
+	s->ndrops = res->drop_count;
+	s->drops_unread = res->drops_unread;
 	s->have_summary = true;
 	s->files = res->file_count;
 	s->chunks = res->chunks;
@@ -137,16 +111,6 @@ rec_status rec_view_add_summary(rec_view *v, const rec_summary_result *res)
 	s->restarts = res->restarts;
 	s->problems = res->problem_count;
 	return REC_OK;
-}
-
-static int cmp_drops(const void *a, const void *b, void *ctx)
-{
-	rec_view *v = ctx;
-	const drop_row *x = a, *y = b;
-	if (x->count != y->count)
-		return x->count > y->count ? -1 : 1;
-	int c = strcmp(view_name(v, x->type), view_name(v, y->type));
-	return c ? c : strcmp(view_name(v, x->reason), view_name(v, y->reason));
 }
 
 static rec_status rc_finish(rec_view *v)
@@ -208,30 +172,32 @@ static rec_status rc_finish(rec_view *v)
 	}
 
 	static const rec_view_column dcols[] = {
-		{ "Event Type", "type", REC_VIEW_TEXT }, { "Reason", "reason", REC_VIEW_TEXT },
-		{ "Lost", "lost", REC_VIEW_COUNT },      { "Records", "records", REC_VIEW_COUNT },
+		{ "Event Type", "type", REC_VIEW_TEXT },
+		{ "Reason", "reason", REC_VIEW_TEXT },
+		{ "Lost", "lost", REC_VIEW_COUNT },
 	};
-	vtable *dt = rec_vi_table(v, "drops", "Dropped Events by Type and Reason", dcols, 4);
+	vtable *dt = rec_vi_table(v, "drops", "Dropped Events by Type and Reason", dcols, 3);
 	if (!dt)
 		return rec_vi_fail(v, REC_ERR_NOMEM, "out of memory");
-	rec_vi_sort(s->drops.vals, s->drops.n, sizeof(drop_row), cmp_drops, v);
-	for (size_t i = 0; i < s->drops.n; i++) {
-		drop_row *r = vmap_at(&s->drops, i);
+	for (size_t i = 0; i < s->ndrops; i++) { /* the summary's order: by count */
 		rec_view_cell *dc = rec_vi_row(v, dt);
 		if (!dc)
 			return rec_vi_fail(v, REC_ERR_NOMEM, "out of memory");
-		rec_vi_cell_text(v, &dc[0], view_name(v, r->type));
-		rec_vi_cell_text(v, &dc[1], view_name(v, r->reason));
-		cell_u(&dc[2], r->count);
-		cell_u(&dc[3], r->records);
+		rec_vi_cell_text(v, &dc[0], view_name(v, s->drops[i].type));
+		rec_vi_cell_text(v, &dc[1], view_name(v, s->drops[i].reason));
+		cell_u(&dc[2], s->drops[i].count);
 	}
-	rec_vi_note(v, dt, "Records: rec.Dropped events; \"(not recorded)\": recordings made before "
-			 "rec.Dropped had a type field");
+	if (s->drops_unread) {
+		char note[160];
+		snprintf(note, sizeof note, "%" PRIu64 " dropped events of chunks whose rec.Dropped "
+			 "records could not be read are not in this table", s->drops_unread);
+		rec_vi_note(v, dt, note);
+	}
 	rec_vi_cut(v, dt, v->o.top);
 	return REC_OK;
 }
 
 const view_impl rec_view_recording = {
 	"recording", "chunks, runs, restarts, crashes, write failures, drops per type and reason",
-	false, sizeof(rc_state), rc_init, rc_add, NULL, rc_finish, rc_free,
+	false, sizeof(rc_state), NULL, rc_add, NULL, rc_finish, rc_free,
 };

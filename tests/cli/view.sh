@@ -189,7 +189,8 @@ usage() {
 usage "'nosuch' is not a view" nosuch "$rec"
 usage "does not split by a field" --by path threads "$rec"
 usage "no .* event has a field 'nosuch'" --by nosuch latency "$rec"
-usage "--type: no event of type 'app.Nothing'" --type app.Nothing requests "$rec"
+usage "no event type matches 'app.Nothing'; the input has: " --type app.Nothing requests "$rec"
+usage "no event type matches 'app.Nothing'" --type app.Nothing requests - <"$rec"
 usage "no input file" latency
 usage "no view" 
 usage "is not a duration" --from 1x latency "$rec"

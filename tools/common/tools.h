@@ -94,8 +94,9 @@ typedef struct rec_view_tool_opts {
 	int from_kind, to_kind;      /* 0 unset, 1 offset from the first event, 2 time */
 } rec_view_tool_opts;
 /* The view over the inputs, read one after another.  An unknown view, a
- * --by on a view without it, or a --by FIELD that no event has is a usage
- * error (REC_EXIT_USAGE, before any output). */
+ * --by on a view without it, a --type no type of the inputs has (the
+ * shared type-name check of cli.h) or a --by FIELD that no event has is a
+ * usage error (REC_EXIT_USAGE, before any output). */
 int rec_view_run(const rec_view_tool_opts *o, const rec_cli_input *in, size_t n, FILE *out,
 		 FILE *err);
 
