@@ -15,7 +15,9 @@
 #     4 MiB (256 x 16 KiB) allocated;
 #   - latency --by path: 4 blocking, 4 fixed; sleeps-by-site; threads;
 #     recording (1 run, clean close, no drops);
-# and the text layout (a centred title, a dashed rule under the header,
+# --from/--to offsets and --thread on the tool's path (--to 1us and --from 1h
+# keep nothing, --from 100ms keeps the 8 requests, --thread 'conn-*' leaves
+# the warm-up out of startup), and the text layout (a centred title, a dashed rule under the header,
 # --width honoured with "...", --top counted), --list, usage errors (exit 2)
 # and a truncated file (exit 1 after printing what was readable).
 set -euo pipefail
@@ -156,6 +158,27 @@ check(rc["recording"]["rows"][0]["dropped"] == 0 and rc["drops"]["rows"] == [], 
 
 if failures:
     sys.exit("FAIL: %d check(s)" % len(failures))
+EOF
+
+# --from/--to (offsets from the first event) and --thread reach the views.
+v --json --to 1us latency "$rec" >"$work/to.json" || fail "--to failed"
+v --json --from 1h latency "$rec" >"$work/from.json" || fail "--from failed"
+v --json --from 100ms --to 1h latency --by path "$rec" >"$work/window.json" || fail "--from/--to failed"
+v --json --thread 'conn-*' startup "$rec" >"$work/thread.json" || fail "--thread failed"
+python3 - "$work" <<'EOF'
+import json, os, sys
+d = sys.argv[1]
+def rows(name, table):
+    doc = json.load(open(os.path.join(d, name + ".json")))
+    return {t["name"]: t for t in doc["tables"]}[table]["rows"]
+assert rows("to", "latency") == [], rows("to", "latency")
+assert rows("from", "latency") == [], rows("from", "latency")
+w = {r["by"]: r["count"] for r in rows("window", "latency")}
+assert w.get("/requests/blocking") == 4 and w.get("/requests/blocking-fixed") == 4, w
+t = rows("thread", "startup")[0]
+first = rows("startup", "startup")[0]["at"]
+assert t["sleeps"] == 0 and t["allocations"] == 0 and t["at"] == first, t  # main's warm-up is not conn-*
+print("ok   --to 1us and --from 1h keep nothing, --from 100ms keeps the 8 requests, --thread conn-* no warm-up")
 EOF
 
 # Text: a centred title, header, dashes; --width cuts with "..."; --top.
