@@ -200,15 +200,22 @@ uint32_t rec_vi_site(rec_view *v, const rec_stack *s)
 	return rec_vi_frame(v, s->frames[k]);
 }
 
+/* A thread's key in v->threads: its process and OS tid, as bytes. */
+static void thread_key(char key[12], uint32_t pid, uint64_t tid)
+{
+	memcpy(key, &pid, 4);
+	memcpy(key + 4, &tid, 8);
+}
+
 vthread *rec_vi_thread(rec_view *v, const rec_event *ev, size_t *index)
 {
 	if (!ev->thread)
 		return NULL;
-	char key[48];
 	uint32_t pid = ev->chunk ? ev->chunk->pid : 0;
-	int n = snprintf(key, sizeof key, "%" PRIu32 "/%" PRIu64, pid, ev->thread->os_tid);
+	char key[12];
+	thread_key(key, pid, ev->thread->os_tid);
 	bool created;
-	size_t i = rec_vi_vmap_get(&v->threads, key, (size_t)n, &created);
+	size_t i = rec_vi_vmap_get(&v->threads, key, sizeof key, &created);
 	if (i == SIZE_MAX)
 		return NULL;
 	vthread *t = vmap_at(&v->threads, i);
@@ -229,9 +236,9 @@ vthread *rec_vi_thread(rec_view *v, const rec_event *ev, size_t *index)
 
 vthread *rec_vi_thread_by_tid(rec_view *v, uint32_t pid, uint64_t tid)
 {
-	char key[48];
-	int n = snprintf(key, sizeof key, "%" PRIu32 "/%" PRIu64, pid, tid);
-	size_t i = rec_vi_vmap_find(&v->threads, key, (size_t)n);
+	char key[12];
+	thread_key(key, pid, tid);
+	size_t i = rec_vi_vmap_find(&v->threads, key, sizeof key);
 	return i == SIZE_MAX ? NULL : vmap_at(&v->threads, i);
 }
 

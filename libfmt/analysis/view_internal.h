@@ -81,7 +81,7 @@ struct rec_view {
 	rec_view_table out[VIEW_MAX_TABLES];
 	/* interned strings: id -> name (id 0 is "") */
 	vmap names;
-	/* threads by "pid/tid" */
+	/* threads by process and OS tid */
 	vmap threads;           /* vthread */
 	bool by_found;
 	bool type_found;
