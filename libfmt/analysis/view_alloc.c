@@ -24,6 +24,7 @@ typedef struct block {
 	uint64_t key;       /* 0: empty */
 	uint64_t size, weight;
 	uint32_t stack;     /* interned stack text */
+	bool sampled;       /* a sampled block (rec_malloc), else reported */
 } block;
 
 typedef struct alloc_state {
@@ -251,11 +252,12 @@ static rec_status live_add(rec_view *v, const rec_event *ev, bool selected)
 	b->size = rec_vi_field_u64(ev, "size", 0);
 	b->weight = rec_vi_alloc_bytes(ev);
 	b->stack = st;
+	b->sampled = rec_vi_field_u64(ev, "sampled", 0) != 0;
 	return REC_OK;
 }
 
 typedef struct live_row {
-	uint32_t stack;
+	uint32_t stack, sampled;
 	uint64_t blocks, bytes, weight;
 } live_row;
 
@@ -265,7 +267,8 @@ static int cmp_live(const void *a, const void *b, void *ctx)
 	const live_row *x = a, *y = b;
 	if (x->bytes != y->bytes)
 		return x->bytes > y->bytes ? -1 : 1;
-	return strcmp(view_name(v, x->stack), view_name(v, y->stack));
+	int c = strcmp(view_name(v, x->stack), view_name(v, y->stack));
+	return c ? c : (int)x->sampled - (int)y->sampled;
 }
 
 static rec_status live_finish(rec_view *v)
@@ -278,13 +281,15 @@ static rec_status live_finish(rec_view *v)
 		const block *b = &s->blocks[i];
 		if (!b->key)
 			continue;
-		size_t k = rec_vi_vmap_get(&m, (const char *)&b->stack, sizeof b->stack, NULL);
+		uint32_t key[2] = { b->stack, b->sampled };
+		size_t k = rec_vi_vmap_get(&m, (const char *)key, sizeof key, NULL);
 		if (k == SIZE_MAX) {
 			rec_vi_vmap_free(&m);
 			return rec_vi_fail(v, REC_ERR_NOMEM, "out of memory");
 		}
 		live_row *r = vmap_at(&m, k);
 		r->stack = b->stack;
+		r->sampled = b->sampled;
 		r->blocks++;
 		r->bytes += b->size;
 		r->weight += b->weight;
@@ -292,12 +297,13 @@ static rec_status live_finish(rec_view *v)
 	}
 	static const rec_view_column cols[] = {
 		{ "Stack", "stack", REC_VIEW_TEXT },
+		{ "Kind", "kind", REC_VIEW_TEXT },
 		{ "Blocks", "blocks", REC_VIEW_COUNT },
 		{ "Bytes", "bytes", REC_VIEW_BYTES },
 		{ "Percent", "percent", REC_VIEW_PERCENT },
 		{ "Weight", "weight", REC_VIEW_BYTES },
 	};
-	vtable *t = rec_vi_table(v, "live_heap", "Live Heap by Stack (not freed at the end)", cols, 5);
+	vtable *t = rec_vi_table(v, "live_heap", "Live Heap by Stack (not freed at the end)", cols, 6);
 	if (!t) {
 		rec_vi_vmap_free(&m);
 		return rec_vi_fail(v, REC_ERR_NOMEM, "out of memory");
@@ -311,14 +317,15 @@ static rec_status live_finish(rec_view *v)
 			return rec_vi_fail(v, REC_ERR_NOMEM, "out of memory");
 		}
 		rec_vi_cell_text(v, &c[0], view_name(v, r->stack));
-		cell_u(&c[1], r->blocks);
-		cell_u(&c[2], r->bytes);
-		cell_f(&c[3], total ? 100.0 * (double)r->bytes / (double)total : 0.0);
-		cell_u(&c[4], r->weight);
+		rec_vi_cell_text(v, &c[1], r->sampled ? "sampled" : "reported");
+		cell_u(&c[2], r->blocks);
+		cell_u(&c[3], r->bytes);
+		cell_f(&c[4], total ? 100.0 * (double)r->bytes / (double)total : 0.0);
+		cell_u(&c[5], r->weight);
 	}
 	rec_vi_vmap_free(&m);
-	rec_vi_note(v, t, "blocks with an address (sampled or reported) without a rec.Free by the end; "
-			"Weight: the allocated bytes the sampled ones stand for");
+	rec_vi_note(v, t, "blocks with an address without a rec.Free by the end: sampled (rec_malloc) "
+			"and reported (rec_alloc_report) apart; Weight: the allocated bytes they stand for");
 	rec_vi_cut(v, t, v->o.top);
 	return REC_OK;
 }

@@ -559,6 +559,8 @@ static void t_allocation(void **state)
 	t = table(&r, "live_heap");
 	assert_int_equal(t->row_count, 2);
 	assert_string_equal(S(t, 0, "stack"), "warmup");
+	assert_string_equal(S(t, 0, "kind"), "reported");
+	assert_string_equal(S(t, 1, "kind"), "sampled");
 	assert_int_equal(U(t, 0, "blocks"), 3); /* 0x1000 was freed */
 	assert_int_equal(U(t, 0, "bytes"), 3 * MIB);
 	assert_string_equal(S(t, 1, "stack"), "main_loop;handle");
