@@ -143,7 +143,7 @@ rec_status rec_symbolizer_lookup(rec_symbolizer *s, uintptr_t entry,
  *  buf (NUL-terminated); returns the hex length, 0 if none/unknown. */
 size_t rec_module_build_id(uintptr_t base, char *buf, size_t cap);
 
-/* ---- internals shared by the built-in sources (locks.c, sleep.c, alloc.c,
+/* ---- internals shared by the built-in sources (lock_wrap.c, sleep.c, alloc.c,
  * sampler.c); not API ---------------------------------------------------- */
 
 /*! rec_builtin_tid() : the calling thread's OS thread id (gettid's), read
@@ -151,7 +151,7 @@ size_t rec_module_build_id(uintptr_t base, char *buf, size_t cap);
  *  cached in TLS (reset in a fork child).  Async-signal-safe once cached. */
 uint64_t rec_builtin_tid(void);
 
-/* locks.c: the calling thread released / re-acquired the rec_mutex whose
+/* lock_wrap.c: the calling thread released / re-acquired the rec_mutex whose
  * pthread mutex is at lock (cond waits release it inside pthread). */
 void rec_locks_note_release(void *m);
 void rec_locks_note_reacquire(void *m);

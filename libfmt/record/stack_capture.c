@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * stack.c - frame-pointer stack capture (async-signal-safe) and the
+ * stack_capture.c - frame-pointer stack capture (async-signal-safe) and the
  * symbolizer the recorder's background thread uses.  See stack_internal.h
  * for the pc convention and the safety rules.
  */

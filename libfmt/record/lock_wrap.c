@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * locks.c - rec_mutex / rec_rwlock wrappers: rec.LockWait for contended
+ * lock_wrap.c - rec_mutex / rec_rwlock wrappers: rec.LockWait for contended
  * acquisitions and rec.LockOrder for each new (held, acquired) pair of a
  * thread.  Built on the public emit API of recorder.h only.
  *
