@@ -78,47 +78,11 @@ static int g_old_sig;
 #define DEFAULT_BUFFER (256u << 10)
 #define MIN_BUFFER (16u << 10)
 #define DEFAULT_MAX_SIZE (64ull << 20)
-#define STACK_SLOTS (1u << 16)
 /* The TSC frequency a recording's chunks carry is measured over at least
  * this (bg_collect): worst-case error ~12 ppm here, ~15 us over 1.2 s. */
 #define CAL_SETTLE_NS (UINT64_C(5) * 1000 * 1000)
-#define STACK_ARENA (1u << 20) /* pcs (8 MiB, touched lazily) */
 
 /* ---- small helpers ------------------------------------------------------- */
-/* 8 bytes per step (multiply, xor-shift); never 0. */
-uint64_t rec_hash_bytes(const void *p, size_t len)
-{
-	const uint8_t *s = p;
-	uint64_t h = 0x9E3779B97F4A7C15ull ^ (len * 0xff51afd7ed558ccdull);
-	size_t i = 0;
-	for (; i + 8 <= len; i += 8) {
-		uint64_t w;
-		memcpy(&w, s + i, 8);
-		h = (h ^ w) * 0xc4ceb9fe1a85ec53ull;
-		h ^= h >> 32;
-	}
-	if (i < len) {
-		uint64_t w = 0;
-		memcpy(&w, s + i, len - i);
-		h = (h ^ w) * 0xc4ceb9fe1a85ec53ull;
-		h ^= h >> 32;
-	}
-	h *= 0xff51afd7ed558ccdull;
-	h ^= h >> 29;
-	return h ? h : 1;
-}
-
-static uint64_t hash_pcs(const uintptr_t *pcs, size_t n, uint32_t flags)
-{
-	uint64_t h = 0x9E3779B97F4A7C15ull ^ (n * 0xff51afd7ed558ccdull) ^ flags;
-	for (size_t i = 0; i < n; i++) {
-		h ^= (uint64_t)pcs[i];
-		h *= 0xc4ceb9fe1a85ec53ull;
-		h ^= h >> 29;
-	}
-	return h ? h : 1;
-}
-
 static void report(rec_recorder *r, rec_status st, const char *msg)
 {
 	unsigned bit = (unsigned)(-(int)st) & 63u;
@@ -643,224 +607,6 @@ uint32_t rec_event_type_id(const rec_event_type *t)
 	return t ? ((const rec_type_entry *)t)->id : 0;
 }
 
-/* ---- strings ------------------------------------------------------------------- */
-/* Rehash st into slots (n of them, zeroed); returns the old ones to free. */
-static uint64_t *strtab_rehash(rec_strtab *st, uint64_t *slots, size_t n)
-{
-	for (size_t i = 0; i < st->count; i++) {
-		size_t j = st->ents[i].hash & (n - 1);
-		while (slots[j])
-			j = (j + 1) & (n - 1);
-		slots[j] = i + 1;
-	}
-	uint64_t *old = st->slots;
-	st->slots = slots;
-	st->nslots = n;
-	return old;
-}
-
-static bool strtab_grow(rec_strtab *st)
-{
-	size_t n = st->nslots ? st->nslots * 2 : 1024;
-	uint64_t *slots = calloc(n, sizeof *slots);
-	if (!slots)
-		return false;
-	free(strtab_rehash(st, slots, n));
-	return true;
-}
-
-/* Caller holds r->lock.  Returns the id, 0 on failure. */
-static uint64_t strtab_intern(rec_recorder *r, const char *s, size_t len, uint64_t h,
-			      const char **stored)
-{
-	rec_strtab *st = &r->strs;
-	if (len > REC_MAX_STRING)
-		return 0;
-	if ((st->count + 1) * 2 > st->nslots && !strtab_grow(st))
-		return 0;
-	size_t j = h & (st->nslots - 1);
-	while (st->slots[j]) {
-		rec_strent *e = &st->ents[st->slots[j] - 1];
-		if (e->hash == h && e->len == len && memcmp(e->s, s, len) == 0) {
-			if (stored)
-				*stored = e->s;
-			return st->slots[j];
-		}
-		j = (j + 1) & (st->nslots - 1);
-	}
-	if (st->count == st->cap) {
-		size_t nc = st->cap ? st->cap * 2 : 256;
-		rec_strent *ne = realloc(st->ents, nc * sizeof *ne);
-		if (!ne)
-			return 0;
-		st->ents = ne;
-		st->cap = nc;
-	}
-	char *copy = malloc(len + 1);
-	if (!copy)
-		return 0;
-	memcpy(copy, s, len);
-	copy[len] = 0;
-	st->ents[st->count] = (rec_strent){ copy, len, h };
-	st->count++;
-	st->slots[j] = st->count;
-	if (stored)
-		*stored = copy;
-	return st->count;
-}
-
-rec_str rec_recorder_intern_len(rec_recorder *r, const char *s, size_t len)
-{
-	rec_str out = { 0 };
-	if (!r || !s)
-		return out;
-	pthread_mutex_lock(&r->lock);
-	if (!r->closing && !r->forked_child)
-		out.id = strtab_intern(r, s, len, rec_hash_bytes(s, len), NULL);
-	pthread_mutex_unlock(&r->lock);
-	return out;
-}
-
-/* Background thread: interning also while closing. */
-static uint64_t bg_intern(rec_recorder *r, const char *s)
-{
-	size_t len = strlen(s);
-	pthread_mutex_lock(&r->lock);
-	uint64_t id = strtab_intern(r, s, len, rec_hash_bytes(s, len), NULL);
-	pthread_mutex_unlock(&r->lock);
-	return id;
-}
-
-rec_str rec_recorder_intern(rec_recorder *r, const char *s)
-{
-	return rec_recorder_intern_len(r, s, s ? strlen(s) : 0);
-}
-
-uint64_t rec_emit_intern_dyn_(struct rec_tbuf_ *b, const char *s, size_t len)
-{
-	rec_tbuf_full *fb = (rec_tbuf_full *)b;
-	uint64_t h = rec_hash_bytes(s, len);
-	unsigned i = (unsigned)(h & (REC_DYN_CACHE - 1));
-	if (fb->dyn[i].hash == h && fb->dyn[i].len == len && memcmp(fb->dyn[i].s, s, len) == 0)
-		return fb->dyn[i].id;
-	const char *stored = NULL;
-	pthread_mutex_lock(&fb->r->lock);
-	uint64_t id = strtab_intern(fb->r, s, len, h, &stored);
-	pthread_mutex_unlock(&fb->r->lock);
-	if (id) {
-		fb->dyn[i].hash = h;
-		fb->dyn[i].id = id;
-		fb->dyn[i].s = stored;
-		fb->dyn[i].len = len;
-	}
-	return id;
-}
-
-/* ---- stacks (lock-free) -------------------------------------------------------- */
-static bool stacktab_init(rec_stacktab *st)
-{
-	st->nslots = STACK_SLOTS;
-	st->slot_hash = calloc(st->nslots, sizeof *st->slot_hash);
-	st->slot_id = calloc(st->nslots, sizeof *st->slot_id);
-	st->ents_cap = STACK_SLOTS / 2;
-	st->ents = calloc(st->ents_cap, sizeof *st->ents);
-	st->arena_cap = STACK_ARENA;
-	st->arena = calloc(st->arena_cap, sizeof *st->arena);
-	return st->slot_hash && st->slot_id && st->ents && st->arena;
-}
-
-static void stacktab_free(rec_stacktab *st)
-{
-	free(st->slot_hash);
-	free(st->slot_id);
-	free(st->ents);
-	free(st->arena);
-	memset(st, 0, sizeof *st);
-}
-
-#define SLOT_FAILED UINT32_MAX
-
-/* may_yield: the caller is not in a signal handler, so when another thread
- * is inserting the same stack right now (it may have been preempted between
- * claiming the slot and publishing the id) it can yield the CPU and wait for
- * it instead of recording the event without a stack. */
-static uint64_t stack_intern(rec_stacktab *st, const uintptr_t *pcs, size_t n, uint32_t flags,
-			     int may_yield)
-{
-	for (size_t i = 0; i < n; i++)
-		if (pcs[i] == 0) { /* 0 ends a stack (and is the frame map's empty key) */
-			n = i;
-			break;
-		}
-	if (!st->slot_hash || n == 0)
-		return 0;
-	if (n > REC_STACK_MAX_DEPTH) {
-		n = REC_STACK_MAX_DEPTH;
-		flags |= REC_STACK_TRUNCATED;
-	}
-	const uint64_t h = hash_pcs(pcs, n, flags);
-	const size_t mask = st->nslots - 1;
-	size_t i = h & mask, probes = 0;
-	while (probes < st->nslots) {
-		uint64_t cur = __atomic_load_n(&st->slot_hash[i], __ATOMIC_ACQUIRE);
-		if (cur == 0) {
-			if (!__atomic_compare_exchange_n(&st->slot_hash[i], &cur, h, false,
-							 __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
-				continue; /* someone took it: look at what they put */
-			uint64_t off = __atomic_fetch_add(&st->arena_used, n, __ATOMIC_RELAXED);
-			uint64_t id = __atomic_fetch_add(&st->next_id, 1, __ATOMIC_RELAXED) + 1;
-			if (off + n > st->arena_cap || id > st->ents_cap) {
-				__atomic_store_n(&st->slot_id[i], SLOT_FAILED, __ATOMIC_RELEASE);
-				if (id <= st->ents_cap) /* keep ids dense: mark it empty but ready */
-					__atomic_store_n(&st->ents[id - 1].ready, 2u, __ATOMIC_RELEASE);
-				return 0;
-			}
-			memcpy(&st->arena[off], pcs, n * sizeof *pcs);
-			st->ents[id - 1].off = off;
-			st->ents[id - 1].depth = (uint32_t)n;
-			st->ents[id - 1].flags = flags;
-			__atomic_store_n(&st->ents[id - 1].ready, 1u, __ATOMIC_RELEASE);
-			__atomic_store_n(&st->slot_id[i], (uint32_t)id, __ATOMIC_RELEASE);
-			return id;
-		}
-		if (cur == h) {
-			uint32_t id = 0;
-			for (int spin = 0; spin < 100000 && id == 0; spin++)
-				id = __atomic_load_n(&st->slot_id[i], __ATOMIC_ACQUIRE);
-			/* ~1e6 yields is seconds: only a stopped inserter exhausts it */
-			for (int y = 0; may_yield && y < 1000000 && id == 0; y++) {
-				sched_yield();
-				id = __atomic_load_n(&st->slot_id[i], __ATOMIC_ACQUIRE);
-			}
-			if (id == 0 || id == SLOT_FAILED)
-				return 0;
-			const rec_stackent *e = &st->ents[id - 1];
-			if (e->depth == n && e->flags == flags &&
-			    memcmp(&st->arena[e->off], pcs, n * sizeof *pcs) == 0)
-				return id;
-		}
-		i = (i + 1) & mask;
-		probes++;
-	}
-	return 0;
-}
-
-uint64_t rec_emit_intern_pcs_(struct rec_tbuf_ *b, const uintptr_t *pcs, size_t n, int truncated)
-{
-	rec_tbuf_full *fb = (rec_tbuf_full *)b;
-	return stack_intern(&fb->r->stacks, pcs, n, truncated ? REC_STACK_TRUNCATED : 0, 0);
-}
-
-uint64_t rec_emit_capture_stack_(struct rec_tbuf_ *b, rec_event_type *t, int in_signal)
-{
-	(void)t;
-	uintptr_t pcs[REC_STACK_MAX_DEPTH];
-	int trunc = 0;
-	size_t n = rec_stack_capture_ex(pcs, REC_STACK_MAX_DEPTH, 1, &trunc);
-	rec_tbuf_full *fb = (rec_tbuf_full *)b;
-	return stack_intern(&fb->r->stacks, pcs, n, trunc ? REC_STACK_TRUNCATED : 0, !in_signal);
-}
-
 /* ---- threads ------------------------------------------------------------------------ */
 /* A thread's ring is mapped, and its pages are put in place (faulted in
  * writable, MADV_POPULATE_WRITE) before the thread writes them: the first
@@ -1134,11 +880,6 @@ rec_tbuf_full *rec_thread_buffer_signal(rec_recorder *r)
 		if (b->pub.gen == r->gen && __atomic_load_n(&b->state, __ATOMIC_ACQUIRE) == REC_TB_LIVE)
 			return b;
 	return NULL;
-}
-
-uint64_t rec_stack_intern_signal(rec_recorder *r, const uintptr_t *pcs, size_t n, int truncated)
-{
-	return stack_intern(&r->stacks, pcs, n, truncated ? REC_STACK_TRUNCATED : 0, 0);
 }
 
 uint64_t rec_recorder_ticks_(rec_recorder *r) { return now_ticks(r); }
@@ -1637,7 +1378,7 @@ static uint64_t fmap_get(frame_map *m, uintptr_t k)
 {
 	if (!m->n)
 		return 0;
-	size_t i = (size_t)(hash_pcs(&k, 1, 0) & (m->n - 1));
+	size_t i = (size_t)(rec_hash_pcs(&k, 1, 0) & (m->n - 1));
 	while (m->keys[i]) {
 		if (m->keys[i] == k)
 			return m->vals[i];
@@ -1660,7 +1401,7 @@ static bool fmap_put(frame_map *m, uintptr_t k, uint64_t v)
 		for (size_t i = 0; i < m->n; i++) {
 			if (!m->keys[i])
 				continue;
-			size_t j = (size_t)(hash_pcs(&m->keys[i], 1, 0) & (nn - 1));
+			size_t j = (size_t)(rec_hash_pcs(&m->keys[i], 1, 0) & (nn - 1));
 			while (nk[j])
 				j = (j + 1) & (nn - 1);
 			nk[j] = m->keys[i];
@@ -1672,7 +1413,7 @@ static bool fmap_put(frame_map *m, uintptr_t k, uint64_t v)
 		m->vals = nv;
 		m->n = nn;
 	}
-	size_t i = (size_t)(hash_pcs(&k, 1, 0) & (m->n - 1));
+	size_t i = (size_t)(rec_hash_pcs(&k, 1, 0) & (m->n - 1));
 	while (m->keys[i])
 		i = (i + 1) & (m->n - 1);
 	m->keys[i] = k;
@@ -1742,7 +1483,7 @@ static uint64_t bg_symbolize(rec_recorder *r, bg_pending *pd)
 				return id - 1;
 			pending_frame f = { fid, 0, sym.module_index, sym.module_offset, sym.function_offset };
 			if (sym.function && sym.function[0])
-				f.fn = bg_intern(r, sym.function);
+				f.fn = rec_intern_bg(r, sym.function);
 			if (sym.module_index) {
 				if (sym.module_index >= pd->mod_defined_cap) {
 					size_t nc = ((size_t)sym.module_index + 1) * 2;
@@ -1755,8 +1496,8 @@ static uint64_t bg_symbolize(rec_recorder *r, bg_pending *pd)
 				}
 				if (!pd->mod_defined[sym.module_index]) {
 					pending_module m = { sym.module_index,
-							     sym.module_path ? bg_intern(r, sym.module_path) : 0,
-							     sym.build_id ? bg_intern(r, sym.build_id) : 0,
+							     sym.module_path ? rec_intern_bg(r, sym.module_path) : 0,
+							     sym.build_id ? rec_intern_bg(r, sym.build_id) : 0,
 							     sym.module_base };
 					if (pd->nmods == pd->cmods) {
 						size_t nc = pd->cmods ? pd->cmods * 2 : 16;
@@ -1885,7 +1626,7 @@ static void bg_reserve(rec_recorder *r)
 			touch_pages(slots, n * sizeof *slots);
 			pthread_mutex_lock(&r->lock);
 			if (r->strs.nslots < n)
-				slots = strtab_rehash(&r->strs, slots, n); /* the old ones */
+				slots = rec_strtab_rehash(&r->strs, slots, n); /* the old ones */
 			pthread_mutex_unlock(&r->lock);
 			free(slots);
 		}
@@ -2009,7 +1750,7 @@ static void bg_collect(rec_recorder *r, bg_pending *pd)
 		const char *msg = wfe[i].action == 1 ? "output file removed; reopened"
 				  : wfe[i].err ? strerror_r(wfe[i].err, tmp, sizeof tmp)
 					       : "the sink returned an error";
-		wmsg[i] = bg_intern(r, msg);
+		wmsg[i] = rec_intern_bg(r, msg);
 	}
 	r->staging.len = 0;
 	for (size_t i = 0; i < nwfe; i++) {
@@ -2451,7 +2192,7 @@ static void recorder_free(rec_recorder *r)
 		free(r->strs.ents[i].s);
 	free(r->strs.ents);
 	free(r->strs.slots);
-	stacktab_free(&r->stacks);
+	rec_stacktab_free(&r->stacks);
 	while (r->free_bufs) {
 		rec_tbuf_full *b = r->free_bufs;
 		r->free_bufs = b->rec_next;
@@ -2547,7 +2288,7 @@ rec_status rec_recorder_open(rec_recorder **out, const rec_recorder_options *opt
 		recorder_free(r);
 		return st;
 	}
-	if (!stacktab_init(&r->stacks) || !(r->frame_map = calloc(1, sizeof(frame_map)))) {
+	if (!rec_stacktab_init(&r->stacks) || !(r->frame_map = calloc(1, sizeof(frame_map)))) {
 		recorder_free(r);
 		return REC_ERR_NOMEM;
 	}

@@ -369,8 +369,25 @@ void rec_recorder_set_period_(rec_recorder *r, rec_periodic_fn fn, void *opaque,
 /* ---- env (env.c) ---------------------------------------------------------- */
 extern int rec_env_linked_; /* referenced by recorder.c so env.o is linked */
 
-/* ---- misc ------------------------------------------------------------------- */
+/* ---- intern tables (intern.c) ------------------------------------------------ */
+/* Hashes of the tables (never 0): bytes; pcs with their flags. */
 uint64_t rec_hash_bytes(const void *p, size_t len);
+uint64_t rec_hash_pcs(const uintptr_t *pcs, size_t n, uint32_t flags);
+/* Strings.  rec_strtab_intern: caller holds r->lock; the id (0 on failure),
+ * *stored (if not NULL) the table's copy.  rec_intern_bg: the background
+ * thread's, takes r->lock, also while closing.  rec_strtab_rehash: rehash
+ * into slots (n of them, zeroed), returns the old slots to free. */
+uint64_t rec_strtab_intern(rec_recorder *r, const char *s, size_t len, uint64_t h,
+			   const char **stored);
+uint64_t rec_intern_bg(rec_recorder *r, const char *s);
+uint64_t *rec_strtab_rehash(rec_strtab *st, uint64_t *slots, size_t n);
+/* Stacks (lock-free; may_yield: not in a signal handler). */
+bool rec_stacktab_init(rec_stacktab *st);
+void rec_stacktab_free(rec_stacktab *st);
+uint64_t rec_stack_intern(rec_stacktab *st, const uintptr_t *pcs, size_t n, uint32_t flags,
+			  int may_yield);
+
+/* ---- misc ------------------------------------------------------------------- */
 int64_t rec_parse_duration_ns(const char *s, size_t len); /* -1 on error */
 int64_t rec_parse_size(const char *s, size_t len);        /* -1 on error */
 
