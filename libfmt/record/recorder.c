@@ -47,12 +47,12 @@ extern int rec_metrics_linked_; /* metrics.c: referenced so static links include
 REC_API __thread struct rec_tbuf_ *rec_tls_tbuf_ __attribute__((tls_model("initial-exec")));
 static __thread rec_tbuf_full *t_list __attribute__((tls_model("initial-exec")));
 
-static pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER;
-static rec_recorder *g_open;
-static rec_recorder *g_default;
-static uint64_t g_gen;
-static rec_type_entry *g_declared;
-static rec_type_entry *g_retired;
+pthread_mutex_t rec_g_lock = PTHREAD_MUTEX_INITIALIZER;
+rec_recorder *rec_g_open;
+rec_recorder *rec_g_default;
+uint64_t rec_g_gen;
+rec_type_entry *rec_g_declared;
+rec_type_entry *rec_g_retired;
 #define MAX_LISTENERS 16
 typedef struct listener {
 	rec_default_listener fn;
@@ -113,19 +113,6 @@ uint64_t rec_ticks_slow_(const rec_event_type *t)
 	if (t->clock_kind == REC_CLOCK_TSC)
 		return rec_clock_tsc();
 	return rec_clock_mono_ns();
-}
-
-static uint64_t ns_to_ticks(uint64_t ns, uint64_t freq)
-{
-	return (uint64_t)((unsigned __int128)ns * freq / 1000000000u);
-}
-
-static size_t varint_enc8(uint64_t v, uint64_t *enc)
-{
-	uint8_t b[REC_VARINT_MAX] = { 0 };
-	size_t n = rec_varint_put(b, v);
-	memcpy(enc, b, 8);
-	return n;
 }
 
 static void futex_wait(uint32_t *word, uint32_t val, uint64_t timeout_ns)
@@ -223,389 +210,6 @@ static const rec_type def_write_failed = {
 	"The recording could not be written for a while (start and duration)", "rec", 6,
 	write_failed_fields
 };
-
-/* ---- settings (events list) --------------------------------------------------- */
-static void settings_free(rec_recorder *r)
-{
-	for (size_t i = 0; i < r->nsettings; i++)
-		free(r->settings[i].pattern);
-	free(r->settings);
-	r->settings = NULL;
-	r->nsettings = 0;
-}
-
-static bool parse_onoff(const char *v, size_t n, int *out)
-{
-	if ((n == 2 && memcmp(v, "on", 2) == 0) || (n == 4 && memcmp(v, "true", 4) == 0) ||
-	    (n == 1 && v[0] == '1')) {
-		*out = 1;
-		return true;
-	}
-	if ((n == 3 && memcmp(v, "off", 3) == 0) || (n == 5 && memcmp(v, "false", 5) == 0) ||
-	    (n == 1 && v[0] == '0')) {
-		*out = 0;
-		return true;
-	}
-	return false;
-}
-
-/* "N/UNIT" (JFR's throttle grammar: N a non-negative integer, UNIT ns, us,
- * ms, s, m, h or d) or "off". */
-static bool parse_throttle(const char *v, size_t n, int64_t *count, uint64_t *unit_ns)
-{
-	if (n == 3 && memcmp(v, "off", 3) == 0) {
-		*count = -2;
-		*unit_ns = 0;
-		return true;
-	}
-	const char *sl = memchr(v, '/', n);
-	if (!sl || sl == v)
-		return false;
-	uint64_t c = 0;
-	for (const char *q = v; q < sl; q++) {
-		if (*q < '0' || *q > '9' || c > (UINT64_C(1) << 40))
-			return false;
-		c = c * 10 + (uint64_t)(*q - '0');
-	}
-	static const struct { const char *u; uint64_t ns; } units[] = {
-		{ "ns", 1 }, { "us", 1000 }, { "ms", 1000000 }, { "s", 1000000000 },
-		{ "m", UINT64_C(60000000000) }, { "h", UINT64_C(3600000000000) },
-		{ "d", UINT64_C(86400000000000) },
-	};
-	size_t ul = (size_t)(v + n - sl - 1);
-	for (size_t i = 0; i < sizeof units / sizeof units[0]; i++)
-		if (ul == strlen(units[i].u) && memcmp(sl + 1, units[i].u, ul) == 0) {
-			*count = (int64_t)c;
-			*unit_ns = units[i].ns;
-			return true;
-		}
-	return false;
-}
-
-static rec_status settings_parse(rec_recorder *r, const char *text)
-{
-	const char *p = text;
-	while (p && *p) {
-		const char *end = strchr(p, ',');
-		size_t n = end ? (size_t)(end - p) : strlen(p);
-		while (n && (*p == ' ' || *p == '\t')) {
-			p++;
-			n--;
-		}
-		if (n) {
-			rec_setting s = { NULL, 0, false, false, -1, -1, -1, -1, 0 };
-			const char *q = p, *qe = p + n;
-			const char *c = memchr(q, ':', n);
-			size_t plen = c ? (size_t)(c - q) : n;
-			if (*q == '-') {
-				s.neg = true;
-				q++;
-				plen--;
-			}
-			if (plen && q[plen - 1] == '*') {
-				s.prefix = true;
-				plen--;
-			}
-			s.pattern = strndup(q, plen);
-			s.plen = plen;
-			if (!s.pattern)
-				return REC_ERR_NOMEM;
-			while (c && c < qe) {
-				const char *opt = c + 1;
-				const char *oe = memchr(opt, ':', (size_t)(qe - opt));
-				if (!oe)
-					oe = qe;
-				const char *eq = memchr(opt, '=', (size_t)(oe - opt));
-				bool ok = eq != NULL;
-				if (ok) {
-					size_t kl = (size_t)(eq - opt), vl = (size_t)(oe - eq - 1);
-					if (kl == 9 && memcmp(opt, "threshold", 9) == 0) {
-						s.threshold = rec_parse_duration_ns(eq + 1, vl);
-						ok = s.threshold >= 0;
-					} else if (kl == 5 && memcmp(opt, "stack", 5) == 0) {
-						ok = parse_onoff(eq + 1, vl, &s.stack);
-					} else if (kl == 7 && memcmp(opt, "enabled", 7) == 0) {
-						ok = parse_onoff(eq + 1, vl, &s.enabled);
-					} else if (kl == 8 && memcmp(opt, "throttle", 8) == 0) {
-						ok = parse_throttle(eq + 1, vl, &s.throttle_n,
-								    &s.throttle_unit_ns);
-					} else {
-						ok = false;
-					}
-				}
-				if (!ok) {
-					free(s.pattern);
-					return REC_ERR_INVALID_ARG;
-				}
-				c = oe < qe ? oe : NULL;
-			}
-			rec_setting *ns = realloc(r->settings, (r->nsettings + 1) * sizeof *ns);
-			if (!ns) {
-				free(s.pattern);
-				return REC_ERR_NOMEM;
-			}
-			r->settings = ns;
-			r->settings[r->nsettings++] = s;
-			/* An entry that only throttles limits what it matches
-			 * without turning the others off. */
-			const bool throttle_only = s.throttle_n != -1 && s.threshold < 0 &&
-						   s.stack < 0 && s.enabled < 0;
-			if (!s.neg && s.enabled != 0 && !throttle_only)
-				r->settings_enable_list = true;
-		}
-		p = end ? end + 1 : NULL;
-	}
-	return REC_OK;
-}
-
-/* Effective settings of a type named name (*thr_n < 0: not throttled, else
- * *thr_n events per *thr_unit ns). */
-static void settings_apply(const rec_recorder *r, const char *name, uint32_t decl_flags,
-			   uint64_t *threshold_ns, int *enabled, int *stack, int64_t *thr_n,
-			   uint64_t *thr_unit)
-{
-	*thr_n = -1;
-	*thr_unit = 0;
-	*enabled = !(decl_flags & REC_DECLARE_OFF) && !r->settings_enable_list;
-	*stack = (decl_flags & REC_DECLARE_STACK) != 0;
-	size_t nl = strlen(name);
-	for (size_t i = 0; i < r->nsettings; i++) {
-		const rec_setting *s = &r->settings[i];
-		bool match = s->prefix ? (nl >= s->plen && memcmp(name, s->pattern, s->plen) == 0)
-				       : (nl == s->plen && memcmp(name, s->pattern, nl) == 0);
-		if (!match)
-			continue;
-		if (s->neg) {
-			*enabled = 0;
-			continue;
-		}
-		*enabled = s->enabled >= 0 ? s->enabled : 1;
-		if (s->stack >= 0)
-			*stack = s->stack;
-		if (s->threshold >= 0)
-			*threshold_ns = (uint64_t)s->threshold;
-		if (s->throttle_n != -1) {
-			*thr_n = s->throttle_n;
-			*thr_unit = s->throttle_unit_ns;
-		}
-	}
-}
-
-/* The throttle's window and budget: the window is a tenth of the rate's
- * unit when the rate is 10 or more per unit, else the whole unit, and at
- * least 10 ms; the budget is the rate times the window, rounded down
- * (1000/s: 100 events per 100 ms window; 5/s: 5 per 1 s; 10/ms: 100 per
- * 10 ms). */
-static void throttle_window(uint64_t n, uint64_t unit_ns, uint64_t *window_ns, uint32_t *budget)
-{
-	uint64_t w = n >= 10 ? unit_ns / 10 : unit_ns;
-	if (w < 10000000u)
-		w = 10000000u;
-	double b = (double)n * (double)w / (double)unit_ns;
-	*window_ns = w;
-	*budget = b >= 4294967295.0 ? UINT32_MAX : (uint32_t)b;
-}
-
-/* ---- types ---------------------------------------------------------------------- */
-static bool type_max_size(const rec_type *def, uint32_t *out)
-{
-	uint64_t m = 2 + 8 + 10 + 10 + 10 + 10 + 8;
-	for (uint32_t i = 0; i < def->field_count; i++) {
-		switch (REC_WIRE_OF(def->fields[i].type)) {
-		case REC_WIRE_UVARINT:
-		case REC_WIRE_SVARINT: m += 10; break;
-		case REC_WIRE_FIXED32: m += 4; break;
-		case REC_WIRE_FIXED64: m += 8; break;
-		case REC_WIRE_LENGTH: m += 5 + REC_EMIT_MAX_BYTES; break;
-		default: return false;
-		}
-	}
-	if (m > 60000)
-		return false;
-	*out = (uint32_t)m;
-	return true;
-}
-
-static bool def_valid(const rec_type *def)
-{
-	if (!def || !def->name || !def->name[0] || def->field_count > REC_MAX_FIELDS ||
-	    (def->field_count && !def->fields) ||
-	    (def->flags & ~(REC_EVENT_HAS_DURATION | REC_EVENT_HAS_THREAD | REC_EVENT_HAS_STACK)))
-		return false;
-	for (uint32_t i = 0; i < def->field_count; i++)
-		if (!def->fields[i].name || REC_WIRE_OF(def->fields[i].type) > REC_WIRE_LENGTH)
-			return false;
-	uint32_t m;
-	return type_max_size(def, &m);
-}
-
-static bool id_taken(rec_recorder *r, uint32_t id, const char *name)
-{
-	for (rec_type_entry *e = r->types; e; e = e->next)
-		if (e->id == id || strcmp(e->name, name) == 0)
-			return true;
-	for (rec_type_entry *e = g_declared; e; e = e->next)
-		if (e->h.gen == r->gen && (e->id == id || strcmp(e->decl_def->name, name) == 0))
-			return true;
-	return id == REC_TYPE_ID_DROPPED || id == REC_TYPE_ID_WRITE_FAILED;
-}
-
-/* Bind handle e to r with id: add the type to the writer, compute the hot
- * fields, enable per settings.  Caller holds r->lock (and g_lock for
- * declared entries). */
-static rec_status bind_type(rec_recorder *r, rec_type_entry *e, const rec_type *def, uint32_t id)
-{
-	rec_type d = *def;
-	uint32_t max_size;
-	int enabled, stack;
-	int64_t thr_n;
-	uint64_t thr_unit;
-	uint64_t thr = e->threshold_ns;
-	rec_status st;
-
-	if (!type_max_size(def, &max_size))
-		return REC_ERR_INVALID_ARG;
-	d.id = id;
-	pthread_mutex_lock(&r->w_lock);
-	st = rec_writer_add_type(r->w, &d);
-	pthread_mutex_unlock(&r->w_lock);
-	if (st != REC_OK)
-		return st;
-	settings_apply(r, def->name, e->decl_flags, &thr, &enabled, &stack, &thr_n, &thr_unit);
-	__atomic_store_n(&e->h.enabled, 0, __ATOMIC_RELEASE);
-	e->id = id;
-	e->h.flags = def->flags;
-	if (thr_n >= 0) {
-		uint64_t wns;
-		throttle_window((uint64_t)thr_n, thr_unit, &wns, &e->thr_budget);
-		e->thr_window_ticks = ns_to_ticks(wns, __atomic_load_n(&r->frequency, __ATOMIC_RELAXED));
-		if (e->thr_window_ticks == 0)
-			e->thr_window_ticks = 1;
-		__atomic_store_n(&e->thr_state, 0, __ATOMIC_RELAXED);
-		e->h.flags |= REC_EVENT_THROTTLED_;
-	}
-	__atomic_store_n(&e->h.gen, r->gen, __ATOMIC_RELAXED);
-	e->h.id_len = (uint32_t)varint_enc8(id, &e->h.id_enc);
-	e->h.max_size = max_size;
-	e->h.threshold_ticks = ns_to_ticks(thr, __atomic_load_n(&r->frequency, __ATOMIC_RELAXED));
-	e->h.stack = stack && (def->flags & REC_EVENT_HAS_STACK);
-	e->h.clock_kind = (uint32_t)r->clock_kind;
-	e->h.clock = r->clock;
-	e->h.clock_opaque = r->clock_opaque;
-	e->h.priv_ = r;
-	__atomic_store_n(&e->h.enabled, enabled ? 1u : 0u, __ATOMIC_RELEASE);
-	return REC_OK;
-}
-
-static uint32_t next_auto_id(rec_recorder *r, const char *name)
-{
-	while (id_taken(r, r->next_type_id, name) && r->next_type_id < UINT32_MAX)
-		r->next_type_id++;
-	return r->next_type_id++;
-}
-
-static rec_status register_locked(rec_recorder *r, const rec_type *def, uint64_t threshold_ns,
-				  uint32_t flags, rec_event_type **out)
-{
-	uint32_t id = def->id;
-	if (id == 0)
-		id = next_auto_id(r, "\x01");
-	for (rec_type_entry *x = r->types; x; x = x->next)
-		if (x->id == id || strcmp(x->name, def->name) == 0)
-			return REC_ERR_INVALID_ARG;
-	for (rec_type_entry *x = g_declared; x; x = x->next)
-		if (x->h.gen == r->gen && (x->id == id || strcmp(x->decl_def->name, def->name) == 0))
-			return REC_ERR_INVALID_ARG;
-	if (id == REC_TYPE_ID_DROPPED || id == REC_TYPE_ID_WRITE_FAILED)
-		return REC_ERR_INVALID_ARG;
-	rec_type_entry *e = calloc(1, sizeof *e);
-	if (!e)
-		return REC_ERR_NOMEM;
-	e->name = strdup(def->name);
-	if (!e->name) {
-		free(e);
-		return REC_ERR_NOMEM;
-	}
-	e->threshold_ns = threshold_ns;
-	e->decl_flags = flags;
-	rec_status st = bind_type(r, e, def, id);
-	if (st != REC_OK) {
-		free(e->name);
-		free(e);
-		return st;
-	}
-	e->next = r->types;
-	r->types = e;
-	*out = &e->h;
-	return REC_OK;
-}
-
-rec_status rec_recorder_register_type(rec_recorder *r, const rec_type *def, uint64_t threshold_ns,
-				      uint32_t flags, rec_event_type **out)
-{
-	if (!r || !out || !def_valid(def) || (flags & ~(REC_DECLARE_OFF | REC_DECLARE_STACK)) ||
-	    (def->id != 0 && def->id < REC_TYPE_ID_USER_MIN && strncmp(def->name, "rec.", 4) != 0))
-		return REC_ERR_INVALID_ARG;
-	pthread_mutex_lock(&g_lock);
-	pthread_mutex_lock(&r->lock);
-	rec_status st = (r->closing || r->forked_child)
-				? REC_ERR_STATE
-				: register_locked(r, def, threshold_ns, flags, out);
-	pthread_mutex_unlock(&r->lock);
-	pthread_mutex_unlock(&g_lock);
-	return st;
-}
-
-static rec_status bind_declared(rec_recorder *r, rec_type_entry *e)
-{
-	uint32_t id = e->decl_def->id;
-	if (id == 0)
-		id = next_auto_id(r, e->decl_def->name);
-	return bind_type(r, e, e->decl_def, id);
-}
-
-rec_status rec_type_declare(const rec_type *def, uint64_t threshold_ns, uint32_t flags,
-			    rec_event_type **out)
-{
-	if (!out || !def_valid(def) || (flags & ~(REC_DECLARE_OFF | REC_DECLARE_STACK)))
-		return REC_ERR_INVALID_ARG;
-	rec_status st = REC_OK;
-	pthread_mutex_lock(&g_lock);
-	for (rec_type_entry *e = g_declared; e; e = e->next) {
-		if (e->decl_def == def || strcmp(e->decl_def->name, def->name) == 0) {
-			*out = &e->h;
-			pthread_mutex_unlock(&g_lock);
-			return e->decl_def == def ? REC_OK : REC_ERR_INVALID_ARG;
-		}
-	}
-	rec_type_entry *e = calloc(1, sizeof *e);
-	if (!e) {
-		pthread_mutex_unlock(&g_lock);
-		return REC_ERR_NOMEM;
-	}
-	e->decl_def = def;
-	e->name = NULL;
-	e->threshold_ns = threshold_ns;
-	e->decl_flags = flags;
-	e->h.clock_kind = REC_CLOCK_MONO;
-	if (g_default && !g_default->closing) {
-		pthread_mutex_lock(&g_default->lock);
-		st = bind_declared(g_default, e);
-		pthread_mutex_unlock(&g_default->lock);
-		if (st != REC_OK)
-			e->h.gen = 0;
-	}
-	e->next = g_declared;
-	g_declared = e;
-	*out = &e->h;
-	pthread_mutex_unlock(&g_lock);
-	return st;
-}
-
-uint32_t rec_event_type_id(const rec_event_type *t)
-{
-	return t ? ((const rec_type_entry *)t)->id : 0;
-}
 
 /* ---- threads ------------------------------------------------------------------------ */
 /* A thread's ring is mapped, and its pages are put in place (faulted in
@@ -705,7 +309,7 @@ static void global_init(void);
 
 static rec_recorder *find_open(uint64_t gen)
 {
-	for (rec_recorder *r = g_open; r; r = r->g_next)
+	for (rec_recorder *r = rec_g_open; r; r = r->g_next)
 		if (r->gen == gen)
 			return r;
 	return NULL;
@@ -735,7 +339,7 @@ static rec_tbuf_full *free_list_pop(rec_recorder *r)
 	return b;
 }
 
-/* Register the calling thread with r.  Caller holds g_lock (r stays open).
+/* Register the calling thread with r.  Caller holds rec_g_lock (r stays open).
  * A buffer of an exited thread is reused when there is one; a new one is
  * allocated outside r->lock (the memory reserved first), so threads
  * registering and the background thread do not wait on a 256 KiB malloc. */
@@ -799,7 +403,7 @@ static rec_tbuf_full *thread_register(rec_recorder *r)
 	b->pub.wlimit = b->has_ring ? b->cap : 0;
 	b->pub.kick_at = b->has_ring ? b->cap / 2 : UINT64_MAX;
 	b->pub.gen = r->gen;
-	b->pub.thread_len = (uint32_t)varint_enc8(b->thread_id, &b->pub.thread_enc);
+	b->pub.thread_len = (uint32_t)rec_varint_enc8(b->thread_id, &b->pub.thread_enc);
 	return b;
 }
 
@@ -827,11 +431,11 @@ static rec_tbuf_full *thread_buffer(uint64_t gen, int in_signal)
 		}
 	}
 	pthread_once(&g_once, global_init);
-	pthread_mutex_lock(&g_lock);
+	pthread_mutex_lock(&rec_g_lock);
 	rec_recorder *r = find_open(gen);
 	b = (r && !r->closing) ? thread_register(r) : NULL;
 	rec_event_type *t_start = b ? r->t_start : NULL;
-	pthread_mutex_unlock(&g_lock);
+	pthread_mutex_unlock(&rec_g_lock);
 	if (!b)
 		return NULL;
 	b->thread_next = t_list;
@@ -890,16 +494,16 @@ void rec_wake_bg_(rec_recorder *r) { wake_bg(r); }
 static void atfork_prepare(void)
 {
 	rec_clock_fork_lock(1);
-	pthread_mutex_lock(&g_lock);
-	for (rec_recorder *r = g_open; r; r = r->g_next)
+	pthread_mutex_lock(&rec_g_lock);
+	for (rec_recorder *r = rec_g_open; r; r = r->g_next)
 		pthread_mutex_lock(&r->lock);
 }
 
 static void atfork_parent(void)
 {
-	for (rec_recorder *r = g_open; r; r = r->g_next)
+	for (rec_recorder *r = rec_g_open; r; r = r->g_next)
 		pthread_mutex_unlock(&r->lock);
-	pthread_mutex_unlock(&g_lock);
+	pthread_mutex_unlock(&rec_g_lock);
 	rec_clock_fork_lock(0);
 }
 
@@ -908,22 +512,22 @@ static void atfork_parent(void)
  * locks may be held), the parent's file is never written. */
 static void atfork_child(void)
 {
-	for (rec_recorder *r = g_open; r; r = r->g_next) {
+	for (rec_recorder *r = rec_g_open; r; r = r->g_next) {
 		r->forked_child = 1;
 		r->closing = 1;
 		for (rec_type_entry *e = r->types; e; e = e->next)
 			__atomic_store_n(&e->h.enabled, 0, __ATOMIC_RELAXED);
-		for (rec_type_entry *e = g_declared; e; e = e->next)
+		for (rec_type_entry *e = rec_g_declared; e; e = e->next)
 			if (e->h.gen == r->gen)
 				__atomic_store_n(&e->h.enabled, 0, __ATOMIC_RELAXED);
 		pthread_mutex_unlock(&r->lock);
 	}
-	g_open = NULL;
-	g_default = NULL;
+	rec_g_open = NULL;
+	rec_g_default = NULL;
 	__atomic_store_n(&g_sig_owner, NULL, __ATOMIC_RELAXED);
 	__atomic_store_n(&g_dump_pending, 0, __ATOMIC_RELAXED);
 	rec_crash_atfork_child();
-	pthread_mutex_unlock(&g_lock);
+	pthread_mutex_unlock(&rec_g_lock);
 	rec_clock_fork_lock(0);
 }
 
@@ -1018,11 +622,11 @@ static void flight_atexit(void)
 {
 	rec_recorder *list[64];
 	size_t n = 0;
-	pthread_mutex_lock(&g_lock);
-	for (rec_recorder *r = g_open; r && n < 64; r = r->g_next)
+	pthread_mutex_lock(&rec_g_lock);
+	for (rec_recorder *r = rec_g_open; r && n < 64; r = r->g_next)
 		if ((r->flags & REC_RECORDER_FLIGHT) && !r->closing)
 			list[n++] = r;
-	pthread_mutex_unlock(&g_lock);
+	pthread_mutex_unlock(&rec_g_lock);
 	for (size_t i = 0; i < n; i++)
 		(void)rec_recorder_dump(list[i], NULL);
 }
@@ -2199,7 +1803,7 @@ static void recorder_free(rec_recorder *r)
 		tbuf_free(b);
 	}
 	free(r->periodic);
-	settings_free(r);
+	rec_settings_free(r);
 	rec_buf_free(&r->staging);
 	rec_buf_free(&r->fl_pending);
 	while (r->fl_head) {
@@ -2284,7 +1888,7 @@ rec_status rec_recorder_open(rec_recorder **out, const rec_recorder_options *opt
 		recorder_free(r);
 		return REC_ERR_NOMEM;
 	}
-	if (o.events && (st = settings_parse(r, o.events)) != REC_OK) {
+	if (o.events && (st = rec_settings_parse(r, o.events)) != REC_OK) {
 		recorder_free(r);
 		return st;
 	}
@@ -2375,19 +1979,19 @@ rec_status rec_recorder_open(rec_recorder **out, const rec_recorder_options *opt
 	rec_w_set_check_refs(r->w, 1);
 
 	/* Built-in types. */
-	pthread_mutex_lock(&g_lock);
-	if ((o.flags & REC_RECORDER_DEFAULT) && g_default) {
-		pthread_mutex_unlock(&g_lock);
+	pthread_mutex_lock(&rec_g_lock);
+	if ((o.flags & REC_RECORDER_DEFAULT) && rec_g_default) {
+		pthread_mutex_unlock(&rec_g_lock);
 		recorder_free(r);
 		return REC_ERR_STATE;
 	}
-	r->gen = ++g_gen;
+	r->gen = ++rec_g_gen;
 	pthread_mutex_lock(&r->lock);
-	st = register_locked(r, &def_thread_start, 0, 0, &r->t_start);
+	st = rec_type_register_locked(r, &def_thread_start, 0, 0, &r->t_start);
 	if (st == REC_OK)
-		st = register_locked(r, &def_thread_end, 0, 0, &r->t_end);
+		st = rec_type_register_locked(r, &def_thread_end, 0, 0, &r->t_end);
 	if (st == REC_OK) {
-		st = register_locked(r, &def_crash, 0, 0, &r->t_crash);
+		st = rec_type_register_locked(r, &def_crash, 0, 0, &r->t_crash);
 		if (st == REC_OK) /* always on, like rec.Dropped */
 			__atomic_store_n(&r->t_crash->enabled, 1u, __ATOMIC_RELEASE);
 	}
@@ -2400,20 +2004,20 @@ rec_status rec_recorder_open(rec_recorder **out, const rec_recorder_options *opt
 	}
 	pthread_mutex_unlock(&r->lock);
 	if (st != REC_OK) {
-		pthread_mutex_unlock(&g_lock);
+		pthread_mutex_unlock(&rec_g_lock);
 		recorder_free(r);
 		return st;
 	}
 	if (pthread_create(&r->bg, NULL, bg_main, r) != 0) {
-		pthread_mutex_unlock(&g_lock);
+		pthread_mutex_unlock(&rec_g_lock);
 		/* type entries stay valid (disabled) */
 		for (rec_type_entry *e = r->types; e; e = e->next)
 			__atomic_store_n(&e->h.enabled, 0, __ATOMIC_RELEASE);
 		rec_type_entry *e = r->types;
 		while (e) {
 			rec_type_entry *n = e->next;
-			e->next = g_retired;
-			g_retired = e;
+			e->next = rec_g_retired;
+			rec_g_retired = e;
 			e = n;
 		}
 		r->types = NULL;
@@ -2421,13 +2025,13 @@ rec_status rec_recorder_open(rec_recorder **out, const rec_recorder_options *opt
 		return REC_ERR_NOMEM;
 	}
 	r->bg_started = 1;
-	r->g_next = g_open;
-	g_open = r;
+	r->g_next = rec_g_open;
+	rec_g_open = r;
 	if (o.flags & REC_RECORDER_DEFAULT) {
-		g_default = r;
+		rec_g_default = r;
 		pthread_mutex_lock(&r->lock);
-		for (rec_type_entry *e = g_declared; e; e = e->next) {
-			rec_status s2 = bind_declared(r, e);
+		for (rec_type_entry *e = rec_g_declared; e; e = e->next) {
+			rec_status s2 = rec_type_bind_declared(r, e);
 			if (s2 != REC_OK)
 				report(r, s2, "recorder: cannot declare a type in the writer");
 		}
@@ -2451,7 +2055,7 @@ rec_status rec_recorder_open(rec_recorder **out, const rec_recorder_options *opt
 	size_t nl = (o.flags & REC_RECORDER_DEFAULT) ? g_nlisteners : 0;
 	listener ls[MAX_LISTENERS];
 	memcpy(ls, g_listeners, nl * sizeof ls[0]);
-	pthread_mutex_unlock(&g_lock);
+	pthread_mutex_unlock(&rec_g_lock);
 	if (!(o.flags & REC_RECORDER_NO_CRASH) && (o.flags & REC_RECORDER_CRASH || !o.sink))
 		r->crash_on = rec_crash_install(r);
 	for (size_t i = 0; i < nl; i++)
@@ -2470,25 +2074,25 @@ rec_status rec_recorder_close(rec_recorder *r)
 		rec_crash_uninstall(r);
 
 	/* Listeners and periodic callbacks see the recorder a last time. */
-	pthread_mutex_lock(&g_lock);
-	bool was_default = g_default == r;
+	pthread_mutex_lock(&rec_g_lock);
+	bool was_default = rec_g_default == r;
 	size_t nl = was_default ? g_nlisteners : 0;
 	listener ls[MAX_LISTENERS];
 	memcpy(ls, g_listeners, nl * sizeof ls[0]);
-	pthread_mutex_unlock(&g_lock);
+	pthread_mutex_unlock(&rec_g_lock);
 	for (size_t i = 0; i < nl; i++)
 		ls[i].fn(r, 0, ls[i].opaque);
 	bg_request(r, REQ_PERIODIC, NULL);
 
 	/* 1. Unpublish and disable. */
-	pthread_mutex_lock(&g_lock);
-	for (rec_recorder **pp = &g_open; *pp; pp = &(*pp)->g_next)
+	pthread_mutex_lock(&rec_g_lock);
+	for (rec_recorder **pp = &rec_g_open; *pp; pp = &(*pp)->g_next)
 		if (*pp == r) {
 			*pp = r->g_next;
 			break;
 		}
-	if (g_default == r)
-		g_default = NULL;
+	if (rec_g_default == r)
+		rec_g_default = NULL;
 	if (g_sig_owner == r) {
 		sigaction(g_old_sig, &g_old_sa, NULL);
 		__atomic_store_n(&g_sig_owner, NULL, __ATOMIC_RELAXED);
@@ -2497,11 +2101,11 @@ rec_status rec_recorder_close(rec_recorder *r)
 	pthread_mutex_lock(&r->lock);
 	for (rec_type_entry *e = r->types; e; e = e->next)
 		__atomic_store_n(&e->h.enabled, 0, __ATOMIC_RELEASE);
-	for (rec_type_entry *e = g_declared; e; e = e->next)
+	for (rec_type_entry *e = rec_g_declared; e; e = e->next)
 		if (e->h.gen == r->gen)
 			__atomic_store_n(&e->h.enabled, 0, __ATOMIC_RELEASE);
 	pthread_mutex_unlock(&r->lock);
-	pthread_mutex_unlock(&g_lock);
+	pthread_mutex_unlock(&rec_g_lock);
 
 	/* 2. Wait for emits in flight (orphans are not freed while closing). */
 	process_barrier();
@@ -2541,7 +2145,7 @@ rec_status rec_recorder_close(rec_recorder *r)
 	pthread_join(r->bg, NULL);
 
 	/* 4. Hand buffers of live threads to them; free the orphans. */
-	pthread_mutex_lock(&g_lock);
+	pthread_mutex_lock(&rec_g_lock);
 	pthread_mutex_lock(&r->lock);
 	for (rec_tbuf_full *b = r->threads, *next; b; b = next) {
 		next = b->rec_next;
@@ -2553,15 +2157,15 @@ rec_status rec_recorder_close(rec_recorder *r)
 	r->threads = NULL;
 	for (rec_type_entry *e = r->types, *n; e; e = n) {
 		n = e->next;
-		e->next = g_retired;
-		g_retired = e;
+		e->next = rec_g_retired;
+		rec_g_retired = e;
 	}
 	r->types = NULL;
-	for (rec_type_entry *e = g_declared; e; e = e->next)
+	for (rec_type_entry *e = rec_g_declared; e; e = e->next)
 		if (e->h.gen == r->gen)
 			__atomic_store_n(&e->h.gen, 0, __ATOMIC_RELAXED);
 	pthread_mutex_unlock(&r->lock);
-	pthread_mutex_unlock(&g_lock);
+	pthread_mutex_unlock(&rec_g_lock);
 	rec_status st = r->first_error;
 	recorder_free(r);
 	return st;
@@ -2592,9 +2196,9 @@ rec_status rec_recorder_dump(rec_recorder *r, const char *path)
 
 rec_recorder *rec_recorder_default(void)
 {
-	pthread_mutex_lock(&g_lock);
-	rec_recorder *r = g_default;
-	pthread_mutex_unlock(&g_lock);
+	pthread_mutex_lock(&rec_g_lock);
+	rec_recorder *r = rec_g_default;
+	pthread_mutex_unlock(&rec_g_lock);
 	return r;
 }
 
@@ -2636,16 +2240,16 @@ rec_status rec_default_listen(rec_default_listener fn, void *opaque)
 {
 	if (!fn)
 		return REC_ERR_INVALID_ARG;
-	pthread_mutex_lock(&g_lock);
+	pthread_mutex_lock(&rec_g_lock);
 	if (g_nlisteners == MAX_LISTENERS) {
-		pthread_mutex_unlock(&g_lock);
+		pthread_mutex_unlock(&rec_g_lock);
 		return REC_ERR_LIMIT;
 	}
 	g_listeners[g_nlisteners].fn = fn;
 	g_listeners[g_nlisteners].opaque = opaque;
 	g_nlisteners++;
-	rec_recorder *r = g_default;
-	pthread_mutex_unlock(&g_lock);
+	rec_recorder *r = rec_g_default;
+	pthread_mutex_unlock(&rec_g_lock);
 	if (r)
 		fn(r, 1, opaque);
 	return REC_OK;

@@ -24,6 +24,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "common/common_internal.h"
 #include "rec/rec.h"
@@ -337,6 +338,45 @@ struct rec_recorder {
 	uint32_t crash_done;             /* futex word: the background thread did it */
 	rec_crash_slot crash_slot;
 };
+
+/* ---- the open recorders and the declared types (recorder.c) --------------- */
+/* rec_g_lock guards the list of open recorders (rec_g_open, linked by
+ * g_next), the default recorder, the open generation (rec_g_gen: bumped by
+ * every open, so a thread's cached buffer of a closed recorder is known
+ * stale), the process-wide declared types and the retired type entries. */
+extern pthread_mutex_t rec_g_lock;
+extern rec_recorder *rec_g_open;
+extern rec_recorder *rec_g_default;
+extern uint64_t rec_g_gen;
+extern rec_type_entry *rec_g_declared;
+extern rec_type_entry *rec_g_retired;
+
+/* ---- small helpers ------------------------------------------------------------ */
+static inline uint64_t rec_ns_to_ticks(uint64_t ns, uint64_t freq)
+{
+	return (uint64_t)((unsigned __int128)ns * freq / 1000000000u);
+}
+
+/* v as a varint in the first bytes of *enc (the 8 bytes an emit copies);
+ * returns its length. */
+static inline size_t rec_varint_enc8(uint64_t v, uint64_t *enc)
+{
+	uint8_t b[REC_VARINT_MAX] = { 0 };
+	size_t n = rec_varint_put(b, v);
+	memcpy(enc, b, 8);
+	return n;
+}
+
+/* ---- event types and settings (types.c) ----------------------------------------- */
+/* rec_settings_parse: r's events list (text) into r->settings;
+ * rec_settings_free frees them.  rec_type_register_locked: register def
+ * with r (caller holds r->lock); rec_type_bind_declared: bind a declared
+ * type's entry e to r (caller holds rec_g_lock and r->lock). */
+rec_status rec_settings_parse(rec_recorder *r, const char *text);
+void rec_settings_free(rec_recorder *r);
+rec_status rec_type_register_locked(rec_recorder *r, const rec_type *def, uint64_t threshold_ns,
+				    uint32_t flags, rec_event_type **out);
+rec_status rec_type_bind_declared(rec_recorder *r, rec_type_entry *e);
 
 /* ---- ring (ring.c) ---------------------------------------------------------- */
 /* Copy every published record of b into out as interchange records; returns
