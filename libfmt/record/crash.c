@@ -89,7 +89,7 @@ static void record_and_wait(rec_recorder *r, int sig, const siginfo_t *si, void 
 	const uint64_t addr = (si && code > 0 && sig != SIGABRT) ? (uint64_t)(uintptr_t)si->si_addr : 0;
 	const uint32_t sender = (si && code <= 0) ? (uint32_t)si->si_pid : 0;
 	const uint64_t os_tid = (uint64_t)syscall(SYS_gettid);
-	const uint64_t ticks = rec_recorder_ticks_(r);
+	const uint64_t ticks = rec_now_ticks(r);
 
 	/* Own buffer, signal-safe emit path, unless the thread is inside an
 	 * emit (the begin would count a nested drop) or was never registered. */
@@ -120,7 +120,7 @@ static void record_and_wait(rec_recorder *r, int sig, const siginfo_t *si, void 
 		__atomic_store_n(&s->pending, 1u, __ATOMIC_RELEASE);
 	}
 	__atomic_store_n(&r->crash_req, 1u, __ATOMIC_RELEASE);
-	rec_wake_bg_(r);
+	rec_wake_bg(r);
 
 	const uint64_t deadline = mono_ns() + REC_CRASH_WAIT_NS;
 	while (!__atomic_load_n(&r->crash_done, __ATOMIC_ACQUIRE)) {

@@ -42,10 +42,8 @@
 #include "record/stack_internal.h"
 #include "write/writer_internal.h"
 
-extern int rec_metrics_linked_; /* metrics.c: referenced so static links include it */
 
 REC_API __thread struct rec_tbuf_ *rec_tls_tbuf_ __attribute__((tls_model("initial-exec")));
-static __thread rec_tbuf_full *t_list __attribute__((tls_model("initial-exec")));
 
 pthread_mutex_t rec_g_lock = PTHREAD_MUTEX_INITIALIZER;
 rec_recorder *rec_g_open;
@@ -60,12 +58,8 @@ typedef struct listener {
 } listener;
 static listener g_listeners[MAX_LISTENERS];
 static size_t g_nlisteners;
-static pthread_once_t g_once = PTHREAD_ONCE_INIT;
-static pthread_key_t g_key;
-static int g_key_ok;
-static int g_membarrier_ok;
-static int g_dump_pending; /* atomic: set by the signal handler */
-static rec_recorder *g_sig_owner;
+int rec_g_dump_pending; /* atomic: set by the signal handler */
+rec_recorder *rec_g_sig_owner;
 static struct sigaction g_old_sa;
 static int g_old_sig;
 
@@ -97,15 +91,6 @@ static void report(rec_recorder *r, rec_status st, const char *msg)
 		r->on_error(r->error_opaque, st, msg);
 }
 
-static uint64_t now_ticks(rec_recorder *r)
-{
-	if (r->clock_kind == REC_CLOCK_CALLBACK)
-		return r->clock(r->clock_opaque);
-	if (r->clock_kind == REC_CLOCK_TSC)
-		return rec_clock_tsc();
-	return rec_clock_mono_ns();
-}
-
 uint64_t rec_ticks_slow_(const rec_event_type *t)
 {
 	if (t->clock_kind == REC_CLOCK_CALLBACK)
@@ -119,35 +104,6 @@ static void futex_wait(uint32_t *word, uint32_t val, uint64_t timeout_ns)
 {
 	struct timespec ts = { (time_t)(timeout_ns / 1000000000u), (long)(timeout_ns % 1000000000u) };
 	syscall(SYS_futex, word, FUTEX_WAIT_PRIVATE, val, &ts, NULL, 0);
-}
-
-static void futex_wake(uint32_t *word)
-{
-	syscall(SYS_futex, word, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
-}
-
-static void wake_bg(rec_recorder *r)
-{
-	if (__atomic_exchange_n(&r->wake, 1u, __ATOMIC_ACQ_REL) == 0)
-		futex_wake(&r->wake);
-}
-
-/* A full memory barrier on every thread of the process that runs now. */
-static void process_barrier(void)
-{
-	if (g_membarrier_ok &&
-	    syscall(SYS_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0, 0) == 0)
-		return;
-	/* Fallback: changing a page's protection interrupts (IPI) every CPU
-	 * that runs a thread of this process, which serializes them. */
-	long pg = sysconf(_SC_PAGESIZE);
-	void *p = mmap(NULL, (size_t)pg, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (p != MAP_FAILED) {
-		*(volatile char *)p = 1;
-		mprotect(p, (size_t)pg, PROT_READ);
-		munmap(p, (size_t)pg);
-	}
-	__atomic_thread_fence(__ATOMIC_SEQ_CST);
 }
 
 /* ---- built-in types ---------------------------------------------------------- */
@@ -210,336 +166,6 @@ static const rec_type def_write_failed = {
 	"The recording could not be written for a while (start and duration)", "rec", 6,
 	write_failed_fields
 };
-
-/* ---- threads ------------------------------------------------------------------------ */
-/* A thread's ring is mapped, and its pages are put in place (faulted in
- * writable, MADV_POPULATE_WRITE) before the thread writes them: the first
- * RING_FIRST bytes here, the rest by the background thread as the thread
- * uses it (ring_grow).  Faulting a ring in a page at a time costs the
- * emitting thread one fault per 4 KiB inside whatever it was doing when its
- * writes reached the page (on the benchmark's virtual machine: 64 faults,
- * 0.8-1.0 ms, for 256 KiB; populating the same in one call, 33-40 us).
- * Growing with use keeps a short-lived thread's ring (a thread per request
- * writes a few hundred bytes) at RING_FIRST resident.  Without
- * MADV_POPULATE_WRITE (Linux < 5.14) the thread faults its pages in itself.
- * NULL on failure. */
-#define RING_FIRST ((size_t)16384)
-
-static bool ring_populate(uint8_t *p, size_t len)
-{
-#ifdef MADV_POPULATE_WRITE
-	return madvise(p, len, MADV_POPULATE_WRITE) == 0;
-#else
-	(void)p;
-	(void)len;
-	return false;
-#endif
-}
-
-static uint8_t *ring_alloc(size_t size, uint64_t *populated)
-{
-	void *p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (p == MAP_FAILED)
-		return NULL;
-	const size_t first = size < RING_FIRST ? size : RING_FIRST;
-	/* on failure: not populated, and ring_grow() does not try again */
-	*populated = ring_populate(p, first) ? first : size;
-	return p;
-}
-
-/* Background thread, after draining live buffer b: once the thread has
- * written half of what is populated, populate twice as much (up to the
- * whole ring), so it keeps writing into pages that are in place as long as
- * it writes less than that half between two rounds. */
-static void ring_grow(rec_tbuf_full *b)
-{
-	if (!b->has_ring || b->populated >= b->cap)
-		return;
-	const uint64_t head = __atomic_load_n(&b->pub.pub_head, __ATOMIC_ACQUIRE);
-	if (head < b->populated / 2)
-		return;
-	uint64_t want = b->populated * 2;
-	while (want < b->cap && want < head * 2)
-		want *= 2;
-	if (want > b->cap)
-		want = b->cap;
-	if (!ring_populate(b->pub.base + b->populated, (size_t)(want - b->populated)))
-		want = b->cap; /* the thread faults the rest in itself */
-	b->populated = want;
-}
-
-static void tbuf_free(rec_tbuf_full *b)
-{
-	if (!b)
-		return;
-	if (b->has_ring)
-		munmap(b->pub.base, b->cap);
-	free(b);
-}
-
-static void thread_exit(void *arg)
-{
-	(void)arg;
-	rec_alloc_thread_exit(); /* its last rec.Alloc, before rec.ThreadEnd */
-	rec_tbuf_full *b = t_list, *next;
-	t_list = NULL;
-	for (; b; b = next) {
-		next = b->thread_next;
-		uint32_t stt = __atomic_load_n(&b->state, __ATOMIC_ACQUIRE);
-		if (stt == REC_TB_LIVE) {
-			rec_emit e;
-			rec_tls_tbuf_ = &b->pub;
-			if (b->t_end && rec_emit_begin(&e, b->t_end)) {
-				rec_emit_u64(&e, b->os_tid);
-				rec_emit_u64(&e, b->name_id);
-				rec_emit_commit(&e);
-			}
-			rec_tls_tbuf_ = NULL;
-			uint32_t expect = REC_TB_LIVE;
-			if (__atomic_compare_exchange_n(&b->state, &expect, REC_TB_ORPHAN, false,
-							__ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
-				continue; /* the background thread drains and frees it */
-		}
-		tbuf_free(b); /* DETACHED: the recorder is gone */
-	}
-	rec_tls_tbuf_ = NULL;
-}
-
-static void global_init(void);
-
-static rec_recorder *find_open(uint64_t gen)
-{
-	for (rec_recorder *r = rec_g_open; r; r = r->g_next)
-		if (r->gen == gen)
-			return r;
-	return NULL;
-}
-
-/* Registrations between two drain rounds after which the background thread
- * is woken to reclaim the buffers of threads that exited (a service that
- * starts a thread per request would otherwise run out of buffer memory
- * between two flushes). */
-#define REC_REG_WAKE 32u
-
-/* A buffer from r's free list, reset to what a new one looks like (its
- * ring kept: counted in mem_used), or NULL.  Caller holds r->lock. */
-static rec_tbuf_full *free_list_pop(rec_recorder *r)
-{
-	rec_tbuf_full *b = r->free_bufs;
-	if (!b)
-		return NULL;
-	r->free_bufs = b->rec_next;
-	uint8_t *base = b->pub.base;
-	uint64_t cap = b->cap, populated = b->populated;
-	memset(b, 0, sizeof *b);
-	b->pub.base = base;
-	b->cap = cap;
-	b->populated = populated;
-	b->has_ring = 1;
-	return b;
-}
-
-/* Register the calling thread with r.  Caller holds rec_g_lock (r stays open).
- * A buffer of an exited thread is reused when there is one; a new one is
- * allocated outside r->lock (the memory reserved first), so threads
- * registering and the background thread do not wait on a 256 KiB malloc. */
-static rec_tbuf_full *thread_register(rec_recorder *r)
-{
-	const uint64_t os_tid = rec_builtin_tid(); /* cached: the sampler asks too */
-	char name[16] = ""; /* the kernel keeps 15 bytes */
-	if (pthread_getname_np(pthread_self(), name, sizeof name) != 0)
-		name[0] = 0;
-
-	pthread_mutex_lock(&r->lock);
-	rec_tbuf_full *b = free_list_pop(r);
-	bool reserved = false;
-	if (!b && r->mem_used + r->buf_size <= r->memory_limit) {
-		r->mem_used += r->buf_size;
-		reserved = true;
-	}
-	pthread_mutex_unlock(&r->lock);
-	if (!b) {
-		if (posix_memalign((void **)&b, 64, sizeof *b) != 0)
-			b = NULL;
-		if (b) {
-			memset(b, 0, sizeof *b);
-			if (reserved && (b->pub.base = ring_alloc(r->buf_size, &b->populated)) != NULL) {
-				b->has_ring = 1;
-				b->cap = r->buf_size;
-				reserved = false;
-			}
-		}
-		if (reserved) { /* the memory was not used after all */
-			pthread_mutex_lock(&r->lock);
-			r->mem_used -= r->buf_size;
-			pthread_mutex_unlock(&r->lock);
-		}
-		if (!b)
-			return NULL;
-	}
-	b->r = r;
-	b->t_end = r->t_end;
-	b->os_tid = os_tid;
-
-	memcpy(b->name, name, sizeof b->name);
-	b->name[sizeof b->name - 1] = 0;
-
-	pthread_mutex_lock(&r->lock);
-	b->thread_id = ++r->threads_registered;
-	b->name_id = b->name[0] ? REC_THREAD_NAME_BASE + b->thread_id : 0;
-	b->rec_next = r->threads;
-	r->threads = b;
-	/* Wake the background thread to reclaim exited threads' buffers when
-	 * threads come and go quickly, or when memory runs short. */
-	bool wake = ++r->regs_since_drain >= REC_REG_WAKE ||
-		    (!r->free_bufs && r->mem_used + r->buf_size > r->memory_limit / 2);
-	__atomic_fetch_add(&r->st_threads, 1, __ATOMIC_RELAXED);
-	pthread_mutex_unlock(&r->lock);
-	if (wake)
-		wake_bg(r);
-
-	b->pub.mask = b->has_ring ? b->cap - 1 : 0;
-	b->pub.head = 0;
-	b->pub.wlimit = b->has_ring ? b->cap : 0;
-	b->pub.kick_at = b->has_ring ? b->cap / 2 : UINT64_MAX;
-	b->pub.gen = r->gen;
-	b->pub.thread_len = (uint32_t)rec_varint_enc8(b->thread_id, &b->pub.thread_enc);
-	return b;
-}
-
-/* The calling thread's buffer for recorder generation gen (registering if
- * needed and allowed). */
-static rec_tbuf_full *thread_buffer(uint64_t gen, int in_signal)
-{
-	rec_tbuf_full *b, **pp;
-	for (b = t_list; b; b = b->thread_next)
-		if (b->pub.gen == gen && __atomic_load_n(&b->state, __ATOMIC_ACQUIRE) == REC_TB_LIVE) {
-			rec_tls_tbuf_ = &b->pub;
-			return b;
-		}
-	if (in_signal)
-		return NULL;
-	/* Free the buffers of recorders that closed. */
-	for (pp = &t_list; (b = *pp) != NULL;) {
-		if (__atomic_load_n(&b->state, __ATOMIC_ACQUIRE) == REC_TB_DETACHED) {
-			*pp = b->thread_next;
-			if (rec_tls_tbuf_ == &b->pub)
-				rec_tls_tbuf_ = NULL;
-			tbuf_free(b);
-		} else {
-			pp = &b->thread_next;
-		}
-	}
-	pthread_once(&g_once, global_init);
-	pthread_mutex_lock(&rec_g_lock);
-	rec_recorder *r = find_open(gen);
-	b = (r && !r->closing) ? thread_register(r) : NULL;
-	rec_event_type *t_start = b ? r->t_start : NULL;
-	pthread_mutex_unlock(&rec_g_lock);
-	if (!b)
-		return NULL;
-	b->thread_next = t_list;
-	t_list = b;
-	rec_tls_tbuf_ = &b->pub;
-	if (g_key_ok)
-		pthread_setspecific(g_key, (void *)1);
-	/* Attach to the CPU sampler (no system call; stack bounds come later,
-	 * see rec_stack_thread_register()). */
-	rec_sampler_thread_seen();
-	/* rec.ThreadStart (through the normal path: the buffer is ready). */
-	rec_emit e;
-	if (rec_emit_begin(&e, t_start)) {
-		rec_emit_u64(&e, b->os_tid);
-		rec_emit_u64(&e, b->name_id);
-		rec_emit_commit(&e);
-	}
-	return b;
-}
-
-struct rec_tbuf_ *rec_emit_thread_slow_(rec_event_type *t, int in_signal)
-{
-	rec_tbuf_full *b = thread_buffer(__atomic_load_n(&t->gen, __ATOMIC_RELAXED), in_signal);
-	return b ? &b->pub : NULL;
-}
-
-rec_status rec_recorder_attach_thread(rec_recorder *r)
-{
-	if (!r)
-		return REC_ERR_INVALID_ARG;
-	return thread_buffer(r->gen, 0) ? REC_OK : REC_ERR_STATE;
-}
-
-uint64_t rec_recorder_thread_id(rec_recorder *r)
-{
-	rec_tbuf_full *b = r ? thread_buffer(r->gen, 0) : NULL;
-	if (b)
-		__atomic_store_n(&b->id_shared, 1u, __ATOMIC_RELAXED); /* never retired */
-	return b ? b->thread_id : 0;
-}
-
-/* ---- for the fatal-signal handler (crash.c): async-signal-safe -------------------------- */
-rec_tbuf_full *rec_thread_buffer_signal(rec_recorder *r)
-{
-	for (rec_tbuf_full *b = t_list; b; b = b->thread_next)
-		if (b->pub.gen == r->gen && __atomic_load_n(&b->state, __ATOMIC_ACQUIRE) == REC_TB_LIVE)
-			return b;
-	return NULL;
-}
-
-uint64_t rec_recorder_ticks_(rec_recorder *r) { return now_ticks(r); }
-
-void rec_wake_bg_(rec_recorder *r) { wake_bg(r); }
-
-/* ---- fork ------------------------------------------------------------------------------ */
-static void atfork_prepare(void)
-{
-	rec_clock_fork_lock(1);
-	pthread_mutex_lock(&rec_g_lock);
-	for (rec_recorder *r = rec_g_open; r; r = r->g_next)
-		pthread_mutex_lock(&r->lock);
-}
-
-static void atfork_parent(void)
-{
-	for (rec_recorder *r = rec_g_open; r; r = r->g_next)
-		pthread_mutex_unlock(&r->lock);
-	pthread_mutex_unlock(&rec_g_lock);
-	rec_clock_fork_lock(0);
-}
-
-/* The child: every inherited recorder is switched off and forgotten; its
- * memory is abandoned (the background thread does not exist here and its
- * locks may be held), the parent's file is never written. */
-static void atfork_child(void)
-{
-	for (rec_recorder *r = rec_g_open; r; r = r->g_next) {
-		r->forked_child = 1;
-		r->closing = 1;
-		for (rec_type_entry *e = r->types; e; e = e->next)
-			__atomic_store_n(&e->h.enabled, 0, __ATOMIC_RELAXED);
-		for (rec_type_entry *e = rec_g_declared; e; e = e->next)
-			if (e->h.gen == r->gen)
-				__atomic_store_n(&e->h.enabled, 0, __ATOMIC_RELAXED);
-		pthread_mutex_unlock(&r->lock);
-	}
-	rec_g_open = NULL;
-	rec_g_default = NULL;
-	__atomic_store_n(&g_sig_owner, NULL, __ATOMIC_RELAXED);
-	__atomic_store_n(&g_dump_pending, 0, __ATOMIC_RELAXED);
-	rec_crash_atfork_child();
-	pthread_mutex_unlock(&rec_g_lock);
-	rec_clock_fork_lock(0);
-}
-
-static void global_init(void)
-{
-	g_key_ok = pthread_key_create(&g_key, thread_exit) == 0;
-	pthread_atfork(atfork_prepare, atfork_parent, atfork_child);
-	g_membarrier_ok =
-		syscall(SYS_membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED, 0, 0) == 0;
-	rec_env_linked_ = 1;
-	rec_metrics_linked_ = 1; /* every default recording gets rec.ProcessStats (metrics.c) */
-}
 
 /* ---- flight-recorder chunk store -------------------------------------------------------- */
 static void fl_evict(rec_recorder *r, uint64_t now)
@@ -634,7 +260,7 @@ static void flight_atexit(void)
 static void dump_signal_handler(int sig)
 {
 	(void)sig;
-	__atomic_store_n(&g_dump_pending, 1, __ATOMIC_RELAXED);
+	__atomic_store_n(&rec_g_dump_pending, 1, __ATOMIC_RELAXED);
 }
 
 /* ---- output: the recorder's sink, write failures ------------------------------------------ */
@@ -848,7 +474,7 @@ static int out_write(void *opaque, const void *buf, size_t len)
 		o->since_bytes += len;
 		if (o->failing) {
 			o->failing = 0;
-			o->cur.end_ticks = now_ticks(r);
+			o->cur.end_ticks = rec_now_ticks(r);
 			wf_merge(&o->done, &o->cur);
 		}
 		return 0;
@@ -867,7 +493,7 @@ static int out_write(void *opaque, const void *buf, size_t len)
 		o->failing = 1;
 		memset(&o->cur, 0, sizeof o->cur);
 		o->cur.err = err;
-		o->cur.start_ticks = now_ticks(r);
+		o->cur.start_ticks = rec_now_ticks(r);
 		char tmp[128];
 		const char *what = err ? strerror_r(err, tmp, sizeof tmp) : "the sink returned an error";
 		wf_queue_report(r, wf_kind(err),
@@ -903,7 +529,7 @@ static void out_check_removed(rec_recorder *r)
 	struct stat sb;
 	if (o->fd < 0 || !r->path || fstat(o->fd, &sb) != 0 || !S_ISREG(sb.st_mode))
 		return;
-	uint64_t now = now_ticks(r);
+	uint64_t now = rec_now_ticks(r);
 	if (sb.st_nlink > 0) {
 		o->chk_ticks = now;
 		o->since_chunks = o->since_events = o->since_bytes = 0;
@@ -1166,7 +792,7 @@ static void bg_append(rec_recorder *r, uint64_t records)
 	}
 	__atomic_fetch_add(&r->st_events, ok, __ATOMIC_RELAXED);
 	if (rejected) {
-		uint64_t ticks = now_ticks(r), nrec = 0;
+		uint64_t ticks = rec_now_ticks(r), nrec = 0;
 		r->staging.len = 0;
 		for (uint32_t i = 0; i < REC_TYPE_TALLY && by_type.id[i]; i++, nrec++)
 			put_dropped(r, ticks, by_type.n[i], 0, REC_DROP_REJECTED, by_type.id[i]);
@@ -1310,7 +936,7 @@ static uint64_t put_thread_drops(rec_recorder *r, rec_tbuf_full *b, uint64_t tic
 
 static void bg_collect(rec_recorder *r, bg_pending *pd)
 {
-	uint64_t records = 0, dropped = 0, wf_dropped = 0, ticks = now_ticks(r);
+	uint64_t records = 0, dropped = 0, wf_dropped = 0, ticks = rec_now_ticks(r);
 	/* Write failures that ended, a removed file: their rec.WriteFailed. */
 	rec_wf_event wfe[2];
 	uint64_t wmsg[2];
@@ -1409,7 +1035,7 @@ static void bg_collect(rec_recorder *r, bg_pending *pd)
 		}
 		records += n;
 		if (state == REC_TB_LIVE)
-			ring_grow(b);
+			rec_ring_grow(b);
 		/* Drops: once per chunk (in the round that ends one), and
 		 * before an exited thread's buffer is reclaimed. */
 		if (!r->drops_defer || state == REC_TB_ORPHAN)
@@ -1453,7 +1079,7 @@ static void bg_collect(rec_recorder *r, bg_pending *pd)
 				b->rec_next = r->free_bufs;
 				r->free_bufs = b;
 			} else {
-				tbuf_free(b);
+				rec_tbuf_free(b);
 			}
 		}
 		pthread_mutex_unlock(&r->lock);
@@ -1662,8 +1288,8 @@ static void *bg_main(void *arg)
 		r->dump_path = NULL;
 		pthread_mutex_unlock(&r->req_lock);
 		bool sig_dump = false;
-		if (__atomic_load_n(&g_sig_owner, __ATOMIC_RELAXED) == r &&
-		    __atomic_exchange_n(&g_dump_pending, 0, __ATOMIC_RELAXED)) {
+		if (__atomic_load_n(&rec_g_sig_owner, __ATOMIC_RELAXED) == r &&
+		    __atomic_exchange_n(&rec_g_dump_pending, 0, __ATOMIC_RELAXED)) {
 			sig_dump = true;
 		}
 
@@ -1713,7 +1339,7 @@ static void *bg_main(void *arg)
 				pthread_mutex_lock(&r->w_lock);
 				if (r->out.failing) {
 					r->out.failing = 0;
-					r->out.cur.end_ticks = now_ticks(r);
+					r->out.cur.end_ticks = rec_now_ticks(r);
 					wf_merge(&r->out.done, &r->out.cur);
 				}
 				pthread_mutex_unlock(&r->w_lock);
@@ -1774,7 +1400,7 @@ static rec_status bg_request(rec_recorder *r, uint32_t flags, const char *dump_p
 		r->dump_path = strdup(dump_path);
 	}
 	pthread_mutex_unlock(&r->req_lock);
-	wake_bg(r);
+	rec_wake_bg(r);
 	pthread_mutex_lock(&r->req_lock);
 	while (r->done_seq < my)
 		pthread_cond_wait(&r->req_cond, &r->req_lock);
@@ -1800,7 +1426,7 @@ static void recorder_free(rec_recorder *r)
 	while (r->free_bufs) {
 		rec_tbuf_full *b = r->free_bufs;
 		r->free_bufs = b->rec_next;
-		tbuf_free(b);
+		rec_tbuf_free(b);
 	}
 	free(r->periodic);
 	rec_settings_free(r);
@@ -1856,7 +1482,7 @@ rec_status rec_recorder_open(rec_recorder **out, const rec_recorder_options *opt
 	    ((o.flags & REC_RECORDER_FLIGHT) && !o.path) ||
 	    (o.sink && !o.sink->write))
 		return REC_ERR_INVALID_ARG;
-	pthread_once(&g_once, global_init);
+	rec_thread_global_init();
 
 	rec_recorder *r = calloc(1, sizeof *r);
 	if (!r)
@@ -1967,7 +1593,7 @@ rec_status rec_recorder_open(rec_recorder **out, const rec_recorder_options *opt
 		}
 		st = rec_writer_open(&r->w, &s, &wo);
 	}
-	r->out.chk_ticks = now_ticks(r);
+	r->out.chk_ticks = rec_now_ticks(r);
 	if (st != REC_OK) {
 		r->w = NULL;
 		recorder_free(r);
@@ -2041,14 +1667,14 @@ rec_status rec_recorder_open(rec_recorder **out, const rec_recorder_options *opt
 	if ((o.flags & REC_RECORDER_FLIGHT) && !flight_atexit_registered)
 		flight_atexit_registered = atexit(flight_atexit) == 0;
 	if ((o.flags & REC_RECORDER_FLIGHT) && !(o.flags & REC_RECORDER_NO_SIGNAL) &&
-	    r->dump_signal > 0 && !g_sig_owner) {
+	    r->dump_signal > 0 && !rec_g_sig_owner) {
 		struct sigaction sa;
 		memset(&sa, 0, sizeof sa);
 		sa.sa_handler = dump_signal_handler;
 		sigemptyset(&sa.sa_mask);
 		sa.sa_flags = SA_RESTART;
 		if (sigaction(r->dump_signal, &sa, &g_old_sa) == 0) {
-			__atomic_store_n(&g_sig_owner, r, __ATOMIC_RELAXED);
+			__atomic_store_n(&rec_g_sig_owner, r, __ATOMIC_RELAXED);
 			g_old_sig = r->dump_signal;
 		}
 	}
@@ -2093,9 +1719,9 @@ rec_status rec_recorder_close(rec_recorder *r)
 		}
 	if (rec_g_default == r)
 		rec_g_default = NULL;
-	if (g_sig_owner == r) {
+	if (rec_g_sig_owner == r) {
 		sigaction(g_old_sig, &g_old_sa, NULL);
-		__atomic_store_n(&g_sig_owner, NULL, __ATOMIC_RELAXED);
+		__atomic_store_n(&rec_g_sig_owner, NULL, __ATOMIC_RELAXED);
 	}
 	__atomic_store_n(&r->closing, 1, __ATOMIC_RELEASE);
 	pthread_mutex_lock(&r->lock);
@@ -2108,7 +1734,7 @@ rec_status rec_recorder_close(rec_recorder *r)
 	pthread_mutex_unlock(&rec_g_lock);
 
 	/* 2. Wait for emits in flight (orphans are not freed while closing). */
-	process_barrier();
+	rec_process_barrier();
 	pthread_mutex_lock(&r->lock);
 	size_t nb = 0;
 	for (rec_tbuf_full *b = r->threads; b; b = b->rec_next)
@@ -2137,7 +1763,7 @@ rec_status rec_recorder_close(rec_recorder *r)
 	r->stop = 1;
 	uint64_t my = ++r->req_seq;
 	pthread_mutex_unlock(&r->req_lock);
-	wake_bg(r);
+	rec_wake_bg(r);
 	pthread_mutex_lock(&r->req_lock);
 	while (r->done_seq < my)
 		pthread_cond_wait(&r->req_cond, &r->req_lock);
@@ -2152,7 +1778,7 @@ rec_status rec_recorder_close(rec_recorder *r)
 		uint32_t expect = REC_TB_LIVE;
 		if (!__atomic_compare_exchange_n(&b->state, &expect, REC_TB_DETACHED, false,
 						 __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
-			tbuf_free(b);
+			rec_tbuf_free(b);
 	}
 	r->threads = NULL;
 	for (rec_type_entry *e = r->types, *n; e; e = n) {
@@ -2288,6 +1914,6 @@ rec_status rec_recorder_add_periodic(rec_recorder *r, rec_periodic_fn fn, void *
 	uint64_t period = (uint64_t)period_ms * 1000000u;
 	r->periodic[r->nperiodic++] = (rec_periodic){ fn, opaque, period, rec_clock_mono_ns() + period };
 	pthread_mutex_unlock(&r->lock);
-	wake_bg(r);
+	rec_wake_bg(r);
 	return REC_OK;
 }

@@ -20,11 +20,14 @@
 #ifndef LIBREC_RECORDER_INTERNAL_H
 #define LIBREC_RECORDER_INTERNAL_H
 
+#include <linux/futex.h>
 #include <pthread.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 #include "common/common_internal.h"
 #include "rec/rec.h"
@@ -367,6 +370,43 @@ static inline size_t rec_varint_enc8(uint64_t v, uint64_t *enc)
 	return n;
 }
 
+/* r's clock now, in r's ticks (async-signal-safe unless r's clock is a
+ * callback that is not). */
+static inline uint64_t rec_now_ticks(rec_recorder *r)
+{
+	if (r->clock_kind == REC_CLOCK_CALLBACK)
+		return r->clock(r->clock_opaque);
+	if (r->clock_kind == REC_CLOCK_TSC)
+		return rec_clock_tsc();
+	return rec_clock_mono_ns();
+}
+
+static inline void rec_futex_wake(uint32_t *word)
+{
+	syscall(SYS_futex, word, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
+}
+
+/* Wake r's background thread (one system call, none when already woken;
+ * async-signal-safe). */
+static inline void rec_wake_bg(rec_recorder *r)
+{
+	if (__atomic_exchange_n(&r->wake, 1u, __ATOMIC_ACQ_REL) == 0)
+		rec_futex_wake(&r->wake);
+}
+
+/* ---- threads (thread.c) ------------------------------------------------------- */
+/* rec_thread_global_init: the process-wide set-up, once (TLS key with the
+ * thread-exit handler, fork handlers, membarrier registration).
+ * rec_tbuf_free: unmap and free a thread buffer.  rec_process_barrier: a full
+ * memory barrier on every thread of the process that runs now. */
+void rec_thread_global_init(void);
+void rec_tbuf_free(rec_tbuf_full *b);
+void rec_process_barrier(void);
+/* The dump signal (recorder.c): pending (set by its handler, atomic) and
+ * the recorder that installed it; a fork child clears both. */
+extern int rec_g_dump_pending;
+extern rec_recorder *rec_g_sig_owner;
+
 /* ---- event types and settings (types.c) ----------------------------------------- */
 /* rec_settings_parse: r's events list (text) into r->settings;
  * rec_settings_free frees them.  rec_type_register_locked: register def
@@ -382,6 +422,11 @@ rec_status rec_type_bind_declared(rec_recorder *r, rec_type_entry *e);
 /* Copy every published record of b into out as interchange records; returns
  * the number of records (false on allocation failure: nothing consumed). */
 bool rec_ring_drain(rec_tbuf_full *b, rec_buf *out, uint64_t *records);
+/* A ring of size bytes, its first pages populated (*populated: how many);
+ * NULL on failure.  rec_ring_grow: the background thread populates more of
+ * live buffer b's ring once the thread has used half of what is. */
+uint8_t *rec_ring_alloc(size_t size, uint64_t *populated);
+void rec_ring_grow(rec_tbuf_full *b);
 /* Count one dropped event of type t in b, kind REC_DK_* (owner thread or
  * its signal handler; no lock). */
 void rec_drop_count(rec_tbuf_full *b, const rec_event_type *t, int kind);
@@ -395,13 +440,12 @@ bool rec_crash_install(rec_recorder *r);
  * and wait (bounded) for a handler using r to leave. */
 void rec_crash_uninstall(rec_recorder *r);
 void rec_crash_atfork_child(void);
-/* recorder.c, for the handler (async-signal-safe): the calling thread's
- * buffer in r or NULL (never registers); a stack interned without locks;
- * r's clock; wake the background thread. */
+/* For the handler (async-signal-safe): the calling thread's buffer in r or
+ * NULL, never registers (thread.c); a stack interned without locks
+ * (intern.c); r's clock and waking the background thread are the inline
+ * rec_now_ticks() and rec_wake_bg() above. */
 rec_tbuf_full *rec_thread_buffer_signal(rec_recorder *r);
 uint64_t rec_stack_intern_signal(rec_recorder *r, const uintptr_t *pcs, size_t n, int truncated);
-uint64_t rec_recorder_ticks_(rec_recorder *r);
-void rec_wake_bg_(rec_recorder *r);
 /* Change the period of the periodic callback (fn, opaque) of r, counted
  * from now (a callback may call it for itself; nothing if not found). */
 void rec_recorder_set_period_(rec_recorder *r, rec_periodic_fn fn, void *opaque, uint32_t period_ms);

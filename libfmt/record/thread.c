@@ -1,0 +1,326 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * thread.c - the recording threads: each thread's buffers (one per open
+ * recorder, on its TLS list t_list), registration with a recorder on the
+ * first emit (a buffer from the free list or a new ring, rec.ThreadStart),
+ * the thread's exit (rec.ThreadEnd; the buffer is handed to the background
+ * thread as ORPHAN, or freed when the recorder is gone), the process-wide
+ * set-up done once (the TLS key, fork handlers, membarrier) and fork: the
+ * child switches off and forgets every inherited recorder.
+ */
+#include <linux/membarrier.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "record/recorder_internal.h"
+#include "record/stack_internal.h"
+
+extern int rec_metrics_linked_; /* metrics.c: referenced so static links include it */
+
+/* The calling thread's buffers, one per recorder it registered with (linked
+ * by thread_next; only the thread itself walks it, also in its signal
+ * handlers). */
+static __thread rec_tbuf_full *t_list __attribute__((tls_model("initial-exec")));
+/* Set up once per process (global_init): g_key's destructor is
+ * thread_exit(); g_membarrier_ok: MEMBARRIER_CMD_PRIVATE_EXPEDITED works. */
+static pthread_once_t g_once = PTHREAD_ONCE_INIT;
+static pthread_key_t g_key;
+static int g_key_ok;
+static int g_membarrier_ok;
+
+/* A full memory barrier on every thread of the process that runs now. */
+void rec_process_barrier(void)
+{
+	if (g_membarrier_ok &&
+	    syscall(SYS_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0, 0) == 0)
+		return;
+	/* Fallback: changing a page's protection interrupts (IPI) every CPU
+	 * that runs a thread of this process, which serializes them. */
+	long pg = sysconf(_SC_PAGESIZE);
+	void *p = mmap(NULL, (size_t)pg, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (p != MAP_FAILED) {
+		*(volatile char *)p = 1;
+		mprotect(p, (size_t)pg, PROT_READ);
+		munmap(p, (size_t)pg);
+	}
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+}
+
+void rec_tbuf_free(rec_tbuf_full *b)
+{
+	if (!b)
+		return;
+	if (b->has_ring)
+		munmap(b->pub.base, b->cap);
+	free(b);
+}
+
+static void thread_exit(void *arg)
+{
+	(void)arg;
+	rec_alloc_thread_exit(); /* its last rec.Alloc, before rec.ThreadEnd */
+	rec_tbuf_full *b = t_list, *next;
+	t_list = NULL;
+	for (; b; b = next) {
+		next = b->thread_next;
+		uint32_t stt = __atomic_load_n(&b->state, __ATOMIC_ACQUIRE);
+		if (stt == REC_TB_LIVE) {
+			rec_emit e;
+			rec_tls_tbuf_ = &b->pub;
+			if (b->t_end && rec_emit_begin(&e, b->t_end)) {
+				rec_emit_u64(&e, b->os_tid);
+				rec_emit_u64(&e, b->name_id);
+				rec_emit_commit(&e);
+			}
+			rec_tls_tbuf_ = NULL;
+			uint32_t expect = REC_TB_LIVE;
+			if (__atomic_compare_exchange_n(&b->state, &expect, REC_TB_ORPHAN, false,
+							__ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+				continue; /* the background thread drains and frees it */
+		}
+		rec_tbuf_free(b); /* DETACHED: the recorder is gone */
+	}
+	rec_tls_tbuf_ = NULL;
+}
+
+static void global_init(void);
+
+static rec_recorder *find_open(uint64_t gen)
+{
+	for (rec_recorder *r = rec_g_open; r; r = r->g_next)
+		if (r->gen == gen)
+			return r;
+	return NULL;
+}
+
+/* Registrations between two drain rounds after which the background thread
+ * is woken to reclaim the buffers of threads that exited (a service that
+ * starts a thread per request would otherwise run out of buffer memory
+ * between two flushes). */
+#define REC_REG_WAKE 32u
+
+/* A buffer from r's free list, reset to what a new one looks like (its
+ * ring kept: counted in mem_used), or NULL.  Caller holds r->lock. */
+static rec_tbuf_full *free_list_pop(rec_recorder *r)
+{
+	rec_tbuf_full *b = r->free_bufs;
+	if (!b)
+		return NULL;
+	r->free_bufs = b->rec_next;
+	uint8_t *base = b->pub.base;
+	uint64_t cap = b->cap, populated = b->populated;
+	memset(b, 0, sizeof *b);
+	b->pub.base = base;
+	b->cap = cap;
+	b->populated = populated;
+	b->has_ring = 1;
+	return b;
+}
+
+/* Register the calling thread with r.  Caller holds rec_g_lock (r stays open).
+ * A buffer of an exited thread is reused when there is one; a new one is
+ * allocated outside r->lock (the memory reserved first), so threads
+ * registering and the background thread do not wait on a 256 KiB malloc. */
+static rec_tbuf_full *thread_register(rec_recorder *r)
+{
+	const uint64_t os_tid = rec_builtin_tid(); /* cached: the sampler asks too */
+	char name[16] = ""; /* the kernel keeps 15 bytes */
+	if (pthread_getname_np(pthread_self(), name, sizeof name) != 0)
+		name[0] = 0;
+
+	pthread_mutex_lock(&r->lock);
+	rec_tbuf_full *b = free_list_pop(r);
+	bool reserved = false;
+	if (!b && r->mem_used + r->buf_size <= r->memory_limit) {
+		r->mem_used += r->buf_size;
+		reserved = true;
+	}
+	pthread_mutex_unlock(&r->lock);
+	if (!b) {
+		if (posix_memalign((void **)&b, 64, sizeof *b) != 0)
+			b = NULL;
+		if (b) {
+			memset(b, 0, sizeof *b);
+			if (reserved && (b->pub.base = rec_ring_alloc(r->buf_size, &b->populated)) != NULL) {
+				b->has_ring = 1;
+				b->cap = r->buf_size;
+				reserved = false;
+			}
+		}
+		if (reserved) { /* the memory was not used after all */
+			pthread_mutex_lock(&r->lock);
+			r->mem_used -= r->buf_size;
+			pthread_mutex_unlock(&r->lock);
+		}
+		if (!b)
+			return NULL;
+	}
+	b->r = r;
+	b->t_end = r->t_end;
+	b->os_tid = os_tid;
+
+	memcpy(b->name, name, sizeof b->name);
+	b->name[sizeof b->name - 1] = 0;
+
+	pthread_mutex_lock(&r->lock);
+	b->thread_id = ++r->threads_registered;
+	b->name_id = b->name[0] ? REC_THREAD_NAME_BASE + b->thread_id : 0;
+	b->rec_next = r->threads;
+	r->threads = b;
+	/* Wake the background thread to reclaim exited threads' buffers when
+	 * threads come and go quickly, or when memory runs short. */
+	bool wake = ++r->regs_since_drain >= REC_REG_WAKE ||
+		    (!r->free_bufs && r->mem_used + r->buf_size > r->memory_limit / 2);
+	__atomic_fetch_add(&r->st_threads, 1, __ATOMIC_RELAXED);
+	pthread_mutex_unlock(&r->lock);
+	if (wake)
+		rec_wake_bg(r);
+
+	b->pub.mask = b->has_ring ? b->cap - 1 : 0;
+	b->pub.head = 0;
+	b->pub.wlimit = b->has_ring ? b->cap : 0;
+	b->pub.kick_at = b->has_ring ? b->cap / 2 : UINT64_MAX;
+	b->pub.gen = r->gen;
+	b->pub.thread_len = (uint32_t)rec_varint_enc8(b->thread_id, &b->pub.thread_enc);
+	return b;
+}
+
+/* The calling thread's buffer for recorder generation gen (registering if
+ * needed and allowed). */
+static rec_tbuf_full *thread_buffer(uint64_t gen, int in_signal)
+{
+	rec_tbuf_full *b, **pp;
+	for (b = t_list; b; b = b->thread_next)
+		if (b->pub.gen == gen && __atomic_load_n(&b->state, __ATOMIC_ACQUIRE) == REC_TB_LIVE) {
+			rec_tls_tbuf_ = &b->pub;
+			return b;
+		}
+	if (in_signal)
+		return NULL;
+	/* Free the buffers of recorders that closed. */
+	for (pp = &t_list; (b = *pp) != NULL;) {
+		if (__atomic_load_n(&b->state, __ATOMIC_ACQUIRE) == REC_TB_DETACHED) {
+			*pp = b->thread_next;
+			if (rec_tls_tbuf_ == &b->pub)
+				rec_tls_tbuf_ = NULL;
+			rec_tbuf_free(b);
+		} else {
+			pp = &b->thread_next;
+		}
+	}
+	rec_thread_global_init();
+	pthread_mutex_lock(&rec_g_lock);
+	rec_recorder *r = find_open(gen);
+	b = (r && !r->closing) ? thread_register(r) : NULL;
+	rec_event_type *t_start = b ? r->t_start : NULL;
+	pthread_mutex_unlock(&rec_g_lock);
+	if (!b)
+		return NULL;
+	b->thread_next = t_list;
+	t_list = b;
+	rec_tls_tbuf_ = &b->pub;
+	if (g_key_ok)
+		pthread_setspecific(g_key, (void *)1);
+	/* Attach to the CPU sampler (no system call; stack bounds come later,
+	 * see rec_stack_thread_register()). */
+	rec_sampler_thread_seen();
+	/* rec.ThreadStart (through the normal path: the buffer is ready). */
+	rec_emit e;
+	if (rec_emit_begin(&e, t_start)) {
+		rec_emit_u64(&e, b->os_tid);
+		rec_emit_u64(&e, b->name_id);
+		rec_emit_commit(&e);
+	}
+	return b;
+}
+
+struct rec_tbuf_ *rec_emit_thread_slow_(rec_event_type *t, int in_signal)
+{
+	rec_tbuf_full *b = thread_buffer(__atomic_load_n(&t->gen, __ATOMIC_RELAXED), in_signal);
+	return b ? &b->pub : NULL;
+}
+
+rec_status rec_recorder_attach_thread(rec_recorder *r)
+{
+	if (!r)
+		return REC_ERR_INVALID_ARG;
+	return thread_buffer(r->gen, 0) ? REC_OK : REC_ERR_STATE;
+}
+
+uint64_t rec_recorder_thread_id(rec_recorder *r)
+{
+	rec_tbuf_full *b = r ? thread_buffer(r->gen, 0) : NULL;
+	if (b)
+		__atomic_store_n(&b->id_shared, 1u, __ATOMIC_RELAXED); /* never retired */
+	return b ? b->thread_id : 0;
+}
+
+/* ---- for the fatal-signal handler (crash.c): async-signal-safe -------------------------- */
+rec_tbuf_full *rec_thread_buffer_signal(rec_recorder *r)
+{
+	for (rec_tbuf_full *b = t_list; b; b = b->thread_next)
+		if (b->pub.gen == r->gen && __atomic_load_n(&b->state, __ATOMIC_ACQUIRE) == REC_TB_LIVE)
+			return b;
+	return NULL;
+}
+
+/* ---- fork ------------------------------------------------------------------------------ */
+static void atfork_prepare(void)
+{
+	rec_clock_fork_lock(1);
+	pthread_mutex_lock(&rec_g_lock);
+	for (rec_recorder *r = rec_g_open; r; r = r->g_next)
+		pthread_mutex_lock(&r->lock);
+}
+
+static void atfork_parent(void)
+{
+	for (rec_recorder *r = rec_g_open; r; r = r->g_next)
+		pthread_mutex_unlock(&r->lock);
+	pthread_mutex_unlock(&rec_g_lock);
+	rec_clock_fork_lock(0);
+}
+
+/* The child: every inherited recorder is switched off and forgotten; its
+ * memory is abandoned (the background thread does not exist here and its
+ * locks may be held), the parent's file is never written. */
+static void atfork_child(void)
+{
+	for (rec_recorder *r = rec_g_open; r; r = r->g_next) {
+		r->forked_child = 1;
+		r->closing = 1;
+		for (rec_type_entry *e = r->types; e; e = e->next)
+			__atomic_store_n(&e->h.enabled, 0, __ATOMIC_RELAXED);
+		for (rec_type_entry *e = rec_g_declared; e; e = e->next)
+			if (e->h.gen == r->gen)
+				__atomic_store_n(&e->h.enabled, 0, __ATOMIC_RELAXED);
+		pthread_mutex_unlock(&r->lock);
+	}
+	rec_g_open = NULL;
+	rec_g_default = NULL;
+	__atomic_store_n(&rec_g_sig_owner, NULL, __ATOMIC_RELAXED);
+	__atomic_store_n(&rec_g_dump_pending, 0, __ATOMIC_RELAXED);
+	rec_crash_atfork_child();
+	pthread_mutex_unlock(&rec_g_lock);
+	rec_clock_fork_lock(0);
+}
+
+static void global_init(void)
+{
+	g_key_ok = pthread_key_create(&g_key, thread_exit) == 0;
+	pthread_atfork(atfork_prepare, atfork_parent, atfork_child);
+	g_membarrier_ok =
+		syscall(SYS_membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED, 0, 0) == 0;
+	rec_env_linked_ = 1;
+	rec_metrics_linked_ = 1; /* every default recording gets rec.ProcessStats (metrics.c) */
+}
+
+void rec_thread_global_init(void)
+{
+	pthread_once(&g_once, global_init);
+}
+
