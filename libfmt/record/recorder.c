@@ -58,10 +58,6 @@ typedef struct listener {
 } listener;
 static listener g_listeners[MAX_LISTENERS];
 static size_t g_nlisteners;
-int rec_g_dump_pending; /* atomic: set by the signal handler */
-rec_recorder *rec_g_sig_owner;
-static struct sigaction g_old_sa;
-static int g_old_sig;
 
 #define REQ_FLUSH 0x1u
 #define REQ_DUMP 0x2u
@@ -77,7 +73,7 @@ static int g_old_sig;
 #define CAL_SETTLE_NS (UINT64_C(5) * 1000 * 1000)
 
 /* ---- small helpers ------------------------------------------------------- */
-static void report(rec_recorder *r, rec_status st, const char *msg)
+void rec_report(rec_recorder *r, rec_status st, const char *msg)
 {
 	unsigned bit = (unsigned)(-(int)st) & 63u;
 	if (st == REC_OK)
@@ -167,399 +163,6 @@ static const rec_type def_write_failed = {
 	write_failed_fields
 };
 
-/* ---- flight-recorder chunk store -------------------------------------------------------- */
-static void fl_evict(rec_recorder *r, uint64_t now)
-{
-	/* The newest chunk is always kept. */
-	while (r->fl_head && r->fl_head != r->fl_tail && (r->fl_bytes > r->max_size ||
-			      (r->max_age_ns && now - r->fl_head->mono_ns > r->max_age_ns))) {
-		rec_fchunk *c = r->fl_head;
-		r->fl_head = c->next;
-		if (!r->fl_head)
-			r->fl_tail = NULL;
-		r->fl_bytes -= c->len;
-		free(c);
-	}
-}
-
-/* The writer's sink in flight mode: collect bytes, cut them into chunks. */
-static int fl_write(void *opaque, const void *buf, size_t len)
-{
-	rec_recorder *r = opaque;
-	if (!rec_buf_append(&r->fl_pending, buf, len))
-		return -ENOMEM;
-	for (;;) {
-		rec_buf *p = &r->fl_pending;
-		if (p->len < REC_PREFIX_SIZE)
-			break;
-		uint64_t total = (uint64_t)rec_le32(p->data + REC_HOFF_HEADER_SIZE) +
-				 rec_le64(p->data + REC_HOFF_PAYLOAD_SIZE);
-		if (p->len < total)
-			break;
-		rec_fchunk *c = malloc(sizeof *c + total);
-		if (!c)
-			return -ENOMEM;
-		c->next = NULL;
-		c->mono_ns = rec_clock_mono_ns();
-		c->len = (size_t)total;
-		memcpy(c->data, p->data, (size_t)total);
-		memmove(p->data, p->data + total, p->len - (size_t)total);
-		p->len -= (size_t)total;
-		if (r->fl_tail)
-			r->fl_tail->next = c;
-		else
-			r->fl_head = c;
-		r->fl_tail = c;
-		r->fl_bytes += c->len;
-		fl_evict(r, c->mono_ns);
-	}
-	return 0;
-}
-
-static rec_status fl_dump(rec_recorder *r, const char *path)
-{
-	fl_evict(r, rec_clock_mono_ns());
-	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	if (fd < 0)
-		return REC_ERR_IO;
-	rec_status st = REC_OK;
-	for (rec_fchunk *c = r->fl_head; c && st == REC_OK; c = c->next) {
-		size_t off = 0;
-		while (off < c->len) {
-			ssize_t n = write(fd, c->data + off, c->len - off);
-			if (n < 0 && errno == EINTR)
-				continue;
-			if (n <= 0) {
-				st = REC_ERR_IO;
-				break;
-			}
-			off += (size_t)n;
-		}
-	}
-	if (close(fd) != 0 && st == REC_OK)
-		st = REC_ERR_IO;
-	return st;
-}
-
-/* At exit, flight recorders still open write what they kept to their path
- * (the program may have forgotten to close them; REC_OUTPUT's recorder is
- * closed by its own atexit handler, which runs first). */
-static void flight_atexit(void)
-{
-	rec_recorder *list[64];
-	size_t n = 0;
-	pthread_mutex_lock(&rec_g_lock);
-	for (rec_recorder *r = rec_g_open; r && n < 64; r = r->g_next)
-		if ((r->flags & REC_RECORDER_FLIGHT) && !r->closing)
-			list[n++] = r;
-	pthread_mutex_unlock(&rec_g_lock);
-	for (size_t i = 0; i < n; i++)
-		(void)rec_recorder_dump(list[i], NULL);
-}
-
-static void dump_signal_handler(int sig)
-{
-	(void)sig;
-	__atomic_store_n(&rec_g_dump_pending, 1, __ATOMIC_RELAXED);
-}
-
-/* ---- output: the recorder's sink, write failures ------------------------------------------ */
-/* The writer hands every chunk to out_write() in one call (with w_lock held).
- * A chunk that cannot be written is discarded (the file is cut back to the
- * end of the last whole chunk, so the next chunk starts on a boundary) and
- * the writer is told it was written: it never turns sticky, later chunks
- * are tried again, and memory stays bounded.  Its events are counted as
- * dropped now; when a write succeeds again the background thread writes a
- * rec.WriteFailed and a rec.Dropped (reason 4). */
-static int wf_kind(int err)
-{
-	switch (err) {
-	case ENOSPC: return REC_WF_ENOSPC;
-	case EIO: return REC_WF_EIO;
-	case EFBIG: return REC_WF_EFBIG;
-	default: return REC_WF_OTHER;
-	}
-}
-
-/* Queue a report for on_error, once per kind per recorder (delivered by
- * wf_deliver() without locks).  Caller holds w_lock. */
-__attribute__((format(printf, 3, 4)))
-static void wf_queue_report(rec_recorder *r, int kind, const char *fmt, ...)
-{
-	rec_output *o = &r->out;
-	if (o->kinds_reported & (1u << kind))
-		return;
-	o->kinds_reported |= 1u << kind;
-	o->report_pending |= 1u << kind;
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(o->report_msg[kind], sizeof o->report_msg[kind], fmt, ap);
-	va_end(ap);
-}
-
-/* Background thread, no lock held. */
-static void wf_deliver(rec_recorder *r)
-{
-	char msgs[REC_WF_NKINDS][200];
-	pthread_mutex_lock(&r->w_lock);
-	uint32_t pend = r->out.report_pending;
-	r->out.report_pending = 0;
-	if (pend)
-		memcpy(msgs, r->out.report_msg, sizeof msgs);
-	pthread_mutex_unlock(&r->w_lock);
-	for (int k = 0; k < REC_WF_NKINDS; k++) {
-		if (!(pend & (1u << k)))
-			continue;
-		if (r->first_error == REC_OK)
-			r->first_error = REC_ERR_IO;
-		if (r->on_error)
-			r->on_error(r->error_opaque, REC_ERR_IO, msgs[k]);
-	}
-}
-
-static uint64_t chunk_event_count(const void *buf, size_t len)
-{
-	return len >= REC_HEADER_SIZE_V1 ? rec_le64((const uint8_t *)buf + 48) : 0;
-}
-
-static void tally_add(rec_type_tally *t, uint32_t id, uint64_t n)
-{
-	for (uint32_t i = 0; id && i < REC_TYPE_TALLY; i++) {
-		if (t->id[i] == 0)
-			t->id[i] = id;
-		if (t->id[i] == id) {
-			t->n[i] += n;
-			return;
-		}
-	}
-	t->other += n;
-}
-
-static void tally_merge(rec_type_tally *into, const rec_type_tally *from)
-{
-	for (uint32_t i = 0; i < REC_TYPE_TALLY && from->id[i]; i++)
-		tally_add(into, from->id[i], from->n[i]);
-	into->other += from->other;
-}
-
-/* Events of a chunk that is lost: *events = records other than rec.Dropped
- * and rec.WriteFailed, *dropped = the counts its rec.Dropped records carry
- * (read with the reader; if it cannot, the header's Event_Count), and both
- * by type into *lost: an event under its own type, a rec.Dropped's count
- * under the type it names (its field "type", 0 if it has none). */
-static void count_chunk(const void *buf, size_t len, uint64_t *events, uint64_t *dropped,
-			rec_type_tally *lost)
-{
-	*events = chunk_event_count(buf, len);
-	*dropped = 0;
-	rec_type_tally t;
-	memset(&t, 0, sizeof t);
-	rec_reader *rd = NULL;
-	if (rec_reader_open_mem(&rd, buf, len, "chunk", NULL) != REC_OK) {
-		tally_add(lost, 0, *events);
-		return;
-	}
-	uint64_t ev = 0, dr = 0;
-	rec_event e;
-	rec_status st;
-	while ((st = rec_reader_next_event(rd, &e)) == REC_OK) {
-		if (e.type->id == REC_TYPE_ID_DROPPED && e.value_count >= 1) {
-			dr += e.values[0].v.u;
-			uint32_t ty = e.value_count >= 4 && e.values[3].present
-					      ? (uint32_t)e.values[3].v.u
-					      : 0;
-			tally_add(&t, ty, e.values[0].v.u);
-		} else if (e.type->id != REC_TYPE_ID_WRITE_FAILED) {
-			ev++;
-			tally_add(&t, e.type->id, 1);
-		}
-	}
-	rec_reader_close(rd);
-	if (st == REC_END) {
-		*events = ev;
-		*dropped = dr;
-		tally_merge(lost, &t);
-	} else {
-		tally_add(lost, 0, *events);
-	}
-}
-
-static void wf_merge(rec_wf_event *into, const rec_wf_event *e)
-{
-	if (!into->pending) {
-		*into = *e;
-		into->pending = 1;
-		return;
-	}
-	into->end_ticks = e->end_ticks;
-	into->chunks += e->chunks;
-	into->events += e->events;
-	into->dropped += e->dropped;
-	into->bytes += e->bytes;
-	tally_merge(&into->lost, &e->lost);
-}
-
-/* The file at the path existed: rec_recorder_open() opened it without
- * O_TRUNC (freeing an earlier recording's blocks took 0.5-0.7 ms of the
- * program's start-up here), and the background thread empties it as it
- * starts, before any chunk is written: without w_lock, which the opening
- * thread needs next; out_write() does it first if it runs earlier. */
-static void out_truncate(rec_recorder *r)
-{
-	rec_output *o = &r->out;
-	if (!__atomic_load_n(&o->trunc_pending, __ATOMIC_ACQUIRE))
-		return;
-	pthread_mutex_lock(&o->trunc_lock);
-	if (o->trunc_pending) {
-		while (ftruncate(o->fd, 0) != 0) {
-			if (errno != EINTR) {
-				o->trunc_err = errno;
-				break;
-			}
-		}
-		__atomic_store_n(&o->trunc_pending, 0, __ATOMIC_RELEASE);
-	}
-	pthread_mutex_unlock(&o->trunc_lock);
-}
-
-/* w_lock held. */
-static void out_truncate_report(rec_recorder *r)
-{
-	rec_output *o = &r->out;
-	int err = o->trunc_err;
-	if (!err)
-		return;
-	o->trunc_err = 0;
-	char tmp[128];
-	wf_queue_report(r, wf_kind(err),
-			"recorder: cannot empty %s (%s): an earlier file's bytes follow the recording",
-			r->path, strerror_r(err, tmp, sizeof tmp));
-}
-
-static int out_write(void *opaque, const void *buf, size_t len)
-{
-	rec_recorder *r = opaque;
-	rec_output *o = &r->out;
-	bool ok = true;
-	int err = 0;
-
-	out_truncate(r);
-	out_truncate_report(r);
-	if (o->fd >= 0) {
-		const uint8_t *p = buf;
-		size_t left = len;
-		while (left > 0) {
-			ssize_t n = write(o->fd, p, left);
-			if (n < 0 && errno == EINTR)
-				continue;
-			if (n <= 0) {
-				err = n < 0 ? errno : EIO;
-				ok = false;
-				break;
-			}
-			p += n;
-			left -= (size_t)n;
-		}
-	} else {
-		int rc = r->sink.write(r->sink.opaque, buf, len);
-		if (rc != 0) {
-			ok = false;
-			err = rc < 0 ? -rc : 0;
-		}
-	}
-	if (ok) {
-		o->off += len;
-		o->since_chunks++;
-		o->since_events += chunk_event_count(buf, len);
-		o->since_bytes += len;
-		if (o->failing) {
-			o->failing = 0;
-			o->cur.end_ticks = rec_now_ticks(r);
-			wf_merge(&o->done, &o->cur);
-		}
-		return 0;
-	}
-	if (o->fd >= 0) {
-		/* Cut a partial chunk off (ENOSPC, EFBIG, EIO may leave one). */
-		while (ftruncate(o->fd, (off_t)o->off) != 0 && errno == EINTR)
-			;
-		(void)lseek(o->fd, (off_t)o->off, SEEK_SET);
-	}
-	uint64_t ev, dr;
-	rec_type_tally lost;
-	memset(&lost, 0, sizeof lost);
-	count_chunk(buf, len, &ev, &dr, &lost);
-	if (!o->failing) {
-		o->failing = 1;
-		memset(&o->cur, 0, sizeof o->cur);
-		o->cur.err = err;
-		o->cur.start_ticks = rec_now_ticks(r);
-		char tmp[128];
-		const char *what = err ? strerror_r(err, tmp, sizeof tmp) : "the sink returned an error";
-		wf_queue_report(r, wf_kind(err),
-				"recorder: writing %s failed: %s; chunks are discarded and their events "
-				"counted as dropped until a write succeeds",
-				r->path && o->fd >= 0 ? r->path : "the sink", what);
-	}
-	o->cur.chunks++;
-	o->cur.events += ev;
-	o->cur.dropped += dr;
-	o->cur.bytes += len;
-	tally_merge(&o->cur.lost, &lost);
-	o->chunks_lost++;
-	o->bytes_lost += len;
-	__atomic_fetch_add(&r->st_dropped, ev, __ATOMIC_RELAXED);
-	return 0; /* the writer goes on: the next chunk is tried */
-}
-
-static int out_flush(void *opaque)
-{
-	rec_recorder *r = opaque;
-	if (r->out.fd < 0 && r->sink.flush && r->sink.flush(r->sink.opaque) != 0)
-		wf_queue_report(r, REC_WF_OTHER, "recorder: the sink's flush failed");
-	return 0;
-}
-
-/* Once per flush round (w_lock held): was the file removed (st_nlink 0)?
- * Then create a new file at the path (O_EXCL; if a file appeared there
- * meanwhile, append to it) and write on there. */
-static void out_check_removed(rec_recorder *r)
-{
-	rec_output *o = &r->out;
-	struct stat sb;
-	if (o->fd < 0 || !r->path || fstat(o->fd, &sb) != 0 || !S_ISREG(sb.st_mode))
-		return;
-	uint64_t now = rec_now_ticks(r);
-	if (sb.st_nlink > 0) {
-		o->chk_ticks = now;
-		o->since_chunks = o->since_events = o->since_bytes = 0;
-		return;
-	}
-	int fd = open(r->path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-	if (fd < 0 && errno == EEXIST)
-		fd = open(r->path, O_WRONLY | O_APPEND | O_CLOEXEC);
-	if (fd < 0) {
-		char tmp[128];
-		wf_queue_report(r, REC_WF_REOPEN,
-				"recorder: %s was removed and cannot be created again (%s); "
-				"writing on to the removed file", r->path,
-				strerror_r(errno, tmp, sizeof tmp));
-		return;
-	}
-	close(o->fd);
-	o->fd = fd;
-	off_t end = lseek(fd, 0, SEEK_END);
-	o->off = end > 0 ? (uint64_t)end : 0;
-	rec_wf_event e = { 1, 0, 1, o->chk_ticks, now, o->since_chunks, o->since_events, 0,
-			   o->since_bytes, { { 0 }, { 0 }, 0 } };
-	wf_merge(&o->removed, &e);
-	o->chk_ticks = now;
-	o->since_chunks = o->since_events = o->since_bytes = 0;
-	wf_queue_report(r, REC_WF_REMOVED,
-			"recorder: %s was removed; the recording goes on in a new file at that path",
-			r->path);
-}
-
 /* ---- background thread ---------------------------------------------------------------- */
 static void put_write_failed(rec_recorder *r, const rec_wf_event *e, uint64_t msg)
 {
@@ -576,7 +179,7 @@ static void put_write_failed(rec_recorder *r, const rec_wf_event *e, uint64_t ms
 	p += rec_varint_put(p, e->bytes);
 	size_t len = (size_t)(p - body);
 	if (!rec_buf_varint(&r->staging, len) || !rec_buf_append(&r->staging, body, len))
-		report(r, REC_ERR_NOMEM, "recorder: out of memory for rec.WriteFailed");
+		rec_report(r, REC_ERR_NOMEM, "recorder: out of memory for rec.WriteFailed");
 }
 
 static void put_dropped(rec_recorder *r, uint64_t ticks, uint64_t count, uint64_t thread,
@@ -592,7 +195,7 @@ static void put_dropped(rec_recorder *r, uint64_t ticks, uint64_t count, uint64_
 	p += rec_varint_put(p, type_id);
 	size_t len = (size_t)(p - body);
 	if (!rec_buf_varint(&r->staging, len) || !rec_buf_append(&r->staging, body, len)) {
-		report(r, REC_ERR_NOMEM, "recorder: out of memory for rec.Dropped");
+		rec_report(r, REC_ERR_NOMEM, "recorder: out of memory for rec.Dropped");
 		return;
 	}
 }
@@ -764,11 +367,11 @@ static void bg_append(rec_recorder *r, uint64_t records)
 		return;
 	}
 	if (st != REC_ERR_INVALID_ARG) {
-		report(r, st, rec_writer_errmsg(r->w));
+		rec_report(r, st, rec_writer_errmsg(r->w));
 		__atomic_fetch_add(&r->st_dropped, records, __ATOMIC_RELAXED);
 		return;
 	}
-	report(r, st, rec_writer_errmsg(r->w));
+	rec_report(r, st, rec_writer_errmsg(r->w));
 	const uint8_t *p = r->staging.data, *end = p + r->staging.len;
 	uint64_t rejected = 0, ok = 0;
 	rec_type_tally by_type;
@@ -786,7 +389,7 @@ static void bg_append(rec_recorder *r, uint64_t records)
 			/* The record's Type_Id, first in its body. */
 			if (!rec_varint_get(&q, p + n, &type_id) || type_id > UINT32_MAX)
 				type_id = 0;
-			tally_add(&by_type, (uint32_t)type_id, 1);
+			rec_tally_add(&by_type, (uint32_t)type_id, 1);
 		}
 		p += n;
 	}
@@ -1024,13 +627,13 @@ static void bg_collect(rec_recorder *r, bg_pending *pd)
 		 * records that reference it are appended. */
 		if (!b->defined) {
 			if (!bg_define_later(pd, b)) {
-				report(r, REC_ERR_NOMEM, "recorder: out of memory defining a thread");
+				rec_report(r, REC_ERR_NOMEM, "recorder: out of memory defining a thread");
 				continue; /* its records wait for the next round */
 			}
 			b->defined = 1;
 		}
 		if (!rec_ring_drain(b, &r->staging, &n)) {
-			report(r, REC_ERR_NOMEM, "recorder: out of memory draining a buffer");
+			rec_report(r, REC_ERR_NOMEM, "recorder: out of memory draining a buffer");
 			continue;
 		}
 		records += n;
@@ -1103,7 +706,7 @@ static void bg_collect(rec_recorder *r, bg_pending *pd)
 		bool ok = pending_reserve((void **)&pd->strs, &pd->cstrs, s1 - s0, sizeof *pd->strs);
 		pthread_mutex_lock(&r->lock);
 		if (!ok) { /* define what fits */
-			report(r, REC_ERR_NOMEM, "recorder: out of memory defining strings");
+			rec_report(r, REC_ERR_NOMEM, "recorder: out of memory defining strings");
 			s1 = s0 + (r->strs.count - s0 < pd->cstrs ? r->strs.count - s0 : pd->cstrs);
 			break;
 		}
@@ -1154,7 +757,7 @@ static void bg_collect(rec_recorder *r, bg_pending *pd)
 	while (stk->defined_upto < last_stack && stk->ents[stk->defined_upto].defined)
 		stk->defined_upto++;
 	if (st != REC_OK)
-		report(r, st, rec_writer_errmsg(r->w));
+		rec_report(r, st, rec_writer_errmsg(r->w));
 	if (r->staging.len)
 		bg_append(r, records);
 	if (dropped) {
@@ -1172,11 +775,11 @@ static void bg_collect(rec_recorder *r, bg_pending *pd)
 static void bg_flush(rec_recorder *r)
 {
 	pthread_mutex_lock(&r->w_lock);
-	out_check_removed(r);
+	rec_out_check_removed(r);
 	rec_status st = rec_writer_flush(r->w);
 	pthread_mutex_unlock(&r->w_lock);
 	if (st != REC_OK)
-		report(r, st, rec_writer_errmsg(r->w));
+		rec_report(r, st, rec_writer_errmsg(r->w));
 }
 
 static void run_periodic(rec_recorder *r, uint64_t now, bool all)
@@ -1240,7 +843,7 @@ static void bg_crash_round(rec_recorder *r, bg_pending *pd)
 	bg_flush(r);
 	if (r->flags & REC_RECORDER_FLIGHT) {
 		pthread_mutex_lock(&r->w_lock);
-		(void)fl_dump(r, r->path);
+		(void)rec_flight_dump(r, r->path);
 		pthread_mutex_unlock(&r->w_lock);
 	}
 	__atomic_store_n(&r->crash_done, 1u, __ATOMIC_RELEASE);
@@ -1262,7 +865,7 @@ static void *bg_main(void *arg)
 	bg_pending *pd_heap = calloc(1, sizeof *pd_heap);
 	bg_pending *pd = pd_heap ? pd_heap : &pd_local;
 	r->bg_scratch = pd_heap;
-	out_truncate(r);
+	rec_out_truncate(r);
 	uint64_t next_flush = rec_clock_mono_ns() + r->flush_ns;
 
 	for (;;) {
@@ -1316,11 +919,11 @@ static void *bg_main(void *arg)
 		if ((r->flags & REC_RECORDER_FLIGHT) && ((req & REQ_DUMP) || sig_dump)) {
 			pthread_mutex_lock(&r->w_lock);
 			if (req & REQ_DUMP)
-				rst = fl_dump(r, dump_path ? dump_path : r->path);
+				rst = rec_flight_dump(r, dump_path ? dump_path : r->path);
 			if (sig_dump) {
-				rec_status s2 = fl_dump(r, r->path);
+				rec_status s2 = rec_flight_dump(r, r->path);
 				if (s2 != REC_OK)
-					report(r, s2, "recorder: signal dump failed");
+					rec_report(r, s2, "recorder: signal dump failed");
 			}
 			pthread_mutex_unlock(&r->w_lock);
 		}
@@ -1340,7 +943,7 @@ static void *bg_main(void *arg)
 				if (r->out.failing) {
 					r->out.failing = 0;
 					r->out.cur.end_ticks = rec_now_ticks(r);
-					wf_merge(&r->out.done, &r->out.cur);
+					rec_wf_merge(&r->out.done, &r->out.cur);
 				}
 				pthread_mutex_unlock(&r->w_lock);
 				bg_collect(r, pd);
@@ -1351,26 +954,26 @@ static void *bg_main(void *arg)
 			rec_status st = rec_writer_close(r->w);
 			r->w = NULL;
 			if (st != REC_OK)
-				report(r, st, "recorder: closing the writer failed");
+				rec_report(r, st, "recorder: closing the writer failed");
 			if (r->out.fd >= 0) {
 				if (close(r->out.fd) != 0)
-					report(r, REC_ERR_IO, "recorder: closing the file failed");
+					rec_report(r, REC_ERR_IO, "recorder: closing the file failed");
 				r->out.fd = -1;
 			}
 			if (r->flags & REC_RECORDER_FLIGHT) {
-				st = fl_dump(r, r->path);
+				st = rec_flight_dump(r, r->path);
 				if (st != REC_OK)
-					report(r, st, "recorder: writing the flight recording failed");
+					rec_report(r, st, "recorder: writing the flight recording failed");
 			}
 			pthread_mutex_unlock(&r->w_lock);
-			wf_deliver(r);
+			rec_wf_deliver(r);
 			pthread_mutex_lock(&r->req_lock);
 			r->done_seq = seq;
 			pthread_cond_broadcast(&r->req_cond);
 			pthread_mutex_unlock(&r->req_lock);
 			break;
 		}
-		wf_deliver(r);
+		rec_wf_deliver(r);
 		pthread_mutex_lock(&r->req_lock);
 		r->done_seq = seq;
 		r->req_status = rst;
@@ -1568,12 +1171,12 @@ rec_status rec_recorder_open(rec_recorder **out, const rec_recorder_options *opt
 	wo.anchor_wall_ns = anchor_wall;
 	wo.anchor_ticks = anchor_ticks;
 	if (o.flags & REC_RECORDER_FLIGHT) {
-		rec_sink s = { fl_write, NULL, r };
+		rec_sink s = { rec_flight_write, NULL, r };
 		st = rec_writer_open(&r->w, &s, &wo);
 	} else {
 		/* Our own sink over the file or the program's sink: write
-		 * failures are handled there (out_write). */
-		rec_sink s = { out_write, out_flush, r };
+		 * failures are handled there (rec_out_write). */
+		rec_sink s = { rec_out_write, rec_out_flush, r };
 		if (o.sink) {
 			r->sink = *o.sink;
 		} else {
@@ -1586,7 +1189,7 @@ rec_status rec_recorder_open(rec_recorder **out, const rec_recorder_options *opt
 				errno = err;
 				return REC_ERR_IO;
 			}
-			/* Emptied by the background thread (out_truncate). */
+			/* Emptied by the background thread (rec_out_truncate). */
 			struct stat sb;
 			r->out.trunc_pending = fstat(r->out.fd, &sb) != 0 ||
 					       (S_ISREG(sb.st_mode) && sb.st_size > 0);
@@ -1659,25 +1262,12 @@ rec_status rec_recorder_open(rec_recorder **out, const rec_recorder_options *opt
 		for (rec_type_entry *e = rec_g_declared; e; e = e->next) {
 			rec_status s2 = rec_type_bind_declared(r, e);
 			if (s2 != REC_OK)
-				report(r, s2, "recorder: cannot declare a type in the writer");
+				rec_report(r, s2, "recorder: cannot declare a type in the writer");
 		}
 		pthread_mutex_unlock(&r->lock);
 	}
-	static int flight_atexit_registered;
-	if ((o.flags & REC_RECORDER_FLIGHT) && !flight_atexit_registered)
-		flight_atexit_registered = atexit(flight_atexit) == 0;
-	if ((o.flags & REC_RECORDER_FLIGHT) && !(o.flags & REC_RECORDER_NO_SIGNAL) &&
-	    r->dump_signal > 0 && !rec_g_sig_owner) {
-		struct sigaction sa;
-		memset(&sa, 0, sizeof sa);
-		sa.sa_handler = dump_signal_handler;
-		sigemptyset(&sa.sa_mask);
-		sa.sa_flags = SA_RESTART;
-		if (sigaction(r->dump_signal, &sa, &g_old_sa) == 0) {
-			__atomic_store_n(&rec_g_sig_owner, r, __ATOMIC_RELAXED);
-			g_old_sig = r->dump_signal;
-		}
-	}
+	if (o.flags & REC_RECORDER_FLIGHT)
+		rec_flight_opened(r, o.flags);
 	size_t nl = (o.flags & REC_RECORDER_DEFAULT) ? g_nlisteners : 0;
 	listener ls[MAX_LISTENERS];
 	memcpy(ls, g_listeners, nl * sizeof ls[0]);
@@ -1719,10 +1309,7 @@ rec_status rec_recorder_close(rec_recorder *r)
 		}
 	if (rec_g_default == r)
 		rec_g_default = NULL;
-	if (rec_g_sig_owner == r) {
-		sigaction(g_old_sig, &g_old_sa, NULL);
-		__atomic_store_n(&rec_g_sig_owner, NULL, __ATOMIC_RELAXED);
-	}
+	rec_flight_closing(r);
 	__atomic_store_n(&r->closing, 1, __ATOMIC_RELEASE);
 	pthread_mutex_lock(&r->lock);
 	for (rec_type_entry *e = r->types; e; e = e->next)

@@ -402,10 +402,36 @@ static inline void rec_wake_bg(rec_recorder *r)
 void rec_thread_global_init(void);
 void rec_tbuf_free(rec_tbuf_full *b);
 void rec_process_barrier(void);
-/* The dump signal (recorder.c): pending (set by its handler, atomic) and
- * the recorder that installed it; a fork child clears both. */
+
+/* ---- output and flight mode (output.c) -------------------------------------- */
+/* The sink the writer calls (opaque: r; with w_lock held): rec_out_write,
+ * rec_out_flush; flight mode's store instead of a sink: rec_flight_write.
+ * The background thread, no lock held: rec_out_check_removed (reopen a
+ * removed file), rec_out_truncate (cut the file back to its last whole
+ * chunk), rec_wf_deliver (queued write-failure reports to on_error).
+ * rec_flight_dump: the kept chunks to path (NULL: r's own).
+ * rec_flight_opened (caller holds rec_g_lock; r is a flight recorder): the
+ * at-exit dump, the dump signal when r may own it; rec_flight_closing:
+ * r's dump signal handler goes. */
+int rec_out_write(void *opaque, const void *buf, size_t len);
+int rec_out_flush(void *opaque);
+int rec_flight_write(void *opaque, const void *buf, size_t len);
+void rec_out_check_removed(rec_recorder *r);
+void rec_out_truncate(rec_recorder *r);
+void rec_wf_deliver(rec_recorder *r);
+void rec_tally_add(rec_type_tally *t, uint32_t id, uint64_t n);
+void rec_wf_merge(rec_wf_event *into, const rec_wf_event *e);
+rec_status rec_flight_dump(rec_recorder *r, const char *path);
+void rec_flight_opened(rec_recorder *r, uint32_t flags);
+void rec_flight_closing(rec_recorder *r);
+/* The dump signal: pending (set by its handler, atomic) and the recorder
+ * that installed it; a fork child clears both. */
 extern int rec_g_dump_pending;
 extern rec_recorder *rec_g_sig_owner;
+
+/* ---- errors (recorder.c) ------------------------------------------------------ */
+/* Record st as r's first error if it is; tell on_error once per status. */
+void rec_report(rec_recorder *r, rec_status st, const char *msg);
 
 /* ---- event types and settings (types.c) ----------------------------------------- */
 /* rec_settings_parse: r's events list (text) into r->settings;
