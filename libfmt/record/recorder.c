@@ -200,164 +200,6 @@ static void put_dropped(rec_recorder *r, uint64_t ticks, uint64_t count, uint64_
 	}
 }
 
-/* pc -> frame id map, background only. */
-typedef struct frame_map {
-	uintptr_t *keys;
-	uint64_t *vals;
-	size_t n, count;
-} frame_map;
-
-static uint64_t fmap_get(frame_map *m, uintptr_t k)
-{
-	if (!m->n)
-		return 0;
-	size_t i = (size_t)(rec_hash_pcs(&k, 1, 0) & (m->n - 1));
-	while (m->keys[i]) {
-		if (m->keys[i] == k)
-			return m->vals[i];
-		i = (i + 1) & (m->n - 1);
-	}
-	return 0;
-}
-
-static bool fmap_put(frame_map *m, uintptr_t k, uint64_t v)
-{
-	if ((m->count + 1) * 2 > m->n) {
-		size_t nn = m->n ? m->n * 2 : 1024;
-		uintptr_t *nk = calloc(nn, sizeof *nk);
-		uint64_t *nv = calloc(nn, sizeof *nv);
-		if (!nk || !nv) {
-			free(nk);
-			free(nv);
-			return false;
-		}
-		for (size_t i = 0; i < m->n; i++) {
-			if (!m->keys[i])
-				continue;
-			size_t j = (size_t)(rec_hash_pcs(&m->keys[i], 1, 0) & (nn - 1));
-			while (nk[j])
-				j = (j + 1) & (nn - 1);
-			nk[j] = m->keys[i];
-			nv[j] = m->vals[i];
-		}
-		free(m->keys);
-		free(m->vals);
-		m->keys = nk;
-		m->vals = nv;
-		m->n = nn;
-	}
-	size_t i = (size_t)(rec_hash_pcs(&k, 1, 0) & (m->n - 1));
-	while (m->keys[i])
-		i = (i + 1) & (m->n - 1);
-	m->keys[i] = k;
-	m->vals[i] = v;
-	m->count++;
-	return true;
-}
-
-typedef struct pending_frame {
-	uint64_t id, fn, module, module_off, fn_off;
-} pending_frame;
-typedef struct pending_module {
-	uint64_t id, path, build_id, base;
-} pending_module;
-
-typedef struct pending_string {
-	const char *s; /* the interned bytes (never move or go before close) */
-	size_t len;
-} pending_string;
-typedef struct pending_thread {
-	uint64_t id, os_tid, name_id;
-	char name[16];
-} pending_thread;
-
-typedef struct bg_pending {
-	pending_frame *frames;
-	size_t nframes, cframes;
-	pending_module *mods;
-	size_t nmods, cmods;
-	uint8_t *mod_defined; /* by module index */
-	size_t mod_defined_cap;
-	pending_string *strs; /* strings and threads to define this round */
-	size_t cstrs;
-	pending_thread *thrs;
-	size_t nthrs, cthrs;
-	uint64_t *retire;     /* pairs: thread id, name id of reclaimed threads */
-	size_t nretire, cretire;
-} bg_pending;
-
-/* Symbolize the pcs of stacks interned since the last round (strings get
- * interned, modules/frames queued).  Returns the last stack id to define. */
-static uint64_t bg_symbolize(rec_recorder *r, bg_pending *pd)
-{
-	rec_stacktab *st = &r->stacks;
-	uint64_t last = __atomic_load_n(&st->next_id, __ATOMIC_ACQUIRE);
-	if (last > st->ents_cap)
-		last = st->ents_cap;
-	frame_map *fm = r->frame_map;
-	for (uint64_t id = st->defined_upto + 1; id <= last; id++) {
-		rec_stackent *e = &st->ents[id - 1];
-		if (e->defined || __atomic_load_n(&e->ready, __ATOMIC_ACQUIRE) != 1)
-			continue;
-		for (uint32_t k = 0; k < e->depth; k++) {
-			uintptr_t pc = st->arena[e->off + k];
-			if (fmap_get(fm, pc))
-				continue;
-			rec_symbol sym;
-			memset(&sym, 0, sizeof sym);
-			if (!r->symbolizer || rec_symbolizer_lookup(r->symbolizer, pc, &sym) != REC_OK) {
-				sym.function = "";
-				sym.module_path = "";
-				sym.build_id = "";
-				sym.module_offset = REC_STACK_PC(pc);
-			}
-			uint64_t fid = ++r->next_frame_id;
-			if (!fmap_put(fm, pc, fid))
-				return id - 1;
-			pending_frame f = { fid, 0, sym.module_index, sym.module_offset, sym.function_offset };
-			if (sym.function && sym.function[0])
-				f.fn = rec_intern_bg(r, sym.function);
-			if (sym.module_index) {
-				if (sym.module_index >= pd->mod_defined_cap) {
-					size_t nc = ((size_t)sym.module_index + 1) * 2;
-					uint8_t *nd = realloc(pd->mod_defined, nc);
-					if (!nd)
-						return id - 1;
-					memset(nd + pd->mod_defined_cap, 0, nc - pd->mod_defined_cap);
-					pd->mod_defined = nd;
-					pd->mod_defined_cap = nc;
-				}
-				if (!pd->mod_defined[sym.module_index]) {
-					pending_module m = { sym.module_index,
-							     sym.module_path ? rec_intern_bg(r, sym.module_path) : 0,
-							     sym.build_id ? rec_intern_bg(r, sym.build_id) : 0,
-							     sym.module_base };
-					if (pd->nmods == pd->cmods) {
-						size_t nc = pd->cmods ? pd->cmods * 2 : 16;
-						pending_module *nm = realloc(pd->mods, nc * sizeof *nm);
-						if (!nm)
-							return id - 1;
-						pd->mods = nm;
-						pd->cmods = nc;
-					}
-					pd->mods[pd->nmods++] = m;
-					pd->mod_defined[sym.module_index] = 1;
-				}
-			}
-			if (pd->nframes == pd->cframes) {
-				size_t nc = pd->cframes ? pd->cframes * 2 : 64;
-				pending_frame *nf = realloc(pd->frames, nc * sizeof *nf);
-				if (!nf)
-					return id - 1;
-				pd->frames = nf;
-				pd->cframes = nc;
-			}
-			pd->frames[pd->nframes++] = f;
-		}
-	}
-	return last;
-}
-
 /* Append staging to the writer; on rejection, record by record. */
 static void bg_append(rec_recorder *r, uint64_t records)
 {
@@ -488,11 +330,11 @@ static void bg_reserve(rec_recorder *r)
 }
 
 /* Queue b's thread (and its name) to be defined in the writer this round. */
-static bool bg_define_later(bg_pending *pd, const rec_tbuf_full *b)
+static bool bg_define_later(rec_bg_pending *pd, const rec_tbuf_full *b)
 {
 	if (!pending_reserve((void **)&pd->thrs, &pd->cthrs, pd->nthrs + 1, sizeof *pd->thrs))
 		return false;
-	pending_thread *t = &pd->thrs[pd->nthrs++];
+	rec_pending_thread *t = &pd->thrs[pd->nthrs++];
 	t->id = b->thread_id;
 	t->os_tid = b->os_tid;
 	t->name_id = b->name_id;
@@ -537,7 +379,7 @@ static uint64_t put_thread_drops(rec_recorder *r, rec_tbuf_full *b, uint64_t tic
 	return recs;
 }
 
-static void bg_collect(rec_recorder *r, bg_pending *pd)
+static void bg_collect(rec_recorder *r, rec_bg_pending *pd)
 {
 	uint64_t records = 0, dropped = 0, wf_dropped = 0, ticks = rec_now_ticks(r);
 	/* Write failures that ended, a removed file: their rec.WriteFailed. */
@@ -689,7 +531,7 @@ static void bg_collect(rec_recorder *r, bg_pending *pd)
 	}
 	__atomic_fetch_add(&r->st_drains, 1, __ATOMIC_RELAXED);
 
-	uint64_t last_stack = bg_symbolize(r, pd);
+	uint64_t last_stack = rec_bg_symbolize(r, pd);
 
 	/* Strings and threads added since the last round: copied under r->lock
 	 * (pointers to the interned bytes), defined in the writer without it,
@@ -712,17 +554,17 @@ static void bg_collect(rec_recorder *r, bg_pending *pd)
 		}
 	}
 	for (uint64_t i = s0; i < s1; i++)
-		pd->strs[i - s0] = (pending_string){ r->strs.ents[i].s, r->strs.ents[i].len };
+		pd->strs[i - s0] = (rec_pending_string){ r->strs.ents[i].s, r->strs.ents[i].len };
 	pthread_mutex_unlock(&r->lock);
 
 	pthread_mutex_lock(&r->w_lock);
 	rec_status st = REC_OK;
 	for (; r->defined_strings < s1 && st == REC_OK; r->defined_strings++) {
-		const pending_string *e = &pd->strs[r->defined_strings - s0];
+		const rec_pending_string *e = &pd->strs[r->defined_strings - s0];
 		st = rec_writer_define_string(r->w, r->defined_strings + 1, e->s, e->len);
 	}
 	for (size_t i = 0; i < pd->nthrs; i++) {
-		const pending_thread *t = &pd->thrs[i];
+		const rec_pending_thread *t = &pd->thrs[i];
 		rec_status ts = t->name_id ? rec_w_define_string_private(r->w, t->name_id, t->name,
 									 strlen(t->name))
 					   : REC_OK;
@@ -749,7 +591,7 @@ static void bg_collect(rec_recorder *r, bg_pending *pd)
 		if (ready == 1) {
 			uint64_t frames[REC_STACK_MAX_DEPTH];
 			for (uint32_t k = 0; k < e->depth; k++)
-				frames[k] = fmap_get(r->frame_map, stk->arena[e->off + k]);
+				frames[k] = rec_frame_map_get(r->frame_map, stk->arena[e->off + k]);
 			st = rec_writer_define_stack(r->w, id, e->flags, frames, e->depth);
 		}
 		e->defined = 1;
@@ -812,7 +654,7 @@ static uint64_t next_periodic(rec_recorder *r, uint64_t deadline)
 /* A thread met a fatal signal (crash.c): drain everything now (its
  * rec.Crash included), write a chunk (flight mode: the retained data to the
  * path), tell the waiting handler.  No periodic callbacks. */
-static void bg_crash_round(rec_recorder *r, bg_pending *pd)
+static void bg_crash_round(rec_recorder *r, rec_bg_pending *pd)
 {
 	rec_crash_slot *cs = &r->crash_slot;
 	bg_collect(r, pd);
@@ -860,10 +702,10 @@ static void *bg_main(void *arg)
 	/* The round's scratch lives on the heap, reachable from r: after a
 	 * fork() the child's leak check sees its arrays (this thread's stack
 	 * is no root there). */
-	bg_pending pd_local;
+	rec_bg_pending pd_local;
 	memset(&pd_local, 0, sizeof pd_local);
-	bg_pending *pd_heap = calloc(1, sizeof *pd_heap);
-	bg_pending *pd = pd_heap ? pd_heap : &pd_local;
+	rec_bg_pending *pd_heap = calloc(1, sizeof *pd_heap);
+	rec_bg_pending *pd = pd_heap ? pd_heap : &pd_local;
 	r->bg_scratch = pd_heap;
 	rec_out_truncate(r);
 	uint64_t next_flush = rec_clock_mono_ns() + r->flush_ns;
@@ -1042,12 +884,7 @@ static void recorder_free(rec_recorder *r)
 	}
 	if (r->symbolizer)
 		rec_symbolizer_close(r->symbolizer);
-	if (r->frame_map) {
-		frame_map *fm = r->frame_map;
-		free(fm->keys);
-		free(fm->vals);
-		free(fm);
-	}
+	rec_frame_map_free(r->frame_map);
 	free(r->path);
 	free(r->dump_path);
 	pthread_mutex_destroy(&r->lock);
@@ -1121,7 +958,7 @@ rec_status rec_recorder_open(rec_recorder **out, const rec_recorder_options *opt
 		recorder_free(r);
 		return st;
 	}
-	if (!rec_stacktab_init(&r->stacks) || !(r->frame_map = calloc(1, sizeof(frame_map)))) {
+	if (!rec_stacktab_init(&r->stacks) || !(r->frame_map = rec_frame_map_new())) {
 		recorder_free(r);
 		return REC_ERR_NOMEM;
 	}

@@ -321,7 +321,7 @@ struct rec_recorder {
 	rec_buf staging;
 	uint64_t defined_strings;
 	void *symbolizer;
-	void *frame_map;                 /* pc -> frame id */
+	struct rec_frame_map *frame_map; /* pc -> frame id (stack_symbolize.c) */
 	uint64_t next_frame_id, next_module_id;
 	void *module_map;
 	uint64_t last_flush_ns;
@@ -428,6 +428,51 @@ void rec_flight_closing(rec_recorder *r);
  * that installed it; a fork child clears both. */
 extern int rec_g_dump_pending;
 extern rec_recorder *rec_g_sig_owner;
+
+/* ---- the background thread's round (bg.c, stack_symbolize.c) ---------------- */
+/* What a round of the background thread found to define in the writer
+ * before the records that refer to it: frames and modules of new stacks
+ * (rec_bg_symbolize), strings, threads, and the threads to retire. */
+typedef struct rec_pending_frame {
+	uint64_t id, fn, module, module_off, fn_off;
+} rec_pending_frame;
+typedef struct rec_pending_module {
+	uint64_t id, path, build_id, base;
+} rec_pending_module;
+
+typedef struct rec_pending_string {
+	const char *s; /* the interned bytes (never move or go before close) */
+	size_t len;
+} rec_pending_string;
+typedef struct rec_pending_thread {
+	uint64_t id, os_tid, name_id;
+	char name[16];
+} rec_pending_thread;
+
+typedef struct rec_bg_pending {
+	rec_pending_frame *frames;
+	size_t nframes, cframes;
+	rec_pending_module *mods;
+	size_t nmods, cmods;
+	uint8_t *mod_defined; /* by module index */
+	size_t mod_defined_cap;
+	rec_pending_string *strs; /* strings and threads to define this round */
+	size_t cstrs;
+	rec_pending_thread *thrs;
+	size_t nthrs, cthrs;
+	uint64_t *retire;     /* pairs: thread id, name id of reclaimed threads */
+	size_t nretire, cretire;
+} rec_bg_pending;
+
+/* pc -> frame id of the stacks symbolized so far (stack_symbolize.c). */
+typedef struct rec_frame_map rec_frame_map;
+rec_frame_map *rec_frame_map_new(void);
+void rec_frame_map_free(rec_frame_map *m);
+uint64_t rec_frame_map_get(const rec_frame_map *m, uintptr_t k);
+/* Symbolize the pcs of stacks interned since the last round (strings get
+ * interned, modules/frames queued in pd).  Returns the last stack id to
+ * define. */
+uint64_t rec_bg_symbolize(rec_recorder *r, rec_bg_pending *pd);
 
 /* ---- errors (recorder.c) ------------------------------------------------------ */
 /* Record st as r's first error if it is; tell on_error once per status. */

@@ -1,0 +1,157 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * stack_symbolize.c - the background thread's half of stacks: the pcs of
+ * stacks interned since its last round (intern.c) are resolved with the
+ * symbolizer (stack_symbolizer.c) once per distinct pc, each becoming a
+ * frame id (the frame map) whose function, module and offsets are queued
+ * for the writer's pools (bg.c defines them before the stacks that use
+ * them).  Background thread only: no locks but the string table's.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "record/recorder_internal.h"
+#include "record/stack_internal.h"
+
+/* pc -> frame id map, background only. */
+/* pc -> frame id map (open addressing, 0 = empty key), background only. */
+struct rec_frame_map {
+	uintptr_t *keys;
+	uint64_t *vals;
+	size_t n, count;
+};
+
+rec_frame_map *rec_frame_map_new(void)
+{
+	return calloc(1, sizeof(rec_frame_map));
+}
+
+void rec_frame_map_free(rec_frame_map *m)
+{
+	if (m) {
+		free(m->keys);
+		free(m->vals);
+		free(m);
+	}
+}
+
+uint64_t rec_frame_map_get(const rec_frame_map *m, uintptr_t k)
+{
+	if (!m->n)
+		return 0;
+	size_t i = (size_t)(rec_hash_pcs(&k, 1, 0) & (m->n - 1));
+	while (m->keys[i]) {
+		if (m->keys[i] == k)
+			return m->vals[i];
+		i = (i + 1) & (m->n - 1);
+	}
+	return 0;
+}
+
+static bool fmap_put(rec_frame_map *m, uintptr_t k, uint64_t v)
+{
+	if ((m->count + 1) * 2 > m->n) {
+		size_t nn = m->n ? m->n * 2 : 1024;
+		uintptr_t *nk = calloc(nn, sizeof *nk);
+		uint64_t *nv = calloc(nn, sizeof *nv);
+		if (!nk || !nv) {
+			free(nk);
+			free(nv);
+			return false;
+		}
+		for (size_t i = 0; i < m->n; i++) {
+			if (!m->keys[i])
+				continue;
+			size_t j = (size_t)(rec_hash_pcs(&m->keys[i], 1, 0) & (nn - 1));
+			while (nk[j])
+				j = (j + 1) & (nn - 1);
+			nk[j] = m->keys[i];
+			nv[j] = m->vals[i];
+		}
+		free(m->keys);
+		free(m->vals);
+		m->keys = nk;
+		m->vals = nv;
+		m->n = nn;
+	}
+	size_t i = (size_t)(rec_hash_pcs(&k, 1, 0) & (m->n - 1));
+	while (m->keys[i])
+		i = (i + 1) & (m->n - 1);
+	m->keys[i] = k;
+	m->vals[i] = v;
+	m->count++;
+	return true;
+}
+
+
+/* Symbolize the pcs of stacks interned since the last round (strings get
+ * interned, modules/frames queued).  Returns the last stack id to define. */
+uint64_t rec_bg_symbolize(rec_recorder *r, rec_bg_pending *pd)
+{
+	rec_stacktab *st = &r->stacks;
+	uint64_t last = __atomic_load_n(&st->next_id, __ATOMIC_ACQUIRE);
+	if (last > st->ents_cap)
+		last = st->ents_cap;
+	rec_frame_map *fm = r->frame_map;
+	for (uint64_t id = st->defined_upto + 1; id <= last; id++) {
+		rec_stackent *e = &st->ents[id - 1];
+		if (e->defined || __atomic_load_n(&e->ready, __ATOMIC_ACQUIRE) != 1)
+			continue;
+		for (uint32_t k = 0; k < e->depth; k++) {
+			uintptr_t pc = st->arena[e->off + k];
+			if (rec_frame_map_get(fm, pc))
+				continue;
+			rec_symbol sym;
+			memset(&sym, 0, sizeof sym);
+			if (!r->symbolizer || rec_symbolizer_lookup(r->symbolizer, pc, &sym) != REC_OK) {
+				sym.function = "";
+				sym.module_path = "";
+				sym.build_id = "";
+				sym.module_offset = REC_STACK_PC(pc);
+			}
+			uint64_t fid = ++r->next_frame_id;
+			if (!fmap_put(fm, pc, fid))
+				return id - 1;
+			rec_pending_frame f = { fid, 0, sym.module_index, sym.module_offset, sym.function_offset };
+			if (sym.function && sym.function[0])
+				f.fn = rec_intern_bg(r, sym.function);
+			if (sym.module_index) {
+				if (sym.module_index >= pd->mod_defined_cap) {
+					size_t nc = ((size_t)sym.module_index + 1) * 2;
+					uint8_t *nd = realloc(pd->mod_defined, nc);
+					if (!nd)
+						return id - 1;
+					memset(nd + pd->mod_defined_cap, 0, nc - pd->mod_defined_cap);
+					pd->mod_defined = nd;
+					pd->mod_defined_cap = nc;
+				}
+				if (!pd->mod_defined[sym.module_index]) {
+					rec_pending_module m = { sym.module_index,
+							     sym.module_path ? rec_intern_bg(r, sym.module_path) : 0,
+							     sym.build_id ? rec_intern_bg(r, sym.build_id) : 0,
+							     sym.module_base };
+					if (pd->nmods == pd->cmods) {
+						size_t nc = pd->cmods ? pd->cmods * 2 : 16;
+						rec_pending_module *nm = realloc(pd->mods, nc * sizeof *nm);
+						if (!nm)
+							return id - 1;
+						pd->mods = nm;
+						pd->cmods = nc;
+					}
+					pd->mods[pd->nmods++] = m;
+					pd->mod_defined[sym.module_index] = 1;
+				}
+			}
+			if (pd->nframes == pd->cframes) {
+				size_t nc = pd->cframes ? pd->cframes * 2 : 64;
+				rec_pending_frame *nf = realloc(pd->frames, nc * sizeof *nf);
+				if (!nf)
+					return id - 1;
+				pd->frames = nf;
+				pd->cframes = nc;
+			}
+			pd->frames[pd->nframes++] = f;
+		}
+	}
+	return last;
+}
