@@ -464,6 +464,16 @@ typedef struct rec_bg_pending {
 	size_t nretire, cretire;
 } rec_bg_pending;
 
+/* The background thread (bg.c): its body, a round's append of staging to
+ * the writer, and a request from another thread (REQ_*, waits until done;
+ * dump_path: REQ_DUMP's path, NULL for r's). */
+#define REQ_FLUSH 0x1u
+#define REQ_DUMP 0x2u
+#define REQ_PERIODIC 0x4u
+void *rec_bg_main(void *arg);
+void rec_bg_append(rec_recorder *r, uint64_t records);
+rec_status rec_bg_request(rec_recorder *r, uint32_t flags, const char *dump_path);
+
 /* pc -> frame id of the stacks symbolized so far (stack_symbolize.c). */
 typedef struct rec_frame_map rec_frame_map;
 rec_frame_map *rec_frame_map_new(void);
