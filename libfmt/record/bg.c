@@ -214,7 +214,6 @@ static bool bg_define_later(rec_bg_pending *pd, const rec_tbuf_full *b)
 	return true;
 }
 
-/* One round: drain every buffer, define what the records reference, append. */
 /* The drops b counted since they were last reported: one rec.Dropped per
  * (type, reason) with a non-zero increase.  Returns the records written. */
 static uint64_t put_thread_drops(rec_recorder *r, rec_tbuf_full *b, uint64_t ticks,
@@ -251,20 +250,18 @@ static uint64_t put_thread_drops(rec_recorder *r, rec_tbuf_full *b, uint64_t tic
 	return recs;
 }
 
-static void bg_collect(rec_recorder *r, rec_bg_pending *pd)
+/* ---- one round (bg_collect) and its steps --------------------------------------- */
+
+/* Step 1, no lock held: until the first chunk is built, the TSC frequency is
+ * re-measured over the time since the process's first calibration (200 us
+ * at open): the first chunk (after a flush interval, or at close) and every
+ * later one carry one frequency measured over that longer baseline, at
+ * least CAL_SETTLE_NS long (a flush or close sooner waits for it here, on
+ * this thread).  It is fixed from then on (step 2), so a recording has one
+ * Tick_Frequency (the archive tools re-encode a run with one writer).
+ * Returns the new frequency, 0 for none. */
+static uint64_t tsc_remeasure(rec_recorder *r)
 {
-	uint64_t records = 0, dropped = 0, wf_dropped = 0, ticks = rec_now_ticks(r);
-	/* Write failures that ended, a removed file: their rec.WriteFailed. */
-	rec_wf_event wfe[2];
-	uint64_t wmsg[2];
-	size_t nwfe = 0;
-	/* Until the first chunk is built, the TSC frequency is re-measured over
-	 * the time since the process's first calibration (200 us at open): the
-	 * first chunk (after a flush interval, or at close) and every later one
-	 * carry one frequency measured over that longer baseline, at least
-	 * CAL_SETTLE_NS long (a flush or close sooner waits for it here, on
-	 * this thread).  It is fixed from then on, so a recording has one
-	 * Tick_Frequency (the archive tools re-encode a run with one writer). */
 	uint64_t freq = 0;
 	if (r->clock_kind == REC_CLOCK_TSC && !r->freq_fixed) {
 		rec_clock_info ci;
@@ -273,6 +270,15 @@ static void bg_collect(rec_recorder *r, rec_bg_pending *pd)
 		if (ci.kind == REC_CLOCK_TSC && ci.frequency != __atomic_load_n(&r->frequency, __ATOMIC_RELAXED))
 			freq = ci.frequency;
 	}
+	return freq;
+}
+
+/* Step 2, under w_lock: the writer takes freq while it has built no chunk;
+ * the write failures that ended and a removed file (output.c) are taken
+ * into wfe.  Returns how many. */
+static size_t take_output_news(rec_recorder *r, uint64_t freq, rec_wf_event wfe[2])
+{
+	size_t nwfe = 0;
 	pthread_mutex_lock(&r->w_lock);
 	if (r->clock_kind == REC_CLOCK_TSC && !r->freq_fixed) {
 		rec_writer_stats ws;
@@ -292,6 +298,16 @@ static void bg_collect(rec_recorder *r, rec_bg_pending *pd)
 		memset(&r->out.removed, 0, sizeof r->out.removed);
 	}
 	pthread_mutex_unlock(&r->w_lock);
+	return nwfe;
+}
+
+/* Step 3: a rec.WriteFailed for each, and for discarded chunks the
+ * rec.Dropped (reason 4) of their events, by type (*wf_dropped: those
+ * events).  Returns the records staged. */
+static uint64_t put_write_failures(rec_recorder *r, const rec_wf_event *wfe, size_t nwfe,
+				   uint64_t *wf_dropped)
+{
+	uint64_t wmsg[2], records = 0;
 	for (size_t i = 0; i < nwfe; i++) {
 		char tmp[128];
 		const char *msg = wfe[i].action == 1 ? "output file removed; reopened"
@@ -299,7 +315,6 @@ static void bg_collect(rec_recorder *r, rec_bg_pending *pd)
 					       : "the sink returned an error";
 		wmsg[i] = rec_intern_bg(r, msg);
 	}
-	r->staging.len = 0;
 	for (size_t i = 0; i < nwfe; i++) {
 		put_write_failed(r, &wfe[i], wmsg[i]);
 		records++;
@@ -318,20 +333,30 @@ static void bg_collect(rec_recorder *r, rec_bg_pending *pd)
 				put_dropped(r, wfe[i].end_ticks, n - sum, 0, REC_DROP_WRITE_FAILED, 0);
 				records++;
 			}
-			wf_dropped += n;
+			*wf_dropped += n;
 		}
 	}
-	/* Drain without r->lock: threads register (push at the head) while we
-	 * copy.  Only this thread unlinks buffers (under the lock, below) and
-	 * close() frees them after joining it, so the list from the head we
-	 * read is stable. */
+	return records;
+}
+
+/* Step 4: drain every thread buffer into staging, without r->lock: threads
+ * register (push at the head) while we copy.  Only this thread unlinks
+ * buffers (under the lock, step 6) and close() frees them after joining
+ * it, so the list from the head we read is stable.  A new thread is queued
+ * for definition; its drops are staged (once per chunk, and before an
+ * exited thread's buffer is reclaimed); an exited thread's buffer is marked
+ * for reclaiming (*nreclaim) and its thread queued for retirement.  Adds
+ * the records staged to *records and the drops to *dropped; returns the
+ * head it drained from. */
+static rec_tbuf_full *drain_threads(rec_recorder *r, rec_bg_pending *pd, uint64_t ticks,
+				    uint64_t *records, uint64_t *dropped, uint64_t *nreclaim)
+{
 	bg_reserve(r);
 	pthread_mutex_lock(&r->lock);
 	rec_tbuf_full *head = r->threads;
 	r->regs_since_drain = 0;
 	pthread_mutex_unlock(&r->lock);
 	const bool closing = __atomic_load_n(&r->closing, __ATOMIC_ACQUIRE) != 0;
-	uint64_t nreclaim = 0;
 	pd->nthrs = 0;
 	pd->nretire = 0;
 	for (rec_tbuf_full *b = head; b; b = b->rec_next) {
@@ -350,18 +375,18 @@ static void bg_collect(rec_recorder *r, rec_bg_pending *pd)
 			rec_report(r, REC_ERR_NOMEM, "recorder: out of memory draining a buffer");
 			continue;
 		}
-		records += n;
+		*records += n;
 		if (state == REC_TB_LIVE)
 			rec_ring_grow(b);
 		/* Drops: once per chunk (in the round that ends one), and
 		 * before an exited thread's buffer is reclaimed. */
 		if (!r->drops_defer || state == REC_TB_ORPHAN)
-			records += put_thread_drops(r, b, ticks, &dropped);
+			*records += put_thread_drops(r, b, ticks, dropped);
 		/* The thread exited before we looked (acquire): everything it
 		 * wrote is drained and its drops are reported. */
 		if (state == REC_TB_ORPHAN && !closing) {
 			b->reclaim = 1;
-			nreclaim++;
+			(*nreclaim)++;
 			/* Its thread and name go from the writer's pools once these
 			 * records are in a chunk, unless the id was handed out
 			 * (rec_emit_thread() may still name it). */
@@ -373,42 +398,56 @@ static void bg_collect(rec_recorder *r, rec_bg_pending *pd)
 			}
 		}
 	}
-	/* Threads that registered while we drained: defined now too, so a
-	 * drained record that names one (rec_emit_thread() with an id handed
-	 * out by rec_recorder_thread_id()) finds it defined when appended.
-	 * Their records wait for the next round. */
+	return head;
+}
+
+/* Step 5: threads that registered while we drained (before head) are
+ * defined now too, so a drained record that names one (rec_emit_thread()
+ * with an id handed out by rec_recorder_thread_id()) finds it defined when
+ * appended.  Their records wait for the next round. */
+static void define_late_threads(rec_recorder *r, rec_bg_pending *pd, const rec_tbuf_full *head)
+{
 	pthread_mutex_lock(&r->lock);
 	rec_tbuf_full *newest = r->threads;
 	pthread_mutex_unlock(&r->lock);
 	for (rec_tbuf_full *b = newest; b && b != head; b = b->rec_next)
 		if (!b->defined && bg_define_later(pd, b))
 			b->defined = 1;
-	if (nreclaim) {
-		pthread_mutex_lock(&r->lock);
-		for (rec_tbuf_full **pp = &r->threads, *b; (b = *pp) != NULL && nreclaim;) {
-			if (!b->reclaim) {
-				pp = &b->rec_next;
-				continue;
-			}
-			*pp = b->rec_next;
-			nreclaim--;
-			if (b->has_ring) { /* the next thread that registers gets it */
-				b->rec_next = r->free_bufs;
-				r->free_bufs = b;
-			} else {
-				rec_tbuf_free(b);
-			}
+}
+
+/* Step 6, under r->lock: the nreclaim buffers marked in step 4 leave the
+ * thread list; one with a ring goes to the free list (the next thread that
+ * registers gets it), one without is freed. */
+static void reclaim_buffers(rec_recorder *r, uint64_t nreclaim)
+{
+	if (!nreclaim)
+		return;
+	pthread_mutex_lock(&r->lock);
+	for (rec_tbuf_full **pp = &r->threads, *b; (b = *pp) != NULL && nreclaim;) {
+		if (!b->reclaim) {
+			pp = &b->rec_next;
+			continue;
 		}
-		pthread_mutex_unlock(&r->lock);
+		*pp = b->rec_next;
+		nreclaim--;
+		if (b->has_ring) { /* the next thread that registers gets it */
+			b->rec_next = r->free_bufs;
+			r->free_bufs = b;
+		} else {
+			rec_tbuf_free(b);
+		}
 	}
-	__atomic_fetch_add(&r->st_drains, 1, __ATOMIC_RELAXED);
+	pthread_mutex_unlock(&r->lock);
+}
 
-	uint64_t last_stack = rec_bg_symbolize(r, pd);
-
-	/* Strings and threads added since the last round: copied under r->lock
-	 * (pointers to the interned bytes), defined in the writer without it,
-	 * so threads that emit or register never wait while the writer's pools
-	 * grow (page faults: milliseconds each doubling on some VMs). */
+/* Step 8: strings added since the last round, copied under r->lock
+ * (pointers to the interned bytes) into pd->strs, to be defined in the
+ * writer without it (step 9), so threads that emit or register never wait
+ * while the writer's pools grow (page faults: milliseconds each doubling on
+ * some VMs).  [*s0, *s1): the string ids - 1 copied. */
+static void copy_new_strings(rec_recorder *r, rec_bg_pending *pd, uint64_t *s0_out,
+			     uint64_t *s1_out)
+{
 	uint64_t s0, s1;
 	pthread_mutex_lock(&r->lock);
 	for (;;) {
@@ -428,8 +467,15 @@ static void bg_collect(rec_recorder *r, rec_bg_pending *pd)
 	for (uint64_t i = s0; i < s1; i++)
 		pd->strs[i - s0] = (rec_pending_string){ r->strs.ents[i].s, r->strs.ents[i].len };
 	pthread_mutex_unlock(&r->lock);
+	*s0_out = s0;
+	*s1_out = s1;
+}
 
-	pthread_mutex_lock(&r->w_lock);
+/* Step 9a, under w_lock: the copied strings and the queued threads (each
+ * with its private name string) in the writer. */
+static rec_status define_strings_threads(rec_recorder *r, rec_bg_pending *pd, uint64_t s0,
+					 uint64_t s1)
+{
 	rec_status st = REC_OK;
 	for (; r->defined_strings < s1 && st == REC_OK; r->defined_strings++) {
 		const rec_pending_string *e = &pd->strs[r->defined_strings - s0];
@@ -445,6 +491,15 @@ static void bg_collect(rec_recorder *r, rec_bg_pending *pd)
 		if (ts != REC_OK && st == REC_OK)
 			st = ts;
 	}
+	return st;
+}
+
+/* Step 9b, under w_lock: the queued modules and frames (step 7), then the
+ * stacks up to last_stack whose frames they are; st: step 9a's status (a
+ * failure stops here too). */
+static rec_status define_stacks(rec_recorder *r, rec_bg_pending *pd, uint64_t last_stack,
+				rec_status st)
+{
 	for (size_t i = 0; i < pd->nmods && st == REC_OK; i++)
 		st = rec_writer_define_module(r->w, pd->mods[i].id, pd->mods[i].path,
 					      pd->mods[i].build_id, pd->mods[i].base);
@@ -470,9 +525,38 @@ static void bg_collect(rec_recorder *r, rec_bg_pending *pd)
 	}
 	while (stk->defined_upto < last_stack && stk->ents[stk->defined_upto].defined)
 		stk->defined_upto++;
+	return st;
+}
+
+/* One round: take the output's news, stage the write failures, drain
+ * every buffer, symbolize new stacks, then under w_lock define what the
+ * staged records reference, append them, note the drops and retire the
+ * exited threads' pool entries (once these records are in a chunk). */
+static void bg_collect(rec_recorder *r, rec_bg_pending *pd)
+{
+	uint64_t records = 0, dropped = 0, wf_dropped = 0, ticks = rec_now_ticks(r);
+	/* Write failures that ended, a removed file: their rec.WriteFailed. */
+	rec_wf_event wfe[2];
+	const uint64_t freq = tsc_remeasure(r);                 /* 1 */
+	const size_t nwfe = take_output_news(r, freq, wfe);      /* 2 */
+	r->staging.len = 0;
+	records += put_write_failures(r, wfe, nwfe, &wf_dropped); /* 3 */
+	uint64_t nreclaim = 0;
+	const rec_tbuf_full *head = drain_threads(r, pd, ticks, &records, &dropped, &nreclaim); /* 4 */
+	define_late_threads(r, pd, head);                        /* 5 */
+	reclaim_buffers(r, nreclaim);                            /* 6 */
+	__atomic_fetch_add(&r->st_drains, 1, __ATOMIC_RELAXED);
+
+	uint64_t last_stack = rec_bg_symbolize(r, pd);           /* 7 */
+	uint64_t s0, s1;
+	copy_new_strings(r, pd, &s0, &s1);                       /* 8 */
+
+	pthread_mutex_lock(&r->w_lock);                          /* 9 */
+	rec_status st = define_strings_threads(r, pd, s0, s1);
+	st = define_stacks(r, pd, last_stack, st);
 	if (st != REC_OK)
 		rec_report(r, st, rec_writer_errmsg(r->w));
-	if (r->staging.len)
+	if (r->staging.len)                                      /* 10 */
 		rec_bg_append(r, records);
 	if (dropped) {
 		rec_writer_note_dropped(r->w, dropped);
