@@ -201,29 +201,25 @@ static bool reserved_zero(const rec_recorder_options *o)
 	return o->reserved0 == 0 && o->reserved1 == 0;
 }
 
-rec_status rec_recorder_open(rec_recorder **out, const rec_recorder_options *opts_in)
+/* ---- open, in steps ------------------------------------------------------------------------- */
+/* Step 1: o holds the caller's options (as many bytes as struct_size says,
+ * the rest zero); false if they are not valid. */
+static bool options_valid(const rec_recorder_options *o)
 {
-	rec_recorder_options o;
-	rec_status st;
+	return reserved_zero(o) && (o->path || o->sink) && o->codec <= REC_CODEC_LZ4 &&
+	       o->full_policy <= REC_FULL_WAIT &&
+	       !(o->flags & ~(REC_RECORDER_FLIGHT | REC_RECORDER_DEFAULT | REC_RECORDER_NO_SIGNAL |
+			      REC_RECORDER_NO_CRASH | REC_RECORDER_CRASH)) &&
+	       !((o->flags & REC_RECORDER_FLIGHT) && !o->path) && !(o->sink && !o->sink->write);
+}
 
-	if (!out || !opts_in || opts_in->struct_size < offsetof(rec_recorder_options, reserved) ||
-	    opts_in->struct_size > sizeof o)
-		return REC_ERR_INVALID_ARG;
-	*out = NULL;
-	memset(&o, 0, sizeof o);
-	memcpy(&o, opts_in, opts_in->struct_size);
-	if (!reserved_zero(&o) || (!o.path && !o.sink) || o.codec > REC_CODEC_LZ4 ||
-	    o.full_policy > REC_FULL_WAIT ||
-	    (o.flags & ~(REC_RECORDER_FLIGHT | REC_RECORDER_DEFAULT | REC_RECORDER_NO_SIGNAL |
-			 REC_RECORDER_NO_CRASH | REC_RECORDER_CRASH)) ||
-	    ((o.flags & REC_RECORDER_FLIGHT) && !o.path) ||
-	    (o.sink && !o.sink->write))
-		return REC_ERR_INVALID_ARG;
-	rec_thread_global_init();
-
+/* Step 2: a new recorder with its locks and the options' limits (defaults
+ * filled in), or NULL. */
+static rec_recorder *recorder_new(const rec_recorder_options *o)
+{
 	rec_recorder *r = calloc(1, sizeof *r);
 	if (!r)
-		return REC_ERR_NOMEM;
+		return NULL;
 	r->out.fd = -1;
 	pthread_mutex_init(&r->lock, NULL);
 	pthread_mutex_init(&r->w_lock, NULL);
@@ -231,126 +227,123 @@ rec_status rec_recorder_open(rec_recorder **out, const rec_recorder_options *opt
 	pthread_mutex_init(&r->dump_lock, NULL);
 	pthread_mutex_init(&r->out.trunc_lock, NULL);
 	pthread_cond_init(&r->req_cond, NULL);
-	r->flags = o.flags;
-	r->flush_ns = (uint64_t)(o.flush_interval_ms ? o.flush_interval_ms : DEFAULT_FLUSH_MS) * 1000000u;
-	r->memory_limit = o.memory_limit ? o.memory_limit : DEFAULT_MEMORY;
-	uint64_t bs = o.thread_buffer_size ? o.thread_buffer_size : DEFAULT_BUFFER;
+	r->flags = o->flags;
+	r->flush_ns = (uint64_t)(o->flush_interval_ms ? o->flush_interval_ms : DEFAULT_FLUSH_MS) * 1000000u;
+	r->memory_limit = o->memory_limit ? o->memory_limit : DEFAULT_MEMORY;
+	uint64_t bs = o->thread_buffer_size ? o->thread_buffer_size : DEFAULT_BUFFER;
 	if (bs < MIN_BUFFER)
 		bs = MIN_BUFFER;
 	r->buf_size = MIN_BUFFER;
 	while (r->buf_size < bs && r->buf_size < (1ull << 30))
 		r->buf_size <<= 1;
-	r->full_policy = o.full_policy;
-	r->max_age_ns = o.max_age_ms * 1000000u;
-	r->max_size = o.max_size ? o.max_size : DEFAULT_MAX_SIZE;
-	r->dump_signal = o.dump_signal == 0 ? SIGUSR2 : o.dump_signal;
-	r->on_error = o.on_error;
-	r->error_opaque = o.error_opaque;
+	r->full_policy = o->full_policy;
+	r->max_age_ns = o->max_age_ms * 1000000u;
+	r->max_size = o->max_size ? o->max_size : DEFAULT_MAX_SIZE;
+	r->dump_signal = o->dump_signal == 0 ? SIGUSR2 : o->dump_signal;
+	r->on_error = o->on_error;
+	r->error_opaque = o->error_opaque;
 	r->next_type_id = REC_TYPE_ID_USER_MIN;
-	if (o.path && !(r->path = strdup(o.path))) {
-		recorder_free(r);
-		return REC_ERR_NOMEM;
-	}
-	if (o.events && (st = rec_settings_parse(r, o.events)) != REC_OK) {
-		recorder_free(r);
-		return st;
-	}
-	if (!rec_stacktab_init(&r->stacks) || !(r->frame_map = rec_frame_map_new())) {
-		recorder_free(r);
-		return REC_ERR_NOMEM;
-	}
-	{
-		rec_symbolizer *sym = NULL;
-		if (rec_symbolizer_open(&sym) == REC_OK)
-			r->symbolizer = sym;
-	}
+	return r;
+}
 
-	/* Clock and anchor. */
-	int64_t anchor_wall;
-	uint64_t anchor_ticks;
-	if (o.clock) {
+/* Step 3: r's own copy of the path, its settings (the events list), the
+ * stack table, the frame map and (if it opens) the symbolizer. */
+static rec_status recorder_tables(rec_recorder *r, const rec_recorder_options *o)
+{
+	rec_status st;
+	if (o->path && !(r->path = strdup(o->path)))
+		return REC_ERR_NOMEM;
+	if (o->events && (st = rec_settings_parse(r, o->events)) != REC_OK)
+		return st;
+	if (!rec_stacktab_init(&r->stacks) || !(r->frame_map = rec_frame_map_new()))
+		return REC_ERR_NOMEM;
+	rec_symbolizer *sym = NULL;
+	if (rec_symbolizer_open(&sym) == REC_OK)
+		r->symbolizer = sym;
+	return REC_OK;
+}
+
+/* Step 4: r's clock (the program's callback, else the TSC or CLOCK_MONOTONIC
+ * as clock.c chose), the anchor pairing a wall time with a tick, and the
+ * run id (random when not given). */
+static void recorder_clock(rec_recorder *r, const rec_recorder_options *o, int64_t *anchor_wall,
+			   uint64_t *anchor_ticks)
+{
+	if (o->clock) {
 		r->clock_kind = REC_CLOCK_CALLBACK;
-		r->clock = o.clock;
-		r->clock_opaque = o.clock_opaque;
-		r->frequency = o.clock_frequency ? o.clock_frequency : 1000000000u;
-		if (o.anchor_wall_ns) {
-			anchor_wall = o.anchor_wall_ns;
-			anchor_ticks = 0;
+		r->clock = o->clock;
+		r->clock_opaque = o->clock_opaque;
+		r->frequency = o->clock_frequency ? o->clock_frequency : 1000000000u;
+		if (o->anchor_wall_ns) {
+			*anchor_wall = o->anchor_wall_ns;
+			*anchor_ticks = 0;
 		} else {
-			anchor_ticks = o.clock(o.clock_opaque);
-			anchor_wall = rec_clock_wall_ns();
+			*anchor_ticks = o->clock(o->clock_opaque);
+			*anchor_wall = rec_clock_wall_ns();
 		}
 	} else {
 		rec_clock_info ci;
 		rec_clock_get(&ci);
 		r->clock_kind = ci.kind;
 		r->frequency = ci.frequency;
-		rec_clock_anchor(ci.kind, &anchor_wall, &anchor_ticks);
+		rec_clock_anchor(ci.kind, anchor_wall, anchor_ticks);
 	}
-	r->run_id = o.run_id;
+	r->run_id = o->run_id;
 	while (r->run_id == 0) {
 		if (getrandom(&r->run_id, sizeof r->run_id, 0) != (ssize_t)sizeof r->run_id)
 			r->run_id = rec_clock_mono_ns() ^ ((uint64_t)getpid() << 32);
 	}
+}
 
-	/* Writer. */
+/* Step 5a (not flight mode, no program sink): open the file; REC_ERR_IO
+ * with errno set on failure.  A file with bytes in it is emptied by the
+ * background thread (rec_out_truncate). */
+static rec_status open_output_file(rec_recorder *r, const char *path)
+{
+	do
+		r->out.fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+	while (r->out.fd < 0 && errno == EINTR);
+	if (r->out.fd < 0)
+		return REC_ERR_IO; /* REC_ERR_IO keeps errno (rec.h) */
+	struct stat sb;
+	r->out.trunc_pending = fstat(r->out.fd, &sb) != 0 || (S_ISREG(sb.st_mode) && sb.st_size > 0);
+	return REC_OK;
+}
+
+/* Step 5b: the chunk writer, over flight mode's chunk store or our own sink
+ * over the file or the program's sink (write failures are handled there:
+ * rec_out_write). */
+static rec_status open_writer(rec_recorder *r, const rec_recorder_options *o, int64_t anchor_wall,
+			      uint64_t anchor_ticks)
+{
 	rec_writer_options wo = REC_WRITER_OPTIONS_INIT;
-	wo.codec = o.codec;
-	wo.level = o.level;
-	wo.chunk_events_size = o.chunk_size;
+	wo.codec = o->codec;
+	wo.level = o->level;
+	wo.chunk_events_size = o->chunk_size;
 	wo.run_id = r->run_id;
-	wo.pid = o.pid;
-	wo.process_start_ns = o.process_start_ns ? o.process_start_ns : rec_process_start_ns();
+	wo.pid = o->pid;
+	wo.process_start_ns = o->process_start_ns ? o->process_start_ns : rec_process_start_ns();
 	wo.tick_frequency = r->frequency;
 	wo.anchor_wall_ns = anchor_wall;
 	wo.anchor_ticks = anchor_ticks;
-	if (o.flags & REC_RECORDER_FLIGHT) {
+	if (o->flags & REC_RECORDER_FLIGHT) {
 		rec_sink s = { rec_flight_write, NULL, r };
-		st = rec_writer_open(&r->w, &s, &wo);
-	} else {
-		/* Our own sink over the file or the program's sink: write
-		 * failures are handled there (rec_out_write). */
-		rec_sink s = { rec_out_write, rec_out_flush, r };
-		if (o.sink) {
-			r->sink = *o.sink;
-		} else {
-			do
-				r->out.fd = open(o.path, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
-			while (r->out.fd < 0 && errno == EINTR);
-			if (r->out.fd < 0) {
-				int err = errno; /* REC_ERR_IO keeps errno (rec.h) */
-				recorder_free(r);
-				errno = err;
-				return REC_ERR_IO;
-			}
-			/* Emptied by the background thread (rec_out_truncate). */
-			struct stat sb;
-			r->out.trunc_pending = fstat(r->out.fd, &sb) != 0 ||
-					       (S_ISREG(sb.st_mode) && sb.st_size > 0);
-		}
-		st = rec_writer_open(&r->w, &s, &wo);
+		return rec_writer_open(&r->w, &s, &wo);
 	}
-	r->out.chk_ticks = rec_now_ticks(r);
-	if (st != REC_OK) {
-		r->w = NULL;
-		recorder_free(r);
-		return st;
-	}
-	/* A record naming a thread, string or stack id this recorder never
-	 * defined (a program's mistake) is rejected and counted as dropped
-	 * (rec_bg_append), not kept pending where it would block every chunk. */
-	rec_w_set_check_refs(r->w, 1);
+	rec_sink s = { rec_out_write, rec_out_flush, r };
+	if (o->sink)
+		r->sink = *o->sink;
+	return rec_writer_open(&r->w, &s, &wo);
+}
 
-	/* Built-in types. */
-	pthread_mutex_lock(&rec_g_lock);
-	if ((o.flags & REC_RECORDER_DEFAULT) && rec_g_default) {
-		pthread_mutex_unlock(&rec_g_lock);
-		recorder_free(r);
-		return REC_ERR_STATE;
-	}
-	r->gen = ++rec_g_gen;
+/* Step 6 (caller holds rec_g_lock): the built-in types, under r->lock:
+ * rec.ThreadStart, rec.ThreadEnd, rec.Crash (always on) as types of r,
+ * rec.Dropped and rec.WriteFailed in the writer only (the background
+ * thread writes them). */
+static rec_status register_builtin_types(rec_recorder *r)
+{
 	pthread_mutex_lock(&r->lock);
-	st = rec_type_register_locked(r, &def_thread_start, 0, 0, &r->t_start);
+	rec_status st = rec_type_register_locked(r, &def_thread_start, 0, 0, &r->t_start);
 	if (st == REC_OK)
 		st = rec_type_register_locked(r, &def_thread_end, 0, 0, &r->t_end);
 	if (st == REC_OK) {
@@ -366,31 +359,35 @@ rec_status rec_recorder_open(rec_recorder **out, const rec_recorder_options *opt
 		pthread_mutex_unlock(&r->w_lock);
 	}
 	pthread_mutex_unlock(&r->lock);
-	if (st != REC_OK) {
-		pthread_mutex_unlock(&rec_g_lock);
-		recorder_free(r);
-		return st;
+	return st;
+}
+
+/* Step 7 failed: r's type entries stay valid (disabled) until process
+ * exit, on the retired list. */
+static void retire_types(rec_recorder *r)
+{
+	for (rec_type_entry *e = r->types; e; e = e->next)
+		__atomic_store_n(&e->h.enabled, 0, __ATOMIC_RELEASE);
+	rec_type_entry *e = r->types;
+	while (e) {
+		rec_type_entry *n = e->next;
+		e->next = rec_g_retired;
+		rec_g_retired = e;
+		e = n;
 	}
-	if (pthread_create(&r->bg, NULL, rec_bg_main, r) != 0) {
-		pthread_mutex_unlock(&rec_g_lock);
-		/* type entries stay valid (disabled) */
-		for (rec_type_entry *e = r->types; e; e = e->next)
-			__atomic_store_n(&e->h.enabled, 0, __ATOMIC_RELEASE);
-		rec_type_entry *e = r->types;
-		while (e) {
-			rec_type_entry *n = e->next;
-			e->next = rec_g_retired;
-			rec_g_retired = e;
-			e = n;
-		}
-		r->types = NULL;
-		recorder_free(r);
-		return REC_ERR_NOMEM;
-	}
+	r->types = NULL;
+}
+
+/* Step 8 (caller holds rec_g_lock; the background thread runs): r joins
+ * the open list (threads may register from now on); the default recorder
+ * binds the declared types; a flight recorder gets its at-exit dump and
+ * dump signal. */
+static void publish(rec_recorder *r, uint32_t flags)
+{
 	r->bg_started = 1;
 	r->g_next = rec_g_open;
 	rec_g_open = r;
-	if (o.flags & REC_RECORDER_DEFAULT) {
+	if (flags & REC_RECORDER_DEFAULT) {
 		rec_g_default = r;
 		pthread_mutex_lock(&r->lock);
 		for (rec_type_entry *e = rec_g_declared; e; e = e->next) {
@@ -400,13 +397,83 @@ rec_status rec_recorder_open(rec_recorder **out, const rec_recorder_options *opt
 		}
 		pthread_mutex_unlock(&r->lock);
 	}
-	if (o.flags & REC_RECORDER_FLIGHT)
-		rec_flight_opened(r, o.flags);
+	if (flags & REC_RECORDER_FLIGHT)
+		rec_flight_opened(r, flags);
+}
+
+/* Open: validate and copy the options (1), make the recorder (2), its
+ * tables (3), clock (4), output and writer (5); then under rec_g_lock the
+ * generation, the built-in types (6), the background thread (7) and
+ * publishing (8); outside it the crash handler and the default recorder's
+ * listeners (9).  Every failure before 8 frees r. */
+rec_status rec_recorder_open(rec_recorder **out, const rec_recorder_options *opts_in)
+{
+	rec_recorder_options o;
+	rec_status st;
+
+	if (!out || !opts_in || opts_in->struct_size < offsetof(rec_recorder_options, reserved) ||
+	    opts_in->struct_size > sizeof o)
+		return REC_ERR_INVALID_ARG;
+	*out = NULL;
+	memset(&o, 0, sizeof o);
+	memcpy(&o, opts_in, opts_in->struct_size);
+	if (!options_valid(&o)) /* 1 */
+		return REC_ERR_INVALID_ARG;
+	rec_thread_global_init();
+
+	rec_recorder *r = recorder_new(&o); /* 2 */
+	if (!r)
+		return REC_ERR_NOMEM;
+	if ((st = recorder_tables(r, &o)) != REC_OK) { /* 3 */
+		recorder_free(r);
+		return st;
+	}
+	int64_t anchor_wall;
+	uint64_t anchor_ticks;
+	recorder_clock(r, &o, &anchor_wall, &anchor_ticks); /* 4 */
+	if (!(o.flags & REC_RECORDER_FLIGHT) && !o.sink &&
+	    (st = open_output_file(r, o.path)) != REC_OK) { /* 5 */
+		int err = errno;
+		recorder_free(r);
+		errno = err;
+		return st;
+	}
+	st = open_writer(r, &o, anchor_wall, anchor_ticks);
+	r->out.chk_ticks = rec_now_ticks(r);
+	if (st != REC_OK) {
+		r->w = NULL;
+		recorder_free(r);
+		return st;
+	}
+	/* A record naming a thread, string or stack id this recorder never
+	 * defined (a program's mistake) is rejected and counted as dropped
+	 * (rec_bg_append), not kept pending where it would block every chunk. */
+	rec_w_set_check_refs(r->w, 1);
+
+	pthread_mutex_lock(&rec_g_lock);
+	if ((o.flags & REC_RECORDER_DEFAULT) && rec_g_default) {
+		pthread_mutex_unlock(&rec_g_lock);
+		recorder_free(r);
+		return REC_ERR_STATE;
+	}
+	r->gen = ++rec_g_gen;
+	if ((st = register_builtin_types(r)) != REC_OK) { /* 6 */
+		pthread_mutex_unlock(&rec_g_lock);
+		recorder_free(r);
+		return st;
+	}
+	if (pthread_create(&r->bg, NULL, rec_bg_main, r) != 0) { /* 7 */
+		pthread_mutex_unlock(&rec_g_lock);
+		retire_types(r);
+		recorder_free(r);
+		return REC_ERR_NOMEM;
+	}
+	publish(r, o.flags); /* 8 */
 	size_t nl = (o.flags & REC_RECORDER_DEFAULT) ? g_nlisteners : 0;
 	listener ls[MAX_LISTENERS];
 	memcpy(ls, g_listeners, nl * sizeof ls[0]);
 	pthread_mutex_unlock(&rec_g_lock);
-	if (!(o.flags & REC_RECORDER_NO_CRASH) && (o.flags & REC_RECORDER_CRASH || !o.sink))
+	if (!(o.flags & REC_RECORDER_NO_CRASH) && (o.flags & REC_RECORDER_CRASH || !o.sink)) /* 9 */
 		r->crash_on = rec_crash_install(r);
 	for (size_t i = 0; i < nl; i++)
 		ls[i].fn(r, 1, ls[i].opaque);
