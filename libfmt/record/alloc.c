@@ -206,6 +206,8 @@ typedef struct alloc_thread {
 
 static __thread alloc_thread tls_a;
 
+/* Held while emitting (on_default): its place in the lock order is in
+ * recorder_internal.h (LOCK ORDER). */
 static pthread_mutex_t reg_lock = PTHREAD_MUTEX_INITIALIZER;
 static alloc_thread *reg_head;
 static pthread_key_t reg_key;

@@ -19,6 +19,7 @@
 
 #include "record/recorder_internal.h"
 
+/* First in the lock order (recorder_internal.h, LOCK ORDER). */
 static pthread_mutex_t g_clock_lock = PTHREAD_MUTEX_INITIALIZER;
 static int g_clock_done;
 static rec_clock_info g_clock;

@@ -47,6 +47,7 @@ static rec_recorder *g_owner;      /* atomic: the recorder the handler records i
 static uint32_t g_users;           /* atomic: handlers using g_owner right now */
 static uint32_t g_crashing;        /* atomic: a thread is handling a crash */
 static __thread int t_in_handler __attribute__((tls_model("initial-exec")));
+/* A leaf of the lock order (recorder_internal.h, LOCK ORDER). */
 static pthread_mutex_t g_install_lock = PTHREAD_MUTEX_INITIALIZER;
 
 static uint64_t mono_ns(void)

@@ -97,6 +97,8 @@ typedef struct metric {
 _Static_assert(offsetof(metric, cell) == 0, "the cell is the handle");
 _Static_assert(offsetof(metric, next) >= 64, "the cell has its own cache line");
 
+/* registry_lock, process_lock, sample_lock: their place in the lock order
+ * is in recorder_internal.h (LOCK ORDER). */
 static pthread_mutex_t registry_lock = PTHREAD_MUTEX_INITIALIZER;
 static metric *registry_head, *registry_tail; /* creation order */
 static uint32_t metrics_period_ms = 1000, process_period_ms = 1000;

@@ -45,6 +45,8 @@
 
 REC_API __thread struct rec_tbuf_ *rec_tls_tbuf_ __attribute__((tls_model("initial-exec")));
 
+/* What rec_g_lock guards, and the lock order of every lock of record/:
+ * recorder_internal.h (LOCK ORDER). */
 pthread_mutex_t rec_g_lock = PTHREAD_MUTEX_INITIALIZER;
 rec_recorder *rec_g_open;
 rec_recorder *rec_g_default;

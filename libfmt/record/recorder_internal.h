@@ -238,7 +238,8 @@ typedef struct rec_wf_event {
  * with it held). */
 typedef struct rec_output {
 	int fd;              /* path mode: the file; -1 otherwise */
-	/* fd still holds an earlier file's bytes (out_truncate; trunc_lock) */
+	/* fd still holds an earlier file's bytes (rec_out_truncate; trunc_lock,
+	 * see LOCK ORDER) */
 	int trunc_pending, trunc_err;
 	pthread_mutex_t trunc_lock;
 	uint64_t off;        /* end of the last complete chunk in the file */
@@ -288,8 +289,8 @@ struct rec_recorder {
 	int freq_fixed;                  /* background: a chunk was built, frequency final */
 	/* writer */
 	rec_writer *w;
-	pthread_mutex_t w_lock;
-	/* shared state (lock) */
+	pthread_mutex_t w_lock;          /* the writer, out (LOCK ORDER below) */
+	/* shared state (lock; LOCK ORDER below) */
 	pthread_mutex_t lock;
 	rec_type_entry *types;
 	uint32_t next_type_id;
@@ -309,13 +310,13 @@ struct rec_recorder {
 	int bg_started;
 	void *bg_scratch;                /* the background thread's round scratch (bg_main) */
 	uint32_t wake;                   /* futex word */
-	pthread_mutex_t req_lock;
+	pthread_mutex_t req_lock;        /* requests (LOCK ORDER below) */
 	pthread_cond_t req_cond;
 	uint64_t req_seq, done_seq;
 	uint32_t req_flags;
 	rec_status req_status;
 	char *dump_path;
-	pthread_mutex_t dump_lock;
+	pthread_mutex_t dump_lock;       /* one dump at a time (LOCK ORDER below) */
 	int stop;
 	/* background-only state */
 	rec_buf staging;
@@ -343,6 +344,48 @@ struct rec_recorder {
 };
 
 /* ---- the open recorders and the declared types (recorder.c) --------------- */
+/*
+ * LOCK ORDER (the one place it is written; every lock of record/).  A lock
+ * may be taken while holding only locks above it in this list, never one
+ * below it.  Periodic callbacks (run_periodic) and the default recorder's
+ * listeners run with none of these held; rec_report() calls the program's
+ * on_error with whatever its caller holds (w_lock in bg_collect's step 9,
+ * rec_g_lock and r->lock in open's step 8).
+ *
+ *   g_clock_lock   clock.c: the calibration.  Taken alone, and first of all
+ *                  by the fork handler (atfork_prepare: clock, rec_g_lock,
+ *                  every r->lock), so a fork child finds none held.
+ *   sample_lock,   metrics.c: samplers, process statistics.  Held while
+ *   process_lock   emitting: an emit may register the thread (rec_g_lock,
+ *                  r->lock) or intern a string (r->lock).  registry_lock
+ *                  (metrics.c) is a leaf: never held with another.
+ *   reg_lock       alloc.c: held while emitting a thread's allocation tail
+ *                  (on_default), so above rec_g_lock like sample_lock.
+ *   dump_lock      r: serializes rec_recorder_dump(); held while it waits
+ *                  on req_lock/req_cond for the background thread.
+ *   rec_g_lock     the open list, default recorder, declared types (below).
+ *                  Held by open (steps 6-8), close, thread registration
+ *                  (thread_buffer), rec_recorder_register_type and
+ *                  rec_type_declare while they take r->lock.
+ *   r->lock        r's types, strings, thread list, free list, memory
+ *                  accounting.  register_builtin_types (open) and binding
+ *                  a type (types.c bind_type) take w_lock under it.
+ *   w_lock         r's writer and r->out (the writer calls the sink with it
+ *                  held: rec_out_write, rec_flight_write).
+ *   trunc_lock     r->out: emptying an earlier file's bytes; taken by
+ *                  rec_out_write under w_lock, by the background thread
+ *                  alone.
+ *   req_lock       r's requests to the background thread (with req_cond);
+ *                  taken alone, by the requester and by the background
+ *                  thread between rounds, never with w_lock or r->lock.
+ *
+ * Leaves, never held while taking another: registry_lock (metrics.c), the
+ * sampler's reg_lock (sampler.c: its list of sampled threads and their
+ * timers), g_install_lock (crash.c: installing the fatal-signal handlers).
+ * The emit path (recorder.h's inline rec_emit_*) takes no lock: a thread's
+ * first emit to a recorder registers it (rec_g_lock, then r->lock), and a
+ * dynamic string is interned under r->lock.
+ */
 /* rec_g_lock guards the list of open recorders (rec_g_open, linked by
  * g_next), the default recorder, the open generation (rec_g_gen: bumped by
  * every open, so a thread's cached buffer of a closed recorder is known

@@ -90,6 +90,7 @@ typedef struct sampled_thread {
 #define ARM_ROUND_MS 10u
 #define ARM_IDLE_MS 100u
 
+/* A leaf of the lock order (recorder_internal.h, LOCK ORDER). */
 static pthread_mutex_t reg_lock = PTHREAD_MUTEX_INITIALIZER;
 static sampled_thread *reg_head;
 static pthread_key_t reg_key;
