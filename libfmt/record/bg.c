@@ -23,7 +23,6 @@
 
 #include "record/recorder_internal.h"
 #include "record/stack_internal.h"
-#include "write/writer_internal.h"
 
 /* The TSC frequency a recording's chunks carry is measured over at least
  * this (bg_collect): worst-case error ~12 ppm here, ~15 us over 1.2 s. */
@@ -284,7 +283,7 @@ static size_t take_output_news(rec_recorder *r, uint64_t freq, rec_wf_event wfe[
 		rec_writer_stats ws;
 		rec_writer_get_stats(r->w, &ws);
 		if (ws.chunks == 0 && freq) {
-			rec_w_set_tick_frequency(r->w, freq);
+			rec_writer_set_tick_frequency(r->w, freq);
 			__atomic_store_n(&r->frequency, freq, __ATOMIC_RELAXED);
 		}
 		r->freq_fixed = ws.chunks != 0;
@@ -483,7 +482,7 @@ static rec_status define_strings_threads(rec_recorder *r, rec_bg_pending *pd, ui
 	}
 	for (size_t i = 0; i < pd->nthrs; i++) {
 		const rec_pending_thread *t = &pd->thrs[i];
-		rec_status ts = t->name_id ? rec_w_define_string_private(r->w, t->name_id, t->name,
+		rec_status ts = t->name_id ? rec_writer_define_private_string(r->w, t->name_id, t->name,
 									 strlen(t->name))
 					   : REC_OK;
 		if (ts == REC_OK)
@@ -565,7 +564,7 @@ static void bg_collect(rec_recorder *r, rec_bg_pending *pd)
 	if (wf_dropped) /* already in st_dropped, counted when the chunks were lost */
 		rec_writer_note_dropped(r->w, wf_dropped);
 	for (size_t i = 0; i + 1 < pd->nretire; i += 2)
-		(void)rec_w_retire_thread(r->w, pd->retire[i], pd->retire[i + 1]);
+		(void)rec_writer_retire_entries(r->w, pd->retire[i], pd->retire[i + 1]);
 	pd->nretire = 0;
 	pthread_mutex_unlock(&r->w_lock);
 }

@@ -40,7 +40,6 @@
 
 #include "record/recorder_internal.h"
 #include "record/stack_internal.h"
-#include "write/writer_internal.h"
 
 
 REC_API __thread struct rec_tbuf_ *rec_tls_tbuf_ __attribute__((tls_model("initial-exec")));
@@ -450,7 +449,7 @@ rec_status rec_recorder_open(rec_recorder **out, const rec_recorder_options *opt
 	/* A record naming a thread, string or stack id this recorder never
 	 * defined (a program's mistake) is rejected and counted as dropped
 	 * (rec_bg_append), not kept pending where it would block every chunk. */
-	rec_w_set_check_refs(r->w, 1);
+	rec_writer_set_check_refs(r->w, 1);
 
 	pthread_mutex_lock(&rec_g_lock);
 	if ((o.flags & REC_RECORDER_DEFAULT) && rec_g_default) {

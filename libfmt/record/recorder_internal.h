@@ -86,7 +86,7 @@ typedef struct rec_type_entry {
 /* ---- thread buffers -------------------------------------------------------- */
 /* A thread's name is its own string, id REC_THREAD_NAME_BASE + thread id, not
  * interned with the others: the thread, its name and their pool entries are
- * forgotten (rec_w_retire_thread) once an exited thread's last records are
+ * forgotten (rec_writer_retire_entries) once an exited thread's last records are
  * in a chunk, so a thread-per-request service does not grow the recorder's
  * and the writer's tables by a thread and a name per request. */
 #define REC_THREAD_NAME_BASE (UINT64_C(1) << 32)

@@ -231,13 +231,13 @@ static rec_status apply_options(rec_writer *w, const rec_writer_options *user)
 	return REC_OK;
 }
 
-void rec_w_set_tick_frequency(rec_writer *w, uint64_t f)
+void rec_writer_set_tick_frequency(rec_writer *w, uint64_t f)
 {
 	if (w && f)
 		w->tick_frequency = f;
 }
 
-void rec_w_set_check_refs(rec_writer *w, int on)
+void rec_writer_set_check_refs(rec_writer *w, int on)
 {
 	if (w)
 		w->check_refs = on != 0;

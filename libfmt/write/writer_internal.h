@@ -135,7 +135,7 @@ struct rec_writer {
 	rec_wintern *intern;
 	size_t intern_cap, intern_count;
 	/* Threads (and their private name strings) to forget once the records
-	 * appended before rec_w_retire_thread() are in a chunk (flush). */
+	 * appended before rec_writer_retire_entries() are in a chunk (flush). */
 	uint64_t *retire;        /* pairs: thread id, name string id (0: none) */
 	size_t nretire, retire_cap;
 	size_t str_holes;        /* bytes of removed strings in the strings' data */
@@ -151,7 +151,7 @@ struct rec_writer {
 	 * (flush and close always try).  blockmsg says why. */
 	int build_blocked;
 	char blockmsg[REC_W_ERRMSG_SIZE];
-	/* rec_w_set_check_refs(): append_records rejects a record that
+	/* rec_writer_set_check_refs(): append_records rejects a record that
 	 * references an undefined pool id; ref_last[pool] is the last id found
 	 * defined (consecutive records mostly name the same thread; cleared
 	 * when entries are removed). */
@@ -214,34 +214,27 @@ rec_status rec_w_build_chunks(rec_writer *w, int all, int final);
 
 /* Sink write with sticky error handling (writer.c). */
 rec_status rec_w_sink_write(rec_writer *w, const void *buf, size_t len);
-/* Chunks built from now on carry Tick_Frequency f, and their Start_Wall_Ns
- * is computed from the anchor with it (the recorder refines its TSC
- * calibration as the recording runs).  f == 0 is ignored. */
-void rec_w_set_tick_frequency(rec_writer *w, uint64_t f);
-/* on != 0: rec_writer_append_records() rejects (REC_ERR_INVALID_ARG, the
- * batch) a record whose thread, stack or string references name an id that
- * is not defined at that moment, instead of keeping it pending until a
- * chunk build fails on it.  For the recorder: it defines every id its
- * records may reference before appending them, so such a record comes from
- * a program's mistake (rec_emit_thread() with an id never handed out, a
- * rec_str of another recorder) and must not block the recording. */
-void rec_w_set_check_refs(rec_writer *w, int on);
 
-/* Thread retirement (writer_pool.c), for the recorder: a thread-per-request
- * service must not grow the pools by a thread and a name per request for
- * the whole recording.
- *   rec_w_define_string_private(): define string id without entering it
- *     in the content index (no other string shares its id or is found by
- *     content through it: a thread's name);
- *   rec_w_retire_thread(): forget thread id and its private name string
- *     (0: none) at the next flush, after the records appended so far are in
- *     a chunk (a record appended after that must not reference them);
+/* The producer's controls are public (rec.h): rec_writer_set_tick_frequency,
+ * rec_writer_set_check_refs, rec_writer_define_private_string,
+ * rec_writer_retire_entries.  Here: what flush does with the retired
+ * entries, and what the writer's own tests look at.
  *   rec_w_retire_now(): the forgetting itself (flush calls it with nothing
  *     pending);
  *   rec_w_pool_count(): entries of a pool (REC_W_*), for tests. */
-rec_status rec_w_define_string_private(rec_writer *w, uint64_t id, const char *s, size_t len);
-rec_status rec_w_retire_thread(rec_writer *w, uint64_t thread_id, uint64_t name_id);
 void rec_w_retire_now(rec_writer *w);
 size_t rec_w_pool_count(const rec_writer *w, int pool);
+
+/* The names test_writer.c calls the public retirement calls by. */
+static inline rec_status rec_w_define_string_private(rec_writer *w, uint64_t id, const char *s,
+						     size_t len)
+{
+	return rec_writer_define_private_string(w, id, s, len);
+}
+
+static inline rec_status rec_w_retire_thread(rec_writer *w, uint64_t thread_id, uint64_t name_id)
+{
+	return rec_writer_retire_entries(w, thread_id, name_id);
+}
 
 #endif /* LIBREC_WRITER_INTERNAL_H */

@@ -264,12 +264,12 @@ rec_status rec_writer_define_string(rec_writer *w, uint64_t id, const char *s, s
 	return define_string(w, id, s, len, true);
 }
 
-rec_status rec_w_define_string_private(rec_writer *w, uint64_t id, const char *s, size_t len)
+rec_status rec_writer_define_private_string(rec_writer *w, uint64_t id, const char *s, size_t len)
 {
 	return define_string(w, id, s, len, false);
 }
 
-/* ---- retiring threads ------------------------------------------------------------ */
+/* ---- retiring entries (a thread and its name) ------------------------------------------------------------ */
 
 /* Remove id from p (linear probing: later entries of the cluster that may
  * not stay behind the hole move into it).  Returns the removed entry's
@@ -326,7 +326,7 @@ static void strings_compact(rec_writer *w)
 	w->str_holes = 0;
 }
 
-rec_status rec_w_retire_thread(rec_writer *w, uint64_t thread_id, uint64_t name_id)
+rec_status rec_writer_retire_entries(rec_writer *w, uint64_t thread_id, uint64_t name_id)
 {
 	if (!w || !thread_id)
 		return REC_ERR_INVALID_ARG;

@@ -295,6 +295,37 @@ REC_API void rec_writer_note_dropped(rec_writer *w, uint64_t n);
  *  none are pending), then call the sink's flush. */
 REC_API rec_status rec_writer_flush(rec_writer *w);
 
+/* For a writer fed by a long-running producer (the recorder).  Each is
+ * safe to ignore for a writer that writes one file and closes it. */
+
+/*! rec_writer_set_tick_frequency() : chunks built from now on carry
+ *  Tick_Frequency f (> 0), and their Start_Wall_Ns follows it; chunks
+ *  already built keep theirs.  (The recorder sets the TSC's frequency,
+ *  measured over a longer baseline, before the first chunk.) */
+REC_API void rec_writer_set_tick_frequency(rec_writer *w, uint64_t f);
+
+/*! rec_writer_set_check_refs() : on != 0: rec_writer_append_records()
+ *  rejects (REC_ERR_INVALID_ARG, the whole call) a record that references
+ *  a thread, string or stack id not defined so far, instead of keeping it
+ *  pending until one is; for a producer that defines everything its
+ *  records may reference before appending them. */
+REC_API void rec_writer_set_check_refs(rec_writer *w, int on);
+
+/*! rec_writer_define_private_string() : as rec_writer_define_string(), but
+ *  the string stays out of the content index: no other id is found by its
+ *  content, so it can be retired (a thread's name). */
+REC_API rec_status rec_writer_define_private_string(rec_writer *w, uint64_t id,
+						    const char *s, size_t len);
+
+/*! rec_writer_retire_entries() : forget the thread pool entry thread_id
+ *  (> 0) and the private string string_id (0: none) at the next flush,
+ *  once the records appended so far are in a chunk; a record appended
+ *  after that must not reference them.  Keeps the pools of a producer with
+ *  a thread per request from growing for the whole recording.
+ *  REC_ERR_NOMEM: they stay defined (memory only). */
+REC_API rec_status rec_writer_retire_entries(rec_writer *w, uint64_t thread_id,
+					     uint64_t string_id);
+
 /*! rec_writer_errmsg() : text of the last failure of this writer; never NULL. */
 REC_API const char *rec_writer_errmsg(const rec_writer *w);
 
