@@ -670,18 +670,26 @@ rec_status rec_default_listen(rec_default_listener fn, void *opaque)
 	return REC_OK;
 }
 
-void rec_recorder_set_period_(rec_recorder *r, rec_periodic_fn fn, void *opaque, uint32_t period_ms)
+rec_status rec_recorder_set_periodic(rec_recorder *r, rec_periodic_fn fn, void *opaque,
+				     uint32_t period_ms)
 {
+	if (!r || !fn || period_ms == 0)
+		return REC_ERR_INVALID_ARG;
 	const uint64_t period = (uint64_t)period_ms * 1000000u;
+	bool found = false;
 	pthread_mutex_lock(&r->lock);
 	for (size_t i = 0; i < r->nperiodic; i++) {
 		rec_periodic *p = &r->periodic[i];
-		if (p->fn == fn && p->opaque == opaque && p->period_ns != period) {
+		if (p->fn != fn || p->opaque != opaque)
+			continue;
+		found = true;
+		if (p->period_ns != period) {
 			p->period_ns = period;
 			p->next_ns = rec_clock_mono_ns() + period;
 		}
 	}
 	pthread_mutex_unlock(&r->lock);
+	return found ? REC_OK : REC_ERR_STATE;
 }
 
 rec_status rec_recorder_add_periodic(rec_recorder *r, rec_periodic_fn fn, void *opaque,

@@ -570,9 +570,6 @@ void rec_crash_atfork_child(void);
  * rec_now_ticks() and rec_wake_bg() above. */
 rec_tbuf_full *rec_thread_buffer_signal(rec_recorder *r);
 uint64_t rec_stack_intern_signal(rec_recorder *r, const uintptr_t *pcs, size_t n, int truncated);
-/* Change the period of the periodic callback (fn, opaque) of r, counted
- * from now (a callback may call it for itself; nothing if not found). */
-void rec_recorder_set_period_(rec_recorder *r, rec_periodic_fn fn, void *opaque, uint32_t period_ms);
 
 /* ---- env (env.c) ---------------------------------------------------------- */
 extern int rec_env_linked_; /* referenced by recorder.c so env.o is linked */

@@ -287,7 +287,7 @@ static void arm_round(rec_recorder *r, void *opaque)
 			waiting |= !st->armed;
 		}
 	pthread_mutex_unlock(&reg_lock);
-	rec_recorder_set_period_(r, arm_round, opaque, waiting ? ARM_ROUND_MS : ARM_IDLE_MS);
+	(void)rec_recorder_set_periodic(r, arm_round, opaque, waiting ? ARM_ROUND_MS : ARM_IDLE_MS);
 }
 
 static void on_default(rec_recorder *r, int opened, void *opaque)

@@ -321,6 +321,11 @@ REC_API rec_status rec_default_listen(rec_default_listener fn, void *opaque);
 typedef void (*rec_periodic_fn)(rec_recorder *r, void *opaque);
 REC_API rec_status rec_recorder_add_periodic(rec_recorder *r, rec_periodic_fn fn, void *opaque,
 					     uint32_t period_ms);
+/* Change the period of the callback (fn, opaque) added to r to period_ms
+ * (> 0); its next run is period_ms from now when the period changes (a
+ * callback may change its own).  REC_ERR_STATE: r has no such callback. */
+REC_API rec_status rec_recorder_set_periodic(rec_recorder *r, rec_periodic_fn fn, void *opaque,
+					     uint32_t period_ms);
 
 /* ------------------------------------------------------------------------ */
 /* Strings, threads                                                         */
