@@ -2,7 +2,39 @@
 /*
  * recorder_internal.h - the recorder core's private structures: recorder,
  * type entries, thread buffers (one SPSC byte ring per thread and recorder),
- * the clock, the string and stack tables.  Never installed.
+ * the clock, the string and stack tables, and the calls its files make to
+ * each other.  Never installed.
+ *
+ * ARCHITECTURE of libfmt/record/ (what may call what)
+ *   The core, one concern a file:
+ *     recorder.c   open/close/flush/dump, the default recorder, listeners,
+ *                  periodic callbacks, stats (the lifecycle)
+ *     types.c      event types, settings (the events-list grammar)
+ *     intern.c     the string and stack intern tables
+ *     thread.c     thread TLS, registration, exit, fork handling
+ *     ring.c       the per-thread ring: memory, emit slow path, drain
+ *     output.c     the sink, write-failure accounting, flight-mode store
+ *     bg.c         the background thread and its round
+ *     stack_capture.c, stack_symbolizer.c, stack_symbolize.c
+ *                  capture (signal-safe), the ELF symbolizer, the
+ *                  background thread's frames of new stacks
+ *     clock.c, crash.c, env.c
+ *                  the clock, the fatal-signal handler, REC_OUTPUT/REC_OPTIONS
+ *   may call each other through this header and stack_internal.h, the
+ *   writer only through its public API (rec/rec.h: rec_writer_*; never
+ *   write/writer_internal.h), and common/.  Nothing here calls read/ or
+ *   analysis/.
+ *   The built-ins (lock_wrap.c, sleep.c, alloc.c, sampler.c, metrics.c)
+ *   sit on the public API of recorder.h and builtins.h (emit, types,
+ *   rec_default_listen, rec_recorder_add_periodic/set_periodic) and
+ *   stack_internal.h (capture, rec_builtin_tid); sampler.c and metrics.c
+ *   also include this header (metrics.c for rec_parse_duration_ns).  Known
+ *   exceptions, still to be made interfaces: the core
+ *   calls rec_sampler_thread_seen() (thread.c) and rec_alloc_thread_exit()
+ *   (thread.c), and the built-ins call each other privately
+ *   (rec_locks_note_release/reacquire from sleep.c, rec_sampler_thread_seen
+ *   from lock_wrap.c, sleep.c and stack_capture.c), all declared in
+ *   stack_internal.h.
  *
  * Thread buffer ring (producer = the emitting thread, consumer = the
  * recorder's background thread):

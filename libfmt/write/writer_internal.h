@@ -14,6 +14,12 @@
  * transcodes ticks to Time_Delta into w->events, marks every referenced
  * pool entry with the chunk's mark, closes the marks over the pool
  * references, and writes header + sections with one sink write.
+ *
+ * ARCHITECTURE of libfmt/write/: it may call common/ (varints, CRC,
+ * codecs, buffers) and nothing else of libfmt; it knows pools, records and
+ * chunks, not threads of a process or recorders.  Its users (the recorder,
+ * the tools, the tests' generators) call only rec/rec.h's rec_writer_*; this
+ * header is for write/'s own files and the writer's own unit tests.
  */
 #ifndef LIBREC_WRITER_INTERNAL_H
 #define LIBREC_WRITER_INTERNAL_H
