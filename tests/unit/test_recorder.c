@@ -1230,6 +1230,40 @@ static void t_periodic(void **state)
 	rb_free(&rb);
 }
 
+/* ---- rec_recorder_set_periodic ------------------------------------------------------------------ */
+static void count_cb(rec_recorder *r, void *opaque)
+{
+	(void)r;
+	__atomic_add_fetch((uint64_t *)opaque, 1, __ATOMIC_ACQ_REL);
+}
+
+static void t_set_periodic(void **state)
+{
+	(void)state;
+	char path[300];
+	tmp_path(path, sizeof path, "setper.rec");
+	rec_recorder_options o = REC_RECORDER_OPTIONS_INIT;
+	o.flush_interval_ms = 10;
+	rec_recorder *r = open_rec(path, &o);
+	uint64_t n = 0, other = 0;
+	/* an hour: it would not run before close */
+	assert_int_equal(rec_recorder_add_periodic(r, count_cb, &n, 3600000), REC_OK);
+	sleep_ms(50);
+	assert_int_equal(__atomic_load_n(&n, __ATOMIC_ACQUIRE), 0);
+	assert_int_equal(rec_recorder_set_periodic(r, count_cb, &n, 10), REC_OK);
+	for (int i = 0; i < 1000 && __atomic_load_n(&n, __ATOMIC_ACQUIRE) < 2; i++)
+		sleep_ms(10);
+	assert_true(__atomic_load_n(&n, __ATOMIC_ACQUIRE) >= 2);
+	/* only the callback added with that opaque; arguments checked */
+	assert_int_equal(rec_recorder_set_periodic(r, count_cb, &other, 10), REC_ERR_STATE);
+	assert_int_equal(rec_recorder_set_periodic(r, periodic_cb, &n, 10), REC_ERR_STATE);
+	assert_int_equal(rec_recorder_set_periodic(r, count_cb, &n, 0), REC_ERR_INVALID_ARG);
+	assert_int_equal(rec_recorder_set_periodic(r, NULL, &n, 10), REC_ERR_INVALID_ARG);
+	assert_int_equal(rec_recorder_set_periodic(NULL, count_cb, &n, 10), REC_ERR_INVALID_ARG);
+	assert_int_equal(rec_recorder_close(r), REC_OK);
+	assert_int_equal(other, 0);
+}
+
 /* ---- emitting from a signal handler ---------------------------------------------------------- */
 static rec_event_type *g_sig_type;
 static int g_sig_result;
@@ -1446,6 +1480,7 @@ int main(void)
 		cmocka_unit_test(t_default),       cmocka_unit_test(t_options_parse),
 		cmocka_unit_test(t_rejected),      cmocka_unit_test(t_undefined_refs),
 		cmocka_unit_test(t_periodic),
+		cmocka_unit_test(t_set_periodic),
 		cmocka_unit_test(t_signal),        cmocka_unit_test(t_deterministic),
 	};
 	int rc = cmocka_run_group_tests(tests, NULL, NULL);
