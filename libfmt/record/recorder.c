@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * recorder.c - the recorder core: open/close, the default recorder, event
- * types and their settings, thread registration (TLS buffers, rec.ThreadStart
- * / rec.ThreadEnd), string and stack interning, the background thread that
- * drains the thread buffers into the chunk writer, flight-recorder mode and
- * fork handling.
+ * recorder.c - the recorder's lifecycle: open (in steps, see
+ * rec_recorder_open), close, flush and dump, the default recorder and its
+ * listeners, periodic callbacks, stats, the built-in types it registers.
+ * The other concerns of the core are beside it (recorder_internal.h,
+ * ARCHITECTURE): types.c, intern.c, thread.c, ring.c, output.c, bg.c and
+ * the stack_*.c files.
  *
  * Close protocol (why a late emit never touches freed memory and every
  * accepted event is accounted for):
