@@ -9,7 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "rec/locks.h"
+#include "rec/lock_graph.h"
 #include "rec/stacks.h"
 #include "fuzz.h"
 

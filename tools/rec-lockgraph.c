@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * rec-lockgraph - the wait-for graph or the lock-order graph of a recording
- * (rec.LockWait, rec.LockOrder; analysis in libfmt/analysis/locks.c), built
+ * (rec.LockWait, rec.LockOrder; analysis in libfmt/analysis/lock_graph.c), built
  * with Graphviz's libcgraph and written as DOT (agwrite) or rendered with
  * libgvc (dot layout) to SVG, PNG or PDF.  Lock-order cycles (potential
  * deadlocks) are coloured red and listed on stderr with the threads and
@@ -20,7 +20,7 @@
 
 #include "common/cli.h"
 #include "common/tools.h"
-#include "rec/locks.h"
+#include "rec/lock_graph.h"
 #include "rec/rec.h"
 
 /* ---- cgraph helpers (G4: the headers take char *; values are copied) --------------- */

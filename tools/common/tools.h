@@ -17,7 +17,7 @@
 #define REC_TOOLS_TOOLS_H
 
 #include "cli.h"
-#include "rec/locks.h"
+#include "rec/lock_graph.h"
 #include "rec/stacks.h"
 
 /* ---- rec-print ---- */

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * locks.h - lock analyses of recordings (what rec-lockgraph draws), built on
+ * lock_graph.h - lock analyses of recordings (what rec-lockgraph draws), built on
  * the public reader API of rec.h only.
  *
  *   rec_lockgraph *g;
@@ -22,8 +22,8 @@
  * Memory is proportional to the distinct threads, locks and edges, not to
  * the events.  One graph is used by one thread at a time.
  */
-#ifndef LIBREC_LOCKS_H
-#define LIBREC_LOCKS_H
+#ifndef LIBREC_LOCK_GRAPH_H
+#define LIBREC_LOCK_GRAPH_H
 
 #include <stdbool.h>
 
@@ -168,4 +168,4 @@ REC_API const char *rec_lockgraph_errmsg(const rec_lockgraph *g);
 #ifdef __cplusplus
 }
 #endif
-#endif /* LIBREC_LOCKS_H */
+#endif /* LIBREC_LOCK_GRAPH_H */

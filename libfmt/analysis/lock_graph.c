@@ -1,12 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * locks.c - the wait-for graph and the lock-order graph of a recording
+ * lock_graph.c - the wait-for graph and the lock-order graph of a recording
  * (rec.LockWait, rec.LockOrder), with lock-order cycle detection.  See
- * rec/locks.h.  Uses only the public reader API; events are aggregated into
+ * rec/lock_graph.h.  Uses only the public reader API; events are aggregated into
  * hash maps as they come, so memory follows distinct locks, threads and
  * edges, not events.
  */
-#include "rec/locks.h"
+#include "rec/lock_graph.h"
 
 #include <fnmatch.h>
 #include <inttypes.h>
