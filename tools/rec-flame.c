@@ -3,7 +3,7 @@
  * rec-flame - flame graphs from a recording: collapsed stacks ("root;...;leaf
  * weight", the input of flamegraph.pl, speedscope and inferno) or a
  * self-contained interactive HTML page.  Stacks are aggregated by the
- * library (rec/stacks.h) while the recording streams by.
+ * library (rec/stack_agg.h) while the recording streams by.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -14,7 +14,7 @@
 #include "common/cli.h"
 #include "common/tools.h"
 #include "rec/rec.h"
-#include "rec/stacks.h"
+#include "rec/stack_agg.h"
 
 #include "flame_html.h"
 

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * stacks.h - stack aggregation: the weighted call tree behind flame graphs,
+ * stack_agg.h - stack aggregation: the weighted call tree behind flame graphs,
  * built from events read with rec.h's reader.  Streaming: memory grows with
  * the number of distinct stacks (and distinct frame names), never with the
  * number of events.
@@ -34,8 +34,8 @@
  *
  * One aggregation is used by one thread at a time.
  */
-#ifndef LIBREC_STACKS_H
-#define LIBREC_STACKS_H
+#ifndef LIBREC_STACK_AGG_H
+#define LIBREC_STACK_AGG_H
 
 #include "rec/rec.h"
 
@@ -163,4 +163,4 @@ REC_API const char *rec_stackagg_errmsg(const rec_stackagg *a);
 #ifdef __cplusplus
 }
 #endif
-#endif /* LIBREC_STACKS_H */
+#endif /* LIBREC_STACK_AGG_H */

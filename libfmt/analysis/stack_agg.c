@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * stacks.c - stack aggregation (see rec/stacks.h): a tree of interned frame
+ * stack_agg.c - stack aggregation (see rec/stack_agg.h): a tree of interned frame
  * names with a self weight per node and two columns, fed from reader events.
  *
  * Cost per event: one lookup in a per-run cache keyed by (stack id, thread
@@ -10,7 +10,7 @@
  * and the path walked.  Memory: the tree (one node per distinct path
  * prefix), the names, and the cache (distinct stacks of one run).
  */
-#include "rec/stacks.h"
+#include "rec/stack_agg.h"
 
 #include <regex.h>
 #include <stdarg.h>
