@@ -1,11 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * counters.c - counter totals over runs and restarts (rec/archive.h): per
+ * counters.c - counter totals over runs and restarts (rec/counters.h): per
  * rec.Counter name, the sum over runs of what each run counted from its
  * first sample (the counter's start), with wraps and resets (drops within a
  * run).  Uses only the public reader API.
  */
 #include "rec/archive.h"
+#include "rec/counters.h"
 
 #include <stdbool.h>
 #include <stdlib.h>

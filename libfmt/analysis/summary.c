@@ -7,6 +7,7 @@
  * records only when REC_SUMMARY_COUNTERS asks for counter totals.
  */
 #include "rec/analysis.h"
+#include "rec/archive.h"
 
 #include <stdbool.h>
 #include <stdio.h>

@@ -23,6 +23,7 @@
 
 #include "common/common_internal.h"
 #include "rec/archive.h"
+#include "rec/counters.h"
 #include "rec/rec.h"
 
 typedef struct membuf {

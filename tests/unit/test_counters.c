@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * test_counters.c - counter totals over runs and restarts (rec/archive.h):
+ * test_counters.c - counter totals over runs and restarts (rec/counters.h):
  * five runs of a service written with the real writer into one real file
  * (a crash loop: four runs end without a FINAL chunk), a reset inside a run,
  * two counters, runs in any file order; and rec_reader_chunk_write() copying
@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "rec/archive.h"
+#include "rec/counters.h"
 #include "rec/rec.h"
 
 #include "../lib/counter_runs.h"

@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "rec/archive.h"
+#include "rec/counters.h"
 #include "rec/metrics.h"
 #include "rec/rec.h"
 #include "rec/recorder.h"

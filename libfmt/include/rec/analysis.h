@@ -7,13 +7,13 @@
  * METADATA and STATS alone (no event is decompressed unless verification is
  * asked for): runs and restarts, per-type counts and bytes, totals, and the
  * problems the reader met.  With REC_SUMMARY_COUNTERS also the totals of
- * rec.Counter counters (rec/archive.h): only the rec.Counter records of the
+ * rec.Counter counters (rec/counters.h): only the rec.Counter records of the
  * chunks that have some are decoded.
  */
 #ifndef LIBREC_ANALYSIS_H
 #define LIBREC_ANALYSIS_H
 
-#include "rec/archive.h"
+#include "rec/counters.h"
 #include "rec/rec.h"
 
 #ifdef __cplusplus
