@@ -10,7 +10,7 @@
 #include <stdlib.h>
 
 #include "rec/lock_graph.h"
-#include "rec/stacks.h"
+#include "rec/stack_agg.h"
 #include "fuzz.h"
 
 static void read_stacks(rec_stackagg *a)

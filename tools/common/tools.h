@@ -18,7 +18,7 @@
 
 #include "cli.h"
 #include "rec/lock_graph.h"
-#include "rec/stacks.h"
+#include "rec/stack_agg.h"
 
 /* ---- rec-print ---- */
 typedef struct rec_print_opts {
