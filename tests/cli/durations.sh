@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The duration and offset options of the tools that share the duration parser
-# (rec_parse_duration, libfmt/common/duration.c, through tools/common/cli.c's
+# (rec_parse_duration, libfmt/common/duration.c, through tools/common/parse.c's
 # rec_cli_parse_duration): rec-lockgraph --min-wait, --from, --to and
 # rec-flame --from, --to, and the recorder's REC_OPTIONS threshold=.  Units
 # ns, us, ms, s, m, min and h (a fraction allowed, a bare number is seconds)

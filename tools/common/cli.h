@@ -2,7 +2,9 @@
 /*
  * cli.h - what every rec-* tool shares: messages and exit codes, option
  * parsing, a fast buffered stdout, JSON escaping and small JSON helpers,
- * human formatting of durations, sizes and wall-clock times.
+ * human formatting of durations, sizes and wall-clock times.  The one
+ * header the tools include; each section below names the file that
+ * implements it (tools/common/).
  *
  * Conventions (STYLE.md, "CLI conventions"):
  *   - stdout carries data only; every diagnostic goes to stderr prefixed by
@@ -37,7 +39,7 @@
 #define REC_CLI_NORETURN
 #endif
 
-/* ---- messages and exit codes ------------------------------------------- */
+/* ---- messages and exit codes (msgs.c) -------------------------------------- */
 
 /* Set the tool name used as message prefix (basename of argv[0] is NOT used:
  * messages always name the tool as installed, e.g. "rec-print").  Also gives
@@ -71,7 +73,7 @@ REC_CLI_NORETURN void rec_cli_version(void);
 /* Write text to stdout and exit 0 (after a checked close): for --help. */
 REC_CLI_NORETURN void rec_cli_help(const char *text);
 
-/* Flush the fast buffer, then check ferror(stdout) and fclose(stdout).
+/* (out.c) Flush the fast buffer, then check ferror(stdout) and fclose(stdout).
  * Returns rc unchanged on success, REC_EXIT_DATA (after a message) if a
  * write failed.  Call it once, as "return rec_cli_finish(rc);". */
 int rec_cli_finish(int rc);
@@ -87,7 +89,7 @@ bool rec_cli_out_sync(void);
  * reports it once. */
 void rec_cli_out_failed(int err);
 
-/* ---- option parsing ----------------------------------------------------- */
+/* ---- option parsing (options.c; the values in parse.c) ---------------------- */
 
 /* getopt_long() that turns its errors into usage errors (exit 2) with a
  * message naming the option.  Returns the option as getopt_long does, -1 at
@@ -135,7 +137,7 @@ void *rec_cli_xmalloc(size_t n);
 void *rec_cli_xrealloc(void *p, size_t n);
 char *rec_cli_xstrdup(const char *s);
 
-/* ---- fast buffered stdout ------------------------------------------------ */
+/* ---- fast buffered stdout (out.c) ------------------------------------------- */
 /* A 1 MiB buffer flushed with fwrite(); much cheaper per call than stdio
  * when a tool writes millions of small pieces.  Do not mix with printf on
  * stdout without rec_out_flush() first. */
@@ -184,7 +186,7 @@ void rec_out_u64(uint64_t v);
 void rec_out_i64(int64_t v);
 void rec_out_hex(uint64_t v); /* "0x1a2b" */
 
-/* ---- JSON ---------------------------------------------------------------- */
+/* ---- JSON (json.c) ---------------------------------------------------------- */
 /* Write s (len bytes) as a JSON string with quotes: '"' and '\\' escaped,
  * every control character (< 0x20 and 0x7F) as \u00XX, valid UTF-8 passed
  * through, each byte of invalid UTF-8 replaced by U+FFFD.  The same escaping
@@ -229,7 +231,7 @@ void rec_json_end(rec_json *j);
 void rec_json_problem(rec_json *j, bool with_file, const char *file, int64_t chunk,
 		      uint64_t offset, rec_status status, const char *message);
 
-/* ---- human formatting ---------------------------------------------------- */
+/* ---- human formatting (human.c) --------------------------------------------- */
 /* All write a NUL-terminated string into buf (cap >= 48) and return its length. */
 /* "850 ns", "12.300 us", "1.502 ms", "12.345 s" (negative values get '-'). */
 size_t rec_fmt_duration(char *buf, int64_t ns);

@@ -1,0 +1,166 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * human.c - human formatting (cli.h, "human formatting"): durations, sizes,
+ * wall-clock and ISO 8601 times.
+ */
+#include "cli.h"
+
+#include <time.h>
+
+size_t rec_fmt_duration(char *buf, int64_t ns)
+{
+	char *p = buf;
+	uint64_t v;
+	if (ns < 0) {
+		*p++ = '-';
+		v = (uint64_t)0 - (uint64_t)ns;
+	} else {
+		v = (uint64_t)ns;
+	}
+	if (v < 1000) {
+		p += rec_fmt_u64(p, v);
+		memcpy(p, " ns", 4);
+		return (size_t)(p + 3 - buf);
+	}
+	/* Three decimals of the largest unit that keeps the integer part >= 1,
+	 * rounded half up; a rounding that reaches 1000 moves to the next unit. */
+	static const struct { uint64_t div; const char *name; } units[] = {
+		{ 1000ull, " us" }, { 1000000ull, " ms" }, { 1000000000ull, " s" },
+	};
+	int u = v < 1000000ull ? 0 : v < 1000000000ull ? 1 : 2;
+	uint64_t milli = (v + units[u].div / 2000) / (units[u].div / 1000); /* value * 1000 */
+	if (u < 2 && milli >= 1000000) {
+		u++;
+		milli = (v + units[u].div / 2000) / (units[u].div / 1000);
+	}
+	p += rec_fmt_u64(p, milli / 1000);
+	*p++ = '.';
+	unsigned f = (unsigned)(milli % 1000);
+	*p++ = (char)('0' + f / 100);
+	*p++ = (char)('0' + f / 10 % 10);
+	*p++ = (char)('0' + f % 10);
+	size_t ul = strlen(units[u].name);
+	memcpy(p, units[u].name, ul + 1);
+	return (size_t)(p + ul - buf);
+}
+
+size_t rec_fmt_bytes(char *buf, uint64_t bytes)
+{
+	if (bytes < 1024) {
+		size_t n = rec_fmt_u64(buf, bytes);
+		memcpy(buf + n, bytes == 1 ? " byte" : " bytes", bytes == 1 ? 6 : 7);
+		return n + (bytes == 1 ? 5 : 6);
+	}
+	static const char *const units[] = { "KiB", "MiB", "GiB", "TiB", "PiB", "EiB" };
+	double v = (double)bytes / 1024.0;
+	int u = 0;
+	while (v >= 1023.95 && u < 5) {
+		v /= 1024.0;
+		u++;
+	}
+	int n = snprintf(buf, 48, "%.1f %s", v, units[u]);
+	return n > 0 ? (size_t)n : 0;
+}
+
+/* Cache of the last second formatted: events come in bursts within one
+ * second, and localtime_r() is the expensive part. */
+typedef struct wall_cache {
+	int64_t sec;
+	bool valid;
+	char hms[16];   /* "10:14:03" */
+	char date[16];  /* "2026-12-02" */
+	char zone[16];  /* "Z" or "+01:00" */
+} wall_cache;
+static wall_cache g_wall;
+
+static void wall_split(int64_t epoch_ns, int64_t *sec, uint32_t *nsec)
+{
+	int64_t s = epoch_ns / 1000000000;
+	int64_t r = epoch_ns % 1000000000;
+	if (r < 0) {
+		r += 1000000000;
+		s--;
+	}
+	*sec = s;
+	*nsec = (uint32_t)r;
+}
+
+static void wall_fill(int64_t sec)
+{
+	if (g_wall.valid && g_wall.sec == sec)
+		return;
+	time_t t = (time_t)sec;
+	struct tm tm;
+	if (!localtime_r(&t, &tm)) {
+		memset(&tm, 0, sizeof tm);
+		tm.tm_year = 70;
+		tm.tm_mday = 1;
+	}
+	snprintf(g_wall.hms, sizeof g_wall.hms, "%02d:%02d:%02d", tm.tm_hour % 100, tm.tm_min % 100,
+		 tm.tm_sec % 100);
+	long long year = (long long)tm.tm_year + 1900;
+	if (year < 0 || year > 9999)
+		year = year < 0 ? 0 : 9999;
+	snprintf(g_wall.date, sizeof g_wall.date, "%04lld-%02d-%02d", year, (tm.tm_mon + 1) % 100,
+		 tm.tm_mday % 100);
+	long off = tm.tm_gmtoff;
+	if (off == 0) {
+		strcpy(g_wall.zone, "Z");
+	} else {
+		char sign = off < 0 ? '-' : '+';
+		if (off < 0)
+			off = -off;
+		snprintf(g_wall.zone, sizeof g_wall.zone, "%c%02ld:%02ld", sign, (off / 3600) % 100,
+			 (off / 60) % 60);
+	}
+	g_wall.sec = sec;
+	g_wall.valid = true;
+}
+
+static char *put_nanos(char *p, uint32_t nsec)
+{
+	for (int i = 8; i >= 0; i--) {
+		p[i] = (char)('0' + nsec % 10);
+		nsec /= 10;
+	}
+	return p + 9;
+}
+
+size_t rec_fmt_wall(char *buf, int64_t epoch_ns)
+{
+	int64_t sec;
+	uint32_t nsec;
+	wall_split(epoch_ns, &sec, &nsec);
+	wall_fill(sec);
+	char *p = buf;
+	memcpy(p, g_wall.hms, 8);
+	p += 8;
+	*p++ = '.';
+	p = put_nanos(p, nsec);
+	*p++ = ' ';
+	*p++ = '(';
+	memcpy(p, g_wall.date, 10);
+	p += 10;
+	*p++ = ')';
+	*p = 0;
+	return (size_t)(p - buf);
+}
+
+size_t rec_fmt_iso(char *buf, int64_t epoch_ns)
+{
+	int64_t sec;
+	uint32_t nsec;
+	wall_split(epoch_ns, &sec, &nsec);
+	wall_fill(sec);
+	char *p = buf;
+	memcpy(p, g_wall.date, 10);
+	p += 10;
+	*p++ = 'T';
+	memcpy(p, g_wall.hms, 8);
+	p += 8;
+	*p++ = '.';
+	p = put_nanos(p, nsec);
+	size_t zl = strlen(g_wall.zone);
+	memcpy(p, g_wall.zone, zl + 1);
+	return (size_t)(p + zl - buf);
+}
