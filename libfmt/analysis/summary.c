@@ -243,37 +243,6 @@ static rec_summary_run *run_find(rec_summary *s, const rec_chunk_info *c, const 
 	return r;
 }
 
-/* Drop a leading "chunk C at offset O: " from a reader message: the problem
- * carries chunk and offset as fields. */
-static const char *strip_location(const char *msg, int64_t chunk, uint64_t offset)
-{
-	/* "chunk C at offset O: " or "at offset O: " (any O: the reader may
-	 * name the chunk's offset while the problem points into it). */
-	(void)chunk;
-	(void)offset;
-	const char *p = msg;
-	if (strncmp(p, "chunk ", 6) == 0) {
-		p += 6;
-		if (*p < '0' || *p > '9')
-			return msg;
-		while (*p >= '0' && *p <= '9')
-			p++;
-		if (*p != ' ')
-			return msg;
-		p++;
-	}
-	if (strncmp(p, "at offset ", 10) != 0)
-		return msg;
-	p += 10;
-	if (*p < '0' || *p > '9')
-		return msg;
-	while (*p >= '0' && *p <= '9')
-		p++;
-	if (p[0] != ':' || p[1] != ' ')
-		return msg;
-	return p + 2;
-}
-
 static bool add_problem(rec_summary *s, const char *file, const rec_problem *p, rec_status st)
 {
 	if (!grow((void **)&s->problems, &s->problem_cap, s->problem_count + 1, sizeof *s->problems))
@@ -283,9 +252,8 @@ static bool add_problem(rec_summary *s, const char *file, const rec_problem *p, 
 	q->chunk = p ? p->chunk : -1;
 	q->offset = p ? p->offset : 0;
 	q->status = (p && p->status) ? p->status : st;
-	q->message = str_save(s, (p && p->message && *p->message)
-					 ? strip_location(p->message, q->chunk, q->offset)
-					 : rec_strerror(q->status));
+	q->message = str_save(s, (p && p->message && *p->message) ? p->message
+								  : rec_strerror(q->status));
 	if (!q->message)
 		return false;
 	s->problem_count++;
@@ -558,9 +526,8 @@ rec_status rec_summary_add_reader(rec_summary *s, rec_reader *r, const char *nam
 		if (as == REC_ERR_LIMIT) {
 			char msg[160];
 			snprintf(msg, sizeof msg,
-				 "chunk %llu at offset %llu: not counted: its %llu events and %llu dropped "
+				 "not counted: its %llu events and %llu dropped "
 				 "would overflow a 64-bit total",
-				 (unsigned long long)c->index, (unsigned long long)c->offset,
 				 (unsigned long long)c->event_count,
 				 (unsigned long long)c->dropped_events);
 			rec_problem p = { REC_ERR_LIMIT, c->offset, (int64_t)c->index, msg };

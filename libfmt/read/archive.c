@@ -26,9 +26,8 @@ static rec_status sink_put(rec_reader *r, const rec_rchunk *c, const rec_sink *s
 	if (e != 0) {
 		errno = e < 0 ? -e : e;
 		return rec_rd_problem(r, REC_ERR_IO, c->info.offset, (int64_t)c->info.index,
-				      "chunk %llu at offset %llu: writing the copy failed: %s",
-				      (unsigned long long)c->info.index,
-				      (unsigned long long)c->info.offset, strerror(errno));
+				      "writing the copy failed: %s",
+				      strerror(errno));
 	}
 	return REC_OK;
 }
@@ -38,25 +37,23 @@ static rec_status header_bytes(rec_reader *r, rec_rchunk *c, uint8_t *hb)
 {
 	uint32_t hs = c->info.header_size;
 	const int64_t idx = (int64_t)c->info.index;
-	const unsigned long long off = (unsigned long long)c->info.offset;
 	if (r->src.seekable) {
 		size_t got = 0;
 		rec_status st = rec_src_read(&r->src, c->info.offset, hs, hb, &got);
 		if (st != REC_OK)
 			return rec_rd_problem(r, st, c->info.offset, idx,
-					      "chunk %lld at offset %llu: reading the header again failed: %s",
-					      (long long)idx, off, strerror(r->src.err));
+					      "reading the header again failed: %s",
+					      strerror(r->src.err));
 		if (got < hs)
 			return rec_rd_problem(r, REC_ERR_TRUNCATED, c->info.offset, idx,
-					      "chunk %lld at offset %llu: the input shrank under the reader",
-					      (long long)idx, off);
+					      "the input shrank under the reader");
 	} else {
 		/* A pipe cannot go back: re-encode, and use it only if it is
 		 * provably the same header (its checksum holds). */
 		if (hs != REC_HEADER_SIZE_V1)
 			return rec_rd_problem(r, REC_ERR_UNSUPPORTED, c->info.offset, idx,
-					      "chunk %lld at offset %llu: a %u-byte header cannot be copied from a pipe (give a file)",
-					      (long long)idx, off, hs);
+					      "a %u-byte header cannot be copied from a pipe (give a file)",
+					      hs);
 		rec_chunk_header h = c->h;
 		rec_chunk_header_encode(&h, hb);
 	}
@@ -65,8 +62,7 @@ static rec_status header_bytes(rec_reader *r, rec_rchunk *c, uint8_t *hb)
 	if (rec_chunk_header_decode(hb, hs, &chk, &msg) != REC_OK || chk.header_crc != c->h.header_crc ||
 	    chk.payload_size != c->h.payload_size || chk.payload_crc != c->h.payload_crc)
 		return rec_rd_problem(r, REC_ERR_CORRUPT, c->info.offset, idx,
-				      "chunk %lld at offset %llu: the header bytes %s",
-				      (long long)idx, off,
+				      "the header bytes %s",
 				      r->src.seekable ? "changed since they were read"
 						      : "cannot be rebuilt exactly from a pipe (give a file)");
 	return REC_OK;
@@ -232,9 +228,8 @@ REC_API rec_status rec_reader_chunk_events(rec_reader *r, const char *type_name,
 		st = rec_rd_decode_record(r, c, &p, &ticks, &ev, &known, false);
 		if (st != REC_OK)
 			return rec_rd_chunk_problem(r, c, st, c->secs[c->known[REC_SECTION_EVENTS]].hoff,
-						    "chunk %llu at offset %llu: section 8 (EVENTS): %s",
-						    (unsigned long long)c->info.index,
-						    (unsigned long long)c->info.offset, r->detail);
+						    "section 8 (EVENTS): %s",
+						    r->detail);
 		if (!known)
 			continue;
 		st = fn(opaque, &ev);

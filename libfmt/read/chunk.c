@@ -934,9 +934,8 @@ static rec_status check_plausible(rec_reader *r, rec_rchunk *c)
 	if (!why[0])
 		return REC_OK;
 	return rec_rd_chunk_problem(r, c, REC_ERR_CORRUPT, c->info.offset,
-				    "chunk %llu at offset %llu: implausible counts: %s",
-				    (unsigned long long)c->info.index,
-				    (unsigned long long)c->info.offset, why);
+				    "implausible counts: %s",
+				    why);
 }
 
 /* ---- payload ---------------------------------------------------------------------------- */
@@ -1015,9 +1014,8 @@ static rec_status check_payload(rec_reader *r, rec_rchunk *c)
 	uint32_t crc = rec_crc32c(0, c->payload, (size_t)c->h.payload_size);
 	if (crc != c->h.payload_crc)
 		return rec_rd_chunk_problem(r, c, REC_ERR_CORRUPT, c->info.offset,
-					    "chunk %llu at offset %llu: payload checksum mismatch (stored %08x, computed %08x)",
-					    (unsigned long long)c->info.index,
-					    (unsigned long long)c->info.offset, c->h.payload_crc, crc);
+					    "payload checksum mismatch (stored %08x, computed %08x)",
+					    c->h.payload_crc, crc);
 	c->payload_checked = true;
 	return REC_OK;
 }
@@ -1143,21 +1141,18 @@ good_header:;
 			r->at_end = true;
 		if (st == REC_ERR_UNSUPPORTED_VERSION)
 			return rec_rd_problem(r, st, off, idx,
-					      "chunk %lld at offset %llu: unsupported format version %u.%u",
-					      (long long)idx, (unsigned long long)off,
+					      "unsupported format version %u.%u",
 					      rec_le16(p + REC_HOFF_MAJOR), rec_le16(p + REC_HOFF_MINOR));
 		if (st == REC_ERR_UNSUPPORTED && p[REC_HOFF_CODEC] > REC_CODEC_LZ4)
 			return rec_rd_problem(r, st, off, idx,
-					      "chunk %lld at offset %llu: unknown codec %u",
-					      (long long)idx, (unsigned long long)off, p[REC_HOFF_CODEC]);
+					      "unknown codec %u",
+					      p[REC_HOFF_CODEC]);
 		if (st == REC_ERR_UNSUPPORTED)
 			return rec_rd_problem(r, st, off, idx,
-					      "chunk %lld at offset %llu: reserved header flags set (0x%08x)",
-					      (long long)idx, (unsigned long long)off,
+					      "reserved header flags set (0x%08x)",
 					      rec_le32(p + REC_HOFF_FLAGS) & REC_CHUNK_RESERVED_MASK);
 		return rec_rd_problem(r, st == REC_ERR_TRUNCATED ? REC_ERR_CORRUPT : st, off, idx,
-				      "chunk %lld at offset %llu: %s", (long long)idx,
-				      (unsigned long long)off, hmsg ? hmsg : "bad header");
+				      "%s", hmsg ? hmsg : "bad header");
 	}
 	if (ps > r->max_payload) {
 		/* The header is intact but its size cannot be used to step over
@@ -1174,9 +1169,9 @@ good_header:;
 		fmt_size(want, sizeof want, ps);
 		fmt_size(lim, sizeof lim, r->max_payload);
 		return rec_rd_problem(r, REC_ERR_LIMIT, off, idx,
-				      "chunk %lld at offset %llu: Payload_Size %llu exceeds the limit %llu "
+				      "Payload_Size %llu exceeds the limit %llu "
 				      "(the chunk declares %s, over the %s payload limit); skipped %llu bytes",
-				      (long long)idx, (unsigned long long)off, (unsigned long long)ps,
+				      (unsigned long long)ps,
 				      (unsigned long long)r->max_payload, want, lim,
 				      (unsigned long long)(next - off));
 	}
@@ -1196,9 +1191,9 @@ good_header:;
 				r->stats.bytes_skipped += next - off;
 				r->pos = next;
 				return rec_rd_problem(r, REC_ERR_CORRUPT, off, idx,
-						      "chunk %lld at offset %llu: Payload_Size %llu runs past the end of the input "
+						      "Payload_Size %llu runs past the end of the input "
 						      "(%llu bytes left) but a chunk header follows at offset %llu; skipped %llu bytes",
-						      (long long)idx, (unsigned long long)off, (unsigned long long)ps,
+						      (unsigned long long)ps,
 						      (unsigned long long)(r->src.size - off - hs),
 						      (unsigned long long)next, (unsigned long long)(next - off));
 			}

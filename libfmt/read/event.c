@@ -225,9 +225,8 @@ width:
 static rec_status record_problem(rec_reader *r, rec_rchunk *c, rec_status st)
 {
 	const rec_rsec *s = &c->secs[c->known[REC_SECTION_EVENTS]];
-	return rec_rd_chunk_problem(r, c, st, s->hoff, "chunk %llu at offset %llu: section 8 (EVENTS): %s",
-				    (unsigned long long)c->info.index,
-				    (unsigned long long)c->info.offset, r->detail);
+	return rec_rd_chunk_problem(r, c, st, s->hoff, "section 8 (EVENTS): %s",
+				    r->detail);
 }
 
 static rec_status next_event_file_order(rec_reader *r, rec_event *ev)
@@ -306,7 +305,6 @@ REC_API rec_status rec_reader_verify_chunk(rec_reader *r)
 		return st;
 	const rec_chunk_info *ci = &c->info;
 	const int64_t idx = (int64_t)ci->index;
-	const unsigned long long coff = (unsigned long long)ci->offset;
 
 	/* Every known section decodes (the others were decoded by loading). */
 	uint64_t raw_sum = 0;
@@ -314,8 +312,8 @@ REC_API rec_status rec_reader_verify_chunk(rec_reader *r)
 		raw_sum += c->secs[i].raw;
 	if (raw_sum != c->h.raw_size)
 		return rec_rd_problem(r, REC_ERR_CORRUPT, ci->offset, idx,
-				      "chunk %lld at offset %llu: header Raw_Size %llu differs from the sections' sum %llu",
-				      (long long)idx, coff, (unsigned long long)c->h.raw_size,
+				      "header Raw_Size %llu differs from the sections' sum %llu",
+				      (unsigned long long)c->h.raw_size,
 				      (unsigned long long)raw_sum);
 
 	/* Decode every event with a private cursor. */
@@ -337,8 +335,8 @@ REC_API rec_status rec_reader_verify_chunk(rec_reader *r)
 		if (st != REC_OK) {
 			free(seen);
 			return rec_rd_problem(r, st, c->secs[c->known[REC_SECTION_EVENTS]].hoff, idx,
-					      "chunk %lld at offset %llu: section 8 (EVENTS): %s",
-					      (long long)idx, coff, r->detail);
+					      "section 8 (EVENTS): %s",
+					      r->detail);
 		}
 		n++;
 		uint64_t bytes = (uint64_t)(p - rec);
@@ -422,7 +420,7 @@ REC_API rec_status rec_reader_verify_chunk(rec_reader *r)
 	free(seen);
 	if (what)
 		return rec_rd_problem(r, REC_ERR_CORRUPT, c->secs[c->known[REC_SECTION_STATS]].hoff, idx,
-				      "chunk %lld at offset %llu: statistics do not match the events: %s",
-				      (long long)idx, coff, what);
+				      "statistics do not match the events: %s",
+				      what);
 	return REC_OK;
 }

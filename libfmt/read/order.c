@@ -74,9 +74,8 @@ static rec_oent *sort_ents(rec_oent *a, rec_oent *aux, size_t n)
 static rec_status chunk_problem(rec_reader *r, rec_rchunk *c, rec_status st)
 {
 	const rec_rsec *s = &c->secs[c->known[REC_SECTION_EVENTS]];
-	return rec_rd_chunk_problem(r, c, st, s->hoff, "chunk %llu at offset %llu: section 8 (EVENTS): %s",
-				    (unsigned long long)c->info.index,
-				    (unsigned long long)c->info.offset, r->detail);
+	return rec_rd_chunk_problem(r, c, st, s->hoff, "section 8 (EVENTS): %s",
+				    r->detail);
 }
 
 /* First pass over a chunk's records (framing, timestamps, known types),
@@ -353,9 +352,8 @@ rec_status rec_rd_order_next(rec_reader *r, rec_event *ev)
 				char detail[sizeof(r->detail)];
 				memcpy(detail, r->detail, sizeof detail);
 				rec_rd_problem(r, REC_ERR_CORRUPT, s->hoff, (int64_t)c->info.index,
-					       "chunk %llu at offset %llu: section 8 (EVENTS): %s",
-					       (unsigned long long)c->info.index,
-					       (unsigned long long)c->info.offset, detail);
+					       "section 8 (EVENTS): %s",
+					       detail);
 				r->stats.chunks_damaged++;
 				c->damaged = true;
 				o->pending = c;

@@ -63,37 +63,6 @@ void rec_cli_file_error(const char *file, const char *fmt, ...)
 	fputc('\n', ERR);
 }
 
-/* The reader's messages may already start with "chunk C at offset O: ";
- * the tool prints that location itself, so drop it from the message. */
-static const char *strip_location(const char *msg, int64_t chunk, uint64_t offset)
-{
-	/* "chunk C at offset O: " or "at offset O: " (any O: the reader may
-	 * name the chunk's offset while the problem points into it). */
-	(void)chunk;
-	(void)offset;
-	const char *p = msg;
-	if (strncmp(p, "chunk ", 6) == 0) {
-		p += 6;
-		if (*p < '0' || *p > '9')
-			return msg;
-		while (*p >= '0' && *p <= '9')
-			p++;
-		if (*p != ' ')
-			return msg;
-		p++;
-	}
-	if (strncmp(p, "at offset ", 10) != 0)
-		return msg;
-	p += 10;
-	if (*p < '0' || *p > '9')
-		return msg;
-	while (*p >= '0' && *p <= '9')
-		p++;
-	if (p[0] != ':' || p[1] != ' ')
-		return msg;
-	return p + 2;
-}
-
 void rec_cli_problem(const char *file, const rec_problem *p, rec_status status)
 {
 	if (!p || !p->message || !*p->message) {
@@ -107,7 +76,7 @@ void rec_cli_problem(const char *file, const rec_problem *p, rec_status status)
 			fprintf(ERR, "%s: %s: %s\n", g_tool, file, rec_strerror(status));
 		return;
 	}
-	const char *msg = strip_location(p->message, p->chunk, p->offset);
+	const char *msg = p->message; /* what went wrong; chunk and offset are fields */
 	if (p->chunk >= 0)
 		fprintf(ERR, "%s: %s: chunk %" PRId64 " at offset %" PRIu64 ": %s\n", g_tool, file,
 			p->chunk, p->offset, msg);

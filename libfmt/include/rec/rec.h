@@ -379,7 +379,8 @@ typedef struct rec_problem {
 	rec_status status;
 	uint64_t offset;      /* byte offset in the file */
 	int64_t chunk;        /* chunk index (0-based, in file order) or -1 */
-	const char *message;  /* e.g. "payload checksum mismatch"; borrowed */
+	const char *message;  /* what went wrong, e.g. "payload checksum mismatch" (the
+			       * location is chunk and offset, not in the text); borrowed */
 } rec_problem;
 
 /*! rec_reader_problem() : the problem behind the last error returned by
