@@ -7,6 +7,7 @@
  * edges, not events.
  */
 #include "rec/lock_graph.h"
+#include "common/common_internal.h"
 
 #include <fnmatch.h>
 #include <inttypes.h>
@@ -358,15 +359,7 @@ void rec_lockgraph_close(rec_lockgraph *g)
 /* Grow an array of elements of size sz to hold n + 1. */
 static bool grow(void **arr, size_t *cap, size_t n, size_t sz)
 {
-	if (n < *cap)
-		return true;
-	size_t nc = *cap ? *cap * 2 : 64;
-	void *p = realloc(*arr, nc * sz);
-	if (!p)
-		return false;
-	*arr = p;
-	*cap = nc;
-	return true;
+	return rec_array_grow(arr, cap, n + 1, sz, 64);
 }
 
 /* ---- events ---------------------------------------------------------------------- */

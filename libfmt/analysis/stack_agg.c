@@ -11,6 +11,7 @@
  * prefix), the names, and the cache (distinct stacks of one run).
  */
 #include "rec/stack_agg.h"
+#include "common/common_internal.h"
 
 #include <regex.h>
 #include <stdarg.h>
@@ -124,20 +125,7 @@ static rec_status fail(rec_stackagg *a, rec_status st, const char *fmt, ...)
 
 static bool grow(void **arr, size_t *cap, size_t need, size_t elem)
 {
-	if (need <= *cap)
-		return true;
-	size_t nc = *cap ? *cap : 16;
-	while (nc < need) {
-		if (nc > SIZE_MAX / 4 / elem)
-			return false;
-		nc *= 2;
-	}
-	void *p = realloc(*arr, nc * elem);
-	if (!p)
-		return false;
-	*arr = p;
-	*cap = nc;
-	return true;
+	return rec_array_grow(arr, cap, need, elem, 16);
 }
 
 static inline uint64_t mix64(uint64_t x)

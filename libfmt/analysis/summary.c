@@ -8,6 +8,7 @@
  */
 #include "rec/analysis.h"
 #include "rec/archive.h"
+#include "common/common_internal.h"
 
 #include <stdbool.h>
 #include <stdio.h>
@@ -102,20 +103,7 @@ static const char *str_save(rec_summary *s, const char *p)
 
 static bool grow(void **arr, size_t *cap, size_t need, size_t elem)
 {
-	if (need <= *cap)
-		return true;
-	size_t nc = *cap ? *cap : 8;
-	while (nc < need) {
-		if (nc > SIZE_MAX / 2 / elem)
-			return false;
-		nc *= 2;
-	}
-	void *p = realloc(*arr, nc * elem);
-	if (!p)
-		return false;
-	*arr = p;
-	*cap = nc;
-	return true;
+	return rec_array_grow(arr, cap, need, elem, 8);
 }
 
 rec_status rec_summary_open(rec_summary **out)

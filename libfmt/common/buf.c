@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * buf.c - the growable byte buffer of common_internal.h.
+ * buf.c - the growable byte buffer and the growable arrays of
+ * common_internal.h.
  */
 #include <stdlib.h>
 
@@ -53,5 +54,23 @@ bool rec_buf_lenbytes(rec_buf *b, const void *p, size_t n)
 	if (n)
 		memcpy(b->data + b->len, p, n);
 	b->len += n;
+	return true;
+}
+
+bool rec_array_grow(void **arr, size_t *cap, size_t need, size_t elem, size_t first)
+{
+	if (need <= *cap)
+		return true;
+	size_t nc = *cap ? *cap : first;
+	while (nc < need) {
+		if (nc > SIZE_MAX / 2 / elem)
+			return false;
+		nc *= 2;
+	}
+	void *p = realloc(*arr, nc * elem);
+	if (!p)
+		return false;
+	*arr = p;
+	*cap = nc;
 	return true;
 }

@@ -2,7 +2,8 @@
 /*
  * common_internal.h - the encoding pieces shared by the writer and the
  * reader: little-endian access, LEB128 varints, zigzag, CRC32C, codecs,
- * a growable byte buffer and the chunk/section header layouts.  Written once;
+ * a growable byte buffer and growable arrays, and the chunk/section header
+ * layouts.  Written once;
  * a second varint decoder anywhere else is a defect.  Never installed.
  */
 #ifndef LIBREC_COMMON_INTERNAL_H
@@ -73,6 +74,13 @@ static inline bool rec_varint_get(const uint8_t **pp, const uint8_t *end, uint64
 /* rec_crc32c(0, buf, len) is the CRC of buf; pass a previous result as crc
  * to continue over more bytes.  Uses SSE4.2 when the CPU has it. */
 uint32_t rec_crc32c(uint32_t crc, const void *buf, size_t len);
+
+/* ---- growable arrays ------------------------------------------------------ */
+/* Make *arr (of *cap elements of elem bytes) hold at least need elements:
+ * the capacity starts at first (when 0) and doubles.  false on allocation
+ * failure or size overflow (*arr and *cap unchanged).  The one growth helper
+ * of the analyses (stack aggregation, lock graph, summary). */
+bool rec_array_grow(void **arr, size_t *cap, size_t need, size_t elem, size_t first);
 
 /* ---- growable byte buffer ----------------------------------------------- */
 typedef struct rec_buf {
