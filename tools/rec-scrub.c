@@ -490,13 +490,10 @@ int main(int argc, char **argv)
 	    si.st_dev == so.st_dev && si.st_ino == so.st_ino)
 		rec_cli_usage_error("OUT is the same file as IN");
 
-	rec_reader_options ro = REC_READER_OPTIONS_INIT;
-	ro.flags = REC_READ_VERIFY;
-	rec_reader *r = NULL;
-	errno = 0;
-	rec_status st = rec_reader_open_path(&r, in, &ro);
-	if (st != REC_OK) {
-		rec_cli_file_error(in, "%s", st == REC_ERR_IO && errno ? strerror(errno) : rec_strerror(st));
+	rec_status st;
+	const rec_cli_input input = { in, NULL, 0, NULL };
+	rec_reader *r = rec_cli_input_open(&input, REC_READ_VERIFY);
+	if (!r) {
 		return rec_cli_finish(REC_EXIT_DATA);
 	}
 	if (!rec_cli_outfile_open(&o.of, out)) {

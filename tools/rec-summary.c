@@ -701,22 +701,14 @@ int main(int argc, char **argv)
 	int opened = 0;
 	for (int i = optind; i < argc; i++) {
 		const char *path = argv[i];
-		rec_reader_options o = REC_READER_OPTIONS_INIT;
-		if (flags & REC_SUMMARY_VERIFY)
-			o.flags |= REC_READ_VERIFY;
-		rec_reader *r = NULL;
-		errno = 0;
-		rec_status st = rec_reader_open_path(&r, path, &o);
-		if (st != REC_OK) {
-			if (st == REC_ERR_IO && errno)
-				rec_cli_file_error(path, "%s", strerror(errno));
-			else
-				rec_cli_file_error(path, "%s", rec_strerror(st));
+		const rec_cli_input input = { path, NULL, 0, NULL };
+		rec_reader *r = rec_cli_input_open(&input, flags & REC_SUMMARY_VERIFY ? REC_READ_VERIFY : 0);
+		if (!r) {
 			rc = REC_EXIT_DATA;
 			continue;
 		}
 		opened++;
-		st = rec_summary_add_reader(s, r, path, flags);
+		rec_status st = rec_summary_add_reader(s, r, path, flags);
 		rec_reader_close(r);
 		if (st != REC_OK) {
 			rec_cli_file_error(path, "%s", rec_summary_errmsg(s));
