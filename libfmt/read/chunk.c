@@ -579,9 +579,8 @@ static rec_status read_section_table(rec_reader *r, rec_rchunk *c)
 					    (unsigned long long)at, (unsigned long long)ps);
 	if (front && fcrc != c->h.front_crc)
 		return rec_rd_chunk_problem(r, c, REC_ERR_CORRUPT, c->info.offset,
-					    "chunk %llu at offset %llu: front checksum mismatch (stored %08x, computed %08x)",
-					    (unsigned long long)c->info.index,
-					    (unsigned long long)c->info.offset, c->h.front_crc, fcrc);
+					    "front checksum mismatch (stored %08x, computed %08x)",
+					    c->h.front_crc, fcrc);
 	static const unsigned required[] = { REC_SECTION_METADATA, REC_SECTION_STATS,
 					     REC_SECTION_EVENTS };
 	for (size_t i = 0; i < 3; i++)
