@@ -126,7 +126,22 @@ EOF
 run segv;     check segv 139 11 4000 crash_here 10000
 run abort;    check abort 134 6 4000 - 10000
 run inemit;   check inemit 139 11 4000 crash_here 10000
-run inmalloc; check inmalloc 139 11 4000 crash_here 15000
+run inmalloc
+# Under ASan, malloc is the sanitizer's allocator: when the signal lands while
+# the crasher refills its cache, it holds that size class's lock for good, and
+# the background thread's first allocation in the same class blocks (seen in
+# about 1 run in 7: pool_grow's calloc of 3072 bytes, the class of the
+# hammer's 3016).  Then the handler's bounded wait runs out and the process
+# dies with what was written before, as crash.c documents for a crash that
+# holds the malloc lock: nothing here (the flush interval is 10 s).  glibc's
+# per-thread cache makes that case rare without ASan, where the whole check
+# must hold.
+if grep -q '^sanitizer_allocator=1' "$tmp/inmalloc.out" && [ "$secs_ms" -ge 1900 ] &&
+	! [ -s "$tmp/inmalloc.rec" ]; then
+	check inmalloc 139 0 0 - 15000 1900
+else
+	check inmalloc 139 11 4000 crash_here 15000
+fi
 run fresh;    check fresh 139 11 4000 crash_here 10000
 run flight;   check flight 139 11 4000 crash_here 10000
 # a SIGSEGV handler installed before the recorder gets the signal after it

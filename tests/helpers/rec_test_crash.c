@@ -200,6 +200,10 @@ static void *worker(void *arg)
 		crash_here();
 	} else if (strcmp(g_mode, "inmalloc") == 0) {
 		pthread_t h[3];
+#if defined(__SANITIZE_ADDRESS__)
+		printf("sanitizer_allocator=1\n"); /* malloc is ASan's (see recorder_crash.sh) */
+		fflush(stdout);
+#endif
 		mallopt(M_ARENA_MAX, 1);
 		for (int i = 0; i < 3; i++)
 			pthread_create(&h[i], NULL, hammer, NULL);
