@@ -371,21 +371,13 @@ static void out_bool(bool b)
 }
 
 /* The name of type id id in ev's chunk, NULL if it has no metadata for it. */
-static const char *chunk_type_name(const rec_event *ev, uint64_t id)
-{
-	for (uint32_t k = 0; k < ev->chunk->type_count; k++)
-		if (ev->chunk->types[k].id == id)
-			return ev->chunk->types[k].name;
-	return NULL;
-}
-
 /* rec.Dropped's type: the lost events' type name; "not known" for 0. */
 static const char *drop_type_name(const fmt_type *f, const rec_event *ev)
 {
 	if (f->drop_type < 0 || (uint32_t)f->drop_type >= ev->value_count ||
 	    !ev->values[f->drop_type].present || ev->values[f->drop_type].v.u == 0)
 		return NULL;
-	return chunk_type_name(ev, ev->values[f->drop_type].v.u);
+	return rec_cli_chunk_type_name(ev, ev->values[f->drop_type].v.u);
 }
 
 /* A string value, quoted and escaped as in JSON (also in the text output). */
@@ -447,7 +439,7 @@ static void out_value_text(const fmt_type *f, const fmt_field *ff, const rec_val
 		break;
 	}
 	case K_DROP_TYPE: {
-		const char *n = v->v.u ? chunk_type_name(ev, v->v.u) : NULL;
+		const char *n = v->v.u ? rec_cli_chunk_type_name(ev, v->v.u) : NULL;
 		if (n)
 			rec_out_str(n);
 		else if (v->v.u == 0)
@@ -516,7 +508,7 @@ static void out_name_json(const fmt_type *f, const fmt_field *ff, const rec_valu
 		n = v->present ? rec_drop_reason_name(v->v.u) : NULL;
 	} else {
 		REC_OUT_LIT(", \"typeName\": ");
-		n = v->present && v->v.u ? chunk_type_name(ev, v->v.u) : NULL;
+		n = v->present && v->v.u ? rec_cli_chunk_type_name(ev, v->v.u) : NULL;
 	}
 	(void)f;
 	if (n)

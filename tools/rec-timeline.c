@@ -13,11 +13,13 @@
 
 #include "common/cli.h"
 #include "common/tools.h"
+#include "rec/analysis.h"
 #include "rec/rec.h"
 
 /* ---- per-type cache ------------------------------------------------------------ */
 
-enum fkind { F_BOOL, F_U, F_I, F_HEX, F_F, F_STR, F_BLOB, F_TS, F_DUR, F_THREAD, F_STACK, F_UNKNOWN };
+enum fkind { F_BOOL, F_U, F_I, F_HEX, F_F, F_STR, F_BLOB, F_TS, F_DUR, F_THREAD, F_STACK, F_UNKNOWN,
+	     F_DROP_REASON, F_DROP_TYPE /* rec.Dropped's reason and type */ };
 enum ekind { E_SLICE, E_INSTANT, E_COUNTER, E_GAUGE, E_LOCK };
 
 typedef struct ttype {
@@ -96,6 +98,12 @@ static void ttype_compile(ttype *tt, const rec_event *ev)
 	for (uint32_t i = 0; i < t->field_count; i++) {
 		tt->fkind[i] = (uint8_t)field_kind(t->fields[i].type, t->fields[i].unit);
 		tt->key_json[i] = rec_cli_json_quoted(t->fields[i].name, ": ");
+		if (tt->fkind[i] == F_U && strcmp(name, "rec.Dropped") == 0 && t->fields[i].name) {
+			if (strcmp(t->fields[i].name, "reason") == 0)
+				tt->fkind[i] = F_DROP_REASON;
+			else if (strcmp(t->fields[i].name, "type") == 0)
+				tt->fkind[i] = F_DROP_TYPE;
+		}
 	}
 	tt->name_field = tt->value_field = tt->max_field = tt->addr_field = -1;
 	if (strcmp(name, "rec.Counter") == 0 || strcmp(name, "rec.Gauge") == 0) {
@@ -275,7 +283,7 @@ static void out_value(uint8_t kind, const rec_value *v, const rec_event *ev)
 		else
 			REC_OUT_LIT("false");
 		break;
-	case F_U: rec_out_u64(v->v.u); break;
+	case F_U: case F_DROP_REASON: case F_DROP_TYPE: rec_out_u64(v->v.u); break;
 	case F_I: rec_out_i64(v->v.i); break;
 	case F_HEX:
 		rec_out_char('"');
@@ -301,6 +309,24 @@ static void out_value(uint8_t kind, const rec_value *v, const rec_event *ev)
 	}
 }
 
+/* After rec.Dropped's reason and type, their names as rec-print --json
+ * gives them ("reasonName", "typeName"; null when not known). */
+static void out_drop_name(uint8_t kind, const rec_value *v, const rec_event *ev)
+{
+	const char *n = NULL;
+	if (kind == F_DROP_REASON) {
+		REC_OUT_LIT(", \"reasonName\": ");
+		n = v->present ? rec_drop_reason_name(v->v.u) : NULL;
+	} else {
+		REC_OUT_LIT(", \"typeName\": ");
+		n = v->present && v->v.u ? rec_cli_chunk_type_name(ev, v->v.u) : NULL;
+	}
+	if (n)
+		rec_out_json_string(n, strlen(n));
+	else
+		REC_OUT_LIT("null");
+}
+
 /* The fields (and the stack) as "key": value pairs, comma-separated. */
 static void out_fields(const ttype *tt, const rec_event *ev, bool first)
 {
@@ -311,6 +337,8 @@ static void out_fields(const ttype *tt, const rec_event *ev, bool first)
 		first = false;
 		rec_out_str(tt->key_json[i]);
 		out_value(tt->fkind[i], &ev->values[i], ev);
+		if (tt->fkind[i] == F_DROP_REASON || tt->fkind[i] == F_DROP_TYPE)
+			out_drop_name(tt->fkind[i], &ev->values[i], ev);
 	}
 	if (ev->type->flags & REC_EVENT_HAS_STACK) {
 		if (!first)

@@ -35,6 +35,21 @@ PY
 grep -q "reason = throttled: over the throttle rate of app.HelperEvent" "$tmp/print.txt" ||
 	fail "rec-print: reason not by name: $(cat "$tmp/print.txt")"
 grep -q "type = app.HelperEvent" "$tmp/print.txt" || fail "rec-print: type not by name"
+# rec-timeline (chrome trace) names them as rec-print --json does.
+"$bin/rec-print" --json --events rec.Dropped "$tmp/t.rec" >"$tmp/print.json" || fail "rec-print --json: exit $?"
+"$bin/rec-timeline" "$tmp/t.rec" >"$tmp/trace.json" || fail "rec-timeline: exit $?"
+python3 - "$tmp/print.json" "$tmp/trace.json" "$thr" <<'PY' || fail "rec-timeline: drop reason/type not by name"
+import json, sys
+pj = [e["values"] for e in json.load(open(sys.argv[1]))["recording"]["events"]]
+tr = [e["args"] for e in json.load(open(sys.argv[2]))["traceEvents"]
+      if e.get("name") == "rec.Dropped"]
+assert pj and len(tr) == len(pj), (len(tr), len(pj))
+for a, v in zip(tr, pj):
+    assert a["reasonName"] == v["reasonName"] == "throttled", (a, v)
+    assert a["typeName"] == v["typeName"] == "app.HelperEvent", (a, v)
+    assert a["reason"] == 5 and a["count"] == v["count"], (a, v)
+assert sum(a["count"] for a in tr) == int(sys.argv[3])
+PY
 
 # A bad rate is refused: nothing is recorded (the helper then sees no recorder).
 REC_OUTPUT="$tmp/bad.rec" REC_OPTIONS="events=app.HelperEvent:throttle=10/x" \

@@ -252,6 +252,8 @@ void rec_out_bytes(uint64_t bytes);         /* rec_fmt_bytes */
 void rec_out_hex_bytes_json(const char *p, size_t len); /* "\"0a1b...\"" */
 /* {"name": "...", "tid": N}, or null. */
 void rec_out_thread_json(const rec_thread *t);
+/* The name of the type with this id in an event's chunk (NULL: none). */
+const char *rec_cli_chunk_type_name(const rec_event *ev, uint64_t id);
 /* The part of a path after its last '/'. */
 const char *rec_cli_base_name(const char *path);
 /* A NUL-terminated heap copy of s (NULL: "") JSON-quoted, then suffix; the

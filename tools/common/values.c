@@ -77,3 +77,11 @@ char *rec_cli_json_quoted(const char *s, const char *suffix)
 	rec_out_g.len = mark;
 	return p;
 }
+
+const char *rec_cli_chunk_type_name(const rec_event *ev, uint64_t id)
+{
+	for (uint32_t k = 0; k < ev->chunk->type_count; k++)
+		if (ev->chunk->types[k].id == id)
+			return ev->chunk->types[k].name;
+	return NULL;
+}
