@@ -20,7 +20,7 @@
 
 enum fkind { F_BOOL, F_U, F_I, F_HEX, F_F, F_STR, F_BLOB, F_TS, F_DUR, F_THREAD, F_STACK, F_UNKNOWN,
 	     F_DROP_REASON, F_DROP_TYPE /* rec.Dropped's reason and type */ };
-enum ekind { E_SLICE, E_INSTANT, E_COUNTER, E_GAUGE, E_LOCK };
+enum ekind { E_SLICE, E_INSTANT, E_COUNTER, E_GAUGE, E_LOCK, E_PROC };
 
 typedef struct ttype {
 	bool valid;
@@ -35,6 +35,8 @@ typedef struct ttype {
 	char **key_json;   /* "\"key\": " */
 	int name_field;    /* counters: "name"; lock: "lockName" */
 	int value_field, max_field, addr_field;
+	/* rec.ProcessStats: the fields drawn as counter tracks */
+	int rss_field, threads_field, user_field, system_field;
 } ttype;
 
 #define CACHE_SIZE 256u
@@ -115,6 +117,14 @@ static void ttype_compile(ttype *tt, const rec_event *ev)
 			tt->ekind = name[4] == 'G' ? E_GAUGE : E_COUNTER;
 			return;
 		}
+	}
+	if (strcmp(name, "rec.ProcessStats") == 0) {
+		tt->rss_field = find_field(t, "rss", 0);
+		tt->threads_field = find_field(t, "threads", 0);
+		tt->user_field = find_field(t, "cpuUser", 0);
+		tt->system_field = find_field(t, "cpuSystem", 0);
+		tt->ekind = E_PROC;
+		return;
 	}
 	if (strcmp(name, "rec.LockWait") == 0 && (t->flags & REC_EVENT_HAS_DURATION)) {
 		tt->name_field = find_field(t, "lockName", REC_TYPE_STRING);
@@ -399,6 +409,105 @@ static void note_thread(uint32_t pid, const rec_thread *t)
 	REC_OUT_LIT("}}");
 }
 
+/* A JSON string of s[0..len) followed by suffix (inside the quotes). */
+static void out_json_suffixed(const char *s, size_t len, const char *suffix)
+{
+	size_t n = strlen(suffix);
+	char *b = rec_cli_xmalloc(len + n + 1);
+	memcpy(b, s, len);
+	memcpy(b + len, suffix, n + 1);
+	rec_out_json_string(b, len + n);
+	free(b);
+}
+
+/* One counter event {"name": NAME, "ph": "C", ..., "args": {"value": V}}. */
+static void out_counter_u64(const char *name, const rec_event *ev, uint32_t pid, uint64_t v)
+{
+	REC_OUT_LIT("{\"name\": ");
+	rec_out_json_cstr(name);
+	REC_OUT_LIT(", \"cat\": \"rec/Process\", \"ph\": \"C\", \"ts\": ");
+	out_us(since_base(ev->wall_ns));
+	out_pid_tid(pid, 0);
+	REC_OUT_LIT(", \"args\": {\"value\": ");
+	rec_out_u64(v);
+	REC_OUT_LIT("}}");
+}
+
+static uint64_t field_u64(const rec_event *ev, int i, bool *ok)
+{
+	if (i < 0 || (uint32_t)i >= ev->value_count || !ev->values[i].present) {
+		*ok = false;
+		return 0;
+	}
+	return ev->values[i].v.u;
+}
+
+/* The previous rec.ProcessStats of the run being written (CPU use is the
+ * difference of the cumulative times between two samples of one run). */
+static struct {
+	bool have;
+	uint64_t run_id;
+	int64_t wall_ns;
+	uint64_t cpu_ns;
+} g_prev_proc;
+
+/* rec.ProcessStats as counter tracks: "process rss" (bytes), "process
+ * threads", and "process cpu %" (user + system CPU over the wall time since
+ * the run's previous sample, 100 = one core busy).  Each also stays an
+ * instant with every field in its args. */
+static void write_process_stats(const ttype *tt, const rec_event *ev, uint32_t pid)
+{
+	bool first = true; /* write_event wrote the first separator */
+	bool ok = true;
+	uint64_t rss = field_u64(ev, tt->rss_field, &ok);
+	if (ok) {
+		first = false;
+		out_counter_u64("process rss", ev, pid, rss);
+	}
+	ok = true;
+	uint64_t thr = field_u64(ev, tt->threads_field, &ok);
+	if (ok) {
+		if (!first)
+			sep();
+		first = false;
+		out_counter_u64("process threads", ev, pid, thr);
+	}
+	ok = true;
+	uint64_t cpu = field_u64(ev, tt->user_field, &ok) + field_u64(ev, tt->system_field, &ok);
+	if (ok) {
+		if (g_prev_proc.have && g_prev_proc.run_id == ev->chunk->run_id &&
+		    ev->wall_ns > g_prev_proc.wall_ns && cpu >= g_prev_proc.cpu_ns) {
+			double pct = (double)(cpu - g_prev_proc.cpu_ns) * 100.0 /
+				     (double)(ev->wall_ns - g_prev_proc.wall_ns);
+			if (!first)
+				sep();
+			first = false;
+			REC_OUT_LIT("{\"name\": \"process cpu %\", \"cat\": \"rec/Process\", "
+				    "\"ph\": \"C\", \"ts\": ");
+			out_us(since_base(ev->wall_ns));
+			out_pid_tid(pid, 0);
+			REC_OUT_LIT(", \"args\": {\"value\": ");
+			rec_out_json_double(pct);
+			REC_OUT_LIT("}}");
+		}
+		g_prev_proc.have = true;
+		g_prev_proc.run_id = ev->chunk->run_id;
+		g_prev_proc.wall_ns = ev->wall_ns;
+		g_prev_proc.cpu_ns = cpu;
+	}
+	if (!first)
+		sep();
+	REC_OUT_LIT("{\"name\": ");
+	rec_out_str(tt->name_json);
+	REC_OUT_LIT(", \"cat\": ");
+	rec_out_str(tt->cat_json);
+	REC_OUT_LIT(", \"ph\": \"i\", \"s\": \"p\", \"ts\": ");
+	out_us(since_base(ev->wall_ns));
+	out_pid_tid(pid, 0);
+	out_args(tt, ev);
+	rec_out_char('}');
+}
+
 static void write_event(const rec_event *ev)
 {
 	ttype *tt = ttype_lookup(ev);
@@ -431,13 +540,30 @@ static void write_event(const rec_event *ev)
 			out_value(tt->fkind[tt->value_field], &ev->values[tt->value_field], ev);
 		else
 			REC_OUT_LIT("null");
-		if (tt->max_field >= 0 && (uint32_t)tt->max_field < ev->value_count) {
-			REC_OUT_LIT(", \"max\": ");
-			out_value(tt->fkind[tt->max_field], &ev->values[tt->max_field], ev);
-		}
 		REC_OUT_LIT("}}");
+		/* A gauge's max is a track of its own: the series of one counter
+		 * event are drawn stacked, and value + max means nothing. */
+		if (tt->max_field >= 0 && (uint32_t)tt->max_field < ev->value_count) {
+			sep();
+			REC_OUT_LIT("{\"name\": ");
+			if ((uint32_t)tt->name_field < ev->value_count && nv->present && nv->v.s.ptr)
+				out_json_suffixed(nv->v.s.ptr, nv->v.s.len, " (max)");
+			else
+				REC_OUT_LIT("\"(unnamed) (max)\"");
+			REC_OUT_LIT(", \"cat\": ");
+			rec_out_str(tt->cat_json);
+			REC_OUT_LIT(", \"ph\": \"C\", \"ts\": ");
+			out_us(since_base(ev->wall_ns));
+			out_pid_tid(pid, tid);
+			REC_OUT_LIT(", \"args\": {\"max\": ");
+			out_value(tt->fkind[tt->max_field], &ev->values[tt->max_field], ev);
+			REC_OUT_LIT("}}");
+		}
 		return;
 	}
+	case E_PROC:
+		write_process_stats(tt, ev, pid);
+		return;
 	case E_LOCK:
 	case E_SLICE:
 		REC_OUT_LIT("{\"name\": ");
@@ -493,16 +619,39 @@ static void write_event(const rec_event *ev)
 
 /* ---- the run ---------------------------------------------------------------------------- */
 
+/* The selection: --events, --from/--to (on the event's start), --thread. */
+static const rec_timeline_opts *g_o;
+static rec_cli_typesel g_tsel;
+static int64_t g_lo = INT64_MIN, g_hi = INT64_MAX;
+static const rec_chunk_info *g_noted;
+
 static int write_one(void *ctx, const rec_event *ev)
 {
 	(void)ctx;
+	if (g_o->nevents && ev->chunk != g_noted) { /* the names of a pipe's chunks */
+		g_noted = ev->chunk;
+		rec_cli_typesel_chunk(&g_tsel, ev->chunk);
+	}
+	if (g_o->nevents && !rec_cli_typesel_type(&g_tsel, ev->type))
+		return REC_EXIT_OK;
+	if (ev->wall_ns < g_lo || ev->wall_ns >= g_hi)
+		return REC_EXIT_OK;
+	if (g_o->thread && !rec_thread_selected(g_o->thread, ev->thread))
+		return REC_EXIT_OK;
 	write_event(ev);
 	return REC_EXIT_OK;
 }
 
+
 static int timeline(const rec_timeline_opts *o, const rec_cli_input *in, FILE *out)
 {
-	rec_reader *r = rec_cli_input_open(in, 0);
+	/* A name no type of the input has is a usage error before any output
+	 * (a pipe: after reading it, as rec-print does). */
+	bool scanned = !o->nevents || rec_cli_typesel_scan(&g_tsel, in);
+	if (o->nevents && scanned && g_tsel.nseen && rec_cli_typesel_check(&g_tsel) != REC_EXIT_OK)
+		return REC_EXIT_USAGE;
+	rec_cli_window_bounds(&o->window, in, &g_lo, &g_hi);
+	rec_reader *r = rec_cli_input_open(in, REC_READ_ORDERED);
 	if (!r)
 		return REC_EXIT_DATA;
 	FILE *f = rec_cli_export_open(o->output, out);
@@ -515,6 +664,9 @@ static int timeline(const rec_timeline_opts *o, const rec_cli_input *in, FILE *o
 
 	REC_OUT_LIT("{\"traceEvents\": [\n");
 	int rc = rec_cli_each_event(r, in->name, write_one, NULL);
+	if (o->nevents && !scanned && rc == REC_EXIT_OK && g_tsel.nseen &&
+	    rec_cli_typesel_check(&g_tsel) != REC_EXIT_OK)
+		rc = REC_EXIT_USAGE; /* standard input: known only now */
 	rec_reader_stats rs;
 	rec_reader_get_stats(r, &rs);
 	rec_reader_close(r);
@@ -522,8 +674,11 @@ static int timeline(const rec_timeline_opts *o, const rec_cli_input *in, FILE *o
 	rec_out_json_cstr(rec_version_string());
 	REC_OUT_LIT(", \"file\": ");
 	rec_out_json_cstr(in->name);
-	REC_OUT_LIT(", \"recordingStartWallNs\": ");
+	/* ns since the epoch are above 2^53: a string, so that JavaScript's
+	 * numbers do not round it (a number would lose up to 128 ns). */
+	REC_OUT_LIT(", \"recordingStartWallNs\": \"");
 	rec_out_i64(g_have_base ? g_base : 0);
+	rec_out_char('"');
 	REC_OUT_LIT(", \"recordingStart\": ");
 	if (g_have_base)
 		rec_out_iso_quoted(g_base);
@@ -553,7 +708,13 @@ int rec_timeline_run(const rec_timeline_opts *o, const rec_cli_input *in, FILE *
 	g_base = 0;
 	g_first = true;
 	g_written = 0;
+	memset(&g_prev_proc, 0, sizeof g_prev_proc);
+	g_o = o;
+	g_noted = NULL;
+	rec_cli_typesel_init(&g_tsel, o->events, o->nevents, 0);
 	int rc = timeline(o, in, out);
+	rec_cli_typesel_free(&g_tsel);
+	g_o = NULL;
 	rec_out_flush();
 	for (size_t i = 0; i < CACHE_SIZE; i++)
 		ttype_free(&g_cache[i]);
@@ -577,13 +738,24 @@ static const char usage_text[] =
 	"  complete slices (\"X\"), rec.LockWait slices are named by the lock; other\n"
 	"  events are instants (\"i\", thread-scoped, process-scoped without a\n"
 	"  thread); rec.Counter and rec.Gauge are counter tracks (\"C\") named by the\n"
-	"  counter.  Every field is in the event's args (addresses as hex strings,\n"
+	"  counter (a gauge's max is the track \"NAME (max)\"), rec.ProcessStats the\n"
+	"  tracks \"process rss\", \"process threads\" and \"process cpu %\" (100 = one\n"
+	"  core, since the previous sample).  Events are in time order.\n"
+	"  Every field is in the event's args (addresses as hex strings,\n"
 	"  durations in ns, timestamps as ISO 8601 strings), the stack as \"stack\"\n"
 	"  (leaf first).  ts and dur are microseconds with 3 decimals (ns precision)\n"
-	"  since the recording's first event (metadata.recordingStartWallNs).\n"
+	"  since the recording's first event (metadata.recordingStartWallNs, ns\n"
+	"  since the epoch as a string: above 2^53, a JSON number would round).\n"
 	"\n"
 	"Options:\n"
 	"  -o, --output FILE  write there instead of standard output\n"
+	"  --events NAME[,NAME...]  only events whose type name matches NAME (a\n"
+	"                     name or a glob: 'rec.Lock*'); repeatable\n"
+	"  --from T, --to T   only events that start in [from, to): T is an offset\n"
+	"                     from the recording's first event (10ms, 1.5s) or a\n"
+	"                     time (2026-12-02T10:14:03.5Z)\n"
+	"  --thread NAME      only events of threads named NAME (a glob) or with OS\n"
+	"                     tid NAME; process-wide events (counters) are left out\n"
 	"  -h, --help         show this help and exit\n"
 	"  --version          show the library version and exit\n"
 	"\n"
@@ -596,10 +768,14 @@ static const char usage_text[] =
 	"Exit status: 0 success, 1 damaged or unreadable input (the JSON is still\n"
 	"complete, with every readable event) or a failed write, 2 usage error.\n";
 
-enum { OPT_VERSION = 256 };
+enum { OPT_VERSION = 256, OPT_EVENTS, OPT_FROM, OPT_TO, OPT_THREAD };
 
 static const struct option long_opts[] = {
 	{ "output", required_argument, NULL, 'o' },
+	{ "events", required_argument, NULL, OPT_EVENTS },
+	{ "from", required_argument, NULL, OPT_FROM },
+	{ "to", required_argument, NULL, OPT_TO },
+	{ "thread", required_argument, NULL, OPT_THREAD },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, OPT_VERSION },
 	{ NULL, 0, NULL, 0 },
@@ -609,6 +785,7 @@ int main(int argc, char **argv)
 {
 	rec_cli_init("rec-timeline");
 	rec_timeline_opts o = { 0 };
+	rec_cli_list events = { 0 };
 	int c;
 	while ((c = rec_cli_getopt(argc, argv, "ho:", long_opts)) != -1) {
 		switch (c) {
@@ -617,12 +794,31 @@ int main(int argc, char **argv)
 				rec_cli_usage_error("--output: empty file name");
 			o.output = optarg;
 			break;
+		case OPT_EVENTS: {
+			size_t before = events.count;
+			rec_cli_list_add_csv(&events, optarg);
+			if (events.count == before)
+				rec_cli_usage_error("--events: no name in '%s'", optarg);
+			break;
+		}
+		case OPT_FROM: rec_cli_window_opt(&o.window, false, optarg); break;
+		case OPT_TO: rec_cli_window_opt(&o.window, true, optarg); break;
+		case OPT_THREAD:
+			if (!*optarg)
+				rec_cli_usage_error("--thread: empty value");
+			o.thread = optarg;
+			break;
 		case 'h': rec_cli_help(usage_text);
 		case OPT_VERSION: rec_cli_version();
 		default: rec_cli_usage_error("unexpected option");
 		}
 	}
 	rec_cli_input in = { .name = rec_cli_one_file(argc, argv) };
-	return rec_cli_finish(rec_timeline_run(&o, &in, NULL, NULL));
+	rec_cli_window_check(&o.window, rec_cli_input_rereadable(&in));
+	o.events = (const char *const *)events.items;
+	o.nevents = events.count;
+	int rc = rec_timeline_run(&o, &in, NULL, NULL);
+	rec_cli_list_free(&events);
+	return rec_cli_finish(rc);
 }
 #endif /* REC_TOOL_NO_MAIN */

@@ -6,10 +6,10 @@
  * hash maps as they come, so memory follows distinct locks, threads and
  * edges, not events.
  */
+#include "rec/analysis.h"
 #include "rec/lock_graph.h"
 #include "common/common_internal.h"
 
-#include <fnmatch.h>
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -202,8 +202,6 @@ typedef struct type_cache {
 struct rec_lockgraph {
 	rec_lockgraph_options opt;
 	char *thread_pat;
-	uint64_t thread_tid; /* when thread_pat is a number */
-	bool thread_is_tid;
 	uint32_t graphs;     /* REC_LOCKGRAPH_WAIT | REC_LOCKGRAPH_ORDER */
 	arena strings;       /* names, sites, frames: live as long as the graph */
 	lg_thread *threads;
@@ -295,17 +293,6 @@ rec_status rec_lockgraph_open(rec_lockgraph **out, const rec_lockgraph_options *
 			free(g);
 			return REC_ERR_NOMEM;
 		}
-		const char *p = def.thread;
-		uint64_t v = 0;
-		bool num = *p != 0;
-		for (; *p && num; p++) {
-			if (*p < '0' || *p > '9' || v > (UINT64_MAX - 9) / 10)
-				num = false;
-			else
-				v = v * 10 + (uint64_t)(*p - '0');
-		}
-		g->thread_is_tid = num;
-		g->thread_tid = v;
 	}
 	g->opt.thread = g->thread_pat;
 	g->graphs = def.graphs ? def.graphs : REC_LOCKGRAPH_WAIT | REC_LOCKGRAPH_ORDER;
@@ -427,13 +414,7 @@ static bool value_str(const rec_event *ev, int f, const char **p, size_t *n)
 
 static bool thread_selected(const rec_lockgraph *g, const rec_thread *t)
 {
-	if (!g->thread_pat)
-		return true;
-	if (!t)
-		return false;
-	if (g->thread_is_tid && t->os_tid == g->thread_tid)
-		return true;
-	return fnmatch(g->thread_pat, t->name ? t->name : "", 0) == 0;
+	return rec_thread_selected(g->thread_pat, t);
 }
 
 /* Index of the thread with OS tid; created if new.  name may be NULL. */

@@ -5,7 +5,6 @@
  * every view file shares (view_internal.h): a string map, interned names,
  * call sites in rec/stacks.h's frame spelling, threads, fields, tables.
  */
-#include <fnmatch.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -513,15 +512,7 @@ static rec_status view_fail_state(rec_view *v)
 
 static bool thread_selected(rec_view *v, const rec_event *ev)
 {
-	if (!v->thread)
-		return true;
-	if (!ev->thread)
-		return false;
-	char tid[24];
-	snprintf(tid, sizeof tid, "%" PRIu64, ev->thread->os_tid);
-	if (strcmp(tid, v->thread) == 0)
-		return true;
-	return ev->thread->name && fnmatch(v->thread, ev->thread->name, 0) == 0;
+	return rec_thread_selected(v->thread, ev->thread);
 }
 
 rec_status rec_view_add_event(rec_view *v, const rec_event *ev)

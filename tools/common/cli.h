@@ -261,6 +261,25 @@ const char *rec_cli_base_name(const char *path);
  * Built through the fast buffer's escaper (flushes it first). */
 char *rec_cli_json_quoted(const char *s, const char *suffix);
 
+/* ---- time windows (window.c) ------------------------------------------------ */
+/* --from T / --to T: T is an offset from the input's first event (a duration:
+ * kind 1) or a wall time (ISO 8601: kind 2); events that start in [from, to). */
+typedef struct rec_cli_window {
+	int from_kind, to_kind; /* 0: not given */
+	int64_t from, to;       /* ns: offset (kind 1) or since the epoch (kind 2) */
+} rec_cli_window;
+/* Parse the value of --from (to false) or --to; a usage error if it is
+ * neither kind. */
+void rec_cli_window_opt(rec_cli_window *w, bool to, const char *s);
+/* The usage errors: mixed kinds, to not after from, offsets on an input
+ * that cannot be read twice (the start is read first). */
+void rec_cli_window_check(const rec_cli_window *w, bool rereadable);
+/* The window in wall ns for this input, [*lo, *hi) (INT64_MIN/MAX when
+ * open; offsets of an input without events leave it open). */
+struct rec_cli_input;
+void rec_cli_window_bounds(const rec_cli_window *w, const struct rec_cli_input *in, int64_t *lo,
+			   int64_t *hi);
+
 /* ---- inputs and the event loop (input.c) ------------------------------------ */
 /* One input of a tool: a path ("-" is standard input) or bytes in memory
  * (the fuzzing harnesses), with the reader limits to use. */

@@ -80,6 +80,10 @@ int rec_lockgraph_tool_run(const rec_lockgraph_tool_opts *o, const rec_cli_input
 /* ---- rec-timeline ---- */
 typedef struct rec_timeline_opts {
 	const char *output;          /* write there instead of out (NULL: out) */
+	const char *const *events;   /* --events: type names or globs (NULL: all) */
+	size_t nevents;
+	rec_cli_window window;       /* --from/--to */
+	const char *thread;          /* --thread NAME|TID (rec_thread_selected) */
 } rec_timeline_opts;
 int rec_timeline_run(const rec_timeline_opts *o, const rec_cli_input *in, FILE *out, FILE *err);
 

@@ -13,6 +13,8 @@
 #ifndef LIBREC_ANALYSIS_H
 #define LIBREC_ANALYSIS_H
 
+#include <stdbool.h>
+
 #include "rec/counters.h"
 #include "rec/rec.h"
 
@@ -70,6 +72,12 @@ typedef struct rec_summary_drop {
 	uint32_t reason;        /* REC_DROP_* of rec/recorder.h */
 	uint64_t count;
 } rec_summary_drop;
+
+/*! rec_thread_selected() : whether thread t is the one a user named with
+ *  pattern: its OS thread id in decimal, or a glob (fnmatch) on its name.
+ *  A NULL pattern selects every thread, even none; a NULL t (an event
+ *  without a thread) matches no pattern. */
+REC_API bool rec_thread_selected(const char *pattern, const rec_thread *t);
 
 /*! rec_drop_reason_name() : the name of a rec.Dropped reason ("buffer full",
  *  "no buffer", "nested emit", "rejected", "write failed", "throttled"),
