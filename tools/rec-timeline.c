@@ -20,7 +20,7 @@
 
 enum fkind { F_BOOL, F_U, F_I, F_HEX, F_F, F_STR, F_BLOB, F_TS, F_DUR, F_THREAD, F_STACK, F_UNKNOWN,
 	     F_DROP_REASON, F_DROP_TYPE /* rec.Dropped's reason and type */ };
-enum ekind { E_SLICE, E_INSTANT, E_COUNTER, E_GAUGE, E_LOCK, E_PROC };
+enum ekind { E_SLICE, E_INSTANT, E_COUNTER, E_GAUGE, E_LOCK, E_PROC, E_PROGRAM };
 
 typedef struct ttype {
 	bool valid;
@@ -118,6 +118,11 @@ static void ttype_compile(ttype *tt, const rec_event *ev)
 			return;
 		}
 	}
+	if (strcmp(name, "rec.Process") == 0 &&
+	    (tt->name_field = find_field(t, "program", REC_TYPE_STRING)) >= 0) {
+		tt->ekind = E_PROGRAM;
+		return;
+	}
 	if (strcmp(name, "rec.ProcessStats") == 0) {
 		tt->rss_field = find_field(t, "rss", 0);
 		tt->threads_field = find_field(t, "threads", 0);
@@ -157,13 +162,15 @@ typedef struct tslot {
 static tslot *g_threads;
 static size_t g_tcap, g_tn;
 
-static uint64_t hash_str(const char *s)
+static uint64_t hash_bytes(const char *s, size_t n)
 {
 	uint64_t h = 1469598103934665603ull;
-	for (; *s; s++)
-		h = (h ^ (unsigned char)*s) * 1099511628211ull;
-	return h | 1;
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ (unsigned char)s[i]) * 1099511628211ull;
+	return h;
 }
+
+static uint64_t hash_str(const char *s) { return hash_bytes(s, strlen(s)) | 1; }
 
 /* The slot of key (inserted if absent, name_hash 0). */
 static tslot *thread_slot(uint64_t key)
@@ -508,6 +515,36 @@ static void write_process_stats(const ttype *tt, const rec_event *ev, uint32_t p
 	rec_out_char('}');
 }
 
+/* rec.Process: the process track is named by the program ("NAME" instead
+ * of "pid N": a viewer shows the pid beside it), again when it changes (an
+ * exec, a file of several programs); the instant keeps every field. */
+static void write_program(const ttype *tt, const rec_event *ev, uint32_t pid)
+{
+	const rec_value *v = &ev->values[tt->name_field];
+	if ((uint32_t)tt->name_field < ev->value_count && v->present && v->v.s.ptr && v->v.s.len) {
+		tslot *pslot = thread_slot(((uint64_t)pid << 32 | 0xFFFFFFFFu) + 1);
+		uint64_t h = hash_bytes(v->v.s.ptr, v->v.s.len) | 2; /* 1: "pid N" */
+		if (pslot->name_hash != h) {
+			pslot->name_hash = h;
+			REC_OUT_LIT("{\"name\": \"process_name\", \"ph\": \"M\"");
+			out_pid_tid(pid, 0);
+			REC_OUT_LIT(", \"args\": {\"name\": ");
+			rec_out_json_string(v->v.s.ptr, v->v.s.len);
+			REC_OUT_LIT("}}");
+			sep();
+		}
+	}
+	REC_OUT_LIT("{\"name\": ");
+	rec_out_str(tt->name_json);
+	REC_OUT_LIT(", \"cat\": ");
+	rec_out_str(tt->cat_json);
+	REC_OUT_LIT(", \"ph\": \"i\", \"s\": \"p\", \"ts\": ");
+	out_us(since_base(ev->wall_ns));
+	out_pid_tid(pid, 0);
+	out_args(tt, ev);
+	rec_out_char('}');
+}
+
 static void write_event(const rec_event *ev)
 {
 	ttype *tt = ttype_lookup(ev);
@@ -563,6 +600,9 @@ static void write_event(const rec_event *ev)
 	}
 	case E_PROC:
 		write_process_stats(tt, ev, pid);
+		return;
+	case E_PROGRAM:
+		write_program(tt, ev, pid);
 		return;
 	case E_LOCK:
 	case E_SLICE:

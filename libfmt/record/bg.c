@@ -555,8 +555,10 @@ static void bg_collect(rec_recorder *r, rec_bg_pending *pd)
 	st = define_stacks(r, pd, last_stack, st);
 	if (st != REC_OK)
 		rec_report(r, st, rec_writer_errmsg(r->w));
-	if (r->staging.len)                                      /* 10 */
+	if (r->staging.len) {                                    /* 10 */
+		rec_process_info_put(r, ticks);
 		rec_bg_append(r, records);
+	}
 	if (dropped) {
 		rec_writer_note_dropped(r->w, dropped);
 		__atomic_fetch_add(&r->st_dropped, dropped, __ATOMIC_RELAXED);
@@ -662,6 +664,7 @@ void *rec_bg_main(void *arg)
 	rec_bg_pending *pd_heap = calloc(1, sizeof *pd_heap);
 	rec_bg_pending *pd = pd_heap ? pd_heap : &pd_local;
 	r->bg_scratch = pd_heap;
+	rec_process_info_init(r);
 	rec_out_truncate(r);
 	uint64_t next_flush = rec_clock_mono_ns() + r->flush_ns;
 

@@ -257,7 +257,7 @@ static void count_chunk(const void *buf, size_t len, uint64_t *events, uint64_t 
 					      ? (uint32_t)e.values[3].v.u
 					      : 0;
 			rec_tally_add(&t, ty, e.values[0].v.u);
-		} else if (e.type->id != REC_TYPE_ID_WRITE_FAILED) {
+		} else if (e.type->id != REC_TYPE_ID_WRITE_FAILED && e.type->id != REC_TYPE_ID_PROCESS) {
 			ev++;
 			rec_tally_add(&t, e.type->id, 1);
 		}

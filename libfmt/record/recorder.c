@@ -358,6 +358,8 @@ static rec_status register_builtin_types(rec_recorder *r)
 		st = rec_writer_add_type(r->w, &def_dropped);
 		if (st == REC_OK)
 			st = rec_writer_add_type(r->w, &def_write_failed);
+		if (st == REC_OK)
+			st = rec_writer_add_type(r->w, &rec_def_process);
 		pthread_mutex_unlock(&r->w_lock);
 	}
 	pthread_mutex_unlock(&r->lock);

@@ -353,6 +353,9 @@ struct rec_recorder {
 	/* background-only state */
 	rec_buf staging;
 	uint64_t defined_strings;
+	uint64_t proc_program, proc_exe, proc_cmdline; /* rec.Process's strings (process.c) */
+	uint32_t proc_ppid;
+	uint64_t proc_chunk;             /* writer's chunk count when rec.Process was put */
 	void *symbolizer;
 	struct rec_frame_map *frame_map; /* pc -> frame id (stack_symbolize.c) */
 	uint64_t next_frame_id, next_module_id;
@@ -570,6 +573,8 @@ void rec_report(rec_recorder *r, rec_status st, const char *msg);
  * type's entry e to r (caller holds rec_g_lock and r->lock). */
 rec_status rec_settings_parse(rec_recorder *r, const char *text);
 void rec_settings_free(rec_recorder *r);
+/* Whether r's events list leaves a type of this name on (types on by default). */
+bool rec_settings_enabled(const rec_recorder *r, const char *name);
 rec_status rec_type_register_locked(rec_recorder *r, const rec_type *def, uint64_t threshold_ns,
 				    uint32_t flags, rec_event_type **out);
 rec_status rec_type_bind_declared(rec_recorder *r, rec_type_entry *e);
@@ -617,6 +622,13 @@ uint64_t rec_hash_pcs(const uintptr_t *pcs, size_t n, uint32_t flags);
 uint64_t rec_strtab_intern(rec_recorder *r, const char *s, size_t len, uint64_t h,
 			   const char **stored);
 uint64_t rec_intern_bg(rec_recorder *r, const char *s);
+/* rec.Process (process.c): the type; the background thread reads and interns
+ * the program's names at its start (init), and puts one record into staging
+ * for each chunk that has records (put, under w_lock; like rec.Dropped it is
+ * not counted in the statistics' events). */
+extern const rec_type rec_def_process;
+void rec_process_info_init(rec_recorder *r);
+void rec_process_info_put(rec_recorder *r, uint64_t ticks);
 uint64_t *rec_strtab_rehash(rec_strtab *st, uint64_t *slots, size_t n);
 /* Stacks (lock-free; may_yield: not in a signal handler). */
 bool rec_stacktab_init(rec_stacktab *st);

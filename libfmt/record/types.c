@@ -179,6 +179,16 @@ static void settings_apply(const rec_recorder *r, const char *name, uint32_t dec
 	}
 }
 
+bool rec_settings_enabled(const rec_recorder *r, const char *name)
+{
+	uint64_t thr = 0, unit = 0;
+	int enabled = 0, stack = 0;
+	int64_t n = 0;
+	settings_apply(r, name, 0, &thr, &enabled, &stack, &n, &unit);
+	(void)unit;
+	return enabled != 0;
+}
+
 /* The throttle's window and budget: the window is a tenth of the rate's
  * unit when the rate is 10 or more per unit, else the whole unit, and at
  * least 10 ms; the budget is the rate times the window, rounded down
@@ -235,7 +245,7 @@ static bool id_taken(rec_recorder *r, uint32_t id, const char *name)
 	for (rec_type_entry *e = rec_g_declared; e; e = e->next)
 		if (e->h.gen == r->gen && (e->id == id || strcmp(e->decl_def->name, name) == 0))
 			return true;
-	return id == REC_TYPE_ID_DROPPED || id == REC_TYPE_ID_WRITE_FAILED;
+	return id == REC_TYPE_ID_DROPPED || id == REC_TYPE_ID_WRITE_FAILED || id == REC_TYPE_ID_PROCESS;
 }
 
 /* Bind handle e to r with id: add the type to the writer, compute the hot
@@ -304,7 +314,7 @@ rec_status rec_type_register_locked(rec_recorder *r, const rec_type *def, uint64
 	for (rec_type_entry *x = rec_g_declared; x; x = x->next)
 		if (x->h.gen == r->gen && (x->id == id || strcmp(x->decl_def->name, def->name) == 0))
 			return REC_ERR_INVALID_ARG;
-	if (id == REC_TYPE_ID_DROPPED || id == REC_TYPE_ID_WRITE_FAILED)
+	if (id == REC_TYPE_ID_DROPPED || id == REC_TYPE_ID_WRITE_FAILED || id == REC_TYPE_ID_PROCESS)
 		return REC_ERR_INVALID_ARG;
 	rec_type_entry *e = calloc(1, sizeof *e);
 	if (!e)

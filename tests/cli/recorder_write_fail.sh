@@ -54,7 +54,7 @@ wf_events = sum(w["events"] for w in wf)
 # reason 4 = the lost events + the counts of rec.Dropped records lost with them
 if lost < wf_events:
     bad(f"rec.Dropped reason 4 {lost} < rec.WriteFailed events {wf_events}")
-in_file = sum(1 for e in evs if e["type"] not in ("rec.Dropped", "rec.WriteFailed"))
+in_file = sum(1 for e in evs if e["type"] not in ("rec.Dropped", "rec.WriteFailed", "rec.Process"))
 total_dropped = sum(d["count"] for d in drops)
 if in_file + total_dropped != attempts + 1:
     bad(f"{in_file} in the file + {total_dropped} dropped != {attempts} attempts + 1 rec.ThreadStart")

@@ -11,6 +11,8 @@
 #     "process threads" and "process cpu %" with the values rec-print --json
 #     gives (cpu % = the cumulative CPU's increase over the wall time between
 #     the two samples), the instant with every field kept;
+#   - the process track named by the program: rec.Process (its executable and
+#     command line in the args);
 #   - usage errors exit 2: mixed offset and time, --to not after --from,
 #     offsets on standard input, an empty --thread.
 set -uo pipefail
@@ -105,6 +107,14 @@ for i, (t, pct) in enumerate(cpu):
     want = (b["cpuUser"] + b["cpuSystem"] - a["cpuUser"] - a["cpuSystem"]) * 100.0 / \
         (ns(b["startTime"]) - ns(a["startTime"]))
     assert t == ts[i + 1] and abs(pct - want) <= 1e-6 * max(1.0, want), (t, pct, want)
+# the process track is named by the program (rec.Process), after any "pid N"
+pn = [e["args"]["name"] for e in ev if e["ph"] == "M" and e["name"] == "process_name"]
+assert pn and pn[-1] == "rec_test_counting" and set(pn) <= {"rec_test_counting", "pid %d" % ev[0]["pid"]}, pn
+procs = [e for e in ev if e["name"] == "rec.Process"]
+assert procs and all(p["args"]["program"] == "rec_test_counting" and
+                     p["args"]["executable"].endswith("/rec_test_counting") and
+                     p["args"]["commandLine"].endswith("rec_test_counting work=200000")
+                     for p in procs), procs
 inst = [e for e in ev if e["name"] == "rec.ProcessStats"]
 assert len(inst) == len(pr) and all(e["ph"] == "i" and e["s"] == "p" for e in inst), inst
 assert [e["args"]["rss"] for e in inst] == [v["rss"] for v in pr]

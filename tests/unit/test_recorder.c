@@ -216,6 +216,8 @@ static void t_roundtrip(void **state)
 	assert_int_equal(count_type(&rb, "test.Ev"), 100);
 	assert_int_equal(count_type(&rb, "rec.ThreadStart"), 1);
 	assert_int_equal(count_type(&rb, "rec.Dropped"), 0);
+	assert_true(count_type(&rb, "rec.Process") >= 1); /* one per chunk with records */
+	assert_true(count_type(&rb, "rec.Process") <= rb.chunks);
 	int k = 0;
 	uint64_t prev = 0;
 	for (size_t i = 0; i < rb.n; i++) {
@@ -224,6 +226,13 @@ static void t_roundtrip(void **state)
 			assert_int_equal(x->u[0], my_tid);
 			assert_string_equal(x->s[1], "rt-main");
 			assert_int_equal(x->os_tid, my_tid);
+			continue;
+		}
+		if (strcmp(x->type, "rec.Process") == 0) { /* the program, in every chunk */
+			assert_string_equal(x->s[0], "test_recorder");
+			assert_non_null(strstr(x->s[1], "/test_recorder"));
+			assert_non_null(strstr(x->s[2], "test_recorder"));
+			assert_int_equal(x->u[3], (uint64_t)getppid());
 			continue;
 		}
 		assert_string_equal(x->type, "test.Ev");
@@ -805,7 +814,11 @@ static void t_fork(void **state)
 		return;
 	read_file(cpath, &rb);
 	assert_int_equal(count_type(&rb, "test.Ev"), 7);
-	assert_string_equal(rb.ev[rb.n - 1].s[0], "child");
+	size_t last = rb.n; /* the last test.Ev (rec.Process ends the chunk's records) */
+	while (last && strcmp(rb.ev[last - 1].type, "test.Ev") != 0)
+		last--;
+	assert_true(last > 0);
+	assert_string_equal(rb.ev[last - 1].s[0], "child");
 	for (size_t i = 0; i < rb.n; i++)
 		if (strcmp(rb.ev[i].type, "test.Ev") == 0) {
 			assert_int_equal(rb.ev[i].u[1], (uint64_t)pid);
@@ -1374,7 +1387,8 @@ static void t_deterministic(void **state)
 	assert_memory_equal(ba, bb, na);
 	readback rb;
 	read_file(a, &rb);
-	assert_int_equal(rb.n, 100);
+	assert_int_equal(rb.n, 100); /* "test.*": rec.Process is off too */
+	assert_int_equal(count_type(&rb, "rec.Process"), 0);
 	assert_int_equal(rb.frequency, 1000000u);
 	assert_int_equal(rb.ev[99].duration, 7 + 99);
 	rb_free(&rb);

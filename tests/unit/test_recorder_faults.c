@@ -9,7 +9,7 @@
  * counted, the files read back clean (every chunk verified) with a
  * rec.WriteFailed, and the counts reconcile exactly:
  *   emit attempts + rec.ThreadStart = events in the file (rec.Dropped and
- *   rec.WriteFailed records excluded) + the counts of rec.Dropped.
+ *   rec.WriteFailed and rec.Process records excluded) + the counts of rec.Dropped.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -104,6 +104,7 @@ typedef struct scan {
 	uint64_t work[3];      /* test.Work by phase */
 	uint64_t work_seq_bad; /* a seq seen twice */
 	uint64_t thread_start, other;
+	uint64_t process;      /* rec.Process (one per chunk with records; not an emit) */
 	uint64_t dropped[5];   /* rec.Dropped count by reason */
 	uint64_t wf;           /* rec.WriteFailed events */
 	uint64_t wf_errno, wf_action, wf_chunks, wf_events, wf_bytes, wf_dur;
@@ -161,6 +162,8 @@ static void scan_events(rec_reader *rd, scan *s)
 			s->wf_events = e.values[4].v.u;
 			s->wf_bytes = e.values[5].v.u;
 			s->wf_dur = (uint64_t)e.duration_ns;
+		} else if (strcmp(n, "rec.Process") == 0) {
+			s->process++;
 		} else {
 			s->other++;
 		}
@@ -204,7 +207,7 @@ static uint64_t sum_dropped(const scan *s)
 }
 
 /* The counts reconcile exactly: emit attempts + the rec.ThreadStart = the
- * events in the file (rec.Dropped and rec.WriteFailed excluded) + the counts
+ * events in the file (rec.Dropped, rec.WriteFailed and rec.Process excluded) + the counts
  * of rec.Dropped. */
 static void assert_reconciles(const scan *s, uint64_t attempts)
 {

@@ -282,6 +282,7 @@ REC_API void rec_recorder_get_stats(rec_recorder *r, rec_recorder_stats *st);
 #define REC_DROP_THROTTLED 5u    /* over the type's throttle rate (events list "throttle=") */
 #define REC_TYPE_ID_CRASH 4u        /* rec.Crash: a fatal signal (spec/EVENTS.md) */
 #define REC_TYPE_ID_WRITE_FAILED 5u /* rec.WriteFailed: output writes failed, then recovered */
+#define REC_TYPE_ID_PROCESS 6u      /* rec.Process: the recorded program, in every chunk */
 
 /*! rec_recorder_register_type() :
  *  Declare an event type in r.  def (and what it points to) is copied.
