@@ -80,7 +80,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	rec_flame_opts h = { .event = "rec.LockWait", .html = true, .title = "<t>&\"</script>\x01",
 			     .min_pct = -1, .flags = REC_STACKAGG_THREADS | REC_STACKAGG_REVERSE,
-			     .from_ns = 1000, .from_kind = 1, .to_ns = 3600000000000, .to_kind = 1,
+			     .window = { .from_kind = 1, .to_kind = 1, .from = 1000, .to = 3600000000000 },
 			     .keep_rec = true };
 	rc = rec_flame_run(&h, &t.in, NULL, rec_fuzz_tool_begin(&t), rec_fuzz_devnull);
 	rec_fuzz_tool_end(&t, rc, "flame html");

@@ -40,8 +40,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	check_dot(&t, "lockgraph wait");
 
 	rec_lockgraph_tool_opts f = { .format = "dot", .min_wait_ns = 1000, .top = 2,
-				      .thread = "*[0-9]*", .from = 1000, .from_kind = 1,
-				      .to = 3600000000000, .to_kind = 1 };
+				      .thread = "*[0-9]*",
+				      .window = { .from_kind = 1, .to_kind = 1, .from = 1000,
+						  .to = 3600000000000 } };
 	rc = rec_lockgraph_tool_run(&f, &t.in, rec_fuzz_tool_begin(&t), rec_fuzz_devnull);
 	rec_fuzz_tool_end(&t, rc, "lockgraph wait filtered");
 	check_dot(&t, "lockgraph wait filtered");

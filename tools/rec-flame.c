@@ -46,21 +46,14 @@ static struct {
 	bool unit_set;
 	uint64_t matched; /* events of the type seen */
 	bool usage_failed; /* choose_weight() found a usage error */
-	/* --from/--to offsets: the window of the input being read, in wall ns
-	 * (the offsets added to its start, rec_cli_recording_start) */
-	bool window;
+	/* --from/--to: the window of the input being read, in wall ns (offsets
+	 * added to its start: rec_cli_window_bounds) */
 	int64_t lo, hi;
 	bool note_chunks; /* an input was not scanned: note the types while reading */
 } g_sel;
 
 /* --event against the types of the inputs (cli.h's shared check). */
 static rec_cli_typesel g_tsel;
-
-/* a + b, saturated (b >= 0) */
-static int64_t add_sat(int64_t a, int64_t b)
-{
-	return a > INT64_MAX - b ? INT64_MAX : a + b;
-}
 
 static void set_unit(enum unit u)
 {
@@ -248,7 +241,7 @@ static int add_one(void *ctx, const rec_event *ev)
 	if (!ti->selected)
 		return REC_EXIT_OK;
 	g_sel.matched++;
-	if (g_sel.window && (ev->wall_ns < g_sel.lo || ev->wall_ns >= g_sel.hi))
+	if (ev->wall_ns < g_sel.lo || ev->wall_ns >= g_sel.hi)
 		return REC_EXIT_OK;
 	if (rec_stackagg_add_event(agg, ev, event_weight(ti, ev)) != REC_OK) {
 		rec_cli_file_error(rc->name, "%s", rec_stackagg_errmsg(agg));
@@ -268,15 +261,8 @@ static int read_file(rec_stackagg *agg, const rec_cli_input *in, unsigned column
 	g_sel.matched = 0;
 	/* Offsets count from this input's start, its first event (as the
 	 * offsets of rec-lockgraph and the ts 0 of rec-timeline); main() made
-	 * sure the input can be read twice.  No start (no readable chunk with
-	 * events): no event either, nothing to filter. */
-	int64_t start = 0;
-	g_sel.window = (g_o->from_kind == 1 || g_o->to_kind == 1) &&
-		       rec_cli_recording_start(in, false, &start);
-	if (g_sel.window) {
-		g_sel.lo = g_o->from_kind == 1 ? add_sat(start, g_o->from_ns) : INT64_MIN;
-		g_sel.hi = g_o->to_kind == 1 ? add_sat(start, g_o->to_ns) : INT64_MAX;
-	}
+	 * sure the input can be read twice. */
+	rec_cli_window_bounds(&g_o->window, in, &g_sel.lo, &g_sel.hi);
 	read_ctx ctx = { agg, in->name };
 	int rc = rec_cli_each_event(r, in->name, add_one, &ctx);
 	if (!g_sel.matched && rc == REC_EXIT_OK &&
@@ -500,16 +486,6 @@ static int flame(const rec_cli_input *in, const rec_cli_input *before, FILE *out
 	ao.include_count = g_o->ninclude;
 	ao.exclude = g_o->exclude;
 	ao.exclude_count = g_o->nexclude;
-	/* Times: the aggregation's window.  Offsets: read_file()'s, from each
-	 * input's own start. */
-	if (g_o->from_kind == 2) {
-		ao.flags |= REC_STACKAGG_FROM;
-		ao.from_ns = g_o->from_ns;
-	}
-	if (g_o->to_kind == 2) {
-		ao.flags |= REC_STACKAGG_TO;
-		ao.to_ns = g_o->to_ns;
-	}
 	rec_stackagg *agg = NULL;
 	rec_status st = rec_stackagg_open(&agg, &ao);
 	if (st == REC_ERR_INVALID_ARG && agg) {
@@ -715,17 +691,6 @@ static const struct option long_opts[] = {
 	{ NULL, 0, NULL, 0 },
 };
 
-static void parse_time_opt(const char *opt, const char *s, int64_t *ns, int *kind)
-{
-	if (rec_cli_parse_duration(s, ns))
-		*kind = 1;
-	else if (rec_cli_parse_iso_time(s, ns))
-		*kind = 2;
-	else
-		rec_cli_usage_error("%s: '%s' is neither an offset (1.5s, 250ms, ...) nor a time "
-				    "(2026-12-02T10:14:03[.frac][Z|+HH:MM])", opt, s);
-}
-
 static void add_pattern(const char ***list, size_t *n, const char *re)
 {
 	*list = rec_cli_xrealloc((void *)*list, (*n + 1) * sizeof **list);
@@ -800,8 +765,8 @@ int main(int argc, char **argv)
 		case OPT_KEEP_REC: o.keep_rec = true; break;
 		case OPT_INCLUDE: add_pattern(&include, &o.ninclude, optarg); break;
 		case OPT_EXCLUDE: add_pattern(&exclude, &o.nexclude, optarg); break;
-		case OPT_FROM: parse_time_opt("--from", optarg, &o.from_ns, &o.from_kind); break;
-		case OPT_TO: parse_time_opt("--to", optarg, &o.to_ns, &o.to_kind); break;
+		case OPT_FROM: rec_cli_window_opt(&o.window, false, optarg); break;
+		case OPT_TO: rec_cli_window_opt(&o.window, true, optarg); break;
 		case OPT_DIFF: diff = optarg; break;
 		case 'h': rec_cli_help(usage_text);
 		case OPT_VERSION: rec_cli_version();
@@ -818,13 +783,7 @@ int main(int argc, char **argv)
 		rec_cli_usage_error("standard input ('-') given twice");
 	if (o.output && !format_set && (ends_with(o.output, ".html") || ends_with(o.output, ".htm")))
 		o.html = true;
-	if (o.from_kind && o.to_kind && o.from_kind != o.to_kind)
-		rec_cli_usage_error("--from and --to: give both as offsets or both as times");
-	if (o.from_kind && o.to_kind && o.from_ns >= o.to_ns)
-		rec_cli_usage_error("--from must be before --to");
-	if ((o.from_kind == 1 || o.to_kind == 1) &&
-	    (strcmp(file, "-") == 0 || (diff && strcmp(diff, "-") == 0)))
-		rec_cli_usage_error("--from/--to offsets need a regular FILE (not standard input)");
+	rec_cli_window_check(&o.window, strcmp(file, "-") != 0 && !(diff && strcmp(diff, "-") == 0));
 	o.include = include;
 	o.exclude = exclude;
 	rec_cli_input in = { .name = file }, before = { .name = diff };

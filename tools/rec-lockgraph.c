@@ -449,19 +449,14 @@ int rec_lockgraph_tool_run(const rec_lockgraph_tool_opts *o, const rec_cli_input
 	lo.top = o->top;
 	lo.thread = o->thread;
 	lo.graphs = o->order ? REC_LOCKGRAPH_ORDER : REC_LOCKGRAPH_WAIT;
-	if (o->from_kind == 2)
-		lo.from_wall_ns = o->from;
-	if (o->to_kind == 2)
-		lo.to_wall_ns = o->to;
-	int64_t start = 0;
 	/* Offsets count from the recording's first event (empty chunks do not
 	 * count), as rec-flame's offsets and rec-timeline's ts 0. */
-	if ((o->from_kind == 1 || o->to_kind == 1) && rec_cli_recording_start(in, false, &start)) {
-		if (o->from_kind == 1)
-			lo.from_wall_ns = start + o->from;
-		if (o->to_kind == 1)
-			lo.to_wall_ns = start + o->to;
-	}
+	int64_t wlo, whi;
+	rec_cli_window_bounds(&o->window, in, &wlo, &whi);
+	if (wlo != INT64_MIN)
+		lo.from_wall_ns = wlo;
+	if (whi != INT64_MAX)
+		lo.to_wall_ns = whi;
 
 	rec_reader *r = rec_cli_input_open(in, 0);
 	if (!r)
@@ -484,7 +479,7 @@ int rec_lockgraph_tool_run(const rec_lockgraph_tool_opts *o, const rec_cli_input
 		rec_lockgraph_close(lg);
 		return REC_EXIT_DATA;
 	}
-	bool filtered = o->thread || o->from_kind || o->to_kind;
+	bool filtered = o->thread || o->window.from_kind || o->window.to_kind;
 	if (o->order && res->cycle_count)
 		report_cycles(in->name, res);
 	if (!o->order && !res->lock_wait_events)
@@ -627,19 +622,10 @@ static const char *format_from_name(const char *name)
 	return NULL;
 }
 
-/* --from/--to: an offset (kind 1) or a time (kind 2), else a usage error. */
-static void time_opt(const char *option, const char *s, int64_t *v, int *kind)
-{
-	*kind = rec_cli_parse_duration(s, v) ? 1 : rec_cli_parse_iso_time(s, v) ? 2 : 0;
-	if (!*kind)
-		(void)opt_duration(option, s);
-}
-
 int main(int argc, char **argv)
 {
 	rec_cli_init("rec-lockgraph");
 	rec_lockgraph_tool_opts o = { 0 };
-	const char *from_s = NULL, *to_s = NULL;
 	int c;
 	while ((c = rec_cli_getopt(argc, argv, "ho:", long_opts)) != -1) {
 		switch (c) {
@@ -662,12 +648,10 @@ int main(int argc, char **argv)
 		case OPT_MIN_WAIT: o.min_wait_ns = opt_duration("--min-wait", optarg); break;
 		case OPT_TOP: o.top = (uint32_t)rec_cli_opt_u64("--top", optarg, 1, UINT32_MAX); break;
 		case OPT_FROM:
-			from_s = optarg;
-			time_opt("--from", optarg, &o.from, &o.from_kind);
+			rec_cli_window_opt(&o.window, false, optarg);
 			break;
 		case OPT_TO:
-			to_s = optarg;
-			time_opt("--to", optarg, &o.to, &o.to_kind);
+			rec_cli_window_opt(&o.window, true, optarg);
 			break;
 		case OPT_THREAD:
 			if (!*optarg)
@@ -683,12 +667,7 @@ int main(int argc, char **argv)
 	rec_cli_input in = { .name = rec_cli_one_file(argc, argv) };
 	if (!o.format)
 		o.format = (o.output && format_from_name(o.output)) ? format_from_name(o.output) : "dot";
-	if (o.from_kind && o.to_kind && o.from_kind != o.to_kind)
-		rec_cli_usage_error("--from and --to must both be offsets or both be times");
-	if (from_s && to_s && o.to <= o.from)
-		rec_cli_usage_error("--to %s is not after --from %s", to_s, from_s);
-	if ((o.from_kind == 1 || o.to_kind == 1) && !rec_cli_input_rereadable(&in))
-		rec_cli_usage_error("--from/--to need a regular FILE (not standard input)");
+	rec_cli_window_check(&o.window, rec_cli_input_rereadable(&in));
 	return rec_cli_finish(rec_lockgraph_tool_run(&o, &in, NULL, NULL));
 }
 #endif /* REC_TOOL_NO_MAIN */

@@ -38,6 +38,11 @@ elif mode == "include":
 else:
     want = a
 assert len(want) == len(b), (len(want), len(b))
+# Pair the events by type, then time: events of different types within the
+# 2 ns of truncation below (rec.Process beside rec.ProcessStats at close)
+# may print in either order.
+want.sort(key=lambda e: e["type"])
+b.sort(key=lambda e: e["type"])
 header = ("startTime", "duration", "eventThread", "stackTrace")
 import re
 iso = re.compile(r"^(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d)\.(\d{9})Z$")

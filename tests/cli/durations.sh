@@ -115,7 +115,8 @@ for d in 1d 1H 1hr 2w 1.5.s h "10 ms" -1s 1e3s ""; do
 done
 reject rec-lockgraph "--to: '1d' is not a duration \(e\.g\. 10ms, 1\.5s\) nor a time" --to 1d
 reject rec-lockgraph "--from: '3days' is not a duration \(e\.g\. 10ms, 1\.5s\) nor a time" --from 3days
-reject rec-flame "--to: '1d' is neither an offset \(1\.5s, 250ms, \.\.\.\) nor a time" --to 1d
-reject rec-flame "--from: '1H' is neither an offset \(1\.5s, 250ms, \.\.\.\) nor a time" --from 1H
+reject rec-flame "--to: '1d' is not a duration \(e\.g\. 10ms, 1\.5s\) nor a time" --to 1d
+reject rec-flame "--from: '1H' is not a duration \(e\.g\. 10ms, 1\.5s\) nor a time" --from 1H
+reject rec-timeline "--from: '1H' is not a duration \(e\.g\. 10ms, 1\.5s\) nor a time" --from 1H
 
 cli_done durations

@@ -50,8 +50,7 @@ typedef struct rec_flame_opts {
 	const char *const *include, *const *exclude; /* regular expressions */
 	size_t ninclude, nexclude;
 	uint32_t flags;              /* REC_STACKAGG_THREADS, _REVERSE */
-	int64_t from_ns, to_ns;
-	int from_kind, to_kind;      /* 0 unset, 1 offset, 2 absolute time */
+	rec_cli_window window;       /* --from/--to (offsets: from each input's start) */
 	bool keep_rec;               /* keep librec's own leaf frames */
 } rec_flame_opts;
 /* The flame graph of in, or with before != NULL the differential one
@@ -69,8 +68,7 @@ typedef struct rec_lockgraph_tool_opts {
 	int64_t min_wait_ns;
 	uint32_t top;
 	const char *thread;
-	int64_t from, to;            /* --from/--to */
-	int from_kind, to_kind;      /* 0 unset, 1 offset from the first event, 2 time */
+	rec_cli_window window;       /* --from/--to */
 	bool check;                  /* exit 3 on a lock-order cycle */
 } rec_lockgraph_tool_opts;
 #define REC_EXIT_CYCLE 3

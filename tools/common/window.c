@@ -12,7 +12,7 @@ void rec_cli_window_opt(rec_cli_window *w, bool to, const char *s)
 	int64_t v;
 	int kind = rec_cli_parse_duration(s, &v) ? 1 : rec_cli_parse_iso_time(s, &v) ? 2 : 0;
 	if (!kind)
-		rec_cli_usage_error("%s: '%s' is neither an offset (e.g. 10ms, 1.5s) nor a time "
+		rec_cli_usage_error("%s: '%s' is not a duration (e.g. 10ms, 1.5s) nor a time "
 				    "(2026-12-02T10:14:03[.frac][Z|+HH:MM])", option, s);
 	if (to) {
 		w->to_kind = kind;
@@ -28,7 +28,7 @@ void rec_cli_window_check(const rec_cli_window *w, bool rereadable)
 	if (w->from_kind && w->to_kind && w->from_kind != w->to_kind)
 		rec_cli_usage_error("--from and --to must both be offsets or both be times");
 	if (w->from_kind && w->to_kind && w->to <= w->from)
-		rec_cli_usage_error("--to must be after --from");
+		rec_cli_usage_error("--to is not after --from");
 	if ((w->from_kind == 1 || w->to_kind == 1) && !rereadable)
 		rec_cli_usage_error("--from/--to offsets need a regular FILE (not standard input)");
 }
