@@ -142,6 +142,14 @@ $(BUILD)/tests/test_%: $(BUILD)/obj/tests/unit/test_%.o $(TESTLIB_OBJS) $(STATIC
 	@$(if $(Q),echo "  LD      $@")
 	$(Q)$(CC) $(CFLAGS_ALL) -rdynamic -o $@ $< $(TESTLIB_OBJS) $(STATIC) $(LIBS_ALL) -lcmocka
 
+# test_tools calls the archive tools' run functions (tools.h): their code
+# without main(), as the fuzzing harnesses link it (rule below).
+TEST_TOOLS_OBJS := $(foreach t,cat check recover scrub split summary,$(BUILD)/obj/fuzz/tools/rec-$(t).o)
+$(BUILD)/tests/test_tools: $(BUILD)/obj/tests/unit/test_tools.o $(TEST_TOOLS_OBJS) $(CLI_OBJS) $(TESTLIB_OBJS) $(STATIC)
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  LD      $@")
+	$(Q)$(CC) $(CFLAGS_ALL) -rdynamic -o $@ $< $(TEST_TOOLS_OBJS) $(CLI_OBJS) $(TESTLIB_OBJS) $(STATIC) $(LIBS_ALL) -lcmocka
+
 $(BUILD)/tests/%: $(BUILD)/obj/tests/helpers/%.o $(TESTLIB_OBJS) $(STATIC)
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  LD      $@")

@@ -12,51 +12,9 @@
 #include <sys/stat.h>
 
 #include "common/cli.h"
+#include "common/tools.h"
 #include "rec/archive.h"
 #include "rec/rec.h"
-
-static const char usage_text[] =
-	"Usage: rec-check [OPTIONS] FILE...\n"
-	"Verify every chunk of each recording completely: header and payload\n"
-	"checksums, every section, every event against its metadata, every pool\n"
-	"reference, and that the statistics match the events.  Each problem is one\n"
-	"line on stderr:\n"
-	"  rec-check: FILE: chunk N at offset X: what\n"
-	"then one verdict per file on stdout:\n"
-	"  FILE: OK, 41 chunks, 10000000 events\n"
-	"  FILE: DAMAGED, 2 of 41 chunks, 123 bytes skipped\n"
-	"(bytes skipped: bytes of the file that are not part of an intact chunk).\n"
-	"A chunk of a newer major format version cannot be checked: it is reported\n"
-	"(\"unsupported format version 2.0\", with its chunk index and offset),\n"
-	"stepped over, counted among the damaged chunks and named in the verdict:\n"
-	"  FILE: DAMAGED, 1 of 8 chunks, 1517 bytes skipped (1 of a newer major\n"
-	"  format version: not damaged, unreadable by this version)\n"
-	"FILE may be '-' for standard input.\n"
-	"\n"
-	"Options:\n"
-	"  --json       one JSON object (\"schema\": 1) instead of the verdict lines\n"
-	"  -q, --quiet  no verdict for intact files\n"
-	"  -h, --help   show this help and exit\n"
-	"  --version    show the library version and exit\n"
-	"\n"
-	"--json keys: schema (1), ok (all files intact), files [{path, ok, size,\n"
-	"chunks, chunks_damaged, events, intact_bytes, bytes_skipped, error (null or\n"
-	"why the file could not be read), problems [{chunk (null if none), offset,\n"
-	"status, message}], chunks_unsupported (of chunks_damaged: chunks of a newer\n"
-	"major format version)}].\n"
-	"\n"
-	"Exit status: 0 every chunk of every file is intact, 1 damage found or a\n"
-	"file could not be read, 2 usage error.\n";
-
-enum { OPT_JSON = 256, OPT_VERSION };
-
-static const struct option long_opts[] = {
-	{ "json", no_argument, NULL, OPT_JSON },
-	{ "quiet", no_argument, NULL, 'q' },
-	{ "help", no_argument, NULL, 'h' },
-	{ "version", no_argument, NULL, OPT_VERSION },
-	{ NULL, 0, NULL, 0 },
-};
 
 typedef struct problem {
 	int64_t chunk;
@@ -66,6 +24,7 @@ typedef struct problem {
 } problem;
 
 typedef struct file_result {
+	const rec_cli_input *in;
 	const char *path;
 	char *error;
 	uint64_t size;
@@ -91,12 +50,10 @@ static void add_problem(file_result *f, const rec_problem *p, rec_status st)
 /* Check one file; true if it is intact. */
 static bool check_file(file_result *f)
 {
-	rec_reader_options o = REC_READER_OPTIONS_INIT;
-	o.flags = REC_READ_VERIFY;
 	rec_reader *r = NULL;
 	errno = 0;
-	rec_status st = rec_reader_open_path(&r, f->path, &o);
-	if (st != REC_OK) {
+	rec_status st = rec_cli_input_reader(f->in, REC_READ_VERIFY, &r);
+	if (st != REC_OK) { /* rec_cli_input_open's message, the reason kept for --json */
 		const char *why = st == REC_ERR_IO && errno ? strerror(errno) : rec_strerror(st);
 		rec_cli_file_error(f->path, "%s", why);
 		f->error = rec_cli_xstrdup(why);
@@ -127,7 +84,8 @@ static bool check_file(file_result *f)
 	rec_reader_get_stats(r, &rs);
 	rec_reader_close(r);
 	struct stat sb;
-	if (strcmp(f->path, "-") != 0 && stat(f->path, &sb) == 0 && S_ISREG(sb.st_mode))
+	if (!rec_cli_input_is_stdin(f->in) && !f->in->data && stat(f->path, &sb) == 0 &&
+	    S_ISREG(sb.st_mode))
 		f->size = (uint64_t)sb.st_size;
 	else
 		f->size = rs.file_size;
@@ -186,60 +144,51 @@ static void print_json(file_result *files, size_t n, bool all_ok)
 	rec_json_end(&j);
 }
 
-int main(int argc, char **argv)
+/* One verdict line on stdout. */
+static void print_verdict(const file_result *f, bool ok, bool quiet)
 {
-	rec_cli_init("rec-check");
-	bool json = false, quiet = false;
-	int c;
-	while ((c = rec_cli_getopt(argc, argv, "hq", long_opts)) != -1) {
-		switch (c) {
-		case OPT_JSON: json = true; break;
-		case 'q': quiet = true; break;
-		case 'h': rec_cli_help(usage_text);
-		case OPT_VERSION: rec_cli_version();
-		default: rec_cli_usage_error("unexpected option");
-		}
+	if (f->error) {
+		rec_out_printf("%s: UNREADABLE\n", f->path);
+	} else if (ok) {
+		if (!quiet)
+			rec_out_printf("%s: OK, %" PRIu64 " chunk%s, %" PRIu64 " event%s\n", f->path,
+				       f->chunks, f->chunks == 1 ? "" : "s", f->events,
+				       f->events == 1 ? "" : "s");
+	} else {
+		rec_out_printf("%s: DAMAGED, %" PRIu64 " of %" PRIu64 " chunk%s, %" PRIu64
+			       " byte%s skipped",
+			       f->path, f->damaged, f->chunks, f->chunks == 1 ? "" : "s",
+			       f->skipped, f->skipped == 1 ? "" : "s");
+		if (f->unsupported)
+			rec_out_printf(" (%" PRIu64 " of a newer major format version: not damaged, "
+				       "unreadable by this version)",
+				       f->unsupported);
+		rec_out_char('\n');
 	}
-	if (optind >= argc)
-		rec_cli_usage_error("no input file");
-	int stdin_count = 0;
-	for (int i = optind; i < argc; i++)
-		if (strcmp(argv[i], "-") == 0 && ++stdin_count > 1)
-			rec_cli_usage_error("standard input ('-') given more than once");
+	rec_out_flush();
+	fflush(rec_out_g.file ? rec_out_g.file : stdout);
+}
 
-	size_t n = (size_t)(argc - optind);
+int rec_check_run(const rec_check_opts *o, const rec_cli_input *in, size_t n, FILE *out,
+		  FILE *err)
+{
+	rec_cli_set_streams(out ? out : stdout, err);
+	int rc = rec_cli_inputs_check(in, n);
+	if (rc != REC_EXIT_OK)
+		return rc;
 	file_result *files = rec_cli_xmalloc(n * sizeof(file_result));
 	memset(files, 0, n * sizeof(file_result));
 	bool all_ok = true;
 	for (size_t i = 0; i < n; i++) {
 		file_result *f = &files[i];
-		f->path = argv[optind + (int)i];
+		f->in = &in[i];
+		f->path = in[i].name;
 		bool ok = check_file(f);
 		all_ok = all_ok && ok;
-		if (json)
-			continue;
-		if (f->error) {
-			rec_out_printf("%s: UNREADABLE\n", f->path);
-		} else if (ok) {
-			if (!quiet)
-				rec_out_printf("%s: OK, %" PRIu64 " chunk%s, %" PRIu64 " event%s\n", f->path,
-					       f->chunks, f->chunks == 1 ? "" : "s", f->events,
-					       f->events == 1 ? "" : "s");
-		} else {
-			rec_out_printf("%s: DAMAGED, %" PRIu64 " of %" PRIu64 " chunk%s, %" PRIu64
-				       " byte%s skipped",
-				       f->path, f->damaged, f->chunks, f->chunks == 1 ? "" : "s",
-				       f->skipped, f->skipped == 1 ? "" : "s");
-			if (f->unsupported)
-				rec_out_printf(" (%" PRIu64 " of a newer major format version: not damaged, "
-					       "unreadable by this version)",
-					       f->unsupported);
-			rec_out_char('\n');
-		}
-		rec_out_flush();
-		fflush(stdout);
+		if (!o->json)
+			print_verdict(f, ok, o->quiet);
 	}
-	if (json)
+	if (o->json)
 		print_json(files, n, all_ok);
 	for (size_t i = 0; i < n; i++) {
 		for (size_t k = 0; k < files[i].nproblems; k++)
@@ -248,5 +197,73 @@ int main(int argc, char **argv)
 		free(files[i].error);
 	}
 	free(files);
-	return rec_cli_finish(all_ok ? REC_EXIT_OK : REC_EXIT_DATA);
+	rec_out_flush();
+	return all_ok ? REC_EXIT_OK : REC_EXIT_DATA;
 }
+
+#ifndef REC_TOOL_NO_MAIN
+static const char usage_text[] =
+	"Usage: rec-check [OPTIONS] FILE...\n"
+	"Verify every chunk of each recording completely: header and payload\n"
+	"checksums, every section, every event against its metadata, every pool\n"
+	"reference, and that the statistics match the events.  Each problem is one\n"
+	"line on stderr:\n"
+	"  rec-check: FILE: chunk N at offset X: what\n"
+	"then one verdict per file on stdout:\n"
+	"  FILE: OK, 41 chunks, 10000000 events\n"
+	"  FILE: DAMAGED, 2 of 41 chunks, 123 bytes skipped\n"
+	"(bytes skipped: bytes of the file that are not part of an intact chunk).\n"
+	"A chunk of a newer major format version cannot be checked: it is reported\n"
+	"(\"unsupported format version 2.0\", with its chunk index and offset),\n"
+	"stepped over, counted among the damaged chunks and named in the verdict:\n"
+	"  FILE: DAMAGED, 1 of 8 chunks, 1517 bytes skipped (1 of a newer major\n"
+	"  format version: not damaged, unreadable by this version)\n"
+	"FILE may be '-' for standard input.\n"
+	"\n"
+	"Options:\n"
+	"  --json       one JSON object (\"schema\": 1) instead of the verdict lines\n"
+	"  -q, --quiet  no verdict for intact files\n"
+	"  -h, --help   show this help and exit\n"
+	"  --version    show the library version and exit\n"
+	"\n"
+	"--json keys: schema (1), ok (all files intact), files [{path, ok, size,\n"
+	"chunks, chunks_damaged, events, intact_bytes, bytes_skipped, error (null or\n"
+	"why the file could not be read), problems [{chunk (null if none), offset,\n"
+	"status, message}], chunks_unsupported (of chunks_damaged: chunks of a newer\n"
+	"major format version)}].\n"
+	"\n"
+	"Exit status: 0 every chunk of every file is intact, 1 damage found or a\n"
+	"file could not be read, 2 usage error.\n";
+
+enum { OPT_JSON = 256, OPT_VERSION };
+
+static const struct option long_opts[] = {
+	{ "json", no_argument, NULL, OPT_JSON },
+	{ "quiet", no_argument, NULL, 'q' },
+	{ "help", no_argument, NULL, 'h' },
+	{ "version", no_argument, NULL, OPT_VERSION },
+	{ NULL, 0, NULL, 0 },
+};
+
+
+int main(int argc, char **argv)
+{
+	rec_cli_init("rec-check");
+	rec_check_opts o = { 0 };
+	int c;
+	while ((c = rec_cli_getopt(argc, argv, "hq", long_opts)) != -1) {
+		switch (c) {
+		case OPT_JSON: o.json = true; break;
+		case 'q': o.quiet = true; break;
+		case 'h': rec_cli_help(usage_text);
+		case OPT_VERSION: rec_cli_version();
+		default: rec_cli_usage_error("unexpected option");
+		}
+	}
+	size_t n;
+	rec_cli_input *in = rec_cli_operands(argc, argv, &n);
+	int rc = rec_check_run(&o, in, n, NULL, NULL);
+	free(in);
+	return rec_cli_finish(rc);
+}
+#endif /* REC_TOOL_NO_MAIN */

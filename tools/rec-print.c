@@ -756,17 +756,8 @@ int main(int argc, char **argv)
 		default: rec_cli_usage_error("unexpected option");
 		}
 	}
-	if (optind >= argc)
-		rec_cli_usage_error("no input file");
-	size_t n = (size_t)(argc - optind);
-	rec_cli_input *in = rec_cli_xmalloc(n * sizeof *in);
-	int stdin_count = 0;
-	for (size_t i = 0; i < n; i++) {
-		const char *path = argv[optind + (int)i];
-		if (strcmp(path, "-") == 0 && ++stdin_count > 1)
-			rec_cli_usage_error("standard input ('-') given more than once");
-		in[i] = (rec_cli_input){ .name = path };
-	}
+	size_t n;
+	rec_cli_input *in = rec_cli_operands(argc, argv, &n);
 	o.events = (const char *const *)events.items;
 	o.nevents = events.count;
 	o.cats = (const char *const *)cats.items;

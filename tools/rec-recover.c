@@ -13,9 +13,128 @@
 #include <unistd.h>
 
 #include "common/cli.h"
+#include "common/tools.h"
 #include "rec/archive.h"
 #include "rec/rec.h"
 
+typedef struct range {
+	uint64_t off, size;
+} range;
+
+/* What was kept: the chunks' byte ranges and the tally. */
+typedef struct recovered {
+	range *kept;
+	size_t nkept, kcap;
+	rec_intact_tally t;
+	bool failed, problems;
+} recovered;
+
+/* Copy every intact chunk of r into the sink, noting its range. */
+static void copy_intact(recovered *k, rec_reader *r, const char *in, rec_cli_outfile *of)
+{
+	rec_sink sink = rec_cli_outfile_sink(of);
+	for (;;) {
+		const rec_chunk_info *ci;
+		rec_status st = rec_reader_next_intact(r, &ci, &k->t);
+		if (st == REC_END)
+			break;
+		if (st != REC_OK) {
+			rec_cli_problem(in, rec_reader_problem(r), st);
+			k->problems = true;
+			if (k->t.stopped) {
+				k->failed = true;
+				break;
+			}
+			continue;
+		}
+		range rg = { ci->offset, ci->size };
+		st = rec_reader_chunk_write(r, &sink);
+		if (st != REC_OK) {
+			if (!rec_cli_outfile_failed(of)) /* else already reported, naming OUT */
+				rec_cli_problem(in, rec_reader_problem(r), st);
+			k->t.chunks--; /* intact, but not kept */
+			k->t.events -= ci->event_count;
+			k->t.bytes -= ci->size;
+			k->failed = true;
+			break;
+		}
+		if (k->nkept == k->kcap) {
+			k->kcap = k->kcap ? k->kcap * 2 : 64;
+			k->kept = rec_cli_xrealloc(k->kept, k->kcap * sizeof(range));
+		}
+		k->kept[k->nkept++] = rg;
+	}
+}
+
+/* The dropped ranges (every byte of IN outside a kept chunk), then the
+ * totals, on stderr. */
+static void report(const recovered *k, const char *in, uint64_t size, uint64_t dropped)
+{
+	const uint64_t chunks = k->t.chunks, damaged = k->t.damaged, events = k->t.events,
+		       kept_bytes = k->t.bytes, unsupported = k->t.unsupported;
+	uint64_t at = 0;
+	for (size_t i = 0; i <= k->nkept && size; i++) {
+		uint64_t end = i < k->nkept ? k->kept[i].off : size;
+		if (end > at)
+			rec_cli_file_error(in, "dropped %" PRIu64 " bytes at offset %" PRIu64
+				" (to offset %" PRIu64 ")", end - at, at, end);
+		if (i < k->nkept)
+			at = k->kept[i].off + k->kept[i].size;
+	}
+	rec_cli_file_error(in, "kept %" PRIu64 " of %" PRIu64 " chunks (%" PRIu64
+			   " events, %" PRIu64 " bytes); dropped %" PRIu64 " chunk%s, %" PRIu64
+			   " bytes",
+			   chunks, chunks + damaged, events, kept_bytes, damaged,
+			   damaged == 1 ? "" : "s", dropped);
+	if (unsupported)
+		rec_cli_file_error(in, "%" PRIu64 " of the dropped chunks %s of a newer major "
+				   "format version: not damaged, unreadable by this version "
+				   "(keep IN for a newer reader)",
+				   unsupported, unsupported == 1 ? "is" : "are");
+}
+
+int rec_recover_run(const rec_recover_opts *o, const rec_cli_input *input, FILE *out, FILE *err)
+{
+	rec_cli_set_streams(out ? out : stdout, err);
+	const char *in = input->name, *outp = o->output ? o->output : "-";
+	bool to_stdout = strcmp(outp, "-") == 0;
+	struct stat si, so;
+	bool in_reg = !rec_cli_input_is_stdin(input) && !input->data && stat(in, &si) == 0;
+	if (!to_stdout && in_reg && stat(outp, &so) == 0 && si.st_dev == so.st_dev &&
+	    si.st_ino == so.st_ino)
+		return rec_cli_usage_fail("OUT is the same file as IN");
+
+	rec_reader *r = rec_cli_input_open(input, REC_READ_VERIFY);
+	if (!r)
+		return REC_EXIT_DATA;
+	rec_cli_outfile of;
+	if (!rec_cli_outfile_open(&of, outp)) {
+		rec_reader_close(r);
+		return REC_EXIT_DATA;
+	}
+	recovered k;
+	memset(&k, 0, sizeof k);
+	copy_intact(&k, r, in, &of);
+	rec_reader_stats rs;
+	rec_reader_get_stats(r, &rs);
+	rec_reader_close(r);
+
+	uint64_t size = in_reg && S_ISREG(si.st_mode) ? (uint64_t)si.st_size : rs.file_size;
+	uint64_t dropped = size ? (size > k.t.bytes ? size - k.t.bytes : 0)
+				: rs.bytes_skipped + k.t.damaged_bytes;
+	if (!o->quiet)
+		report(&k, in, size, dropped);
+	free(k.kept);
+	bool failed = k.failed;
+	if (failed)
+		rec_cli_outfile_discard(&of);
+	else if (!rec_cli_outfile_commit(&of))
+		failed = true;
+	rec_out_flush();
+	return failed || k.problems || k.t.damaged || dropped ? REC_EXIT_DATA : REC_EXIT_OK;
+}
+
+#ifndef REC_TOOL_NO_MAIN
 static const char usage_text[] =
 	"Usage: rec-recover [OPTIONS] IN OUT\n"
 	"Write every intact chunk of the recording IN into OUT, byte for byte and in\n"
@@ -50,18 +169,15 @@ static const struct option long_opts[] = {
 	{ NULL, 0, NULL, 0 },
 };
 
-typedef struct range {
-	uint64_t off, size;
-} range;
 
 int main(int argc, char **argv)
 {
 	rec_cli_init("rec-recover");
-	bool quiet = false;
+	rec_recover_opts o = { 0 };
 	int c;
 	while ((c = rec_cli_getopt(argc, argv, "hq", long_opts)) != -1) {
 		switch (c) {
-		case 'q': quiet = true; break;
+		case 'q': o.quiet = true; break;
 		case 'h': rec_cli_help(usage_text);
 		case OPT_VERSION: rec_cli_version();
 		default: rec_cli_usage_error("unexpected option");
@@ -69,99 +185,8 @@ int main(int argc, char **argv)
 	}
 	if (argc - optind != 2)
 		rec_cli_usage_error(argc - optind < 2 ? "need IN and OUT" : "too many arguments");
-	const char *in = argv[optind], *out = argv[optind + 1];
-	bool to_stdout = strcmp(out, "-") == 0;
-	struct stat si, so;
-	bool in_reg = strcmp(in, "-") != 0 && stat(in, &si) == 0;
-	if (!to_stdout && in_reg && stat(out, &so) == 0 && si.st_dev == so.st_dev &&
-	    si.st_ino == so.st_ino)
-		rec_cli_usage_error("OUT is the same file as IN");
-
-	rec_status st;
-	const rec_cli_input input = { in, NULL, 0, NULL };
-	rec_reader *r = rec_cli_input_open(&input, REC_READ_VERIFY);
-	if (!r) {
-		return rec_cli_finish(REC_EXIT_DATA);
-	}
-	rec_cli_outfile of;
-	if (!rec_cli_outfile_open(&of, out)) {
-		rec_reader_close(r);
-		return rec_cli_finish(REC_EXIT_DATA);
-	}
-	rec_sink sink = rec_cli_outfile_sink(&of);
-
-	range *kept = NULL;
-	size_t nkept = 0, kcap = 0;
-	rec_intact_tally t;
-	memset(&t, 0, sizeof t);
-	bool failed = false, problems = false;
-	for (;;) {
-		const rec_chunk_info *ci;
-		st = rec_reader_next_intact(r, &ci, &t);
-		if (st == REC_END)
-			break;
-		if (st != REC_OK) {
-			rec_cli_problem(in, rec_reader_problem(r), st);
-			problems = true;
-			if (t.stopped) {
-				failed = true;
-				break;
-			}
-			continue;
-		}
-		range rg = { ci->offset, ci->size };
-		st = rec_reader_chunk_write(r, &sink);
-		if (st != REC_OK) {
-			if (!rec_cli_outfile_failed(&of)) /* else already reported, naming OUT */
-				rec_cli_problem(in, rec_reader_problem(r), st);
-			t.chunks--; /* intact, but not kept */
-			t.events -= ci->event_count;
-			t.bytes -= ci->size;
-			failed = true;
-			break;
-		}
-		if (nkept == kcap) {
-			kcap = kcap ? kcap * 2 : 64;
-			kept = rec_cli_xrealloc(kept, kcap * sizeof(range));
-		}
-		kept[nkept++] = rg;
-	}
-	const uint64_t chunks = t.chunks, damaged = t.damaged, events = t.events,
-		       kept_bytes = t.bytes, bad_sizes = t.damaged_bytes, unsupported = t.unsupported;
-	rec_reader_stats rs;
-	rec_reader_get_stats(r, &rs);
-	rec_reader_close(r);
-
-	uint64_t size = in_reg && S_ISREG(si.st_mode) ? (uint64_t)si.st_size : rs.file_size;
-	uint64_t dropped = size ? (size > kept_bytes ? size - kept_bytes : 0)
-				: rs.bytes_skipped + bad_sizes;
-	if (!quiet) {
-		/* The dropped ranges: every byte of IN outside a kept chunk. */
-		uint64_t at = 0;
-		for (size_t i = 0; i <= nkept && size; i++) {
-			uint64_t end = i < nkept ? kept[i].off : size;
-			if (end > at)
-				rec_cli_file_error(in, "dropped %" PRIu64 " bytes at offset %" PRIu64
-					" (to offset %" PRIu64 ")", end - at, at, end);
-			if (i < nkept)
-				at = kept[i].off + kept[i].size;
-		}
-		rec_cli_file_error(in, "kept %" PRIu64 " of %" PRIu64 " chunks (%" PRIu64
-				   " events, %" PRIu64 " bytes); dropped %" PRIu64 " chunk%s, %" PRIu64
-				   " bytes",
-				   chunks, chunks + damaged, events, kept_bytes, damaged,
-				   damaged == 1 ? "" : "s", dropped);
-		if (unsupported)
-			rec_cli_file_error(in, "%" PRIu64 " of the dropped chunks %s of a newer major "
-					   "format version: not damaged, unreadable by this version "
-					   "(keep IN for a newer reader)",
-					   unsupported, unsupported == 1 ? "is" : "are");
-	}
-	free(kept);
-	if (failed)
-		rec_cli_outfile_discard(&of);
-	else if (!rec_cli_outfile_commit(&of))
-		failed = true;
-	int rc = failed || problems || damaged || dropped ? REC_EXIT_DATA : REC_EXIT_OK;
-	return rec_cli_finish(rc);
+	const rec_cli_input in = { .name = argv[optind] };
+	o.output = argv[optind + 1];
+	return rec_cli_finish(rec_recover_run(&o, &in, NULL, NULL));
 }
+#endif /* REC_TOOL_NO_MAIN */

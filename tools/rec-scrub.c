@@ -17,89 +17,36 @@
 #include <unistd.h>
 
 #include "common/cli.h"
+#include "common/tools.h"
 #include "rec/archive.h"
 #include "rec/rec.h"
 
-static const char usage_text[] =
-	"Usage: rec-scrub [OPTIONS] IN OUT\n"
-	"Write a copy of the recording IN to OUT without the chosen event types,\n"
-	"or with the chosen fields blanked.  Each chunk of IN becomes one chunk of\n"
-	"OUT, re-encoded by the writer: same runs (Run_Id, Pid, Process_Start), same\n"
-	"event times and durations, threads, stack traces, types and every value\n"
-	"not blanked; pool ids and compression may differ (content, not bytes, is\n"
-	"kept).  Ticks are kept exactly; with a tick frequency other than 1 GHz a\n"
-	"tick's wall-clock time may round up to 2 ns the other way (the writer's\n"
-	"time anchor is the run's first chunk, not the original writer's anchor).\n"
-	"A run that closed cleanly still ends with a FINAL chunk, a run without\n"
-	"one still has none.\n"
-	"\n"
-	"Options (at least one of them):\n"
-	"  --exclude-events=GLOB[,GLOB...]  leave out events whose type name matches\n"
-	"                                   (e.g. 'rec.Log,app.*'); their types are\n"
-	"                                   left out of the metadata too\n"
-	"  --include-events=GLOB[,GLOB...]  keep only events whose type name matches\n"
-	"  --blank=FIELD[,FIELD...]         blank matching fields of the events kept:\n"
-	"                                   strings become \"\", text and blobs empty,\n"
-	"                                   numbers, times, thread and stack fields 0.\n"
-	"                                   FIELD is TYPE.FIELD (split at the last\n"
-	"                                   dot: 'rec.FileRead.path') or FIELD for\n"
-	"                                   every type; both parts may be globs\n"
-	"                                   ('*.path', 'app.*.user')\n"
-	"  -q, --quiet                      no report line\n"
-	"  -h, --help                       show this help and exit\n"
-	"  --version                        show the library version and exit\n"
-	"Options may be repeated; exclusion wins over inclusion.  A GLOB that matches\n"
-	"no type of IN is a usage error that lists the types IN has.  IN may be '-'\n"
-	"(standard input), OUT '-' (standard output); OUT must not be IN.  A regular\n"
-	"file OUT is written through a temporary file renamed at the end; a device\n"
-	"or a FIFO is written directly, never replaced.  The report on stderr:\n"
-	"  rec-scrub: IN: 120 of 150 events kept (30 removed), 40 fields blanked, 3 chunks\n"
-	"Not handled: the event header's own thread and stack (eventThread,\n"
-	"stackTrace) cannot be blanked; fields of a type unknown to this version\n"
-	"make their chunk unsupported (reported, left out); a run whose chunks are\n"
-	"not adjacent in IN gets chunk sequence numbers from 0 again where it\n"
-	"resumes (rec-cat orders runs first).\n"
-	"\n"
-	"Exit status: 0 success, 1 a damaged or unsupported chunk was left out or\n"
-	"reading or writing failed, 2 usage error.\n";
-
-enum { OPT_VERSION = 256, OPT_EXCLUDE, OPT_INCLUDE, OPT_BLANK };
-
-static const struct option long_opts[] = {
-	{ "exclude-events", required_argument, NULL, OPT_EXCLUDE },
-	{ "include-events", required_argument, NULL, OPT_INCLUDE },
-	{ "blank", required_argument, NULL, OPT_BLANK },
-	{ "quiet", no_argument, NULL, 'q' },
-	{ "help", no_argument, NULL, 'h' },
-	{ "version", no_argument, NULL, OPT_VERSION },
-	{ NULL, 0, NULL, 0 },
-};
-
-static rec_cli_list excl, incl, blank;
+/* The run's options (rec_scrub_run sets them). */
+static const rec_scrub_opts *g_opts;
 
 /* --include-events and --exclude-events against the types of IN: a
  * pattern that matches no type is a usage error (cli.h's shared check). */
 static rec_cli_typesel incl_sel, excl_sel;
 
-static bool match_any(const rec_cli_list *l, const char *s)
+static bool match_any(const char *const *patterns, size_t n, const char *s)
 {
-	for (size_t i = 0; i < l->count; i++)
-		if (rec_cli_name_matches(l->items[i], s))
+	for (size_t i = 0; i < n; i++)
+		if (rec_cli_name_matches(patterns[i], s))
 			return true;
 	return false;
 }
 
 static bool type_kept(const rec_type *t)
 {
-	if (incl.count && !match_any(&incl, t->name))
+	if (g_opts->ninclude && !match_any(g_opts->include, g_opts->ninclude, t->name))
 		return false;
-	return !match_any(&excl, t->name);
+	return !match_any(g_opts->exclude, g_opts->nexclude, t->name);
 }
 
 static bool field_blanked(const rec_type *t, const rec_field *f)
 {
-	for (size_t i = 0; i < blank.count; i++) {
-		const char *p = blank.items[i];
+	for (size_t i = 0; i < g_opts->nblank; i++) {
+		const char *p = g_opts->blank[i];
 		const char *dot = strrchr(p, '.');
 		if (!dot) {
 			if (fnmatch(p, f->name, 0) == 0)
@@ -452,74 +399,27 @@ static rec_status scrub_chunk(rec_reader *r, const rec_chunk_info *ci, bool *uns
 	return REC_OK;
 }
 
-int main(int argc, char **argv)
+/* Every intact chunk of r scrubbed into the output.  false if the output
+ * failed (reported); *rc is REC_EXIT_DATA after a chunk left out.  The
+ * selections are checked on the chunks read when IN could not be scanned
+ * first (!scanned). */
+static bool scrub_all(rec_reader *r, bool scanned, uint64_t *chunks_in, int *rc)
 {
-	rec_cli_init("rec-scrub");
-	bool quiet = false;
-	int c;
-	while ((c = rec_cli_getopt(argc, argv, "hq", long_opts)) != -1) {
-		switch (c) {
-		case OPT_EXCLUDE: rec_cli_list_add_csv(&excl, optarg); break;
-		case OPT_INCLUDE: rec_cli_list_add_csv(&incl, optarg); break;
-		case OPT_BLANK: rec_cli_list_add_csv(&blank, optarg); break;
-		case 'q': quiet = true; break;
-		case 'h': rec_cli_help(usage_text);
-		case OPT_VERSION: rec_cli_version();
-		default: rec_cli_usage_error("unexpected option");
-		}
-	}
-	if (!excl.count && !incl.count && !blank.count)
-		rec_cli_usage_error("nothing to scrub: give --exclude-events, --include-events or --blank");
-	if (argc - optind != 2)
-		rec_cli_usage_error(argc - optind < 2 ? "need IN and OUT" : "too many arguments");
-	const char *in = argv[optind], *out = argv[optind + 1];
-	in_name = in;
-	rec_cli_typesel_init(&incl_sel, (const char *const *)incl.items, incl.count, 0);
-	rec_cli_typesel_init(&excl_sel, (const char *const *)excl.items, excl.count, 0);
-	/* A regular IN is checked before OUT is touched; standard input while
-	 * it is read (OUT is then discarded, or was written already if it is
-	 * not a regular file). */
-	rec_cli_input cin = { .name = in };
-	bool scanned = rec_cli_typesel_scan(&incl_sel, &cin) && rec_cli_typesel_scan(&excl_sel, &cin);
-	if (scanned && (rec_cli_typesel_check(&incl_sel) != REC_EXIT_OK ||
-			rec_cli_typesel_check(&excl_sel) != REC_EXIT_OK))
-		return rec_cli_finish(REC_EXIT_USAGE);
-	bool to_stdout = strcmp(out, "-") == 0;
-	struct stat si, so;
-	if (!to_stdout && strcmp(in, "-") != 0 && stat(in, &si) == 0 && stat(out, &so) == 0 &&
-	    si.st_dev == so.st_dev && si.st_ino == so.st_ino)
-		rec_cli_usage_error("OUT is the same file as IN");
-
-	rec_status st;
-	const rec_cli_input input = { in, NULL, 0, NULL };
-	rec_reader *r = rec_cli_input_open(&input, REC_READ_VERIFY);
-	if (!r) {
-		return rec_cli_finish(REC_EXIT_DATA);
-	}
-	if (!rec_cli_outfile_open(&o.of, out)) {
-		rec_reader_close(r);
-		return rec_cli_finish(REC_EXIT_DATA);
-	}
-	o.sink = rec_cli_outfile_sink(&o.of);
-
-	int rc = REC_EXIT_OK;
-	bool failed = false;
-	uint64_t chunks_in = 0;
 	rec_intact_tally t;
 	memset(&t, 0, sizeof t);
 	for (;;) {
 		const rec_chunk_info *ci;
-		st = rec_reader_next_intact(r, &ci, &t);
+		rec_status st = rec_reader_next_intact(r, &ci, &t);
 		if (st == REC_END)
-			break;
+			return true;
 		if (st != REC_OK) {
-			rec_cli_problem(in, rec_reader_problem(r), st);
-			rc = REC_EXIT_DATA;
+			rec_cli_problem(in_name, rec_reader_problem(r), st);
+			*rc = REC_EXIT_DATA;
 			if (t.stopped)
-				break;
+				return true;
 			continue;
 		}
-		chunks_in++;
+		(*chunks_in)++;
 		if (!scanned) {
 			rec_cli_typesel_chunk(&incl_sel, ci);
 			rec_cli_typesel_chunk(&excl_sel, ci);
@@ -527,12 +427,70 @@ int main(int argc, char **argv)
 		bool unsupported;
 		st = scrub_chunk(r, ci, &unsupported);
 		if (unsupported)
-			rc = REC_EXIT_DATA;
-		if (st != REC_OK) {
-			failed = true;
-			break;
-		}
+			*rc = REC_EXIT_DATA;
+		if (st != REC_OK)
+			return false;
 	}
+}
+
+/* The report line on stderr. */
+static void report(const rec_reader_stats *rs, uint64_t chunks_in)
+{
+	char extra[96] = "";
+	if (rs->unknown_types)
+		snprintf(extra, sizeof extra, ", %" PRIu64 " events of types without metadata left out",
+			 rs->unknown_types);
+	rec_cli_file_error(in_name, "%" PRIu64 " of %" PRIu64 " events kept (%" PRIu64
+			   " removed), %" PRIu64 " field%s blanked, %" PRIu64 " chunk%s read%s",
+			   n_kept, n_kept + n_removed, n_removed, n_blanked,
+			   n_blanked == 1 ? "" : "s", chunks_in, chunks_in == 1 ? "" : "s", extra);
+}
+
+static void free_run(void)
+{
+	free(o.types.v);
+	free(o.threads.v);
+	free(o.modules.v);
+	free(o.frames.v);
+	free(o.stacks.v);
+	memset(&o, 0, sizeof o);
+	rec_cli_typesel_free(&incl_sel);
+	rec_cli_typesel_free(&excl_sel);
+	n_kept = n_removed = n_blanked = 0;
+	in_name = NULL;
+	g_opts = NULL;
+}
+
+/* Scrub IN into OUT: the usage checks (before OUT is touched for a regular
+ * IN), the chunks, OUT committed or discarded, the report. */
+static int scrub(const rec_cli_input *input, const char *out)
+{
+	const char *in = input->name;
+	/* A regular IN is checked before OUT is touched; standard input while
+	 * it is read (OUT is then discarded, or was written already if it is
+	 * not a regular file). */
+	bool scanned = rec_cli_typesel_scan(&incl_sel, input) && rec_cli_typesel_scan(&excl_sel, input);
+	if (scanned && (rec_cli_typesel_check(&incl_sel) != REC_EXIT_OK ||
+			rec_cli_typesel_check(&excl_sel) != REC_EXIT_OK))
+		return REC_EXIT_USAGE;
+	bool to_stdout = strcmp(out, "-") == 0;
+	struct stat si, so;
+	if (!to_stdout && !rec_cli_input_is_stdin(input) && !input->data && stat(in, &si) == 0 &&
+	    stat(out, &so) == 0 && si.st_dev == so.st_dev && si.st_ino == so.st_ino)
+		return rec_cli_usage_fail("OUT is the same file as IN");
+
+	rec_reader *r = rec_cli_input_open(input, REC_READ_VERIFY);
+	if (!r)
+		return REC_EXIT_DATA;
+	if (!rec_cli_outfile_open(&o.of, out)) {
+		rec_reader_close(r);
+		return REC_EXIT_DATA;
+	}
+	o.sink = rec_cli_outfile_sink(&o.of);
+
+	int rc = REC_EXIT_OK;
+	uint64_t chunks_in = 0;
+	bool failed = !scrub_all(r, scanned, &chunks_in, &rc);
 	rec_reader_stats rs;
 	rec_reader_get_stats(r, &rs);
 	rec_reader_close(r);
@@ -553,25 +511,117 @@ int main(int argc, char **argv)
 		rec_cli_outfile_discard(&o.of);
 	else if (!rec_cli_outfile_commit(&o.of))
 		failed = true;
-	if (!quiet && usage == REC_EXIT_OK) {
-		char extra[96] = "";
-		if (rs.unknown_types)
-			snprintf(extra, sizeof extra, ", %" PRIu64 " events of types without metadata left out",
-				 rs.unknown_types);
-		rec_cli_file_error(in, "%" PRIu64 " of %" PRIu64 " events kept (%" PRIu64
-				   " removed), %" PRIu64 " field%s blanked, %" PRIu64 " chunk%s read%s",
-				   n_kept, n_kept + n_removed, n_removed, n_blanked,
-				   n_blanked == 1 ? "" : "s", chunks_in, chunks_in == 1 ? "" : "s", extra);
+	if (!g_opts->quiet && usage == REC_EXIT_OK)
+		report(&rs, chunks_in);
+	return usage != REC_EXIT_OK ? usage : failed ? REC_EXIT_DATA : rc;
+}
+
+int rec_scrub_run(const rec_scrub_opts *opts, const rec_cli_input *input, FILE *out, FILE *err)
+{
+	rec_cli_set_streams(out ? out : stdout, err);
+	if (!opts->nexclude && !opts->ninclude && !opts->nblank)
+		return rec_cli_usage_fail("nothing to scrub: give --exclude-events, --include-events or --blank");
+	g_opts = opts;
+	in_name = input->name;
+	memset(&o, 0, sizeof o);
+	rec_cli_typesel_init(&incl_sel, opts->include, opts->ninclude, 0);
+	rec_cli_typesel_init(&excl_sel, opts->exclude, opts->nexclude, 0);
+	int rc = scrub(input, opts->output ? opts->output : "-");
+	free_run();
+	rec_out_flush();
+	return rc;
+}
+
+#ifndef REC_TOOL_NO_MAIN
+static const char usage_text[] =
+	"Usage: rec-scrub [OPTIONS] IN OUT\n"
+	"Write a copy of the recording IN to OUT without the chosen event types,\n"
+	"or with the chosen fields blanked.  Each chunk of IN becomes one chunk of\n"
+	"OUT, re-encoded by the writer: same runs (Run_Id, Pid, Process_Start), same\n"
+	"event times and durations, threads, stack traces, types and every value\n"
+	"not blanked; pool ids and compression may differ (content, not bytes, is\n"
+	"kept).  Ticks are kept exactly; with a tick frequency other than 1 GHz a\n"
+	"tick's wall-clock time may round up to 2 ns the other way (the writer's\n"
+	"time anchor is the run's first chunk, not the original writer's anchor).\n"
+	"A run that closed cleanly still ends with a FINAL chunk, a run without\n"
+	"one still has none.\n"
+	"\n"
+	"Options (at least one of them):\n"
+	"  --exclude-events=GLOB[,GLOB...]  leave out events whose type name matches\n"
+	"                                   (e.g. 'rec.Log,app.*'); their types are\n"
+	"                                   left out of the metadata too\n"
+	"  --include-events=GLOB[,GLOB...]  keep only events whose type name matches\n"
+	"  --blank=FIELD[,FIELD...]         blank matching fields of the events kept:\n"
+	"                                   strings become \"\", text and blobs empty,\n"
+	"                                   numbers, times, thread and stack fields 0.\n"
+	"                                   FIELD is TYPE.FIELD (split at the last\n"
+	"                                   dot: 'rec.FileRead.path') or FIELD for\n"
+	"                                   every type; both parts may be globs\n"
+	"                                   ('*.path', 'app.*.user')\n"
+	"  -q, --quiet                      no report line\n"
+	"  -h, --help                       show this help and exit\n"
+	"  --version                        show the library version and exit\n"
+	"Options may be repeated; exclusion wins over inclusion.  A GLOB that matches\n"
+	"no type of IN is a usage error that lists the types IN has.  IN may be '-'\n"
+	"(standard input), OUT '-' (standard output); OUT must not be IN.  A regular\n"
+	"file OUT is written through a temporary file renamed at the end; a device\n"
+	"or a FIFO is written directly, never replaced.  The report on stderr:\n"
+	"  rec-scrub: IN: 120 of 150 events kept (30 removed), 40 fields blanked, 3 chunks\n"
+	"Not handled: the event header's own thread and stack (eventThread,\n"
+	"stackTrace) cannot be blanked; fields of a type unknown to this version\n"
+	"make their chunk unsupported (reported, left out); a run whose chunks are\n"
+	"not adjacent in IN gets chunk sequence numbers from 0 again where it\n"
+	"resumes (rec-cat orders runs first).\n"
+	"\n"
+	"Exit status: 0 success, 1 a damaged or unsupported chunk was left out or\n"
+	"reading or writing failed, 2 usage error.\n";
+
+enum { OPT_VERSION = 256, OPT_EXCLUDE, OPT_INCLUDE, OPT_BLANK };
+
+static const struct option long_opts[] = {
+	{ "exclude-events", required_argument, NULL, OPT_EXCLUDE },
+	{ "include-events", required_argument, NULL, OPT_INCLUDE },
+	{ "blank", required_argument, NULL, OPT_BLANK },
+	{ "quiet", no_argument, NULL, 'q' },
+	{ "help", no_argument, NULL, 'h' },
+	{ "version", no_argument, NULL, OPT_VERSION },
+	{ NULL, 0, NULL, 0 },
+};
+
+
+int main(int argc, char **argv)
+{
+	rec_cli_init("rec-scrub");
+	rec_cli_list excl = { 0 }, incl = { 0 }, blank = { 0 };
+	rec_scrub_opts so = { 0 };
+	int c;
+	while ((c = rec_cli_getopt(argc, argv, "hq", long_opts)) != -1) {
+		switch (c) {
+		case OPT_EXCLUDE: rec_cli_list_add_csv(&excl, optarg); break;
+		case OPT_INCLUDE: rec_cli_list_add_csv(&incl, optarg); break;
+		case OPT_BLANK: rec_cli_list_add_csv(&blank, optarg); break;
+		case 'q': so.quiet = true; break;
+		case 'h': rec_cli_help(usage_text);
+		case OPT_VERSION: rec_cli_version();
+		default: rec_cli_usage_error("unexpected option");
+		}
 	}
-	free(o.types.v);
-	free(o.threads.v);
-	free(o.modules.v);
-	free(o.frames.v);
-	free(o.stacks.v);
-	rec_cli_typesel_free(&incl_sel);
-	rec_cli_typesel_free(&excl_sel);
+	if (!excl.count && !incl.count && !blank.count)
+		rec_cli_usage_error("nothing to scrub: give --exclude-events, --include-events or --blank");
+	if (argc - optind != 2)
+		rec_cli_usage_error(argc - optind < 2 ? "need IN and OUT" : "too many arguments");
+	const rec_cli_input in = { .name = argv[optind] };
+	so.output = argv[optind + 1];
+	so.include = (const char *const *)incl.items;
+	so.ninclude = incl.count;
+	so.exclude = (const char *const *)excl.items;
+	so.nexclude = excl.count;
+	so.blank = (const char *const *)blank.items;
+	so.nblank = blank.count;
+	int rc = rec_scrub_run(&so, &in, NULL, NULL);
 	rec_cli_list_free(&excl);
 	rec_cli_list_free(&incl);
 	rec_cli_list_free(&blank);
-	return rec_cli_finish(usage != REC_EXIT_OK ? usage : failed ? REC_EXIT_DATA : rc);
+	return rec_cli_finish(rc);
 }
+#endif /* REC_TOOL_NO_MAIN */

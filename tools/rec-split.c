@@ -14,84 +14,9 @@
 #include <unistd.h>
 
 #include "common/cli.h"
+#include "common/tools.h"
 #include "rec/archive.h"
 #include "rec/rec.h"
-
-static const char usage_text[] =
-	"Usage: rec-split --by run|time=DUR|size=SIZE [OPTIONS] FILE\n"
-	"Split a recording into pieces PREFIX-0001.rec, PREFIX-0002.rec, ...  Each\n"
-	"piece is a valid recording made of whole chunks copied byte for byte: a\n"
-	"chunk is never cut, so a piece holds whole chunks only and time windows\n"
-	"and sizes are met at chunk granularity.\n"
-	"  --by run        one piece per run (Run_Id, Pid, Process_Start)\n"
-	"  --by time=DUR   one piece per time window of DUR (500ms, 10s, 1.5min, 1h;\n"
-	"                  units ns us ms s m min h, a bare number is seconds),\n"
-	"                  windows aligned on multiples\n"
-	"                  of DUR since the Unix epoch; a chunk goes to the window of\n"
-	"                  its start time (Start_Wall_Ns)\n"
-	"  --by size=SIZE  pieces of at most SIZE bytes (e.g. 64MiB; suffixes K, KiB,\n"
-	"                  M, MiB, G, GiB are powers of 1024): a piece is closed\n"
-	"                  before a chunk would make it exceed SIZE; a chunk larger\n"
-	"                  than SIZE goes alone into its own piece\n"
-	"Pieces are numbered by run in the order each run first appears in FILE, by\n"
-	"time in window order, by size in file order (a piece whose chunks are not\n"
-	"adjacent in FILE is appended to; each chunk keeps its order in FILE).\n"
-	"Every chunk is verified first; a damaged chunk is reported and left out.\n"
-	"One line per piece on stdout: its name, chunks, events, bytes and its run\n"
-	"or window.  FILE may be '-' (standard input).\n"
-	"\n"
-	"Options:\n"
-	"  -o, --prefix=PREFIX  piece names start with PREFIX (default: FILE without\n"
-	"                       its .rec suffix; \"rec-split\" for standard input)\n"
-	"  -h, --help           show this help and exit\n"
-	"  --version            show the library version and exit\n"
-	"\n"
-	"Existing files with a piece's name are overwritten.\n"
-	"Exit status: 0 success, 1 a damaged chunk was left out, or reading or\n"
-	"writing failed, 2 usage error.\n";
-
-enum { OPT_VERSION = 256, OPT_BY };
-
-static const struct option long_opts[] = {
-	{ "by", required_argument, NULL, OPT_BY },
-	{ "prefix", required_argument, NULL, 'o' },
-	{ "help", no_argument, NULL, 'h' },
-	{ "version", no_argument, NULL, OPT_VERSION },
-	{ NULL, 0, NULL, 0 },
-};
-
-enum { BY_NONE, BY_RUN, BY_TIME, BY_SIZE };
-
-/* "<digits><unit>" with unit among the given suffixes; overflow checked. */
-static bool parse_scaled(const char *s, const char *const *units, const uint64_t *mult,
-			 uint64_t *out)
-{
-	size_t n = 0;
-	while (s[n] >= '0' && s[n] <= '9')
-		n++;
-	if (n == 0 || n > 19)
-		return false;
-	char num[24];
-	memcpy(num, s, n);
-	num[n] = '\0';
-	uint64_t v;
-	if (!rec_cli_parse_u64(num, 1, UINT64_MAX, &v))
-		return false;
-	const char *u = s + n;
-	for (size_t i = 0; units[i]; i++) {
-		if (strcmp(u, units[i]) == 0) {
-			if (v > UINT64_MAX / mult[i])
-				return false;
-			*out = v * mult[i];
-			return true;
-		}
-	}
-	return false;
-}
-
-static const char *const size_units[] = { "", "B", "K", "KiB", "k", "M", "MiB", "G", "GiB", NULL };
-static const uint64_t size_mult[] = { 1, 1, 1024, 1024, 1024, 1048576, 1048576, 1073741824ull,
-				      1073741824ull };
 
 typedef struct piece {
 	char *name;
@@ -108,6 +33,7 @@ static size_t npieces, pcap;
 static int cur_fd = -1;
 static size_t cur_piece = SIZE_MAX;
 static const char *prefix;
+static const rec_split_opts *g_o;
 
 static int write_errno; /* of the last failed write to a piece, 0 if none */
 
@@ -223,47 +149,149 @@ static void out_iso(int64_t ns)
 	rec_out_write(b, rec_fmt_iso(b, ns));
 }
 
-int main(int argc, char **argv)
+/* The piece chunk ci goes to (made when new: *fresh). */
+static size_t piece_for(const rec_chunk_info *ci, uint64_t *cur_bytes, bool *fresh)
 {
-	rec_cli_init("rec-split");
-	int by = BY_NONE;
-	uint64_t dur = 0, limit = 0;
-	int c;
-	while ((c = rec_cli_getopt(argc, argv, "ho:", long_opts)) != -1) {
-		switch (c) {
-		case OPT_BY:
-			if (strcmp(optarg, "run") == 0) {
-				by = BY_RUN;
-			} else if (strncmp(optarg, "time=", 5) == 0) {
-				by = BY_TIME;
-				int64_t d; /* the tools' one duration grammar (cli.h) */
-				if (!rec_cli_parse_duration(optarg + 5, &d) || d <= 0)
-					rec_cli_usage_error("--by time=DUR: bad duration '%s' (e.g. 10s, 500ms, 1h)",
-							    optarg + 5);
-				dur = (uint64_t)d;
-			} else if (strncmp(optarg, "size=", 5) == 0) {
-				by = BY_SIZE;
-				if (!parse_scaled(optarg + 5, size_units, size_mult, &limit))
-					rec_cli_usage_error("--by size=SIZE: bad size '%s' (e.g. 64MiB, 4096)",
-							    optarg + 5);
-			} else {
-				rec_cli_usage_error("--by: '%s' is not run, time=DUR or size=SIZE", optarg);
-			}
-			break;
-		case 'o': prefix = optarg; break;
-		case 'h': rec_cli_help(usage_text);
-		case OPT_VERSION: rec_cli_version();
-		default: rec_cli_usage_error("unexpected option");
+	size_t pi = SIZE_MAX;
+	*fresh = false;
+	const int by = g_o->by;
+	if (by == REC_SPLIT_BY_SIZE) {
+		/* The current piece while the chunk fits (a chunk larger than
+		 * the limit gets a piece of its own). */
+		if (npieces && (*cur_bytes + ci->size <= g_o->size || *cur_bytes == 0)) {
+			pi = npieces - 1;
+		} else {
+			pi = new_piece();
+			*fresh = true;
+			*cur_bytes = 0;
 		}
+		*cur_bytes += ci->size;
+		return pi;
 	}
-	if (by == BY_NONE)
-		rec_cli_usage_error("--by run|time=DUR|size=SIZE is required");
-	if (argc - optind != 1)
-		rec_cli_usage_error(argc - optind < 1 ? "no input file" : "one input file only");
-	const char *in = argv[optind];
+	int64_t w = 0;
+	if (by == REC_SPLIT_BY_TIME) {
+		int64_t t = ci->start_wall_ns, d = (int64_t)g_o->window_ns;
+		w = t / d - (t % d < 0); /* floor */
+	}
+	for (size_t i = npieces; i-- > 0;) {
+		const piece *p = &pieces[i];
+		if (by == REC_SPLIT_BY_RUN ? (p->run_id == ci->run_id && p->pid == ci->pid &&
+					      p->process_start_ns == ci->process_start_ns)
+					   : p->window == w)
+			return i;
+	}
+	pi = new_piece();
+	*fresh = true;
+	pieces[pi].run_id = ci->run_id;
+	pieces[pi].pid = ci->pid;
+	pieces[pi].process_start_ns = ci->process_start_ns;
+	pieces[pi].window = w;
+	return pi;
+}
+
+/* Every intact chunk of r into its piece.  false if writing failed
+ * (reported); *rc is REC_EXIT_DATA after a reader problem. */
+static bool split_chunks(rec_reader *r, const char *in, const struct stat *si, bool in_reg,
+			 rec_intact_tally *tally, int *rc)
+{
+	rec_sink sink = { fd_write, NULL, NULL };
+	uint64_t cur_bytes = 0;
+	for (;;) {
+		const rec_chunk_info *ci;
+		rec_status st = rec_reader_next_intact(r, &ci, tally);
+		if (st == REC_END)
+			return true;
+		if (st != REC_OK) {
+			rec_cli_problem(in, rec_reader_problem(r), st);
+			*rc = REC_EXIT_DATA;
+			if (tally->stopped)
+				return true;
+			continue;
+		}
+		bool fresh;
+		size_t pi = piece_for(ci, &cur_bytes, &fresh);
+		if (fresh && in_reg) { /* the input must not be overwritten by a piece */
+			struct stat sp;
+			if (stat(pieces[pi].name, &sp) == 0 && sp.st_dev == si->st_dev &&
+			    sp.st_ino == si->st_ino) {
+				rec_cli_file_error(pieces[pi].name, "is the input; choose another --prefix");
+				return false;
+			}
+		}
+		if (!switch_to(pi, fresh))
+			return false;
+		uint64_t events = ci->event_count, size = ci->size;
+		write_errno = 0;
+		st = rec_reader_chunk_write(r, &sink);
+		if (st != REC_OK) {
+			if (write_errno) /* the piece could not be written: name it */
+				rec_cli_file_error(pieces[pi].name, "%s", strerror(write_errno));
+			else
+				rec_cli_problem(in, rec_reader_problem(r), st);
+			return false;
+		}
+		pieces[pi].chunks++;
+		pieces[pi].events += events;
+		pieces[pi].bytes += size;
+	}
+}
+
+/* One line per piece on stdout (and the pieces' names freed). */
+static void print_pieces(void)
+{
+	const uint64_t dur = g_o->window_ns;
+	for (size_t i = 0; i < npieces; i++) {
+		const piece *p = &pieces[i];
+		if (!p->chunks) { /* its file could not be written */
+			free(p->name);
+			continue;
+		}
+		rec_out_printf("%s: %" PRIu64 " chunk%s, %" PRIu64 " events, %" PRIu64 " bytes", p->name,
+			       p->chunks, p->chunks == 1 ? "" : "s", p->events, p->bytes);
+		if (g_o->by == REC_SPLIT_BY_RUN) {
+			rec_out_printf(", run %016" PRIx64 " pid %" PRIu32, p->run_id, p->pid);
+		} else if (g_o->by == REC_SPLIT_BY_TIME) {
+			REC_OUT_LIT(", window ");
+			out_iso(p->window * (int64_t)dur);
+			REC_OUT_LIT(" +");
+			char b[64];
+			rec_out_write(b, rec_fmt_duration(b, (int64_t)dur));
+		} else if (p->bytes > g_o->size) {
+			REC_OUT_LIT(" (one chunk larger than the size limit)");
+		}
+		rec_out_char('\n');
+		free(p->name);
+	}
+}
+
+/* After the pieces: the damaged chunks left out, on stderr. */
+static void report_damaged(const char *in, const rec_intact_tally *tally)
+{
+	const uint64_t damaged = tally->damaged, unsupported = tally->unsupported;
+	if (!damaged)
+		return;
+	rec_out_flush();
+	fflush(rec_out_g.file ? rec_out_g.file : stdout);
+	if (unsupported)
+		rec_cli_file_error(in, "%" PRIu64 " damaged chunk%s left out (%" PRIu64
+				   " of a newer major format version: unreadable by this version)",
+				   damaged, damaged == 1 ? "" : "s", unsupported);
+	else
+		rec_cli_file_error(in, "%" PRIu64 " damaged chunk%s left out", damaged,
+				   damaged == 1 ? "" : "s");
+}
+
+int rec_split_run(const rec_split_opts *o, const rec_cli_input *input, FILE *out, FILE *err)
+{
+	rec_cli_set_streams(out ? out : stdout, err);
+	const char *in = input->name;
+	if (o->by < REC_SPLIT_BY_RUN || o->by > REC_SPLIT_BY_SIZE ||
+	    (o->by == REC_SPLIT_BY_TIME && (o->window_ns == 0 || o->window_ns > INT64_MAX)))
+		return rec_cli_usage_fail("--by run|time=DUR|size=SIZE is required");
 	char *defprefix = NULL;
+	prefix = o->prefix;
 	if (!prefix) {
-		if (strcmp(in, "-") == 0) {
+		if (rec_cli_input_is_stdin(input)) {
 			prefix = "rec-split";
 		} else {
 			defprefix = rec_cli_xstrdup(in);
@@ -273,144 +301,159 @@ int main(int argc, char **argv)
 			prefix = defprefix;
 		}
 	}
-	if (!*prefix)
-		rec_cli_usage_error("empty prefix");
+	if (!*prefix) {
+		free(defprefix);
+		return rec_cli_usage_fail("empty prefix");
+	}
+	g_o = o;
+	pieces = NULL;
+	npieces = pcap = 0;
+	cur_fd = -1;
+	cur_piece = SIZE_MAX;
 
-	rec_status st;
-	const rec_cli_input input = { in, NULL, 0, NULL };
-	rec_reader *r = rec_cli_input_open(&input, REC_READ_VERIFY);
+	rec_reader *r = rec_cli_input_open(input, REC_READ_VERIFY);
 	if (!r) {
 		free(defprefix);
-		return rec_cli_finish(REC_EXIT_DATA);
+		return REC_EXIT_DATA;
 	}
-	/* The input must not be overwritten by a piece. */
 	struct stat si;
-	bool in_reg = strcmp(in, "-") != 0 && stat(in, &si) == 0;
-
-	rec_sink sink = { fd_write, NULL, NULL };
+	bool in_reg = !rec_cli_input_is_stdin(input) && !input->data && stat(in, &si) == 0;
 	int rc = REC_EXIT_OK;
-	bool failed = false;
-	uint64_t cur_bytes = 0;
 	rec_intact_tally tally;
 	memset(&tally, 0, sizeof tally);
-	for (;;) {
-		const rec_chunk_info *ci;
-		st = rec_reader_next_intact(r, &ci, &tally);
-		if (st == REC_END)
-			break;
-		if (st != REC_OK) {
-			rec_cli_problem(in, rec_reader_problem(r), st);
-			rc = REC_EXIT_DATA;
-			if (tally.stopped)
-				break;
-			continue;
-		}
-		size_t pi = SIZE_MAX;
-		bool fresh = false;
-		if (by == BY_SIZE) {
-			/* The current piece while the chunk fits (a chunk larger
-			 * than the limit gets a piece of its own). */
-			if (npieces && (cur_bytes + ci->size <= limit || cur_bytes == 0)) {
-				pi = npieces - 1;
-			} else {
-				pi = new_piece();
-				fresh = true;
-				cur_bytes = 0;
-			}
-			cur_bytes += ci->size;
-		} else {
-			int64_t w = 0;
-			if (by == BY_TIME) {
-				int64_t t = ci->start_wall_ns, d = (int64_t)dur;
-				w = t / d - (t % d < 0); /* floor */
-			}
-			for (size_t i = npieces; i-- > 0;) {
-				const piece *p = &pieces[i];
-				if (by == BY_RUN ? (p->run_id == ci->run_id && p->pid == ci->pid &&
-						    p->process_start_ns == ci->process_start_ns)
-						 : p->window == w) {
-					pi = i;
-					break;
-				}
-			}
-			if (pi == SIZE_MAX) {
-				pi = new_piece();
-				fresh = true;
-				pieces[pi].run_id = ci->run_id;
-				pieces[pi].pid = ci->pid;
-				pieces[pi].process_start_ns = ci->process_start_ns;
-				pieces[pi].window = w;
-			}
-		}
-		if (fresh && in_reg) {
-			struct stat sp;
-			if (stat(pieces[pi].name, &sp) == 0 && sp.st_dev == si.st_dev && sp.st_ino == si.st_ino) {
-				rec_cli_file_error(pieces[pi].name, "is the input; choose another --prefix");
-				failed = true;
-				break;
-			}
-		}
-		if (!switch_to(pi, fresh)) {
-			failed = true;
-			break;
-		}
-		uint64_t events = ci->event_count, size = ci->size;
-		write_errno = 0;
-		st = rec_reader_chunk_write(r, &sink);
-		if (st != REC_OK) {
-			if (write_errno) /* the piece could not be written: name it */
-				rec_cli_file_error(pieces[pi].name, "%s", strerror(write_errno));
-			else
-				rec_cli_problem(in, rec_reader_problem(r), st);
-			failed = true;
-			break;
-		}
-		pieces[pi].chunks++;
-		pieces[pi].events += events;
-		pieces[pi].bytes += size;
-	}
+	bool failed = !split_chunks(r, in, &si, in_reg, &tally, &rc);
 	rec_reader_close(r);
 	if (cur_fd >= 0 && close(cur_fd) != 0) {
 		rec_cli_file_error(pieces[cur_piece].name, "%s", strerror(errno));
 		failed = true;
 	}
-	if (by == BY_TIME && !failed && !renumber_by_window())
+	cur_fd = -1;
+	if (o->by == REC_SPLIT_BY_TIME && !failed && !renumber_by_window())
 		failed = true;
-	for (size_t i = 0; i < npieces; i++) {
-		const piece *p = &pieces[i];
-		if (!p->chunks) { /* its file could not be written */
-			free(p->name);
-			continue;
-		}
-		rec_out_printf("%s: %" PRIu64 " chunk%s, %" PRIu64 " events, %" PRIu64 " bytes", p->name,
-			       p->chunks, p->chunks == 1 ? "" : "s", p->events, p->bytes);
-		if (by == BY_RUN) {
-			rec_out_printf(", run %016" PRIx64 " pid %" PRIu32, p->run_id, p->pid);
-		} else if (by == BY_TIME) {
-			REC_OUT_LIT(", window ");
-			out_iso(p->window * (int64_t)dur);
-			REC_OUT_LIT(" +");
-			char b[64];
-			rec_out_write(b, rec_fmt_duration(b, (int64_t)dur));
-		} else if (p->bytes > limit) {
-			REC_OUT_LIT(" (one chunk larger than the size limit)");
-		}
-		rec_out_char('\n');
-		free(p->name);
-	}
+	print_pieces();
 	free(pieces);
-	const uint64_t damaged = tally.damaged, unsupported = tally.unsupported;
-	if (damaged) {
-		rec_out_flush();
-		fflush(stdout);
-		if (unsupported)
-			rec_cli_file_error(in, "%" PRIu64 " damaged chunk%s left out (%" PRIu64
-					   " of a newer major format version: unreadable by this version)",
-					   damaged, damaged == 1 ? "" : "s", unsupported);
-		else
-			rec_cli_file_error(in, "%" PRIu64 " damaged chunk%s left out", damaged,
-					   damaged == 1 ? "" : "s");
-	}
+	pieces = NULL;
+	report_damaged(in, &tally);
 	free(defprefix);
-	return rec_cli_finish(failed ? REC_EXIT_DATA : rc);
+	prefix = NULL;
+	g_o = NULL;
+	rec_out_flush();
+	return failed ? REC_EXIT_DATA : rc;
 }
+
+#ifndef REC_TOOL_NO_MAIN
+static const char usage_text[] =
+	"Usage: rec-split --by run|time=DUR|size=SIZE [OPTIONS] FILE\n"
+	"Split a recording into pieces PREFIX-0001.rec, PREFIX-0002.rec, ...  Each\n"
+	"piece is a valid recording made of whole chunks copied byte for byte: a\n"
+	"chunk is never cut, so a piece holds whole chunks only and time windows\n"
+	"and sizes are met at chunk granularity.\n"
+	"  --by run        one piece per run (Run_Id, Pid, Process_Start)\n"
+	"  --by time=DUR   one piece per time window of DUR (500ms, 10s, 1.5min, 1h;\n"
+	"                  units ns us ms s m min h, a bare number is seconds),\n"
+	"                  windows aligned on multiples\n"
+	"                  of DUR since the Unix epoch; a chunk goes to the window of\n"
+	"                  its start time (Start_Wall_Ns)\n"
+	"  --by size=SIZE  pieces of at most SIZE bytes (e.g. 64MiB; suffixes K, KiB,\n"
+	"                  M, MiB, G, GiB are powers of 1024): a piece is closed\n"
+	"                  before a chunk would make it exceed SIZE; a chunk larger\n"
+	"                  than SIZE goes alone into its own piece\n"
+	"Pieces are numbered by run in the order each run first appears in FILE, by\n"
+	"time in window order, by size in file order (a piece whose chunks are not\n"
+	"adjacent in FILE is appended to; each chunk keeps its order in FILE).\n"
+	"Every chunk is verified first; a damaged chunk is reported and left out.\n"
+	"One line per piece on stdout: its name, chunks, events, bytes and its run\n"
+	"or window.  FILE may be '-' (standard input).\n"
+	"\n"
+	"Options:\n"
+	"  -o, --prefix=PREFIX  piece names start with PREFIX (default: FILE without\n"
+	"                       its .rec suffix; \"rec-split\" for standard input)\n"
+	"  -h, --help           show this help and exit\n"
+	"  --version            show the library version and exit\n"
+	"\n"
+	"Existing files with a piece's name are overwritten.\n"
+	"Exit status: 0 success, 1 a damaged chunk was left out, or reading or\n"
+	"writing failed, 2 usage error.\n";
+
+enum { OPT_VERSION = 256, OPT_BY };
+
+static const struct option long_opts[] = {
+	{ "by", required_argument, NULL, OPT_BY },
+	{ "prefix", required_argument, NULL, 'o' },
+	{ "help", no_argument, NULL, 'h' },
+	{ "version", no_argument, NULL, OPT_VERSION },
+	{ NULL, 0, NULL, 0 },
+};
+
+/* "<digits><unit>" with unit among the given suffixes; overflow checked. */
+static bool parse_scaled(const char *s, const char *const *units, const uint64_t *mult,
+			 uint64_t *out)
+{
+	size_t n = 0;
+	while (s[n] >= '0' && s[n] <= '9')
+		n++;
+	if (n == 0 || n > 19)
+		return false;
+	char num[24];
+	memcpy(num, s, n);
+	num[n] = '\0';
+	uint64_t v;
+	if (!rec_cli_parse_u64(num, 1, UINT64_MAX, &v))
+		return false;
+	const char *u = s + n;
+	for (size_t i = 0; units[i]; i++) {
+		if (strcmp(u, units[i]) == 0) {
+			if (v > UINT64_MAX / mult[i])
+				return false;
+			*out = v * mult[i];
+			return true;
+		}
+	}
+	return false;
+}
+
+static const char *const size_units[] = { "", "B", "K", "KiB", "k", "M", "MiB", "G", "GiB", NULL };
+static const uint64_t size_mult[] = { 1, 1, 1024, 1024, 1024, 1048576, 1048576, 1073741824ull,
+				      1073741824ull };
+
+
+int main(int argc, char **argv)
+{
+	rec_cli_init("rec-split");
+	rec_split_opts o = { 0 };
+	int c;
+	while ((c = rec_cli_getopt(argc, argv, "ho:", long_opts)) != -1) {
+		switch (c) {
+		case OPT_BY:
+			if (strcmp(optarg, "run") == 0) {
+				o.by = REC_SPLIT_BY_RUN;
+			} else if (strncmp(optarg, "time=", 5) == 0) {
+				o.by = REC_SPLIT_BY_TIME;
+				int64_t d; /* the tools' one duration grammar (cli.h) */
+				if (!rec_cli_parse_duration(optarg + 5, &d) || d <= 0)
+					rec_cli_usage_error("--by time=DUR: bad duration '%s' (e.g. 10s, 500ms, 1h)",
+							    optarg + 5);
+				o.window_ns = (uint64_t)d;
+			} else if (strncmp(optarg, "size=", 5) == 0) {
+				o.by = REC_SPLIT_BY_SIZE;
+				if (!parse_scaled(optarg + 5, size_units, size_mult, &o.size))
+					rec_cli_usage_error("--by size=SIZE: bad size '%s' (e.g. 64MiB, 4096)",
+							    optarg + 5);
+			} else {
+				rec_cli_usage_error("--by: '%s' is not run, time=DUR or size=SIZE", optarg);
+			}
+			break;
+		case 'o': o.prefix = optarg; break;
+		case 'h': rec_cli_help(usage_text);
+		case OPT_VERSION: rec_cli_version();
+		default: rec_cli_usage_error("unexpected option");
+		}
+	}
+	if (!o.by)
+		rec_cli_usage_error("--by run|time=DUR|size=SIZE is required");
+	if (argc - optind != 1)
+		rec_cli_usage_error(argc - optind < 1 ? "no input file" : "one input file only");
+	const rec_cli_input in = { .name = argv[optind] };
+	return rec_cli_finish(rec_split_run(&o, &in, NULL, NULL));
+}
+#endif /* REC_TOOL_NO_MAIN */

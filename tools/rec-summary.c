@@ -11,73 +11,9 @@
 #include <string.h>
 
 #include "common/cli.h"
+#include "common/tools.h"
 #include "rec/analysis.h"
 #include "rec/rec.h"
-
-static const char usage_text[] =
-	"Usage: rec-summary [OPTIONS] FILE...\n"
-	"Summarize rec recordings: files, format versions, chunks, first and last\n"
-	"event time, events and dropped events, runs (restarts) and, per event type,\n"
-	"the count and encoded size, and counter totals.  Reads chunk headers and\n"
-	"statistics, and decodes only the rec.Counter and rec.Dropped events of the\n"
-	"chunks that have some (--no-counters: none).  Dropped events are listed\n"
-	"by type and reason.  What is shown is checked first: a format 1.0 chunk's\n"
-	"payload checksum, a 1.1 chunk's front checksum (section headers, metadata\n"
-	"and statistics; its events are checked when decoded); a damaged chunk is\n"
-	"reported (file, chunk, offset) and nothing of it is counted (\"Excluded\").\n"
-	"FILE may be '-' for standard input.  Several files are summarized together\n"
-	"(a run that spans files counts once).\n"
-	"\n"
-	"Options:\n"
-	"  --json       one JSON object (\"schema\": 1) instead of text\n"
-	"  --verify     also check every chunk completely (every event, pool\n"
-	"               references, statistics against events) and report mismatches;\n"
-	"               with nothing wrong, a last line says what was verified\n"
-	"  --no-counters  no counter totals and no drops by type: read chunk headers\n"
-	"               and statistics only\n"
-	"  -h, --help   show this help and exit\n"
-	"  --version    show the library version and exit\n"
-	"\n"
-	"Times are local wall-clock times (set TZ to choose the zone).\n"
-	"\n"
-	"--json keys: schema (1), files [{path, size, chunks, chunks_damaged,\n"
-	"bytes_skipped}], total_size, versions, codecs, chunks, chunks_damaged,\n"
-	"bytes_skipped, unknown_sections, first_event, last_event (ISO 8601),\n"
-	"first_event_ns, last_event_ns, duration_ns, events, dropped, drops [{type,\n"
-	"reason, reason_name, count}] (when the input has rec.Dropped events, not\n"
-	"with --no-counters; by count; type and reason null for dropped events no\n"
-	"rec.Dropped accounts for), runs [{run_id,\n"
-	"pid, process_start, first_event, last_event, duration_ns, chunks, events,\n"
-	"dropped, ended (\"clean close\", \"crash event\", \"truncated\", \"no final\n"
-	"chunk\"), file}], restarts, types [{name, label, category, count, bytes}]\n"
-	"(by count, then name), problems [{file, chunk, offset, status, message}],\n"
-	"counters [{name, total, resets, runs, samples}] (by name; null with\n"
-	"--no-counters), chunks_unsupported.  Integers are JSON numbers: above\n"
-	"2^53 they lose precision in JavaScript parsers.\n"
-	"\n"
-	"Counters (rec.Counter events): total is the sum over runs of what each run\n"
-	"counted from its first sample, the counter's start (the recorder samples a\n"
-	"counter when it is created, at 0, and when a recording opens): the\n"
-	"increases between samples in timestamp order; a value at least 2^63\n"
-	"lower wrapped past 2^64 - 1 and adds the distance forward; any other drop\n"
-	"is a reset, after which counting went on from 0 (it adds the new value).\n"
-	"resets counts them, runs the runs with samples of the counter.\n"
-	"A chunk of a newer major format version cannot be read: it is stepped over,\n"
-	"reported with its chunk index and offset, and counted (chunks_unsupported).\n"
-	"\n"
-	"Exit status: 0 success, 1 damaged or unreadable input (after printing the\n"
-	"summary of what was readable), 2 usage error.\n";
-
-enum { OPT_JSON = 256, OPT_VERIFY, OPT_NO_COUNTERS, OPT_VERSION };
-
-static const struct option long_opts[] = {
-	{ "json", no_argument, NULL, OPT_JSON },
-	{ "verify", no_argument, NULL, OPT_VERIFY },
-	{ "no-counters", no_argument, NULL, OPT_NO_COUNTERS },
-	{ "help", no_argument, NULL, 'h' },
-	{ "version", no_argument, NULL, OPT_VERSION },
-	{ NULL, 0, NULL, 0 },
-};
 
 static void out_pad(size_t n)
 {
@@ -669,45 +605,21 @@ static void print_verified(const rec_summary_result *res)
 	REC_OUT_LIT(" decoded against their types and pools, statistics match the events\n");
 }
 
-int main(int argc, char **argv)
+/* Every input into s; REC_EXIT_DATA if one could not be read.  *opened:
+ * how many could be opened. */
+static int add_inputs(rec_summary *s, const rec_cli_input *in, size_t n, uint32_t flags,
+		      size_t *opened)
 {
-	rec_cli_init("rec-summary");
-	bool json = false;
-	uint32_t flags = REC_SUMMARY_COUNTERS | REC_SUMMARY_DROPS;
-	int c;
-	while ((c = rec_cli_getopt(argc, argv, "h", long_opts)) != -1) {
-		switch (c) {
-		case OPT_JSON: json = true; break;
-		case OPT_VERIFY: flags |= REC_SUMMARY_VERIFY; break;
-		case OPT_NO_COUNTERS: flags &= ~(REC_SUMMARY_COUNTERS | REC_SUMMARY_DROPS); break;
-		case 'h': rec_cli_help(usage_text);
-		case OPT_VERSION: rec_cli_version();
-		default: rec_cli_usage_error("unexpected option");
-		}
-	}
-	if (optind >= argc)
-		rec_cli_usage_error("no input file");
-	int stdin_count = 0;
-	for (int i = optind; i < argc; i++)
-		if (strcmp(argv[i], "-") == 0 && ++stdin_count > 1)
-			rec_cli_usage_error("standard input ('-') given more than once");
-
-	rec_summary *s = NULL;
-	if (rec_summary_open(&s) != REC_OK) {
-		rec_cli_error("out of memory");
-		return rec_cli_finish(REC_EXIT_DATA);
-	}
 	int rc = REC_EXIT_OK;
-	int opened = 0;
-	for (int i = optind; i < argc; i++) {
-		const char *path = argv[i];
-		const rec_cli_input input = { path, NULL, 0, NULL };
-		rec_reader *r = rec_cli_input_open(&input, flags & REC_SUMMARY_VERIFY ? REC_READ_VERIFY : 0);
+	*opened = 0;
+	for (size_t i = 0; i < n; i++) {
+		const char *path = in[i].name;
+		rec_reader *r = rec_cli_input_open(&in[i], flags & REC_SUMMARY_VERIFY ? REC_READ_VERIFY : 0);
 		if (!r) {
 			rc = REC_EXIT_DATA;
 			continue;
 		}
-		opened++;
+		(*opened)++;
 		rec_status st = rec_summary_add_reader(s, r, path, flags);
 		rec_reader_close(r);
 		if (st != REC_OK) {
@@ -715,26 +627,144 @@ int main(int argc, char **argv)
 			rc = REC_EXIT_DATA;
 		}
 	}
-	if (!opened) {
-		rec_summary_close(s);
-		return rec_cli_finish(rc); /* nothing could be read: no empty summary */
-	}
-	const rec_summary_result *res = rec_summary_get(s);
-	g_drops = (flags & REC_SUMMARY_DROPS) != 0;
-	if (json)
-		print_json(res, (flags & REC_SUMMARY_COUNTERS) != 0);
-	else
-		print_text(res);
-	if (!json && (flags & REC_SUMMARY_VERIFY) && !res->problem_count && rc == REC_EXIT_OK)
-		print_verified(res);
-	/* Problems after the summary: stdout first, so both read in order on a tty. */
+	return rc;
+}
+
+/* The problems, after the summary: stdout first, so both read in order on a
+ * tty.  REC_EXIT_DATA if there is one. */
+static int report_problems(const rec_summary_result *res)
+{
 	(void)rec_cli_out_sync(); /* a failure is reported once, by rec_cli_finish */
+	int rc = REC_EXIT_OK;
 	for (size_t i = 0; i < res->problem_count; i++) {
 		const rec_summary_problem *p = &res->problems[i];
 		rec_problem pr = { p->status, p->offset, p->chunk, p->message };
 		rec_cli_problem(p->file, &pr, p->status);
 		rc = REC_EXIT_DATA;
 	}
+	return rc;
+}
+
+int rec_summary_tool_run(const rec_summary_tool_opts *o, const rec_cli_input *in, size_t n,
+			 FILE *out, FILE *err)
+{
+	rec_cli_set_streams(out ? out : stdout, err);
+	int rc = rec_cli_inputs_check(in, n);
+	if (rc != REC_EXIT_OK)
+		return rc;
+	const uint32_t flags = o->flags;
+	rec_summary *s = NULL;
+	if (rec_summary_open(&s) != REC_OK) {
+		rec_cli_error("out of memory");
+		return REC_EXIT_DATA;
+	}
+	size_t opened;
+	rc = add_inputs(s, in, n, flags, &opened);
+	if (!opened) {
+		rec_summary_close(s);
+		return rc; /* nothing could be read: no empty summary */
+	}
+	const rec_summary_result *res = rec_summary_get(s);
+	g_drops = (flags & REC_SUMMARY_DROPS) != 0;
+	if (o->json)
+		print_json(res, (flags & REC_SUMMARY_COUNTERS) != 0);
+	else
+		print_text(res);
+	if (!o->json && (flags & REC_SUMMARY_VERIFY) && !res->problem_count && rc == REC_EXIT_OK)
+		print_verified(res);
+	if (report_problems(res) != REC_EXIT_OK)
+		rc = REC_EXIT_DATA;
 	rec_summary_close(s);
+	rec_out_flush();
+	return rc;
+}
+
+#ifndef REC_TOOL_NO_MAIN
+static const char usage_text[] =
+	"Usage: rec-summary [OPTIONS] FILE...\n"
+	"Summarize rec recordings: files, format versions, chunks, first and last\n"
+	"event time, events and dropped events, runs (restarts) and, per event type,\n"
+	"the count and encoded size, and counter totals.  Reads chunk headers and\n"
+	"statistics, and decodes only the rec.Counter and rec.Dropped events of the\n"
+	"chunks that have some (--no-counters: none).  Dropped events are listed\n"
+	"by type and reason.  What is shown is checked first: a format 1.0 chunk's\n"
+	"payload checksum, a 1.1 chunk's front checksum (section headers, metadata\n"
+	"and statistics; its events are checked when decoded); a damaged chunk is\n"
+	"reported (file, chunk, offset) and nothing of it is counted (\"Excluded\").\n"
+	"FILE may be '-' for standard input.  Several files are summarized together\n"
+	"(a run that spans files counts once).\n"
+	"\n"
+	"Options:\n"
+	"  --json       one JSON object (\"schema\": 1) instead of text\n"
+	"  --verify     also check every chunk completely (every event, pool\n"
+	"               references, statistics against events) and report mismatches;\n"
+	"               with nothing wrong, a last line says what was verified\n"
+	"  --no-counters  no counter totals and no drops by type: read chunk headers\n"
+	"               and statistics only\n"
+	"  -h, --help   show this help and exit\n"
+	"  --version    show the library version and exit\n"
+	"\n"
+	"Times are local wall-clock times (set TZ to choose the zone).\n"
+	"\n"
+	"--json keys: schema (1), files [{path, size, chunks, chunks_damaged,\n"
+	"bytes_skipped}], total_size, versions, codecs, chunks, chunks_damaged,\n"
+	"bytes_skipped, unknown_sections, first_event, last_event (ISO 8601),\n"
+	"first_event_ns, last_event_ns, duration_ns, events, dropped, drops [{type,\n"
+	"reason, reason_name, count}] (when the input has rec.Dropped events, not\n"
+	"with --no-counters; by count; type and reason null for dropped events no\n"
+	"rec.Dropped accounts for), runs [{run_id,\n"
+	"pid, process_start, first_event, last_event, duration_ns, chunks, events,\n"
+	"dropped, ended (\"clean close\", \"crash event\", \"truncated\", \"no final\n"
+	"chunk\"), file}], restarts, types [{name, label, category, count, bytes}]\n"
+	"(by count, then name), problems [{file, chunk, offset, status, message}],\n"
+	"counters [{name, total, resets, runs, samples}] (by name; null with\n"
+	"--no-counters), chunks_unsupported.  Integers are JSON numbers: above\n"
+	"2^53 they lose precision in JavaScript parsers.\n"
+	"\n"
+	"Counters (rec.Counter events): total is the sum over runs of what each run\n"
+	"counted from its first sample, the counter's start (the recorder samples a\n"
+	"counter when it is created, at 0, and when a recording opens): the\n"
+	"increases between samples in timestamp order; a value at least 2^63\n"
+	"lower wrapped past 2^64 - 1 and adds the distance forward; any other drop\n"
+	"is a reset, after which counting went on from 0 (it adds the new value).\n"
+	"resets counts them, runs the runs with samples of the counter.\n"
+	"A chunk of a newer major format version cannot be read: it is stepped over,\n"
+	"reported with its chunk index and offset, and counted (chunks_unsupported).\n"
+	"\n"
+	"Exit status: 0 success, 1 damaged or unreadable input (after printing the\n"
+	"summary of what was readable), 2 usage error.\n";
+
+enum { OPT_JSON = 256, OPT_VERIFY, OPT_NO_COUNTERS, OPT_VERSION };
+
+static const struct option long_opts[] = {
+	{ "json", no_argument, NULL, OPT_JSON },
+	{ "verify", no_argument, NULL, OPT_VERIFY },
+	{ "no-counters", no_argument, NULL, OPT_NO_COUNTERS },
+	{ "help", no_argument, NULL, 'h' },
+	{ "version", no_argument, NULL, OPT_VERSION },
+	{ NULL, 0, NULL, 0 },
+};
+
+
+int main(int argc, char **argv)
+{
+	rec_cli_init("rec-summary");
+	rec_summary_tool_opts o = { .flags = REC_SUMMARY_COUNTERS | REC_SUMMARY_DROPS };
+	int c;
+	while ((c = rec_cli_getopt(argc, argv, "h", long_opts)) != -1) {
+		switch (c) {
+		case OPT_JSON: o.json = true; break;
+		case OPT_VERIFY: o.flags |= REC_SUMMARY_VERIFY; break;
+		case OPT_NO_COUNTERS: o.flags &= ~(REC_SUMMARY_COUNTERS | REC_SUMMARY_DROPS); break;
+		case 'h': rec_cli_help(usage_text);
+		case OPT_VERSION: rec_cli_version();
+		default: rec_cli_usage_error("unexpected option");
+		}
+	}
+	size_t n;
+	rec_cli_input *in = rec_cli_operands(argc, argv, &n);
+	int rc = rec_summary_tool_run(&o, in, n, NULL, NULL);
+	free(in);
 	return rec_cli_finish(rc);
 }
+#endif /* REC_TOOL_NO_MAIN */

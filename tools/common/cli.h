@@ -290,6 +290,17 @@ typedef struct rec_cli_input {
 	const rec_reader_options *base; /* limits (flags are overridden); NULL: defaults */
 } rec_cli_input;
 
+/* The operands left after the options (argv[optind..]) as inputs by path,
+ * checked by rec_cli_inputs_check (a usage error exits 2).  Free the array
+ * with free(). */
+rec_cli_input *rec_cli_operands(int argc, char *const argv[], size_t *n);
+/* What a tool with FILE... operands refuses, for its run function (which
+ * never exits): no input ("no input file"), standard input ('-') named
+ * more than once.  REC_EXIT_OK, or REC_EXIT_USAGE after the message. */
+int rec_cli_inputs_check(const rec_cli_input *in, size_t n);
+/* Whether the input is standard input ('-' and not in memory). */
+bool rec_cli_input_is_stdin(const rec_cli_input *in);
+
 /* Open a reader with the given REC_READ_* flags, without any message. */
 rec_status rec_cli_input_reader(const rec_cli_input *in, uint32_t flags, rec_reader **r);
 /* Open a reader with the given REC_READ_* flags.  On failure report

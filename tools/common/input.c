@@ -7,7 +7,35 @@
 #include "cli.h"
 
 #include <errno.h>
+#include <stdlib.h>
 #include <sys/stat.h>
+
+bool rec_cli_input_is_stdin(const rec_cli_input *in)
+{
+	return !in->data && strcmp(in->name, "-") == 0;
+}
+
+int rec_cli_inputs_check(const rec_cli_input *in, size_t n)
+{
+	if (n == 0)
+		return rec_cli_usage_fail("no input file");
+	size_t stdin_count = 0;
+	for (size_t i = 0; i < n; i++)
+		if (rec_cli_input_is_stdin(&in[i]) && ++stdin_count > 1)
+			return rec_cli_usage_fail("standard input ('-') given more than once");
+	return REC_EXIT_OK;
+}
+
+rec_cli_input *rec_cli_operands(int argc, char *const argv[], size_t *n)
+{
+	*n = optind < argc ? (size_t)(argc - optind) : 0;
+	rec_cli_input *in = rec_cli_xmalloc((*n ? *n : 1) * sizeof *in);
+	for (size_t i = 0; i < *n; i++)
+		in[i] = (rec_cli_input){ .name = argv[optind + (int)i] };
+	if (rec_cli_inputs_check(in, *n) != REC_EXIT_OK)
+		exit(REC_EXIT_USAGE);
+	return in;
+}
 
 rec_status rec_cli_input_reader(const rec_cli_input *in, uint32_t flags, rec_reader **r)
 {

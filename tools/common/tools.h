@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * tools.h - the work of rec-print, rec-flame, rec-lockgraph and
- * rec-timeline as functions: each tool's main() only parses its arguments
- * into these options and calls its run function, which the fuzzing
- * harnesses (fuzz/) also call on inputs in memory.
+ * tools.h - the work of every rec-* tool as a function of one shape,
+ *   int rec_TOOL_run(const opts *, inputs, [n,] FILE *out, FILE *err):
+ * each tool's main() only parses its arguments into these options and calls
+ * its run function, which the unit tests (tests/unit/test_tools.c) and the
+ * fuzzing harnesses (fuzz/) also call, the latter on inputs in memory.
  *
  * The run functions are defined in tools/rec-TOOL.c; building that file
  * with -DREC_TOOL_NO_MAIN leaves main() out.  They write the tool's output
@@ -12,6 +13,9 @@
  * on out-of-memory through rec_cli_xmalloc), and return the tool's exit code
  * (REC_EXIT_*).  They are not reentrant (module-level caches), and need
  * rec_cli_init() to have been called once.  The caller closes out.
+ * Usage errors that only the inputs show (no input, '-' twice, an output
+ * that is an input) are the run function's: REC_EXIT_USAGE after the
+ * message, as main() would exit.
  */
 #ifndef REC_TOOLS_TOOLS_H
 #define REC_TOOLS_TOOLS_H
@@ -101,5 +105,62 @@ typedef struct rec_view_tool_opts {
  * usage error (REC_EXIT_USAGE, before any output). */
 int rec_view_run(const rec_view_tool_opts *o, const rec_cli_input *in, size_t n, FILE *out,
 		 FILE *err);
+
+/* ---- the archive tools ----
+ * Their output recording (rec-cat, rec-recover, rec-scrub) goes to the
+ * file named by output (cli.h's rec_cli_outfile: NULL or "-" is standard
+ * output's descriptor, not out); out gets what they print on standard
+ * output (rec-check's verdicts, rec-split's pieces, the summary). */
+
+/* ---- rec-cat ---- */
+typedef struct rec_cat_opts {
+	const char *output;          /* -o OUT; NULL: standard output */
+	bool keep_order, quiet;
+} rec_cat_opts;
+/* The inputs must be files (read twice): '-' or memory is a usage error,
+ * and so is an output that is one of them. */
+int rec_cat_run(const rec_cat_opts *o, const rec_cli_input *in, size_t n, FILE *out, FILE *err);
+
+/* ---- rec-check ---- */
+typedef struct rec_check_opts {
+	bool json, quiet;
+} rec_check_opts;
+int rec_check_run(const rec_check_opts *o, const rec_cli_input *in, size_t n, FILE *out,
+		  FILE *err);
+
+/* ---- rec-recover ---- */
+typedef struct rec_recover_opts {
+	const char *output;          /* OUT ("-": standard output) */
+	bool quiet;
+} rec_recover_opts;
+int rec_recover_run(const rec_recover_opts *o, const rec_cli_input *in, FILE *out, FILE *err);
+
+/* ---- rec-split ---- */
+enum { REC_SPLIT_BY_RUN = 1, REC_SPLIT_BY_TIME, REC_SPLIT_BY_SIZE };
+typedef struct rec_split_opts {
+	int by;                      /* REC_SPLIT_BY_* */
+	uint64_t window_ns;          /* --by time=DUR (> 0) */
+	uint64_t size;               /* --by size=SIZE */
+	const char *prefix;          /* NULL: the input's name without .rec */
+} rec_split_opts;
+int rec_split_run(const rec_split_opts *o, const rec_cli_input *in, FILE *out, FILE *err);
+
+/* ---- rec-scrub ---- */
+typedef struct rec_scrub_opts {
+	const char *output;          /* OUT ("-": standard output) */
+	const char *const *include, *const *exclude, *const *blank; /* type names, TYPE.FIELD */
+	size_t ninclude, nexclude, nblank;
+	bool quiet;
+} rec_scrub_opts;
+/* Nothing to scrub (no list) is a usage error. */
+int rec_scrub_run(const rec_scrub_opts *o, const rec_cli_input *in, FILE *out, FILE *err);
+
+/* ---- rec-summary ---- */
+typedef struct rec_summary_tool_opts {
+	bool json;
+	uint32_t flags;              /* REC_SUMMARY_* of rec/analysis.h */
+} rec_summary_tool_opts;
+int rec_summary_tool_run(const rec_summary_tool_opts *o, const rec_cli_input *in, size_t n,
+			 FILE *out, FILE *err);
 
 #endif /* REC_TOOLS_TOOLS_H */
