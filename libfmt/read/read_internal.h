@@ -3,6 +3,22 @@
  * read_internal.h - the reader's private structures: the byte source, the
  * decoded chunk (metadata, statistics, pools, events) and the reader handle.
  * Shared by the .c files of libfmt/read only.  Never installed.
+ *
+ * The reader's files, one stage each, in the order a chunk meets them (as
+ * zstd keeps frame, block and dictionary decoding apart):
+ *   source.c    the bytes: a file, a pipe or memory
+ *   reader.c    the handle (open, close), problems, reused chunk objects
+ *   scan.c      finding chunk headers, recovery, reading one chunk
+ *   sections.c  the section table, the front checksum, a section's bytes
+ *   metadata.c  METADATA: event types, fields, the type-id lookup
+ *   stats.c     STATS, and the plausibility of the header's and STATS' numbers
+ *   payload.c   the payload and its checksum, the events section ready
+ *   pool.c      the pools (strings, threads, modules, frames, stacks)
+ *   event.c     one record into a rec_event; file-order iteration
+ *   order.c     timestamp-order iteration (REC_READ_ORDERED)
+ *   archive.c   whole verified chunks (rec/archive.h)
+ * What may call what: this layer uses common/ only (codecs, checksums,
+ * varints, the chunk header) and is used through rec.h and rec/archive.h.
  */
 #ifndef LIBREC_READ_INTERNAL_H
 #define LIBREC_READ_INTERNAL_H
@@ -200,7 +216,7 @@ struct rec_reader {
 	rec_order ord;
 };
 
-/* chunk.c */
+/* reader.c */
 #if defined(__GNUC__)
 #define REC_PRINTF(a, b) __attribute__((format(printf, a, b)))
 #else
@@ -214,15 +230,52 @@ rec_status rec_rd_chunk_problem(rec_reader *r, rec_rchunk *c, rec_status st, uin
 rec_rchunk *rec_rd_chunk_get(rec_reader *r);
 void rec_rd_chunk_put(rec_reader *r, rec_rchunk *c);
 void rec_rd_chunk_destroy(rec_rchunk *c);
+const char *rec_rd_kind_name(unsigned kind);
+
+/* scan.c */
 /* Read the next chunk header, section table, metadata and statistics into a
  * fresh chunk (for_events: load and check the payload first).  REC_OK with
  * *out, REC_END, or a problem. */
 rec_status rec_rd_read_chunk(rec_reader *r, rec_rchunk **out, bool for_events);
-/* Load the payload (verifying its checksum), pools and events section. */
-rec_status rec_rd_load_events(rec_reader *r, rec_rchunk *c);
+
+/* sections.c */
+/* The section headers of c (from its payload when loaded, else read), each
+ * checked; a 1.1 chunk's Front_Checksum over them and the METADATA and
+ * STATS bytes, which are kept in c->front for decoding. */
+rec_status rec_rd_read_section_table(rec_reader *r, rec_rchunk *c);
 /* Decompressed bytes of section index si of c. */
 rec_status rec_rd_section(rec_reader *r, rec_rchunk *c, uint32_t si, const uint8_t **p);
-const char *rec_rd_kind_name(unsigned kind);
+
+/* A cursor over a section's bytes for metadata.c and stats.c: on failure,
+ * what names the value and st the status. */
+typedef struct rec_rd_dec {
+	const uint8_t *p, *end, *start;
+	const char *what; /* set on failure */
+	rec_status st;
+} rec_rd_dec;
+static inline bool rec_rd_dec_u(rec_rd_dec *d, uint64_t *v, const char *what)
+{
+	if (rec_varint_get(&d->p, d->end, v))
+		return true;
+	d->what = what;
+	d->st = REC_ERR_CORRUPT;
+	return false;
+}
+
+/* metadata.c: c's types (c->types, c->kinds, the id lookup, c->info.types). */
+rec_status rec_rd_decode_metadata(rec_reader *r, rec_rchunk *c);
+/* stats.c: c's statistics into c->info; then whether the header's and the
+ * statistics' numbers are possible for the chunk's sizes. */
+rec_status rec_rd_decode_stats(rec_reader *r, rec_rchunk *c);
+rec_status rec_rd_check_plausible(rec_reader *r, rec_rchunk *c);
+
+/* payload.c */
+/* The whole stored payload of c into c->payload (mapped or read). */
+rec_status rec_rd_load_payload(rec_reader *r, rec_rchunk *c);
+/* rec_rd_load_payload, then its checksum (once). */
+rec_status rec_rd_check_payload(rec_reader *r, rec_rchunk *c);
+/* Load the payload (verifying its checksum), pools and events section. */
+rec_status rec_rd_load_events(rec_reader *r, rec_rchunk *c);
 static inline int64_t rec_rd_wall(const rec_chunk_info *c, uint64_t ticks)
 {
 	uint64_t d = ticks - c->start_ticks;
