@@ -229,10 +229,14 @@ static rec_status record_problem(rec_reader *r, rec_rchunk *c, rec_status st)
 				    r->detail);
 }
 
-static rec_status next_event_file_order(rec_reader *r, rec_event *ev)
+/* in_chunk: REC_END at the end of the current chunk instead of entering the
+ * next one (rec_reader_next_chunk_event). */
+static rec_status next_event_file_order(rec_reader *r, rec_event *ev, bool in_chunk)
 {
 	for (;;) {
 		rec_rchunk *c = r->cur;
+		if (in_chunk && (!c || c->done))
+			return REC_END;
 		if (!c || c->done) {
 			if (c) {
 				rec_rd_chunk_put(r, c);
@@ -280,7 +284,17 @@ REC_API rec_status rec_reader_next_event(rec_reader *r, rec_event *ev)
 		return REC_ERR_INVALID_ARG;
 	if (r->flags & REC_READ_ORDERED)
 		return rec_rd_order_next(r, ev);
-	return next_event_file_order(r, ev);
+	return next_event_file_order(r, ev, false);
+}
+
+REC_API rec_status rec_reader_next_chunk_event(rec_reader *r, rec_event *ev)
+{
+	if (!r || !ev)
+		return REC_ERR_INVALID_ARG;
+	if (r->flags & REC_READ_ORDERED)
+		return rec_rd_problem(r, REC_ERR_STATE, r->pos, -1,
+				      "rec_reader_next_chunk_event() on an ordered reader");
+	return next_event_file_order(r, ev, true);
 }
 
 /* ---- verification ---------------------------------------------------------------- */

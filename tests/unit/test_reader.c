@@ -555,6 +555,60 @@ static void ord_put(rec_writer *w, uint64_t ticks, uint32_t seq)
 static const uint64_t ord_ticks[] = { 100, 300, 200, 500, 400, 250, 450, 600, 400, 350, 1000, 900 };
 static const int ord_chunk_end[] = { 5, 10, 12 };
 
+/* rec_reader_next_chunk_event(): the events of the entered chunk only, REC_END
+ * at its end; a chunk passed over with rec_reader_next_chunk() is not read,
+ * and the next chunk entered starts at its own first event. */
+static void t_chunk_events(void **state)
+{
+	(void)state;
+	mem_sink m = { 0 };
+	rec_writer *w = ord_writer(&m, 7, 1700000000000000000);
+	for (int i = 0, k = 0; i < 12; i++) {
+		ord_put(w, ord_ticks[i], (uint32_t)i);
+		if (i + 1 == ord_chunk_end[k]) {
+			assert_int_equal(rec_writer_flush(w), REC_OK);
+			k++;
+		}
+	}
+	assert_int_equal(rec_writer_close(w), REC_OK);
+	rec_reader *r;
+	assert_int_equal(rec_reader_open_mem(&r, m.p, m.n, "mem", NULL), REC_OK);
+	rec_event ev;
+	/* before any chunk: nothing */
+	assert_int_equal(rec_reader_next_chunk_event(r, &ev), REC_END);
+	const rec_chunk_info *ci;
+	int seen[12] = { 0 };
+	for (int k = 0; k < 3; k++) {
+		assert_int_equal(rec_reader_next_chunk(r, &ci), REC_OK);
+		if (k == 1)
+			continue; /* passed over */
+		int first = k == 0 ? 0 : ord_chunk_end[k - 1], n = 0;
+		rec_status st;
+		while ((st = rec_reader_next_chunk_event(r, &ev)) == REC_OK) {
+			assert_int_equal(ev.chunk->index, (uint64_t)k);
+			assert_int_equal(ev.values[0].v.u, (uint64_t)(first + n));
+			seen[first + n]++;
+			n++;
+		}
+		assert_int_equal(st, REC_END);
+		assert_int_equal(n, ord_chunk_end[k] - first);
+		assert_int_equal(rec_reader_next_chunk_event(r, &ev), REC_END);
+	}
+	for (int i = 0; i < 12; i++)
+		assert_int_equal(seen[i], i >= 5 && i < 10 ? 0 : 1);
+	rec_reader_stats st;
+	rec_reader_get_stats(r, &st);
+	assert_int_equal(st.events, 7);
+	rec_reader_close(r);
+	rec_reader_options o = REC_READER_OPTIONS_INIT;
+	o.flags = REC_READ_ORDERED;
+	assert_int_equal(rec_reader_open_mem(&r, m.p, m.n, "mem", &o), REC_OK);
+	assert_int_equal(rec_reader_next_chunk_event(r, &ev), REC_ERR_STATE);
+	assert_int_equal(rec_reader_next_chunk_event(NULL, &ev), REC_ERR_INVALID_ARG);
+	rec_reader_close(r);
+	free(m.p);
+}
+
 static void t_ordered(void **state)
 {
 	(void)state;
@@ -1111,7 +1165,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(t_roundtrip_zstd), cmocka_unit_test(t_roundtrip_lz4),
 		cmocka_unit_test(t_roundtrip_none), cmocka_unit_test(t_pipe_stdin),
 		cmocka_unit_test(t_ordered),        cmocka_unit_test(t_ordered_random),
-		cmocka_unit_test(t_concat_runs),
+		cmocka_unit_test(t_concat_runs),    cmocka_unit_test(t_chunk_events),
 		cmocka_unit_test(t_forward_compat), cmocka_unit_test(t_verify_mismatch),
 		cmocka_unit_test(t_tick_rounding),
 		cmocka_unit_test(t_api_args),

@@ -506,6 +506,17 @@ typedef struct rec_event {
  *          rec_reader_problem()); calling again continues after it. */
 REC_API rec_status rec_reader_next_event(rec_reader *r, rec_event *ev);
 
+/*! rec_reader_next_chunk_event() :
+ *  As rec_reader_next_event() in file order, but only the events of the
+ *  current chunk (the one rec_reader_next_chunk() entered): REC_END after
+ *  its last event, without entering the next chunk.  The chunk's events are
+ *  decompressed on the first call; a chunk rec_reader_next_chunk() passes
+ *  over without this call never is (a scan that skips chunks by their
+ *  header and statistics, such as a time window, costs no decompression).
+ *  An error is one damaged chunk (see rec_reader_problem()); the next call
+ *  then returns REC_END.  REC_ERR_STATE with REC_READ_ORDERED. */
+REC_API rec_status rec_reader_next_chunk_event(rec_reader *r, rec_event *ev);
+
 /* Totals of what the reader saw and skipped so far. */
 typedef struct rec_reader_stats {
 	uint64_t file_size;        /* 0 if unknown (a pipe) */
