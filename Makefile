@@ -28,7 +28,7 @@ endif
 PKGS := libzstd liblz4
 # Debian packages: what building the library, the tools and the example needs
 # (make, make demo), and what only the tests need (make test adds them).
-DEB_PKGS := libzstd-dev liblz4-dev libgraphviz-dev pkg-config
+DEB_PKGS := libzstd-dev liblz4-dev libgraphviz-dev pkg-config libsqlite3-dev
 TEST_DEB_PKGS := libcmocka-dev zstd
 DEPS_STAMP := $(BUILD)/.deps-ok
 TEST_DEPS_STAMP := $(BUILD)/.deps-test-ok
@@ -132,6 +132,14 @@ $(BUILD)/bin/%: $(BUILD)/obj/tools/%.o $(CLI_OBJS) $(STATIC)
 # Only rec-lockgraph and its test helper rec_test_agread draw with Graphviz.
 $(BUILD)/bin/rec-lockgraph $(BUILD)/tests/rec_test_agread: LIBS_ALL += $(shell pkg-config --libs libcgraph libgvc 2>/dev/null)
 
+# rec-sql links its parts (tools/sql/: schema, virtual tables, output) and SQLite.
+SQL_SRCS := $(sort $(wildcard tools/sql/*.c))
+SQL_OBJS := $(SQL_SRCS:%.c=$(BUILD)/obj/%.o)
+$(BUILD)/bin/rec-sql: $(BUILD)/obj/tools/rec-sql.o $(SQL_OBJS) $(CLI_OBJS) $(STATIC)
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  LD      $@")
+	$(Q)$(CC) $(CFLAGS_ALL) -o $@ $< $(SQL_OBJS) $(CLI_OBJS) $(STATIC) $(LIBS_ALL) $(shell pkg-config --libs sqlite3 2>/dev/null || echo -lsqlite3)
+
 $(BUILD)/bin/%: $(BUILD)/obj/examples/%.o $(STATIC)
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  LD      $@")
@@ -207,7 +215,7 @@ FUZZ_SMOKE_SECONDS ?= 12
 FUZZ_BUILD ?= $(BUILD)/fuzz-libfuzzer
 FUZZ_HARNESS_NAMES := $(sort $(basename $(notdir $(filter-out fuzz/regression_driver.c,$(wildcard fuzz/*.c)))))
 FUZZ_REPLAYS := $(FUZZ_HARNESS_NAMES:%=$(BUILD)/fuzz/%_replay)
-LINT_SRCS = $(LIB_SRCS) $(CLI_SRCS) $(TOOL_SRCS)
+LINT_SRCS = $(LIB_SRCS) $(CLI_SRCS) $(TOOL_SRCS) $(SQL_SRCS)
 
 .PHONY: fuzz fuzz-build fuzz-smoke fuzz-replay lint cppcheck clang-tidy
 test check: $(FUZZ_REPLAYS)

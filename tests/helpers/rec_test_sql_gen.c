@@ -1,0 +1,158 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * rec_test_sql_gen.c - a deterministic multi-chunk recording for
+ * tests/cli/sql*.sh, written with the real writer (zstd), and its truth.
+ *
+ *   rec_test_sql_gen OUT.rec CHUNKS
+ *
+ * Chunk k (0-based, one flush each) starts at wall T0 + k s (T0 =
+ * 1700000000000000000, 1 GHz ticks) and holds:
+ *   100 app.Request (D T S), i = 0..99 at T0 + k s + i ms: duration
+ *       (i + 1) us, thread 501 "worker-a" (i even) or 502 "worker-b", stack 1
+ *       (i even) or 2, path "/p/<i % 4>", status 500 if i % 10 == 0 else
+ *       200, bytes i * 10, a field named start_ns (i64: -i, a name that
+ *       clashes with a fixed column), peer (thread: the other worker), big
+ *       (u64: 2^63 + i), ratio (f64: i / 4), payload (blob: 2 bytes k, i);
+ *   10 app.Wait (D T), j = 0..9 at T0 + k s + 500 ms + j ms, duration
+ *       5000 (j + 1) ns, lockName "L<j % 2>";
+ *   1 app.Tick (no thread) at T0 + k s + 900 ms, n = k.
+ * Chunk 0 also holds one event each of "a.b", "a_b" (one table name after
+ * the rules: a_b and a_b_2) and "9lives" (t_9lives), at T0 + 950 ms.
+ * Stacks: 1 = frames 1, 2 (leaf first); 2 = frames 1, 3.  Frame functions
+ * leaf, mid, other; module /usr/bin/app (build id "abcd").
+ * Prints the truth on stdout as NAME=VALUE lines.  Exits 0 on success.
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "rec/rec.h"
+
+#define T0 1700000000000000000ll
+#define SEC 1000000000ull
+#define MS 1000000ull
+
+static const rec_field req_fields[] = {
+	{ "path", "", "", REC_TYPE_STRING, REC_UNIT_NONE },
+	{ "status", "", "", REC_TYPE_U16, REC_UNIT_NONE },
+	{ "bytes", "", "", REC_TYPE_U64, REC_UNIT_BYTES },
+	{ "start_ns", "", "", REC_TYPE_I64, REC_UNIT_NONE },
+	{ "peer", "", "", REC_TYPE_THREAD, REC_UNIT_NONE },
+	{ "big", "", "", REC_TYPE_U64, REC_UNIT_NONE },
+	{ "ratio", "", "", REC_TYPE_F64, REC_UNIT_PERCENT },
+	{ "payload", "", "", REC_TYPE_BLOB, REC_UNIT_NONE },
+};
+static const rec_field wait_fields[] = { { "lockName", "", "", REC_TYPE_STRING, REC_UNIT_NONE } };
+static const rec_field tick_fields[] = { { "n", "", "", REC_TYPE_U32, REC_UNIT_COUNT } };
+
+static rec_writer *w;
+static int failed;
+
+static void ck(rec_status st, const char *what)
+{
+	if (st != REC_OK && !failed) {
+		fprintf(stderr, "rec_test_sql_gen: %s: %s (%s)\n", what, rec_strerror(st),
+			w ? rec_writer_errmsg(w) : "");
+		failed = 1;
+	}
+}
+
+static uint64_t str(const char *s)
+{
+	uint64_t id = 0;
+	ck(rec_writer_intern_string(w, s, strlen(s), &id), "intern");
+	return id;
+}
+
+static void tick_event(uint32_t type, uint64_t at, uint64_t n)
+{
+	ck(rec_writer_begin(w, type, at, 0, 0, 0), "begin");
+	ck(rec_writer_put_u64(w, n), "put");
+	ck(rec_writer_end(w), "end");
+}
+
+int main(int argc, char **argv)
+{
+	if (argc != 3) {
+		fprintf(stderr, "usage: rec_test_sql_gen OUT.rec CHUNKS\n");
+		return 2;
+	}
+	int chunks = atoi(argv[2]);
+	rec_writer_options o = REC_WRITER_OPTIONS_INIT;
+	o.run_id = 0x5a1;
+	o.pid = 777;
+	o.process_start_ns = T0 - (int64_t)SEC;
+	o.anchor_wall_ns = T0;
+	o.anchor_ticks = 0;
+	o.tick_frequency = SEC;
+	ck(rec_writer_open_path(&w, argv[1], &o), "open");
+	if (failed)
+		return 1;
+	rec_type types[] = {
+		{ 256, REC_EVENT_HAS_DURATION | REC_EVENT_HAS_THREAD | REC_EVENT_HAS_STACK, "app.Request",
+		  "Request", "", "app", 8, req_fields },
+		{ 257, REC_EVENT_HAS_DURATION | REC_EVENT_HAS_THREAD, "app.Wait", "", "", "app", 1,
+		  wait_fields },
+		{ 258, 0, "app.Tick", "", "", "app", 1, tick_fields },
+		{ 259, 0, "a.b", "", "", "app", 1, tick_fields },
+		{ 260, 0, "a_b", "", "", "app", 1, tick_fields },
+		{ 261, 0, "9lives", "", "", "app", 1, tick_fields },
+	};
+	for (size_t i = 0; i < sizeof types / sizeof types[0]; i++)
+		ck(rec_writer_add_type(w, &types[i]), "add_type");
+	ck(rec_writer_define_thread(w, 1, 501, str("worker-a")), "thread");
+	ck(rec_writer_define_thread(w, 2, 502, str("worker-b")), "thread");
+	ck(rec_writer_define_module(w, 1, str("/usr/bin/app"), str("abcd"), 0x400000), "module");
+	const char *fns[3] = { "leaf", "mid", "other" };
+	for (int i = 0; i < 3; i++)
+		ck(rec_writer_define_frame(w, (uint64_t)i + 1, str(fns[i]), 1, 0x100 * (uint64_t)(i + 1), 8),
+		   "frame");
+	const uint64_t s1[2] = { 1, 2 }, s2[2] = { 1, 3 };
+	ck(rec_writer_define_stack(w, 1, 0, s1, 2), "stack");
+	ck(rec_writer_define_stack(w, 2, 0, s2, 2), "stack");
+
+	uint64_t req_dur = 0, wait_dur = 0, status500 = 0, bytes = 0;
+	for (int k = 0; k < chunks && !failed; k++) {
+		uint64_t base = (uint64_t)k * SEC;
+		for (uint64_t i = 0; i < 100; i++) {
+			uint64_t th = i % 2 ? 2 : 1;
+			ck(rec_writer_begin(w, 256, base + i * MS, (i + 1) * 1000, th, i % 2 ? 2 : 1), "begin");
+			char path[16];
+			snprintf(path, sizeof path, "/p/%u", (unsigned)(i % 4));
+			ck(rec_writer_put_u64(w, str(path)), "put");
+			ck(rec_writer_put_u64(w, i % 10 == 0 ? 500 : 200), "put");
+			ck(rec_writer_put_u64(w, i * 10), "put");
+			ck(rec_writer_put_i64(w, -(int64_t)i), "put");
+			ck(rec_writer_put_u64(w, 3 - th), "put");
+			ck(rec_writer_put_u64(w, (1ull << 63) + i), "put");
+			ck(rec_writer_put_f64(w, (double)i / 4), "put");
+			unsigned char blob[2] = { (unsigned char)k, (unsigned char)i };
+			ck(rec_writer_put_bytes(w, blob, 2), "put");
+			ck(rec_writer_end(w), "end");
+			req_dur += (i + 1) * 1000;
+			status500 += i % 10 == 0;
+			bytes += i * 10;
+		}
+		for (uint64_t j = 0; j < 10; j++) {
+			ck(rec_writer_begin(w, 257, base + 500 * MS + j * MS, 5000 * (j + 1), 1 + j % 2, 0),
+			   "begin");
+			ck(rec_writer_put_u64(w, str(j % 2 ? "L1" : "L0")), "put");
+			ck(rec_writer_end(w), "end");
+			wait_dur += 5000 * (j + 1);
+		}
+		tick_event(258, base + 900 * MS, (uint64_t)k);
+		if (k == 0)
+			for (uint32_t t = 259; t <= 261; t++)
+				tick_event(t, 950 * MS, t);
+		ck(rec_writer_flush(w), "flush");
+	}
+	ck(rec_writer_close(w), "close");
+	if (failed)
+		return 1;
+	printf("requests=%d\nstatus500=%llu\nrequest_duration_ns=%llu\nbytes=%llu\n", chunks * 100,
+	       (unsigned long long)status500, (unsigned long long)req_dur, (unsigned long long)bytes);
+	printf("waits=%d\nwait_duration_ns=%llu\nticks=%d\n", chunks * 10,
+	       (unsigned long long)wait_dur, chunks);
+	return 0;
+}
