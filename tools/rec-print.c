@@ -556,14 +556,40 @@ static void print_event_text(const fmt_type *f, const rec_event *ev)
 
 static bool g_json_first = true;
 
+/* --json-lines: after a time field (ISO 8601), the same time as integer ns
+ * since the epoch under the field's name + "Ns" (its key is json_key,
+ * ", \"NAME\": ", without the closing "\": "). */
+static void out_epoch_ns_json(const fmt_field *ff, const rec_value *v, const rec_event *ev)
+{
+	int64_t ns;
+	if (ff->kind == K_TIMESTAMP)
+		ns = rec_chunk_wall_ns(ev->chunk, v->v.u);
+	else if (ff->kind == K_U_EPOCH)
+		ns = v->v.u > INT64_MAX ? INT64_MAX : (int64_t)v->v.u;
+	else if (ff->kind == K_I_EPOCH)
+		ns = v->v.i;
+	else
+		return;
+	rec_out_write(ff->json_key, ff->json_len - 3);
+	REC_OUT_LIT("Ns\": ");
+	if (v->present)
+		rec_out_i64(ns);
+	else
+		REC_OUT_LIT("null");
+}
+
 static void print_event_json(const fmt_type *f, const rec_event *ev)
 {
-	if (!g_json_first)
+	if (!g_json_first && !g_o->json_lines)
 		REC_OUT_LIT(",\n");
 	g_json_first = false;
 	rec_out_write(f->json_head, f->json_head_len);
 	REC_OUT_LIT("\"startTime\": ");
 	rec_out_iso_quoted(ev->wall_ns);
+	if (g_o->json_lines) {
+		REC_OUT_LIT(", \"startTimeNs\": ");
+		rec_out_i64(ev->wall_ns);
+	}
 	if (f->flags & REC_EVENT_HAS_DURATION) {
 		REC_OUT_LIT(", \"duration\": ");
 		rec_out_i64(ev->duration_ns);
@@ -579,12 +605,17 @@ static void print_event_json(const fmt_type *f, const rec_event *ev)
 		out_value_json(ff, &ev->values[i], ev);
 		if (ff->kind == K_DROP_REASON || ff->kind == K_DROP_TYPE)
 			out_name_json(f, ff, &ev->values[i], ev);
+		if (g_o->json_lines)
+			out_epoch_ns_json(ff, &ev->values[i], ev);
 	}
 	if (f->flags & REC_EVENT_HAS_STACK) {
 		REC_OUT_LIT(", \"stackTrace\": ");
 		out_stack_json(ev->stack);
 	}
-	REC_OUT_LIT("}}");
+	if (g_o->json_lines)
+		REC_OUT_LIT("}}\n");
+	else
+		REC_OUT_LIT("}}");
 }
 
 /* ---- the run ------------------------------------------------------------------------- */
@@ -637,14 +668,14 @@ static int print_all(const rec_cli_input *in, size_t n)
 	}
 	int rc = REC_EXIT_OK;
 	g_json_first = true;
-	if (g_o->json)
+	if (g_o->json && !g_o->json_lines)
 		REC_OUT_LIT("{\"recording\": {\"events\": [\n");
 	for (size_t i = 0; i < n; i++) {
 		int frc = print_file(&in[i]);
 		if (frc > rc)
 			rc = frc;
 	}
-	if (g_o->json) {
+	if (g_o->json && !g_o->json_lines) {
 		if (!g_json_first)
 			rec_out_char('\n');
 		REC_OUT_LIT("]}}\n");
@@ -691,6 +722,9 @@ static const char usage_text[] =
 	"  --json                      one JSON document {\"recording\": {\"events\": [...]}}\n"
 	"                              (integers are JSON numbers: values above 2^53\n"
 	"                              lose precision in JavaScript parsers)\n"
+	"  --json-lines                one JSON object per event and line, as in --json,\n"
+	"                              with every time also as integer ns since the\n"
+	"                              epoch (\"startTimeNs\", a time field's NAME + \"Ns\")\n"
 	"  --stack-depth N             frames shown per stack trace (default 5, 0..4096)\n"
 	"  --unsorted                  file order instead of timestamp order\n"
 	"  -h, --help                  show this help and exit\n"
@@ -703,12 +737,14 @@ static const char usage_text[] =
 	"Exit status: 0 success, 1 damaged or unreadable input (after printing every\n"
 	"readable event), 2 usage error.\n";
 
-enum { OPT_EVENTS = 256, OPT_CATEGORIES, OPT_JSON, OPT_STACK_DEPTH, OPT_UNSORTED, OPT_VERSION };
+enum { OPT_EVENTS = 256, OPT_CATEGORIES, OPT_JSON, OPT_STACK_DEPTH, OPT_UNSORTED, OPT_VERSION,
+       OPT_JSON_LINES };
 
 static const struct option long_opts[] = {
 	{ "events", required_argument, NULL, OPT_EVENTS },
 	{ "categories", required_argument, NULL, OPT_CATEGORIES },
 	{ "json", no_argument, NULL, OPT_JSON },
+	{ "json-lines", no_argument, NULL, OPT_JSON_LINES },
 	{ "stack-depth", required_argument, NULL, OPT_STACK_DEPTH },
 	{ "unsorted", no_argument, NULL, OPT_UNSORTED },
 	{ "help", no_argument, NULL, 'h' },
@@ -746,6 +782,7 @@ int main(int argc, char **argv)
 			break;
 		}
 		case OPT_JSON: o.json = true; break;
+		case OPT_JSON_LINES: o.json_lines = true; break;
 		case OPT_STACK_DEPTH:
 			o.stack_depth = (uint32_t)rec_cli_opt_u64("--stack-depth", optarg, 0,
 								  REC_MAX_STACK_DEPTH);
@@ -756,6 +793,9 @@ int main(int argc, char **argv)
 		default: rec_cli_usage_error("unexpected option");
 		}
 	}
+	if (o.json && o.json_lines)
+		rec_cli_usage_error("--json and --json-lines exclude each other");
+	o.json = o.json || o.json_lines;
 	size_t n;
 	rec_cli_input *in = rec_cli_operands(argc, argv, &n);
 	o.events = (const char *const *)events.items;

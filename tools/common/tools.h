@@ -32,6 +32,7 @@ typedef struct rec_print_opts {
 	size_t ncats;
 	bool json, unsorted;
 	uint32_t stack_depth;        /* frames per stack */
+	bool json_lines;             /* with json: one event object per line */
 } rec_print_opts;
 /* Prints the inputs one after another.  A pattern that matches nothing is a
  * usage error (REC_EXIT_USAGE, message on err): before any output when every
