@@ -1,0 +1,218 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * viewtab.c - printing rec/view.h's tables: aligned text (a centred title,
+ * a dashed rule, text columns cut with "..." to fit a width) and one
+ * table as a JSON object.  rec-view and rec-report print with it.
+ */
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "viewtab.h"
+
+#define MIN_TEXT 8
+
+size_t rec_viewtab_cell_str(const rec_view_column *col, const rec_view_cell *c, char *buf, size_t cap)
+{
+	if (c->null) {
+		buf[0] = '-';
+		buf[1] = '\0';
+		return 1;
+	}
+	switch (col->kind) {
+	case REC_VIEW_TEXT: {
+		size_t n = strlen(c->text);
+		if (n >= cap)
+			n = cap - 1;
+		memcpy(buf, c->text, n);
+		buf[n] = '\0';
+		return n;
+	}
+	case REC_VIEW_COUNT: return (size_t)snprintf(buf, cap, "%" PRIu64, c->u);
+	case REC_VIEW_DURATION: return rec_fmt_duration(buf, (int64_t)(c->u > INT64_MAX ? INT64_MAX : c->u));
+	case REC_VIEW_BYTES: return rec_fmt_bytes(buf, c->u);
+	case REC_VIEW_PERCENT: return (size_t)snprintf(buf, cap, "%.2f%%", c->f);
+	case REC_VIEW_OFFSET: {
+		char d[64];
+		rec_fmt_duration(d, c->i);
+		return (size_t)snprintf(buf, cap, "+%s", d);
+	}
+	case REC_VIEW_TIME: return rec_fmt_wall(buf, c->i);
+	}
+	buf[0] = '\0';
+	return 0;
+}
+
+void rec_viewtab_spaces(size_t n)
+{
+	while (n--)
+		rec_out_char(' ');
+}
+
+/* Text cut to w bytes, "..." at the end when cut. */
+void rec_viewtab_cut(const char *s, size_t len, size_t w)
+{
+	if (len <= w) {
+		rec_out_write(s, len);
+		return;
+	}
+	if (w <= 3) {
+		rec_out_write(s, w);
+		return;
+	}
+	size_t keep = w - 3;
+	while (keep > 0 && ((unsigned char)s[keep] & 0xC0) == 0x80)
+		keep--; /* not inside a UTF-8 sequence */
+	rec_out_write(s, keep);
+	REC_OUT_LIT("...");
+	rec_viewtab_spaces(w - 3 - keep);
+}
+
+void rec_viewtab_print(const rec_view_table *t, uint32_t width)
+{
+	size_t nc = t->column_count;
+	size_t *w = rec_cli_xmalloc(nc * sizeof *w);
+	char buf[4096];
+	for (size_t c = 0; c < nc; c++) {
+		w[c] = strlen(t->columns[c].title);
+		for (size_t r = 0; r < t->row_count; r++) {
+			size_t n = rec_viewtab_cell_str(&t->columns[c], &t->cells[r * nc + c], buf, sizeof buf);
+			if (n > w[c])
+				w[c] = n;
+		}
+	}
+	/* Too wide: shrink the widest text columns, not below MIN_TEXT. */
+	size_t total = nc ? nc - 1 : 0;
+	for (size_t c = 0; c < nc; c++)
+		total += w[c];
+	while (total > width) {
+		size_t widest = SIZE_MAX;
+		for (size_t c = 0; c < nc; c++)
+			if (t->columns[c].kind == REC_VIEW_TEXT && w[c] > MIN_TEXT &&
+			    (widest == SIZE_MAX || w[c] > w[widest]))
+				widest = c;
+		if (widest == SIZE_MAX)
+			break;
+		w[widest]--;
+		total--;
+	}
+	size_t tl = strlen(t->title);
+	rec_out_char('\n');
+	rec_viewtab_spaces(total > tl ? (total - tl) / 2 : 0);
+	rec_out_str(t->title);
+	REC_OUT_LIT("\n\n");
+	for (size_t c = 0; c < nc; c++) {
+		const char *h = t->columns[c].title;
+		size_t hl = strlen(h);
+		bool left = t->columns[c].kind == REC_VIEW_TEXT;
+		if (c)
+			rec_out_char(' ');
+		if (!left)
+			rec_viewtab_spaces(w[c] > hl ? w[c] - hl : 0);
+		rec_viewtab_cut(h, hl, w[c] < hl ? w[c] : hl);
+		if (left && c + 1 < nc)
+			rec_viewtab_spaces(w[c] > hl ? w[c] - hl : 0);
+	}
+	rec_out_char('\n');
+	for (size_t c = 0; c < nc; c++) {
+		if (c)
+			rec_out_char(' ');
+		for (size_t k = 0; k < w[c]; k++)
+			rec_out_char('-');
+	}
+	rec_out_char('\n');
+	for (size_t r = 0; r < t->row_count; r++) {
+		for (size_t c = 0; c < nc; c++) {
+			size_t n = rec_viewtab_cell_str(&t->columns[c], &t->cells[r * nc + c], buf, sizeof buf);
+			bool left = t->columns[c].kind == REC_VIEW_TEXT;
+			if (c)
+				rec_out_char(' ');
+			if (left) {
+				if (c + 1 < nc) {
+					rec_viewtab_cut(buf, n, w[c]);
+					rec_viewtab_spaces(w[c] > n ? w[c] - n : 0);
+				} else {
+					rec_viewtab_cut(buf, n, w[c]);
+				}
+			} else {
+				rec_viewtab_spaces(w[c] > n ? w[c] - n : 0);
+				rec_out_write(buf, n);
+			}
+		}
+		rec_out_char('\n');
+	}
+	if (t->row_count == 0)
+		REC_OUT_LIT("(no rows)\n");
+	if (t->rows_total > t->row_count)
+		rec_out_printf("(%zu of %zu rows: --top)\n", t->row_count, t->rows_total);
+	if (t->note) {
+		REC_OUT_LIT("Note: ");
+		rec_out_str(t->note);
+		rec_out_char('\n');
+	}
+	free(w);
+}
+
+const char *rec_viewtab_kind_name(rec_view_kind k)
+{
+	switch (k) {
+	case REC_VIEW_TEXT: return "text";
+	case REC_VIEW_COUNT: return "count";
+	case REC_VIEW_DURATION: return "duration_ns";
+	case REC_VIEW_BYTES: return "bytes";
+	case REC_VIEW_PERCENT: return "percent";
+	case REC_VIEW_OFFSET: return "offset_ns";
+	case REC_VIEW_TIME: return "time_ns";
+	}
+	return "text";
+}
+
+void rec_viewtab_json(rec_json *j, const rec_view_table *tb)
+{
+	rec_json_begin_object(j, false);
+	rec_json_key(j, "name");
+	rec_json_str(j, tb->name);
+	rec_json_key(j, "title");
+	rec_json_str(j, tb->title);
+	rec_json_key(j, "columns");
+	rec_json_begin_array(j, false);
+	for (size_t c = 0; c < tb->column_count; c++) {
+		rec_json_begin_object(j, true);
+		rec_json_key(j, "key");
+		rec_json_str(j, tb->columns[c].key);
+		rec_json_key(j, "title");
+		rec_json_str(j, tb->columns[c].title);
+		rec_json_key(j, "kind");
+		rec_json_str(j, rec_viewtab_kind_name(tb->columns[c].kind));
+		rec_json_end_object(j);
+	}
+	rec_json_end_array(j);
+	rec_json_key(j, "rows");
+	rec_json_begin_array(j, false);
+	for (size_t r = 0; r < tb->row_count; r++) {
+		rec_json_begin_object(j, true);
+		for (size_t c = 0; c < tb->column_count; c++) {
+			const rec_view_cell *cl = &tb->cells[r * tb->column_count + c];
+			rec_json_key(j, tb->columns[c].key);
+			if (cl->null) {
+				rec_json_null(j);
+				continue;
+			}
+			switch (tb->columns[c].kind) {
+			case REC_VIEW_TEXT: rec_json_str(j, cl->text); break;
+			case REC_VIEW_PERCENT: rec_json_double(j, cl->f); break;
+			case REC_VIEW_OFFSET:
+			case REC_VIEW_TIME: rec_json_i64(j, cl->i); break;
+			default: rec_json_u64(j, cl->u); break;
+			}
+		}
+		rec_json_end_object(j);
+	}
+	rec_json_end_array(j);
+	rec_json_key(j, "rows_total");
+	rec_json_u64(j, tb->rows_total);
+	rec_json_key(j, "note");
+	rec_json_str(j, tb->note);
+	rec_json_end_object(j);
+}

@@ -1,0 +1,28 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * viewtab.h - how the tools print rec/view.h's tables (viewtab.c): rec-view
+ * and rec-report.
+ */
+#ifndef REC_TOOLS_VIEWTAB_H
+#define REC_TOOLS_VIEWTAB_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "cli.h"
+#include "rec/view.h"
+
+/* One cell as text ("-" when null) into buf (cap >= 64); its length. */
+size_t rec_viewtab_cell_str(const rec_view_column *col, const rec_view_cell *c, char *buf, size_t cap);
+/* The table as aligned text on the tool's output, lines at most width wide
+ * (text columns are cut first). */
+void rec_viewtab_print(const rec_view_table *t, uint32_t width);
+/* The table as one JSON object: name, title, columns, rows, rows_total, note. */
+void rec_viewtab_json(rec_json *j, const rec_view_table *t);
+/* The JSON name of a column kind ("duration_ns"). */
+const char *rec_viewtab_kind_name(rec_view_kind k);
+/* n spaces; s cut to w bytes with "..." (padded to w when cut). */
+void rec_viewtab_spaces(size_t n);
+void rec_viewtab_cut(const char *s, size_t len, size_t w);
+
+#endif /* REC_TOOLS_VIEWTAB_H */
