@@ -65,5 +65,16 @@ expect_usage rec-print "--stack-depth: '18446744073709551616' is not a number" -
 expect_usage rec-print "--stack-depth: '5x' is not a number" --stack-depth 5x "$tiny"
 expect_usage rec-print "option '--events' needs a value" --events
 
+# rec-report
+expect_usage rec-report "no input file"
+expect_usage rec-report "unknown option '--bogus'" --bogus "$tiny"
+expect_usage rec-report "-: not a regular file \(rec-report reads it twice\)" -
+expect_usage rec-report "--rules takes no operands" --rules "$tiny"
+rc=0
+"$bin/rec-report" "$tmp/missing.rec" >"$tmp/out" 2>"$tmp/err" || rc=$?
+if [ "$rc" -ne 1 ] || ! grep -q "^rec-report: $tmp/missing.rec: No such file or directory" "$tmp/err"; then
+	echo "FAIL: rec-report missing file: exit $rc"; cat "$tmp/err"; fails=$((fails + 1))
+fi
+
 [ "$fails" -eq 0 ] && echo "usage: ok"
 exit $((fails > 0))

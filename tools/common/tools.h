@@ -163,5 +163,20 @@ typedef struct rec_summary_tool_opts {
 } rec_summary_tool_opts;
 int rec_summary_tool_run(const rec_summary_tool_opts *o, const rec_cli_input *in, size_t n,
 			 FILE *out, FILE *err);
+/* ---- rec-report ---- */
+typedef struct rec_report_tool_opts {
+	bool json;
+	uint32_t width;              /* text: wrap at (0: 100) */
+	const char *by, *type;
+	rec_cli_window window;       /* --from/--to (offsets: from the first input's start) */
+} rec_report_tool_opts;
+struct rec_findings;
+/* The findings of the inputs (read twice: the summary, then the events in
+ * timestamp order) in *out (NULL when nothing could be computed); the
+ * exit code: REC_EXIT_DATA for damaged or unreadable input. */
+int rec_report_findings(const rec_report_tool_opts *o, const rec_cli_input *in, size_t n,
+			struct rec_findings **out);
+int rec_report_run(const rec_report_tool_opts *o, const rec_cli_input *in, size_t n, FILE *out,
+		   FILE *err);
 
 #endif /* REC_TOOLS_TOOLS_H */

@@ -1,0 +1,137 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * findings.h - findings: rules that look at a recording and say what is
+ * wrong (a lock held while its holder slept, a span type that waits instead
+ * of computing, dropped events ...), each with a severity, the evidence (the
+ * numbers, the lock or site, example events with their times) and the
+ * command that shows more.  What rec-report prints.
+ *
+ * Built on the views of rec/view.h (requests, contention-by-lock,
+ * allocation-by-span, startup, recording) and the lock-order graph of
+ * rec/lock_graph.h, fed the same events in one pass: memory follows what
+ * those keep (distinct keys, never the number of events).
+ *
+ * Use:
+ *   rec_findings_open(&f, &opts);
+ *   for each input: rec_findings_begin_input(f);
+ *       for each event of a reader opened with REC_READ_ORDERED:
+ *           rec_findings_add_event(f, &ev);
+ *   rec_findings_add_summary(f, res);  // rec_summary_get() of the same inputs,
+ *                                      // read with REC_SUMMARY_DROPS | _COUNTERS
+ *   rec_findings_get(f, &list, &n);    // the heaviest first
+ *   rec_findings_close(f);
+ *
+ * One findings object is used by one thread at a time.
+ */
+#ifndef LIBREC_FINDINGS_H
+#define LIBREC_FINDINGS_H
+
+#include <stdbool.h>
+#include "rec/analysis.h"
+#include "rec/rec.h"
+#include "rec/view.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct rec_findings rec_findings;
+
+typedef enum {
+	REC_FINDING_INFO = 0,     /* worth knowing (work before the first request) */
+	REC_FINDING_WARNING = 1,  /* costs time or data */
+	REC_FINDING_CRITICAL = 2  /* the main cause of latency, lost or damaged data */
+} rec_finding_severity;
+/*! rec_finding_severity_name() : "info", "warning", "critical". */
+REC_API const char *rec_finding_severity_name(rec_finding_severity s);
+
+/* The rules there are, for `rec-report --rules`. */
+typedef struct rec_finding_rule {
+	const char *name;        /* "lock-held-while-blocked" */
+	const char *description; /* one line, the threshold included */
+} rec_finding_rule;
+/*! rec_findings_rules() : every rule, in a fixed order; the array is static. */
+REC_API const rec_finding_rule *rec_findings_rules(size_t *count);
+
+/* One number (or name) of the evidence, typed as a view's cell is. */
+typedef struct rec_finding_fact {
+	const char *key;         /* JSON key: "waiters_total" */
+	const char *title;       /* "waiters' total" */
+	rec_view_kind kind;
+	rec_view_cell value;
+} rec_finding_fact;
+
+/* An event (or a run) that shows the finding. */
+typedef struct rec_finding_example {
+	bool timed;              /* offset_ns (and wall_ns unless 0) are known */
+	int64_t wall_ns;         /* start, ns since the epoch; 0: not known */
+	int64_t offset_ns;       /* start since the first event of its input */
+	int64_t duration_ns;     /* 0: an instant */
+	const char *thread;      /* "conn-4", "" if none */
+	const char *what;        /* "rec.LockWait on quote-cache-lock, held by conn-1" */
+} rec_finding_example;
+
+typedef struct rec_finding {
+	const char *rule;        /* a name of rec_findings_rules() */
+	rec_finding_severity severity;
+	const char *subject;     /* what it is about: a lock, "app.Request path=/x", a site */
+	const char *summary;     /* one or two sentences with the numbers */
+	size_t fact_count;
+	const rec_finding_fact *facts;
+	size_t example_count;
+	const rec_finding_example *examples;
+	/* What to run next, without the file names (the caller appends them):
+	 * "rec-view contention-by-lock". */
+	const char *next;
+} rec_finding;
+
+typedef struct rec_findings_options {
+	uint32_t struct_size;    /* sizeof(rec_findings_options) */
+	uint32_t flags;          /* REC_VIEW_FROM / REC_VIEW_TO */
+	const char *by;          /* split span types by this field (allocation-outlier,
+				  * lock-dominates-latency, waiting-not-computing), or NULL */
+	const char *type;        /* the span type; NULL: every duration type not "rec.*" */
+	int64_t from_wall_ns, to_wall_ns; /* with REC_VIEW_FROM / REC_VIEW_TO */
+	uint64_t reserved[4];    /* must be zero */
+} rec_findings_options;
+#define REC_FINDINGS_OPTIONS_INIT { sizeof(rec_findings_options), 0, NULL, NULL, 0, 0, {0, 0, 0, 0} }
+
+/*! rec_findings_open() :
+ *  @return REC_OK with *out set (free with rec_findings_close()),
+ *          REC_ERR_INVALID_ARG for bad options, REC_ERR_NOMEM. */
+REC_API rec_status rec_findings_open(rec_findings **out, const rec_findings_options *opts);
+/*! rec_findings_close() : NULL is a no-op. */
+REC_API void rec_findings_close(rec_findings *f);
+/*! rec_findings_begin_input() : the events added next are of a new input. */
+REC_API rec_status rec_findings_begin_input(rec_findings *f);
+/*! rec_findings_add_event() : one event of a REC_READ_ORDERED reader, used
+ *  during the call only.  @return REC_OK, REC_ERR_NOMEM, or
+ *  REC_ERR_INVALID_ARG after rec_findings_get(). */
+REC_API rec_status rec_findings_add_event(rec_findings *f, const rec_event *ev);
+/*! rec_findings_add_summary() : the recording-level rules' input (chunks,
+ *  damaged chunks, runs, crashes, drops, counter resets): rec_summary_get()
+ *  of the same inputs, copied.  Without it those rules say nothing. */
+REC_API rec_status rec_findings_add_summary(rec_findings *f, const rec_summary_result *res);
+/*! rec_findings_get() :
+ *  Evaluate the rules (the first call; later calls return the same) and
+ *  return the findings, critical first, then warning, then info (in rule
+ *  order within a severity), valid until rec_findings_close(f).
+ *  @return REC_OK or REC_ERR_NOMEM. */
+REC_API rec_status rec_findings_get(rec_findings *f, const rec_finding **list, size_t *count);
+/*! rec_findings_table() : a table of the views the findings were computed
+ *  from, by its rec_view_table name ("latency", "contention_by_lock",
+ *  "allocation_by_site" ...; valid after rec_findings_get()), or NULL.
+ *  For comparing two recordings with the same numbers the rules saw. */
+REC_API const rec_view_table *rec_findings_table(const rec_findings *f, const char *name);
+/*! rec_findings_by_found() : with opts.by, whether any span had that field. */
+REC_API bool rec_findings_by_found(const rec_findings *f);
+/*! rec_findings_type_found() : with opts.type, whether any event was of it. */
+REC_API bool rec_findings_type_found(const rec_findings *f);
+/*! rec_findings_errmsg() : text of the last failure; never NULL. */
+REC_API const char *rec_findings_errmsg(const rec_findings *f);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* LIBREC_FINDINGS_H */

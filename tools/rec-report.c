@@ -1,0 +1,487 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * rec-report - findings: what is wrong in a recording (a lock held while its
+ * holder slept, spans that wait instead of computing, one path that
+ * allocates far more than the others, lost or damaged data ...), each with
+ * a severity, the evidence and the command that shows more.  The rules are
+ * the library's (rec/findings.h, libfmt/analysis/findings*.c); this file
+ * reads the inputs into them and prints the findings as text or JSON.
+ */
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "common/cli.h"
+#include "common/tools.h"
+#include "common/viewtab.h"
+#include "rec/analysis.h"
+#include "rec/findings.h"
+#include "rec/rec.h"
+
+#define DEFAULT_WIDTH 100
+
+/* ---- reading one side (the inputs, or the baseline) into findings ---------------- */
+
+typedef struct read_ctx {
+	rec_findings *f;
+	const char *name;
+	bool nomem;
+} read_ctx;
+
+static int add_one(void *ctx, const rec_event *ev)
+{
+	read_ctx *c = ctx;
+	if (rec_findings_add_event(c->f, ev) == REC_ERR_NOMEM) {
+		rec_cli_file_error(c->name, "%s", rec_findings_errmsg(c->f));
+		c->nomem = true;
+		return REC_EXIT_DATA;
+	}
+	return REC_EXIT_OK;
+}
+
+int rec_report_findings(const rec_report_tool_opts *o, const rec_cli_input *in, size_t n,
+			rec_findings **out)
+{
+	*out = NULL;
+	rec_findings_options fo = REC_FINDINGS_OPTIONS_INIT;
+	fo.by = o->by;
+	fo.type = o->type;
+	int64_t lo = INT64_MIN, hi = INT64_MAX;
+	if (n)
+		rec_cli_window_bounds(&o->window, &in[0], &lo, &hi);
+	if (lo != INT64_MIN) {
+		fo.flags |= REC_VIEW_FROM;
+		fo.from_wall_ns = lo;
+	}
+	if (hi != INT64_MAX) {
+		fo.flags |= REC_VIEW_TO;
+		fo.to_wall_ns = hi;
+	}
+	rec_findings *f = NULL;
+	if (rec_findings_open(&f, &fo) != REC_OK) {
+		rec_cli_error("out of memory");
+		return REC_EXIT_DATA;
+	}
+	int rc = REC_EXIT_OK;
+	/* The recording rules' numbers: rec-summary's, read first (damaged
+	 * chunks are reported once, by the event pass below). */
+	rec_summary *s = NULL;
+	if (rec_summary_open(&s) != REC_OK) {
+		rec_cli_error("out of memory");
+		rec_findings_close(f);
+		return REC_EXIT_DATA;
+	}
+	for (size_t i = 0; i < n; i++) {
+		rec_reader *r = NULL;
+		if (rec_cli_input_reader(&in[i], 0, &r) != REC_OK)
+			continue;
+		if (rec_summary_add_reader(s, r, in[i].name, REC_SUMMARY_DROPS | REC_SUMMARY_COUNTERS) !=
+		    REC_OK) {
+			rec_cli_file_error(in[i].name, "%s", rec_summary_errmsg(s));
+			rc = REC_EXIT_DATA;
+		}
+		rec_reader_close(r);
+	}
+	if (rec_findings_add_summary(f, rec_summary_get(s)) != REC_OK)
+		rc = REC_EXIT_DATA;
+	rec_summary_close(s);
+	for (size_t i = 0; i < n; i++) {
+		rec_reader *r = rec_cli_input_open(&in[i], REC_READ_ORDERED);
+		if (!r) {
+			rc = REC_EXIT_DATA;
+			continue;
+		}
+		rec_findings_begin_input(f);
+		read_ctx ctx = { f, in[i].name, false };
+		int frc = rec_cli_each_event(r, in[i].name, add_one, &ctx);
+		rec_reader_close(r);
+		if (frc > rc)
+			rc = frc;
+		if (ctx.nomem)
+			break;
+	}
+	const rec_finding *list;
+	size_t count;
+	if (rec_findings_get(f, &list, &count) != REC_OK) {
+		rec_cli_error("%s", rec_findings_errmsg(f));
+		rec_findings_close(f);
+		return REC_EXIT_DATA;
+	}
+	if (rc == REC_EXIT_OK && o->type && !rec_findings_type_found(f)) {
+		rec_findings_close(f);
+		return rec_cli_usage_fail("--type: no event of type '%s' in the input", o->type);
+	}
+	if (rc == REC_EXIT_OK && o->by && !rec_findings_by_found(f)) {
+		rec_findings_close(f);
+		return rec_cli_usage_fail("--by: no %s event has a field '%s'",
+					  o->type ? o->type : "span", o->by);
+	}
+	*out = f;
+	return rc;
+}
+
+/* ---- text -------------------------------------------------------------------------------- */
+
+/* s wrapped at width, each line after indent spaces. */
+static void out_wrapped(const char *s, size_t indent, size_t width)
+{
+	size_t avail = width > indent + 20 ? width - indent : 20;
+	while (*s) {
+		rec_viewtab_spaces(indent);
+		size_t len = strlen(s);
+		size_t take = len;
+		if (len > avail) {
+			take = avail;
+			while (take > 0 && s[take] != ' ')
+				take--;
+			if (take == 0)
+				take = avail;
+		}
+		rec_out_write(s, take);
+		rec_out_char('\n');
+		s += take;
+		while (*s == ' ')
+			s++;
+	}
+}
+
+static void out_files(const rec_cli_input *in, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		rec_out_char(' ');
+		rec_out_str(in[i].name);
+	}
+}
+
+static void fact_str(const rec_finding_fact *x, char *buf, size_t cap)
+{
+	rec_view_column col = { x->title, x->key, x->kind };
+	rec_viewtab_cell_str(&col, &x->value, buf, cap);
+}
+
+static void print_finding(const rec_finding *x, size_t index, const rec_cli_input *in, size_t n,
+			      uint32_t width)
+{
+	char buf[4096];
+	rec_out_printf("%zu. [%s] %s: %s\n", index, rec_finding_severity_name(x->severity), x->rule,
+		       x->subject);
+	out_wrapped(x->summary, 3, width);
+	if (x->fact_count) {
+		REC_OUT_LIT("   Evidence:\n");
+		size_t tw = 0;
+		for (size_t i = 0; i < x->fact_count; i++)
+			if (strlen(x->facts[i].title) > tw)
+				tw = strlen(x->facts[i].title);
+		for (size_t i = 0; i < x->fact_count; i++) {
+			REC_OUT_LIT("     ");
+			rec_out_str(x->facts[i].title);
+			REC_OUT_LIT(": ");
+			rec_viewtab_spaces(tw - strlen(x->facts[i].title));
+			fact_str(&x->facts[i], buf, sizeof buf);
+			rec_out_str(buf);
+			rec_out_char('\n');
+		}
+	}
+	if (x->example_count) {
+		REC_OUT_LIT("   Examples:\n");
+		for (size_t i = 0; i < x->example_count; i++) {
+			const rec_finding_example *e = &x->examples[i];
+			REC_OUT_LIT("     ");
+			if (e->timed) {
+				if (e->wall_ns) {
+					rec_out_wall(e->wall_ns);
+					rec_out_char(' ');
+				}
+				if (e->offset_ns || !e->wall_ns) {
+					rec_out_char('+');
+					rec_out_duration(e->offset_ns);
+					rec_out_char(' ');
+				}
+				if (e->duration_ns) {
+					REC_OUT_LIT("for ");
+					rec_out_duration(e->duration_ns);
+					rec_out_char(' ');
+				}
+			}
+			if (e->thread[0]) {
+				rec_out_str(e->thread);
+				REC_OUT_LIT(": ");
+			}
+			rec_out_str(e->what);
+			rec_out_char('\n');
+		}
+	}
+	REC_OUT_LIT("   Next: ");
+	rec_out_str(x->next);
+	out_files(in, n);
+	rec_out_char('\n');
+}
+
+static void print_text(const rec_cli_input *in, size_t n, const rec_finding *list, size_t count,
+		       uint32_t width)
+{
+	size_t sev[3] = { 0, 0, 0 };
+	for (size_t i = 0; i < count; i++)
+		sev[list[i].severity]++;
+	rec_out_printf("%zu finding%s (%zu critical, %zu warning, %zu info) in", count,
+		       count == 1 ? "" : "s", sev[REC_FINDING_CRITICAL], sev[REC_FINDING_WARNING],
+		       sev[REC_FINDING_INFO]);
+	out_files(in, n);
+	rec_out_char('\n');
+	for (size_t i = 0; i < count; i++) {
+		rec_out_char('\n');
+		print_finding(&list[i], i + 1, in, n, width);
+	}
+}
+
+/* ---- JSON ---------------------------------------------------------------------------------- */
+
+static void json_fact(rec_json *j, const rec_finding_fact *x)
+{
+	switch (x->kind) {
+	case REC_VIEW_TEXT: rec_json_str(j, x->value.text); break;
+	case REC_VIEW_PERCENT: rec_json_double(j, x->value.f); break;
+	case REC_VIEW_OFFSET:
+	case REC_VIEW_TIME: rec_json_i64(j, x->value.i); break;
+	default: rec_json_u64(j, x->value.u); break;
+	}
+}
+
+static char *next_command(const rec_finding *x, const rec_cli_input *in, size_t n)
+{
+	size_t len = strlen(x->next) + 1;
+	for (size_t i = 0; i < n; i++)
+		len += strlen(in[i].name) + 1;
+	char *s = rec_cli_xmalloc(len);
+	char *p = stpcpy(s, x->next);
+	for (size_t i = 0; i < n; i++) {
+		*p++ = ' ';
+		p = stpcpy(p, in[i].name);
+	}
+	return s;
+}
+
+static void json_finding(rec_json *j, const rec_finding *x, const rec_cli_input *in, size_t n)
+{
+	rec_json_begin_object(j, false);
+	rec_json_key(j, "rule");
+	rec_json_str(j, x->rule);
+	rec_json_key(j, "severity");
+	rec_json_str(j, rec_finding_severity_name(x->severity));
+	rec_json_key(j, "subject");
+	rec_json_str(j, x->subject);
+	rec_json_key(j, "summary");
+	rec_json_str(j, x->summary);
+	rec_json_key(j, "facts");
+	rec_json_begin_array(j, false);
+	for (size_t i = 0; i < x->fact_count; i++) {
+		rec_json_begin_object(j, true);
+		rec_json_key(j, "key");
+		rec_json_str(j, x->facts[i].key);
+		rec_json_key(j, "title");
+		rec_json_str(j, x->facts[i].title);
+		rec_json_key(j, "kind");
+		rec_json_str(j, rec_viewtab_kind_name(x->facts[i].kind));
+		rec_json_key(j, "value");
+		json_fact(j, &x->facts[i]);
+		rec_json_end_object(j);
+	}
+	rec_json_end_array(j);
+	rec_json_key(j, "examples");
+	rec_json_begin_array(j, false);
+	for (size_t i = 0; i < x->example_count; i++) {
+		const rec_finding_example *e = &x->examples[i];
+		rec_json_begin_object(j, true);
+		rec_json_key(j, "time_ns");
+		if (e->timed && e->wall_ns)
+			rec_json_i64(j, e->wall_ns);
+		else
+			rec_json_null(j);
+		rec_json_key(j, "offset_ns");
+		if (e->timed)
+			rec_json_i64(j, e->offset_ns);
+		else
+			rec_json_null(j);
+		rec_json_key(j, "duration_ns");
+		rec_json_i64(j, e->duration_ns);
+		rec_json_key(j, "thread");
+		rec_json_str(j, e->thread);
+		rec_json_key(j, "what");
+		rec_json_str(j, e->what);
+		rec_json_end_object(j);
+	}
+	rec_json_end_array(j);
+	rec_json_key(j, "next");
+	char *cmd = next_command(x, in, n);
+	rec_json_str(j, cmd);
+	free(cmd);
+	rec_json_end_object(j);
+}
+
+static void print_json(const rec_report_tool_opts *o, const rec_cli_input *in, size_t n,
+		       const rec_finding *list, size_t count)
+{
+	rec_json j = { 0 };
+	rec_json_begin_object(&j, false);
+	rec_json_key(&j, "schema");
+	rec_json_u64(&j, 1);
+	rec_json_key(&j, "files");
+	rec_json_begin_array(&j, true);
+	for (size_t i = 0; i < n; i++)
+		rec_json_str(&j, in[i].name);
+	rec_json_end_array(&j);
+	rec_json_key(&j, "by");
+	rec_json_str(&j, o->by);
+	rec_json_key(&j, "findings");
+	rec_json_begin_array(&j, false);
+	for (size_t i = 0; i < count; i++)
+		json_finding(&j, &list[i], in, n);
+	rec_json_end_array(&j);
+	rec_json_end_object(&j);
+	rec_json_end(&j);
+}
+
+/* ---- the tool ------------------------------------------------------------------------------ */
+
+int rec_report_run(const rec_report_tool_opts *o, const rec_cli_input *in, size_t n, FILE *out,
+		   FILE *err)
+{
+	if (!out)
+		out = stdout;
+	rec_cli_set_streams(out, err);
+	rec_findings *f = NULL;
+	int rc = rec_report_findings(o, in, n, &f);
+	if (!f)
+		return rc;
+	const rec_finding *list;
+	size_t count;
+	rec_findings_get(f, &list, &count);
+	if (o->json)
+		print_json(o, in, n, list, count);
+	else
+		print_text(in, n, list, count, o->width ? o->width : DEFAULT_WIDTH);
+	rec_findings_close(f);
+	return rc;
+}
+
+/* ---- main: the arguments ---------------------------------------------------------------- */
+#ifndef REC_TOOL_NO_MAIN
+
+static const char usage_text[] =
+	"Usage: rec-report [OPTIONS] FILE...\n"
+	"       rec-report --rules\n"
+	"What is wrong in rec recordings: findings with a severity (critical, warning,\n"
+	"info), the evidence (numbers, the lock or site, example events with their\n"
+	"times) and the command that shows more.  The FILEs are read one after another\n"
+	"as one recording.\n"
+	"\n"
+	"Options:\n"
+	"  --rules           the rules with their thresholds, one a line, and exit\n"
+	"  --json            one JSON document (\"schema\": 1) with the findings\n"
+	"  --by FIELD        split span types by a field's value (the span rules):\n"
+	"                    --by path\n"
+	"  --type TYPE       the span type (default every duration type whose name\n"
+	"                    does not start with \"rec.\")\n"
+	"  --from T, --to T  only events that start in [from, to): T is an offset from\n"
+	"                    the first FILE's first event (1.5s, 250ms) or a time\n"
+	"                    2026-12-02T10:14:03.5 (local time; add Z or +HH:MM)\n"
+	"  --width N         text: wrap at N characters (default 100)\n"
+	"  -h, --help        show this help and exit\n"
+	"  --version         show the library version and exit\n"
+	"\n"
+	"FILE must be a regular file (the recording is read twice: its summary, then\n"
+	"its events in timestamp order).\n"
+	"Exit status: 0 with or without findings (they are information), 1 damaged or\n"
+	"unreadable input (after printing the findings of what was readable), 2 usage\n"
+	"error.\n";
+
+enum { OPT_RULES = 256, OPT_JSON, OPT_BY, OPT_TYPE, OPT_FROM, OPT_TO, OPT_WIDTH, OPT_VERSION };
+
+static const struct option long_opts[] = {
+	{ "rules", no_argument, NULL, OPT_RULES },
+	{ "json", no_argument, NULL, OPT_JSON },
+	{ "by", required_argument, NULL, OPT_BY },
+	{ "type", required_argument, NULL, OPT_TYPE },
+	{ "from", required_argument, NULL, OPT_FROM },
+	{ "to", required_argument, NULL, OPT_TO },
+	{ "width", required_argument, NULL, OPT_WIDTH },
+	{ "help", no_argument, NULL, 'h' },
+	{ "version", no_argument, NULL, OPT_VERSION },
+	{ NULL, 0, NULL, 0 },
+};
+
+static const char *nonempty(const char *option, const char *s)
+{
+	if (!*s)
+		rec_cli_usage_error("%s: empty value", option);
+	return s;
+}
+
+static void list_rules(void)
+{
+	size_t n;
+	const rec_finding_rule *l = rec_findings_rules(&n);
+	size_t w = 0;
+	for (size_t i = 0; i < n; i++)
+		if (strlen(l[i].name) > w)
+			w = strlen(l[i].name);
+	for (size_t i = 0; i < n; i++) {
+		rec_out_str(l[i].name);
+		rec_viewtab_spaces(w + 2 - strlen(l[i].name));
+		rec_out_str(l[i].description);
+		rec_out_char('\n');
+	}
+}
+
+static void inputs(int argc, char **argv, int first, rec_cli_input **in, size_t *n)
+{
+	*n = (size_t)(argc - first);
+	*in = rec_cli_xmalloc(*n * sizeof **in);
+	for (size_t i = 0; i < *n; i++) {
+		(*in)[i] = (rec_cli_input){ .name = argv[first + (int)i] };
+		struct stat st; /* a missing file is reported when read (exit 1) */
+		if (strcmp((*in)[i].name, "-") == 0 ||
+		    (stat((*in)[i].name, &st) == 0 && !S_ISREG(st.st_mode)))
+			rec_cli_usage_error("%s: not a regular file (rec-report reads it twice)",
+					    (*in)[i].name);
+	}
+}
+
+int main(int argc, char **argv)
+{
+	rec_cli_init("rec-report");
+	rec_report_tool_opts o = { 0 };
+	bool rules = false;
+	int c;
+	while ((c = rec_cli_getopt(argc, argv, "h", long_opts)) != -1) {
+		switch (c) {
+		case OPT_RULES: rules = true; break;
+		case OPT_JSON: o.json = true; break;
+		case OPT_BY: o.by = nonempty("--by", optarg); break;
+		case OPT_TYPE: o.type = nonempty("--type", optarg); break;
+		case OPT_FROM: rec_cli_window_opt(&o.window, false, optarg); break;
+		case OPT_TO: rec_cli_window_opt(&o.window, true, optarg); break;
+		case OPT_WIDTH: o.width = (uint32_t)rec_cli_opt_u64("--width", optarg, 40, 100000); break;
+		case 'h': rec_cli_help(usage_text);
+		case OPT_VERSION: rec_cli_version();
+		default: rec_cli_usage_error("unexpected option");
+		}
+	}
+	if (rules) {
+		if (optind < argc)
+			rec_cli_usage_error("--rules takes no operands");
+		list_rules();
+		return rec_cli_finish(REC_EXIT_OK);
+	}
+	if (optind >= argc)
+		rec_cli_usage_error("no input file");
+	rec_cli_input *in;
+	size_t n;
+	inputs(argc, argv, optind, &in, &n);
+	rec_cli_window_check(&o.window, true);
+	int rc = rec_report_run(&o, in, n, NULL, NULL);
+	free(in);
+	return rec_cli_finish(rc);
+}
+#endif /* REC_TOOL_NO_MAIN */
