@@ -12,11 +12,11 @@
 #include <time.h>
 
 #include "common/cli.h"
+#include "common/flame_html.h"
 #include "common/tools.h"
 #include "rec/rec.h"
 #include "rec/stack_agg.h"
 
-#include "flame_html.h"
 
 /* What a weight is measured in. */
 enum unit { U_SAMPLES, U_EVENTS, U_BYTES, U_NS, U_COUNT };
@@ -305,94 +305,7 @@ static int write_collapsed(rec_stackagg *agg)
 	return st == REC_END ? REC_EXIT_OK : REC_EXIT_DATA;
 }
 
-/* JSON string safe inside <script>: '<', '>' and '&' as \u00XX too. */
-static void out_js_string(const char *s)
-{
-	static const char hx[] = "0123456789abcdef";
-	rec_out_char('"');
-	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-		unsigned char c = *p;
-		if (c == '"' || c == '\\') {
-			rec_out_char('\\');
-			rec_out_char((char)c);
-		} else if (c < 0x20 || c == 0x7F || c == '<' || c == '>' || c == '&') {
-			char b[6] = { '\\', 'u', '0', '0', hx[c >> 4], hx[c & 15] };
-			rec_out_write(b, 6);
-		} else {
-			rec_out_char((char)c);
-		}
-	}
-	rec_out_char('"');
-}
-
-static void out_html_text(const char *s)
-{
-	for (; *s; s++) {
-		switch (*s) {
-		case '<': REC_OUT_LIT("&lt;"); break;
-		case '>': REC_OUT_LIT("&gt;"); break;
-		case '&': REC_OUT_LIT("&amp;"); break;
-		case '"': REC_OUT_LIT("&quot;"); break;
-		default: rec_out_char(*s);
-		}
-	}
-}
-
-/* Name pointers (interned by the aggregation: equal names, equal pointers)
- * to indices in the page's name table. */
-typedef struct name_map {
-	const char **keys;
-	uint32_t *vals;
-	size_t cap, count;
-	const char **order;
-} name_map;
-
-static uint32_t name_index(name_map *m, const char *p)
-{
-	if ((m->count + 1) * 2 > m->cap) {
-		size_t nc = m->cap ? m->cap * 2 : 1024;
-		const char **nk = rec_cli_xmalloc(nc * sizeof *nk);
-		uint32_t *nv = rec_cli_xmalloc(nc * sizeof *nv);
-		memset(nk, 0, nc * sizeof *nk);
-		for (size_t i = 0; i < m->cap; i++) {
-			if (!m->keys[i])
-				continue;
-			size_t j = ((uintptr_t)m->keys[i] >> 3) * 0x9E3779B97F4A7C15ull % nc;
-			while (nk[j])
-				j = (j + 1) % nc;
-			nk[j] = m->keys[i];
-			nv[j] = m->vals[i];
-		}
-		free(m->keys);
-		free(m->vals);
-		m->keys = nk;
-		m->vals = nv;
-		m->cap = nc;
-		m->order = rec_cli_xrealloc(m->order, nc * sizeof *m->order);
-	}
-	size_t j = ((uintptr_t)p >> 3) * 0x9E3779B97F4A7C15ull % m->cap;
-	while (m->keys[j]) {
-		if (m->keys[j] == p)
-			return m->vals[j];
-		j = (j + 1) % m->cap;
-	}
-	m->keys[j] = p;
-	m->vals[j] = (uint32_t)m->count;
-	m->order[m->count] = p;
-	return (uint32_t)m->count++;
-}
-
-static void out_tree_node_open(name_map *m, const char *name, uint64_t self, uint64_t before)
-{
-	rec_out_char('[');
-	rec_out_u64(name_index(m, name));
-	rec_out_char(',');
-	rec_out_u64(self);
-	rec_out_char(',');
-	rec_out_u64(before);
-}
-
-static int write_html(rec_stackagg *agg, const rec_stackagg_stats *stats)
+static int write_html(rec_stackagg *agg)
 {
 	bool reverse = (g_o->flags & REC_STACKAGG_REVERSE) != 0;
 	char deftitle[64];
@@ -404,76 +317,12 @@ static int write_html(rec_stackagg *agg, const rec_stackagg_stats *stats)
 									      : deftitle[0]);
 		title = deftitle;
 	}
-	REC_OUT_LIT(FLAME_HTML_1);
-	out_html_text(title);
-	REC_OUT_LIT(FLAME_HTML_2);
-	out_html_text(title);
-	REC_OUT_LIT(FLAME_HTML_3);
-
-	unsigned col = g_diff ? 1 : 0;
-	REC_OUT_LIT("{\"title\":");
-	out_js_string(title);
-	REC_OUT_LIT(",\"event\":");
-	out_js_string(g_o->event);
-	REC_OUT_LIT(",\"unit\":\"");
-	rec_out_str(unit_names[g_sel.unit]);
-	REC_OUT_LIT("\",\"reverse\":");
-	rec_out_str(reverse ? "true" : "false");
-	REC_OUT_LIT(",\"diff\":");
-	rec_out_str(g_diff ? "true" : "false");
-	REC_OUT_LIT(",\"total\":");
-	rec_out_u64(stats->weight[col]);
-	REC_OUT_LIT(",\"totalBefore\":");
-	rec_out_u64(g_diff ? stats->weight[0] : 0);
-	REC_OUT_LIT(",\n\"tree\":");
-
-	name_map m;
-	memset(&m, 0, sizeof m);
-	size_t cap = 64, depth = 0;
-	const char **cur = rec_cli_xmalloc(cap * sizeof *cur);
-	REC_OUT_LIT("[0,0,0");
-	(void)name_index(&m, "all"); /* index 0: the root */
-	rec_stackagg_stack s;
-	rec_status st;
-	while ((st = rec_stackagg_next(agg, &s)) == REC_OK) {
-		if (narrow(&s))
-			continue;
-		size_t k = 0;
-		while (k < depth && k < s.depth && cur[k] == s.frames[k])
-			k++;
-		for (size_t j = depth; j > k; j--)
-			rec_out_char(']');
-		if (s.depth > cap) {
-			while (cap < s.depth)
-				cap *= 2;
-			cur = rec_cli_xrealloc(cur, cap * sizeof *cur);
-		}
-		for (size_t j = k; j < s.depth; j++) {
-			bool last = j + 1 == s.depth;
-			rec_out_char(',');
-			if (j + 1 < s.depth)
-				rec_out_char('\n');
-			out_tree_node_open(&m, s.frames[j], last ? s.weight[col] : 0,
-					   last && g_diff ? s.weight[0] : 0);
-			cur[j] = s.frames[j];
-		}
-		depth = s.depth;
-	}
-	for (size_t j = depth; j > 0; j--)
-		rec_out_char(']');
-	REC_OUT_LIT("],\n\"names\":[");
-	for (size_t i = 0; i < m.count; i++) {
-		if (i)
-			rec_out_str(i % 16 ? "," : ",\n");
-		out_js_string(m.order[i]);
-	}
-	REC_OUT_LIT("]}");
-	REC_OUT_LIT(FLAME_HTML_4);
-	free(cur);
-	free(m.keys);
-	free(m.vals);
-	free(m.order);
-	return st == REC_END ? REC_EXIT_OK : REC_EXIT_DATA;
+	rec_flame_graph g = { "flame", title, g_o->event, unit_names[g_sel.unit], reverse, g_diff,
+			      g_min };
+	rec_flame_html_page_begin(title);
+	int rc = rec_flame_html_graph(agg, &g);
+	rec_flame_html_page_end();
+	return rc;
 }
 
 /* ---- the run --------------------------------------------------------------- */
@@ -551,7 +400,7 @@ static int flame(const rec_cli_input *in, const rec_cli_input *before, FILE *out
 		return REC_EXIT_DATA;
 	}
 	rec_cli_set_streams(f, rec_cli_err());
-	int wrc = g_o->html ? write_html(agg, &stats) : write_collapsed(agg);
+	int wrc = g_o->html ? write_html(agg) : write_collapsed(agg);
 	rec_out_flush();
 	rec_cli_set_streams(out, rec_cli_err());
 	if (wrc > rc) {

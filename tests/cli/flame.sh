@@ -100,7 +100,7 @@ grep -q 'render\\u003c/script\\u003e\\u003cb\\u003ex' "$tmp/x.html" || fail "HTM
 node -e '
 const fs = require("fs");
 const h = fs.readFileSync(process.argv[1], "utf8");
-const m = h.match(/<script type="application\/json" id="flame-data">([\s\S]*?)<\/script>/);
+const m = h.match(/<script type="application\/json" class="rec-flame-data">([\s\S]*?)<\/script>/);
 const d = JSON.parse(m[1]);
 let sum = 0;
 (function w(n) { sum += n[1]; for (let i = 3; i < n.length; i++) w(n[i]); })(d.tree);

@@ -2,7 +2,10 @@
 # rec-flame's HTML page in a real headless browser (Debian's chromium,
 # installed with apt-get when absent and running as root): the rendered
 # frames have the expected names and widths, tooltips, search highlights
-# with the matched percentage, zoom and reset, differential colours, units.
+# with the matched percentage, zoom and reset, differential colours, units;
+# and a profile of 30,802 frames (rec_test_flame_big): what is drawn stays
+# bounded by the chart's width, search and zoom are timed in the page (the
+# figures are printed) and must take under a second.
 # Driven by tests/cli/flame/browser_check.js (node, standard library only,
 # Chrome DevTools Protocol over --remote-debugging-pipe).  Screenshots are
 # kept in $FLAME_SCREENSHOTS when that is set.
@@ -48,8 +51,10 @@ B="$tmp/before.rec" A="$tmp/after.rec"
 "$flame" -o "$tmp/alloc.html" --event rec.Alloc "$B"
 "$flame" -o "$tmp/lock.html" --event rec.LockWait "$B"
 "$flame" -o "$tmp/reverse.html" --reverse "$B"
+"${REC_TESTS:?}/rec_test_flame_big" "$tmp/big.rec"
+"$flame" -o "$tmp/big.html" "$tmp/big.rec"
 timeout 150 node "$root/tests/cli/flame/browser_check.js" "$chromium" "$tmp"
-for f in cpu.png diff.png; do
+for f in cpu.png diff.png big.png; do
 	# a real PNG of a real size
 	[ "$(head -c 8 "$tmp/$f" | od -An -tx1 | tr -d ' \n')" = 89504e470d0a1a0a ] || { echo "FAIL: $f is not a PNG"; exit 1; }
 	[ "$(stat -c %s "$tmp/$f")" -gt 5000 ] || { echo "FAIL: $f is too small"; exit 1; }
