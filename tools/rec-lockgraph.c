@@ -176,7 +176,8 @@ static void build_wait(gctx *c, const rec_lockgraph_result *res)
 	declare(c, AGEDGE, "max_ns", "0");
 	char b1[64], b2[64], b3[64], pw[32];
 	sbuf s = { 0 };
-	sb_printf(&s, "wait-for graph: %" PRIu64 " lock waits", res->lock_wait_events);
+	sb_printf(&s, "wait-for graph: %" PRIu64 " lock waits\\nholders charged by hand-off: each part "
+		  "of a wait to the thread that held the lock during it", res->lock_wait_events);
 	set(c, g, "label", s.p);
 
 	int64_t max_lock = 0, max_edge = 0;
@@ -237,7 +238,7 @@ static void build_wait(gctx *c, const rec_lockgraph_result *res)
 			continue;
 		sb_reset(&s);
 		if (w->holder)
-			sb_printf(&s, "held during %" PRIu64 " wait%s\\ntotal %s, max %s", w->count,
+			sb_printf(&s, "held during %" PRIu64 " part%s of waits\\ntotal %s, max %s", w->count,
 				  w->count == 1 ? "" : "s", dur(b1, w->total_ns), dur(b2, w->max_ns));
 		else
 			sb_printf(&s, "%" PRIu64 " wait%s\\ntotal %s, max %s", w->count,
@@ -543,8 +544,13 @@ static const char usage_text[] =
 	"  --graph wait    (default) the wait-for graph, from rec.LockWait: threads\n"
 	"                  (boxes) and locks (ellipses); thread -> lock: it waited,\n"
 	"                  labelled with count, total and max wait; lock -> thread\n"
-	"                  (dashed): the holder that made them wait.  Edge width\n"
-	"                  follows the total wait.\n"
+	"                  (dashed): the holders that made them wait.  A wait is\n"
+	"                  split at the hand-offs inside it (another thread's wait\n"
+	"                  for the lock ending: it holds the lock from then on);\n"
+	"                  each part is charged to the thread that held the lock\n"
+	"                  during it.  A thread that took the lock without a\n"
+	"                  recorded wait is not seen: its hold is charged to the\n"
+	"                  holder before it.  Edge width follows the total wait.\n"
 	"  --graph order   the lock-order graph, from rec.LockOrder: an edge A -> B\n"
 	"                  when a thread acquired B while holding A (count, threads;\n"
 	"                  the first stack in the edge's tooltip).  Every cycle is a\n"

@@ -7,6 +7,7 @@
  * edges, not events.
  */
 #include "rec/analysis.h"
+#include "rec/lock_attrib.h"
 #include "rec/lock_graph.h"
 #include "common/common_internal.h"
 
@@ -231,6 +232,9 @@ struct rec_lockgraph {
 		uint32_t idx;
 	} tcache[256];
 	uint64_t wait_events, order_events;
+	/* every rec.LockWait (the ones filtered out too, as hand-offs): the
+	 * holder edges are its parts (rec/lock_attrib.h), made in get */
+	rec_lockattrib *attrib;
 	/* result */
 	arena rstrings;
 	rec_lockgraph_result res;
@@ -296,6 +300,11 @@ rec_status rec_lockgraph_open(rec_lockgraph **out, const rec_lockgraph_options *
 	}
 	g->opt.thread = g->thread_pat;
 	g->graphs = def.graphs ? def.graphs : REC_LOCKGRAPH_WAIT | REC_LOCKGRAPH_ORDER;
+	if (rec_lockattrib_open(&g->attrib) != REC_OK) {
+		free(g->thread_pat);
+		free(g);
+		return REC_ERR_NOMEM;
+	}
 	*out = g;
 	return REC_OK;
 }
@@ -340,6 +349,7 @@ void rec_lockgraph_close(rec_lockgraph *g)
 	free(g->wedge_map.slots);
 	free(g->oedge_map.slots);
 	free(g->thread_pat);
+	rec_lockattrib_close(g->attrib);
 	free(g);
 }
 
@@ -629,20 +639,35 @@ static rec_status add_wait_edge(rec_lockgraph *g, uint32_t thread, uint32_t lock
 	return REC_OK;
 }
 
+/* A rec.LockWait for the attribution: counted (its parts are charged), or
+ * only a hand-off to its waiter (a wait the filters leave out). */
+static rec_status note_wait(rec_lockgraph *g, const rec_event *ev, const type_cache *t,
+			    bool counted)
+{
+	uint64_t addr, holder = 0;
+	if (!(g->graphs & REC_LOCKGRAPH_WAIT) || !ev->thread || !value_u64(ev, t->f[0], &addr))
+		return REC_OK;
+	(void)value_u64(ev, t->f[2], &holder);
+	int64_t d = ev->duration_ns > 0 ? ev->duration_ns : 0;
+	rec_lockattrib_wait w = { addr, ev->thread->os_tid, holder, ev->wall_ns, ev->wall_ns + d,
+				  0, counted };
+	rec_status st = rec_lockattrib_add(g->attrib, &w);
+	return st == REC_OK ? REC_OK : nomem(g);
+}
+
 static rec_status add_lock_wait(rec_lockgraph *g, const rec_event *ev, const type_cache *t,
 				uint32_t thread)
 {
-	uint64_t addr, holder = 0;
+	uint64_t addr;
 	if (!value_u64(ev, t->f[0], &addr))
 		return REC_OK;
 	int64_t d = ev->duration_ns > 0 ? ev->duration_ns : 0;
 	if (d < g->opt.min_wait_ns)
-		return REC_OK;
+		return note_wait(g, ev, t, false);
 	const char *name = NULL;
 	size_t name_len = 0;
 	(void)value_str(ev, t->f[1], &name, &name_len);
-	(void)value_u64(ev, t->f[2], &holder);
-	uint32_t lock, hthread;
+	uint32_t lock;
 	rec_status st = get_lock(g, addr, name, name_len, &lock);
 	if (st != REC_OK)
 		return st;
@@ -656,15 +681,47 @@ static rec_status add_lock_wait(rec_lockgraph *g, const rec_event *ev, const typ
 		g->wait_events++;
 		return REC_OK; /* the lock's totals rank it; no edges */
 	}
+	/* the waiter's edge now; the holders' edges in get, from the parts */
 	st = add_wait_edge(g, thread, lock, false, d);
-	if (st == REC_OK && holder) {
-		st = get_thread(g, holder, NULL, &hthread);
-		if (st == REC_OK)
-			st = add_wait_edge(g, hthread, lock, true, d);
-	}
+	if (st == REC_OK)
+		st = note_wait(g, ev, t, ev->thread != NULL);
 	if (st == REC_OK)
 		g->wait_events++;
 	return st;
+}
+
+/* The holder edges (lock -> thread) from the attribution's parts: each part
+ * of a wait weighs on the thread that held the lock during it.  Made anew
+ * on every get. */
+static rec_status holder_edges(rec_lockgraph *g)
+{
+	for (size_t i = 0; i < g->nwedges; i++) {
+		if (g->wedges[i].holder) {
+			g->wedges[i].count = 0;
+			g->wedges[i].total = 0;
+			g->wedges[i].max = 0;
+		}
+	}
+	if (!(g->graphs & REC_LOCKGRAPH_WAIT))
+		return REC_OK;
+	if (rec_lockattrib_finish(g->attrib) != REC_OK)
+		return nomem(g);
+	rec_lockattrib_rewind(g->attrib);
+	rec_lockattrib_part p;
+	rec_status st;
+	while ((st = rec_lockattrib_next(g->attrib, &p)) == REC_OK) {
+		if (!p.holder)
+			continue; /* unknown holder: no edge (as the event's 0) */
+		uint32_t lock = map_find(&g->lock_map, p.lock), hthread;
+		if (lock == UINT32_MAX)
+			continue;
+		st = get_thread(g, p.holder, NULL, &hthread);
+		if (st == REC_OK)
+			st = add_wait_edge(g, hthread, lock, true, p.end_ns - p.start_ns);
+		if (st != REC_OK)
+			return st;
+	}
+	return st == REC_END ? REC_OK : nomem(g);
 }
 
 static rec_status add_example(rec_lockgraph *g, lg_oedge *e, uint32_t thread, const rec_event *ev)
@@ -759,12 +816,10 @@ rec_status rec_lockgraph_add_event(rec_lockgraph *g, const rec_event *ev)
 	const type_cache *t = lookup_type(g, ev);
 	if (!t->kind || (t->kind == 2 && !(g->graphs & REC_LOCKGRAPH_ORDER)))
 		return REC_OK;
-	if (g->opt.from_wall_ns && ev->wall_ns < g->opt.from_wall_ns)
-		return REC_OK;
-	if (g->opt.to_wall_ns && ev->wall_ns >= g->opt.to_wall_ns)
-		return REC_OK;
-	if (!thread_selected(g, ev->thread))
-		return REC_OK;
+	if ((g->opt.from_wall_ns && ev->wall_ns < g->opt.from_wall_ns) ||
+	    (g->opt.to_wall_ns && ev->wall_ns >= g->opt.to_wall_ns) ||
+	    !thread_selected(g, ev->thread))
+		return t->kind == 1 ? note_wait(g, ev, t, false) : REC_OK;
 	if (thread == UINT32_MAX) {
 		rec_status st = get_thread(g, 0, NULL, &thread);
 		if (st != REC_OK)
@@ -1119,7 +1174,9 @@ rec_status rec_lockgraph_get(rec_lockgraph *g, const rec_lockgraph_result **out)
 		return REC_ERR_INVALID_ARG;
 	*out = NULL;
 	free_result(g);
-	rec_status st = REC_OK;
+	rec_status st = holder_edges(g);
+	if (st != REC_OK)
+		return st;
 	size_t nl = g->nlocks, nt = g->nthreads;
 	lock_rank *order = malloc((nl ? nl : 1) * sizeof *order);
 	uint32_t *lmap = malloc((nl ? nl : 1) * sizeof *lmap);
@@ -1179,7 +1236,7 @@ rec_status rec_lockgraph_get(rec_lockgraph *g, const rec_lockgraph_result **out)
 	size_t ntk = 0;
 	for (size_t i = 0; i < g->nwedges; i++) {
 		const lg_wedge *e = &g->wedges[i];
-		if (lmap[e->lock] != UINT32_MAX && tmap[e->thread] == UINT32_MAX) {
+		if (e->count && lmap[e->lock] != UINT32_MAX && tmap[e->thread] == UINT32_MAX) {
 			tmap[e->thread] = (uint32_t)ntk;
 			tback[ntk++] = e->thread;
 		}
@@ -1215,7 +1272,7 @@ rec_status rec_lockgraph_get(rec_lockgraph *g, const rec_lockgraph_result **out)
 	}
 	for (size_t i = 0; i < g->nwedges; i++) {
 		const lg_wedge *e = &g->wedges[i];
-		if (lmap[e->lock] == UINT32_MAX)
+		if (!e->count || lmap[e->lock] == UINT32_MAX)
 			continue;
 		rec_lockgraph_thread *o = &g->rthreads[tmap[e->thread]];
 		if (e->holder) {
@@ -1254,7 +1311,7 @@ rec_status rec_lockgraph_get(rec_lockgraph *g, const rec_lockgraph_result **out)
 	}
 	for (size_t i = 0; i < g->nwedges; i++) {
 		const lg_wedge *e = &g->wedges[i];
-		if (lmap[e->lock] == UINT32_MAX)
+		if (!e->count || lmap[e->lock] == UINT32_MAX)
 			continue;
 		rec_lockgraph_wait_edge *o = &g->rwedges[nwe++];
 		o->thread = tmap[e->thread];

@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "rec/lock_attrib.h"
 #include "rec/lock_graph.h"
 #include "rec/rec.h"
 
@@ -291,6 +292,149 @@ static void t_wait_graph(void **state)
 	rm_free(&m);
 }
 
+/* The demo's story (issue 20): conn-1 (201) holds "quote-cache-lock" for
+ * 150 ms, then each waiter in turn: conn-2 (202), conn-3 (203) and conn-4
+ * (204) all begin waiting at 10 ms with conn-1 as the holder, and get the
+ * lock at 160, 310 and 460 ms.  Charged by hand-off: conn-1 450 ms (150
+ * of each wait), conn-2 300 (150 of conn-3's and of conn-4's), conn-3 150;
+ * 900 in all, the waits' total.  (Charged to the holder at each wait's
+ * start, conn-1 would get all 900.) */
+static void write_handoffs(rec_mem *m)
+{
+	rm_open(m);
+	rm_thread(m, 201, "conn-1");
+	rm_thread(m, 202, "conn-2");
+	rm_thread(m, 203, "conn-3");
+	rm_thread(m, 204, "conn-4");
+	uint64_t s = rm_stack(m, "rec_lock_wait_record_|serve_blocking|conn_main");
+	rm_tick(m, 0, 201);
+	/* written at their ends, in the order they ended */
+	rm_wait(m, 10, 202, 0x1000, "quote-cache-lock", 150 * MS, 201, s);
+	rm_wait(m, 10, 203, 0x1000, "quote-cache-lock", 300 * MS, 201, s);
+	rm_wait(m, 10, 204, 0x1000, "quote-cache-lock", 450 * MS, 201, s);
+}
+
+static void t_handoff_attribution(void **state)
+{
+	(void)state;
+	rec_mem m;
+	write_handoffs(&m);
+	const rec_lockgraph_result *r;
+	rec_lockgraph *g = rm_graph(&m, NULL, &r);
+	assert_int_equal(r->lock_wait_events, 3);
+	assert_int_equal(r->locks[0].wait_total_ns, 900 * MS);
+	const int64_t held[] = { 450 * MS, 300 * MS, 150 * MS, 0 };
+	const uint64_t count[] = { 3, 2, 1, 0 };
+	int64_t sum = 0;
+	for (uint64_t tid = 201; tid <= 204; tid++) {
+		size_t t = thread_by_tid(r, tid);
+		assert_int_equal(r->threads[t].held_total_ns, held[tid - 201]);
+		const rec_lockgraph_wait_edge *e = wedge(r, t, 0, true);
+		if (!count[tid - 201]) {
+			assert_null(e);
+			continue;
+		}
+		assert_non_null(e);
+		assert_int_equal(e->count, count[tid - 201]);
+		assert_int_equal(e->total_ns, held[tid - 201]);
+		assert_int_equal(e->max_ns, 150 * MS);
+		sum += e->total_ns;
+	}
+	assert_int_equal(sum, 900 * MS);
+	/* a second get gives the same (the holder edges are made anew) */
+	assert_int_equal(rec_lockgraph_get(g, &r), REC_OK);
+	assert_int_equal(r->threads[thread_by_tid(r, 201)].held_total_ns, 450 * MS);
+	rec_lockgraph_close(g);
+
+	/* Only conn-4's wait is drawn (--thread), but the others' ends are
+	 * still hand-offs: its 450 ms go 150 to each holder. */
+	rec_lockgraph_options o = REC_LOCKGRAPH_OPTIONS_INIT;
+	o.thread = "conn-4";
+	g = rm_graph(&m, &o, &r);
+	assert_int_equal(r->lock_wait_events, 1);
+	for (uint64_t tid = 201; tid <= 203; tid++) {
+		const rec_lockgraph_wait_edge *e = wedge(r, thread_by_tid(r, tid), 0, true);
+		assert_non_null(e);
+		assert_int_equal(e->count, 1);
+		assert_int_equal(e->total_ns, 150 * MS);
+	}
+	rec_lockgraph_close(g);
+
+	/* Likewise --min-wait: the 150 ms wait is left out, not its hand-off. */
+	o = (rec_lockgraph_options)REC_LOCKGRAPH_OPTIONS_INIT;
+	o.min_wait_ns = 200 * MS;
+	g = rm_graph(&m, &o, &r);
+	assert_int_equal(r->lock_wait_events, 2);
+	assert_int_equal(r->threads[thread_by_tid(r, 201)].held_total_ns, 300 * MS);
+	assert_int_equal(r->threads[thread_by_tid(r, 202)].held_total_ns, 300 * MS);
+	assert_int_equal(r->threads[thread_by_tid(r, 203)].held_total_ns, 150 * MS);
+	rec_lockgraph_close(g);
+	rm_free(&m);
+}
+
+/* rec/lock_attrib.h on its own: the parts of each wait, in order; a wait
+ * that only hands off (counted = false) has no parts of its own; a barging
+ * thread (no wait recorded) is invisible: its hold is charged to the holder
+ * before it; waits of another lock and of the waiter itself are not
+ * hand-offs; a holder of 0 stays unknown until the first hand-off. */
+static void t_lock_attrib_parts(void **state)
+{
+	(void)state;
+	rec_lockattrib *a;
+	assert_int_equal(rec_lockattrib_open(&a), REC_OK);
+	const rec_lockattrib_wait w[] = {
+		{ 1, 12, 11, 0, 100, 70, true },   /* 0: lock 1, [0,100] behind 11 */
+		{ 1, 13, 11, 10, 40, 71, false },  /* 1: a hand-off to 13 at 40 only */
+		{ 1, 14, 0, 20, 60, 72, true },    /* 2: holder unknown; 13 at 40 */
+		{ 2, 15, 16, 0, 90, 73, true },    /* 3: lock 2: no hand-offs, though 13 and 14 end inside */
+		{ 1, 12, 11, 200, 300, 74, true }, /* 4: 12 again; nobody ends inside (a barger held it) */
+	};
+	for (size_t i = 0; i < sizeof w / sizeof w[0]; i++)
+		assert_int_equal(rec_lockattrib_add(a, &w[i]), REC_OK);
+	rec_lockattrib_wait bad = { 1, 1, 0, 10, 5, 0, true };
+	assert_int_equal(rec_lockattrib_add(a, &bad), REC_ERR_INVALID_ARG);
+	rec_lockattrib_part p;
+	assert_int_equal(rec_lockattrib_next(a, &p), REC_ERR_STATE);
+	assert_int_equal(rec_lockattrib_finish(a), REC_OK);
+	assert_int_equal(rec_lockattrib_count(a), 5);
+	const struct { size_t wait; uint64_t holder; int64_t s, e; bool handoff; } want[] = {
+		{ 0, 11, 0, 40, false }, { 0, 13, 40, 60, true }, { 0, 14, 60, 100, true },
+		{ 2, 0, 20, 40, false }, { 2, 13, 40, 60, true },
+		{ 3, 16, 0, 90, false },
+		{ 4, 11, 200, 300, false },
+	};
+	for (int round = 0; round < 2; round++) {
+		for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
+			assert_int_equal(rec_lockattrib_next(a, &p), REC_OK);
+			assert_int_equal(p.wait, want[i].wait);
+			assert_int_equal(p.tag, w[want[i].wait].tag);
+			assert_int_equal(p.waiter, w[want[i].wait].waiter);
+			assert_int_equal(p.holder, want[i].holder);
+			assert_int_equal(p.start_ns, want[i].s);
+			assert_int_equal(p.end_ns, want[i].e);
+			assert_int_equal(p.handoff, want[i].handoff);
+		}
+		assert_int_equal(rec_lockattrib_next(a, &p), REC_END);
+		rec_lockattrib_rewind(a);
+	}
+	/* adding after finish starts a new round */
+	rec_lockattrib_wait late = { 1, 17, 11, 250, 260, 75, false };
+	assert_int_equal(rec_lockattrib_add(a, &late), REC_OK);
+	assert_int_equal(rec_lockattrib_next(a, &p), REC_ERR_STATE);
+	assert_int_equal(rec_lockattrib_finish(a), REC_OK);
+	size_t n = 0;
+	int64_t last_part_holder = -1;
+	while (rec_lockattrib_next(a, &p) == REC_OK) {
+		n++;
+		if (p.wait == 4 && p.start_ns == 260)
+			last_part_holder = (int64_t)p.holder;
+	}
+	assert_int_equal(n, 8); /* wait 4 now split at 260 */
+	assert_int_equal(last_part_holder, 17);
+	rec_lockattrib_close(a);
+	rec_lockattrib_close(NULL);
+}
+
 static void t_filters(void **state)
 {
 	(void)state;
@@ -519,6 +663,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(t_wait_graph),
 		cmocka_unit_test(t_filters),
+		cmocka_unit_test(t_handoff_attribution),
+		cmocka_unit_test(t_lock_attrib_parts),
 		cmocka_unit_test(t_three_lock_cycle),
 		cmocka_unit_test(t_dag_has_no_cycle),
 		cmocka_unit_test(t_two_cycles_share_a_lock),

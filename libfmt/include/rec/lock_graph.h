@@ -14,13 +14,19 @@
  * Two graphs come out of the events of spec/EVENTS.md:
  *   - the wait-for graph, from rec.LockWait: thread -> lock edges for the
  *     threads that waited (count, total and max wait) and lock -> thread
- *     edges for the holder that made them wait (holderOsThreadId);
+ *     edges for the holders that made them wait: each wait is split by the
+ *     hand-offs inside it (rec/lock_attrib.h) and each part weighs on the
+ *     thread that held the lock during it (the event's holderOsThreadId
+ *     until the first hand-off, then the waiter who acquired it); a holder
+ *     edge's count is the parts charged to it.  The waits the filters leave
+ *     out still count as hand-offs;
  *   - the lock-order graph, from rec.LockOrder: an edge A -> B when some
  *     thread acquired B while holding A, with the threads that did and the
  *     stack of each thread's first such acquisition.  Every cycle of it is
  *     a potential deadlock (even if it never happened) and is returned.
- * Memory is proportional to the distinct threads, locks and edges, not to
- * the events.  One graph is used by one thread at a time.
+ * Memory is proportional to the distinct threads, locks and edges, plus
+ * 80 bytes per rec.LockWait (the attribution needs every wait of a lock
+ * before it splits one).  One graph is used by one thread at a time.
  */
 #ifndef LIBREC_LOCK_GRAPH_H
 #define LIBREC_LOCK_GRAPH_H
