@@ -63,7 +63,7 @@ check rec.CPUSample 1000000000 2000000000 1s 2s
 for f in 4s 4.25s 4.3s; do
 	n=$("$bin/rec-flame" --event rec.LockWait --weight count --from "$f" "$rec" 2>/dev/null | total)
 	"$bin/rec-lockgraph" --from "$f" "$rec" >"$tmp/g.dot" 2>/dev/null || fail "rec-lockgraph --from $f"
-	grep -q "label=\"wait-for graph: $n lock waits\"" "$tmp/g.dot" ||
+	grep -q "label=\"wait-for graph: $n lock waits\\\\n" "$tmp/g.dot" ||
 		fail "rec-lockgraph --from $f: not the $n lock waits of rec-flame: $(grep -m1 'wait-for graph' "$tmp/g.dot")"
 done
 
