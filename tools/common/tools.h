@@ -99,6 +99,7 @@ typedef struct rec_view_tool_opts {
 	const char *by, *type, *thread;
 	int64_t from, to;            /* --from/--to */
 	int from_kind, to_kind;      /* 0 unset, 1 offset from the first event, 2 time */
+	const rec_cli_input *baseline; /* --baseline: compare with it (before); NULL: none */
 } rec_view_tool_opts;
 /* The view over the inputs, read one after another.  An unknown view, a
  * --by on a view without it, a --type no type of the inputs has (the
