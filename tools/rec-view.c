@@ -200,6 +200,8 @@ int rec_view_run(const rec_view_tool_opts *o, const rec_cli_input *in, size_t n,
 	if (o->by && !info->by)
 		return rec_cli_usage_fail("--by: the %s view does not split by a field", info->name);
 
+	if (o->baseline && !rec_cli_input_probe(o->baseline))
+		return REC_EXIT_DATA;
 	/* With a baseline both sides keep every row (a row cut by --top on
 	 * one side only would look new or gone); --top cuts the comparison. */
 	rec_view_options vo = view_options(o, n ? &in[0] : NULL, o->baseline ? 0 : o->top);

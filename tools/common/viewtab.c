@@ -69,6 +69,29 @@ void rec_viewtab_cut(const char *s, size_t len, size_t w)
 	rec_viewtab_spaces(w - 3 - keep);
 }
 
+/* s wrapped at width, each line after indent spaces. */
+void rec_viewtab_wrapped(const char *s, size_t indent, size_t width)
+{
+	size_t avail = width > indent + 20 ? width - indent : 20;
+	while (*s) {
+		rec_viewtab_spaces(indent);
+		size_t len = strlen(s);
+		size_t take = len;
+		if (len > avail) {
+			take = avail;
+			while (take > 0 && s[take] != ' ')
+				take--;
+			if (take == 0)
+				take = avail;
+		}
+		rec_out_write(s, take);
+		rec_out_char('\n');
+		s += take;
+		while (*s == ' ')
+			s++;
+	}
+}
+
 void rec_viewtab_print_grid(const char *title, size_t nc, const char *const *heads,
 			    const bool *left, size_t nr, const char *const *cells, uint32_t width)
 {

@@ -30,6 +30,8 @@ void rec_viewtab_json(rec_json *j, const rec_view_table *t);
 void rec_viewtab_json_cell(rec_json *j, rec_view_kind k, const rec_view_cell *c);
 /* The JSON name of a column kind ("duration_ns"). */
 const char *rec_viewtab_kind_name(rec_view_kind k);
+/* s wrapped at width (at spaces), each line after indent spaces. */
+void rec_viewtab_wrapped(const char *s, size_t indent, size_t width);
 /* n spaces; s cut to w bytes with "..." (padded to w when cut). */
 void rec_viewtab_spaces(size_t n);
 void rec_viewtab_cut(const char *s, size_t len, size_t w);
