@@ -11,10 +11,12 @@
 
 #include "rec/findings.h"
 
+typedef const rec_finding_fact *fact_ptr;
+
 struct rec_findings_diff {
 	rec_findings_change *list;
 	size_t count;
-	const rec_finding_fact **facts;   /* per change, its before_facts */
+	fact_ptr *facts;                  /* per change, its before_facts */
 	rec_view_delta *deltas;
 };
 
@@ -57,8 +59,27 @@ static const rec_finding_fact *find_fact(const rec_finding *x, const char *key)
 	return NULL;
 }
 
+/* Whether an after fact differs from before's of the same key (f, NULL
+ * when before has none); *dl gets the delta. */
+static bool fact_differs(const rec_finding_fact *f, const rec_finding_fact *af, rec_view_delta *dl)
+{
+	*dl = (rec_view_delta){ .null = true, .rel_null = true };
+	if (!f || f->kind != af->kind)
+		return true;
+	*dl = rec_view_cell_delta(af->kind, &f->value, &af->value);
+	if (f->value.null != af->value.null)
+		return true;
+	if (!dl->null)
+		return dl->i != 0 || dl->f != 0.0;
+	if (af->value.null)
+		return false;
+	if (af->kind == REC_VIEW_TEXT)
+		return strcmp(f->value.text ? f->value.text : "", af->value.text ? af->value.text : "") != 0;
+	return f->value.i != af->value.i; /* offsets and times */
+}
+
 /* Fill a change of a finding in both: per after fact, before's and the delta. */
-static void compare_facts(rec_findings_change *c, const rec_finding_fact **bf, rec_view_delta *dl)
+static void compare_facts(rec_findings_change *c, fact_ptr *bf, rec_view_delta *dl)
 {
 	const rec_finding *b = c->before, *a = c->after;
 	c->changed = b->severity != a->severity || b->fact_count != a->fact_count;
@@ -66,24 +87,8 @@ static void compare_facts(rec_findings_change *c, const rec_finding_fact **bf, r
 	c->before_facts = bf;
 	c->deltas = dl;
 	for (size_t i = 0; i < a->fact_count; i++) {
-		const rec_finding_fact *af = &a->facts[i];
-		const rec_finding_fact *f = find_fact(b, af->key);
-		bf[i] = f;
-		dl[i] = (rec_view_delta){ .null = true, .rel_null = true };
-		if (!f || f->kind != af->kind) {
-			c->changed = true;
-			continue;
-		}
-		dl[i] = rec_view_cell_delta(af->kind, &f->value, &af->value);
-		if (f->value.null != af->value.null)
-			c->changed = true;
-		else if (!dl[i].null && (dl[i].i != 0 || dl[i].f != 0.0))
-			c->changed = true;
-		else if (af->kind == REC_VIEW_TEXT && !af->value.null &&
-			 strcmp(f->value.text ? f->value.text : "", af->value.text ? af->value.text : "") != 0)
-			c->changed = true;
-		else if ((af->kind == REC_VIEW_OFFSET || af->kind == REC_VIEW_TIME) &&
-			 f->value.i != af->value.i)
+		bf[i] = find_fact(b, a->facts[i].key);
+		if (fact_differs(bf[i], &a->facts[i], &dl[i]))
 			c->changed = true;
 	}
 }
@@ -101,7 +106,7 @@ rec_status rec_findings_diff_open(rec_findings_diff **out, const rec_finding *be
 	for (size_t i = 0; i < after_count; i++)
 		nf += after[i].fact_count;
 	d->list = calloc(cap ? cap : 1, sizeof *d->list);
-	d->facts = calloc(nf ? nf : 1, sizeof *d->facts);
+	d->facts = calloc(nf ? nf : 1, sizeof(fact_ptr));
 	d->deltas = calloc(nf ? nf : 1, sizeof *d->deltas);
 	bool *matched = calloc(before_count ? before_count : 1, sizeof *matched);
 	if (!d->list || !d->facts || !d->deltas || !matched) {

@@ -51,7 +51,7 @@ static void text_change(const rec_findings_change *c, size_t index, uint32_t wid
 		rec_out_printf(", was %s", rec_finding_severity_name(c->before->severity));
 	rec_out_printf("] %s: %s\n", x->rule, x->subject);
 	rec_viewtab_wrapped(x->summary, 3, width);
-	if (group(c) != G_CHANGED)
+	if (group(c) != G_CHANGED || !c->before || !c->after)
 		return;
 	REC_OUT_LIT("   Evidence, before -> after:\n");
 	char b[4096], a[4096], d[128], r[64];
@@ -61,7 +61,7 @@ static void text_change(const rec_findings_change *c, size_t index, uint32_t wid
 		if (bf)
 			fact_str(bf, b, sizeof b);
 		else
-			strcpy(b, "-");
+			snprintf(b, sizeof b, "-");
 		rec_out_printf("     %s: %s -> %s", af->title, b, a);
 		rec_viewdiff_change_str(af->kind, &c->deltas[i], d, sizeof d);
 		rec_viewdiff_rel_str(&c->deltas[i], r, sizeof r);
@@ -150,7 +150,7 @@ static void json_change(rec_json *j, const rec_findings_change *c)
 	json_finding(j, c->after);
 	rec_json_key(j, "facts");
 	rec_json_begin_array(j, false);
-	for (size_t i = 0; i < c->fact_count; i++) {
+	for (size_t i = 0; c->after && i < c->fact_count; i++) {
 		const rec_finding_fact *af = &c->after->facts[i], *bf = c->before_facts[i];
 		const rec_view_delta *d = &c->deltas[i];
 		rec_json_begin_object(j, true);

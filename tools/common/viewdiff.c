@@ -97,15 +97,16 @@ static void print_keyed(const rec_view_diff_table *d, const rec_view_table *afte
 				if (s)
 					rec_viewtab_cell_str(col, &s[c], buf, sizeof buf);
 				else
-					strcpy(buf, "-");
+					snprintf(buf, sizeof buf, "-");
 				cells[i++] = rec_cli_xstrdup(buf);
 			}
 			if (row->change != REC_VIEW_ROW_BOTH)
-				strcpy(buf, rec_view_row_change_name(row->change));
+				snprintf(buf, sizeof buf, "%s", rec_view_row_change_name(row->change));
 			else if (d->compared[c])
 				rec_viewdiff_change_str(col->kind, &row->delta[c], buf, sizeof buf);
 			else if (col->kind == REC_VIEW_TEXT && !row->before[c].null && !row->after[c].null)
-				strcpy(buf, strcmp(row->before[c].text, row->after[c].text) ? "changed" : "");
+				snprintf(buf, sizeof buf, "%s",
+					 strcmp(row->before[c].text, row->after[c].text) ? "changed" : "");
 			else
 				buf[0] = '\0';
 			cells[i++] = rec_cli_xstrdup(buf);
