@@ -320,8 +320,6 @@ static void print_json(const rec_report_tool_opts *o, const rec_cli_input *in, s
 	rec_json_end(&j);
 }
 
-/* ---- the tool ------------------------------------------------------------------------------ */
-
 /* ---- before and after: --baseline (tools/common/findingdiff.c) ---------------------- */
 
 /* The baseline's findings with the same options (--from/--to offsets from
@@ -342,6 +340,8 @@ static int report_baseline(const rec_report_tool_opts *o, const rec_cli_input *i
 	rec_findings_close(f);
 	return rc;
 }
+
+/* ---- the tool ------------------------------------------------------------------------------ */
 
 int rec_report_run(const rec_report_tool_opts *o, const rec_cli_input *in, size_t n, FILE *out,
 		   FILE *err)
