@@ -4,7 +4,9 @@
  * the views of libfmt/analysis/view*.c) on an in-memory file: every view as
  * --json, which must be strict JSON with valid UTF-8, and as text cut to
  * --width 40 with --top 3 (and --by path, --thread '*' and a --from/--to
- * window where the view takes them).
+ * window where the view takes them), and compared with a baseline (the
+ * input's first half, a shorter or damaged recording: rows new, gone and in
+ * both) as --json, which must be strict JSON too, and as text with --top 3.
  */
 #include "json_check.h"
 #include "tool_fuzz.h"
@@ -31,6 +33,21 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		rc = rec_view_run(&x, &t.in, 1, rec_fuzz_tool_begin(&t), rec_fuzz_devnull);
 		rec_fuzz_tool_end(&t, rc, l[i].name);
 		REC_FUZZ_CHECK(rc != REC_EXIT_USAGE || l[i].by, "%s: a usage error", l[i].name);
+
+		rec_cli_input base = t.in;
+		base.name = "baseline.rec";
+		base.size = size / 2;
+		rec_view_tool_opts b = { .view = l[i].name, .json = true, .baseline = &base };
+		rc = rec_view_run(&b, &t.in, 1, rec_fuzz_tool_begin(&t), rec_fuzz_devnull);
+		rec_fuzz_tool_end(&t, rc, l[i].name);
+		REC_FUZZ_CHECK(rc != REC_EXIT_USAGE, "%s --baseline: a usage error", l[i].name);
+		if (t.len)
+			REC_FUZZ_CHECK(rec_fuzz_json_ok(t.buf, t.len, true), "%s --baseline: invalid JSON:\n%.*s",
+				       l[i].name, (int)(t.len > 4000 ? 4000 : t.len), t.buf);
+		b.json = false;
+		b.top = 3;
+		rc = rec_view_run(&b, &t.in, 1, rec_fuzz_tool_begin(&t), rec_fuzz_devnull);
+		rec_fuzz_tool_end(&t, rc, l[i].name);
 	}
 	rec_fuzz_tool_free(&t);
 	return 0;

@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 
 #include "common/cli.h"
+#include "common/findingdiff.h"
 #include "common/tools.h"
 #include "common/viewtab.h"
 #include "rec/analysis.h"
@@ -123,29 +124,6 @@ int rec_report_findings(const rec_report_tool_opts *o, const rec_cli_input *in, 
 
 /* ---- text -------------------------------------------------------------------------------- */
 
-/* s wrapped at width, each line after indent spaces. */
-static void out_wrapped(const char *s, size_t indent, size_t width)
-{
-	size_t avail = width > indent + 20 ? width - indent : 20;
-	while (*s) {
-		rec_viewtab_spaces(indent);
-		size_t len = strlen(s);
-		size_t take = len;
-		if (len > avail) {
-			take = avail;
-			while (take > 0 && s[take] != ' ')
-				take--;
-			if (take == 0)
-				take = avail;
-		}
-		rec_out_write(s, take);
-		rec_out_char('\n');
-		s += take;
-		while (*s == ' ')
-			s++;
-	}
-}
-
 static void out_files(const rec_cli_input *in, size_t n)
 {
 	for (size_t i = 0; i < n; i++) {
@@ -166,7 +144,7 @@ static void print_finding(const rec_finding *x, size_t index, const rec_cli_inpu
 	char buf[4096];
 	rec_out_printf("%zu. [%s] %s: %s\n", index, rec_finding_severity_name(x->severity), x->rule,
 		       x->subject);
-	out_wrapped(x->summary, 3, width);
+	rec_viewtab_wrapped(x->summary, 3, width);
 	if (x->fact_count) {
 		REC_OUT_LIT("   Evidence:\n");
 		size_t tw = 0;
@@ -342,6 +320,27 @@ static void print_json(const rec_report_tool_opts *o, const rec_cli_input *in, s
 	rec_json_end(&j);
 }
 
+/* ---- before and after: --baseline (tools/common/findingdiff.c) ---------------------- */
+
+/* The baseline's findings with the same options (--from/--to offsets from
+ * its own first event), compared with f's; frees f.  The exit code. */
+static int report_baseline(const rec_report_tool_opts *o, const rec_cli_input *in, size_t n,
+			   rec_findings *f, int rc)
+{
+	rec_findings *fb = NULL;
+	int brc = rec_report_findings(o, o->baseline, 1, &fb);
+	if (brc > rc)
+		rc = brc;
+	if (fb && !rec_findingdiff_print(fb, o->baseline->name, f, in, n, o->by, o->json,
+					 o->width ? o->width : DEFAULT_WIDTH)) {
+		rec_cli_error("out of memory comparing with the baseline");
+		rc = REC_EXIT_DATA;
+	}
+	rec_findings_close(fb);
+	rec_findings_close(f);
+	return rc;
+}
+
 /* ---- the tool ------------------------------------------------------------------------------ */
 
 int rec_report_run(const rec_report_tool_opts *o, const rec_cli_input *in, size_t n, FILE *out,
@@ -350,10 +349,14 @@ int rec_report_run(const rec_report_tool_opts *o, const rec_cli_input *in, size_
 	if (!out)
 		out = stdout;
 	rec_cli_set_streams(out, err);
+	if (o->baseline && !rec_cli_input_probe(o->baseline))
+		return REC_EXIT_DATA;
 	rec_findings *f = NULL;
 	int rc = rec_report_findings(o, in, n, &f);
 	if (!f)
 		return rc;
+	if (o->baseline)
+		return report_baseline(o, in, n, f, rc);
 	const rec_finding *list;
 	size_t count;
 	rec_findings_get(f, &list, &count);
@@ -370,6 +373,7 @@ int rec_report_run(const rec_report_tool_opts *o, const rec_cli_input *in, size_
 
 static const char usage_text[] =
 	"Usage: rec-report [OPTIONS] FILE...\n"
+	"       rec-report --baseline BEFORE.rec [OPTIONS] FILE...\n"
 	"       rec-report --rules\n"
 	"What is wrong in rec recordings: findings with a severity (critical, warning,\n"
 	"info), the evidence (numbers, the lock or site, example events with their\n"
@@ -386,6 +390,12 @@ static const char usage_text[] =
 	"  --from T, --to T  only events that start in [from, to): T is an offset from\n"
 	"                    the first FILE's first event (1.5s, 250ms) or a time\n"
 	"                    2026-12-02T10:14:03.5 (local time; add Z or +HH:MM)\n"
+	"  --baseline FILE   compare with FILE (before, read with the same options):\n"
+	"                    the findings that went away, appeared (matched by rule\n"
+	"                    and subject), changed (each fact before, after and the\n"
+	"                    change) or stayed, then latency, where the time of spans\n"
+	"                    goes, contention per lock, allocation per site and per\n"
+	"                    span row by row (as rec-view --baseline)\n"
 	"  --width N         text: wrap at N characters (default 100)\n"
 	"  -h, --help        show this help and exit\n"
 	"  --version         show the library version and exit\n"
@@ -396,7 +406,8 @@ static const char usage_text[] =
 	"unreadable input (after printing the findings of what was readable), 2 usage\n"
 	"error.\n";
 
-enum { OPT_RULES = 256, OPT_JSON, OPT_BY, OPT_TYPE, OPT_FROM, OPT_TO, OPT_WIDTH, OPT_VERSION };
+enum { OPT_RULES = 256, OPT_JSON, OPT_BY, OPT_TYPE, OPT_FROM, OPT_TO, OPT_WIDTH, OPT_VERSION,
+       OPT_BASELINE };
 
 static const struct option long_opts[] = {
 	{ "rules", no_argument, NULL, OPT_RULES },
@@ -406,6 +417,7 @@ static const struct option long_opts[] = {
 	{ "from", required_argument, NULL, OPT_FROM },
 	{ "to", required_argument, NULL, OPT_TO },
 	{ "width", required_argument, NULL, OPT_WIDTH },
+	{ "baseline", required_argument, NULL, OPT_BASELINE },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, OPT_VERSION },
 	{ NULL, 0, NULL, 0 },
@@ -434,18 +446,20 @@ static void list_rules(void)
 	}
 }
 
+static rec_cli_input regular_input(const char *name)
+{
+	struct stat st; /* a missing file is reported when read (exit 1) */
+	if (strcmp(name, "-") == 0 || (stat(name, &st) == 0 && !S_ISREG(st.st_mode)))
+		rec_cli_usage_error("%s: not a regular file (rec-report reads it twice)", name);
+	return (rec_cli_input){ .name = name };
+}
+
 static void inputs(int argc, char **argv, int first, rec_cli_input **in, size_t *n)
 {
 	*n = (size_t)(argc - first);
 	*in = rec_cli_xmalloc(*n * sizeof **in);
-	for (size_t i = 0; i < *n; i++) {
-		(*in)[i] = (rec_cli_input){ .name = argv[first + (int)i] };
-		struct stat st; /* a missing file is reported when read (exit 1) */
-		if (strcmp((*in)[i].name, "-") == 0 ||
-		    (stat((*in)[i].name, &st) == 0 && !S_ISREG(st.st_mode)))
-			rec_cli_usage_error("%s: not a regular file (rec-report reads it twice)",
-					    (*in)[i].name);
-	}
+	for (size_t i = 0; i < *n; i++)
+		(*in)[i] = regular_input(argv[first + (int)i]);
 }
 
 int main(int argc, char **argv)
@@ -453,6 +467,7 @@ int main(int argc, char **argv)
 	rec_cli_init("rec-report");
 	rec_report_tool_opts o = { 0 };
 	bool rules = false;
+	rec_cli_input baseline;
 	int c;
 	while ((c = rec_cli_getopt(argc, argv, "h", long_opts)) != -1) {
 		switch (c) {
@@ -463,6 +478,12 @@ int main(int argc, char **argv)
 		case OPT_FROM: rec_cli_window_opt(&o.window, false, optarg); break;
 		case OPT_TO: rec_cli_window_opt(&o.window, true, optarg); break;
 		case OPT_WIDTH: o.width = (uint32_t)rec_cli_opt_u64("--width", optarg, 40, 100000); break;
+		case OPT_BASELINE:
+			if (o.baseline)
+				rec_cli_usage_error("--baseline given twice");
+			baseline = regular_input(optarg);
+			o.baseline = &baseline;
+			break;
 		case 'h': rec_cli_help(usage_text);
 		case OPT_VERSION: rec_cli_version();
 		default: rec_cli_usage_error("unexpected option");

@@ -13,6 +13,7 @@
 
 #include "common/cli.h"
 #include "common/tools.h"
+#include "common/viewdiff.h"
 #include "common/viewtab.h"
 #include "rec/analysis.h"
 #include "rec/rec.h"
@@ -81,25 +82,17 @@ static const rec_view_info *find_view(const char *name)
 	return NULL;
 }
 
-int rec_view_run(const rec_view_tool_opts *o, const rec_cli_input *in, size_t n, FILE *out,
-		 FILE *err)
+/* The view's options for inputs whose first is first: --from/--to offsets
+ * count from its first event (the baseline's own for the baseline). */
+static rec_view_options view_options(const rec_view_tool_opts *o, const rec_cli_input *first,
+				     uint32_t top)
 {
-	if (!out)
-		out = stdout;
-	rec_cli_set_streams(out, err);
-	const rec_view_info *info = o->view ? find_view(o->view) : NULL;
-	if (!info)
-		return rec_cli_usage_fail("'%s' is not a view (rec-view --list shows them)",
-					  o->view ? o->view : "");
-	if (o->by && !info->by)
-		return rec_cli_usage_fail("--by: the %s view does not split by a field", info->name);
-
 	rec_view_options vo = REC_VIEW_OPTIONS_INIT;
 	vo.view = o->view;
 	vo.by = o->by;
 	vo.type = o->type;
 	vo.thread = o->thread;
-	vo.top = o->top;
+	vo.top = top;
 	if (o->from_kind == 2) {
 		vo.flags |= REC_VIEW_FROM;
 		vo.from_wall_ns = o->from;
@@ -109,7 +102,8 @@ int rec_view_run(const rec_view_tool_opts *o, const rec_cli_input *in, size_t n,
 		vo.to_wall_ns = o->to;
 	}
 	int64_t start = 0;
-	if ((o->from_kind == 1 || o->to_kind == 1) && n && rec_cli_recording_start(&in[0], false, &start)) {
+	if ((o->from_kind == 1 || o->to_kind == 1) && first &&
+	    rec_cli_recording_start(first, false, &start)) {
 		if (o->from_kind == 1) {
 			vo.flags |= REC_VIEW_FROM;
 			vo.from_wall_ns = start + o->from;
@@ -119,32 +113,19 @@ int rec_view_run(const rec_view_tool_opts *o, const rec_cli_input *in, size_t n,
 			vo.to_wall_ns = start + o->to;
 		}
 	}
-	/* --type names a type of the input (tools/common's one check): from the
-	 * chunks' metadata before reading when every input can be read twice,
-	 * else while reading (the tables are printed after it anyway). */
-	rec_cli_typesel tsel;
-	rec_cli_typesel_init(&tsel, &o->type, o->type ? 1 : 0, REC_CLI_TYPESEL_EXACT);
-	bool scanned = true;
-	for (size_t i = 0; o->type && i < n; i++)
-		scanned = rec_cli_typesel_scan(&tsel, &in[i]) && scanned;
-	if (o->type && scanned && rec_cli_typesel_check(&tsel) != REC_EXIT_OK) {
-		rec_cli_typesel_free(&tsel);
-		return REC_EXIT_USAGE;
-	}
-	rec_view *v = NULL;
-	rec_status st = rec_view_open(&v, &vo);
-	if (st != REC_OK) {
-		rec_cli_error("%s", rec_strerror(st));
-		rec_cli_typesel_free(&tsel);
-		return REC_EXIT_DATA;
-	}
+	return vo;
+}
+
+/* Read the inputs into v (the recording view: their summary first); tsel
+ * checks --type while reading, or NULL.  The exit code. */
+static int read_inputs(rec_view *v, const rec_view_tool_opts *o, const rec_cli_input *in, size_t n,
+		       rec_cli_typesel *tsel)
+{
 	int rc = REC_EXIT_OK;
 	if (strcmp(o->view, "recording") == 0) {
 		rec_summary *s = NULL;
 		if (rec_summary_open(&s) != REC_OK) {
 			rec_cli_error("out of memory");
-			rec_view_close(v);
-			rec_cli_typesel_free(&tsel);
 			return REC_EXIT_DATA;
 		}
 		for (size_t i = 0; i < n; i++) {
@@ -166,7 +147,7 @@ int rec_view_run(const rec_view_tool_opts *o, const rec_cli_input *in, size_t n,
 			continue;
 		}
 		rec_view_begin_input(v);
-		read_ctx ctx = { v, in[i].name, false, (o->type && !scanned) ? &tsel : NULL, NULL };
+		read_ctx ctx = { v, in[i].name, false, tsel, NULL };
 		int frc = rec_cli_each_event(r, in[i].name, add_one, &ctx);
 		rec_reader_close(r);
 		if (frc > rc)
@@ -174,31 +155,123 @@ int rec_view_run(const rec_view_tool_opts *o, const rec_cli_input *in, size_t n,
 		if (ctx.nomem)
 			break;
 	}
+	return rc;
+}
+
+static void print_json_diff(const rec_view_tool_opts *o, const rec_cli_input *in, size_t n,
+			    const rec_view_table *bt, size_t bn, const rec_view_table *at, size_t an,
+			    bool *ok)
+{
+	rec_json j = { 0 };
+	rec_json_begin_object(&j, false);
+	rec_json_key(&j, "schema");
+	rec_json_u64(&j, 1);
+	rec_json_key(&j, "view");
+	rec_json_str(&j, o->view);
+	rec_json_key(&j, "baseline");
+	rec_json_begin_array(&j, true);
+	rec_json_str(&j, o->baseline->name);
+	rec_json_end_array(&j);
+	rec_json_key(&j, "files");
+	rec_json_begin_array(&j, true);
+	for (size_t i = 0; i < n; i++)
+		rec_json_str(&j, in[i].name);
+	rec_json_end_array(&j);
+	rec_json_key(&j, "by");
+	rec_json_str(&j, o->by);
+	rec_json_key(&j, "tables");
+	rec_json_begin_array(&j, false);
+	*ok = rec_viewdiff_print_all(&j, bt, bn, at, an, o->top, 0);
+	rec_json_end_array(&j);
+	rec_json_end_object(&j);
+	rec_json_end(&j);
+}
+
+int rec_view_run(const rec_view_tool_opts *o, const rec_cli_input *in, size_t n, FILE *out,
+		 FILE *err)
+{
+	if (!out)
+		out = stdout;
+	rec_cli_set_streams(out, err);
+	const rec_view_info *info = o->view ? find_view(o->view) : NULL;
+	if (!info)
+		return rec_cli_usage_fail("'%s' is not a view (rec-view --list shows them)",
+					  o->view ? o->view : "");
+	if (o->by && !info->by)
+		return rec_cli_usage_fail("--by: the %s view does not split by a field", info->name);
+
+	if (o->baseline && !rec_cli_input_probe(o->baseline))
+		return REC_EXIT_DATA;
+	/* With a baseline both sides keep every row (a row cut by --top on
+	 * one side only would look new or gone); --top cuts the comparison. */
+	rec_view_options vo = view_options(o, n ? &in[0] : NULL, o->baseline ? 0 : o->top);
+	/* --type names a type of the input (tools/common's one check): from the
+	 * chunks' metadata before reading when every input can be read twice,
+	 * else while reading (the tables are printed after it anyway). */
+	rec_cli_typesel tsel;
+	rec_cli_typesel_init(&tsel, &o->type, o->type ? 1 : 0, REC_CLI_TYPESEL_EXACT);
+	bool scanned = true;
+	for (size_t i = 0; o->type && i < n; i++)
+		scanned = rec_cli_typesel_scan(&tsel, &in[i]) && scanned;
+	if (o->type && scanned && rec_cli_typesel_check(&tsel) != REC_EXIT_OK) {
+		rec_cli_typesel_free(&tsel);
+		return REC_EXIT_USAGE;
+	}
+	rec_view *v = NULL, *vb = NULL;
+	rec_status st = rec_view_open(&v, &vo);
+	if (st == REC_OK && o->baseline) {
+		rec_view_options bo = view_options(o, o->baseline, 0);
+		st = rec_view_open(&vb, &bo);
+	}
+	if (st != REC_OK) {
+		rec_cli_error("%s", rec_strerror(st));
+		rec_view_close(v);
+		rec_cli_typesel_free(&tsel);
+		return REC_EXIT_DATA;
+	}
+	int rc = o->baseline ? read_inputs(vb, o, o->baseline, 1, NULL) : REC_EXIT_OK;
+	int irc = read_inputs(v, o, in, n, (o->type && !scanned) ? &tsel : NULL);
+	if (irc > rc)
+		rc = irc;
 	int trc = (o->type && !scanned) ? rec_cli_typesel_check(&tsel) : REC_EXIT_OK;
 	rec_cli_typesel_free(&tsel);
 	if (trc != REC_EXIT_OK) {
 		rec_view_close(v);
+		rec_view_close(vb);
 		return trc;
 	}
-	const rec_view_table *tables = NULL;
-	size_t count = 0;
+	const rec_view_table *tables = NULL, *btables = NULL;
+	size_t count = 0, bcount = 0;
 	st = rec_view_get(v, &tables, &count);
-	if (st != REC_OK) {
-		rec_cli_error("%s", rec_view_errmsg(v));
+	if (st != REC_OK || (vb && rec_view_get(vb, &btables, &bcount) != REC_OK)) {
+		rec_cli_error("%s", rec_view_errmsg(st != REC_OK ? v : vb));
 		rec_view_close(v);
+		rec_view_close(vb);
 		return REC_EXIT_DATA;
 	}
-	if (o->by && !rec_view_by_found(v) && rc == REC_EXIT_OK) {
+	if (o->by && !rec_view_by_found(v) && !(vb && rec_view_by_found(vb)) && rc == REC_EXIT_OK) {
 		rec_view_close(v);
+		rec_view_close(vb);
 		return rec_cli_usage_fail("--by: no %s event has a field '%s'",
 					  o->type ? o->type : "matching", o->by);
 	}
-	if (o->json)
+	bool ok = true;
+	uint32_t width = o->width ? o->width : DEFAULT_WIDTH;
+	if (vb && o->json)
+		print_json_diff(o, in, n, btables, bcount, tables, count, &ok);
+	else if (vb)
+		ok = rec_viewdiff_print_all(NULL, btables, bcount, tables, count, o->top, width);
+	else if (o->json)
 		print_json(o, in, n, tables, count);
 	else
 		for (size_t t = 0; t < count; t++)
-			rec_viewtab_print(&tables[t], o->width ? o->width : DEFAULT_WIDTH);
+			rec_viewtab_print(&tables[t], width);
+	if (!ok) {
+		rec_cli_error("out of memory comparing the tables");
+		rc = REC_EXIT_DATA;
+	}
 	rec_view_close(v);
+	rec_view_close(vb);
 	return rc;
 }
 
@@ -207,6 +280,7 @@ int rec_view_run(const rec_view_tool_opts *o, const rec_cli_input *in, size_t n,
 
 static const char usage_text[] =
 	"Usage: rec-view [OPTIONS] VIEW FILE...\n"
+	"       rec-view --baseline BEFORE.rec [OPTIONS] VIEW FILE...\n"
 	"       rec-view --list\n"
 	"Show a predefined table (a view) of rec recordings, like `jfr view`.  The\n"
 	"FILEs are read one after another into one table; FILE may be '-' for\n"
@@ -229,6 +303,13 @@ static const char usage_text[] =
 	"                    the first FILE's first event (1.5s, 250ms; needs a FILE,\n"
 	"                    not '-') or a time 2026-12-02T10:14:03.5 (local time; add Z\n"
 	"                    or +HH:MM for another zone)\n"
+	"  --baseline FILE   compare with FILE (before): per row of the view's key (the\n"
+	"                    event type and --by value, the lock, the site, the\n"
+	"                    thread) each column before, after and the change\n"
+	"                    (absolute and %), rows only before \"gone\", only after\n"
+	"                    \"new\"; the options apply to both sides (--from/--to\n"
+	"                    offsets from each side's first event; --top: rows of the\n"
+	"                    comparison)\n"
 	"  --thread NAME     only events of threads named NAME (a glob) or with OS tid\n"
 	"                    NAME (contention: the waiters; the holders are looked at\n"
 	"                    whatever their name)\n"
@@ -243,7 +324,7 @@ static const char usage_text[] =
 	"was readable), 2 usage error.\n";
 
 enum { OPT_LIST = 256, OPT_JSON, OPT_WIDTH, OPT_TOP, OPT_BY, OPT_TYPE, OPT_FROM, OPT_TO,
-       OPT_THREAD, OPT_VERSION };
+       OPT_THREAD, OPT_BASELINE, OPT_VERSION };
 
 static const struct option long_opts[] = {
 	{ "list", no_argument, NULL, OPT_LIST },
@@ -255,6 +336,7 @@ static const struct option long_opts[] = {
 	{ "from", required_argument, NULL, OPT_FROM },
 	{ "to", required_argument, NULL, OPT_TO },
 	{ "thread", required_argument, NULL, OPT_THREAD },
+	{ "baseline", required_argument, NULL, OPT_BASELINE },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, OPT_VERSION },
 	{ NULL, 0, NULL, 0 },
@@ -300,6 +382,7 @@ int main(int argc, char **argv)
 	rec_view_tool_opts o = { 0 };
 	const char *from_s = NULL, *to_s = NULL;
 	bool list = false;
+	rec_cli_input baseline = { 0 };
 	int c;
 	while ((c = rec_cli_getopt(argc, argv, "h", long_opts)) != -1) {
 		switch (c) {
@@ -318,6 +401,12 @@ int main(int argc, char **argv)
 			time_opt("--to", optarg, &o.to, &o.to_kind);
 			break;
 		case OPT_THREAD: o.thread = nonempty("--thread", optarg); break;
+		case OPT_BASELINE:
+			if (o.baseline)
+				rec_cli_usage_error("--baseline given twice");
+			baseline.name = nonempty("--baseline", optarg);
+			o.baseline = &baseline;
+			break;
 		case 'h': rec_cli_help(usage_text);
 		case OPT_VERSION: rec_cli_version();
 		default: rec_cli_usage_error("unexpected option");
@@ -338,7 +427,7 @@ int main(int argc, char **argv)
 		rec_cli_usage_error("no input file");
 	size_t n = (size_t)(argc - optind);
 	rec_cli_input *in = rec_cli_xmalloc(n * sizeof *in);
-	size_t stdin_count = 0;
+	size_t stdin_count = o.baseline && strcmp(baseline.name, "-") == 0;
 	for (size_t i = 0; i < n; i++) {
 		in[i] = (rec_cli_input){ .name = argv[optind + (int)i] };
 		stdin_count += strcmp(in[i].name, "-") == 0;
@@ -349,7 +438,8 @@ int main(int argc, char **argv)
 		rec_cli_usage_error("--from and --to must both be offsets or both be times");
 	if (from_s && to_s && o.to <= o.from)
 		rec_cli_usage_error("--to %s is not after --from %s", to_s, from_s);
-	if ((o.from_kind == 1 || o.to_kind == 1) && !rec_cli_input_rereadable(&in[0]))
+	if ((o.from_kind == 1 || o.to_kind == 1) &&
+	    (!rec_cli_input_rereadable(&in[0]) || (o.baseline && !rec_cli_input_rereadable(o.baseline))))
 		rec_cli_usage_error("--from/--to need a regular FILE (not standard input)");
 	int rc = rec_view_run(&o, in, n, NULL, NULL);
 	free(in);

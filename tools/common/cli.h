@@ -306,6 +306,10 @@ rec_status rec_cli_input_reader(const rec_cli_input *in, uint32_t flags, rec_rea
 /* Open a reader with the given REC_READ_* flags.  On failure report
  * "TOOL: NAME: reason" (errno's text for an I/O error) and return NULL. */
 rec_reader *rec_cli_input_open(const rec_cli_input *in, uint32_t flags);
+/* Whether the input can be opened at all (standard input is not tried):
+ * false after rec_cli_input_open()'s message.  For an input whose absence
+ * makes any output meaningless (a --baseline). */
+bool rec_cli_input_probe(const rec_cli_input *in);
 /* Whether the input can be read twice (memory or a regular file). */
 bool rec_cli_input_rereadable(const rec_cli_input *in);
 /* Every readable chunk's information to fn, without messages (a second

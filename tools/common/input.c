@@ -63,6 +63,15 @@ rec_reader *rec_cli_input_open(const rec_cli_input *in, uint32_t flags)
 	return NULL;
 }
 
+bool rec_cli_input_probe(const rec_cli_input *in)
+{
+	if (rec_cli_input_is_stdin(in))
+		return true;
+	rec_reader *r = rec_cli_input_open(in, 0);
+	rec_reader_close(r);
+	return r != NULL;
+}
+
 bool rec_cli_input_rereadable(const rec_cli_input *in)
 {
 	struct stat sb;

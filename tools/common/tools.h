@@ -99,6 +99,7 @@ typedef struct rec_view_tool_opts {
 	const char *by, *type, *thread;
 	int64_t from, to;            /* --from/--to */
 	int from_kind, to_kind;      /* 0 unset, 1 offset from the first event, 2 time */
+	const rec_cli_input *baseline; /* --baseline: compare with it (before); NULL: none */
 } rec_view_tool_opts;
 /* The view over the inputs, read one after another.  An unknown view, a
  * --by on a view without it, a --type no type of the inputs has (the
@@ -169,6 +170,7 @@ typedef struct rec_report_tool_opts {
 	uint32_t width;              /* text: wrap at (0: 100) */
 	const char *by, *type;
 	rec_cli_window window;       /* --from/--to (offsets: from the first input's start) */
+	const rec_cli_input *baseline; /* --baseline: compare with it (before); NULL: none */
 } rec_report_tool_opts;
 struct rec_findings;
 /* The findings of the inputs (read twice: the summary, then the events in

@@ -69,15 +69,37 @@ void rec_viewtab_cut(const char *s, size_t len, size_t w)
 	rec_viewtab_spaces(w - 3 - keep);
 }
 
-void rec_viewtab_print(const rec_view_table *t, uint32_t width)
+/* s wrapped at width, each line after indent spaces. */
+void rec_viewtab_wrapped(const char *s, size_t indent, size_t width)
 {
-	size_t nc = t->column_count;
-	size_t *w = rec_cli_xmalloc(nc * sizeof *w);
-	char buf[4096];
+	size_t avail = width > indent + 20 ? width - indent : 20;
+	while (*s) {
+		rec_viewtab_spaces(indent);
+		size_t len = strlen(s);
+		size_t take = len;
+		if (len > avail) {
+			take = avail;
+			while (take > 0 && s[take] != ' ')
+				take--;
+			if (take == 0)
+				take = avail;
+		}
+		rec_out_write(s, take);
+		rec_out_char('\n');
+		s += take;
+		while (*s == ' ')
+			s++;
+	}
+}
+
+void rec_viewtab_print_grid(const char *title, size_t nc, const char *const *heads,
+			    const bool *left, size_t nr, const char *const *cells, uint32_t width)
+{
+	size_t *w = rec_cli_xmalloc((nc ? nc : 1) * sizeof *w);
 	for (size_t c = 0; c < nc; c++) {
-		w[c] = strlen(t->columns[c].title);
-		for (size_t r = 0; r < t->row_count; r++) {
-			size_t n = rec_viewtab_cell_str(&t->columns[c], &t->cells[r * nc + c], buf, sizeof buf);
+		w[c] = strlen(heads[c]);
+		for (size_t r = 0; r < nr; r++) {
+			size_t n = strlen(cells[r * nc + c]);
 			if (n > w[c])
 				w[c] = n;
 		}
@@ -89,29 +111,27 @@ void rec_viewtab_print(const rec_view_table *t, uint32_t width)
 	while (total > width) {
 		size_t widest = SIZE_MAX;
 		for (size_t c = 0; c < nc; c++)
-			if (t->columns[c].kind == REC_VIEW_TEXT && w[c] > MIN_TEXT &&
-			    (widest == SIZE_MAX || w[c] > w[widest]))
+			if (left[c] && w[c] > MIN_TEXT && (widest == SIZE_MAX || w[c] > w[widest]))
 				widest = c;
 		if (widest == SIZE_MAX)
 			break;
 		w[widest]--;
 		total--;
 	}
-	size_t tl = strlen(t->title);
+	size_t tl = strlen(title);
 	rec_out_char('\n');
 	rec_viewtab_spaces(total > tl ? (total - tl) / 2 : 0);
-	rec_out_str(t->title);
+	rec_out_str(title);
 	REC_OUT_LIT("\n\n");
 	for (size_t c = 0; c < nc; c++) {
-		const char *h = t->columns[c].title;
+		const char *h = heads[c];
 		size_t hl = strlen(h);
-		bool left = t->columns[c].kind == REC_VIEW_TEXT;
 		if (c)
 			rec_out_char(' ');
-		if (!left)
+		if (!left[c])
 			rec_viewtab_spaces(w[c] > hl ? w[c] - hl : 0);
 		rec_viewtab_cut(h, hl, w[c] < hl ? w[c] : hl);
-		if (left && c + 1 < nc)
+		if (left[c] && c + 1 < nc)
 			rec_viewtab_spaces(w[c] > hl ? w[c] - hl : 0);
 	}
 	rec_out_char('\n');
@@ -122,13 +142,13 @@ void rec_viewtab_print(const rec_view_table *t, uint32_t width)
 			rec_out_char('-');
 	}
 	rec_out_char('\n');
-	for (size_t r = 0; r < t->row_count; r++) {
+	for (size_t r = 0; r < nr; r++) {
 		for (size_t c = 0; c < nc; c++) {
-			size_t n = rec_viewtab_cell_str(&t->columns[c], &t->cells[r * nc + c], buf, sizeof buf);
-			bool left = t->columns[c].kind == REC_VIEW_TEXT;
+			const char *buf = cells[r * nc + c];
+			size_t n = strlen(buf);
 			if (c)
 				rec_out_char(' ');
-			if (left) {
+			if (left[c]) {
 				if (c + 1 < nc) {
 					rec_viewtab_cut(buf, n, w[c]);
 					rec_viewtab_spaces(w[c] > n ? w[c] - n : 0);
@@ -142,6 +162,30 @@ void rec_viewtab_print(const rec_view_table *t, uint32_t width)
 		}
 		rec_out_char('\n');
 	}
+	free(w);
+}
+
+void rec_viewtab_print(const rec_view_table *t, uint32_t width)
+{
+	size_t nc = t->column_count, nr = t->row_count;
+	const char **heads = rec_cli_xmalloc((nc ? nc : 1) * sizeof *heads);
+	bool *left = rec_cli_xmalloc((nc ? nc : 1) * sizeof *left);
+	char **cells = rec_cli_xmalloc((nc * nr + 1) * sizeof *cells);
+	char buf[4096];
+	for (size_t c = 0; c < nc; c++) {
+		heads[c] = t->columns[c].title;
+		left[c] = t->columns[c].kind == REC_VIEW_TEXT;
+	}
+	for (size_t i = 0; i < nc * nr; i++) {
+		rec_viewtab_cell_str(&t->columns[i % nc], &t->cells[i], buf, sizeof buf);
+		cells[i] = rec_cli_xstrdup(buf);
+	}
+	rec_viewtab_print_grid(t->title, nc, heads, left, nr, (const char *const *)cells, width);
+	for (size_t i = 0; i < nc * nr; i++)
+		free(cells[i]);
+	free(cells);
+	free(left);
+	free(heads);
 	if (t->row_count == 0)
 		REC_OUT_LIT("(no rows)\n");
 	if (t->rows_total > t->row_count)
@@ -151,7 +195,6 @@ void rec_viewtab_print(const rec_view_table *t, uint32_t width)
 		rec_out_str(t->note);
 		rec_out_char('\n');
 	}
-	free(w);
 }
 
 const char *rec_viewtab_kind_name(rec_view_kind k)
@@ -166,6 +209,21 @@ const char *rec_viewtab_kind_name(rec_view_kind k)
 	case REC_VIEW_TIME: return "time_ns";
 	}
 	return "text";
+}
+
+void rec_viewtab_json_cell(rec_json *j, rec_view_kind k, const rec_view_cell *cl)
+{
+	if (cl->null) {
+		rec_json_null(j);
+		return;
+	}
+	switch (k) {
+	case REC_VIEW_TEXT: rec_json_str(j, cl->text); break;
+	case REC_VIEW_PERCENT: rec_json_double(j, cl->f); break;
+	case REC_VIEW_OFFSET:
+	case REC_VIEW_TIME: rec_json_i64(j, cl->i); break;
+	default: rec_json_u64(j, cl->u); break;
+	}
 }
 
 void rec_viewtab_json(rec_json *j, const rec_view_table *tb)
@@ -195,17 +253,7 @@ void rec_viewtab_json(rec_json *j, const rec_view_table *tb)
 		for (size_t c = 0; c < tb->column_count; c++) {
 			const rec_view_cell *cl = &tb->cells[r * tb->column_count + c];
 			rec_json_key(j, tb->columns[c].key);
-			if (cl->null) {
-				rec_json_null(j);
-				continue;
-			}
-			switch (tb->columns[c].kind) {
-			case REC_VIEW_TEXT: rec_json_str(j, cl->text); break;
-			case REC_VIEW_PERCENT: rec_json_double(j, cl->f); break;
-			case REC_VIEW_OFFSET:
-			case REC_VIEW_TIME: rec_json_i64(j, cl->i); break;
-			default: rec_json_u64(j, cl->u); break;
-			}
+			rec_viewtab_json_cell(j, tb->columns[c].kind, cl);
 		}
 		rec_json_end_object(j);
 	}

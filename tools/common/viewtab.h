@@ -6,6 +6,7 @@
 #ifndef REC_TOOLS_VIEWTAB_H
 #define REC_TOOLS_VIEWTAB_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -17,10 +18,20 @@ size_t rec_viewtab_cell_str(const rec_view_column *col, const rec_view_cell *c, 
 /* The table as aligned text on the tool's output, lines at most width wide
  * (text columns are cut first). */
 void rec_viewtab_print(const rec_view_table *t, uint32_t width);
+/* A grid of strings as rec_viewtab_print() prints a table: the title
+ * centred, the heads, a dashed rule, nr rows of nc cells (row-major); left
+ * columns are left-aligned and cut first (with "...") when wider than width,
+ * the others right-aligned.  No footer. */
+void rec_viewtab_print_grid(const char *title, size_t nc, const char *const *heads,
+			    const bool *left, size_t nr, const char *const *cells, uint32_t width);
 /* The table as one JSON object: name, title, columns, rows, rows_total, note. */
 void rec_viewtab_json(rec_json *j, const rec_view_table *t);
+/* One cell's JSON value for a column of kind k (null when null). */
+void rec_viewtab_json_cell(rec_json *j, rec_view_kind k, const rec_view_cell *c);
 /* The JSON name of a column kind ("duration_ns"). */
 const char *rec_viewtab_kind_name(rec_view_kind k);
+/* s wrapped at width (at spaces), each line after indent spaces. */
+void rec_viewtab_wrapped(const char *s, size_t indent, size_t width);
 /* n spaces; s cut to w bytes with "..." (padded to w when cut). */
 void rec_viewtab_spaces(size_t n);
 void rec_viewtab_cut(const char *s, size_t len, size_t w);

@@ -130,6 +130,40 @@ REC_API bool rec_findings_type_found(const rec_findings *f);
 /*! rec_findings_errmsg() : text of the last failure; never NULL. */
 REC_API const char *rec_findings_errmsg(const rec_findings *f);
 
+
+/* ---- before and after (findings_compare.c) ---- */
+
+/* One finding of either side, matched by rule and subject (the k-th
+ * finding with a rule and subject before with the k-th after). */
+typedef struct rec_findings_change {
+	rec_view_row_change change;   /* NEW: appeared; GONE: went away; BOTH */
+	const rec_finding *before;    /* NULL when new */
+	const rec_finding *after;     /* NULL when gone */
+	bool changed;                 /* both: the severity or a fact differs */
+	size_t fact_count;            /* both: after's facts, else 0 */
+	const rec_finding_fact *const *before_facts; /* per after fact: before's
+					* fact with the same key, or NULL */
+	const rec_view_delta *deltas; /* per after fact: after - before */
+} rec_findings_change;
+
+typedef struct rec_findings_diff rec_findings_diff;
+
+/*! rec_findings_diff_open() :
+ *  Match the findings of a baseline (before) with those of another
+ *  recording (after), as rec_findings_get() returns them; the lists must
+ *  outlive *out.  The changes: after's findings in its order (new or in
+ *  both), then those that went away, in before's order.
+ *  @return REC_OK with *out set (free with rec_findings_diff_close()),
+ *          REC_ERR_INVALID_ARG, REC_ERR_NOMEM. */
+REC_API rec_status rec_findings_diff_open(rec_findings_diff **out, const rec_finding *before,
+					  size_t before_count, const rec_finding *after,
+					  size_t after_count);
+/*! rec_findings_diff_close() : NULL is a no-op. */
+REC_API void rec_findings_diff_close(rec_findings_diff *d);
+/*! rec_findings_diff_get() : the changes, valid until rec_findings_diff_close(d). */
+REC_API void rec_findings_diff_get(const rec_findings_diff *d, const rec_findings_change **list,
+				   size_t *count);
+
 #ifdef __cplusplus
 }
 #endif

@@ -182,6 +182,85 @@ REC_API bool rec_view_by_found(const rec_view *v);
  *  type (false: --type names nothing in the input). */
 REC_API bool rec_view_type_found(const rec_view *v);
 
+
+/* ------------------------------------------------------------------------ */
+/* Before and after (view_compare.c)                                        */
+/* ------------------------------------------------------------------------ */
+
+/* Two tables of the same view, one of each recording (rec-view --baseline,
+ * rec-report --baseline): rows matched by the view's natural key (latency:
+ * the event type and --by value; contention-by-lock: the lock; the sites,
+ * functions, threads by name ...), each numeric column with the change from
+ * before to after, computed from the cells themselves (exact counts, totals
+ * and maxima; percentiles as the histograms give them).  A table without a
+ * natural key (the slowest spans, the runs) is not matched: keyed is false
+ * and there are no rows; show the two tables as they are. */
+typedef enum {
+	REC_VIEW_ROW_BOTH = 0,  /* the key is in both tables */
+	REC_VIEW_ROW_NEW = 1,   /* only after */
+	REC_VIEW_ROW_GONE = 2   /* only before */
+} rec_view_row_change;
+/*! rec_view_row_change_name() : "both", "new", "gone". */
+REC_API const char *rec_view_row_change_name(rec_view_row_change c);
+
+/* The change of one column of a matched row. */
+typedef struct rec_view_delta {
+	bool null;     /* no change defined: a text column, an identity (a tid or
+			* pid), a time, or a value missing on one side */
+	int64_t i;     /* after - before, counts, ns and bytes (exact) */
+	double f;      /* after - before, percent columns (percentage points) */
+	bool rel_null; /* no relative change (before is 0, or null) */
+	double rel;    /* 100 * (after - before) / before */
+} rec_view_delta;
+
+typedef struct rec_view_diff_row {
+	rec_view_row_change change;
+	const rec_view_cell *before; /* column_count cells; NULL when new */
+	const rec_view_cell *after;  /* column_count cells; NULL when gone */
+	const rec_view_delta *delta; /* column_count; all null unless both */
+} rec_view_diff_row;
+
+typedef struct rec_view_diff_table {
+	const char *name;            /* the tables' name: "latency" */
+	const char *title;           /* the after table's title */
+	size_t column_count;
+	const rec_view_column *columns; /* the after table's columns */
+	const bool *key;             /* per column: part of the row's key */
+	const bool *compared;        /* per column: its rows have a delta */
+	bool keyed;                  /* false: no natural key, no rows */
+	size_t row_count;            /* after --top */
+	size_t rows_total;           /* before --top */
+	/* The rows of after in its order (both or new), then those only
+	 * before, in before's order. */
+	const rec_view_diff_row *rows;
+	size_t same, changed, added, gone; /* rows by what happened (before --top;
+					    * changed: some delta not 0) */
+} rec_view_diff_table;
+
+typedef struct rec_view_diff rec_view_diff;
+
+/*! rec_view_diff_open() :
+ *  Compare before with after (tables of the same view with the same
+ *  options, computed without --top so that no row is cut on one side
+ *  only); keep at most top rows (0: all).  One of them may be NULL (a
+ *  table only one side has, such as startup's sleeps): every row is then
+ *  new or gone.  The tables must outlive *out.
+ *  @return REC_OK with *out set (free with rec_view_diff_close()),
+ *          REC_ERR_INVALID_ARG when both are NULL or the tables' names or
+ *          columns differ,
+ *          REC_ERR_NOMEM. */
+REC_API rec_status rec_view_diff_open(rec_view_diff **out, const rec_view_table *before,
+				      const rec_view_table *after, uint32_t top);
+/*! rec_view_diff_close() : NULL is a no-op. */
+REC_API void rec_view_diff_close(rec_view_diff *d);
+/*! rec_view_diff_get() : the comparison, valid until rec_view_diff_close(d). */
+REC_API const rec_view_diff_table *rec_view_diff_get(const rec_view_diff *d);
+/*! rec_view_cell_delta() : the change of one cell of a column of kind k
+ *  from before to after (what rec_view_diff_open() computes per column;
+ *  null for text, offsets and times). */
+REC_API rec_view_delta rec_view_cell_delta(rec_view_kind k, const rec_view_cell *before,
+					   const rec_view_cell *after);
+
 #ifdef __cplusplus
 }
 #endif
