@@ -139,6 +139,7 @@ static bool tup_rehash(tuptab *t)
 static rec_status tup_find(tuptab *t, const uint64_t k[4], uint32_t *idx, bool *added)
 {
 	*added = false;
+	*idx = 0;
 	if ((t->count + 1) * 2 > t->tab_cap && !tup_rehash(t))
 		return REC_ERR_NOMEM;
 	size_t mask = t->tab_cap - 1;
@@ -346,7 +347,7 @@ static rec_status location_id(rec_pprof *p, const rec_pprof_location *l, uint64_
 	bool has_fn = l->function && l->function[0];
 	uint64_t fn_id = 0, map_id = 0;
 	bool added;
-	uint32_t idx;
+	uint32_t idx = 0;
 	rec_status st;
 	if (has_fn) {
 		uint64_t k[4] = { 0, 0, 0, 0 };
