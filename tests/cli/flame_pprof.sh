@@ -56,22 +56,24 @@ REC_OUTPUT=$tmp/work.rec REC_CPU_SAMPLE_PERIOD=2ms "$tests/rec_test_pprof_work" 
 	fail "rec_test_pprof_work: exit $?"
 "$tests/rec_test_flame_gen" "$tmp" || fail "rec_test_flame_gen: exit $?"
 
-# check REC EVENT: the profile against rec-flame, as described above.
+# check REC EVENT [FIELD]: the profile against rec-flame (--weight FIELD), as
+# described above.
 check() {
-	local rec=$1 event=$2 name
+	local rec=$1 event=$2 name weight=()
 	name=$(basename "$rec" .rec).$event
-	"$bin/rec-flame" --threads --event "$event" "$rec" >"$tmp/$name.folded" 2>"$tmp/$name.err" ||
-		{ fail "$name: rec-flame: exit $?"; cat "$tmp/$name.err"; return; }
+	[ -n "${3:-}" ] && weight=(--weight "$3")
+	"$bin/rec-flame" --threads --event "$event" "${weight[@]}" "$rec" >"$tmp/$name.folded" \
+		2>"$tmp/$name.err" || { fail "$name: rec-flame: exit $?"; cat "$tmp/$name.err"; return; }
 	"$bin/rec-flame" --threads --event "$event" --weight count "$rec" >"$tmp/$name.count" ||
 		{ fail "$name: rec-flame --weight count: exit $?"; return; }
-	"$bin/rec-flame" --event "$event" -o "$tmp/$name.pb.gz" "$rec" 2>"$tmp/$name.err" ||
+	"$bin/rec-flame" --event "$event" "${weight[@]}" -o "$tmp/$name.pb.gz" "$rec" 2>"$tmp/$name.err" ||
 		{ fail "$name: rec-flame --format pprof: exit $?"; cat "$tmp/$name.err"; return; }
 	[ -s "$tmp/$name.err" ] && { fail "$name: rec-flame --format pprof: stderr"; cat "$tmp/$name.err"; }
 	pprof -raw "$tmp/$name.pb.gz" >"$tmp/$name.raw" 2>"$tmp/$name.raw.err" ||
 		{ fail "$name: go tool pprof -raw: exit $?"; cat "$tmp/$name.raw.err"; return; }
 	# totals in the unit of the sample type, not rounded to ms or MB
 	local unit=()
-	case $event in rec.LockWait) unit=(-unit=ns) ;; rec.Alloc) unit=(-unit=B) ;; esac
+	case $event in rec.LockWait | rec.Sleep) unit=(-unit=ns) ;; rec.Alloc) unit=(-unit=B) ;; esac
 	pprof -top "${unit[@]}" -nodefraction=0 -nodecount=1000000 "$tmp/$name.pb.gz" >"$tmp/$name.top" \
 		2>"$tmp/$name.top.err" ||
 		{ fail "$name: go tool pprof -top: exit $?"; cat "$tmp/$name.top.err"; return; }
@@ -128,6 +130,8 @@ if dflt is None and types:
     dflt = len(types) - 1
 want_types = {"rec.CPUSample": ["samples/count", "cpu/nanoseconds"],
               "rec.LockWait": ["contentions/count", "delay/nanoseconds"],
+              "rec.Sleep": ["sleeps/count", "delay/nanoseconds"],
+              "app.Query": ["events/count", "rows/count"],
               "rec.Alloc": ["allocations/count", "alloc_space/bytes"]}[event]
 want_dflt = 0 if event == "rec.CPUSample" else 1
 if types != want_types or dflt != want_dflt:
@@ -192,7 +196,7 @@ if names != frames:
 total = sum(flame.values())
 m = re.search(r"of (\S+) total", total_line)
 shown = m.group(1) if m else "?"
-suffix = {"rec.CPUSample": "", "rec.LockWait": "ns", "rec.Alloc": "B"}[event]
+suffix = {"rec.LockWait": "ns", "rec.Sleep": "ns", "rec.Alloc": "B"}.get(event, "")
 if shown != "%d%s" % (total, suffix):
     bad("-top total %s, rec-flame %d%s" % (shown, total, suffix))
 print("   %s: %d stacks, %s: total %d (rec-flame %d), count %d%s; -top: %d functions, total %s"
@@ -207,6 +211,8 @@ for e in rec.CPUSample rec.LockWait rec.Alloc; do
 	check "$tmp/work.rec" "$e"
 	check "$tmp/before.rec" "$e"
 done
+check "$tmp/before.rec" rec.Sleep
+check "$tmp/before.rec" app.Query rows
 for f in "$root"/testdata/valid/*.rec; do
 	check "$f" rec.LockWait
 done
@@ -219,6 +225,12 @@ for want in "thread_name:\[spin-a\]" "thread_name:\[spin-b\]" "pprof_spin_a" "pp
 done
 grep -q "pprof_take_lock" "$tmp/work.rec.LockWait.raw" || fail "work.rec lock profile: no pprof_take_lock"
 grep -q "pprof_alloc_blocks" "$tmp/work.rec.Alloc.raw" || fail "work.rec alloc profile: no pprof_alloc_blocks"
+# the mapping of the program carries its ELF build id
+if command -v readelf >/dev/null 2>&1; then
+	bid=$(readelf -n "$tests/rec_test_pprof_work" | sed -n 's/^ *Build ID: *//p')
+	[ -n "$bid" ] && { grep -q "rec_test_pprof_work $bid" "$tmp/work.rec.CPUSample.raw" ||
+		fail "work.rec: the mapping has not the build id $bid: $(grep -A9 '^Mappings' "$tmp/work.rec.CPUSample.raw")"; }
+fi
 # time_nanos: the first event's time, as rec-print gives it
 first_ns=$("$bin/rec-print" --json-lines "$tmp/work.rec" |
 	python3 -c 'import json,sys; print(min(json.loads(l)["values"]["startTimeNs"] for l in sys.stdin))')
