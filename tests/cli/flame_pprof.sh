@@ -56,15 +56,17 @@ REC_OUTPUT=$tmp/work.rec REC_CPU_SAMPLE_PERIOD=2ms "$tests/rec_test_pprof_work" 
 	fail "rec_test_pprof_work: exit $?"
 "$tests/rec_test_flame_gen" "$tmp" || fail "rec_test_flame_gen: exit $?"
 
-# check REC EVENT [FIELD]: the profile against rec-flame (--weight FIELD), as
-# described above.
+# check REC EVENT [FIELD [OPTION...]]: the profile against rec-flame (with
+# --weight FIELD unless empty, and the options), as described above.
 check() {
-	local rec=$1 event=$2 name weight=()
+	local rec=$1 event=$2 name weight=() opts=("${@:4}")
 	name=$(basename "$rec" .rec).$event
 	[ -n "${3:-}" ] && weight=(--weight "$3")
+	[ ${#opts[@]} -gt 0 ] && name=$name.options
+	weight+=("${opts[@]}")
 	"$bin/rec-flame" --threads --event "$event" "${weight[@]}" "$rec" >"$tmp/$name.folded" \
 		2>"$tmp/$name.err" || { fail "$name: rec-flame: exit $?"; cat "$tmp/$name.err"; return; }
-	"$bin/rec-flame" --threads --event "$event" --weight count "$rec" >"$tmp/$name.count" ||
+	"$bin/rec-flame" --threads --event "$event" --weight count "${opts[@]}" "$rec" >"$tmp/$name.count" ||
 		{ fail "$name: rec-flame --weight count: exit $?"; return; }
 	"$bin/rec-flame" --event "$event" "${weight[@]}" -o "$tmp/$name.pb.gz" "$rec" 2>"$tmp/$name.err" ||
 		{ fail "$name: rec-flame --format pprof: exit $?"; cat "$tmp/$name.err"; return; }
@@ -162,9 +164,10 @@ for what, g, w in (("default", got, flame), ("count", got_count, count)):
             if g.get(k) != w.get(k):
                 print("   %r: pprof %s, rec-flame %s" % (k, g.get(k), w.get(k)))
 
-# CPU time: period x (1 + overruns) of the samples with a stack
+# CPU time: period x (1 + overruns) of the samples with a stack (all of them:
+# not with options that leave some out)
 total_cpu = None
-if event == "rec.CPUSample":
+if event == "rec.CPUSample" and not base.endswith(".options"):
     total_cpu = 0
     for line in open(base + ".jsonl"):
         v = json.loads(line)["values"]
@@ -212,6 +215,9 @@ for e in rec.CPUSample rec.LockWait rec.Alloc; do
 	check "$tmp/before.rec" "$e"
 done
 check "$tmp/before.rec" rec.Sleep
+# the options shape the profile as they shape the flame graph
+check "$tmp/before.rec" rec.CPUSample "" --from 1s --to 3s --include 'hash|json' --exclude poll
+check "$tmp/work.rec" rec.Alloc "" --include pprof_alloc --keep-recorder-frames
 check "$tmp/before.rec" app.Query rows
 for f in "$root"/testdata/valid/*.rec; do
 	check "$f" rec.LockWait
