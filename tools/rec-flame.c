@@ -63,6 +63,8 @@ static rec_cli_typesel g_tsel;
 static struct {
 	const char *count_type;  /* "samples", "contentions", ... */
 	const char *value_type;  /* NULL: one sample type (the count) */
+	char field[256];         /* the --weight field's name (the reader's
+				  * metadata does not outlive the input) */
 	const char *value_unit;
 	bool cpu;                /* the measure is rec.CPUSample's CPU time */
 	uint32_t period_field, overruns_field; /* of rec.CPUSample, or UINT32_MAX */
@@ -245,8 +247,10 @@ static void pp_types_of(const char *name, const type_info *ti)
 		g_pp.value_type = "alloc_space";
 	else if (ti->kind == W_HEADER_DURATION)
 		g_pp.value_type = "duration";
-	else
-		g_pp.value_type = t->fields[ti->field].name;
+	else {
+		snprintf(g_pp.field, sizeof g_pp.field, "%s", t->fields[ti->field].name);
+		g_pp.value_type = g_pp.field;
+	}
 }
 
 static void pp_types(const type_info *ti)
