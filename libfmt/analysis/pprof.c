@@ -496,12 +496,43 @@ static bool encode_samples(rec_pprof *p, rec_buf *b, rec_buf *m, rec_buf *m2)
 	return true;
 }
 
+/* Whether string id is a shared object's path (".so" in its base name). */
+static bool shared_object(const rec_pprof *p, uint64_t id)
+{
+	const char *s = (const char *)p->arena.data + p->soff[id];
+	size_t n = p->slen[id], base = n;
+	while (base > 0 && s[base - 1] != '/')
+		base--;
+	for (size_t i = base; i + 3 <= n; i++)
+		if (memcmp(s + i, ".so", 3) == 0)
+			return true;
+	return false;
+}
+
+/* The main binary's mapping (index), mapping[0] in profile.proto's words:
+ * the first mapping that is not a shared object; 0 when all are. */
+static size_t main_mapping(const rec_pprof *p)
+{
+	for (size_t i = 0; i < p->mappings.count; i++)
+		if (!shared_object(p, p->mappings.keys[i][0]))
+			return i;
+	return 0;
+}
+
+/* The id written for mapping index i: the main one swapped with the first. */
+static uint64_t mapping_out_id(size_t main, size_t i)
+{
+	return (i == main ? 0 : i == 0 ? main : i) + 1;
+}
+
 static bool encode_tables(rec_pprof *p, rec_buf *b, rec_buf *m, rec_buf *m2)
 {
-	for (size_t i = 0; i < p->mappings.count; i++) {
+	size_t main = main_mapping(p);
+	for (size_t j = 0; j < p->mappings.count; j++) {
+		size_t i = j == 0 ? main : j == main ? 0 : j; /* in id order */
 		const uint64_t *k = p->mappings.keys[i];
 		m->len = 0;
-		if (!pb_uint(m, 1, i + 1) || !pb_uint(m, 2, k[2]) || !pb_uint(m, 3, p->map_limit[i]) ||
+		if (!pb_uint(m, 1, j + 1) || !pb_uint(m, 2, k[2]) || !pb_uint(m, 3, p->map_limit[i]) ||
 		    !pb_uint(m, 5, k[0]) || !pb_uint(m, 6, k[1]) ||
 		    !pb_uint(m, 7, p->map_all_fn[i]) || !pb_bytes(b, 3, m->data, m->len))
 			return false;
@@ -509,7 +540,9 @@ static bool encode_tables(rec_pprof *p, rec_buf *b, rec_buf *m, rec_buf *m2)
 	for (size_t i = 0; i < p->locations.count; i++) {
 		const uint64_t *k = p->locations.keys[i];
 		m->len = 0;
-		if (!pb_uint(m, 1, i + 1) || !pb_uint(m, 2, k[0]) || !pb_uint(m, 3, k[1]))
+		if (!pb_uint(m, 1, i + 1) ||
+		    !pb_uint(m, 2, k[0] ? mapping_out_id(main, (size_t)k[0] - 1) : 0) ||
+		    !pb_uint(m, 3, k[1]))
 			return false;
 		if (k[2]) {
 			m2->len = 0;

@@ -401,6 +401,46 @@ static void test_many(void **state)
 	rec_pprof_close(p);
 }
 
+/* mapping[0] is the main binary: the first mapping not a shared object,
+ * even when a library was seen first; locations follow the new ids. */
+static void test_main_mapping_first(void **state)
+{
+	(void)state;
+	const rec_pprof_value_type one[] = { { "samples", "count" } };
+	rec_pprof *p = NULL;
+	assert_int_equal(rec_pprof_open(&p, one, 1), REC_OK);
+	rec_pprof_location l[] = {
+		{ "__poll", NULL, 0, "/lib/x86_64-linux-gnu/libc.so.6", "aa", 0x7f0000000000, 0x7f0000001000 },
+		{ "ld_thing", NULL, 0, "/lib64/ld-linux-x86-64.so.2", "bb", 0x7e0000000000, 0x7e0000000100 },
+		{ "main", NULL, 0, "/usr/bin/app.so.d/app", "cc", 0x400000, 0x401000 },
+	};
+	int64_t v = 1;
+	assert_int_equal(rec_pprof_add_sample(p, l, 3, &v, NULL, 0), REC_OK);
+	uint8_t *raw = NULL;
+	size_t len = 0;
+	assert_int_equal(rec_pprof_encode(p, false, &raw, &len), REC_OK);
+	profile pr;
+	decode_profile(raw, len, &pr);
+	msg m;
+	assert_int_equal(pr.nmappings, 3);
+	static const char *const want[] = { "/usr/bin/app.so.d/app", "/lib64/ld-linux-x86-64.so.2",
+					    "/lib/x86_64-linux-gnu/libc.so.6" };
+	for (size_t i = 0; i < 3; i++) {
+		decode_msg(pr.mappings[i].p, pr.mappings[i].n, &m);
+		assert_int_equal(m.v[1], i + 1);
+		assert_string_equal(str(&pr, m.v[5]), want[i]);
+	}
+	/* locations in order of first sight, each with its mapping's new id */
+	static const uint64_t want_map[] = { 3, 2, 1 };
+	for (size_t i = 0; i < 3; i++) {
+		decode_msg(pr.locations[i].p, pr.locations[i].n, &m);
+		assert_int_equal(m.v[2], want_map[i]);
+	}
+	free_profile(&pr);
+	free(raw);
+	rec_pprof_close(p);
+}
+
 static void test_bad_args(void **state)
 {
 	(void)state;
@@ -424,6 +464,7 @@ int main(void)
 		cmocka_unit_test(test_encode_decode),
 		cmocka_unit_test(test_empty),
 		cmocka_unit_test(test_many),
+		cmocka_unit_test(test_main_mapping_first),
 		cmocka_unit_test(test_bad_args),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

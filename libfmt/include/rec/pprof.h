@@ -19,7 +19,10 @@
  *     function, file, line); one Location per distinct one, with one Line
  *     (its function and line) when the function is known;
  *   - a Function per distinct (name, file);
- *   - a Mapping per distinct (module path, build id, base): memory_start is
+ *   - a Mapping per distinct (module path, build id, base), in order of
+ *     first sight except that the first one that is not a shared object
+ *     (no ".so" in its base name) comes first: profile.proto's mapping[0],
+ *     "the main binary", that consumers name the profile after; memory_start is
  *     the base, memory_limit one past the highest address seen in it,
  *     has_functions set when every location in it has a function (so
  *     consumers do not try to symbolize it again);
