@@ -232,6 +232,8 @@ for want in "thread_name:\[spin-a\]" "thread_name:\[spin-b\]" "pprof_spin_a" "pp
 	"rec_test_pprof_work"; do
 	grep -q -- "$want" "$tmp/work.rec.CPUSample.raw" || fail "work.rec CPU profile: no $want"
 done
+grep -q "^File: rec_test_pprof_work$" "$tmp/work.rec.CPUSample.top" ||
+	fail "work.rec: go tool pprof names the profile '$(grep '^File:' "$tmp/work.rec.CPUSample.top")', not after the program"
 grep -q "pprof_take_lock" "$tmp/work.rec.LockWait.raw" || fail "work.rec lock profile: no pprof_take_lock"
 grep -q "pprof_alloc_blocks" "$tmp/work.rec.Alloc.raw" || fail "work.rec alloc profile: no pprof_alloc_blocks"
 # the mapping of the program carries the ELF build id of the file it names
