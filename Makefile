@@ -25,10 +25,10 @@ else
 Q := @
 endif
 
-PKGS := libzstd liblz4
+PKGS := libzstd liblz4 zlib
 # Debian packages: what building the library, the tools and the example needs
 # (make, make demo), and what only the tests need (make test adds them).
-DEB_PKGS := libzstd-dev liblz4-dev libgraphviz-dev pkg-config libsqlite3-dev
+DEB_PKGS := libzstd-dev liblz4-dev libgraphviz-dev pkg-config libsqlite3-dev zlib1g-dev
 TEST_DEB_PKGS := libcmocka-dev zstd
 DEPS_STAMP := $(BUILD)/.deps-ok
 TEST_DEPS_STAMP := $(BUILD)/.deps-test-ok

@@ -86,6 +86,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	rec_fuzz_tool_end(&t, rc, "flame html");
 	check_html(t.buf, t.len, "flame html");
 
+	/* pprof: a gzip member whenever something was written */
+	rec_flame_opts pp = { .event = "rec.LockWait", .pprof = true, .min_pct = -1,
+			      .title = "t" };
+	rc = rec_flame_run(&pp, &t.in, NULL, rec_fuzz_tool_begin(&t), rec_fuzz_devnull);
+	rec_fuzz_tool_end(&t, rc, "flame pprof");
+	REC_FUZZ_CHECK(!t.len || (t.len >= 18 && (uint8_t)t.buf[0] == 0x1f &&
+				  (uint8_t)t.buf[1] == 0x8b),
+		       "flame pprof: not gzip (%zu bytes)", t.len);
+
 	static const char *const include[] = { "[a-z_]+|0x" };
 	rec_flame_opts d = { .event = "rec.Alloc", .weight = "size", .min_pct = 0.5, .min_set = true,
 			     .include = include, .ninclude = 1 };

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * rec-flame - flame graphs from a recording: collapsed stacks ("root;...;leaf
- * weight", the input of flamegraph.pl, speedscope and inferno) or a
- * self-contained interactive HTML page.  Stacks are aggregated by the
+ * weight", the input of flamegraph.pl, speedscope and inferno), a
+ * self-contained interactive HTML page, or a pprof profile (rec/pprof.h: go
+ * tool pprof, Pyroscope, Parca, Grafana).  Stacks are aggregated by the
  * library (rec/stack_agg.h) while the recording streams by.
  */
 #include <errno.h>
@@ -14,6 +15,7 @@
 #include "common/cli.h"
 #include "common/flame_html.h"
 #include "common/tools.h"
+#include "rec/pprof.h"
 #include "rec/rec.h"
 #include "rec/stack_agg.h"
 
@@ -54,6 +56,24 @@ static struct {
 
 /* --event against the types of the inputs (cli.h's shared check). */
 static rec_cli_typesel g_tsel;
+
+/* --format pprof: every aggregated event adds 1 to column 0 (the count
+ * sample type) and its measure to column 1 (the second sample type, when
+ * there is one): see pp_types(). */
+static struct {
+	const char *count_type;  /* "samples", "contentions", ... */
+	const char *value_type;  /* NULL: one sample type (the count) */
+	char field[256];         /* the --weight field's name (the reader's
+				  * metadata does not outlive the input) */
+	const char *value_unit;
+	bool cpu;                /* the measure is rec.CPUSample's CPU time */
+	uint32_t period_field, overruns_field; /* of rec.CPUSample, or UINT32_MAX */
+	uint64_t period;         /* the first sample's period */
+	bool period_mixed;       /* samples with different periods */
+	bool reported;           /* write_pprof() said what failed */
+	bool have_time;
+	int64_t first_ns, last_ns; /* events in the window, of any type */
+} g_pp;
 
 static void set_unit(enum unit u)
 {
@@ -164,6 +184,101 @@ static void choose_weight(type_info *ti)
 	g_sel.usage_failed = true;
 }
 
+static uint32_t field_index(const rec_type *t, const char *name)
+{
+	for (uint32_t i = 0; i < t->field_count; i++)
+		if (strcmp(t->fields[i].name, name) == 0)
+			return i;
+	return UINT32_MAX;
+}
+
+/* The pprof sample types of the event type (name) weighed as ti says
+ * (ti NULL: no event of the type was read): a count of the events first,
+ * then what rec-flame weighs them by unless that is the count:
+ *   rec.CPUSample   samples/count, cpu/nanoseconds (period x (1 + overruns))
+ *   rec.LockWait    contentions/count, delay/nanoseconds
+ *   rec.Sleep       sleeps/count, delay/nanoseconds
+ *   rec.CondWait    waits/count, delay/nanoseconds
+ *   rec.Alloc       allocations/count, alloc_space/bytes (the weight field)
+ *   other types     events/count, then FIELD/unit for --weight FIELD
+ *                   ("duration"/nanoseconds for the event's duration). */
+static void pp_types_of(const char *name, const type_info *ti)
+{
+	bool cpu = strcmp(name, "rec.CPUSample") == 0, lock = strcmp(name, "rec.LockWait") == 0;
+	bool sleep = strcmp(name, "rec.Sleep") == 0, cond = strcmp(name, "rec.CondWait") == 0;
+	bool alloc = strcmp(name, "rec.Alloc") == 0;
+	g_pp.count_type = cpu ? "samples" : lock ? "contentions" : sleep ? "sleeps" : cond ? "waits"
+			: alloc ? "allocations" : "events";
+	g_pp.value_type = NULL;
+	g_pp.cpu = false;
+	g_pp.period_field = g_pp.overruns_field = UINT32_MAX;
+	if (!ti) {
+		/* nothing read: the types rec-flame's presets would give */
+		if (cpu || lock || sleep || cond || alloc) {
+			g_pp.value_type = cpu ? "cpu" : alloc ? "alloc_space" : "delay";
+			g_pp.value_unit = alloc ? "bytes" : "nanoseconds";
+			g_pp.cpu = cpu;
+		}
+		if (g_o->weight && strcmp(g_o->weight, "count") != 0) {
+			g_pp.value_type = g_o->weight;
+			g_pp.value_unit = "count";
+			g_pp.cpu = false;
+		}
+		return;
+	}
+	const rec_type *t = ti->type;
+	if (ti->kind == W_ONE) {
+		if (cpu && !g_o->weight) {
+			g_pp.period_field = field_index(t, "period");
+			g_pp.overruns_field = field_index(t, "overruns");
+			if (g_pp.period_field != UINT32_MAX) {
+				g_pp.cpu = true;
+				g_pp.value_type = "cpu";
+				g_pp.value_unit = "nanoseconds";
+			}
+		}
+		return;
+	}
+	g_pp.value_unit = g_sel.unit == U_NS ? "nanoseconds" : g_sel.unit == U_BYTES ? "bytes"
+											: "count";
+	if (!g_o->weight && (lock || sleep || cond))
+		g_pp.value_type = "delay";
+	else if (!g_o->weight && alloc && strcmp(t->fields[ti->field].name, "weight") == 0)
+		g_pp.value_type = "alloc_space";
+	else if (ti->kind == W_HEADER_DURATION)
+		g_pp.value_type = "duration";
+	else {
+		snprintf(g_pp.field, sizeof g_pp.field, "%s", t->fields[ti->field].name);
+		g_pp.value_type = g_pp.field;
+	}
+}
+
+static void pp_types(const type_info *ti)
+{
+	pp_types_of(ti->type->name, ti);
+}
+
+static uint64_t field_u64(const rec_event *ev, uint32_t i)
+{
+	if (i >= ev->value_count || !ev->values[i].present)
+		return 0;
+	return ev->values[i].v.u;
+}
+
+/* The second pprof value of ev: CPU ns of a sample, else its weight. */
+static uint64_t pp_value(const rec_event *ev, uint64_t weight)
+{
+	if (!g_pp.cpu)
+		return weight;
+	uint64_t period = field_u64(ev, g_pp.period_field);
+	uint64_t n = 1 + field_u64(ev, g_pp.overruns_field);
+	if (!g_pp.period && !g_pp.period_mixed)
+		g_pp.period = period;
+	else if (period != g_pp.period)
+		g_pp.period_mixed = true;
+	return period && n > UINT64_MAX / period ? UINT64_MAX : period * n;
+}
+
 static type_info *lookup_type(const rec_event *ev)
 {
 	const rec_chunk_info *c = ev->chunk;
@@ -187,8 +302,11 @@ static type_info *lookup_type(const rec_event *ev)
 	memset(ti, 0, sizeof *ti);
 	ti->type = ev->type;
 	ti->selected = ev->type && ev->type->name && strcmp(ev->type->name, g_o->event) == 0;
-	if (ti->selected)
+	if (ti->selected) {
 		choose_weight(ti);
+		if (g_o->pprof && !g_sel.usage_failed)
+			pp_types(ti);
+	}
 	return ti;
 }
 
@@ -238,12 +356,24 @@ static int add_one(void *ctx, const rec_event *ev)
 	type_info *ti = lookup_type(ev);
 	if (g_sel.usage_failed)
 		return REC_EXIT_USAGE;
+	bool in_window = ev->wall_ns >= g_sel.lo && ev->wall_ns < g_sel.hi;
+	if (g_o->pprof && in_window) {
+		int64_t end = ev->duration_ns > 0 ? ev->wall_ns + ev->duration_ns : ev->wall_ns;
+		if (!g_pp.have_time || ev->wall_ns < g_pp.first_ns)
+			g_pp.first_ns = ev->wall_ns;
+		if (!g_pp.have_time || end > g_pp.last_ns)
+			g_pp.last_ns = end;
+		g_pp.have_time = true;
+	}
 	if (!ti->selected)
 		return REC_EXIT_OK;
 	g_sel.matched++;
-	if (ev->wall_ns < g_sel.lo || ev->wall_ns >= g_sel.hi)
+	if (!in_window)
 		return REC_EXIT_OK;
-	if (rec_stackagg_add_event(agg, ev, event_weight(ti, ev)) != REC_OK) {
+	uint64_t w = event_weight(ti, ev);
+	rec_status ast = g_o->pprof ? rec_stackagg_add_event_pair(agg, ev, 1, pp_value(ev, w))
+				    : rec_stackagg_add_event(agg, ev, w);
+	if (ast != REC_OK) {
 		rec_cli_file_error(rc->name, "%s", rec_stackagg_errmsg(agg));
 		return REC_EXIT_DATA;
 	}
@@ -325,12 +455,121 @@ static int write_html(rec_stackagg *agg)
 	return rc;
 }
 
+/* The frames of s (root first; the thread root frame first) as pprof
+ * locations, leaf first, and the thread as labels. */
+static size_t pp_stack(rec_stackagg *agg, const rec_stackagg_stack *s,
+		       rec_pprof_location **locs, size_t *cap, rec_pprof_label *labels,
+		       size_t *nlabels)
+{
+	size_t first = 0;
+	*nlabels = 0;
+	rec_stackagg_frame_info fi;
+	if (s->depth && rec_stackagg_name_info(agg, s->frames[0], &fi) == REC_OK &&
+	    (fi.kind == REC_STACKAGG_NAME_THREAD || fi.kind == REC_STACKAGG_NAME_NO_THREAD)) {
+		first = 1;
+		if (fi.kind == REC_STACKAGG_NAME_THREAD) {
+			if (fi.thread_name[0])
+				labels[(*nlabels)++] = (rec_pprof_label){ "thread_name", fi.thread_name, 0,
+									  NULL };
+			labels[(*nlabels)++] = (rec_pprof_label){ "thread_id", NULL,
+								  (int64_t)(fi.os_tid & INT64_MAX),
+								  NULL };
+		}
+	}
+	if (s->depth > *cap) {
+		*cap = s->depth;
+		*locs = rec_cli_xrealloc(*locs, *cap * sizeof **locs);
+	}
+	size_t n = 0;
+	for (size_t i = s->depth; i-- > first;) {
+		rec_pprof_location *l = &(*locs)[n++];
+		memset(l, 0, sizeof *l);
+		/* the function is the frame as rec-flame prints it */
+		l->function = s->frames[i];
+		if (rec_stackagg_name_info(agg, s->frames[i], &fi) == REC_OK &&
+		    fi.kind == REC_STACKAGG_NAME_FRAME) {
+			l->module = fi.module;
+			l->build_id = fi.build_id;
+			l->module_base = fi.module_base;
+			l->address = fi.module_base + fi.module_offset;
+		}
+	}
+	return n;
+}
+
+static int64_t to_i64(uint64_t v)
+{
+	return v > INT64_MAX ? INT64_MAX : (int64_t)v;
+}
+
+static int write_pprof(rec_stackagg *agg)
+{
+	rec_pprof_value_type types[2] = { { g_pp.count_type, "count" },
+					  { g_pp.value_type, g_pp.value_unit } };
+	size_t ntypes = g_pp.value_type ? 2 : 1;
+	rec_pprof *p = NULL;
+	rec_status st = rec_pprof_open(&p, types, ntypes);
+	if (st != REC_OK) {
+		rec_cli_error("pprof: %s", rec_strerror(st));
+		g_pp.reported = true;
+		return REC_EXIT_DATA;
+	}
+	/* the sample type rec-flame weighs by: the count for 1 per event */
+	bool by_count = g_pp.cpu || !g_pp.value_type;
+	(void)rec_pprof_set_default_type(p, by_count ? 0 : 1);
+	if (g_pp.have_time)
+		rec_pprof_set_time(p, g_pp.first_ns, g_pp.last_ns - g_pp.first_ns);
+	if (g_pp.cpu && g_pp.period && !g_pp.period_mixed)
+		st = rec_pprof_set_period(p, &types[1], to_i64(g_pp.period));
+	if (st == REC_OK && g_o->title)
+		st = rec_pprof_add_comment(p, g_o->title);
+	rec_pprof_location *locs = NULL;
+	size_t cap = 0;
+	rec_pprof_label labels[2];
+	size_t nlabels;
+	rec_stackagg_stack s;
+	rec_status it = REC_OK;
+	while (st == REC_OK && (it = rec_stackagg_next(agg, &s)) == REC_OK) {
+		size_t depth = pp_stack(agg, &s, &locs, &cap, labels, &nlabels);
+		if (!depth)
+			continue; /* weight on a thread root alone: no stack */
+		int64_t values[2] = { to_i64(s.weight[0]), to_i64(s.weight[1]) };
+		st = rec_pprof_add_sample(p, locs, depth, values, labels, nlabels);
+	}
+	free(locs);
+	if (st != REC_OK) {
+		rec_cli_error("pprof: %s", rec_pprof_errmsg(p));
+		g_pp.reported = true;
+		rec_pprof_close(p);
+		return REC_EXIT_DATA;
+	}
+	if (it != REC_END) {
+		rec_pprof_close(p);
+		return REC_EXIT_DATA; /* the caller reports the aggregation's error */
+	}
+	uint8_t *bytes = NULL;
+	size_t len = 0;
+	st = rec_pprof_encode(p, true, &bytes, &len);
+	if (st != REC_OK) {
+		rec_cli_error("pprof: %s", rec_pprof_errmsg(p));
+		g_pp.reported = true;
+		rec_pprof_close(p);
+		return REC_EXIT_DATA;
+	}
+	rec_out_write(bytes, len);
+	free(bytes);
+	rec_pprof_close(p);
+	return REC_EXIT_OK;
+}
+
 /* ---- the run --------------------------------------------------------------- */
 
 static int flame(const rec_cli_input *in, const rec_cli_input *before, FILE *out)
 {
 	rec_stackagg_options ao = REC_STACKAGG_OPTIONS_INIT;
 	ao.flags = g_o->flags | (g_o->keep_rec ? 0 : REC_STACKAGG_TRIM_RECORDER);
+	if (g_o->pprof) /* threads become labels, frames locations */
+		ao.flags |= REC_STACKAGG_THREADS | REC_STACKAGG_FRAME_INFO;
 	ao.include = g_o->include;
 	ao.include_count = g_o->ninclude;
 	ao.exclude = g_o->exclude;
@@ -400,11 +639,12 @@ static int flame(const rec_cli_input *in, const rec_cli_input *before, FILE *out
 		return REC_EXIT_DATA;
 	}
 	rec_cli_set_streams(f, rec_cli_err());
-	int wrc = g_o->html ? write_html(agg) : write_collapsed(agg);
+	int wrc = g_o->pprof ? write_pprof(agg) : g_o->html ? write_html(agg) : write_collapsed(agg);
 	rec_out_flush();
 	rec_cli_set_streams(out, rec_cli_err());
 	if (wrc > rc) {
-		rec_cli_error("%s", rec_stackagg_errmsg(agg));
+		if (!g_pp.reported)
+			rec_cli_error("%s", rec_stackagg_errmsg(agg));
 		rc = wrc;
 	}
 	rec_stackagg_close(agg);
@@ -422,6 +662,9 @@ int rec_flame_run(const rec_flame_opts *o, const rec_cli_input *in, const rec_cl
 	g_o = o;
 	g_diff = before != NULL;
 	memset(&g_sel, 0, sizeof g_sel);
+	memset(&g_pp, 0, sizeof g_pp);
+	if (o->pprof)
+		pp_types_of(o->event, NULL);
 	g_min = 0;
 	rec_cli_typesel_init(&g_tsel, &o->event, 1, REC_CLI_TYPESEL_EXACT);
 	int rc = flame(in, before, out);
@@ -465,10 +708,19 @@ static const char usage_text[] =
 	"                    'count' is 1 per event)\n"
 	"\n"
 	"Output:\n"
-	"  --format F        collapsed (default) or html\n"
+	"  --format F        collapsed (default), html, or pprof: a gzip-compressed\n"
+	"                    profile.proto (go tool pprof, Pyroscope, Parca, Grafana)\n"
+	"                    with two sample types, a count of the events and what\n"
+	"                    they weigh (rec.CPUSample: samples and cpu nanoseconds,\n"
+	"                    rec.LockWait: contentions and delay nanoseconds,\n"
+	"                    rec.Alloc: allocations and alloc_space bytes), the\n"
+	"                    frames as functions, modules as mappings (with build\n"
+	"                    ids) and threads as labels thread_name and thread_id;\n"
+	"                    not with --diff, --reverse or --minwidth\n"
 	"  -o, --output FILE write to FILE instead of standard output; a name ending\n"
-	"                    in .html implies --format html\n"
-	"  --title TEXT      title of the HTML page\n"
+	"                    in .html implies --format html, in .pb.gz or .pprof\n"
+	"                    --format pprof\n"
+	"  --title TEXT      title of the HTML page (pprof: a comment)\n"
 	"  --minwidth W      omit frames narrower than W: a percentage of the total\n"
 	"                    (\"0.5%\") or a weight (\"1000\")\n"
 	"\n"
@@ -594,12 +846,11 @@ int main(int argc, char **argv)
 			o.weight = optarg;
 			break;
 		case OPT_FORMAT:
-			if (strcmp(optarg, "collapsed") == 0)
-				o.html = false;
-			else if (strcmp(optarg, "html") == 0)
-				o.html = true;
-			else
-				rec_cli_usage_error("--format: '%s' is not collapsed or html", optarg);
+			o.html = strcmp(optarg, "html") == 0;
+			o.pprof = strcmp(optarg, "pprof") == 0;
+			if (!o.html && !o.pprof && strcmp(optarg, "collapsed") != 0)
+				rec_cli_usage_error("--format: '%s' is not collapsed, html or pprof",
+						    optarg);
 			format_set = true;
 			break;
 		case 'o':
@@ -632,6 +883,17 @@ int main(int argc, char **argv)
 		rec_cli_usage_error("standard input ('-') given twice");
 	if (o.output && !format_set && (ends_with(o.output, ".html") || ends_with(o.output, ".htm")))
 		o.html = true;
+	if (o.output && !format_set && (ends_with(o.output, ".pb.gz") || ends_with(o.output, ".pprof")))
+		o.pprof = true;
+	if (o.pprof && diff)
+		rec_cli_usage_error("--diff: not with --format pprof (go tool pprof -diff_base "
+				    "compares two profiles)");
+	if (o.pprof && (o.flags & REC_STACKAGG_REVERSE))
+		rec_cli_usage_error("--reverse: not with --format pprof (the profile keeps whole "
+				    "stacks; its viewers show callers)");
+	if (o.pprof && o.min_set)
+		rec_cli_usage_error("--minwidth: not with --format pprof (every stack is kept; "
+				    "go tool pprof -nodefraction hides small ones)");
 	rec_cli_window_check(&o.window, strcmp(file, "-") != 0 && !(diff && strcmp(diff, "-") == 0));
 	o.include = include;
 	o.exclude = exclude;

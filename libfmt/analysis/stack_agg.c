@@ -44,6 +44,19 @@ typedef struct cache_entry {
 	uint32_t slot; /* weight slot of the leaf node, or NO_NODE */
 } cache_entry;
 
+/* What a name was built from (REC_STACKAGG_FRAME_INFO). */
+typedef struct agg_module {
+	const char *path, *build_id;
+	uint64_t base;
+} agg_module;
+
+typedef struct name_info {
+	uint32_t kind;   /* REC_STACKAGG_NAME_* */
+	uint32_t module; /* index into modules + 1; 0: none */
+	const char *text; /* FRAME: the function; THREAD: the thread's name */
+	uint64_t value;  /* FRAME: module offset; THREAD: os tid */
+} name_info;
+
 /* Per-name filter state. */
 #define NAME_CHECKED 0x1u
 #define NAME_INCLUDED 0x2u
@@ -65,6 +78,10 @@ struct rec_stackagg {
 	size_t name_count, name_cap;
 	uint32_t *name_tab; /* name index + 1; 0 = empty */
 	size_t name_tab_cap; /* power of two */
+	name_info *info;     /* FRAME_INFO: of names [0, info_count) */
+	size_t info_count, info_cap;
+	agg_module *modules;
+	size_t module_count, module_cap;
 
 	/* tree: node 0 is the virtual root */
 	agg_node *nodes;
@@ -197,7 +214,7 @@ rec_status rec_stackagg_open(rec_stackagg **out, const rec_stackagg_options *opt
 	for (int i = 0; i < 4; i++)
 		if (opts->reserved[i])
 			return fail(a, REC_ERR_INVALID_ARG, "options: reserved fields must be zero");
-	if (opts->flags & ~(uint32_t)0x3Fu)
+	if (opts->flags & ~(uint32_t)0x7Fu)
 		return fail(a, REC_ERR_INVALID_ARG, "options: unknown flags 0x%x",
 			    (unsigned)opts->flags);
 	a->flags = opts->flags;
@@ -245,6 +262,8 @@ void rec_stackagg_close(rec_stackagg *a)
 	free(a->name_hash);
 	free(a->name_flags);
 	free(a->name_tab);
+	free(a->info);
+	free(a->modules);
 	free(a->nodes);
 	free(a->slots);
 	free(a->child_tab);
@@ -399,7 +418,93 @@ static const char *base_name(const char *path)
 	return s ? s + 1 : path;
 }
 
+static bool frame_name_only(rec_stackagg *a, const rec_frame *fr, uint32_t *id);
+static bool thread_name_only(rec_stackagg *a, const rec_thread *t, uint32_t *id);
+
+/* The entry of a name just interned, when FRAME_INFO keeps them (names made
+ * without an entry before it get kind OTHER); NULL when it has one already
+ * or the flag is off. */
+static name_info *new_info(rec_stackagg *a, uint32_t id, bool *nomem)
+{
+	*nomem = false;
+	if (!(a->flags & REC_STACKAGG_FRAME_INFO) || id < a->info_count)
+		return NULL;
+	if (!grow((void **)&a->info, &a->info_cap, (size_t)id + 1, sizeof *a->info)) {
+		*nomem = true;
+		return NULL;
+	}
+	memset(a->info + a->info_count, 0, ((size_t)id + 1 - a->info_count) * sizeof *a->info);
+	a->info_count = (size_t)id + 1;
+	return &a->info[id];
+}
+
+static const char *save_cstr(rec_stackagg *a, const char *s)
+{
+	return str_save(a, s ? s : "", s ? strlen(s) : 0);
+}
+
+/* The module entry (index + 1) of m, added on first sight; 0 on NOMEM. */
+static uint32_t module_ref(rec_stackagg *a, const rec_module *m)
+{
+	const char *path = m->path ? m->path : "", *bid = m->build_id ? m->build_id : "";
+	for (size_t i = 0; i < a->module_count; i++) {
+		const agg_module *x = &a->modules[i];
+		if (x->base == m->base && strcmp(x->path, path) == 0 && strcmp(x->build_id, bid) == 0)
+			return (uint32_t)(i + 1);
+	}
+	if (a->module_count >= UINT32_MAX - 1 ||
+	    !grow((void **)&a->modules, &a->module_cap, a->module_count + 1, sizeof *a->modules))
+		return 0;
+	agg_module *x = &a->modules[a->module_count];
+	x->path = save_cstr(a, path);
+	x->build_id = save_cstr(a, bid);
+	x->base = m->base;
+	if (!x->path || !x->build_id)
+		return 0;
+	return (uint32_t)++a->module_count;
+}
+
+static bool note_frame(rec_stackagg *a, uint32_t id, const rec_frame *fr)
+{
+	bool nomem;
+	name_info *ni = new_info(a, id, &nomem);
+	if (!ni || !fr)
+		return !nomem;
+	ni->kind = REC_STACKAGG_NAME_FRAME;
+	ni->text = save_cstr(a, fr->function);
+	if (!ni->text)
+		return false;
+	bool fn = fr->function && fr->function[0];
+	ni->value = fn && fr->function_offset <= fr->module_offset
+			    ? fr->module_offset - fr->function_offset : fr->module_offset;
+	if (fr->module && !(ni->module = module_ref(a, fr->module)))
+		return false;
+	return true;
+}
+
+static bool note_thread(rec_stackagg *a, uint32_t id, const rec_thread *t)
+{
+	bool nomem;
+	name_info *ni = new_info(a, id, &nomem);
+	if (!ni)
+		return !nomem;
+	ni->kind = t ? REC_STACKAGG_NAME_THREAD : REC_STACKAGG_NAME_NO_THREAD;
+	ni->text = save_cstr(a, t ? t->name : "");
+	ni->value = t ? t->os_tid : 0;
+	return ni->text != NULL;
+}
+
 static bool frame_name(rec_stackagg *a, const rec_frame *fr, uint32_t *id)
+{
+	return frame_name_only(a, fr, id) && note_frame(a, *id, fr);
+}
+
+static bool thread_name(rec_stackagg *a, const rec_thread *t, uint32_t *id)
+{
+	return thread_name_only(a, t, id) && note_thread(a, *id, t);
+}
+
+static bool frame_name_only(rec_stackagg *a, const rec_frame *fr, uint32_t *id)
 {
 	if (!fr)
 		return intern(a, "[unknown]", 9, id);
@@ -418,7 +523,7 @@ static bool frame_name(rec_stackagg *a, const rec_frame *fr, uint32_t *id)
 	return intern(a, a->sbuf, off, id);
 }
 
-static bool thread_name(rec_stackagg *a, const rec_thread *t, uint32_t *id)
+static bool thread_name_only(rec_stackagg *a, const rec_thread *t, uint32_t *id)
 {
 	if (!t)
 		return intern(a, "[no thread]", 11, id);
@@ -541,15 +646,26 @@ static rec_status slot_of(rec_stackagg *a, uint32_t node, uint32_t *slot)
 	return REC_OK;
 }
 
-static void add_weight(rec_stackagg *a, uint32_t slot, uint64_t weight)
+/* Add add[c] to column c of the slot, for each c in mask (bit c). */
+static void add_weights(rec_stackagg *a, uint32_t slot, const uint64_t add[2], unsigned mask)
 {
 	uint64_t *w = a->slots[slot];
-	unsigned c = a->column;
-	if (weight && !w[0] && !w[1])
+	bool was_zero = !w[0] && !w[1];
+	for (unsigned c = 0; c < 2; c++) {
+		if (!(mask & (1u << c)))
+			continue;
+		w[c] = sat_add(w[c], add[c]);
+		a->stats.weight[c] = sat_add(a->stats.weight[c], add[c]);
+	}
+	if (was_zero && (w[0] || w[1]))
 		a->stats.stacks++;
-	w[c] = sat_add(w[c], weight);
-	a->stats.weight[c] = sat_add(a->stats.weight[c], weight);
 	a->dirty = true;
+}
+
+static void add_weight(rec_stackagg *a, uint32_t slot, uint64_t weight)
+{
+	uint64_t add[2] = { weight, weight };
+	add_weights(a, slot, add, 1u << a->column);
 }
 
 static bool path_reserve(rec_stackagg *a, size_t n)
@@ -649,10 +765,11 @@ static void cache_reset(rec_stackagg *a)
 	}
 }
 
-rec_status rec_stackagg_add_event(rec_stackagg *a, const rec_event *ev, uint64_t weight)
+/* The weight slot of ev's stack, or NO_NODE when the event is not
+ * aggregated (counted in the statistics). */
+static rec_status event_slot(rec_stackagg *a, const rec_event *ev, uint32_t *out)
 {
-	if (!a || !ev)
-		return REC_ERR_INVALID_ARG;
+	*out = NO_NODE;
 	a->stats.events++;
 	const rec_chunk_info *c = ev->chunk;
 	if (!a->have_origin) {
@@ -718,8 +835,69 @@ rec_status rec_stackagg_add_event(rec_stackagg *a, const rec_event *ev, uint64_t
 		return REC_OK;
 	}
 	a->stats.aggregated++;
-	add_weight(a, slot, weight);
+	*out = slot;
 	return REC_OK;
+}
+
+rec_status rec_stackagg_add_event(rec_stackagg *a, const rec_event *ev, uint64_t weight)
+{
+	if (!a || !ev)
+		return REC_ERR_INVALID_ARG;
+	uint32_t slot;
+	rec_status st = event_slot(a, ev, &slot);
+	if (st == REC_OK && slot != NO_NODE)
+		add_weight(a, slot, weight);
+	return st;
+}
+
+rec_status rec_stackagg_add_event_pair(rec_stackagg *a, const rec_event *ev, uint64_t w0,
+				       uint64_t w1)
+{
+	if (!a || !ev)
+		return REC_ERR_INVALID_ARG;
+	uint32_t slot;
+	rec_status st = event_slot(a, ev, &slot);
+	if (st == REC_OK && slot != NO_NODE) {
+		uint64_t add[2] = { w0, w1 };
+		add_weights(a, slot, add, 3u);
+	}
+	return st;
+}
+
+rec_status rec_stackagg_name_info(const rec_stackagg *a, const char *name,
+				   rec_stackagg_frame_info *out)
+{
+	if (!a || !name || !out)
+		return REC_ERR_INVALID_ARG;
+	memset(out, 0, sizeof *out);
+	out->function = out->module = out->build_id = out->thread_name = "";
+	size_t n = strlen(name);
+	uint64_t h = hash_bytes(name, n);
+	size_t mask = a->name_tab_cap - 1;
+	for (size_t j = h & mask; a->name_tab[j]; j = (j + 1) & mask) {
+		uint32_t k = a->name_tab[j] - 1;
+		if (a->name_hash[k] != h || strcmp(a->names[k], name) != 0)
+			continue;
+		if (k >= a->info_count)
+			return REC_OK;
+		const name_info *ni = &a->info[k];
+		out->kind = ni->kind;
+		if (ni->kind == REC_STACKAGG_NAME_FRAME) {
+			out->function = ni->text;
+			out->module_offset = ni->value;
+			if (ni->module) {
+				const agg_module *m = &a->modules[ni->module - 1];
+				out->module = m->path;
+				out->build_id = m->build_id;
+				out->module_base = m->base;
+			}
+		} else if (ni->kind == REC_STACKAGG_NAME_THREAD) {
+			out->thread_name = ni->text;
+			out->os_tid = ni->value;
+		}
+		return REC_OK;
+	}
+	return REC_ERR_NOT_FOUND;
 }
 
 rec_status rec_stackagg_add_frames(rec_stackagg *a, const char *const *frames, size_t depth,

@@ -125,7 +125,7 @@ usage() { # EXPECTED-TEXT ARGS...
 usage 'no input file'
 usage 'one input file expected' "$B" "$A"
 usage 'needs the AFTER file' --diff "$B"
-usage 'is not collapsed or html' --format svg "$B"
+usage 'is not collapsed, html or pprof' --format svg "$B"
 usage 'minwidth' --minwidth abc "$B"
 usage 'minwidth' --minwidth 150% "$B"
 usage 'is not a duration' --from yesterday "$B"

@@ -220,6 +220,77 @@ static void t_aggregate_exact(void **state)
 	free(m.p);
 }
 
+/* REC_STACKAGG_FRAME_INFO and rec_stackagg_add_event_pair(): what each name
+ * was built from, and a count beside the weight (rec-flame --format pprof). */
+static void t_frame_info_pairs(void **state)
+{
+	(void)state;
+	membuf m = { 0 };
+	write_standard(&m, 100);
+	rec_stackagg *a = open_agg(REC_STACKAGG_THREADS | REC_STACKAGG_FRAME_INFO);
+	rec_reader *rd = NULL;
+	assert_int_equal(rec_reader_open_mem(&rd, m.p, m.len, "mem", NULL), REC_OK);
+	rec_event ev;
+	rec_status st;
+	while ((st = rec_reader_next_event(rd, &ev)) == REC_OK)
+		assert_int_equal(rec_stackagg_add_event_pair(a, &ev, 1, ev.values[0].v.u), REC_OK);
+	assert_int_equal(st, REC_END);
+	rec_reader_close(rd);
+	char *d = dump(a);
+	/* column 0 counts the events, column 1 weighs them */
+	assert_string_equal(d,
+			    "[main tid=10];main;a:b c 1 1 1 1\n"
+			    "[main tid=10];main;run 1 3 4 40\n"
+			    "[main tid=10];main;run;work 1 7 3 37\n"
+			    "[main tid=10];main;run;work;hash 2 30 2 30\n"
+			    "[tid=11];[truncated];work;hash 1 4 1 4\n"
+			    "[tid=11];main;libdemo.so.1+0x500 1 2 1 2\n"
+			    "[tid=11];main;run;work 1 6 2 11\n"
+			    "[tid=11];main;run;work;hash 1 5 1 5\n");
+	free(d);
+	rec_stackagg_stats sts;
+	rec_stackagg_get_stats(a, &sts);
+	assert_int_equal(sts.weight[0], 9);
+	assert_int_equal(sts.weight[1], 58);
+	assert_int_equal(sts.stacks, 8);
+
+	rec_stackagg_frame_info fi;
+	assert_int_equal(rec_stackagg_name_info(a, "hash", &fi), REC_OK);
+	assert_int_equal(fi.kind, REC_STACKAGG_NAME_FRAME);
+	assert_string_equal(fi.function, "hash");
+	assert_string_equal(fi.module, "/usr/lib/libdemo.so.1");
+	assert_string_equal(fi.build_id, "");
+	assert_int_equal(fi.module_base, 0x10000);
+	assert_int_equal(fi.module_offset, 0x400 - 4); /* the function's start */
+	assert_int_equal(rec_stackagg_name_info(a, "libdemo.so.1+0x500", &fi), REC_OK);
+	assert_int_equal(fi.kind, REC_STACKAGG_NAME_FRAME);
+	assert_string_equal(fi.function, "");
+	assert_int_equal(fi.module_offset, 0x500); /* no function: the pc */
+	assert_int_equal(rec_stackagg_name_info(a, "a:b c", &fi), REC_OK);
+	assert_string_equal(fi.function, "a;b\nc"); /* as recorded, not as printed */
+	assert_int_equal(rec_stackagg_name_info(a, "[main tid=10]", &fi), REC_OK);
+	assert_int_equal(fi.kind, REC_STACKAGG_NAME_THREAD);
+	assert_string_equal(fi.thread_name, "main");
+	assert_int_equal(fi.os_tid, 10);
+	assert_int_equal(rec_stackagg_name_info(a, "[tid=11]", &fi), REC_OK);
+	assert_int_equal(fi.kind, REC_STACKAGG_NAME_THREAD);
+	assert_string_equal(fi.thread_name, "");
+	assert_int_equal(fi.os_tid, 11);
+	assert_int_equal(rec_stackagg_name_info(a, "[truncated]", &fi), REC_OK);
+	assert_int_equal(fi.kind, REC_STACKAGG_NAME_OTHER);
+	assert_int_equal(rec_stackagg_name_info(a, "nope", &fi), REC_ERR_NOT_FOUND);
+	rec_stackagg_close(a);
+
+	/* without the flag: every name is OTHER */
+	a = open_agg(0);
+	feed(a, &m, 0);
+	assert_int_equal(rec_stackagg_name_info(a, "hash", &fi), REC_OK);
+	assert_int_equal(fi.kind, REC_STACKAGG_NAME_OTHER);
+	assert_string_equal(fi.module, "");
+	rec_stackagg_close(a);
+	free(m.p);
+}
+
 static void t_reverse(void **state)
 {
 	(void)state;
@@ -541,7 +612,7 @@ static void t_bad_options(void **state)
 	assert_int_equal(rec_stackagg_open(&a, &o), REC_ERR_INVALID_ARG);
 	rec_stackagg_close(a);
 	o.reserved[1] = 0;
-	o.flags = 0x40;
+	o.flags = 0x80; /* the first unknown flag */
 	assert_int_equal(rec_stackagg_open(&a, &o), REC_ERR_INVALID_ARG);
 	rec_stackagg_close(a);
 	assert_int_equal(rec_stackagg_open(&a, NULL), REC_OK);
@@ -554,6 +625,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(t_aggregate_exact),
+		cmocka_unit_test(t_frame_info_pairs),
 		cmocka_unit_test(t_reverse),
 		cmocka_unit_test(t_threads),
 		cmocka_unit_test(t_filters),

@@ -47,8 +47,9 @@ typedef struct rec_flame_opts {
 				      * error (the default rec.CPUSample is not checked) */
 	const char *weight;          /* field name; NULL: the type's preset */
 	bool html;
+	bool pprof;                  /* --format pprof: a gzipped profile.proto */
 	const char *output;          /* write there instead of out (NULL: out) */
-	const char *title;           /* HTML title; NULL: default */
+	const char *title;           /* HTML title (pprof: a comment); NULL: default */
 	double min_pct;              /* --minwidth as a percentage, < 0: not */
 	uint64_t min_weight;         /* --minwidth as a weight (min_pct < 0) */
 	bool min_set;

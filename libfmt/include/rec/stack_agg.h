@@ -59,6 +59,9 @@ typedef struct rec_stackagg rec_stackagg;
 				    * wrappers (spec/EVENTS.md), so the leaf is
 				    * the program's call site; a stack made of
 				    * such frames only is kept whole */
+#define REC_STACKAGG_FRAME_INFO 0x40u /* remember what each name was built
+				    * from (rec_stackagg_name_info()): module,
+				    * build id, address, thread */
 
 typedef struct rec_stackagg_options {
 	uint32_t struct_size;       /* sizeof(rec_stackagg_options) */
@@ -116,6 +119,46 @@ REC_API rec_status rec_stackagg_add_event(rec_stackagg *a, const rec_event *ev, 
  *  applied).  For stacks that do not come from a reader. */
 REC_API rec_status rec_stackagg_add_frames(rec_stackagg *a, const char *const *frames,
 					   size_t depth, uint64_t weight);
+
+/*! rec_stackagg_add_event_pair() :
+ *  As rec_stackagg_add_event(), but with two measures of the same event:
+ *  w0 is added to column 0 and w1 to column 1 whatever the input's column
+ *  (for an aggregation of one input that keeps, say, an event count beside
+ *  a total: rec-flame --format pprof).  Not for a differential aggregation. */
+REC_API rec_status rec_stackagg_add_event_pair(rec_stackagg *a, const rec_event *ev, uint64_t w0,
+					       uint64_t w1);
+
+/* What a frame name stands for (REC_STACKAGG_FRAME_INFO). */
+#define REC_STACKAGG_NAME_OTHER 0u     /* "[truncated]", "[unknown]", a name given to
+					* rec_stackagg_add_frames(), or no FRAME_INFO */
+#define REC_STACKAGG_NAME_FRAME 1u     /* a frame of a stack */
+#define REC_STACKAGG_NAME_THREAD 2u    /* a thread root frame "[NAME tid=N]" */
+#define REC_STACKAGG_NAME_NO_THREAD 3u /* the root frame "[no thread]" */
+typedef struct rec_stackagg_frame_info {
+	uint32_t kind;          /* REC_STACKAGG_NAME_* */
+	/* FRAME: of the first frame the name was built from (frames of other
+	 * modules or other pcs of the same function share the name) */
+	const char *function;   /* "" if unknown */
+	const char *module;     /* module path, "" if unknown */
+	const char *build_id;   /* lowercase hex, "" if unknown */
+	uint64_t module_base;   /* the module's load address, 0 if unknown */
+	uint64_t module_offset; /* the function's start in the module
+				 * (Module_Offset - Function_Offset) when the
+				 * function is known, else the frame's pc offset */
+	/* THREAD */
+	const char *thread_name; /* "" if unnamed */
+	uint64_t os_tid;
+} rec_stackagg_frame_info;
+
+/*! rec_stackagg_name_info() :
+ *  What name (a frame name of this aggregation, as iterated) stands for.
+ *  Strings are valid until rec_stackagg_close().
+ *  @return REC_OK (kind OTHER for a name not built from a frame or thread,
+ *          or when the aggregation was opened without
+ *          REC_STACKAGG_FRAME_INFO), REC_ERR_NOT_FOUND for a name the
+ *          aggregation does not have. */
+REC_API rec_status rec_stackagg_name_info(const rec_stackagg *a, const char *name,
+					   rec_stackagg_frame_info *out);
 
 /* Counts of what was added, per the current state. */
 typedef struct rec_stackagg_stats {
