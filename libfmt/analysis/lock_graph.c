@@ -494,12 +494,6 @@ static rec_status get_lock(rec_lockgraph *g, uint64_t addr, const char *name, si
 	return REC_OK;
 }
 
-static const char *base_name(const char *path)
-{
-	const char *s = strrchr(path, '/');
-	return s ? s + 1 : path;
-}
-
 static uint64_t hash_bytes(const char *p, size_t n)
 {
 	uint64_t h = 1469598103934665603ull;
@@ -532,20 +526,9 @@ static const char *frame_text(rec_lockgraph *g, const rec_frame *fr)
 {
 	if (!fr)
 		return "?";
-	if (fr->function && *fr->function)
-		return intern_text(g, fr->function, strlen(fr->function));
-	char buf[512];
-	int n;
-	if (fr->module && fr->module->path && *fr->module->path)
-		n = snprintf(buf, sizeof buf, "0x%" PRIx64 " (%s)", fr->module_offset,
-			     base_name(fr->module->path));
-	else
-		n = snprintf(buf, sizeof buf, "0x%" PRIx64, fr->module_offset);
-	if (n < 0)
-		n = 0;
-	if ((size_t)n >= sizeof buf)
-		n = (int)sizeof buf - 1;
-	return intern_text(g, buf, (size_t)n);
+	char buf[4096];
+	size_t n = rec_frame_format(fr, REC_FRAME_FUNCTION, buf, sizeof buf);
+	return intern_text(g, buf, n);
 }
 
 /* Index of the interned copy of the event's stack (UINT32_MAX with *st set

@@ -393,29 +393,11 @@ static bool intern_sanitized(rec_stackagg *a, const char *s, size_t n, uint32_t 
 	return intern(a, a->sbuf, off, id);
 }
 
-static const char *base_name(const char *path)
-{
-	const char *s = strrchr(path, '/');
-	return s ? s + 1 : path;
-}
-
 static bool frame_name(rec_stackagg *a, const rec_frame *fr, uint32_t *id)
 {
-	if (!fr)
-		return intern(a, "[unknown]", 9, id);
-	if (fr->function && fr->function[0])
-		return intern_sanitized(a, fr->function, strlen(fr->function), id);
-	char hex[32];
-	int hn = snprintf(hex, sizeof hex, "0x%llx", (unsigned long long)fr->module_offset);
-	size_t off = 0;
-	if (fr->module && fr->module->path && fr->module->path[0]) {
-		const char *b = base_name(fr->module->path);
-		if (!sbuf_put(a, &off, b, strlen(b)) || !sbuf_put(a, &off, "+", 1))
-			return false;
-	}
-	if (!sbuf_put(a, &off, hex, (size_t)hn))
-		return false;
-	return intern(a, a->sbuf, off, id);
+	char buf[4096];
+	size_t n = rec_frame_format(fr, REC_FRAME_FUNCTION, buf, sizeof buf);
+	return intern_sanitized(a, buf, n, id);
 }
 
 static bool thread_name(rec_stackagg *a, const rec_thread *t, uint32_t *id)

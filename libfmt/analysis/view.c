@@ -170,20 +170,9 @@ static uint32_t intern_clean(rec_view *v, const char *s, size_t n)
 
 uint32_t rec_vi_frame(rec_view *v, const rec_frame *fr)
 {
-	if (!fr)
-		return rec_vi_intern(v, "[unknown]", 9);
-	if (fr->function && fr->function[0])
-		return intern_clean(v, fr->function, strlen(fr->function));
-	char buf[600];
-	int n;
-	if (fr->module && fr->module->path && fr->module->path[0]) {
-		const char *b = strrchr(fr->module->path, '/');
-		b = b ? b + 1 : fr->module->path;
-		n = snprintf(buf, sizeof buf, "%.500s+0x%" PRIx64, b, fr->module_offset);
-	} else {
-		n = snprintf(buf, sizeof buf, "0x%" PRIx64, fr->module_offset);
-	}
-	return intern_clean(v, buf, (size_t)n < sizeof buf ? (size_t)n : sizeof buf - 1);
+	char buf[4096];
+	size_t n = rec_frame_format(fr, REC_FRAME_FUNCTION, buf, sizeof buf);
+	return intern_clean(v, buf, n);
 }
 
 uint32_t rec_vi_site(rec_view *v, const rec_stack *s)
