@@ -544,13 +544,15 @@ static uint32_t intern_stack(rec_lockgraph *g, const rec_event *ev, rec_status *
 	uint32_t i = map_find(&g->stack_map, key);
 	if (i != UINT32_MAX && g->stacks[i].run_id == run && g->stacks[i].id == stk->id)
 		return i;
-	const char **fr = arena_alloc(&g->strings, stk->depth * sizeof *fr, sizeof(void *));
+	/* from the call site on (an old recording's librec frames left out) */
+	const uint32_t site = rec_stack_site(stk), depth = stk->depth - site;
+	const char **fr = arena_alloc(&g->strings, depth * sizeof *fr, sizeof(void *));
 	if (!fr) {
 		*st = nomem(g);
 		return UINT32_MAX;
 	}
-	for (uint32_t k = 0; k < stk->depth; k++) {
-		fr[k] = frame_text(g, stk->frames[k]);
+	for (uint32_t k = 0; k < depth; k++) {
+		fr[k] = frame_text(g, stk->frames[site + k]);
 		if (!fr[k]) {
 			*st = nomem(g);
 			return UINT32_MAX;
@@ -567,7 +569,7 @@ static uint32_t intern_stack(rec_lockgraph *g, const rec_event *ev, rec_status *
 	uint32_t idx = (uint32_t)g->nstacks++;
 	g->stacks[idx].run_id = run;
 	g->stacks[idx].id = stk->id;
-	g->stacks[idx].depth = stk->depth;
+	g->stacks[idx].depth = depth;
 	g->stacks[idx].frames = fr;
 	if (i == UINT32_MAX && !map_put(&g->stack_map, key, idx)) {
 		*st = nomem(g);
@@ -576,23 +578,13 @@ static uint32_t intern_stack(rec_lockgraph *g, const rec_event *ev, rec_status *
 	return idx;
 }
 
-/* The first frame that is not librec's own (rec_*): where the lock was taken. */
+/* The call site (rec_stack_site): where the lock was taken. */
 static void note_site(rec_lockgraph *g, uint32_t lock, const rec_stack *st)
 {
 	lg_lock *l = &g->locks[lock];
 	if (*l->site || !st || !st->depth || !st->frames)
 		return;
-	const rec_frame *pick = NULL;
-	for (uint32_t i = 0; i < st->depth; i++) {
-		const rec_frame *fr = st->frames[i];
-		if (fr && fr->function && strncmp(fr->function, "rec_", 4) == 0)
-			continue;
-		pick = fr;
-		break;
-	}
-	if (!pick)
-		pick = st->frames[0];
-	const char *s = frame_text(g, pick);
+	const char *s = frame_text(g, st->frames[rec_stack_site(st)]);
 	if (s)
 		l->site = s;
 }

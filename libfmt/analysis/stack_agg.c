@@ -546,14 +546,8 @@ static rec_status resolve(rec_stackagg *a, const rec_event *ev, uint32_t *leaf)
 {
 	const rec_stack *s = ev->stack;
 	size_t depth = s->depth;
-	size_t skip = 0; /* leaf frames left out */
-	if (a->flags & REC_STACKAGG_TRIM_RECORDER) {
-		while (skip < depth && s->frames && s->frames[skip] && s->frames[skip]->function &&
-		       strncmp(s->frames[skip]->function, "rec_", 4) == 0)
-			skip++;
-		if (skip == depth)
-			skip = 0;
-	}
+	/* leaf frames left out: an old recording's librec frames */
+	size_t skip = (a->flags & REC_STACKAGG_TRIM_RECORDER) ? rec_stack_site(s) : 0;
 	if (!path_reserve(a, depth + 2))
 		return fail(a, REC_ERR_NOMEM, "out of memory");
 	size_t n = 0;

@@ -3,7 +3,7 @@
  * view.c - the view engine of rec/view.h: the list of views, options, the
  * event dispatch with the --thread/--from/--to selection, and the helpers
  * every view file shares (view_internal.h): a string map, interned names,
- * call sites in rec/stacks.h's frame spelling, threads, fields, tables.
+ * call sites in rec_frame_format()'s frame spelling, threads, fields, tables.
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -179,13 +179,7 @@ uint32_t rec_vi_site(rec_view *v, const rec_stack *s)
 {
 	if (!s || s->depth == 0 || !s->frames)
 		return rec_vi_intern(v, "[no stack]", 10);
-	uint32_t k = 0;
-	while (k < s->depth && s->frames[k] && s->frames[k]->function &&
-	       strncmp(s->frames[k]->function, "rec_", 4) == 0)
-		k++;
-	if (k == s->depth)
-		k = 0;
-	return rec_vi_frame(v, s->frames[k]);
+	return rec_vi_frame(v, s->frames[rec_stack_site(s)]);
 }
 
 /* A thread's key in v->threads: its process and OS tid, as bytes. */

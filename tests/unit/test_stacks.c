@@ -485,7 +485,8 @@ static void t_add_frames_order(void **state)
 	rec_stackagg_close(NULL);
 }
 
-/* The one spelling of a frame (rec_frame_format), every case. */
+/* The one spelling of a frame (rec_frame_format), every case; the call
+ * site of a stack (rec_stack_site). */
 static void t_frame_format(void **state)
 {
 	(void)state;
@@ -523,6 +524,23 @@ static void t_frame_format(void **state)
 	assert_int_equal(rec_frame_format(&named, 0, buf, 1), 0);
 	assert_string_equal(buf, "");
 	assert_int_equal(rec_frame_format(&named, 0, buf, 0), 0);
+
+	/* the call site: the leaf; in an old recording the first frame not
+	 * named rec_*, the leaf again when all are */
+	const rec_frame wrap = { 7, "rec_lock_wait_record_", &bare, 0x100, 0x2e };
+	const rec_frame wrap2 = { 8, "rec_mutex_lock", &bare, 0x200, 0x10 };
+	const rec_frame *const now[] = { &named, &unnamed };
+	const rec_frame *const old[] = { &wrap, &wrap2, &unnamed, &named };
+	const rec_frame *const all_rec[] = { &wrap, &wrap2 };
+	const rec_frame *const later[] = { &named, &wrap, &no_mod };
+	const rec_stack s_now = { 1, 0, 2, now }, s_old = { 2, 0, 4, old }, s_all = { 3, 0, 2, all_rec },
+			s_later = { 4, 0, 3, later }, s_empty = { 5, 0, 0, NULL };
+	assert_int_equal(rec_stack_site(&s_now), 0);
+	assert_int_equal(rec_stack_site(&s_old), 2);
+	assert_int_equal(rec_stack_site(&s_all), 0);
+	assert_int_equal(rec_stack_site(&s_later), 0);
+	assert_int_equal(rec_stack_site(&s_empty), 0);
+	assert_int_equal(rec_stack_site(NULL), 0);
 }
 
 /* librec's own leaf frames (rec_*) are left out with TRIM_RECORDER; a

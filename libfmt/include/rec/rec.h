@@ -484,6 +484,14 @@ typedef struct rec_stack {
 	const rec_frame *const *frames; /* leaf first */
 } rec_stack;
 
+/*! rec_stack_site() : the index in s->frames of the event's call site, the
+ *  frame the tools show as where it happened: 0, the leaf, since the
+ *  recorder drops librec's own frames when it captures a stack
+ *  (spec/EVENTS.md); in recordings made before it did, which begin with
+ *  librec's functions (all named rec_*), the first frame not named rec_*
+ *  (0 when every frame is).  0 for NULL or an empty stack. */
+REC_API uint32_t rec_stack_site(const rec_stack *s);
+
 typedef struct rec_thread {
 	uint64_t id;
 	uint64_t os_tid;

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * frame_format.c - the one text spelling of a stack frame, used by every
- * tool and analysis that prints frames (rec.h, rec_frame_format()).
+ * frames.c - what every tool and analysis makes of a stack's frames (rec.h):
+ * the one text spelling of a frame (rec_frame_format()) and the frame that is
+ * an event's call site (rec_stack_site()).
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -40,4 +41,15 @@ size_t rec_frame_format(const rec_frame *fr, unsigned flags, char *buf, size_t c
 		return 0;
 	}
 	return (size_t)n < cap ? (size_t)n : cap - 1;
+}
+
+uint32_t rec_stack_site(const rec_stack *s)
+{
+	if (!s || !s->frames)
+		return 0;
+	uint32_t k = 0;
+	while (k < s->depth && s->frames[k] && s->frames[k]->function &&
+	       strncmp(s->frames[k]->function, "rec_", 4) == 0)
+		k++;
+	return k < s->depth ? k : 0;
 }
