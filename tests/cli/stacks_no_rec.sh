@@ -56,7 +56,12 @@ addr = {n: a for a, t, n in syms}
 lo, hi = addr['__start_rec_text'], addr['__stop_rec_text']
 bad = [n for n in glob if n in addr and not lo <= addr[n] < hi]
 found = sum(1 for n in glob if n in addr)
-ours = [n for a, t, n in nm(obj) if t in 'tT']
+# names the executable has once (ASan's constructors, _sub_I_00099_1, are in
+# every object: the program's own and librec's)
+count = {}
+for a, t, n in syms:
+    count[n] = count.get(n, 0) + 1
+ours = [n for a, t, n in nm(obj) if t in 'tT' and count.get(n) == 1]
 inside = [n for n in ours if n in addr and lo <= addr[n] < hi]
 print(f'requestwatch: rec_text [{lo:#x}, {hi:#x}), {found} of librec\'s global functions linked, '
       f'{len(bad)} outside; {len(ours)} functions of requestwatch.o, {len(inside)} inside')
