@@ -31,7 +31,9 @@ vg_cmd=(valgrind --tool=memcheck --error-exitcode=99 --leak-check=full
 #    waits where the script requires 3.  The tools reading its recording
 #    still run under valgrind; the recorder's code runs under valgrind in the
 #    unit tests and the rec_test_* helpers.
-vg_unwrapped=" rec_test_crash requestwatch "
+#  requestwatch-shared: the same service linked against librec.so
+#    (stacks_no_rec.sh), for the same reason.
+vg_unwrapped=" rec_test_crash requestwatch requestwatch-shared "
 # Timing-based scripts that run alone, not beside another valgrind job (run.sh
 # REC_TEST_SOLO): requestwatch (its service must answer a request within
 # 350 ms; beside a valgrind job on 2 cores it took 403 ms).

@@ -258,15 +258,6 @@ static void build_wait(gctx *c, const rec_lockgraph_result *res)
 	free(s.p);
 }
 
-/* The frames worth showing: skip librec's own leading rec_* frames. */
-static uint32_t first_user_frame(const rec_lockgraph_example *x)
-{
-	uint32_t i = 0;
-	while (i < x->depth && strncmp(x->frames[i], "rec_", 4) == 0)
-		i++;
-	return i < x->depth ? i : 0;
-}
-
 static void build_order(gctx *c, const rec_lockgraph_result *res)
 {
 	Agraph_t *g = c->g;
@@ -338,7 +329,7 @@ static void build_order(gctx *c, const rec_lockgraph_result *res)
 		if (o->example_count && o->examples[0].depth) {
 			const rec_lockgraph_example *x = &o->examples[0];
 			sb_reset(&s);
-			for (uint32_t f = first_user_frame(x); f < x->depth && f < 32; f++) {
+			for (uint32_t f = 0; f < x->depth && f < 32; f++) {
 				sb_esc(&s, x->frames[f]);
 				sb_str(&s, "\\n");
 			}
@@ -376,10 +367,9 @@ static void report_cycles(const char *file, const rec_lockgraph_result *res)
 			for (size_t x = 0; x < o->example_count; x++) {
 				const rec_lockgraph_example *ex = &o->examples[x];
 				fprintf(err, "    by thread %s\n", res->threads[ex->thread].label);
-				uint32_t f0 = first_user_frame(ex);
-				for (uint32_t f = f0; f < ex->depth && f < f0 + 12; f++)
+				for (uint32_t f = 0; f < ex->depth && f < 12; f++)
 					fprintf(err, "      at %s\n", ex->frames[f]);
-				if (ex->depth > f0 + 12)
+				if (ex->depth > 12)
 					fprintf(err, "      ...\n");
 			}
 		}

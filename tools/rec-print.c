@@ -276,22 +276,9 @@ static void out_blob_text(const char *p, size_t len)
 
 static void out_frame_text(const rec_frame *fr)
 {
-	if (!fr) {
-		REC_OUT_LIT("[unknown frame]");
-		return;
-	}
-	if (fr->function && *fr->function) {
-		rec_out_str(fr->function);
-		REC_OUT_LIT("+");
-		rec_out_hex(fr->function_offset);
-	} else {
-		rec_out_hex(fr->module_offset);
-	}
-	if (fr->module && fr->module->path) {
-		REC_OUT_LIT(" (");
-		rec_out_str(rec_cli_base_name(fr->module->path));
-		rec_out_char(')');
-	}
+	char buf[4096];
+	size_t n = rec_frame_format(fr, 0, buf, sizeof buf);
+	rec_out_write(buf, n);
 }
 
 static void out_thread_text(const rec_thread *t)
@@ -346,18 +333,7 @@ static void out_stack_json(const rec_stack *st)
 			REC_OUT_LIT("null");
 			continue;
 		}
-		REC_OUT_LIT("{\"function\": ");
-		rec_out_json_cstr(fr->function ? fr->function : "");
-		REC_OUT_LIT(", \"functionOffset\": ");
-		rec_out_u64(fr->function_offset);
-		REC_OUT_LIT(", \"module\": ");
-		if (fr->module)
-			rec_out_json_cstr(fr->module->path ? fr->module->path : "");
-		else
-			REC_OUT_LIT("null");
-		REC_OUT_LIT(", \"moduleOffset\": ");
-		rec_out_u64(fr->module_offset);
-		rec_out_char('}');
+		rec_out_frame_json(fr);
 	}
 	REC_OUT_LIT("]}");
 }

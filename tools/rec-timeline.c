@@ -254,22 +254,9 @@ static void out_frame(const rec_frame *fr)
 		REC_OUT_LIT("null");
 		return;
 	}
-	if (fr->function && *fr->function) {
-		rec_out_json_cstr(fr->function);
-		return;
-	}
-	char buf[600];
-	int n;
-	if (fr->module && fr->module->path && *fr->module->path)
-		n = snprintf(buf, sizeof buf, "0x%" PRIx64 " (%s)", fr->module_offset,
-			     rec_cli_base_name(fr->module->path));
-	else
-		n = snprintf(buf, sizeof buf, "0x%" PRIx64, fr->module_offset);
-	if (n < 0)
-		n = 0;
-	if ((size_t)n >= sizeof buf)
-		n = (int)sizeof buf - 1;
-	rec_out_json_string(buf, (size_t)n);
+	char buf[4096];
+	size_t n = rec_frame_format(fr, 0, buf, sizeof buf);
+	rec_out_json_string(buf, n);
 }
 
 static void out_stack(const rec_stack *st)

@@ -185,14 +185,11 @@ static rec_status order_cycles(rec_findings *f)
 			if (!e->example_count)
 				continue;
 			const rec_lockgraph_example *x = &e->examples[0];
-			uint32_t d = 0; /* the program's frame, not the rec_ wrapper's */
-			while (d + 1 < x->depth && strncmp(x->frames[d], "rec_", 4) == 0)
-				d++;
 			rec_fi_example_untimed(
 				f, b,
 				rec_fi_str(f, "%s took %s while holding %s, at %s", g->threads[x->thread].label,
 					   g->locks[e->to].label, g->locks[e->from].label,
-					   x->depth ? x->frames[d] : "an unknown site"));
+					   x->depth ? x->frames[0] : "an unknown site"));
 		}
 	}
 	return REC_OK;

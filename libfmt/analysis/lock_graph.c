@@ -494,12 +494,6 @@ static rec_status get_lock(rec_lockgraph *g, uint64_t addr, const char *name, si
 	return REC_OK;
 }
 
-static const char *base_name(const char *path)
-{
-	const char *s = strrchr(path, '/');
-	return s ? s + 1 : path;
-}
-
 static uint64_t hash_bytes(const char *p, size_t n)
 {
 	uint64_t h = 1469598103934665603ull;
@@ -532,20 +526,9 @@ static const char *frame_text(rec_lockgraph *g, const rec_frame *fr)
 {
 	if (!fr)
 		return "?";
-	if (fr->function && *fr->function)
-		return intern_text(g, fr->function, strlen(fr->function));
-	char buf[512];
-	int n;
-	if (fr->module && fr->module->path && *fr->module->path)
-		n = snprintf(buf, sizeof buf, "0x%" PRIx64 " (%s)", fr->module_offset,
-			     base_name(fr->module->path));
-	else
-		n = snprintf(buf, sizeof buf, "0x%" PRIx64, fr->module_offset);
-	if (n < 0)
-		n = 0;
-	if ((size_t)n >= sizeof buf)
-		n = (int)sizeof buf - 1;
-	return intern_text(g, buf, (size_t)n);
+	char buf[4096];
+	size_t n = rec_frame_format(fr, REC_FRAME_FUNCTION, buf, sizeof buf);
+	return intern_text(g, buf, n);
 }
 
 /* Index of the interned copy of the event's stack (UINT32_MAX with *st set
@@ -561,13 +544,15 @@ static uint32_t intern_stack(rec_lockgraph *g, const rec_event *ev, rec_status *
 	uint32_t i = map_find(&g->stack_map, key);
 	if (i != UINT32_MAX && g->stacks[i].run_id == run && g->stacks[i].id == stk->id)
 		return i;
-	const char **fr = arena_alloc(&g->strings, stk->depth * sizeof *fr, sizeof(void *));
+	/* from the call site on (an old recording's librec frames left out) */
+	const uint32_t site = rec_stack_site(stk), depth = stk->depth - site;
+	const char **fr = arena_alloc(&g->strings, depth * sizeof *fr, sizeof(void *));
 	if (!fr) {
 		*st = nomem(g);
 		return UINT32_MAX;
 	}
-	for (uint32_t k = 0; k < stk->depth; k++) {
-		fr[k] = frame_text(g, stk->frames[k]);
+	for (uint32_t k = 0; k < depth; k++) {
+		fr[k] = frame_text(g, stk->frames[site + k]);
 		if (!fr[k]) {
 			*st = nomem(g);
 			return UINT32_MAX;
@@ -584,7 +569,7 @@ static uint32_t intern_stack(rec_lockgraph *g, const rec_event *ev, rec_status *
 	uint32_t idx = (uint32_t)g->nstacks++;
 	g->stacks[idx].run_id = run;
 	g->stacks[idx].id = stk->id;
-	g->stacks[idx].depth = stk->depth;
+	g->stacks[idx].depth = depth;
 	g->stacks[idx].frames = fr;
 	if (i == UINT32_MAX && !map_put(&g->stack_map, key, idx)) {
 		*st = nomem(g);
@@ -593,23 +578,13 @@ static uint32_t intern_stack(rec_lockgraph *g, const rec_event *ev, rec_status *
 	return idx;
 }
 
-/* The first frame that is not librec's own (rec_*): where the lock was taken. */
+/* The call site (rec_stack_site): where the lock was taken. */
 static void note_site(rec_lockgraph *g, uint32_t lock, const rec_stack *st)
 {
 	lg_lock *l = &g->locks[lock];
 	if (*l->site || !st || !st->depth || !st->frames)
 		return;
-	const rec_frame *pick = NULL;
-	for (uint32_t i = 0; i < st->depth; i++) {
-		const rec_frame *fr = st->frames[i];
-		if (fr && fr->function && strncmp(fr->function, "rec_", 4) == 0)
-			continue;
-		pick = fr;
-		break;
-	}
-	if (!pick)
-		pick = st->frames[0];
-	const char *s = frame_text(g, pick);
+	const char *s = frame_text(g, st->frames[rec_stack_site(st)]);
 	if (s)
 		l->site = s;
 }

@@ -412,12 +412,6 @@ static bool intern_sanitized(rec_stackagg *a, const char *s, size_t n, uint32_t 
 	return intern(a, a->sbuf, off, id);
 }
 
-static const char *base_name(const char *path)
-{
-	const char *s = strrchr(path, '/');
-	return s ? s + 1 : path;
-}
-
 static bool frame_name_only(rec_stackagg *a, const rec_frame *fr, uint32_t *id);
 static bool thread_name_only(rec_stackagg *a, const rec_thread *t, uint32_t *id);
 
@@ -506,21 +500,9 @@ static bool thread_name(rec_stackagg *a, const rec_thread *t, uint32_t *id)
 
 static bool frame_name_only(rec_stackagg *a, const rec_frame *fr, uint32_t *id)
 {
-	if (!fr)
-		return intern(a, "[unknown]", 9, id);
-	if (fr->function && fr->function[0])
-		return intern_sanitized(a, fr->function, strlen(fr->function), id);
-	char hex[32];
-	int hn = snprintf(hex, sizeof hex, "0x%llx", (unsigned long long)fr->module_offset);
-	size_t off = 0;
-	if (fr->module && fr->module->path && fr->module->path[0]) {
-		const char *b = base_name(fr->module->path);
-		if (!sbuf_put(a, &off, b, strlen(b)) || !sbuf_put(a, &off, "+", 1))
-			return false;
-	}
-	if (!sbuf_put(a, &off, hex, (size_t)hn))
-		return false;
-	return intern(a, a->sbuf, off, id);
+	char buf[4096];
+	size_t n = rec_frame_format(fr, REC_FRAME_FUNCTION, buf, sizeof buf);
+	return intern_sanitized(a, buf, n, id);
 }
 
 static bool thread_name_only(rec_stackagg *a, const rec_thread *t, uint32_t *id)
@@ -680,14 +662,8 @@ static rec_status resolve(rec_stackagg *a, const rec_event *ev, uint32_t *leaf)
 {
 	const rec_stack *s = ev->stack;
 	size_t depth = s->depth;
-	size_t skip = 0; /* leaf frames left out */
-	if (a->flags & REC_STACKAGG_TRIM_RECORDER) {
-		while (skip < depth && s->frames && s->frames[skip] && s->frames[skip]->function &&
-		       strncmp(s->frames[skip]->function, "rec_", 4) == 0)
-			skip++;
-		if (skip == depth)
-			skip = 0;
-	}
+	/* leaf frames left out: an old recording's librec frames */
+	size_t skip = (a->flags & REC_STACKAGG_TRIM_RECORDER) ? rec_stack_site(s) : 0;
 	if (!path_reserve(a, depth + 2))
 		return fail(a, REC_ERR_NOMEM, "out of memory");
 	size_t n = 0;

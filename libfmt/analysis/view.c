@@ -3,7 +3,7 @@
  * view.c - the view engine of rec/view.h: the list of views, options, the
  * event dispatch with the --thread/--from/--to selection, and the helpers
  * every view file shares (view_internal.h): a string map, interned names,
- * call sites in rec/stacks.h's frame spelling, threads, fields, tables.
+ * call sites in rec_frame_format()'s frame spelling, threads, fields, tables.
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -170,33 +170,16 @@ static uint32_t intern_clean(rec_view *v, const char *s, size_t n)
 
 uint32_t rec_vi_frame(rec_view *v, const rec_frame *fr)
 {
-	if (!fr)
-		return rec_vi_intern(v, "[unknown]", 9);
-	if (fr->function && fr->function[0])
-		return intern_clean(v, fr->function, strlen(fr->function));
-	char buf[600];
-	int n;
-	if (fr->module && fr->module->path && fr->module->path[0]) {
-		const char *b = strrchr(fr->module->path, '/');
-		b = b ? b + 1 : fr->module->path;
-		n = snprintf(buf, sizeof buf, "%.500s+0x%" PRIx64, b, fr->module_offset);
-	} else {
-		n = snprintf(buf, sizeof buf, "0x%" PRIx64, fr->module_offset);
-	}
-	return intern_clean(v, buf, (size_t)n < sizeof buf ? (size_t)n : sizeof buf - 1);
+	char buf[4096];
+	size_t n = rec_frame_format(fr, REC_FRAME_FUNCTION, buf, sizeof buf);
+	return intern_clean(v, buf, n);
 }
 
 uint32_t rec_vi_site(rec_view *v, const rec_stack *s)
 {
 	if (!s || s->depth == 0 || !s->frames)
 		return rec_vi_intern(v, "[no stack]", 10);
-	uint32_t k = 0;
-	while (k < s->depth && s->frames[k] && s->frames[k]->function &&
-	       strncmp(s->frames[k]->function, "rec_", 4) == 0)
-		k++;
-	if (k == s->depth)
-		k = 0;
-	return rec_vi_frame(v, s->frames[k]);
+	return rec_vi_frame(v, s->frames[rec_stack_site(s)]);
 }
 
 /* A thread's key in v->threads: its process and OS tid, as bytes. */

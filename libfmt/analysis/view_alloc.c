@@ -200,12 +200,7 @@ static uint32_t stack_text(rec_view *v, const rec_stack *st)
 {
 	if (!st || !st->depth || !st->frames)
 		return rec_vi_intern(v, "[no stack]", 10);
-	uint32_t skip = 0;
-	while (skip < st->depth && st->frames[skip] && st->frames[skip]->function &&
-	       strncmp(st->frames[skip]->function, "rec_", 4) == 0)
-		skip++;
-	if (skip == st->depth)
-		skip = 0;
+	uint32_t skip = rec_stack_site(st);
 	char buf[4096];
 	size_t off = 0;
 	if (st->flags & REC_STACK_TRUNCATED)

@@ -117,11 +117,11 @@ rec_status rec_vi_fail(rec_view *v, rec_status st, const char *msg);
 /* Intern s (len bytes): its id, or UINT32_MAX when out of memory. */
 uint32_t rec_vi_intern(rec_view *v, const char *s, size_t len);
 static inline const char *view_name(const rec_view *v, uint32_t id) { return vmap_key(&v->names, id); }
-/* The program's call site of a stack: the first frame (leaf first) whose
- * function does not start with "rec_" (all such: the leaf), named as
- * rec/stacks.h names frames; "[no stack]" without one. */
+/* The program's call site of a stack (rec_stack_site), named as
+ * rec_frame_format() names frames with REC_FRAME_FUNCTION; "[no stack]"
+ * without one. */
 uint32_t rec_vi_site(rec_view *v, const rec_stack *s);
-/* A frame's name as rec/stacks.h spells it. */
+/* A frame's name: rec_frame_format() with REC_FRAME_FUNCTION. */
 uint32_t rec_vi_frame(rec_view *v, const rec_frame *fr);
 /* The event's thread in the tracker (NULL: none or out of memory). */
 vthread *rec_vi_thread(rec_view *v, const rec_event *ev, size_t *index);

@@ -198,6 +198,28 @@ int rec_stack_thread_bounds(uintptr_t *lo, uintptr_t *hi)
 void rec_stack_signal_enter(void) { tls_in_signal++; }
 void rec_stack_signal_leave(void) { tls_in_signal--; }
 
+/* ---- librec's own code ------------------------------------------------------- */
+
+/* The Makefile puts every function of librec into the section rec_text (see
+ * its rec_text rule), and the linker defines these two symbols around it in
+ * whatever module holds librec: the program when it links librec.a, librec.so
+ * otherwise.  Hidden, so each module resolves its own; weak, so that a build
+ * without the section links and skips nothing (start == stop == 0). */
+extern const char __start_rec_text[] __attribute__((weak, visibility("hidden")));
+extern const char __stop_rec_text[] __attribute__((weak, visibility("hidden")));
+
+int rec_stack_in_librec(uintptr_t pc)
+{
+	pc &= ~REC_STACK_PC_EXACT;
+	return pc >= (uintptr_t)__start_rec_text && pc < (uintptr_t)__stop_rec_text;
+}
+
+void rec_stack_librec_range(uintptr_t *lo, uintptr_t *hi)
+{
+	*lo = (uintptr_t)__start_rec_text;
+	*hi = (uintptr_t)__stop_rec_text;
+}
+
 /* ---- the walk --------------------------------------------------------------- */
 
 /* A frame record: [fp] = caller's frame pointer, [fp + 1 word] = return
@@ -222,6 +244,8 @@ REC_NO_ASAN static size_t walk(uintptr_t fp, uintptr_t lo, uintptr_t hi,
 			break; /* end of chain (or garbage) */
 		if (skip > 0) {
 			skip--;
+		} else if (n == 0 && rec_stack_in_librec(ret)) {
+			/* a leading frame of librec's own: not part of the stack */
 		} else {
 			if (n >= max) {
 				if (truncated)
@@ -255,7 +279,7 @@ capture_from(uintptr_t fp, uintptr_t *pcs, size_t max, size_t skip, int *truncat
 		return 0;
 	if (skip > 0)
 		skip--;
-	else
+	else if (!rec_stack_in_librec(ret))
 		pcs[n++] = ret & ~REC_STACK_PC_EXACT;
 	if (tls_stack_hi == 0)
 		return n; /* unknown bounds (unregistered, in a signal): leaf only */
@@ -300,7 +324,8 @@ REC_NO_ASAN size_t rec_stack_capture_ucontext(const void *ucontext, uintptr_t *p
 	size_t n = 0;
 	if (pc == 0)
 		return 0;
-	pcs[n++] = pc | REC_STACK_PC_EXACT;
+	if (!rec_stack_in_librec(pc))
+		pcs[n++] = pc | REC_STACK_PC_EXACT;
 	if (tls_stack_hi == 0)
 		return n;
 	uintptr_t lo = tls_stack_lo, hi = tls_stack_hi;
@@ -323,7 +348,8 @@ REC_NO_ASAN size_t rec_stack_capture_ucontext(const void *ucontext, uintptr_t *p
 				int framed = 0;
 				if (fp >= sp && fp <= hi - 2 * sizeof(uintptr_t) && (fp & 7) == 0)
 					framed = ((const volatile uintptr_t *)fp)[1] == ra;
-				if (target <= pc && pc - target < 65536 && !framed && n < max)
+				if (target <= pc && pc - target < 65536 && !framed && n < max &&
+				    !(n == 0 && rec_stack_in_librec(ra)))
 					pcs[n++] = ra;
 			}
 		}

@@ -18,6 +18,21 @@
  *   rec_stack_signal_enter()); in a signal handler only the cached bounds are
  *   used, and a thread without them yields just its leaf frame.
  *
+ * The recorder's own frames
+ *   A stack starts at the program's call site, for every source (the
+ *   wrappers of lock_wrap.c, sleep.c and alloc.c, events with a captured
+ *   stack, the CPU sampler, crash events, a preload library calling the same
+ *   capture): every capture drops the leading entries whose address lies in
+ *   librec's code, decided by address at capture time, not by name later.
+ *   librec's code is one range, the section rec_text that the Makefile puts
+ *   every librec function into (both in librec.a and librec.so; the linker's
+ *   __start_rec_text/__stop_rec_text bound it in the module that holds
+ *   librec).  Only LEADING librec frames are dropped: a librec function below
+ *   a program frame (librec calling back into the program, which calls librec
+ *   again) stays, so the stack keeps saying what called what.  A CPU sample
+ *   or crash that interrupted librec itself is charged to the program frame
+ *   that called into librec.  Two compare instructions per leading frame.
+ *
  * PC convention (what a captured entry means)
  *   Every captured entry is a *return address* (the instruction after a
  *   call) except an interrupted program counter taken from a ucontext (the
@@ -82,11 +97,19 @@ int rec_stack_bounds_signal(const void *ucontext);
 void rec_stack_signal_enter(void);
 void rec_stack_signal_leave(void);
 
+/*! rec_stack_in_librec() : whether the address of a captured entry (flag
+ *  ignored) lies in librec's code, the section rec_text of the module that
+ *  holds this copy of librec.  Async-signal-safe (two compares). */
+int rec_stack_in_librec(uintptr_t pc);
+/*! rec_stack_librec_range() : that range, [*lo, *hi); both 0 when librec
+ *  was built without the section (nothing is dropped then). */
+void rec_stack_librec_range(uintptr_t *lo, uintptr_t *hi);
+
 /*! rec_stack_capture() :
  *  Capture up to max return addresses of the calling thread, leaf first.
  *  skip = 0: the first entry is the return address into the caller of
  *  rec_stack_capture() (i.e. the caller's own frame is the leaf); skip = n
- *  drops n more frames.  Async-signal-safe (see the header comment).
+ *  drops n more frames; then leading frames in librec are dropped too.  Async-signal-safe (see the header comment).
  *  @return the number of entries written to pcs (0..max).  *truncated (may be
  *          NULL) is set to 1 when the chain went deeper than max. */
 size_t rec_stack_capture(uintptr_t *pcs, size_t max, size_t skip);

@@ -80,7 +80,15 @@ for frag in ['quote\\" back\\\\slash\\u000anewline\\u0009tab\\u0001ctl caf\u00e9
 # stacks: 7 frames cut at 5 -> truncated; recorder-truncated stack -> truncated
 st = v0["stackTrace"]
 if not (st["truncated"] is True and len(st["frames"]) == 3 and st["frames"][0]["function"] == "__poll"
-        and st["frames"][1]["function"] == "" and st["frames"][0]["module"].endswith("libc.so.6")):
+        and st["frames"][1]["function"] is None and st["frames"][0]["module"].endswith("libc.so.6")):
+    fail(f"recorder-truncated stack: {st}")
+# every frame has the same keys, offsets as hex strings (spec/FORMAT.md, "Frames in text")
+keys = ["function", "functionOffset", "module", "moduleOffset", "file", "line", "inline"]
+if st["frames"][0] != {"function": "__poll", "functionOffset": "0x10", "module": "/lib/x86_64-linux-gnu/libc.so.6",
+                       "moduleOffset": "0x10ab0", "file": None, "line": None, "inline": 0} or \
+   st["frames"][1] != {"function": None, "functionOffset": None, "module": "/usr/bin/requestwatch",
+                       "moduleOffset": "0x4444", "file": None, "line": None, "inline": 0} or \
+   any(list(f) != keys for f in st["frames"]):
     fail(f"recorder-truncated stack: {st}")
 deep = [e["values"]["stackTrace"] for e in evs if len(e["values"]["stackTrace"]["frames"]) == 5]
 if not deep or not all(s["truncated"] for s in deep) or deep[0]["frames"][0]["function"] != "parse_header":

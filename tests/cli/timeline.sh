@@ -79,7 +79,7 @@ check(lw.get("name") == "big-lock" and lw.get("ph") == "X" and lw.get("ts") == 1
       lw.get("dur") == 750.25 and lw.get("tid") == 502, "lock wait: X named big-lock, ts 1500, dur 750.25: %s" % lw)
 check(lw.get("args") == {"type": "rec.LockWait", "lockAddress": "0xdead0", "lockName": "big-lock",
                          "holderOsThreadId": 501, "lockKind": 0,
-                         "stack": ["rec_lock_wait_record_", "handler", "main"]},
+                         "stack": ["rec_lock_wait_record_+0x4", "handler+0x4", "main+0x4"]},
       "lock wait args: every field and the stack: %s" % lw.get("args"))
 mk = one(lambda e: e["name"] == "app.Mark", "one app.Mark")
 check(mk.get("ph") == "i" and mk.get("s") == "t" and mk.get("ts") == 3000.003 and mk.get("tid") == 502 and

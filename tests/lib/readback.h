@@ -207,20 +207,14 @@ static __attribute__((unused)) int rec_t_stack_has(const rec_t_ev *e, const char
 	return 0;
 }
 
-/* The first frame that is not librec's own (named rec_*): the call site. */
-static __attribute__((unused)) const char *rec_t_first_user_frame(const rec_t_ev *e, char *buf, size_t cap)
+/* The first frame (the leaf): the program's call site, since the recorder
+ * drops librec's own frames when it captures a stack. */
+static __attribute__((unused)) const char *rec_t_first_frame(const rec_t_ev *e, char *buf, size_t cap)
 {
-	const char *p = e->stack;
-	while (strncmp(p, "rec_", 4) == 0) {
-		const char *semi = strchr(p, ';');
-		if (semi == NULL)
-			return "";
-		p = semi + 1;
-	}
-	size_t n = strcspn(p, ";");
+	size_t n = strcspn(e->stack, ";");
 	if (n >= cap)
 		n = cap - 1;
-	memcpy(buf, p, n);
+	memcpy(buf, e->stack, n);
 	buf[n] = '\0';
 	return buf;
 }

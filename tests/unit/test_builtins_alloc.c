@@ -58,7 +58,7 @@ static void t_reported_exact(void **state)
 			assert_int_equal(rec_t_fu(e, "address"), (uintptr_t)bufs[n]);
 			assert_int_equal(e->tid, rec_t_my_tid());
 			char buf[128];
-			assert_string_equal(rec_t_first_user_frame(e, buf, sizeof(buf)), "al_request");
+			assert_string_equal(rec_t_first_frame(e, buf, sizeof(buf)), "al_request");
 			total += rec_t_fu(e, "size");
 			n++;
 		} else if (strcmp(e->type, "rec.Free") == 0) {

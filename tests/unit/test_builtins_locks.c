@@ -100,7 +100,7 @@ static void t_lock_wait_contended(void **state)
 		assert_true(e->dur_ns >= 49 * 1000 * 1000);
 		assert_true(e->dur_ns < 2000LL * 1000 * 1000);
 		char buf[128];
-		assert_string_equal(rec_t_first_user_frame(e, buf, sizeof(buf)), "lk_waiter_thread");
+		assert_string_equal(rec_t_first_frame(e, buf, sizeof(buf)), "lk_waiter_thread");
 	}
 }
 
@@ -215,7 +215,7 @@ static void t_lock_order_once_per_pair_per_thread(void **state)
 			 * stack id) when the other is preempted mid-insert. */
 			char buf[128];
 			if (e->has_stack)
-				assert_string_equal(rec_t_first_user_frame(e, buf, sizeof(buf)), "order_ab_thread");
+				assert_string_equal(rec_t_first_frame(e, buf, sizeof(buf)), "order_ab_thread");
 			else
 				no_stack++;
 			*(e->tid == t1 ? &ab1 : &ab2) += 1;
@@ -312,7 +312,7 @@ static void t_sleep_and_cond(void **state)
 			assert_true(e->dur_ns >= want_sleep[sleeps]);
 			assert_int_equal(rec_t_fu(e, "objectAddress"), 0);
 			char buf[128];
-			assert_string_equal(rec_t_first_user_frame(e, buf, sizeof(buf)), "sl_sleeper");
+			assert_string_equal(rec_t_first_frame(e, buf, sizeof(buf)), "sl_sleeper");
 			sleeps++;
 		} else if (strcmp(e->type, "rec.CondWait") == 0) {
 			assert_int_equal(e->tid, rec_t_my_tid());

@@ -33,6 +33,7 @@ size_t stk_chain_d(uintptr_t *pcs, size_t max, size_t skip);
 size_t stk_deep(int depth, uintptr_t *pcs, size_t max);
 void stk_spin_leaf(void);
 void stk_spin_mid(void);
+int main(void);
 
 static volatile size_t g_sink; /* keeps calls from becoming tail calls */
 
@@ -351,6 +352,85 @@ static void t_garbage_frame_pointers(void **state)
 	assert_int_equal(rec_stack_capture_ucontext(&uc, pcs, 16, NULL), 3);
 }
 
+/* ---- librec's own frames ----------------------------------------------------- */
+
+/* The range is the section rec_text: it holds librec's functions (from
+ * several of its files) and none of this program's, bounds exclusive. */
+static void t_librec_range(void **state)
+{
+	(void)state;
+	uintptr_t lo, hi;
+	rec_stack_librec_range(&lo, &hi);
+	assert_true(lo != 0 && lo < hi);
+	const uintptr_t librec[] = {
+		(uintptr_t)rec_stack_capture, (uintptr_t)rec_stack_capture_ucontext,
+		(uintptr_t)rec_symbolizer_lookup, (uintptr_t)rec_parse_duration,
+		(uintptr_t)rec_reader_open_path, (uintptr_t)rec_strerror,
+	};
+	for (size_t i = 0; i < sizeof(librec) / sizeof(librec[0]); i++) {
+		assert_true(rec_stack_in_librec(librec[i]));
+		assert_true(rec_stack_in_librec(librec[i] | REC_STACK_PC_EXACT));
+	}
+	const uintptr_t ours[] = { (uintptr_t)stk_chain_leaf, (uintptr_t)stk_chain_d,
+				   (uintptr_t)fake_uc, (uintptr_t)main };
+	for (size_t i = 0; i < sizeof(ours) / sizeof(ours[0]); i++)
+		assert_false(rec_stack_in_librec(ours[i]));
+	assert_true(rec_stack_in_librec(lo));
+	assert_true(rec_stack_in_librec(hi - 1));
+	assert_false(rec_stack_in_librec(lo - 1));
+	assert_false(rec_stack_in_librec(hi));
+	assert_false(rec_stack_in_librec(0));
+}
+
+/* Leading frames in librec are dropped, from the interrupted pc on; a
+ * librec frame below a program frame stays. */
+static void t_librec_frames_dropped(void **state)
+{
+	(void)state;
+	assert_int_equal(rec_stack_thread_register(), REC_OK);
+	uintptr_t frames[16] __attribute__((aligned(16)));
+	uintptr_t *f0 = &frames[0], *f1 = &frames[4], *f2 = &frames[8], *f3 = &frames[12];
+	const uintptr_t pc = (uintptr_t)rec_stack_capture + 4;           /* librec */
+	const uintptr_t ra0 = (uintptr_t)rec_symbolizer_lookup + 8;       /* librec */
+	const uintptr_t ra1 = (uintptr_t)stk_chain_b + 8;                 /* ours */
+	const uintptr_t ra2 = (uintptr_t)rec_parse_duration + 8;          /* librec again */
+	const uintptr_t ra3 = (uintptr_t)stk_chain_c + 8;                 /* ours */
+	f0[0] = (uintptr_t)f1, f0[1] = ra0;
+	f1[0] = (uintptr_t)f2, f1[1] = ra1;
+	f2[0] = (uintptr_t)f3, f2[1] = ra2;
+	f3[0] = 0, f3[1] = ra3;
+	uintptr_t pcs[16];
+	ucontext_t uc;
+	fake_uc(&uc, pc, (uintptr_t)f0, (uintptr_t)f0);
+	assert_int_equal(rec_stack_capture_ucontext(&uc, pcs, 16, NULL), 3);
+	assert_int_equal(pcs[0], ra1);
+	assert_int_equal(pcs[1], ra2);
+	assert_int_equal(pcs[2], ra3);
+	/* max counts only what is kept: librec's frames take no slot */
+	int trunc = 0;
+	assert_int_equal(rec_stack_capture_ucontext(&uc, pcs, 1, &trunc), 1);
+	assert_int_equal(pcs[0], ra1);
+	assert_true(trunc);
+	/* A program pc stays, and so does everything under it. */
+	fake_uc(&uc, (uintptr_t)stk_chain_leaf + 4, (uintptr_t)f0, (uintptr_t)f0);
+	assert_int_equal(rec_stack_capture_ucontext(&uc, pcs, 16, NULL), 5);
+	assert_int_equal(pcs[0], ((uintptr_t)stk_chain_leaf + 4) | REC_STACK_PC_EXACT);
+	assert_int_equal(pcs[1], ra0);
+	/* A stack that is all librec (the recorder's own threads): empty. */
+	f0[0] = (uintptr_t)f1, f0[1] = ra0;
+	f1[0] = 0, f1[1] = ra2;
+	fake_uc(&uc, pc, (uintptr_t)f0, (uintptr_t)f0);
+	assert_int_equal(rec_stack_capture_ucontext(&uc, pcs, 16, NULL), 0);
+	/* A capture called by the program starts at the program's frame. */
+	size_t n = stk_chain_leaf(pcs, 16, 0);
+	assert_true(n >= 1);
+	assert_false(rec_stack_in_librec(pcs[0]));
+	rec_symbolizer *sym = NULL;
+	assert_int_equal(rec_symbolizer_open(&sym), REC_OK);
+	assert_string_equal(fn_name(sym, pcs[0]), "stk_chain_leaf");
+	rec_symbolizer_close(sym);
+}
+
 /* Interrupted at a function's first instruction: the return address is at
  * the stack pointer and the frame pointer is still the caller's. */
 static void t_frameless_leaf(void **state)
@@ -507,6 +587,8 @@ int main(void)
 		cmocka_unit_test(t_capture_in_signal_handler),
 		cmocka_unit_test(t_garbage_frame_pointers),
 		cmocka_unit_test(t_frameless_leaf),
+		cmocka_unit_test(t_librec_range),
+		cmocka_unit_test(t_librec_frames_dropped),
 		cmocka_unit_test(t_unregistered_thread),
 		cmocka_unit_test(t_bounds_from_maps),
 		cmocka_unit_test(t_capture_cost),

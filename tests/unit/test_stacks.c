@@ -556,6 +556,64 @@ static void t_add_frames_order(void **state)
 	rec_stackagg_close(NULL);
 }
 
+/* The one spelling of a frame (rec_frame_format), every case; the call
+ * site of a stack (rec_stack_site). */
+static void t_frame_format(void **state)
+{
+	(void)state;
+	const rec_module m = { 1, "/lib/x86_64-linux-gnu/libc.so.6", "ab", 0x7f0000 };
+	const rec_module bare = { 2, "requestwatch", "", 0 };
+	const rec_module nopath = { 3, "", "", 0 };
+	const rec_frame named = { 1, "serve_blocking", &bare, 0x930f, 0x1f };
+	const rec_frame named_lib = { 2, "__poll", &m, 0x10ab0, 0x10 };
+	const rec_frame no_mod = { 3, "handler", NULL, 0x40, 0x4 };
+	const rec_frame unnamed = { 4, "", &m, 0x891f5, 0 };
+	const rec_frame nothing = { 5, "", NULL, 0x2a, 0 };
+	const rec_frame empty_mod = { 6, NULL, &nopath, 0x10, 0 };
+	const struct { const rec_frame *fr; const char *full, *fn; } c[] = {
+		{ &named, "serve_blocking+0x1f (requestwatch)", "serve_blocking" },
+		{ &named_lib, "__poll+0x10 (libc.so.6)", "__poll" },
+		{ &no_mod, "handler+0x4", "handler" },
+		{ &unnamed, "libc.so.6+0x891f5", "libc.so.6+0x891f5" },
+		{ &nothing, "0x2a", "0x2a" },
+		{ &empty_mod, "0x10", "0x10" },
+		{ NULL, "[unknown]", "[unknown]" },
+	};
+	char buf[64];
+	for (size_t i = 0; i < sizeof c / sizeof c[0]; i++) {
+		assert_int_equal(rec_frame_format(c[i].fr, 0, buf, sizeof buf), strlen(c[i].full));
+		assert_string_equal(buf, c[i].full);
+		assert_int_equal(rec_frame_format(c[i].fr, REC_FRAME_FUNCTION, buf, sizeof buf), strlen(c[i].fn));
+		assert_string_equal(buf, c[i].fn);
+	}
+	assert_string_equal(rec_frame_module_name(&named_lib), "libc.so.6");
+	assert_string_equal(rec_frame_module_name(&no_mod), "");
+	assert_string_equal(rec_frame_module_name(NULL), "");
+	/* cut to the buffer, NUL-terminated, the length written returned */
+	assert_int_equal(rec_frame_format(&named, 0, buf, 8), 7);
+	assert_string_equal(buf, "serve_b");
+	assert_int_equal(rec_frame_format(&named, 0, buf, 1), 0);
+	assert_string_equal(buf, "");
+	assert_int_equal(rec_frame_format(&named, 0, buf, 0), 0);
+
+	/* the call site: the leaf; in an old recording the first frame not
+	 * named rec_*, the leaf again when all are */
+	const rec_frame wrap = { 7, "rec_lock_wait_record_", &bare, 0x100, 0x2e };
+	const rec_frame wrap2 = { 8, "rec_mutex_lock", &bare, 0x200, 0x10 };
+	const rec_frame *const now[] = { &named, &unnamed };
+	const rec_frame *const old[] = { &wrap, &wrap2, &unnamed, &named };
+	const rec_frame *const all_rec[] = { &wrap, &wrap2 };
+	const rec_frame *const later[] = { &named, &wrap, &no_mod };
+	const rec_stack s_now = { 1, 0, 2, now }, s_old = { 2, 0, 4, old }, s_all = { 3, 0, 2, all_rec },
+			s_later = { 4, 0, 3, later }, s_empty = { 5, 0, 0, NULL };
+	assert_int_equal(rec_stack_site(&s_now), 0);
+	assert_int_equal(rec_stack_site(&s_old), 2);
+	assert_int_equal(rec_stack_site(&s_all), 0);
+	assert_int_equal(rec_stack_site(&s_later), 0);
+	assert_int_equal(rec_stack_site(&s_empty), 0);
+	assert_int_equal(rec_stack_site(NULL), 0);
+}
+
 /* librec's own leaf frames (rec_*) are left out with TRIM_RECORDER; a
  * stack of such frames only stays whole. */
 static void t_trim_recorder(void **state)
@@ -635,6 +693,7 @@ int main(void)
 		cmocka_unit_test(t_memory_distinct),
 		cmocka_unit_test(t_add_frames_order),
 		cmocka_unit_test(t_trim_recorder),
+		cmocka_unit_test(t_frame_format),
 		cmocka_unit_test(t_bad_options),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -252,10 +252,15 @@ void rec_out_bytes(uint64_t bytes);         /* rec_fmt_bytes */
 void rec_out_hex_bytes_json(const char *p, size_t len); /* "\"0a1b...\"" */
 /* {"name": "...", "tid": N}, or null. */
 void rec_out_thread_json(const rec_thread *t);
+/* A frame as every JSON output gives it (spec/FORMAT.md, "Frames in text"),
+ * the same keys always, offsets as hex strings like the text's:
+ * {"function": "f" or null, "functionOffset": "0x1a" or null (no function),
+ *  "module": "/path" or null, "moduleOffset": "0x891f5", "file": null,
+ *  "line": null, "inline": 0}  (file, line and inline depth are not
+ * recorded yet); null for an unresolved frame. */
+void rec_out_frame_json(const rec_frame *fr);
 /* The name of the type with this id in an event's chunk (NULL: none). */
 const char *rec_cli_chunk_type_name(const rec_event *ev, uint64_t id);
-/* The part of a path after its last '/'. */
-const char *rec_cli_base_name(const char *path);
 /* A NUL-terminated heap copy of s (NULL: "") JSON-quoted, then suffix; the
  * name is cut at 4096 bytes (longer ones exist only in hostile files).
  * Built through the fast buffer's escaper (flushes it first). */

@@ -57,10 +57,28 @@ void rec_out_thread_json(const rec_thread *t)
 	rec_out_char('}');
 }
 
-const char *rec_cli_base_name(const char *path)
+void rec_out_frame_json(const rec_frame *fr)
 {
-	const char *s = strrchr(path, '/');
-	return s ? s + 1 : path;
+	if (!fr) {
+		REC_OUT_LIT("null");
+		return;
+	}
+	bool named = fr->function && *fr->function;
+	REC_OUT_LIT("{\"function\": ");
+	rec_out_json_cstr(named ? fr->function : NULL);
+	REC_OUT_LIT(", \"functionOffset\": ");
+	if (named) {
+		rec_out_char('"');
+		rec_out_hex(fr->function_offset);
+		rec_out_char('"');
+	} else {
+		REC_OUT_LIT("null");
+	}
+	REC_OUT_LIT(", \"module\": ");
+	rec_out_json_cstr(fr->module && fr->module->path && *fr->module->path ? fr->module->path : NULL);
+	REC_OUT_LIT(", \"moduleOffset\": \"");
+	rec_out_hex(fr->module_offset);
+	REC_OUT_LIT("\", \"file\": null, \"line\": null, \"inline\": 0}");
 }
 
 char *rec_cli_json_quoted(const char *s, const char *suffix)

@@ -101,8 +101,9 @@ typedef struct rec_lockgraph_wait_edge {
 typedef struct rec_lockgraph_example {
 	size_t thread;            /* index into result.threads */
 	uint32_t depth;
-	const char *const *frames; /* leaf first: function names, or
-				    * "0x<offset> (module)" when unknown */
+	const char *const *frames; /* leaf (the call site, rec_stack_site) first:
+				    * frames as rec_frame_format() spells them
+				    * with REC_FRAME_FUNCTION */
 } rec_lockgraph_example;
 
 /* A lock-order edge from -> to. */

@@ -457,12 +457,40 @@ typedef struct rec_frame {
 	uint64_t function_offset;
 } rec_frame;
 
+/*! rec_frame_format() :
+ *  A frame as every tool spells it in text (spec/FORMAT.md, "Frames in
+ *  text"), like perf and gdb do:
+ *    "function+0xOFF (module)"  named (OFF: offset in the function; module:
+ *                               the base name of its path; " (module)" left
+ *                               out when the module is not known)
+ *    "module+0xOFF"             no name (OFF: offset in the module)
+ *    "0xOFF"                    neither name nor module
+ *    "[unknown]"                fr is NULL (a frame the reader could not resolve)
+ *  With REC_FRAME_FUNCTION, where frames are added up by function (flame
+ *  graphs, call sites, graphs), a named frame is its function alone; a frame
+ *  without a name is spelt as above in both forms.  Writes at most cap - 1
+ *  bytes and a NUL (cap > 0; a longer text is cut); @return the length
+ *  written. */
+#define REC_FRAME_FUNCTION 0x1u
+REC_API size_t rec_frame_format(const rec_frame *fr, unsigned flags, char *buf, size_t cap);
+/*! rec_frame_module_name() : the base name of fr's module path ("libc.so.6"),
+ *  "" when fr or its module is not known. */
+REC_API const char *rec_frame_module_name(const rec_frame *fr);
+
 typedef struct rec_stack {
 	uint64_t id;
 	uint32_t flags;  /* REC_STACK_TRUNCATED */
 	uint32_t depth;
 	const rec_frame *const *frames; /* leaf first */
 } rec_stack;
+
+/*! rec_stack_site() : the index in s->frames of the event's call site, the
+ *  frame the tools show as where it happened: 0, the leaf, since the
+ *  recorder drops librec's own frames when it captures a stack
+ *  (spec/EVENTS.md); in recordings made before it did, which begin with
+ *  librec's functions (all named rec_*), the first frame not named rec_*
+ *  (0 when every frame is).  0 for NULL or an empty stack. */
+REC_API uint32_t rec_stack_site(const rec_stack *s);
 
 typedef struct rec_thread {
 	uint64_t id;

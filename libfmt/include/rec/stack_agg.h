@@ -12,13 +12,15 @@
  * aggregated stacks are then iterated root first, sorted.
  *
  * Frame names
- *   - the frame's function when it is known ("handle_request");
+ *   - as rec_frame_format() spells it with REC_FRAME_FUNCTION (<rec/rec.h>):
+ *     the frame's function when it is known ("handle_request");
  *   - else "MODULE+0xOFFSET": the basename of the module path and the
  *     offset in it ("libc.so.6+0x8f2a0");
  *   - else "0xOFFSET" (the frame's module offset, no module known), or
  *     "[unknown]" for a frame the reader could not resolve at all.
- *   - With REC_STACKAGG_TRIM_RECORDER, librec's own leaf frames (rec_*) are
- *     left out.
+ *   - With REC_STACKAGG_TRIM_RECORDER, a stack starts at its call site
+ *     (rec_stack_site()): the leaf, except in recordings made before the
+ *     recorder dropped its own frames, whose leading rec_* frames go.
  *   - A stack the recorder cut short (REC_STACK_TRUNCATED) gets a
  *     "[truncated]" frame where its outermost frames are missing.
  *   - With REC_STACKAGG_THREADS the first frame is the thread:
@@ -54,11 +56,12 @@ typedef struct rec_stackagg rec_stackagg;
 				    * the input (Start_Wall of the first chunk
 				    * seen after rec_stackagg_begin_input()),
 				    * not ns since the Unix epoch */
-#define REC_STACKAGG_TRIM_RECORDER 0x20u /* drop the leading (leaf) frames whose
-				    * function starts with "rec_": librec's own
-				    * wrappers (spec/EVENTS.md), so the leaf is
-				    * the program's call site; a stack made of
-				    * such frames only is kept whole */
+#define REC_STACKAGG_TRIM_RECORDER 0x20u /* start each stack at its call site,
+				    * rec_stack_site(): in recordings made
+				    * before the recorder dropped its own frames,
+				    * the leading rec_* frames go (spec/EVENTS.md);
+				    * a stack made of such frames only is kept
+				    * whole */
 #define REC_STACKAGG_FRAME_INFO 0x40u /* remember what each name was built
 				    * from (rec_stackagg_name_info()): module,
 				    * build id, address, thread */
