@@ -15,6 +15,7 @@
 #include "common/cli.h"
 #include "common/tools.h"
 #include "common/viewtab.h"
+#include "report/report_html.h"
 #include "rec/analysis.h"
 #include "rec/findings.h"
 #include "rec/rec.h"
@@ -357,6 +358,11 @@ int rec_report_run(const rec_report_tool_opts *o, const rec_cli_input *in, size_
 	const rec_finding *list;
 	size_t count;
 	rec_findings_get(f, &list, &count);
+	if (o->output) { /* the HTML page (tools/report/) */
+		int hrc = rec_report_html_write(o, in, n, list, count, o->output, out);
+		rec_findings_close(f);
+		return hrc > rc ? hrc : rc;
+	}
 	if (o->json)
 		print_json(o, in, n, list, count);
 	else
@@ -387,6 +393,13 @@ static const char usage_text[] =
 	"                    the first FILE's first event (1.5s, 250ms) or a time\n"
 	"                    2026-12-02T10:14:03.5 (local time; add Z or +HH:MM)\n"
 	"  --width N         text: wrap at N characters (default 100)\n"
+	"  -o, --output FILE write an HTML page there instead of the text: the\n"
+	"                    findings, latency histograms per span type (and --by\n"
+	"                    value), a timeline of the threads (spans, lock waits,\n"
+	"                    sleeps, condition waits, I/O, CPU samples; it zooms and\n"
+	"                    pans), the wait-for graph and flame graphs of CPU,\n"
+	"                    allocation and lock wait; self-contained, it opens from\n"
+	"                    the file\n"
 	"  -h, --help        show this help and exit\n"
 	"  --version         show the library version and exit\n"
 	"\n"
@@ -397,6 +410,8 @@ static const char usage_text[] =
 	"error.\n";
 
 enum { OPT_RULES = 256, OPT_JSON, OPT_BY, OPT_TYPE, OPT_FROM, OPT_TO, OPT_WIDTH, OPT_VERSION };
+#define OPT_OUTPUT 'o'
+#define SHORT_OPTS "ho:"
 
 static const struct option long_opts[] = {
 	{ "rules", no_argument, NULL, OPT_RULES },
@@ -406,6 +421,7 @@ static const struct option long_opts[] = {
 	{ "from", required_argument, NULL, OPT_FROM },
 	{ "to", required_argument, NULL, OPT_TO },
 	{ "width", required_argument, NULL, OPT_WIDTH },
+	{ "output", required_argument, NULL, OPT_OUTPUT },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, OPT_VERSION },
 	{ NULL, 0, NULL, 0 },
@@ -454,7 +470,7 @@ int main(int argc, char **argv)
 	rec_report_tool_opts o = { 0 };
 	bool rules = false;
 	int c;
-	while ((c = rec_cli_getopt(argc, argv, "h", long_opts)) != -1) {
+	while ((c = rec_cli_getopt(argc, argv, SHORT_OPTS, long_opts)) != -1) {
 		switch (c) {
 		case OPT_RULES: rules = true; break;
 		case OPT_JSON: o.json = true; break;
@@ -463,6 +479,7 @@ int main(int argc, char **argv)
 		case OPT_FROM: rec_cli_window_opt(&o.window, false, optarg); break;
 		case OPT_TO: rec_cli_window_opt(&o.window, true, optarg); break;
 		case OPT_WIDTH: o.width = (uint32_t)rec_cli_opt_u64("--width", optarg, 40, 100000); break;
+		case OPT_OUTPUT: o.output = nonempty("--output", optarg); break;
 		case 'h': rec_cli_help(usage_text);
 		case OPT_VERSION: rec_cli_version();
 		default: rec_cli_usage_error("unexpected option");
@@ -480,6 +497,8 @@ int main(int argc, char **argv)
 	size_t n;
 	inputs(argc, argv, optind, &in, &n);
 	rec_cli_window_check(&o.window, true);
+	if (o.output && o.json)
+		rec_cli_usage_error("--output writes the HTML page: not with --json");
 	int rc = rec_report_run(&o, in, n, NULL, NULL);
 	free(in);
 	return rec_cli_finish(rc);

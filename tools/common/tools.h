@@ -169,6 +169,7 @@ typedef struct rec_report_tool_opts {
 	uint32_t width;              /* text: wrap at (0: 100) */
 	const char *by, *type;
 	rec_cli_window window;       /* --from/--to (offsets: from the first input's start) */
+	const char *output;          /* -o: the HTML page there (tools/report/), not the text */
 } rec_report_tool_opts;
 struct rec_findings;
 /* The findings of the inputs (read twice: the summary, then the events in
