@@ -317,26 +317,32 @@ static void out_cell_u(const rec_view_table *t, const rec_view_cell *row, const 
 	rec_out_u64(c == SIZE_MAX || row[c].null ? 0 : row[c].u);
 }
 
-/* Bins of a quarter of a power of two from the power of two at or below the
- * minimum to past the maximum: [lo, hi, count] each. */
+/* Bins of a quarter of a power of two, from two powers of two below the
+ * minimum to two above the maximum (room for the page to centre a narrow
+ * distribution): [lo, hi, count] each. */
 static void out_bins(const rec_histogram *h)
 {
 	uint64_t min = rec_histogram_min(h), max = rec_histogram_max(h);
 	double e = 1;
 	while (e * 2 <= (double)min)
 		e *= 2;
+	if (e >= 4)
+		e /= 4;
 	uint64_t lo = min ? boundary(e) : 0, below = rec_histogram_count_below(h, lo);
 	REC_OUT_LIT("[");
-	for (int k = 1, first = 1; lo <= max && k < 400; k++, first = 0) {
+	int after = 0;
+	for (int k = 1; after < 8 && k < 400; k++) {
 		uint64_t hi = boundary(e * pow(2.0, k / 4.0));
 		if (hi <= lo)
 			hi = lo + 1;
 		uint64_t b = rec_histogram_count_below(h, hi);
-		if (!first)
+		if (k > 1)
 			rec_out_char(',');
 		rec_out_printf("[%" PRIu64 ",%" PRIu64 ",%" PRIu64 "]", lo, hi, b - below);
 		below = b;
 		lo = hi;
+		if (lo > max)
+			after++;
 	}
 	REC_OUT_LIT("]");
 }

@@ -5,7 +5,7 @@
 //   const B = require('../lib/cdp.js').launch(chromium, dir, 'name-');
 //   B.send(method, params, session), B.waitFor(event), B.openPage(session,
 //   file in dir), B.evaluate(session, expression), B.screenshot(session,
-//   file in dir, clip), B.check(ok, what, detail), B.run(main, timeoutMs):
+//   file in dir, clip {x, y, width, height} in page pixels), B.check(ok, what, detail), B.run(main, timeoutMs):
 //   runs main(), prints the verdict, stops the browser and exits 0 when every
 //   check passed, 1 otherwise.
 'use strict';
@@ -81,7 +81,8 @@ exports.launch = function (chromium, dir, prefix) {
 		return r.result.value;
 	}
 	async function screenshot(session, file, clip) {
-		const r = await send('Page.captureScreenshot', clip ? { format: 'png', clip, captureBeyondViewport: true } : { format: 'png' }, session);
+		const r = await send('Page.captureScreenshot', clip ? { format: 'png', captureBeyondViewport: true,
+			clip: { x: clip.x, y: clip.y, width: clip.width, height: clip.height, scale: 1 } } : { format: 'png' }, session);
 		fs.writeFileSync(path.join(dir, file), Buffer.from(r.data, 'base64'));
 	}
 	function run(main, ms) {
