@@ -14,6 +14,9 @@
 #     hovering the longest lock wait names quote-cache-lock and its holder;
 #     the wait-for graph as Graphviz SVG; each flame graph tab shows its
 #     graph alone, with rec-flame's total for the same event type;
+#   - rec_test_flame_big's 221,000 CPU samples: the timeline embeds the first
+#     200,000, says that 21,000 CPU samples were left out, and draws all of
+#     them or a zoomed part in under a second;
 #   - rec_test_report_names: a lock, a thread and a span field whose names
 #     are HTML and script injections are shown as text and never run.
 # Screenshots are kept in $REPORT_SCREENSHOTS when that is set.
@@ -23,7 +26,7 @@ set -uo pipefail
 source "$(dirname "$0")/lib/common.sh" # bin, tests, tmp, fail, need_exe, cli_done
 cd "$root" || exit 1
 need_exe "$bin/rec-report" "$bin/rec-view" "$bin/rec-summary" "$bin/rec-flame" "$bin/requestwatch" \
-	"$tests/rec_test_report_names"
+	"$tests/rec_test_report_names" "$tests/rec_test_flame_big"
 command -v python3 >/dev/null || { echo "FAIL: python3 missing"; exit 1; }
 # Under SAN=1: Graphviz's and the font libraries' own leaks (the wait-for
 # graph is rendered as rec-lockgraph renders it) are not ours.
@@ -47,12 +50,14 @@ burst 1 /requests/fast
 burst 1 /requests/allocating
 rw_stop
 REC_OUTPUT="$tmp/names.rec" timeout 60 "$tests/rec_test_report_names" || die "rec_test_report_names: exit $?"
+"$tests/rec_test_flame_big" "$tmp/big.rec" 11000 1 1000 || die "rec_test_flame_big: exit $?" # 20 x 11000 + 1000 samples
 
 fails=0
 fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
 timeout 120 "$bin/rec-report" --by path -o "$tmp/demo.html" "$tmp/demo.rec" || fail "rec-report -o: exit $?"
 timeout 120 "$bin/rec-report" --by path --json "$tmp/demo.rec" >"$tmp/demo.json" || fail "rec-report --json: exit $?"
 timeout 120 "$bin/rec-report" --by kind -o "$tmp/names.html" "$tmp/names.rec" || fail "rec-report -o (names): exit $?"
+timeout 300 "$bin/rec-report" -o "$tmp/big.html" "$tmp/big.rec" || fail "rec-report -o (big): exit $?"
 # the page fetches nothing: no URL that would load anything
 if grep -Eio '(src|href)="(https?:)?//[^"]*' "$tmp/demo.html" "$tmp/names.html" | grep -v 'www.w3.org' | head -3 | grep .; then
 	fail "the page refers to a network resource"
@@ -70,13 +75,15 @@ import json, sys
 d, cpu, alloc, lock = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])
 lat = json.load(open(d + "/latency.json"))["tables"][0]["rows"]
 counts = {t["name"]: t["count"] for t in json.load(open(d + "/summary.json"))["types"]}
-json.dump({"latency": lat, "counts": counts, "flame": {"cpu": cpu, "alloc": alloc, "lock": lock}},
+json.dump({"latency": lat, "counts": counts, "flame": {"cpu": cpu, "alloc": alloc, "lock": lock},
+           "bigSamples": 20 * 11000 + 1000},
           open(d + "/truth.json", "w"))
 PY
 [ "$fails" -eq 0 ] || { echo "$fails failure(s)"; exit 1; }
 
 timeout 200 node tests/cli/report/browser_check.js "$chromium" "$tmp" || fails=$((fails + 1))
-for f in report.png report-latency.png report-timeline.png report-graph.png report-zoomed.png report-flames.png names.png; do
+for f in report.png report-latency.png report-timeline.png report-graph.png report-zoomed.png report-flames.png \
+	big-timeline.png names.png; do
 	[ "$(head -c 8 "$tmp/$f" 2>/dev/null | od -An -tx1 | tr -d ' \n')" = 89504e470d0a1a0a ] || fail "$f is not a PNG"
 done
 if [ -n "${REPORT_SCREENSHOTS:-}" ]; then

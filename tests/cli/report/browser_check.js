@@ -5,8 +5,9 @@
 // DIR: demo.html (rec-report --by path -o on the demo scenario), demo.json
 // (rec-report --by path --json), truth.json (rec-view latency --by path
 // --json's rows, rec-summary's counts per type, rec-flame's totals),
-// names.html (rec_test_report_names: hostile strings).  Writes report.png,
-// report-latency.png, report-timeline.png, report-graph.png, report-zoomed.png, report-flames.png, names.png.
+// names.html (rec_test_report_names: hostile strings), big.html
+// (rec_test_flame_big: 221,000 CPU samples, more than the timeline embeds).  Writes report.png,
+// report-latency.png, report-timeline.png, report-graph.png, report-zoomed.png, report-flames.png, big-timeline.png, names.png.
 // Exits 0 when every check passed, 1 otherwise (each failure printed).
 'use strict';
 const fs = require('fs');
@@ -161,6 +162,22 @@ async function main() {
 		if (t.id === 'flame-lock')
 			await screenshot(s, 'report-flames.png', await evaluate(s, BOX('#flames')));
 	}
+
+	// ---- a long recording: the timeline embeds 200,000 items and says what it left out
+	await openPage(s, 'big.html');
+	const B = await evaluate(s, `(() => { const d = document.getElementById('timeline').dataset;
+		const t0 = performance.now(); window.recReport.timeline.zoom(1); const full = performance.now() - t0;
+		const t1 = performance.now(); window.recReport.timeline.zoom(8); const zoomed = performance.now() - t1;
+		return { items: +d.items, leftOut: +d.leftOut, note: document.querySelector('.rr-tl-note').textContent,
+			drawnZoomed: +d.drawn, full, zoomed, seen: window.recReport.data.timeline.seen[5] }; })()`);
+	console.log('     big: 200,000 items drawn in ' + B.full.toFixed(1) + ' ms; zoomed x8: ' + B.drawnZoomed + ' drawn in ' + B.zoomed.toFixed(1) + ' ms');
+	check(B.seen === truth.bigSamples && B.items === 200000 && B.leftOut === truth.bigSamples - 200000,
+		'big: ' + B.items + ' of ' + B.seen + ' CPU samples embedded, ' + B.leftOut + ' left out', B);
+	check(B.note.includes('at most 200,000 items') && B.note.includes(' ' + (truth.bigSamples - 200000).toLocaleString('en-US') + ' CPU samples'),
+		'big: the page says what was left out', B.note);
+	check(B.full < 1000 && B.zoomed < 1000 && B.drawnZoomed < 200000, 'big: drawing all or a zoomed part takes under a second', B);
+	await evaluate(s, `document.querySelector('#timeline .rr-zreset').click()`);
+	await screenshot(s, 'big-timeline.png', await evaluate(s, BOX('#timeline')));
 
 	// ---- hostile strings: shown as text, never run
 	await openPage(s, 'names.html');
