@@ -14,6 +14,7 @@
 
 #include "../common/cli.h"
 #include "../common/flame_html.h"
+#include "../common/flame_preset.h"
 #include "../common/viewtab.h"
 #include "../graphviz/lock_graphs.h"
 #include "rec/lock_graph.h"
@@ -54,27 +55,28 @@ static uint64_t u64_field(const rec_event *ev, const char *name, bool *found)
 }
 
 /* The flame graph an event weighs in, and its weight: rec-flame's presets
- * (a CPU sample counts 1, an allocation its weight in bytes (its size in
- * recordings without weight), a lock wait its duration). */
+ * (flame_preset.h: a CPU sample counts 1, an allocation its bytes, a lock
+ * wait its duration). */
 static int flame_of(const rec_event *ev, uint64_t *w)
 {
-	const char *t = ev->type->name;
+	const char *t = ev->type->name, *field;
+	int f = -1;
+	if (strcmp(t, "rec.CPUSample") == 0)
+		f = F_CPU;
+	else if (strcmp(t, "rec.Alloc") == 0)
+		f = F_ALLOC;
+	else if (strcmp(t, "rec.LockWait") == 0)
+		f = F_LOCK;
+	else
+		return -1;
 	bool found;
-	if (strcmp(t, "rec.CPUSample") == 0) {
-		*w = 1;
-		return F_CPU;
+	switch (rec_flame_preset(ev->type, &field)) {
+	case REC_FLAME_PRESET_ONE: *w = 1; break;
+	case REC_FLAME_PRESET_DURATION: *w = ev->duration_ns > 0 ? (uint64_t)ev->duration_ns : 0; break;
+	case REC_FLAME_PRESET_FIELD: *w = u64_field(ev, field, &found); break;
+	default: *w = 0; break;
 	}
-	if (strcmp(t, "rec.Alloc") == 0) {
-		*w = u64_field(ev, "weight", &found);
-		if (!found)
-			*w = u64_field(ev, "size", &found);
-		return F_ALLOC;
-	}
-	if (strcmp(t, "rec.LockWait") == 0) {
-		*w = ev->duration_ns > 0 ? (uint64_t)ev->duration_ns : 0;
-		return F_LOCK;
-	}
-	return -1;
+	return f;
 }
 
 static int add_one(void *ctx, const rec_event *ev)
