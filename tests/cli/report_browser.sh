@@ -17,6 +17,9 @@
 #   - rec_test_flame_big's 221,000 CPU samples: the timeline embeds the first
 #     200,000, says that 21,000 CPU samples were left out, and draws all of
 #     them or a zoomed part in under a second;
+#   - -o on a damaged file (the page of what was readable, exit 1, the
+#     damage reported once), an unwritable output (exit 1), -o with --json
+#     (exit 2);
 #   - rec_test_report_names: a lock, a thread and a span field whose names
 #     are HTML and script injections are shown as text and never run.
 # Screenshots are kept in $REPORT_SCREENSHOTS when that is set.
@@ -62,6 +65,18 @@ timeout 300 "$bin/rec-report" -o "$tmp/big.html" "$tmp/big.rec" || fail "rec-rep
 if grep -Eio '(src|href)="(https?:)?//[^"]*' "$tmp/demo.html" "$tmp/names.html" | grep -v 'www.w3.org' | head -3 | grep .; then
 	fail "the page refers to a network resource"
 fi
+# -o on damaged input: the page of what was readable, exit 1, the damage said once;
+# an output that cannot be written: exit 1 naming it; with --json: usage (2)
+rc=0
+"$bin/rec-report" -o "$tmp/bad.html" testdata/invalid/corrupt-middle.rec 2>"$tmp/bad.err" || rc=$?
+[ "$rc" -eq 1 ] && grep -q '</html>' "$tmp/bad.html" || fail "damaged input: exit $rc, or no page"
+[ "$(grep -c 'checksum mismatch' "$tmp/bad.err")" -eq 1 ] || fail "damaged input: not reported once: $(cat "$tmp/bad.err")"
+rc=0
+"$bin/rec-report" -o "$tmp/no/such/dir.html" "$tmp/demo.rec" 2>"$tmp/nodir.err" || rc=$?
+[ "$rc" -eq 1 ] && grep -q "rec-report: $tmp/no/such/dir.html: " "$tmp/nodir.err" || fail "unwritable output: exit $rc: $(cat "$tmp/nodir.err")"
+rc=0
+"$bin/rec-report" -o "$tmp/x.html" --json "$tmp/demo.rec" 2>/dev/null || rc=$?
+[ "$rc" -eq 2 ] || fail "-o with --json: exit $rc, not 2"
 # what the other tools say of the same file
 timeout 120 "$bin/rec-view" latency --by path --json "$tmp/demo.rec" >"$tmp/latency.json" || fail "rec-view: exit $?"
 timeout 120 "$bin/rec-summary" --json "$tmp/demo.rec" >"$tmp/summary.json" || fail "rec-summary: exit $?"

@@ -86,7 +86,6 @@ static int add_one(void *ctx, const rec_event *ev)
 		return REC_EXIT_OK;
 	if (rec_view_add_event(p->lat, ev) == REC_ERR_NOMEM ||
 	    rec_lockgraph_add_event(p->lg, ev) == REC_ERR_NOMEM) {
-		rec_cli_file_error(p->name, "out of memory");
 		p->failed = true;
 		return REC_EXIT_DATA;
 	}
@@ -96,7 +95,6 @@ static int add_one(void *ctx, const rec_event *ev)
 	uint64_t w;
 	int f = flame_of(ev, &w);
 	if (f >= 0 && w && rec_stackagg_add_event(p->agg[f], ev, w) == REC_ERR_NOMEM) {
-		rec_cli_file_error(p->name, "%s", rec_stackagg_errmsg(p->agg[f]));
 		p->failed = true;
 		return REC_EXIT_DATA;
 	}
@@ -143,9 +141,16 @@ static void pass_close(pass *p)
 	rec_report_timeline_free(p->tl);
 }
 
-static int pass_run(pass *p, const rec_cli_input *in, size_t n)
+/* The inputs read again.  Quiet: what is damaged or unreadable in them was
+ * reported by the findings' pass over the same files (it still makes the
+ * exit code 1); out of memory is reported here. */
+static int pass_run(pass *p, const rec_cli_input *in, size_t n, FILE *out)
 {
 	int rc = REC_EXIT_OK;
+	FILE *err = rec_cli_err(), *quiet = fopen("/dev/null", "w");
+	rec_out_flush();
+	if (quiet)
+		rec_cli_set_streams(out, quiet);
 	for (size_t i = 0; i < n && !p->failed; i++) {
 		rec_reader *r = rec_cli_input_open(&in[i], REC_READ_ORDERED);
 		if (!r) {
@@ -161,6 +166,12 @@ static int pass_run(pass *p, const rec_cli_input *in, size_t n)
 		if (frc > rc)
 			rc = frc;
 	}
+	if (quiet) {
+		rec_cli_set_streams(out, err);
+		fclose(quiet);
+	}
+	if (p->failed)
+		rec_cli_file_error(p->name, "out of memory");
 	return rc;
 }
 
@@ -565,7 +576,7 @@ int rec_report_html_write(const rec_report_tool_opts *o, const rec_cli_input *in
 		pass_close(&p);
 		return REC_EXIT_DATA;
 	}
-	int rc = pass_run(&p, in, n);
+	int rc = pass_run(&p, in, n, out);
 	FILE *f = rec_cli_export_open(path, out);
 	if (!f) {
 		pass_close(&p);
