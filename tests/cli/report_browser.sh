@@ -69,11 +69,13 @@ fi
 # an output that cannot be written: exit 1 naming it; with --json: usage (2)
 rc=0
 "$bin/rec-report" -o "$tmp/bad.html" testdata/invalid/corrupt-middle.rec 2>"$tmp/bad.err" || rc=$?
-[ "$rc" -eq 1 ] && grep -q '</html>' "$tmp/bad.html" || fail "damaged input: exit $rc, or no page"
+if [ "$rc" -ne 1 ] || ! grep -q '</html>' "$tmp/bad.html"; then fail "damaged input: exit $rc, or no page"; fi
 [ "$(grep -c 'checksum mismatch' "$tmp/bad.err")" -eq 1 ] || fail "damaged input: not reported once: $(cat "$tmp/bad.err")"
 rc=0
 "$bin/rec-report" -o "$tmp/no/such/dir.html" "$tmp/demo.rec" 2>"$tmp/nodir.err" || rc=$?
-[ "$rc" -eq 1 ] && grep -q "rec-report: $tmp/no/such/dir.html: " "$tmp/nodir.err" || fail "unwritable output: exit $rc: $(cat "$tmp/nodir.err")"
+if [ "$rc" -ne 1 ] || ! grep -q "rec-report: $tmp/no/such/dir.html: " "$tmp/nodir.err"; then
+	fail "unwritable output: exit $rc: $(cat "$tmp/nodir.err")"
+fi
 rc=0
 "$bin/rec-report" -o "$tmp/x.html" --json "$tmp/demo.rec" 2>/dev/null || rc=$?
 [ "$rc" -eq 2 ] || fail "-o with --json: exit $rc, not 2"
@@ -84,7 +86,7 @@ flame_total() { # EVENT: rec-flame's total weight (the sum of its collapsed stac
 	timeout 120 "$bin/rec-flame" --event "$1" "$tmp/demo.rec" 2>/dev/null | awk '{ s += $NF } END { printf "%d\n", s }'
 }
 cpu=$(flame_total rec.CPUSample) alloc=$(flame_total rec.Alloc) lock=$(flame_total rec.LockWait)
-[ "$lock" -gt 0 ] && [ "$alloc" -gt 0 ] || fail "rec-flame: no lock wait ($lock) or allocation ($alloc) weight"
+if [ "$lock" -le 0 ] || [ "$alloc" -le 0 ]; then fail "rec-flame: no lock wait ($lock) or allocation ($alloc) weight"; fi
 python3 - "$tmp" "$cpu" "$alloc" "$lock" <<'PY' || fail "truth.json"
 import json, sys
 d, cpu, alloc, lock = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])
