@@ -12,6 +12,8 @@
 #     everything drawn zoomed out; Zoom in halves the view, the wheel zooms
 #     around the mouse, dragging pans, only what is visible is drawn, Reset;
 #     hovering the longest lock wait names quote-cache-lock and its holder;
+#     the parts of the waits charged to each holder (hand-offs) add up to
+#     rec-lockgraph's held_total_ns per thread;
 #     the wait-for graph as Graphviz SVG; each flame graph tab shows its
 #     graph alone, with rec-flame's total for the same event type;
 #   - rec_test_flame_big's 221,000 CPU samples: the timeline embeds the first
@@ -85,6 +87,7 @@ timeout 120 "$bin/rec-summary" --json "$tmp/demo.rec" >"$tmp/summary.json" || fa
 flame_total() { # EVENT: rec-flame's total weight (the sum of its collapsed stacks)
 	timeout 120 "$bin/rec-flame" --event "$1" "$tmp/demo.rec" 2>/dev/null | awk '{ s += $NF } END { printf "%d\n", s }'
 }
+timeout 120 "$bin/rec-lockgraph" "$tmp/demo.rec" >"$tmp/demo.dot" 2>/dev/null || fail "rec-lockgraph: exit $?"
 cpu=$(flame_total rec.CPUSample) alloc=$(flame_total rec.Alloc) lock=$(flame_total rec.LockWait)
 if [ "$lock" -le 0 ] || [ "$alloc" -le 0 ]; then fail "rec-flame: no lock wait ($lock) or allocation ($alloc) weight"; fi
 python3 - "$tmp" "$cpu" "$alloc" "$lock" <<'PY' || fail "truth.json"
@@ -92,8 +95,12 @@ import json, sys
 d, cpu, alloc, lock = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])
 lat = json.load(open(d + "/latency.json"))["tables"][0]["rows"]
 counts = {t["name"]: t["count"] for t in json.load(open(d + "/summary.json"))["types"]}
+import re  # rec-lockgraph's wait-for graph: the time each thread made others wait
+held = {m.group(1): int(m.group(2)) for m in
+        re.finditer(r'"[^"]*\(tid (\d+)\)"\s*\[held_total_ns=(\d+)', open(d + "/demo.dot").read())}
+assert held, "no held_total_ns in rec-lockgraph's DOT"
 json.dump({"latency": lat, "counts": counts, "flame": {"cpu": cpu, "alloc": alloc, "lock": lock},
-           "bigSamples": 20 * 11000 + 1000},
+           "bigSamples": 20 * 11000 + 1000, "held": held},
           open(d + "/truth.json", "w"))
 PY
 [ "$fails" -eq 0 ] || { echo "$fails failure(s)"; exit 1; }

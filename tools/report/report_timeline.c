@@ -11,6 +11,7 @@
 
 #include "../common/cli.h"
 #include "../common/flame_html.h"
+#include "rec/lock_attrib.h"
 #include "report_timeline.h"
 
 enum { K_SPAN, K_LOCK, K_SLEEP, K_COND, K_IO, K_CPU, K_KINDS };
@@ -49,6 +50,8 @@ struct rec_report_timeline {
 	uint32_t *lane_slot; /* lane index + 1 by tid hash */
 	size_t lane_slots;
 	strtab labels;
+	rec_lockattrib *attrib; /* the lock waits, split at hand-offs */
+	bool attrib_failed;
 };
 
 static uint64_t hash_bytes(const char *p, size_t len)
@@ -106,6 +109,8 @@ rec_report_timeline *rec_report_timeline_new(const char *by, const char *type, u
 	t->max = max;
 	t->cut_at = -1;
 	(void)intern(&t->labels, "", 0);
+	if (rec_lockattrib_open(&t->attrib) != REC_OK)
+		t->attrib_failed = true;
 	return t;
 }
 
@@ -122,6 +127,7 @@ void rec_report_timeline_free(rec_report_timeline *t)
 	free(t->lanes);
 	free(t->lane_slot);
 	free(t->items);
+	rec_lockattrib_close(t->attrib);
 	free(t);
 }
 
@@ -280,6 +286,13 @@ void rec_report_timeline_add(rec_report_timeline *t, const rec_event *ev)
 	if (kind < 0)
 		return;
 	t->seen[kind]++;
+	if (kind == K_LOCK && !t->attrib_failed) {
+		/* every wait is a hand-off for the others; the kept ones are split */
+		rec_lockattrib_wait w = { field_u64(ev, "lockAddress"), ev->thread ? ev->thread->os_tid : 0,
+					  holder, off, off + dur, t->n, t->n < t->max };
+		if (rec_lockattrib_add(t->attrib, &w) != REC_OK)
+			t->attrib_failed = true;
+	}
 	if (t->n >= t->max) {
 		if (t->cut_at < 0)
 			t->cut_at = off;
@@ -310,7 +323,32 @@ static void out_u64_array(const uint64_t *v, size_t n)
 	rec_out_char(']');
 }
 
-void rec_report_timeline_json(const rec_report_timeline *t)
+/* "parts": [item, holderTid, start, end, ...]: who held the lock during
+ * each part of each kept lock wait (rec/lock_attrib.h); [] when that could
+ * not be computed (out of memory). */
+static void out_parts(rec_report_timeline *t)
+{
+	REC_OUT_LIT("[");
+	if (!t->attrib_failed && rec_lockattrib_finish(t->attrib) == REC_OK) {
+		rec_lockattrib_part p;
+		bool first = true;
+		while (rec_lockattrib_next(t->attrib, &p) == REC_OK) {
+			if (!first)
+				rec_out_char(',');
+			first = false;
+			rec_out_u64(p.tag);
+			rec_out_char(',');
+			rec_out_u64(p.holder);
+			rec_out_char(',');
+			rec_out_i64(p.start_ns);
+			rec_out_char(',');
+			rec_out_i64(p.end_ns);
+		}
+	}
+	REC_OUT_LIT("]");
+}
+
+void rec_report_timeline_json(rec_report_timeline *t)
 {
 	REC_OUT_LIT("{\"start\":");
 	rec_out_i64(t->start);
@@ -346,7 +384,9 @@ void rec_report_timeline_json(const rec_report_timeline *t)
 			rec_out_char(',');
 		rec_out_js_string(t->labels.s[i]);
 	}
-	REC_OUT_LIT("],\n\"items\":[");
+	REC_OUT_LIT("],\n\"parts\":");
+	out_parts(t);
+	REC_OUT_LIT(",\n\"items\":[");
 	for (size_t i = 0; i < t->n; i++) {
 		const item *x = &t->items[i];
 		if (i)

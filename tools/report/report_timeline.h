@@ -7,7 +7,8 @@
  *   span        an event of the span types (--type, else every duration
  *               type whose name does not start with "rec."), labelled with
  *               its type and its --by value
- *   lock wait   rec.LockWait: the lock, and the holder's tid at its start
+ *   lock wait   rec.LockWait: the lock, the holder's tid at its start, and
+ *               the parts charged to each holder (hand-offs)
  *   sleep       rec.Sleep (kind cond of older recordings: condition wait)
  *   cond wait   rec.CondWait: the mutex
  *   I/O         a duration event of a category rec/IO...
@@ -34,9 +35,11 @@ void rec_report_timeline_add(rec_report_timeline *t, const rec_event *ev);
  * page's offsets count from it. */
 int64_t rec_report_timeline_start(const rec_report_timeline *t);
 /* The JSON object {"start", "end", "max", "kinds", "seen", "kept", "cutAt",
- * "lanes": [[name, tid]...], "labels", "items": [lane, kind, start, dur,
+ * "lanes": [[name, tid]...], "labels", "parts": [item, holderTid, start,
+ * end, ...] (each kept lock wait split at its hand-offs: who held the lock
+ * during each part, rec/lock_attrib.h), "items": [lane, kind, start, dur,
  * label, holderTid, ...]} through cli.h's output buffer; times in ns since
- * start. */
-void rec_report_timeline_json(const rec_report_timeline *t);
+ * start.  Call once, after the last event. */
+void rec_report_timeline_json(rec_report_timeline *t);
 
 #endif /* REC_TOOLS_REPORT_TIMELINE_H */

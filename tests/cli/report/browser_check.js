@@ -118,6 +118,17 @@ async function main() {
 	const tipText = await evaluate(s, `(() => { const t = document.querySelector('.rr-tip'); return t.style.display === 'block' ? t.textContent : ''; })()`);
 	check(tipText.includes('lock wait: ' + W.label) && W.label === 'quote-cache-lock' && W.holderName &&
 		tipText.includes('held by ' + W.holderName), 'demo: hovering the longest lock wait shows its lock and holder', { tipText, W });
+	// the hand-offs: each wait's parts add up to it; per holder they are rec-lockgraph's held_total_ns
+	const H = await evaluate(s, `(() => { const t = window.recReport.data.timeline, P = t.parts, held = {}, sum = {};
+		for (let i = 0; i < P.length; i += 4) { held[P[i + 1]] = (held[P[i + 1]] || 0) + P[i + 3] - P[i + 2];
+			sum[P[i]] = (sum[P[i]] || 0) + P[i + 3] - P[i + 2]; }
+		const whole = Object.keys(sum).every((k) => sum[k] === t.items[k * 6 + 3]);
+		return { held, whole, waits: Object.keys(sum).length }; })()`);
+	const heldOk = Object.keys(truth.held).every((tid) => (H.held[tid] || 0) === truth.held[tid]) &&
+		Object.keys(H.held).every((tid) => H.held[tid] === (truth.held[tid] || 0));
+	check(H.whole && H.waits === truth.counts['rec.LockWait'] && heldOk,
+		'demo: the lock waits\' parts add up to each wait, and per holder to rec-lockgraph\'s held_total_ns', { H, lockgraph: truth.held });
+	check(tipText.includes('held during the wait by '), 'demo: the tooltip says who held the lock during the wait (hand-offs)', tipText);
 	await screenshot(s, 'report-zoomed.png', await evaluate(s, BOX('#timeline')));
 	// the wheel at the mouse zooms in around it
 	await send('Input.dispatchMouseEvent', { type: 'mouseWheel', x: mx, y: my, deltaX: 0, deltaY: -300 }, s);
