@@ -24,10 +24,10 @@
 
 /* ---- the pass over the events -------------------------------------------------- */
 
-enum { F_CPU, F_ALLOC, F_LOCK, F_GRAPHS };
+enum { FG_CPU, FG_ALLOC, FG_LOCK, FG_GRAPHS };
 static const struct {
 	const char *id, *tab, *title, *event, *unit;
-} flames[F_GRAPHS] = {
+} flames[FG_GRAPHS] = {
 	{ "flame-cpu", "CPU", "CPU samples", "rec.CPUSample", "samples" },
 	{ "flame-alloc", "Allocation", "Allocated bytes", "rec.Alloc", "bytes" },
 	{ "flame-lock", "Lock wait", "Lock wait time", "rec.LockWait", "ns" },
@@ -37,7 +37,7 @@ typedef struct pass {
 	const char *name;
 	rec_view *lat;
 	rec_lockgraph *lg;
-	rec_stackagg *agg[F_GRAPHS];
+	rec_stackagg *agg[FG_GRAPHS];
 	rec_report_timeline *tl;
 	int64_t lo, hi;
 	bool failed;
@@ -62,11 +62,11 @@ static int flame_of(const rec_event *ev, uint64_t *w)
 	const char *t = ev->type->name, *field;
 	int f = -1;
 	if (strcmp(t, "rec.CPUSample") == 0)
-		f = F_CPU;
+		f = FG_CPU;
 	else if (strcmp(t, "rec.Alloc") == 0)
-		f = F_ALLOC;
+		f = FG_ALLOC;
 	else if (strcmp(t, "rec.LockWait") == 0)
-		f = F_LOCK;
+		f = FG_LOCK;
 	else
 		return -1;
 	bool found;
@@ -125,7 +125,7 @@ static bool pass_open(pass *p, const rec_report_tool_opts *o)
 	ao.flags = REC_STACKAGG_TRIM_RECORDER;
 	if (rec_view_open(&p->lat, &vo) != REC_OK || rec_lockgraph_open(&p->lg, &lo) != REC_OK)
 		return false;
-	for (size_t i = 0; i < F_GRAPHS; i++)
+	for (size_t i = 0; i < FG_GRAPHS; i++)
 		if (rec_stackagg_open(&p->agg[i], &ao) != REC_OK)
 			return false;
 	p->tl = rec_report_timeline_new(o->by, o->type, REC_REPORT_TIMELINE_MAX);
@@ -136,7 +136,7 @@ static void pass_close(pass *p)
 {
 	rec_view_close(p->lat);
 	rec_lockgraph_close(p->lg);
-	for (size_t i = 0; i < F_GRAPHS; i++)
+	for (size_t i = 0; i < FG_GRAPHS; i++)
 		rec_stackagg_close(p->agg[i]);
 	rec_report_timeline_free(p->tl);
 }
@@ -158,7 +158,7 @@ static int pass_run(pass *p, const rec_cli_input *in, size_t n, FILE *out)
 			continue;
 		}
 		(void)rec_view_begin_input(p->lat);
-		for (size_t f = 0; f < F_GRAPHS; f++)
+		for (size_t f = 0; f < FG_GRAPHS; f++)
 			(void)rec_stackagg_begin_input(p->agg[f], 0);
 		p->name = in[i].name;
 		int frc = rec_cli_each_event(r, in[i].name, add_one, p);
@@ -449,7 +449,7 @@ static int out_flames(pass *p)
 	int rc = REC_EXIT_OK;
 	REC_OUT_LIT("<section id=\"flames\" class=\"rr-section\">\n<h2>Flame graphs</h2>\n"
 		    "<div class=\"rr-tabs\" role=\"tablist\">");
-	for (size_t i = 0; i < F_GRAPHS; i++) {
+	for (size_t i = 0; i < FG_GRAPHS; i++) {
 		rec_stackagg_stats st;
 		rec_stackagg_get_stats(p->agg[i], &st);
 		rec_out_printf("<button type=\"button\" data-flame=\"%s\"%s>%s</button>", flames[i].id,
@@ -457,7 +457,7 @@ static int out_flames(pass *p)
 			       flames[i].tab);
 	}
 	REC_OUT_LIT("</div>\n");
-	for (size_t i = 0; i < F_GRAPHS; i++) {
+	for (size_t i = 0; i < FG_GRAPHS; i++) {
 		rec_stackagg_stats st;
 		rec_stackagg_get_stats(p->agg[i], &st);
 		if (!st.weight[0])
