@@ -230,7 +230,7 @@ static void out_finding(const rec_finding *x, size_t index, const rec_cli_input 
 	const char *sev = rec_finding_severity_name(x->severity);
 	REC_OUT_LIT("<article class=\"rr-finding sev-");
 	rec_out_str(sev);
-	rec_out_char('"');
+	rec_out_printf("\" id=\"finding-%zu\"", index);
 	out_attr("data-rule", x->rule);
 	out_attr("data-severity", sev);
 	out_attr("data-subject", x->subject);
@@ -294,6 +294,19 @@ static void out_findings(const rec_finding *list, size_t count, const rec_cli_in
 		       sev[REC_FINDING_WARNING], sev[REC_FINDING_INFO]);
 	if (!count)
 		REC_OUT_LIT("<p class=\"rr-empty\">No rule found anything wrong.</p>\n");
+	else /* one line each, linking to the finding */
+		REC_OUT_LIT("<ol class=\"rr-toc\">\n");
+	for (size_t i = 0; i < count; i++) {
+		const char *name = rec_finding_severity_name(list[i].severity);
+		rec_out_printf("<li class=\"sev-%s\"><a href=\"#finding-%zu\"><span class=\"rr-sev\">%s</span> ",
+			       name, i + 1, name);
+		rec_out_html_text(list[i].rule);
+		REC_OUT_LIT(": <b>");
+		rec_out_html_text(list[i].subject);
+		REC_OUT_LIT("</b></a></li>\n");
+	}
+	if (count)
+		REC_OUT_LIT("</ol>\n");
 	for (size_t i = 0; i < count; i++)
 		out_finding(&list[i], i + 1, in, n);
 	REC_OUT_LIT("</section>\n");
