@@ -350,9 +350,9 @@ static void out_parts(rec_report_timeline *t)
 
 void rec_report_timeline_json(rec_report_timeline *t)
 {
-	REC_OUT_LIT("{\"start\":");
+	REC_OUT_LIT("{\"start\":\""); /* a string: ns since the epoch exceed 2^53 */
 	rec_out_i64(t->start);
-	REC_OUT_LIT(",\"end\":");
+	REC_OUT_LIT("\",\"end\":");
 	rec_out_i64(t->end);
 	REC_OUT_LIT(",\"max\":");
 	rec_out_u64(t->max);

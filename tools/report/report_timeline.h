@@ -39,7 +39,8 @@ int64_t rec_report_timeline_start(const rec_report_timeline *t);
  * end, ...] (each kept lock wait split at its hand-offs: who held the lock
  * during each part, rec/lock_attrib.h), "items": [lane, kind, start, dur,
  * label, holderTid, ...]} through cli.h's output buffer; times in ns since
- * start.  Call once, after the last event. */
+ * start ("start" itself: ns since the epoch as a string, beyond 2^53).
+ * Call once, after the last event. */
 void rec_report_timeline_json(rec_report_timeline *t);
 
 #endif /* REC_TOOLS_REPORT_TIMELINE_H */
