@@ -100,7 +100,8 @@ held = {m.group(1): int(m.group(2)) for m in
         re.finditer(r'"[^"]*\(tid (\d+)\)"\s*\[held_total_ns=(\d+)', open(d + "/demo.dot").read())}
 assert held, "no held_total_ns in rec-lockgraph's DOT"
 json.dump({"latency": lat, "counts": counts, "flame": {"cpu": cpu, "alloc": alloc, "lock": lock},
-           "bigSamples": 20 * 11000 + 1000, "held": held},
+           "bigSamples": 20 * 11000 + 1000, "held": held,
+           "firstNs": str(json.load(open(d + "/summary.json"))["first_event_ns"])},
           open(d + "/truth.json", "w"))
 PY
 [ "$fails" -eq 0 ] || { echo "$fails failure(s)"; exit 1; }

@@ -89,6 +89,8 @@ async function main() {
 		return { lanes: +d.lanes, items: +d.items, drawn: +d.drawn, view: d.view, leftOut: +d.leftOut,
 			names: t.lanes.map((l) => l[0]), seen: t.seen, kept: t.kept, end: t.end }; })()`);
 	const count = (ty) => truth.counts[ty] || 0;
+	const start = await evaluate(s, 'window.recReport.data.timeline.start');
+	check(start === truth.firstNs, 'demo: the timeline starts at rec-summary\'s first event (' + start + ' ns)', { start, summary: truth.firstNs });
 	check(T.seen[0] === count('app.Request') && T.seen[1] === count('rec.LockWait') && T.seen[2] === count('rec.Sleep') &&
 		T.seen[3] === count('rec.CondWait') && T.seen[5] === count('rec.CPUSample'),
 		'demo: timeline items per kind = rec-summary (spans ' + T.seen[0] + ', lock waits ' + T.seen[1] + ', sleeps ' + T.seen[2] + ')',
