@@ -8,14 +8,15 @@
  *     bar chart of the histogram's bins (quarters of powers of two);
  *   - the timeline on a canvas, a lane per thread (by name), spans above,
  *     waits in the middle, CPU samples below; only the items in view are
- *     drawn (a binary search per lane); the wheel zooms at the mouse
+ *     drawn (a binary search per lane, the lanes scrolled into view: the
+ *     canvas is at most 720 pixels high and sticks while the lanes scroll); the wheel zooms at the mouse
  *     (shift+wheel pans), dragging pans, a double click zooms in, buttons
  *     zoom and reset; a tooltip per item (a lock wait names the holder);
  *   - one flame graph at a time, chosen by its tab.
  * State for tests and scripts, after the scripts ran: #latency
  * data-rows, a card's data-type/by/count/p50/.../binned; #timeline
  * data-lanes, data-items, data-left-out, data-drawn, data-view="v0,v1"
- * (ns since the first event); #flames data-graphs, data-active,
+ * (ns since the first event), data-lane-rows="FIRST-END" (the rows in view); #flames data-graphs, data-active,
  * data-active-total; body data-ready; window.recReport (timeline.zoom,
  * setView, view, drawn, tipAt, laneRow; showFlame).
  */
@@ -85,8 +86,8 @@ static const char page_style[] =
 	".rr-tl-info { margin-left: auto; font-size: 12.5px; color: #4a5468; font-variant-numeric: tabular-nums; }\n"
 	".rr-tl-note { font-size: 12.5px; color: #8a5a00; margin: 0 0 6px; }\n"
 	".rr-tl-note:empty { display: none; }\n"
-	".rr-tl-wrap { position: relative; border: 1px solid #e3e6ec; border-radius: 4px; overflow: hidden; }\n"
-	".rr-tl-wrap canvas { display: block; cursor: grab; }\n"
+	".rr-tl-wrap { position: relative; border: 1px solid #e3e6ec; border-radius: 4px; overflow-x: hidden; overflow-y: auto; max-height: 720px; }\n"
+	".rr-tl-wrap canvas { display: block; cursor: grab; position: sticky; top: 0; }\n"
 	".rr-tl-wrap canvas.drag { cursor: grabbing; }\n"
 	".rr-tip { position: fixed; display: none; pointer-events: none; background: #ffffe8; border: 1px solid #999; padding: 4px 7px; font-size: 12.5px; max-width: 50em; box-shadow: 2px 2px 4px rgba(0,0,0,.2); z-index: 20; white-space: pre-wrap; word-break: break-all; }\n"
 	".rr-graph { overflow: auto; max-height: 900px; border: 1px solid #e3e6ec; border-radius: 4px; padding: 6px; }\n"
@@ -255,6 +256,9 @@ static const char page_script[] =
 	"  }\n"
 	"  var full0 = 0, full1 = Math.max(T.end, 1000);\n"
 	"  var v0 = full0, v1 = full1, W = 0, drawn = 0, hl = null; /* hl: the hovered lock wait */\n"
+	"  var MAXH = 720, sy = 0, spacer = el('div');\n"
+	"  wrap.appendChild(spacer);\n"
+	"  wrap.addEventListener('scroll', function () { hideTip(); render(); });\n"
 	"  /* the parts of each lock wait by item: [holderTid, start, end] */\n"
 	"  var parts = {};\n"
 	"  for (var q = 0; q < T.parts.length; q += 4) (parts[T.parts[q]] = parts[T.parts[q]] || []).push([T.parts[q + 1], T.parts[q + 2], T.parts[q + 3]]);\n"
@@ -295,7 +299,11 @@ static const char page_script[] =
 	"  }\n"
 	"  function render() {\n"
 	"    W = wrap.clientWidth;\n"
-	"    var H = AXIS + T.lanes.length * LANE + 4, dpr = window.devicePixelRatio || 1;\n"
+	"    /* at most MAXH pixels high: the lanes scroll under a sticky canvas */\n"
+	"    var fullH = AXIS + T.lanes.length * LANE + 4, H = Math.min(fullH, MAXH), dpr = window.devicePixelRatio || 1;\n"
+	"    spacer.style.height = (fullH - H) + 'px';\n"
+	"    sy = Math.min(wrap.scrollTop, fullH - H);\n"
+	"    var r0 = Math.floor(sy / LANE), r1 = Math.min(order.length, Math.ceil((sy + H - AXIS) / LANE));\n"
 	"    canvas.width = Math.round(W * dpr); canvas.height = Math.round(H * dpr);\n"
 	"    canvas.style.width = W + 'px'; canvas.style.height = H + 'px';\n"
 	"    ctx.setTransform(dpr, 0, 0, dpr, 0, 0);\n"
@@ -304,8 +312,9 @@ static const char page_script[] =
 	"    ctx.font = '11px system-ui, sans-serif';\n"
 	"    ctx.textBaseline = 'middle';\n"
 	"    /* lanes: stripes and names */\n"
-	"    for (var r = 0; r < order.length; r++) {\n"
-	"      var y = AXIS + r * LANE;\n"
+	"    ctx.save(); ctx.beginPath(); ctx.rect(0, AXIS, W, H - AXIS); ctx.clip();\n"
+	"    for (var r = r0; r < r1; r++) {\n"
+	"      var y = AXIS + r * LANE - sy;\n"
 	"      ctx.fillStyle = r % 2 ? '#f7f8fa' : '#fff';\n"
 	"      ctx.fillRect(0, y, W, LANE);\n"
 	"      ctx.fillStyle = '#1d2330';\n"
@@ -313,6 +322,7 @@ static const char page_script[] =
 	"      ctx.fillText(laneName(order[r]), 6, y + LANE / 2);\n"
 	"      ctx.restore();\n"
 	"    }\n"
+	"    ctx.restore();\n"
 	"    /* the time axis */\n"
 	"    var step = niceStep(v1 - v0, W - LABELW);\n"
 	"    ctx.fillStyle = '#4a5468'; ctx.strokeStyle = '#e3e6ec';\n"
@@ -327,7 +337,8 @@ static const char page_script[] =
 	"    drawn = 0;\n"
 	"    ctx.save(); ctx.beginPath(); ctx.rect(LABELW, AXIS, W - LABELW, H - AXIS); ctx.clip();\n"
 	"    for (var l = 0; l < lanes.length; l++) {\n"
-	"      var lane = lanes[l], y0 = AXIS + row[l] * LANE;\n"
+	"      if (row[l] < r0 || row[l] >= r1) continue;\n"
+	"      var lane = lanes[l], y0 = AXIS + row[l] * LANE - sy;\n"
 	"      for (var k = first(lane, v0 - lane.maxDur); k < lane.idx.length; k++) {\n"
 	"        var o = lane.idx[k] * 6, s = it[o + 2], d = it[o + 3], kind = it[o + 1];\n"
 	"        if (s > v1) break;\n"
@@ -350,7 +361,7 @@ static const char page_script[] =
 	"     * thread that held the lock during it */\n"
 	"    if (hl !== null) (parts[hl / 6] || []).forEach(function (p) {\n"
 	"      if (byTid[p[0]] === undefined) return;\n"
-	"      var hy = AXIS + row[byTid[p[0]]] * LANE + 1, hx = LABELW + (p[1] - v0) * scale;\n"
+	"      var hy = AXIS + row[byTid[p[0]]] * LANE - sy + 1, hx = LABELW + (p[1] - v0) * scale;\n"
 	"      var hw = Math.max((p[2] - p[1]) * scale, 2);\n"
 	"      ctx.fillStyle = 'rgba(225, 87, 89, 0.15)'; ctx.strokeStyle = '#e15759';\n"
 	"      ctx.fillRect(hx, hy, hw, LANE - 2);\n"
@@ -368,6 +379,7 @@ static const char page_script[] =
 	"    }\n"
 	"    ctx.restore();\n"
 	"    sec.dataset.drawn = drawn;\n"
+	"    sec.dataset.laneRows = r0 + '-' + r1;\n"
 	"    sec.dataset.view = Math.round(v0) + ',' + Math.round(v1);\n"
 	"    sec.querySelector('.rr-tl-info').textContent = '+' + fmtNs(v0) + ' to +' + fmtNs(v1) + ' (' + fmtNs(v1 - v0) +\n"
 	"      '), ' + group(drawn) + ' of ' + group(nItems) + ' items drawn';\n"
@@ -409,9 +421,9 @@ static const char page_script[] =
 	"  });\n"
 	"  /* what is under the mouse: the item of that lane and row nearest in time */\n"
 	"  function at(x, y) {\n"
-	"    var r = Math.floor((y - AXIS) / LANE);\n"
+	"    var r = Math.floor((y - AXIS + sy) / LANE);\n"
 	"    if (r < 0 || r >= order.length || x < LABELW) return null;\n"
-	"    var l = order[r], lane = lanes[l], yin = y - AXIS - r * LANE;\n"
+	"    var l = order[r], lane = lanes[l], yin = y - AXIS - r * LANE + sy;\n"
 	"    var want = yin < 11 ? KSPAN : yin >= 21 ? KCPU : -1, t = nsAt(x), px = (v1 - v0) / (W - LABELW);\n"
 	"    var best = null, bestD = 3 * px;\n"
 	"    for (var k = first(lane, t - lane.maxDur - 3 * px); k < lane.idx.length; k++) {\n"
