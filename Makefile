@@ -142,10 +142,21 @@ $(SHARED): $(LIB_OBJS)
 $(BUILD)/bin/%: $(BUILD)/obj/tools/%.o $(CLI_OBJS) $(STATIC)
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  LD      $@")
-	$(Q)$(CC) $(CFLAGS_ALL) -o $@ $< $(CLI_OBJS) $(STATIC) $(LIBS_ALL)
+	$(Q)$(CC) $(CFLAGS_ALL) -o $@ $< $(TOOL_OBJS_$*) $(CLI_OBJS) $(STATIC) $(LIBS_ALL)
 
-# Only rec-lockgraph and its test helper rec_test_agread draw with Graphviz.
-$(BUILD)/bin/rec-lockgraph $(BUILD)/tests/rec_test_agread: LIBS_ALL += $(shell pkg-config --libs libcgraph libgvc 2>/dev/null)
+# Only rec-lockgraph, rec-report (its HTML page's wait-for graph) and the test
+# helper rec_test_agread draw with Graphviz: tools/graphviz/ (the lock graphs)
+# is linked into the two tools, tools/report/ (the HTML page) into rec-report.
+GV_LIBS := $(shell pkg-config --libs libcgraph libgvc 2>/dev/null)
+GV_SRCS := $(sort $(wildcard tools/graphviz/*.c))
+GV_OBJS := $(GV_SRCS:%.c=$(BUILD)/obj/%.o)
+REPORT_SRCS := $(sort $(wildcard tools/report/*.c))
+REPORT_OBJS := $(REPORT_SRCS:%.c=$(BUILD)/obj/%.o)
+TOOL_OBJS_rec-lockgraph := $(GV_OBJS)
+TOOL_OBJS_rec-report := $(REPORT_OBJS) $(GV_OBJS)
+$(BUILD)/bin/rec-lockgraph: $(GV_OBJS)
+$(BUILD)/bin/rec-report: $(REPORT_OBJS) $(GV_OBJS)
+$(BUILD)/bin/rec-lockgraph $(BUILD)/bin/rec-report $(BUILD)/tests/rec_test_agread: LIBS_ALL += $(GV_LIBS)
 
 # rec-sql links its parts (tools/sql/: schema, virtual tables, output) and SQLite.
 SQL_SRCS := $(sort $(wildcard tools/sql/*.c))
@@ -237,7 +248,7 @@ FUZZ_SMOKE_SECONDS ?= 12
 FUZZ_BUILD ?= $(BUILD)/fuzz-libfuzzer
 FUZZ_HARNESS_NAMES := $(sort $(basename $(notdir $(filter-out fuzz/regression_driver.c,$(wildcard fuzz/*.c)))))
 FUZZ_REPLAYS := $(FUZZ_HARNESS_NAMES:%=$(BUILD)/fuzz/%_replay)
-LINT_SRCS = $(LIB_SRCS) $(CLI_SRCS) $(TOOL_SRCS) $(SQL_SRCS)
+LINT_SRCS = $(LIB_SRCS) $(CLI_SRCS) $(TOOL_SRCS) $(SQL_SRCS) $(GV_SRCS) $(REPORT_SRCS)
 
 .PHONY: fuzz fuzz-build fuzz-smoke fuzz-replay lint cppcheck clang-tidy
 test check: $(FUZZ_REPLAYS)
@@ -255,7 +266,8 @@ $(BUILD)/obj/fuzz/tools/%.o: tools/%.c $(DEPS_STAMP)
 	$(Q)$(CC) $(CPPFLAGS_ALL) $(CFLAGS_ALL) $(PKG_CFLAGS) -DREC_TOOL_NO_MAIN -MMD -MP -c $< -o $@
 $(foreach t,print flame lockgraph timeline view,$(eval \
   $(BUILD)/fuzz/$(t)_replay: $(BUILD)/obj/fuzz/tools/rec-$(t).o $(CLI_OBJS)))
-$(BUILD)/fuzz/lockgraph_replay: LIBS_ALL += $(shell pkg-config --libs libcgraph libgvc 2>/dev/null)
+$(BUILD)/fuzz/lockgraph_replay: $(GV_OBJS)
+$(BUILD)/fuzz/lockgraph_replay: LIBS_ALL += $(GV_LIBS)
 
 fuzz-build: $(DEPS_STAMP)
 	$(Q)$(MAKE) --no-print-directory -f fuzz/Makefile FUZZ_BUILD=$(FUZZ_BUILD) all

@@ -5,7 +5,8 @@
 #
 #   BUILD=build bash examples/demo.sh      (make demo builds everything first)
 #
-# Output goes to $BUILD/demo/ (demo.rec, server.log).
+# Output goes to $BUILD/demo/ (demo.rec, server.log, lock-graph.svg, lock-waits.html,
+# report.html).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 BUILD=${BUILD:-build}
@@ -114,4 +115,19 @@ if [ -x "$BIN/rec-flame" ]; then
 	"$BIN/rec-flame" --event rec.LockWait --format html --title "demo.rec: lock waits" \
 		--output "$OUT/lock-waits.html" "$REC"
 	echo "   lock-wait flame graph (HTML): $OUT/lock-waits.html"
+fi
+
+# ---- the answers: rec-report's findings, and its HTML page ----
+if [ -x "$BIN/rec-report" ]; then
+	echo
+	echo "== rec-report --by path demo.rec: what is wrong, with the evidence"
+	echo "   Look at: quote-cache-lock held by the thread serving /requests/blocking while it sleeps"
+	echo "   in serve_blocking (the waiters' total and max); the lock dominating /requests/blocking's"
+	echo "   latency; /requests/allocating allocating 6 MiB per request; the warm-up before the first"
+	echo "   request.  Nothing on /requests/fast, no lock finding on /requests/blocking-fixed."
+	"$BIN/rec-report" --by path "$REC"
+	"$BIN/rec-report" --by path --output "$OUT/report.html" "$REC"
+	echo
+	echo "   HTML report (findings, latency per path, a timeline of the threads, the wait-for"
+	echo "   graph, flame graphs; open it in a browser): $OUT/report.html"
 fi

@@ -14,6 +14,7 @@
 
 #include "common/cli.h"
 #include "common/flame_html.h"
+#include "common/flame_preset.h"
 #include "common/tools.h"
 #include "rec/pprof.h"
 #include "rec/rec.h"
@@ -101,30 +102,22 @@ static void choose_weight(type_info *ti)
 		g_sel.usage_failed = true;
 		return;
 	}
-	if (!w) {
-		if (strcmp(t->name, "rec.CPUSample") == 0) {
+	if (!w) { /* the type's preset (flame_preset.h) */
+		const char *pf;
+		switch (rec_flame_preset(t, &pf)) {
+		case REC_FLAME_PRESET_ONE:
 			ti->kind = W_ONE;
 			set_unit(U_SAMPLES);
 			return;
-		}
-		if (strcmp(t->name, "rec.LockWait") == 0 || strcmp(t->name, "rec.Sleep") == 0 ||
-		    strcmp(t->name, "rec.CondWait") == 0) {
-			if (t->flags & REC_EVENT_HAS_DURATION) {
-				ti->kind = W_HEADER_DURATION;
-				set_unit(U_NS);
-				return;
-			}
-		}
-		/* rec.Alloc: the bytes each event stands for.  A sampled event's
-		 * weight is the bytes its thread allocated since its previous
-		 * sample (its size is one allocation among them); a reported
-		 * one's weight is its size.  Recordings whose rec.Alloc has no
-		 * weight field fall back to size. */
-		if (strcmp(t->name, "rec.Alloc") == 0) {
-			w = "size";
-			for (uint32_t i = 0; i < t->field_count; i++)
-				if (strcmp(t->fields[i].name, "weight") == 0)
-					w = "weight";
+		case REC_FLAME_PRESET_DURATION:
+			ti->kind = W_HEADER_DURATION;
+			set_unit(U_NS);
+			return;
+		case REC_FLAME_PRESET_FIELD:
+			w = pf;
+			break;
+		default:
+			break;
 		}
 	}
 	if (!w || strcmp(w, "count") == 0) {

@@ -16,6 +16,7 @@
 #include "common/findingdiff.h"
 #include "common/tools.h"
 #include "common/viewtab.h"
+#include "report/report_html.h"
 #include "rec/analysis.h"
 #include "rec/findings.h"
 #include "rec/rec.h"
@@ -360,6 +361,11 @@ int rec_report_run(const rec_report_tool_opts *o, const rec_cli_input *in, size_
 	const rec_finding *list;
 	size_t count;
 	rec_findings_get(f, &list, &count);
+	if (o->output) { /* the HTML page (tools/report/) */
+		int hrc = rec_report_html_write(o, in, n, list, count, o->output, out);
+		rec_findings_close(f);
+		return hrc > rc ? hrc : rc;
+	}
 	if (o->json)
 		print_json(o, in, n, list, count);
 	else
@@ -397,6 +403,13 @@ static const char usage_text[] =
 	"                    goes, contention per lock, allocation per site and per\n"
 	"                    span row by row (as rec-view --baseline)\n"
 	"  --width N         text: wrap at N characters (default 100)\n"
+	"  -o, --output FILE write an HTML page there instead of the text: the\n"
+	"                    findings, latency histograms per span type (and --by\n"
+	"                    value), a timeline of the threads (spans, lock waits,\n"
+	"                    sleeps, condition waits, I/O, CPU samples; it zooms and\n"
+	"                    pans), the wait-for graph and flame graphs of CPU,\n"
+	"                    allocation and lock wait; self-contained, it opens from\n"
+	"                    the file\n"
 	"  -h, --help        show this help and exit\n"
 	"  --version         show the library version and exit\n"
 	"\n"
@@ -408,6 +421,8 @@ static const char usage_text[] =
 
 enum { OPT_RULES = 256, OPT_JSON, OPT_BY, OPT_TYPE, OPT_FROM, OPT_TO, OPT_WIDTH, OPT_VERSION,
        OPT_BASELINE };
+#define OPT_OUTPUT 'o'
+#define SHORT_OPTS "ho:"
 
 static const struct option long_opts[] = {
 	{ "rules", no_argument, NULL, OPT_RULES },
@@ -418,6 +433,7 @@ static const struct option long_opts[] = {
 	{ "to", required_argument, NULL, OPT_TO },
 	{ "width", required_argument, NULL, OPT_WIDTH },
 	{ "baseline", required_argument, NULL, OPT_BASELINE },
+	{ "output", required_argument, NULL, OPT_OUTPUT },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, OPT_VERSION },
 	{ NULL, 0, NULL, 0 },
@@ -469,7 +485,7 @@ int main(int argc, char **argv)
 	bool rules = false;
 	rec_cli_input baseline;
 	int c;
-	while ((c = rec_cli_getopt(argc, argv, "h", long_opts)) != -1) {
+	while ((c = rec_cli_getopt(argc, argv, SHORT_OPTS, long_opts)) != -1) {
 		switch (c) {
 		case OPT_RULES: rules = true; break;
 		case OPT_JSON: o.json = true; break;
@@ -484,6 +500,7 @@ int main(int argc, char **argv)
 			baseline = regular_input(optarg);
 			o.baseline = &baseline;
 			break;
+		case OPT_OUTPUT: o.output = nonempty("--output", optarg); break;
 		case 'h': rec_cli_help(usage_text);
 		case OPT_VERSION: rec_cli_version();
 		default: rec_cli_usage_error("unexpected option");
@@ -501,6 +518,8 @@ int main(int argc, char **argv)
 	size_t n;
 	inputs(argc, argv, optind, &in, &n);
 	rec_cli_window_check(&o.window, true);
+	if (o.output && o.json)
+		rec_cli_usage_error("--output writes the HTML page: not with --json");
 	int rc = rec_report_run(&o, in, n, NULL, NULL);
 	free(in);
 	return rec_cli_finish(rc);

@@ -175,6 +175,29 @@ uint64_t rec_histogram_percentile(const rec_histogram *h, double pct)
 	return h->max;
 }
 
+uint64_t rec_histogram_count_below(const rec_histogram *h, uint64_t v)
+{
+	if (!h || h->count == 0 || v == 0)
+		return 0;
+	if (v > h->max)
+		return h->count;
+	unsigned vrow, vcol;
+	locate(v, &vrow, &vcol);
+	uint64_t lo, width;
+	bucket_range(vrow, vcol, &lo, &width);
+	if (lo < v) /* v inside its bucket: that bucket counts too */
+		vcol++;
+	uint64_t n = 0;
+	for (unsigned r = 0; r <= vrow && r < ROWS; r++) {
+		if (!h->rows[r])
+			continue;
+		unsigned end = r == vrow ? vcol : SUB;
+		for (unsigned c = 0; c < end; c++)
+			n = (UINT64_MAX - n < h->rows[r][c]) ? UINT64_MAX : n + h->rows[r][c];
+	}
+	return n;
+}
+
 size_t rec_histogram_memory(const rec_histogram *h)
 {
 	if (!h)

@@ -127,6 +127,16 @@ static rec_status lat_finish(rec_view *v)
 	return REC_OK;
 }
 
+const rec_histogram *rec_view_latency_histogram(const rec_view *v, size_t row)
+{
+	if (!v || v->impl != &rec_view_latency || !v->finished || !v->ntables)
+		return NULL;
+	const lat_state *s = v->state;
+	if (row >= v->out[0].row_count || row >= s->rows.n)
+		return NULL;
+	return ((const lat_row *)vmap_at(&s->rows, row))->h;
+}
+
 const view_impl rec_view_latency = {
 	"latency", "per event type with a duration: count, mean, p50, p90, p99, p99.9, max, total",
 	true, sizeof(lat_state), lat_init, lat_add, NULL, lat_finish, lat_free,

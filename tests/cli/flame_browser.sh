@@ -7,7 +7,7 @@
 # bounded by the chart's width, search and zoom are timed in the page (the
 # figures are printed) and must take under a second.
 # Driven by tests/cli/flame/browser_check.js (node, standard library only,
-# Chrome DevTools Protocol over --remote-debugging-pipe).  Screenshots are
+# Chrome DevTools Protocol over --remote-debugging-pipe: tests/cli/lib/cdp.js).  Screenshots are
 # kept in $FLAME_SCREENSHOTS when that is set.
 # Without a browser the test FAILS, unless REC_SKIP_BROWSER=1.
 set -euo pipefail
@@ -18,29 +18,9 @@ done
 root=${REC_ROOT:?}
 flame="${REC_BIN:?}/rec-flame"
 
-find_chromium() { command -v chromium || command -v chromium-browser || true; }
-chromium=$(find_chromium)
-if [ -z "$chromium" ] && [ "${REC_SKIP_BROWSER:-0}" != 1 ]; then
-	if [ "$(id -u)" = 0 ]; then
-		echo "flame_browser: installing Debian's chromium"
-		(apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium) >/tmp/flame_browser_apt.log 2>&1 ||
-			tail -5 /tmp/flame_browser_apt.log
-	fi
-	chromium=$(find_chromium)
-fi
-if [ -z "$chromium" ]; then
-	if [ "${REC_SKIP_BROWSER:-0}" = 1 ]; then
-		echo "flame_browser: no chromium; skipped (REC_SKIP_BROWSER=1)"
-		exit 0
-	fi
-	echo "flame_browser: FAIL: chromium is not installed and could not be installed (set REC_SKIP_BROWSER=1 to skip)"
-	exit 1
-fi
-if ! command -v node >/dev/null; then
-	[ "${REC_SKIP_BROWSER:-0}" = 1 ] && { echo "flame_browser: no node; skipped"; exit 0; }
-	echo "flame_browser: FAIL: node is not installed"
-	exit 1
-fi
+# shellcheck source=tests/cli/lib/chromium.sh
+source "$root/tests/cli/lib/chromium.sh"
+need_browser flame_browser
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT

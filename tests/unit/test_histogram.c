@@ -54,6 +54,16 @@ static void check_all(rec_histogram *h, uint64_t *v, size_t n)
 	assert_int_equal(rec_histogram_min(h), v[0]);
 	assert_int_equal(rec_histogram_max(h), v[n - 1]);
 	assert_int_equal(rec_histogram_count(h), n);
+	/* count_below at bucket boundaries (below 128, powers of two, 8
+	 * significant bits) is the exact number of values below. */
+	static const uint64_t bounds[] = { 0, 1, 5, 127, 128, 129, 255, 256, 384, 1000, 1024,
+					   1536, 4096, 1u << 20, 3u << 19, 255u << 22, 1ull << 40 };
+	for (size_t i = 0; i < sizeof bounds / sizeof bounds[0]; i++) {
+		uint64_t below = 0;
+		while (below < n && v[below] < bounds[i])
+			below++;
+		assert_int_equal(rec_histogram_count_below(h, bounds[i]), below);
+	}
 }
 
 static uint64_t lcg(uint64_t *s)

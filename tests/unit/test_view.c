@@ -413,6 +413,18 @@ static void t_latency(void **state)
 	assert_int_equal(U(t, g, "p50"), 10 * MS); /* rank 1 of 2 */
 	assert_int_equal(U(t, g, "p99"), 200 * MS);
 	assert_int_equal(U(t, row_of(t, "by", "/fill"), "count"), 1);
+	/* each row's histogram (for drawing it): its count, min and max, the
+	 * values below a bucket boundary; none past the last row */
+	for (size_t i = 0; i < t->row_count; i++) {
+		const rec_histogram *h = rec_view_latency_histogram(r.v, i);
+		assert_non_null(h);
+		assert_int_equal(rec_histogram_count(h), U(t, i, "count"));
+		assert_int_equal(rec_histogram_max(h), U(t, i, "max"));
+	}
+	const rec_histogram *hg = rec_view_latency_histogram(r.v, g);
+	assert_int_equal(rec_histogram_min(hg), 10 * MS);
+	assert_int_equal(rec_histogram_count_below(hg, 1u << 27), 1); /* 134 ms: 10 below, 200 above */
+	assert_null(rec_view_latency_histogram(r.v, t->row_count));
 	rec_view_close(r.v);
 
 	rec_view_options o = REC_VIEW_OPTIONS_INIT;
@@ -427,6 +439,10 @@ static void t_latency(void **state)
 	o.type = "app.Nothing";
 	run_view(&r, &rec_a, &o);
 	assert_false(rec_view_type_found(r.v));
+	rec_view_close(r.v);
+
+	simple(&r, &rec_a, "contention-by-lock", NULL);
+	assert_null(rec_view_latency_histogram(r.v, 0)); /* another view */
 	rec_view_close(r.v);
 
 	simple(&r, &rec_a, "latency", "nosuchfield");

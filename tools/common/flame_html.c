@@ -388,8 +388,7 @@ void rec_out_html_text(const char *s)
 	}
 }
 
-/* JSON string safe inside <script>: '<', '>' and '&' as \u00XX too. */
-static void out_js_string(const char *s)
+void rec_out_js_string(const char *s)
 {
 	static const char hx[] = "0123456789abcdef";
 	rec_out_char('"');
@@ -534,11 +533,11 @@ int rec_flame_html_graph(rec_stackagg *agg, const rec_flame_graph *g)
 	rec_stackagg_stats stats;
 	rec_stackagg_get_stats(agg, &stats);
 	REC_OUT_LIT("{\"title\":");
-	out_js_string(title);
+	rec_out_js_string(title);
 	REC_OUT_LIT(",\"event\":");
-	out_js_string(g->event ? g->event : "");
+	rec_out_js_string(g->event ? g->event : "");
 	REC_OUT_LIT(",\"unit\":");
-	out_js_string(g->unit ? g->unit : "count");
+	rec_out_js_string(g->unit ? g->unit : "count");
 	REC_OUT_LIT(",\"reverse\":");
 	rec_out_str(g->reverse ? "true" : "false");
 	REC_OUT_LIT(",\"diff\":");
@@ -555,7 +554,7 @@ int rec_flame_html_graph(rec_stackagg *agg, const rec_flame_graph *g)
 	for (size_t i = 0; i < m.count; i++) {
 		if (i)
 			rec_out_str(i % 16 ? "," : ",\n");
-		out_js_string(m.order[i]);
+		rec_out_js_string(m.order[i]);
 	}
 	REC_OUT_LIT("]}</script>\n</section>\n");
 	free(m.keys);

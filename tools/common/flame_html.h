@@ -71,5 +71,8 @@ void rec_flame_html_page_end(void);
 
 /* Text written escaped for HTML (element content or attribute values). */
 void rec_out_html_text(const char *s);
+/* A JSON string safe inside a <script> element: '<', '>' and '&' as \u00XX
+ * too, so no "</script>" or "<!--" can appear in it. */
+void rec_out_js_string(const char *s);
 
 #endif /* REC_TOOLS_FLAME_HTML_H */

@@ -172,6 +172,7 @@ typedef struct rec_report_tool_opts {
 	const char *by, *type;
 	rec_cli_window window;       /* --from/--to (offsets: from the first input's start) */
 	const rec_cli_input *baseline; /* --baseline: compare with it (before); NULL: none */
+	const char *output;          /* -o: the HTML page there (tools/report/), not the text */
 } rec_report_tool_opts;
 struct rec_findings;
 /* The findings of the inputs (read twice: the summary, then the events in

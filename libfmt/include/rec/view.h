@@ -68,6 +68,12 @@ REC_API double rec_histogram_mean(const rec_histogram *h);    /* exact sum / cou
  *  the exact minimum, the last rank (pct 100) the exact maximum; 0 for an
  *  empty histogram. */
 REC_API uint64_t rec_histogram_percentile(const rec_histogram *h, double pct);
+/*! rec_histogram_count_below() : the values in the buckets that lie below
+ *  v: exactly the number of values < v when v is a bucket boundary (below
+ *  128, or a number of at most 8 significant bits such as a power of two);
+ *  else the bucket holding v counts when its lowest value is below v.  For
+ *  drawing the histogram with bins of one's own. */
+REC_API uint64_t rec_histogram_count_below(const rec_histogram *h, uint64_t v);
 /*! rec_histogram_memory() : bytes the histogram holds (for tests). */
 REC_API size_t rec_histogram_memory(const rec_histogram *h);
 
@@ -173,6 +179,11 @@ REC_API rec_status rec_view_add_summary(rec_view *v, const rec_summary_result *r
  *  REC_ERR_INVALID_ARG.
  *  @return REC_OK or REC_ERR_NOMEM. */
 REC_API rec_status rec_view_get(rec_view *v, const rec_view_table **tables, size_t *count);
+/*! rec_view_latency_histogram() : the histogram behind row `row` of the
+ *  "latency" view's table (rows as rec_view_get() returned them), valid
+ *  until rec_view_close(v); NULL for another view, before rec_view_get()
+ *  or for a row out of range. */
+REC_API const rec_histogram *rec_view_latency_histogram(const rec_view *v, size_t row);
 /*! rec_view_errmsg() : text of the last failure; never NULL. */
 REC_API const char *rec_view_errmsg(const rec_view *v);
 /*! rec_view_by_found() : with opts.by, whether any event had that field
