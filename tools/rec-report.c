@@ -520,6 +520,8 @@ int main(int argc, char **argv)
 	rec_cli_window_check(&o.window, true);
 	if (o.output && o.json)
 		rec_cli_usage_error("--output writes the HTML page: not with --json");
+	if (o.output && o.baseline)
+		rec_cli_usage_error("--output writes the HTML page of one recording: not with --baseline");
 	int rc = rec_report_run(&o, in, n, NULL, NULL);
 	free(in);
 	return rec_cli_finish(rc);

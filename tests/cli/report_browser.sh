@@ -20,7 +20,7 @@
 #     200,000, says that 21,000 CPU samples were left out, and draws all of
 #     them or a zoomed part in under a second;
 #   - -o on a damaged file (the page of what was readable, exit 1, the
-#     damage reported once), an unwritable output (exit 1), -o with --json
+#     damage reported once), an unwritable output (exit 1), -o with --json or --baseline
 #     (exit 2);
 #   - rec_test_report_names: a lock, a thread and a span field whose names
 #     are HTML and script injections are shown as text and never run.
@@ -81,6 +81,10 @@ fi
 rc=0
 "$bin/rec-report" -o "$tmp/x.html" --json "$tmp/demo.rec" 2>/dev/null || rc=$?
 [ "$rc" -eq 2 ] || fail "-o with --json: exit $rc, not 2"
+rc=0
+"$bin/rec-report" -o "$tmp/y.html" --baseline "$tmp/demo.rec" "$tmp/demo.rec" 2>"$tmp/y.err" || rc=$?
+[ "$rc" -eq 2 ] && grep -q "not with --baseline" "$tmp/y.err" && [ ! -e "$tmp/y.html" ] ||
+	fail "-o with --baseline: exit $rc, not 2 with the reason and no page: $(cat "$tmp/y.err")"
 # what the other tools say of the same file
 timeout 120 "$bin/rec-view" latency --by path --json "$tmp/demo.rec" >"$tmp/latency.json" || fail "rec-view: exit $?"
 timeout 120 "$bin/rec-summary" --json "$tmp/demo.rec" >"$tmp/summary.json" || fail "rec-summary: exit $?"
