@@ -25,11 +25,6 @@ static void varint(rec_tc *tc, uint64_t v)
 }
 
 /* ---- the compact protocol ----------------------------------------------------- */
-static uint64_t zigzag(int64_t v)
-{
-	return ((uint64_t)v << 1) ^ (uint64_t)(v >> 63);
-}
-
 void rec_tc_init(rec_tc *tc, rec_buf *b)
 {
 	memset(tc, 0, sizeof(*tc));
@@ -45,7 +40,7 @@ static void field(rec_tc *tc, int16_t id, uint8_t type)
 		byte(tc, (uint8_t)(delta << 4 | type));
 	} else {
 		byte(tc, type);
-		varint(tc, zigzag(id));
+		varint(tc, rec_zigzag(id));
 	}
 	tc->last[tc->depth] = id;
 }
@@ -53,13 +48,13 @@ static void field(rec_tc *tc, int16_t id, uint8_t type)
 void rec_tc_i32(rec_tc *tc, int16_t id, int32_t v)
 {
 	field(tc, id, REC_TC_I32);
-	varint(tc, zigzag(v));
+	varint(tc, rec_zigzag(v));
 }
 
 void rec_tc_i64(rec_tc *tc, int16_t id, int64_t v)
 {
 	field(tc, id, REC_TC_I64);
-	varint(tc, zigzag(v));
+	varint(tc, rec_zigzag(v));
 }
 
 void rec_tc_i8(rec_tc *tc, int16_t id, int8_t v)
@@ -115,7 +110,7 @@ void rec_tc_list(rec_tc *tc, int16_t id, uint8_t elem_type, size_t n)
 
 void rec_tc_elem_i32(rec_tc *tc, int32_t v)
 {
-	varint(tc, zigzag(v));
+	varint(tc, rec_zigzag(v));
 }
 
 void rec_tc_elem_string(rec_tc *tc, const char *s)
