@@ -273,16 +273,21 @@ int main(int argc, char **argv)
 		rec_sql_free(&s);
 		return rec_cli_finish(REC_EXIT_DATA);
 	}
-	s.u64_bits = true; /* UINT64 columns get every bit */
+	/* Parquet's UINT64 columns get every bit; JSON lines are rec-sql's */
+	s.u64_bits = o.format == REC_DS_PARQUET;
 	int rc = REC_EXIT_OK;
 	sqlite3 *db = NULL;
 	if (sqlite3_open_v2(":memory:", &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL) != SQLITE_OK ||
 	    rec_sql_attach(db, &s) != SQLITE_OK) {
 		rec_cli_error("SQLite: %s", db ? sqlite3_errmsg(db) : "out of memory");
 		rc = REC_EXIT_DATA;
-	} else if (mkdir(o.dir, 0777) != 0 && errno != EEXIST) {
-		rec_cli_file_error(o.dir, "%s", strerror(errno));
-		rc = REC_EXIT_DATA;
+	} else {
+		size_t n = strlen(o.dir) + 2;
+		char *d = rec_cli_xmalloc(n);
+		snprintf(d, n, "%s/", o.dir);
+		if (!rec_ds_make_dirs(d))
+			rc = REC_EXIT_DATA;
+		free(d);
 	}
 	uint64_t files = 0, kept = 0, rows = 0;
 	for (size_t i = 0; rc == REC_EXIT_OK && i < s.ntables; i++)

@@ -62,16 +62,19 @@ void rec_ds_table_init(rec_ds_table *t, const char *root, const char *type_value
 	t->group_rows = group_rows;
 }
 
-/* mkdir -p of the directory part of path. */
-static bool make_dirs(const char *path)
+bool rec_ds_make_dirs(const char *path)
 {
 	char *p = rec_cli_xstrdup(path);
 	bool ok = true;
 	for (char *s = strchr(p + 1, '/'); s && ok; s = strchr(s + 1, '/')) {
 		*s = 0;
-		if (mkdir(p, 0777) != 0 && errno != EEXIST) {
-			rec_cli_file_error(p, "%s", strerror(errno));
-			ok = false;
+		struct stat st;
+		if (mkdir(p, 0777) != 0) {
+			int err = errno;
+			if (err != EEXIST || stat(p, &st) != 0 || !S_ISDIR(st.st_mode)) {
+				rec_cli_file_error(p, "%s", strerror(err == EEXIST ? ENOTDIR : err));
+				ok = false;
+			}
 		}
 		*s = '/';
 	}
@@ -93,7 +96,7 @@ static bool open_file(rec_ds_table *t, rec_ds_file *f, uint64_t seq_first, uint6
 		t->kept++;
 		return true; /* written by an earlier export: never rewritten */
 	}
-	if (!make_dirs(f->path))
+	if (!rec_ds_make_dirs(f->path))
 		return false;
 	n = strlen(f->path) + 32;
 	f->tmp = rec_cli_xmalloc(n);

@@ -57,6 +57,10 @@ bool rec_ds_table_close(rec_ds_table *t);
 /* Remove the temporary files of an abandoned table. */
 void rec_ds_table_abandon(rec_ds_table *t);
 
+/* mkdir -p of every directory before a '/' in path (the file's
+ * directories; "DIR/" for DIR).  False after a message. */
+bool rec_ds_make_dirs(const char *path);
+
 /* The UTC date of epoch_ns as YYYY-MM-DD (buf >= 16). */
 void rec_ds_date(int64_t epoch_ns, char *buf);
 
