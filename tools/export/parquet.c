@@ -531,20 +531,11 @@ static void stat_bytes(const pq_col *c, pq_chunk_meta *m)
 		return;
 	switch (c->c.physical) {
 	case REC_PQ_BOOLEAN:
-		m->stat_len = 1;
-		m->min[0] = (uint8_t)c->imin;
-		m->max[0] = (uint8_t)c->imax;
-		break;
 	case REC_PQ_INT32:
-		m->stat_len = 4;
-		for (int k = 0; k < 4; k++) {
-			m->min[k] = (uint8_t)((uint64_t)c->imin >> (8 * k));
-			m->max[k] = (uint8_t)((uint64_t)c->imax >> (8 * k));
-		}
-		break;
 	case REC_PQ_INT64:
-		m->stat_len = 8;
-		for (int k = 0; k < 8; k++) {
+		/* PLAIN: little-endian, in the type's width (a boolean: one byte) */
+		m->stat_len = c->c.physical == REC_PQ_BOOLEAN ? 1 : c->c.physical == REC_PQ_INT32 ? 4 : 8;
+		for (size_t k = 0; k < m->stat_len; k++) {
 			m->min[k] = (uint8_t)((uint64_t)c->imin >> (8 * k));
 			m->max[k] = (uint8_t)((uint64_t)c->imax >> (8 * k));
 		}
