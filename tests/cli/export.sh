@@ -19,8 +19,10 @@
 #     the first ones stay byte-identical, runs double; exporting the same
 #     recording again writes nothing;
 #   - a damaged chunk: exit 1, the chunk named once, the files written are
-#     valid and hold rec-print's events; a write failure: exit 1, no
-#     temporary file left; usage errors.
+#     valid and hold rec-print's events; every testdata/invalid/*.rec: the
+#     exit status of rec-sql --export, each file written read by DuckDB with
+#     the rows rec-export counted; a write failure: exit 1, no temporary file
+#     left; usage errors.
 set -uo pipefail
 # shellcheck source=tests/cli/lib/common.sh
 source "$(dirname "$0")/lib/common.sh" # bin, tests, tmp, fail, need_exe, cli_done
@@ -245,6 +247,28 @@ rc=$?
 got=$(node "$DUCKDB_QUERY" "SELECT count(*) n FROM read_parquet('$tmp/bad/type=rec.LockWait/**/*.parquet')" | python3 -c 'import json,sys; print(json.load(sys.stdin)[0]["n"])')
 [ "$got" = "$want" ] || fail "damaged: $got LockWait rows in DuckDB, rec-print has $want"
 [ -z "$(find "$tmp/bad" -name '*.tmp.*')" ] || fail "damaged: temporary files left"
+
+# every damaged recording of testdata/invalid: the exit status of rec-sql
+# --export (the same scans), no temporary file, every file DuckDB-readable
+# with the rows the summary line counts
+for f in "$root"/testdata/invalid/*.rec; do
+	d=$tmp/invalid/$(basename "$f" .rec)
+	exp -o "$d" "$f" >"$tmp/out" 2>"$tmp/err"
+	rc=$?
+	"$bin/rec-sql" --export "$tmp/inv.db" "$f" >/dev/null 2>&1
+	want=$?
+	[ "$rc" = "$want" ] || fail "$f: exit $rc, rec-sql --export: $want: $(cat "$tmp/err")"
+	[ -z "$(find "$d" -name '*.tmp.*' 2>/dev/null)" ] || fail "$f: temporary files left"
+	rows=$(sed -n 's/^.*: \([0-9]*\) rows in .*/\1/p' "$tmp/out")
+	[ -n "$rows" ] || { fail "$f: no summary line: $(cat "$tmp/out")"; continue; }
+	got=0
+	while IFS= read -r pq; do
+		n=$(node "$DUCKDB_QUERY" "SELECT count(*) n FROM read_parquet('$pq')" | python3 -c 'import json,sys; print(json.load(sys.stdin)[0]["n"])') ||
+			{ fail "$pq: DuckDB cannot read it"; continue; }
+		got=$((got + n))
+	done < <(find "$d" -name '*.parquet' 2>/dev/null)
+	[ "$got" = "$rows" ] || fail "$f: DuckDB reads $got rows, rec-export wrote $rows"
+done
 
 mkdir -p "$tmp/blocked"
 : >"$tmp/blocked/type=app.Request"
