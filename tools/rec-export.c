@@ -52,6 +52,10 @@ static const char usage_text[] =
 
 enum { OPT_VERSION = 256, OPT_ROW_GROUP };
 
+/* The row groups being filled in a table's open Parquet files (one per
+ * input, run and date) are written when they hold more than this. */
+#define EXPORT_BUFFER_BYTES ((size_t)64 << 20)
+
 static const struct option long_opts[] = {
 	{ "output", required_argument, NULL, 'o' },
 	{ "format", required_argument, NULL, 'f' },
@@ -178,6 +182,7 @@ static bool export_table(sqlite3 *db, rec_sql *s, const sql_table *t, const expo
 	if (!ok)
 		rec_cli_error("SQLite: %s", sqlite3_errmsg(db));
 	int tcol = time_column(t), rcol = run_column(t), rc = SQLITE_ROW;
+	unsigned since_check = 0;
 	int ncol = ok ? sqlite3_column_count(st) : 0;
 	while (ok && (rc = sqlite3_step(st)) == SQLITE_ROW) {
 		size_t recording = (size_t)sqlite3_column_int64(st, 0) - 1;
@@ -208,6 +213,10 @@ static bool export_table(sqlite3 *db, rec_sql *s, const sql_table *t, const expo
 		}
 		f->rows++;
 		(*rows)++;
+		if (++since_check == 4096) {
+			since_check = 0;
+			ok = rec_ds_table_bound(&ds, EXPORT_BUFFER_BYTES);
+		}
 	}
 	if (ok && rc != SQLITE_DONE) {
 		rec_cli_error("SQLite: %s", sqlite3_errmsg(db));

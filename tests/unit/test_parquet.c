@@ -366,6 +366,39 @@ static void t_file_plain_strings(void **state)
 	free(img.p);
 }
 
+static void t_file_flush(void **state)
+{
+	(void)state;
+	/* a row group written early (rec_pq_flush) is a smaller one */
+	FILE *f = tmpfile();
+	rec_pq_column col = { "v", REC_PQ_INT32, REC_PQ_INT, 16, false, NULL };
+	rec_pq_writer *w = rec_pq_writer_create(f, &col, 1, NULL, 0, 1000);
+	assert_int_equal(rec_pq_buffered(w), 0);
+	for (int i = 0; i < 8; i++) {
+		if (i == 5) {
+			assert_int_equal(rec_pq_buffered(w), 5 * 4 + 5); /* values and levels */
+			assert_true(rec_pq_flush(w));
+			assert_int_equal(rec_pq_buffered(w), 0);
+		}
+		rec_pq_int(w, 0, 60000 + i);
+		assert_true(rec_pq_end_row(w));
+	}
+	file_img img = finish_file(w, f);
+	size_t pos = 4;
+	page_hdr h;
+	free(read_page(&img, &pos, &h));
+	assert_int_equal(h.nvalues, 5);
+	uint8_t *body = read_page(&img, &pos, &h);
+	assert_int_equal(h.nvalues, 3);
+	uint32_t dlen, v;
+	memcpy(&dlen, body, 4);
+	memcpy(&v, body + 4 + dlen, 4);
+	assert_int_equal(v, 60005);
+	assert_int_equal(pos, img.footer);
+	free(body);
+	free(img.p);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -375,6 +408,7 @@ int main(void)
 		cmocka_unit_test(t_file_int64_nulls),
 		cmocka_unit_test(t_file_dictionary_and_groups),
 		cmocka_unit_test(t_file_plain_strings),
+		cmocka_unit_test(t_file_flush),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

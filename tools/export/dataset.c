@@ -145,6 +145,26 @@ rec_ds_file *rec_ds_file_for(rec_ds_table *t, size_t recording, uint64_t run, in
 	return open_file(t, f, seq_first, seq_last) ? f : NULL;
 }
 
+bool rec_ds_table_bound(rec_ds_table *t, size_t budget)
+{
+	if (t->format != REC_DS_PARQUET || t->nfiles < 2)
+		return true; /* one file bounds itself */
+	size_t total = 0;
+	for (size_t i = 0; i < t->nfiles; i++)
+		if (t->files[i].pq)
+			total += rec_pq_buffered(t->files[i].pq);
+	if (total <= budget)
+		return true;
+	for (size_t i = 0; i < t->nfiles; i++) {
+		rec_ds_file *f = &t->files[i];
+		if (f->pq && rec_pq_buffered(f->pq) > 0 && !rec_pq_flush(f->pq)) {
+			rec_cli_file_error(f->path, "%s", strerror(errno ? errno : ENOMEM));
+			return false;
+		}
+	}
+	return true;
+}
+
 static void drop_file(rec_ds_file *f)
 {
 	rec_pq_writer_free(f->pq);

@@ -51,6 +51,10 @@ void rec_ds_table_init(rec_ds_table *t, const char *root, const char *type_value
  * on stderr). */
 rec_ds_file *rec_ds_file_for(rec_ds_table *t, size_t recording, uint64_t run, int64_t epoch_ns,
 			     uint64_t seq_first, uint64_t seq_last);
+/* Parquet: when the row groups being filled in t's open files hold more
+ * than budget bytes, write them (smaller row groups): memory stays bounded
+ * however many partitions are open.  False after an error (reported). */
+bool rec_ds_table_bound(rec_ds_table *t, size_t budget);
 /* Complete every file (Parquet footer, rename into place); false if one
  * failed (reported; its temporary file removed). */
 bool rec_ds_table_close(rec_ds_table *t);

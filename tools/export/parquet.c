@@ -101,6 +101,7 @@ struct rec_pq_writer {
 	rec_pq_kv *kv;
 	size_t nkv;
 	int64_t rows_in_group;
+	size_t buffered; /* bytes the current row group holds */
 	uint64_t rows;
 	pq_group_meta *groups;
 	size_t ngroups;
@@ -669,9 +670,20 @@ bool rec_pq_end_row(rec_pq_writer *w)
 		return false;
 	w->rows++;
 	w->rows_in_group++;
+	w->buffered = bytes + (size_t)w->rows_in_group; /* values and definition levels */
 	if ((size_t)w->rows_in_group >= w->group_rows || bytes >= PQ_GROUP_BYTES)
 		return flush_group(w);
 	return true;
+}
+
+size_t rec_pq_buffered(const rec_pq_writer *w)
+{
+	return w->rows_in_group ? w->buffered : 0;
+}
+
+bool rec_pq_flush(rec_pq_writer *w)
+{
+	return flush_group(w);
 }
 
 /* ---- the footer -------------------------------------------------------------------- */

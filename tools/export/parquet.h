@@ -65,6 +65,10 @@ void rec_pq_bytes(rec_pq_writer *w, size_t col, const void *p, size_t n);
 /* End the row (a column not given is null); writes a full row group.
  * False after a failure (write error: errno; or memory). */
 bool rec_pq_end_row(rec_pq_writer *w);
+/* Bytes the row group being filled holds; write it now (a smaller row
+ * group), to bound the memory of many writers.  False on failure. */
+size_t rec_pq_buffered(const rec_pq_writer *w);
+bool rec_pq_flush(rec_pq_writer *w);
 /* Write the last row group and the footer.  False on failure. */
 bool rec_pq_finish(rec_pq_writer *w);
 /* Rows and row groups written so far. */
