@@ -399,6 +399,61 @@ static void t_file_flush(void **state)
 	free(img.p);
 }
 
+static void t_values_of_other_types(void **state)
+{
+	(void)state;
+	/* a field declared with another type in a later chunk: converted, or NULL */
+	FILE *f = tmpfile();
+	rec_pq_column cols[3] = {
+		{ "s", REC_PQ_BYTE_ARRAY, REC_PQ_STRING, 0, false, NULL },
+		{ "u8", REC_PQ_INT32, REC_PQ_INT, 8, false, NULL },
+		{ "d", REC_PQ_DOUBLE, REC_PQ_NONE, 0, false, NULL },
+	};
+	rec_pq_writer *w = rec_pq_writer_create(f, cols, 3, NULL, 0, 1000);
+	rec_pq_int(w, 0, -42);     /* "-42" */
+	rec_pq_int(w, 1, 300);     /* out of UINT_8: NULL */
+	rec_pq_int(w, 2, 7);       /* 7.0 */
+	assert_true(rec_pq_end_row(w));
+	rec_pq_double(w, 0, 0.5);  /* "0.5" */
+	rec_pq_double(w, 1, 255);  /* 255 */
+	rec_pq_bytes(w, 2, "x", 1); /* NULL */
+	assert_true(rec_pq_end_row(w));
+	rec_pq_double(w, 1, 1.5);  /* not integral: NULL */
+	assert_true(rec_pq_end_row(w));
+	file_img img = finish_file(w, f);
+	size_t pos = 4;
+	page_hdr h;
+	uint8_t *s = read_page(&img, &pos, &h); /* 2 distinct strings, 3 rows: PLAIN */
+	uint32_t dlen, len;
+	memcpy(&dlen, s, 4);
+	memcpy(&len, s + 4 + dlen, 4);
+	assert_int_equal(len, 3);
+	assert_memory_equal(s + 8 + dlen, "-42", 3);
+	memcpy(&len, s + 11 + dlen, 4);
+	assert_int_equal(len, 3);
+	assert_memory_equal(s + 15 + dlen, "0.5", 3);
+	free(s);
+	uint8_t *u = read_page(&img, &pos, &h);
+	memcpy(&dlen, u, 4);
+	uint32_t defs[3], v;
+	assert_int_equal(hybrid_decode(u + 4, dlen, 1, defs, 3), 3);
+	assert_int_equal(defs[0], 0);
+	assert_int_equal(defs[1], 1);
+	assert_int_equal(defs[2], 0);
+	memcpy(&v, u + 4 + dlen, 4);
+	assert_int_equal(v, 255);
+	assert_int_equal(h.usize, 4 + (int32_t)dlen + 4);
+	free(u);
+	uint8_t *d = read_page(&img, &pos, &h);
+	memcpy(&dlen, d, 4);
+	double x;
+	memcpy(&x, d + 4 + dlen, 8);
+	assert_true(x == 7.0);
+	assert_int_equal(h.usize, 4 + (int32_t)dlen + 8);
+	free(d);
+	free(img.p);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -409,6 +464,7 @@ int main(void)
 		cmocka_unit_test(t_file_dictionary_and_groups),
 		cmocka_unit_test(t_file_plain_strings),
 		cmocka_unit_test(t_file_flush),
+		cmocka_unit_test(t_values_of_other_types),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

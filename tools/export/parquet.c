@@ -218,11 +218,42 @@ static void present(rec_pq_writer *w, pq_col *c)
 	c->nvals++;
 }
 
+/* Whether v fits an INT32 column of the logical width (INT64 columns take
+ * every value as its bits). */
+static bool fits(const pq_col *c, int64_t v)
+{
+	if (c->c.physical != REC_PQ_INT32)
+		return true;
+	unsigned bits = c->c.logical == REC_PQ_INT && c->c.bits && c->c.bits < 32 ? c->c.bits : 32;
+	if (is_unsigned(c))
+		return v >= 0 && v <= (int64_t)((1ull << bits) - 1);
+	return v >= -(int64_t)(1ull << (bits - 1)) && v <= (int64_t)((1ull << (bits - 1)) - 1);
+}
+
 void rec_pq_int(rec_pq_writer *w, size_t col, int64_t v)
 {
 	pq_col *c = value_of(w, col);
 	if (!c)
 		return;
+	if (c->c.physical == REC_PQ_FLOAT || c->c.physical == REC_PQ_DOUBLE ||
+	    c->c.physical == REC_PQ_BYTE_ARRAY) {
+		/* a value of another type than the column's (a field declared
+		 * otherwise in a later chunk): as a double, or as decimal text */
+		c->set = false;
+		if (c->c.physical == REC_PQ_BYTE_ARRAY) {
+			char num[32];
+			int n = snprintf(num, sizeof num, "%lld", (long long)v);
+			rec_pq_bytes(w, col, num, (size_t)n);
+		} else {
+			rec_pq_double(w, col, (double)v);
+		}
+		return;
+	}
+	if (!fits(c, v)) {
+		c->set = false;
+		rec_pq_null(w, col);
+		return;
+	}
 	switch (c->c.physical) {
 	case REC_PQ_BOOLEAN:
 		v = v != 0;
@@ -231,14 +262,9 @@ void rec_pq_int(rec_pq_writer *w, size_t col, int64_t v)
 	case REC_PQ_INT32:
 		b_le32(&w->failed, &c->plain, (uint32_t)v);
 		break;
-	case REC_PQ_INT64:
+	default:
 		b_le64(&w->failed, &c->plain, (uint64_t)v);
 		break;
-	default:
-		/* not an integer column: as a double */
-		c->set = false;
-		rec_pq_double(w, col, (double)v);
-		return;
 	}
 	present(w, c);
 	if (!c->has_minmax || int_less(c, v, c->imin))
@@ -264,8 +290,18 @@ void rec_pq_double(rec_pq_writer *w, size_t col, double v)
 		memcpy(&u, &v, 8);
 		b_le64(&w->failed, &c->plain, u);
 	} else {
+		/* another type than the column's: an integral double in range as
+		 * the integer, text as its shortest %g, anything else NULL */
 		c->set = false;
-		rec_pq_int(w, col, (int64_t)v);
+		if (c->c.physical == REC_PQ_BYTE_ARRAY) {
+			char num[40];
+			int n = snprintf(num, sizeof num, "%.17g", v);
+			rec_pq_bytes(w, col, num, (size_t)n);
+		} else if (v == v && v >= -9.2e18 && v <= 9.2e18 && v == (double)(int64_t)v) {
+			rec_pq_int(w, col, (int64_t)v);
+		} else {
+			rec_pq_null(w, col);
+		}
 		return;
 	}
 	present(w, c);

@@ -57,7 +57,10 @@ rec_pq_writer *rec_pq_writer_create(FILE *out, const rec_pq_column *cols, size_t
 				    const rec_pq_kv *kv, size_t nkv, size_t group_rows);
 /* The values of a row, one call per column (any order), then end_row.
  * An integer goes to INT32/INT64/BOOLEAN columns as its bits (a UINT64 as
- * its two's complement), a double to FLOAT/DOUBLE. */
+ * its two's complement), a double to FLOAT/DOUBLE.  A value of another
+ * kind is converted: an integer to a double or decimal text, an integral
+ * double to the integer, a number that does not fit an INT32 column's
+ * logical width or bytes to a number column is NULL. */
 void rec_pq_null(rec_pq_writer *w, size_t col);
 void rec_pq_int(rec_pq_writer *w, size_t col, int64_t v);
 void rec_pq_double(rec_pq_writer *w, size_t col, double v);
