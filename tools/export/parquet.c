@@ -473,7 +473,7 @@ static void write_page(rec_pq_writer *w, int type, const rec_buf *body, int64_t 
 /* The byte arrays of c's PLAIN buffer: offsets of their length prefixes. */
 static size_t *byte_array_offsets(const pq_col *c)
 {
-	size_t *off = malloc((size_t)(c->nvals ? c->nvals : 1) * sizeof(*off));
+	size_t *off = calloc((size_t)(c->nvals ? c->nvals : 1), sizeof(*off));
 	if (!off)
 		return NULL;
 	size_t pos = 0;
@@ -609,7 +609,7 @@ static void write_chunk(rec_pq_writer *w, pq_col *c, pq_chunk_meta *m, int64_t r
 	rec_buf *body = &w->body;
 	body->len = 0;
 	/* definition levels: a 4-byte length, then the hybrid (bit width 1) */
-	uint32_t *lv = malloc((size_t)(rows ? rows : 1) * sizeof(*lv));
+	uint32_t *lv = calloc((size_t)(rows ? rows : 1), sizeof(*lv));
 	if (!lv) {
 		w->failed = true;
 		return;
