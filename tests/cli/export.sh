@@ -49,10 +49,6 @@ if ! command -v node >/dev/null || [ ! -f "$DUCKDB_DIR/node_modules/@duckdb/node
 	echo "FAIL: node and @duckdb/node-api are needed (set REC_SKIP_DUCKDB=1 to skip)"
 	exit 1
 fi
-if [ "${REC_VALGRIND:-0}" = 1 ]; then
-	# rec-export runs under valgrind below like every tool; node does not
-	:
-fi
 export DUCKDB_QUERY=$root/tests/cli/export/duckdb_query.js
 export REC_SQL=$bin/rec-sql REC_SUMMARY=$bin/rec-summary
 exp() { timeout 120 "$bin/rec-export" "$@"; }
