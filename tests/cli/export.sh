@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # rec-export (issue 21), every file read by an independent reader: DuckDB
 # (@duckdb/node-api from the npm registry, installed into $REC_DUCKDB_DIR,
-# default /var/cache/rec-tests/duckdb, when missing; node from Debian).
+# default /var/cache/rec-tests/duckdb or ~/.cache/rec-tests/duckdb, when
+# missing; node from Debian; REC_SKIP_DUCKDB=1 skips the test without them).
 #   - the generated recording of tests/helpers/rec_test_sql_gen.c (it prints
 #     its truth): counts, sums, min/max of fields in DuckDB equal the truth
 #     and rec-sql's answers on the same file; the column types (TIMESTAMP
@@ -34,7 +35,10 @@ export TZ=UTC
 if ! command -v node >/dev/null; then
 	apt-get install -y nodejs >/dev/null 2>&1 || true
 fi
-export DUCKDB_DIR=${REC_DUCKDB_DIR:-/var/cache/rec-tests/duckdb}
+# cached across runs: /var/cache/rec-tests/duckdb (root), else under $HOME
+dflt=/var/cache/rec-tests/duckdb
+mkdir -p "$dflt" 2>/dev/null && [ -w "$dflt" ] || dflt=${XDG_CACHE_HOME:-$HOME/.cache}/rec-tests/duckdb
+export DUCKDB_DIR=${REC_DUCKDB_DIR:-$dflt}
 if [ ! -f "$DUCKDB_DIR/node_modules/@duckdb/node-api/package.json" ] && command -v node >/dev/null; then
 	command -v npm >/dev/null || apt-get install -y npm >/dev/null 2>&1 || true
 	mkdir -p "$DUCKDB_DIR" &&
