@@ -166,6 +166,22 @@ $(BUILD)/bin/rec-sql: $(BUILD)/obj/tools/rec-sql.o $(SQL_OBJS) $(CLI_OBJS) $(STA
 	@$(if $(Q),echo "  LD      $@")
 	$(Q)$(CC) $(CFLAGS_ALL) -o $@ $< $(SQL_OBJS) $(CLI_OBJS) $(STATIC) $(LIBS_ALL) $(shell pkg-config --libs sqlite3 2>/dev/null || echo -lsqlite3)
 
+# rec-export links rec-sql's parts (its rows are rec-sql's virtual tables)
+# and tools/export/ (the Parquet writer, its Thrift encoder, the dataset).
+EXPORT_SRCS := $(sort $(wildcard tools/export/*.c))
+EXPORT_OBJS := $(EXPORT_SRCS:%.c=$(BUILD)/obj/%.o)
+$(BUILD)/bin/rec-export: $(BUILD)/obj/tools/rec-export.o $(EXPORT_OBJS) $(SQL_OBJS) $(CLI_OBJS) $(STATIC)
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  LD      $@")
+	$(Q)$(CC) $(CFLAGS_ALL) -o $@ $< $(EXPORT_OBJS) $(SQL_OBJS) $(CLI_OBJS) $(STATIC) $(LIBS_ALL) $(shell pkg-config --libs sqlite3 2>/dev/null || echo -lsqlite3)
+
+# test_parquet tests the Parquet writer and its Thrift encoder alone.
+PARQUET_OBJS := $(BUILD)/obj/tools/export/parquet.o $(BUILD)/obj/tools/export/thrift_compact.o
+$(BUILD)/tests/test_parquet: $(BUILD)/obj/tests/unit/test_parquet.o $(PARQUET_OBJS) $(TESTLIB_OBJS) $(STATIC)
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  LD      $@")
+	$(Q)$(CC) $(CFLAGS_ALL) -rdynamic -o $@ $< $(PARQUET_OBJS) $(TESTLIB_OBJS) $(STATIC) $(LIBS_ALL) -lcmocka
+
 $(BUILD)/bin/%: $(BUILD)/obj/examples/%.o $(STATIC)
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  LD      $@")
@@ -248,7 +264,7 @@ FUZZ_SMOKE_SECONDS ?= 12
 FUZZ_BUILD ?= $(BUILD)/fuzz-libfuzzer
 FUZZ_HARNESS_NAMES := $(sort $(basename $(notdir $(filter-out fuzz/regression_driver.c,$(wildcard fuzz/*.c)))))
 FUZZ_REPLAYS := $(FUZZ_HARNESS_NAMES:%=$(BUILD)/fuzz/%_replay)
-LINT_SRCS = $(LIB_SRCS) $(CLI_SRCS) $(TOOL_SRCS) $(SQL_SRCS) $(GV_SRCS) $(REPORT_SRCS)
+LINT_SRCS = $(LIB_SRCS) $(CLI_SRCS) $(TOOL_SRCS) $(SQL_SRCS) $(GV_SRCS) $(REPORT_SRCS) $(EXPORT_SRCS)
 
 .PHONY: fuzz fuzz-build fuzz-smoke fuzz-replay lint cppcheck clang-tidy
 test check: $(FUZZ_REPLAYS)

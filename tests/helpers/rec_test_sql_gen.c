@@ -3,7 +3,7 @@
  * rec_test_sql_gen.c - a deterministic multi-chunk recording for
  * tests/cli/sql*.sh, written with the real writer (zstd), and its truth.
  *
- *   rec_test_sql_gen OUT.rec CHUNKS
+ *   rec_test_sql_gen OUT.rec CHUNKS [RUN_ID DAYS]
  *
  * Chunk k (0-based, one flush each) starts at wall T0 + k s (T0 =
  * 1700000000000000000, 1 GHz ticks) and holds:
@@ -20,6 +20,8 @@
  * the rules: a_b and a_b_2) and "9lives" (t_9lives), at T0 + 950 ms.
  * Stacks: 1 = frames 1, 2 (leaf first); 2 = frames 1, 3.  Frame functions
  * leaf, mid, other; module /usr/bin/app (build id "abcd").
+ * RUN_ID (hex, default 5a1) and DAYS (whole days added to every time,
+ * default 0) make another run of the same events (tests/cli/export.sh).
  * Prints the truth on stdout as NAME=VALUE lines.  Exits 0 on success.
  */
 #include <stdint.h>
@@ -74,16 +76,18 @@ static void tick_event(uint32_t type, uint64_t at, uint64_t n)
 
 int main(int argc, char **argv)
 {
-	if (argc != 3) {
-		fprintf(stderr, "usage: rec_test_sql_gen OUT.rec CHUNKS\n");
+	if (argc != 3 && argc != 5) {
+		fprintf(stderr, "usage: rec_test_sql_gen OUT.rec CHUNKS [RUN_ID DAYS]\n");
 		return 2;
 	}
 	int chunks = atoi(argv[2]);
+	uint64_t run_id = argc == 5 ? strtoull(argv[3], NULL, 16) : 0x5a1;
+	int64_t shift = argc == 5 ? atoll(argv[4]) * 86400 * (int64_t)SEC : 0;
 	rec_writer_options o = REC_WRITER_OPTIONS_INIT;
-	o.run_id = 0x5a1;
+	o.run_id = run_id;
 	o.pid = 777;
-	o.process_start_ns = T0 - (int64_t)SEC;
-	o.anchor_wall_ns = T0;
+	o.process_start_ns = T0 + shift - (int64_t)SEC;
+	o.anchor_wall_ns = T0 + shift;
 	o.anchor_ticks = 0;
 	o.tick_frequency = SEC;
 	ck(rec_writer_open_path(&w, argv[1], &o), "open");

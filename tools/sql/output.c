@@ -182,7 +182,7 @@ static void out_csv_cell(const char *s)
 	rec_out_char('"');
 }
 
-static void out_json_row(sqlite3_stmt *st, int ncol)
+void rec_sql_out_json_row(sqlite3_stmt *st, int ncol)
 {
 	rec_out_char('{');
 	for (int i = 0; i < ncol; i++) {
@@ -268,7 +268,7 @@ static int run_one(sqlite3 *db, sqlite3_stmt *st, sql_out_format format)
 			REC_OUT_LIT("\r\n");
 			break;
 		case SQL_OUT_JSONL:
-			out_json_row(st, ncol);
+			rec_sql_out_json_row(st, ncol);
 			break;
 		}
 	}

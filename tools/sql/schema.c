@@ -14,99 +14,103 @@
 #include "../common/cli.h"
 #include "sql.h"
 
+/* A fixed column: its name, the rec_field_type its values have (the SQL
+ * type of sql_type_of(), the Parquet type of rec-export) and its unit. */
 typedef struct sql_coldef {
-	const char *name, *sqltype, *unit;
+	const char *name;
+	uint32_t type;
+	const char *unit;
 } sql_coldef;
 
 static const sql_coldef types_cols[SQL_TY_N] = {
-	[SQL_TY_NAME] = { "type_name", "TEXT", "" },
-	[SQL_TY_TABLE] = { "table_name", "TEXT", "" },
-	[SQL_TY_CATEGORY] = { "category", "TEXT", "" },
-	[SQL_TY_LABEL] = { "label", "TEXT", "" },
-	[SQL_TY_DESCRIPTION] = { "description", "TEXT", "" },
-	[SQL_TY_EVENTS] = { "events", "INTEGER", "count, from STATS" },
+	[SQL_TY_NAME] = { "type_name", REC_TYPE_STRING, "" },
+	[SQL_TY_TABLE] = { "table_name", REC_TYPE_STRING, "" },
+	[SQL_TY_CATEGORY] = { "category", REC_TYPE_STRING, "" },
+	[SQL_TY_LABEL] = { "label", REC_TYPE_STRING, "" },
+	[SQL_TY_DESCRIPTION] = { "description", REC_TYPE_STRING, "" },
+	[SQL_TY_EVENTS] = { "events", REC_TYPE_U64, "count, from STATS" },
 };
 static const sql_coldef chunks_cols[SQL_CH_N] = {
-	[SQL_CH_RECORDING] = { "recording_id", "INTEGER", "input file, 1-based" },
-	[SQL_CH_FILE] = { "file", "TEXT", "" },
-	[SQL_CH_INDEX] = { "chunk_index", "INTEGER", "0-based in the file" },
-	[SQL_CH_OFFSET] = { "offset", "INTEGER", "bytes" },
-	[SQL_CH_SIZE] = { "size", "INTEGER", "bytes" },
-	[SQL_CH_RUN] = { "run_id", "TEXT", "16 hex digits" },
-	[SQL_CH_SEQ] = { "chunk_seq", "INTEGER", "" },
-	[SQL_CH_PID] = { "pid", "INTEGER", "" },
-	[SQL_CH_CODEC] = { "codec", "TEXT", "" },
-	[SQL_CH_START] = { "start_ns", "INTEGER", "ns since the epoch" },
-	[SQL_CH_DURATION] = { "duration_ns", "INTEGER", "ns" },
-	[SQL_CH_FIRST] = { "first_event_ns", "INTEGER", "ns since the epoch" },
-	[SQL_CH_LAST] = { "last_event_ns", "INTEGER", "ns since the epoch" },
-	[SQL_CH_EVENTS] = { "events", "INTEGER", "count" },
-	[SQL_CH_DROPPED] = { "dropped_events", "INTEGER", "count" },
-	[SQL_CH_PAYLOAD] = { "payload_size", "INTEGER", "bytes" },
-	[SQL_CH_RAW] = { "raw_size", "INTEGER", "bytes" },
-	[SQL_CH_FINAL] = { "final", "INTEGER", "0 or 1" },
+	[SQL_CH_RECORDING] = { "recording_id", REC_TYPE_U32, "input file, 1-based" },
+	[SQL_CH_FILE] = { "file", REC_TYPE_STRING, "" },
+	[SQL_CH_INDEX] = { "chunk_index", REC_TYPE_U64, "0-based in the file" },
+	[SQL_CH_OFFSET] = { "offset", REC_TYPE_U64, "bytes" },
+	[SQL_CH_SIZE] = { "size", REC_TYPE_U64, "bytes" },
+	[SQL_CH_RUN] = { "run_id", REC_TYPE_STRING, "16 hex digits" },
+	[SQL_CH_SEQ] = { "chunk_seq", REC_TYPE_U64, "" },
+	[SQL_CH_PID] = { "pid", REC_TYPE_U32, "" },
+	[SQL_CH_CODEC] = { "codec", REC_TYPE_STRING, "" },
+	[SQL_CH_START] = { "start_ns", REC_TYPE_TIMESTAMP, "ns since the epoch" },
+	[SQL_CH_DURATION] = { "duration_ns", REC_TYPE_DURATION, "ns" },
+	[SQL_CH_FIRST] = { "first_event_ns", REC_TYPE_TIMESTAMP, "ns since the epoch" },
+	[SQL_CH_LAST] = { "last_event_ns", REC_TYPE_TIMESTAMP, "ns since the epoch" },
+	[SQL_CH_EVENTS] = { "events", REC_TYPE_U64, "count" },
+	[SQL_CH_DROPPED] = { "dropped_events", REC_TYPE_U64, "count" },
+	[SQL_CH_PAYLOAD] = { "payload_size", REC_TYPE_U64, "bytes" },
+	[SQL_CH_RAW] = { "raw_size", REC_TYPE_U64, "bytes" },
+	[SQL_CH_FINAL] = { "final", REC_TYPE_BOOL, "0 or 1" },
 };
 static const sql_coldef runs_cols[SQL_RU_N] = {
-	[SQL_RU_RECORDING] = { "recording_id", "INTEGER", "" },
-	[SQL_RU_RUN] = { "run_id", "TEXT", "" },
-	[SQL_RU_PID] = { "pid", "INTEGER", "" },
-	[SQL_RU_PSTART] = { "process_start_ns", "INTEGER", "ns since the epoch" },
-	[SQL_RU_FIRST] = { "first_event_ns", "INTEGER", "ns since the epoch" },
-	[SQL_RU_LAST] = { "last_event_ns", "INTEGER", "ns since the epoch" },
-	[SQL_RU_CHUNKS] = { "chunks", "INTEGER", "count" },
-	[SQL_RU_EVENTS] = { "events", "INTEGER", "count" },
-	[SQL_RU_DROPPED] = { "dropped_events", "INTEGER", "count" },
-	[SQL_RU_CLEAN] = { "clean_close", "INTEGER", "0 or 1" },
+	[SQL_RU_RECORDING] = { "recording_id", REC_TYPE_U32, "" },
+	[SQL_RU_RUN] = { "run_id", REC_TYPE_STRING, "" },
+	[SQL_RU_PID] = { "pid", REC_TYPE_U32, "" },
+	[SQL_RU_PSTART] = { "process_start_ns", REC_TYPE_TIMESTAMP, "ns since the epoch" },
+	[SQL_RU_FIRST] = { "first_event_ns", REC_TYPE_TIMESTAMP, "ns since the epoch" },
+	[SQL_RU_LAST] = { "last_event_ns", REC_TYPE_TIMESTAMP, "ns since the epoch" },
+	[SQL_RU_CHUNKS] = { "chunks", REC_TYPE_U64, "count" },
+	[SQL_RU_EVENTS] = { "events", REC_TYPE_U64, "count" },
+	[SQL_RU_DROPPED] = { "dropped_events", REC_TYPE_U64, "count" },
+	[SQL_RU_CLEAN] = { "clean_close", REC_TYPE_BOOL, "0 or 1" },
 };
 static const sql_coldef threads_cols[SQL_TH_N] = {
-	[SQL_TH_RECORDING] = { "recording_id", "INTEGER", "" },
-	[SQL_TH_RUN] = { "run_id", "TEXT", "" },
-	[SQL_TH_ID] = { "thread_id", "INTEGER", "OS thread id" },
-	[SQL_TH_NAME] = { "name", "TEXT", "" },
+	[SQL_TH_RECORDING] = { "recording_id", REC_TYPE_U32, "" },
+	[SQL_TH_RUN] = { "run_id", REC_TYPE_STRING, "" },
+	[SQL_TH_ID] = { "thread_id", REC_TYPE_THREAD, "OS thread id" },
+	[SQL_TH_NAME] = { "name", REC_TYPE_STRING, "" },
 };
 static const sql_coldef stacks_cols[SQL_ST_N] = {
-	[SQL_ST_RECORDING] = { "recording_id", "INTEGER", "" },
-	[SQL_ST_RUN] = { "run_id", "TEXT", "" },
-	[SQL_ST_ID] = { "stack_id", "INTEGER", "" },
-	[SQL_ST_POSITION] = { "position", "INTEGER", "0 = leaf" },
-	[SQL_ST_FRAME] = { "frame_id", "INTEGER", "" },
-	[SQL_ST_DEPTH] = { "depth", "INTEGER", "frames" },
-	[SQL_ST_TRUNCATED] = { "truncated", "INTEGER", "0 or 1" },
+	[SQL_ST_RECORDING] = { "recording_id", REC_TYPE_U32, "" },
+	[SQL_ST_RUN] = { "run_id", REC_TYPE_STRING, "" },
+	[SQL_ST_ID] = { "stack_id", REC_TYPE_STACK, "" },
+	[SQL_ST_POSITION] = { "position", REC_TYPE_U32, "0 = leaf" },
+	[SQL_ST_FRAME] = { "frame_id", REC_TYPE_U64, "" },
+	[SQL_ST_DEPTH] = { "depth", REC_TYPE_U32, "frames" },
+	[SQL_ST_TRUNCATED] = { "truncated", REC_TYPE_BOOL, "0 or 1" },
 };
 static const sql_coldef frames_cols[SQL_FR_N] = {
-	[SQL_FR_RECORDING] = { "recording_id", "INTEGER", "" },
-	[SQL_FR_RUN] = { "run_id", "TEXT", "" },
-	[SQL_FR_ID] = { "frame_id", "INTEGER", "" },
-	[SQL_FR_FUNCTION] = { "function", "TEXT", "" },
-	[SQL_FR_MODULE] = { "module", "TEXT", "path" },
-	[SQL_FR_BUILD_ID] = { "build_id", "TEXT", "hex" },
-	[SQL_FR_MODULE_OFFSET] = { "module_offset", "INTEGER", "bytes" },
-	[SQL_FR_FUNCTION_OFFSET] = { "function_offset", "INTEGER", "bytes" },
-	[SQL_FR_FILE] = { "file", "TEXT", "NULL: not recorded" },
-	[SQL_FR_LINE] = { "line", "INTEGER", "NULL: not recorded" },
-	[SQL_FR_INLINE] = { "inline_depth", "INTEGER", "" },
+	[SQL_FR_RECORDING] = { "recording_id", REC_TYPE_U32, "" },
+	[SQL_FR_RUN] = { "run_id", REC_TYPE_STRING, "" },
+	[SQL_FR_ID] = { "frame_id", REC_TYPE_U64, "" },
+	[SQL_FR_FUNCTION] = { "function", REC_TYPE_STRING, "" },
+	[SQL_FR_MODULE] = { "module", REC_TYPE_STRING, "path" },
+	[SQL_FR_BUILD_ID] = { "build_id", REC_TYPE_STRING, "hex" },
+	[SQL_FR_MODULE_OFFSET] = { "module_offset", REC_TYPE_U64, "bytes" },
+	[SQL_FR_FUNCTION_OFFSET] = { "function_offset", REC_TYPE_U64, "bytes" },
+	[SQL_FR_FILE] = { "file", REC_TYPE_STRING, "NULL: not recorded" },
+	[SQL_FR_LINE] = { "line", REC_TYPE_U32, "NULL: not recorded" },
+	[SQL_FR_INLINE] = { "inline_depth", REC_TYPE_U32, "" },
 };
 static const sql_coldef drops_cols[SQL_DR_N] = {
-	[SQL_DR_RECORDING] = { "recording_id", "INTEGER", "" },
-	[SQL_DR_RUN] = { "run_id", "TEXT", "" },
-	[SQL_DR_SEQ] = { "chunk_seq", "INTEGER", "" },
-	[SQL_DR_START] = { "start_ns", "INTEGER", "ns since the epoch" },
-	[SQL_DR_THREAD_ID] = { "thread_id", "INTEGER", "OS thread id" },
-	[SQL_DR_THREAD_NAME] = { "thread_name", "TEXT", "" },
-	[SQL_DR_TYPE] = { "type_name", "TEXT", "" },
-	[SQL_DR_REASON] = { "reason", "INTEGER", "" },
-	[SQL_DR_REASON_NAME] = { "reason_name", "TEXT", "" },
-	[SQL_DR_COUNT] = { "count", "INTEGER", "events" },
+	[SQL_DR_RECORDING] = { "recording_id", REC_TYPE_U32, "" },
+	[SQL_DR_RUN] = { "run_id", REC_TYPE_STRING, "" },
+	[SQL_DR_SEQ] = { "chunk_seq", REC_TYPE_U64, "" },
+	[SQL_DR_START] = { "start_ns", REC_TYPE_TIMESTAMP, "ns since the epoch" },
+	[SQL_DR_THREAD_ID] = { "thread_id", REC_TYPE_THREAD, "OS thread id" },
+	[SQL_DR_THREAD_NAME] = { "thread_name", REC_TYPE_STRING, "" },
+	[SQL_DR_TYPE] = { "type_name", REC_TYPE_STRING, "" },
+	[SQL_DR_REASON] = { "reason", REC_TYPE_U8, "" },
+	[SQL_DR_REASON_NAME] = { "reason_name", REC_TYPE_STRING, "" },
+	[SQL_DR_COUNT] = { "count", REC_TYPE_U64, "events" },
 };
 static const sql_coldef event_cols[SQL_EV_FIXED] = {
-	[SQL_EV_RECORDING] = { "recording_id", "INTEGER", "" },
-	[SQL_EV_RUN] = { "run_id", "TEXT", "" },
-	[SQL_EV_CHUNK_SEQ] = { "chunk_seq", "INTEGER", "" },
-	[SQL_EV_START] = { "start_ns", "INTEGER", "ns since the epoch" },
-	[SQL_EV_DURATION] = { "duration_ns", "INTEGER", "ns" },
-	[SQL_EV_THREAD_ID] = { "thread_id", "INTEGER", "OS thread id" },
-	[SQL_EV_THREAD_NAME] = { "thread_name", "TEXT", "" },
-	[SQL_EV_STACK] = { "stack_id", "INTEGER", "" },
+	[SQL_EV_RECORDING] = { "recording_id", REC_TYPE_U32, "" },
+	[SQL_EV_RUN] = { "run_id", REC_TYPE_STRING, "" },
+	[SQL_EV_CHUNK_SEQ] = { "chunk_seq", REC_TYPE_U64, "" },
+	[SQL_EV_START] = { "start_ns", REC_TYPE_TIMESTAMP, "ns since the epoch" },
+	[SQL_EV_DURATION] = { "duration_ns", REC_TYPE_DURATION, "ns" },
+	[SQL_EV_THREAD_ID] = { "thread_id", REC_TYPE_THREAD, "OS thread id" },
+	[SQL_EV_THREAD_NAME] = { "thread_name", REC_TYPE_STRING, "" },
+	[SQL_EV_STACK] = { "stack_id", REC_TYPE_STACK, "" },
 };
 
 static const struct {
@@ -212,7 +216,7 @@ static char *fixed_decl(const char *name, const sql_coldef *cols, size_t n)
 	sb_add(&b, name);
 	sb_add(&b, "\"(\n");
 	for (size_t i = 0; i < n; i++)
-		sb_col(&b, cols[i].name, cols[i].sqltype, cols[i].unit, i + 1 == n);
+		sb_col(&b, cols[i].name, sql_type_of(cols[i].type), cols[i].unit, i + 1 == n);
 	sb_add(&b, ")");
 	return b.p;
 }
@@ -232,7 +236,7 @@ static char *event_decl(const sql_table *t)
 	sb_add(&b, head);
 	sb_add(&b, "\n");
 	for (size_t i = 0; i < SQL_EV_FIXED; i++)
-		sb_col(&b, event_cols[i].name, event_cols[i].sqltype, event_cols[i].unit,
+		sb_col(&b, event_cols[i].name, sql_type_of(event_cols[i].type), event_cols[i].unit,
 		       t->ncols == 0 && i + 1 == SQL_EV_FIXED);
 	for (size_t i = 0; i < t->ncols; i++) {
 		const sql_col *c = &t->cols[i];
@@ -241,6 +245,37 @@ static char *event_decl(const sql_table *t)
 	}
 	sb_add(&b, ")");
 	return b.p;
+}
+
+/* ---- columns, for the engines other than SQLite ----------------------------------- */
+static const sql_coldef *fixed_cols(sql_table_kind kind, size_t *n)
+{
+	for (size_t i = 0; i < NFIXED; i++)
+		if (fixed_tables[i].kind == kind) {
+			*n = fixed_tables[i].n;
+			return fixed_tables[i].cols;
+		}
+	*n = SQL_EV_FIXED;
+	return event_cols;
+}
+
+size_t rec_sql_ncols(const sql_table *t)
+{
+	size_t n;
+	fixed_cols(t->kind, &n);
+	return t->kind == SQL_T_EVENT ? n + t->ncols : n;
+}
+
+void rec_sql_column(const sql_table *t, size_t i, sql_column *out)
+{
+	size_t n;
+	const sql_coldef *cols = fixed_cols(t->kind, &n);
+	if (i < n) {
+		*out = (sql_column){ cols[i].name, cols[i].type, cols[i].unit };
+		return;
+	}
+	const sql_col *c = &t->cols[i - n];
+	*out = (sql_column){ c->name, c->thread_name ? REC_TYPE_STRING : c->type, unit_of(c) };
 }
 
 /* ---- names -------------------------------------------------------------------- */
@@ -387,6 +422,10 @@ static void note_chunk(rec_sql *s, size_t file, const rec_chunk_info *ci)
 			t->events += ts->count;
 	}
 	sql_run *r = run_of(s, file, ci);
+	if (r->chunks == 0 || ci->sequence < r->first_seq)
+		r->first_seq = ci->sequence;
+	if (r->chunks == 0 || ci->sequence > r->last_seq)
+		r->last_seq = ci->sequence;
 	r->chunks++;
 	r->dropped += ci->dropped_events;
 	if (ci->flags & REC_CHUNK_FINAL)

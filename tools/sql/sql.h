@@ -88,6 +88,7 @@ typedef struct sql_run {
 	int64_t process_start_ns;
 	int64_t first_ns, last_ns; /* valid when events > 0 */
 	uint64_t chunks, events, dropped;
+	uint64_t first_seq, last_seq; /* the smallest and largest chunk Sequence */
 	bool final;
 } sql_run;
 
@@ -108,6 +109,8 @@ typedef struct rec_sql {
 	sql_seen_problem *seen;
 	size_t nseen, seen_cap;
 	bool damaged;            /* a problem was reported: exit 1 */
+	bool u64_bits;           /* u64 fields as their 64 bits (an INTEGER that is
+				  * negative above 2^63 - 1), not REAL: rec-export */
 	uint64_t chunks_decoded; /* chunks whose events a scan read */
 	uint64_t chunks_skipped; /* chunks a scan passed over by header and STATS */
 } rec_sql;
@@ -117,6 +120,16 @@ typedef struct rec_sql {
  * an input that cannot be opened (reported). */
 bool rec_sql_load(rec_sql *s, size_t nfiles, char *const *files);
 void rec_sql_free(rec_sql *s);
+/* A column of any table, as engines other than SQLite need it: its values
+ * have the rec_field_type type (a thread name column is REC_TYPE_STRING),
+ * unit as --schema prints it ("" for none). */
+typedef struct sql_column {
+	const char *name;
+	uint32_t type;
+	const char *unit;
+} sql_column;
+size_t rec_sql_ncols(const sql_table *t);
+void rec_sql_column(const sql_table *t, size_t i, sql_column *out);
 /* Report a reader problem of file once (later reports of the same are
  * silent); marks s damaged. */
 void rec_sql_problem(rec_sql *s, size_t file, const rec_problem *p, rec_status st);
@@ -132,5 +145,8 @@ typedef enum { SQL_OUT_TEXT, SQL_OUT_CSV, SQL_OUT_JSONL } sql_out_format;
 /* Run every statement of sql on db, printing each one's rows in format.
  * Returns 0, or 1 after printing "rec-sql: SQL error: ..." on stderr. */
 int rec_sql_run(sqlite3 *db, const char *sql, sql_out_format format);
+/* The current row of st as one JSON line (column names as keys) on the
+ * rec_out buffer. */
+void rec_sql_out_json_row(sqlite3_stmt *st, int ncol);
 
 #endif /* REC_TOOLS_SQL_H */

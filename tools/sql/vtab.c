@@ -550,7 +550,7 @@ static void result_text(sqlite3_context *ctx, const char *s)
 }
 
 static void result_value(sqlite3_context *ctx, const rec_event *ev, const rec_value *v,
-			 bool thread_name)
+			 bool thread_name, bool u64_bits)
 {
 	if (!v->present) {
 		sqlite3_result_null(ctx);
@@ -566,7 +566,10 @@ static void result_value(sqlite3_context *ctx, const rec_event *ev, const rec_va
 	switch (v->type) {
 	case REC_TYPE_BOOL: case REC_TYPE_U8: case REC_TYPE_U16: case REC_TYPE_U32:
 	case REC_TYPE_U64:
-		result_u64(ctx, v->v.u);
+		if (u64_bits)
+			sqlite3_result_int64(ctx, (sqlite3_int64)v->v.u);
+		else
+			result_u64(ctx, v->v.u);
 		break;
 	case REC_TYPE_I8: case REC_TYPE_I16: case REC_TYPE_I32: case REC_TYPE_I64:
 		sqlite3_result_int64(ctx, v->v.i);
@@ -647,7 +650,7 @@ static void event_column(sql_cursor *c, sqlite3_context *ctx, int col)
 		sqlite3_result_null(ctx);
 		return;
 	}
-	result_value(ctx, ev, &ev->values[f], c->t->cols[i].thread_name);
+	result_value(ctx, ev, &ev->values[f], c->t->cols[i].thread_name, c->s->u64_bits);
 }
 
 static const rec_value *drop_value(const sql_cursor *c, int which)
