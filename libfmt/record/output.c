@@ -289,16 +289,22 @@ void rec_wf_merge(rec_wf_event *into, const rec_wf_event *e)
 
 /* The file at the path existed: rec_recorder_open() opened it without
  * O_TRUNC (freeing an earlier recording's blocks took 0.5-0.7 ms of the
- * program's start-up here), and the background thread empties it as it
- * starts, before any chunk is written: without w_lock, which the opening
- * thread needs next; rec_out_write() does it first if it runs earlier. */
+ * program's start-up here) and put a new empty file in its place
+ * (old_fd: closing it frees the blocks), or, where it could not, left it to
+ * be emptied in place.  The background thread does either as it starts,
+ * before any chunk is written: without w_lock, which the opening thread
+ * needs next; rec_out_write() does it first if it runs earlier. */
 void rec_out_truncate(rec_recorder *r)
 {
 	rec_output *o = &r->out;
 	if (!__atomic_load_n(&o->trunc_pending, __ATOMIC_ACQUIRE))
 		return;
 	pthread_mutex_lock(&o->trunc_lock);
-	if (o->trunc_pending) {
+	if (o->trunc_pending && o->old_fd >= 0) {
+		close(o->old_fd);
+		o->old_fd = -1;
+		__atomic_store_n(&o->trunc_pending, 0, __ATOMIC_RELEASE);
+	} else if (o->trunc_pending) {
 		while (ftruncate(o->fd, 0) != 0) {
 			if (errno != EINTR) {
 				o->trunc_err = errno;

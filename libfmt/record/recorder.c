@@ -162,6 +162,8 @@ static void recorder_free(rec_recorder *r)
 		rec_writer_abandon(r->w);
 	if (r->out.fd >= 0)
 		close(r->out.fd);
+	if (r->out.old_fd >= 0)
+		close(r->out.old_fd);
 	for (size_t i = 0; i < r->strs.count; i++)
 		free(r->strs.ents[i].s);
 	free(r->strs.ents);
@@ -223,6 +225,7 @@ static rec_recorder *recorder_new(const rec_recorder_options *o)
 	if (!r)
 		return NULL;
 	r->out.fd = -1;
+	r->out.old_fd = -1;
 	pthread_mutex_init(&r->lock, NULL);
 	pthread_mutex_init(&r->w_lock, NULL);
 	pthread_mutex_init(&r->req_lock, NULL);
@@ -297,9 +300,47 @@ static void recorder_clock(rec_recorder *r, const rec_recorder_options *o, int64
 	}
 }
 
+/* An earlier recording at the path must never be read as this one's, not
+ * even when the process dies before its background thread has run: a new,
+ * empty file takes the path at once (created beside it, renamed over it),
+ * and the earlier file stays open until the background thread closes it,
+ * which frees its blocks there, not in the program's start-up.  Only for a
+ * regular file with one link that is not reached through a symbolic link
+ * (a rename would replace the link, or leave the other names holding the
+ * old bytes); false when it cannot be done, and the caller empties the file
+ * in place later (rec_out_truncate). */
+static bool replace_earlier_file(rec_recorder *r, const char *path, const struct stat *sb)
+{
+	struct stat lsb;
+	if (sb->st_nlink != 1 || lstat(path, &lsb) != 0 || !S_ISREG(lsb.st_mode) ||
+	    lsb.st_ino != sb->st_ino || lsb.st_dev != sb->st_dev)
+		return false;
+	size_t n = strlen(path) + 48;
+	char *tmp = malloc(n);
+	if (!tmp)
+		return false;
+	snprintf(tmp, n, "%s.rec-new.%ld", path, (long)getpid());
+	int fd;
+	do
+		fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, sb->st_mode & 07777);
+	while (fd < 0 && errno == EINTR);
+	bool ok = fd >= 0 && rename(tmp, path) == 0;
+	if (!ok && fd >= 0) {
+		unlink(tmp);
+		close(fd);
+	}
+	free(tmp);
+	if (ok) {
+		r->out.old_fd = r->out.fd;
+		r->out.fd = fd;
+	}
+	return ok;
+}
+
 /* Step 5a (not flight mode, no program sink): open the file; REC_ERR_IO
- * with errno set on failure.  A file with bytes in it is emptied by the
- * background thread (rec_out_truncate). */
+ * with errno set on failure.  A file with bytes in it is replaced by an
+ * empty one (replace_earlier_file), or else emptied by the background
+ * thread (rec_out_truncate). */
 static rec_status open_output_file(rec_recorder *r, const char *path)
 {
 	do
@@ -308,7 +349,11 @@ static rec_status open_output_file(rec_recorder *r, const char *path)
 	if (r->out.fd < 0)
 		return REC_ERR_IO; /* REC_ERR_IO keeps errno (rec.h) */
 	struct stat sb;
-	r->out.trunc_pending = fstat(r->out.fd, &sb) != 0 || (S_ISREG(sb.st_mode) && sb.st_size > 0);
+	bool stat_ok = fstat(r->out.fd, &sb) == 0;
+	bool earlier = !stat_ok || (S_ISREG(sb.st_mode) && sb.st_size > 0);
+	if (earlier && stat_ok)
+		replace_earlier_file(r, path, &sb);
+	r->out.trunc_pending = earlier;
 	return REC_OK;
 }
 

@@ -273,6 +273,10 @@ typedef struct rec_output {
 	/* fd still holds an earlier file's bytes (rec_out_truncate; trunc_lock,
 	 * see LOCK ORDER) */
 	int trunc_pending, trunc_err;
+	/* the earlier file at the path, replaced by a new one at open and kept
+	 * open so that its blocks are freed when the background thread closes
+	 * it (rec_out_truncate, trunc_pending set); -1: none */
+	int old_fd;
 	pthread_mutex_t trunc_lock;
 	uint64_t off;        /* end of the last complete chunk in the file */
 	/* the failure in progress */

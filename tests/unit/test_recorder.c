@@ -295,6 +295,72 @@ static void t_overwrite(void **state)
 	}
 }
 
+/* A process that dies right after opening (SIGKILL before its background
+ * thread ran) must not leave an earlier recording at the path, where a
+ * reader would take it for this run's: the path holds a new file from the
+ * open on (the earlier one's blocks are freed later).  A file with a second
+ * link is emptied in place instead (the other name must not keep the old
+ * bytes either, once the background thread ran). */
+static void write_junk(const char *path, size_t n)
+{
+	FILE *f = fopen(path, "wb");
+	assert_non_null(f);
+	for (size_t i = 0; i < n; i++)
+		assert_int_equal(fputc(0xAB, f), 0xAB);
+	assert_int_equal(fclose(f), 0);
+}
+
+static void t_overwrite_killed(void **state)
+{
+	(void)state;
+	char path[300];
+	tmp_path(path, sizeof path, "killed.rec");
+	for (int round = 0; round < 5; round++) {
+		write_junk(path, 256 * 1024);
+		pid_t pid = fork();
+		assert_true(pid >= 0);
+		if (pid == 0) {
+			rec_recorder_options o = REC_RECORDER_OPTIONS_INIT;
+			o.path = path;
+			rec_recorder *r = NULL;
+			if (rec_recorder_open(&r, &o) != REC_OK)
+				_exit(3);
+			raise(SIGKILL);
+			_exit(4);
+		}
+		int st = 0;
+		assert_int_equal(waitpid(pid, &st, 0), pid);
+		assert_true(WIFSIGNALED(st) && WTERMSIG(st) == SIGKILL);
+		struct stat sb;
+		assert_int_equal(stat(path, &sb), 0);
+		assert_true(sb.st_size < 64 * 1024); /* not the 256 KiB of junk */
+		FILE *f = fopen(path, "rb");
+		assert_non_null(f);
+		int c = fgetc(f);
+		assert_true(c == EOF || c != 0xAB);
+		fclose(f);
+	}
+	/* a second name: emptied in place by the background thread */
+	char other[320];
+	snprintf(other, sizeof other, "%s.link", path);
+	write_junk(path, 256 * 1024);
+	unlink(other);
+	assert_int_equal(link(path, other), 0);
+	rec_recorder_options o = REC_RECORDER_OPTIONS_INIT;
+	rec_recorder *r = open_rec(path, &o);
+	assert_int_equal(rec_recorder_close(r), REC_OK);
+	struct stat a, b;
+	assert_int_equal(stat(path, &a), 0);
+	assert_int_equal(stat(other, &b), 0);
+	assert_true(a.st_ino == b.st_ino && a.st_size < 64 * 1024);
+	readback rb;
+	read_file(other, &rb);
+	assert_int_equal(rb.end, REC_END);
+	assert_int_equal(rb.final_chunks, 1);
+	rb_free(&rb);
+	unlink(other);
+}
+
 /* ---- durations and thresholds (deterministic clock) -------------------------------- */
 static uint64_t g_fake_ticks;
 static uint64_t fake_clock(void *opaque)
@@ -1485,6 +1551,7 @@ int main(void)
 	mkdir(g_dir, 0700);
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(t_roundtrip),     cmocka_unit_test(t_overwrite),
+		cmocka_unit_test(t_overwrite_killed),
 		cmocka_unit_test(t_threshold),
 		cmocka_unit_test(t_settings),      cmocka_unit_test(t_stack),
 		cmocka_unit_test(t_exit_unflushed), cmocka_unit_test(t_short_lived),
