@@ -196,9 +196,13 @@ REC_API rec_status rec_recorder_options_parse(rec_recorder_options *opts, const 
 
 /*! rec_recorder_open() :
  *  Start a recording; opts must give a path or a sink.  Starts the
- *  background thread.  A file that exists at the path is replaced: opened
- *  here, emptied by the background thread before it writes (so a program's
- *  start-up does not wait for the old file's blocks to be freed).  On success
+ *  background thread.  A file that exists at the path is replaced here by a
+ *  new empty file (created beside it as PATH.rec-new.PID and renamed over
+ *  it, so the earlier bytes are gone from the path even if the process dies
+ *  at once); the background thread frees the old file's blocks, so the
+ *  program's start-up does not wait for that.  A file with other hard links,
+ *  or reached through a symbolic link, keeps its inode and is emptied by the
+ *  background thread before it writes.  On success
  *  *out owns the recorder; rec_recorder_close() ends it.
  *  @return REC_OK, REC_ERR_INVALID_ARG (bad options, reserved not zero),
  *          REC_ERR_IO (cannot create the file; errno says why), REC_ERR_NOMEM, REC_ERR_STATE
