@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * test_builtins_locks.c - rec.LockWait, rec.LockOrder and rec.Sleep produced
+ * test_lock_wrap.c - rec.LockWait, rec.LockOrder and rec.Sleep produced
  * for real: contended mutexes and rwlocks between real threads, nested locks
  * in fixed orders, sleeps and condition waits, recorded to a file by the
  * default recorder and read back with the reader.
@@ -26,7 +26,7 @@
 #include "rec/builtins.h"
 #include "rec/recorder.h"
 
-#include "../lib/readback.h"
+#include "../../lib/readback.h"
 
 /* ---- rec.LockWait ------------------------------------------------------------ */
 
@@ -89,7 +89,7 @@ static void t_lock_wait_contended(void **state)
 		if (strcmp(e->type, "rec.LockWait") != 0)
 			continue;
 		/* The call site's frame names this program and its build-id. */
-		assert_non_null(strstr(e->user_module, "test_builtins_locks"));
+		assert_non_null(strstr(e->user_module, "test_lock_wrap"));
 		assert_string_equal(e->user_build_id, bid);
 		assert_string_equal(rec_t_fs(e, "lockName"), "test.mutex");
 		assert_int_equal(rec_t_fu(e, "lockAddress"), (uintptr_t)&g_mu);
