@@ -276,6 +276,10 @@ rec_status rec_rd_load_payload(rec_reader *r, rec_rchunk *c);
 rec_status rec_rd_check_payload(rec_reader *r, rec_rchunk *c);
 /* Load the payload (verifying its checksum), pools and events section. */
 rec_status rec_rd_load_events(rec_reader *r, rec_rchunk *c);
+/* rec_rd_load_events for the calls that take the current chunk again
+ * (rec_reader_verify_chunk, rec_reader_chunk_events): a chunk already found
+ * damaged is a problem that says so, not a silent REC_ERR_CORRUPT. */
+rec_status rec_rd_load_events_reported(rec_reader *r, rec_rchunk *c);
 static inline int64_t rec_rd_wall(const rec_chunk_info *c, uint64_t ticks)
 {
 	uint64_t d = ticks - c->start_ticks;
