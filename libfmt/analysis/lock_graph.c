@@ -494,24 +494,10 @@ static rec_status get_lock(rec_lockgraph *g, uint64_t addr, const char *name, si
 	return REC_OK;
 }
 
-static const char *base_name(const char *path)
-{
-	const char *s = strrchr(path, '/');
-	return s ? s + 1 : path;
-}
-
-static uint64_t hash_bytes(const char *p, size_t n)
-{
-	uint64_t h = 1469598103934665603ull;
-	for (size_t i = 0; i < n; i++)
-		h = (h ^ (unsigned char)p[i]) * 1099511628211ull;
-	return h;
-}
-
 /* An interned copy of p[0..n) (NULL if out of memory). */
 static const char *intern_text(rec_lockgraph *g, const char *p, size_t n)
 {
-	uint64_t h = hash_bytes(p, n);
+	uint64_t h = rec_fnv1a(REC_NAME_HASH_SEED, p, n);
 	uint32_t i = map_find(&g->ftext_map, h);
 	if (i != UINT32_MAX && strlen(g->ftexts[i]) == n && memcmp(g->ftexts[i], p, n) == 0)
 		return g->ftexts[i];
@@ -538,7 +524,7 @@ static const char *frame_text(rec_lockgraph *g, const rec_frame *fr)
 	int n;
 	if (fr->module && fr->module->path && *fr->module->path)
 		n = snprintf(buf, sizeof buf, "0x%" PRIx64 " (%s)", fr->module_offset,
-			     base_name(fr->module->path));
+			     rec_base_name(fr->module->path));
 	else
 		n = snprintf(buf, sizeof buf, "0x%" PRIx64, fr->module_offset);
 	if (n < 0)

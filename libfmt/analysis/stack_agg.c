@@ -140,12 +140,7 @@ static inline uint64_t mix64(uint64_t x)
 
 static uint64_t hash_bytes(const char *s, size_t n)
 {
-	uint64_t h = 0xcbf29ce484222325ull;
-	for (size_t i = 0; i < n; i++) {
-		h ^= (unsigned char)s[i];
-		h *= 0x100000001b3ull;
-	}
-	return mix64(h ^ n);
+	return mix64(rec_fnv1a(0xcbf29ce484222325ull, s, n) ^ n);
 }
 
 static inline uint64_t sat_add(uint64_t a, uint64_t b)
@@ -393,12 +388,6 @@ static bool intern_sanitized(rec_stackagg *a, const char *s, size_t n, uint32_t 
 	return intern(a, a->sbuf, off, id);
 }
 
-static const char *base_name(const char *path)
-{
-	const char *s = strrchr(path, '/');
-	return s ? s + 1 : path;
-}
-
 static bool frame_name(rec_stackagg *a, const rec_frame *fr, uint32_t *id)
 {
 	if (!fr)
@@ -409,7 +398,7 @@ static bool frame_name(rec_stackagg *a, const rec_frame *fr, uint32_t *id)
 	int hn = snprintf(hex, sizeof hex, "0x%llx", (unsigned long long)fr->module_offset);
 	size_t off = 0;
 	if (fr->module && fr->module->path && fr->module->path[0]) {
-		const char *b = base_name(fr->module->path);
+		const char *b = rec_base_name(fr->module->path);
 		if (!sbuf_put(a, &off, b, strlen(b)) || !sbuf_put(a, &off, "+", 1))
 			return false;
 	}

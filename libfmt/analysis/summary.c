@@ -145,16 +145,6 @@ const char *rec_summary_errmsg(const rec_summary *s)
 
 /* ---- types by name ---------------------------------------------------------- */
 
-static uint64_t hash_str(const char *p)
-{
-	uint64_t h = 1469598103934665603ull; /* FNV-1a */
-	for (; *p; p++) {
-		h ^= (unsigned char)*p;
-		h *= 1099511628211ull;
-	}
-	return h;
-}
-
 static bool slots_rehash(rec_summary *s, size_t cap)
 {
 	type_slot *ns = calloc(cap, sizeof *ns);
@@ -178,7 +168,7 @@ static rec_summary_type *type_find(rec_summary *s, const char *name, const rec_t
 {
 	if ((s->type_count + 1) * 2 > s->slot_cap && !slots_rehash(s, s->slot_cap ? s->slot_cap * 2 : 64))
 		return NULL;
-	uint64_t h = hash_str(name);
+	uint64_t h = rec_fnv1a(REC_NAME_HASH_SEED, name, strlen(name));
 	size_t j = (size_t)h & (s->slot_cap - 1);
 	while (s->slots[j].index) {
 		if (s->slots[j].hash == h && strcmp(s->types[s->slots[j].index - 1].name, name) == 0)
