@@ -104,7 +104,7 @@ void rec_bg_append(rec_recorder *r, uint64_t records)
 	if (rejected) {
 		uint64_t ticks = rec_now_ticks(r), nrec = 0;
 		r->staging.len = 0;
-		for (uint32_t i = 0; i < REC_TYPE_TALLY && by_type.id[i]; i++, nrec++)
+		for (uint32_t i = 0; i < REC_TALLY_TYPES && by_type.id[i]; i++, nrec++)
 			put_dropped(r, ticks, by_type.n[i], 0, REC_DROP_REJECTED, by_type.id[i]);
 		if (by_type.other) {
 			put_dropped(r, ticks, by_type.other, 0, REC_DROP_REJECTED, 0);
@@ -316,7 +316,7 @@ static uint64_t put_write_failures(rec_recorder *r, const rec_wf_event *wfe, siz
 			 * records reported (lost with them). */
 			const rec_type_tally *lt = &wfe[i].lost;
 			uint64_t n = wfe[i].events + wfe[i].dropped, sum = 0;
-			for (uint32_t k = 0; k < REC_TYPE_TALLY && lt->id[k]; k++) {
+			for (uint32_t k = 0; k < REC_TALLY_TYPES && lt->id[k]; k++) {
 				put_dropped(r, wfe[i].end_ticks, lt->n[k], 0, REC_DROP_WRITE_FAILED,
 					    lt->id[k]);
 				sum += lt->n[k];

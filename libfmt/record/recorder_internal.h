@@ -243,16 +243,16 @@ typedef struct rec_crash_slot {
 	uint64_t addr, os_tid, thread_id, stack_id, ticks;
 } rec_crash_slot;
 
-/* ---- output and write failures (recorder.c) --------------------------------- */
+/* ---- output and write failures (output.c) ------------------------------------ */
 enum { REC_WF_ENOSPC = 0, REC_WF_EIO, REC_WF_EFBIG, REC_WF_OTHER, REC_WF_REMOVED,
        REC_WF_REOPEN, REC_WF_NKINDS };
 
 /* Counts by event type (rec.Dropped of reasons 3 and 4, written by the
- * background thread): up to REC_TYPE_TALLY types, the rest under type 0. */
-#define REC_TYPE_TALLY 32u
+ * background thread): up to REC_TALLY_TYPES types, the rest under type 0. */
+#define REC_TALLY_TYPES 32u
 typedef struct rec_type_tally {
-	uint32_t id[REC_TYPE_TALLY];     /* 0 = free */
-	uint64_t n[REC_TYPE_TALLY];
+	uint32_t id[REC_TALLY_TYPES];     /* 0 = free */
+	uint64_t n[REC_TALLY_TYPES];
 	uint64_t other;                  /* types past the table, or not known */
 } rec_type_tally;
 
