@@ -21,60 +21,6 @@
 #define MAX_INDEX (1u << 30)
 #define MAX_EXAMPLES 16u
 
-/* ---- string arena ------------------------------------------------------------ */
-
-typedef struct arena_block {
-	struct arena_block *next;
-	size_t used, cap;
-	char data[];
-} arena_block;
-
-typedef struct arena {
-	arena_block *head;
-} arena;
-
-static void *arena_alloc(arena *a, size_t n, size_t align)
-{
-	arena_block *b = a->head;
-	size_t off = b ? (b->used + align - 1) & ~(align - 1) : 0;
-	if (!b || off + n > b->cap) {
-		size_t cap = n + align > 65536 ? n + align : 65536;
-		b = malloc(sizeof *b + cap);
-		if (!b)
-			return NULL;
-		b->next = a->head;
-		b->used = 0;
-		b->cap = cap;
-		a->head = b;
-		off = ((uintptr_t)b->data % align) ? align - (uintptr_t)b->data % align : 0;
-	}
-	void *p = b->data + off;
-	b->used = off + n;
-	return p;
-}
-
-static char *arena_strndup(arena *a, const char *s, size_t n)
-{
-	char *p = arena_alloc(a, n + 1, 1);
-	if (!p)
-		return NULL;
-	if (n)
-		memcpy(p, s, n);
-	p[n] = 0;
-	return p;
-}
-
-static void arena_free(arena *a)
-{
-	arena_block *b = a->head;
-	while (b) {
-		arena_block *n = b->next;
-		free(b);
-		b = n;
-	}
-	a->head = NULL;
-}
-
 /* ---- u64 -> index map (open addressing) --------------------------------------- */
 
 typedef struct map_slot {
@@ -203,7 +149,7 @@ struct rec_lockgraph {
 	rec_lockgraph_options opt;
 	char *thread_pat;
 	uint32_t graphs;     /* REC_LOCKGRAPH_WAIT | REC_LOCKGRAPH_ORDER */
-	arena strings;       /* names, sites, frames: live as long as the graph */
+	rec_arena strings;       /* names, sites, frames: live as long as the graph */
 	lg_thread *threads;
 	size_t nthreads, cthreads;
 	map thread_map;
@@ -235,7 +181,7 @@ struct rec_lockgraph {
 	 * holder edges are its parts (rec/lock_attrib.h), made in get */
 	rec_lockattrib *attrib;
 	/* result */
-	arena rstrings;
+	rec_arena rstrings;
 	rec_lockgraph_result res;
 	rec_lockgraph_lock *rlocks;
 	rec_lockgraph_thread *rthreads;
@@ -324,7 +270,7 @@ static void free_result(rec_lockgraph *g)
 	g->rexamples = NULL;
 	g->rcycles = NULL;
 	g->rcycle_idx = NULL;
-	arena_free(&g->rstrings);
+	rec_arena_free(&g->rstrings);
 	memset(&g->res, 0, sizeof g->res);
 }
 
@@ -333,7 +279,7 @@ void rec_lockgraph_close(rec_lockgraph *g)
 	if (!g)
 		return;
 	free_result(g);
-	arena_free(&g->strings);
+	rec_arena_free(&g->strings);
 	free(g->threads);
 	free(g->locks);
 	free(g->wedges);
@@ -445,7 +391,7 @@ static rec_status get_thread(rec_lockgraph *g, uint64_t tid, const char *name, u
 	}
 	lg_thread *t = &g->threads[i];
 	if (name && *name && strcmp(t->name, name) != 0) {
-		char *p = arena_strndup(&g->strings, name, strlen(name));
+		char *p = rec_arena_strndup(&g->strings, name, strlen(name));
 		if (!p)
 			return nomem(g);
 		t->name = p;
@@ -483,7 +429,7 @@ static rec_status get_lock(rec_lockgraph *g, uint64_t addr, const char *name, si
 	}
 	lg_lock *l = &g->locks[i];
 	if (name && !*l->name && !is_address_name(name, name_len, addr)) {
-		char *p = arena_strndup(&g->strings, name, name_len);
+		char *p = rec_arena_strndup(&g->strings, name, name_len);
 		if (!p)
 			return nomem(g);
 		l->name = p;
@@ -500,7 +446,7 @@ static const char *intern_text(rec_lockgraph *g, const char *p, size_t n)
 	uint32_t i = map_find(&g->ftext_map, h);
 	if (i != UINT32_MAX && strlen(g->ftexts[i]) == n && memcmp(g->ftexts[i], p, n) == 0)
 		return g->ftexts[i];
-	char *c = arena_strndup(&g->strings, p, n);
+	char *c = rec_arena_strndup(&g->strings, p, n);
 	if (!c)
 		return NULL;
 	if (i == UINT32_MAX) { /* (a hash collision keeps its own copy, unindexed) */
@@ -546,7 +492,7 @@ static uint32_t intern_stack(rec_lockgraph *g, const rec_event *ev, rec_status *
 	uint32_t i = map_find(&g->stack_map, key);
 	if (i != UINT32_MAX && g->stacks[i].run_id == run && g->stacks[i].id == stk->id)
 		return i;
-	const char **fr = arena_alloc(&g->strings, stk->depth * sizeof *fr, sizeof(void *));
+	const char **fr = rec_arena_alloc(&g->strings, stk->depth * sizeof *fr);
 	if (!fr) {
 		*st = nomem(g);
 		return UINT32_MAX;
@@ -878,7 +824,7 @@ static const char *rprintf(rec_lockgraph *g, const char *fmt, ...)
 	va_end(ap);
 	if (n < 0)
 		return NULL;
-	char *p = arena_alloc(&g->rstrings, (size_t)n + 1, 1);
+	char *p = rec_arena_alloc(&g->rstrings, (size_t)n + 1);
 	if (!p)
 		return NULL;
 	va_start(ap, fmt);

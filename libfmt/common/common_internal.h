@@ -2,7 +2,7 @@
 /*
  * common_internal.h - the encoding pieces shared by the writer and the
  * reader: little-endian access, LEB128 varints, zigzag, CRC32C, codecs,
- * a growable byte buffer and growable arrays, the analyses' name hash,
+ * a growable byte buffer, growable arrays and an arena, the analyses' name hash,
  * and the chunk/section header layouts.  Written once;
  * a second varint decoder anywhere else is a defect.  Never installed.
  */
@@ -96,6 +96,21 @@ static inline const char *rec_base_name(const char *path)
 	const char *s = strrchr(path, '/');
 	return s ? s + 1 : path;
 }
+
+/* ---- arena: stable allocations freed together ---------------------------- */
+/* Blocks of 64 KiB, then each twice the last (a larger request gets its own
+ * size).  The reader's chunk objects (types, pools, frames), the names the
+ * analyses keep (summary, stack aggregation, lock graph) and the
+ * symbolizer's strings.  A zeroed rec_arena is empty. */
+typedef struct rec_arena_blk rec_arena_blk;
+typedef struct rec_arena {
+	rec_arena_blk *head;
+} rec_arena;
+void *rec_arena_alloc(rec_arena *a, size_t n); /* 16-byte aligned; NULL on failure */
+/* A copy of s[0..n) with a NUL after it; NULL on failure. */
+char *rec_arena_strndup(rec_arena *a, const char *s, size_t n);
+void rec_arena_reset(rec_arena *a);            /* keeps one block for reuse */
+void rec_arena_free(rec_arena *a);
 
 /* ---- growable arrays ------------------------------------------------------ */
 /* Make *arr (of *cap elements of elem bytes) hold at least need elements:

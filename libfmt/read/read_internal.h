@@ -77,15 +77,6 @@ typedef struct rec_bigbuf {
 bool rec_bigbuf_reserve(rec_bigbuf *b, size_t n);
 void rec_bigbuf_free(rec_bigbuf *b);
 
-/* ---- arena: stable allocations freed together --------------------------- */
-typedef struct rec_arena_blk rec_arena_blk;
-typedef struct rec_arena {
-	rec_arena_blk *head;
-} rec_arena;
-void *rec_arena_alloc(rec_arena *a, size_t n); /* 8-byte aligned; NULL on failure */
-void rec_arena_reset(rec_arena *a);            /* keeps one block for reuse */
-void rec_arena_free(rec_arena *a);
-
 /* ---- a chunk being read -------------------------------------------------- */
 #define REC_NKINDS 9 /* known section kinds are 1..8 */
 
