@@ -64,8 +64,16 @@ CLI_SRCS := $(sort $(wildcard tools/common/*.c))
 CLI_OBJS := $(CLI_SRCS:%.c=$(BUILD)/obj/%.o)
 TOOL_SRCS := $(sort $(wildcard tools/rec-*.c))
 TOOLS := $(TOOL_SRCS:tools/%.c=$(BUILD)/bin/%)
-UNIT_SRCS := $(sort $(wildcard tests/unit/test_*.c))
-UNITS := $(UNIT_SRCS:tests/unit/%.c=$(BUILD)/tests/%)
+# Unit tests mirror the library's layers: tests/unit/LAYER/test_MODULE.c
+# (common, write, read, record, analysis, tools); a test file still at
+# tests/unit/test_*.c is built too.  Every binary is $(BUILD)/tests/test_NAME
+# (tests/run.sh runs $(BUILD)/tests/test_*), so two test files may not share
+# a name across folders.
+UNIT_SRCS := $(sort $(wildcard tests/unit/test_*.c tests/unit/*/test_*.c))
+UNITS := $(addprefix $(BUILD)/tests/,$(basename $(notdir $(UNIT_SRCS))))
+ifneq ($(words $(UNITS)),$(words $(sort $(UNITS))))
+$(error two unit test files share a name: $(UNIT_SRCS))
+endif
 TESTLIB_SRCS := $(sort $(wildcard tests/lib/*.c))
 TESTLIB_OBJS := $(TESTLIB_SRCS:%.c=$(BUILD)/obj/%.o)
 HELPER_SRCS := $(sort $(wildcard tests/helpers/*.c))
@@ -177,28 +185,28 @@ $(BUILD)/bin/rec-export: $(BUILD)/obj/tools/rec-export.o $(EXPORT_OBJS) $(SQL_OB
 
 # test_parquet tests the Parquet writer and its Thrift encoder alone.
 PARQUET_OBJS := $(BUILD)/obj/tools/export/parquet.o $(BUILD)/obj/tools/export/thrift_compact.o
-$(BUILD)/tests/test_parquet: $(BUILD)/obj/tests/unit/test_parquet.o $(PARQUET_OBJS) $(TESTLIB_OBJS) $(STATIC)
-	@mkdir -p $(dir $@)
-	@$(if $(Q),echo "  LD      $@")
-	$(Q)$(CC) $(CFLAGS_ALL) -rdynamic -o $@ $< $(PARQUET_OBJS) $(TESTLIB_OBJS) $(STATIC) $(LIBS_ALL) -lcmocka
+$(BUILD)/tests/test_parquet: $(PARQUET_OBJS)
 
 $(BUILD)/bin/%: $(BUILD)/obj/examples/%.o $(STATIC)
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  LD      $@")
 	$(Q)$(CC) $(CFLAGS_ALL) -rdynamic -o $@ $< $(STATIC) $(LIBS_ALL)
 
-$(BUILD)/tests/test_%: $(BUILD)/obj/tests/unit/test_%.o $(TESTLIB_OBJS) $(STATIC)
+# A unit test links its own object (first), the objects a rule below adds
+# for it (prerequisites only), the test support of tests/lib and the library.
+define unit_test_rule
+$(BUILD)/tests/$(basename $(notdir $(1))): $(BUILD)/obj/$(1:.c=.o) $$(TESTLIB_OBJS) $$(STATIC)
+endef
+$(foreach s,$(UNIT_SRCS),$(eval $(call unit_test_rule,$(s))))
+$(UNITS):
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  LD      $@")
-	$(Q)$(CC) $(CFLAGS_ALL) -rdynamic -o $@ $< $(TESTLIB_OBJS) $(STATIC) $(LIBS_ALL) -lcmocka
+	$(Q)$(CC) $(CFLAGS_ALL) -rdynamic -o $@ $(filter %/$(@F).o,$^) $(filter-out %/$(@F).o $(TESTLIB_OBJS),$(filter %.o,$^)) $(TESTLIB_OBJS) $(STATIC) $(LIBS_ALL) -lcmocka
 
 # test_tools calls the archive tools' run functions (tools.h): their code
 # without main(), as the fuzzing harnesses link it (rule below).
 TEST_TOOLS_OBJS := $(foreach t,cat check recover scrub split summary,$(BUILD)/obj/fuzz/tools/rec-$(t).o)
-$(BUILD)/tests/test_tools: $(BUILD)/obj/tests/unit/test_tools.o $(TEST_TOOLS_OBJS) $(CLI_OBJS) $(TESTLIB_OBJS) $(STATIC)
-	@mkdir -p $(dir $@)
-	@$(if $(Q),echo "  LD      $@")
-	$(Q)$(CC) $(CFLAGS_ALL) -rdynamic -o $@ $< $(TEST_TOOLS_OBJS) $(CLI_OBJS) $(TESTLIB_OBJS) $(STATIC) $(LIBS_ALL) -lcmocka
+$(BUILD)/tests/test_tools: $(TEST_TOOLS_OBJS) $(CLI_OBJS)
 
 $(BUILD)/tests/%: $(BUILD)/obj/tests/helpers/%.o $(TESTLIB_OBJS) $(STATIC)
 	@mkdir -p $(dir $@)

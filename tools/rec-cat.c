@@ -178,12 +178,8 @@ static void scan_file(cat_run *c, size_t fi)
 		c->rc = REC_EXIT_DATA;
 		return;
 	}
-	rec_reader_options o = REC_READER_OPTIONS_INIT;
-	if (c->in[fi].base)
-		o = *c->in[fi].base;
-	o.flags = REC_READ_VERIFY;
-	rec_reader *r = NULL;
-	rec_status st = rec_reader_open_path(&r, names[fi], &o);
+	rec_reader *r = NULL; /* the input is a file: it opened above */
+	rec_status st = rec_cli_input_reader(&c->in[fi], REC_READ_VERIFY, &r);
 	if (st != REC_OK) {
 		rec_cli_file_error(names[fi], "%s", rec_strerror(st));
 		c->rc = REC_EXIT_DATA;

@@ -436,6 +436,20 @@ static uint64_t field_u64(const rec_event *ev, int i, bool *ok)
 	return ev->values[i].v.u;
 }
 
+/* ev as an instant of the whole process (its fields as args). */
+static void write_process_instant(const ttype *tt, const rec_event *ev, uint32_t pid)
+{
+	REC_OUT_LIT("{\"name\": ");
+	rec_out_str(tt->name_json);
+	REC_OUT_LIT(", \"cat\": ");
+	rec_out_str(tt->cat_json);
+	REC_OUT_LIT(", \"ph\": \"i\", \"s\": \"p\", \"ts\": ");
+	out_us(since_base(ev->wall_ns));
+	out_pid_tid(pid, 0);
+	out_args(tt, ev);
+	rec_out_char('}');
+}
+
 /* The previous rec.ProcessStats of the run being written (CPU use is the
  * difference of the cumulative times between two samples of one run). */
 static struct {
@@ -491,15 +505,7 @@ static void write_process_stats(const ttype *tt, const rec_event *ev, uint32_t p
 	}
 	if (!first)
 		sep();
-	REC_OUT_LIT("{\"name\": ");
-	rec_out_str(tt->name_json);
-	REC_OUT_LIT(", \"cat\": ");
-	rec_out_str(tt->cat_json);
-	REC_OUT_LIT(", \"ph\": \"i\", \"s\": \"p\", \"ts\": ");
-	out_us(since_base(ev->wall_ns));
-	out_pid_tid(pid, 0);
-	out_args(tt, ev);
-	rec_out_char('}');
+	write_process_instant(tt, ev, pid);
 }
 
 /* rec.Process: the process track is named by the program ("NAME" instead
@@ -521,15 +527,7 @@ static void write_program(const ttype *tt, const rec_event *ev, uint32_t pid)
 			sep();
 		}
 	}
-	REC_OUT_LIT("{\"name\": ");
-	rec_out_str(tt->name_json);
-	REC_OUT_LIT(", \"cat\": ");
-	rec_out_str(tt->cat_json);
-	REC_OUT_LIT(", \"ph\": \"i\", \"s\": \"p\", \"ts\": ");
-	out_us(since_base(ev->wall_ns));
-	out_pid_tid(pid, 0);
-	out_args(tt, ev);
-	rec_out_char('}');
+	write_process_instant(tt, ev, pid);
 }
 
 static void write_event(const rec_event *ev)

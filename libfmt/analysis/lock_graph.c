@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * lock_graph.c - the wait-for graph and the lock-order graph of a recording
- * (rec.LockWait, rec.LockOrder), with lock-order cycle detection.  See
- * rec/lock_graph.h.  Uses only the public reader API; events are aggregated into
+ * (rec.LockWait, rec.LockOrder); the cycles of the lock-order graph are
+ * found by lock_cycles.c.  See rec/lock_graph.h.  Uses only the public reader API; events are aggregated into
  * hash maps as they come, so memory follows distinct locks, threads and
  * edges, not events.
  */
@@ -10,6 +10,7 @@
 #include "rec/lock_attrib.h"
 #include "rec/lock_graph.h"
 #include "common/common_internal.h"
+#include "lock_cycles.h"
 
 #include <inttypes.h>
 #include <stdarg.h>
@@ -19,62 +20,6 @@
 
 #define MAX_INDEX (1u << 30)
 #define MAX_EXAMPLES 16u
-#define MAX_CYCLES 10000u
-#define MAX_CYCLE_WORK 50000000u /* edges visited by the cycle searches */
-
-/* ---- string arena ------------------------------------------------------------ */
-
-typedef struct arena_block {
-	struct arena_block *next;
-	size_t used, cap;
-	char data[];
-} arena_block;
-
-typedef struct arena {
-	arena_block *head;
-} arena;
-
-static void *arena_alloc(arena *a, size_t n, size_t align)
-{
-	arena_block *b = a->head;
-	size_t off = b ? (b->used + align - 1) & ~(align - 1) : 0;
-	if (!b || off + n > b->cap) {
-		size_t cap = n + align > 65536 ? n + align : 65536;
-		b = malloc(sizeof *b + cap);
-		if (!b)
-			return NULL;
-		b->next = a->head;
-		b->used = 0;
-		b->cap = cap;
-		a->head = b;
-		off = ((uintptr_t)b->data % align) ? align - (uintptr_t)b->data % align : 0;
-	}
-	void *p = b->data + off;
-	b->used = off + n;
-	return p;
-}
-
-static char *arena_strndup(arena *a, const char *s, size_t n)
-{
-	char *p = arena_alloc(a, n + 1, 1);
-	if (!p)
-		return NULL;
-	if (n)
-		memcpy(p, s, n);
-	p[n] = 0;
-	return p;
-}
-
-static void arena_free(arena *a)
-{
-	arena_block *b = a->head;
-	while (b) {
-		arena_block *n = b->next;
-		free(b);
-		b = n;
-	}
-	a->head = NULL;
-}
 
 /* ---- u64 -> index map (open addressing) --------------------------------------- */
 
@@ -204,7 +149,7 @@ struct rec_lockgraph {
 	rec_lockgraph_options opt;
 	char *thread_pat;
 	uint32_t graphs;     /* REC_LOCKGRAPH_WAIT | REC_LOCKGRAPH_ORDER */
-	arena strings;       /* names, sites, frames: live as long as the graph */
+	rec_arena strings;       /* names, sites, frames: live as long as the graph */
 	lg_thread *threads;
 	size_t nthreads, cthreads;
 	map thread_map;
@@ -236,7 +181,7 @@ struct rec_lockgraph {
 	 * holder edges are its parts (rec/lock_attrib.h), made in get */
 	rec_lockattrib *attrib;
 	/* result */
-	arena rstrings;
+	rec_arena rstrings;
 	rec_lockgraph_result res;
 	rec_lockgraph_lock *rlocks;
 	rec_lockgraph_thread *rthreads;
@@ -325,7 +270,7 @@ static void free_result(rec_lockgraph *g)
 	g->rexamples = NULL;
 	g->rcycles = NULL;
 	g->rcycle_idx = NULL;
-	arena_free(&g->rstrings);
+	rec_arena_free(&g->rstrings);
 	memset(&g->res, 0, sizeof g->res);
 }
 
@@ -334,7 +279,7 @@ void rec_lockgraph_close(rec_lockgraph *g)
 	if (!g)
 		return;
 	free_result(g);
-	arena_free(&g->strings);
+	rec_arena_free(&g->strings);
 	free(g->threads);
 	free(g->locks);
 	free(g->wedges);
@@ -446,7 +391,7 @@ static rec_status get_thread(rec_lockgraph *g, uint64_t tid, const char *name, u
 	}
 	lg_thread *t = &g->threads[i];
 	if (name && *name && strcmp(t->name, name) != 0) {
-		char *p = arena_strndup(&g->strings, name, strlen(name));
+		char *p = rec_arena_strndup(&g->strings, name, strlen(name));
 		if (!p)
 			return nomem(g);
 		t->name = p;
@@ -484,7 +429,7 @@ static rec_status get_lock(rec_lockgraph *g, uint64_t addr, const char *name, si
 	}
 	lg_lock *l = &g->locks[i];
 	if (name && !*l->name && !is_address_name(name, name_len, addr)) {
-		char *p = arena_strndup(&g->strings, name, name_len);
+		char *p = rec_arena_strndup(&g->strings, name, name_len);
 		if (!p)
 			return nomem(g);
 		l->name = p;
@@ -494,22 +439,14 @@ static rec_status get_lock(rec_lockgraph *g, uint64_t addr, const char *name, si
 	return REC_OK;
 }
 
-static uint64_t hash_bytes(const char *p, size_t n)
-{
-	uint64_t h = 1469598103934665603ull;
-	for (size_t i = 0; i < n; i++)
-		h = (h ^ (unsigned char)p[i]) * 1099511628211ull;
-	return h;
-}
-
 /* An interned copy of p[0..n) (NULL if out of memory). */
 static const char *intern_text(rec_lockgraph *g, const char *p, size_t n)
 {
-	uint64_t h = hash_bytes(p, n);
+	uint64_t h = rec_fnv1a(REC_NAME_HASH_SEED, p, n);
 	uint32_t i = map_find(&g->ftext_map, h);
 	if (i != UINT32_MAX && strlen(g->ftexts[i]) == n && memcmp(g->ftexts[i], p, n) == 0)
 		return g->ftexts[i];
-	char *c = arena_strndup(&g->strings, p, n);
+	char *c = rec_arena_strndup(&g->strings, p, n);
 	if (!c)
 		return NULL;
 	if (i == UINT32_MAX) { /* (a hash collision keeps its own copy, unindexed) */
@@ -546,7 +483,7 @@ static uint32_t intern_stack(rec_lockgraph *g, const rec_event *ev, rec_status *
 		return i;
 	/* from the call site on (an old recording's librec frames left out) */
 	const uint32_t site = rec_stack_site(stk), depth = stk->depth - site;
-	const char **fr = arena_alloc(&g->strings, depth * sizeof *fr, sizeof(void *));
+	const char **fr = rec_arena_alloc(&g->strings, depth * sizeof *fr);
 	if (!fr) {
 		*st = nomem(g);
 		return UINT32_MAX;
@@ -868,7 +805,7 @@ static const char *rprintf(rec_lockgraph *g, const char *fmt, ...)
 	va_end(ap);
 	if (n < 0)
 		return NULL;
-	char *p = arena_alloc(&g->rstrings, (size_t)n + 1, 1);
+	char *p = rec_arena_alloc(&g->rstrings, (size_t)n + 1);
 	if (!p)
 		return NULL;
 	va_start(ap, fmt);
@@ -907,239 +844,6 @@ static rec_status unique_labels(rec_lockgraph *g)
 		}
 	}
 	free(v);
-	return st;
-}
-
-/* Tarjan's strongly connected components without recursion.  adj_start[v] ..
- * adj_start[v + 1] index the out-edges of v (edges sorted by from); comp[v]
- * gets a component number; comp_size[c] its node count. */
-static rec_status tarjan(rec_lockgraph *g, size_t nv, const size_t *adj_start,
-			 const rec_lockgraph_order_edge *edges, size_t *comp, size_t *comp_size)
-{
-	size_t *index = malloc(nv * sizeof *index);
-	size_t *low = malloc(nv * sizeof *low);
-	size_t *stack = malloc(nv * sizeof *stack);
-	size_t *call_v = malloc(nv * sizeof *call_v);
-	size_t *call_e = malloc(nv * sizeof *call_e);
-	bool *on_stack = calloc(nv ? nv : 1, sizeof *on_stack);
-	rec_status st = REC_OK;
-	if (!index || !low || !stack || !call_v || !call_e || !on_stack) {
-		st = nomem(g);
-		goto out;
-	}
-	const size_t UNSEEN = SIZE_MAX;
-	for (size_t v = 0; v < nv; v++)
-		index[v] = UNSEEN;
-	size_t next_index = 0, sp = 0, ncomp = 0;
-	for (size_t root = 0; root < nv; root++) {
-		if (index[root] != UNSEEN)
-			continue;
-		size_t depth = 0;
-		call_v[0] = root;
-		call_e[0] = adj_start[root];
-		index[root] = low[root] = next_index++;
-		stack[sp++] = root;
-		on_stack[root] = true;
-		while (1) {
-			size_t v = call_v[depth];
-			if (call_e[depth] < adj_start[v + 1]) {
-				size_t w = edges[call_e[depth]++].to;
-				if (index[w] == UNSEEN) {
-					index[w] = low[w] = next_index++;
-					stack[sp++] = w;
-					on_stack[w] = true;
-					depth++;
-					call_v[depth] = w;
-					call_e[depth] = adj_start[w];
-				} else if (on_stack[w] && index[w] < low[v]) {
-					low[v] = index[w];
-				}
-				continue;
-			}
-			/* v is done */
-			if (low[v] == index[v]) {
-				size_t size = 0, w;
-				do {
-					w = stack[--sp];
-					on_stack[w] = false;
-					comp[w] = ncomp;
-					size++;
-				} while (w != v);
-				comp_size[ncomp++] = size;
-			}
-			if (depth == 0)
-				break;
-			depth--;
-			size_t u = call_v[depth];
-			if (low[v] < low[u])
-				low[u] = low[v];
-		}
-	}
-out:
-	free(index);
-	free(low);
-	free(stack);
-	free(call_v);
-	free(call_e);
-	free(on_stack);
-	return st;
-}
-
-typedef struct cycle_key {
-	uint64_t hash;
-	size_t start, len; /* into the cycle index buffer */
-} cycle_key;
-
-/* Find cycles: for each edge u -> v inside a non-trivial component, the
- * shortest path v ~> u inside the component closes a cycle through it.
- * Cycles are rotated to start at their smallest lock and deduplicated. */
-static rec_status find_cycles(rec_lockgraph *g)
-{
-	size_t nv = g->res.lock_count, ne = g->res.order_edge_count;
-	rec_lockgraph_order_edge *edges = g->roedges;
-	if (!nv || !ne)
-		return REC_OK;
-	rec_status st = REC_OK;
-	size_t *adj = calloc(nv + 1, sizeof *adj);
-	size_t *comp = malloc(nv * sizeof *comp);
-	size_t *comp_size = malloc(nv * sizeof *comp_size);
-	size_t *prev_e = malloc(nv * sizeof *prev_e);
-	size_t *queue = malloc(nv * sizeof *queue);
-	size_t *seen = malloc(nv * sizeof *seen);
-	size_t *path = malloc((nv + 1) * sizeof *path);
-	size_t *rot = malloc((nv + 1) * sizeof *rot);
-	cycle_key *keys = NULL;
-	size_t nkeys = 0, ckeys = 0;
-	size_t *idx = NULL; /* per cycle: len locks then len edges */
-	size_t nidx = 0, cidx = 0;
-	size_t work = 0;
-	if (!adj || !comp || !comp_size || !prev_e || !queue || !seen || !path || !rot) {
-		st = nomem(g);
-		goto out;
-	}
-	for (size_t i = 0; i < ne; i++)
-		adj[edges[i].from + 1]++;
-	for (size_t v = 0; v < nv; v++)
-		adj[v + 1] += adj[v];
-	st = tarjan(g, nv, adj, edges, comp, comp_size);
-	if (st != REC_OK)
-		goto out;
-	for (size_t v = 0; v < nv; v++)
-		seen[v] = SIZE_MAX;
-	for (size_t ei = 0; ei < ne; ei++) {
-		rec_lockgraph_order_edge *e = &edges[ei];
-		if (e->from == e->to || comp[e->from] != comp[e->to] || comp_size[comp[e->from]] < 2)
-			continue;
-		if (e->in_cycle)
-			continue; /* already on a listed cycle */
-		e->in_cycle = true;
-		if (nkeys >= MAX_CYCLES || work > MAX_CYCLE_WORK) {
-			g->res.cycles_truncated = true;
-			continue;
-		}
-		/* BFS from e->to to e->from inside the component. */
-		size_t u = e->from, c = comp[u], qh = 0, qt = 0;
-		queue[qt++] = e->to;
-		seen[e->to] = ei;
-		prev_e[e->to] = SIZE_MAX;
-		bool found = e->to == u;
-		while (qh < qt && !found) {
-			size_t x = queue[qh++];
-			work += adj[x + 1] - adj[x];
-			for (size_t k = adj[x]; k < adj[x + 1]; k++) {
-				size_t y = edges[k].to;
-				if (comp[y] != c || seen[y] == ei)
-					continue;
-				seen[y] = ei;
-				prev_e[y] = k;
-				if (y == u) {
-					found = true;
-					break;
-				}
-				queue[qt++] = y;
-			}
-		}
-		if (!found)
-			continue; /* cannot happen inside an SCC */
-		/* path of edges: ei, then v ~> u reversed from prev_e */
-		size_t len = 0;
-		for (size_t x = u; prev_e[x] != SIZE_MAX; x = edges[prev_e[x]].from)
-			path[len++] = prev_e[x];
-		path[len++] = ei;
-		/* reverse to forward order starting with ei */
-		for (size_t i = 0; i < len / 2; i++) {
-			size_t t = path[i];
-			path[i] = path[len - 1 - i];
-			path[len - 1 - i] = t;
-		}
-		/* rotate to the smallest from-lock */
-		size_t best = 0;
-		for (size_t i = 1; i < len; i++)
-			if (edges[path[i]].from < edges[path[best]].from)
-				best = i;
-		uint64_t h = 1469598103934665603ull;
-		for (size_t i = 0; i < len; i++) {
-			rot[i] = path[(best + i) % len];
-			h = (h ^ rot[i]) * 1099511628211ull;
-		}
-		bool dup = false;
-		for (size_t k = 0; k < nkeys && !dup; k++)
-			dup = keys[k].hash == h && keys[k].len == len &&
-			      memcmp(idx + keys[k].start + len, rot, len * sizeof *rot) == 0;
-		if (dup)
-			continue;
-		if (!grow((void **)&keys, &ckeys, nkeys, sizeof *keys)) {
-			st = nomem(g);
-			goto out;
-		}
-		while (nidx + 2 * len > cidx) {
-			size_t nc = cidx ? cidx * 2 : 256;
-			size_t *p = realloc(idx, nc * sizeof *p);
-			if (!p) {
-				st = nomem(g);
-				goto out;
-			}
-			idx = p;
-			cidx = nc;
-		}
-		keys[nkeys].hash = h;
-		keys[nkeys].start = nidx;
-		keys[nkeys].len = len;
-		nkeys++;
-		for (size_t i = 0; i < len; i++) {
-			idx[nidx + i] = edges[rot[i]].from;
-			edges[rot[i]].in_cycle = true;
-		}
-		memcpy(idx + nidx + len, rot, len * sizeof *rot);
-		nidx += 2 * len;
-	}
-	if (nkeys) {
-		g->rcycles = malloc(nkeys * sizeof *g->rcycles);
-		if (!g->rcycles) {
-			st = nomem(g);
-			goto out;
-		}
-		g->rcycle_idx = idx;
-		idx = NULL;
-		for (size_t k = 0; k < nkeys; k++) {
-			g->rcycles[k].length = keys[k].len;
-			g->rcycles[k].locks = g->rcycle_idx + keys[k].start;
-			g->rcycles[k].edges = g->rcycle_idx + keys[k].start + keys[k].len;
-		}
-		g->res.cycle_count = nkeys;
-		g->res.cycles = g->rcycles;
-	}
-out:
-	free(adj);
-	free(comp);
-	free(comp_size);
-	free(prev_e);
-	free(queue);
-	free(seen);
-	free(path);
-	free(rot);
-	free(keys);
-	free(idx);
 	return st;
 }
 
@@ -1339,8 +1043,19 @@ rec_status rec_lockgraph_get(rec_lockgraph *g, const rec_lockgraph_result **out)
 	g->res.lock_order_events = g->order_events;
 
 	st = unique_labels(g);
-	if (st == REC_OK && (g->graphs & REC_LOCKGRAPH_ORDER))
-		st = find_cycles(g);
+	if (st == REC_OK && (g->graphs & REC_LOCKGRAPH_ORDER)) {
+		rec_lg_cycles cy = { NULL, NULL, 0, false };
+		st = rec_lg_find_cycles(g->roedges, g->res.order_edge_count, g->res.lock_count, &cy);
+		g->res.cycles_truncated = cy.truncated;
+		if (st == REC_OK && cy.count) {
+			g->rcycles = cy.cycles;
+			g->rcycle_idx = cy.idx;
+			g->res.cycle_count = cy.count;
+			g->res.cycles = g->rcycles;
+		}
+		if (st != REC_OK)
+			st = nomem(g);
+	}
 out:
 	free(order);
 	free(lmap);

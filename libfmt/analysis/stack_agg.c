@@ -23,12 +23,6 @@
 #define NO_NODE UINT32_MAX   /* cache: the stack is filtered out */
 #define MAX_NODES (UINT32_MAX - 1u)
 
-typedef struct str_block {
-	struct str_block *next;
-	size_t used, cap;
-	char data[];
-} str_block;
-
 typedef struct agg_node {
 	uint32_t parent;
 	uint32_t name;
@@ -71,7 +65,7 @@ struct rec_stackagg {
 	size_t exclude_count;
 
 	/* names */
-	str_block *strings;
+	rec_arena strings;
 	const char **names;
 	uint64_t *name_hash;
 	uint8_t *name_flags;
@@ -157,12 +151,7 @@ static inline uint64_t mix64(uint64_t x)
 
 static uint64_t hash_bytes(const char *s, size_t n)
 {
-	uint64_t h = 0xcbf29ce484222325ull;
-	for (size_t i = 0; i < n; i++) {
-		h ^= (unsigned char)s[i];
-		h *= 0x100000001b3ull;
-	}
-	return mix64(h ^ n);
+	return mix64(rec_fnv1a(0xcbf29ce484222325ull, s, n) ^ n);
 }
 
 static inline uint64_t sat_add(uint64_t a, uint64_t b)
@@ -254,10 +243,7 @@ void rec_stackagg_close(rec_stackagg *a)
 		regfree(&a->exclude[i]);
 	free(a->include);
 	free(a->exclude);
-	for (str_block *b = a->strings, *n; b; b = n) {
-		n = b->next;
-		free(b);
-	}
+	rec_arena_free(&a->strings);
 	free(a->names);
 	free(a->name_hash);
 	free(a->name_flags);
@@ -309,23 +295,7 @@ rec_status rec_stackagg_begin_input(rec_stackagg *a, unsigned column)
 
 static const char *str_save(rec_stackagg *a, const char *p, size_t n)
 {
-	str_block *b = a->strings;
-	if (!b || b->cap - b->used < n + 1) {
-		size_t cap = n + 1 > 65536 ? n + 1 : 65536;
-		str_block *nb = malloc(sizeof *nb + cap);
-		if (!nb)
-			return NULL;
-		nb->next = a->strings;
-		nb->used = 0;
-		nb->cap = cap;
-		a->strings = nb;
-		b = nb;
-	}
-	char *dst = b->data + b->used;
-	memcpy(dst, p, n);
-	dst[n] = 0;
-	b->used += n + 1;
-	return dst;
+	return rec_arena_strndup(&a->strings, p, n);
 }
 
 static bool name_tab_rehash(rec_stackagg *a)

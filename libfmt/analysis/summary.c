@@ -15,13 +15,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Owned strings live in a list of blocks that is freed at close. */
-typedef struct str_block {
-	struct str_block *next;
-	size_t used, cap;
-	char data[];
-} str_block;
-
 typedef struct type_slot {
 	uint64_t hash;
 	size_t index; /* into types, +1; 0 = empty */
@@ -35,7 +28,7 @@ typedef struct run_state {
 } run_state;
 
 struct rec_summary {
-	str_block *strings;
+	rec_arena strings; /* owned strings, freed at close */
 	rec_summary_file *files;
 	size_t file_count, file_cap;
 	rec_summary_run *runs;
@@ -82,23 +75,7 @@ static const char *str_save(rec_summary *s, const char *p)
 {
 	if (!p)
 		p = "";
-	size_t n = strlen(p) + 1;
-	str_block *b = s->strings;
-	if (!b || b->cap - b->used < n) {
-		size_t cap = n > 16384 ? n : 16384;
-		str_block *nb = malloc(sizeof *nb + cap);
-		if (!nb)
-			return NULL;
-		nb->next = s->strings;
-		nb->used = 0;
-		nb->cap = cap;
-		s->strings = nb;
-		b = nb;
-	}
-	char *dst = b->data + b->used;
-	memcpy(dst, p, n);
-	b->used += n;
-	return dst;
+	return rec_arena_strndup(&s->strings, p, strlen(p));
 }
 
 static bool grow(void **arr, size_t *cap, size_t need, size_t elem)
@@ -121,10 +98,7 @@ void rec_summary_close(rec_summary *s)
 {
 	if (!s)
 		return;
-	for (str_block *b = s->strings, *n; b; b = n) {
-		n = b->next;
-		free(b);
-	}
+	rec_arena_free(&s->strings);
 	free(s->files);
 	free(s->runs);
 	free(s->run_states);
@@ -144,16 +118,6 @@ const char *rec_summary_errmsg(const rec_summary *s)
 }
 
 /* ---- types by name ---------------------------------------------------------- */
-
-static uint64_t hash_str(const char *p)
-{
-	uint64_t h = 1469598103934665603ull; /* FNV-1a */
-	for (; *p; p++) {
-		h ^= (unsigned char)*p;
-		h *= 1099511628211ull;
-	}
-	return h;
-}
 
 static bool slots_rehash(rec_summary *s, size_t cap)
 {
@@ -178,7 +142,7 @@ static rec_summary_type *type_find(rec_summary *s, const char *name, const rec_t
 {
 	if ((s->type_count + 1) * 2 > s->slot_cap && !slots_rehash(s, s->slot_cap ? s->slot_cap * 2 : 64))
 		return NULL;
-	uint64_t h = hash_str(name);
+	uint64_t h = rec_fnv1a(REC_NAME_HASH_SEED, name, strlen(name));
 	size_t j = (size_t)h & (s->slot_cap - 1);
 	while (s->slots[j].index) {
 		if (s->slots[j].hash == h && strcmp(s->types[s->slots[j].index - 1].name, name) == 0)

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/common_internal.h"
 #include "view_internal.h"
 
 /* ---- the list ----------------------------------------------------------- */
@@ -39,11 +40,7 @@ const rec_view_info *rec_view_list(size_t *count)
 
 static uint64_t hash_bytes(const char *s, size_t n)
 {
-	uint64_t h = 1469598103934665603ull;
-	for (size_t i = 0; i < n; i++) {
-		h ^= (unsigned char)s[i];
-		h *= 1099511628211ull;
-	}
+	uint64_t h = rec_fnv1a(REC_NAME_HASH_SEED, s, n);
 	return h ^ (h >> 29);
 }
 

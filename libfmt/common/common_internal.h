@@ -2,8 +2,8 @@
 /*
  * common_internal.h - the encoding pieces shared by the writer and the
  * reader: little-endian access, LEB128 varints, zigzag, CRC32C, codecs,
- * a growable byte buffer and growable arrays, and the chunk/section header
- * layouts.  Written once;
+ * a growable byte buffer, growable arrays and an arena, the analyses' name hash,
+ * and the chunk/section header layouts.  Written once;
  * a second varint decoder anywhere else is a defect.  Never installed.
  */
 #ifndef LIBREC_COMMON_INTERNAL_H
@@ -74,6 +74,43 @@ static inline bool rec_varint_get(const uint8_t **pp, const uint8_t *end, uint64
 /* rec_crc32c(0, buf, len) is the CRC of buf; pass a previous result as crc
  * to continue over more bytes.  Uses SSE4.2 when the CPU has it. */
 uint32_t rec_crc32c(uint32_t crc, const void *buf, size_t len);
+
+/* ---- names of the analyses ------------------------------------------------ */
+/* FNV-1a steps over p[0..n) from h: the analyses' hash of names and keys
+ * (each mixes in what it needs after it).  h is FNV's offset basis
+ * 0xcbf29ce484222325 (stack aggregation) or REC_NAME_HASH_SEED, the value the
+ * lock graph, the summary and the views have always started from (a digit
+ * short of the basis; kept so that no table's layout changes). */
+#define REC_NAME_HASH_SEED 1469598103934665603ull
+static inline uint64_t rec_fnv1a(uint64_t h, const void *p, size_t n)
+{
+	const unsigned char *b = p;
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ b[i]) * 1099511628211ull;
+	return h;
+}
+
+/* The last component of path (a module's file name in a frame). */
+static inline const char *rec_base_name(const char *path)
+{
+	const char *s = strrchr(path, '/');
+	return s ? s + 1 : path;
+}
+
+/* ---- arena: stable allocations freed together ---------------------------- */
+/* Blocks of 64 KiB, then each twice the last (a larger request gets its own
+ * size).  The reader's chunk objects (types, pools, frames), the names the
+ * analyses keep (summary, stack aggregation, lock graph) and the
+ * symbolizer's strings.  A zeroed rec_arena is empty. */
+typedef struct rec_arena_blk rec_arena_blk;
+typedef struct rec_arena {
+	rec_arena_blk *head;
+} rec_arena;
+void *rec_arena_alloc(rec_arena *a, size_t n); /* 16-byte aligned; NULL on failure */
+/* A copy of s[0..n) with a NUL after it; NULL on failure. */
+char *rec_arena_strndup(rec_arena *a, const char *s, size_t n);
+void rec_arena_reset(rec_arena *a);            /* keeps one block for reuse */
+void rec_arena_free(rec_arena *a);
 
 /* ---- growable arrays ------------------------------------------------------ */
 /* Make *arr (of *cap elements of elem bytes) hold at least need elements:

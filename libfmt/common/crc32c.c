@@ -529,17 +529,17 @@ __attribute__((target("sse4.2"))) static uint32_t crc32c_sse42(uint32_t crc, con
 		c = _mm_crc32_u8((uint32_t)c, *p++);
 		len--;
 	}
-	if (len >= 3 * CRC32C_SHORT) {
+	if (len >= (size_t)3 * CRC32C_SHORT) {
 		(void)pthread_once(&crc32c_shift_once, crc32c_shift_init);
-		while (len >= 3 * CRC32C_LONG) {
+		while (len >= (size_t)3 * CRC32C_LONG) {
 			c = crc32c_3way(c, p, CRC32C_LONG, crc32c_long_shift);
-			p += 3 * CRC32C_LONG;
-			len -= 3 * CRC32C_LONG;
+			p += (size_t)3 * CRC32C_LONG;
+			len -= (size_t)3 * CRC32C_LONG;
 		}
-		while (len >= 3 * CRC32C_SHORT) {
+		while (len >= (size_t)3 * CRC32C_SHORT) {
 			c = crc32c_3way(c, p, CRC32C_SHORT, crc32c_short_shift);
-			p += 3 * CRC32C_SHORT;
-			len -= 3 * CRC32C_SHORT;
+			p += (size_t)3 * CRC32C_SHORT;
+			len -= (size_t)3 * CRC32C_SHORT;
 		}
 	}
 	while (len >= 8) {

@@ -196,12 +196,7 @@ REC_API rec_status rec_reader_chunk_events(rec_reader *r, const char *type_name,
 			count += c->info.type_stats[i].count;
 	if (!count)
 		return REC_OK;
-	if (c->damaged)
-		return rec_rd_problem(r, REC_ERR_CORRUPT, c->info.offset, (int64_t)c->info.index,
-				      "chunk %llu at offset %llu was already found damaged",
-				      (unsigned long long)c->info.index,
-				      (unsigned long long)c->info.offset);
-	rec_status st = rec_rd_load_events(r, c);
+	rec_status st = rec_rd_load_events_reported(r, c);
 	if (st != REC_OK)
 		return st;
 	/* Records of other types are stepped over by Size (their Time_Delta

@@ -309,12 +309,7 @@ REC_API rec_status rec_reader_verify_chunk(rec_reader *r)
 	rec_rchunk *c = r->cur;
 	if (!c)
 		return rec_rd_problem(r, REC_ERR_STATE, r->pos, -1, "no current chunk to verify");
-	if (c->damaged)
-		return rec_rd_problem(r, REC_ERR_CORRUPT, c->info.offset, (int64_t)c->info.index,
-				      "chunk %llu at offset %llu was already found damaged",
-				      (unsigned long long)c->info.index,
-				      (unsigned long long)c->info.offset);
-	rec_status st = rec_rd_load_events(r, c);
+	rec_status st = rec_rd_load_events_reported(r, c);
 	if (st != REC_OK)
 		return st;
 	const rec_chunk_info *ci = &c->info;

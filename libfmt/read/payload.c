@@ -125,3 +125,13 @@ rec_status rec_rd_load_events(rec_reader *r, rec_rchunk *c)
 	c->events_loaded = true;
 	return REC_OK;
 }
+
+rec_status rec_rd_load_events_reported(rec_reader *r, rec_rchunk *c)
+{
+	if (c->damaged)
+		return rec_rd_problem(r, REC_ERR_CORRUPT, c->info.offset, (int64_t)c->info.index,
+				      "chunk %llu at offset %llu was already found damaged",
+				      (unsigned long long)c->info.index,
+				      (unsigned long long)c->info.offset);
+	return rec_rd_load_events(r, c);
+}

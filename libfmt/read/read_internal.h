@@ -77,15 +77,6 @@ typedef struct rec_bigbuf {
 bool rec_bigbuf_reserve(rec_bigbuf *b, size_t n);
 void rec_bigbuf_free(rec_bigbuf *b);
 
-/* ---- arena: stable allocations freed together --------------------------- */
-typedef struct rec_arena_blk rec_arena_blk;
-typedef struct rec_arena {
-	rec_arena_blk *head;
-} rec_arena;
-void *rec_arena_alloc(rec_arena *a, size_t n); /* 8-byte aligned; NULL on failure */
-void rec_arena_reset(rec_arena *a);            /* keeps one block for reuse */
-void rec_arena_free(rec_arena *a);
-
 /* ---- a chunk being read -------------------------------------------------- */
 #define REC_NKINDS 9 /* known section kinds are 1..8 */
 
@@ -276,6 +267,10 @@ rec_status rec_rd_load_payload(rec_reader *r, rec_rchunk *c);
 rec_status rec_rd_check_payload(rec_reader *r, rec_rchunk *c);
 /* Load the payload (verifying its checksum), pools and events section. */
 rec_status rec_rd_load_events(rec_reader *r, rec_rchunk *c);
+/* rec_rd_load_events for the calls that take the current chunk again
+ * (rec_reader_verify_chunk, rec_reader_chunk_events): a chunk already found
+ * damaged is a problem that says so, not a silent REC_ERR_CORRUPT. */
+rec_status rec_rd_load_events_reported(rec_reader *r, rec_rchunk *c);
 static inline int64_t rec_rd_wall(const rec_chunk_info *c, uint64_t ticks)
 {
 	uint64_t d = ticks - c->start_ticks;

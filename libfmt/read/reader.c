@@ -17,17 +17,26 @@
 #include "read/read_internal.h"
 
 /* ---- problems ---------------------------------------------------------------- */
+/* r's problem: st, where, and the message fmt makes of ap. */
+static void set_problem(rec_reader *r, rec_status st, uint64_t off, int64_t chunk,
+			const char *fmt, va_list ap) REC_PRINTF(5, 0);
+static void set_problem(rec_reader *r, rec_status st, uint64_t off, int64_t chunk,
+			const char *fmt, va_list ap)
+{
+	vsnprintf(r->msg, sizeof(r->msg), fmt, ap);
+	r->problem.status = st;
+	r->problem.offset = off;
+	r->problem.chunk = chunk;
+	r->problem.message = r->msg;
+}
+
 rec_status rec_rd_problem(rec_reader *r, rec_status st, uint64_t off, int64_t chunk,
 			  const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
-	vsnprintf(r->msg, sizeof(r->msg), fmt, ap);
+	set_problem(r, st, off, chunk, fmt, ap);
 	va_end(ap);
-	r->problem.status = st;
-	r->problem.offset = off;
-	r->problem.chunk = chunk;
-	r->problem.message = r->msg;
 	return st;
 }
 
@@ -36,12 +45,8 @@ rec_status rec_rd_chunk_problem(rec_reader *r, rec_rchunk *c, rec_status st, uin
 {
 	va_list ap;
 	va_start(ap, fmt);
-	vsnprintf(r->msg, sizeof(r->msg), fmt, ap);
+	set_problem(r, st, off, (int64_t)c->info.index, fmt, ap);
 	va_end(ap);
-	r->problem.status = st;
-	r->problem.offset = off;
-	r->problem.chunk = (int64_t)c->info.index;
-	r->problem.message = r->msg;
 	if (!c->damaged)
 		r->stats.chunks_damaged++;
 	c->damaged = true;

@@ -11,6 +11,28 @@
 #include "read/read_internal.h"
 
 /* ---- sections ----------------------------------------------------------------------- */
+/* The stored bytes of section s, at file offset off, read into b (b->len
+ * = s->stored): a read error or the input's end is a problem of chunk c. */
+static rec_status read_stored(rec_reader *r, rec_rchunk *c, const rec_rsec *s, uint64_t off,
+			      rec_buf *b)
+{
+	b->len = 0;
+	if (!rec_buf_reserve(b, s->stored ? s->stored : 1))
+		return rec_rd_chunk_problem(r, c, REC_ERR_NOMEM, s->hoff, "out of memory");
+	size_t got;
+	rec_status st = rec_src_read(&r->src, off, s->stored, b->data, &got);
+	if (st != REC_OK)
+		return rec_rd_chunk_problem(r, c, st, off, "%s: read error at offset %llu",
+					    r->name, (unsigned long long)off);
+	if (got < s->stored)
+		return rec_rd_chunk_problem(r, c, REC_ERR_TRUNCATED, off,
+					    "truncated: section %u (%s) at offset %llu: file ends",
+					    s->kind, rec_rd_kind_name(s->kind),
+					    (unsigned long long)s->hoff);
+	b->len = s->stored;
+	return REC_OK;
+}
+
 /* Stored bytes of section si, from the payload or read for this section. */
 static rec_status section_stored(rec_reader *r, rec_rchunk *c, const rec_rsec *s,
 				 const uint8_t **p)
@@ -29,19 +51,9 @@ static rec_status section_stored(rec_reader *r, rec_rchunk *c, const rec_rsec *s
 		*p = m;
 		return REC_OK;
 	}
-	c->tmp.len = 0;
-	if (!rec_buf_reserve(&c->tmp, s->stored ? s->stored : 1))
-		return rec_rd_chunk_problem(r, c, REC_ERR_NOMEM, s->hoff, "out of memory");
-	size_t got;
-	rec_status st = rec_src_read(&r->src, off, s->stored, c->tmp.data, &got);
+	rec_status st = read_stored(r, c, s, off, &c->tmp);
 	if (st != REC_OK)
-		return rec_rd_chunk_problem(r, c, st, off, "%s: read error at offset %llu",
-					    r->name, (unsigned long long)off);
-	if (got < s->stored)
-		return rec_rd_chunk_problem(r, c, REC_ERR_TRUNCATED, off,
-					    "truncated: section %u (%s) at offset %llu: file ends",
-					    s->kind, rec_rd_kind_name(s->kind),
-					    (unsigned long long)s->hoff);
+		return st;
 	*p = c->tmp.data;
 	return REC_OK;
 }
@@ -84,20 +96,9 @@ static rec_status front_stored(rec_reader *r, rec_rchunk *c, const rec_rsec *s)
 		return REC_OK;
 	}
 	rec_buf *b = &c->front_buf[k];
-	b->len = 0;
-	if (!rec_buf_reserve(b, s->stored ? s->stored : 1))
-		return rec_rd_chunk_problem(r, c, REC_ERR_NOMEM, s->hoff, "out of memory");
-	size_t got;
-	rec_status st = rec_src_read(&r->src, off, s->stored, b->data, &got);
+	rec_status st = read_stored(r, c, s, off, b);
 	if (st != REC_OK)
-		return rec_rd_chunk_problem(r, c, st, off, "%s: read error at offset %llu",
-					    r->name, (unsigned long long)off);
-	if (got < s->stored)
-		return rec_rd_chunk_problem(r, c, REC_ERR_TRUNCATED, off,
-					    "truncated: section %u (%s) at offset %llu: file ends",
-					    s->kind, rec_rd_kind_name(s->kind),
-					    (unsigned long long)s->hoff);
-	b->len = s->stored;
+		return st;
 	c->front[k] = b->data;
 	return REC_OK;
 }

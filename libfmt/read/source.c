@@ -2,7 +2,7 @@
 /*
  * source.c - where the reader's bytes come from: caller memory, a regular
  * file (pread at any offset, so skipped payloads are never read) or a pipe
- * (read forward only).  Plus the small arena the reader allocates from.
+ * (read forward only).  (The arena the reader allocates from is common/'s.)
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -291,69 +291,4 @@ bool rec_bigbuf_reserve(rec_bigbuf *b, size_t n)
 	b->data = (void *)a;
 	b->cap = len;
 	return true;
-}
-
-/* ---- arena ----------------------------------------------------------------- */
-struct rec_arena_blk {
-	rec_arena_blk *next;
-	size_t used, cap;
-	max_align_t data[];
-};
-
-void *rec_arena_alloc(rec_arena *a, size_t n)
-{
-	n = (n + 15) & ~(size_t)15;
-	rec_arena_blk *b = a->head;
-	if (!b || b->cap - b->used < n) {
-		size_t cap = (size_t)64 * 1024;
-		if (b && b->cap < (SIZE_MAX / 4) && cap < b->cap * 2)
-			cap = b->cap * 2;
-		if (cap < n)
-			cap = n;
-		if (cap > SIZE_MAX - sizeof(rec_arena_blk))
-			return NULL;
-		rec_arena_blk *nb = malloc(sizeof(rec_arena_blk) + cap);
-		if (!nb)
-			return NULL;
-		nb->next = b;
-		nb->used = 0;
-		nb->cap = cap;
-		a->head = nb;
-		b = nb;
-	}
-	void *p = (unsigned char *)b->data + b->used;
-	b->used += n;
-	return p;
-}
-
-void rec_arena_reset(rec_arena *a)
-{
-	/* Keep the largest block (usually the newest), free the rest. */
-	rec_arena_blk *keep = NULL;
-	for (rec_arena_blk *b = a->head; b; b = b->next)
-		if (!keep || b->cap > keep->cap)
-			keep = b;
-	rec_arena_blk *b = a->head;
-	while (b) {
-		rec_arena_blk *n = b->next;
-		if (b != keep)
-			free(b);
-		b = n;
-	}
-	if (keep) {
-		keep->next = NULL;
-		keep->used = 0;
-	}
-	a->head = keep;
-}
-
-void rec_arena_free(rec_arena *a)
-{
-	rec_arena_blk *b = a->head;
-	while (b) {
-		rec_arena_blk *n = b->next;
-		free(b);
-		b = n;
-	}
-	a->head = NULL;
 }

@@ -28,12 +28,6 @@
  * this (bg_collect): worst-case error ~12 ppm here, ~15 us over 1.2 s. */
 #define CAL_SETTLE_NS (UINT64_C(5) * 1000 * 1000)
 
-static void futex_wait(uint32_t *word, uint32_t val, uint64_t timeout_ns)
-{
-	struct timespec ts = { (time_t)(timeout_ns / 1000000000u), (long)(timeout_ns % 1000000000u) };
-	syscall(SYS_futex, word, FUTEX_WAIT_PRIVATE, val, &ts, NULL, 0);
-}
-
 
 static void put_write_failed(rec_recorder *r, const rec_wf_event *e, uint64_t msg)
 {
@@ -110,7 +104,7 @@ void rec_bg_append(rec_recorder *r, uint64_t records)
 	if (rejected) {
 		uint64_t ticks = rec_now_ticks(r), nrec = 0;
 		r->staging.len = 0;
-		for (uint32_t i = 0; i < REC_TYPE_TALLY && by_type.id[i]; i++, nrec++)
+		for (uint32_t i = 0; i < REC_TALLY_TYPES && by_type.id[i]; i++, nrec++)
 			put_dropped(r, ticks, by_type.n[i], 0, REC_DROP_REJECTED, by_type.id[i]);
 		if (by_type.other) {
 			put_dropped(r, ticks, by_type.other, 0, REC_DROP_REJECTED, 0);
@@ -322,7 +316,7 @@ static uint64_t put_write_failures(rec_recorder *r, const rec_wf_event *wfe, siz
 			 * records reported (lost with them). */
 			const rec_type_tally *lt = &wfe[i].lost;
 			uint64_t n = wfe[i].events + wfe[i].dropped, sum = 0;
-			for (uint32_t k = 0; k < REC_TYPE_TALLY && lt->id[k]; k++) {
+			for (uint32_t k = 0; k < REC_TALLY_TYPES && lt->id[k]; k++) {
 				put_dropped(r, wfe[i].end_ticks, lt->n[k], 0, REC_DROP_WRITE_FAILED,
 					    lt->id[k]);
 				sum += lt->n[k];
@@ -646,7 +640,7 @@ static void bg_crash_round(rec_recorder *r, rec_bg_pending *pd)
 		pthread_mutex_unlock(&r->w_lock);
 	}
 	__atomic_store_n(&r->crash_done, 1u, __ATOMIC_RELEASE);
-	syscall(SYS_futex, &r->crash_done, FUTEX_WAKE_PRIVATE, INT32_MAX, NULL, NULL, 0);
+	rec_futex_wake(&r->crash_done, INT32_MAX);
 }
 
 void *rec_bg_main(void *arg)
@@ -675,7 +669,7 @@ void *rec_bg_main(void *arg)
 			uint64_t wait = deadline - now;
 			if (r->flags & REC_RECORDER_FLIGHT && wait > 50000000u)
 				wait = 50000000u; /* poll the dump signal flag */
-			futex_wait(&r->wake, 0, wait);
+			rec_futex_wait(&r->wake, 0, wait);
 		}
 		__atomic_store_n(&r->wake, 0, __ATOMIC_RELEASE);
 		if (__atomic_load_n(&r->crash_req, __ATOMIC_ACQUIRE) &&

@@ -128,9 +128,7 @@ static void record_and_wait(rec_recorder *r, int sig, const siginfo_t *si, void 
 		uint64_t now = mono_ns();
 		if (now >= deadline)
 			break;
-		uint64_t left = deadline - now;
-		struct timespec ts = { (time_t)(left / 1000000000u), (long)(left % 1000000000u) };
-		syscall(SYS_futex, &r->crash_done, FUTEX_WAIT_PRIVATE, 0, &ts, NULL, 0);
+		rec_futex_wait(&r->crash_done, 0, deadline - now);
 	}
 }
 

@@ -212,7 +212,7 @@ static uint64_t chunk_event_count(const void *buf, size_t len)
 
 void rec_tally_add(rec_type_tally *t, uint32_t id, uint64_t n)
 {
-	for (uint32_t i = 0; id && i < REC_TYPE_TALLY; i++) {
+	for (uint32_t i = 0; id && i < REC_TALLY_TYPES; i++) {
 		if (t->id[i] == 0)
 			t->id[i] = id;
 		if (t->id[i] == id) {
@@ -225,7 +225,7 @@ void rec_tally_add(rec_type_tally *t, uint32_t id, uint64_t n)
 
 static void tally_merge(rec_type_tally *into, const rec_type_tally *from)
 {
-	for (uint32_t i = 0; i < REC_TYPE_TALLY && from->id[i]; i++)
+	for (uint32_t i = 0; i < REC_TALLY_TYPES && from->id[i]; i++)
 		rec_tally_add(into, from->id[i], from->n[i]);
 	into->other += from->other;
 }

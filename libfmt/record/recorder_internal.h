@@ -59,6 +59,7 @@
 #include <stdint.h>
 #include <string.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "common/common_internal.h"
@@ -242,16 +243,16 @@ typedef struct rec_crash_slot {
 	uint64_t addr, os_tid, thread_id, stack_id, ticks;
 } rec_crash_slot;
 
-/* ---- output and write failures (recorder.c) --------------------------------- */
+/* ---- output and write failures (output.c) ------------------------------------ */
 enum { REC_WF_ENOSPC = 0, REC_WF_EIO, REC_WF_EFBIG, REC_WF_OTHER, REC_WF_REMOVED,
        REC_WF_REOPEN, REC_WF_NKINDS };
 
 /* Counts by event type (rec.Dropped of reasons 3 and 4, written by the
- * background thread): up to REC_TYPE_TALLY types, the rest under type 0. */
-#define REC_TYPE_TALLY 32u
+ * background thread): up to REC_TALLY_TYPES types, the rest under type 0. */
+#define REC_TALLY_TYPES 32u
 typedef struct rec_type_tally {
-	uint32_t id[REC_TYPE_TALLY];     /* 0 = free */
-	uint64_t n[REC_TYPE_TALLY];
+	uint32_t id[REC_TALLY_TYPES];     /* 0 = free */
+	uint64_t n[REC_TALLY_TYPES];
 	uint64_t other;                  /* types past the table, or not known */
 } rec_type_tally;
 
@@ -463,9 +464,18 @@ static inline uint64_t rec_now_ticks(rec_recorder *r)
 	return rec_clock_mono_ns();
 }
 
-static inline void rec_futex_wake(uint32_t *word)
+/* The recorder's futex words (r->wake, r->crash_done, a ring's wake word):
+ * wake up to n waiters; wait while *word is val, at most timeout_ns.  Both
+ * are one system call, async-signal-safe. */
+static inline void rec_futex_wake(uint32_t *word, int n)
 {
-	syscall(SYS_futex, word, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
+	syscall(SYS_futex, word, FUTEX_WAKE_PRIVATE, n, NULL, NULL, 0);
+}
+
+static inline void rec_futex_wait(uint32_t *word, uint32_t val, uint64_t timeout_ns)
+{
+	struct timespec ts = { (time_t)(timeout_ns / 1000000000u), (long)(timeout_ns % 1000000000u) };
+	syscall(SYS_futex, word, FUTEX_WAIT_PRIVATE, val, &ts, NULL, 0);
 }
 
 /* Wake r's background thread (one system call, none when already woken;
@@ -473,7 +483,7 @@ static inline void rec_futex_wake(uint32_t *word)
 static inline void rec_wake_bg(rec_recorder *r)
 {
 	if (__atomic_exchange_n(&r->wake, 1u, __ATOMIC_ACQ_REL) == 0)
-		rec_futex_wake(&r->wake);
+		rec_futex_wake(&r->wake, 1);
 }
 
 /* ---- threads (thread.c) ------------------------------------------------------- */

@@ -91,7 +91,7 @@ void rec_emit_kick_(struct rec_tbuf_ *b)
 	}
 	b->kick_at = b->head + fb->cap / 2;
 	if (__atomic_exchange_n(&r->wake, 1u, __ATOMIC_ACQ_REL) == 0)
-		rec_futex_wake(&r->wake);
+		rec_futex_wake(&r->wake, 1);
 }
 
 /* Full and throttled drops are counted inside the thread's emit (busy set),

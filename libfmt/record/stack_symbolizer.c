@@ -7,6 +7,7 @@
  * from a signal handler.  Stack capture is beside it, in stack_capture.c;
  * the pc convention is in stack_internal.h.
  */
+#include "common/common_internal.h"
 #include "record/stack_internal.h"
 
 #include <dlfcn.h>
@@ -122,40 +123,18 @@ typedef struct sym_entry {
 	rec_symbol sym;
 } sym_entry;
 
-typedef struct str_block {
-	struct str_block *next;
-	size_t used, cap;
-	char data[];
-} str_block;
-
 struct rec_symbolizer {
 	module *mods;
 	size_t nmods, capmods;
 	sym_entry *table;
 	size_t cap, count; /* cap: power of two */
-	str_block *strs;
+	rec_arena strs;
 	char exe_path[4096];
 };
 
 static char *sym_strdup(rec_symbolizer *s, const char *str)
 {
-	size_t len = strlen(str) + 1;
-	str_block *b = s->strs;
-	if (b == NULL || b->cap - b->used < len) {
-		size_t cap = len > 16384 ? len : 16384;
-		str_block *nb = malloc(sizeof(*nb) + cap);
-		if (nb == NULL)
-			return NULL;
-		nb->next = b;
-		nb->used = 0;
-		nb->cap = cap;
-		s->strs = nb;
-		b = nb;
-	}
-	char *p = b->data + b->used;
-	memcpy(p, str, len);
-	b->used += len;
-	return p;
+	return rec_arena_strndup(&s->strs, str, strlen(str));
 }
 
 rec_status rec_symbolizer_open(rec_symbolizer **out)
@@ -193,11 +172,7 @@ void rec_symbolizer_close(rec_symbolizer *s)
 	}
 	free(s->mods);
 	free(s->table);
-	for (str_block *b = s->strs; b != NULL;) {
-		str_block *next = b->next;
-		free(b);
-		b = next;
-	}
+	rec_arena_free(&s->strs);
 	free(s);
 }
 

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * counter_runs.c - the recording of tests/unit/test_counters.c, shared with
+ * counter_runs.c - the recording of tests/unit/analysis/test_counters.c, shared with
  * tests/helpers/rec_test_archive_counters.c: five runs of a service written
  * with the real writer (see counter_runs.h).  No cmocka here (the helpers
  * are not linked with it): every writer call's status is returned, and the

@@ -2,7 +2,7 @@
 /*
  * counter_runs.h - the five runs of a service (four end without a FINAL
  * chunk) with counters "requests" (total 91, 1 reset) and "errors" (total 8,
- * 1 reset), written by tests/unit/test_counters.c and by the helper
+ * 1 reset), written by tests/unit/analysis/test_counters.c and by the helper
  * tests/helpers/rec_test_archive_counters.c.
  */
 #ifndef REC_TESTS_LIB_COUNTER_RUNS_H

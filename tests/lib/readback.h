@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * readback.h - test support shared by tests/unit/test_builtins_*.c: open the
+ * readback.h - test support shared by tests/unit/record/test_{alloc,sampler,lock_wrap,sleep}.c: open the
  * default recorder on a temporary file, close it and load every event of the
  * file back with the reader (rec_t_evs[0..rec_t_nev)), and helpers to look at
  * the loaded events (fields by name, counts by type, stacks, the test

@@ -3,7 +3,7 @@
  * tools.h - the work of every rec-* tool as a function of one shape,
  *   int rec_TOOL_run(const opts *, inputs, [n,] FILE *out, FILE *err):
  * each tool's main() only parses its arguments into these options and calls
- * its run function, which the unit tests (tests/unit/test_tools.c) and the
+ * its run function, which the unit tests (tests/unit/tools/test_tools.c) and the
  * fuzzing harnesses (fuzz/) also call, the latter on inputs in memory.
  *
  * The run functions are defined in tools/rec-TOOL.c; building that file

@@ -10,6 +10,20 @@
  *     errors are negative.  The library never prints, exits or aborts.
  *   - One handle is used by one thread at a time; different handles are
  *     independent.
+ *   - Names of types, one meaning each:
+ *       rec_type          an event type's description (id, name, fields), as
+ *                         METADATA holds it: what the writer declares and
+ *                         the reader describes (this header);
+ *       rec_event_type    the recorder's handle of a registered event type
+ *                         (recorder.h);
+ *       rec_field_type    a field's type code, the REC_TYPE_<KIND> values
+ *                         (REC_TYPE_U64, REC_TYPE_STACK ...): REC_TYPE_
+ *                         followed by a kind means only that;
+ *       REC_TYPE_ID_*     the built-in types' ids (recorder.h, builtins.h,
+ *                         metrics.h);
+ *       REC_EVENT_HAS_*   rec_type.flags: the header fields of every event;
+ *       REC_DECLARE_*     registration flags of rec_type_declare() and
+ *                         rec_recorder_register_type() (recorder.h).
  */
 #ifndef LIBREC_REC_H
 #define LIBREC_REC_H

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * test_builtins_cpu.c - rec.CPUSample produced for real: a thread burning
+ * test_sampler.c - rec.CPUSample produced for real: a thread burning
  * 300 ms of CPU under the 10 ms sampler, and the sampler at 1 kHz against
  * threads that malloc, lock and emit heavily for 2 s (no crash, no
  * deadlock, every sample accounted for), lazy arming of new threads and the
@@ -28,8 +28,8 @@
 #include "rec/builtins.h"
 #include "rec/recorder.h"
 
-#include "../lib/readback.h"
-#include "../lib/scale.h"
+#include "../../lib/readback.h"
+#include "../../lib/scale.h"
 
 /* ---- CPU samples of a burning thread ------------------------------------------ */
 

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * test_stack.c - frame-pointer capture and symbolization, for real: a chain
+ * test_stack_capture.c - frame-pointer capture and symbolization, for real: a chain
  * of noinline functions, the test binary's own build-id against readelf,
  * capture from a SIGUSR1 handler interrupting a spinning thread, and frame
  * chains with garbage frame pointers.

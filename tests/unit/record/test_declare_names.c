@@ -17,7 +17,7 @@
 
 #include "rec/rec.h"
 #include "rec/recorder.h"
-#include "../lib/tmpdir.h"
+#include "../../lib/tmpdir.h"
 
 static char g_dir[256];
 

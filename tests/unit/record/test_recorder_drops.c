@@ -25,7 +25,7 @@
 
 #include "rec/rec.h"
 #include "rec/recorder.h"
-#include "../lib/tmpdir.h" /* rec_t_tmpdir_*, rec_t_mono_ns, rec_t_sleep_ms */
+#include "../../lib/tmpdir.h" /* rec_t_tmpdir_*, rec_t_mono_ns, rec_t_sleep_ms */
 
 static char g_dir[256];
 

@@ -32,8 +32,8 @@
 
 #include "rec/rec.h"
 #include "rec/recorder.h"
-#include "../lib/scale.h" /* time budgets x REC_TEST_SLOWDOWN under valgrind */
-#include "../lib/tmpdir.h" /* rec_t_tmpdir_*, rec_t_mono_ns, rec_t_sleep_ms */
+#include "../../lib/scale.h" /* time budgets x REC_TEST_SLOWDOWN under valgrind */
+#include "../../lib/tmpdir.h" /* rec_t_tmpdir_*, rec_t_mono_ns, rec_t_sleep_ms */
 
 static char g_dir[256];
 

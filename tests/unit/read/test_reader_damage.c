@@ -21,7 +21,7 @@
 #include "common/common_internal.h"
 #include "rec/analysis.h"
 #include "rec/rec.h"
-#include "../lib/v10.h"
+#include "../../lib/v10.h"
 
 static char tmpdir[] = "/tmp/test_reader_damage.XXXXXX";
 

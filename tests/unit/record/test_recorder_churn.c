@@ -48,8 +48,8 @@
 #include "rec/recorder.h"
 #include "record/recorder_internal.h" /* r->w, for the writer's pool sizes */
 #include "write/writer_internal.h"
-#include "../lib/scale.h"  /* rec_t_budget_ns */
-#include "../lib/tmpdir.h" /* rec_t_tmpdir_*, rec_t_mono_ns, rec_t_sleep_ms */
+#include "../../lib/scale.h"  /* rec_t_budget_ns */
+#include "../../lib/tmpdir.h" /* rec_t_tmpdir_*, rec_t_mono_ns, rec_t_sleep_ms */
 
 static char g_dir[256];
 

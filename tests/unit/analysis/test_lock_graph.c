@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * test_locks.c - the lock analyses of rec/lock_graph.h on recordings written with
+ * test_lock_graph.c - the lock analyses of rec/lock_graph.h on recordings written with
  * the real writer (zstd chunks in memory) and read back with the real
  * reader: the wait-for graph (waiter and holder edges, totals, names from
  * the recording), the filters (--min-wait, --top, window, thread), and the

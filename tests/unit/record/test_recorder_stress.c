@@ -24,7 +24,7 @@
 
 #include "rec/rec.h"
 #include "rec/recorder.h"
-#include "../lib/tmpdir.h" /* rec_t_tmpdir_*, rec_t_sleep_ms */
+#include "../../lib/tmpdir.h" /* rec_t_tmpdir_*, rec_t_sleep_ms */
 
 static char g_dir[256];
 

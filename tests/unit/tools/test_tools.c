@@ -20,8 +20,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../../tools/common/tools.h"
-#include "../lib/tmpdir.h"
+#include "../../../tools/common/tools.h"
+#include "../../lib/tmpdir.h"
 #include "rec/analysis.h"
 #include "rec/rec.h"
 

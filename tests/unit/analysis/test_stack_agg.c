@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * test_stacks.c - stack aggregation (rec/stack_agg.h) on recordings written with
+ * test_stack_agg.c - stack aggregation (rec/stack_agg.h) on recordings written with
  * the real writer (zstd, several chunks) and read back with the real reader:
  * exact weights, order, frame names, filters, reverse, per-thread roots, the
  * time window, two columns, per-chunk caching when stack ids change meaning,

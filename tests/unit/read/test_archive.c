@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * test_chunk_events.c - rec_reader_chunk_events() (rec/archive.h), what
+ * test_archive.c - rec_reader_chunk_events() (rec/archive.h), what
  * rec-summary's counter totals rest on: the events of one type in the
  * current chunk, the others stepped over by Size.  Written with the real
  * writer (zstd) into memory and read with the real reader: the wanted

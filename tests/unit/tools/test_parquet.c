@@ -20,8 +20,8 @@
 #include <string.h>
 #include <zstd.h>
 
-#include "../../tools/export/parquet.h"
-#include "../../tools/export/thrift_compact.h"
+#include "../../../tools/export/parquet.h"
+#include "../../../tools/export/thrift_compact.h"
 
 /* ---- the compact protocol --------------------------------------------------------- */
 static void t_thrift_fields(void **state)

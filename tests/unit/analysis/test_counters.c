@@ -23,7 +23,7 @@
 #include "rec/counters.h"
 #include "rec/rec.h"
 
-#include "../lib/counter_runs.h"
+#include "../../lib/counter_runs.h"
 
 /* Write run k of rec_t_counter_runs, asserting that every writer call succeeds. */
 static void write_run(int fd, int k)

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * test_builtins_alloc.c - rec.Alloc and rec.Free produced for real: exact
+ * test_alloc.c - rec.Alloc and rec.Free produced for real: exact
  * reports (768 x 8192 bytes must total 6,291,456), and the sampling
  * wrappers on real threads (sample count, weights summing to exactly the
  * bytes allocated, with the tails of threads that exit and of the close;
@@ -23,7 +23,7 @@
 #include "rec/builtins.h"
 #include "rec/recorder.h"
 
-#include "../lib/readback.h"
+#include "../../lib/readback.h"
 
 /* ---- reported allocations: exact ------------------------------------------- */
 
