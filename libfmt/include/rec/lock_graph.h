@@ -58,7 +58,9 @@ typedef struct rec_lockgraph_options {
 	 * leaves out become one lock node (rec_lockgraph_lock.grouped) with one
 	 * waiter and one holder group.  So no wait time leaves the picture: the
 	 * waiter edges' totals sum to result.wait_total_ns.  The threads left
-	 * with no edge of their own are not listed (result.threads_grouped). */
+	 * with no edge of their own are not listed (result.threads_grouped);
+	 * a listed thread's totals still count its waits (holds) in groups.
+	 * Only with REC_LOCKGRAPH_WAIT. */
 	uint32_t group;
 	int64_t min_wait_ns;   /* rec.LockWait events shorter than this are ignored */
 	int64_t from_wall_ns;  /* only events starting at or after (ns since epoch); 0 = no bound */

@@ -678,7 +678,7 @@ static void t_dense_grouped(void **state)
 	uint64_t at = 0;
 	for (int i = 0; i < 40; i++)
 		for (int t = 1; t <= 30; t++) {
-			char name[8];
+			char name[16];
 			snprintf(name, sizeof name, "L%02d", i);
 			rm_wait(&m, at, 1000 + (uint64_t)t, 0x1000 + (uint64_t)i * 16, name,
 				dense_wait(i, t), 5000 + (uint64_t)(t % 7), 0);
@@ -699,7 +699,7 @@ static void t_dense_grouped(void **state)
 	assert_int_equal(r->lock_count, 11);
 	int64_t kept = 0;
 	for (int k = 0; k < 10; k++) {
-		char name[8];
+		char name[16];
 		snprintf(name, sizeof name, "L%02d", 39 - k);
 		assert_string_equal(r->locks[k].label, name);
 		assert_int_equal(r->locks[k].grouped, 0);
