@@ -76,7 +76,9 @@ int rec_lockgraph_tool_run(const rec_lockgraph_tool_opts *o, const rec_cli_input
 	rec_cli_set_streams(out, err);
 	rec_lockgraph_options lo = REC_LOCKGRAPH_OPTIONS_INIT;
 	lo.min_wait_ns = o->min_wait_ns;
-	lo.top = o->top;
+	/* The wait-for graph is pruned and grouped unless --all (rec/lock_graph.h) */
+	lo.top = o->all ? 0 : o->top ? o->top : o->order ? 0 : REC_LOCKGRAPH_DEFAULT_TOP;
+	lo.group = o->all || o->order ? 0 : REC_LOCKGRAPH_DEFAULT_GROUP;
 	lo.thread = o->thread;
 	lo.graphs = o->order ? REC_LOCKGRAPH_ORDER : REC_LOCKGRAPH_WAIT;
 	/* Offsets count from the recording's first event (empty chunks do not
@@ -181,7 +183,14 @@ static const char usage_text[] =
 	"  -o, --output FILE   write there instead of standard output\n"
 	"  --min-wait DUR      ignore lock waits shorter than DUR\n"
 	"  --top N             only the N heaviest locks (most total wait, then most\n"
-	"                      events)\n"
+	"                      events); in the wait-for graph the default is 10, the\n"
+	"                      locks left out are one node \"K other locks\", and per\n"
+	"                      lock the 3 heaviest waiters and holders are drawn, the\n"
+	"                      rest one node \"K other waiters (holders) of LOCK\"\n"
+	"                      with their summed count and total (kind=group): no\n"
+	"                      wait leaves the picture, the title says what was\n"
+	"                      grouped\n"
+	"  --all, --top 0      every lock, thread and edge (the order graph's default)\n"
 	"  --from T, --to T    only events that start in [from, to): T is an offset\n"
 	"                      from the recording's first event (1.5s, 250ms; needs a\n"
 	"                      FILE, not '-') or a time 2026-12-02T10:14:03.5 (local\n"
@@ -205,7 +214,7 @@ static const char usage_text[] =
 	"readable) or a failed render/write, 2 usage error.\n";
 
 enum { OPT_GRAPH = 256, OPT_FORMAT, OPT_MIN_WAIT, OPT_TOP, OPT_FROM, OPT_TO,
-       OPT_THREAD, OPT_CHECK, OPT_VERSION };
+       OPT_THREAD, OPT_CHECK, OPT_ALL, OPT_VERSION };
 
 static const struct option long_opts[] = {
 	{ "graph", required_argument, NULL, OPT_GRAPH },
@@ -213,6 +222,7 @@ static const struct option long_opts[] = {
 	{ "output", required_argument, NULL, 'o' },
 	{ "min-wait", required_argument, NULL, OPT_MIN_WAIT },
 	{ "top", required_argument, NULL, OPT_TOP },
+	{ "all", no_argument, NULL, OPT_ALL },
 	{ "from", required_argument, NULL, OPT_FROM },
 	{ "to", required_argument, NULL, OPT_TO },
 	{ "thread", required_argument, NULL, OPT_THREAD },
@@ -268,7 +278,11 @@ int main(int argc, char **argv)
 			o.output = optarg;
 			break;
 		case OPT_MIN_WAIT: o.min_wait_ns = opt_duration("--min-wait", optarg); break;
-		case OPT_TOP: o.top = (uint32_t)rec_cli_opt_u64("--top", optarg, 1, UINT32_MAX); break;
+		case OPT_TOP:
+			o.top = (uint32_t)rec_cli_opt_u64("--top", optarg, 0, UINT32_MAX);
+			o.all = o.top == 0;
+			break;
+		case OPT_ALL: o.all = true; break;
 		case OPT_FROM:
 			rec_cli_window_opt(&o.window, false, optarg);
 			break;

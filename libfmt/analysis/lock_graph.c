@@ -227,7 +227,7 @@ rec_status rec_lockgraph_open(rec_lockgraph **out, const rec_lockgraph_options *
 		for (size_t i = 0; i < sizeof opts->reserved / sizeof opts->reserved[0]; i++)
 			if (opts->reserved[i])
 				return REC_ERR_INVALID_ARG;
-		if (opts->min_wait_ns < 0 || opts->reserved0 ||
+		if (opts->min_wait_ns < 0 ||
 		    (opts->graphs & ~(uint32_t)(REC_LOCKGRAPH_WAIT | REC_LOCKGRAPH_ORDER)))
 			return REC_ERR_INVALID_ARG;
 		def = *opts;
@@ -847,6 +847,215 @@ static rec_status unique_labels(rec_lockgraph *g)
 	return st;
 }
 
+/* ---- options.group ------------------------------------------------------------------ */
+
+static int cmp_wedge_heavy(const void *a, const void *b)
+{
+	const rec_lockgraph_wait_edge *x = a, *y = b;
+	if (x->holder != y->holder)
+		return (int)x->holder - (int)y->holder;
+	if (x->total_ns != y->total_ns)
+		return x->total_ns > y->total_ns ? -1 : 1;
+	if (x->count != y->count)
+		return x->count > y->count ? -1 : 1;
+	return x->thread < y->thread ? -1 : x->thread > y->thread;
+}
+
+/* Sum e into the group edge *sum (members counted by the caller). */
+static void sum_edge(rec_lockgraph_wait_edge *sum, uint64_t count, int64_t total, int64_t max)
+{
+	sum->count += count;
+	sum->total_ns += total;
+	if (max > sum->max_ns)
+		sum->max_ns = max;
+}
+
+/* A group node for `members` threads with one edge *e (thread index set here). */
+static rec_status add_group_thread(rec_lockgraph *g, rec_lockgraph_thread *threads, size_t *nt,
+				   rec_lockgraph_wait_edge *e, uint64_t members, const char *lock)
+{
+	rec_lockgraph_thread *t = &threads[*nt];
+	memset(t, 0, sizeof *t);
+	t->name = "";
+	t->grouped = members;
+	t->label = rprintf(g, "%" PRIu64 " other %s of %s", members,
+			   e->holder ? (members == 1 ? "holder" : "holders")
+				     : (members == 1 ? "waiter" : "waiters"), lock);
+	if (!t->label)
+		return nomem(g);
+	if (e->holder) {
+		t->held_total_ns = e->total_ns;
+	} else {
+		t->wait_count = e->count;
+		t->wait_total_ns = e->total_ns;
+	}
+	e->thread = (*nt)++;
+	return REC_OK;
+}
+
+/* options.group (see rec/lock_graph.h): the result's wait edges, threads
+ * and locks made anew.  lmap/tmap: internal lock/thread -> result index. */
+static rec_status group_wait(rec_lockgraph *g, const uint32_t *lmap, const uint32_t *tmap)
+{
+	const size_t n = g->res.wait_edge_count, nt = g->res.thread_count, nl = g->res.lock_count;
+	const size_t keep_per = g->opt.group;
+	rec_lockgraph_wait_edge *e = g->rwedges;
+	/* at most 2 group edges per kept lock and 2 for the left-out locks */
+	size_t cap = n + 2 * nl + 2;
+	rec_lockgraph_wait_edge *ne = calloc(cap, sizeof *ne);
+	rec_lockgraph_thread *nth = calloc(nt + 2 * nl + 2, sizeof *nth);
+	rec_lockgraph_lock *nlk = calloc(nl + 1, sizeof *nlk);
+	size_t *tnew = malloc((nt ? nt : 1) * sizeof *tnew);
+	bool *seen = calloc(g->nthreads + 1, 2 * sizeof *seen); /* [2 * thread + holder] */
+	bool *stay = calloc(nt + 1, sizeof *stay);
+	rec_status st = REC_OK;
+	if (!ne || !nth || !nlk || !tnew || !seen || !stay) {
+		st = nomem(g);
+		goto done;
+	}
+	/* per lock: waiters then holders, heaviest first; the rest summed */
+	size_t m = 0;
+	rec_lockgraph_wait_edge *gsum = calloc(2 * nl + 2, sizeof *gsum);
+	uint64_t *gmem = calloc(2 * nl + 2, sizeof *gmem);
+	if (!gsum || !gmem) {
+		free(gsum);
+		free(gmem);
+		st = nomem(g);
+		goto done;
+	}
+	for (size_t i = 0; i < n;) {
+		size_t j = i;
+		while (j < n && e[j].lock == e[i].lock)
+			j++;
+		qsort(e + i, j - i, sizeof *e, cmp_wedge_heavy);
+		size_t rank[2] = { 0, 0 };
+		for (size_t k = i; k < j; k++) {
+			int h = e[k].holder;
+			if (rank[h]++ < keep_per) {
+				ne[m++] = e[k];
+				continue;
+			}
+			rec_lockgraph_wait_edge *s = &gsum[2 * e[k].lock + (size_t)h];
+			s->lock = e[k].lock;
+			s->holder = e[k].holder;
+			sum_edge(s, e[k].count, e[k].total_ns, e[k].max_ns);
+			gmem[2 * e[k].lock + (size_t)h]++;
+		}
+		i = j;
+	}
+	/* threads that keep an edge, or an order example, stay (in their order) */
+	for (size_t i = 0; i < m; i++)
+		stay[ne[i].thread] = true;
+	for (size_t i = 0; i < g->res.order_edge_count; i++)
+		for (size_t k = 0; k < g->roedges[i].example_count; k++)
+			stay[g->roedges[i].examples[k].thread] = true;
+	size_t ntk = 0;
+	for (size_t i = 0; i < nt; i++) {
+		tnew[i] = SIZE_MAX;
+		if (stay[i]) {
+			tnew[i] = ntk;
+			nth[ntk++] = g->rthreads[i];
+		}
+	}
+	g->res.threads_grouped = nt - ntk;
+	for (size_t i = 0; i < m; i++)
+		ne[i].thread = tnew[ne[i].thread];
+	for (size_t i = 0; i < g->res.order_edge_count; i++)
+		for (size_t k = 0; k < g->roedges[i].example_count; k++) {
+			rec_lockgraph_example *x = (rec_lockgraph_example *)&g->roedges[i].examples[k];
+			x->thread = tnew[x->thread];
+		}
+	for (size_t i = 0; i < 2 * nl && st == REC_OK; i++) {
+		if (!gmem[i])
+			continue;
+		ne[m] = gsum[i];
+		st = add_group_thread(g, nth, &ntk, &ne[m], gmem[i], g->rlocks[gsum[i].lock].label);
+		m++;
+	}
+	free(gsum);
+	free(gmem);
+	/* the locks top left out (with waits): one lock, one waiter and one holder group */
+	memcpy(nlk, g->rlocks, nl * sizeof *nlk);
+	size_t nlk_n = nl;
+	if (st == REC_OK) {
+		rec_lockgraph_lock *o = &nlk[nl];
+		rec_lockgraph_wait_edge sum[2];
+		uint64_t members[2] = { 0, 0 };
+		memset(o, 0, sizeof *o);
+		memset(sum, 0, sizeof sum);
+		for (size_t i = 0; i < g->nlocks; i++) {
+			const lg_lock *l = &g->locks[i];
+			if (lmap[i] != UINT32_MAX || !l->wait_count)
+				continue;
+			o->grouped++;
+			o->wait_count += l->wait_count;
+			o->wait_total_ns += l->wait_total;
+			if (l->wait_max > o->wait_max_ns)
+				o->wait_max_ns = l->wait_max;
+			o->events += l->events;
+		}
+		for (size_t i = 0; i < g->nwedges; i++) {
+			const lg_wedge *w = &g->wedges[i];
+			if (!w->count || lmap[w->lock] != UINT32_MAX)
+				continue;
+			int h = w->holder;
+			sum[h].holder = w->holder;
+			sum_edge(&sum[h], w->count, w->total, w->max);
+			bool *mark = &seen[(size_t)w->thread * 2 + (size_t)h];
+			if (!*mark) {
+				*mark = true;
+				members[h]++;
+			}
+		}
+		if (o->grouped) {
+			o->name = o->site = "";
+			o->label = rprintf(g, "%" PRIu64 " other lock%s", o->grouped,
+					   o->grouped == 1 ? "" : "s");
+			if (!o->label)
+				st = nomem(g);
+			nlk_n++;
+			for (int h = 0; h < 2 && st == REC_OK; h++) {
+				if (!members[h])
+					continue;
+				ne[m] = sum[h];
+				ne[m].lock = nl;
+				st = add_group_thread(g, nth, &ntk, &ne[m], members[h], o->label);
+				m++;
+			}
+			/* a thread whose only waits are on left-out locks */
+			for (size_t i = 0; i < g->nthreads; i++)
+				if ((seen[2 * i] || seen[2 * i + 1]) && tmap[i] == UINT32_MAX)
+					g->res.threads_grouped++;
+		}
+	}
+	if (st != REC_OK)
+		goto done;
+	qsort(ne, m, sizeof *ne, cmp_wedge);
+	free(g->rwedges);
+	free(g->rthreads);
+	free(g->rlocks);
+	g->rwedges = ne;
+	g->rthreads = nth;
+	g->rlocks = nlk;
+	ne = NULL;
+	nth = NULL;
+	nlk = NULL;
+	g->res.wait_edges = g->rwedges;
+	g->res.wait_edge_count = m;
+	g->res.threads = g->rthreads;
+	g->res.thread_count = ntk;
+	g->res.locks = g->rlocks;
+	g->res.lock_count = nlk_n;
+done:
+	free(ne);
+	free(nth);
+	free(nlk);
+	free(tnew);
+	free(seen);
+	free(stay);
+	return st;
+}
+
 rec_status rec_lockgraph_get(rec_lockgraph *g, const rec_lockgraph_result **out)
 {
 	if (!g || !out)
@@ -873,6 +1082,10 @@ rec_status rec_lockgraph_get(rec_lockgraph *g, const rec_lockgraph_result **out)
 		order[i].idx = (uint32_t)i;
 	}
 	qsort(order, nl, sizeof *order, cmp_lock_rank);
+	for (size_t i = 0; i < nl; i++) {
+		g->res.wait_total_ns += g->locks[i].wait_total;
+		g->res.wait_lock_count += g->locks[i].wait_count > 0;
+	}
 	size_t keep = nl;
 	if (g->opt.top && g->opt.top < keep)
 		keep = g->opt.top;
@@ -908,6 +1121,8 @@ rec_status rec_lockgraph_get(rec_lockgraph *g, const rec_lockgraph_result **out)
 	g->res.lock_count = keep;
 	g->res.locks = g->rlocks;
 	g->res.locks_dropped = nl - keep;
+	for (size_t r = 0; r < keep; r++)
+		g->res.kept_wait_total_ns += g->rlocks[r].wait_total_ns;
 
 	/* threads used by kept edges */
 	for (size_t i = 0; i < nt; i++)
@@ -1056,6 +1271,8 @@ rec_status rec_lockgraph_get(rec_lockgraph *g, const rec_lockgraph_result **out)
 		if (st != REC_OK)
 			st = nomem(g);
 	}
+	if (st == REC_OK && g->opt.group && (g->graphs & REC_LOCKGRAPH_WAIT))
+		st = group_wait(g, lmap, tmap);
 out:
 	free(order);
 	free(lmap);

@@ -16,6 +16,12 @@
 #      are charged by hand-off (about 450, 300 and 150 ms for the three
 #      holders the three blocked requests waited behind, adding up to the
 #      lock's total).
+#   3. a dense recording (rec_test_lock_dense: 40 locks x 30 threads, known
+#      waits): by default the 10 heaviest locks are drawn, the other 30 are
+#      one node, per lock the 3 heaviest waiters and holders, the rest one
+#      node each (kind=group) whose edge sums what it replaces, so the drawn
+#      wait edges add up to every wait; the title's counts are checked;
+#      --all and --top 0 give the complete graph (1480 edges).
 # Exits 0 on pass.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -29,7 +35,7 @@ export TZ=UTC
 # Under SAN=1: Graphviz's and the font libraries' own leaks are not ours.
 export LSAN_OPTIONS="${LSAN_OPTIONS:+$LSAN_OPTIONS:}suppressions=$PWD/tests/cli/lockgraph/lsan.supp"
 for t in "$BIN/rec-lockgraph" "$BIN/rec-print" "$BIN/requestwatch" "$TESTS/rec_test_lockorder" \
-	"$TESTS/rec_test_agread"; do
+	"$TESTS/rec_test_agread" "$TESTS/rec_test_lock_dense"; do
 	[ -x "$t" ] || { echo "FAIL: $t missing" >&2; exit 1; }
 done
 command -v python3 >/dev/null || { echo "FAIL: python3 missing" >&2; exit 1; }
@@ -254,8 +260,92 @@ sys.exit(1 if failures else 0)
 EOF
 grep -q 'no rec.LockWait events match the filters' "$work/minwait.err" || fail "--min-wait: no note on stderr"
 
+# ---- 3. a dense graph, pruned and grouped ----------------------------------------------------
+"$TESTS/rec_test_lock_dense" "$work/dense.rec" || fail "rec_test_lock_dense failed"
+for v in default:"" top5:"--top 5" all:"--all" top0:"--top 0"; do
+	# shellcheck disable=SC2086
+	"$BIN/rec-lockgraph" ${v#*:} "$work/dense.rec" >"$work/dense-${v%%:*}.dot" 2>"$work/dense.err" ||
+		fail "rec-lockgraph ${v#*:} (dense) exited $?"
+	"$TESTS/rec_test_agread" "$work/dense-${v%%:*}.dot" >"$work/dense-${v%%:*}.agread" || fail "agread ${v#*:} (dense)"
+done
+cmp -s "$work/dense-all.dot" "$work/dense-top0.dot" || fail "--top 0 is not --all"
+python3 - "$work" <<'EOF' || fail "the dense wait-for graph"
+import re, sys
+work = sys.argv[1]
+failures = []
+def check(ok, what):
+    print(("ok   " if ok else "FAIL ") + what)
+    if not ok:
+        failures.append(what)
+def read(v):
+    nodes, edges = {}, []
+    lines = open("%s/dense-%s.agread" % (work, v)).read().splitlines()
+    for l in lines:
+        if l.startswith("node "):
+            m = re.match(r'node (.+?)((?: \w+=(?:(?! \w+=).)*)*)$', l)
+            nodes[m.group(1)] = dict(re.findall(r' (\w+)=((?:(?! \w+=).)*)', m.group(2)))
+    for l in lines:
+        if l.startswith("edge "):
+            tail = max((n for n in nodes if l.startswith("edge %s -> " % n)), key=len)
+            rest = l[len("edge %s -> " % tail):]
+            head = max((n for n in nodes if rest == n or rest.startswith(n + " ")), key=len)
+            edges.append((tail, head, dict(re.findall(r' (\w+)=((?:(?! \w+=).)*)', rest[len(head):]))))
+    dot = open("%s/dense-%s.dot" % (work, v)).read().replace("\\\n", "")
+    title = re.search(r'label="(wait-for graph: [^"\\]*)\\n', dot)
+    return nodes, edges, title.group(1) if title else None
+# ground truth: thread t waits (i+1)*t us on lock Lii, held by tid 5000 + t % 7
+W = lambda i, t: (i + 1) * t * 1000
+ALL = sum(W(i, t) for i in range(40) for t in range(1, 31))
+def lock_total(i): return sum(W(i, t) for t in range(1, 31))
+
+nodes, edges, title = read("default")
+kept = sum(lock_total(i) for i in range(30, 40))
+want = ("wait-for graph: 10 of 40 locks (%.1f %% of 381.300 ms of waiting), 1200 lock waits; "
+        "30 locks, 31 threads grouped" % (100.0 * kept / ALL))
+check(title == want, "default title: %r (want %r)" % (title, want))
+locks = {n for n, a in nodes.items() if a["kind"] == "lock"}
+check(locks == {"L%02d" % i for i in range(30, 40)}, "the 10 heaviest locks are drawn: %s" % sorted(locks))
+check(all(int(nodes["L%02d" % i]["wait_total_ns"]) == lock_total(i) for i in range(30, 40) if "L%02d" % i in nodes),
+      "each drawn lock's total is its waits")
+g = nodes.get("30 other locks", {})
+check(g.get("kind") == "group" and g.get("grouped") == "30" and int(g.get("wait_total_ns", -1)) == ALL - kept
+      and g.get("wait_count") == "900", "the other 30 locks are one node with their 900 waits and total: %s" % g)
+threads = {n for n, a in nodes.items() if a["kind"] == "thread"}
+check(threads == {"w%d (tid %d)" % (t, 1000 + t) for t in (28, 29, 30)} | {"tid %d" % h for h in (5000, 5001, 5002)},
+      "the threads drawn are the heaviest waiters w28-w30 and holders 5000-5002: %s" % sorted(threads))
+wait = [e for e in edges if e[2]["kind"] == "wait"]
+hold = [e for e in edges if e[2]["kind"] == "holder"]
+check(sum(int(e[2]["total_ns"]) for e in wait) == ALL and sum(int(e[2]["count"]) for e in wait) == 1200,
+      "the drawn waiter edges add up to every wait: %d ns, want %d" % (sum(int(e[2]["total_ns"]) for e in wait), ALL))
+check(sum(int(e[2]["total_ns"]) for e in hold) == ALL, "the drawn holder edges add up to every wait")
+bad = []
+for i in range(30, 40):
+    gw = "27 other waiters of L%02d" % i
+    gh = "4 other holders of L%02d" % i
+    ew = [e for e in wait if e[0] == gw and e[1] == "L%02d" % i]
+    eh = [e for e in hold if e[0] == "L%02d" % i and e[1] == gh]
+    if not (nodes.get(gw, {}).get("kind") == "group" and nodes[gw]["grouped"] == "27" and len(ew) == 1 and
+            int(ew[0][2]["total_ns"]) == sum(W(i, t) for t in range(1, 28)) and ew[0][2]["count"] == "27" and
+            int(ew[0][2]["max_ns"]) == W(i, 27) and len(eh) == 1 and
+            int(eh[0][2]["total_ns"]) == sum(W(i, t) for t in range(1, 31) if t % 7 >= 3)):
+        bad.append(i)
+check(not bad, "per lock the other 27 waiters and 4 holders are one node each, their edges the sums: bad %s" % bad)
+
+nodes5, _, title5 = read("top5")
+check(title5 is not None and title5.startswith("wait-for graph: 5 of 40 locks") and "; 35 locks, 31 threads grouped" in title5,
+      "--top 5 title counts what it shows: %r" % title5)
+check(sum(a["kind"] == "lock" for a in nodes5.values()) == 5, "--top 5 draws 5 locks")
+
+nodesa, edgesa, titlea = read("all")
+check(titlea == "wait-for graph: 1200 lock waits", "--all title: %r" % titlea)
+check(sum(a["kind"] == "lock" for a in nodesa.values()) == 40 and sum(a["kind"] == "thread" for a in nodesa.values()) == 37
+      and not any(a["kind"] == "group" for a in nodesa.values()) and len(edgesa) == 40 * 30 + 40 * 7,
+      "--all draws the complete graph: 40 locks, 37 threads, 1480 edges (%d)" % len(edgesa))
+sys.exit(1 if failures else 0)
+EOF
+
 # ---- usage errors --------------------------------------------------------------------------
-for args in "--graph bogus $rec" "--format jpeg $rec" "--min-wait 10parsecs $rec" "--top 0 $rec" \
+for args in "--graph bogus $rec" "--format jpeg $rec" "--min-wait 10parsecs $rec" "--top -1 $rec" \
 	"--from 2s --to 1s $rec" "--from 1s --to 2030-01-01T00:00:00Z $rec" "--from yesterday $rec" "" "$rec $rec"; do
 	rc=0
 	# shellcheck disable=SC2086

@@ -72,7 +72,9 @@ typedef struct rec_lockgraph_tool_opts {
 	const char *format;          /* dot, svg, png or pdf */
 	const char *output;          /* write there instead of out (NULL: out) */
 	int64_t min_wait_ns;
-	uint32_t top;
+	uint32_t top;                /* 0: REC_LOCKGRAPH_DEFAULT_TOP in the wait-for
+				      * graph (grouped), every lock in the order graph */
+	bool all;                    /* --all, --top 0: every lock, thread and edge */
 	const char *thread;
 	rec_cli_window window;       /* --from/--to */
 	bool check;                  /* exit 3 on a lock-order cycle */

@@ -159,6 +159,7 @@ static void build_wait(gctx *c, const rec_lockgraph_result *res)
 	declare(c, AGNODE, "wait_total_ns", "0");
 	declare(c, AGNODE, "wait_max_ns", "0");
 	declare(c, AGNODE, "held_total_ns", "0");
+	declare(c, AGNODE, "grouped", "0");
 	declare(c, AGEDGE, "label", "");
 	declare(c, AGEDGE, "penwidth", "1");
 	declare(c, AGEDGE, "style", "");
@@ -168,8 +169,29 @@ static void build_wait(gctx *c, const rec_lockgraph_result *res)
 	declare(c, AGEDGE, "max_ns", "0");
 	char b1[64], b2[64], b3[64], pw[32];
 	sbuf s = { 0 };
-	sb_printf(&s, "wait-for graph: %" PRIu64 " lock waits\\nholders charged by hand-off: each part "
-		  "of a wait to the thread that held the lock during it", res->lock_wait_events);
+	/* what is drawn: the real locks with waits, and what the groups stand for */
+	size_t drawn = 0;
+	uint64_t locks_grouped = 0, groups = 0;
+	for (size_t i = 0; i < res->lock_count; i++) {
+		drawn += !res->locks[i].grouped && res->locks[i].wait_count;
+		locks_grouped += res->locks[i].grouped;
+		groups += res->locks[i].grouped > 0;
+	}
+	for (size_t i = 0; i < res->thread_count; i++)
+		groups += res->threads[i].grouped > 0;
+	if (drawn < res->wait_lock_count || groups || res->threads_grouped) {
+		double pct = res->wait_total_ns > 0 ? 100.0 * (double)res->kept_wait_total_ns /
+							      (double)res->wait_total_ns : 100.0;
+		sb_printf(&s, "wait-for graph: %zu of %" PRIu64 " locks (%.1f %% of %s of waiting), %" PRIu64
+			  " lock waits; %" PRIu64 " lock%s, %" PRIu64 " thread%s grouped", drawn,
+			  res->wait_lock_count, pct, dur(b1, res->wait_total_ns), res->lock_wait_events,
+			  locks_grouped, locks_grouped == 1 ? "" : "s", res->threads_grouped,
+			  res->threads_grouped == 1 ? "" : "s");
+	} else {
+		sb_printf(&s, "wait-for graph: %" PRIu64 " lock waits", res->lock_wait_events);
+	}
+	sb_str(&s, "\\nholders charged by hand-off: each part of a wait to the thread that held the "
+	       "lock during it");
 	set(c, g, "label", s.p);
 
 	int64_t max_lock = 0, max_edge = 0;
@@ -193,7 +215,9 @@ static void build_wait(gctx *c, const rec_lockgraph_result *res)
 		sb_printf(&s, "\\n%" PRIu64 " wait%s, total %s\\nmax %s", l->wait_count,
 			  l->wait_count == 1 ? "" : "s", dur(b1, l->wait_total_ns), dur(b2, l->wait_max_ns));
 		set(c, ln[i], "label", s.p);
-		set(c, ln[i], "kind", "lock");
+		set(c, ln[i], "kind", l->grouped ? "group" : "lock");
+		if (l->grouped)
+			set(c, ln[i], "grouped", num(b3, (int64_t)l->grouped));
 		set(c, ln[i], "shape", "ellipse");
 		set(c, ln[i], "style", "filled");
 		set(c, ln[i], "fillcolor", l->wait_total_ns == max_lock ? "#f4a582" : "#fddbc7");
@@ -213,9 +237,11 @@ static void build_wait(gctx *c, const rec_lockgraph_result *res)
 		if (t->held_total_ns)
 			sb_printf(&s, "\\nmade others wait %s", dur(b1, t->held_total_ns));
 		set(c, tn[i], "label", s.p);
-		set(c, tn[i], "kind", "thread");
+		set(c, tn[i], "kind", t->grouped ? "group" : "thread");
 		set(c, tn[i], "shape", "box");
-		set(c, tn[i], "style", "rounded");
+		set(c, tn[i], "style", t->grouped ? "rounded,dashed" : "rounded");
+		if (t->grouped)
+			set(c, tn[i], "grouped", num(b3, (int64_t)t->grouped));
 		set(c, tn[i], "wait_count", num(b3, (int64_t)t->wait_count));
 		set(c, tn[i], "wait_total_ns", num(b3, t->wait_total_ns));
 		set(c, tn[i], "held_total_ns", num(b3, t->held_total_ns));

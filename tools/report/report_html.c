@@ -117,6 +117,8 @@ static bool pass_open(pass *p, const rec_report_tool_opts *o)
 	}
 	rec_lockgraph_options lo = REC_LOCKGRAPH_OPTIONS_INIT;
 	lo.graphs = REC_LOCKGRAPH_WAIT;
+	lo.top = REC_LOCKGRAPH_DEFAULT_TOP; /* the picture rec-lockgraph draws */
+	lo.group = REC_LOCKGRAPH_DEFAULT_GROUP;
 	if (p->lo != INT64_MIN)
 		lo.from_wall_ns = p->lo;
 	if (p->hi != INT64_MAX)

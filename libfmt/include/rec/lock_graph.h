@@ -50,7 +50,18 @@ typedef struct rec_lockgraph_options {
 	uint32_t top;          /* keep the N heaviest locks (see result.locks); 0 = all */
 	uint32_t graphs;       /* REC_LOCKGRAPH_WAIT | REC_LOCKGRAPH_ORDER; 0 = both.
 				* Without WAIT, waits still rank the locks (top) */
-	uint32_t reserved0;    /* must be zero */
+	/* Group the wait-for graph (0 = every edge, as recorded): per kept lock
+	 * the `group` heaviest waiter edges and the `group` heaviest holder
+	 * edges stay, the rest of its waiters (holders) become one node
+	 * standing for them (rec_lockgraph_thread.grouped) with one edge whose
+	 * count and total are their sums and max their max; the locks `top`
+	 * leaves out become one lock node (rec_lockgraph_lock.grouped) with one
+	 * waiter and one holder group.  So no wait time leaves the picture: the
+	 * waiter edges' totals sum to result.wait_total_ns.  The threads left
+	 * with no edge of their own are not listed (result.threads_grouped);
+	 * a listed thread's totals still count its waits (holds) in groups.
+	 * Only with REC_LOCKGRAPH_WAIT. */
+	uint32_t group;
 	int64_t min_wait_ns;   /* rec.LockWait events shorter than this are ignored */
 	int64_t from_wall_ns;  /* only events starting at or after (ns since epoch); 0 = no bound */
 	int64_t to_wall_ns;    /* only events starting before; 0 = no bound */
@@ -59,6 +70,9 @@ typedef struct rec_lockgraph_options {
 	const char *thread;
 	uint64_t reserved[4];  /* must be zero */
 } rec_lockgraph_options;
+/* What rec-lockgraph and rec-report draw by default (options.top, .group). */
+#define REC_LOCKGRAPH_DEFAULT_TOP 10u
+#define REC_LOCKGRAPH_DEFAULT_GROUP 3u
 #define REC_LOCKGRAPH_OPTIONS_INIT { sizeof(rec_lockgraph_options), 0, 0, 0, 0, 0, 0, NULL, {0, 0, 0, 0} }
 
 /* A thread, identified by its OS tid (holders are known by tid only). */
@@ -69,6 +83,9 @@ typedef struct rec_lockgraph_thread {
 	uint64_t wait_count;     /* rec.LockWait events of this thread (kept ones) */
 	int64_t wait_total_ns;   /* time it waited */
 	int64_t held_total_ns;   /* time others waited for locks it held */
+	uint64_t grouped;        /* 0: a thread; N: options.group's node for N
+				  * threads (os_tid 0, name ""), its totals
+				  * those of its one edge */
 } rec_lockgraph_thread;
 
 /* A lock, identified by its address. */
@@ -84,6 +101,9 @@ typedef struct rec_lockgraph_lock {
 	int64_t wait_total_ns;
 	int64_t wait_max_ns;
 	uint64_t events;         /* rec.LockWait + rec.LockOrder events naming it */
+	uint64_t grouped;        /* 0: a lock; N: options.group's node (last in
+				  * result.locks, address 0) for the N locks
+				  * with waits that options.top left out */
 } rec_lockgraph_lock;
 
 /* A wait-for edge: thread -> lock (waiter) or lock -> thread (holder). */
@@ -144,6 +164,11 @@ typedef struct rec_lockgraph_result {
 	uint64_t lock_wait_events;             /* events used (after filters) */
 	uint64_t lock_order_events;
 	uint64_t locks_dropped;                /* locks not kept by options.top */
+	uint64_t wait_lock_count;              /* locks with a wait, kept or not */
+	int64_t wait_total_ns;                 /* every wait (after filters), kept or not */
+	int64_t kept_wait_total_ns;            /* the waits on the locks kept by top */
+	uint64_t threads_grouped;              /* waiting or holding threads not listed:
+						* all their edges are in group nodes */
 } rec_lockgraph_result;
 
 /*! rec_lockgraph_open() : an empty graph with the given filters (NULL = none).
@@ -161,7 +186,7 @@ REC_API void rec_lockgraph_close(rec_lockgraph *g);
 REC_API rec_status rec_lockgraph_add_event(rec_lockgraph *g, const rec_event *ev);
 
 /*! rec_lockgraph_get() :
- *  Apply options.top, number everything, find the lock-order cycles (when
+ *  Apply options.top and options.group, number everything, find the lock-order cycles (when
  *  the ORDER graph is built)
  *  (iterative Tarjan SCC, then one shortest cycle through each edge of a
  *  non-trivial component; self edges, which recursive locks make, are not

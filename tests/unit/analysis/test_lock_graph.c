@@ -661,6 +661,120 @@ static void t_long_cycle(void **state)
 	rm_free(&m);
 }
 
+/* ---- options.group: a dense graph, 40 locks x 30 threads ---------------------------- */
+
+/* Thread t (1..30) waits once on lock i (0..39, "L00".."L39") for (i+1)*t us,
+ * held by tid 5000 + t % 7; the waits never overlap (no hand-offs). */
+static int64_t dense_wait(int i, int t) { return (int64_t)(i + 1) * t * 1000; }
+
+static void t_dense_grouped(void **state)
+{
+	(void)state;
+	rec_mem m;
+	rm_open(&m);
+	for (int t = 1; t <= 30; t++)
+		rm_thread(&m, 1000 + (uint64_t)t, NULL);
+	int64_t all = 0, lock_total[40] = { 0 };
+	uint64_t at = 0;
+	for (int i = 0; i < 40; i++)
+		for (int t = 1; t <= 30; t++) {
+			char name[16];
+			snprintf(name, sizeof name, "L%02d", i);
+			rm_wait(&m, at, 1000 + (uint64_t)t, 0x1000 + (uint64_t)i * 16, name,
+				dense_wait(i, t), 5000 + (uint64_t)(t % 7), 0);
+			at += 2;
+			all += dense_wait(i, t);
+			lock_total[i] += dense_wait(i, t);
+		}
+	const rec_lockgraph_result *r;
+	rec_lockgraph_options o = REC_LOCKGRAPH_OPTIONS_INIT;
+	o.top = 10;
+	o.group = 3;
+	rec_lockgraph *g = rm_graph(&m, &o, &r);
+	assert_int_equal(r->lock_wait_events, 1200);
+	assert_int_equal(r->wait_lock_count, 40);
+	assert_int_equal(r->wait_total_ns, all);
+	assert_int_equal(r->locks_dropped, 30);
+	/* the 10 heaviest, then one node for the 30 others */
+	assert_int_equal(r->lock_count, 11);
+	int64_t kept = 0;
+	for (int k = 0; k < 10; k++) {
+		char name[16];
+		snprintf(name, sizeof name, "L%02d", 39 - k);
+		assert_string_equal(r->locks[k].label, name);
+		assert_int_equal(r->locks[k].grouped, 0);
+		assert_int_equal(r->locks[k].wait_total_ns, lock_total[39 - k]);
+		kept += lock_total[39 - k];
+	}
+	assert_int_equal(r->kept_wait_total_ns, kept);
+	const rec_lockgraph_lock *gl = &r->locks[10];
+	assert_int_equal(gl->grouped, 30);
+	assert_string_equal(gl->label, "30 other locks");
+	assert_int_equal(gl->wait_count, 900);
+	assert_int_equal(gl->wait_total_ns, all - kept);
+	assert_int_equal(gl->wait_max_ns, dense_wait(29, 30));
+	/* per lock: 3 waiters + 1 group of 27, 3 holders + 1 group of 4 (5000+3..6) */
+	int64_t wsum = 0, hsum = 0;
+	size_t per[11][2] = { { 0 } };
+	for (size_t k = 0; k < r->wait_edge_count; k++) {
+		const rec_lockgraph_wait_edge *e = &r->wait_edges[k];
+		const rec_lockgraph_thread *t = &r->threads[e->thread];
+		per[e->lock][e->holder]++;
+		if (e->holder)
+			hsum += e->total_ns;
+		else
+			wsum += e->total_ns;
+		if (e->lock == 10) {
+			assert_int_equal(t->grouped, e->holder ? 7 : 30);
+			assert_int_equal(e->count, 900);
+			assert_int_equal(e->total_ns, all - kept);
+			continue;
+		}
+		int i = 39 - (int)e->lock;
+		if (!t->grouped) {
+			/* the heaviest: waiters 30, 29, 28; holders t % 7 = 2, 1, 0 */
+			if (e->holder)
+				assert_true(t->os_tid >= 5000 && t->os_tid <= 5002);
+			else
+				assert_true(t->os_tid >= 1028 && t->os_tid <= 1030);
+			continue;
+		}
+		assert_int_equal(t->grouped, e->holder ? 4 : 27);
+		int64_t want = 0;
+		uint64_t n = 0;
+		for (int w = 1; w <= 30; w++)
+			if (e->holder ? w % 7 >= 3 : w <= 27) {
+				want += dense_wait(i, w);
+				n++;
+			}
+		assert_int_equal(e->count, n);
+		assert_int_equal(e->total_ns, want);
+		assert_int_equal(e->max_ns, e->holder ? dense_wait(i, 27) : dense_wait(i, 27));
+		assert_int_equal(e->holder ? t->held_total_ns : t->wait_total_ns, want);
+	}
+	assert_int_equal(wsum, all); /* no wait leaves the picture */
+	assert_int_equal(hsum, all);
+	for (size_t l = 0; l < 11; l++) {
+		assert_int_equal(per[l][0], l == 10 ? 1 : 4);
+		assert_int_equal(per[l][1], l == 10 ? 1 : 4);
+	}
+	/* listed: 3 waiters, 3 holders, 22 group nodes; 31 threads in groups only */
+	assert_int_equal(r->threads_grouped, 31);
+	assert_int_equal(r->thread_count, 6 + 22);
+	rec_lockgraph_close(g);
+
+	/* group = 0, top = 0: every lock, thread and edge */
+	o = (rec_lockgraph_options)REC_LOCKGRAPH_OPTIONS_INIT;
+	g = rm_graph(&m, &o, &r);
+	assert_int_equal(r->lock_count, 40);
+	assert_int_equal(r->thread_count, 37);
+	assert_int_equal(r->wait_edge_count, 40 * 30 + 40 * 7);
+	assert_int_equal(r->threads_grouped, 0);
+	assert_int_equal(r->kept_wait_total_ns, all);
+	rec_lockgraph_close(g);
+	rm_free(&m);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -672,6 +786,7 @@ int main(void)
 		cmocka_unit_test(t_dag_has_no_cycle),
 		cmocka_unit_test(t_two_cycles_share_a_lock),
 		cmocka_unit_test(t_long_cycle),
+		cmocka_unit_test(t_dense_grouped),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
