@@ -306,6 +306,10 @@ static const struct { const char *view, *why; } no_sql[] = {
 			   "(a function on a stack twice counts once): not written yet" },
 	{ "live-heap", "it pairs each rec.Alloc with the rec.Free of its address in time order, "
 		       "which one SQL query over the two tables does not do faithfully" },
+	{ "startup", "it joins the time before the first span of a type with several event "
+		     "tables: not written yet" },
+	{ "allocation-by-span", "it joins each span with the rec.Alloc events of its thread inside "
+				"it (an interval join): not written yet" },
 	{ "threads", "it counts the events of every type per thread: one query per event table "
 		     "of the inputs, which a fixed query cannot name" },
 	{ "recording", "restarts, crashes, write failures and chunks not written come from the "
