@@ -298,8 +298,6 @@ static const struct { const char *view, *why; } no_sql[] = {
 		      "over every event table and the CPU samples' stacks): not written yet" },
 	{ "contention-by-site", "a site is the first frame of a stack not librec's own, spelt as "
 				"rec-flame spells frames (function, MODULE+0xOFFSET): not written yet" },
-	{ "allocation-by-site", "a site is the first frame of a stack not librec's own, spelt as "
-				"rec-flame spells frames (function, MODULE+0xOFFSET): not written yet" },
 	{ "sleeps-by-site", "a site is the first frame of a stack not librec's own, spelt as "
 			    "rec-flame spells frames (function, MODULE+0xOFFSET): not written yet" },
 	{ "hot-functions", "self and total time per function need each stack's distinct frames "
@@ -402,7 +400,8 @@ static const char usage_text[] =
 	"  --list            the views, one a line, and exit\n"
 	"  --sql VIEW        print the view's SQL over rec-sql's tables (spec/SCHEMA.md;\n"
 	"                    the same text runs in DuckDB over rec-export's Parquet)\n"
-	"                    and exit: latency (needs --type), contention-by-lock; its\n"
+	"                    and exit: latency (needs --type), contention-by-lock,\n"
+	"                    allocation-by-site; its\n"
 	"                    comment says which columns it gives\n"
 	"  --json            one JSON document (\"schema\": 1): the tables with their\n"
 	"                    columns and rows (durations in ns, sizes in bytes)\n"

@@ -11,7 +11,8 @@
 #     generator's truth (800 requests, 80 waits);
 #   - the demo scenario (the real requestwatch, as tests/cli/sql_demo.sh):
 #     contention-by-lock (quote-cache-lock, 3 waits), latency --type
-#     app.Request --by path (10 requests), latency --type rec.LockWait;
+#     app.Request --by path (10 requests), latency --type rec.LockWait,
+#     allocation-by-site (its SQL joins rec_Alloc, stacks and frames);
 #   - the comparison itself fails on one number changed by one;
 #   - views without SQL exit 2 saying why; latency without --type exits 2.
 # DuckDB: lib/duckdb.sh (REC_SKIP_DUCKDB=1 skips the test without it).
@@ -40,7 +41,7 @@ check() {
 	local rec=$1 ds=$2 truth=$3
 	shift 3
 	python3 - "$rec" "$ds" "$truth" "$bin" "$@" <<'PY'
-import json, os, subprocess, sys
+import json, os, re, subprocess, sys
 rec, ds, truth, bindir = sys.argv[1:5]
 cases = sys.argv[5:]
 truth = eval(truth)
@@ -56,7 +57,7 @@ def num(v):
         return int(v)
     return v
 def norm(rows, keys):
-    return [tuple(str(r[k]) if k in ("by", "lock", "type") else num(r[k]) for k in keys) for r in rows]
+    return [tuple(str(r[k]) if k in ("by", "lock", "type", "site") else num(r[k]) for k in keys) for r in rows]
 for case in cases:
     args = case.split()
     view, opts = args[0], args[1:]
@@ -74,8 +75,10 @@ for case in cases:
     tables = {r["table_name"]: r["type_name"] for r in
               map(json.loads, run(os.path.join(bindir, "rec-sql"), "--format", "jsonl", rec,
                                   "SELECT type_name, table_name FROM types").splitlines())}
+    tables.update({t: t for t in ("stacks", "frames", "threads", "runs", "chunks", "drops")})
     views = ["CREATE VIEW \"%s\" AS SELECT * FROM read_parquet('%s/type=%s/**/*.parquet', hive_partitioning = true)"
-             % (t, ds, ty) for t, ty in tables.items() if t in q]
+             % (t, ds, ty) for t, ty in tables.items()
+             if re.search(r"\b%s\b" % t, q) and os.path.isdir("%s/type=%s" % (ds, ty))]
     out = run("node", os.environ["DUCKDB_QUERY"], *views, q).splitlines()
     duck = json.loads(out[-1])
     want = norm(table["rows"], keys)
@@ -90,7 +93,7 @@ for case in cases:
             failures.append("%s: %d events, the truth is %d" % (case, n, truth[case]))
     # the comparison sees one number off by one
     if want:
-        i = next(i for i, k in enumerate(keys) if k not in ("by", "lock", "type"))
+        i = next(i for i, k in enumerate(keys) if k not in ("by", "lock", "type", "site"))
         bad = [list(r) for r in got_sqlite]
         bad[-1][i] += 1
         if [tuple(r) for r in bad] == want:
@@ -128,7 +131,8 @@ rw_stop
 [ "$(grep -c ' 200$' "$work/statuses")" -eq 10 ] || fail "expected 10 responses with 200"
 timeout 120 "$bin/rec-export" --format parquet -o "$work/ds" "$demo" >/dev/null || fail "rec-export demo: exit $?"
 check "$demo" "$work/ds" "{'latency --type app.Request --by path': 10}" \
-	"contention-by-lock" "latency --type app.Request --by path" "latency --type rec.LockWait" ||
+	"contention-by-lock" "latency --type app.Request --by path" "latency --type rec.LockWait" \
+	"allocation-by-site" ||
 	fail "demo recording: rec-view, rec-sql and DuckDB differ"
 "$bin/rec-view" --json contention-by-lock "$demo" | grep -q '"lock": "quote-cache-lock", "waits": 3' ||
 	fail "demo: contention-by-lock has no quote-cache-lock with 3 waits"
