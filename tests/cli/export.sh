@@ -32,7 +32,7 @@ command -v python3 >/dev/null || { echo "FAIL: python3 missing"; exit 1; }
 export TZ=UTC
 
 # ---- DuckDB -----------------------------------------------------------------
-duck_test=export
+duck_test="export"
 # shellcheck source=tests/cli/lib/duckdb.sh
 source "$(dirname "$0")/lib/duckdb.sh"
 export REC_SQL=$bin/rec-sql REC_SUMMARY=$bin/rec-summary

@@ -1,4 +1,4 @@
-# shellcheck shell=bash
+# shellcheck shell=bash disable=SC2154 # tmp, root, duck_test come from the sourcing script
 # duckdb.sh - sourced (not run) by tests/cli/export.sh and view_sql.sh: node
 # (Debian) and @duckdb/node-api (npm), installed into $REC_DUCKDB_DIR (default
 # /var/cache/rec-tests/duckdb or ~/.cache/rec-tests/duckdb) when missing.  The
