@@ -166,6 +166,20 @@ $(BUILD)/bin/rec-lockgraph: $(GV_OBJS)
 $(BUILD)/bin/rec-report: $(REPORT_OBJS) $(GV_OBJS)
 $(BUILD)/bin/rec-lockgraph $(BUILD)/bin/rec-report $(BUILD)/tests/rec_test_agread: LIBS_ALL += $(GV_LIBS)
 
+# rec-view --sql prints the SQL of its views: spec/views/VIEW.sql (and
+# VIEW.by.sql with --by), the one copy, compiled into rec-view as C strings
+# (an entry per file: the view, whether it is the --by form, the text).
+VIEW_SQL := $(sort $(wildcard spec/views/*.sql))
+$(BUILD)/gen/view_sql.h: $(VIEW_SQL) Makefile
+	@mkdir -p $(dir $@)
+	$(Q)for f in $(VIEW_SQL); do b=$$(basename $$f .sql); by=0; \
+	  case $$b in *.by) by=1; b=$${b%.by};; esac; \
+	  printf '{ "%s", %s,\n' "$$b" "$$by"; \
+	  sed -e 's/\\/\\\\/g' -e 's/"/\\"/g' -e 's/^/  "/' -e 's/$$/\\n"/' $$f; echo '},'; \
+	done >$@.tmp && mv $@.tmp $@
+$(BUILD)/obj/tools/rec-view.o: $(BUILD)/gen/view_sql.h
+$(BUILD)/obj/tools/rec-view.o: CPPFLAGS_ALL += -I$(BUILD)/gen
+
 # rec-sql links its parts (tools/sql/: schema, virtual tables, output) and SQLite.
 SQL_SRCS := $(sort $(wildcard tools/sql/*.c))
 SQL_OBJS := $(SQL_SRCS:%.c=$(BUILD)/obj/%.o)

@@ -32,28 +32,9 @@ command -v python3 >/dev/null || { echo "FAIL: python3 missing"; exit 1; }
 export TZ=UTC
 
 # ---- DuckDB -----------------------------------------------------------------
-if ! command -v node >/dev/null; then
-	apt-get install -y nodejs >/dev/null 2>&1 || true
-fi
-# cached across runs: /var/cache/rec-tests/duckdb (root), else under $HOME
-dflt=/var/cache/rec-tests/duckdb
-mkdir -p "$dflt" 2>/dev/null && [ -w "$dflt" ] || dflt=${XDG_CACHE_HOME:-$HOME/.cache}/rec-tests/duckdb
-export DUCKDB_DIR=${REC_DUCKDB_DIR:-$dflt}
-if [ ! -f "$DUCKDB_DIR/node_modules/@duckdb/node-api/package.json" ] && command -v node >/dev/null; then
-	command -v npm >/dev/null || apt-get install -y npm >/dev/null 2>&1 || true
-	mkdir -p "$DUCKDB_DIR" &&
-		timeout 600 npm install --prefix "$DUCKDB_DIR" --no-audit --no-fund @duckdb/node-api >"$tmp/npm.log" 2>&1 ||
-		echo "export: npm install failed: $(tail -3 "$tmp/npm.log")"
-fi
-if ! command -v node >/dev/null || [ ! -f "$DUCKDB_DIR/node_modules/@duckdb/node-api/package.json" ]; then
-	if [ "${REC_SKIP_DUCKDB:-0}" = 1 ]; then
-		echo "export: no node or @duckdb/node-api; skipped (REC_SKIP_DUCKDB=1)"
-		exit 0
-	fi
-	echo "FAIL: node and @duckdb/node-api are needed (set REC_SKIP_DUCKDB=1 to skip)"
-	exit 1
-fi
-export DUCKDB_QUERY=$root/tests/cli/export/duckdb_query.js
+duck_test="export"
+# shellcheck source=tests/cli/lib/duckdb.sh
+source "$(dirname "$0")/lib/duckdb.sh"
 export REC_SQL=$bin/rec-sql REC_SUMMARY=$bin/rec-summary
 exp() { timeout 120 "$bin/rec-export" "$@"; }
 

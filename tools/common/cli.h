@@ -179,6 +179,10 @@ static inline void rec_out_str(const char *s) { rec_out_write(s, strlen(s)); }
 #define REC_OUT_LIT(s) rec_out_write((s), sizeof(s) - 1)
 void rec_out_printf(const char *fmt, ...) REC_CLI_PRINTF(1, 2);
 
+/* The SQL name of a type or field name (spec/SCHEMA.md) with suffix after
+ * it, allocated (rec_cli_xmalloc): tools/common/sqlname.c. */
+char *rec_cli_sql_ident(const char *s, const char *suffix);
+
 /* Decimal digits of v written at p (room for 20); returns the length. */
 size_t rec_fmt_u64(char *p, uint64_t v);
 size_t rec_fmt_i64(char *p, int64_t v);

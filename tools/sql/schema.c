@@ -279,26 +279,6 @@ void rec_sql_column(const sql_table *t, size_t i, sql_column *out)
 }
 
 /* ---- names -------------------------------------------------------------------- */
-/* s with every character other than [A-Za-z0-9_] as '_', "t_" before a
- * leading digit (an empty name is "t_"). */
-static char *ident(const char *s, const char *suffix)
-{
-	size_t n = strnlen(s, 4096), k = 0, ns = strlen(suffix);
-	char *p = rec_cli_xmalloc(n + ns + 3);
-	if (n == 0 || (s[0] >= '0' && s[0] <= '9')) {
-		p[k++] = 't';
-		p[k++] = '_';
-	}
-	for (size_t i = 0; i < n; i++) {
-		char c = s[i];
-		bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-			  c == '_';
-		p[k++] = ok ? c : '_';
-	}
-	memcpy(p + k, suffix, ns + 1);
-	return p;
-}
-
 static bool table_name_taken(const rec_sql *s, const char *name)
 {
 	for (size_t i = 0; i < s->ntables; i++)
@@ -320,7 +300,7 @@ static bool col_name_taken(const sql_table *t, const char *name)
 
 static void add_col(sql_table *t, const rec_field *f, bool thread_name)
 {
-	char *name = ident(f->name, thread_name ? "_name" : "");
+	char *name = rec_cli_sql_ident(f->name, thread_name ? "_name" : "");
 	while (col_name_taken(t, name)) {
 		size_t n = strlen(name);
 		char *p = rec_cli_xmalloc(n + 3);
@@ -355,12 +335,12 @@ static sql_table *event_table(rec_sql *s, const char *type_name)
 
 static void add_type(rec_sql *s, const rec_type *ty)
 {
-	char *name = ident(ty->name, "");
+	char *name = rec_cli_sql_ident(ty->name, "");
 	for (unsigned k = 2; table_name_taken(s, name); k++) {
 		free(name);
 		char suf[16];
 		snprintf(suf, sizeof suf, "_%u", k);
-		name = ident(ty->name, suf);
+		name = rec_cli_sql_ident(ty->name, suf);
 	}
 	sql_table *t = add_table(s);
 	t->kind = SQL_T_EVENT;

@@ -1,0 +1,139 @@
+#!/usr/bin/env bash
+# rec-view --sql (issue 21, "the views as SQL"): the SQL text rec-view prints
+# for a view (spec/views/) gives, in rec-sql (SQLite over the .rec) and in
+# DuckDB over `rec-export --format parquet` (each table a view over
+# read_parquet('DS/type=TYPE/**/*.parquet', hive_partitioning = true), as
+# spec/SCHEMA.md says; rec-sql reads it on standard input), exactly the numbers of rec-view --json's same
+# columns, row by row in rec-view's order, for:
+#   - the generated recording (tests/helpers/rec_test_sql_gen, 8 chunks):
+#     latency --type app.Request (alone, --by path, --by status: an integer
+#     field), latency --type app.Wait --by lockName; the counts sum to the
+#     generator's truth (800 requests, 80 waits);
+#   - the demo scenario (the real requestwatch, as tests/cli/sql_demo.sh):
+#     contention-by-lock (quote-cache-lock, 3 waits), latency --type
+#     app.Request --by path (10 requests), latency --type rec.LockWait,
+#     allocation-by-site (its SQL joins rec_Alloc, stacks and frames);
+#   - the comparison itself fails on one number changed by one;
+#   - views without SQL exit 2 saying why; latency without --type exits 2.
+# DuckDB: lib/duckdb.sh (REC_SKIP_DUCKDB=1 skips the test without it).
+set -uo pipefail
+# shellcheck source=tests/cli/lib/common.sh
+source "$(dirname "$0")/lib/common.sh" # bin, tests, tmp, fail, need_exe, cli_done
+need_exe "$bin/rec-view" "$bin/rec-sql" "$bin/rec-export" "$bin/requestwatch" "$tests/rec_test_sql_gen"
+command -v python3 >/dev/null || { echo "FAIL: python3 missing"; exit 1; }
+export TZ=UTC
+duck_test=view_sql
+# shellcheck source=tests/cli/lib/duckdb.sh
+source "$(dirname "$0")/lib/duckdb.sh"
+
+# ---- usage: views without SQL say why ------------------------------------------
+"$bin/rec-view" --sql threads >/dev/null 2>"$tmp/err"; rc=$?
+[ $rc = 2 ] && grep -q "the threads view has no SQL: it counts the events of every type" "$tmp/err" ||
+	fail "--sql threads: exit $rc: $(cat "$tmp/err")"
+"$bin/rec-view" --sql latency >/dev/null 2>"$tmp/err"; rc=$?
+[ $rc = 2 ] && grep -q "give --type TYPE" "$tmp/err" || fail "--sql latency: exit $rc: $(cat "$tmp/err")"
+"$bin/rec-view" --sql contention-by-lock --by x >/dev/null 2>"$tmp/err"; rc=$?
+[ $rc = 2 ] || fail "--sql contention-by-lock --by x: exit $rc"
+
+# check REC DS CASE... : each CASE is "VIEW[ OPTION...]" (the --type/--by of
+# both rec-view --json and rec-view --sql); TRUTH is python: {case: count sum}.
+check() {
+	local rec=$1 ds=$2 truth=$3
+	shift 3
+	python3 - "$rec" "$ds" "$truth" "$bin" "$@" <<'PY'
+import json, os, re, subprocess, sys
+rec, ds, truth, bindir = sys.argv[1:5]
+cases = sys.argv[5:]
+truth = eval(truth)
+failures = []
+def run(*a, stdin=None):
+    return subprocess.run(list(a), check=True, stdout=subprocess.PIPE, text=True, timeout=120,
+                          input=stdin).stdout
+def num(v):
+    # DuckDB prints 64-bit and larger integers as strings, a DOUBLE as a number
+    if isinstance(v, str) and v.lstrip("-").isdigit():
+        return int(v)
+    if isinstance(v, float) and v.is_integer():
+        return int(v)
+    return v
+def norm(rows, keys):
+    return [tuple(str(r[k]) if k in ("by", "lock", "type", "site") else num(r[k]) for k in keys) for r in rows]
+for case in cases:
+    args = case.split()
+    view, opts = args[0], args[1:]
+    q = run(os.path.join(bindir, "rec-view"), "--sql", view, *opts)
+    doc = json.loads(run(os.path.join(bindir, "rec-view"), "--json", *opts, view, rec))
+    table = doc["tables"][0]
+    cols = [c["key"] for c in table["columns"]]
+    sqlite = [json.loads(l) for l in run(os.path.join(bindir, "rec-sql"), "--format", "jsonl", rec, stdin=q).splitlines()]
+    keys = list(sqlite[0].keys()) if sqlite else cols
+    missing = [k for k in keys if k not in cols]
+    if missing:
+        failures.append("%s: SQL columns %s not in rec-view's %s" % (case, missing, cols))
+        continue
+    # every table the SQL names, as DuckDB sees the Parquet export
+    tables = {r["table_name"]: r["type_name"] for r in
+              map(json.loads, run(os.path.join(bindir, "rec-sql"), "--format", "jsonl", rec,
+                                  "SELECT type_name, table_name FROM types").splitlines())}
+    tables.update({t: t for t in ("stacks", "frames", "threads", "runs", "chunks", "drops")})
+    views = ["CREATE VIEW \"%s\" AS SELECT * FROM read_parquet('%s/type=%s/**/*.parquet', hive_partitioning = true)"
+             % (t, ds, ty) for t, ty in tables.items()
+             if re.search(r"\b%s\b" % t, q) and os.path.isdir("%s/type=%s" % (ds, ty))]
+    out = run("node", os.environ["DUCKDB_QUERY"], *views, q).splitlines()
+    duck = json.loads(out[-1])
+    want = norm(table["rows"], keys)
+    got_sqlite, got_duck = norm(sqlite, keys), norm(duck, keys)
+    ok = want and got_sqlite == want and got_duck == want
+    print(("ok   " if ok else "FAIL ") + "%s: %s: %d rows %s" % (case, keys, len(want), want[:4]))
+    if not ok:
+        failures.append("%s:\n  rec-view %s\n  rec-sql  %s\n  duckdb   %s" % (case, want, got_sqlite, got_duck))
+    if case in truth:
+        n = sum(r["count" if "count" in keys else "waits"] for r in table["rows"])
+        if n != truth[case]:
+            failures.append("%s: %d events, the truth is %d" % (case, n, truth[case]))
+    # the comparison sees one number off by one
+    if want:
+        i = next(i for i, k in enumerate(keys) if k not in ("by", "lock", "type", "site"))
+        bad = [list(r) for r in got_sqlite]
+        bad[-1][i] += 1
+        if [tuple(r) for r in bad] == want:
+            failures.append("%s: the comparison missed a changed number" % case)
+for f in failures:
+    print("FAIL " + f)
+sys.exit(1 if failures else 0)
+PY
+}
+
+# ---- the generated recording ------------------------------------------------------
+gen=$tmp/gen.rec
+"$tests/rec_test_sql_gen" "$gen" 8 >"$tmp/truth" || fail "rec_test_sql_gen: exit $?"
+# shellcheck disable=SC1090 # NAME=VALUE lines
+. "$tmp/truth"
+timeout 120 "$bin/rec-export" --format parquet -o "$tmp/gen_ds" "$gen" >/dev/null || fail "rec-export gen: exit $?"
+check "$gen" "$tmp/gen_ds" "{'latency --type app.Request': $requests, 'latency --type app.Request --by path': $requests, 'latency --type app.Wait --by lockName': $waits}" \
+	"latency --type app.Request" "latency --type app.Request --by path" \
+	"latency --type app.Request --by status" "latency --type app.Wait --by lockName" ||
+	fail "generated recording: rec-view, rec-sql and DuckDB differ"
+
+# ---- the demo scenario (the real requestwatch) -----------------------------------------
+BIN=$bin work=$tmp/demo server_pid=
+mkdir -p "$work"
+trap 'if declare -F rw_kill >/dev/null; then rw_kill; fi; rm -rf "$tmp"' EXIT
+# shellcheck source=tests/cli/lib/requestwatch_scenario.sh
+source "$(dirname "$0")/lib/requestwatch_scenario.sh"
+demo=$work/run.rec
+rw_start "$demo"
+burst 4 /requests/blocking
+burst 4 /requests/blocking-fixed
+burst 1 /requests/fast
+burst 1 /requests/allocating
+rw_stop
+[ "$(grep -c ' 200$' "$work/statuses")" -eq 10 ] || fail "expected 10 responses with 200"
+timeout 120 "$bin/rec-export" --format parquet -o "$work/ds" "$demo" >/dev/null || fail "rec-export demo: exit $?"
+check "$demo" "$work/ds" "{'latency --type app.Request --by path': 10}" \
+	"contention-by-lock" "latency --type app.Request --by path" "latency --type rec.LockWait" \
+	"allocation-by-site" ||
+	fail "demo recording: rec-view, rec-sql and DuckDB differ"
+"$bin/rec-view" --json contention-by-lock "$demo" | grep -q '"lock": "quote-cache-lock", "waits": 3' ||
+	fail "demo: contention-by-lock has no quote-cache-lock with 3 waits"
+cli_done view_sql
