@@ -140,6 +140,24 @@ $(BUILD)/bin/rec-sql: $(BUILD)/obj/tools/rec-sql.o $(SQL_OBJS) $(CLI_OBJS) $(STA
 	@$(if $(Q),echo "  LD      $@")
 	$(Q)$(CC) $(CFLAGS_ALL) -o $@ $< $(SQL_OBJS) $(CLI_OBJS) $(STATIC) $(LIBS_ALL) $(shell pkg-config --libs sqlite3 2>/dev/null || echo -lsqlite3)
 
+# rec-record (issue 18) checks its options with the recorder's own parser,
+# whose objects in librec.a clash with the tools' fast buffer (rec_out_*):
+# it links the shared library, which exports only the API, found through
+# $ORIGIN/../lib (build/bin -> build/lib, PREFIX/bin -> PREFIX/lib).
+$(BUILD)/bin/rec-record: $(BUILD)/obj/tools/rec-record.o $(CLI_OBJS) $(SHARED)
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  LD      $@")
+	$(Q)$(CC) $(CFLAGS_ALL) -o $@ $< $(CLI_OBJS) -L$(BUILD)/lib -l:librec.so.$(VERSION) -Wl,-rpath,'$$ORIGIN/../lib' $(LIBS_ALL)
+
+# requestwatch-plain (issue 18): the example service from the same source
+# with plain pthread, nanosleep and malloc calls and without librec, for
+# rec-record and the preload library to record unmodified.
+$(BUILD)/bin/requestwatch-plain: examples/requestwatch.c $(DEPS_STAMP)
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  CC      $@ (plain)")
+	$(Q)$(CC) -D_GNU_SOURCE -DREQUESTWATCH_PLAIN $(CFLAGS_ALL) -o $@ $< -pthread $(LDSAN) $(LDFLAGS)
+all: $(BUILD)/bin/requestwatch-plain
+
 $(BUILD)/bin/%: $(BUILD)/obj/examples/%.o $(STATIC)
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  LD      $@")
