@@ -24,6 +24,7 @@
  * file, the events recorded and dropped, read back through rec_summary
  * (rec/analysis.h), and the commands to look at it.
  */
+#include <dlfcn.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <limits.h>
@@ -229,31 +230,74 @@ static bool build_options(const rec_record_opts *o, strbuf *b)
 
 /* The preload library next to this executable: DIR/../lib/ (a build tree,
  * build/bin -> build/lib) or DIR/../lib/rec/ (make install: PREFIX/bin ->
- * PREFIX/lib/rec).  A heap copy, or NULL after the message. */
+ * PREFIX/lib/rec); then next to the librec.so this process runs with
+ * (LIBDIR/ or LIBDIR/rec/), which is where it is when /proc/self/exe is
+ * not this program (under valgrind it is valgrind's).  A heap copy, or NULL
+ * after the message. */
+static char *join(const char *a, const char *b)
+{
+	size_t la = strlen(a), lb = strlen(b);
+	char *p = rec_cli_xmalloc(la + lb + 1);
+	memcpy(p, a, la);
+	memcpy(p + la, b, lb + 1);
+	return p;
+}
+
 static char *find_preload(void)
 {
-	char exe[PATH_MAX];
+	char exe[PATH_MAX], lib[PATH_MAX];
+	exe[0] = lib[0] = '\0';
 	ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
-	if (n <= 0) {
-		rec_cli_error("cannot find my own executable (/proc/self/exe): %s", strerror(errno));
-		return NULL;
-	}
-	exe[n] = '\0';
-	char *slash = strrchr(exe, '/');
-	if (slash)
+	exe[n > 0 ? n : 0] = '\0';
+	Dl_info info;
+	if (dladdr((void *)rec_summary_open, &info) && info.dli_fname &&
+	    strlen(info.dli_fname) < sizeof lib)
+		memcpy(lib, info.dli_fname, strlen(info.dli_fname) + 1);
+	char *slash;
+	if ((slash = strrchr(exe, '/')))
 		*slash = '\0';
-	static const char *const rel[] = { "/../lib/" PRELOAD_NAME, "/../lib/rec/" PRELOAD_NAME };
-	char tried[2][PATH_MAX + 32];
-	for (size_t i = 0; i < 2; i++) {
-		snprintf(tried[i], sizeof tried[i], "%s%s", exe, rel[i]);
-		char real[PATH_MAX];
-		if (realpath(tried[i], real) && access(real, R_OK) == 0)
-			return rec_cli_xstrdup(real);
+	if ((slash = strrchr(lib, '/')))
+		*slash = '\0';
+	const char *base[4] = { exe, exe, lib, lib };
+	static const char *const rel[4] = { "/../lib", "/../lib/rec", "", "/rec" };
+	char *tried[4];
+	size_t ntried = 0;
+	char *found = NULL;
+	for (size_t i = 0; i < 4 && !found; i++) {
+		if (!base[i][0])
+			continue;
+		char *dir = join(base[i], rel[i]), real[PATH_MAX];
+		/* the directory as it is, for the message and to skip one seen */
+		char *file = join(realpath(dir, real) ? real : dir, "/" PRELOAD_NAME);
+		free(dir);
+		bool seen = false;
+		for (size_t j = 0; j < ntried; j++)
+			seen |= strcmp(tried[j], file) == 0;
+		if (seen) {
+			free(file);
+			continue;
+		}
+		if (access(file, R_OK) == 0)
+			found = rec_cli_xstrdup(file);
+		tried[ntried++] = file;
 	}
-	rec_cli_error("the preload library " PRELOAD_NAME " is missing: looked for %s and %s "
-		      "(build it with make, or install with make install)",
-		      tried[0], tried[1]);
-	return NULL;
+	if (!found) {
+		char *list = rec_cli_xstrdup(ntried ? "" : "(cannot find this program's directory)");
+		for (size_t i = 0; i < ntried; i++) {
+			char *a = join(list, i ? (i + 1 == ntried ? " and " : ", ") : "");
+			char *b = join(a, tried[i]);
+			free(a);
+			free(list);
+			list = b;
+		}
+		rec_cli_error("the preload library " PRELOAD_NAME " is missing: looked for %s "
+			      "(build it with make, or install it with make install)",
+			      list);
+		free(list);
+	}
+	for (size_t i = 0; i < ntried; i++)
+		free(tried[i]);
+	return found;
 }
 
 /* The output's absolute path for the program's pid: o->output, or
