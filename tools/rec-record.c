@@ -253,22 +253,27 @@ static char *find_preload(void)
 	if (dladdr((void *)rec_summary_open, &info) && info.dli_fname &&
 	    strlen(info.dli_fname) < sizeof lib)
 		memcpy(lib, info.dli_fname, strlen(info.dli_fname) + 1);
-	char *slash;
+	/* exe: the directory above this program's; lib: librec.so's; both as
+	 * realpath gives them (for the message, and to look once per place). */
+	char *slash, real[2][PATH_MAX];
 	if ((slash = strrchr(exe, '/')))
-		*slash = '\0';
+		memcpy(slash, "/..", 4);
 	if ((slash = strrchr(lib, '/')))
 		*slash = '\0';
-	const char *base[4] = { exe, exe, lib, lib };
-	static const char *const rel[4] = { "/../lib", "/../lib/rec", "", "/rec" };
+	if (!realpath(exe, real[0]))
+		real[0][0] = '\0';
+	if (!realpath(lib, real[1]))
+		real[1][0] = '\0';
+	const char *base[4] = { real[0], real[0], real[1], real[1] };
+	static const char *const rel[4] = { "/lib", "/lib/rec", "", "/rec" };
 	char *tried[4];
 	size_t ntried = 0;
 	char *found = NULL;
 	for (size_t i = 0; i < 4 && !found; i++) {
 		if (!base[i][0])
 			continue;
-		char *dir = join(base[i], rel[i]), real[PATH_MAX];
-		/* the directory as it is, for the message and to skip one seen */
-		char *file = join(realpath(dir, real) ? real : dir, "/" PRELOAD_NAME);
+		char *dir = join(base[i], rel[i]);
+		char *file = join(dir, "/" PRELOAD_NAME);
 		free(dir);
 		bool seen = false;
 		for (size_t j = 0; j < ntried; j++)
@@ -609,7 +614,7 @@ out:
 
 #ifndef REC_TOOL_NO_MAIN
 static const char usage_text[] =
-	"usage: rec-record [OPTIONS] [--] PROGRAM [ARGS...]\n"
+	"Usage: rec-record [OPTIONS] [--] PROGRAM [ARGS...]\n"
 	"Runs PROGRAM with the preload library (" PRELOAD_NAME ") and records it, unmodified,\n"
 	"from its first instruction to its exit: threads, CPU samples, lock waits, condition\n"
 	"waits, sleeps, sampled allocations, blocking I/O.\n"
