@@ -510,12 +510,21 @@ static void report(const char *out, const char *program_status)
 	}
 	fprintf(e, "%s: %s: %s, %" PRIu64 " events recorded, %" PRIu64 " dropped (%s)\n", tool, out,
 		size, res->events, res->dropped, program_status);
-	/* Events per type, most first, on one line. */
+	/* Events per type, most first, on one line (types without events left out). */
 	fprintf(e, "%s:   events:", tool);
-	for (size_t i = 0; i < res->type_count && i < 8; i++)
-		fprintf(e, "%s %" PRIu64 " %s", i ? "," : "", res->types[i].count, res->types[i].name);
-	if (res->type_count > 8)
-		fprintf(e, ", and %zu more types", res->type_count - 8);
+	size_t shown = 0, more = 0;
+	for (size_t i = 0; i < res->type_count; i++) {
+		if (!res->types[i].count)
+			continue;
+		if (shown == 8) {
+			more++;
+			continue;
+		}
+		fprintf(e, "%s %" PRIu64 " %s", shown ? "," : "", res->types[i].count, res->types[i].name);
+		shown++;
+	}
+	if (more)
+		fprintf(e, ", and %zu more types", more);
 	fputc('\n', e);
 	if (res->drop_count) {
 		fprintf(e, "%s:   dropped:", tool);
@@ -536,11 +545,14 @@ static void report(const char *out, const char *program_status)
 		fprintf(e, "%s:   %zu problems reading it (a program killed before the recording was "
 			   "finished leaves a cut end): rec-check %s\n",
 			tool, res->problem_count, out);
-	fprintf(e, "%s: look at it with:\n", tool);
-	fprintf(e, "  rec-report %s                  # what went wrong, with the next commands\n", out);
-	fprintf(e, "  rec-view contention-by-lock %s # (rec-view --list: the other views)\n", out);
-	fprintf(e, "  rec-flame -o %s.html %s        # CPU flame graph (--event rec.LockWait, rec.Alloc ...)\n",
-		out, out);
+	/* The flame graph's page beside the recording: FILE without .rec, .html. */
+	size_t n = strlen(out);
+	int stem = (int)(n > 4 && strcmp(out + n - 4, ".rec") == 0 ? n - 4 : n);
+	fprintf(e, "%s: look at it with: rec-report %s\n", tool, out);
+	fprintf(e, "%s:                   rec-view contention-by-lock %s   (rec-view --list: the others)\n",
+		tool, out);
+	fprintf(e, "%s:                   rec-flame -o %.*s.html %s   (CPU; --event rec.LockWait, rec.Alloc ...)\n",
+		tool, stem, out, out);
 	rec_summary_close(s);
 }
 
