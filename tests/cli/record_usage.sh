@@ -74,7 +74,7 @@ if [ -e "$(cc -print-file-name=libc.a 2>/dev/null)" ] && command -v cc >/dev/nul
 		-- "$tmp/static" "$marker"
 	# the same program linked dynamically is not refused for that reason
 	cc -o "$tmp/dynamic" "$tmp/st.c" || fail "cc failed"
-	"$bin/rec-record" -q -- "$tmp/dynamic" "$marker" 2>"$tmp/err"
+	"$bin/rec-record" -q -o "$tmp/dynamic.rec" -- "$tmp/dynamic" "$marker" 2>"$tmp/err"
 	grep -q "static executable" "$tmp/err" && fail "a dynamic executable was called static"
 else
 	echo "skip: the static executable case (no libc.a: apt-get install libc6-dev)"
