@@ -17,6 +17,8 @@
 #     allocated (the sampler's tail rule, rec/builtins.h), and besides its 768
 #     x 8 KiB buffers that thread allocates a 6,144-byte array of pointers and
 #     what libc needs: from 6,291,456 to 6,291,456 + 64 KiB;
+#   - rec-record's report: the file, events and drops as rec-summary counts
+#     them, the types listed with their counts, the commands to run next;
 #   - the warm-up: one rec.Sleep of >= 400 ms that ends before the first
 #     request is sent, and the weights of its thread's rec.Alloc samples
 #     before that sleep: 256 x 16 KiB = 4,194,304 bytes within 64 KiB (the
@@ -77,7 +79,7 @@ sort "$work/statuses" | uniq -c | sed 's/^/  responses: /'
 timeout 60 "$BIN/rec-summary" --json "$rec" >"$work/summary.json" || fail "rec-summary --json failed"
 timeout 60 "$BIN/rec-print" --json --stack-depth 16 "$rec" >"$work/events.json" || fail "rec-print --json failed"
 
-python3 - "$work/events.json" "$work/summary.json" "$t_first" "$t_fixed" "$t_fast" "$t_alloc" "$t_end" <<'EOF'
+python3 - "$work/events.json" "$work/summary.json" "$t_first" "$t_fixed" "$t_fast" "$t_alloc" "$t_end" "$work/server.err" "$rec" <<'EOF'
 import calendar, json, re, sys, time
 
 events = json.load(open(sys.argv[1]))["recording"]["events"]
@@ -188,5 +190,19 @@ check(len(runs) == 1 and runs[0].get("ended") == "clean close",
 drops = sum(e["values"]["count"] for e in events if e["type"] == "rec.Dropped")
 check(summary.get("dropped") == drops, "rec-summary's dropped (%s) = the rec.Dropped counts (%s)"
       % (summary.get("dropped"), drops))
+
+# --- rec-record's report (on the server's stderr) says what rec-summary says
+report = open(sys.argv[8]).read()
+m = re.search(r"^rec-record: (\S+): .*, (\d+) events recorded, (\d+) dropped \(the program exited with status 0\)$",
+              report, re.M)
+check(bool(m) and m.group(1) == sys.argv[9] and int(m.group(2)) == summary["events"]
+      and int(m.group(3)) == summary["dropped"],
+      "rec-record's report names the file, %s events and %s dropped as rec-summary does (%d, %d)"
+      % (m and m.group(2), m and m.group(3), summary["events"], summary["dropped"]))
+m = re.search(r"^rec-record:   events: (.*)$", report, re.M)
+listed = [] if not m else [(int(c), n) for c, n in re.findall(r"(\d+) (\S+?)(?:,|$)", m.group(1))]
+want = [(t["count"], t["name"]) for t in summary["types"] if t["count"]][:8]  # rec-summary's order
+check(listed == want, "its events line lists the types with rec-summary's counts, in its order: %s" % listed)
+check("rec-view contention-by-lock " + sys.argv[9] in report, "it says what to run next")
 sys.exit(1 if failures else 0)
 EOF

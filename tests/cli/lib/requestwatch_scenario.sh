@@ -13,8 +13,9 @@
 #                       start requestwatch --port 0 ARG... recording to REC_FILE, wait
 #                       (15 s max) until it prints "listening on 127.0.0.1:PORT";
 #                       with rw_plain=1 the plain build, unmodified, under
-#                       rec-record -q "${rw_record_opts[@]}" -o REC_FILE
-#                       (requestwatch-plain, without rec: issue 18)
+#                       rec-record "${rw_record_opts[@]}" -o REC_FILE
+#                       (requestwatch-plain, without rec: issue 18; rec-record's
+#                       report at the end goes to $work/server.err)
 #   burst N PATH        N concurrent GET requests to PATH, sent at the same
 #                       moment (one curl process with --parallel; without curl,
 #                       bash's /dev/tcp: all connections opened first, then
@@ -71,7 +72,7 @@ rw_start() {
 	local rec=$1
 	shift
 	if [ "${rw_plain:-0}" = 1 ]; then
-		timeout 120 "$BIN/rec-record" -q "${rw_record_opts[@]}" -o "$rec" -- \
+		timeout 120 "$BIN/rec-record" "${rw_record_opts[@]}" -o "$rec" -- \
 			"$BIN/requestwatch-plain" --port 0 "$@" >"$work/server.out" 2>"$work/server.err" &
 	else
 		REC_OUTPUT="$rec" timeout 120 "$BIN/requestwatch" --port 0 "$@" >"$work/server.out" 2>"$work/server.err" &
