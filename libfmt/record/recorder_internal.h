@@ -610,6 +610,9 @@ uint64_t rec_stack_intern_signal(rec_recorder *r, const uintptr_t *pcs, size_t n
 
 /* ---- env (env.c) ---------------------------------------------------------- */
 extern int rec_env_linked_; /* referenced by recorder.c so env.o is linked */
+/* env.c: open the default recorder from REC_OUTPUT/REC_OPTIONS (once; its
+ * library constructor calls it, and the preload library's before that). */
+void rec_env_start_(void);
 
 /* ---- intern tables (intern.c) ------------------------------------------------ */
 /* Hashes of the tables (never 0): bytes; pcs with their flags. */
