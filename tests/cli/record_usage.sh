@@ -10,7 +10,8 @@
 #     skipped with the reason otherwise), a set-uid and a set-gid copy of a
 #     program (the loader ignores LD_PRELOAD for them);
 #   - the preload library missing (rec-record copied with librec.so into a
-#     directory without it: every place it looked is named).
+#     directory without it: every place it looked is named); and found
+#     in DIR/../lib/ and DIR/../lib/rec/ (a stand-in library).
 # --help and --version as every tool has them.
 set -uo pipefail
 # shellcheck source=tests/cli/lib/common.sh
@@ -105,6 +106,24 @@ rc=0
 grep -q "^rec-record: the preload library librec-preload.so is missing: looked for $tmp/tree/lib/librec-preload.so and $tmp/tree/lib/rec/librec-preload.so" "$tmp/err" ||
 	{ fail "no preload library: message"; cat "$tmp/err"; }
 [ -e "$marker" ] && fail "no preload library: the program ran"
+
+# Where it finds the library: DIR/../lib/ (a build tree) and DIR/../lib/rec/
+# (make install).  A library written here stands in for it (this is about
+# the lookup): its constructor notes that it was loaded, and the program
+# sees it first in LD_PRELOAD.
+printf '#include <stdio.h>\n#include <stdlib.h>\n__attribute__((constructor)) static void mark(void) { const char *p = getenv("MARK_FILE"); FILE *f = p ? fopen(p, "w") : NULL; if (f) fclose(f); }\n' >"$tmp/stand_in.c"
+if cc -shared -fPIC -o "$tmp/stand_in.so" "$tmp/stand_in.c"; then
+	for sub in lib lib/rec; do
+		rm -rf "$tmp/tree/lib/rec" "$tmp/tree/lib/librec-preload.so" "$marker" "$tmp/mark"
+		mkdir -p "$tmp/tree/$sub" && cp "$tmp/stand_in.so" "$tmp/tree/$sub/librec-preload.so"
+		rc=0
+		MARK_FILE=$tmp/mark "$tmp/tree/bin/rec-record" -q -o "$tmp/tree.rec" -- sh -c 'echo "$LD_PRELOAD" >"$1"' _ "$marker" 2>"$tmp/err" || rc=$?
+		[ "$rc" -eq 0 ] && [ -e "$tmp/mark" ] && [ "$(cat "$marker" 2>/dev/null)" = "$tmp/tree/$sub/librec-preload.so" ] ||
+			fail "the library in $sub/: exit $rc, LD_PRELOAD '$(cat "$marker" 2>/dev/null)', loaded: $([ -e "$tmp/mark" ] && echo yes || echo no), $(cat "$tmp/err")"
+	done
+else
+	fail "cc -shared failed"
+fi
 
 # --help, --version
 rc=0
