@@ -54,12 +54,15 @@
 #include <unistd.h>
 
 int rec_preload_on_;
+rec_recorder *rec_preload_recorder_;
 
 static void at_exit(void)
 {
 	/* This thread closes the recording next (env.c's handler): from here
-	 * on nothing it does is recorded. */
+	 * on nothing it does is recorded, and the interposers of the other
+	 * threads let the recorder close. */
 	rec_in_recorder_ = 1;
+	__atomic_store_n(&rec_preload_on_, 0, __ATOMIC_RELAXED);
 }
 
 static void fork_child(void)
@@ -101,6 +104,7 @@ __attribute__((constructor(101))) static void preload_start(void)
 		(void)rec_cpu_sampler_attach_thread();
 		(void)pthread_atfork(NULL, NULL, fork_child);
 		atexit(at_exit);
+		rec_preload_recorder_ = r;
 		__atomic_store_n(&rec_preload_on_, 1, __ATOMIC_RELEASE);
 	}
 }

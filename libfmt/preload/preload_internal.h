@@ -56,6 +56,8 @@ typedef struct rec_real {
 	void (*pthread_exit)(void *) __attribute__((noreturn));
 	int (*pthread_setname_np)(pthread_t, const char *);
 	pid_t (*fork)(void);
+	int (*close)(int);
+	int (*close_range)(unsigned, unsigned, int);
 } rec_real;
 
 extern rec_real rec_real_;
@@ -76,8 +78,11 @@ static inline void rec_preload_ensure(void)
  * made under it passes it on), a program thread while an interposer calls
  * into the recorder.  A count, since recorder code may nest. */
 extern __thread unsigned rec_in_recorder_ __attribute__((tls_model("initial-exec")));
-/* 1 once the default recorder is open and recording (preload.c). */
+/* 1 once the default recorder is open and recording (preload.c); 0 again
+ * in a fork child and from exit on. */
 extern int rec_preload_on_;
+/* That recorder (valid while rec_preload_on_ is 1). */
+extern struct rec_recorder *rec_preload_recorder_;
 
 /* Record in this thread now: the recorder is on and the thread is not
  * inside it. */

@@ -89,6 +89,8 @@ static void resolve(void)
 	NEXT(pthread_exit, "pthread_exit");
 	NEXT(pthread_setname_np, "pthread_setname_np");
 	NEXT(fork, "fork");
+	NEXT(close, "close");
+	NEXT(close_range, "close_range");
 	__atomic_store_n(&rec_real_ready_, 1, __ATOMIC_RELEASE);
 	rec_in_recorder_--;
 }

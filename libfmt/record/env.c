@@ -439,6 +439,16 @@ void rec_env_start_(void)
 		}
 		out = path;
 	}
+	/* A relative path is made absolute now: a program that changes
+	 * directory (a daemon) must not move the file the recorder reopens
+	 * (a removed file; flight mode's dump). */
+	static char abs_path[4096 + 1024];
+	char cwd[4096];
+	if (out[0] != '/' && getcwd(cwd, sizeof cwd) != NULL) {
+		int n = snprintf(abs_path, sizeof abs_path, "%s/%s", cwd, out);
+		if (n > 0 && (size_t)n < sizeof abs_path)
+			out = abs_path;
+	}
 	o.path = out;
 	o.flags |= REC_RECORDER_DEFAULT;
 	o.on_error = env_on_error;
