@@ -24,13 +24,17 @@
 # the preload library as of this commit, and moves to tests/cli/ when it
 # passes.  Run it with: BUILD=build REC_BIN=$PWD/build/bin REC_TESTS=$PWD/build/tests \
 #   REC_ROOT=$PWD bash tests/pending/record_servers.sh
-# What fails (seen 14:50 UTC): redis-server (Debian's, linked with
-# libjemalloc.so.2) hangs at start under the preload library (its main thread
-# in pthread_mutex_lock inside jemalloc's initialization) and never listens;
-# memcached works under it (exit status 0 both ways, memcaslap's values
-# verified, 142,236 operations in 3 s against 175,189 without), but its
-# recording names 1 thread mc-worker of 4 and no mc-lrumaint, and has no
-# CPU samples (the library does not sample yet).
+# What fails (seen 15:00 UTC, on 074c5b6's library): redis-server (Debian's,
+# linked with libjemalloc.so.2) hangs at start under the preload library (its
+# main thread in pthread_mutex_lock inside jemalloc's initialization) and
+# never listens.  memcached works under it (exit status 0 both ways,
+# memcaslap's values verified, 142,236 operations in 3 s against 175,189
+# without), and its recording has 25 rec.LockWait events on mc-worker
+# threads (locks named by address: the binary is stripped) and CPU samples
+# (32 of 156 with frames in /usr/bin/memcached), but names 1 thread mc-worker
+# of 4 and no mc-lrumaint: memcached names its threads from the main thread
+# (pthread_setname_np on another thread), and those names do not reach the
+# recording.
 set -uo pipefail
 # shellcheck source=tests/cli/lib/common.sh
 source "$(dirname "$0")/../cli/lib/common.sh"
