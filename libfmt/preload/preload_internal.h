@@ -9,6 +9,7 @@
 #define LIBREC_PRELOAD_INTERNAL_H
 
 #include <pthread.h>
+#include <signal.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -58,6 +59,8 @@ typedef struct rec_real {
 	pid_t (*fork)(void);
 	int (*close)(int);
 	int (*close_range)(unsigned, unsigned, int);
+	int (*sigaction)(int, const struct sigaction *, struct sigaction *);
+	sighandler_t (*signal)(int, sighandler_t);
 } rec_real;
 
 extern rec_real rec_real_;

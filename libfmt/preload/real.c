@@ -91,6 +91,8 @@ static void resolve(void)
 	NEXT(fork, "fork");
 	NEXT(close, "close");
 	NEXT(close_range, "close_range");
+	NEXT(sigaction, "sigaction");
+	NEXT(signal, "signal");
 	__atomic_store_n(&rec_real_ready_, 1, __ATOMIC_RELEASE);
 	rec_in_recorder_--;
 }

@@ -346,6 +346,11 @@ __attribute__((format(printf, 1, 2))) static void env_say(const char *fmt, ...)
 	while (w < 0 && errno == EINTR);
 }
 
+int rec_env_quiet_(void)
+{
+	return g_env_quiet;
+}
+
 /* quiet=1|on|0|off anywhere in REC_OPTIONS (the last one wins); also when
  * the rest of it is not valid. */
 static int env_quiet(const char *opt)

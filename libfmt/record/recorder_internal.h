@@ -613,6 +613,8 @@ extern int rec_env_linked_; /* referenced by recorder.c so env.o is linked */
 /* env.c: open the default recorder from REC_OUTPUT/REC_OPTIONS (once; its
  * library constructor calls it, and the preload library's before that). */
 void rec_env_start_(void);
+/* env.c: REC_OPTIONS said quiet=on (messages on stderr are not wanted). */
+int rec_env_quiet_(void);
 
 /* ---- intern tables (intern.c) ------------------------------------------------ */
 /* Hashes of the tables (never 0): bytes; pcs with their flags. */
