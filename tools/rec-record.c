@@ -17,7 +17,8 @@
  * program too) and SIGTERM, SIGHUP and SIGUSR2 are passed on to it.
  *
  * What can be known before the program starts is checked then, exit 2
- * with the reason: the options (through the recorder's own parser), the
+ * with the reason: the options (through the recorder's own parser, which
+ * knows the preload's keys and refuses those it does not implement), the
  * program (found on PATH; not a static executable, not set-uid or set-gid:
  * the loader would ignore LD_PRELOAD), the preload library, and the output
  * (created before the program is started).  At the end it prints the
@@ -178,51 +179,40 @@ static bool build_options(const rec_record_opts *o, strbuf *b)
 			sb_kv(b, "maxsize", o->max_size);
 		}
 	}
-	/* The preload's keys (libfmt/preload/). */
+	/* The preload's keys (libfmt/preload/): the recorder's parser knows
+	 * them, checks their values (rates in Hz, sizes) and refuses what the
+	 * library does not do yet, so that is said before the program starts.
+	 * Durations are checked here first, with the one grammar. */
 	static const struct {
 		const char *option, *key;
 		size_t off;
-		char kind; /* 'h' rate in Hz, 'd' duration, 's' size */
+		bool duration;
 	} keys[] = {
-		{ "--cpu", "cpu", offsetof(rec_record_opts, cpu_hz), 'h' },
-		{ "--wall", "wall", offsetof(rec_record_opts, wall_hz), 'h' },
-		{ "--alloc-interval", "alloc", offsetof(rec_record_opts, alloc_interval), 's' },
-		{ "--io-threshold", "io", offsetof(rec_record_opts, io_threshold), 'd' },
-		{ "--duration", "duration", offsetof(rec_record_opts, duration), 'd' },
+		{ "--cpu", "cpu", offsetof(rec_record_opts, cpu_hz), false },
+		{ "--wall", "wall", offsetof(rec_record_opts, wall_hz), false },
+		{ "--alloc-interval", "alloc", offsetof(rec_record_opts, alloc_interval), false },
+		{ "--io-threshold", "io", offsetof(rec_record_opts, io_threshold), true },
+		{ "--duration", "duration", offsetof(rec_record_opts, duration), true },
 	};
 	for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++) {
 		const char *v = *(const char *const *)((const char *)o + keys[i].off);
 		if (!v)
 			continue;
-		uint64_t hz;
-		bool ok = true;
-		if (keys[i].kind == 'h' && !rec_cli_parse_u64(v, 0, REC_RECORD_MAX_HZ, &hz)) {
-			rec_cli_usage_fail("%s: '%s' is not a rate from 0 (off) to %u Hz", keys[i].option,
-					   v, REC_RECORD_MAX_HZ);
-			ok = false;
-		} else if (keys[i].kind == 'd') {
-			ok = check_duration(keys[i].option, v);
-		} else if (keys[i].kind == 's') {
-			/* The recorder's size grammar (64MiB, 512KiB, 4096), through
-			 * its parser: memory= takes any size above 0. */
-			strbuf one = { 0 };
-			sb_kv(&one, "memory", v);
-			rec_recorder_options ro = REC_RECORDER_OPTIONS_INIT;
-			char storage[256];
-			ok = strlen(one.s) < sizeof storage &&
-			     rec_recorder_options_parse(&ro, one.s, storage, sizeof storage, NULL, 0) ==
-				     REC_OK;
-			free(one.s);
-			if (!ok)
-				rec_cli_usage_fail("%s: '%s' is not a size above 0 (e.g. 512KiB, 1MiB, 4096)",
-						   keys[i].option, v);
-		}
+		if (keys[i].duration && !check_duration(keys[i].option, v))
+			return false;
+		strbuf one = { 0 };
+		sb_kv(&one, keys[i].key, v);
+		bool ok = recorder_accepts(keys[i].option, one.s);
+		free(one.s);
 		if (!ok)
 			return false;
 		sb_kv(b, keys[i].key, v);
 	}
-	if (o->follow_forks)
+	if (o->follow_forks) {
+		if (!recorder_accepts("--follow-forks", "forks=on"))
+			return false;
 		sb_kv(b, "forks", "on");
+	}
 	return true;
 }
 
@@ -641,7 +631,7 @@ static const char usage_text[] =
 	"      --duration DUR      stop recording after DUR; the program goes on\n"
 	"      --cpu HZ            CPU samples per second of a thread's CPU time (0: off)\n"
 	"      --wall HZ           wall-clock samples per second of every thread, running or not\n"
-	"      --alloc-interval SIZE  mean bytes between sampled allocations (e.g. 512KiB)\n"
+	"      --alloc-interval SIZE  mean bytes between sampled allocations (e.g. 512KiB; 0: off)\n"
 	"      --io-threshold DUR  record blocking reads, writes, accepts ... that last longer\n"
 	"      --follow-forks      record the program's children (fork, exec) too (forks=on of\n"
 	"                          the preload library; off: they are not recorded)\n"

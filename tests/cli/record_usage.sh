@@ -2,9 +2,10 @@
 # rec-record refuses, before the program starts, what cannot work: exit 2 and
 # a message naming the problem (the program, which would leave a marker file,
 # must not have run):
-#   - bad options (through the recorder's own parser for --events and
-#     --max-size, the one duration grammar, the size grammar), options that
-#     need --flight, no program;
+#   - bad options (through the recorder's own parser, which also knows the
+#     preload library's keys cpu=, wall=, alloc=, io=, duration=, forks= and
+#     refuses those it does not implement; durations through the one
+#     grammar first), options that need --flight, no program;
 #   - a program not on PATH, not executable, a directory;
 #   - a static executable (built here with -static when libc.a is there;
 #     skipped with the reason otherwise), a set-uid and a set-gid copy of a
@@ -43,12 +44,12 @@ touch_it=(touch "$marker")
 expect_usage "unknown option '--bogus'" --bogus -- "${touch_it[@]}"
 expect_usage "no program to record" -o "$tmp/x.rec"
 expect_usage "no program to record" --
-expect_usage "--cpu: 'abc' is not a rate from 0 \(off\) to 10000 Hz" --cpu abc -- "${touch_it[@]}"
-expect_usage "--wall: '10001' is not a rate" --wall 10001 -- "${touch_it[@]}"
+expect_usage "--cpu: bad option 'cpu=abc' \(cpu is a CPU sampling rate in Hz from 0 \(off\) to 10000\)" --cpu abc -- "${touch_it[@]}"
+expect_usage "--cpu: bad option 'cpu=10001'" --cpu 10001 -- "${touch_it[@]}"
+expect_usage "--wall: bad option 'wall=x'" --wall x -- "${touch_it[@]}"
 expect_usage "--io-threshold: '5 ms' is not a duration" --io-threshold '5 ms' -- "${touch_it[@]}"
 expect_usage "--duration: '-1s' is not a duration" --duration -1s -- "${touch_it[@]}"
-expect_usage "--alloc-interval: '0' is not a size above 0" --alloc-interval 0 -- "${touch_it[@]}"
-expect_usage "--alloc-interval: '12Q' is not a size" --alloc-interval 12Q -- "${touch_it[@]}"
+expect_usage "--alloc-interval: bad option 'alloc=12Q'" --alloc-interval 12Q -- "${touch_it[@]}"
 expect_usage "--max-age needs --flight" --max-age 10s -- "${touch_it[@]}"
 expect_usage "--max-size needs --flight" --max-size 1MiB -- "${touch_it[@]}"
 expect_usage "--max-age: '1parsec' is not a duration" --flight --max-age 1parsec -- "${touch_it[@]}"

@@ -192,7 +192,6 @@ typedef struct rec_record_opts {
 	const char *io_threshold;    /* --io-threshold DUR */
 	bool follow_forks, quiet;
 } rec_record_opts;
-#define REC_RECORD_MAX_HZ 10000u
 /* Runs argv (PROGRAM and its arguments, argv[0] found on PATH) under the
  * preload library, waits for it and reports the recording on err.  Returns
  * the program's exit status (128 + N when signal N killed it), or
