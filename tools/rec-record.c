@@ -682,6 +682,12 @@ static const struct option long_opts[] = {
 int main(int argc, char **argv)
 {
 	rec_cli_init("rec-record");
+	/* librec's constructor records every process it is in whose
+	 * environment has REC_OUTPUT, so also this one: say so. */
+	if (rec_recorder_default())
+		rec_cli_error("REC_OUTPUT=%s is in rec-record's own environment: rec-record itself is "
+			      "recorded there (the program's recording is -o's or PROGRAM-PID.rec; unset it)",
+			      getenv("REC_OUTPUT") ? getenv("REC_OUTPUT") : "");
 	rec_record_opts o = { 0 };
 	int c;
 	/* '+': options end at PROGRAM, whose own options are its own. */

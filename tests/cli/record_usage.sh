@@ -122,6 +122,11 @@ if cc -shared -fPIC -o "$tmp/stand_in.so" "$tmp/stand_in.c"; then
 		[ "$rc" -eq 0 ] && [ -e "$tmp/mark" ] && [ "$(cat "$marker" 2>/dev/null)" = "$tmp/tree/$sub/librec-preload.so" ] ||
 			fail "the library in $sub/: exit $rc, LD_PRELOAD '$(cat "$marker" 2>/dev/null)', loaded: $([ -e "$tmp/mark" ] && echo yes || echo no), $(cat "$tmp/err")"
 	done
+	# REC_OUTPUT in rec-record's own environment: librec records rec-record there, and it says so
+	REC_OUTPUT=$tmp/self.rec "$tmp/tree/bin/rec-record" -q -o "$tmp/tree.rec" -- true 2>"$tmp/err" ||
+		fail "REC_OUTPUT set: rec-record failed"
+	grep -q "^rec-record: REC_OUTPUT=$tmp/self.rec is in rec-record's own environment: rec-record itself is recorded there" "$tmp/err" ||
+		fail "REC_OUTPUT set: no message: $(cat "$tmp/err")"
 else
 	fail "cc -shared failed"
 fi
