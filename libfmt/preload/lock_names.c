@@ -105,3 +105,14 @@ const char *rec_lock_name(const void *addr, uintptr_t caller_pc)
 	pthread_mutex_unlock(&names_lock);
 	return n;
 }
+
+/* For lock_wrap.c's events (rec.LockOrder) of locks not named yet. */
+static const char *name_hook(const void *lock)
+{
+	return rec_lock_name(lock, 0);
+}
+
+__attribute__((constructor(102))) static void set_hook(void)
+{
+	rec_lock_name_hook_ = name_hook;
+}

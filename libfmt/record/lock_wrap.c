@@ -201,8 +201,12 @@ static int pair_seen(pair_set *ps, uintptr_t a, uintptr_t b, int insert)
 
 /* ---- emitting ----------------------------------------------------------------- */
 
+const char *(*rec_lock_name_hook_)(const void *lock);
+
 static void emit_name(rec_emit *e, const void *lock, const char *name)
 {
+	if (name == NULL && rec_lock_name_hook_ != NULL)
+		name = rec_lock_name_hook_(lock);
 	if (name != NULL) {
 		rec_emit_string_dyn(e, name);
 	} else {

@@ -193,6 +193,9 @@ void rec_alloc_free_with_(void (*free_fn)(void *), void *ptr);
  * the threshold (kind: 0 mutex, 1 read, 2 write). */
 void rec_lock_acquired_(const void *lock, const char *name);
 int rec_lock_released_(const void *lock);
+/* Names a lock that has none (NULL) when an event is written, if set (the
+ * preload library's lock_names.c); NULL: "0x<address>". */
+extern const char *(*rec_lock_name_hook_)(const void *lock);
 /* Back on the held stack after a condition wait, without a lock-order check. */
 void rec_lock_reacquired_(const void *lock, const char *name);
 int rec_lock_wait_begin_(uint64_t *t0);
