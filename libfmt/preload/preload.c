@@ -40,8 +40,12 @@
  *
  * A fork child is not recorded (the recorder abandons its recording in the
  * child, thread.c's atfork_child): its interposers only call the real
- * functions.  An exec'd program gets the preload again if LD_PRELOAD stays
- * in its environment (the recording of it then needs REC_OUTPUT with %p).
+ * functions.  An exec'd program gets the preload again through LD_PRELOAD,
+ * which stays in the environment, but does not record: the recording
+ * process puts its pid in REC_PRELOAD_RECORDING_PID, and a process with
+ * another pid there records nothing (so system() and popen() do not
+ * truncate the parent's file).  A program that execs itself without
+ * forking (same pid) records again, into REC_OUTPUT anew.
  */
 #include "preload/preload_internal.h"
 #include "rec/builtins.h"
@@ -50,8 +54,13 @@
 
 #include <dlfcn.h>
 #include <link.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
+
+/* The pid of the process that records, for the programs it execs. */
+#define OWNER_ENV "REC_PRELOAD_RECORDING_PID"
 
 int rec_preload_on_;
 rec_recorder *rec_preload_recorder_;
@@ -97,7 +106,16 @@ __attribute__((constructor(101))) static void preload_start(void)
 	rec_preload_resolve();
 	dl_iterate_phdr(text_cb, (void *)(uintptr_t)&text_cb);
 	rec_in_recorder_ = 1;
-	rec_env_start_();
+	/* A program this process (or one of its fork children) exec'd inherits
+	 * LD_PRELOAD and REC_OUTPUT: it must not record (forks=off), and above
+	 * all not truncate the recording of its parent at the same path. */
+	const char *owner = getenv(OWNER_ENV);
+	char pid[24];
+	snprintf(pid, sizeof pid, "%ld", (long)getpid());
+	int record = owner == NULL || strcmp(owner, pid) == 0;
+	rec_env_start_(record);
+	if (record && rec_recorder_default() != NULL)
+		(void)setenv(OWNER_ENV, pid, 1);
 	rec_recorder *r = rec_recorder_default();
 	if (r != NULL) {
 		(void)rec_recorder_attach_thread(r);

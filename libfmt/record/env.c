@@ -405,10 +405,10 @@ static void env_atexit(void)
  * (rec_env_start_(), recorder_internal.h), so it runs once. */
 __attribute__((constructor)) static void env_start(void)
 {
-	rec_env_start_();
+	rec_env_start_(1);
 }
 
-void rec_env_start_(void)
+void rec_env_start_(int record)
 {
 	static int started;
 	const char *out = getenv("REC_OUTPUT");
@@ -416,7 +416,7 @@ void rec_env_start_(void)
 	rec_recorder_options o = REC_RECORDER_OPTIONS_INIT;
 
 	rec_env_linked_ = 1;
-	if (started++)
+	if (started++ || !record)
 		return;
 	if (!out || !*out)
 		return;
