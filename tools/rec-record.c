@@ -360,10 +360,15 @@ REC_CLI_NORETURN static void child_main(const rec_record_opts *o, const char *pa
 {
 	char *out = output_path(o, argv[0], getpid());
 	int fd = open(out, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
-	if (fd < 0)
-		child_fail(report_fd, CHILD_OUTPUT, errno);
+	if (fd < 0) {
+		int err = errno;
+		free(out); /* nothing of this process is left at _exit or exec */
+		child_fail(report_fd, CHILD_OUTPUT, err);
+	}
 	close(fd);
-	if (setenv("REC_OUTPUT", out, 1) != 0 || env_join("LD_PRELOAD", preload, true, ':') != 0 ||
+	int rc = setenv("REC_OUTPUT", out, 1);
+	free(out);
+	if (rc != 0 || env_join("LD_PRELOAD", preload, true, ':') != 0 ||
 	    (*options && env_join("REC_OPTIONS", options, false, ',') != 0))
 		child_fail(report_fd, CHILD_ENV, errno);
 	sigprocmask(SIG_SETMASK, mask, NULL);
