@@ -20,6 +20,9 @@
  *     wall=, io= and duration= are rejected with a message saying they are
  *     not implemented.  A bad key or value: one line on stderr saying what
  *     is wrong, and nothing is recorded (the program runs).
+ *   REC_PRELOAD_RECORDING_PID removed from the environment (this library
+ *     sets it for the programs a recording process execs: a process that
+ *     finds another pid there does not record);
  *   Installed at $(PREFIX)/lib/rec/librec-preload.so; built at
  *   build/lib/librec-preload.so (rec-record looks at ../lib/ beside its own
  *   executable first).

@@ -3,8 +3,9 @@
  * plain_fork.c - a program that knows nothing of rec (built without
  * librec), for the preload library's tests: 4 threads that allocate and
  * take a shared mutex in a loop while each of them forks 5 children; a
- * child allocates, takes the mutex (fresh in the child: only the forking
- * thread lives on), sleeps 20 ms and exits with status 7.  The parent checks
+ * child allocates, takes a mutex of its own (not the shared one: another
+ * parent thread may hold that at the fork, and no thread is left in the
+ * child to release it), sleeps 20 ms in it and exits with status 7.  The parent checks
  * every child's status and prints "children N" (the children that exited
  * with 7) and "main_tid".
  */
@@ -22,6 +23,7 @@
 #define FORKS 5
 
 static pthread_mutex_t shared_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_mutex_t child_lock = PTHREAD_MUTEX_INITIALIZER; /* only children take it */
 static int ok_children;
 static void *volatile sink;
 
@@ -31,10 +33,10 @@ static void child(void)
 		sink = malloc(1000 + (size_t)i);
 		free(sink);
 	}
-	pthread_mutex_lock(&shared_lock);
+	pthread_mutex_lock(&child_lock);
 	struct timespec ts = { 0, 20 * 1000 * 1000 };
 	nanosleep(&ts, NULL);
-	pthread_mutex_unlock(&shared_lock);
+	pthread_mutex_unlock(&child_lock);
 	_exit(7);
 }
 
