@@ -226,10 +226,9 @@ static bool build_options(const rec_record_opts *o, strbuf *b)
  * after the message. */
 static char *join(const char *a, const char *b)
 {
-	size_t la = strlen(a), lb = strlen(b);
-	char *p = rec_cli_xmalloc(la + lb + 1);
-	memcpy(p, a, la);
-	memcpy(p + la, b, lb + 1);
+	size_t n = strlen(a) + strlen(b) + 1;
+	char *p = rec_cli_xmalloc(n);
+	snprintf(p, n, "%s%s", a, b);
 	return p;
 }
 
@@ -256,7 +255,7 @@ static char *find_preload(void)
 		real[1][0] = '\0';
 	const char *base[4] = { real[0], real[0], real[1], real[1] };
 	static const char *const rel[4] = { "/lib", "/lib/rec", "", "/rec" };
-	char *tried[4];
+	char *tried[4] = { NULL, NULL, NULL, NULL };
 	size_t ntried = 0;
 	char *found = NULL;
 	for (size_t i = 0; i < 4 && !found; i++) {

@@ -56,15 +56,12 @@ char *rec_cli_program_find(const char *name, int *err)
 	for (const char *p = path;; p++) {
 		const char *end = strchr(p, ':');
 		size_t dlen = end ? (size_t)(end - p) : strlen(p);
+		/* an empty directory in PATH is the current one */
 		char *cand = rec_cli_xmalloc(dlen + nlen + 3);
-		if (dlen == 0) {
-			memcpy(cand, "./", 2);
-			memcpy(cand + 2, name, nlen + 1);
-		} else {
-			memcpy(cand, p, dlen);
-			cand[dlen] = '/';
-			memcpy(cand + dlen + 1, name, nlen + 1);
-		}
+		if (dlen == 0)
+			snprintf(cand, nlen + 3, "./%s", name);
+		else
+			snprintf(cand, dlen + nlen + 2, "%.*s/%s", (int)dlen, p, name);
 		if (is_executable(cand))
 			return cand;
 		if (errno != ENOENT && errno != ENOTDIR)
