@@ -8,8 +8,8 @@
  * (lock_names.c), the thread that held it when the wait began and a stack;
  * every (held, acquired) pair of a thread is one rec.LockOrder.
  *
- * Uncontended path: trylock, then the held-lock push (a TLS stack; the
- * cached name is one table probe).  Contended path: read the holder, take
+ * Uncontended path: trylock, then the held-lock push (a TLS stack; names
+ * are looked up only when an event is written).  Contended path: read the holder, take
  * the time, block in the real function, take the time again.
  *
  * The holder: glibc keeps the owner's tid in the mutex (__data.__owner, set
@@ -27,7 +27,7 @@
 static inline void took(const void *lock)
 {
 	rec_in_recorder_++;
-	rec_lock_acquired_(lock, rec_lock_name_cached(lock));
+	rec_lock_acquired_(lock, NULL); /* named when an event needs it (lock_names.c's hook) */
 	rec_in_recorder_--;
 }
 
@@ -45,7 +45,7 @@ static __attribute__((noinline)) void waited(const void *lock, uint64_t holder, 
 	if (on)
 		rec_lock_wait_end_(lock, rec_lock_name(lock, caller), holder, kind, t0);
 	if (stack)
-		rec_lock_acquired_(lock, rec_lock_name_cached(lock));
+		rec_lock_acquired_(lock, NULL);
 	rec_in_recorder_--;
 }
 

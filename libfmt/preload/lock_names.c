@@ -8,11 +8,12 @@
  * on it (a lock on the heap or the stack), else "0x<address>".  A heap lock
  * freed and another made at the same address keeps the first one's name.
  *
- * Names are looked up at a lock's first recorded wait, by the waiting
- * thread after its wait (not on the uncontended path), under one lock, and
- * cached for the process's life in a fixed open-addressing table that the
- * acquisition path reads without a lock (rec_lock_name_cached: the name of
- * the held lock in rec.LockOrder).  A full table names no more locks.
+ * Names are looked up when a lock's first event is written (a wait, by the
+ * waiting thread after its wait; a rec.LockOrder pair, through
+ * lock_wrap.c's name hook), never on the uncontended path, under one lock,
+ * and cached for the process's life in a fixed open-addressing table read
+ * without a lock.  A lock past a full table (4096 locks, 16 probes) is
+ * not named: its events say 0x<address>.
  */
 #include "preload/preload_internal.h"
 #include "record/stack_internal.h"
@@ -35,7 +36,7 @@ static inline size_t slot_of(uintptr_t a)
 	return (size_t)(((uint64_t)a * 0x9E3779B97F4A7C15ull) >> 40) & (NAMES_CAP - 1);
 }
 
-const char *rec_lock_name_cached(const void *addr)
+static const char *cached(const void *addr)
 {
 	if (__atomic_load_n(&count, __ATOMIC_RELAXED) == 0)
 		return NULL;
@@ -82,7 +83,7 @@ static const char *lookup(uintptr_t a, uintptr_t caller)
 
 const char *rec_lock_name(const void *addr, uintptr_t caller_pc)
 {
-	const char *n = rec_lock_name_cached(addr);
+	const char *n = cached(addr);
 	if (n != NULL)
 		return n;
 	uintptr_t a = (uintptr_t)addr;
@@ -94,9 +95,9 @@ const char *rec_lock_name(const void *addr, uintptr_t caller_pc)
 			break;
 	if (i < NAMES_PROBES && keys[h] == a) {
 		n = names[h];
-	} else {
+	} else if (i < NAMES_PROBES) {
 		n = lookup(a, caller_pc);
-		if (n != NULL && i < NAMES_PROBES) {
+		if (n != NULL) {
 			__atomic_store_n(&names[h], n, __ATOMIC_RELAXED);
 			__atomic_store_n(&keys[h], a, __ATOMIC_RELEASE);
 			__atomic_add_fetch(&count, 1, __ATOMIC_RELAXED);

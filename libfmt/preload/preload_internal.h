@@ -108,7 +108,5 @@ size_t rec_boot_size(const void *p);
  * function at caller_pc (the first frame that waited on it), else NULL.
  * Cached per address; call inside the recorder (it may allocate). */
 const char *rec_lock_name(const void *addr, uintptr_t caller_pc);
-/* The cached name, or NULL (no lookup: cheap enough for every acquisition). */
-const char *rec_lock_name_cached(const void *addr);
 
 #endif /* LIBREC_PRELOAD_INTERNAL_H */
