@@ -7,12 +7,11 @@
 # the preload library as of this commit, and moves to tests/cli/ when it
 # passes.  Run it with: BUILD=build REC_BIN=$PWD/build/bin REC_TESTS=$PWD/build/tests \
 #   REC_ROOT=$PWD bash tests/pending/record_sh.sh
-# What fails (seen 15:05 UTC, on 074c5b6's library): dash ends with _exit(),
-# and nothing of the shell's own recording is written (`sh -c 'cd /; ...'`:
-# an empty file); with `sh -c '...; sleep 0.2'` the recording is the forked
-# and exec'd sleep's (the child's pid, not the program's): a child the
-# program execs records into the program's file although --follow-forks was
-# not given.
+# What fails (seen 15:12 UTC, on a60bed7's library): a program that ends
+# with _exit() leaves an empty recording (dash does; so does a 3-line C
+# program calling _exit(0)): `sh -c 'cd /; ...'` and `sh -c 'echo $$; sleep
+# 0.2'` record nothing.  (Before 83e13a0 the exec'd sleep recorded into the
+# shell's file; now it does not.)
 set -uo pipefail
 # shellcheck source=tests/cli/lib/common.sh
 source "$(dirname "$0")/../cli/lib/common.sh"
