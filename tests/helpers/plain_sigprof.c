@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * plain_sigprof.c - a program that knows nothing of rec (built without
- * librec) and profiles itself with SIGPROF: it burns 200 ms of CPU, then
+ * librec) and profiles itself with SIGPROF: it burns 500 ms of CPU, then
  * installs its own SIGPROF handler (argv[1]: "sigaction" or "signal") and a
  * 10 ms ITIMER_PROF, burns 300 ms more and prints "ticks N", the signals
  * its handler got.
@@ -34,7 +34,7 @@ static void burn(double ms)
 
 int main(int argc, char **argv)
 {
-	burn(200);
+	burn(500);
 	if (argc > 1 && strcmp(argv[1], "signal") == 0) {
 		signal(SIGPROF, on_prof);
 	} else {
