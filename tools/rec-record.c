@@ -8,7 +8,7 @@
  * runs PROGRAM with the preload library (librec-preload.so, found next to
  * this executable) and everything it needs in the environment: LD_PRELOAD
  * (put before what LD_PRELOAD already holds), REC_OUTPUT (an absolute
- * path) and REC_OPTIONS (the recorder's keys, README "Recording", plus the
+ * path) and REC_OPTIONS (the recorder's keys, rec_recorder_options_parse(), plus the
  * preload's cpu=, wall=, alloc=, io=, duration=, forks=; appended to any
  * REC_OPTIONS already set, so the last word is ours).  The program keeps
  * its standard streams, its environment otherwise and its exit status (a
@@ -626,8 +626,9 @@ static const char usage_text[] =
 	"waits, sleeps, sampled allocations, blocking I/O.\n"
 	"\n"
 	"  -o, --output FILE       the recording (default: PROGRAM-PID.rec in the current directory)\n"
-	"      --events LIST       which event types, the recorder's grammar (README, Recording):\n"
-	"                          'rec.LockWait:threshold=1ms,rec.Alloc:stack=on,-rec.Sleep'\n"
+	"      --events LIST       which event types, the recorder's grammar (rec/recorder.h, events):\n"
+	"                          '*,rec.LockWait:threshold=1ms,-rec.Sleep' (a list that names\n"
+	"                          types records only those: '*' first keeps the others)\n"
 	"      --flight            flight-recorder mode: recent data kept in memory, written on\n"
 	"                          SIGUSR2, on a crash and at exit\n"
 	"      --max-age DUR       with --flight: keep this much (e.g. 30s, 5min)\n"
