@@ -15,10 +15,11 @@
  *                  per 10 ms of a thread's CPU time);
  *       alloc=SIZE mean bytes between allocation samples, 0 = off
  *                  (default 512KiB);
+ *       io=DUR     the blocking I/O threshold (rec.IO; default 10ms);
  *       forks=off  a forked child is not recorded (the default, and the
  *                  only value: forks=on is rejected as not implemented).
- *     wall=, io= and duration= are rejected with a message saying they are
- *     not implemented.  A bad key or value: one line on stderr saying what
+ *     wall= and duration= are rejected with a message saying they are not
+ *     implemented.  A bad key or value: one line on stderr saying what
  *     is wrong, and nothing is recorded (the program runs).
  *   REC_PRELOAD_RECORDING_PID removed from the environment (this library
  *     sets it for the programs a recording process execs: a process that
@@ -31,7 +32,8 @@
  * the interposers (one file each: real.c finds the real functions,
  * bootstrap_alloc.c serves dlsym's allocations, alloc_interpose.c,
  * lock_interpose.c, cond_interpose.c, sleep_interpose.c,
- * thread_interpose.c, lock_names.c).  This file starts the default recorder
+ * thread_interpose.c, io_interpose.c, fd_guard.c, sigprof_guard.c,
+ * lock_names.c).  This file starts the default recorder
  * from REC_OUTPUT/REC_OPTIONS exactly as librec's constructor does
  * (env.c's rec_env_start_), first of the library's constructors, inside
  * the recorder (the main thread stays inside until the program starts, at

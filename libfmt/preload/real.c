@@ -93,6 +93,21 @@ static void resolve(void)
 	NEXT(close_range, "close_range");
 	NEXT(sigaction, "sigaction");
 	NEXT(signal, "signal");
+	NEXT(read, "read");
+	NEXT(write, "write");
+	NEXT(pread, "pread");
+	NEXT(pwrite, "pwrite");
+	NEXT(readv, "readv");
+	NEXT(writev, "writev");
+	NEXT(recv, "recv");
+	NEXT(recvfrom, "recvfrom");
+	NEXT(recvmsg, "recvmsg");
+	NEXT(send, "send");
+	NEXT(sendto, "sendto");
+	NEXT(sendmsg, "sendmsg");
+	NEXT(accept, "accept");
+	NEXT(accept4, "accept4");
+	NEXT(connect, "connect");
 	__atomic_store_n(&rec_real_ready_, 1, __ATOMIC_RELEASE);
 	rec_in_recorder_--;
 }

@@ -16,6 +16,7 @@
 
 #include "rec/builtins.h"
 #include "record/recorder_internal.h"
+#include "record/stack_internal.h"
 
 int rec_env_linked_;
 
@@ -80,7 +81,7 @@ static bool key_is(const char *k, size_t kl, const char *name)
 
 #define REC_OPTION_KEYS                                                                    \
 	"the options are codec, level, chunk, flush, memory, buffer, full, flight, crash, " \
-	"maxage, maxsize, signal, events, quiet, cpu, alloc, forks"
+	"maxage, maxsize, signal, events, quiet, cpu, alloc, io, forks"
 
 /* What a key accepts, for the error message; NULL for an unknown key.  The
  * errors name the option and these (REC_OPTIONS=codec=gzip is
@@ -111,7 +112,7 @@ static const char *option_values(const char *k, size_t kl)
 		{ "forks", "forks is off (a forked child is not recorded); forks=on is not "
 			   "implemented" },
 		{ "wall", "wall-clock sampling is not implemented; remove wall=" },
-		{ "io", "I/O events are not implemented; remove io=" },
+		{ "io", "io is the blocking I/O threshold, a duration like 10ms" },
 		{ "duration", "a recording duration is not implemented; remove duration=" },
 		{ "threshold", "unknown option; a threshold is set per type: "
 			       "events=PATTERN:threshold=DUR" },
@@ -136,15 +137,15 @@ static bool parse_quiet(const char *v, size_t vl, int *q)
 /* The process-wide settings REC_OPTIONS may carry beside the recorder's
  * (they are no recorder option: env_start applies them): cpu=HZ (the CPU
  * sampling period 1/HZ, 0 = off), alloc=SIZE (rec_alloc_set_sample_interval,
- * 0 = off), forks=off (what a fork child does today: not recorded).  *u is
+ * 0 = off), io=DUR (rec.IO's threshold, for the preload library), forks=off (what a fork child does today: not recorded).  *u is
  * the value to apply. */
 static bool parse_process_option(const char *k, size_t kl, const char *v, size_t vl, uint64_t *u)
 {
 	char buf[24];
 	if (key_is(k, kl, "forks"))
 		return (vl == 3 && memcmp(v, "off", 3) == 0) || (vl == 1 && *v == '0');
-	if (key_is(k, kl, "alloc")) {
-		int64_t x = rec_parse_size(v, vl);
+	if (key_is(k, kl, "alloc") || key_is(k, kl, "io")) {
+		int64_t x = key_is(k, kl, "io") ? rec_parse_duration_ns(v, vl) : rec_parse_size(v, vl);
 		*u = (uint64_t)x;
 		return x >= 0;
 	}
@@ -174,6 +175,8 @@ static void env_apply_process_options(const char *opt)
 				rec_cpu_sampler_set_period(u);
 			else if (key_is(p, (size_t)(eq - p), "alloc"))
 				rec_alloc_set_sample_interval(u);
+			else if (key_is(p, (size_t)(eq - p), "io"))
+				rec_io_set_threshold(u);
 		}
 		p = end ? end + 1 : p + n;
 	}
@@ -293,7 +296,7 @@ rec_status rec_recorder_options_parse(rec_recorder_options *o, const char *text,
 				int q;
 				ok = parse_quiet(v, vl, &q); /* REC_OUTPUT's messages: env_start */
 			} else if (key_is(k, kl, "cpu") || key_is(k, kl, "alloc") ||
-				   key_is(k, kl, "forks")) {
+				   key_is(k, kl, "io") || key_is(k, kl, "forks")) {
 				uint64_t u;
 				ok = parse_process_option(k, kl, v, vl, &u); /* applied by env_start */
 			} else {

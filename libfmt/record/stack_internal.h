@@ -209,6 +209,14 @@ int rec_cond_wait_begin_(uint64_t *t0);
 void rec_cond_wait_end_(const void *c, const void *m, const char *mname, uint64_t timeout_ns,
 			bool timed, bool timed_out, uint64_t t0);
 
+/* io.c, for the preload library's I/O interposers: rec.IO's type (declared
+ * on first use, NULL if that failed), its threshold before the declaration
+ * (REC_OPTIONS io=), and one event (kept if t1 - t0 reached the threshold). */
+struct rec_event_type *rec_io_type_(void);
+void rec_io_set_threshold(uint64_t ns);
+void rec_io_emit_(int fd, const char *call, const char *kind, const char *address,
+		  uint64_t bytes, int err, uint64_t t0, uint64_t t1);
+
 /* thread.c: the calling thread named itself (pthread_setname_np): its
  * rec.ThreadStart name follows if the thread was not written out yet. */
 void rec_thread_renamed_(const char *name);
