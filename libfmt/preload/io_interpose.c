@@ -9,6 +9,9 @@
  * socket, the /proc/self/fd link for a file), in the slow path.
  * poll, select and epoll_wait (how an event loop idles) are not interposed.
  */
+/* This file defines read, recv & co.: not the fortified inline versions
+ * <unistd.h> and <sys/socket.h> would declare for them. */
+#undef _FORTIFY_SOURCE
 #include "preload/preload_internal.h"
 #include "record/stack_internal.h"
 
