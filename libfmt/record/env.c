@@ -406,6 +406,11 @@ static void env_atexit(void)
 
 /* Library constructor; the preload library calls it first itself
  * (rec_env_start_(), recorder_internal.h), so it runs once. */
+void rec_env_stop_(void)
+{
+	env_atexit();
+}
+
 __attribute__((constructor)) static void env_start(void)
 {
 	rec_env_start_(1);
