@@ -2,19 +2,9 @@
 # cli/record_run's cases with sh (dash) and cat as the programs instead of a
 # program built for the test: dash ends with _exit() and forks and execs
 # its commands, which the recording must survive.
-#
-# NOT IN THE SUITE YET (tests/run.sh runs tests/cli/*.sh only): it fails on
-# the preload library as of this commit, and moves to tests/cli/ when it
-# passes.  Run it with: BUILD=build REC_BIN=$PWD/build/bin REC_TESTS=$PWD/build/tests \
-#   REC_ROOT=$PWD bash tests/pending/record_sh.sh
-# What fails (seen 15:12 UTC, on a60bed7's library): a program that ends
-# with _exit() leaves an empty recording (dash does; so does a 3-line C
-# program calling _exit(0)): `sh -c 'cd /; ...'` and `sh -c 'echo $$; sleep
-# 0.2'` record nothing.  (Before 83e13a0 the exec'd sleep recorded into the
-# shell's file; now it does not.)
 set -uo pipefail
 # shellcheck source=tests/cli/lib/common.sh
-source "$(dirname "$0")/../cli/lib/common.sh"
+source "$(dirname "$0")/lib/common.sh"
 need_exe "$bin/rec-record" "$bin/rec-summary" "$bin/rec-print"
 real=${BUILD:-build}
 case "$real" in /*) ;; *) real=$root/$real ;; esac
