@@ -201,6 +201,43 @@ $(BUILD)/bin/rec-export: $(BUILD)/obj/tools/rec-export.o $(EXPORT_OBJS) $(SQL_OB
 PARQUET_OBJS := $(BUILD)/obj/tools/export/parquet.o $(BUILD)/obj/tools/export/thrift_compact.o
 $(BUILD)/tests/test_parquet: $(PARQUET_OBJS)
 
+# rec-record (issue 18) checks its options with the recorder's own parser,
+# whose objects in librec.a clash with the tools' fast buffer (rec_out_*):
+# it links the shared library, which exports only the API, found through
+# $ORIGIN/../lib (build/bin -> build/lib, PREFIX/bin -> PREFIX/lib).
+$(BUILD)/bin/rec-record: $(BUILD)/obj/tools/rec-record.o $(CLI_OBJS) $(SHARED)
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  LD      $@")
+	$(Q)$(CC) $(CFLAGS_ALL) -o $@ $< $(CLI_OBJS) -L$(BUILD)/lib -l:librec.so.$(VERSION) -Wl,-rpath,'$$ORIGIN/../lib' $(LIBS_ALL)
+
+# requestwatch-plain (issue 18): the example service from the same source
+# with plain pthread, nanosleep and malloc calls and without librec, for
+# rec-record and the preload library to record unmodified.
+$(BUILD)/bin/requestwatch-plain: examples/requestwatch.c $(DEPS_STAMP)
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  CC      $@ (plain)")
+	$(Q)$(CC) -D_GNU_SOURCE -DREQUESTWATCH_PLAIN $(CFLAGS_ALL) -o $@ $< -pthread $(LDSAN) $(LDFLAGS)
+all: $(BUILD)/bin/requestwatch-plain
+
+# The preload library (issue 18, libfmt/preload/): the recorder and the
+# interposers of malloc & co., pthread locks, condition waits, sleeps and
+# threads, for programs that do not link librec (LD_PRELOAD; rec-record).
+PRELOAD_SRCS := $(sort $(wildcard libfmt/preload/*.c))
+PRELOAD_OBJS := $(PRELOAD_SRCS:%.c=$(BUILD)/obj/%.o)
+PRELOAD := $(BUILD)/lib/librec-preload.so
+$(BUILD)/obj/libfmt/preload/%.o: CFLAGS_ALL += -ftls-model=initial-exec
+$(PRELOAD): $(PRELOAD_OBJS) $(LIB_OBJS) libfmt/preload/preload.map
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  LD      $@")
+	$(Q)$(CC) -shared -Wl,--version-script=libfmt/preload/preload.map -o $@ $(PRELOAD_OBJS) $(LIB_OBJS) $(LIBS_ALL)
+all: $(PRELOAD)
+# Test programs that know nothing of rec (tests/helpers/plain_*.c), built
+# without librec, for the preload library's tests.
+$(BUILD)/tests/plain_%: $(BUILD)/obj/tests/helpers/plain_%.o
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  LD      $@")
+	$(Q)$(CC) $(CFLAGS_ALL) -o $@ $< -pthread -ldl $(LDSAN) $(LDFLAGS)
+
 $(BUILD)/bin/%: $(BUILD)/obj/examples/%.o $(STATIC)
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  LD      $@")
@@ -254,6 +291,8 @@ install: all
 	ln -sf librec.so.$(VERSION) $(DESTDIR)$(PREFIX)/lib/librec.so.$(SOVERSION)
 	ln -sf librec.so.$(VERSION) $(DESTDIR)$(PREFIX)/lib/librec.so
 	install -m 755 $(TOOLS) $(DESTDIR)$(PREFIX)/bin/
+	install -d $(DESTDIR)$(PREFIX)/lib/rec
+	install -m 755 $(PRELOAD) $(DESTDIR)$(PREFIX)/lib/rec/librec-preload.so
 	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(VERSION)|' \
 	    -e 's|@LIBS@|$(shell pkg-config --static --libs $(PKGS) 2>/dev/null) -pthread -lm -ldl|' \
 	    librec.pc.in > $(DESTDIR)$(PREFIX)/lib/pkgconfig/rec.pc

@@ -6,7 +6,8 @@
 #   BUILD=build bash examples/demo.sh      (make demo builds everything first)
 #
 # Output goes to $BUILD/demo/ (demo.rec, server.log, lock-graph.svg, lock-waits.html,
-# report.html).
+# report.html; plain.rec and plain/ for the same scenario against the plain build,
+# recorded by rec-record).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 BUILD=${BUILD:-build}
@@ -27,7 +28,7 @@ rm -f "$REC" "$OUT/server.out" "$OUT/server.log"
 server_pid=
 cleanup() {
 	if [ -n "$server_pid" ] && kill -0 "$server_pid" 2>/dev/null; then
-		kill -KILL "$server_pid" 2>/dev/null || true
+		rw_kill # the server, and under rec-record the program rec-record runs
 	fi
 }
 trap cleanup EXIT
@@ -115,6 +116,41 @@ if [ -x "$BIN/rec-flame" ]; then
 	"$BIN/rec-flame" --event rec.LockWait --format html --title "demo.rec: lock waits" \
 		--output "$OUT/lock-waits.html" "$REC"
 	echo "   lock-wait flame graph (HTML): $OUT/lock-waits.html"
+fi
+
+# ---- the same story from a program nobody instrumented (issue 18) ----
+# requestwatch-plain is requestwatch built without rec (plain pthread_mutex_lock,
+# nanosleep, malloc); rec-record runs it with the preload library.
+PLAIN="$OUT/plain.rec"
+if [ -x "$BIN/rec-record" ] && [ -x "$BIN/requestwatch-plain" ] && [ -x "$BIN/rec-view" ]; then
+	echo
+	echo "== the same scenario against requestwatch-plain (built without rec), recorded by rec-record:"
+	echo "   rec-record -o $PLAIN -- requestwatch-plain --port 0"
+	work="$OUT/plain"
+	mkdir -p "$work"
+	rm -f "$PLAIN"
+	fail() { echo "demo: $*" >&2; [ -f "$work/server.err" ] && cat "$work/server.err" >&2; exit 1; }
+	rw_plain=1
+	rw_record_opts=()
+	rw_start "$PLAIN"
+	burst 4 /requests/blocking
+	burst 4 /requests/blocking-fixed
+	burst 1 /requests/fast
+	burst 1 /requests/allocating
+	rw_stop
+	echo "   exit status 0; recording: $PLAIN ($(stat -c %s "$PLAIN") bytes)"
+	echo
+	echo "== rec-view contention-by-lock, the instrumented build (demo.rec), then the plain one (plain.rec)"
+	echo "   Look at: the same 3 waits of about 150, 300 and 450 ms behind the thread sleeping in"
+	echo "   serve_blocking; the plain build's mutex is named by its symbol, quote_cache_lock."
+	"$BIN/rec-view" contention-by-lock "$REC"
+	"$BIN/rec-view" contention-by-lock "$PLAIN"
+	echo
+	echo "== rec-view allocation-by-site --top 3 plain.rec: the allocating request's 6 MiB, by call site"
+	"$BIN/rec-view" allocation-by-site --top 3 "$PLAIN"
+else
+	echo
+	echo "   (rec-record or requestwatch-plain is not built: make BUILD=$BUILD)"
 fi
 
 # ---- the answers: rec-report's findings, and its HTML page ----

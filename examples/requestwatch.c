@@ -33,6 +33,12 @@
  * Recording is on when REC_OUTPUT is set (the default recorder).  SIGINT or
  * SIGTERM stop accepting, join the connection threads, write the recording
  * out and exit 0 (the library's exit handler then closes it: FINAL chunk).
+ *
+ * Built with -DREQUESTWATCH_PLAIN (build/bin/requestwatch-plain) it neither
+ * includes nor links rec: the same service with plain pthread_mutex_lock,
+ * nanosleep and malloc calls, as a program nobody instrumented, for
+ * rec-record (and its preload library) to record.  Its app.Request spans,
+ * counter, gauge, log lines and allocation reports are not there.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -50,11 +56,14 @@
 #include <strings.h>
 #include <sys/socket.h>
 #include <sys/time.h>
+#include <time.h>
 #include <unistd.h>
 
+#ifndef REQUESTWATCH_PLAIN
 #include <rec/builtins.h>
 #include <rec/metrics.h>
 #include <rec/recorder.h>
+#endif
 
 #define SLOW_REFRESH_NS (150ull * 1000000ull)
 #define WARMUP_SLEEP_NS (400ull * 1000000ull)
@@ -87,8 +96,14 @@ static _Atomic unsigned cached_quote; /* read without the lock by /fast */
 static unsigned refresh_count;        /* guarded by quote_lock */
 
 /* ---- instrumentation ------------------------------------------------------ */
+#ifndef REQUESTWATCH_PLAIN
 /* The global mutex, named so lock-wait events say which lock it was. */
-static rec_mutex quote_lock = REC_MUTEX_INITIALIZER("quote-cache-lock");
+static rec_mutex quote_cache_lock = REC_MUTEX_INITIALIZER("quote-cache-lock");
+#define app_mutex_lock rec_mutex_lock
+#define app_mutex_unlock rec_mutex_unlock
+#define app_sleep_ns rec_sleep_ns
+#define app_alloc_report rec_alloc_report
+#define app_log rec_log
 
 /* app.Request: one duration event per request, on the connection thread. */
 static const rec_field request_fields[] = {
@@ -140,6 +155,85 @@ static int instrumentation_finish(void)
 	return 0;
 }
 
+/* One request: the span begins when its head is parsed, ends after the
+ * response was sent. */
+typedef rec_span request_span;
+
+static void request_begin(request_span *span)
+{
+	rec_span_begin(span, request_type);
+	rec_gauge_add(requests_in_flight, 1);
+}
+
+static void request_end(request_span *span, const char *path, unsigned status)
+{
+	rec_gauge_add(requests_in_flight, -1);
+	rec_counter_add(requests_served, 1);
+	rec_emit e;
+	if (rec_span_end(span, &e)) {
+		/* Client-chosen paths of 404s are interned too: cap their length. */
+		rec_emit_string_dyn_len(&e, path, strnlen(path, 128));
+		rec_emit_u64(&e, status);
+		rec_emit_commit(&e);
+	}
+}
+
+static unsigned long long requests_count(void)
+{
+	return (unsigned long long)rec_counter_value(requests_served);
+}
+#else /* REQUESTWATCH_PLAIN: no rec at all */
+/* The global mutex: a preload library names it by this symbol. */
+static pthread_mutex_t quote_cache_lock = PTHREAD_MUTEX_INITIALIZER;
+#define app_mutex_lock pthread_mutex_lock
+#define app_mutex_unlock pthread_mutex_unlock
+#define app_alloc_report(p, size) ((void)(p), (void)(size))
+/* Log lines are the recorder's: here their arguments are only evaluated. */
+#define app_log(level, ...) app_log_plain(__VA_ARGS__)
+static void app_log_plain(const char *fmt, ...)
+{
+	(void)fmt;
+}
+
+static void app_sleep_ns(unsigned long long ns)
+{
+	struct timespec ts = { (time_t)(ns / 1000000000ull), (long)(ns % 1000000000ull) };
+	while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
+		;
+}
+
+static _Atomic unsigned long long requests_served;
+typedef struct request_span {
+	char unused;
+} request_span;
+
+static int instrumentation_init(void)
+{
+	return 0;
+}
+
+static int instrumentation_finish(void)
+{
+	return 0;
+}
+
+static void request_begin(request_span *span)
+{
+	(void)span;
+}
+
+static void request_end(request_span *span, const char *path, unsigned status)
+{
+	(void)span, (void)path, (void)status;
+	atomic_fetch_add(&requests_served, 1);
+}
+
+static unsigned long long requests_count(void)
+{
+	return atomic_load(&requests_served);
+}
+#endif /* REQUESTWATCH_PLAIN */
+
 /* ---- endpoints ------------------------------------------------------------ */
 typedef struct response {
 	unsigned status;
@@ -157,11 +251,11 @@ static void serve_fast(response *r)
  * so concurrent requests queue up behind it. */
 static void serve_blocking(response *r)
 {
-	rec_mutex_lock(&quote_lock);
-	rec_sleep_ns(SLOW_REFRESH_NS);
+	app_mutex_lock(&quote_cache_lock);
+	app_sleep_ns(SLOW_REFRESH_NS);
 	unsigned q = ++refresh_count % QUOTE_COUNT;
 	atomic_store_explicit(&cached_quote, q, memory_order_relaxed);
-	rec_mutex_unlock(&quote_lock);
+	app_mutex_unlock(&quote_cache_lock);
 	r->status = 200;
 	snprintf(r->body, sizeof r->body, "%s\n", quotes[q]);
 }
@@ -169,11 +263,11 @@ static void serve_blocking(response *r)
 /* The fix: refresh without the lock, take it only to store the result. */
 static void serve_blocking_fixed(response *r)
 {
-	rec_sleep_ns(SLOW_REFRESH_NS);
-	rec_mutex_lock(&quote_lock);
+	app_sleep_ns(SLOW_REFRESH_NS);
+	app_mutex_lock(&quote_cache_lock);
 	unsigned q = ++refresh_count % QUOTE_COUNT;
 	atomic_store_explicit(&cached_quote, q, memory_order_relaxed);
-	rec_mutex_unlock(&quote_lock);
+	app_mutex_unlock(&quote_cache_lock);
 	r->status = 200;
 	snprintf(r->body, sizeof r->body, "%s\n", quotes[q]);
 }
@@ -201,7 +295,7 @@ static void serve_allocating(response *r)
 			b[n] = malloc(ALLOC_BUFFER_SIZE);
 			if (!b[n])
 				break;
-			rec_alloc_report(b[n], ALLOC_BUFFER_SIZE); /* rec.Alloc, exact size */
+			app_alloc_report(b[n], ALLOC_BUFFER_SIZE); /* rec.Alloc, exact size */
 			sum += touch(b[n], ALLOC_BUFFER_SIZE, (int)(n & 0xff));
 			total += ALLOC_BUFFER_SIZE;
 		}
@@ -349,10 +443,9 @@ static bool handle_request(int fd, reqbuf *b)
 {
 	char path[1024] = "";
 	response r = { 400, "bad request\n" };
-	rec_span span;
+	request_span span;
 
-	rec_span_begin(&span, request_type);
-	rec_gauge_add(requests_in_flight, 1);
+	request_begin(&span);
 
 	/* the head as a string: the byte after it is put back below */
 	char saved = b->data[b->head];
@@ -396,15 +489,7 @@ static bool handle_request(int fd, reqbuf *b)
 			 head_only ? "" : r.body);
 	if (n <= 0 || !send_all(fd, out, (size_t)n < sizeof out ? (size_t)n : sizeof out - 1))
 		keep = false;
-	rec_gauge_add(requests_in_flight, -1);
-	rec_counter_add(requests_served, 1);
-	rec_emit e;
-	if (rec_span_end(&span, &e)) {
-		/* Client-chosen paths of 404s are interned too: cap their length. */
-		rec_emit_string_dyn_len(&e, path, strnlen(path, 128));
-		rec_emit_u64(&e, r.status);
-		rec_emit_commit(&e);
-	}
+	request_end(&span, path, r.status);
 	return keep;
 }
 
@@ -511,8 +596,9 @@ static void *accept_main(void *arg)
 
 /* ---- start-up ------------------------------------------------------------------ */
 /* Start-up: fill 256 x 16 KiB of buffers (reported), then wait 400 ms as if
- * for a backend, then release them; all before the first request. */
-static void warm_up(void)
+ * for a backend, then release them; all before the first request.  Not
+ * inlined into main, so that stacks name it. */
+__attribute__((noinline)) static void warm_up(void)
 {
 	void **b = calloc(WARMUP_BUFFERS, sizeof *b);
 	size_t n = 0;
@@ -521,11 +607,11 @@ static void warm_up(void)
 			b[n] = malloc(WARMUP_BUFFER_SIZE);
 			if (!b[n])
 				break;
-			rec_alloc_report(b[n], WARMUP_BUFFER_SIZE);
+			app_alloc_report(b[n], WARMUP_BUFFER_SIZE);
 			(void)touch(b[n], WARMUP_BUFFER_SIZE, 0x5a);
 		}
 	}
-	rec_sleep_ns(WARMUP_SLEEP_NS); /* e.g. waiting for a backend to come up */
+	app_sleep_ns(WARMUP_SLEEP_NS); /* e.g. waiting for a backend to come up */
 	for (size_t i = 0; i < n; i++)
 		free(b[i]);
 	free(b);
@@ -650,7 +736,7 @@ int main(int argc, char **argv)
 	/* With REC_OUTPUT set, the default recorder is already recording. */
 	if (instrumentation_init() != 0)
 		return 1;
-	rec_log(REC_LOG_INFO, "requestwatch starting: warm-up, then port %ld", port);
+	app_log(REC_LOG_INFO, "requestwatch starting: warm-up, then port %ld", port);
 	warm_up();
 
 	server s;
@@ -658,7 +744,7 @@ int main(int argc, char **argv)
 	unsigned bound;
 	s.listen_fd = open_listener((unsigned)port, &bound);
 	if (s.listen_fd < 0) {
-		rec_log(REC_LOG_ERROR, "cannot listen on 127.0.0.1:%ld", port);
+		app_log(REC_LOG_ERROR, "cannot listen on 127.0.0.1:%ld", port);
 		(void)instrumentation_finish();
 		return 1;
 	}
@@ -670,12 +756,11 @@ int main(int argc, char **argv)
 		(void)instrumentation_finish();
 		return 1;
 	}
-	rec_log(REC_LOG_INFO, "listening on 127.0.0.1:%u", bound);
+	app_log(REC_LOG_INFO, "listening on 127.0.0.1:%u", bound);
 	printf("listening on 127.0.0.1:%u\n", bound);
 	fflush(stdout);
 	pthread_join(acceptor, NULL); /* returns after SIGINT/SIGTERM, threads joined */
 	pthread_attr_destroy(&attr);
-	rec_log(REC_LOG_INFO, "requestwatch stopped after %llu requests",
-		(unsigned long long)rec_counter_value(requests_served));
+	app_log(REC_LOG_INFO, "requestwatch stopped after %llu requests", requests_count());
 	return instrumentation_finish() == 0 ? 0 : 1;
 }

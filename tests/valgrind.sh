@@ -31,9 +31,13 @@ vg_cmd=(valgrind --tool=memcheck --error-exitcode=99 --leak-check=full
 #    waits where the script requires 3.  The tools reading its recording
 #    still run under valgrind; the recorder's code runs under valgrind in the
 #    unit tests and the rec_test_* helpers.
+#  requestwatch-plain: the same service built without rec, which rec-record
+#    runs with the preload library (record_seed.sh, make demo): the same
+#    concurrency, and valgrind would also take LD_PRELOAD as its own.
+#    rec-record itself runs under valgrind.
 #  requestwatch-shared: the same service linked against librec.so
 #    (stacks_no_rec.sh), for the same reason.
-vg_unwrapped=" rec_test_crash requestwatch requestwatch-shared "
+vg_unwrapped=" rec_test_crash requestwatch requestwatch-shared requestwatch-plain "
 # Timing-based scripts that run alone, not beside another valgrind job (run.sh
 # REC_TEST_SOLO): requestwatch (its service must answer a request within
 # 350 ms; beside a valgrind job on 2 cores it took 403 ms).

@@ -383,11 +383,16 @@ void *rec_calloc(size_t n, size_t size)
 	return p;
 }
 
-void *rec_realloc(void *ptr, size_t size)
+void rec_alloc_account_(void *p, size_t size)
+{
+	account(p, size);
+}
+
+void *rec_alloc_realloc_with_(void *(*realloc_fn)(void *, size_t), void *ptr, size_t size)
 {
 	const uintptr_t addr = (uintptr_t)ptr; /* only an address after realloc */
 	uint64_t old = ptr != NULL ? live_take(addr) : 0;
-	void *p = realloc(ptr, size);
+	void *p = realloc_fn(ptr, size);
 	if (p == NULL && size != 0) {
 		if (old != 0)
 			live_put(addr, old - 1); /* still allocated */
@@ -399,13 +404,23 @@ void *rec_realloc(void *ptr, size_t size)
 	return p;
 }
 
-void rec_free(void *ptr)
+void rec_alloc_free_with_(void (*free_fn)(void *), void *ptr)
 {
 	if (ptr == NULL)
 		return;
 	const uintptr_t addr = (uintptr_t)ptr;
 	uint64_t old = live_take(addr);
-	free(ptr);
+	free_fn(ptr);
 	if (old != 0)
 		rec_free_emit_(addr, old - 1, true);
+}
+
+void *rec_realloc(void *ptr, size_t size)
+{
+	return rec_alloc_realloc_with_(realloc, ptr, size);
+}
+
+void rec_free(void *ptr)
+{
+	rec_alloc_free_with_(free, ptr);
 }

@@ -202,8 +202,10 @@ static bool bg_define_later(rec_bg_pending *pd, const rec_tbuf_full *b)
 	rec_pending_thread *t = &pd->thrs[pd->nthrs++];
 	t->id = b->thread_id;
 	t->os_tid = b->os_tid;
+	pthread_mutex_lock(&b->r->lock); /* against rec_thread_renamed_() */
 	t->name_id = b->name_id;
 	memcpy(t->name, b->name, sizeof t->name);
+	pthread_mutex_unlock(&b->r->lock);
 	return true;
 }
 

@@ -14,7 +14,9 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "rec/builtins.h"
 #include "record/recorder_internal.h"
+#include "record/stack_internal.h"
 
 int rec_env_linked_;
 
@@ -79,7 +81,7 @@ static bool key_is(const char *k, size_t kl, const char *name)
 
 #define REC_OPTION_KEYS                                                                    \
 	"the options are codec, level, chunk, flush, memory, buffer, full, flight, crash, " \
-	"maxage, maxsize, signal, events, quiet"
+	"maxage, maxsize, signal, events, quiet, cpu, alloc, io, forks"
 
 /* What a key accepts, for the error message; NULL for an unknown key.  The
  * errors name the option and these (REC_OPTIONS=codec=gzip is
@@ -104,6 +106,14 @@ static const char *option_values(const char *k, size_t kl)
 		{ "events", "events is PATTERN[:threshold=DUR][:stack=on|off][:enabled=on|off]"
 			    "[:throttle=N/UNIT] entries separated by ';'" },
 		{ "quiet", "quiet is on, off, 1 or 0" },
+		{ "cpu", "cpu is a CPU sampling rate in Hz from 0 (off) to 10000" },
+		{ "alloc", "alloc is the mean bytes between allocation samples, like 512KiB, "
+			   "0 = off" },
+		{ "forks", "forks is off (a forked child is not recorded); forks=on is not "
+			   "implemented" },
+		{ "wall", "wall-clock sampling is not implemented; remove wall=" },
+		{ "io", "io is the blocking I/O threshold, a duration like 10ms" },
+		{ "duration", "a recording duration is not implemented; remove duration=" },
 		{ "threshold", "unknown option; a threshold is set per type: "
 			       "events=PATTERN:threshold=DUR" },
 	};
@@ -122,6 +132,54 @@ static bool parse_quiet(const char *v, size_t vl, int *q)
 	else
 		return false;
 	return true;
+}
+
+/* The process-wide settings REC_OPTIONS may carry beside the recorder's
+ * (they are no recorder option: env_start applies them): cpu=HZ (the CPU
+ * sampling period 1/HZ, 0 = off), alloc=SIZE (rec_alloc_set_sample_interval,
+ * 0 = off), io=DUR (rec.IO's threshold, for the preload library), forks=off (what a fork child does today: not recorded).  *u is
+ * the value to apply. */
+static bool parse_process_option(const char *k, size_t kl, const char *v, size_t vl, uint64_t *u)
+{
+	char buf[24];
+	if (key_is(k, kl, "forks"))
+		return (vl == 3 && memcmp(v, "off", 3) == 0) || (vl == 1 && *v == '0');
+	if (key_is(k, kl, "alloc") || key_is(k, kl, "io")) {
+		int64_t x = key_is(k, kl, "io") ? rec_parse_duration_ns(v, vl) : rec_parse_size(v, vl);
+		*u = (uint64_t)x;
+		return x >= 0;
+	}
+	/* cpu: an integer number of Hz */
+	if (vl == 0 || vl >= sizeof buf || strspn(v, "0123456789") < vl)
+		return false;
+	memcpy(buf, v, vl);
+	buf[vl] = 0;
+	unsigned long hz = strtoul(buf, NULL, 10);
+	if (hz > 10000)
+		return false;
+	*u = hz == 0 ? 0 : 1000000000u / hz;
+	return true;
+}
+
+/* Apply cpu= and alloc= of a REC_OPTIONS that parsed (the last one wins). */
+static void env_apply_process_options(const char *opt)
+{
+	for (const char *p = opt; p && *p;) {
+		const char *end = strchr(p, ',');
+		size_t n = end ? (size_t)(end - p) : strlen(p);
+		const char *eq = memchr(p, '=', n);
+		uint64_t u;
+		if (eq && parse_process_option(p, (size_t)(eq - p), eq + 1, n - (size_t)(eq - p) - 1,
+					       &u)) {
+			if (key_is(p, (size_t)(eq - p), "cpu"))
+				rec_cpu_sampler_set_period(u);
+			else if (key_is(p, (size_t)(eq - p), "alloc"))
+				rec_alloc_set_sample_interval(u);
+			else if (key_is(p, (size_t)(eq - p), "io"))
+				rec_io_set_threshold(u);
+		}
+		p = end ? end + 1 : p + n;
+	}
 }
 
 /* Copy v (vl bytes) into storage; ';' becomes ',' (events lists). */
@@ -237,6 +295,10 @@ rec_status rec_recorder_options_parse(rec_recorder_options *o, const char *text,
 			} else if (key_is(k, kl, "quiet")) {
 				int q;
 				ok = parse_quiet(v, vl, &q); /* REC_OUTPUT's messages: env_start */
+			} else if (key_is(k, kl, "cpu") || key_is(k, kl, "alloc") ||
+				   key_is(k, kl, "io") || key_is(k, kl, "forks")) {
+				uint64_t u;
+				ok = parse_process_option(k, kl, v, vl, &u); /* applied by env_start */
 			} else {
 				ok = false;
 			}
@@ -285,6 +347,11 @@ __attribute__((format(printf, 1, 2))) static void env_say(const char *fmt, ...)
 	do
 		w = write(STDERR_FILENO, line, (size_t)n);
 	while (w < 0 && errno == EINTR);
+}
+
+int rec_env_quiet_(void)
+{
+	return g_env_quiet;
 }
 
 /* quiet=1|on|0|off anywhere in REC_OPTIONS (the last one wins); also when
@@ -337,13 +404,28 @@ static void env_atexit(void)
 		rec_recorder_close(r);
 }
 
+/* Library constructor; the preload library calls it first itself
+ * (rec_env_start_(), recorder_internal.h), so it runs once. */
+void rec_env_stop_(void)
+{
+	env_atexit();
+}
+
 __attribute__((constructor)) static void env_start(void)
 {
+	rec_env_start_(1);
+}
+
+void rec_env_start_(int record)
+{
+	static int started;
 	const char *out = getenv("REC_OUTPUT");
 	const char *opt = getenv("REC_OPTIONS");
 	rec_recorder_options o = REC_RECORDER_OPTIONS_INIT;
 
 	rec_env_linked_ = 1;
+	if (started++ || !record)
+		return;
 	if (!out || !*out)
 		return;
 	g_env_quiet = env_quiet(opt);
@@ -354,6 +436,7 @@ __attribute__((constructor)) static void env_start(void)
 			env_say("rec: REC_OPTIONS=%s: %s; not recording", opt, err);
 			return;
 		}
+		env_apply_process_options(opt);
 	}
 	/* "%p" in REC_OUTPUT is replaced by the pid (so that programs a recorded
 	 * process execs, which inherit REC_OUTPUT, do not overwrite its file). */
@@ -368,6 +451,16 @@ __attribute__((constructor)) static void env_start(void)
 			return;
 		}
 		out = path;
+	}
+	/* A relative path is made absolute now: a program that changes
+	 * directory (a daemon) must not move the file the recorder reopens
+	 * (a removed file; flight mode's dump). */
+	static char abs_path[4096 + 1024];
+	char cwd[4096];
+	if (out[0] != '/' && getcwd(cwd, sizeof cwd) != NULL) {
+		int n = snprintf(abs_path, sizeof abs_path, "%s/%s", cwd, out);
+		if (n > 0 && (size_t)n < sizeof abs_path)
+			out = abs_path;
 	}
 	o.path = out;
 	o.flags |= REC_RECORDER_DEFAULT;

@@ -263,14 +263,24 @@ uint64_t rec_emit_intern_pcs_(struct rec_tbuf_ *b, const uintptr_t *pcs, size_t 
 	return rec_stack_intern(&fb->r->stacks, pcs, n, truncated ? REC_STACK_TRUNCATED : 0, 0);
 }
 
+uintptr_t rec_stack_hide_lo_, rec_stack_hide_hi_;
+
 uint64_t rec_emit_capture_stack_(struct rec_tbuf_ *b, rec_event_type *t, int in_signal)
 {
 	(void)t;
 	uintptr_t pcs[REC_STACK_MAX_DEPTH];
 	int trunc = 0;
-	size_t n = rec_stack_capture_ex(pcs, REC_STACK_MAX_DEPTH, 1, &trunc);
+	size_t n = rec_stack_capture_ex(pcs, REC_STACK_MAX_DEPTH, 1, &trunc), k = 0;
+	/* The preload library's frames (the recorder and its interposers) are
+	 * not the program's: the stack starts at the caller of the interposed
+	 * function. */
+	while (k < n && pcs[k] >= rec_stack_hide_lo_ && pcs[k] < rec_stack_hide_hi_)
+		k++;
+	if (k == n)
+		k = 0;
 	rec_tbuf_full *fb = (rec_tbuf_full *)b;
-	return rec_stack_intern(&fb->r->stacks, pcs, n, trunc ? REC_STACK_TRUNCATED : 0, !in_signal);
+	return rec_stack_intern(&fb->r->stacks, pcs + k, n - k, trunc ? REC_STACK_TRUNCATED : 0,
+				!in_signal);
 }
 
 uint64_t rec_stack_intern_signal(rec_recorder *r, const uintptr_t *pcs, size_t n, int truncated)

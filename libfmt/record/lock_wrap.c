@@ -201,8 +201,12 @@ static int pair_seen(pair_set *ps, uintptr_t a, uintptr_t b, int insert)
 
 /* ---- emitting ----------------------------------------------------------------- */
 
+const char *(*rec_lock_name_hook_)(const void *lock);
+
 static void emit_name(rec_emit *e, const void *lock, const char *name)
 {
+	if (name == NULL && rec_lock_name_hook_ != NULL)
+		name = rec_lock_name_hook_(lock);
 	if (name != NULL) {
 		rec_emit_string_dyn(e, name);
 	} else {
@@ -234,9 +238,8 @@ static __attribute__((noinline)) void rec_lock_order_record_(const void *lock, c
 }
 
 /* The calling thread now holds lock. */
-static inline void acquired(const void *lock, const char *name, uint64_t *holder, uint64_t tid)
+static inline void note_acquired(const void *lock, const char *name)
 {
-	__atomic_store_n(holder, tid, __ATOMIC_RELAXED);
 	rec_sampler_thread_seen();
 	if (tls_depth > 0) {
 		ensure_types();
@@ -250,6 +253,12 @@ static inline void acquired(const void *lock, const char *name, uint64_t *holder
 	} else {
 		tls_overflow++;
 	}
+}
+
+static inline void acquired(const void *lock, const char *name, uint64_t *holder, uint64_t tid)
+{
+	__atomic_store_n(holder, tid, __ATOMIC_RELAXED);
+	note_acquired(lock, name);
 }
 
 static int still_held(const void *lock, uint32_t depth)
@@ -376,13 +385,7 @@ void rec_locks_note_reacquire(void *mp)
 	__atomic_store_n(&m->holder, rec_builtin_tid(), __ATOMIC_RELAXED);
 	/* Back on the held stack without a lock-order check: it is the same
 	 * acquisition the thread made before waiting. */
-	if (tls_depth < HELD_MAX) {
-		tls_held[tls_depth].lock = m;
-		tls_held[tls_depth].name = m->name;
-		tls_depth++;
-	} else {
-		tls_overflow++;
-	}
+	rec_lock_reacquired_(m, m->name);
 }
 
 /* ---- rwlock ------------------------------------------------------------------- */
@@ -470,4 +473,42 @@ int rec_rwlock_unlock(rec_rwlock *l)
 			__atomic_store_n(&l->holder, 0, __ATOMIC_RELAXED);
 	}
 	return pthread_rwlock_unlock(&l->rw);
+}
+
+/* ---- for the preload library's interposers (stack_internal.h) ---------------- */
+
+void rec_lock_acquired_(const void *lock, const char *name)
+{
+	note_acquired(lock, name);
+}
+
+void rec_lock_reacquired_(const void *lock, const char *name)
+{
+	if (tls_depth < HELD_MAX) {
+		tls_held[tls_depth].lock = lock;
+		tls_held[tls_depth].name = name;
+		tls_depth++;
+	} else {
+		tls_overflow++;
+	}
+}
+
+int rec_lock_released_(const void *lock)
+{
+	return released(lock);
+}
+
+int rec_lock_wait_begin_(uint64_t *t0)
+{
+	ensure_types();
+	if (T_wait == NULL || !rec_type_enabled(T_wait))
+		return 0;
+	*t0 = rec_type_ticks(T_wait);
+	return 1;
+}
+
+void rec_lock_wait_end_(const void *lock, const char *name, uint64_t holder, unsigned kind,
+			uint64_t t0)
+{
+	rec_lock_wait_record_(lock, name, holder, kind, t0);
 }

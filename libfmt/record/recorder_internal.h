@@ -624,6 +624,15 @@ uint64_t rec_stack_intern_signal(rec_recorder *r, const uintptr_t *pcs, size_t n
 
 /* ---- env (env.c) ---------------------------------------------------------- */
 extern int rec_env_linked_; /* referenced by recorder.c so env.o is linked */
+/* env.c: open the default recorder from REC_OUTPUT/REC_OPTIONS (once; its
+ * library constructor calls it, and the preload library's before that);
+ * record = 0: never open it in this process. */
+void rec_env_start_(int record);
+/* env.c: close the recorder REC_OUTPUT opened, as at exit (the preload
+ * library's _exit). */
+void rec_env_stop_(void);
+/* env.c: REC_OPTIONS said quiet=on (messages on stderr are not wanted). */
+int rec_env_quiet_(void);
 
 /* ---- intern tables (intern.c) ------------------------------------------------ */
 /* Hashes of the tables (never 0): bytes; pcs with their flags. */

@@ -111,18 +111,18 @@ static inline void finish(uint64_t requested, wait_start w)
 		rec_sleep_emit(requested, w.t0, rec_type_ticks(T_sleep));
 }
 
-static __attribute__((noinline)) void rec_cond_wait_emit_(const pthread_cond_t *c,
-							  const rec_mutex *m, uint64_t timeout_ns,
-							  bool timed, bool timed_out, uint64_t t0,
-							  uint64_t t1)
+static __attribute__((noinline)) void cond_wait_emit(const void *c, const void *m,
+						     const char *mname, uint64_t timeout_ns,
+						     bool timed, bool timed_out, uint64_t t0,
+						     uint64_t t1)
 {
 	rec_emit e;
 	if (!rec_emit_begin_at(&e, T_cond, t0, t1))
 		return;
 	rec_emit_u64(&e, (uintptr_t)c);
 	rec_emit_u64(&e, (uintptr_t)m);
-	if (m->name != NULL) {
-		rec_emit_string_dyn(&e, m->name);
+	if (mname != NULL) {
+		rec_emit_string_dyn(&e, mname);
 	} else {
 		char buf[32];
 		int n = snprintf(buf, sizeof buf, "0x%" PRIxPTR, (uintptr_t)m);
@@ -132,6 +132,27 @@ static __attribute__((noinline)) void rec_cond_wait_emit_(const pthread_cond_t *
 	rec_emit_bool(&e, timed);
 	rec_emit_bool(&e, timed_out);
 	rec_emit_commit(&e);
+}
+
+static inline void rec_cond_wait_emit_(const pthread_cond_t *c, const rec_mutex *m,
+				       uint64_t timeout_ns, bool timed, bool timed_out,
+				       uint64_t t0, uint64_t t1)
+{
+	cond_wait_emit(c, m, m->name, timeout_ns, timed, timed_out, t0, t1);
+}
+
+int rec_cond_wait_begin_(uint64_t *t0)
+{
+	ensure_types();
+	wait_start w = start_wait(T_cond);
+	*t0 = w.t0;
+	return w.on;
+}
+
+void rec_cond_wait_end_(const void *c, const void *m, const char *mname, uint64_t timeout_ns,
+			bool timed, bool timed_out, uint64_t t0)
+{
+	cond_wait_emit(c, m, mname, timeout_ns, timed, timed_out, t0, rec_type_ticks(T_cond));
 }
 
 int rec_sleep_ns(uint64_t ns)

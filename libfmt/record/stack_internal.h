@@ -49,6 +49,7 @@
 #define LIBREC_RECORD_STACK_INTERNAL_H
 
 #include <pthread.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -161,6 +162,13 @@ void rec_symbolizer_close(rec_symbolizer *s);
 rec_status rec_symbolizer_lookup(rec_symbolizer *s, uintptr_t entry,
 				 rec_symbol *out);
 
+/*! rec_symbolizer_data() :
+ *  The data object (a global or static variable: STT_OBJECT in the module
+ *  file's .symtab, else .dynsym) that contains addr, or NULL; *offset (may
+ *  be NULL) = addr - its start.  The name is owned by the symbolizer.  Not
+ *  thread-safe, like rec_symbolizer_lookup(). */
+const char *rec_symbolizer_data(rec_symbolizer *s, uintptr_t addr, uint64_t *offset);
+
 /*! rec_module_build_id() : lowercase hex build-id of the module loaded at
  *  load bias base (dl_iterate_phdr over PT_NOTE, NT_GNU_BUILD_ID) into
  *  buf (NUL-terminated); returns the hex length, 0 if none/unknown. */
@@ -183,6 +191,58 @@ void rec_locks_note_reacquire(void *m);
  * rec_malloc & co. counted since its last sample) while its buffers are
  * still live.  Called by the recorder's thread-exit destructor first. */
 void rec_alloc_thread_exit(void);
+
+/* intern.c: the leading frames of a captured event stack that lie in
+ * [lo, hi) are dropped (the preload library sets its own code's range; 0
+ * otherwise). */
+extern uintptr_t rec_stack_hide_lo_, rec_stack_hide_hi_;
+
+/* alloc.c, for the preload library's malloc interposers (libfmt/preload/):
+ * count an allocation of size bytes at p (NULL: nothing) against the
+ * thread's sampling countdown, as rec_malloc does after calling malloc;
+ * realloc and free through the given real functions, recording rec.Free for
+ * a sampled block as rec_realloc and rec_free do. */
+void rec_alloc_account_(void *p, size_t size);
+void *rec_alloc_realloc_with_(void *(*realloc_fn)(void *, size_t), void *ptr, size_t size);
+void rec_alloc_free_with_(void (*free_fn)(void *), void *ptr);
+
+/* lock_wrap.c, for the preload library's pthread lock interposers: the
+ * bookkeeping of rec_mutex_lock & co. for a lock whose holder the caller
+ * knows itself.  rec_lock_acquired_() : the calling thread now holds lock
+ * (rec.LockOrder pairs, the held-lock stack; name may be NULL).
+ * rec_lock_released_() : it released lock; returns 1 if it still holds it.
+ * rec_lock_wait_begin_() : 1 and *t0 set if rec.LockWait is on.
+ * rec_lock_wait_end_() : record the wait that began at t0 if it reached
+ * the threshold (kind: 0 mutex, 1 read, 2 write). */
+void rec_lock_acquired_(const void *lock, const char *name);
+int rec_lock_released_(const void *lock);
+/* Names a lock that has none (NULL) when an event is written, if set (the
+ * preload library's lock_names.c); NULL: "0x<address>". */
+extern const char *(*rec_lock_name_hook_)(const void *lock);
+/* Back on the held stack after a condition wait, without a lock-order check. */
+void rec_lock_reacquired_(const void *lock, const char *name);
+int rec_lock_wait_begin_(uint64_t *t0);
+void rec_lock_wait_end_(const void *lock, const char *name, uint64_t holder, unsigned kind,
+			uint64_t t0);
+
+/* sleep.c, for the preload library's pthread_cond_* interposers: rec.CondWait's
+ * start (1 and *t0 set if it is on), and one event for a wait on c with the
+ * mutex at m (named mname, NULL: 0x<address>). */
+int rec_cond_wait_begin_(uint64_t *t0);
+void rec_cond_wait_end_(const void *c, const void *m, const char *mname, uint64_t timeout_ns,
+			bool timed, bool timed_out, uint64_t t0);
+
+/* io.c, for the preload library's I/O interposers: rec.IO's type (declared
+ * on first use, NULL if that failed), its threshold before the declaration
+ * (REC_OPTIONS io=), and one event (kept if t1 - t0 reached the threshold). */
+struct rec_event_type *rec_io_type_(void);
+void rec_io_set_threshold(uint64_t ns);
+void rec_io_emit_(int fd, const char *call, const char *kind, const char *address,
+		  uint64_t bytes, int err, uint64_t t0, uint64_t t1);
+
+/* thread.c: the calling thread named itself (pthread_setname_np): its
+ * rec.ThreadStart name follows if the thread was not written out yet. */
+void rec_thread_renamed_(const char *name);
 
 /* sleep.c: record one rec.Sleep of requested ns, from start to end ticks
  * of the Sleep type's recorder.  rec_sleep_type() is NULL until declared. */

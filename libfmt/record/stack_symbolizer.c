@@ -103,6 +103,7 @@ size_t rec_module_build_id(uintptr_t base, char *buf, size_t cap)
 typedef struct symtab_fn {
 	uint64_t value, size; /* link-time address (module offset for PIE/DSO) */
 	uint32_t name;        /* offset in the module's strtab copy */
+	uint32_t type;        /* STT_FUNC or STT_OBJECT (data: rec_symbolizer_data) */
 } symtab_fn;
 
 typedef struct module {
@@ -270,7 +271,15 @@ static int fn_cmp(const void *a, const void *b)
 	return x->value < y->value ? -1 : x->value > y->value;
 }
 
-/* Load the function symbols of the module's file (.symtab, else .dynsym). */
+static bool sym_wanted(const ElfW(Sym) *sym, const ElfW(Shdr) *strsec)
+{
+	unsigned type = sym->st_info & 0xf;
+	return (type == STT_FUNC || type == STT_OBJECT) && sym->st_value != 0 &&
+	       sym->st_shndx != SHN_UNDEF && sym->st_name < strsec->sh_size;
+}
+
+/* Load the function and data-object symbols of the module's file (.symtab,
+ * else .dynsym). */
 static void load_symtab(module *m)
 {
 	m->symtab_state = -1;
@@ -317,8 +326,7 @@ static void load_symtab(module *m)
 	size_t nsyms = symsec->sh_size / sizeof(ElfW(Sym));
 	size_t nf = 0;
 	for (size_t i = 0; i < nsyms; i++)
-		if (((syms[i].st_info) & 0xf) == STT_FUNC && syms[i].st_value != 0 &&
-		    syms[i].st_shndx != SHN_UNDEF && syms[i].st_name < strsec->sh_size)
+		if (sym_wanted(&syms[i], strsec))
 			nf++;
 	if (nf == 0)
 		goto out;
@@ -331,12 +339,12 @@ static void load_symtab(module *m)
 	memcpy(m->strtab, f + strsec->sh_offset, strsec->sh_size);
 	m->strtab[strsec->sh_size] = '\0';
 	for (size_t i = 0; i < nsyms; i++)
-		if (((syms[i].st_info) & 0xf) == STT_FUNC && syms[i].st_value != 0 &&
-		    syms[i].st_shndx != SHN_UNDEF && syms[i].st_name < strsec->sh_size) {
+		if (sym_wanted(&syms[i], strsec)) {
 			symtab_fn *fn = &m->fns[m->nfns++];
 			fn->value = syms[i].st_value;
 			fn->size = syms[i].st_size;
 			fn->name = syms[i].st_name;
+			fn->type = syms[i].st_info & 0xf;
 		}
 	qsort(m->fns, m->nfns, sizeof(*m->fns), fn_cmp);
 	m->symtab_state = 1;
@@ -344,8 +352,9 @@ out:
 	munmap((void *)(uintptr_t)f, fsize);
 }
 
-/* Function containing link-time address a in m's symtab, or NULL. */
-static const char *symtab_lookup(module *m, uint64_t a, uint64_t *start)
+/* Symbol of type (STT_FUNC, STT_OBJECT) containing link-time address a in
+ * m's symtab, or NULL. */
+static const char *symtab_lookup(module *m, uint64_t a, unsigned type, uint64_t *start)
 {
 	if (m->symtab_state == 0)
 		load_symtab(m);
@@ -363,7 +372,7 @@ static const char *symtab_lookup(module *m, uint64_t a, uint64_t *start)
 	 * few more for aliases and zero-sized neighbours. */
 	for (size_t i = lo, k = 0; i-- > 0 && k < 32; k++) {
 		const symtab_fn *fn = &m->fns[i];
-		if (a >= fn->value && a - fn->value < fn->size) {
+		if (fn->type == type && a >= fn->value && a - fn->value < fn->size) {
 			*start = fn->value;
 			return m->strtab + fn->name;
 		}
@@ -436,7 +445,7 @@ rec_status rec_symbolizer_lookup(rec_symbolizer *s, uintptr_t entry, rec_symbol 
 		fstart = (uintptr_t)di.dli_saddr;
 	} else if (m != NULL) {
 		uint64_t start = 0;
-		fname = symtab_lookup(m, at - m->base, &start);
+		fname = symtab_lookup(m, at - m->base, STT_FUNC, &start);
 		fstart = m->base + start;
 	}
 	if (fname != NULL) {
@@ -459,4 +468,17 @@ rec_status rec_symbolizer_lookup(rec_symbolizer *s, uintptr_t entry, rec_symbol 
 	s->count++;
 	*out = sym;
 	return REC_OK;
+}
+
+const char *rec_symbolizer_data(rec_symbolizer *s, uintptr_t addr, uint64_t *offset)
+{
+	int nomem = 0;
+	module *m = s != NULL ? find_module(s, addr, &nomem) : NULL;
+	if (m == NULL)
+		return NULL;
+	uint64_t start = 0;
+	const char *name = symtab_lookup(m, addr - m->base, STT_OBJECT, &start);
+	if (name != NULL && offset != NULL)
+		*offset = addr - m->base - start;
+	return name;
 }

@@ -268,6 +268,26 @@ rec_tbuf_full *rec_thread_buffer_signal(rec_recorder *r)
 	return NULL;
 }
 
+/* ---- names ---------------------------------------------------------------------------- */
+/* The thread named itself: its buffers not yet defined in their recorder's
+ * writer (the background thread defines a new thread at its next round)
+ * take the new name.  Under r->lock, as bg_define_later() copies it. */
+void rec_thread_renamed_(const char *name)
+{
+	for (rec_tbuf_full *b = t_list; b; b = b->thread_next) {
+		if (__atomic_load_n(&b->state, __ATOMIC_ACQUIRE) != REC_TB_LIVE)
+			continue;
+		rec_recorder *r = b->r;
+		pthread_mutex_lock(&r->lock);
+		if (!b->defined) {
+			strncpy(b->name, name, sizeof b->name - 1);
+			b->name[sizeof b->name - 1] = 0;
+			b->name_id = b->name[0] ? REC_THREAD_NAME_BASE + b->thread_id : 0;
+		}
+		pthread_mutex_unlock(&r->lock);
+	}
+}
+
 /* ---- fork ------------------------------------------------------------------------------ */
 static void atfork_prepare(void)
 {

@@ -398,6 +398,28 @@ bool rec_cli_export_close(FILE *f, const char *path, FILE *dflt);
 FILE *rec_cli_export_stdout(FILE *dflt);
 
 
+/* ---- programs to run (program.c) --------------------------------------------- */
+/* The file execvp(3) would run for name: name itself when it has a '/',
+ * else the first executable regular file of that name in a PATH directory.
+ * A heap copy (free it), or NULL with *err an errno (ENOENT: none found,
+ * EACCES: one found but not executable). */
+char *rec_cli_program_find(const char *name, int *err);
+/* What path is, for a tool that runs it with LD_PRELOAD (rec-record):
+ * a dynamically linked ELF executable (PT_INTERP), a static one (no
+ * dynamic loader: LD_PRELOAD cannot work), not ELF (a script: its
+ * interpreter runs), set-uid or set-gid (the loader ignores LD_PRELOAD in
+ * secure-execution mode), or unreadable (*err is errno). */
+typedef enum {
+	REC_PROGRAM_DYNAMIC,
+	REC_PROGRAM_STATIC,
+	REC_PROGRAM_NOT_ELF,
+	REC_PROGRAM_SETUID,
+	REC_PROGRAM_SETGID,
+	REC_PROGRAM_UNREADABLE
+} rec_cli_program_kind;
+rec_cli_program_kind rec_cli_program_check(const char *path, int *err);
+
+
 /* ---- event-type selections ---------------------------------------------------
  * Every option that names event types (rec-print --events and --categories,
  * rec-flame --event, rec-scrub --include-events and --exclude-events) goes

@@ -185,4 +185,24 @@ int rec_report_findings(const rec_report_tool_opts *o, const rec_cli_input *in, 
 int rec_report_run(const rec_report_tool_opts *o, const rec_cli_input *in, size_t n, FILE *out,
 		   FILE *err);
 
+/* ---- rec-record ---- */
+/* Option values as given (NULL: not given); rec_record_run checks them. */
+typedef struct rec_record_opts {
+	const char *output;          /* -o FILE; NULL: PROGRAM-PID.rec in the current directory */
+	const char *events;          /* --events LIST (the recorder's grammar, ',' between) */
+	bool flight;                 /* --flight */
+	const char *max_age, *max_size; /* with --flight: DUR, SIZE */
+	const char *duration;        /* --duration DUR */
+	const char *cpu_hz, *wall_hz; /* --cpu HZ, --wall HZ */
+	const char *alloc_interval;  /* --alloc-interval SIZE */
+	const char *io_threshold;    /* --io-threshold DUR */
+	bool follow_forks, quiet;
+} rec_record_opts;
+/* Runs argv (PROGRAM and its arguments, argv[0] found on PATH) under the
+ * preload library, waits for it and reports the recording on err.  Returns
+ * the program's exit status (128 + N when signal N killed it), or
+ * REC_EXIT_USAGE after the message when it could not be started.  rec-record
+ * writes nothing on standard output (the program's). */
+int rec_record_run(const rec_record_opts *o, char *const argv[], FILE *err);
+
 #endif /* REC_TOOLS_TOOLS_H */

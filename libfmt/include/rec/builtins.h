@@ -44,12 +44,14 @@ extern "C" {
 #define REC_TYPE_ID_FREE 20u       /* rec.Free */
 #define REC_TYPE_ID_CPU_SAMPLE 21u /* rec.CPUSample */
 #define REC_TYPE_ID_COND_WAIT 22u  /* rec.CondWait */
+#define REC_TYPE_ID_IO 23u         /* rec.IO (the preload library's I/O interposers) */
 
 /* Default thresholds (the options' events list overrides them, e.g.
  * "rec.LockWait:threshold=1ms"). */
 #define REC_LOCK_WAIT_THRESHOLD_NS 10000u /* 10 us */
 #define REC_SLEEP_THRESHOLD_NS 0u         /* every sleep */
 #define REC_COND_WAIT_THRESHOLD_NS 0u     /* every condition wait ("rec.CondWait:threshold=") */
+#define REC_IO_THRESHOLD_NS 10000000u     /* 10 ms, like JFR's socket and file events */
 
 /* ------------------------------------------------------------------------ */
 /* Locks                                                                    */

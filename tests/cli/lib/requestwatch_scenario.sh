@@ -11,7 +11,11 @@
 #
 #   rw_start REC_FILE [ARG...]
 #                       start requestwatch --port 0 ARG... recording to REC_FILE, wait
-#                       (15 s max) until it prints "listening on 127.0.0.1:PORT"
+#                       (15 s max) until it prints "listening on 127.0.0.1:PORT";
+#                       with rw_plain=1 the plain build, unmodified, under
+#                       rec-record "${rw_record_opts[@]}" -o REC_FILE
+#                       (requestwatch-plain, without rec: issue 18; rec-record's
+#                       report at the end goes to $work/server.err)
 #   burst N PATH        N concurrent GET requests to PATH, sent at the same
 #                       moment (one curl process with --parallel; without curl,
 #                       bash's /dev/tcp: all connections opened first, then
@@ -20,9 +24,11 @@
 #                       prints "   PATH -> HTTP STATUS in SECONDS s" per
 #                       request (" in SECONDS s" only with curl).  20 s cap.
 #                       REC_TEST_NO_CURL=1 forces the /dev/tcp client.
-#   rw_stop             SIGINT, wait (15 s max) for the exit, fail unless the
-#                       exit status is 0
+#   rw_stop             SIGINT (SIGTERM with rw_plain=1: rec-record passes it on,
+#                       SIGINT is the terminal's to send), wait (15 s max) for
+#                       the exit, fail unless the exit status is 0
 #   rw_kill             (EXIT traps) SIGKILL the server and its timeout(1) wrapper
+#                       (and rec-record between them)
 
 # _rw_burst N PATH: the requests; one line "PATH STATUS SECONDS" per request
 # (SECONDS is "-" without curl).
@@ -65,7 +71,12 @@ burst() {
 rw_start() {
 	local rec=$1
 	shift
-	REC_OUTPUT="$rec" timeout 120 "$BIN/requestwatch" --port 0 "$@" >"$work/server.out" 2>"$work/server.err" &
+	if [ "${rw_plain:-0}" = 1 ]; then
+		timeout 120 "$BIN/rec-record" "${rw_record_opts[@]}" -o "$rec" -- \
+			"$BIN/requestwatch-plain" --port 0 "$@" >"$work/server.out" 2>"$work/server.err" &
+	else
+		REC_OUTPUT="$rec" timeout 120 "$BIN/requestwatch" --port 0 "$@" >"$work/server.out" 2>"$work/server.err" &
+	fi
 	server_pid=$!
 	port=
 	for _ in $(seq 1 150); do
@@ -79,16 +90,21 @@ rw_start() {
 
 # rw_kill: for the caller's EXIT trap: SIGKILL the server if still running.
 # rw_start runs it under timeout(1), which does not pass SIGKILL on, so the
-# child goes first (killing only timeout would leave requestwatch running).
+# children go first (killing only timeout would leave requestwatch running),
+# and theirs (rec-record's requestwatch-plain) before them.
+_rw_kill_tree() {
+	local c
+	for c in $(pgrep -P "$1" 2>/dev/null); do _rw_kill_tree "$c"; done
+	kill -KILL "$1" 2>/dev/null || true
+}
 rw_kill() {
 	[ -n "${server_pid:-}" ] || return 0
-	pkill -KILL -P "$server_pid" 2>/dev/null || true
-	kill -KILL "$server_pid" 2>/dev/null || true
+	_rw_kill_tree "$server_pid"
 }
 
 rw_stop() {
 	local rc=0
-	kill -INT "$server_pid"
+	if [ "${rw_plain:-0}" = 1 ]; then kill -TERM "$server_pid"; else kill -INT "$server_pid"; fi
 	for _ in $(seq 1 150); do
 		kill -0 "$server_pid" 2>/dev/null || break
 		sleep 0.1

@@ -1,0 +1,45 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * bootstrap_alloc.c - memory for the allocations made while the real malloc
+ * is not known yet (dlsym's own, while real.c resolves it): a static arena
+ * handed out by an atomic bump pointer, each block after a 16-byte header
+ * that keeps its size (for realloc).  free() recognises these blocks by
+ * address and leaves them; they are few and small (dlsym's error buffer).
+ */
+#include "preload/preload_internal.h"
+
+#include <stdint.h>
+
+#define BOOT_SIZE (64u * 1024u)
+#define HDR 16u
+
+static _Alignas(64) unsigned char arena[BOOT_SIZE];
+static size_t used;
+
+void *rec_boot_alloc(size_t size, size_t align)
+{
+	if (align < HDR)
+		align = HDR;
+	if (size > BOOT_SIZE || align > 4096)
+		return NULL;
+	size_t cur = __atomic_load_n(&used, __ATOMIC_RELAXED), start, end;
+	do {
+		start = (cur + HDR + align - 1) & ~(align - 1);
+		end = start + ((size + HDR - 1) & ~(size_t)(HDR - 1));
+		if (end > BOOT_SIZE)
+			return NULL;
+	} while (!__atomic_compare_exchange_n(&used, &cur, end, 1, __ATOMIC_RELAXED,
+					      __ATOMIC_RELAXED));
+	*(size_t *)(void *)&arena[start - HDR] = size;
+	return &arena[start]; /* zero: the arena is never reused */
+}
+
+int rec_boot_owns(const void *p)
+{
+	return (const unsigned char *)p >= arena && (const unsigned char *)p < arena + BOOT_SIZE;
+}
+
+size_t rec_boot_size(const void *p)
+{
+	return *(const size_t *)(const void *)((const unsigned char *)p - HDR);
+}

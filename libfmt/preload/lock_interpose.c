@@ -1,0 +1,226 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * lock_interpose.c - pthread_mutex_lock/trylock/timedlock/unlock,
+ * pthread_rwlock_* and pthread_spin_lock for the whole process, with the
+ * bookkeeping of the rec_mutex wrappers (libfmt/record/lock_wrap.c:
+ * rec_lock_acquired_ & co.): a contended acquisition that waited at least
+ * rec.LockWait's threshold is one event with the lock's address, its name
+ * (lock_names.c), the thread that held it when the wait began and a stack;
+ * every (held, acquired) pair of a thread is one rec.LockOrder.
+ *
+ * Uncontended path: trylock, then the held-lock push (a TLS stack; names
+ * are looked up only when an event is written).  Contended path: read the holder, take
+ * the time, block in the real function, take the time again.
+ *
+ * The holder: glibc keeps the owner's tid in the mutex (__data.__owner, set
+ * for every mutex type) and a write-locked rwlock's writer
+ * (__data.__cur_writer); a rwlock held by readers has no owner (0, unknown).
+ * Spinlocks have no owner (0) and are not on the held-lock stack (their
+ * unlock is not interposed), so they take part in no rec.LockOrder.
+ */
+#include "preload/preload_internal.h"
+#include "record/stack_internal.h"
+
+#include <errno.h>
+
+/* The lock is now held by the calling thread (inside the recorder). */
+static inline void took(const void *lock)
+{
+	rec_in_recorder_++;
+	rec_lock_acquired_(lock, NULL); /* named when an event needs it (lock_names.c's hook) */
+	rec_in_recorder_--;
+}
+
+static inline int got(int rc)
+{
+	return rc == 0 || rc == EOWNERDEAD;
+}
+
+/* After a contended wait that began at t0 (on: rec.LockWait is on) and
+ * acquired the lock: the event, then the bookkeeping. */
+static __attribute__((noinline)) void waited(const void *lock, uint64_t holder, unsigned kind,
+					     int on, uint64_t t0, uintptr_t caller, int stack)
+{
+	rec_in_recorder_++;
+	if (on)
+		rec_lock_wait_end_(lock, rec_lock_name(lock, caller), holder, kind, t0);
+	if (stack)
+		rec_lock_acquired_(lock, NULL);
+	rec_in_recorder_--;
+}
+
+static inline int wait_begin(uint64_t *t0)
+{
+	rec_in_recorder_++;
+	int on = rec_lock_wait_begin_(t0);
+	rec_in_recorder_--;
+	return on;
+}
+
+static inline uint64_t mutex_owner(const pthread_mutex_t *m)
+{
+	return (uint32_t)__atomic_load_n(&m->__data.__owner, __ATOMIC_RELAXED);
+}
+
+static inline uint64_t rwlock_writer(const pthread_rwlock_t *l)
+{
+	return (uint32_t)__atomic_load_n(&l->__data.__cur_writer, __ATOMIC_RELAXED);
+}
+
+/* ---- mutex ------------------------------------------------------------------ */
+
+static __attribute__((noinline)) int mutex_contended(pthread_mutex_t *m,
+						     const struct timespec *abstime,
+						     uintptr_t caller)
+{
+	uint64_t holder = mutex_owner(m), t0 = 0;
+	int on = wait_begin(&t0);
+	int rc = abstime ? rec_real_.mutex_timedlock(m, abstime) : rec_real_.mutex_lock(m);
+	if (got(rc))
+		waited(m, holder, 0, on, t0, caller, 1);
+	return rc;
+}
+
+REC_PRELOAD_API int pthread_mutex_lock(pthread_mutex_t *m)
+{
+	rec_preload_ensure();
+	if (!rec_preload_active())
+		return rec_real_.mutex_lock(m);
+	int rc = rec_real_.mutex_trylock(m);
+	if (__builtin_expect(got(rc), 1)) {
+		took(m);
+		return rc;
+	}
+	return mutex_contended(m, NULL, (uintptr_t)__builtin_return_address(0));
+}
+
+REC_PRELOAD_API int pthread_mutex_timedlock(pthread_mutex_t *m, const struct timespec *abstime)
+{
+	rec_preload_ensure();
+	if (!rec_preload_active())
+		return rec_real_.mutex_timedlock(m, abstime);
+	int rc = rec_real_.mutex_trylock(m);
+	if (got(rc)) {
+		took(m);
+		return rc;
+	}
+	return mutex_contended(m, abstime, (uintptr_t)__builtin_return_address(0));
+}
+
+REC_PRELOAD_API int pthread_mutex_trylock(pthread_mutex_t *m)
+{
+	rec_preload_ensure();
+	int rc = rec_real_.mutex_trylock(m);
+	if (got(rc) && rec_preload_active())
+		took(m);
+	return rc;
+}
+
+REC_PRELOAD_API int pthread_mutex_unlock(pthread_mutex_t *m)
+{
+	rec_preload_ensure();
+	if (rec_preload_active())
+		(void)rec_lock_released_(m);
+	return rec_real_.mutex_unlock(m);
+}
+
+/* ---- rwlock ----------------------------------------------------------------- */
+
+static __attribute__((noinline)) int rw_contended(pthread_rwlock_t *l, int write,
+						  const struct timespec *abstime, uintptr_t caller)
+{
+	uint64_t holder = rwlock_writer(l), t0 = 0;
+	int on = wait_begin(&t0);
+	int rc;
+	if (abstime)
+		rc = write ? rec_real_.rw_timedwrlock(l, abstime) : rec_real_.rw_timedrdlock(l, abstime);
+	else
+		rc = write ? rec_real_.rw_wrlock(l) : rec_real_.rw_rdlock(l);
+	if (rc == 0)
+		waited(l, holder, write ? 2 : 1, on, t0, caller, 1);
+	return rc;
+}
+
+static inline int rw_lock(pthread_rwlock_t *l, int write, const struct timespec *abstime,
+			  uintptr_t caller)
+{
+	rec_preload_ensure();
+	if (!rec_preload_active()) {
+		if (abstime)
+			return write ? rec_real_.rw_timedwrlock(l, abstime)
+				     : rec_real_.rw_timedrdlock(l, abstime);
+		return write ? rec_real_.rw_wrlock(l) : rec_real_.rw_rdlock(l);
+	}
+	int rc = write ? rec_real_.rw_trywrlock(l) : rec_real_.rw_tryrdlock(l);
+	if (__builtin_expect(rc == 0, 1)) {
+		took(l);
+		return 0;
+	}
+	if (rc != EBUSY) /* EAGAIN (too many readers), EDEADLK: as the lock says */
+		return rc;
+	return rw_contended(l, write, abstime, caller);
+}
+
+REC_PRELOAD_API int pthread_rwlock_rdlock(pthread_rwlock_t *l)
+{
+	return rw_lock(l, 0, NULL, (uintptr_t)__builtin_return_address(0));
+}
+
+REC_PRELOAD_API int pthread_rwlock_wrlock(pthread_rwlock_t *l)
+{
+	return rw_lock(l, 1, NULL, (uintptr_t)__builtin_return_address(0));
+}
+
+REC_PRELOAD_API int pthread_rwlock_timedrdlock(pthread_rwlock_t *l, const struct timespec *t)
+{
+	return rw_lock(l, 0, t, (uintptr_t)__builtin_return_address(0));
+}
+
+REC_PRELOAD_API int pthread_rwlock_timedwrlock(pthread_rwlock_t *l, const struct timespec *t)
+{
+	return rw_lock(l, 1, t, (uintptr_t)__builtin_return_address(0));
+}
+
+REC_PRELOAD_API int pthread_rwlock_tryrdlock(pthread_rwlock_t *l)
+{
+	rec_preload_ensure();
+	int rc = rec_real_.rw_tryrdlock(l);
+	if (rc == 0 && rec_preload_active())
+		took(l);
+	return rc;
+}
+
+REC_PRELOAD_API int pthread_rwlock_trywrlock(pthread_rwlock_t *l)
+{
+	rec_preload_ensure();
+	int rc = rec_real_.rw_trywrlock(l);
+	if (rc == 0 && rec_preload_active())
+		took(l);
+	return rc;
+}
+
+REC_PRELOAD_API int pthread_rwlock_unlock(pthread_rwlock_t *l)
+{
+	rec_preload_ensure();
+	if (rec_preload_active())
+		(void)rec_lock_released_(l);
+	return rec_real_.rw_unlock(l);
+}
+
+/* ---- spinlock --------------------------------------------------------------- */
+
+REC_PRELOAD_API int pthread_spin_lock(pthread_spinlock_t *s)
+{
+	rec_preload_ensure();
+	if (!rec_preload_active())
+		return rec_real_.spin_lock(s);
+	int rc = rec_real_.spin_trylock(s);
+	if (__builtin_expect(rc != EBUSY, 1))
+		return rc;
+	uint64_t t0 = 0;
+	int on = wait_begin(&t0);
+	rc = rec_real_.spin_lock(s);
+	if (rc == 0)
+		waited((const void *)s, 0, 0, on, t0, (uintptr_t)__builtin_return_address(0), 0);
+	return rc;
+}

@@ -1,0 +1,165 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * preload.c - librec-preload.so: record a program that knows nothing of rec.
+ *
+ * CONTRACT (rec-record, tools/rec-record.c, builds on exactly this):
+ *   LD_PRELOAD=<absolute path of librec-preload.so>, prepended to any
+ *     LD_PRELOAD the program already has (':' between);
+ *   REC_OUTPUT=<absolute path> of the recording ("%p" is replaced by the
+ *     pid, as for librec);
+ *   REC_OPTIONS=the grammar of rec_recorder_options_parse (recorder.h:
+ *     key=value entries separated by ',', events=LIST with ';' between its
+ *     entries, flight=on, maxage=, maxsize=, quiet=...) and the process-wide
+ *     keys (env.c), REC_OPTIONS-only like quiet:
+ *       cpu=HZ     CPU sampling rate, 0 = off (default 100 Hz: one sample
+ *                  per 10 ms of a thread's CPU time);
+ *       alloc=SIZE mean bytes between allocation samples, 0 = off
+ *                  (default 512KiB);
+ *       io=DUR     the blocking I/O threshold (rec.IO; default 10ms);
+ *       forks=off  a forked child is not recorded (the default, and the
+ *                  only value: forks=on is rejected as not implemented).
+ *     wall= and duration= are rejected with a message saying they are not
+ *     implemented.  A bad key or value: one line on stderr saying what
+ *     is wrong, and nothing is recorded (the program runs).
+ *   REC_PRELOAD_RECORDING_PID removed from the environment (this library
+ *     sets it for the programs a recording process execs: a process that
+ *     finds another pid there does not record);
+ *   Installed at $(PREFIX)/lib/rec/librec-preload.so; built at
+ *   build/lib/librec-preload.so (rec-record looks at ../lib/ beside its own
+ *   executable first).
+ *
+ * The library holds the recorder (the library objects, as librec.so) and
+ * the interposers (one file each: real.c finds the real functions,
+ * bootstrap_alloc.c serves dlsym's allocations, alloc_interpose.c,
+ * lock_interpose.c, cond_interpose.c, sleep_interpose.c,
+ * thread_interpose.c, io_interpose.c, fd_guard.c, sigprof_guard.c,
+ * lock_names.c).  This file starts the default recorder
+ * from REC_OUTPUT/REC_OPTIONS exactly as librec's constructor does
+ * (env.c's rec_env_start_), first of the library's constructors, inside
+ * the recorder (the main thread stays inside until the program starts, at
+ * __libc_start_main, which this file interposes): the background thread the recorder starts is inside it for
+ * its whole life, so the recorder's own allocations, locks and sleeps are
+ * never recorded and never recurse into the interposers.  At exit a handler
+ * registered after env.c's puts the exiting thread inside the recorder
+ * before env.c's closes the recording.
+ *
+ * A fork child is not recorded (the recorder abandons its recording in the
+ * child, thread.c's atfork_child): its interposers only call the real
+ * functions.  An exec'd program gets the preload again through LD_PRELOAD,
+ * which stays in the environment, but does not record: the recording
+ * process puts its pid in REC_PRELOAD_RECORDING_PID, and a process with
+ * another pid there records nothing (so system() and popen() do not
+ * truncate the parent's file).  A program that execs itself without
+ * forking (same pid) records again, into REC_OUTPUT anew.
+ */
+#include "preload/preload_internal.h"
+#include "rec/builtins.h"
+#include "record/recorder_internal.h"
+#include "record/stack_internal.h"
+
+#include <dlfcn.h>
+#include <link.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* The pid of the process that records, for the programs it execs. */
+#define OWNER_ENV "REC_PRELOAD_RECORDING_PID"
+
+int rec_preload_on_;
+rec_recorder *rec_preload_recorder_;
+
+static void at_exit(void)
+{
+	/* This thread closes the recording next (env.c's handler): from here
+	 * on nothing it does is recorded, and the interposers of the other
+	 * threads let the recorder close. */
+	rec_in_recorder_ = 1;
+	__atomic_store_n(&rec_preload_on_, 0, __ATOMIC_RELAXED);
+}
+
+static void fork_child(void)
+{
+	__atomic_store_n(&rec_preload_on_, 0, __ATOMIC_RELAXED);
+}
+
+/* First of the library's constructors: the main thread is inside the
+ * recorder from here until the program's own start (__libc_start_main
+ * below), so the library objects' constructors (metrics, sampler, env.c)
+ * and those of libraries loaded with the program run unrecorded. */
+/* The range of this library's code: its frames are dropped from the top
+ * of event stacks (intern.c). */
+static int text_cb(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	(void)size;
+	const uintptr_t me = (uintptr_t)arg;
+	for (int i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		uintptr_t lo = info->dlpi_addr + ph->p_vaddr, hi = lo + ph->p_memsz;
+		if (ph->p_type == PT_LOAD && (ph->p_flags & PF_X) && me >= lo && me < hi) {
+			rec_stack_hide_lo_ = lo;
+			rec_stack_hide_hi_ = hi;
+			return 1;
+		}
+	}
+	return 0;
+}
+
+__attribute__((constructor(101))) static void preload_start(void)
+{
+	rec_preload_resolve();
+	dl_iterate_phdr(text_cb, (void *)(uintptr_t)&text_cb);
+	rec_in_recorder_ = 1;
+	/* A program this process (or one of its fork children) exec'd inherits
+	 * LD_PRELOAD and REC_OUTPUT: it must not record (forks=off), and above
+	 * all not truncate the recording of its parent at the same path. */
+	const char *owner = getenv(OWNER_ENV);
+	char pid[24];
+	snprintf(pid, sizeof pid, "%ld", (long)getpid());
+	int record = owner == NULL || strcmp(owner, pid) == 0;
+	rec_env_start_(record);
+	if (record && rec_recorder_default() != NULL)
+		(void)setenv(OWNER_ENV, pid, 1);
+	rec_recorder *r = rec_recorder_default();
+	if (r != NULL) {
+		(void)rec_recorder_attach_thread(r);
+		(void)rec_cpu_sampler_attach_thread();
+		(void)pthread_atfork(NULL, NULL, fork_child);
+		atexit(at_exit);
+		rec_preload_recorder_ = r;
+		__atomic_store_n(&rec_preload_on_, 1, __ATOMIC_RELEASE);
+	}
+}
+
+typedef int (*main_fn)(int, char **, char **);
+typedef int (*start_main_fn)(main_fn, int, char **, void (*)(void), void (*)(void),
+			     void (*)(void), void *);
+
+/* The program starts (its _start calls this): its constructors and main
+ * run recorded.  A program that does not start through glibc's
+ * __libc_start_main leaves its main thread unrecorded. */
+REC_PRELOAD_API int __libc_start_main(main_fn main, int argc, char **argv, void (*init)(void),
+				      void (*fini)(void), void (*rtld_fini)(void), void *stack_end);
+int __libc_start_main(main_fn main, int argc, char **argv, void (*init)(void), void (*fini)(void),
+		      void (*rtld_fini)(void), void *stack_end)
+{
+	start_main_fn real = (start_main_fn)dlsym(RTLD_NEXT, "__libc_start_main");
+	rec_in_recorder_ = 0;
+	return real(main, argc, argv, init, fini, rtld_fini, stack_end);
+}
+
+/* _exit skips the atexit handlers: close the recording first, as exit
+ * would (not in a fork child: it does not record, and its parent's
+ * recording is not its to close). */
+REC_PRELOAD_API void _exit(int status)
+{
+	static void (*real)(int) __attribute__((noreturn));
+	if (real == NULL)
+		*(void **)&real = dlsym(RTLD_NEXT, "_exit");
+	if (__atomic_exchange_n(&rec_preload_on_, 0, __ATOMIC_RELAXED)) {
+		rec_in_recorder_ = 1;
+		rec_env_stop_();
+	}
+	real(status);
+}

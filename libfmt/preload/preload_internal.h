@@ -1,0 +1,129 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * preload_internal.h - what the files of the preload library share: the real
+ * functions (real.c), the per-thread "inside the recorder" flag, the
+ * bootstrap allocator (bootstrap_alloc.c) and lock names (lock_names.c).
+ * Never installed.
+ */
+#ifndef LIBREC_PRELOAD_INTERNAL_H
+#define LIBREC_PRELOAD_INTERNAL_H
+
+#include <pthread.h>
+#include <signal.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/socket.h>
+#include <sys/types.h>
+#include <sys/uio.h>
+#include <time.h>
+
+#define REC_PRELOAD_API __attribute__((visibility("default")))
+
+/* The next definitions of the interposed functions (libc's, or another
+ * preloaded library's), from dlsym(RTLD_NEXT) / dlvsym; filled by
+ * rec_preload_resolve() (real.c) on the first interposed call. */
+typedef struct rec_real {
+	void *(*malloc)(size_t);
+	void *(*calloc)(size_t, size_t);
+	void *(*realloc)(void *, size_t);
+	void (*free)(void *);
+	int (*posix_memalign)(void **, size_t, size_t);
+	void *(*aligned_alloc)(size_t, size_t);
+	void *(*memalign)(size_t, size_t);
+	void *(*valloc)(size_t);
+	void *(*pvalloc)(size_t);
+	int (*mutex_lock)(pthread_mutex_t *);
+	int (*mutex_trylock)(pthread_mutex_t *);
+	int (*mutex_timedlock)(pthread_mutex_t *, const struct timespec *);
+	int (*mutex_unlock)(pthread_mutex_t *);
+	int (*rw_rdlock)(pthread_rwlock_t *);
+	int (*rw_wrlock)(pthread_rwlock_t *);
+	int (*rw_tryrdlock)(pthread_rwlock_t *);
+	int (*rw_trywrlock)(pthread_rwlock_t *);
+	int (*rw_timedrdlock)(pthread_rwlock_t *, const struct timespec *);
+	int (*rw_timedwrlock)(pthread_rwlock_t *, const struct timespec *);
+	int (*rw_unlock)(pthread_rwlock_t *);
+	int (*spin_lock)(pthread_spinlock_t *);
+	int (*spin_trylock)(pthread_spinlock_t *);
+	int (*cond_wait)(pthread_cond_t *, pthread_mutex_t *);          /* GLIBC_2.3.2 */
+	int (*cond_timedwait)(pthread_cond_t *, pthread_mutex_t *, const struct timespec *);
+	int (*cond_clockwait)(pthread_cond_t *, pthread_mutex_t *, clockid_t,
+			      const struct timespec *);
+	int (*cond_wait_old)(pthread_cond_t *, pthread_mutex_t *);      /* GLIBC_2.2.5 */
+	int (*cond_timedwait_old)(pthread_cond_t *, pthread_mutex_t *, const struct timespec *);
+	int (*nanosleep)(const struct timespec *, struct timespec *);
+	int (*clock_nanosleep)(clockid_t, int, const struct timespec *, struct timespec *);
+	int (*usleep)(unsigned);
+	unsigned (*sleep)(unsigned);
+	int (*pthread_create)(pthread_t *, const pthread_attr_t *, void *(*)(void *), void *);
+	void (*pthread_exit)(void *) __attribute__((noreturn));
+	int (*pthread_setname_np)(pthread_t, const char *);
+	pid_t (*fork)(void);
+	int (*close)(int);
+	int (*close_range)(unsigned, unsigned, int);
+	int (*sigaction)(int, const struct sigaction *, struct sigaction *);
+	sighandler_t (*signal)(int, sighandler_t);
+	ssize_t (*read)(int, void *, size_t);
+	ssize_t (*write)(int, const void *, size_t);
+	ssize_t (*pread)(int, void *, size_t, off_t);
+	ssize_t (*pwrite)(int, const void *, size_t, off_t);
+	ssize_t (*readv)(int, const struct iovec *, int);
+	ssize_t (*writev)(int, const struct iovec *, int);
+	ssize_t (*recv)(int, void *, size_t, int);
+	ssize_t (*recvfrom)(int, void *, size_t, int, struct sockaddr *, socklen_t *);
+	ssize_t (*recvmsg)(int, struct msghdr *, int);
+	ssize_t (*send)(int, const void *, size_t, int);
+	ssize_t (*sendto)(int, const void *, size_t, int, const struct sockaddr *, socklen_t);
+	ssize_t (*sendmsg)(int, const struct msghdr *, int);
+	int (*accept)(int, struct sockaddr *, socklen_t *);
+	int (*accept4)(int, struct sockaddr *, socklen_t *, int);
+	int (*connect)(int, const struct sockaddr *, socklen_t);
+} rec_real;
+
+extern rec_real rec_real_;
+extern int rec_real_ready_; /* rec_real_ is filled */
+
+/* Fill rec_real_ (once; allocations dlsym makes meanwhile go to the
+ * bootstrap allocator). */
+void rec_preload_resolve(void);
+static inline void rec_preload_ensure(void)
+{
+	if (__builtin_expect(!__atomic_load_n(&rec_real_ready_, __ATOMIC_ACQUIRE), 0))
+		rec_preload_resolve();
+}
+
+/* Set while the thread runs the recorder's code, or resolves the real
+ * functions: interposers then call the real function and record nothing.
+ * The recorder's background thread has it from its start (pthread_create
+ * made under it passes it on), a program thread while an interposer calls
+ * into the recorder.  A count, since recorder code may nest. */
+extern __thread unsigned rec_in_recorder_ __attribute__((tls_model("initial-exec")));
+/* 1 once the default recorder is open and recording (preload.c); 0 again
+ * in a fork child and from exit on. */
+extern int rec_preload_on_;
+/* That recorder (valid while rec_preload_on_ is 1). */
+extern struct rec_recorder *rec_preload_recorder_;
+
+/* Record in this thread now: the recorder is on and the thread is not
+ * inside it. */
+static inline int rec_preload_active(void)
+{
+	return __builtin_expect(__atomic_load_n(&rec_preload_on_, __ATOMIC_RELAXED) &&
+					rec_in_recorder_ == 0,
+				1);
+}
+
+/* bootstrap_alloc.c: a small static arena for the allocations made before
+ * the real malloc is known (dlsym's own); its blocks are never freed. */
+void *rec_boot_alloc(size_t size, size_t align);
+int rec_boot_owns(const void *p);
+size_t rec_boot_size(const void *p);
+
+/* lock_names.c: the name of the lock at addr for its events: the symbol
+ * of the program's or a library's data object that contains it
+ * ("quote_cache_lock", "table+64"), else "0x<addr>@FUNCTION" with the
+ * function at caller_pc (the first frame that waited on it), else NULL.
+ * Cached per address; call inside the recorder (it may allocate). */
+const char *rec_lock_name(const void *addr, uintptr_t caller_pc);
+
+#endif /* LIBREC_PRELOAD_INTERNAL_H */

@@ -1,0 +1,49 @@
+#!/usr/bin/env bash
+# Blocking I/O under the preload library (tests/helpers/plain_io.c, without
+# librec): rec.IO for the read on a pipe that waited ~60 ms for 100 bytes
+# (kind pipe), the accept that waited ~50 ms for the loopback client (kind
+# socket, the client's 127.0.0.1:PORT as the program printed it) and the
+# recv of its 5 bytes ~40 ms later; none for the 1000 short preads of a
+# file (under the 10 ms threshold).  With REC_OPTIONS io=1s: none.  The
+# stack starts at the program's main.
+set -uo pipefail
+# shellcheck source=tests/cli/lib/common.sh
+source "$(dirname "$0")/lib/common.sh"
+# shellcheck source=tests/cli/lib/preload.sh
+source "$(dirname "$0")/lib/preload.sh"
+need_exe "$tests/plain_io" "$bin/rec-print"
+
+check() { # NAME WANT(list of call names, in order)
+	python3 - "$tmp/$1.json" "$(value "$1" client_port)" "$2" <<'PY'
+import json, sys
+path, port, want = sys.argv[1], int(sys.argv[2]), sys.argv[3].split()
+ev = [e["values"] for e in json.load(open(path))["recording"]["events"] if e["type"] == "rec.IO"]
+ev.sort(key=lambda v: v["startTime"])
+bad = []
+if [v["call"] for v in ev] != want: bad.append("calls %s, want %s" % ([(v["call"], v["duration"]) for v in ev], want))
+expect = {"read": ("pipe", "", 100, 60), "accept": ("socket", "127.0.0.1:%d" % port, 0, 50),
+          "recv": ("socket", "127.0.0.1:%d" % port, 5, 40)}
+for v in ev:
+    if v["call"] not in expect: continue
+    kind, addr, nbytes, ms = expect[v["call"]]
+    if (v["kind"], v["address"], v["bytes"], v["error"]) != (kind, addr, nbytes, 0):
+        bad.append("%s: %s" % (v["call"], v))
+    if not (ms * 0.9 <= v["duration"] / 1e6 < ms + 1000): bad.append("%s lasted %.1f ms" % (v["call"], v["duration"] / 1e6))
+    frames = [f["function"] for f in (v.get("stackTrace") or {}).get("frames", [])]
+    if frames[:1] != ["main"]: bad.append("%s stack %s" % (v["call"], frames))
+for b in bad: print("FAIL:", b)
+sys.exit(1 if bad else 0)
+PY
+}
+
+for run in "default::read accept recv" "t1s:io=1s:"; do
+	name=${run%%:*} rest=${run#*:}
+	opt=${rest%%:*} want=${rest#*:}
+	preloaded "$name" "$tmp/$name.rec" "$opt" "$tests/plain_io" "$tmp/$name.file"
+	[ "$rc" = 0 ] || fail "$name: exit $rc: $(cat "$tmp/$name.err")"
+	[ "$(value "$name" pipe_bytes)" = 100 ] && [ "$(value "$name" recv_bytes)" = 5 ] ||
+		fail "$name: the program's I/O went wrong: $(cat "$tmp/$name.out")"
+	"$bin/rec-print" --json "$tmp/$name.rec" >"$tmp/$name.json" || fail "$name: rec-print failed"
+	check "$name" "$want" || fail "$name: the rec.IO events are not the program's blocking calls"
+done
+cli_done preload_io

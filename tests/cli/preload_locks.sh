@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# The preload library's other locks (tests/helpers/plain_locks.c, built
+# without librec): rec.LockOrder lock_a -> lock_b named by their symbols;
+# the main thread's read-lock wait on config_rwlock behind thread "writer"
+# (lockKind 1, the writer's tid as the holder, the duration the program
+# measured itself); a condition wait through glibc's old GLIBC_2.2.5
+# pthread_cond_wait (the program works: cond_ok 1; rec.CondWait of ~250 ms
+# in thread "sleeper" on old_cond_lock).
+set -uo pipefail
+# shellcheck source=tests/cli/lib/common.sh
+source "$(dirname "$0")/lib/common.sh"
+# shellcheck source=tests/cli/lib/preload.sh
+source "$(dirname "$0")/lib/preload.sh"
+need_exe "$tests/plain_locks" "$bin/rec-print"
+
+preloaded locks "$tmp/l.rec" "" "$tests/plain_locks"
+[ "$rc" = 0 ] || fail "plain_locks exit $rc: $(cat "$tmp/locks.err")"
+[ "$(value locks cond_ok)" = 1 ] || fail "the old condition variable did not work"
+"$bin/rec-print" --json "$tmp/l.rec" >"$tmp/l.json" || fail "rec-print failed"
+python3 - "$tmp/l.json" "$(value locks main_tid)" "$(value locks writer_tid)" \
+	"$(value locks sleeper_tid)" "$(value locks rd_wait_ms)" <<'PY' ||
+import json, sys
+path, main, writer, sleeper, rd_ms = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4]), float(sys.argv[5])
+ev = json.load(open(path))["recording"]["events"]
+of = lambda t: [e["values"] for e in ev if e["type"] == t]
+bad = []
+lo = [(o["heldName"], o["acquiredName"]) for o in of("rec.LockOrder")]
+if lo != [("lock_a", "lock_b")]: bad.append("lock order %s" % lo)
+rw = [w for w in of("rec.LockWait") if w["lockName"] == "config_rwlock"]
+if len(rw) != 1: bad.append("rwlock waits %s" % of("rec.LockWait"))
+else:
+    w = rw[0]
+    if w["lockKind"] != 1 or w["holderOsThreadId"] != writer or w["eventThread"]["tid"] != main:
+        bad.append("rwlock wait %s" % w)
+    if abs(w["duration"] / 1e6 - rd_ms) > 5 or rd_ms < 100: bad.append("rwlock wait %.1f ms, measured %.1f" % (w["duration"] / 1e6, rd_ms))
+cw = [c for c in of("rec.CondWait") if c["eventThread"]["tid"] == sleeper]
+if len(cw) != 1 or cw[0]["mutexName"] != "old_cond_lock" or not (200 <= cw[0]["duration"] / 1e6 < 3000):
+    bad.append("old cond waits %s" % cw)
+for b in bad: print("FAIL:", b)
+sys.exit(1 if bad else 0)
+PY
+	fail "the recording does not tell what the program did"
+cli_done preload_locks

@@ -1,0 +1,48 @@
+#!/usr/bin/env bash
+# A real program nobody here wrote (issue 18): Debian's memcached, unmodified
+# and multithreaded (-t 4: 4 mc-worker threads and its maintenance threads),
+# run twice on 127.0.0.1 under the same load, once alone and once under
+# rec-record: memcaslap (libmemcached-tools) for 3 s, 2 threads x 16
+# connections, 90 % get / 10 % set, verifying 10 % of the values read.
+# Both ways memcached must keep working: memcaslap reports no failed or
+# missed verification, a value set is read back byte for byte, and SIGTERM
+# ends it with the same exit status as without rec-record.  Its recording:
+# one run of memcached's pid, closed cleanly; its threads by name (mc-worker
+# x 4, and 2 of its maintenance threads: a thread is named by its events,
+# and an idle one whose events precede its naming keeps its first name);
+# at least 10 rec.CPUSample events with frames in /usr/bin/memcached
+# (Debian's binary is stripped: addresses, no names); rec.LockWait events
+# (threshold 20 us) on mc-worker threads, where its workers share locks.
+# memcached and libmemcached-tools are installed with apt-get when missing.
+# (redis-server is tests/pending/record_redis.sh.)  tests/cli/lib/servers.sh
+# has the steps.
+#
+# NOT IN THE SUITE YET (tests/run.sh runs tests/cli/*.sh only): it fails on
+# the preload library as of this commit, and moves to tests/cli/ when it
+# passes.  Run it with: BUILD=build REC_BIN=$PWD/build/bin REC_TESTS=$PWD/build/tests \
+#   REC_ROOT=$PWD bash tests/pending/record_memcached.sh
+# What fails (seen 15:15 UTC, on a60bed7's library): the names memcached's
+# main thread gives its workers (pthread_setname_np on another thread) reach
+# the recording for some of them only: 2 or 4 of the 4 mc-worker threads
+# from run to run, the others' late events still under "memcached".  The
+# rest passes: exit status 0 both ways, memcaslap's values verified (187,217
+# operations in 3 s under rec-record, 255,594 without), 66 rec.LockWait
+# events on mc-worker threads (locks named by address: the binary is
+# stripped), CPU samples (29 of 161 with frames in /usr/bin/memcached).
+set -uo pipefail
+# shellcheck source=tests/cli/lib/common.sh
+source "$(dirname "$0")/../cli/lib/common.sh"
+# shellcheck source=tests/cli/lib/servers.sh
+source "$(dirname "$0")/../cli/lib/servers.sh"
+servers_setup memcached libmemcached-tools
+
+mc_rc=x
+run_memcached plain
+mc_plain=$mc_rc
+run_memcached rec
+[ "$mc_rc" = "$mc_plain" ] || fail "memcached's exit status after SIGTERM: $mc_rc under rec-record, $mc_plain without"
+echo "exit status after SIGTERM: memcached $mc_plain without rec-record, $mc_rc with it"
+check_recording "$tmp/memcached.rec" "$mc_pid" memcached \
+	'{"threads": {"mc-worker": 4}, "some_threads": {"names": ["mc-lrumaint", "mc-slabmaint", "mc-assocmaint", "mc-itemcrawler", "mc-log", "mc-conncheck"], "at_least": 2}, "waits": {"rec.LockWait": "mc-worker"}}'
+
+cli_done record_memcached
