@@ -303,7 +303,7 @@ static char *output_path(const rec_record_opts *o, const char *program, pid_t pi
 	if (o->output)
 		snprintf(name, sizeof name, "%s", o->output);
 	else
-		snprintf(name, sizeof name, "%s-%ld.rec", rec_cli_base_name(program), (long)pid);
+		snprintf(name, sizeof name, "%s-%ld.rec", basename(program), (long)pid);
 	if (name[0] == '/')
 		return rec_cli_xstrdup(name);
 	char cwd[PATH_MAX];
