@@ -297,8 +297,6 @@ static const view_sql view_sqls[] = {
 static const struct { const char *view, *why; } no_sql[] = {
 	{ "requests", "it splits each span by what its thread did inside it (an interval join "
 		      "over every event table and the CPU samples' stacks): not written yet" },
-	{ "hot-functions", "self and total time per function need each stack's distinct frames "
-			   "(a function on a stack twice counts once): not written yet" },
 	{ "live-heap", "it pairs each rec.Alloc with the rec.Free of its address in time order, "
 		       "which one SQL query over the two tables does not do faithfully" },
 	{ "startup", "it joins the time before the first span of a type with several event "

@@ -9,16 +9,18 @@
 #     with its built-in events): latency --type app.Request (alone, --by
 #     path, --by status: an integer field), latency --type app.Wait --by
 #     lockName, allocation-by-site, contention-by-lock, contention-by-site,
-#     sleeps-by-site (sites: a function, a rec_ frame skipped, a frame
-#     without a function, a stack of rec_ frames only, no stack; an unnamed
-#     lock); the counts sum to the generator's truth (800 requests, 80
-#     waits, 48 allocations whose bytes are the weights, not the sizes: the
-#     SQL summing size gives the sizes' sum, 48 lock waits, 32 sleeps);
+#     sleeps-by-site, hot-functions (sites: a function, a rec_ frame
+#     skipped, a frame without a function, a stack of rec_ frames only, no
+#     stack; an unnamed lock; a function with ';', one twice on a stack);
+#     the counts sum to the generator's truth (800 requests, 80 waits, 48
+#     allocations whose bytes are the weights, not the sizes: the SQL
+#     summing size gives the sizes' sum, 48 lock waits, 32 sleeps, 48 CPU
+#     samples and their CPU time);
 #   - the demo scenario (the real requestwatch, as tests/cli/sql_demo.sh):
 #     contention-by-lock (quote-cache-lock, 3 waits), latency --type
 #     app.Request --by path (10 requests), latency --type rec.LockWait,
 #     allocation-by-site (its SQL joins rec_Alloc, stacks and frames),
-#     contention-by-site, sleeps-by-site;
+#     contention-by-site, sleeps-by-site (the demo records no CPU samples);
 #   - the comparison itself fails on one number changed by one;
 #   - views without SQL exit 2 saying why; latency without --type exits 2.
 # DuckDB: lib/duckdb.sh (REC_SKIP_DUCKDB=1 skips the test without it).
@@ -64,7 +66,7 @@ def num(v):
         return int(v)
     return v
 def norm(rows, keys):
-    return [tuple(str(r[k]) if k in ("by", "lock", "type", "site") else num(r[k]) for k in keys) for r in rows]
+    return [tuple(str(r[k]) if k in ("by", "lock", "type", "site", "function") else num(r[k]) for k in keys) for r in rows]
 for case in cases:
     args = case.split()
     view, opts = args[0], args[1:]
@@ -100,7 +102,7 @@ for case in cases:
             failures.append("%s: %s sums to %d, the truth is %d" % (case, col, n, t))
     # the comparison sees one number off by one
     if want:
-        i = next(i for i, k in enumerate(keys) if k not in ("by", "lock", "type", "site"))
+        i = next(i for i, k in enumerate(keys) if k not in ("by", "lock", "type", "site", "function"))
         bad = [list(r) for r in got_sqlite]
         bad[-1][i] += 1
         if [tuple(r) for r in bad] == want:
@@ -120,10 +122,11 @@ timeout 120 "$bin/rec-export" --format parquet -o "$tmp/gen_ds" "$gen" >/dev/nul
 check "$gen" "$tmp/gen_ds" "{'latency --type app.Request': {'count': $requests},
 	'latency --type app.Request --by path': {'count': $requests}, 'latency --type app.Wait --by lockName': {'count': $waits},
 	'allocation-by-site': {'allocations': $allocs, 'bytes': $alloc_weight}, 'contention-by-lock': {'waits': $lockwaits},
-	'contention-by-site': {'waits': $lockwaits}, 'sleeps-by-site': {'sleeps': $sleeps}}" \
+	'contention-by-site': {'waits': $lockwaits}, 'sleeps-by-site': {'sleeps': $sleeps},
+	'hot-functions': {'self_samples': $cpu_samples, 'self_cpu': $cpu_ns}}" \
 	"latency --type app.Request" "latency --type app.Request --by path" \
 	"latency --type app.Request --by status" "latency --type app.Wait --by lockName" \
-	"allocation-by-site" "contention-by-lock" "contention-by-site" "sleeps-by-site" ||
+	"allocation-by-site" "contention-by-lock" "contention-by-site" "sleeps-by-site" "hot-functions" ||
 	fail "generated recording: rec-view, rec-sql and DuckDB differ"
 
 # the weights differ from the sizes: the SQL summing size would not pass

@@ -29,8 +29,11 @@
  *   6 rec.LockWait, j = 0..5: duration 2000 (j + 1) + k ns, stack 3 5 1 4 3 5,
  *       lockAddress 0xab00 + 16 (j % 3), lockName "L-a", "L-b" or none (j % 3);
  *   4 rec.Sleep, j = 0..3: duration 1 ms (j + 1) + k ns, stack 1 3 5 none;
- * with frames 4 rec_mutex_lock (librec's own) and 5 (no function,
- * /usr/bin/app+0x1234), stacks 3 = frames 4, 1, 2; 4 = frame 4; 5 = 5, 3.
+ *   6 rec.CPUSample, j = 0..5: stack 1 6 3 none 6 5, period 10 ms + k ns,
+ *       overruns j % 3 (CPU time period x (1 + overruns));
+ * with frames 4 rec_mutex_lock (librec's own), 5 (no function,
+ * /usr/bin/app+0x1234) and 6 "ns;fn", stacks 3 = frames 4, 1, 2; 4 = frame
+ * 4; 5 = 5, 3; 6 = 6, 2, 1, 2 (mid twice).
  * Prints the truth on stdout as NAME=VALUE lines.  Exits 0 on success.
  */
 #include <stdbool.h>
@@ -102,12 +105,17 @@ static const rec_field sleep_fields[] = {
 	{ "requested", "", "", REC_TYPE_U64, REC_UNIT_NANOS },
 	{ "objectAddress", "", "", REC_TYPE_U64, REC_UNIT_ADDRESS },
 };
+static const rec_field cpu_fields[] = {
+	{ "period", "", "", REC_TYPE_U64, REC_UNIT_NANOS },
+	{ "overruns", "", "", REC_TYPE_U32, REC_UNIT_COUNT },
+};
 #define FLAGS_TS (REC_EVENT_HAS_THREAD | REC_EVENT_HAS_STACK)
 #define FLAGS_DTS (REC_EVENT_HAS_DURATION | FLAGS_TS)
 static const rec_type builtin_types[] = {
 	{ REC_TYPE_ID_ALLOC, FLAGS_TS, "rec.Alloc", "", "", "rec/Memory", 4, alloc_fields },
 	{ REC_TYPE_ID_LOCK_WAIT, FLAGS_DTS, "rec.LockWait", "", "", "rec/Locks", 4, lock_fields },
 	{ REC_TYPE_ID_SLEEP, FLAGS_DTS, "rec.Sleep", "", "", "rec/Waits", 3, sleep_fields },
+	{ REC_TYPE_ID_CPU_SAMPLE, FLAGS_TS, "rec.CPUSample", "", "", "rec/Profiling", 2, cpu_fields },
 };
 
 /* The "builtins" events of chunk k (at base), as the header lists them. */
@@ -116,6 +124,7 @@ static void builtin_events(uint64_t base, uint64_t k)
 	static const uint64_t alloc_stack[6] = { 1, 3, 4, 5, 0, 3 };
 	static const uint64_t wait_stack[6] = { 3, 5, 1, 4, 3, 5 };
 	static const uint64_t sleep_stack[4] = { 1, 3, 5, 0 };
+	static const uint64_t cpu_stack[6] = { 1, 6, 3, 0, 6, 5 };
 	static const char *const locks[3] = { "L-a", "L-b", NULL };
 	for (uint64_t i = 0; i < 6; i++) {
 		ck(rec_writer_begin(w, REC_TYPE_ID_ALLOC, base + 600 * MS + i * MS, 0, 1 + i % 2,
@@ -141,6 +150,13 @@ static void builtin_events(uint64_t base, uint64_t k)
 		ck(rec_writer_put_u64(w, str("sleep")), "put");
 		ck(rec_writer_put_u64(w, MS * (j + 1)), "put");
 		ck(rec_writer_put_u64(w, 0), "put");
+		ck(rec_writer_end(w), "end");
+	}
+	for (uint64_t j = 0; j < 6; j++) {
+		ck(rec_writer_begin(w, REC_TYPE_ID_CPU_SAMPLE, base + 850 * MS + j * MS, 0, 1 + j % 2,
+				    cpu_stack[j]), "begin");
+		ck(rec_writer_put_u64(w, 10 * MS + k), "put");
+		ck(rec_writer_put_u64(w, j % 3), "put");
 		ck(rec_writer_end(w), "end");
 	}
 }
@@ -193,10 +209,12 @@ int main(int argc, char **argv)
 	if (builtins) {
 		ck(rec_writer_define_frame(w, 4, str("rec_mutex_lock"), 1, 0x400, 4), "frame");
 		ck(rec_writer_define_frame(w, 5, 0, 1, 0x1234, 0), "frame");
-		const uint64_t s3[3] = { 4, 1, 2 }, s4[1] = { 4 }, s5[2] = { 5, 3 };
+		ck(rec_writer_define_frame(w, 6, str("ns;fn"), 1, 0x600, 8), "frame");
+		const uint64_t s3[3] = { 4, 1, 2 }, s4[1] = { 4 }, s5[2] = { 5, 3 }, s6[4] = { 6, 2, 1, 2 };
 		ck(rec_writer_define_stack(w, 3, 0, s3, 3), "stack");
 		ck(rec_writer_define_stack(w, 4, 0, s4, 1), "stack");
 		ck(rec_writer_define_stack(w, 5, 0, s5, 2), "stack");
+		ck(rec_writer_define_stack(w, 6, 0, s6, 4), "stack");
 	}
 
 	uint64_t req_dur = 0, wait_dur = 0, status500 = 0, bytes = 0;
@@ -248,6 +266,8 @@ int main(int argc, char **argv)
 		unsigned long long n = (unsigned long long)chunks;
 		printf("allocs=%llu\nalloc_weight=%llu\nalloc_size=%llu\nlockwaits=%llu\nsleeps=%llu\n",
 		       6 * n, 4096 * 21 * n + 6 * (n * (n - 1) / 2), 16 * 21 * n, 6 * n, 4 * n);
+		/* CPU: sum over k and j of (10 ms + k) (1 + j % 3) = 12 (10 ms n + n (n - 1) / 2) */
+		printf("cpu_samples=%llu\ncpu_ns=%llu\n", 6 * n, 12 * (10 * MS * n + n * (n - 1) / 2));
 	}
 	return 0;
 }
