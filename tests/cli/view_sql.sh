@@ -119,6 +119,7 @@ gen=$tmp/gen.rec
 # shellcheck disable=SC1090 # NAME=VALUE lines
 . "$tmp/truth"
 timeout 120 "$bin/rec-export" --format parquet -o "$tmp/gen_ds" "$gen" >/dev/null || fail "rec-export gen: exit $?"
+# shellcheck disable=SC2154 # requests ... cpu_ns: set by . "$tmp/truth"
 check "$gen" "$tmp/gen_ds" "{'latency --type app.Request': {'count': $requests},
 	'latency --type app.Request --by path': {'count': $requests}, 'latency --type app.Wait --by lockName': {'count': $waits},
 	'allocation-by-site': {'allocations': $allocs, 'bytes': $alloc_weight}, 'contention-by-lock': {'waits': $lockwaits},
@@ -133,6 +134,7 @@ check "$gen" "$tmp/gen_ds" "{'latency --type app.Request': {'count': $requests},
 "$bin/rec-view" --sql allocation-by-site | sed 's/coalesce(a\.weight, a\.size, 0)/a.size/' |
 	"$bin/rec-sql" --format csv "$gen" >"$tmp/by_size" || fail "allocation-by-site by size: exit $?"
 got=$(tail -n +2 "$tmp/by_size" | awk -F, '{ n += $NF } END { print n }')
+# shellcheck disable=SC2154 # set by . "$tmp/truth"
 [ "$got" = "$alloc_size" ] && [ "$alloc_size" != "$alloc_weight" ] ||
 	fail "allocation-by-site summing size gives $got (sizes $alloc_size, weights $alloc_weight)"
 
