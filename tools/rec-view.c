@@ -305,9 +305,6 @@ static const struct { const char *view, *why; } no_sql[] = {
 				"it (an interval join): not written yet" },
 	{ "threads", "it counts the events of every type per thread: one query per event table "
 		     "of the inputs, which a fixed query cannot name" },
-	{ "recording", "restarts, crashes, write failures and chunks not written come from the "
-		       "reader's analysis of the runs, not from a table (its third table, drops "
-		       "by type and reason, would be one query over drops: not written yet)" },
 };
 
 /* Append s to b (at *n of cap), doubling ' when quote. */

@@ -31,6 +31,9 @@
  *   4 rec.Sleep, j = 0..3: duration 1 ms (j + 1) + k ns, stack 1 3 5 none;
  *   6 rec.CPUSample, j = 0..5: stack 1 6 3 none 6 5, period 10 ms + k ns,
  *       overruns j % 3 (CPU time period x (1 + overruns));
+ *   3 rec.Dropped: 5 + k app.Request of thread 501 (buffer full), 2
+ *       app.Wait of thread 502 (throttled), 7 of a type not known (reason
+ *       9, a number without a name), counted in the chunk's Dropped_Events;
  * with frames 4 rec_mutex_lock (librec's own), 5 (no function,
  * /usr/bin/app+0x1234) and 6 "ns;fn", stacks 3 = frames 4, 1, 2; 4 = frame
  * 4; 5 = 5, 3; 6 = 6, 2, 1, 2 (mid twice).
@@ -105,6 +108,12 @@ static const rec_field sleep_fields[] = {
 	{ "requested", "", "", REC_TYPE_U64, REC_UNIT_NANOS },
 	{ "objectAddress", "", "", REC_TYPE_U64, REC_UNIT_ADDRESS },
 };
+static const rec_field dropped_fields[] = {
+	{ "count", "", "", REC_TYPE_U64, REC_UNIT_COUNT },
+	{ "thread", "", "", REC_TYPE_THREAD, REC_UNIT_NONE },
+	{ "reason", "", "", REC_TYPE_U8, REC_UNIT_NONE },
+	{ "type", "", "", REC_TYPE_U32, REC_UNIT_NONE },
+};
 static const rec_field cpu_fields[] = {
 	{ "period", "", "", REC_TYPE_U64, REC_UNIT_NANOS },
 	{ "overruns", "", "", REC_TYPE_U32, REC_UNIT_COUNT },
@@ -115,6 +124,7 @@ static const rec_type builtin_types[] = {
 	{ REC_TYPE_ID_ALLOC, FLAGS_TS, "rec.Alloc", "", "", "rec/Memory", 4, alloc_fields },
 	{ REC_TYPE_ID_LOCK_WAIT, FLAGS_DTS, "rec.LockWait", "", "", "rec/Locks", 4, lock_fields },
 	{ REC_TYPE_ID_SLEEP, FLAGS_DTS, "rec.Sleep", "", "", "rec/Waits", 3, sleep_fields },
+	{ REC_TYPE_ID_DROPPED, 0, "rec.Dropped", "", "", "rec", 4, dropped_fields },
 	{ REC_TYPE_ID_CPU_SAMPLE, FLAGS_TS, "rec.CPUSample", "", "", "rec/Profiling", 2, cpu_fields },
 };
 
@@ -158,6 +168,15 @@ static void builtin_events(uint64_t base, uint64_t k)
 		ck(rec_writer_put_u64(w, 10 * MS + k), "put");
 		ck(rec_writer_put_u64(w, j % 3), "put");
 		ck(rec_writer_end(w), "end");
+	}
+	const uint64_t drops[3][4] = { { 5 + k, 1, 0, 256 }, { 2, 2, 5, 257 }, { 7, 0, 9, 0 } };
+	for (int d = 0; d < 3; d++) {
+		ck(rec_writer_begin(w, REC_TYPE_ID_DROPPED, base + 870 * MS + (uint64_t)d * MS, 0, 0, 0),
+		   "begin");
+		for (int f = 0; f < 4; f++)
+			ck(rec_writer_put_u64(w, drops[d][f]), "put");
+		ck(rec_writer_end(w), "end");
+		rec_writer_note_dropped(w, drops[d][0]);
 	}
 }
 
@@ -268,6 +287,7 @@ int main(int argc, char **argv)
 		       6 * n, 4096 * 21 * n + 6 * (n * (n - 1) / 2), 16 * 21 * n, 6 * n, 4 * n);
 		/* CPU: sum over k and j of (10 ms + k) (1 + j % 3) = 12 (10 ms n + n (n - 1) / 2) */
 		printf("cpu_samples=%llu\ncpu_ns=%llu\n", 6 * n, 12 * (10 * MS * n + n * (n - 1) / 2));
+		printf("dropped=%llu\n", 14 * n + n * (n - 1) / 2);
 	}
 	return 0;
 }
