@@ -5,14 +5,23 @@
 # read_parquet('DS/type=TYPE/**/*.parquet', hive_partitioning = true), as
 # spec/SCHEMA.md says; rec-sql reads it on standard input), exactly the numbers of rec-view --json's same
 # columns, row by row in rec-view's order, for:
-#   - the generated recording (tests/helpers/rec_test_sql_gen, 8 chunks):
-#     latency --type app.Request (alone, --by path, --by status: an integer
-#     field), latency --type app.Wait --by lockName; the counts sum to the
-#     generator's truth (800 requests, 80 waits);
+#   - the generated recording (tests/helpers/rec_test_sql_gen, 8 chunks,
+#     with its built-in events): latency --type app.Request (alone, --by
+#     path, --by status: an integer field), latency --type app.Wait --by
+#     lockName, allocation-by-site, contention-by-lock, contention-by-site,
+#     sleeps-by-site, hot-functions (sites: a function, a rec_ frame
+#     skipped, a frame without a function, a stack of rec_ frames only, no
+#     stack; an unnamed lock; a function with ';', one twice on a stack);
+#     the counts sum to the generator's truth (800 requests, 80 waits, 48
+#     allocations whose bytes are the weights, not the sizes: the SQL
+#     summing size gives the sizes' sum, 48 lock waits, 32 sleeps, 48 CPU
+#     samples and their CPU time, 140 events lost); recording's drops table
+#     (a type not known, a reason without a name);
 #   - the demo scenario (the real requestwatch, as tests/cli/sql_demo.sh):
 #     contention-by-lock (quote-cache-lock, 3 waits), latency --type
 #     app.Request --by path (10 requests), latency --type rec.LockWait,
-#     allocation-by-site (its SQL joins rec_Alloc, stacks and frames);
+#     allocation-by-site (its SQL joins rec_Alloc, stacks and frames),
+#     contention-by-site, sleeps-by-site (the demo records no CPU samples);
 #   - the comparison itself fails on one number changed by one;
 #   - views without SQL exit 2 saying why; latency without --type exits 2.
 # DuckDB: lib/duckdb.sh (REC_SKIP_DUCKDB=1 skips the test without it).
@@ -36,7 +45,8 @@ source "$(dirname "$0")/lib/duckdb.sh"
 [ $rc = 2 ] || fail "--sql contention-by-lock --by x: exit $rc"
 
 # check REC DS CASE... : each CASE is "VIEW[ OPTION...]" (the --type/--by of
-# both rec-view --json and rec-view --sql); TRUTH is python: {case: count sum}.
+# both rec-view --json and rec-view --sql); TRUTH is python: {case: {column:
+# the sum of rec-view's column}}.
 check() {
 	local rec=$1 ds=$2 truth=$3
 	shift 3
@@ -57,15 +67,17 @@ def num(v):
         return int(v)
     return v
 def norm(rows, keys):
-    return [tuple(str(r[k]) if k in ("by", "lock", "type", "site") else num(r[k]) for k in keys) for r in rows]
+    return [tuple(str(r[k]) if k in ("by", "lock", "type", "site", "function", "reason") else num(r[k]) for k in keys) for r in rows]
 for case in cases:
     args = case.split()
     view, opts = args[0], args[1:]
     q = run(os.path.join(bindir, "rec-view"), "--sql", view, *opts)
     doc = json.loads(run(os.path.join(bindir, "rec-view"), "--json", *opts, view, rec))
-    table = doc["tables"][0]
-    cols = [c["key"] for c in table["columns"]]
     sqlite = [json.loads(l) for l in run(os.path.join(bindir, "rec-sql"), "--format", "jsonl", rec, stdin=q).splitlines()]
+    # the view's table with the SQL's columns (recording's SQL is its third)
+    table = next((t for t in doc["tables"] if sqlite and
+                  all(k in [c["key"] for c in t["columns"]] for k in sqlite[0])), doc["tables"][0])
+    cols = [c["key"] for c in table["columns"]]
     keys = list(sqlite[0].keys()) if sqlite else cols
     missing = [k for k in keys if k not in cols]
     if missing:
@@ -87,13 +99,13 @@ for case in cases:
     print(("ok   " if ok else "FAIL ") + "%s: %s: %d rows %s" % (case, keys, len(want), want[:4]))
     if not ok:
         failures.append("%s:\n  rec-view %s\n  rec-sql  %s\n  duckdb   %s" % (case, want, got_sqlite, got_duck))
-    if case in truth:
-        n = sum(r["count" if "count" in keys else "waits"] for r in table["rows"])
-        if n != truth[case]:
-            failures.append("%s: %d events, the truth is %d" % (case, n, truth[case]))
+    for col, t in truth.get(case, {}).items():
+        n = sum(num(r[col]) for r in table["rows"])
+        if n != t:
+            failures.append("%s: %s sums to %d, the truth is %d" % (case, col, n, t))
     # the comparison sees one number off by one
     if want:
-        i = next(i for i, k in enumerate(keys) if k not in ("by", "lock", "type", "site"))
+        i = next(i for i, k in enumerate(keys) if k not in ("by", "lock", "type", "site", "function", "reason"))
         bad = [list(r) for r in got_sqlite]
         bad[-1][i] += 1
         if [tuple(r) for r in bad] == want:
@@ -106,14 +118,29 @@ PY
 
 # ---- the generated recording ------------------------------------------------------
 gen=$tmp/gen.rec
-"$tests/rec_test_sql_gen" "$gen" 8 >"$tmp/truth" || fail "rec_test_sql_gen: exit $?"
+"$tests/rec_test_sql_gen" "$gen" 8 builtins >"$tmp/truth" || fail "rec_test_sql_gen: exit $?"
 # shellcheck disable=SC1090 # NAME=VALUE lines
 . "$tmp/truth"
 timeout 120 "$bin/rec-export" --format parquet -o "$tmp/gen_ds" "$gen" >/dev/null || fail "rec-export gen: exit $?"
-check "$gen" "$tmp/gen_ds" "{'latency --type app.Request': $requests, 'latency --type app.Request --by path': $requests, 'latency --type app.Wait --by lockName': $waits}" \
+# shellcheck disable=SC2154 # requests ... cpu_ns: set by . "$tmp/truth"
+check "$gen" "$tmp/gen_ds" "{'latency --type app.Request': {'count': $requests},
+	'latency --type app.Request --by path': {'count': $requests}, 'latency --type app.Wait --by lockName': {'count': $waits},
+	'allocation-by-site': {'allocations': $allocs, 'bytes': $alloc_weight}, 'contention-by-lock': {'waits': $lockwaits},
+	'contention-by-site': {'waits': $lockwaits}, 'sleeps-by-site': {'sleeps': $sleeps},
+	'hot-functions': {'self_samples': $cpu_samples, 'self_cpu': $cpu_ns}, 'recording': {'lost': $dropped}}" \
 	"latency --type app.Request" "latency --type app.Request --by path" \
-	"latency --type app.Request --by status" "latency --type app.Wait --by lockName" ||
+	"latency --type app.Request --by status" "latency --type app.Wait --by lockName" \
+	"allocation-by-site" "contention-by-lock" "contention-by-site" "sleeps-by-site" "hot-functions" \
+	"recording" ||
 	fail "generated recording: rec-view, rec-sql and DuckDB differ"
+
+# the weights differ from the sizes: the SQL summing size would not pass
+"$bin/rec-view" --sql allocation-by-site | sed 's/coalesce(a\.weight, a\.size, 0)/a.size/' |
+	"$bin/rec-sql" --format csv "$gen" >"$tmp/by_size" || fail "allocation-by-site by size: exit $?"
+got=$(tail -n +2 "$tmp/by_size" | awk -F, '{ n += $NF } END { print n }')
+# shellcheck disable=SC2154 # set by . "$tmp/truth"
+[ "$got" = "$alloc_size" ] && [ "$alloc_size" != "$alloc_weight" ] ||
+	fail "allocation-by-site summing size gives $got (sizes $alloc_size, weights $alloc_weight)"
 
 # ---- the demo scenario (the real requestwatch) -----------------------------------------
 BIN=$bin work=$tmp/demo server_pid=
@@ -130,9 +157,9 @@ burst 1 /requests/allocating
 rw_stop
 [ "$(grep -c ' 200$' "$work/statuses")" -eq 10 ] || fail "expected 10 responses with 200"
 timeout 120 "$bin/rec-export" --format parquet -o "$work/ds" "$demo" >/dev/null || fail "rec-export demo: exit $?"
-check "$demo" "$work/ds" "{'latency --type app.Request --by path': 10}" \
+check "$demo" "$work/ds" "{'latency --type app.Request --by path': {'count': 10}}" \
 	"contention-by-lock" "latency --type app.Request --by path" "latency --type rec.LockWait" \
-	"allocation-by-site" ||
+	"allocation-by-site" "contention-by-site" "sleeps-by-site" ||
 	fail "demo recording: rec-view, rec-sql and DuckDB differ"
 "$bin/rec-view" --json contention-by-lock "$demo" | grep -q '"lock": "quote-cache-lock", "waits": 3' ||
 	fail "demo: contention-by-lock has no quote-cache-lock with 3 waits"

@@ -3,7 +3,7 @@
  * rec_test_sql_gen.c - a deterministic multi-chunk recording for
  * tests/cli/sql*.sh, written with the real writer (zstd), and its truth.
  *
- *   rec_test_sql_gen OUT.rec CHUNKS [RUN_ID DAYS]
+ *   rec_test_sql_gen OUT.rec CHUNKS [RUN_ID DAYS] [builtins]
  *
  * Chunk k (0-based, one flush each) starts at wall T0 + k s (T0 =
  * 1700000000000000000, 1 GHz ticks) and holds:
@@ -22,13 +22,30 @@
  * leaf, mid, other; module /usr/bin/app (build id "abcd").
  * RUN_ID (hex, default 5a1) and DAYS (whole days added to every time,
  * default 0) make another run of the same events (tests/cli/export.sh).
+ * With "builtins" (tests/cli/view_sql.sh), each chunk also holds built-in
+ * events (the types as libfmt/record declares them), at T0 + k s + 600 ms on:
+ *   6 rec.Alloc, i = 0..5: stack 1 3 4 5 none 3, size 16 (i + 1), weight
+ *       4096 (i + 1) + k (not the size: a sampled allocation's), sampled i % 2;
+ *   6 rec.LockWait, j = 0..5: duration 2000 (j + 1) + k ns, stack 3 5 1 4 3 5,
+ *       lockAddress 0xab00 + 16 (j % 3), lockName "L-a", "L-b" or none (j % 3);
+ *   4 rec.Sleep, j = 0..3: duration 1 ms (j + 1) + k ns, stack 1 3 5 none;
+ *   6 rec.CPUSample, j = 0..5: stack 1 6 3 none 6 5, period 10 ms + k ns,
+ *       overruns j % 3 (CPU time period x (1 + overruns));
+ *   3 rec.Dropped: 5 + k app.Request of thread 501 (buffer full), 2
+ *       app.Wait of thread 502 (throttled), 7 of a type not known (reason
+ *       9, a number without a name), counted in the chunk's Dropped_Events;
+ * with frames 4 rec_mutex_lock (librec's own), 5 (no function,
+ * /usr/bin/app+0x1234) and 6 "ns;fn", stacks 3 = frames 4, 1, 2; 4 = frame
+ * 4; 5 = 5, 3; 6 = 6, 2, 1, 2 (mid twice).
  * Prints the truth on stdout as NAME=VALUE lines.  Exits 0 on success.
  */
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "rec/builtins.h"
 #include "rec/rec.h"
 
 #define T0 1700000000000000000ll
@@ -74,10 +91,101 @@ static void tick_event(uint32_t type, uint64_t at, uint64_t n)
 	ck(rec_writer_end(w), "end");
 }
 
+static const rec_field alloc_fields[] = {
+	{ "address", "", "", REC_TYPE_U64, REC_UNIT_ADDRESS },
+	{ "size", "", "", REC_TYPE_U64, REC_UNIT_BYTES },
+	{ "weight", "", "", REC_TYPE_U64, REC_UNIT_BYTES },
+	{ "sampled", "", "", REC_TYPE_BOOL, REC_UNIT_NONE },
+};
+static const rec_field lock_fields[] = {
+	{ "lockAddress", "", "", REC_TYPE_U64, REC_UNIT_ADDRESS },
+	{ "lockName", "", "", REC_TYPE_STRING, REC_UNIT_NONE },
+	{ "holderOsThreadId", "", "", REC_TYPE_U64, REC_UNIT_NONE },
+	{ "lockKind", "", "", REC_TYPE_U8, REC_UNIT_NONE },
+};
+static const rec_field sleep_fields[] = {
+	{ "kind", "", "", REC_TYPE_STRING, REC_UNIT_NONE },
+	{ "requested", "", "", REC_TYPE_U64, REC_UNIT_NANOS },
+	{ "objectAddress", "", "", REC_TYPE_U64, REC_UNIT_ADDRESS },
+};
+static const rec_field dropped_fields[] = {
+	{ "count", "", "", REC_TYPE_U64, REC_UNIT_COUNT },
+	{ "thread", "", "", REC_TYPE_THREAD, REC_UNIT_NONE },
+	{ "reason", "", "", REC_TYPE_U8, REC_UNIT_NONE },
+	{ "type", "", "", REC_TYPE_U32, REC_UNIT_NONE },
+};
+static const rec_field cpu_fields[] = {
+	{ "period", "", "", REC_TYPE_U64, REC_UNIT_NANOS },
+	{ "overruns", "", "", REC_TYPE_U32, REC_UNIT_COUNT },
+};
+#define FLAGS_TS (REC_EVENT_HAS_THREAD | REC_EVENT_HAS_STACK)
+#define FLAGS_DTS (REC_EVENT_HAS_DURATION | FLAGS_TS)
+static const rec_type builtin_types[] = {
+	{ REC_TYPE_ID_ALLOC, FLAGS_TS, "rec.Alloc", "", "", "rec/Memory", 4, alloc_fields },
+	{ REC_TYPE_ID_LOCK_WAIT, FLAGS_DTS, "rec.LockWait", "", "", "rec/Locks", 4, lock_fields },
+	{ REC_TYPE_ID_SLEEP, FLAGS_DTS, "rec.Sleep", "", "", "rec/Waits", 3, sleep_fields },
+	{ REC_TYPE_ID_DROPPED, 0, "rec.Dropped", "", "", "rec", 4, dropped_fields },
+	{ REC_TYPE_ID_CPU_SAMPLE, FLAGS_TS, "rec.CPUSample", "", "", "rec/Profiling", 2, cpu_fields },
+};
+
+/* The "builtins" events of chunk k (at base), as the header lists them. */
+static void builtin_events(uint64_t base, uint64_t k)
+{
+	static const uint64_t alloc_stack[6] = { 1, 3, 4, 5, 0, 3 };
+	static const uint64_t wait_stack[6] = { 3, 5, 1, 4, 3, 5 };
+	static const uint64_t sleep_stack[4] = { 1, 3, 5, 0 };
+	static const uint64_t cpu_stack[6] = { 1, 6, 3, 0, 6, 5 };
+	static const char *const locks[3] = { "L-a", "L-b", NULL };
+	for (uint64_t i = 0; i < 6; i++) {
+		ck(rec_writer_begin(w, REC_TYPE_ID_ALLOC, base + 600 * MS + i * MS, 0, 1 + i % 2,
+				    alloc_stack[i]), "begin");
+		ck(rec_writer_put_u64(w, 0x10000 + 64 * i), "put");
+		ck(rec_writer_put_u64(w, 16 * (i + 1)), "put");
+		ck(rec_writer_put_u64(w, 4096 * (i + 1) + k), "put");
+		ck(rec_writer_put_u64(w, i % 2), "put");
+		ck(rec_writer_end(w), "end");
+	}
+	for (uint64_t j = 0; j < 6; j++) {
+		ck(rec_writer_begin(w, REC_TYPE_ID_LOCK_WAIT, base + 700 * MS + j * MS, 2000 * (j + 1) + k,
+				    1 + j % 2, wait_stack[j]), "begin");
+		ck(rec_writer_put_u64(w, 0xab00 + 16 * (j % 3)), "put");
+		ck(rec_writer_put_u64(w, locks[j % 3] ? str(locks[j % 3]) : 0), "put");
+		ck(rec_writer_put_u64(w, 0), "put");
+		ck(rec_writer_put_u64(w, 0), "put");
+		ck(rec_writer_end(w), "end");
+	}
+	for (uint64_t j = 0; j < 4; j++) {
+		ck(rec_writer_begin(w, REC_TYPE_ID_SLEEP, base + 800 * MS + j * MS, MS * (j + 1) + k, 1,
+				    sleep_stack[j]), "begin");
+		ck(rec_writer_put_u64(w, str("sleep")), "put");
+		ck(rec_writer_put_u64(w, MS * (j + 1)), "put");
+		ck(rec_writer_put_u64(w, 0), "put");
+		ck(rec_writer_end(w), "end");
+	}
+	for (uint64_t j = 0; j < 6; j++) {
+		ck(rec_writer_begin(w, REC_TYPE_ID_CPU_SAMPLE, base + 850 * MS + j * MS, 0, 1 + j % 2,
+				    cpu_stack[j]), "begin");
+		ck(rec_writer_put_u64(w, 10 * MS + k), "put");
+		ck(rec_writer_put_u64(w, j % 3), "put");
+		ck(rec_writer_end(w), "end");
+	}
+	const uint64_t drops[3][4] = { { 5 + k, 1, 0, 256 }, { 2, 2, 5, 257 }, { 7, 0, 9, 0 } };
+	for (int d = 0; d < 3; d++) {
+		ck(rec_writer_begin(w, REC_TYPE_ID_DROPPED, base + 870 * MS + (uint64_t)d * MS, 0, 0, 0),
+		   "begin");
+		for (int f = 0; f < 4; f++)
+			ck(rec_writer_put_u64(w, drops[d][f]), "put");
+		ck(rec_writer_end(w), "end");
+		rec_writer_note_dropped(w, drops[d][0]);
+	}
+}
+
 int main(int argc, char **argv)
 {
+	bool builtins = argc > 3 && strcmp(argv[argc - 1], "builtins") == 0;
+	argc -= builtins;
 	if (argc != 3 && argc != 5) {
-		fprintf(stderr, "usage: rec_test_sql_gen OUT.rec CHUNKS [RUN_ID DAYS]\n");
+		fprintf(stderr, "usage: rec_test_sql_gen OUT.rec CHUNKS [RUN_ID DAYS] [builtins]\n");
 		return 2;
 	}
 	int chunks = atoi(argv[2]);
@@ -105,6 +213,8 @@ int main(int argc, char **argv)
 	};
 	for (size_t i = 0; i < sizeof types / sizeof types[0]; i++)
 		ck(rec_writer_add_type(w, &types[i]), "add_type");
+	for (size_t i = 0; builtins && i < sizeof builtin_types / sizeof builtin_types[0]; i++)
+		ck(rec_writer_add_type(w, &builtin_types[i]), "add_type");
 	ck(rec_writer_define_thread(w, 1, 501, str("worker-a")), "thread");
 	ck(rec_writer_define_thread(w, 2, 502, str("worker-b")), "thread");
 	ck(rec_writer_define_module(w, 1, str("/usr/bin/app"), str("abcd"), 0x400000), "module");
@@ -115,6 +225,16 @@ int main(int argc, char **argv)
 	const uint64_t s1[2] = { 1, 2 }, s2[2] = { 1, 3 };
 	ck(rec_writer_define_stack(w, 1, 0, s1, 2), "stack");
 	ck(rec_writer_define_stack(w, 2, 0, s2, 2), "stack");
+	if (builtins) {
+		ck(rec_writer_define_frame(w, 4, str("rec_mutex_lock"), 1, 0x400, 4), "frame");
+		ck(rec_writer_define_frame(w, 5, 0, 1, 0x1234, 0), "frame");
+		ck(rec_writer_define_frame(w, 6, str("ns;fn"), 1, 0x600, 8), "frame");
+		const uint64_t s3[3] = { 4, 1, 2 }, s4[1] = { 4 }, s5[2] = { 5, 3 }, s6[4] = { 6, 2, 1, 2 };
+		ck(rec_writer_define_stack(w, 3, 0, s3, 3), "stack");
+		ck(rec_writer_define_stack(w, 4, 0, s4, 1), "stack");
+		ck(rec_writer_define_stack(w, 5, 0, s5, 2), "stack");
+		ck(rec_writer_define_stack(w, 6, 0, s6, 4), "stack");
+	}
 
 	uint64_t req_dur = 0, wait_dur = 0, status500 = 0, bytes = 0;
 	for (int k = 0; k < chunks && !failed; k++) {
@@ -145,6 +265,8 @@ int main(int argc, char **argv)
 			ck(rec_writer_end(w), "end");
 			wait_dur += 5000 * (j + 1);
 		}
+		if (builtins)
+			builtin_events(base, (uint64_t)k);
 		tick_event(258, base + 900 * MS, (uint64_t)k);
 		if (k == 0)
 			for (uint32_t t = 259; t <= 261; t++)
@@ -158,5 +280,14 @@ int main(int argc, char **argv)
 	       (unsigned long long)status500, (unsigned long long)req_dur, (unsigned long long)bytes);
 	printf("waits=%d\nwait_duration_ns=%llu\nticks=%d\n", chunks * 10,
 	       (unsigned long long)wait_dur, chunks);
+	if (builtins) {
+		/* sum over k of 4096 (1 + ... + 6) + 6 k, and the sizes 16 (1 + ... + 6) */
+		unsigned long long n = (unsigned long long)chunks;
+		printf("allocs=%llu\nalloc_weight=%llu\nalloc_size=%llu\nlockwaits=%llu\nsleeps=%llu\n",
+		       6 * n, 4096 * 21 * n + 6 * (n * (n - 1) / 2), 16 * 21 * n, 6 * n, 4 * n);
+		/* CPU: sum over k and j of (10 ms + k) (1 + j % 3) = 12 (10 ms n + n (n - 1) / 2) */
+		printf("cpu_samples=%llu\ncpu_ns=%llu\n", 6 * n, 12 * (10 * MS * n + n * (n - 1) / 2));
+		printf("dropped=%llu\n", 14 * n + n * (n - 1) / 2);
+	}
 	return 0;
 }
