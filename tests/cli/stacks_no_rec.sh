@@ -17,8 +17,8 @@
 #     rec_text range when the module has one (nm of the module file the
 #     recording names; librec.so has one, and no frame may be in it); the first frames are the call sites the programs
 #     have: serve_blocking for the lock waits, serve_blocking /
-#     serve_blocking_fixed / main (warm-up) for the sleeps, serve_allocating /
-#     main for rec.Alloc, crash_here for the crash.
+#     serve_blocking_fixed / warm_up (the warm-up) for the sleeps, serve_allocating /
+#     warm_up for rec.Alloc, crash_here for the crash.
 set -uo pipefail
 # shellcheck source=tests/cli/lib/common.sh
 source "$(dirname "$0")/lib/common.sh" # bin, tests, tmp, fail, need_exe, cli_done
@@ -162,11 +162,11 @@ for name in ('static', 'shared'):
     f = first[name]
     if set(f['rec.LockWait']) != {'serve_blocking'} or sum(f['rec.LockWait'].values()) < 1:
         bad(f"{name}: rec.LockWait first frames {dict(f['rec.LockWait'])}, want serve_blocking")
-    if not set(f['rec.Sleep']) <= {'serve_blocking', 'serve_blocking_fixed', 'main'} or \
+    if not set(f['rec.Sleep']) <= {'serve_blocking', 'serve_blocking_fixed', 'warm_up'} or \
        f['rec.Sleep']['serve_blocking'] != 4 or f['rec.Sleep']['serve_blocking_fixed'] != 4:
-        bad(f"{name}: rec.Sleep first frames {dict(f['rec.Sleep'])}, want 4 serve_blocking, 4 serve_blocking_fixed, main")
-    if not set(f['rec.Alloc']) <= {'serve_allocating', 'main'} or f['rec.Alloc']['serve_allocating'] < 1:
-        bad(f"{name}: rec.Alloc first frames {dict(f['rec.Alloc'])}, want serve_allocating and main")
+        bad(f"{name}: rec.Sleep first frames {dict(f['rec.Sleep'])}, want 4 serve_blocking, 4 serve_blocking_fixed, warm_up")
+    if not set(f['rec.Alloc']) <= {'serve_allocating', 'warm_up'} or f['rec.Alloc']['serve_allocating'] < 1:
+        bad(f"{name}: rec.Alloc first frames {dict(f['rec.Alloc'])}, want serve_allocating and warm_up")
 if sum(first["cpu"]["rec.CPUSample"].values()) < 1:
     bad(f"cpu: too few CPU samples: {dict(first['cpu']['rec.CPUSample'])}")
 if set(first['crash']['rec.Crash']) != {'crash_here'}:

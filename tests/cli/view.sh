@@ -11,7 +11,7 @@
 #     450 ms, the slowest blocking request >= 500 ms and names
 #     quote-cache-lock; the fixed endpoint < 10 ms of lock wait, under 350 ms;
 #   - allocation-by-span --by path: /requests/allocating exactly 6,291,456 bytes;
-#   - startup: before app.Request, a sleep >= 400 ms at main and exactly
+#   - startup: before app.Request, a sleep >= 400 ms at warm_up and exactly
 #     4 MiB (256 x 16 KiB) allocated;
 #   - latency --by path: 4 blocking, 4 fixed; sleeps-by-site; threads;
 #     recording (1 run, clean close, no drops);
@@ -125,7 +125,7 @@ al = {x["by"]: x for x in tables("alloc")["allocation_by_span"]["rows"]}
 check(al["/requests/allocating"]["bytes"] == 6291456, "the allocating request: 6,291,456 bytes: %d" % al["/requests/allocating"]["bytes"])
 check(al["/requests/fast"]["bytes"] == 0, "the fast request allocates nothing through rec: %d" % al["/requests/fast"]["bytes"])
 asite = {x["site"]: x for x in tables("allocsite")["allocation_by_site"]["rows"]}
-check(asite.get("main", {}).get("bytes") == 4194304, "allocation-by-site: main (warm-up) 4 MiB")
+check(asite.get("warm_up", {}).get("bytes") == 4194304, "allocation-by-site: warm_up 4 MiB")
 
 st = tables("startup")
 row = st["startup"]["rows"][0]
@@ -133,7 +133,7 @@ check(row["before"] == "app.Request", "startup ends at the first app.Request: %s
 check(row["sleep"] >= 400 * MS and row["sleeps"] == 1, "one sleep >= 400 ms before it: %.1f ms" % (row["sleep"] / MS))
 check(row["allocated"] == 4194304 and row["allocations"] == 256, "256 allocations, 4 MiB, before it: %d" % row["allocated"])
 check(row["at"] >= 400 * MS, "the first request starts >= 400 ms in: %.1f ms" % (row["at"] / MS))
-check(st["sleeps"]["rows"][0]["site"] == "main", "the warm-up sleep's site is main")
+check(st["sleeps"]["rows"][0]["site"] == "warm_up", "the warm-up sleep's site is warm_up")
 
 lat = {x["by"]: x for x in tables("latency")["latency"]["rows"]}
 check(lat["/requests/blocking"]["count"] == 4 and lat["/requests/blocking"]["max"] >= 500 * MS,
@@ -144,8 +144,8 @@ b = lat["/requests/blocking"]
 check(b["p50"] <= b["p90"] <= b["p99"] <= b["p99_9"] <= b["max"], "percentiles ordered")
 
 sl = {x["site"]: x for x in tables("sleeps")["sleeps_by_site"]["rows"]}
-check(sl["serve_blocking"]["sleeps"] == 4 and sl["serve_blocking_fixed"]["sleeps"] == 4 and sl["main"]["sleeps"] == 1,
-      "sleeps: 4 at serve_blocking, 4 at serve_blocking_fixed, 1 at main")
+check(sl["serve_blocking"]["sleeps"] == 4 and sl["serve_blocking_fixed"]["sleeps"] == 4 and sl["warm_up"]["sleeps"] == 1,
+      "sleeps: 4 at serve_blocking, 4 at serve_blocking_fixed, 1 at warm_up")
 
 th = tables("threads")["threads"]["rows"]
 check(sum(1 for x in th if x["thread"].startswith("conn-")) == 10, "threads: 10 conn-N threads")
