@@ -302,8 +302,10 @@ static char *output_path(const rec_record_opts *o, const char *program, pid_t pi
 	char name[PATH_MAX];
 	if (o->output)
 		snprintf(name, sizeof name, "%s", o->output);
-	else
-		snprintf(name, sizeof name, "%s-%ld.rec", rec_cli_base_name(program), (long)pid);
+	else {
+		const char *base = strrchr(program, '/');
+		snprintf(name, sizeof name, "%s-%ld.rec", base ? base + 1 : program, (long)pid);
+	}
 	if (name[0] == '/')
 		return rec_cli_xstrdup(name);
 	char cwd[PATH_MAX];
