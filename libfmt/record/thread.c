@@ -288,6 +288,28 @@ void rec_thread_renamed_(const char *name)
 	}
 }
 
+/* Another thread (os_tid) was named: its buffers not yet defined in their
+ * recorder's writer take the new name, as rec_thread_renamed_() does for
+ * the calling thread.  rec_g_lock, then each r->lock (atfork_prepare's
+ * order). */
+void rec_thread_renamed_tid_(uint64_t os_tid, const char *name)
+{
+	pthread_mutex_lock(&rec_g_lock);
+	for (rec_recorder *r = rec_g_open; r; r = r->g_next) {
+		pthread_mutex_lock(&r->lock);
+		for (rec_tbuf_full *b = r->threads; b; b = b->rec_next) {
+			if (b->os_tid != os_tid || b->defined ||
+			    __atomic_load_n(&b->state, __ATOMIC_ACQUIRE) != REC_TB_LIVE)
+				continue;
+			strncpy(b->name, name, sizeof b->name - 1);
+			b->name[sizeof b->name - 1] = 0;
+			b->name_id = b->name[0] ? REC_THREAD_NAME_BASE + b->thread_id : 0;
+		}
+		pthread_mutex_unlock(&r->lock);
+	}
+	pthread_mutex_unlock(&rec_g_lock);
+}
+
 /* ---- fork ------------------------------------------------------------------------------ */
 static void atfork_prepare(void)
 {
