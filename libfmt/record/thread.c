@@ -56,7 +56,7 @@ void rec_tbuf_free(rec_tbuf_full *b)
 		return;
 	if (b->has_ring)
 		munmap(b->pub.base, b->cap);
-	free(b);
+	munmap(b, sizeof *b);
 }
 
 static void thread_exit(void *arg)
@@ -141,10 +141,15 @@ static rec_tbuf_full *thread_register(rec_recorder *r)
 	}
 	pthread_mutex_unlock(&r->lock);
 	if (!b) {
-		if (posix_memalign((void **)&b, 64, sizeof *b) != 0)
+		/* Mapped (zero, page-aligned), not malloc'ed: the caller holds
+		 * rec_g_lock, and a thread that registers from inside the
+		 * program's allocator lock (librec-preload.so records jemalloc's
+		 * own mutexes in its background threads) must not find the
+		 * allocator's locks taken under ours: a lock order inversion. */
+		b = mmap(NULL, sizeof *b, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (b == MAP_FAILED)
 			b = NULL;
 		if (b) {
-			memset(b, 0, sizeof *b);
 			if (reserved && (b->pub.base = rec_ring_alloc(r->buf_size, &b->populated)) != NULL) {
 				b->has_ring = 1;
 				b->cap = r->buf_size;
