@@ -14,7 +14,7 @@
 # (Debian's binary is stripped: addresses, no names); rec.LockWait events
 # (threshold 20 us) on mc-worker threads, where its workers share locks.
 # memcached and libmemcached-tools are installed with apt-get when missing.
-# (redis-server is tests/pending/record_redis.sh.)  tests/cli/lib/servers.sh
+# (redis-server is tests/cli/record_redis.sh.)  tests/cli/lib/servers.sh
 # has the steps.
 # Skipped under SAN=1 (the ASan-built preload library cannot load into
 # Debian's servers); under REC_VALGRIND=1 the servers run natively, as in
