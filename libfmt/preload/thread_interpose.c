@@ -17,9 +17,10 @@
  * pthread_setname_np, on the calling thread or on another (memcached's main
  * thread names its workers; the other thread's tid comes from its CPU clock
  * id): the name goes to the thread's rec.ThreadStart if the recorder has
- * not written the thread out yet (it does so at its next background round,
- * by default within a second), which covers the usual thread named right
- * after its start.  A rename after that is not recorded: a thread's pool
+ * not written the thread out yet (under this library it does so at the
+ * next round that ends a chunk, by default within a second, or sooner when
+ * its ring fills: bg.c, defer_new_threads), which covers the usual thread
+ * named right after its start.  A rename after that is not recorded: a thread's pool
  * entry keeps its meaning for the whole run (spec/FORMAT.md, Pools).
  */
 #include "preload/preload_internal.h"

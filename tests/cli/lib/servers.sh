@@ -220,6 +220,9 @@ fn = collections.Counter(f["function"] for v in own for f in v["stackTrace"]["fr
 print("     functions of %s in CPU samples: %s" % (module, fn.most_common(8)))
 for f in want.get("functions", []):
     check(fn[f] > 0, "CPU samples in %s" % f)
+if "named_frames" in want:
+    check(sum(fn.values()) >= want["named_frames"], "%d+ frames of %s named by its symbols: %d"
+          % (want["named_frames"], module, sum(fn.values())))
 for t, pat in want.get("waits", {}).items():
     w = [v for v in of(t) if re.fullmatch(pat, (v.get("eventThread") or {}).get("name", ""))]
     names_w = collections.Counter(v.get("lockName") for v in w)
