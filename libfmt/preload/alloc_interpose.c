@@ -9,7 +9,11 @@
  * allocated, and their frees rec.Free, for the live-heap view.
  *
  * Inside the recorder (rec_in_recorder_) or before it records, nothing is
- * counted.  Before the real functions are known, and while dlsym looks them
+ * counted.  The real allocator runs inside the recorder too: its own locks
+ * (jemalloc's pthread mutexes, as in redis-server) are not the program's,
+ * and recording them would call into the recorder, which allocates, while
+ * the allocator holds them: a thread that re-enters jemalloc for the lock
+ * it already holds waits for itself forever.  Before the real functions are known, and while dlsym looks them
  * up, blocks come from the bootstrap allocator; free and realloc recognise
  * them.
  */
@@ -46,7 +50,9 @@ REC_PRELOAD_API void *malloc(size_t size)
 {
 	if (booting())
 		return rec_boot_alloc(size, 16);
+	rec_in_recorder_++;
 	void *p = rec_real_.malloc(size);
+	rec_in_recorder_--;
 	count(p, size);
 	return p;
 }
@@ -58,7 +64,9 @@ REC_PRELOAD_API void *calloc(size_t n, size_t size)
 			return NULL;
 		return rec_boot_alloc(n * size, 16); /* the arena is zero */
 	}
+	rec_in_recorder_++;
 	void *p = rec_real_.calloc(n, size);
+	rec_in_recorder_--;
 	count(p, n * size); /* calloc fails (NULL) if n * size overflows */
 	return p;
 }
@@ -111,7 +119,9 @@ REC_PRELOAD_API int posix_memalign(void **out, size_t align, size_t size)
 		*out = rec_boot_alloc(size, align);
 		return *out ? 0 : ENOMEM;
 	}
+	rec_in_recorder_++;
 	int rc = rec_real_.posix_memalign(out, align, size);
+	rec_in_recorder_--;
 	if (rc == 0)
 		count(*out, size);
 	return rc;
@@ -121,7 +131,9 @@ REC_PRELOAD_API void *aligned_alloc(size_t align, size_t size)
 {
 	if (booting())
 		return rec_boot_alloc(size, align);
+	rec_in_recorder_++;
 	void *p = rec_real_.aligned_alloc(align, size);
+	rec_in_recorder_--;
 	count(p, size);
 	return p;
 }
@@ -132,7 +144,9 @@ REC_PRELOAD_API void *memalign(size_t align, size_t size)
 		return rec_boot_alloc(size, align);
 	if (rec_real_.memalign == NULL)
 		return aligned_alloc(align, size);
+	rec_in_recorder_++;
 	void *p = rec_real_.memalign(align, size);
+	rec_in_recorder_--;
 	count(p, size);
 	return p;
 }
@@ -143,7 +157,9 @@ REC_PRELOAD_API void *valloc(size_t size)
 		return rec_boot_alloc(size, 4096);
 	if (rec_real_.valloc == NULL)
 		return memalign((size_t)sysconf(_SC_PAGESIZE), size);
+	rec_in_recorder_++;
 	void *p = rec_real_.valloc(size);
+	rec_in_recorder_--;
 	count(p, size);
 	return p;
 }
@@ -156,7 +172,9 @@ REC_PRELOAD_API void *pvalloc(size_t size)
 	size_t rounded = (size + page - 1) & ~(page - 1);
 	if (rec_real_.pvalloc == NULL)
 		return memalign(page, rounded);
+	rec_in_recorder_++;
 	void *p = rec_real_.pvalloc(size);
+	rec_in_recorder_--;
 	count(p, rounded);
 	return p;
 }

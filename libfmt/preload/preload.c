@@ -127,6 +127,9 @@ __attribute__((constructor(101))) static void preload_start(void)
 		(void)rec_cpu_sampler_attach_thread();
 		(void)pthread_atfork(NULL, NULL, fork_child);
 		atexit(at_exit);
+		/* a thread is named at the chunk that first holds its events
+		 * (memcached names its workers from its main thread) */
+		__atomic_store_n(&r->defer_new_threads, 1, __ATOMIC_RELAXED);
 		rec_preload_recorder_ = r;
 		__atomic_store_n(&rec_preload_on_, 1, __ATOMIC_RELEASE);
 	}

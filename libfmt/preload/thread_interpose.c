@@ -14,11 +14,14 @@
  * (or the thread calls pthread_exit) the thread is inside the recorder too:
  * what runs then is TLS destructors (the recorder's own among them).
  *
- * pthread_setname_np on the calling thread: the name goes to its
- * rec.ThreadStart if the recorder has not written the thread out yet (it
- * does so at its next background round, by default within a second), which
- * covers the usual thread that names itself first.  A rename later, or of
- * another thread, is not recorded.
+ * pthread_setname_np, on the calling thread or on another (memcached's main
+ * thread names its workers; the other thread's tid comes from its CPU clock
+ * id): the name goes to the thread's rec.ThreadStart if the recorder has
+ * not written the thread out yet (under this library it does so at the
+ * next round that ends a chunk, by default within a second, or sooner when
+ * its ring fills: bg.c, defer_new_threads), which covers the usual thread
+ * named right after its start.  A rename after that is not recorded: a thread's pool
+ * entry keeps its meaning for the whole run (spec/FORMAT.md, Pools).
  */
 #include "preload/preload_internal.h"
 #include "record/stack_internal.h"
@@ -80,9 +83,14 @@ REC_PRELOAD_API int pthread_setname_np(pthread_t th, const char *name)
 {
 	rec_preload_ensure();
 	int rc = rec_real_.pthread_setname_np(th, name);
-	if (rc == 0 && rec_preload_active() && pthread_equal(th, pthread_self())) {
+	if (rc == 0 && rec_preload_active()) {
 		rec_in_recorder_++;
-		rec_thread_renamed_(name);
+		clockid_t cid;
+		if (pthread_equal(th, pthread_self()))
+			rec_thread_renamed_(name);
+		else if (pthread_getcpuclockid(th, &cid) == 0)
+			/* the kernel's thread CPU clock id is ~tid << 3 | 6 */
+			rec_thread_renamed_tid_((uint64_t)(uint32_t)~(cid >> 3), name);
 		rec_in_recorder_--;
 	}
 	return rc;

@@ -195,7 +195,7 @@ static void bg_reserve(rec_recorder *r)
 }
 
 /* Queue b's thread (and its name) to be defined in the writer this round. */
-static bool bg_define_later(rec_bg_pending *pd, const rec_tbuf_full *b)
+static bool bg_define_later(rec_bg_pending *pd, rec_tbuf_full *b)
 {
 	if (!pending_reserve((void **)&pd->thrs, &pd->cthrs, pd->nthrs + 1, sizeof *pd->thrs))
 		return false;
@@ -205,6 +205,7 @@ static bool bg_define_later(rec_bg_pending *pd, const rec_tbuf_full *b)
 	pthread_mutex_lock(&b->r->lock); /* against rec_thread_renamed_() */
 	t->name_id = b->name_id;
 	memcpy(t->name, b->name, sizeof t->name);
+	b->defined = 1; /* a rename from now on is too late */
 	pthread_mutex_unlock(&b->r->lock);
 	return true;
 }
@@ -358,7 +359,15 @@ static rec_tbuf_full *drain_threads(rec_recorder *r, rec_bg_pending *pd, uint64_
 		uint32_t state = __atomic_load_n(&b->state, __ATOMIC_ACQUIRE);
 		uint64_t n = 0;
 		/* A new thread: defined (with its own name string) before the
-		 * records that reference it are appended. */
+		 * records that reference it are appended.  Under the preload
+		 * library not before the round that ends a chunk (while its
+		 * ring is under a quarter full and its id was not handed out),
+		 * so that a name given just after its start is the one written. */
+		if (!b->defined && state == REC_TB_LIVE && r->drops_defer && !closing &&
+		    __atomic_load_n(&r->defer_new_threads, __ATOMIC_RELAXED) &&
+		    !__atomic_load_n(&b->id_shared, __ATOMIC_RELAXED) &&
+		    __atomic_load_n(&b->pub.pub_head, __ATOMIC_ACQUIRE) - b->pub.tail < b->cap / 4)
+			continue;
 		if (!b->defined) {
 			if (!bg_define_later(pd, b)) {
 				rec_report(r, REC_ERR_NOMEM, "recorder: out of memory defining a thread");

@@ -24,6 +24,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -148,7 +149,9 @@ static __thread pair_set *tls_pairs;
 static pthread_key_t pairs_key;
 static int pairs_key_ok;
 static pthread_once_t pairs_key_once = PTHREAD_ONCE_INIT;
-static void free_pairs(void *p) { free(p); }
+/* The set is mapped, not malloc'ed: a lock taken inside the program's
+ * allocator (its own mutexes) must not call back into it. */
+static void free_pairs(void *p) { munmap(p, sizeof(pair_set)); }
 static void make_pairs_key(void) { pairs_key_ok = pthread_key_create(&pairs_key, free_pairs) == 0; }
 
 static pair_set *thread_pairs(void)
@@ -158,11 +161,11 @@ static pair_set *thread_pairs(void)
 		pthread_once(&pairs_key_once, make_pairs_key);
 		if (!pairs_key_ok)
 			return NULL;
-		ps = calloc(1, sizeof(*ps));
-		if (ps == NULL)
+		ps = mmap(NULL, sizeof(*ps), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (ps == MAP_FAILED)
 			return NULL;
 		if (pthread_setspecific(pairs_key, ps) != 0) {
-			free(ps);
+			free_pairs(ps);
 			return NULL;
 		}
 		tls_pairs = ps;

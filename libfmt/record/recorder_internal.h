@@ -150,7 +150,7 @@ typedef struct rec_tbuf_full {
 	uint32_t state;                  /* REC_TB_*, atomic */
 	uint32_t has_ring;
 	uint32_t reclaim;                /* background-only: orphan drained, to the free list */
-	uint32_t defined;                /* background-only: thread defined in the writer */
+	uint32_t defined;                /* background sets (r->lock): thread defined in the writer */
 	uint32_t id_shared;              /* atomic: rec_recorder_thread_id() handed the id out */
 	uint64_t cap;
 	uint64_t populated;              /* ring bytes from base put in place (ring_grow) */
@@ -367,6 +367,11 @@ struct rec_recorder {
 	void *module_map;
 	uint64_t last_flush_ns;
 	int drops_defer;                 /* this round ends no chunk: rec.Dropped wait */
+	/* atomic, set by librec-preload.so: a new thread is defined (and its
+	 * records drained) at the next round that ends a chunk, not sooner,
+	 * so the name it is given just after its start (by itself or by the
+	 * thread that started it) is the one written */
+	int defer_new_threads;
 	/* flight mode */
 	rec_fchunk *fl_head, *fl_tail;
 	uint64_t fl_bytes;

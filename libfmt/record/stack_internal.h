@@ -243,6 +243,7 @@ void rec_io_emit_(int fd, const char *call, const char *kind, const char *addres
 /* thread.c: the calling thread named itself (pthread_setname_np): its
  * rec.ThreadStart name follows if the thread was not written out yet. */
 void rec_thread_renamed_(const char *name);
+void rec_thread_renamed_tid_(uint64_t os_tid, const char *name);
 
 /* sleep.c: record one rec.Sleep of requested ns, from start to end ticks
  * of the Sleep type's recorder.  rec_sleep_type() is NULL until declared. */

@@ -56,7 +56,7 @@ void rec_tbuf_free(rec_tbuf_full *b)
 		return;
 	if (b->has_ring)
 		munmap(b->pub.base, b->cap);
-	free(b);
+	munmap(b, sizeof *b);
 }
 
 static void thread_exit(void *arg)
@@ -141,10 +141,15 @@ static rec_tbuf_full *thread_register(rec_recorder *r)
 	}
 	pthread_mutex_unlock(&r->lock);
 	if (!b) {
-		if (posix_memalign((void **)&b, 64, sizeof *b) != 0)
+		/* Mapped (zero, page-aligned), not malloc'ed: the caller holds
+		 * rec_g_lock, and a thread that registers from inside the
+		 * program's allocator lock (librec-preload.so records jemalloc's
+		 * own mutexes in its background threads) must not find the
+		 * allocator's locks taken under ours: a lock order inversion. */
+		b = mmap(NULL, sizeof *b, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (b == MAP_FAILED)
 			b = NULL;
 		if (b) {
-			memset(b, 0, sizeof *b);
 			if (reserved && (b->pub.base = rec_ring_alloc(r->buf_size, &b->populated)) != NULL) {
 				b->has_ring = 1;
 				b->cap = r->buf_size;
@@ -286,6 +291,28 @@ void rec_thread_renamed_(const char *name)
 		}
 		pthread_mutex_unlock(&r->lock);
 	}
+}
+
+/* Another thread (os_tid) was named: its buffers not yet defined in their
+ * recorder's writer take the new name, as rec_thread_renamed_() does for
+ * the calling thread.  rec_g_lock, then each r->lock (atfork_prepare's
+ * order). */
+void rec_thread_renamed_tid_(uint64_t os_tid, const char *name)
+{
+	pthread_mutex_lock(&rec_g_lock);
+	for (rec_recorder *r = rec_g_open; r; r = r->g_next) {
+		pthread_mutex_lock(&r->lock);
+		for (rec_tbuf_full *b = r->threads; b; b = b->rec_next) {
+			if (b->os_tid != os_tid || b->defined ||
+			    __atomic_load_n(&b->state, __ATOMIC_ACQUIRE) != REC_TB_LIVE)
+				continue;
+			strncpy(b->name, name, sizeof b->name - 1);
+			b->name[sizeof b->name - 1] = 0;
+			b->name_id = b->name[0] ? REC_THREAD_NAME_BASE + b->thread_id : 0;
+		}
+		pthread_mutex_unlock(&r->lock);
+	}
+	pthread_mutex_unlock(&rec_g_lock);
 }
 
 /* ---- fork ------------------------------------------------------------------------------ */
