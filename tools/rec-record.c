@@ -300,10 +300,11 @@ static char *find_preload(void)
 static char *output_path(const rec_record_opts *o, const char *program, pid_t pid)
 {
 	char name[PATH_MAX];
+	const char *slash = strrchr(program, '/');
 	if (o->output)
 		snprintf(name, sizeof name, "%s", o->output);
 	else
-		snprintf(name, sizeof name, "%s-%ld.rec", rec_cli_base_name(program), (long)pid);
+		snprintf(name, sizeof name, "%s-%ld.rec", slash ? slash + 1 : program, (long)pid);
 	if (name[0] == '/')
 		return rec_cli_xstrdup(name);
 	char cwd[PATH_MAX];
