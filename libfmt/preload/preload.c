@@ -18,8 +18,10 @@
  *       io=DUR     the blocking I/O threshold (rec.IO; default 10ms);
  *       forks=off  a forked child is not recorded (the default, and the
  *                  only value: forks=on is rejected as not implemented).
- *     wall= and duration= are rejected with a message saying they are not
- *     implemented.  A bad key or value: one line on stderr saying what
+ *       duration=DUR  close the recording DUR after it opened, as exit
+ *                  would (a FINAL chunk); the program goes on, its
+ *                  interposers only calling the real functions.
+ *     wall= is rejected with a message saying it is not implemented.  A bad key or value: one line on stderr saying what
  *     is wrong, and nothing is recorded (the program runs).
  *   REC_PRELOAD_RECORDING_PID removed from the environment (this library
  *     sets it for the programs a recording process execs: a process that
@@ -79,7 +81,9 @@ static void at_exit(void)
 	__atomic_store_n(&rec_preload_on_, 0, __ATOMIC_RELAXED);
 }
 
-static void fork_child(void)
+/* In a fork child, and when the recording closes before exit (env.c's
+ * duration= timer): the interposers only call the real functions. */
+static void stop_recording(void)
 {
 	__atomic_store_n(&rec_preload_on_, 0, __ATOMIC_RELAXED);
 }
@@ -118,6 +122,7 @@ __attribute__((constructor(101))) static void preload_start(void)
 	char pid[24];
 	snprintf(pid, sizeof pid, "%ld", (long)getpid());
 	int record = owner == NULL || strcmp(owner, pid) == 0;
+	rec_env_stopping_ = stop_recording;
 	rec_env_start_(record);
 	if (record && rec_recorder_default() != NULL)
 		(void)setenv(OWNER_ENV, pid, 1);
@@ -125,10 +130,11 @@ __attribute__((constructor(101))) static void preload_start(void)
 	if (r != NULL) {
 		(void)rec_recorder_attach_thread(r);
 		(void)rec_cpu_sampler_attach_thread();
-		(void)pthread_atfork(NULL, NULL, fork_child);
+		(void)pthread_atfork(NULL, NULL, stop_recording);
 		atexit(at_exit);
 		rec_preload_recorder_ = r;
 		__atomic_store_n(&rec_preload_on_, 1, __ATOMIC_RELEASE);
+		rec_env_start_duration_();
 	}
 }
 

@@ -8,10 +8,13 @@
  * duration parser is rec_parse_duration(), libfmt/common/duration.c).
  */
 #include <errno.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "rec/builtins.h"
@@ -81,7 +84,7 @@ static bool key_is(const char *k, size_t kl, const char *name)
 
 #define REC_OPTION_KEYS                                                                    \
 	"the options are codec, level, chunk, flush, memory, buffer, full, flight, crash, " \
-	"maxage, maxsize, signal, events, quiet, cpu, alloc, io, forks"
+	"maxage, maxsize, signal, events, quiet, cpu, alloc, io, duration, forks"
 
 /* What a key accepts, for the error message; NULL for an unknown key.  The
  * errors name the option and these (REC_OPTIONS=codec=gzip is
@@ -113,7 +116,8 @@ static const char *option_values(const char *k, size_t kl)
 			   "implemented" },
 		{ "wall", "wall-clock sampling is not implemented; remove wall=" },
 		{ "io", "io is the blocking I/O threshold, a duration like 10ms" },
-		{ "duration", "a recording duration is not implemented; remove duration=" },
+		{ "duration", "duration is how long to record, a duration above 0 like 10s "
+			      "(the program goes on)" },
 		{ "threshold", "unknown option; a threshold is set per type: "
 			       "events=PATTERN:threshold=DUR" },
 	};
@@ -137,17 +141,19 @@ static bool parse_quiet(const char *v, size_t vl, int *q)
 /* The process-wide settings REC_OPTIONS may carry beside the recorder's
  * (they are no recorder option: env_start applies them): cpu=HZ (the CPU
  * sampling period 1/HZ, 0 = off), alloc=SIZE (rec_alloc_set_sample_interval,
- * 0 = off), io=DUR (rec.IO's threshold, for the preload library), forks=off (what a fork child does today: not recorded).  *u is
- * the value to apply. */
+ * 0 = off), io=DUR (rec.IO's threshold, for the preload library),
+ * duration=DUR (close the recording DUR after it opened, above 0),
+ * forks=off (what a fork child does today: not recorded).  *u is the value
+ * to apply. */
 static bool parse_process_option(const char *k, size_t kl, const char *v, size_t vl, uint64_t *u)
 {
 	char buf[24];
 	if (key_is(k, kl, "forks"))
 		return (vl == 3 && memcmp(v, "off", 3) == 0) || (vl == 1 && *v == '0');
-	if (key_is(k, kl, "alloc") || key_is(k, kl, "io")) {
-		int64_t x = key_is(k, kl, "io") ? rec_parse_duration_ns(v, vl) : rec_parse_size(v, vl);
+	if (key_is(k, kl, "alloc") || key_is(k, kl, "io") || key_is(k, kl, "duration")) {
+		int64_t x = key_is(k, kl, "alloc") ? rec_parse_size(v, vl) : rec_parse_duration_ns(v, vl);
 		*u = (uint64_t)x;
-		return x >= 0;
+		return x > 0 || (x == 0 && !key_is(k, kl, "duration"));
 	}
 	/* cpu: an integer number of Hz */
 	if (vl == 0 || vl >= sizeof buf || strspn(v, "0123456789") < vl)
@@ -161,7 +167,10 @@ static bool parse_process_option(const char *k, size_t kl, const char *v, size_t
 	return true;
 }
 
-/* Apply cpu= and alloc= of a REC_OPTIONS that parsed (the last one wins). */
+static uint64_t g_env_duration_ns; /* duration=, 0 = until exit */
+
+/* Apply cpu=, alloc=, io= and duration= of a REC_OPTIONS that parsed (the
+ * last one wins). */
 static void env_apply_process_options(const char *opt)
 {
 	for (const char *p = opt; p && *p;) {
@@ -177,6 +186,8 @@ static void env_apply_process_options(const char *opt)
 				rec_alloc_set_sample_interval(u);
 			else if (key_is(p, (size_t)(eq - p), "io"))
 				rec_io_set_threshold(u);
+			else if (key_is(p, (size_t)(eq - p), "duration"))
+				g_env_duration_ns = u;
 		}
 		p = end ? end + 1 : p + n;
 	}
@@ -296,7 +307,8 @@ rec_status rec_recorder_options_parse(rec_recorder_options *o, const char *text,
 				int q;
 				ok = parse_quiet(v, vl, &q); /* REC_OUTPUT's messages: env_start */
 			} else if (key_is(k, kl, "cpu") || key_is(k, kl, "alloc") ||
-				   key_is(k, kl, "io") || key_is(k, kl, "forks")) {
+				   key_is(k, kl, "io") || key_is(k, kl, "duration") ||
+				   key_is(k, kl, "forks")) {
 				uint64_t u;
 				ok = parse_process_option(k, kl, v, vl, &u); /* applied by env_start */
 			} else {
@@ -393,15 +405,96 @@ static void env_on_error(void *opaque, rec_status st, const char *msg)
 	env_say("rec: REC_OUTPUT=%s: %s", g_env_file, msg);
 }
 
-static void env_atexit(void)
+/* Close the recording REC_OUTPUT opened, once (exit, _exit or the
+ * duration= timer, whichever comes first). */
+static void env_close(void)
 {
-	rec_recorder *r = g_env_recorder;
-	g_env_recorder = NULL;
+	rec_recorder *r = __atomic_exchange_n(&g_env_recorder, NULL, __ATOMIC_ACQ_REL);
 	/* The program may have closed the recorder REC_OUTPUT started (it is
 	 * the default recorder, reachable through rec_recorder_default()): then
 	 * it is freed and must not be closed again. */
-	if (r && rec_recorder_default() == r)
+	if (r && rec_recorder_default() == r) {
+		if (rec_env_stopping_ != NULL)
+			rec_env_stopping_();
 		rec_recorder_close(r);
+	}
+}
+
+/* ---- duration= ------------------------------------------------------------- */
+/* A thread of its own (all signals blocked) waits until the deadline on a
+ * CLOCK_MONOTONIC condition variable and closes the recording as exit
+ * would; exit before the deadline wakes it and joins it.  A fork child has
+ * no timer (nor a recording). */
+void (*rec_env_stopping_)(void);
+static pthread_t g_timer;
+static int g_timer_on;
+static int g_timer_stop;
+static struct timespec g_timer_deadline;
+static pthread_mutex_t g_timer_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t g_timer_cond;
+
+static void *timer_main(void *arg)
+{
+	(void)arg;
+	int timed_out = 0;
+	pthread_mutex_lock(&g_timer_lock);
+	while (!g_timer_stop && !timed_out)
+		timed_out = pthread_cond_timedwait(&g_timer_cond, &g_timer_lock,
+						   &g_timer_deadline) == ETIMEDOUT;
+	int fire = !g_timer_stop;
+	pthread_mutex_unlock(&g_timer_lock);
+	if (fire)
+		env_close();
+	return NULL;
+}
+
+static void timer_fork_child(void)
+{
+	g_timer_on = 0;
+	pthread_mutex_init(&g_timer_lock, NULL);
+}
+
+static void timer_start(uint64_t ns)
+{
+	pthread_condattr_t ca;
+	if (pthread_condattr_init(&ca) != 0)
+		return;
+	int ok = pthread_condattr_setclock(&ca, CLOCK_MONOTONIC) == 0 &&
+		 pthread_cond_init(&g_timer_cond, &ca) == 0;
+	pthread_condattr_destroy(&ca);
+	if (!ok)
+		return;
+	clock_gettime(CLOCK_MONOTONIC, &g_timer_deadline);
+	uint64_t t = (uint64_t)g_timer_deadline.tv_nsec + ns % 1000000000u;
+	g_timer_deadline.tv_sec += (time_t)(ns / 1000000000u + t / 1000000000u);
+	g_timer_deadline.tv_nsec = (long)(t % 1000000000u);
+	sigset_t all, old;
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	g_timer_on = pthread_create(&g_timer, NULL, timer_main, NULL) == 0;
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (g_timer_on)
+		(void)pthread_atfork(NULL, NULL, timer_fork_child);
+	else
+		env_say("rec: REC_OPTIONS=duration=: no timer thread; recording until exit");
+}
+
+static void timer_stop(void)
+{
+	if (!g_timer_on || pthread_equal(pthread_self(), g_timer))
+		return;
+	g_timer_on = 0;
+	pthread_mutex_lock(&g_timer_lock);
+	g_timer_stop = 1;
+	pthread_cond_signal(&g_timer_cond);
+	pthread_mutex_unlock(&g_timer_lock);
+	pthread_join(g_timer, NULL); /* also lets a close it began finish */
+}
+
+static void env_atexit(void)
+{
+	timer_stop();
+	env_close();
 }
 
 /* Library constructor; the preload library calls it first itself
@@ -414,6 +507,7 @@ void rec_env_stop_(void)
 __attribute__((constructor)) static void env_start(void)
 {
 	rec_env_start_(1);
+	rec_env_start_duration_();
 }
 
 void rec_env_start_(int record)
@@ -482,4 +576,11 @@ void rec_env_start_(int record)
 		return;
 	}
 	atexit(env_atexit);
+}
+
+void rec_env_start_duration_(void)
+{
+	static int started;
+	if (g_env_duration_ns > 0 && g_env_recorder != NULL && !started++)
+		timer_start(g_env_duration_ns);
 }
