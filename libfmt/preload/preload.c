@@ -16,8 +16,11 @@
  *       alloc=SIZE mean bytes between allocation samples, 0 = off
  *                  (default 512KiB);
  *       io=DUR     the blocking I/O threshold (rec.IO; default 10ms);
- *       forks=off  a forked child is not recorded (the default, and the
- *                  only value: forks=on is rejected as not implemented).
+ *       forks=off  a forked child is not recorded (the default);
+ *       forks=on   a forked child records into REC_OUTPUT's path (%p
+ *                  replaced) with its pid inserted before the extension
+ *                  (out.rec -> out.4242.rec), a file of its own, with the
+ *                  same options (duration= counted from the fork);
  *       duration=DUR  close the recording DUR after it opened, as exit
  *                  would (a FINAL chunk); the program goes on, its
  *                  interposers only calling the real functions.
@@ -45,9 +48,10 @@
  * registered after env.c's puts the exiting thread inside the recorder
  * before env.c's closes the recording.
  *
- * A fork child is not recorded (the recorder abandons its recording in the
- * child, thread.c's atfork_child): its interposers only call the real
- * functions.  An exec'd program gets the preload again through LD_PRELOAD,
+ * A fork child's recorder abandons the parent's recording (thread.c's
+ * atfork_child): with forks=off its interposers only call the real
+ * functions; with forks=on the fork interposer opens the child's own
+ * (rec_preload_fork_child()).  An exec'd program gets the preload again through LD_PRELOAD,
  * which stays in the environment, but does not record: the recording
  * process puts its pid in REC_PRELOAD_RECORDING_PID, and a process with
  * another pid there records nothing (so system() and popen() do not
@@ -110,6 +114,17 @@ static int text_cb(struct dl_phdr_info *info, size_t size, void *arg)
 	return 0;
 }
 
+/* The default recorder is open: this thread records, the interposers on. */
+static void record_here(void)
+{
+	rec_recorder *r = rec_recorder_default();
+	(void)rec_recorder_attach_thread(r);
+	(void)rec_cpu_sampler_attach_thread();
+	rec_preload_recorder_ = r;
+	__atomic_store_n(&rec_preload_on_, 1, __ATOMIC_RELEASE);
+	rec_env_start_duration_();
+}
+
 __attribute__((constructor(101))) static void preload_start(void)
 {
 	rec_preload_resolve();
@@ -126,16 +141,22 @@ __attribute__((constructor(101))) static void preload_start(void)
 	rec_env_start_(record);
 	if (record && rec_recorder_default() != NULL)
 		(void)setenv(OWNER_ENV, pid, 1);
-	rec_recorder *r = rec_recorder_default();
-	if (r != NULL) {
-		(void)rec_recorder_attach_thread(r);
-		(void)rec_cpu_sampler_attach_thread();
+	if (rec_recorder_default() != NULL) {
 		(void)pthread_atfork(NULL, NULL, stop_recording);
 		atexit(at_exit);
-		rec_preload_recorder_ = r;
-		__atomic_store_n(&rec_preload_on_, 1, __ATOMIC_RELEASE);
-		rec_env_start_duration_();
+		record_here();
 	}
+}
+
+/* forks=on: the fork interposer's child (inside the recorder) opens its
+ * own recording (env.c) and records as its parent did.  Its exec'd
+ * programs still find the parent's pid in REC_PRELOAD_RECORDING_PID (no
+ * setenv in a fork child: another thread may have held the environment's
+ * lock) and do not record. */
+void rec_preload_fork_child(void)
+{
+	if (rec_env_fork_child_())
+		record_here();
 }
 
 typedef int (*main_fn)(int, char **, char **);

@@ -112,8 +112,8 @@ static const char *option_values(const char *k, size_t kl)
 		{ "cpu", "cpu is a CPU sampling rate in Hz from 0 (off) to 10000" },
 		{ "alloc", "alloc is the mean bytes between allocation samples, like 512KiB, "
 			   "0 = off" },
-		{ "forks", "forks is off (a forked child is not recorded); forks=on is not "
-			   "implemented" },
+		{ "forks", "forks is off (a forked child is not recorded) or on (each child "
+			   "records into the file's name with its pid inserted)" },
 		{ "wall", "wall-clock sampling is not implemented; remove wall=" },
 		{ "io", "io is the blocking I/O threshold, a duration like 10ms" },
 		{ "duration", "duration is how long to record, a duration above 0 like 10s "
@@ -143,13 +143,17 @@ static bool parse_quiet(const char *v, size_t vl, int *q)
  * sampling period 1/HZ, 0 = off), alloc=SIZE (rec_alloc_set_sample_interval,
  * 0 = off), io=DUR (rec.IO's threshold, for the preload library),
  * duration=DUR (close the recording DUR after it opened, above 0),
- * forks=off (what a fork child does today: not recorded).  *u is the value
- * to apply. */
+ * forks=on|off (a fork child records into its own file, or not at all:
+ * rec_env_fork_child_()).  *u is the value to apply. */
 static bool parse_process_option(const char *k, size_t kl, const char *v, size_t vl, uint64_t *u)
 {
 	char buf[24];
-	if (key_is(k, kl, "forks"))
-		return (vl == 3 && memcmp(v, "off", 3) == 0) || (vl == 1 && *v == '0');
+	if (key_is(k, kl, "forks")) {
+		int q;
+		bool ok = parse_quiet(v, vl, &q); /* the same on/off/1/0 */
+		*u = (uint64_t)q;
+		return ok;
+	}
 	if (key_is(k, kl, "alloc") || key_is(k, kl, "io") || key_is(k, kl, "duration")) {
 		int64_t x = key_is(k, kl, "alloc") ? rec_parse_size(v, vl) : rec_parse_duration_ns(v, vl);
 		*u = (uint64_t)x;
@@ -168,6 +172,7 @@ static bool parse_process_option(const char *k, size_t kl, const char *v, size_t
 }
 
 static uint64_t g_env_duration_ns; /* duration=, 0 = until exit */
+static int g_env_forks;             /* forks=on */
 
 /* Apply cpu=, alloc=, io= and duration= of a REC_OPTIONS that parsed (the
  * last one wins). */
@@ -188,6 +193,8 @@ static void env_apply_process_options(const char *opt)
 				rec_io_set_threshold(u);
 			else if (key_is(p, (size_t)(eq - p), "duration"))
 				g_env_duration_ns = u;
+			else if (key_is(p, (size_t)(eq - p), "forks"))
+				g_env_forks = (int)u;
 		}
 		p = end ? end + 1 : p + n;
 	}
@@ -339,6 +346,7 @@ static char g_env_storage[4096];
 static const char *g_env_file; /* the path opened (REC_OUTPUT, %p replaced) */
 static int g_env_quiet;
 static int g_env_write_said;
+static rec_recorder_options g_env_options; /* as opened, for forks=on */
 
 __attribute__((format(printf, 1, 2))) static void env_say(const char *fmt, ...)
 {
@@ -429,6 +437,7 @@ void (*rec_env_stopping_)(void);
 static pthread_t g_timer;
 static int g_timer_on;
 static int g_timer_stop;
+static int g_timer_atfork;
 static struct timespec g_timer_deadline;
 static pthread_mutex_t g_timer_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t g_timer_cond;
@@ -451,6 +460,7 @@ static void *timer_main(void *arg)
 static void timer_fork_child(void)
 {
 	g_timer_on = 0;
+	g_timer_stop = 0;
 	pthread_mutex_init(&g_timer_lock, NULL);
 }
 
@@ -473,7 +483,7 @@ static void timer_start(uint64_t ns)
 	pthread_sigmask(SIG_SETMASK, &all, &old);
 	g_timer_on = pthread_create(&g_timer, NULL, timer_main, NULL) == 0;
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
-	if (g_timer_on)
+	if (g_timer_on && !g_timer_atfork++)
 		(void)pthread_atfork(NULL, NULL, timer_fork_child);
 	else
 		env_say("rec: REC_OPTIONS=duration=: no timer thread; recording until exit");
@@ -559,6 +569,7 @@ void rec_env_start_(int record)
 	o.path = out;
 	o.flags |= REC_RECORDER_DEFAULT;
 	o.on_error = env_on_error;
+	g_env_options = o;
 	g_env_file = out;
 	rec_status st = rec_recorder_open(&g_env_recorder, &o);
 	if (st != REC_OK) {
@@ -578,9 +589,48 @@ void rec_env_start_(int record)
 	atexit(env_atexit);
 }
 
+static int g_timer_started;
+
 void rec_env_start_duration_(void)
 {
-	static int started;
-	if (g_env_duration_ns > 0 && g_env_recorder != NULL && !started++)
+	if (g_env_duration_ns > 0 && g_env_recorder != NULL && !g_timer_started++)
 		timer_start(g_env_duration_ns);
+}
+
+/* forks=on: the recording of a fork child, opened in the child (the
+ * parent's was abandoned there by thread.c's atfork handler) with the
+ * parent's options into the parent's path with the child's pid inserted
+ * before the last extension ("/tmp/out.rec" -> "/tmp/out.4242.rec", a name
+ * without one gets ".4242" appended); its duration= counts from there.
+ * 1 if the child records. */
+int rec_env_fork_child_(void)
+{
+	static char path[4096 + 1024 + 32];
+	if (!g_env_forks || g_env_file == NULL)
+		return 0;
+	g_env_recorder = NULL;
+	g_timer_started = 0;
+	const char *base = strrchr(g_env_file, '/');
+	base = base ? base + 1 : g_env_file;
+	const char *dot = strrchr(base, '.');
+	size_t head = dot && dot != base ? (size_t)(dot - g_env_file) : strlen(g_env_file);
+	char copy[sizeof path];
+	snprintf(copy, sizeof copy, "%s", g_env_file);
+	int n = snprintf(path, sizeof path, "%.*s.%ld%s", (int)head, copy, (long)getpid(),
+			 copy + head);
+	if (n < 0 || (size_t)n >= sizeof path)
+		return 0;
+	rec_recorder_options o = g_env_options;
+	o.path = path;
+	g_env_file = path;
+	g_env_write_said = 0;
+	if (rec_recorder_open(&g_env_recorder, &o) != REC_OK) {
+		int err = errno;
+		char tmp[128];
+		g_env_recorder = NULL;
+		env_say("rec: REC_OUTPUT=%s: %s; the child %ld is not recorded", path,
+			strerror_r(err, tmp, sizeof tmp), (long)getpid());
+		return 0;
+	}
+	return 1;
 }

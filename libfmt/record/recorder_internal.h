@@ -632,6 +632,9 @@ void rec_env_start_(int record);
  * (once; env.c's constructor calls it, the preload library first, once its
  * interposers record). */
 void rec_env_start_duration_(void);
+/* env.c: in a fork child (forks=on), open the child's own recording, into
+ * REC_OUTPUT's path with the child's pid inserted; 1 if it records. */
+int rec_env_fork_child_(void);
 /* env.c: close the recorder REC_OUTPUT opened, as at exit (the preload
  * library's _exit). */
 void rec_env_stop_(void);
