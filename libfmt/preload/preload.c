@@ -177,16 +177,16 @@ int __libc_start_main(main_fn main, int argc, char **argv, void (*init)(void), v
 }
 
 /* _exit skips the atexit handlers: close the recording first, as exit
- * would (not in a fork child: it does not record, and its parent's
- * recording is not its to close). */
+ * would.  rec_env_stop_ closes only the recording this process opened
+ * (none in a fork child with forks=off: its parent's is not its to close)
+ * and, after duration= closed it, waits for the timer's close to end. */
 REC_PRELOAD_API void _exit(int status)
 {
 	static void (*real)(int) __attribute__((noreturn));
 	if (real == NULL)
 		*(void **)&real = dlsym(RTLD_NEXT, "_exit");
-	if (__atomic_exchange_n(&rec_preload_on_, 0, __ATOMIC_RELAXED)) {
-		rec_in_recorder_ = 1;
-		rec_env_stop_();
-	}
+	__atomic_store_n(&rec_preload_on_, 0, __ATOMIC_RELAXED);
+	rec_in_recorder_ = 1;
+	rec_env_stop_();
 	real(status);
 }

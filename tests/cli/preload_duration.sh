@@ -7,13 +7,13 @@
 # one run, a clean close) and ends before 300 ms + one flush interval after
 # its first event; the sleeps in it are those the program began before the
 # end (at least 3, not all 50), and every one of them began before it.
-# Then the same through rec-record --duration 200ms.
+# Then plain_exit (_exit after the end) and rec-record --duration 200ms.
 set -uo pipefail
 # shellcheck source=tests/cli/lib/common.sh
 source "$(dirname "$0")/lib/common.sh"
 # shellcheck source=tests/cli/lib/preload.sh
 source "$(dirname "$0")/lib/preload.sh"
-need_exe "$tests/plain_steps" "$bin/rec-print" "$bin/rec-summary"
+need_exe "$tests/plain_steps" "$tests/plain_exit" "$bin/rec-print" "$bin/rec-summary"
 
 preloaded steps "$tmp/d.rec" "duration=300ms,flush=200ms" "$tests/plain_steps"
 [ "$rc" = 4 ] || fail "plain_steps exit $rc, want 4: $(cat "$tmp/steps.err")"
@@ -56,6 +56,14 @@ print("\n".join(bad), file=sys.stderr)
 print("recorded %.1f ms, %d sleeps; the program ran %.1f ms" % ((last - first) / 1e6, len(sl), (steps[-1] - steps[0]) / 1e6))
 sys.exit(1 if bad else 0)
 PY
+
+# A program that leaves through _exit after the end (plain_exit: a 30 ms
+# sleep, _exit(3)) with duration=10ms: exit 3, a clean close, no sleep.
+preloaded exit "$tmp/x.rec" "duration=10ms" "$tests/plain_exit"
+[ "$rc" = 3 ] || fail "plain_exit: exit $rc, want 3"
+"$bin/rec-summary" "$tmp/x.rec" >"$tmp/x.txt" && grep -q "clean close" "$tmp/x.txt" ||
+	fail "plain_exit duration=10ms: not closed cleanly: $(cat "$tmp/x.txt")"
+"$bin/rec-print" --json "$tmp/x.rec" | grep -q '"type": "rec.Sleep"' && fail "plain_exit: the sleep after the end was recorded"
 
 # rec-record --duration passes it on: the same program, exit 4, a clean close
 rc=0
