@@ -111,15 +111,16 @@ env -u REC_OUTPUT -u REC_OPTIONS "$helper" 10 flush-close /dev/full >"$tmp/api.o
 	fail "API on /dev/full: $(cat "$tmp/api.out")"
 [ ! -s "$tmp/api.err" ] || fail "API on /dev/full printed: $(cat "$tmp/api.err")"
 
-# duration=150ms (env.c's timer) on 40 events 10 ms apart: the recording
-# closes cleanly with the events emitted before then (3 to 39 of them, as
-# many as the program saw accepted) and the program goes on to exit 0.
-run paced "$tmp/paced.rec" "duration=150ms" 40 paced
+# duration=1s (env.c's timer; long enough for valgrind's start) on 200
+# events 10 ms apart: the recording closes cleanly with the events emitted
+# before then (3 to 199 of them, as many as the program saw accepted) and
+# the program goes on to exit 0.
+run paced "$tmp/paced.rec" "duration=1s" 200 paced
 [ "$rc" = 0 ] || fail "paced: exit $rc: $(cat "$tmp/paced.err")"
 got=$(sed -n 's/^recorded=//p' "$tmp/paced.out")
 "$bin/rec-summary" "$tmp/paced.rec" >"$tmp/paced.txt" && grep -q "clean close" "$tmp/paced.txt" ||
 	fail "paced: not closed cleanly: $(cat "$tmp/paced.txt")"
 n=$(sed -n 's/^ app.HelperEvent *\([0-9]*\) .*/\1/p' "$tmp/paced.txt")
-[ -n "$got" ] && [ "$got" -ge 3 ] && [ "$got" -lt 40 ] && [ "$n" = "$got" ] ||
-	fail "paced duration=150ms: $n events in the file, the program saw $got of 40 accepted"
+[ -n "$got" ] && [ "$got" -ge 3 ] && [ "$got" -lt 200 ] && [ "$n" = "$got" ] ||
+	fail "paced duration=1s: $n events in the file, the program saw $got of 200 accepted"
 cli_done recorder_env
