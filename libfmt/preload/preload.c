@@ -16,10 +16,15 @@
  *       alloc=SIZE mean bytes between allocation samples, 0 = off
  *                  (default 512KiB);
  *       io=DUR     the blocking I/O threshold (rec.IO; default 10ms);
- *       forks=off  a forked child is not recorded (the default, and the
- *                  only value: forks=on is rejected as not implemented).
- *     wall= and duration= are rejected with a message saying they are not
- *     implemented.  A bad key or value: one line on stderr saying what
+ *       forks=off  a forked child is not recorded (the default);
+ *       forks=on   a forked child records into REC_OUTPUT's path (%p
+ *                  replaced) with its pid inserted before the extension
+ *                  (out.rec -> out.4242.rec), a file of its own, with the
+ *                  same options (duration= counted from the fork);
+ *       duration=DUR  close the recording DUR after it opened, as exit
+ *                  would (a FINAL chunk); the program goes on, its
+ *                  interposers only calling the real functions.
+ *     wall= is rejected with a message saying it is not implemented.  A bad key or value: one line on stderr saying what
  *     is wrong, and nothing is recorded (the program runs).
  *   REC_PRELOAD_RECORDING_PID removed from the environment (this library
  *     sets it for the programs a recording process execs: a process that
@@ -43,9 +48,10 @@
  * registered after env.c's puts the exiting thread inside the recorder
  * before env.c's closes the recording.
  *
- * A fork child is not recorded (the recorder abandons its recording in the
- * child, thread.c's atfork_child): its interposers only call the real
- * functions.  An exec'd program gets the preload again through LD_PRELOAD,
+ * A fork child's recorder abandons the parent's recording (thread.c's
+ * atfork_child): with forks=off its interposers only call the real
+ * functions; with forks=on the fork interposer opens the child's own
+ * (rec_preload_fork_child()).  An exec'd program gets the preload again through LD_PRELOAD,
  * which stays in the environment, but does not record: the recording
  * process puts its pid in REC_PRELOAD_RECORDING_PID, and a process with
  * another pid there records nothing (so system() and popen() do not
@@ -79,7 +85,9 @@ static void at_exit(void)
 	__atomic_store_n(&rec_preload_on_, 0, __ATOMIC_RELAXED);
 }
 
-static void fork_child(void)
+/* In a fork child, and when the recording closes before exit (env.c's
+ * duration= timer): the interposers only call the real functions. */
+static void stop_recording(void)
 {
 	__atomic_store_n(&rec_preload_on_, 0, __ATOMIC_RELAXED);
 }
@@ -106,6 +114,20 @@ static int text_cb(struct dl_phdr_info *info, size_t size, void *arg)
 	return 0;
 }
 
+/* The default recorder is open: this thread records, the interposers on. */
+static void record_here(void)
+{
+	rec_recorder *r = rec_recorder_default();
+	/* a thread is named at the chunk that first holds its events
+	 * (memcached names its workers from its main thread) */
+	__atomic_store_n(&r->defer_new_threads, 1, __ATOMIC_RELAXED);
+	(void)rec_recorder_attach_thread(r);
+	(void)rec_cpu_sampler_attach_thread();
+	rec_preload_recorder_ = r;
+	__atomic_store_n(&rec_preload_on_, 1, __ATOMIC_RELEASE);
+	rec_env_start_duration_();
+}
+
 __attribute__((constructor(101))) static void preload_start(void)
 {
 	rec_preload_resolve();
@@ -118,21 +140,26 @@ __attribute__((constructor(101))) static void preload_start(void)
 	char pid[24];
 	snprintf(pid, sizeof pid, "%ld", (long)getpid());
 	int record = owner == NULL || strcmp(owner, pid) == 0;
+	rec_env_stopping_ = stop_recording;
 	rec_env_start_(record);
 	if (record && rec_recorder_default() != NULL)
 		(void)setenv(OWNER_ENV, pid, 1);
-	rec_recorder *r = rec_recorder_default();
-	if (r != NULL) {
-		(void)rec_recorder_attach_thread(r);
-		(void)rec_cpu_sampler_attach_thread();
-		(void)pthread_atfork(NULL, NULL, fork_child);
+	if (rec_recorder_default() != NULL) {
+		(void)pthread_atfork(NULL, NULL, stop_recording);
 		atexit(at_exit);
-		/* a thread is named at the chunk that first holds its events
-		 * (memcached names its workers from its main thread) */
-		__atomic_store_n(&r->defer_new_threads, 1, __ATOMIC_RELAXED);
-		rec_preload_recorder_ = r;
-		__atomic_store_n(&rec_preload_on_, 1, __ATOMIC_RELEASE);
+		record_here();
 	}
+}
+
+/* forks=on: the fork interposer's child (inside the recorder) opens its
+ * own recording (env.c) and records as its parent did.  Its exec'd
+ * programs still find the parent's pid in REC_PRELOAD_RECORDING_PID (no
+ * setenv in a fork child: another thread may have held the environment's
+ * lock) and do not record. */
+void rec_preload_fork_child(void)
+{
+	if (rec_env_fork_child_())
+		record_here();
 }
 
 typedef int (*main_fn)(int, char **, char **);
@@ -153,16 +180,16 @@ int __libc_start_main(main_fn main, int argc, char **argv, void (*init)(void), v
 }
 
 /* _exit skips the atexit handlers: close the recording first, as exit
- * would (not in a fork child: it does not record, and its parent's
- * recording is not its to close). */
+ * would.  rec_env_stop_ closes only the recording this process opened
+ * (none in a fork child with forks=off: its parent's is not its to close)
+ * and, after duration= closed it, waits for the timer's close to end. */
 REC_PRELOAD_API void _exit(int status)
 {
 	static void (*real)(int) __attribute__((noreturn));
 	if (real == NULL)
 		*(void **)&real = dlsym(RTLD_NEXT, "_exit");
-	if (__atomic_exchange_n(&rec_preload_on_, 0, __ATOMIC_RELAXED)) {
-		rec_in_recorder_ = 1;
-		rec_env_stop_();
-	}
+	__atomic_store_n(&rec_preload_on_, 0, __ATOMIC_RELAXED);
+	rec_in_recorder_ = 1;
+	rec_env_stop_();
 	real(status);
 }

@@ -113,6 +113,10 @@ static inline int rec_preload_active(void)
 				1);
 }
 
+/* preload.c: in a fork child (the fork interposer, inside the recorder),
+ * record into the child's own file if forks=on. */
+void rec_preload_fork_child(void);
+
 /* bootstrap_alloc.c: a small static arena for the allocations made before
  * the real malloc is known (dlsym's own); its blocks are never freed. */
 void *rec_boot_alloc(size_t size, size_t align);

@@ -98,12 +98,19 @@ REC_PRELOAD_API int pthread_setname_np(pthread_t th, const char *name)
 
 /* fork: the recorder's fork handlers (thread.c, alloc.c, sampler.c) run
  * inside it, not as the program's locking.  The child is not recorded
- * (preload.c turns the interposers off in it). */
+ * (preload.c turns the interposers off in it) unless forks=on, when it
+ * opens its own recording (preload.c, env.c) before returning. */
 REC_PRELOAD_API pid_t fork(void)
 {
 	rec_preload_ensure();
 	rec_in_recorder_++;
+	int saved = errno;
+	int was_on = __atomic_load_n(&rec_preload_on_, __ATOMIC_RELAXED);
 	pid_t pid = rec_real_.fork();
+	if (pid == 0 && was_on) {
+		rec_preload_fork_child();
+		errno = saved;
+	}
 	rec_in_recorder_--;
 	return pid;
 }

@@ -8,10 +8,13 @@
  * duration parser is rec_parse_duration(), libfmt/common/duration.c).
  */
 #include <errno.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "rec/builtins.h"
@@ -81,7 +84,7 @@ static bool key_is(const char *k, size_t kl, const char *name)
 
 #define REC_OPTION_KEYS                                                                    \
 	"the options are codec, level, chunk, flush, memory, buffer, full, flight, crash, " \
-	"maxage, maxsize, signal, events, quiet, cpu, alloc, io, forks"
+	"maxage, maxsize, signal, events, quiet, cpu, alloc, io, duration, forks"
 
 /* What a key accepts, for the error message; NULL for an unknown key.  The
  * errors name the option and these (REC_OPTIONS=codec=gzip is
@@ -109,11 +112,12 @@ static const char *option_values(const char *k, size_t kl)
 		{ "cpu", "cpu is a CPU sampling rate in Hz from 0 (off) to 10000" },
 		{ "alloc", "alloc is the mean bytes between allocation samples, like 512KiB, "
 			   "0 = off" },
-		{ "forks", "forks is off (a forked child is not recorded); forks=on is not "
-			   "implemented" },
+		{ "forks", "forks is off (a forked child is not recorded) or on (each child "
+			   "records into the file's name with its pid inserted)" },
 		{ "wall", "wall-clock sampling is not implemented; remove wall=" },
 		{ "io", "io is the blocking I/O threshold, a duration like 10ms" },
-		{ "duration", "a recording duration is not implemented; remove duration=" },
+		{ "duration", "duration is how long to record, a duration above 0 like 10s "
+			      "(the program goes on)" },
 		{ "threshold", "unknown option; a threshold is set per type: "
 			       "events=PATTERN:threshold=DUR" },
 	};
@@ -137,17 +141,23 @@ static bool parse_quiet(const char *v, size_t vl, int *q)
 /* The process-wide settings REC_OPTIONS may carry beside the recorder's
  * (they are no recorder option: env_start applies them): cpu=HZ (the CPU
  * sampling period 1/HZ, 0 = off), alloc=SIZE (rec_alloc_set_sample_interval,
- * 0 = off), io=DUR (rec.IO's threshold, for the preload library), forks=off (what a fork child does today: not recorded).  *u is
- * the value to apply. */
+ * 0 = off), io=DUR (rec.IO's threshold, for the preload library),
+ * duration=DUR (close the recording DUR after it opened, above 0),
+ * forks=on|off (a fork child records into its own file, or not at all:
+ * rec_env_fork_child_()).  *u is the value to apply. */
 static bool parse_process_option(const char *k, size_t kl, const char *v, size_t vl, uint64_t *u)
 {
 	char buf[24];
-	if (key_is(k, kl, "forks"))
-		return (vl == 3 && memcmp(v, "off", 3) == 0) || (vl == 1 && *v == '0');
-	if (key_is(k, kl, "alloc") || key_is(k, kl, "io")) {
-		int64_t x = key_is(k, kl, "io") ? rec_parse_duration_ns(v, vl) : rec_parse_size(v, vl);
+	if (key_is(k, kl, "forks")) {
+		int q;
+		bool ok = parse_quiet(v, vl, &q); /* the same on/off/1/0 */
+		*u = (uint64_t)q;
+		return ok;
+	}
+	if (key_is(k, kl, "alloc") || key_is(k, kl, "io") || key_is(k, kl, "duration")) {
+		int64_t x = key_is(k, kl, "alloc") ? rec_parse_size(v, vl) : rec_parse_duration_ns(v, vl);
 		*u = (uint64_t)x;
-		return x >= 0;
+		return x > 0 || (x == 0 && !key_is(k, kl, "duration"));
 	}
 	/* cpu: an integer number of Hz */
 	if (vl == 0 || vl >= sizeof buf || strspn(v, "0123456789") < vl)
@@ -161,7 +171,11 @@ static bool parse_process_option(const char *k, size_t kl, const char *v, size_t
 	return true;
 }
 
-/* Apply cpu= and alloc= of a REC_OPTIONS that parsed (the last one wins). */
+static uint64_t g_env_duration_ns; /* duration=, 0 = until exit */
+static int g_env_forks;             /* forks=on */
+
+/* Apply cpu=, alloc=, io= and duration= of a REC_OPTIONS that parsed (the
+ * last one wins). */
 static void env_apply_process_options(const char *opt)
 {
 	for (const char *p = opt; p && *p;) {
@@ -177,6 +191,10 @@ static void env_apply_process_options(const char *opt)
 				rec_alloc_set_sample_interval(u);
 			else if (key_is(p, (size_t)(eq - p), "io"))
 				rec_io_set_threshold(u);
+			else if (key_is(p, (size_t)(eq - p), "duration"))
+				g_env_duration_ns = u;
+			else if (key_is(p, (size_t)(eq - p), "forks"))
+				g_env_forks = (int)u;
 		}
 		p = end ? end + 1 : p + n;
 	}
@@ -296,7 +314,8 @@ rec_status rec_recorder_options_parse(rec_recorder_options *o, const char *text,
 				int q;
 				ok = parse_quiet(v, vl, &q); /* REC_OUTPUT's messages: env_start */
 			} else if (key_is(k, kl, "cpu") || key_is(k, kl, "alloc") ||
-				   key_is(k, kl, "io") || key_is(k, kl, "forks")) {
+				   key_is(k, kl, "io") || key_is(k, kl, "duration") ||
+				   key_is(k, kl, "forks")) {
 				uint64_t u;
 				ok = parse_process_option(k, kl, v, vl, &u); /* applied by env_start */
 			} else {
@@ -327,6 +346,7 @@ static char g_env_storage[4096];
 static const char *g_env_file; /* the path opened (REC_OUTPUT, %p replaced) */
 static int g_env_quiet;
 static int g_env_write_said;
+static rec_recorder_options g_env_options; /* as opened, for forks=on */
 
 __attribute__((format(printf, 1, 2))) static void env_say(const char *fmt, ...)
 {
@@ -393,15 +413,98 @@ static void env_on_error(void *opaque, rec_status st, const char *msg)
 	env_say("rec: REC_OUTPUT=%s: %s", g_env_file, msg);
 }
 
-static void env_atexit(void)
+/* Close the recording REC_OUTPUT opened, once (exit, _exit or the
+ * duration= timer, whichever comes first). */
+static void env_close(void)
 {
-	rec_recorder *r = g_env_recorder;
-	g_env_recorder = NULL;
+	rec_recorder *r = __atomic_exchange_n(&g_env_recorder, NULL, __ATOMIC_ACQ_REL);
 	/* The program may have closed the recorder REC_OUTPUT started (it is
 	 * the default recorder, reachable through rec_recorder_default()): then
 	 * it is freed and must not be closed again. */
-	if (r && rec_recorder_default() == r)
+	if (r && rec_recorder_default() == r) {
+		if (rec_env_stopping_ != NULL)
+			rec_env_stopping_();
 		rec_recorder_close(r);
+	}
+}
+
+/* ---- duration= ------------------------------------------------------------- */
+/* A thread of its own (all signals blocked) waits until the deadline on a
+ * CLOCK_MONOTONIC condition variable and closes the recording as exit
+ * would; exit before the deadline wakes it and joins it.  A fork child has
+ * no timer (nor a recording). */
+void (*rec_env_stopping_)(void);
+static pthread_t g_timer;
+static int g_timer_on;
+static int g_timer_stop;
+static int g_timer_atfork;
+static struct timespec g_timer_deadline;
+static pthread_mutex_t g_timer_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t g_timer_cond;
+
+static void *timer_main(void *arg)
+{
+	(void)arg;
+	int timed_out = 0;
+	pthread_mutex_lock(&g_timer_lock);
+	while (!g_timer_stop && !timed_out)
+		timed_out = pthread_cond_timedwait(&g_timer_cond, &g_timer_lock,
+						   &g_timer_deadline) == ETIMEDOUT;
+	int fire = !g_timer_stop;
+	pthread_mutex_unlock(&g_timer_lock);
+	if (fire)
+		env_close();
+	return NULL;
+}
+
+static void timer_fork_child(void)
+{
+	g_timer_on = 0;
+	g_timer_stop = 0;
+	pthread_mutex_init(&g_timer_lock, NULL);
+}
+
+static void timer_start(uint64_t ns)
+{
+	pthread_condattr_t ca;
+	if (pthread_condattr_init(&ca) != 0)
+		return;
+	int ok = pthread_condattr_setclock(&ca, CLOCK_MONOTONIC) == 0 &&
+		 pthread_cond_init(&g_timer_cond, &ca) == 0;
+	pthread_condattr_destroy(&ca);
+	if (!ok)
+		return;
+	clock_gettime(CLOCK_MONOTONIC, &g_timer_deadline);
+	uint64_t t = (uint64_t)g_timer_deadline.tv_nsec + ns % 1000000000u;
+	g_timer_deadline.tv_sec += (time_t)(ns / 1000000000u + t / 1000000000u);
+	g_timer_deadline.tv_nsec = (long)(t % 1000000000u);
+	sigset_t all, old;
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	g_timer_on = pthread_create(&g_timer, NULL, timer_main, NULL) == 0;
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (g_timer_on && !g_timer_atfork++)
+		(void)pthread_atfork(NULL, NULL, timer_fork_child);
+	else
+		env_say("rec: REC_OPTIONS=duration=: no timer thread; recording until exit");
+}
+
+static void timer_stop(void)
+{
+	if (!g_timer_on || pthread_equal(pthread_self(), g_timer))
+		return;
+	g_timer_on = 0;
+	pthread_mutex_lock(&g_timer_lock);
+	g_timer_stop = 1;
+	pthread_cond_signal(&g_timer_cond);
+	pthread_mutex_unlock(&g_timer_lock);
+	pthread_join(g_timer, NULL); /* also lets a close it began finish */
+}
+
+static void env_atexit(void)
+{
+	timer_stop();
+	env_close();
 }
 
 /* Library constructor; the preload library calls it first itself
@@ -414,6 +517,7 @@ void rec_env_stop_(void)
 __attribute__((constructor)) static void env_start(void)
 {
 	rec_env_start_(1);
+	rec_env_start_duration_();
 }
 
 void rec_env_start_(int record)
@@ -465,6 +569,7 @@ void rec_env_start_(int record)
 	o.path = out;
 	o.flags |= REC_RECORDER_DEFAULT;
 	o.on_error = env_on_error;
+	g_env_options = o;
 	g_env_file = out;
 	rec_status st = rec_recorder_open(&g_env_recorder, &o);
 	if (st != REC_OK) {
@@ -482,4 +587,50 @@ void rec_env_start_(int record)
 		return;
 	}
 	atexit(env_atexit);
+}
+
+static int g_timer_started;
+
+void rec_env_start_duration_(void)
+{
+	if (g_env_duration_ns > 0 && g_env_recorder != NULL && !g_timer_started++)
+		timer_start(g_env_duration_ns);
+}
+
+/* forks=on: the recording of a fork child, opened in the child (the
+ * parent's was abandoned there by thread.c's atfork handler) with the
+ * parent's options into the parent's path with the child's pid inserted
+ * before the last extension ("/tmp/out.rec" -> "/tmp/out.4242.rec", a name
+ * without one gets ".4242" appended); its duration= counts from there.
+ * 1 if the child records. */
+int rec_env_fork_child_(void)
+{
+	static char path[4096 + 1024 + 32];
+	if (!g_env_forks || g_env_file == NULL)
+		return 0;
+	g_env_recorder = NULL;
+	g_timer_started = 0;
+	const char *base = strrchr(g_env_file, '/');
+	base = base ? base + 1 : g_env_file;
+	const char *dot = strrchr(base, '.');
+	size_t head = dot && dot != base ? (size_t)(dot - g_env_file) : strlen(g_env_file);
+	char copy[sizeof path];
+	snprintf(copy, sizeof copy, "%s", g_env_file);
+	int n = snprintf(path, sizeof path, "%.*s.%ld%s", (int)head, copy, (long)getpid(),
+			 copy + head);
+	if (n < 0 || (size_t)n >= sizeof path)
+		return 0;
+	rec_recorder_options o = g_env_options;
+	o.path = path;
+	g_env_file = path;
+	g_env_write_said = 0;
+	if (rec_recorder_open(&g_env_recorder, &o) != REC_OK) {
+		int err = errno;
+		char tmp[128];
+		g_env_recorder = NULL;
+		env_say("rec: REC_OUTPUT=%s: %s; the child %ld is not recorded", path,
+			strerror_r(err, tmp, sizeof tmp), (long)getpid());
+		return 0;
+	}
+	return 1;
 }

@@ -633,9 +633,20 @@ extern int rec_env_linked_; /* referenced by recorder.c so env.o is linked */
  * library constructor calls it, and the preload library's before that);
  * record = 0: never open it in this process. */
 void rec_env_start_(int record);
+/* env.c: start duration='s timer for the recording rec_env_start_ opened
+ * (once; env.c's constructor calls it, the preload library first, once its
+ * interposers record). */
+void rec_env_start_duration_(void);
+/* env.c: in a fork child (forks=on), open the child's own recording, into
+ * REC_OUTPUT's path with the child's pid inserted; 1 if it records. */
+int rec_env_fork_child_(void);
 /* env.c: close the recorder REC_OUTPUT opened, as at exit (the preload
  * library's _exit). */
 void rec_env_stop_(void);
+/* env.c: called (if set) just before the recording REC_OUTPUT opened is
+ * closed, by exit or by the duration= timer (the preload library stops its
+ * interposers recording there). */
+extern void (*rec_env_stopping_)(void);
 /* env.c: REC_OPTIONS said quiet=on (messages on stderr are not wanted). */
 int rec_env_quiet_(void);
 

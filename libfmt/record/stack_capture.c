@@ -56,7 +56,7 @@ static int exec_cb(struct dl_phdr_info *info, size_t size, void *arg)
 static void exec_init(void)
 {
 	unsigned n = 0;
-	dl_iterate_phdr(exec_cb, &n);
+	rec_dl_iterate_phdr(exec_cb, &n);
 	__atomic_store_n(&exec_count, n, __ATOMIC_RELEASE);
 }
 

@@ -263,4 +263,9 @@ static inline void rec_sampler_thread_seen(void)
 		rec_sampler_thread_seen_slow();
 }
 
+/* thread.c: dl_iterate_phdr for the recorder's own walks of the loaded
+ * modules, never under way in a recorder thread at a fork. */
+struct dl_phdr_info;
+int rec_dl_iterate_phdr(int (*cb)(struct dl_phdr_info *, size_t, void *), void *arg);
+
 #endif /* LIBREC_RECORD_STACK_INTERNAL_H */

@@ -92,7 +92,7 @@ size_t rec_module_build_id(uintptr_t base, char *buf, size_t cap)
 	struct build_id_query q = { base, buf, cap, 0, 0 };
 	if (cap > 0)
 		buf[0] = '\0';
-	dl_iterate_phdr(build_id_cb, &q);
+	rec_dl_iterate_phdr(build_id_cb, &q);
 	return q.len;
 }
 
@@ -255,7 +255,7 @@ static module *find_module(rec_symbolizer *s, uintptr_t addr, int *nomem)
 		}
 		if (pass == 0) { /* maybe loaded since the last scan */
 			scan_ctx c = { s, 0 };
-			dl_iterate_phdr(scan_cb, &c);
+			rec_dl_iterate_phdr(scan_cb, &c);
 			if (c.nomem) {
 				*nomem = 1;
 				return NULL;

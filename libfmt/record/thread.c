@@ -8,6 +8,7 @@
  * set-up done once (the TLS key, fork handlers, membarrier) and fork: the
  * child switches off and forgets every inherited recorder.
  */
+#include <link.h>
 #include <linux/membarrier.h>
 #include <pthread.h>
 #include <stdlib.h>
@@ -316,16 +317,32 @@ void rec_thread_renamed_tid_(uint64_t os_tid, const char *name)
 }
 
 /* ---- fork ------------------------------------------------------------------------------ */
+/* The recorder's walks of the loaded modules (rec_dl_iterate_phdr) hold
+ * this, and fork takes it last: no thread of the recorder is inside
+ * dl_iterate_phdr at a fork, whose loader lock glibc does not reset in the
+ * child (a child that records, forks=on, would wait for it forever). */
+static pthread_mutex_t g_dl_lock = PTHREAD_MUTEX_INITIALIZER;
+
+int rec_dl_iterate_phdr(int (*cb)(struct dl_phdr_info *, size_t, void *), void *arg)
+{
+	pthread_mutex_lock(&g_dl_lock);
+	int rc = dl_iterate_phdr(cb, arg);
+	pthread_mutex_unlock(&g_dl_lock);
+	return rc;
+}
+
 static void atfork_prepare(void)
 {
 	rec_clock_fork_lock(1);
 	pthread_mutex_lock(&rec_g_lock);
 	for (rec_recorder *r = rec_g_open; r; r = r->g_next)
 		pthread_mutex_lock(&r->lock);
+	pthread_mutex_lock(&g_dl_lock);
 }
 
 static void atfork_parent(void)
 {
+	pthread_mutex_unlock(&g_dl_lock);
 	for (rec_recorder *r = rec_g_open; r; r = r->g_next)
 		pthread_mutex_unlock(&r->lock);
 	pthread_mutex_unlock(&rec_g_lock);
@@ -337,6 +354,7 @@ static void atfork_parent(void)
  * locks may be held), the parent's file is never written. */
 static void atfork_child(void)
 {
+	pthread_mutex_init(&g_dl_lock, NULL);
 	for (rec_recorder *r = rec_g_open; r; r = r->g_next) {
 		r->forked_child = 1;
 		r->closing = 1;

@@ -79,7 +79,7 @@ said codec "rec: REC_OPTIONS=codec=gzip: bad option 'codec=gzip' (codec is none,
 	"$good" codec=gzip 10 expect-off
 said threshold "rec: REC_OPTIONS=threshold=5: bad option 'threshold=5' (unknown option; a threshold is set per type: events=PATTERN:threshold=DUR); not recording" \
 	"$good" threshold=5 10 expect-off
-said unknown "rec: REC_OPTIONS=flush=1s,colour=red: bad option 'colour=red' (unknown option; the options are codec, level, chunk, flush, memory, buffer, full, flight, crash, maxage, maxsize, signal, events, quiet, cpu, alloc, io, forks); not recording" \
+said unknown "rec: REC_OPTIONS=flush=1s,colour=red: bad option 'colour=red' (unknown option; the options are codec, level, chunk, flush, memory, buffer, full, flight, crash, maxage, maxsize, signal, events, quiet, cpu, alloc, io, duration, forks); not recording" \
 	"$good" flush=1s,colour=red 10 expect-off
 said flush "rec: REC_OPTIONS=flush=0: bad option 'flush=0' (flush is a duration from 1ms to below 1h, like 500ms or 2s); not recording" \
 	"$good" flush=0 10 expect-off
@@ -111,4 +111,16 @@ env -u REC_OUTPUT -u REC_OPTIONS "$helper" 10 flush-close /dev/full >"$tmp/api.o
 	fail "API on /dev/full: $(cat "$tmp/api.out")"
 [ ! -s "$tmp/api.err" ] || fail "API on /dev/full printed: $(cat "$tmp/api.err")"
 
+# duration=1s (env.c's timer; long enough for valgrind's start) on 200
+# events 10 ms apart: the recording closes cleanly with the events emitted
+# before then (3 to 199 of them, as many as the program saw accepted) and
+# the program goes on to exit 0.
+run paced "$tmp/paced.rec" "duration=1s" 200 paced
+[ "$rc" = 0 ] || fail "paced: exit $rc: $(cat "$tmp/paced.err")"
+got=$(sed -n 's/^recorded=//p' "$tmp/paced.out")
+"$bin/rec-summary" "$tmp/paced.rec" >"$tmp/paced.txt" && grep -q "clean close" "$tmp/paced.txt" ||
+	fail "paced: not closed cleanly: $(cat "$tmp/paced.txt")"
+n=$(sed -n 's/^ app.HelperEvent *\([0-9]*\) .*/\1/p' "$tmp/paced.txt")
+[ -n "$got" ] && [ "$got" -ge 3 ] && [ "$got" -lt 200 ] && [ "$n" = "$got" ] ||
+	fail "paced duration=1s: $n events in the file, the program saw $got of 200 accepted"
 cli_done recorder_env

@@ -13,12 +13,14 @@
  * argv[3] = PATH: open a recorder on PATH with the API (for /dev/full: the
  * open works, every write fails), emit, then print "flush=STATUS
  * close=STATUS" (rec_strerror) on stdout; exits 0 only if both returned
- * REC_ERR_IO.
+ * REC_ERR_IO; argv[2] = "paced": one event every 10 ms (a recording that
+ * ends before, duration=, drops the rest), print "recorded=N".
  * Exits 0 on success; returning from main finishes the recording (atexit).
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "rec/recorder.h"
 
@@ -31,7 +33,8 @@ int main(int argc, char **argv)
 	rec_event_type *t;
 	unsigned long n = argc > 1 ? strtoul(argv[1], NULL, 10) : 10;
 	int expect_off = argc > 2 && strcmp(argv[2], "expect-off") == 0;
-	int may_drop = argc > 2 && strcmp(argv[2], "may-drop") == 0;
+	int paced = argc > 2 && strcmp(argv[2], "paced") == 0;
+	int may_drop = paced || (argc > 2 && strcmp(argv[2], "may-drop") == 0);
 	unsigned long recorded = 0;
 
 	if (argc > 3 && strcmp(argv[2], "flight-api") == 0) {
@@ -81,6 +84,9 @@ int main(int argc, char **argv)
 		} else if (!expect_off && !may_drop) {
 			return 4;
 		}
+		struct timespec ts = { 0, 10 * 1000 * 1000 };
+		if (paced && nanosleep(&ts, NULL) != 0)
+			return 10;
 	}
 	if (may_drop)
 		printf("recorded=%lu\n", recorded);
