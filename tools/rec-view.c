@@ -552,7 +552,7 @@ int main(int argc, char **argv)
 		rec_cli_usage_error("no input file");
 	size_t n = (size_t)(argc - optind);
 	rec_cli_input *in = rec_cli_xmalloc(n * sizeof *in);
-	size_t stdin_count = o.baseline && strcmp(baseline.name, "-") == 0;
+	size_t stdin_count = o.baseline && baseline.name && strcmp(baseline.name, "-") == 0;
 	for (size_t i = 0; i < n; i++) {
 		in[i] = (rec_cli_input){ .name = argv[optind + (int)i] };
 		stdin_count += strcmp(in[i].name, "-") == 0;

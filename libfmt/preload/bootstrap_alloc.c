@@ -10,8 +10,8 @@
 
 #include <stdint.h>
 
-#define BOOT_SIZE (64u * 1024u)
-#define HDR 16u
+#define BOOT_SIZE ((size_t)64 * 1024)
+#define HDR ((size_t)16)
 
 static _Alignas(64) unsigned char arena[BOOT_SIZE];
 static size_t used;

@@ -52,7 +52,7 @@ static int call(pthread_cond_t *c, pthread_mutex_t *m, const cond_call *k)
 		return k->clockwait(c, m, k->clock, k->abstime);
 	if (k->timedwait)
 		return k->timedwait(c, m, k->abstime);
-	return k->wait(c, m);
+	return k->wait ? k->wait(c, m) : EINVAL;
 }
 
 static __attribute__((noinline)) int cond_wait(pthread_cond_t *c, pthread_mutex_t *m,

@@ -61,7 +61,7 @@ static void describe(int fd, const char **kind, char *addr, size_t cap)
 		return;
 	if (S_ISSOCK(st.st_mode)) {
 		*kind = "socket";
-		struct sockaddr_storage ss;
+		struct sockaddr_storage ss = { 0 };
 		socklen_t len = sizeof ss;
 		if (getpeername(fd, (struct sockaddr *)&ss, &len) != 0)
 			return;

@@ -185,11 +185,12 @@ int __libc_start_main(main_fn main, int argc, char **argv, void (*init)(void), v
  * and, after duration= closed it, waits for the timer's close to end. */
 REC_PRELOAD_API void _exit(int status)
 {
-	static void (*real)(int) __attribute__((noreturn));
+	static void (*real)(int); /* does not return */
 	if (real == NULL)
 		*(void **)&real = dlsym(RTLD_NEXT, "_exit");
 	__atomic_store_n(&rec_preload_on_, 0, __ATOMIC_RELAXED);
 	rec_in_recorder_ = 1;
 	rec_env_stop_();
 	real(status);
+	__builtin_unreachable(); /* _exit does not return */
 }

@@ -56,7 +56,7 @@ typedef struct rec_real {
 	int (*usleep)(unsigned);
 	unsigned (*sleep)(unsigned);
 	int (*pthread_create)(pthread_t *, const pthread_attr_t *, void *(*)(void *), void *);
-	void (*pthread_exit)(void *) __attribute__((noreturn));
+	void (*pthread_exit)(void *); /* does not return */
 	int (*pthread_setname_np)(pthread_t, const char *);
 	pid_t (*fork)(void);
 	int (*close)(int);

@@ -77,6 +77,7 @@ REC_PRELOAD_API void pthread_exit(void *ret)
 	rec_preload_ensure();
 	rec_in_recorder_ = 1;
 	rec_real_.pthread_exit(ret);
+	__builtin_unreachable(); /* pthread_exit does not return */
 }
 
 REC_PRELOAD_API int pthread_setname_np(pthread_t th, const char *name)

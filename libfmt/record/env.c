@@ -149,7 +149,7 @@ static bool parse_process_option(const char *k, size_t kl, const char *v, size_t
 {
 	char buf[24];
 	if (key_is(k, kl, "forks")) {
-		int q;
+		int q = 0;
 		bool ok = parse_quiet(v, vl, &q); /* the same on/off/1/0 */
 		*u = (uint64_t)q;
 		return ok;
