@@ -77,6 +77,8 @@ REC_CPU_SAMPLE_PERIOD=100us REC_OUTPUT="$tmp/cpu-fast.rec" timeout 60 "$tests/re
 	fail "rec_test_findings cpu (100us): exit $?"
 report cpu "$tmp/cpu.rec"
 report cpufast "$tmp/cpu-fast.rec"
+timeout 60 "$bin/rec-print" --json --events rec.CPUSample "$tmp/cpu.rec" >"$tmp/cpu.events.json" ||
+	fail "rec-print --json (cpu) failed"
 timeout 60 "$tests/rec_test_lockorder" "$tmp/order.rec" || fail "rec_test_lockorder: exit $?"
 report order "$tmp/order.rec"
 timeout -k 5 60 "$tests/rec_test_crash" segv "$tmp/crash.rec" >/dev/null 2>&1
@@ -176,7 +178,15 @@ check(not find(fs, "lock-held-while-blocked") and not find(fs, "lock-dominates-l
 # -- CPU-bound spans
 rc, fs = load("cpu")
 check(rc == 0 and not find(fs, "waiting-not-computing"), "cpu: no waiting-not-computing (%s)" % rules(fs))
-check(not find(fs, "sampler-behind"), "cpu (10 ms period): no sampler-behind")
+# At 10 ms the sampler keeps up on a machine that gives the program its CPU;
+# one loaded by other test suites can merge expirations there too.  The
+# rule must say exactly what the samples say: >= 10 % of them with overruns.
+ev = json.load(open(os.path.join(d, "cpu.events.json")))["recording"]["events"]
+cs = [e["values"]["overruns"] for e in ev if e["type"] == "rec.CPUSample"]
+behind = bool(cs) and sum(1 for o in cs if o > 0) * 100 >= 10 * len(cs)
+check(bool(find(fs, "sampler-behind")) == behind,
+      "cpu (10 ms period): sampler-behind iff >= 10 %% of rec-print's %d samples have overruns (%d do)"
+      % (len(cs), sum(1 for o in cs if o > 0)))
 rc, fs = load("cpufast")
 sb = find(fs, "sampler-behind")
 check(len(sb) == 1, "cpu (100 us period): sampler-behind (%s)" % rules(fs))
