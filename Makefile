@@ -155,7 +155,8 @@ $(BUILD)/bin/%: $(BUILD)/obj/tools/%.o $(CLI_OBJS) $(STATIC)
 # Only rec-lockgraph, rec-report (its HTML page's wait-for graph) and the test
 # helper rec_test_agread draw with Graphviz: tools/graphviz/ (the lock graphs)
 # is linked into the two tools, tools/report/ (the HTML page) into rec-report.
-GV_LIBS := $(shell pkg-config --libs libcgraph libgvc 2>/dev/null)
+# (= not :=: pkg-config and Graphviz may be installed by the deps rule after the Makefile is read)
+GV_LIBS = $(shell pkg-config --libs libcgraph libgvc 2>/dev/null)
 GV_SRCS := $(sort $(wildcard tools/graphviz/*.c))
 GV_OBJS := $(GV_SRCS:%.c=$(BUILD)/obj/%.o)
 REPORT_SRCS := $(sort $(wildcard tools/report/*.c))
