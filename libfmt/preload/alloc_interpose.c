@@ -18,6 +18,7 @@
  * them.
  */
 #include "preload/preload_internal.h"
+#include "record/builtin_internal.h"
 #include "record/stack_internal.h"
 
 #include <errno.h>

@@ -15,6 +15,7 @@
  * pthread_cond_clockwait has one version.
  */
 #include "preload/preload_internal.h"
+#include "record/builtin_internal.h"
 #include "record/stack_internal.h"
 
 #include <errno.h>

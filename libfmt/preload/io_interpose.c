@@ -13,6 +13,7 @@
  * <unistd.h> and <sys/socket.h> would declare for them. */
 #undef _FORTIFY_SOURCE
 #include "preload/preload_internal.h"
+#include "record/builtin_internal.h"
 #include "record/stack_internal.h"
 
 #include <arpa/inet.h>

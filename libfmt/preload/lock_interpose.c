@@ -19,6 +19,7 @@
  * unlock is not interposed), so they take part in no rec.LockOrder.
  */
 #include "preload/preload_internal.h"
+#include "record/builtin_internal.h"
 #include "record/stack_internal.h"
 
 #include <errno.h>

@@ -16,6 +16,7 @@
  * not named: its events say 0x<address>.
  */
 #include "preload/preload_internal.h"
+#include "record/builtin_internal.h"
 #include "record/stack_internal.h"
 
 #include <inttypes.h>

@@ -8,6 +8,7 @@
  * nanosleep internally, not through these, so a sleep is one event.)
  */
 #include "preload/preload_internal.h"
+#include "record/builtin_internal.h"
 #include "record/stack_internal.h"
 
 #include <errno.h>
@@ -21,7 +22,7 @@ static inline int begin(uint64_t *t0)
 		return 0;
 	rec_in_recorder_++;
 	struct rec_event_type *t = rec_sleep_type();
-	rec_sampler_thread_seen();
+	rec_thread_seen();
 	int on = t != NULL && rec_type_enabled(t);
 	if (on)
 		*t0 = rec_type_ticks(t);

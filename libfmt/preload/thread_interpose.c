@@ -24,6 +24,7 @@
  * entry keeps its meaning for the whole run (spec/FORMAT.md, Pools).
  */
 #include "preload/preload_internal.h"
+#include "record/builtin_internal.h"
 #include "record/stack_internal.h"
 #include "rec/builtins.h"
 

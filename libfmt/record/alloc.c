@@ -16,9 +16,9 @@
  * (a xorshift generator in TLS); when it reaches zero, the allocation that
  * crossed it is recorded with weight = the bytes the thread allocated since
  * its previous sample.  The bytes after the last sample are recorded as a
- * tail record when the thread exits (recorder.c's thread-exit destructor
- * calls rec_alloc_thread_exit() first; threads it never registered use the
- * key destructor here) and, for running threads, when the default recorder
+ * tail record when the thread exits (a thread-exit hook of the core,
+ * builtin_internal.h, run before its rec.ThreadEnd; threads the recorder
+ * never registered use the key destructor here) and, for running threads, when the default recorder
  * closes (a listener; every thread that allocated is in a registry for
  * that), so the weights sum to the bytes allocated.  Cost of an unsampled
  * allocation: one TLS add, subtract and compare.
@@ -28,6 +28,7 @@
  * probes); rec_free() looks there only while it is non-empty.
  */
 #include "rec/builtins.h"
+#include "record/builtin_internal.h"
 #include "record/stack_internal.h"
 
 #include <math.h>
@@ -112,7 +113,7 @@ static __attribute__((noinline)) void rec_free_emit_(uintptr_t addr, uint64_t si
 
 void rec_alloc_report(const void *ptr, uint64_t size)
 {
-	rec_sampler_thread_seen();
+	rec_thread_seen();
 	rec_alloc_emit_(ptr, size, size, false);
 }
 
@@ -216,6 +217,7 @@ static pthread_once_t reg_once = PTHREAD_ONCE_INIT;
 
 static void on_default(rec_recorder *r, int opened, void *opaque);
 static void thread_gone(void *arg);
+static void thread_exit_hook(void);
 
 static void reset_in_child(void)
 {
@@ -233,6 +235,7 @@ static void reg_init(void)
 {
 	reg_key_ok = pthread_key_create(&reg_key, thread_gone) == 0;
 	(void)pthread_atfork(NULL, NULL, reset_in_child);
+	(void)rec_thread_hooks_add(NULL, thread_exit_hook);
 	(void)rec_default_listen(on_default, NULL);
 }
 
@@ -272,7 +275,7 @@ static __attribute__((noinline)) void rec_alloc_tail_emit_(uint64_t weight)
 	rec_emit_commit(&e);
 }
 
-void rec_alloc_thread_exit(void)
+static void thread_exit_hook(void)
 {
 	if (tls_a.started)
 		rec_alloc_tail_emit_(accum_take(&tls_a));
@@ -348,7 +351,7 @@ static __attribute__((noinline)) void rec_alloc_sample_(void *p, size_t size)
 			return;
 	}
 	uint64_t weight = accum_take(&tls_a);
-	rec_sampler_thread_seen();
+	rec_thread_seen();
 	tls_a.left = (int64_t)next_gap();
 	ensure_types();
 	/* Sampling turned off since the gap was drawn: no sample. */

@@ -19,6 +19,7 @@
 
 #include "rec/builtins.h"
 #include "record/recorder_internal.h"
+#include "record/builtin_internal.h"
 #include "record/stack_internal.h"
 
 int rec_env_linked_;

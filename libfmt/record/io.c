@@ -8,6 +8,7 @@
  * for the calls that lasted.  Built on the public emit API only.
  */
 #include "rec/builtins.h"
+#include "record/builtin_internal.h"
 #include "record/stack_internal.h"
 
 #include <pthread.h>

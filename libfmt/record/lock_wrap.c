@@ -2,7 +2,9 @@
 /*
  * lock_wrap.c - rec_mutex / rec_rwlock wrappers: rec.LockWait for contended
  * acquisitions and rec.LockOrder for each new (held, acquired) pair of a
- * thread.  Built on the public emit API of recorder.h only.
+ * thread, and the condition waits over a rec_mutex (recorded by sleep.c's
+ * rec.CondWait through builtin_internal.h).  Built on the public emit API of
+ * recorder.h.
  *
  * Uncontended path: trylock, then a TLS read (the cached OS tid), a relaxed
  * store of the holder, and a push on the thread's held-lock stack.  Only
@@ -16,6 +18,7 @@
  * sizeable fraction of them).
  */
 #include "rec/builtins.h"
+#include "record/builtin_internal.h"
 #include "record/stack_internal.h"
 
 #include <errno.h>
@@ -243,7 +246,7 @@ static __attribute__((noinline)) void rec_lock_order_record_(const void *lock, c
 /* The calling thread now holds lock. */
 static inline void note_acquired(const void *lock, const char *name)
 {
-	rec_sampler_thread_seen();
+	rec_thread_seen();
 	if (tls_depth > 0) {
 		ensure_types();
 		if (T_order != NULL && rec_type_enabled(T_order))
@@ -375,20 +378,58 @@ int rec_mutex_unlock(rec_mutex *m)
 	return pthread_mutex_unlock(&m->mu);
 }
 
-void rec_locks_note_release(void *mp)
+/* ---- condition waits over a rec_mutex ---------------------------------------- */
+/* pthread releases the mutex inside the wait and takes it again before it
+ * returns: the holder and the held stack follow, and sleep.c records the
+ * wait as rec.CondWait (the interface the preload's interposers use too). */
+
+static void note_release(rec_mutex *m)
 {
-	rec_mutex *m = mp;
 	if (!released(m))
 		__atomic_store_n(&m->holder, 0, __ATOMIC_RELAXED);
 }
 
-void rec_locks_note_reacquire(void *mp)
+static void note_reacquire(rec_mutex *m)
 {
-	rec_mutex *m = mp;
 	__atomic_store_n(&m->holder, rec_builtin_tid(), __ATOMIC_RELAXED);
 	/* Back on the held stack without a lock-order check: it is the same
 	 * acquisition the thread made before waiting. */
 	rec_lock_reacquired_(m, m->name);
+}
+
+int rec_cond_wait(pthread_cond_t *c, rec_mutex *m)
+{
+	uint64_t t0;
+	int on = rec_cond_wait_begin_(&t0);
+	note_release(m);
+	int rc = pthread_cond_wait(c, &m->mu);
+	note_reacquire(m);
+	if (on)
+		rec_cond_wait_end_(c, m, m->name, 0, false, false, t0);
+	return rc;
+}
+
+int rec_cond_timedwait(pthread_cond_t *c, rec_mutex *m, const struct timespec *abstime)
+{
+	if (abstime == NULL) /* glibc's pthread_cond_timedwait would dereference it */
+		return EINVAL;
+	uint64_t t0;
+	int on = rec_cond_wait_begin_(&t0);
+	uint64_t requested = 0;
+	/* The timeout relative to now, on the condition's clock
+	 * (CLOCK_REALTIME unless the program set another: approximate). */
+	struct timespec now;
+	if (clock_gettime(CLOCK_REALTIME, &now) == 0) {
+		int64_t d = ((int64_t)abstime->tv_sec - (int64_t)now.tv_sec) * 1000000000 +
+			    ((int64_t)abstime->tv_nsec - (int64_t)now.tv_nsec);
+		requested = d > 0 ? (uint64_t)d : 0;
+	}
+	note_release(m);
+	int rc = pthread_cond_timedwait(c, &m->mu, abstime);
+	note_reacquire(m);
+	if (on)
+		rec_cond_wait_end_(c, m, m->name, requested, true, rc == ETIMEDOUT, t0);
+	return rc;
 }
 
 /* ---- rwlock ------------------------------------------------------------------- */

@@ -24,17 +24,17 @@
  *   writer only through its public API (rec/rec.h: rec_writer_*; never
  *   write/writer_internal.h), and common/.  Nothing here calls read/ or
  *   analysis/.
- *   The built-ins (lock_wrap.c, sleep.c, alloc.c, sampler.c, metrics.c)
- *   sit on the public API of recorder.h and builtins.h (emit, types,
- *   rec_default_listen, rec_recorder_add_periodic/set_periodic) and
- *   stack_internal.h (capture, rec_builtin_tid); sampler.c and metrics.c
- *   also include this header (metrics.c for rec_parse_duration_ns).  Known
- *   exceptions, still to be made interfaces: the core
- *   calls rec_sampler_thread_seen() (thread.c) and rec_alloc_thread_exit()
- *   (thread.c), and the built-ins call each other privately
- *   (rec_locks_note_release/reacquire from sleep.c, rec_sampler_thread_seen
- *   from lock_wrap.c, sleep.c and stack_capture.c), all declared in
- *   stack_internal.h.
+ *   The built-ins (lock_wrap.c, sleep.c, alloc.c, io.c, sampler.c,
+ *   metrics.c) sit on the public API of recorder.h and builtins.h (emit,
+ *   types, rec_default_listen, rec_recorder_add_periodic/set_periodic),
+ *   stack_internal.h (capture) and builtin_internal.h (the core's thread
+ *   hooks, rec_builtin_tid, and the interfaces they offer the preload
+ *   library); sampler.c and metrics.c also include this header (metrics.c
+ *   for rec_parse_duration_ns).  The core calls no built-in by name (a
+ *   built-in that must see every thread registers thread hooks), except
+ *   env.c, which sets the built-ins' options from REC_OPTIONS through their
+ *   own interfaces (builtins.h; rec_io_set_threshold in builtin_internal.h);
+ *   the built-ins do not call each other.
  *
  * Thread buffer ring (producer = the emitting thread, consumer = the
  * recorder's background thread):

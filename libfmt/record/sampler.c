@@ -12,8 +12,8 @@
  * locks and drops (and counts) a sample that interrupted an emit of the same
  * thread.
  *
- * Threads are attached when the recorder registers them (the core calls
- * rec_stack_thread_register(), which calls rec_sampler_thread_seen()), when
+ * Threads are attached by the core's "seen" thread hook (builtin_internal.h:
+ * when the recorder registers them, when they capture a stack), when
  * they open the default recorder, when they call
  * rec_cpu_sampler_attach_thread(), and when they use a rec_ lock/sleep/alloc
  * wrapper.  Attaching makes no system call: the thread is put on a list
@@ -29,6 +29,7 @@
  * handler the sampler stays off.
  */
 #include "rec/builtins.h"
+#include "record/builtin_internal.h"
 #include "record/recorder_internal.h"
 #include "record/stack_internal.h"
 
@@ -62,7 +63,6 @@ static pthread_once_t once = PTHREAD_ONCE_INIT;
 
 static uint64_t g_period_ns = UINT64_C(10) * 1000 * 1000;
 static int g_on;          /* sampling active (a default recorder is open) */
-uint64_t rec_sampler_gen = 1; /* bumped on open: threads re-attach */
 static int g_handler_ok;  /* our SIGPROF handler is installed */
 static uint64_t g_taken, g_dropped;
 static char g_marker;     /* sival_ptr of our timers */
@@ -96,7 +96,6 @@ static sampled_thread *reg_head;
 static pthread_key_t reg_key;
 static int reg_key_ok;
 
-__thread uint64_t rec_sampler_tls_gen; /* rec_sampler_gen when this thread attached */
 static __thread sampled_thread *tls_self; /* its registry entry: &tls_node */
 /* In TLS, not malloc'd: a thread that never calls malloc itself (a request
  * thread) would otherwise pay for glibc's per-thread cache set-up and
@@ -130,15 +129,16 @@ static void thread_gone(void *p)
 	tls_self = NULL; /* the SIGPROF handler reads it */
 }
 
+static void thread_seen_hook(void);
+
 static void on_fork_child(void)
 {
 	/* POSIX timers are not inherited; forget the parent's threads (their
 	 * entries live in their TLS: nothing to free). */
 	reg_head = NULL;
 	tls_self = NULL;
-	rec_sampler_tls_gen = 0;
 	__atomic_store_n(&g_on, 0, __ATOMIC_RELAXED);
-	__atomic_add_fetch(&rec_sampler_gen, 1, __ATOMIC_RELAXED);
+	rec_thread_seen_again();
 	pthread_mutex_init(&reg_lock, NULL);
 }
 
@@ -218,6 +218,7 @@ static void init_sampler(void)
 			__atomic_store_n(&g_period_ns, ns, __ATOMIC_RELAXED);
 	}
 	reg_key_ok = pthread_key_create(&reg_key, thread_gone) == 0;
+	(void)rec_thread_hooks_add(thread_seen_hook, NULL);
 	(void)pthread_atfork(NULL, NULL, on_fork_child);
 	if (rec_type_declare(&cpu_def, 0, 0, &T_cpu) != REC_OK)
 		T_cpu = NULL;
@@ -305,7 +306,7 @@ static void on_default(rec_recorder *r, int opened, void *opaque)
 	install_handler();
 	if (!g_handler_ok)
 		return;
-	__atomic_add_fetch(&rec_sampler_gen, 1, __ATOMIC_RELAXED);
+	rec_thread_seen_again(); /* every thread attaches again */
 	__atomic_store_n(&g_on, 1, __ATOMIC_RELAXED);
 	arm_all(ns);
 	(void)rec_recorder_add_periodic(r, arm_round, NULL, ARM_ROUND_MS);
@@ -341,7 +342,6 @@ static rec_status attach_thread(int now)
 	ensure_init();
 	if (!__atomic_load_n(&g_on, __ATOMIC_RELAXED))
 		return REC_ERR_STATE;
-	uint64_t gen = __atomic_load_n(&rec_sampler_gen, __ATOMIC_RELAXED);
 	rec_recorder *r = rec_recorder_default();
 	if (r == NULL)
 		return REC_ERR_STATE;
@@ -375,7 +375,6 @@ static rec_status attach_thread(int now)
 		pthread_mutex_unlock(&reg_lock);
 		tls_self = t;
 	}
-	rec_sampler_tls_gen = gen;
 	if (!now && !tls_self->armed)
 		return REC_OK; /* the background thread arms it */
 	pthread_mutex_lock(&reg_lock); /* against arm_round creating it meanwhile */
@@ -387,14 +386,11 @@ static rec_status attach_thread(int now)
 	return REC_OK;
 }
 
-void rec_sampler_thread_seen_slow(void)
+/* The core's "seen" thread hook: a thread used rec (once per generation). */
+static void thread_seen_hook(void)
 {
-	if (!__atomic_load_n(&g_on, __ATOMIC_RELAXED)) {
-		rec_sampler_tls_gen = __atomic_load_n(&rec_sampler_gen, __ATOMIC_RELAXED);
-		return;
-	}
-	(void)attach_guarded(0);
-	rec_sampler_tls_gen = __atomic_load_n(&rec_sampler_gen, __ATOMIC_RELAXED); /* try once per generation */
+	if (__atomic_load_n(&g_on, __ATOMIC_RELAXED))
+		(void)attach_guarded(0);
 }
 
 void rec_cpu_sampler_set_period(uint64_t ns)

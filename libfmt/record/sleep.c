@@ -1,13 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * sleep.c - sleep wrappers recording rec.Sleep and condition-wait wrappers
- * recording rec.CondWait (duration, stack; a condition wait is a thread
- * idle until another wakes it, not a sleep, so the two are separate types
- * that views and flame graphs can tell apart).  Built on the public emit
- * API only.
+ * sleep.c - sleep wrappers recording rec.Sleep, and rec.CondWait's type and
+ * event (duration, stack; a condition wait is a thread idle until another
+ * wakes it, not a sleep, so the two are separate types that views and flame
+ * graphs can tell apart) for the condition waits of lock_wrap.c and the
+ * preload library (builtin_internal.h).  Built on the public emit API only.
  */
 #include "rec/builtins.h"
-#include "record/stack_internal.h"
+#include "record/builtin_internal.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -83,7 +83,7 @@ typedef struct wait_start {
 static inline wait_start start_wait(rec_event_type *t)
 {
 	wait_start w = { 0, 0 };
-	rec_sampler_thread_seen();
+	rec_thread_seen();
 	if (t != NULL && rec_type_enabled(t)) {
 		w.on = 1;
 		w.t0 = rec_type_ticks(t);
@@ -132,13 +132,6 @@ static __attribute__((noinline)) void cond_wait_emit(const void *c, const void *
 	rec_emit_bool(&e, timed);
 	rec_emit_bool(&e, timed_out);
 	rec_emit_commit(&e);
-}
-
-static inline void rec_cond_wait_emit_(const pthread_cond_t *c, const rec_mutex *m,
-				       uint64_t timeout_ns, bool timed, bool timed_out,
-				       uint64_t t0, uint64_t t1)
-{
-	cond_wait_emit(c, m, m->name, timeout_ns, timed, timed_out, t0, t1);
 }
 
 int rec_cond_wait_begin_(uint64_t *t0)
@@ -193,41 +186,5 @@ int rec_usleep(unsigned long usec)
 	int saved = errno;
 	finish((uint64_t)usec * 1000u, t0);
 	errno = saved;
-	return rc;
-}
-
-int rec_cond_wait(pthread_cond_t *c, rec_mutex *m)
-{
-	ensure_types();
-	wait_start t0 = start_wait(T_cond);
-	rec_locks_note_release(m);
-	int rc = pthread_cond_wait(c, &m->mu);
-	rec_locks_note_reacquire(m);
-	if (t0.on)
-		rec_cond_wait_emit_(c, m, 0, false, false, t0.t0, rec_type_ticks(T_cond));
-	return rc;
-}
-
-int rec_cond_timedwait(pthread_cond_t *c, rec_mutex *m, const struct timespec *abstime)
-{
-	if (abstime == NULL) /* glibc's pthread_cond_timedwait would dereference it */
-		return EINVAL;
-	ensure_types();
-	wait_start t0 = start_wait(T_cond);
-	uint64_t requested = 0;
-	/* The timeout relative to now, on the condition's clock
-	 * (CLOCK_REALTIME unless the program set another: approximate). */
-	struct timespec now;
-	if (clock_gettime(CLOCK_REALTIME, &now) == 0) {
-		int64_t d = ((int64_t)abstime->tv_sec - (int64_t)now.tv_sec) * 1000000000 +
-			    ((int64_t)abstime->tv_nsec - (int64_t)now.tv_nsec);
-		requested = d > 0 ? (uint64_t)d : 0;
-	}
-	rec_locks_note_release(m);
-	int rc = pthread_cond_timedwait(c, &m->mu, abstime);
-	rec_locks_note_reacquire(m);
-	if (t0.on)
-		rec_cond_wait_emit_(c, m, requested, true, rc == ETIMEDOUT, t0.t0,
-				    rec_type_ticks(T_cond));
 	return rc;
 }

@@ -5,6 +5,7 @@
  * sampler.  See stack_internal.h for the pc convention and the safety
  * rules; the symbolizer is beside it, in stack_symbolizer.c.
  */
+#include "record/builtin_internal.h"
 #include "record/stack_internal.h"
 
 #include <dlfcn.h>
@@ -100,7 +101,7 @@ static rec_status register_bounds(void)
 
 rec_status rec_stack_thread_register(void)
 {
-	rec_sampler_thread_seen();
+	rec_thread_seen();
 	return register_bounds();
 }
 

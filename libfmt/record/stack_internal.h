@@ -174,94 +174,12 @@ const char *rec_symbolizer_data(rec_symbolizer *s, uintptr_t addr, uint64_t *off
  *  buf (NUL-terminated); returns the hex length, 0 if none/unknown. */
 size_t rec_module_build_id(uintptr_t base, char *buf, size_t cap);
 
-/* ---- internals shared by the built-in sources (lock_wrap.c, sleep.c, alloc.c,
- * sampler.c); not API ---------------------------------------------------- */
-
-/*! rec_builtin_tid() : the calling thread's OS thread id (gettid's), read
- *  from its CPU-clock id (no system call; gettid if that does not work) and
- *  cached in TLS (reset in a fork child).  Async-signal-safe once cached. */
-uint64_t rec_builtin_tid(void);
-
-/* lock_wrap.c: the calling thread released / re-acquired the rec_mutex whose
- * pthread mutex is at lock (cond waits release it inside pthread). */
-void rec_locks_note_release(void *m);
-void rec_locks_note_reacquire(void *m);
-
-/* alloc.c: the calling thread exits: record its allocation tail (the bytes
- * rec_malloc & co. counted since its last sample) while its buffers are
- * still live.  Called by the recorder's thread-exit destructor first. */
-void rec_alloc_thread_exit(void);
+/* ---- the loaded modules ------------------------------------------------ */
 
 /* intern.c: the leading frames of a captured event stack that lie in
  * [lo, hi) are dropped (the preload library sets its own code's range; 0
  * otherwise). */
 extern uintptr_t rec_stack_hide_lo_, rec_stack_hide_hi_;
-
-/* alloc.c, for the preload library's malloc interposers (libfmt/preload/):
- * count an allocation of size bytes at p (NULL: nothing) against the
- * thread's sampling countdown, as rec_malloc does after calling malloc;
- * realloc and free through the given real functions, recording rec.Free for
- * a sampled block as rec_realloc and rec_free do. */
-void rec_alloc_account_(void *p, size_t size);
-void *rec_alloc_realloc_with_(void *(*realloc_fn)(void *, size_t), void *ptr, size_t size);
-void rec_alloc_free_with_(void (*free_fn)(void *), void *ptr);
-
-/* lock_wrap.c, for the preload library's pthread lock interposers: the
- * bookkeeping of rec_mutex_lock & co. for a lock whose holder the caller
- * knows itself.  rec_lock_acquired_() : the calling thread now holds lock
- * (rec.LockOrder pairs, the held-lock stack; name may be NULL).
- * rec_lock_released_() : it released lock; returns 1 if it still holds it.
- * rec_lock_wait_begin_() : 1 and *t0 set if rec.LockWait is on.
- * rec_lock_wait_end_() : record the wait that began at t0 if it reached
- * the threshold (kind: 0 mutex, 1 read, 2 write). */
-void rec_lock_acquired_(const void *lock, const char *name);
-int rec_lock_released_(const void *lock);
-/* Names a lock that has none (NULL) when an event is written, if set (the
- * preload library's lock_names.c); NULL: "0x<address>". */
-extern const char *(*rec_lock_name_hook_)(const void *lock);
-/* Back on the held stack after a condition wait, without a lock-order check. */
-void rec_lock_reacquired_(const void *lock, const char *name);
-int rec_lock_wait_begin_(uint64_t *t0);
-void rec_lock_wait_end_(const void *lock, const char *name, uint64_t holder, unsigned kind,
-			uint64_t t0);
-
-/* sleep.c, for the preload library's pthread_cond_* interposers: rec.CondWait's
- * start (1 and *t0 set if it is on), and one event for a wait on c with the
- * mutex at m (named mname, NULL: 0x<address>). */
-int rec_cond_wait_begin_(uint64_t *t0);
-void rec_cond_wait_end_(const void *c, const void *m, const char *mname, uint64_t timeout_ns,
-			bool timed, bool timed_out, uint64_t t0);
-
-/* io.c, for the preload library's I/O interposers: rec.IO's type (declared
- * on first use, NULL if that failed), its threshold before the declaration
- * (REC_OPTIONS io=), and one event (kept if t1 - t0 reached the threshold). */
-struct rec_event_type *rec_io_type_(void);
-void rec_io_set_threshold(uint64_t ns);
-void rec_io_emit_(int fd, const char *call, const char *kind, const char *address,
-		  uint64_t bytes, int err, uint64_t t0, uint64_t t1);
-
-/* thread.c: the calling thread named itself (pthread_setname_np): its
- * rec.ThreadStart name follows if the thread was not written out yet. */
-void rec_thread_renamed_(const char *name);
-void rec_thread_renamed_tid_(uint64_t os_tid, const char *name);
-
-/* sleep.c: record one rec.Sleep of requested ns, from start to end ticks
- * of the Sleep type's recorder.  rec_sleep_type() is NULL until declared. */
-struct rec_event_type;
-struct rec_event_type *rec_sleep_type(void);
-void rec_sleep_emit(uint64_t requested_ns, uint64_t start_ticks, uint64_t end_ticks);
-
-/* sampler.c: a thread used a built-in wrapper: attach it to the CPU
- * sampler if sampling is on and it is not attached yet (once per sampler
- * generation; after that a TLS load, a load and a compare). */
-extern __thread uint64_t rec_sampler_tls_gen;
-extern uint64_t rec_sampler_gen;
-void rec_sampler_thread_seen_slow(void);
-static inline void rec_sampler_thread_seen(void)
-{
-	if (__builtin_expect(rec_sampler_tls_gen != __atomic_load_n(&rec_sampler_gen, __ATOMIC_RELAXED), 0))
-		rec_sampler_thread_seen_slow();
-}
 
 /* thread.c: dl_iterate_phdr for the recorder's own walks of the loaded
  * modules, never under way in a recorder thread at a fork. */

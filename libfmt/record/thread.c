@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "record/recorder_internal.h"
+#include "record/builtin_internal.h"
 #include "record/stack_internal.h"
 
 extern int rec_metrics_linked_; /* metrics.c: referenced so static links include it */
@@ -60,10 +61,66 @@ void rec_tbuf_free(rec_tbuf_full *b)
 	munmap(b, sizeof *b);
 }
 
+/* ---- the built-ins' thread hooks (builtin_internal.h) ------------------------------------ */
+
+#define HOOKS_MAX 8
+static pthread_mutex_t hooks_lock = PTHREAD_MUTEX_INITIALIZER; /* a leaf: taken alone */
+static rec_thread_hook seen_hooks[HOOKS_MAX], exit_hooks[HOOKS_MAX];
+static unsigned n_seen, n_exit; /* published with release after the slot is set */
+uint64_t rec_thread_seen_gen_ = 1;
+__thread uint64_t rec_thread_seen_tls_;
+
+static rec_status hook_add(rec_thread_hook *tab, unsigned *n, rec_thread_hook fn)
+{
+	if (fn == NULL)
+		return REC_OK;
+	unsigned k = __atomic_load_n(n, __ATOMIC_RELAXED);
+	for (unsigned i = 0; i < k; i++)
+		if (tab[i] == fn)
+			return REC_OK;
+	if (k == HOOKS_MAX)
+		return REC_ERR_NOMEM;
+	tab[k] = fn;
+	__atomic_store_n(n, k + 1, __ATOMIC_RELEASE);
+	return REC_OK;
+}
+
+rec_status rec_thread_hooks_add(rec_thread_hook seen, rec_thread_hook on_exit)
+{
+	pthread_mutex_lock(&hooks_lock);
+	rec_status st = hook_add(seen_hooks, &n_seen, seen);
+	if (st == REC_OK)
+		st = hook_add(exit_hooks, &n_exit, on_exit);
+	pthread_mutex_unlock(&hooks_lock);
+	return st;
+}
+
+void rec_thread_seen_again(void)
+{
+	__atomic_add_fetch(&rec_thread_seen_gen_, 1, __ATOMIC_RELAXED);
+}
+
+void rec_thread_seen_slow_(void)
+{
+	/* The generation first: a hook that registers the thread comes back
+	 * here through rec_thread_seen() and must find it seen. */
+	rec_thread_seen_tls_ = __atomic_load_n(&rec_thread_seen_gen_, __ATOMIC_RELAXED);
+	unsigned n = __atomic_load_n(&n_seen, __ATOMIC_ACQUIRE);
+	for (unsigned i = 0; i < n; i++)
+		seen_hooks[i]();
+}
+
+static void run_exit_hooks(void)
+{
+	unsigned n = __atomic_load_n(&n_exit, __ATOMIC_ACQUIRE);
+	for (unsigned i = 0; i < n; i++)
+		exit_hooks[i]();
+}
+
 static void thread_exit(void *arg)
 {
 	(void)arg;
-	rec_alloc_thread_exit(); /* its last rec.Alloc, before rec.ThreadEnd */
+	run_exit_hooks(); /* e.g. its last rec.Alloc, before rec.ThreadEnd */
 	rec_tbuf_full *b = t_list, *next;
 	t_list = NULL;
 	for (; b; b = next) {
@@ -231,9 +288,9 @@ static rec_tbuf_full *thread_buffer(uint64_t gen, int in_signal)
 	rec_tls_tbuf_ = &b->pub;
 	if (g_key_ok)
 		pthread_setspecific(g_key, (void *)1);
-	/* Attach to the CPU sampler (no system call; stack bounds come later,
-	 * see rec_stack_thread_register()). */
-	rec_sampler_thread_seen();
+	/* The built-ins' seen hooks: the CPU sampler attaches it (no system
+	 * call; stack bounds come later, see rec_stack_thread_register()). */
+	rec_thread_seen();
 	/* rec.ThreadStart (through the normal path: the buffer is ready). */
 	rec_emit e;
 	if (rec_emit_begin(&e, t_start)) {

@@ -1,0 +1,121 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * builtin_internal.h - what the recorder core offers the built-in sources
+ * (lock_wrap.c, sleep.c, alloc.c, io.c, sampler.c, metrics.c) beyond the
+ * public API, and what the built-ins offer the preload library's
+ * interposers (libfmt/preload/).  Never installed.
+ *
+ * Who calls what (the rest of the layer's rules: recorder_internal.h):
+ *   - the core (thread.c) knows no built-in by name: a built-in that must
+ *     see every thread registers thread hooks here (rec_thread_hooks_add:
+ *     "seen" when a thread first uses rec in a hook generation, "exit"
+ *     before its rec.ThreadEnd);
+ *   - built-ins never call each other: the condition waits over a
+ *     rec_mutex live with the mutex (lock_wrap.c) and record through
+ *     sleep.c's cond-wait interface below, the same one the preload's
+ *     pthread_cond_* interposers use;
+ *   - the preload library calls only the "for the preload library"
+ *     functions below, and the public API.
+ */
+#ifndef LIBREC_RECORD_BUILTIN_INTERNAL_H
+#define LIBREC_RECORD_BUILTIN_INTERNAL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "rec/rec.h"
+
+/* ---- thread hooks (thread.c) ------------------------------------------------ */
+
+typedef void (*rec_thread_hook)(void);
+
+/*! rec_thread_hooks_add() : run seen (may be NULL) in every thread the first
+ *  time it calls rec_thread_seen() in a hook generation, and on_exit (may be
+ *  NULL) in every thread the recorder registered when it exits, before its
+ *  rec.ThreadEnd while its buffers are live.  At most 8 hooks of each kind;
+ *  adding the same function twice adds it once.  Call from a built-in's
+ *  initialization (pthread_once), not from a hook.
+ *  @return REC_OK, or REC_ERR_NOMEM when the table is full. */
+rec_status rec_thread_hooks_add(rec_thread_hook seen, rec_thread_hook on_exit);
+
+/*! rec_thread_seen_again() : start a new hook generation: every thread runs
+ *  the seen hooks again at its next rec_thread_seen() (the CPU sampler,
+ *  when a default recorder opens and in a fork child). */
+void rec_thread_seen_again(void);
+
+/*! rec_thread_seen() : the calling thread uses rec (a wrapper, a capture, a
+ *  registration); runs the seen hooks once per generation.  After that a TLS
+ *  load, a load and a compare. */
+extern __thread uint64_t rec_thread_seen_tls_;
+extern uint64_t rec_thread_seen_gen_;
+void rec_thread_seen_slow_(void);
+static inline void rec_thread_seen(void)
+{
+	if (__builtin_expect(rec_thread_seen_tls_ != __atomic_load_n(&rec_thread_seen_gen_, __ATOMIC_RELAXED), 0))
+		rec_thread_seen_slow_();
+}
+
+/* ---- the built-ins' shared pieces -------------------------------------------- */
+
+/*! rec_builtin_tid() : the calling thread's OS thread id (gettid's), read
+ *  from its CPU-clock id (no system call; gettid if that does not work) and
+ *  cached in TLS (reset in a fork child).  Async-signal-safe once cached. */
+uint64_t rec_builtin_tid(void);
+
+
+/* alloc.c, for the preload library's malloc interposers (libfmt/preload/):
+ * count an allocation of size bytes at p (NULL: nothing) against the
+ * thread's sampling countdown, as rec_malloc does after calling malloc;
+ * realloc and free through the given real functions, recording rec.Free for
+ * a sampled block as rec_realloc and rec_free do. */
+void rec_alloc_account_(void *p, size_t size);
+void *rec_alloc_realloc_with_(void *(*realloc_fn)(void *, size_t), void *ptr, size_t size);
+void rec_alloc_free_with_(void (*free_fn)(void *), void *ptr);
+
+/* lock_wrap.c, for the preload library's pthread lock interposers: the
+ * bookkeeping of rec_mutex_lock & co. for a lock whose holder the caller
+ * knows itself.  rec_lock_acquired_() : the calling thread now holds lock
+ * (rec.LockOrder pairs, the held-lock stack; name may be NULL).
+ * rec_lock_released_() : it released lock; returns 1 if it still holds it.
+ * rec_lock_wait_begin_() : 1 and *t0 set if rec.LockWait is on.
+ * rec_lock_wait_end_() : record the wait that began at t0 if it reached
+ * the threshold (kind: 0 mutex, 1 read, 2 write). */
+void rec_lock_acquired_(const void *lock, const char *name);
+int rec_lock_released_(const void *lock);
+/* Names a lock that has none (NULL) when an event is written, if set (the
+ * preload library's lock_names.c); NULL: "0x<address>". */
+extern const char *(*rec_lock_name_hook_)(const void *lock);
+/* Back on the held stack after a condition wait, without a lock-order check. */
+void rec_lock_reacquired_(const void *lock, const char *name);
+int rec_lock_wait_begin_(uint64_t *t0);
+void rec_lock_wait_end_(const void *lock, const char *name, uint64_t holder, unsigned kind,
+			uint64_t t0);
+
+/* sleep.c, for the preload library's pthread_cond_* interposers: rec.CondWait's
+ * start (1 and *t0 set if it is on), and one event for a wait on c with the
+ * mutex at m (named mname, NULL: 0x<address>). */
+int rec_cond_wait_begin_(uint64_t *t0);
+void rec_cond_wait_end_(const void *c, const void *m, const char *mname, uint64_t timeout_ns,
+			bool timed, bool timed_out, uint64_t t0);
+
+/* io.c, for the preload library's I/O interposers: rec.IO's type (declared
+ * on first use, NULL if that failed), its threshold before the declaration
+ * (REC_OPTIONS io=), and one event (kept if t1 - t0 reached the threshold). */
+struct rec_event_type *rec_io_type_(void);
+void rec_io_set_threshold(uint64_t ns);
+void rec_io_emit_(int fd, const char *call, const char *kind, const char *address,
+		  uint64_t bytes, int err, uint64_t t0, uint64_t t1);
+
+/* thread.c: the calling thread named itself (pthread_setname_np): its
+ * rec.ThreadStart name follows if the thread was not written out yet. */
+void rec_thread_renamed_(const char *name);
+void rec_thread_renamed_tid_(uint64_t os_tid, const char *name);
+
+/* sleep.c: record one rec.Sleep of requested ns, from start to end ticks
+ * of the Sleep type's recorder.  rec_sleep_type() is NULL until declared. */
+struct rec_event_type;
+struct rec_event_type *rec_sleep_type(void);
+void rec_sleep_emit(uint64_t requested_ns, uint64_t start_ticks, uint64_t end_ticks);
+
+#endif /* LIBREC_RECORD_BUILTIN_INTERNAL_H */
