@@ -4,6 +4,14 @@
  * installed): the view object, a string-keyed map, interned names, event
  * helpers (sites, threads, fields), the thread activity tracker and the
  * table builder.  Each view_*.c defines one or more view_impl.
+ *
+ * What may call what in libfmt/analysis/: the analyses read recordings only
+ * through the reader's public API (rec/rec.h, rec/archive.h) and use
+ * common/ (arenas, growable arrays, hashes); they never include read/,
+ * write/ or record/ internals, and nothing below them (the reader, the
+ * writer, the recorder) calls them.  Their users are the tools, through
+ * the public headers rec/view.h, rec/findings.h, rec/lock_graph.h,
+ * rec/stack_agg.h, rec/pprof.h, rec/counters.h, rec/analysis.h.
  */
 #ifndef REC_VIEW_INTERNAL_H
 #define REC_VIEW_INTERNAL_H

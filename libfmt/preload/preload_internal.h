@@ -4,6 +4,17 @@
  * functions (real.c), the per-thread "inside the recorder" flag, the
  * bootstrap allocator (bootstrap_alloc.c) and lock names (lock_names.c).
  * Never installed.
+ *
+ * What may call what: the interposers call the real functions (real.c), the
+ * recorder's public API (rec/recorder.h, rec/builtins.h) and the
+ * interfaces the built-ins offer the preload (record/builtin_internal.h),
+ * plus stack capture (record/stack_internal.h); of the recorder core's
+ * recorder_internal.h only env.c's start and stop (rec_env_start_ & co.,
+ * librec's own constructor path, in preload.c and sigprof_guard.c) and the
+ * output's descriptor (fd_guard.c, so a daemonizing program's close() does
+ * not close the recording); never the writer or the reader.  The recorder
+ * knows nothing of the preload beyond the hooks it sets (the lock-name
+ * hook, the hidden code range).
  */
 #ifndef LIBREC_PRELOAD_INTERNAL_H
 #define LIBREC_PRELOAD_INTERNAL_H
