@@ -15,7 +15,7 @@
  *     ends with "try 'TOOL --help'").
  * Tools never decode recording bytes themselves: they use rec.h only.
  * What may call what: a tool's main (tools/rec-*.c, or tools/NAME/ for the
- * larger ones) calls the library's public headers (rec/*.h) and this
+ * larger ones) calls the library's public headers (rec/NAME.h) and this
  * directory; never a libfmt/ internal header.
  */
 #ifndef REC_TOOLS_CLI_H
