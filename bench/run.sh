@@ -6,6 +6,7 @@
 #   BUILD=build bash bench/run.sh --quick   quick: N = 500k events, 3 runs each
 #   (then bench/exporters.sh, bench/lttng.sh, bench/load.sh, bench/profile.sh
 #   append their sections, and RESULTS.md gets the leading table of issue #7)
+#   (bench/sidebyside.sh's table goes first; bench/anchors.sh adds JFR 17 and 25)
 #   (`make bench` / `make bench-quick` call this with BUILD set.)
 #
 # Environment overrides: BENCH_N, BENCH_N_SMALL (memory-flatness file),
@@ -28,7 +29,7 @@ cd "$(dirname "$0")/.."
 . bench/lib.sh
 ROOT=$PWD
 
-quick_args 22 "$@"
+quick_args 23 "$@"
 
 if [ "$QUICK" = 1 ]; then
 	N=${BENCH_N:-500000}; N_SMALL=${BENCH_N_SMALL:-200000}; RUNS=${BENCH_RUNS:-3}
@@ -777,6 +778,7 @@ BUILD=/tmp/b BENCH_N=2000000 BENCH_RUNS=3 bash bench/run.sh   # any size
 \`\`\`
 Skip parts with BENCH_NO_HOT=1, BENCH_NO_SCALE=1, BENCH_NO_EXPORTERS=1, BENCH_NO_LTTNG=1, BENCH_NO_LOAD=1,
 BENCH_NO_PROFILE=1 (quick mode sets BENCH_NO_EXPORTERS=1 and BENCH_NO_PROFILE=1 unless they are given).
+BENCH_NO_SIDEBYSIDE=1 and BENCH_NO_ANCHORS=1 skip bench/sidebyside.sh (the first table) and bench/anchors.sh.
 
 EOF
 cat "$BODY"

@@ -41,7 +41,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 # shellcheck source=bench/lib.sh
 . bench/lib.sh
-quick_args 40 "$@"
+quick_args 39 "$@"
 BUILD=${BUILD:-build}
 case "$BUILD" in /*) ;; *) BUILD="$PWD/$BUILD" ;; esac
 if [ "$QUICK" = 1 ]; then
