@@ -16,7 +16,8 @@
 # `javac --release 17` so both JDKs run the same class files.  Each figure:
 # the median over passes of each run's median (min of the minima, max of
 # the maxima), ns per event, 1 thread.
-# Environment: ANCHOR_PASSES, ANCHOR_JDKS (space-separated JDK homes; default
+# Environment: ANCHOR_REPORT_ONLY=1 (the report again from the last run's
+# data, nothing measured), ANCHOR_PASSES, ANCHOR_JDKS (space-separated JDK homes; default
 # /usr/lib/jvm/java-17-openjdk-* and /usr/lib/jvm/temurin-25-*).
 # Writes $BUILD/bench/anchors.md (also on stdout) and anchors.kv.
 set -euo pipefail
@@ -30,9 +31,12 @@ MD="$OUT/anchors.md"
 KV="$OUT/anchors.kv"
 LOG="$OUT/anchors-log.txt"
 D="$OUT/anchors-data"
-rm -rf "$D"
+REPORT_ONLY=${ANCHOR_REPORT_ONLY:-0}
+if [ "$REPORT_ONLY" != 1 ]; then
+	rm -rf "$D"
+	: >"$LOG"
+fi
 mkdir -p "$D"
-: >"$LOG"
 : >"$KV"
 if [ "$QUICK" = 1 ]; then
 	PASSES=${ANCHOR_PASSES:-1}; JN=500000; JR=5; HK=100000; HR=9
@@ -70,10 +74,14 @@ HOTP_CMD="$B_CC $B_CFLAGS -o $HOTP bench/hotpath.c $BUILD/lib/librec.a $B_LIBS"
 $HOTP_CMD >>"$LOG" 2>&1 || die "bench/hotpath.c does not build (see $LOG)"
 HOTP_RUN="$HOTP --events-per-round $HK --rounds $HR $D/hot.rec"
 
-LOAD_START=$(cut -d' ' -f1-3 /proc/loadavg)
-T0=$EPOCHREALTIME
 # add NAME LINE: the median/min/max of a result line appended to $D/NAME.{med,min,max}
 add() { kv median "$2" >>"$D/$1.med"; kv min "$2" >>"$D/$1.min"; kv max "$2" >>"$D/$1.max"; }
+if [ "$REPORT_ONLY" = 1 ]; then
+	# shellcheck disable=SC1091
+	. "$D/meta"
+else
+LOAD_START=$(cut -d' ' -f1-3 /proc/loadavg)
+T0=$EPOCHREALTIME
 for ((p = 1; p <= PASSES; p++)); do
 	say "pass $p: $HOTP_RUN (load $(cut -d' ' -f1 /proc/loadavg))"
 	# shellcheck disable=SC2086
@@ -96,19 +104,28 @@ for ((p = 1; p <= PASSES; p++)); do
 done
 LOAD_END=$(cut -d' ' -f1-3 /proc/loadavg)
 ELAPSED=$(awk -v a="$T0" -v b="$EPOCHREALTIME" 'BEGIN{printf "%.0f", b-a}')
+printf 'LOAD_START="%s"\nLOAD_END="%s"\nELAPSED=%s\nWHEN="%s"\n' "$LOAD_START" "$LOAD_END" "$ELAPSED" "$(date -u '+%Y-%m-%d %H:%M UTC')" >"$D/meta"
+fi
+# shellcheck disable=SC1091
+. "$D/meta"
 
 fig() { [ -s "$D/$1.med" ] && median <"$D/$1.med" || echo nan; }
 lo() { [ -s "$D/$1.min" ] && sort -g "$D/$1.min" | head -1 || echo nan; }
 hi() { [ -s "$D/$1.max" ] && sort -g "$D/$1.max" | tail -1 || echo nan; }
 cell() { awk -v m="$(fig "$1")" -v a="$(lo "$1")" -v b="$(hi "$1")" 'BEGIN{ if (m == "nan") print "n/a"; else printf "%.2f (%.2f-%.2f)\n", m, a, b }'; }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN{ if (a == "nan" || b == "nan" || b <= 0) print "n/a"; else printf "%.1fx\n", a / b }'; }
+# rat A B: the ratio of the medians, and of the minima (the cost without interference)
+rat() { echo "$(ratio "$(fig "$1")" "$(fig "$2")") (minima $(ratio "$(lo "$1")" "$(lo "$2")"))"; }
 KEYS=$(for j in $JDKS; do jdk_key "$j"; done | tr '\n' ' ')
 {
 	echo "## Hot-path anchors: JFR on both JDKs, commit-only and duration events (issue 22; bench/anchors.sh)"
 	echo
-	echo "$(date -u '+%Y-%m-%d %H:%M UTC'), commit $(git rev-parse --short HEAD 2>/dev/null || echo '?'); $ELAPSED s; $PASSES pass(es); load average"
+	echo "$WHEN, commit $(git rev-parse --short HEAD 2>/dev/null || echo '?'); $ELAPSED s; $PASSES pass(es); load average"
 	echo "$LOAD_START at the start, $LOAD_END at the end (measured under load: the 2 cores are shared with other jobs)."
 	echo "ns per event, 1 thread, median over passes of each run's median over rounds (min-max over all rounds)."
+	echo "A round of ours lasts a few ms and one of JFR's about 100 ms: on a loaded host a preempted round inflates"
+	echo "the median, so the ratios are given on the medians and (in parentheses) on the minima, the cost"
+	echo "without interference."
 	echo
 	printf '| event | ours | floor (rdtsc + stores) | ours / floor |'
 	for k in $KEYS; do printf ' JFR %s | JFR %s / ours |' "$k" "$k"; done
@@ -119,8 +136,8 @@ KEYS=$(for j in $JDKS; do jdk_key "$j"; done | tr '\n' ' ')
 	for m in on duration; do
 		if [ "$m" = on ]; then lbl="commit-only (like-for-like: ours rec_emit_begin .. commit, one timestamp; JFR new, fields, commit())"
 		else lbl="duration event (ours rec_span_begin + rec_span_end: two timestamps, start and duration; JFR begin(), fields, commit())"; fi
-		printf '| %s | %s | %s | %s |' "$lbl" "$(cell "ours.$m.1")" "$(cell ours.floor.1)" "$(ratio "$(fig "ours.$m.1")" "$(fig ours.floor.1)")"
-		for k in $KEYS; do printf ' %s | %s |' "$(cell "jfr$k.$m.1")" "$(ratio "$(fig "jfr$k.$m.1")" "$(fig "ours.$m.1")")"; done
+		printf '| %s | %s | %s | %s |' "$lbl" "$(cell "ours.$m.1")" "$(cell ours.floor.1)" "$(rat "ours.$m.1" ours.floor.1)"
+		for k in $KEYS; do printf ' %s | %s |' "$(cell "jfr$k.$m.1")" "$(rat "jfr$k.$m.1" "ours.$m.1")"; done
 		echo
 	done
 	echo
