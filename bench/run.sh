@@ -772,7 +772,7 @@ missed, the profiles (bench/profile.sh, full mode) and the hand-written analysis
 
 \`\`\`
 make bench            # full: N=10M, 5 runs, scaling 1k..100M, load test 3 x 10 s per setting (9 settings)
-make bench-quick      # quick (under 5 minutes): N=500k, 3 runs, jfr print on 20k events, scaling 1k/100k/1M,
+make bench-quick      # quick (under 5 minutes, plus about 5 for the side-by-side table and the anchors): N=500k, 3 runs, jfr print on 20k events, scaling 1k/100k/1M,
                       # load test 3 x 2 s per setting (6 settings); no exporters, no profiles
 BUILD=/tmp/b BENCH_N=2000000 BENCH_RUNS=3 bash bench/run.sh   # any size
 \`\`\`
