@@ -11,6 +11,11 @@
  *   on        recording on (TSC timestamp, thread, 3 fields)
  *   stack     recording on with a stack trace captured per event
  *   disabled  the type is registered but off: one load and a branch
+ *   duration  recording on, a duration event (the type has
+ *             REC_EVENT_HAS_DURATION): rec_span_begin (a timestamp) before
+ *             and rec_span_end (a second timestamp, start and duration
+ *             written) after an empty body, then the 3 fields: the
+ *             like-for-like of a JFR event with begin() and commit()
  *   throttle-pass (--throttle only) as on, with "throttle=1000000000/s":
  *             every event is checked against the type's budget and passes
  *   throttle-drop (--throttle only) as on, with "throttle=1/s": all but one
@@ -48,9 +53,9 @@
 #include "rec/recorder.h"
 #include "common.h"
 
-enum mode { M_ON, M_STACK, M_DISABLED, M_FLOOR, M_THR_PASS, M_THR_DROP };
+enum mode { M_ON, M_STACK, M_DISABLED, M_FLOOR, M_THR_PASS, M_THR_DROP, M_DURATION };
 static const char *const mode_names[] = { "on", "stack", "disabled", "floor", "throttle-pass",
-					  "throttle-drop" };
+					  "throttle-drop", "duration" };
 
 #define MAX_THREADS BENCH_MAX_THREADS
 #define MAX_ROUNDS BENCH_MAX_ROUNDS
@@ -136,6 +141,24 @@ static __attribute__((noinline)) void emit_round(struct run *r, long from, long 
 	}
 }
 
+/* a duration event: begin (first timestamp), an empty body, end (second
+ * timestamp; start and duration), the fields */
+static __attribute__((noinline)) void span_round(struct run *r, long from, long k)
+{
+	rec_event_type *t = r->type;
+	for (long i = from; i < from + k; i++) {
+		rec_span s;
+		rec_emit e;
+		rec_span_begin(&s, t);
+		if (rec_span_end(&s, &e)) {
+			rec_emit_string(&e, r->ids[i & 15]);
+			rec_emit_i64(&e, (int64_t)((uint64_t)i * 7919u));
+			rec_emit_i64(&e, (int64_t)(i % 1000));
+			rec_emit_commit(&e);
+		}
+	}
+}
+
 /* each thread, before its rounds: the floor's string ids and ring buffer */
 static void thread_begin(void *ctx)
 {
@@ -163,6 +186,8 @@ static void round_emit(void *ctx, long from, long k)
 	struct run *r = ctx;
 	if (r->mode == M_FLOOR)
 		floor_round(from, k, floor_ids);
+	else if (r->mode == M_DURATION)
+		span_round(r, from, k);
 	else
 		emit_round(r, from, k);
 }
@@ -196,7 +221,8 @@ static int open_recorder(struct run *r, enum mode mode, const char *path)
 		return 1;
 	}
 	const rec_type def =
-		bench_sample_type(0, REC_EVENT_HAS_THREAD | (mode == M_STACK ? REC_EVENT_HAS_STACK : 0));
+		bench_sample_type(0, REC_EVENT_HAS_THREAD | (mode == M_STACK ? REC_EVENT_HAS_STACK : 0) |
+					     (mode == M_DURATION ? REC_EVENT_HAS_DURATION : 0));
 	uint32_t flags = mode == M_STACK ? REC_DECLARE_STACK : mode == M_DISABLED ? REC_DECLARE_OFF : 0;
 	s = rec_recorder_register_type(r->rec, &def, 0, flags, &r->type);
 	if (s != REC_OK) {
@@ -358,10 +384,13 @@ int main(int argc, char **argv)
 	}
 	const char *path = argv[i];
 	int rc = 0;
-	for (int threads = 1; threads <= MAX_THREADS; threads++)
+	for (int threads = 1; threads <= MAX_THREADS; threads++) {
 		for (int m = M_ON; m <= M_FLOOR; m++)
 			if (!throttle || m == M_ON)
 				rc |= run_case((enum mode)m, threads, k, rounds, path);
+		if (!throttle)
+			rc |= run_case(M_DURATION, threads, k, rounds, path);
+	}
 	for (int threads = 1; throttle && threads <= MAX_THREADS; threads++)
 		for (int m = M_THR_PASS; m <= M_THR_DROP; m++)
 			rc |= run_case((enum mode)m, threads, k, rounds, path);

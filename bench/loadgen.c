@@ -10,6 +10,8 @@
  *   loadgen closed --conns C --duration S              [common] [-- CMD ARG...]
  *   loadgen startup                                    [common]  -- CMD ARG...
  *   common: [--port P] [--path /requests/fast] [--timeout S] [--keepalive]
+ *           [--proto http|memcache] [--wait-port P] [--stop-signal INT|TERM]
+ *           [--stop-exe PATH]
  *
  * open --keepalive: at most C connections (default 16, as wrk2's -c); a
  * request due while all C are busy is sent when one is free, and its
@@ -36,6 +38,25 @@
  * --warmup seconds (default 1) are sent and counted but left out of the
  * latency percentiles.
  *
+ * --proto memcache (implies --keepalive): the memcache text protocol
+ * (bench/sidebyside.sh drives Debian's memcached with it).  Request i is
+ * "set kK 0 0 32" with a 32-byte value when i % 10 == 0, else "get kK",
+ * with K = (i / 10) % 1000: every get follows the set of its key, so it
+ * hits once the first 1000 sets are in.  A response is complete at
+ * "END\r\n" (get) or "STORED\r\n" (set) and ok then; ERROR,
+ * CLIENT_ERROR and SERVER_ERROR lines count as errors.
+ *
+ * --wait-port P: the service is started on port P (its arguments say so)
+ * and prints no "listening on" line: start-up ends at the first accepted
+ * connect() to 127.0.0.1:P (tried every 5 ms, 60 s at most).
+ * --stop-signal: the signal that stops the service (default INT).
+ * --stop-exe PATH: the signal goes to the processes under CMD (its
+ * descendants, from /proc) whose executable is PATH, not to CMD itself:
+ * for a wrapper (rec-record, perf record, heaptrack) that must see the
+ * program end by itself to finish its own output; loadgen still waits for
+ * CMD, so wait4's rusage counts the wrapper, the program and every helper
+ * process the wrapper waited for.
+ *
  * closed: C connections in a loop (connect, request, read to EOF, again;
  * with --keepalive, requests one after another on C open connections) for
  * S seconds: the service's capacity (completed requests per second).
@@ -57,7 +78,9 @@
 #define _GNU_SOURCE
 #endif
 #include <arpa/inet.h>
+#include <dirent.h>
 #include <errno.h>
+#include <limits.h>
 #include <fcntl.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
@@ -92,6 +115,22 @@ static void die(const char *what)
 /* ---- the service, when loadgen starts it ------------------------------------- */
 static pid_t child = -1;
 static int child_out = -1;
+static unsigned wait_port;      /* --wait-port */
+static int stop_signal = SIGINT; /* --stop-signal */
+static const char *stop_exe;    /* --stop-exe */
+
+/* --wait-port: true once a connect() to 127.0.0.1:port is accepted. */
+static bool port_open(unsigned port)
+{
+	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		die("socket");
+	struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons((uint16_t)port) };
+	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	bool ok = connect(fd, (struct sockaddr *)&a, sizeof a) == 0;
+	close(fd);
+	return ok;
+}
 
 /* Starts argv with stdout a pipe; returns the start-up time in ns (fork ->
  * "listening on 127.0.0.1:PORT" read) and sets *port. */
@@ -113,6 +152,23 @@ static uint64_t start_service(char **argv, unsigned *port)
 	}
 	close(p[1]);
 	child_out = p[0];
+	if (wait_port) {
+		for (int i = 0; i < 12000; i++) {
+			if (port_open(wait_port)) {
+				*port = wait_port;
+				return now_ns() - t0;
+			}
+			int st;
+			if (waitpid(child, &st, WNOHANG) == child) {
+				fprintf(stderr, "loadgen: the service exited before port %u opened\n", wait_port);
+				exit(1);
+			}
+			struct timespec ts = { 0, 5000000 };
+			nanosleep(&ts, NULL);
+		}
+		fprintf(stderr, "loadgen: port %u did not open within 60 s\n", wait_port);
+		exit(1);
+	}
 	char line[256];
 	size_t len = 0;
 	for (;;) {
@@ -137,20 +193,78 @@ static uint64_t start_service(char **argv, unsigned *port)
 	}
 }
 
+/* The parent pid of pid from /proc/PID/stat, or -1. */
+static pid_t parent_of(pid_t pid)
+{
+	char path[64], buf[512];
+	snprintf(path, sizeof path, "/proc/%ld/stat", (long)pid);
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return -1;
+	size_t n = fread(buf, 1, sizeof buf - 1, f);
+	fclose(f);
+	buf[n] = '\0';
+	char *e = strrchr(buf, ')'); /* the command name may hold spaces */
+	long pp;
+	if (!e || sscanf(e + 1, " %*c %ld", &pp) != 1)
+		return -1;
+	return (pid_t)pp;
+}
+
+/* --stop-exe: sends sig to every descendant of child whose executable is
+ * stop_exe; returns how many. */
+static int signal_program(int sig)
+{
+	char want[PATH_MAX];
+	if (!realpath(stop_exe, want))
+		return 0;
+	DIR *d = opendir("/proc");
+	if (!d)
+		return 0;
+	int hit = 0;
+	struct dirent *de;
+	while ((de = readdir(d))) {
+		char *end;
+		long pid = strtol(de->d_name, &end, 10);
+		if (*end || pid <= 0 || pid == child)
+			continue;
+		bool below = false;
+		for (pid_t p = parent_of((pid_t)pid), k = 0; p > 1 && k < 64; p = parent_of(p), k++)
+			if (p == child) {
+				below = true;
+				break;
+			}
+		if (!below)
+			continue;
+		char link[64], exe[PATH_MAX];
+		snprintf(link, sizeof link, "/proc/%ld/exe", pid);
+		ssize_t n = readlink(link, exe, sizeof exe - 1);
+		if (n <= 0)
+			continue;
+		exe[n] = '\0';
+		if (strcmp(exe, want) == 0 && kill((pid_t)pid, sig) == 0)
+			hit++;
+	}
+	closedir(d);
+	return hit;
+}
+
 static double child_cpu_s; /* user + sys CPU time of the service, all threads */
 static long child_minflt, child_csw; /* its minor page faults, context switches */
 
-/* SIGINT, then wait (30 s max, then SIGKILL); returns the exit status or
+/* The stop signal, then wait (60 s max: a wrapper may write its output
+ * first; then SIGKILL); returns the exit status or
  * 128 + signal. */
 static int stop_service(void)
 {
 	if (child < 0)
 		return 0;
-	kill(child, SIGINT);
+	if (!stop_exe || signal_program(stop_signal) == 0)
+		kill(child, stop_signal);
 	int status = 0;
 	struct rusage ru;
 	memset(&ru, 0, sizeof ru);
-	for (int i = 0; i < 3000; i++) {
+	for (int i = 0; i < 6000; i++) {
 		pid_t w = wait4(child, &status, WNOHANG, &ru);
 		if (w == child)
 			goto done;
@@ -159,7 +273,7 @@ static int stop_service(void)
 		struct timespec ts = { 0, 10000000 };
 		nanosleep(&ts, NULL);
 	}
-	fprintf(stderr, "loadgen: the service did not exit within 30 s of SIGINT: SIGKILL\n");
+	fprintf(stderr, "loadgen: the service did not exit within 60 s of its stop signal: SIGKILL\n");
 	kill(child, SIGKILL);
 	while (wait4(child, &status, 0, &ru) < 0 && errno == EINTR)
 		;
@@ -187,6 +301,8 @@ typedef struct conn {
 	enum cstate state;
 	uint64_t intended; /* scheduled send time (open loop) */
 	uint64_t started;  /* connect() called */
+	char req[96];      /* this request's bytes */
+	size_t req_len;
 	size_t sent;       /* request bytes written */
 	size_t got;        /* response bytes read (first 16 kept) */
 	char head[16];
@@ -195,6 +311,8 @@ typedef struct conn {
 	char hb[1024];
 	size_t need;       /* response bytes in all (head + Content-Length), 0 = head not complete */
 	bool server_close; /* the response said "Connection: close" */
+	char tail[8];      /* --proto memcache: the response's last bytes */
+	size_t tail_len;
 } conn;
 
 static conn *conns;
@@ -209,6 +327,8 @@ static uint64_t n_connections; /* connections opened */
 
 static char request[512];
 static size_t request_len;
+static bool memcache;     /* --proto memcache */
+static uint64_t req_seq;  /* requests begun: the memcache key sequence */
 static struct sockaddr_in target;
 static unsigned src_next; /* source address rotation 127.0.0.1 .. 127.0.0.250 */
 
@@ -259,7 +379,7 @@ static size_t busy(void)
  * did not say "Connection: close". */
 static void finish(conn *c, bool ok, uint64_t t)
 {
-	if (ok && c->got >= 12 && memcmp(c->head, "HTTP/1.1 200", 12) == 0) {
+	if (ok && (memcache || (c->got >= 12 && memcmp(c->head, "HTTP/1.1 200", 12) == 0))) {
 		n_ok++;
 		last_done = t;
 		if (c->counted)
@@ -278,8 +398,8 @@ static void finish(conn *c, bool ok, uint64_t t)
 /* Sends the request on c (connected); false when the connection failed. */
 static bool send_request(conn *c)
 {
-	while (c->sent < request_len) {
-		ssize_t n = send(c->fd, request + c->sent, request_len - c->sent, MSG_NOSIGNAL);
+	while (c->sent < c->req_len) {
+		ssize_t n = send(c->fd, c->req + c->sent, c->req_len - c->sent, MSG_NOSIGNAL);
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0 && errno == EAGAIN) { /* the rest at EPOLLOUT */
@@ -336,7 +456,45 @@ static void begin_request(conn *c, uint64_t intended, bool counted)
 	c->sent = c->got = c->need = 0;
 	c->hb[0] = '\0';
 	c->server_close = false;
+	c->tail_len = 0;
+	uint64_t i = req_seq++;
+	if (!memcache) {
+		memcpy(c->req, request, request_len);
+		c->req_len = request_len;
+	} else if (i % 10 == 0) {
+		c->req_len = (size_t)snprintf(c->req, sizeof c->req,
+					      "set k%llu 0 0 32\r\nvalue-%026llu\r\n",
+					      (unsigned long long)(i / 10 % 1000), (unsigned long long)i);
+	} else {
+		c->req_len = (size_t)snprintf(c->req, sizeof c->req, "get k%llu\r\n",
+					      (unsigned long long)(i / 10 % 1000));
+	}
 	c->started = now_ns();
+}
+
+/* --proto memcache: keeps the response's last bytes; 1 when it is complete
+ * (END or STORED), -1 on an error line, 0 when more is due. */
+static int memcache_done(conn *c, const char *buf, size_t n)
+{
+	size_t keep = sizeof c->tail;
+	if (n >= keep) {
+		memcpy(c->tail, buf + n - keep, keep);
+		c->tail_len = keep;
+	} else {
+		size_t old = c->tail_len + n > keep ? keep - n : c->tail_len;
+		memmove(c->tail, c->tail + c->tail_len - old, old);
+		memcpy(c->tail + old, buf, n);
+		c->tail_len = old + n;
+	}
+	if (c->tail_len >= 5 && memcmp(c->tail + c->tail_len - 5, "END\r\n", 5) == 0)
+		return 1;
+	if (c->tail_len >= 8 && memcmp(c->tail + c->tail_len - 8, "STORED\r\n", 8) == 0)
+		return 1;
+	if (c->tail_len >= 2 && memcmp(c->tail + c->tail_len - 2, "\r\n", 2) == 0 &&
+	    c->got >= 5 && (memcmp(c->head, "ERROR", 5) == 0 || memcmp(c->head, "CLIENT_ERR", 10) == 0 ||
+			    memcmp(c->head, "SERVER_ERR", 10) == 0))
+		return -1;
+	return 0;
 }
 
 /* Sends a request due at `intended` on an idle kept-alive connection, or
@@ -427,6 +585,15 @@ static void on_event(conn *c, uint32_t events)
 				c->hb[c->got + ((size_t)n < k ? (size_t)n : k)] = '\0';
 			}
 			c->got += (size_t)n;
+			if (memcache) {
+				int d = memcache_done(c, buf, (size_t)n);
+				if (d != 0) {
+					c->need = c->got;
+					finish(c, d > 0, now_ns());
+					return;
+				}
+				continue;
+			}
 			if (keepalive && !c->need)
 				parse_head(c);
 			if (keepalive && c->need && !c->server_close && c->got >= c->need) {
@@ -501,7 +668,8 @@ static void usage(void)
 		"usage: loadgen open --rate R --duration S [--warmup S] [common] [-- CMD ARG...]\n"
 		"       loadgen closed --conns C --duration S [common] [-- CMD ARG...]\n"
 		"       loadgen startup [common] -- CMD ARG...\n"
-		"common: [--port P] [--path PATH] [--timeout S] [--keepalive]\n");
+		"common: [--port P] [--path PATH] [--timeout S] [--keepalive]\n"
+		"        [--proto http|memcache] [--wait-port P] [--stop-signal INT|TERM] [--stop-exe PATH]\n");
 	exit(2);
 }
 
@@ -548,6 +716,14 @@ int main(int argc, char **argv)
 			port = (unsigned)atol(v);
 		else if (strcmp(a, "--path") == 0)
 			path = v;
+		else if (strcmp(a, "--proto") == 0 && (strcmp(v, "http") == 0 || strcmp(v, "memcache") == 0))
+			memcache = strcmp(v, "memcache") == 0;
+		else if (strcmp(a, "--wait-port") == 0)
+			wait_port = (unsigned)atol(v);
+		else if (strcmp(a, "--stop-signal") == 0 && (strcmp(v, "INT") == 0 || strcmp(v, "TERM") == 0))
+			stop_signal = strcmp(v, "INT") == 0 ? SIGINT : SIGTERM;
+		else if (strcmp(a, "--stop-exe") == 0)
+			stop_exe = v;
 		else
 			usage();
 	}
@@ -555,6 +731,8 @@ int main(int argc, char **argv)
 	    (closed && (nc <= 0 || duration <= 0)) ||
 	    (startup_only && !cmd) || (!cmd && port == 0) || timeout <= 0)
 		usage();
+	if (memcache)
+		keepalive = true;
 	signal(SIGPIPE, SIG_IGN);
 
 	uint64_t startup_ns = 0;

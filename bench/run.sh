@@ -6,6 +6,7 @@
 #   BUILD=build bash bench/run.sh --quick   quick: N = 500k events, 3 runs each
 #   (then bench/exporters.sh, bench/lttng.sh, bench/load.sh, bench/profile.sh
 #   append their sections, and RESULTS.md gets the leading table of issue #7)
+#   (bench/sidebyside.sh's table goes first; bench/anchors.sh adds JFR 17 and 25)
 #   (`make bench` / `make bench-quick` call this with BUILD set.)
 #
 # Environment overrides: BENCH_N, BENCH_N_SMALL (memory-flatness file),
@@ -28,7 +29,7 @@ cd "$(dirname "$0")/.."
 . bench/lib.sh
 ROOT=$PWD
 
-quick_args 22 "$@"
+quick_args 23 "$@"
 
 if [ "$QUICK" = 1 ]; then
 	N=${BENCH_N:-500000}; N_SMALL=${BENCH_N_SMALL:-200000}; RUNS=${BENCH_RUNS:-3}
@@ -621,6 +622,10 @@ if [ "${BENCH_NO_LOAD:-0}" != 1 ]; then
 	sec=$(BUILD="$BUILD" bash bench/load.sh $lq 2>>"$LOG") || true
 	printf '\n%s\n' "$sec" >>"$BODY"
 fi
+# issue 22: the side-by-side table (goes first in RESULTS.md) and the JFR anchors on both JDKs
+SBS_SEC=""; rm -f "$OUT/sidebyside.kv" "$OUT/anchors.kv"; qq=""; [ "$QUICK" = 1 ] && qq=--quick
+[ "${BENCH_NO_SIDEBYSIDE:-0}" != 1 ] && { say "side by side: bench/sidebyside.sh"; SBS_SEC=$(BUILD="$BUILD" bash bench/sidebyside.sh $qq 2>>"$LOG") || true; }
+[ "${BENCH_NO_ANCHORS:-0}" != 1 ] && { say "anchors: bench/anchors.sh"; sec=$(BUILD="$BUILD" bash bench/anchors.sh $qq 2>>"$LOG") && printf '\n%s\n' "$sec" >>"$BODY"; }
 if [ "${BENCH_NO_PROFILE:-0}" != 1 ]; then
 	say "profiles: bench/profile.sh"
 	pq=""; [ "$QUICK" = 1 ] && pq=--quick
@@ -673,6 +678,9 @@ seen to drift by tens of percent within minutes; other jobs in it show in the lo
 average $LOAD_START at the start, $LOAD_FINAL at the end (the sections below give theirs). Goals are judged
 on the medians.
 
+EOF
+[ -n "${SBS_SEC:-}" ] && printf '%s\n\n' "$SBS_SEC"
+cat <<EOF
 ## Goals
 
 | # | figure | ours | JFR | LTTng-UST / babeltrace2 | ratio | goal | met? |
@@ -716,6 +724,34 @@ if [ -n "${LD[rate]:-}" ]; then
 		echo "| 4 | service start-up (exec to \"listening\"), $st vs off, ms | $(n2 "${LD[$st.startup]:-}" 1) | | | $(n2 "$d" 1) ms vs off ($(n2 "${LD[off.startup]:-}" 1)) | within 5 ms | $(notworse "$d" 5) |"
 	done
 fi
+# issue 22: the anchors on both JDKs (bench/anchors.sh) and the side-by-side goals (bench/sidebyside.sh)
+declare -A AN SB
+if [ -s "$OUT/anchors.kv" ]; then while IFS='=' read -r k v; do AN[$k]=$v; done <"$OUT/anchors.kv"; fi
+if [ -s "$OUT/sidebyside.kv" ]; then while IFS='=' read -r k v; do SB[$k]=$v; done <"$OUT/sidebyside.kv"; fi
+for m in on duration; do
+	[ -n "${AN[ours.$m.1]:-}" ] || continue
+	for j in ${AN[jdks]:-}; do
+		r=$(r2 "${AN[jfr$j.$m.1]:-nan}" "${AN[ours.$m.1]}"); rmin=$(r2 "${AN[jfr$j.$m.1.min]:-nan}" "${AN[ours.$m.1.min]:-nan}")
+		if [ "$m" = on ]; then
+			echo "| 1 | hot path vs JFR $j, commit-only event (like-for-like), 1 thread, ns (bench/anchors.sh; floor $(n2 "${AN[ours.floor.1]}"), ours/floor $(n2 "$(r2 "${AN[ours.on.1]}" "${AN[ours.floor.1]}")")x, minima $(n2 "$(r2 "${AN[ours.on.1.min]:-nan}" "${AN[ours.floor.1.min]:-nan}")")x) | $(n2 "${AN[ours.on.1]}") | $(n2 "${AN[jfr$j.on.1]:-}") | | $(n2 "$r")x cheaper (minima $(n2 "$rmin")x) | like-for-like (judged on the floor: <= 1.5x) | $(metle "$(r2 "${AN[ours.on.1]}" "${AN[ours.floor.1]}")" 1.5) (floor) |"
+		else
+			echo "| 1 | hot path vs JFR $j, duration event (begin/commit: two timestamps), 1 thread, ns (bench/anchors.sh) | $(n2 "${AN[ours.duration.1]}") | $(n2 "${AN[jfr$j.duration.1]:-}") | | $(n2 "$r")x cheaper (minima $(n2 "$rmin")x) | >= 6x | $(metge "$r" 6) |"
+		fi
+	done
+done
+for svc in rw mc; do
+	[ -n "${SB[$svc.rec-record.p90_us]:-}" ] || continue
+	sn=requestwatch; [ "$svc" = mc ] && sn=memcached
+	echo "| 6 | side by side (first table), $sn at ${SB[$svc.rate]} req/s (70 % of capacity), rec-record: p90 vs off, median of paired runs | $(ms "${SB[$svc.rec-record.p90_us]}") | | | $(n2 "${SB[$svc.rec-record.d_p90_us]}" 1) % vs off ($(ms "${SB[$svc.off.p90_us]}")) | within 5 % of off | $(awk -v s="${SB[$svc.off.p90_spread]:-nan}" 'BEGIN{ exit !(s == "nan" || s > 2) }' && echo "not judged (off's own p90 varied ${SB[$svc.off.p90_spread]:-?}x between runs)" || notworse "${SB[$svc.rec-record.d_p90_us]}" 5) |"
+	for o in perf heaptrack; do
+		[ -n "${SB[$svc.$o.cpu_us]:-}" ] || continue
+		lim="below"; [ "$o" = perf ] && lim="no more than"
+		echo "| 6 | same, CPU per request: rec-record vs $o (event kinds ${SB[$svc.rec-record.kinds]} vs ${SB[$svc.$o.kinds]}) | $(n2 "${SB[$svc.rec-record.cpu_us]}" 1) us | | | $o $(n2 "${SB[$svc.$o.cpu_us]}" 1) us | $lim $o's, more kinds | $(awk -v a="${SB[$svc.rec-record.cpu_us]}" -v b="${SB[$svc.$o.cpu_us]}" -v ka="${SB[$svc.rec-record.kinds]}" -v kb="${SB[$svc.$o.kinds]}" -v o="$o" 'BEGIN{ ok = (o == "perf") ? a <= b : a < b; print (ok && ka > kb) ? "met" : "**missed**" }') |"
+	done
+	if [ -n "${SB[$svc.lttng.cpu_us]:-}" ]; then
+		echo "| 6 | same, CPU per request: rec (instrumented) vs LTTng-UST (event kinds ${SB[$svc.rec.kinds]} vs ${SB[$svc.lttng.kinds]}) | $(n2 "${SB[$svc.rec.cpu_us]}" 1) us | | $(n2 "${SB[$svc.lttng.cpu_us]}" 1) us | | below LTTng's, more kinds | $(awk -v a="${SB[$svc.rec.cpu_us]}" -v b="${SB[$svc.lttng.cpu_us]}" -v ka="${SB[$svc.rec.kinds]}" -v kb="${SB[$svc.lttng.kinds]}" 'BEGIN{ print (a < b && ka > kb) ? "met" : "**missed**" }') |"
+	fi
+done
 if [ "${BENCH_NO_SCALE:-0}" != 1 ]; then
 cat <<EOF
 | 5 | scaling: time per event, $(hc "$SC_MAX") vs $(hc "$SC_REF") events: rec-summary; rec-print; hot path | $(n2 "$SC_LIN_SUM")x; $(n2 "$SC_LIN_PRINT")x; $(n2 "$SC_HOT")x | | | | flat (<= 1.5x) | $(metle "$SC_LIN_SUM" 1.5); $(metle "$SC_LIN_PRINT" 1.5); $(metle "$SC_HOT" 1.5) |
@@ -736,12 +772,13 @@ missed, the profiles (bench/profile.sh, full mode) and the hand-written analysis
 
 \`\`\`
 make bench            # full: N=10M, 5 runs, scaling 1k..100M, load test 3 x 10 s per setting (9 settings)
-make bench-quick      # quick (under 5 minutes): N=500k, 3 runs, jfr print on 20k events, scaling 1k/100k/1M,
+make bench-quick      # quick (under 5 minutes, plus about 5 for the side-by-side table and the anchors): N=500k, 3 runs, jfr print on 20k events, scaling 1k/100k/1M,
                       # load test 3 x 2 s per setting (6 settings); no exporters, no profiles
 BUILD=/tmp/b BENCH_N=2000000 BENCH_RUNS=3 bash bench/run.sh   # any size
 \`\`\`
 Skip parts with BENCH_NO_HOT=1, BENCH_NO_SCALE=1, BENCH_NO_EXPORTERS=1, BENCH_NO_LTTNG=1, BENCH_NO_LOAD=1,
 BENCH_NO_PROFILE=1 (quick mode sets BENCH_NO_EXPORTERS=1 and BENCH_NO_PROFILE=1 unless they are given).
+BENCH_NO_SIDEBYSIDE=1 and BENCH_NO_ANCHORS=1 skip bench/sidebyside.sh (the first table) and bench/anchors.sh.
 
 EOF
 cat "$BODY"

@@ -11,12 +11,15 @@
  *   java -cp DIR BenchEvents write N FILE [--stack]
  *       commit N events, stop the recording into FILE; prints one line
  *       "events=N seconds=S events_per_s=E ns_per_commit=X bytes=B".
- *   java -cp DIR BenchEvents hot N ROUNDS THREADS [--stack|--disabled]
+ *   java -cp DIR BenchEvents hot N ROUNDS THREADS [--stack|--disabled|--duration]
  *       JIT warm-up (2 rounds, discarded), then ROUNDS rounds of N commits per
  *       thread while a recording to a temporary file runs; prints
  *       "ns_per_commit median=M min=A max=B rounds=R threads=T mode=..."
  *       where each sample is one thread's elapsed time of one round / N.
  *       --disabled: the recording runs but this event type is disabled.
+ *       --duration: each event is a duration event: begin() (its start
+ *       time), the fields, commit() (its end time and duration), what a
+ *       JFR user writes to time a piece of work (mode=duration).
  */
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -65,6 +68,18 @@ public final class BenchEvents {
 		}
 	}
 
+	/* begin() then commit(): start time, end time and duration recorded */
+	static void commitRangeDuration(long from, long to) {
+		for (long i = from; i < to; i++) {
+			Sample e = new Sample();
+			e.begin();
+			e.name = NAMES[(int) (i & 15)];
+			e.value = i * 7919L;
+			e.count = (int) (i % 1000);
+			e.commit();
+		}
+	}
+
 	static Recording newRecording(boolean stack, boolean disabled) {
 		Recording r = new Recording();
 		r.setName("bench");
@@ -93,7 +108,7 @@ public final class BenchEvents {
 				  n, s, n / s, (t1 - t0) / (double) n, Files.size(path));
 	}
 
-	static void hot(long n, int rounds, int threads, boolean stack, boolean disabled) throws Exception {
+	static void hot(long n, int rounds, int threads, boolean stack, boolean disabled, boolean duration) throws Exception {
 		Path tmp = Files.createTempFile("bench-hot", ".jfr");
 		Recording r = newRecording(stack, disabled);
 		r.setDestination(tmp);
@@ -111,7 +126,10 @@ public final class BenchEvents {
 						barrier.await();
 						long from = base + (long) k * n;
 						long t0 = System.nanoTime();
-						commitRange(from, from + n);
+						if (duration)
+							commitRangeDuration(from, from + n);
+						else
+							commitRange(from, from + n);
 						long t1 = System.nanoTime();
 						if (k >= warm)
 							samples.add((t1 - t0) / (double) n);
@@ -135,29 +153,31 @@ public final class BenchEvents {
 			: (s.get(s.size() / 2 - 1) + s.get(s.size() / 2)) / 2;
 		System.out.printf("ns_per_commit median=%.2f min=%.2f max=%.2f rounds=%d threads=%d mode=%s%n",
 				  med, s.get(0), s.get(s.size() - 1), rounds, threads,
-				  disabled ? "disabled" : stack ? "stack" : "on");
+				  disabled ? "disabled" : stack ? "stack" : duration ? "duration" : "on");
 	}
 
 	static void usage() {
 		System.err.println("usage: BenchEvents write N FILE [--stack]\n"
-				   + "       BenchEvents hot N ROUNDS THREADS [--stack|--disabled]");
+				   + "       BenchEvents hot N ROUNDS THREADS [--stack|--disabled|--duration]");
 		System.exit(2);
 	}
 
 	public static void main(String[] args) throws Exception {
 		if (args.length < 3)
 			usage();
-		boolean stack = false, disabled = false;
+		boolean stack = false, disabled = false, duration = false;
 		for (String a : args) {
 			if (a.equals("--stack"))
 				stack = true;
 			else if (a.equals("--disabled"))
 				disabled = true;
+			else if (a.equals("--duration"))
+				duration = true;
 		}
 		if (args[0].equals("write")) {
 			write(Long.parseLong(args[1]), args[2], stack);
 		} else if (args[0].equals("hot") && args.length >= 4) {
-			hot(Long.parseLong(args[1]), Integer.parseInt(args[2]), Integer.parseInt(args[3]), stack, disabled);
+			hot(Long.parseLong(args[1]), Integer.parseInt(args[2]), Integer.parseInt(args[3]), stack, disabled, duration);
 		} else {
 			usage();
 		}
