@@ -131,18 +131,29 @@ uint64_t rec_builtin_tid(void)
 }
 
 #define HELD_MAX 32
-#define PAIRS_CAP 512   /* slots; power of two */
-#define PAIRS_LIMIT 384 /* restart the set beyond this many pairs */
+/* The pairs a thread recorded: an open-addressing set that starts at
+ * PAIRS_MIN slots and doubles (a new mapping, rehashed) when 3/4 full, up
+ * to PAIRS_MAX slots (1 MiB); beyond 3/4 of that it starts over, so a pair
+ * is recorded again only after the thread took more than 49152 distinct
+ * pairs (a server with a lock per object: memcached's item locks gave a
+ * thread 5679 distinct pairs in 4 s, and a 384-pair set that restarted
+ * recorded the same pairs about 34,000 times a second). */
+#define PAIRS_MIN 512u
+#define PAIRS_MAX 65536u
 
 typedef struct held_lock {
 	const void *lock;
 	const char *name;
 } held_lock;
 
+typedef struct pair_slot {
+	uintptr_t held, acq;
+} pair_slot;
+
 typedef struct pair_set {
 	uint64_t epoch;
-	uint32_t count;
-	struct { uintptr_t held, acq; } slot[PAIRS_CAP];
+	uint32_t count, cap; /* pairs in it; slots (a power of two) */
+	pair_slot slot[];
 } pair_set;
 
 static __thread uint32_t tls_depth, tls_overflow;
@@ -154,7 +165,17 @@ static int pairs_key_ok;
 static pthread_once_t pairs_key_once = PTHREAD_ONCE_INIT;
 /* The set is mapped, not malloc'ed: a lock taken inside the program's
  * allocator (its own mutexes) must not call back into it. */
-static void free_pairs(void *p) { munmap(p, sizeof(pair_set)); }
+static size_t pairs_bytes(uint32_t cap) { return sizeof(pair_set) + cap * sizeof(pair_slot); }
+static void free_pairs(void *p) { munmap(p, pairs_bytes(((pair_set *)p)->cap)); }
+static pair_set *map_pairs(uint32_t cap)
+{
+	pair_set *ps = mmap(NULL, pairs_bytes(cap), PROT_READ | PROT_WRITE,
+			    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (ps == MAP_FAILED)
+		return NULL;
+	ps->cap = cap;
+	return ps;
+}
 static void make_pairs_key(void) { pairs_key_ok = pthread_key_create(&pairs_key, free_pairs) == 0; }
 
 static pair_set *thread_pairs(void)
@@ -164,8 +185,8 @@ static pair_set *thread_pairs(void)
 		pthread_once(&pairs_key_once, make_pairs_key);
 		if (!pairs_key_ok)
 			return NULL;
-		ps = mmap(NULL, sizeof(*ps), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-		if (ps == MAP_FAILED)
+		ps = map_pairs(PAIRS_MIN);
+		if (ps == NULL)
 			return NULL;
 		if (pthread_setspecific(pairs_key, ps) != 0) {
 			free_pairs(ps);
@@ -174,28 +195,57 @@ static pair_set *thread_pairs(void)
 		tls_pairs = ps;
 	}
 	uint64_t ep = __atomic_load_n(&epoch, __ATOMIC_RELAXED);
-	if (ps->epoch != ep || ps->count >= PAIRS_LIMIT) {
-		memset(ps->slot, 0, sizeof(ps->slot));
+	if (ps->epoch != ep) {
+		memset(ps->slot, 0, ps->cap * sizeof(pair_slot));
 		ps->count = 0;
 		ps->epoch = ep;
 	}
 	return ps;
 }
 
-static inline size_t pair_hash(uintptr_t a, uintptr_t b)
+static inline size_t pair_hash(uintptr_t a, uintptr_t b, uint32_t cap)
 {
 	uint64_t h = ((uint64_t)a * 0x9E3779B97F4A7C15ull) ^ ((uint64_t)b * 0xC2B2AE3D27D4EB4Full);
-	return (size_t)(h >> 32) & (PAIRS_CAP - 1);
+	return (size_t)(h >> 32) & (cap - 1);
+}
+
+/* Room for one more pair: double the set (or start over at PAIRS_MAX, or
+ * when no memory) when it is 3/4 full.  Returns the set to use. */
+static pair_set *pairs_room(pair_set *ps)
+{
+	if (ps->count < ps->cap / 4 * 3)
+		return ps;
+	pair_set *big = ps->cap < PAIRS_MAX ? map_pairs(ps->cap * 2) : NULL;
+	if (big == NULL || pthread_setspecific(pairs_key, big) != 0) {
+		if (big != NULL)
+			free_pairs(big);
+		memset(ps->slot, 0, ps->cap * sizeof(pair_slot));
+		ps->count = 0;
+		return ps;
+	}
+	big->epoch = ps->epoch;
+	for (uint32_t i = 0; i < ps->cap; i++) {
+		if (ps->slot[i].held == 0)
+			continue;
+		size_t h = pair_hash(ps->slot[i].held, ps->slot[i].acq, big->cap);
+		while (big->slot[h].held != 0)
+			h = (h + 1) & (big->cap - 1);
+		big->slot[h] = ps->slot[i];
+		big->count++;
+	}
+	free_pairs(ps);
+	tls_pairs = big;
+	return big;
 }
 
 /* 1 if (a, b) was in the set; else inserts it when insert is set. */
 static int pair_seen(pair_set *ps, uintptr_t a, uintptr_t b, int insert)
 {
-	size_t h = pair_hash(a, b);
+	size_t h = pair_hash(a, b, ps->cap);
 	while (ps->slot[h].held != 0) {
 		if (ps->slot[h].held == a && ps->slot[h].acq == b)
 			return 1;
-		h = (h + 1) & (PAIRS_CAP - 1);
+		h = (h + 1) & (ps->cap - 1);
 	}
 	if (insert) {
 		ps->slot[h].held = a;
@@ -239,6 +289,7 @@ static __attribute__((noinline)) void rec_lock_order_record_(const void *lock, c
 		rec_emit_u64(&e, (uintptr_t)lock);
 		emit_name(&e, lock, name);
 		rec_emit_commit(&e);
+		ps = pairs_room(ps);
 		(void)pair_seen(ps, (uintptr_t)h->lock, (uintptr_t)lock, 1);
 	}
 }
