@@ -1,0 +1,221 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * plain_wall.c - a program that knows nothing of rec, for the wall-clock
+ * sampler's test (tests/cli/preload_wall.sh).  Its main thread waits in
+ * every way the preload library marks, each in a function of its own, for a
+ * known time, and spins on the CPU for a known time:
+ *   wall_sleep   nanosleep 300 ms
+ *   wall_poll    poll on an empty pipe, 300 ms timeout
+ *   wall_select  select on an empty pipe, 200 ms timeout
+ *   wall_epoll   epoll_wait on an empty pipe, 250 ms timeout
+ *   wall_read    read of a pipe another thread writes to 300 ms later
+ *   wall_cond    pthread_cond_wait until another thread signals, 300 ms later
+ *   wall_lock    pthread_mutex_lock of a mutex another thread holds 300 ms
+ *   wall_spin    400 ms on the CPU
+ *   wall_churn   3000 times a little CPU then a 50 us nanosleep and a 0 ms
+ *                poll: the most chances for a sampler signal to land in a
+ *                call as the thread enters it
+ * and checks that no call failed with EINTR and none returned early (a
+ * sleep shorter than asked, a poll/select/epoll timeout before its time).
+ * It prints "step NAME MS" (the time it measured itself), "tid MAIN",
+ * "eintr N", "early N" and exits 1 if N > 0 for either.
+ */
+#include <errno.h>
+#include <poll.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/select.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+static int eintr, early;
+static int pipe_idle[2], pipe_late[2];
+static pthread_mutex_t held_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_mutex_t cond_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t cond = PTHREAD_COND_INITIALIZER;
+static int cond_flag, holding;
+
+static double now_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+static void check(int rc, const char *what)
+{
+	if (rc < 0 && errno == EINTR) {
+		eintr++;
+		fprintf(stderr, "plain_wall: %s: EINTR\n", what);
+	} else if (rc < 0) {
+		fprintf(stderr, "plain_wall: %s: %s\n", what, strerror(errno));
+	}
+}
+
+static void check_time(double t0, double want_ms, const char *what)
+{
+	double got = now_ms() - t0;
+	if (got < want_ms - 0.5) {
+		early++;
+		fprintf(stderr, "plain_wall: %s returned after %.1f ms, asked %.1f\n", what, got,
+			want_ms);
+	}
+}
+
+static void sleep_ms(int ms)
+{
+	struct timespec ts = { ms / 1000, (long)(ms % 1000) * 1000000L };
+	while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
+		;
+}
+
+static __attribute__((noinline)) void wall_sleep(void)
+{
+	struct timespec ts = { 0, 300 * 1000000L };
+	double t0 = now_ms();
+	check(nanosleep(&ts, NULL), "nanosleep");
+	check_time(t0, 300, "nanosleep");
+}
+
+static __attribute__((noinline)) void wall_poll(void)
+{
+	struct pollfd p = { pipe_idle[0], POLLIN, 0 };
+	double t0 = now_ms();
+	check(poll(&p, 1, 300), "poll");
+	check_time(t0, 300, "poll");
+}
+
+static __attribute__((noinline)) void wall_select(void)
+{
+	fd_set r;
+	FD_ZERO(&r);
+	FD_SET(pipe_idle[0], &r);
+	struct timeval tv = { 0, 200 * 1000 };
+	double t0 = now_ms();
+	check(select(pipe_idle[0] + 1, &r, NULL, NULL, &tv), "select");
+	check_time(t0, 200, "select");
+}
+
+static __attribute__((noinline)) void wall_epoll(void)
+{
+	int ep = epoll_create1(0);
+	struct epoll_event ev = { .events = EPOLLIN, .data.fd = pipe_idle[0] };
+	epoll_ctl(ep, EPOLL_CTL_ADD, pipe_idle[0], &ev);
+	double t0 = now_ms();
+	check(epoll_wait(ep, &ev, 1, 250), "epoll_wait");
+	check_time(t0, 250, "epoll_wait");
+	close(ep);
+}
+
+static void *late_writer(void *arg)
+{
+	(void)arg;
+	sleep_ms(300);
+	if (write(pipe_late[1], "x", 1) != 1)
+		perror("plain_wall: write");
+	return NULL;
+}
+
+static __attribute__((noinline)) void wall_read(void)
+{
+	char c;
+	check((int)read(pipe_late[0], &c, 1), "read");
+}
+
+static void *cond_signaller(void *arg)
+{
+	(void)arg;
+	sleep_ms(300);
+	pthread_mutex_lock(&cond_lock);
+	cond_flag = 1;
+	pthread_cond_signal(&cond);
+	pthread_mutex_unlock(&cond_lock);
+	return NULL;
+}
+
+static __attribute__((noinline)) void wall_cond(void)
+{
+	pthread_mutex_lock(&cond_lock);
+	while (!cond_flag)
+		check(pthread_cond_wait(&cond, &cond_lock) ? -1 : 0, "pthread_cond_wait");
+	pthread_mutex_unlock(&cond_lock);
+}
+
+static void *lock_holder(void *arg)
+{
+	(void)arg;
+	pthread_mutex_lock(&held_lock);
+	__atomic_store_n(&holding, 1, __ATOMIC_RELEASE);
+	sleep_ms(300);
+	pthread_mutex_unlock(&held_lock);
+	return NULL;
+}
+
+static __attribute__((noinline)) void wall_lock(void)
+{
+	pthread_mutex_lock(&held_lock);
+	pthread_mutex_unlock(&held_lock);
+}
+
+static volatile unsigned long sink;
+
+static __attribute__((noinline)) void wall_spin(void)
+{
+	double t0 = now_ms();
+	while (now_ms() - t0 < 400)
+		for (int i = 0; i < 200000; i++) /* about 0.1 ms: few clock reads */
+			sink += (unsigned long)i * 7u;
+}
+
+static __attribute__((noinline)) void wall_churn(void)
+{
+	for (int n = 0; n < 3000; n++) {
+		for (int i = 0; i < 2000; i++)
+			sink += (unsigned long)i;
+		struct timespec ts = { 0, 50 * 1000L };
+		double t0 = now_ms();
+		check(nanosleep(&ts, NULL), "nanosleep (churn)");
+		check_time(t0, 0.05, "nanosleep (churn)");
+		struct pollfd p = { pipe_idle[0], POLLIN, 0 };
+		check(poll(&p, 1, 0), "poll (churn)");
+	}
+}
+
+static void step(const char *name, void (*fn)(void))
+{
+	double t0 = now_ms();
+	fn();
+	printf("step %s %.3f\n", name, now_ms() - t0);
+}
+
+int main(void)
+{
+	if (pipe(pipe_idle) != 0 || pipe(pipe_late) != 0) {
+		perror("plain_wall: pipe");
+		return 2;
+	}
+	printf("tid %ld\n", (long)syscall(SYS_gettid));
+	pthread_t th;
+	step("wall_sleep", wall_sleep);
+	step("wall_poll", wall_poll);
+	step("wall_select", wall_select);
+	step("wall_epoll", wall_epoll);
+	pthread_create(&th, NULL, late_writer, NULL);
+	step("wall_read", wall_read);
+	pthread_join(th, NULL);
+	pthread_create(&th, NULL, cond_signaller, NULL);
+	step("wall_cond", wall_cond);
+	pthread_join(th, NULL);
+	pthread_create(&th, NULL, lock_holder, NULL);
+	while (!__atomic_load_n(&holding, __ATOMIC_ACQUIRE))
+		sched_yield();
+	step("wall_lock", wall_lock);
+	pthread_join(th, NULL);
+	step("wall_spin", wall_spin);
+	step("wall_churn", wall_churn);
+	printf("eintr %d\nearly %d\n", eintr, early);
+	return eintr || early ? 1 : 0;
+}
