@@ -3,15 +3,16 @@
  * view_wall.c - "wall-by-site": where wall time went, per call site, from
  * rec.WallSample (rec-record --wall HZ): samples, the wall time they stand
  * for (weight x period) and its split by the thread's state: running
- * (on a CPU, ready to run, or in a wait the preload library does not see),
- * lock, cond, sleep, io, poll; a state this build does not know is "other".
+ * (on a CPU or ready to run), lock, cond, sleep, io, poll (interposed
+ * blocking calls), wait (a restarted system call the preload library does
+ * not interpose); a state this build does not know is "other".
  */
 #include <stdlib.h>
 #include <string.h>
 
 #include "view_internal.h"
 
-static const char *const states[] = { "running", "lock", "cond", "sleep", "io", "poll" };
+static const char *const states[] = { "running", "lock", "cond", "sleep", "io", "poll", "wait" };
 #define NSTATES (sizeof states / sizeof states[0])
 
 typedef struct wl_row {
@@ -90,9 +91,10 @@ static rec_status wl_finish(rec_view *v)
 		{ "Wall", "wall", REC_VIEW_DURATION },    { "Running", "running", REC_VIEW_DURATION },
 		{ "Lock", "lock", REC_VIEW_DURATION },    { "Cond", "cond", REC_VIEW_DURATION },
 		{ "Sleep", "sleep", REC_VIEW_DURATION },  { "I/O", "io", REC_VIEW_DURATION },
-		{ "Poll", "poll", REC_VIEW_DURATION },    { "Other", "other", REC_VIEW_DURATION },
+		{ "Poll", "poll", REC_VIEW_DURATION },    { "Wait", "wait", REC_VIEW_DURATION },
+		{ "Other", "other", REC_VIEW_DURATION },
 	};
-	vtable *t = rec_vi_table(v, "wall_by_site", "Wall Time by Site", cols, 10);
+	vtable *t = rec_vi_table(v, "wall_by_site", "Wall Time by Site", cols, 11);
 	if (!t)
 		return rec_vi_fail(v, REC_ERR_NOMEM, "out of memory");
 	if (s->seen == 0)
@@ -115,6 +117,6 @@ static rec_status wl_finish(rec_view *v)
 
 const view_impl rec_view_wall_site = {
 	"wall-by-site", "rec.WallSample per call site: wall time, running or waiting (lock, cond, "
-	"sleep, io, poll)",
+	"sleep, io, poll, wait)",
 	false, sizeof(wl_state), wl_init, wl_add, NULL, wl_finish, wl_free,
 };

@@ -4,24 +4,30 @@
  * runs or waits (REC_OPTIONS wall=HZ, rec-record --wall HZ; off by default).
  *
  * A thread of the sampler's own (started when the default recorder opens
- * with wall=HZ > 0, all signals blocked, inside the recorder) ticks every
- * 1/HZ on CLOCK_MONOTONIC (a late tick counts the periods that passed, so
- * weights add up to wall time on a loaded machine too) and looks at every
- * attached thread (wall_internal.h):
+ * with wall=HZ > 0, all signals blocked, inside the recorder) wakes at
+ * every tick of a fixed grid (origin + k x 1/HZ on CLOCK_MONOTONIC) and
+ * looks at every attached thread (wall_internal.h):
  *   - inside a blocking call the preload library marks (lock, cond, sleep,
- *     io, poll): a tick is counted into the thread's state and the thread
- *     is not disturbed; when the call returns the thread emits one sample
- *     with weight = those ticks and the stack of its call site (the stack
- *     it blocked in), state = the call's kind;
- *   - anywhere else: a tick is counted for it and it is sent REC_WALL_SIGNAL
- *     (SIGURG, SA_RESTART) unless one is still on its way; the handler
- *     emits a "running" sample (weight = the ticks since its last one) with
- *     the interrupted stack, as the CPU sampler's SIGPROF handler does.
+ *     io, poll): the thread is not disturbed; the call reads the clock as
+ *     it starts and ends, and if it spanned ticks of the grid the thread
+ *     emits one sample when it returns, weight = those ticks, with the
+ *     stack of its call site (the stack it blocked in), state = its kind;
+ *   - anywhere else: the thread is given the ticks since it attached that
+ *     none of its calls spanned and it was not given yet, and is sent
+ *     REC_WALL_SIGNAL (SIGURG, SA_RESTART) unless one is still on its way;
+ *     the handler emits them as one "running" sample (or "wait", below)
+ *     with the interrupted stack, as the CPU sampler's SIGPROF handler does.
+ * Every tick of a thread's life is so counted once, in one state, however
+ * late the sampler thread wakes on a loaded machine (a late wake only
+ * delays a running sample, and takes its stack later).
  *
  * What it cannot see: a wait that does not go through an interposed libc
  * function (a raw futex or syscall(2), a libc-internal call such as
  * getaddrinfo's poll, pthread_join, sem_wait, waitpid, sigwaitinfo, pause)
- * counts as "running", with the stack of the wait.  Such a wait gets the
+ * is signalled like a running thread.  Its sample says "wait" when the
+ * kernel restarts the call (the handler finds the pc rewound to the
+ * syscall instruction: futex, wait4, read ...), else "running"; the stack
+ * is that of the wait (often only its libc leaf).  Such a wait gets the
  * signal: with SA_RESTART the kernel restarts read/write/recv/send/accept/
  * connect and the other restartable calls (a socket with SO_RCVTIMEO or
  * SO_SNDTIMEO excepted), futex waits and wait(2); it does not restart
@@ -47,12 +53,14 @@
 #include <string.h>
 #include <sys/syscall.h>
 #include <time.h>
+#include <ucontext.h>
 #include <unistd.h>
 
 static const rec_field wall_fields[] = {
-	{ "state", "State", "what the thread was doing: running (not in a blocking call the "
-	  "preload library interposes: on a CPU, ready to run, or in a wait it does not see), "
-	  "lock, cond, sleep, io or poll", REC_TYPE_STRING, REC_UNIT_NONE },
+	{ "state", "State", "what the thread was doing: lock, cond, sleep, io or poll (an "
+	  "interposed blocking call), wait (signalled inside a system call the kernel restarts: "
+	  "a wait the preload does not interpose), running (anything else: on a CPU or ready "
+	  "to run)", REC_TYPE_STRING, REC_UNIT_NONE },
 	{ "weight", "Weight", "sampler ticks this sample stands for (the sample is weight x "
 	  "period of wall time)", REC_TYPE_U32, REC_UNIT_COUNT },
 	{ "period", "Period", "wall time between two ticks of the sampler", REC_TYPE_U64,
@@ -64,12 +72,13 @@ static const rec_type wall_def = {
 	3, wall_fields
 };
 
-static const char *const state_names[REC_WALL_NKINDS] = { "running", "lock", "cond",
-							  "sleep", "io",   "poll" };
+static const char *const state_names[REC_WALL_NKINDS] = { "running", "lock", "cond", "sleep",
+							  "io",      "poll", "wait" };
 
 #define MAX_DEPTH 128
 
 __thread rec_wall_thread rec_wall_tls_;
+uint64_t rec_wall_origin_ns_, rec_wall_period_ns_;
 
 static rec_event_type *T_wall;
 static rec_str g_state[REC_WALL_NKINDS];
@@ -95,6 +104,25 @@ static int g_stop;
 
 /* ---- the signal handler (a running thread) -------------------------------- */
 
+/* Whether the signal interrupted a system call the kernel restarts (its
+ * SA_RESTART rewinds the pc to the syscall instruction): the thread was
+ * blocked in a wait the preload library does not see, not running.  (A
+ * thread stopped just before such an instruction also counts.) */
+static int in_restarted_syscall(const void *ucontext)
+{
+	const ucontext_t *uc = ucontext;
+#if defined(__x86_64__)
+	const unsigned char *pc = (const unsigned char *)uc->uc_mcontext.gregs[REG_RIP];
+	return pc != NULL && pc[0] == 0x0f && pc[1] == 0x05; /* syscall */
+#elif defined(__aarch64__)
+	const uint32_t *pc = (const uint32_t *)uc->uc_mcontext.pc;
+	return pc != NULL && *pc == 0xd4000001u; /* svc #0 */
+#else
+	(void)uc;
+	return 0;
+#endif
+}
+
 static void on_signal(int sig, siginfo_t *si, void *uc)
 {
 	(void)sig;
@@ -116,7 +144,8 @@ static void on_signal(int sig, siginfo_t *si, void *uc)
 		size_t np = rec_stack_capture_ucontext(uc, pcs, MAX_DEPTH, &truncated);
 		rec_emit e;
 		if (rec_emit_begin_signal_pcs(&e, t, rec_type_ticks(t), 0, pcs, np, truncated)) {
-			rec_emit_string(&e, g_state[REC_WALL_RUNNING]);
+			rec_emit_string(&e, g_state[in_restarted_syscall(uc) ? REC_WALL_WAIT
+									  : REC_WALL_RUNNING]);
 			rec_emit_u64(&e, n);
 			rec_emit_u64(&e, __atomic_load_n(&g_period_ns, __ATOMIC_RELAXED));
 			rec_emit_commit(&e);
@@ -176,8 +205,8 @@ static uint64_t mono_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
-/* One look at every attached thread: n ticks have passed for each. */
-static void tick(uint32_t n, uint64_t gen)
+/* One look at every attached thread at grid tick now. */
+static void tick(uint64_t now, uint64_t gen)
 {
 	int signals = __atomic_load_n(&g_handler_ok, __ATOMIC_RELAXED) &&
 		      !__atomic_load_n(&g_signals_off, __ATOMIC_RELAXED);
@@ -192,26 +221,26 @@ static void tick(uint32_t n, uint64_t gen)
 				__atomic_store_n(&w->stack_hi, hi, __ATOMIC_RELEASE);
 			}
 		}
-		if (__atomic_load_n(&w->kind, __ATOMIC_SEQ_CST) != 0) {
-			__atomic_add_fetch(&w->ticks_call, n, __ATOMIC_RELAXED);
+		if (__atomic_load_n(&w->kind, __ATOMIC_SEQ_CST) != 0)
+			continue; /* in a marked call: its ticks are its own */
+		/* running since its last call: the ticks since it attached that no
+		 * call of it spanned, less those already handed out (a call that
+		 * began after the look above starts after tick now) */
+		uint64_t in_calls = __atomic_load_n(&w->call_ticks, __ATOMIC_RELAXED);
+		if (now <= w->attach_tick || now - w->attach_tick <= in_calls + w->run_reported)
 			continue;
-		}
-		if (!signals)
-			continue;
-		if (__atomic_load_n(&w->pending, __ATOMIC_ACQUIRE) != 0) {
-			/* the last signal is not handled yet (the thread waits for a
-			 * CPU, or blocks the signal for now): it stands for these too */
-			__atomic_add_fetch(&w->ticks_run, n, __ATOMIC_RELAXED);
-			continue;
-		}
+		uint64_t fresh = now - w->attach_tick - in_calls - w->run_reported;
+		w->run_reported += fresh;
+		__atomic_add_fetch(&w->ticks_run, (uint32_t)fresh, __ATOMIC_RELAXED);
+		if (!signals || __atomic_load_n(&w->pending, __ATOMIC_ACQUIRE) != 0)
+			continue; /* the signal on its way emits these too */
 		__atomic_store_n(&w->pending, 1, __ATOMIC_SEQ_CST);
 		if (__atomic_load_n(&w->kind, __ATOMIC_SEQ_CST) != 0) {
-			/* it entered a call meanwhile: no signal (it may wait for this) */
-			__atomic_add_fetch(&w->ticks_call, n, __ATOMIC_RELAXED);
+			/* it entered a call meanwhile: no signal (it may wait for this);
+			 * the ticks go with its next running sample */
 			__atomic_store_n(&w->pending, 0, __ATOMIC_RELEASE);
 			continue;
 		}
-		__atomic_add_fetch(&w->ticks_run, n, __ATOMIC_RELAXED);
 		if (syscall(SYS_tgkill, (long)g_pid, (long)w->tid, REC_WALL_SIGNAL) != 0) {
 			__atomic_store_n(&w->pending, 0, __ATOMIC_RELEASE);
 			continue;
@@ -226,23 +255,18 @@ static void tick(uint32_t n, uint64_t gen)
 static void *sampler_main(void *arg)
 {
 	uint64_t gen = (uint64_t)(uintptr_t)arg;
-	uint64_t period = __atomic_load_n(&g_period_ns, __ATOMIC_RELAXED);
-	uint64_t last = mono_ns();
+	uint64_t origin = __atomic_load_n(&rec_wall_origin_ns_, __ATOMIC_RELAXED);
+	uint64_t period = __atomic_load_n(&rec_wall_period_ns_, __ATOMIC_RELAXED);
+	uint64_t k = 0;
 	while (!__atomic_load_n(&g_stop, __ATOMIC_ACQUIRE)) {
-		uint64_t next = last + period;
+		uint64_t next = origin + (k + 1) * period;
 		struct timespec ts = { (time_t)(next / 1000000000u), (long)(next % 1000000000u) };
 		while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
 			;
 		if (__atomic_load_n(&g_stop, __ATOMIC_ACQUIRE))
 			break;
-		uint64_t now = mono_ns();
-		uint64_t n = now > last ? (now - last) / period : 0;
-		if (n == 0)
-			n = 1;
-		if (n > 1000000)
-			n = 1000000;
-		last += n * period;
-		tick((uint32_t)n, gen);
+		k = rec_wall_tick_now(); /* a late wake skips the ticks it missed */
+		tick(k, gen);
 	}
 	return NULL;
 }
@@ -310,7 +334,7 @@ static void on_fork_child(void)
 	rec_wall_tls_.listed = 0;
 	rec_wall_tls_.kind = 0;
 	rec_wall_tls_.pending = 0;
-	rec_wall_tls_.ticks_call = rec_wall_tls_.ticks_run = 0;
+	rec_wall_tls_.call_ticks = rec_wall_tls_.ticks_run = 0;
 	g_pid = getpid();
 	pthread_mutex_init(&reg_lock, NULL);
 }
@@ -337,6 +361,9 @@ static void on_default(rec_recorder *r, int opened, void *opaque)
 	for (int k = 0; k < REC_WALL_NKINDS; k++)
 		g_state[k] = rec_recorder_intern(r, state_names[k]);
 	g_pid = getpid();
+	__atomic_store_n(&rec_wall_period_ns_, __atomic_load_n(&g_period_ns, __ATOMIC_RELAXED),
+			 __ATOMIC_RELAXED);
+	__atomic_store_n(&rec_wall_origin_ns_, mono_ns(), __ATOMIC_RELAXED);
 	install_handler();
 	__atomic_add_fetch(&g_gen, 1, __ATOMIC_RELAXED);
 	__atomic_store_n(&g_on, 1, __ATOMIC_RELEASE);
@@ -349,8 +376,6 @@ static void init_sampler(void)
 {
 	reg_key_ok = pthread_key_create(&reg_key, thread_gone) == 0;
 	(void)pthread_atfork(NULL, NULL, on_fork_child);
-	if (rec_type_declare(&wall_def, 0, REC_DECLARE_STACK, &T_wall) != REC_OK)
-		T_wall = NULL;
 	__atomic_store_n(&ready, 1, __ATOMIC_RELEASE);
 	(void)rec_default_listen(on_default, NULL);
 }
@@ -363,9 +388,21 @@ static inline void ensure_init(void)
 
 __attribute__((constructor)) static void wall_ctor(void) { ensure_init(); }
 
+/* The type is declared once wall sampling is asked for (a recording
+ * without it has no rec.WallSample type). */
+static pthread_once_t declare_once = PTHREAD_ONCE_INIT;
+static void declare_type(void)
+{
+	rec_event_type *t;
+	if (rec_type_declare(&wall_def, 0, REC_DECLARE_STACK, &t) == REC_OK)
+		__atomic_store_n(&T_wall, t, __ATOMIC_RELEASE);
+}
+
 void rec_wall_set_period(uint64_t ns)
 {
 	ensure_init();
+	if (ns != 0)
+		pthread_once(&declare_once, declare_type);
 	__atomic_store_n(&g_period_ns, ns, __ATOMIC_RELAXED);
 }
 
@@ -393,6 +430,7 @@ void rec_wall_attach_thread(void)
 	w->tid = rec_builtin_tid();
 	w->self = pthread_self();
 	w->gen = gen;
+	w->attach_tick = rec_wall_tick_now();
 	if (pthread_setspecific(reg_key, w) != 0)
 		return;
 	pthread_mutex_lock(&reg_lock);

@@ -1,7 +1,7 @@
 -- rec-view wall-by-site: per call site, the rec.WallSample events
 -- (samples), the wall time they stand for (wall: weight x period, ns) and
--- its split by the thread's state (running, lock, cond, sleep, io, poll;
--- any other state: other), exactly as rec-view computes them.  WITH the
+-- its split by the thread's state (running, lock, cond, sleep, io, poll,
+-- wait; any other state: other), exactly as rec-view computes them.  WITH the
 -- sites: the call site of each stack (spec/views/site.with.sql).
 WITH {site},
 sample AS (
@@ -18,7 +18,8 @@ SELECT coalesce(site.site, '[no stack]') AS site,
        sum(CASE WHEN e.state = 'sleep' THEN e.ns ELSE 0 END) AS sleep,
        sum(CASE WHEN e.state = 'io' THEN e.ns ELSE 0 END) AS io,
        sum(CASE WHEN e.state = 'poll' THEN e.ns ELSE 0 END) AS poll,
-       sum(CASE WHEN e.state IN ('running', 'lock', 'cond', 'sleep', 'io', 'poll')
+       sum(CASE WHEN e.state = 'wait' THEN e.ns ELSE 0 END) AS wait,
+       sum(CASE WHEN e.state IN ('running', 'lock', 'cond', 'sleep', 'io', 'poll', 'wait')
                 THEN 0 ELSE e.ns END) AS other
 FROM sample e
 LEFT JOIN site
