@@ -50,6 +50,7 @@
 #include <sched.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
 #include <time.h>
@@ -352,9 +353,16 @@ static void on_default(rec_recorder *r, int opened, void *opaque)
 		return;
 	if (&rec_wall_preload_marker_ == NULL) {
 		if (!__atomic_exchange_n(&g_said, 1, __ATOMIC_RELAXED) && !rec_env_quiet_()) {
-			static const char msg[] = "rec: wall= needs the preload library (record with "
-						  "rec-record --wall HZ); no wall-clock samples\n";
-			(void)!write(STDERR_FILENO, msg, sizeof msg - 1);
+			/* one line, in env.c's shape */
+			const char *opt = getenv("REC_OPTIONS");
+			char line[1024];
+			int n = snprintf(line, sizeof line,
+					 "rec: REC_OPTIONS=%s: wall= needs the preload library "
+					 "(rec-record --wall HZ); recording without wall-clock "
+					 "samples\n", opt ? opt : "");
+			if (n > 0)
+				(void)!write(STDERR_FILENO, line,
+					     (size_t)n < sizeof line ? (size_t)n : sizeof line - 1);
 		}
 		return;
 	}
