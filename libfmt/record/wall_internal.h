@@ -82,7 +82,8 @@ uint64_t rec_wall_period(void);
 /* Attach the calling thread (normal context; once per sampler generation). */
 void rec_wall_attach_thread(void);
 /* The program set its own handler of REC_WALL_SIGNAL: no more running
- * samples (blocked-call samples go on). */
+ * samples (blocked-call samples go on); said once on stderr (not with
+ * quiet=on) if wall sampling is on. */
 void rec_wall_program_takes_signal(void);
 /* Defined (1) by the preload library, whose interposers mark blocking
  * calls (poll_interpose.c); a weak hidden reference here, so NULL in

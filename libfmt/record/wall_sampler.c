@@ -421,7 +421,13 @@ uint64_t rec_wall_period(void)
 
 void rec_wall_program_takes_signal(void)
 {
-	__atomic_store_n(&g_signals_off, 1, __ATOMIC_RELAXED);
+	if (__atomic_exchange_n(&g_signals_off, 1, __ATOMIC_RELAXED) ||
+	    !__atomic_load_n(&g_on, __ATOMIC_RELAXED) || rec_env_quiet_())
+		return;
+	static const char msg[] = "rec: the program sets its own SIGURG handler; wall-clock "
+				  "samples of running threads are off for the rest of the "
+				  "recording (waits are still sampled)\n";
+	(void)!write(STDERR_FILENO, msg, sizeof msg - 1);
 }
 
 void rec_wall_attach_thread(void)

@@ -26,6 +26,7 @@
 #include <errno.h>
 #include <poll.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/epoll.h>
@@ -204,8 +205,39 @@ static void step(const char *name, void (*fn)(void))
 	printf("step %s %.3f\n", name, now_ms() - t0);
 }
 
-int main(void)
+static volatile sig_atomic_t sigurg_calls;
+
+static void on_sigurg(int sig)
 {
+	(void)sig;
+	sigurg_calls++;
+}
+
+/* "own-sigurg": the program's own SIGURG handler, then 300 ms on the CPU
+ * and a 300 ms sleep: the wall sampler must leave the handler alone (no
+ * running samples from then on; a signal sent just before may still
+ * arrive) and still sample the sleep. */
+static int own_sigurg(void)
+{
+	struct sigaction sa;
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = on_sigurg;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGURG, &sa, NULL);
+	printf("tid %ld\n", (long)syscall(SYS_gettid));
+	double t0 = now_ms();
+	while (now_ms() - t0 < 300)
+		for (int i = 0; i < 200000; i++)
+			sink += (unsigned long)i;
+	step("wall_sleep", wall_sleep);
+	printf("sigurg %d\neintr %d\nearly %d\n", (int)sigurg_calls, eintr, early);
+	return eintr || early ? 1 : 0;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc > 1 && strcmp(argv[1], "own-sigurg") == 0)
+		return own_sigurg();
 	if (pipe(pipe_idle) != 0 || pipe(pipe_late) != 0) {
 		perror("plain_wall: pipe");
 		return 2;
