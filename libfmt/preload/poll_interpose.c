@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * poll_interpose.c - poll, ppoll, select, pselect, epoll_wait and
- * epoll_pwait, how an event loop idles: marked for wall-clock sampling
+ * poll_interpose.c - poll, ppoll, select, pselect, epoll_wait,
+ * epoll_pwait and epoll_pwait2, how an event loop idles: marked for wall-clock sampling
  * (state "poll"; libfmt/record/wall_sampler.c), so a thread waiting in one
  * is counted as waiting, never signalled, and gets one rec.WallSample when
  * the call returns.  They are not recorded as events of their own (an
@@ -112,6 +112,16 @@ REC_PRELOAD_API int epoll_pwait(int epfd, struct epoll_event *ev, int max, int t
 				const sigset_t *mask)
 {
 	REAL(epoll_pwait_fn, "epoll_pwait");
+	WALL_CALL(real_(epfd, ev, max, timeout, mask));
+}
+
+typedef int (*epoll_pwait2_fn)(int, struct epoll_event *, int, const struct timespec *,
+			      const sigset_t *);
+
+REC_PRELOAD_API int epoll_pwait2(int epfd, struct epoll_event *ev, int max,
+				 const struct timespec *timeout, const sigset_t *mask)
+{
+	REAL(epoll_pwait2_fn, "epoll_pwait2");
 	WALL_CALL(real_(epfd, ev, max, timeout, mask));
 }
 
