@@ -31,7 +31,7 @@ static bool g_diff;
 
 /* ---- event selection and weights ----------------------------------------- */
 
-enum wkind { W_ONE, W_HEADER_DURATION, W_U, W_I, W_F, W_DURATION_FIELD };
+enum wkind { W_ONE, W_HEADER_DURATION, W_U, W_I, W_F, W_DURATION_FIELD, W_WALL };
 
 typedef struct type_info {
 	const rec_type *type;
@@ -111,6 +111,10 @@ static void choose_weight(type_info *ti)
 			return;
 		case REC_FLAME_PRESET_DURATION:
 			ti->kind = W_HEADER_DURATION;
+			set_unit(U_NS);
+			return;
+		case REC_FLAME_PRESET_WALL:
+			ti->kind = W_WALL;
 			set_unit(U_NS);
 			return;
 		case REC_FLAME_PRESET_FIELD:
@@ -199,16 +203,16 @@ static void pp_types_of(const char *name, const type_info *ti)
 {
 	bool cpu = strcmp(name, "rec.CPUSample") == 0, lock = strcmp(name, "rec.LockWait") == 0;
 	bool sleep = strcmp(name, "rec.Sleep") == 0, cond = strcmp(name, "rec.CondWait") == 0;
-	bool alloc = strcmp(name, "rec.Alloc") == 0;
+	bool alloc = strcmp(name, "rec.Alloc") == 0, wall = strcmp(name, "rec.WallSample") == 0;
 	g_pp.count_type = cpu ? "samples" : lock ? "contentions" : sleep ? "sleeps" : cond ? "waits"
-			: alloc ? "allocations" : "events";
+			: alloc ? "allocations" : wall ? "samples" : "events";
 	g_pp.value_type = NULL;
 	g_pp.cpu = false;
 	g_pp.period_field = g_pp.overruns_field = UINT32_MAX;
 	if (!ti) {
 		/* nothing read: the types rec-flame's presets would give */
-		if (cpu || lock || sleep || cond || alloc) {
-			g_pp.value_type = cpu ? "cpu" : alloc ? "alloc_space" : "delay";
+		if (cpu || lock || sleep || cond || alloc || wall) {
+			g_pp.value_type = cpu ? "cpu" : alloc ? "alloc_space" : wall ? "wall" : "delay";
 			g_pp.value_unit = alloc ? "bytes" : "nanoseconds";
 			g_pp.cpu = cpu;
 		}
@@ -238,6 +242,8 @@ static void pp_types_of(const char *name, const type_info *ti)
 		g_pp.value_type = "delay";
 	else if (!g_o->weight && alloc && strcmp(t->fields[ti->field].name, "weight") == 0)
 		g_pp.value_type = "alloc_space";
+	else if (ti->kind == W_WALL)
+		g_pp.value_type = "wall";
 	else if (ti->kind == W_HEADER_DURATION)
 		g_pp.value_type = "duration";
 	else {
@@ -310,6 +316,8 @@ static uint64_t event_weight(const type_info *ti, const rec_event *ev)
 		return 1;
 	case W_HEADER_DURATION:
 		return ev->duration_ns > 0 ? (uint64_t)ev->duration_ns : 0;
+	case W_WALL:
+		return rec_flame_wall_ns(ev);
 	default:
 		break;
 	}
@@ -693,9 +701,12 @@ static const char usage_text[] =
 	"                      rec.Sleep      the event's duration (ns slept)\n"
 	"                      rec.CondWait   the event's duration (ns waited on a\n"
 	"                                     condition variable)\n"
+	"                      rec.WallSample weight x period (ns of wall time the\n"
+	"                                     sample stands for, running or waiting)\n"
 	"                      rec.Free, rec.LockOrder, rec.Crash, rec.Log\n"
 	"                                     1 per event (events)\n"
 	"                    any other type with a stack: 1 per event unless --weight\n"
+	"  --wall            the same as --event rec.WallSample (rec-record --wall)\n"
 	"  --weight FIELD    weigh by a numeric field of the event ('duration' is the\n"
 	"                    event's duration in ns when the type has no such field,\n"
 	"                    'count' is 1 per event)\n"
@@ -763,12 +774,14 @@ static const char usage_text[] =
 
 enum {
 	OPT_EVENT = 256, OPT_WEIGHT, OPT_FORMAT, OPT_TITLE, OPT_MINWIDTH, OPT_THREADS,
-	OPT_REVERSE, OPT_KEEP_REC, OPT_INCLUDE, OPT_EXCLUDE, OPT_FROM, OPT_TO, OPT_DIFF, OPT_VERSION
+	OPT_REVERSE, OPT_KEEP_REC, OPT_INCLUDE, OPT_EXCLUDE, OPT_FROM, OPT_TO, OPT_DIFF, OPT_VERSION,
+	OPT_WALL
 };
 
 static const struct option long_opts[] = {
 	{ "event", required_argument, NULL, OPT_EVENT },
 	{ "weight", required_argument, NULL, OPT_WEIGHT },
+	{ "wall", no_argument, NULL, OPT_WALL },
 	{ "format", required_argument, NULL, OPT_FORMAT },
 	{ "output", required_argument, NULL, 'o' },
 	{ "title", required_argument, NULL, OPT_TITLE },
@@ -832,6 +845,10 @@ int main(int argc, char **argv)
 			if (!*optarg)
 				rec_cli_usage_error("--event: empty name");
 			o.event = optarg;
+			o.event_given = true;
+			break;
+		case OPT_WALL:
+			o.event = "rec.WallSample";
 			o.event_given = true;
 			break;
 		case OPT_WEIGHT:

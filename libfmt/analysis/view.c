@@ -20,6 +20,7 @@ static const view_impl *const impls[] = {
 	&rec_view_contention_site, &rec_view_alloc_site,  &rec_view_alloc_span,
 	&rec_view_live_heap,   &rec_view_hot_functions,   &rec_view_sleeps_site,
 	&rec_view_startup,     &rec_view_threads,         &rec_view_recording,
+	&rec_view_wall_site,
 };
 #define NIMPLS (sizeof impls / sizeof impls[0])
 

@@ -119,6 +119,7 @@ extern const view_impl rec_view_latency, rec_view_contention_lock, rec_view_cont
 	rec_view_alloc_site, rec_view_alloc_span, rec_view_live_heap, rec_view_hot_functions,
 	rec_view_sleeps_site, rec_view_requests, rec_view_startup, rec_view_threads,
 	rec_view_recording;
+extern const view_impl rec_view_wall_site; /* view_wall.c */
 
 /* ---- helpers (view.c) ---- */
 rec_status rec_vi_fail(rec_view *v, rec_status st, const char *msg);

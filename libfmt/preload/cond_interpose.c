@@ -69,7 +69,9 @@ static __attribute__((noinline)) int cond_wait(pthread_cond_t *c, pthread_mutex_
 	int on = rec_cond_wait_begin_(&t0);
 	(void)rec_lock_released_(m);
 	rec_in_recorder_--;
+	unsigned w = rec_wall_enter(REC_WALL_COND);
 	int rc = call(c, m, k);
+	rec_preload_wall_leave(w);
 	rec_in_recorder_++;
 	const char *name = rec_lock_name(m, k->caller);
 	rec_lock_reacquired_(m, name);

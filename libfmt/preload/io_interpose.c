@@ -7,7 +7,9 @@
  * call is the real call between two reads of the recorder's clock; only a
  * call that lasted describes its descriptor (fstat; getpeername for a
  * socket, the /proc/self/fd link for a file), in the slow path.
- * poll, select and epoll_wait (how an event loop idles) are not interposed.
+ * Every call is marked for wall-clock sampling (state "io":
+ * wall_internal.h; one thread-local load when it is off).  poll, select
+ * and epoll_wait (how an event loop idles) are poll_interpose.c's.
  */
 /* This file defines read, recv & co.: not the fortified inline versions
  * <unistd.h> and <sys/socket.h> would declare for them. */
@@ -118,7 +120,9 @@ static inline void end(io_start s, int fd, const char *call, ssize_t rc, int is_
 	do {                                         \
 		rec_preload_ensure();                \
 		io_start s_ = begin();               \
+		unsigned w_ = rec_wall_enter(REC_WALL_IO); \
 		ssize_t rc_ = (expr);                \
+		rec_preload_wall_leave(w_);          \
 		end(s_, fd, call, rc_, is_bytes);    \
 		return rc_;                          \
 	} while (0)

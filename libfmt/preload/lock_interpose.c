@@ -10,7 +10,8 @@
  *
  * Uncontended path: trylock, then the held-lock push (a TLS stack; names
  * are looked up only when an event is written).  Contended path: read the holder, take
- * the time, block in the real function, take the time again.
+ * the time, block in the real function (marked for wall-clock sampling,
+ * state "lock": wall_internal.h), take the time again.
  *
  * The holder: glibc keeps the owner's tid in the mutex (__data.__owner, set
  * for every mutex type) and a write-locked rwlock's writer
@@ -76,7 +77,9 @@ static __attribute__((noinline)) int mutex_contended(pthread_mutex_t *m,
 {
 	uint64_t holder = mutex_owner(m), t0 = 0;
 	int on = wait_begin(&t0);
+	unsigned w = rec_wall_enter(REC_WALL_LOCK);
 	int rc = abstime ? rec_real_.mutex_timedlock(m, abstime) : rec_real_.mutex_lock(m);
+	rec_preload_wall_leave(w);
 	if (got(rc))
 		waited(m, holder, 0, on, t0, caller, 1);
 	return rc;
@@ -133,10 +136,12 @@ static __attribute__((noinline)) int rw_contended(pthread_rwlock_t *l, int write
 	uint64_t holder = rwlock_writer(l), t0 = 0;
 	int on = wait_begin(&t0);
 	int rc;
+	unsigned w = rec_wall_enter(REC_WALL_LOCK);
 	if (abstime)
 		rc = write ? rec_real_.rw_timedwrlock(l, abstime) : rec_real_.rw_timedrdlock(l, abstime);
 	else
 		rc = write ? rec_real_.rw_wrlock(l) : rec_real_.rw_rdlock(l);
+	rec_preload_wall_leave(w);
 	if (rc == 0)
 		waited(l, holder, write ? 2 : 1, on, t0, caller, 1);
 	return rc;
@@ -220,7 +225,9 @@ REC_PRELOAD_API int pthread_spin_lock(pthread_spinlock_t *s)
 		return rc;
 	uint64_t t0 = 0;
 	int on = wait_begin(&t0);
+	unsigned w = rec_wall_enter(REC_WALL_LOCK);
 	rc = rec_real_.spin_lock(s);
+	rec_preload_wall_leave(w);
 	if (rc == 0)
 		waited((const void *)s, 0, 0, on, t0, (uintptr_t)__builtin_return_address(0), 0);
 	return rc;

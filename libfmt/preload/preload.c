@@ -24,7 +24,8 @@
  *       duration=DUR  close the recording DUR after it opened, as exit
  *                  would (a FINAL chunk); the program goes on, its
  *                  interposers only calling the real functions.
- *     wall= is rejected with a message saying it is not implemented.  A bad key or value: one line on stderr saying what
+ *       wall=HZ    wall-clock sampling rate, 0 = off (the default; record/wall_sampler.c).
+ *     A bad key or value: one line on stderr saying what
  *     is wrong, and nothing is recorded (the program runs).
  *   REC_PRELOAD_RECORDING_PID removed from the environment (this library
  *     sets it for the programs a recording process execs: a process that
@@ -123,6 +124,7 @@ static void record_here(void)
 	__atomic_store_n(&r->defer_new_threads, 1, __ATOMIC_RELAXED);
 	(void)rec_recorder_attach_thread(r);
 	(void)rec_cpu_sampler_attach_thread();
+	rec_wall_attach_thread();
 	rec_preload_recorder_ = r;
 	__atomic_store_n(&rec_preload_on_, 1, __ATOMIC_RELEASE);
 	rec_env_start_duration_();

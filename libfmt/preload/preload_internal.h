@@ -141,4 +141,18 @@ size_t rec_boot_size(const void *p);
  * Cached per address; call inside the recorder (it may allocate). */
 const char *rec_lock_name(const void *addr, uintptr_t caller_pc);
 
+/* Wall-clock sampling (libfmt/record/wall_internal.h): an interposed
+ * blocking call is bracketed by rec_wall_enter(REC_WALL_KIND) and
+ * rec_preload_wall_leave(), which emits the call's rec.WallSample (inside
+ * the recorder, errno kept; poll_interpose.c) when the sampler counted
+ * ticks during it. */
+#include "record/wall_internal.h"
+void rec_preload_wall_emit_(unsigned kind, uint32_t ticks);
+static inline void rec_preload_wall_leave(unsigned marked)
+{
+	uint32_t n = rec_wall_leave(marked);
+	if (__builtin_expect(n != 0, 0))
+		rec_preload_wall_emit_(marked, n);
+}
+
 #endif /* LIBREC_PRELOAD_INTERNAL_H */

@@ -6,7 +6,10 @@
  * SIGPROF, stops (its timers disarmed: the program's handler never sees the
  * recorder's signals after that).  Said once on stderr (not with
  * REC_OPTIONS quiet=on); the rest of the recording goes on.  A signal the
- * recorder sent just before may still reach the program's handler.
+ * recorder sent just before may still reach the program's handler.  A
+ * program that sets its own SIGURG disposition likewise turns off the wall
+ * sampler's running-thread samples (wall_sampler.c; its blocked-call
+ * samples go on).
  */
 #include "preload/preload_internal.h"
 #include "record/recorder_internal.h"
@@ -33,6 +36,8 @@ static void program_takes_sigprof(void)
 REC_PRELOAD_API int sigaction(int sig, const struct sigaction *act, struct sigaction *old)
 {
 	rec_preload_ensure();
+	if (sig == REC_WALL_SIGNAL && act != NULL && rec_preload_active())
+		rec_wall_program_takes_signal();
 	if (sig == SIGPROF && act != NULL && rec_preload_active())
 		program_takes_sigprof();
 	return rec_real_.sigaction(sig, act, old);
@@ -41,6 +46,8 @@ REC_PRELOAD_API int sigaction(int sig, const struct sigaction *act, struct sigac
 REC_PRELOAD_API sighandler_t signal(int sig, sighandler_t handler)
 {
 	rec_preload_ensure();
+	if (sig == REC_WALL_SIGNAL && rec_preload_active())
+		rec_wall_program_takes_signal();
 	if (sig == SIGPROF && rec_preload_active())
 		program_takes_sigprof();
 	return rec_real_.signal(sig, handler);

@@ -4,7 +4,9 @@
  * rec.Sleep (libfmt/record/sleep.c's rec_sleep_emit: the time asked for,
  * the time slept, a stack) when the sleep reached the type's threshold.
  * The call itself is the real one, unchanged: its result, errno and the
- * remaining time are the program's.  (glibc's sleep and usleep call its
+ * remaining time are the program's.  Each is marked for wall-clock sampling
+ * (state "sleep"; wall_internal.h): the sampler never signals a sleeping
+ * thread, so no sleep is cut short by rec.  (glibc's sleep and usleep call its
  * nanosleep internally, not through these, so a sleep is one event.)
  */
 #include "preload/preload_internal.h"
@@ -51,7 +53,9 @@ REC_PRELOAD_API int nanosleep(const struct timespec *req, struct timespec *rem)
 	rec_preload_ensure();
 	uint64_t t0 = 0;
 	int on = begin(&t0);
+	unsigned w = rec_wall_enter(REC_WALL_SLEEP);
 	int rc = rec_real_.nanosleep(req, rem);
+	rec_preload_wall_leave(w);
 	if (on)
 		end(ts_ns(req), t0);
 	return rc;
@@ -68,7 +72,9 @@ REC_PRELOAD_API int clock_nanosleep(clockid_t clock, int flags, const struct tim
 		uint64_t n = clock_gettime(clock, &now) == 0 ? ts_ns(&now) : requested;
 		requested = requested > n ? requested - n : 0;
 	}
+	unsigned w = rec_wall_enter(REC_WALL_SLEEP);
 	int rc = rec_real_.clock_nanosleep(clock, flags, req, rem);
+	rec_preload_wall_leave(w);
 	if (on)
 		end(requested, t0);
 	return rc;
@@ -79,7 +85,9 @@ REC_PRELOAD_API int usleep(useconds_t usec)
 	rec_preload_ensure();
 	uint64_t t0 = 0;
 	int on = begin(&t0);
+	unsigned w = rec_wall_enter(REC_WALL_SLEEP);
 	int rc = rec_real_.usleep(usec);
+	rec_preload_wall_leave(w);
 	if (on)
 		end((uint64_t)usec * 1000u, t0);
 	return rc;
@@ -90,7 +98,9 @@ REC_PRELOAD_API unsigned int sleep(unsigned int seconds)
 	rec_preload_ensure();
 	uint64_t t0 = 0;
 	int on = begin(&t0);
+	unsigned w = rec_wall_enter(REC_WALL_SLEEP);
 	unsigned left = rec_real_.sleep(seconds);
+	rec_preload_wall_leave(w);
 	if (on)
 		end((uint64_t)seconds * 1000000000u, t0);
 	return left;

@@ -48,6 +48,7 @@ static void *thread_start(void *p)
 		if (r != NULL)
 			(void)rec_recorder_attach_thread(r);
 		(void)rec_cpu_sampler_attach_thread();
+		rec_wall_attach_thread();
 		rec_in_recorder_--;
 	}
 	void *ret = a.fn(a.arg);

@@ -21,6 +21,7 @@
 #include "record/recorder_internal.h"
 #include "record/builtin_internal.h"
 #include "record/stack_internal.h"
+#include "record/wall_internal.h"
 
 int rec_env_linked_;
 
@@ -85,7 +86,7 @@ static bool key_is(const char *k, size_t kl, const char *name)
 
 #define REC_OPTION_KEYS                                                                    \
 	"the options are codec, level, chunk, flush, memory, buffer, full, flight, crash, " \
-	"maxage, maxsize, signal, events, quiet, cpu, alloc, io, duration, forks"
+	"maxage, maxsize, signal, events, quiet, cpu, alloc, io, duration, forks, wall"
 
 /* What a key accepts, for the error message; NULL for an unknown key.  The
  * errors name the option and these (REC_OPTIONS=codec=gzip is
@@ -115,7 +116,8 @@ static const char *option_values(const char *k, size_t kl)
 			   "0 = off" },
 		{ "forks", "forks is off (a forked child is not recorded) or on (each child "
 			   "records into the file's name with its pid inserted)" },
-		{ "wall", "wall-clock sampling is not implemented; remove wall=" },
+		{ "wall", "wall is a wall-clock sampling rate in Hz from 0 (off) to 1000, for a "
+			  "program recorded through the preload library (rec-record --wall)" },
 		{ "io", "io is the blocking I/O threshold, a duration like 10ms" },
 		{ "duration", "duration is how long to record, a duration above 0 like 10s "
 			      "(the program goes on)" },
@@ -145,7 +147,7 @@ static bool parse_quiet(const char *v, size_t vl, int *q)
  * 0 = off), io=DUR (rec.IO's threshold, for the preload library),
  * duration=DUR (close the recording DUR after it opened, above 0),
  * forks=on|off (a fork child records into its own file, or not at all:
- * rec_env_fork_child_()).  *u is the value to apply. */
+ * rec_env_fork_child_()), wall=HZ (wall_sampler.c's rate, 0 = off).  *u is the value to apply. */
 static bool parse_process_option(const char *k, size_t kl, const char *v, size_t vl, uint64_t *u)
 {
 	char buf[24];
@@ -160,13 +162,13 @@ static bool parse_process_option(const char *k, size_t kl, const char *v, size_t
 		*u = (uint64_t)x;
 		return x > 0 || (x == 0 && !key_is(k, kl, "duration"));
 	}
-	/* cpu: an integer number of Hz */
+	/* cpu, wall: an integer number of Hz */
 	if (vl == 0 || vl >= sizeof buf || strspn(v, "0123456789") < vl)
 		return false;
 	memcpy(buf, v, vl);
 	buf[vl] = 0;
 	unsigned long hz = strtoul(buf, NULL, 10);
-	if (hz > 10000)
+	if (hz > (key_is(k, kl, "wall") ? 1000u : 10000u))
 		return false;
 	*u = hz == 0 ? 0 : 1000000000u / hz;
 	return true;
@@ -196,6 +198,8 @@ static void env_apply_process_options(const char *opt)
 				g_env_duration_ns = u;
 			else if (key_is(p, (size_t)(eq - p), "forks"))
 				g_env_forks = (int)u;
+			else if (key_is(p, (size_t)(eq - p), "wall"))
+				rec_wall_set_period(u);
 		}
 		p = end ? end + 1 : p + n;
 	}
@@ -316,7 +320,7 @@ rec_status rec_recorder_options_parse(rec_recorder_options *o, const char *text,
 				ok = parse_quiet(v, vl, &q); /* REC_OUTPUT's messages: env_start */
 			} else if (key_is(k, kl, "cpu") || key_is(k, kl, "alloc") ||
 				   key_is(k, kl, "io") || key_is(k, kl, "duration") ||
-				   key_is(k, kl, "forks")) {
+				   key_is(k, kl, "forks") || key_is(k, kl, "wall")) {
 				uint64_t u;
 				ok = parse_process_option(k, kl, v, vl, &u); /* applied by env_start */
 			} else {

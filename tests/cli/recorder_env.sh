@@ -6,7 +6,8 @@
 # missing directory, a directory, /proc/version (not writable: refused at
 # open, or as root every write fails), /dev/full (the open works, every
 # write fails with ENOSPC: said once, when the writes fail), an invalid
-# REC_OPTIONS (the bad option and what it accepts).  REC_OPTIONS quiet=1
+# REC_OPTIONS (the bad option and what it accepts), wall= without the
+# preload library (recorded without it).  REC_OPTIONS quiet=1
 # silences all of it.  The API stays silent: rec_recorder_flush() and
 # rec_recorder_close() on /dev/full return the write error and print nothing.
 # The program: tests/helpers/rec_test_recorder_env (N events on a declared
@@ -79,7 +80,7 @@ said codec "rec: REC_OPTIONS=codec=gzip: bad option 'codec=gzip' (codec is none,
 	"$good" codec=gzip 10 expect-off
 said threshold "rec: REC_OPTIONS=threshold=5: bad option 'threshold=5' (unknown option; a threshold is set per type: events=PATTERN:threshold=DUR); not recording" \
 	"$good" threshold=5 10 expect-off
-said unknown "rec: REC_OPTIONS=flush=1s,colour=red: bad option 'colour=red' (unknown option; the options are codec, level, chunk, flush, memory, buffer, full, flight, crash, maxage, maxsize, signal, events, quiet, cpu, alloc, io, duration, forks); not recording" \
+said unknown "rec: REC_OPTIONS=flush=1s,colour=red: bad option 'colour=red' (unknown option; the options are codec, level, chunk, flush, memory, buffer, full, flight, crash, maxage, maxsize, signal, events, quiet, cpu, alloc, io, duration, forks, wall); not recording" \
 	"$good" flush=1s,colour=red 10 expect-off
 said flush "rec: REC_OPTIONS=flush=0: bad option 'flush=0' (flush is a duration from 1ms to below 1h, like 500ms or 2s); not recording" \
 	"$good" flush=0 10 expect-off
@@ -92,6 +93,11 @@ said noeq "rec: REC_OPTIONS=level: bad option 'level' (an option is key=value); 
 [ ! -e "$good" ] || fail "an invalid REC_OPTIONS created $good"
 said quiet-bad "rec: REC_OPTIONS=quiet=yes: bad option 'quiet=yes' (quiet is on, off, 1 or 0); not recording" \
 	"$good" quiet=yes 10 expect-off
+# wall= in a program linked with librec, not under the preload library: said,
+# and the recording goes on without wall samples
+said wall "rec: REC_OPTIONS=wall=100: wall= needs the preload library (rec-record --wall HZ); recording without wall-clock samples" \
+	"$tmp/wall.rec" wall=100 10
+[ -s "$tmp/wall.rec" ] || fail "wall=100 without the preload: no recording"
 
 # valid settings say nothing and record; quiet=1 is a valid option
 for opt in - quiet=1 quiet=0 "events=app.*:threshold=1min,flush=2"; do

@@ -93,17 +93,18 @@ flame_total() { # EVENT: rec-flame's total weight (the sum of its collapsed stac
 }
 timeout 120 "$bin/rec-lockgraph" "$tmp/demo.rec" >"$tmp/demo.dot" 2>/dev/null || fail "rec-lockgraph: exit $?"
 cpu=$(flame_total rec.CPUSample) alloc=$(flame_total rec.Alloc) lock=$(flame_total rec.LockWait)
+wall=$(flame_total rec.WallSample) # 0: the instrumented demo has no wall samples (its tab is disabled)
 if [ "$lock" -le 0 ] || [ "$alloc" -le 0 ]; then fail "rec-flame: no lock wait ($lock) or allocation ($alloc) weight"; fi
-python3 - "$tmp" "$cpu" "$alloc" "$lock" <<'PY' || fail "truth.json"
+python3 - "$tmp" "$cpu" "$alloc" "$lock" "$wall" <<'PY' || fail "truth.json"
 import json, sys
-d, cpu, alloc, lock = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])
+d, cpu, alloc, lock, wall = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4]), int(sys.argv[5])
 lat = json.load(open(d + "/latency.json"))["tables"][0]["rows"]
 counts = {t["name"]: t["count"] for t in json.load(open(d + "/summary.json"))["types"]}
 import re  # rec-lockgraph's wait-for graph: the time each thread made others wait
 held = {m.group(1): int(m.group(2)) for m in
         re.finditer(r'"[^"]*\(tid (\d+)\)"\s*\[held_total_ns=(\d+)', open(d + "/demo.dot").read())}
 assert held, "no held_total_ns in rec-lockgraph's DOT"
-json.dump({"latency": lat, "counts": counts, "flame": {"cpu": cpu, "alloc": alloc, "lock": lock},
+json.dump({"latency": lat, "counts": counts, "flame": {"cpu": cpu, "alloc": alloc, "lock": lock, "wall": wall},
            "bigSamples": 20 * 11000 + 1000, "held": held,
            "firstNs": str(json.load(open(d + "/summary.json"))["first_event_ns"])},
           open(d + "/truth.json", "w"))

@@ -24,13 +24,14 @@
 
 /* ---- the pass over the events -------------------------------------------------- */
 
-enum { FG_CPU, FG_ALLOC, FG_LOCK, FG_GRAPHS };
+enum { FG_CPU, FG_ALLOC, FG_LOCK, FG_WALL, FG_GRAPHS };
 static const struct {
 	const char *id, *tab, *title, *event, *unit;
 } flames[FG_GRAPHS] = {
 	{ "flame-cpu", "CPU", "CPU samples", "rec.CPUSample", "samples" },
 	{ "flame-alloc", "Allocation", "Allocated bytes", "rec.Alloc", "bytes" },
 	{ "flame-lock", "Lock wait", "Lock wait time", "rec.LockWait", "ns" },
+	{ "flame-wall", "Wall", "Wall time, running or waiting", "rec.WallSample", "ns" },
 };
 
 typedef struct pass {
@@ -56,7 +57,7 @@ static uint64_t u64_field(const rec_event *ev, const char *name, bool *found)
 
 /* The flame graph an event weighs in, and its weight: rec-flame's presets
  * (flame_preset.h: a CPU sample counts 1, an allocation its bytes, a lock
- * wait its duration). */
+ * wait its duration, a wall sample its weight x period). */
 static int flame_of(const rec_event *ev, uint64_t *w)
 {
 	const char *t = ev->type->name, *field;
@@ -67,6 +68,8 @@ static int flame_of(const rec_event *ev, uint64_t *w)
 		f = FG_ALLOC;
 	else if (strcmp(t, "rec.LockWait") == 0)
 		f = FG_LOCK;
+	else if (strcmp(t, "rec.WallSample") == 0)
+		f = FG_WALL;
 	else
 		return -1;
 	bool found;
@@ -74,6 +77,7 @@ static int flame_of(const rec_event *ev, uint64_t *w)
 	case REC_FLAME_PRESET_ONE: *w = 1; break;
 	case REC_FLAME_PRESET_DURATION: *w = ev->duration_ns > 0 ? (uint64_t)ev->duration_ns : 0; break;
 	case REC_FLAME_PRESET_FIELD: *w = u64_field(ev, field, &found); break;
+	case REC_FLAME_PRESET_WALL: *w = rec_flame_wall_ns(ev); break;
 	default: *w = 0; break;
 	}
 	return f;

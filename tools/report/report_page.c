@@ -494,7 +494,7 @@ static const char page_script[] =
 	"  }\n"
 	"  sec.dataset.graphs = boxes.length;\n"
 	"  if (boxes.length) show(boxes[0].id);\n"
-	"  else sec.appendChild(el('p', 'rr-empty', 'No CPU samples, allocations or lock waits with stacks.'));\n"
+	"  else sec.appendChild(el('p', 'rr-empty', 'No CPU samples, allocations, lock waits or wall samples with stacks.'));\n"
 	"  R.showFlame = show;\n"
 	"})();\n"
 	"document.body.dataset.ready = 'true';\n"

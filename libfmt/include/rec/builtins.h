@@ -45,6 +45,7 @@ extern "C" {
 #define REC_TYPE_ID_CPU_SAMPLE 21u /* rec.CPUSample */
 #define REC_TYPE_ID_COND_WAIT 22u  /* rec.CondWait */
 #define REC_TYPE_ID_IO 23u         /* rec.IO (the preload library's I/O interposers) */
+#define REC_TYPE_ID_WALL_SAMPLE 28u /* rec.WallSample (wall-clock samples; the preload library) */
 
 /* Default thresholds (the options' events list overrides them, e.g.
  * "rec.LockWait:threshold=1ms"). */

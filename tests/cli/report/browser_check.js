@@ -159,8 +159,8 @@ async function main() {
 
 	// flame graphs: switched by tabs; each total = rec-flame's
 	const tabs = await evaluate(s, `[...document.querySelectorAll('#flames .rr-tabs button')].map((b) => ({ id: b.dataset.flame, disabled: b.disabled }))`);
-	const expect = { 'flame-cpu': truth.flame.cpu, 'flame-alloc': truth.flame.alloc, 'flame-lock': truth.flame.lock };
-	check(tabs.length === 3 && tabs.every((t) => t.disabled === !expect[t.id]), 'demo: a tab per flame graph, disabled when empty', { tabs, expect });
+	const expect = { 'flame-cpu': truth.flame.cpu, 'flame-alloc': truth.flame.alloc, 'flame-lock': truth.flame.lock, 'flame-wall': truth.flame.wall };
+	check(tabs.length === 4 && tabs.every((t) => t.disabled === !expect[t.id]), 'demo: a tab per flame graph, disabled when empty', { tabs, expect });
 	for (const t of tabs.filter((x) => !x.disabled)) {
 		const b = await evaluate(s, `(() => { const b = document.querySelector('#flames button[data-flame="${t.id}"]');
 			b.scrollIntoView(); const r = b.getBoundingClientRect(); return { x: r.left + r.width / 2, y: r.top + r.height / 2 }; })()`);
