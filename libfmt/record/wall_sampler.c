@@ -43,6 +43,7 @@
  */
 #include "record/wall_internal.h"
 #include "rec/builtins.h"
+#include "record/builtin_internal.h"
 #include "record/recorder_internal.h"
 #include "record/stack_internal.h"
 
