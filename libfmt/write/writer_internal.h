@@ -164,6 +164,23 @@ struct rec_writer {
 	int check_refs;
 	uint64_t ref_last[REC_W_NPOOLS];
 
+	/* The open chunk (writer_chunk.c): records are taken from pending into
+	 * it as they arrive (rec_w_ingest: scanned, pool references marked,
+	 * transcoded into events), and with zstd its EVENTS bytes are
+	 * compressed as they accumulate (one frame, zout), so closing a chunk
+	 * is left with the pools, STATS and the frame's end. */
+	int c_open;              /* marks/stats reset for it (c_mark) */
+	uint64_t c_count;        /* records in it */
+	size_t c_in;             /* their interchange bytes (chunk_size counts these) */
+	rec_buf c_first;         /* interchange bytes of its first record until c_fixed */
+	int c_fixed;             /* Start_Ticks chosen, first record transcoded */
+	uint64_t c_start, c_prev, c_min, c_max_end;
+	size_t c_head;           /* events offset after the room for the first record */
+	size_t c_ev0;            /* events offset of the EVENTS bytes (once c_fixed) */
+	size_t c_zin;            /* events bytes fed to the stream (0: no stream) */
+	int c_zended;            /* the stream was ended (a failed close): one-shot next */
+	rec_buf zout;            /* the stream's output */
+
 	/* Chunk state and scratch (reused across chunks). */
 	uint64_t mark;           /* build attempt counter */
 	uint32_t sequence;
@@ -217,6 +234,23 @@ static inline rec_wentry *rec_w_pool_find(const rec_wpool *p, uint64_t id)
  * pending >= chunk_size (all == 0), or until nothing is pending (all != 0;
  * with final, the last chunk is flagged FINAL and written even if empty). */
 rec_status rec_w_build_chunks(rec_writer *w, int all, int final);
+/* Take the pending records into the open chunk (closing it at chunk_size);
+ * stops at a record whose reference is not defined yet (build_blocked). */
+rec_status rec_w_ingest(rec_writer *w);
+/* Take the records [buf, buf + len) (validated, interchange form) into the
+ * open chunk straight from the caller's buffer; what cannot be taken now
+ * (an undefined reference) is appended to pending. */
+rec_status rec_w_ingest_from(rec_writer *w, const uint8_t *buf, size_t len);
+/* append_records' fast path: check every record as append_records does
+ * and take it into the open chunk, in one decode.  1: all taken; 0:
+ * nothing taken (something is wrong, or the batch would close the chunk):
+ * the caller takes the checked path, which names the problem. */
+int rec_w_take_checked(rec_writer *w, const uint8_t *buf, size_t len);
+/* Raw EVENTS bytes the open chunk holds. */
+size_t rec_w_open_bytes(const rec_writer *w);
+/* Hand this many raw EVENTS bytes at a time to the zstd stream while a
+ * chunk is open (zstd compresses a 128 KiB block whenever it has one). */
+#define REC_W_STREAM_SLICE (32u << 10)
 
 /* Sink write with sticky error handling (writer.c). */
 rec_status rec_w_sink_write(rec_writer *w, const void *buf, size_t len);
