@@ -621,6 +621,7 @@ if [ "${BENCH_NO_LOAD:-0}" != 1 ]; then
 	sec=$(BUILD="$BUILD" bash bench/load.sh $lq 2>>"$LOG") || true
 	printf '\n%s\n' "$sec" >>"$BODY"
 fi
+[ "${BENCH_NO_BGCOST:-0}" = 1 ] || { say "background thread: bench/bgcost.sh"; printf '\n%s\n' "$(BUILD="$BUILD" bash bench/bgcost.sh $([ "$QUICK" = 1 ] && echo --quick) 2>>"$LOG" || echo "bench/bgcost.sh failed; see $LOG")" >>"$BODY"; }
 if [ "${BENCH_NO_PROFILE:-0}" != 1 ]; then
 	say "profiles: bench/profile.sh"
 	pq=""; [ "$QUICK" = 1 ] && pq=--quick

@@ -5,10 +5,13 @@
  * that ended, every thread buffer drained into staging (drops counted,
  * exited threads' buffers reclaimed), new stacks symbolized, and the new
  * strings, threads, modules, frames and stacks defined in the writer before
- * the records that refer to them are appended.  rec_bg_main runs rounds at the
- * flush interval, when a buffer is half full, and on request
- * (rec_bg_request: flush, dump, periodic callbacks), and the last round at
- * close; a crash round is bounded (crash.c).
+ * the records that refer to them are appended (the writer builds the chunk
+ * from them as they come: writer_chunk.c).  rec_bg_main runs rounds every
+ * tenth of the flush interval while they find records (less often while
+ * they do not), at the flush interval (which closes the chunk), when a
+ * buffer is half full, and on request (rec_bg_request: flush, dump,
+ * periodic callbacks), and the last round at close; a crash round is
+ * bounded (crash.c).
  */
 #include <errno.h>
 #include <linux/futex.h>

@@ -1,19 +1,29 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * writer_chunk.c - build one chunk from the pending records and write it
- * (spec "Chunk header", "Sections", "STATS", "Pools", "EVENTS").
+ * writer_chunk.c - the open chunk: records taken into it as they arrive,
+ * and the chunk closed and written (spec "Chunk header", "Sections",
+ * "STATS", "Pools", "EVENTS", "Streamed EVENTS").
  *
- * One pass over the pending records transcodes each one from the interchange
- * form to the EVENTS form (absolute Ticks -> svarint Time_Delta), counts the
- * per-type STATS and marks every referenced pool entry with this build's
- * mark.  The first record's delta is relative to Start_Ticks (the minimum
- * tick), which is known only at the end of the pass, so the pass leaves room
- * for the first record in front and writes it last.  The marks are then
- * closed over the pool references (stacks -> frames -> strings, modules;
- * modules -> strings; threads -> strings), the marked ids sorted, and the
- * chunk (header + METADATA, STATS, pools, EVENTS) written with one sink
- * write.  A reference to an id that was never defined fails the build with
- * nothing written and the records kept pending.
+ * Taking a record (take_records from pending, rec_w_take_checked straight
+ * from append_records' buffer) decodes it once: it is transcoded from the
+ * interchange form to the EVENTS form (absolute Ticks -> svarint
+ * Time_Delta from the previous record) into w->events, counted in the
+ * per-type STATS and every pool entry it references marked with the
+ * chunk's mark.  The first record's delta is relative to Start_Ticks,
+ * chosen as late as possible (fix_start: the earliest tick taken so far),
+ * so room is left for it in front of the others.  With zstd, once
+ * REC_W_STREAM_SLICE bytes are taken, Start_Ticks is fixed and the EVENTS
+ * bytes go to a zstd stream piece by piece (stream_more); zstd compresses
+ * each 128 KiB block as it fills, so the work is spread over the interval.
+ * Closing the chunk (close_chunk, at chunk_size interchange bytes taken,
+ * or on flush/close) closes the marks over the pool references (stacks ->
+ * frames -> strings, modules; modules -> strings; threads -> strings),
+ * sorts the marked ids, encodes METADATA, STATS and the pools, ends the
+ * stream (its frame header rewritten to state the content size: codec.c),
+ * and writes the chunk with one sink write.  A reference to an id that was
+ * never defined stops the take (the record and those after it wait in
+ * pending, build_blocked) or fails the close with nothing written and the
+ * chunk kept open, until a define_* retries.
  */
 #include <stdlib.h>
 

@@ -6,14 +6,17 @@
  *   writer.c        options, sinks, open/close, errors, types (METADATA)
  *   writer_pool.c   constant pools: id hash maps, define_*, intern_string
  *   writer_event.c  the event builder (begin/put/end), append_records
- *   writer_chunk.c  building one chunk from the pending records
+ *   writer_chunk.c  the open chunk: records taken as they come, closing it
  *
- * Data flow: events enter w->pending in the record interchange form
- * (spec "Record interchange form").  When the pending bytes reach
- * chunk_size (or on flush/close), rec_w_build_chunks() walks the records,
- * transcodes ticks to Time_Delta into w->events, marks every referenced
- * pool entry with the chunk's mark, closes the marks over the pool
- * references, and writes header + sections with one sink write.
+ * Data flow: events enter in the record interchange form (spec "Record
+ * interchange form"): append_records takes a checked batch straight into
+ * the open chunk (one decode), the builder's events and anything that must
+ * wait go to w->pending first.  Taking a record transcodes its ticks to a
+ * Time_Delta into w->events and marks every pool entry it references with
+ * the chunk's mark; with zstd the EVENTS bytes are compressed as a stream
+ * while the chunk fills.  At chunk_size (or on flush/close) the chunk is
+ * closed: the marks closed over the pool references, header + sections
+ * written with one sink write (writer_chunk.c).
  *
  * ARCHITECTURE of libfmt/write/: it may call common/ (varints, CRC,
  * codecs, buffers) and nothing else of libfmt; it knows pools, records and
