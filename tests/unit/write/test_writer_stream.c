@@ -80,7 +80,7 @@ static uint64_t ev_ticks(uint64_t i)
 
 static void define_all(rec_writer *w)
 {
-	char name[16];
+	char name[32];
 	assert_int_equal(rec_writer_add_type(w, &ev_type), REC_OK);
 	for (int s = 1; s <= 16; s++) {
 		snprintf(name, sizeof name, "name-%02d", s);
@@ -139,7 +139,7 @@ static size_t check_file(const char *path, uint64_t n, const uint64_t *skip, siz
 			assert_int_equal(e.thread->os_tid, i % 2 ? 22 : 11);
 			assert_int_equal(e.values[1].v.u, i * 7919);
 			assert_int_equal(e.values[2].v.i, -(int64_t)(i % 1000));
-			char name[16];
+			char name[32];
 			snprintf(name, sizeof name, "name-%02d", (int)(1 + i % 16));
 			assert_int_equal(e.values[0].v.s.len, strlen(name));
 			assert_memory_equal(e.values[0].v.s.ptr, name, strlen(name));
@@ -300,7 +300,7 @@ static void t_waiting_for_definition(void **state)
 	const char *path = tpath("waiting.rec");
 	rec_writer_options o = opts(REC_CODEC_ZSTD, 0);
 	rec_writer *w = NULL;
-	char name[16];
+	char name[32];
 	uint8_t buf[200 * 48];
 	size_t len = 0;
 
