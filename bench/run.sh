@@ -626,6 +626,7 @@ fi
 SBS_SEC=""; rm -f "$OUT/sidebyside.kv" "$OUT/anchors.kv"; qq=""; [ "$QUICK" = 1 ] && qq=--quick
 [ "${BENCH_NO_SIDEBYSIDE:-0}" != 1 ] && { say "side by side: bench/sidebyside.sh"; SBS_SEC=$(BUILD="$BUILD" bash bench/sidebyside.sh $qq 2>>"$LOG") || true; }
 [ "${BENCH_NO_ANCHORS:-0}" != 1 ] && { say "anchors: bench/anchors.sh"; sec=$(BUILD="$BUILD" bash bench/anchors.sh $qq 2>>"$LOG") && printf '\n%s\n' "$sec" >>"$BODY"; }
+[ "${BENCH_NO_BGCOST:-0}" = 1 ] || { say "background thread: bench/bgcost.sh"; printf '\n%s\n' "$(BUILD="$BUILD" bash bench/bgcost.sh $([ "$QUICK" = 1 ] && echo --quick) 2>>"$LOG" || echo "bench/bgcost.sh failed; see $LOG")" >>"$BODY"; }
 if [ "${BENCH_NO_PROFILE:-0}" != 1 ]; then
 	say "profiles: bench/profile.sh"
 	pq=""; [ "$QUICK" = 1 ] && pq=--quick

@@ -35,6 +35,7 @@
 struct rec_codec_ctx {
 	ZSTD_CCtx *cctx; /* created on first zstd compression */
 	ZSTD_DCtx *dctx; /* created on first zstd decompression */
+	ZSTD_CCtx *zs;   /* the section being streamed (rec_codec_zstream_*) */
 };
 
 rec_codec_ctx *rec_codec_ctx_new(void)
@@ -46,8 +47,10 @@ static void codec_ctx_clear(rec_codec_ctx *ctx)
 {
 	ZSTD_freeCCtx(ctx->cctx);
 	ZSTD_freeDCtx(ctx->dctx);
+	ZSTD_freeCCtx(ctx->zs);
 	ctx->cctx = NULL;
 	ctx->dctx = NULL;
+	ctx->zs = NULL;
 }
 
 void rec_codec_ctx_free(rec_codec_ctx *ctx)
@@ -56,6 +59,17 @@ void rec_codec_ctx_free(rec_codec_ctx *ctx)
 		return;
 	codec_ctx_clear(ctx);
 	free(ctx);
+}
+
+static int zstd_level(int level)
+{
+	if (level == 0)
+		level = ZSTD_CLEVEL_DEFAULT;
+	if (level < ZSTD_minCLevel())
+		level = ZSTD_minCLevel();
+	if (level > ZSTD_maxCLevel())
+		level = ZSTD_maxCLevel();
+	return level;
 }
 
 size_t rec_codec_bound(unsigned codec, size_t n)
@@ -93,16 +107,11 @@ rec_status rec_codec_compress(rec_codec_ctx *ctx, unsigned codec, int level, con
 		return REC_OK;
 
 	case REC_CODEC_ZSTD: {
-		rec_codec_ctx tmp = { NULL, NULL };
+		rec_codec_ctx tmp = { NULL, NULL, NULL };
 		rec_codec_ctx *c = ctx ? ctx : &tmp;
 		size_t r;
 
-		if (level == 0)
-			level = ZSTD_CLEVEL_DEFAULT;
-		if (level < ZSTD_minCLevel())
-			level = ZSTD_minCLevel();
-		if (level > ZSTD_maxCLevel())
-			level = ZSTD_maxCLevel();
+		level = zstd_level(level);
 		if (!c->cctx && !(c->cctx = ZSTD_createCCtx()))
 			return REC_ERR_NOMEM;
 		/* ZSTD_compressCCtx ignores parameters set earlier and writes the
@@ -141,7 +150,7 @@ rec_status rec_codec_compress(rec_codec_ctx *ctx, unsigned codec, int level, con
 static rec_status zstd_decompress(rec_codec_ctx *ctx, const void *src, size_t src_len, void *dst,
 				  size_t raw_len)
 {
-	rec_codec_ctx tmp = { NULL, NULL };
+	rec_codec_ctx tmp = { NULL, NULL, NULL };
 	rec_codec_ctx *c = ctx ? ctx : &tmp;
 	unsigned long long fcs;
 	size_t fsz, r;
@@ -208,4 +217,103 @@ rec_status rec_codec_decompress(rec_codec_ctx *ctx, unsigned codec, const void *
 		return REC_OK;
 	}
 	}
+}
+
+/* ---- one zstd section compressed piece by piece --------------------------------
+ *
+ * The spec's zstd section is one frame whose Frame_Content_Size is present
+ * and equals Raw_Size.  A stream does not know that size when it writes the
+ * frame header, so zstd writes the header without it (Frame_Header_Descriptor
+ * with FCS_Field_Size 0, Single_Segment 0, then a Window_Descriptor).  The
+ * blocks that follow do not depend on the header beyond the window size, so
+ * at the end the header is rewritten with a 4-byte Frame_Content_Size (flag
+ * 2; Raw_Size is below 4 GiB by the limits) and the same window descriptor,
+ * checksum and dictionary flags: the 4 bytes reserved in front of the
+ * stream's output take the longer header, and the result is exactly the
+ * frame a one-shot compression could have written (RFC 8878 3.1.1.1). */
+
+#define ZS_RESERVE 4u /* FCS bytes the rewritten header adds */
+
+rec_status rec_codec_zstream_begin(rec_codec_ctx *ctx, int level, rec_buf *out)
+{
+	if (!ctx || !out)
+		return REC_ERR_INVALID_ARG;
+	if (!ctx->zs && !(ctx->zs = ZSTD_createCCtx()))
+		return REC_ERR_NOMEM;
+	ZSTD_CCtx_reset(ctx->zs, ZSTD_reset_session_and_parameters);
+	if (ZSTD_isError(ZSTD_CCtx_setParameter(ctx->zs, ZSTD_c_compressionLevel, zstd_level(level))) ||
+	    ZSTD_isError(ZSTD_CCtx_setParameter(ctx->zs, ZSTD_c_contentSizeFlag, 1)))
+		return REC_ERR_CODEC;
+	out->len = 0;
+	if (!rec_buf_reserve(out, ZS_RESERVE + 18u))
+		return REC_ERR_NOMEM;
+	memset(out->data, 0, ZS_RESERVE);
+	out->len = ZS_RESERVE;
+	return REC_OK;
+}
+
+/* Feed src; end: finish the frame.  Output is appended to out. */
+static rec_status zstream_run(rec_codec_ctx *ctx, const void *src, size_t len, rec_buf *out,
+			      ZSTD_EndDirective how)
+{
+	ZSTD_inBuffer in = { src, len, 0 };
+	for (;;) {
+		size_t room = ZSTD_CStreamOutSize();
+		if (out->cap - out->len < room && !rec_buf_reserve(out, room))
+			return REC_ERR_NOMEM;
+		ZSTD_outBuffer o = { out->data + out->len, out->cap - out->len, 0 };
+		size_t left = ZSTD_compressStream2(ctx->zs, &o, &in, how);
+		if (ZSTD_isError(left))
+			return ZSTD_getErrorCode(left) == ZSTD_error_memory_allocation ? REC_ERR_NOMEM
+										: REC_ERR_CODEC;
+		out->len += o.pos;
+		if (in.pos == in.size && (how == ZSTD_e_continue || left == 0))
+			return REC_OK;
+	}
+}
+
+rec_status rec_codec_zstream_add(rec_codec_ctx *ctx, const void *src, size_t len, rec_buf *out,
+				 int flush)
+{
+	if (!ctx || !ctx->zs || !out || (len && !src))
+		return REC_ERR_INVALID_ARG;
+	return zstream_run(ctx, src, len, out, flush ? ZSTD_e_flush : ZSTD_e_continue);
+}
+
+rec_status rec_codec_zstream_end(rec_codec_ctx *ctx, rec_buf *out, size_t raw_len, size_t *frame_off)
+{
+	if (!ctx || !ctx->zs || !out || !frame_off || raw_len > UINT32_MAX)
+		return REC_ERR_INVALID_ARG;
+	rec_status st = zstream_run(ctx, NULL, 0, out, ZSTD_e_end);
+	if (st != REC_OK)
+		return st;
+	if (out->len < ZS_RESERVE + 6)
+		return REC_ERR_CODEC;
+	uint8_t *f = out->data + ZS_RESERVE;
+	const uint8_t fhd = f[4];
+	*frame_off = ZS_RESERVE;
+	if ((fhd >> 6) == 0 && !(fhd & 0x20)) {
+		/* No Frame_Content_Size: magic, FHD, Window_Descriptor, then
+		 * Dictionary_ID (flag bits 0-1) and the blocks stay in place. */
+		const uint8_t wd = f[5];
+		uint8_t *h = out->data;
+		memcpy(h, f, 4); /* magic */
+		h[4] = (uint8_t)((fhd & 0x3F) | (2u << 6));
+		h[5] = wd;
+		/* The Dictionary_ID (none here: no dictionary is loaded) would
+		 * sit between the window descriptor and the content size. */
+		if (fhd & 0x03)
+			return REC_ERR_CODEC;
+		h[6] = (uint8_t)raw_len;
+		h[7] = (uint8_t)(raw_len >> 8);
+		h[8] = (uint8_t)(raw_len >> 16);
+		h[9] = (uint8_t)(raw_len >> 24);
+		*frame_off = 0;
+	}
+	/* Either way the frame now states raw_len. */
+	unsigned long long fcs =
+		ZSTD_getFrameContentSize(out->data + *frame_off, out->len - *frame_off);
+	if (fcs != (unsigned long long)raw_len)
+		return REC_ERR_CODEC;
+	return REC_OK;
 }

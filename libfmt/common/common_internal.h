@@ -166,6 +166,17 @@ rec_status rec_codec_compress(rec_codec_ctx *ctx, unsigned codec, int level, con
  * Safe on hostile input: never writes past dst + raw_len. */
 rec_status rec_codec_decompress(rec_codec_ctx *ctx, unsigned codec, const void *src,
 				size_t src_len, void *dst, size_t raw_len);
+/* One zstd section compressed piece by piece (the writer's EVENTS, as the
+ * records arrive), into one frame that states its content size as the spec
+ * requires: begin (out gets a few reserved bytes), add each piece (flush:
+ * end a block now, so the work is done now), end with the total raw size:
+ * the frame is then out->data + *frame_off .. out->len.  Uses its own zstd
+ * context in ctx (one-shot compression with ctx may run in between). */
+rec_status rec_codec_zstream_begin(rec_codec_ctx *ctx, int level, rec_buf *out);
+rec_status rec_codec_zstream_add(rec_codec_ctx *ctx, const void *src, size_t len, rec_buf *out,
+				 int flush);
+rec_status rec_codec_zstream_end(rec_codec_ctx *ctx, rec_buf *out, size_t raw_len,
+				 size_t *frame_off);
 
 /* ---- chunk header (spec "Chunk header") ---------------------------------- */
 #define REC_MAGIC_LEN 8

@@ -5,10 +5,13 @@
  * that ended, every thread buffer drained into staging (drops counted,
  * exited threads' buffers reclaimed), new stacks symbolized, and the new
  * strings, threads, modules, frames and stacks defined in the writer before
- * the records that refer to them are appended.  rec_bg_main runs rounds at the
- * flush interval, when a buffer is half full, and on request
- * (rec_bg_request: flush, dump, periodic callbacks), and the last round at
- * close; a crash round is bounded (crash.c).
+ * the records that refer to them are appended (the writer builds the chunk
+ * from them as they come: writer_chunk.c).  rec_bg_main runs rounds every
+ * tenth of the flush interval while they find records (less often while
+ * they do not), at the flush interval (which closes the chunk), when a
+ * buffer is half full, and on request (rec_bg_request: flush, dump,
+ * periodic callbacks), and the last round at close; a crash round is
+ * bounded (crash.c).
  */
 #include <errno.h>
 #include <linux/futex.h>
@@ -27,6 +30,8 @@
 /* The TSC frequency a recording's chunks carry is measured over at least
  * this (bg_collect): worst-case error ~12 ppm here, ~15 us over 1.2 s. */
 #define CAL_SETTLE_NS (UINT64_C(5) * 1000 * 1000)
+/* Rounds per flush interval while records come (rec_bg_main). */
+#define BG_ROUNDS 10u
 
 
 static void put_write_failed(rec_recorder *r, const rec_wf_event *e, uint64_t msg)
@@ -536,7 +541,7 @@ static rec_status define_stacks(rec_recorder *r, rec_bg_pending *pd, uint64_t la
  * every buffer, symbolize new stacks, then under w_lock define what the
  * staged records reference, append them, note the drops and retire the
  * exited threads' pool entries (once these records are in a chunk). */
-static void bg_collect(rec_recorder *r, rec_bg_pending *pd)
+static uint64_t bg_collect(rec_recorder *r, rec_bg_pending *pd)
 {
 	uint64_t records = 0, dropped = 0, wf_dropped = 0, ticks = rec_now_ticks(r);
 	/* Write failures that ended, a removed file: their rec.WriteFailed. */
@@ -574,6 +579,7 @@ static void bg_collect(rec_recorder *r, rec_bg_pending *pd)
 		(void)rec_writer_retire_entries(r->w, pd->retire[i], pd->retire[i + 1]);
 	pd->nretire = 0;
 	pthread_mutex_unlock(&r->w_lock);
+	return records;
 }
 
 static void bg_flush(rec_recorder *r)
@@ -672,10 +678,22 @@ void *rec_bg_main(void *arg)
 	rec_process_info_init(r);
 	rec_out_truncate(r);
 	uint64_t next_flush = rec_clock_mono_ns() + r->flush_ns;
+	/* Rounds between flushes: the chunk is built as the records come
+	 * (the writer scans, transcodes and compresses what each round
+	 * appends), so a flush is left with little to do.  Every
+	 * BG_ROUNDS-th of the flush interval while rounds find records;
+	 * a round that finds none doubles the wait, up to the flush
+	 * interval, so an idle recorder wakes once per interval.  Any wake
+	 * (a periodic task, a request, a full buffer) is a round and
+	 * restarts the wait, so the rounds add no wake-up of their own to
+	 * a recorder whose periodic tasks (the CPU sampler's arming) wake
+	 * it at least as often. */
+	const uint64_t round_min = r->flush_ns / BG_ROUNDS;
+	uint64_t round_ns = round_min, next_round = rec_clock_mono_ns() + round_ns;
 
 	for (;;) {
 		uint64_t now = rec_clock_mono_ns();
-		uint64_t deadline = next_periodic(r, next_flush);
+		uint64_t deadline = next_periodic(r, next_flush < next_round ? next_flush : next_round);
 		if (deadline > now && !__atomic_load_n(&r->wake, __ATOMIC_ACQUIRE)) {
 			uint64_t wait = deadline - now;
 			if (r->flags & REC_RECORDER_FLIGHT && wait > 50000000u)
@@ -706,7 +724,11 @@ void *rec_bg_main(void *arg)
 			run_periodic(r, now, (req & (REQ_PERIODIC | REQ_DUMP)) || sig_dump);
 		const bool flush_now = now >= next_flush || (req & (REQ_FLUSH | REQ_DUMP)) || sig_dump;
 		r->drops_defer = !flush_now && !stop;
-		bg_collect(r, pd);
+		if (bg_collect(r, pd))
+			round_ns = round_min;
+		else if ((round_ns *= 2) > r->flush_ns)
+			round_ns = r->flush_ns;
+		next_round = now + round_ns;
 		r->drops_defer = 0;
 		rec_status rst = REC_OK;
 		if (flush_now) {
@@ -780,9 +802,14 @@ void *rec_bg_main(void *arg)
 		}
 		rec_wf_deliver(r);
 		pthread_mutex_lock(&r->req_lock);
-		r->done_seq = seq;
-		r->req_status = rst;
-		pthread_cond_broadcast(&r->req_cond);
+		if (seq != r->done_seq) {
+			/* Only a round that took requests answers them: a round
+			 * right after must not overwrite the status a waiting
+			 * rec_recorder_flush() has yet to read. */
+			r->done_seq = seq;
+			r->req_status = rst;
+			pthread_cond_broadcast(&r->req_cond);
+		}
 		pthread_mutex_unlock(&r->req_lock);
 	}
 	free(pd->frames);

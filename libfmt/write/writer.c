@@ -259,6 +259,8 @@ static void writer_free(rec_writer *w)
 	rec_w_pools_free(w);
 	rec_buf_free(&w->pending);
 	rec_buf_free(&w->events);
+	rec_buf_free(&w->c_first);
+	rec_buf_free(&w->zout);
 	rec_buf_free(&w->scratch);
 	rec_buf_free(&w->out);
 	rec_codec_ctx_free(w->cctx);
@@ -413,7 +415,7 @@ rec_status rec_writer_flush(rec_writer *w)
 		return w->sticky;
 	if (w->cur)
 		return rec_w_fail(w, REC_ERR_STATE, "flush: an event is being built (call end first)");
-	if (w->pending.len == 0 && w->dropped_pending == 0) {
+	if (w->pending.len == 0 && w->dropped_pending == 0 && w->c_count == 0) {
 		rec_w_retire_now(w);
 		return REC_OK; /* nothing to write, no sink flush either */
 	}

@@ -1,19 +1,29 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * writer_chunk.c - build one chunk from the pending records and write it
- * (spec "Chunk header", "Sections", "STATS", "Pools", "EVENTS").
+ * writer_chunk.c - the open chunk: records taken into it as they arrive,
+ * and the chunk closed and written (spec "Chunk header", "Sections",
+ * "STATS", "Pools", "EVENTS", "Streamed EVENTS").
  *
- * One pass over the pending records transcodes each one from the interchange
- * form to the EVENTS form (absolute Ticks -> svarint Time_Delta), counts the
- * per-type STATS and marks every referenced pool entry with this build's
- * mark.  The first record's delta is relative to Start_Ticks (the minimum
- * tick), which is known only at the end of the pass, so the pass leaves room
- * for the first record in front and writes it last.  The marks are then
- * closed over the pool references (stacks -> frames -> strings, modules;
- * modules -> strings; threads -> strings), the marked ids sorted, and the
- * chunk (header + METADATA, STATS, pools, EVENTS) written with one sink
- * write.  A reference to an id that was never defined fails the build with
- * nothing written and the records kept pending.
+ * Taking a record (take_records from pending, rec_w_take_checked straight
+ * from append_records' buffer) decodes it once: it is transcoded from the
+ * interchange form to the EVENTS form (absolute Ticks -> svarint
+ * Time_Delta from the previous record) into w->events, counted in the
+ * per-type STATS and every pool entry it references marked with the
+ * chunk's mark.  The first record's delta is relative to Start_Ticks,
+ * chosen as late as possible (fix_start: the earliest tick taken so far),
+ * so room is left for it in front of the others.  With zstd, once
+ * REC_W_STREAM_SLICE bytes are taken, Start_Ticks is fixed and the EVENTS
+ * bytes go to a zstd stream piece by piece (stream_more); zstd compresses
+ * each 128 KiB block as it fills, so the work is spread over the interval.
+ * Closing the chunk (close_chunk, at chunk_size interchange bytes taken,
+ * or on flush/close) closes the marks over the pool references (stacks ->
+ * frames -> strings, modules; modules -> strings; threads -> strings),
+ * sorts the marked ids, encodes METADATA, STATS and the pools, ends the
+ * stream (its frame header rewritten to state the content size: codec.c),
+ * and writes the chunk with one sink write.  A reference to an id that was
+ * never defined stops the take (the record and those after it wait in
+ * pending, build_blocked) or fails the close with nothing written and the
+ * chunk kept open, until a define_* retries.
  */
 #include <stdlib.h>
 
@@ -302,6 +312,29 @@ typedef struct rec_wchunk {
 	uint64_t raw_size;
 } rec_wchunk;
 
+/* Append one section header and its stored bytes (flags as stored) to w->out. */
+static rec_status put_section(rec_writer *w, rec_wchunk *c, uint16_t kind, size_t items,
+			      size_t raw_len, uint16_t flags, const void *stored, size_t stored_len)
+{
+	rec_section_header sh;
+
+	if (w->out.cap - w->out.len < REC_SECTION_HEADER_SIZE + stored_len &&
+	    !rec_buf_reserve(&w->out, REC_SECTION_HEADER_SIZE + stored_len))
+		return rec_w_fail(w, REC_ERR_NOMEM, "chunk: out of memory");
+	if (stored_len)
+		memcpy(w->out.data + w->out.len + REC_SECTION_HEADER_SIZE, stored, stored_len);
+	sh.kind = kind;
+	sh.flags = flags;
+	sh.item_count = (uint32_t)items;
+	sh.stored_size = (uint32_t)stored_len;
+	sh.raw_size = (uint32_t)raw_len;
+	rec_section_header_encode(&sh, w->out.data + w->out.len);
+	w->out.len += REC_SECTION_HEADER_SIZE + stored_len;
+	c->sections++;
+	c->raw_size += raw_len;
+	return REC_OK;
+}
+
 /* Append one section (header + stored bytes) to w->out. */
 static rec_status add_section(rec_writer *w, rec_wchunk *c, uint16_t kind, size_t items,
 			      const void *raw, size_t raw_len)
@@ -351,7 +384,9 @@ static rec_status add_section(rec_writer *w, rec_wchunk *c, uint16_t kind, size_
 	return REC_OK;
 }
 
-static bool prepare_used(rec_writer *w)
+/* Room in every pool's used list for all its entries (pools grow while a
+ * chunk is open: define_* between appends). */
+static bool reserve_used(rec_writer *w)
 {
 	for (int i = 0; i < REC_W_NPOOLS; i++) {
 		rec_wpool *p = &w->pools[i];
@@ -363,8 +398,6 @@ static bool prepare_used(rec_writer *w)
 			p->used = u;
 			p->used_cap = cap;
 		}
-		p->nused = 0;
-		memset(p->seen, 0, sizeof(p->seen));
 	}
 	return true;
 }
@@ -380,85 +413,173 @@ static inline size_t record_len(const uint8_t *p, const uint8_t *lim)
 	return (size_t)(q - p) + (size_t)size;
 }
 
-/* Build and write one chunk from the front of the pending records. */
-static rec_status build_one(rec_writer *w, int final)
+/* ---- the open chunk ------------------------------------------------------------ */
+
+/* Start a chunk: a new mark, no pool entry used, no type counted. */
+static rec_status chunk_open(rec_writer *w)
 {
-	const uint8_t *base = w->pending.data, *p = base;
-	const uint8_t *lim = base + w->pending.len;
-	const uint64_t mark = ++w->mark;
-	uint64_t start, max_end = 0, min_t = UINT64_MAX, bad = 0, count = 0;
+	if (!reserve_used(w))
+		return rec_w_fail(w, REC_ERR_NOMEM, "chunk: out of memory");
+	for (int i = 0; i < REC_W_NPOOLS; i++) {
+		w->pools[i].nused = 0;
+		memset(w->pools[i].seen, 0, sizeof(w->pools[i].seen));
+	}
+	for (size_t i = 0; i < w->ntypes; i++)
+		w->types[i]->count = w->types[i]->bytes = 0;
+	w->mark++;
+	w->c_open = 1;
+	w->c_count = 0;
+	w->c_in = 0;
+	w->c_fixed = 0;
+	w->c_zin = 0;
+	w->c_zended = 0;
+	w->c_ev0 = w->c_head = 0;
+	w->events.len = 0;
+	return REC_OK;
+}
+
+size_t rec_w_open_bytes(const rec_writer *w)
+{
+	if (!w->c_count)
+		return 0;
+	if (w->c_fixed)
+		return w->events.len - w->c_ev0;
+	return w->events.len - w->c_head + w->c_first.len;
+}
+
+/* Choose Start_Ticks (the earliest tick taken so far) and transcode the
+ * first record, whose Time_Delta is relative to it, into the room left in
+ * front of the others.  Records taken later may start earlier: First_Delta
+ * is then negative, which the spec allows (a signed delta). */
+static rec_status fix_start(rec_writer *w)
+{
+	const uint8_t *p = w->c_first.data;
+	rec_wscan s0;
+	uint64_t bad = 0, zz0;
+	size_t n0, body0;
+	int rc = scan_record(w, &p, p + w->c_first.len, w->mark, &s0, &bad);
+
+	if (rc != SCAN_OK)
+		return scan_fail(w, rc, bad, 0);
+	zz0 = rec_zigzag((int64_t)(s0.ticks - w->c_min));
+	n0 = out_len(&s0, zz0, &body0);
+	w->c_ev0 = w->c_head - n0;
+	emit_record(w->events.data + w->c_ev0, &s0, w->c_min);
+	s0.t->count++;
+	s0.t->bytes += n0;
+	w->c_start = w->c_min;
+	w->c_fixed = 1;
+	return REC_OK;
+}
+
+/* Take one record at *pp into the open chunk (room for it reserved).
+ * Returns SCAN_OK, SCAN_CORRUPT or an undefined reference's pool + 1. */
+static inline int take_record(rec_writer *w, const uint8_t **pp, const uint8_t *lim, size_t in,
+			      uint64_t *bad)
+{
+	const uint8_t *p0 = *pp;
+	rec_wscan s;
+	int rc = scan_record(w, pp, lim, w->mark, &s, bad);
+
+	if (rc != SCAN_OK)
+		return rc;
+	if (w->c_count == 0) {
+		/* Its delta waits for Start_Ticks (fix_start). */
+		w->c_first.len = 0;
+		if (!rec_buf_append(&w->c_first, p0, in)) {
+			*pp = p0;
+			return SCAN_CORRUPT - 1;
+		}
+		w->c_head = in + REC_W_RECORD_GROWTH;
+		w->events.len = w->c_head;
+		w->c_prev = w->c_min = s.ticks;
+		w->c_max_end = s.end_ticks;
+	} else {
+		size_t n = emit_record(w->events.data + w->events.len, &s, w->c_prev);
+		w->events.len += n;
+		s.t->count++;
+		s.t->bytes += n;
+		w->c_prev = s.ticks;
+		if (s.ticks < w->c_min)
+			w->c_min = s.ticks;
+		if (s.end_ticks > w->c_max_end)
+			w->c_max_end = s.end_ticks;
+	}
+	w->c_count++;
+	w->c_in += in;
+	return SCAN_OK;
+}
+
+/* zstd: hand the EVENTS bytes taken since the last piece to the stream
+ * once there are REC_W_STREAM_SLICE of them; zstd compresses each block
+ * (128 KiB of input) as soon as it has one, so the work of a chunk is done
+ * a block at a time while it fills, not at its end.  (Ending a block at
+ * each piece, ZSTD_e_flush, made the pieces smaller still but cost 15-50 %
+ * more CPU on the background thread: bench/bgcost.sh.)  A failure only
+ * stops the streaming: the chunk is then compressed whole when it closes. */
+static void stream_more(rec_writer *w)
+{
+	size_t unfed;
+
+	if (w->codec != REC_CODEC_ZSTD || !w->c_count || w->c_zended)
+		return;
+	if (!w->c_fixed)
+		unfed = rec_w_open_bytes(w);
+	else
+		unfed = w->events.len - (w->c_zin ? w->c_zin : w->c_ev0);
+	if (unfed < REC_W_STREAM_SLICE)
+		return;
+	if (!w->c_fixed && fix_start(w) != REC_OK) {
+		w->c_zended = 1;
+		return;
+	}
+	if (!w->c_zin) {
+		if (rec_codec_zstream_begin(w->cctx, w->level, &w->zout) != REC_OK) {
+			w->c_zended = 1;
+			return;
+		}
+		w->c_zin = w->c_ev0;
+	}
+	if (rec_codec_zstream_add(w->cctx, w->events.data + w->c_zin, w->events.len - w->c_zin,
+				  &w->zout, 0) != REC_OK) {
+		w->c_zended = 1;
+		return;
+	}
+	w->c_zin = w->events.len;
+}
+
+/* Close the open chunk (none open: an empty chunk) and write it.  On a
+ * failure before the write (an undefined reference among the pools,
+ * memory) nothing is written and the chunk stays open. */
+static rec_status close_chunk(rec_writer *w, int final)
+{
+	uint64_t start, max_end, min_t, count;
 	const uint8_t *ev_raw = NULL;
-	size_t ev_len = 0, consumed;
+	size_t ev_len = 0;
 	rec_chunk_header h;
 	rec_wchunk c = { 0, 0 };
 	rec_status st;
-	int rc;
 
-	if (!prepare_used(w))
+	if (!w->c_open && (st = chunk_open(w)) != REC_OK)
+		return st;
+	if (!reserve_used(w))
 		return rec_w_fail(w, REC_ERR_NOMEM, "chunk: out of memory");
-	for (size_t i = 0; i < w->ntypes; i++)
-		w->types[i]->count = w->types[i]->bytes = 0;
-	w->events.len = 0;
-
-	if (p < lim) {
-		rec_wscan s0, s;
-		uint64_t prev;
-		size_t head, n0, body0;
-
-		rc = scan_record(w, &p, lim, mark, &s0, &bad);
-		if (rc != SCAN_OK)
-			return scan_fail(w, rc, bad, 0);
-		head = (size_t)(p - base) + REC_W_RECORD_GROWTH; /* room for the first record */
-		if (w->events.cap < head && !rec_buf_reserve(&w->events, head))
-			return rec_w_fail(w, REC_ERR_NOMEM, "chunk: out of memory");
-		w->events.len = head;
-		prev = min_t = s0.ticks;
-		max_end = s0.end_ticks;
-		count = 1;
-		while (p < lim && (size_t)(p - base) < w->chunk_size) {
-			size_t in = record_len(p, lim);
-			uint8_t *q;
-			if (in == 0)
-				return scan_fail(w, SCAN_CORRUPT, 0, (size_t)(p - base));
-			if (w->events.len + in + REC_W_RECORD_GROWTH > REC_W_EVENTS_BUDGET)
-				break;
-			if (w->events.cap - w->events.len < in + REC_W_RECORD_GROWTH &&
-			    !rec_buf_reserve(&w->events, in + REC_W_RECORD_GROWTH))
-				return rec_w_fail(w, REC_ERR_NOMEM, "chunk: out of memory");
-			rc = scan_record(w, &p, lim, mark, &s, &bad);
-			if (rc != SCAN_OK)
-				return scan_fail(w, rc, bad, (size_t)(p - base));
-			q = w->events.data + w->events.len;
-			{
-				size_t n = emit_record(q, &s, prev);
-				w->events.len += n;
-				s.t->count++;
-				s.t->bytes += n;
-			}
-			prev = s.ticks;
-			if (s.ticks < min_t)
-				min_t = s.ticks;
-			if (s.end_ticks > max_end)
-				max_end = s.end_ticks;
-			count++;
-		}
-		start = min_t;
-		{
-			uint64_t zz0 = rec_zigzag((int64_t)(s0.ticks - start));
-			n0 = out_len(&s0, zz0, &body0);
-		}
-		ev_raw = w->events.data + head - n0;
-		emit_record(w->events.data + head - n0, &s0, start);
-		s0.t->count++;
-		s0.t->bytes += n0;
-		ev_len = w->events.len - (head - n0);
+	count = w->c_count;
+	if (count) {
+		if (!w->c_fixed && (st = fix_start(w)) != REC_OK)
+			return st;
+		start = w->c_start;
+		min_t = w->c_min;
+		max_end = w->c_max_end;
+		ev_raw = w->events.data + w->c_ev0;
+		ev_len = w->events.len - w->c_ev0;
 	} else {
 		start = w->have_prev ? w->prev_end_ticks : w->anchor_ticks;
 		max_end = start;
+		min_t = UINT64_MAX;
 	}
-	consumed = (size_t)(p - base);
 
-	st = close_refs(w, mark);
+	st = close_refs(w, w->mark);
 	if (st != REC_OK)
 		return st;
 	for (int i = 0; i < REC_W_NPOOLS; i++)
@@ -506,7 +627,27 @@ static rec_status build_one(rec_writer *w, int final)
 		if (st != REC_OK)
 			return st;
 	}
-	st = add_section(w, &c, REC_SECTION_EVENTS, count, ev_raw, ev_len);
+	st = REC_ERR_CODEC;
+	if (ev_len > (size_t)REC_MAX_SECTION_RAW)
+		return rec_w_fail(w, REC_ERR_LIMIT, "chunk: section %u would hold %zu bytes (limit %u)",
+				  REC_SECTION_EVENTS, ev_len, REC_MAX_SECTION_RAW);
+	if (w->c_zin && !w->c_zended) {
+		/* The frame streamed while the records came: its end. */
+		size_t off = 0;
+		w->c_zended = 1;
+		if (rec_codec_zstream_add(w->cctx, w->events.data + w->c_zin,
+					  w->events.len - w->c_zin, &w->zout, 0) == REC_OK &&
+		    rec_codec_zstream_end(w->cctx, &w->zout, ev_len, &off) == REC_OK &&
+		    w->zout.len - off < ev_len)
+			st = put_section(w, &c, REC_SECTION_EVENTS, count, ev_len,
+					 REC_SECTION_COMPRESSED, w->zout.data + off, w->zout.len - off);
+		else
+			st = REC_ERR_CODEC;
+		if (st != REC_OK && st != REC_ERR_CODEC)
+			return st;
+	}
+	if (st == REC_ERR_CODEC) /* not streamed, or the stream failed */
+		st = add_section(w, &c, REC_SECTION_EVENTS, count, ev_raw, ev_len);
 	if (st != REC_OK)
 		return st;
 	if (w->out.len - REC_HEADER_SIZE_V1 > (size_t)REC_MAX_PAYLOAD_SIZE)
@@ -519,7 +660,7 @@ static rec_status build_one(rec_writer *w, int final)
 	h.minor = REC_FORMAT_MINOR;
 	h.payload_size = w->out.len - REC_HEADER_SIZE_V1;
 	h.payload_crc = rec_crc32c(0, w->out.data + REC_HEADER_SIZE_V1, (size_t)h.payload_size);
-	h.flags = (final && consumed == w->pending.len) ? REC_CHUNK_FINAL : 0;
+	h.flags = final ? REC_CHUNK_FINAL : 0;
 	/* 1.1: a checksum over what a statistics-only reader reads (section
 	 * headers, METADATA, STATS), so it need not read the EVENTS bytes. */
 	if (!rec_front_checksum(w->out.data + REC_HEADER_SIZE_V1, h.payload_size, c.sections,
@@ -554,29 +695,282 @@ static rec_status build_one(rec_writer *w, int final)
 	w->stats.raw_bytes += c.raw_size;
 	w->stats.stored_bytes += w->out.len;
 	w->dropped_pending = 0;
-	if (consumed < w->pending.len)
-		memmove(w->pending.data, w->pending.data + consumed, w->pending.len - consumed);
-	w->pending.len -= consumed;
+	w->c_open = 0;
+	w->c_count = 0;
+	w->c_fixed = 0;
+	w->c_zin = 0;
+	w->c_zended = 0;
+	w->events.len = 0;
 	return REC_OK;
 }
 
-static rec_status build_loop(rec_writer *w, int all, int final)
+/* Take the records of [*pp, lim) into the open chunk, closing it at
+ * chunk_size (and before the events budget); *pp: where it stopped. */
+static rec_status take_records(rec_writer *w, const uint8_t **pp, const uint8_t *lim)
 {
 	rec_status st;
 
-	if (!all) {
-		while (w->pending.len >= w->chunk_size) {
-			st = build_one(w, 0);
-			if (st != REC_OK)
+	if (!reserve_used(w))
+		return rec_w_fail(w, REC_ERR_NOMEM, "chunk: out of memory");
+	while (*pp < lim) {
+		size_t in = record_len(*pp, lim);
+		uint64_t bad = 0;
+		int rc;
+
+		if (in == 0)
+			return scan_fail(w, SCAN_CORRUPT, 0, 0);
+		if (w->c_count && (w->c_in >= w->chunk_size ||
+				   w->events.len + in + REC_W_RECORD_GROWTH > REC_W_EVENTS_BUDGET)) {
+			if ((st = close_chunk(w, 0)) != REC_OK)
 				return st;
 		}
-		return REC_OK;
-	}
-	do {
-		st = build_one(w, final);
-		if (st != REC_OK)
+		if (!w->c_open && (st = chunk_open(w)) != REC_OK)
 			return st;
-	} while (w->pending.len > 0);
+		if (w->events.cap - w->events.len < in + REC_W_RECORD_GROWTH &&
+		    !rec_buf_reserve(&w->events, in + REC_W_RECORD_GROWTH))
+			return rec_w_fail(w, REC_ERR_NOMEM, "chunk: out of memory");
+		rc = take_record(w, pp, lim, in, &bad);
+		if (rc == SCAN_CORRUPT - 1)
+			return rec_w_fail(w, REC_ERR_NOMEM, "chunk: out of memory");
+		if (rc != SCAN_OK)
+			return scan_fail(w, rc, bad, 0);
+		if (w->c_in >= w->chunk_size && (st = close_chunk(w, 0)) != REC_OK)
+			return st;
+	}
+	stream_more(w);
+	return REC_OK;
+}
+
+/* ---- append_records' fast path: check and take in one decode ------------------ */
+
+/* A uvarint inside [*pp, end), shortest-encoded (as writer_event.c's get_uv). */
+static inline __attribute__((always_inline)) bool take_uv(const uint8_t **pp, const uint8_t *end,
+							   const uint8_t *lim, uint64_t *v)
+{
+	const uint8_t *start = *pp;
+
+	if (start >= end || !rec_varint_get(pp, lim, v) || *pp > end)
+		return false;
+	return (size_t)(*pp - start) == rec_varint_len(*v);
+}
+
+/* Check one interchange record at *pp exactly as append_records' check_body
+ * does (framing, known type, every field decodable by its wire class,
+ * values in their width, shortest varints) and mark its references (an
+ * undefined one fails too); fills s.  false: anything wrong. */
+static inline __attribute__((always_inline)) bool check_scan(rec_writer *w, const uint8_t **pp,
+							      const uint8_t *lim, rec_wscan *s)
+{
+	const uint8_t *p = *pp, *end;
+	uint64_t size, v, dur = 0;
+	const uint64_t mark = w->mark;
+	rec_wtype *t;
+
+	if (!take_uv(&p, lim, lim, &size) || size < 2 || size > (uint64_t)(lim - p) ||
+	    size > REC_W_MAX_RECORD)
+		return false;
+	end = p + size;
+	s->tid = p;
+	if (!take_uv(&p, end, lim, &v) || v > UINT32_MAX || !(t = rec_w_type_find(w, (uint32_t)v)))
+		return false;
+	s->tid_len = (size_t)(p - s->tid);
+	if (!take_uv(&p, end, lim, &s->ticks))
+		return false;
+	s->rest = p;
+	if ((t->flags & REC_EVENT_HAS_DURATION) && !take_uv(&p, end, lim, &dur))
+		return false;
+	if (t->flags & REC_EVENT_HAS_THREAD) {
+		if (!take_uv(&p, end, lim, &v) || !mark_ref(&w->pools[REC_W_THREADS], v, mark))
+			return false;
+	}
+	if (t->flags & REC_EVENT_HAS_STACK) {
+		if (!take_uv(&p, end, lim, &v) || !mark_ref(&w->pools[REC_W_STACKS], v, mark))
+			return false;
+	}
+	for (uint32_t i = 0; i < t->nfields; i++) {
+		const rec_wfield *f = &t->fields[i];
+		switch (f->wire) {
+		case REC_WIRE_UVARINT:
+			if (!take_uv(&p, end, lim, &v) || v > f->umax)
+				return false;
+			if (f->ref && !mark_ref(&w->pools[ref_pool(f->ref)], v, mark))
+				return false;
+			break;
+		case REC_WIRE_SVARINT: {
+			int64_t sv;
+			if (!take_uv(&p, end, lim, &v))
+				return false;
+			sv = rec_unzigzag(v);
+			if (sv < f->smin || sv > f->smax)
+				return false;
+			break;
+		}
+		case REC_WIRE_FIXED32:
+			if (end - p < 4)
+				return false;
+			p += 4;
+			break;
+		case REC_WIRE_FIXED64:
+			if (end - p < 8)
+				return false;
+			p += 8;
+			break;
+		default:
+			if (!take_uv(&p, end, lim, &v) || v > (uint64_t)(end - p))
+				return false;
+			p += v;
+			break;
+		}
+	}
+	s->t = t;
+	s->end = end;
+	s->end_ticks = s->ticks + dur < s->ticks ? UINT64_MAX : s->ticks + dur;
+	*pp = end;
+	return true;
+}
+
+/* Undo the takes of a batch that failed: the open chunk as it was (extra
+ * marks stay: an unreferenced pool entry in a chunk is harmless). */
+static void untake(rec_writer *w, size_t ev_len, uint64_t count, uint64_t prev, uint64_t min,
+		   uint64_t max_end)
+{
+	/* c_in grows only once the whole batch is taken. */
+	if (count == 0) {
+		for (size_t i = 0; i < w->ntypes; i++)
+			w->types[i]->count = w->types[i]->bytes = 0;
+		w->c_count = 0;
+		w->events.len = 0;
+		return;
+	}
+	for (const uint8_t *q = w->events.data + ev_len, *lim = w->events.data + w->events.len;
+	     q < lim;) {
+		const uint8_t *r = q;
+		uint64_t size, id;
+		rec_wtype *t;
+		if (!rec_varint_get(&r, lim, &size) || !rec_varint_get(&r, lim, &id))
+			break;
+		t = rec_w_type_find(w, (uint32_t)id);
+		r = q;
+		(void)rec_varint_get(&r, lim, &size);
+		if (t) {
+			t->count--;
+			t->bytes -= (uint64_t)(r - q) + size;
+		}
+		q = r + size;
+	}
+	w->events.len = ev_len;
+	w->c_count = count;
+	w->c_prev = prev;
+	w->c_min = min;
+	w->c_max_end = max_end;
+}
+
+int rec_w_take_checked(rec_writer *w, const uint8_t *buf, size_t len)
+{
+	const uint8_t *p = buf, *lim = buf + len;
+	const size_t ev_len = w->events.len;
+	const uint64_t count = w->c_count, prev = w->c_prev, min = w->c_min, max_end = w->c_max_end;
+
+	if (w->sticky || w->pending.len || w->build_blocked)
+		return 0;
+	if (w->c_in + len >= w->chunk_size ||
+	    w->events.len + len + (len / 3 + 1) * REC_W_RECORD_GROWTH > REC_W_EVENTS_BUDGET)
+		return 0; /* this batch closes the chunk: the checked path */
+	if (!w->c_open && chunk_open(w) != REC_OK)
+		return 0;
+	if (!reserve_used(w))
+		return 0;
+	/* Room for every record grown by REC_W_RECORD_GROWTH (at least 3 bytes each). */
+	if (w->events.cap - w->events.len < len + (len / 3 + 1) * REC_W_RECORD_GROWTH &&
+	    !rec_buf_reserve(&w->events, len + (len / 3 + 1) * REC_W_RECORD_GROWTH))
+		return 0;
+	while (p < lim) {
+		const uint8_t *p0 = p;
+		rec_wscan s;
+		if (!check_scan(w, &p, lim, &s)) {
+			untake(w, ev_len, count, prev, min, max_end);
+			return 0;
+		}
+		if (w->c_count == 0) {
+			const size_t in = (size_t)(p - p0);
+			w->c_first.len = 0;
+			if (!rec_buf_append(&w->c_first, p0, in) ||
+			    (w->events.cap < in + REC_W_RECORD_GROWTH + len + (len / 3 + 1) * REC_W_RECORD_GROWTH &&
+			     !rec_buf_reserve(&w->events, in + REC_W_RECORD_GROWTH + len +
+							      (len / 3 + 1) * REC_W_RECORD_GROWTH))) {
+				untake(w, ev_len, count, prev, min, max_end);
+				return 0;
+			}
+			w->c_head = in + REC_W_RECORD_GROWTH;
+			w->events.len = w->c_head;
+			w->c_prev = w->c_min = s.ticks;
+			w->c_max_end = s.end_ticks;
+		} else {
+			size_t n = emit_record(w->events.data + w->events.len, &s, w->c_prev);
+			w->events.len += n;
+			s.t->count++;
+			s.t->bytes += n;
+			w->c_prev = s.ticks;
+			if (s.ticks < w->c_min)
+				w->c_min = s.ticks;
+			if (s.end_ticks > w->c_max_end)
+				w->c_max_end = s.end_ticks;
+		}
+		w->c_count++;
+	}
+	w->c_in += len;
+	if (w->c_in >= w->chunk_size) {
+		rec_status st = close_chunk(w, 0);
+		if (st != REC_OK && !w->sticky) {
+			w->build_blocked = 1;
+			memcpy(w->blockmsg, w->errmsg, sizeof(w->blockmsg));
+		}
+	}
+	stream_more(w);
+	return 1;
+}
+
+/* A take that stopped: later takes wait for a define_* (build_blocked). */
+static rec_status take_blocked(rec_writer *w, rec_status st)
+{
+	if (!w->sticky) {
+		w->build_blocked = 1;
+		memcpy(w->blockmsg, w->errmsg, sizeof(w->blockmsg));
+	}
+	return st;
+}
+
+rec_status rec_w_ingest(rec_writer *w)
+{
+	const uint8_t *base = w->pending.data, *p = base;
+	rec_status st;
+	size_t consumed;
+
+	if (w->sticky)
+		return w->sticky;
+	if (!w->pending.len)
+		return REC_OK;
+	st = take_records(w, &p, base + w->pending.len);
+	consumed = (size_t)(p - base);
+	if (consumed < w->pending.len)
+		memmove(w->pending.data, w->pending.data + consumed, w->pending.len - consumed);
+	w->pending.len -= consumed;
+	return st == REC_OK ? REC_OK : take_blocked(w, st);
+}
+
+rec_status rec_w_ingest_from(rec_writer *w, const uint8_t *buf, size_t len)
+{
+	const uint8_t *p = buf;
+	rec_status st = take_records(w, &p, buf + len);
+
+	if (st == REC_OK)
+		return REC_OK;
+	if (w->sticky)
+		return st;
+	/* The rest waits in pending (the caller checked the cap). */
+	if (!rec_buf_append(&w->pending, p, (size_t)(buf + len - p)))
+		return rec_w_fail(w, REC_ERR_NOMEM, "append_records: out of memory");
+	(void)take_blocked(w, st);
 	return REC_OK;
 }
 
@@ -586,11 +980,13 @@ rec_status rec_w_build_chunks(rec_writer *w, int all, int final)
 
 	if (w->sticky)
 		return w->sticky;
-	st = build_loop(w, all, final);
-	if (st != REC_OK && !w->sticky) {
-		/* Nothing was written for the failing chunk; its records stay. */
-		w->build_blocked = 1;
-		memcpy(w->blockmsg, w->errmsg, sizeof(w->blockmsg));
-	}
-	return st;
+	st = rec_w_ingest(w);
+	if (st != REC_OK)
+		return st;
+	if (!all)
+		return REC_OK;
+	st = close_chunk(w, final);
+	if (st != REC_OK)
+		return take_blocked(w, st);
+	return REC_OK;
 }

@@ -46,14 +46,15 @@ static rec_status no_event(rec_writer *w, const char *what)
 	return rec_w_fail(w, REC_ERR_STATE, "%s: no event is being built (call begin first)", what);
 }
 
-/* The pending bytes reached the chunk size: build.  The event that got us
- * here is accepted whatever happens, so only a sink failure (sticky) is
- * returned; a chunk that cannot be built (an undefined reference, memory)
- * keeps its records pending, is retried after the next define_* or add_type,
- * and is reported by flush and close (and errmsg). */
+/* Enough events are pending: take them into the open chunk (which closes
+ * at chunk_size).  The event that got us here is accepted whatever happens,
+ * so only a sink failure (sticky) is returned; a chunk that cannot be built
+ * (an undefined reference, memory) keeps its records, is retried after the
+ * next define_* or add_type, and is reported by flush and close (and
+ * errmsg). */
 __attribute__((noinline)) static rec_status auto_build(rec_writer *w)
 {
-	rec_status st = rec_w_build_chunks(w, 0, 0);
+	rec_status st = rec_w_ingest(w);
 
 	if (st != REC_OK && w->sticky)
 		return st;
@@ -62,7 +63,8 @@ __attribute__((noinline)) static rec_status auto_build(rec_writer *w)
 
 static inline rec_status after_append(rec_writer *w)
 {
-	if (w->pending.len >= w->chunk_size && !w->build_blocked)
+	if ((w->pending.len >= REC_W_STREAM_SLICE || w->pending.len >= w->chunk_size) &&
+	    !w->build_blocked)
 		return auto_build(w);
 	return REC_OK;
 }
@@ -429,6 +431,8 @@ rec_status rec_writer_append_records(rec_writer *w, const void *buf, size_t len)
 		return rec_w_fail(w, REC_ERR_INVALID_ARG, "append_records: NULL buffer");
 	if (len == 0)
 		return REC_OK;
+	if (rec_w_take_checked(w, buf, len))
+		return w->sticky; /* a chunk it closed may have failed to write */
 
 	while (p < end) {
 		const size_t off = (size_t)(p - (const uint8_t *)buf);
@@ -465,6 +469,9 @@ rec_status rec_writer_append_records(rec_writer *w, const void *buf, size_t len)
 					  t->name, why);
 	}
 
+	/* Straight into the open chunk when nothing waits before these. */
+	if (!w->pending.len && !w->build_blocked)
+		return rec_w_ingest_from(w, buf, len);
 	/* Make room: a large input may first push the pending events out. */
 	if (w->pending.len && w->pending.len + len > REC_W_PENDING_CAP && !w->build_blocked) {
 		rec_status st = rec_w_build_chunks(w, 1, 0);

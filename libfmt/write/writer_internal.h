@@ -6,14 +6,17 @@
  *   writer.c        options, sinks, open/close, errors, types (METADATA)
  *   writer_pool.c   constant pools: id hash maps, define_*, intern_string
  *   writer_event.c  the event builder (begin/put/end), append_records
- *   writer_chunk.c  building one chunk from the pending records
+ *   writer_chunk.c  the open chunk: records taken as they come, closing it
  *
- * Data flow: events enter w->pending in the record interchange form
- * (spec "Record interchange form").  When the pending bytes reach
- * chunk_size (or on flush/close), rec_w_build_chunks() walks the records,
- * transcodes ticks to Time_Delta into w->events, marks every referenced
- * pool entry with the chunk's mark, closes the marks over the pool
- * references, and writes header + sections with one sink write.
+ * Data flow: events enter in the record interchange form (spec "Record
+ * interchange form"): append_records takes a checked batch straight into
+ * the open chunk (one decode), the builder's events and anything that must
+ * wait go to w->pending first.  Taking a record transcodes its ticks to a
+ * Time_Delta into w->events and marks every pool entry it references with
+ * the chunk's mark; with zstd the EVENTS bytes are compressed as a stream
+ * while the chunk fills.  At chunk_size (or on flush/close) the chunk is
+ * closed: the marks closed over the pool references, header + sections
+ * written with one sink write (writer_chunk.c).
  *
  * ARCHITECTURE of libfmt/write/: it may call common/ (varints, CRC,
  * codecs, buffers) and nothing else of libfmt; it knows pools, records and
@@ -164,6 +167,23 @@ struct rec_writer {
 	int check_refs;
 	uint64_t ref_last[REC_W_NPOOLS];
 
+	/* The open chunk (writer_chunk.c): records are taken from pending into
+	 * it as they arrive (rec_w_ingest: scanned, pool references marked,
+	 * transcoded into events), and with zstd its EVENTS bytes are
+	 * compressed as they accumulate (one frame, zout), so closing a chunk
+	 * is left with the pools, STATS and the frame's end. */
+	int c_open;              /* marks/stats reset for it (c_mark) */
+	uint64_t c_count;        /* records in it */
+	size_t c_in;             /* their interchange bytes (chunk_size counts these) */
+	rec_buf c_first;         /* interchange bytes of its first record until c_fixed */
+	int c_fixed;             /* Start_Ticks chosen, first record transcoded */
+	uint64_t c_start, c_prev, c_min, c_max_end;
+	size_t c_head;           /* events offset after the room for the first record */
+	size_t c_ev0;            /* events offset of the EVENTS bytes (once c_fixed) */
+	size_t c_zin;            /* events bytes fed to the stream (0: no stream) */
+	int c_zended;            /* the stream was ended (a failed close): one-shot next */
+	rec_buf zout;            /* the stream's output */
+
 	/* Chunk state and scratch (reused across chunks). */
 	uint64_t mark;           /* build attempt counter */
 	uint32_t sequence;
@@ -217,6 +237,23 @@ static inline rec_wentry *rec_w_pool_find(const rec_wpool *p, uint64_t id)
  * pending >= chunk_size (all == 0), or until nothing is pending (all != 0;
  * with final, the last chunk is flagged FINAL and written even if empty). */
 rec_status rec_w_build_chunks(rec_writer *w, int all, int final);
+/* Take the pending records into the open chunk (closing it at chunk_size);
+ * stops at a record whose reference is not defined yet (build_blocked). */
+rec_status rec_w_ingest(rec_writer *w);
+/* Take the records [buf, buf + len) (validated, interchange form) into the
+ * open chunk straight from the caller's buffer; what cannot be taken now
+ * (an undefined reference) is appended to pending. */
+rec_status rec_w_ingest_from(rec_writer *w, const uint8_t *buf, size_t len);
+/* append_records' fast path: check every record as append_records does
+ * and take it into the open chunk, in one decode.  1: all taken; 0:
+ * nothing taken (something is wrong, or the batch would close the chunk):
+ * the caller takes the checked path, which names the problem. */
+int rec_w_take_checked(rec_writer *w, const uint8_t *buf, size_t len);
+/* Raw EVENTS bytes the open chunk holds. */
+size_t rec_w_open_bytes(const rec_writer *w);
+/* Hand this many raw EVENTS bytes at a time to the zstd stream while a
+ * chunk is open (zstd compresses a 128 KiB block whenever it has one). */
+#define REC_W_STREAM_SLICE (32u << 10)
 
 /* Sink write with sticky error handling (writer.c). */
 rec_status rec_w_sink_write(rec_writer *w, const void *buf, size_t len);

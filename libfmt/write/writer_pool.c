@@ -345,7 +345,7 @@ rec_status rec_writer_retire_entries(rec_writer *w, uint64_t thread_id, uint64_t
 
 void rec_w_retire_now(rec_writer *w)
 {
-	if (!w->nretire || w->pending.len || w->cur)
+	if (!w->nretire || w->pending.len || w->cur || w->c_count)
 		return;
 	rec_wpool *strs = &w->pools[REC_W_STRINGS];
 	for (size_t i = 0; i < w->nretire; i += 2) {

@@ -365,6 +365,85 @@ static void t_unknown_codec(void **state)
 			 REC_ERR_UNSUPPORTED);
 }
 
+/* One section compressed piece by piece (the writer's streamed EVENTS): the
+ * frame states its content size (the rewritten header), decodes with the
+ * strict one-shot decompressor to exactly the input, spans several blocks,
+ * and is refused with any other raw size; pieces ending a block (flush) and
+ * pieces left to zstd's own blocks both work. */
+static void t_zstream(void **state)
+{
+	(void)state;
+	const size_t sizes[] = { 1, 1000, 131072, 300000, 1u << 20 };
+	rec_codec_ctx *ctx = rec_codec_ctx_new();
+	assert_non_null(ctx);
+	for (size_t k = 0; k < sizeof sizes / sizeof sizes[0]; k++) {
+		for (int flush = 0; flush <= 1; flush++) {
+			const size_t n = sizes[k];
+			uint8_t *src = make_compressible(n);
+			rec_buf out = { NULL, 0, 0 };
+			size_t off = 0, piece = 7000 + 3000 * (size_t)flush;
+			assert_int_equal(rec_codec_zstream_begin(ctx, 3, &out), REC_OK);
+			for (size_t i = 0; i < n; i += piece) {
+				size_t m = n - i < piece ? n - i : piece;
+				assert_int_equal(rec_codec_zstream_add(ctx, src + i, m, &out, flush), REC_OK);
+				/* one-shot compression on the same context meanwhile */
+				if (i == 0) {
+					size_t clen;
+					free(compress_exact(ctx, REC_CODEC_ZSTD, 3, src, m, &clen));
+				}
+			}
+			assert_int_equal(rec_codec_zstream_end(ctx, &out, n, &off), REC_OK);
+			const uint8_t *f = out.data + off;
+			size_t flen = out.len - off;
+			assert_int_equal(ZSTD_getFrameContentSize(f, flen), (unsigned long long)n);
+			assert_int_equal(ZSTD_findFrameCompressedSize(f, flen), flen);
+			uint8_t *back = malloc(n + 1);
+			assert_non_null(back);
+			assert_int_equal(rec_codec_decompress(ctx, REC_CODEC_ZSTD, f, flen, back, n), REC_OK);
+			assert_memory_equal(back, src, n);
+			assert_int_equal(rec_codec_decompress(ctx, REC_CODEC_ZSTD, f, flen, back, n - 1),
+					 REC_ERR_CORRUPT);
+			/* a streamed frame: no Single_Segment, 4-byte content size */
+			if (n > piece) {
+				assert_int_equal(f[4] >> 6, 2);
+				assert_int_equal(f[4] & 0x20, 0);
+			}
+			/* more than one block once the input exceeds one (128 KiB) */
+			if (n > 131072) {
+				/* RFC 8878 3.1.1.1: magic, descriptor, window
+				 * descriptor (not single-segment), no dictionary,
+				 * then the 4-byte content size */
+				assert_int_equal(f[4] & 3, 0);
+				size_t pos = 4 + 1 + 1 + 4, blocks = 0;
+				for (;;) {
+					uint32_t bh = (uint32_t)f[pos] | (uint32_t)f[pos + 1] << 8 |
+						      (uint32_t)f[pos + 2] << 16;
+					uint32_t type = (bh >> 1) & 3, bsize = bh >> 3;
+					pos += 3 + (type == 1 ? 1 : bsize);
+					blocks++;
+					if (bh & 1)
+						break;
+					assert_true(pos < flen);
+				}
+				assert_true(blocks >= 2);
+			}
+			free(back);
+			free(src);
+			rec_buf_free(&out);
+		}
+	}
+	/* arguments */
+	rec_buf out = { NULL, 0, 0 };
+	size_t off;
+	assert_int_equal(rec_codec_zstream_begin(NULL, 3, &out), REC_ERR_INVALID_ARG);
+	rec_codec_ctx *fresh = rec_codec_ctx_new();
+	assert_non_null(fresh);
+	assert_int_equal(rec_codec_zstream_add(fresh, "x", 1, &out, 0), REC_ERR_INVALID_ARG);
+	assert_int_equal(rec_codec_zstream_end(fresh, &out, 1, &off), REC_ERR_INVALID_ARG);
+	rec_codec_ctx_free(fresh);
+	rec_codec_ctx_free(ctx);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -377,6 +456,7 @@ int main(void)
 		cmocka_unit_test(t_zstd_bomb_and_framing),
 		cmocka_unit_test(t_lz4_limits),
 		cmocka_unit_test(t_unknown_codec),
+		cmocka_unit_test(t_zstream),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,0 +1,138 @@
+#!/usr/bin/env bash
+# bench/bgcost.sh - what the recorder's background thread costs, before and after the
+# streamed chunk build (issue 22, "The chunk burst"), in one run with paired runs adjacent
+# in time: its CPU per recorded event (thread CPU clock / events), its wake-ups a second
+# (voluntary context switches), the largest single stretch of its work (the burst) and
+# the file's bytes per event, with the default settings and the codecs and levels compared.
+#
+#   BUILD=build bash bench/bgcost.sh [--quick]
+#
+# "before" is the library of BGCOST_BASE (default 8d8cd35, the last commit before the
+# streamed build), built from `git archive` in a temporary directory; "after" is
+# $BUILD/lib/librec.a.  Both run the same driver, bench/bgcost.c (see its header for what
+# each figure is), compiled with the Makefile's flags.  Settings:
+#   default     REC_OUTPUT's default recorder, no REC_OPTIONS (what an unmodified service
+#               gets: zstd level 3, the CPU sampler and the process statistics on)
+#   zstd N/lz4  a recorder opened by the program with that codec and level (no sampler)
+# Each pair runs old then new; BGCOST_RUNS pairs per setting (3; --quick 1), medians with
+# min-max.  Also gen_events' bytes per event (the bytes goal's generator: one thread
+# through the writer API, 2M events) with either library.  Prints one markdown section on
+# stdout (bench/run.sh appends it to RESULTS.md); progress on stderr.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+. bench/lib.sh
+BUILD=${BUILD:-build}
+BASE=${BGCOST_BASE:-8d8cd35}
+RUNS=${BGCOST_RUNS:-3}
+SECS=${BGCOST_SECONDS:-5}
+if [ "${1:-}" = --quick ]; then RUNS=1; SECS=3; fi
+RATE=${BGCOST_RATE:-25000}
+THREADS=${BGCOST_THREADS:-8}
+
+[ -f "$BUILD/lib/librec.a" ] || { echo "bgcost: $BUILD/lib/librec.a is missing" >&2; exit 1; }
+bench_flags
+TMP=$(mktemp -d)
+trap 'rm -rf "$TMP"' EXIT
+log() { echo "bgcost: $*" >&2; }
+
+# shellcheck disable=SC2086
+$B_CC $B_CFLAGS -Ibench -o "$TMP/bgcost_new" bench/bgcost.c "$BUILD/lib/librec.a" $B_LIBS
+# shellcheck disable=SC2086
+$B_CC $B_CFLAGS -Ibench -o "$TMP/gen_new" bench/gen_events.c "$BUILD/lib/librec.a" $B_LIBS
+log "building the library of $BASE in $TMP/old"
+mkdir -p "$TMP/old"
+git archive "$BASE" | tar -x -C "$TMP/old"
+make -s -C "$TMP/old" -j2 build/lib/librec.a >"$TMP/old.log" 2>&1 ||
+	{ echo "bgcost: building $BASE failed (see below)" >&2; tail -20 "$TMP/old.log" >&2; exit 1; }
+# shellcheck disable=SC2086
+$B_CC $B_CFLAGS -Ibench -o "$TMP/bgcost_old" bench/bgcost.c "$TMP/old/build/lib/librec.a" $B_LIBS
+# shellcheck disable=SC2086
+$B_CC $B_CFLAGS -Ibench -o "$TMP/gen_old" bench/gen_events.c "$TMP/old/build/lib/librec.a" $B_LIBS
+
+LOAD0=$(cut -d' ' -f1-3 /proc/loadavg)
+START=$(date -u +%H:%M)
+declare -A R # R[setting.lib.key] = space-separated values
+
+one() { # SETTING LIB ARGS...
+	local set=$1 lib=$2 line k
+	shift 2
+	local f="$TMP/$lib.rec"
+	rm -f "$f"
+	if [ "$set" = default ]; then
+		line=$(env -u REC_OPTIONS REC_OUTPUT="$f" "$TMP/bgcost_$lib" --default --rate "$RATE" \
+			--threads "$THREADS" --seconds "$SECS") || { log "$set $lib failed"; return; }
+	else
+		line=$("$TMP/bgcost_$lib" --rate "$RATE" --threads "$THREADS" --seconds "$SECS" "$@" "$f") ||
+			{ log "$set $lib failed"; return; }
+	fi
+	log "$set $lib: $line"
+	for k in bg_ns_per_event wakeups_per_s burst_us bursts_over_1ms bytes_per_event dropped; do
+		R[$set.$lib.$k]="${R[$set.$lib.$k]:-} $(kv $k "$line")"
+	done
+}
+
+SETTINGS=(default "zstd 3" "zstd 1" "zstd -1" lz4)
+args_of() {
+	case "$1" in
+	default) ;;
+	lz4) echo "--codec lz4" ;;
+	*) echo "--codec zstd --level ${1#zstd }" ;;
+	esac
+}
+for ((i = 0; i < RUNS; i++)); do
+	for s in "${SETTINGS[@]}"; do
+		# shellcheck disable=SC2046
+		one "$s" old $(args_of "$s")
+		# shellcheck disable=SC2046
+		one "$s" new $(args_of "$s")
+	done
+done
+GB_OLD="" GB_NEW=""
+for ((i = 0; i < RUNS; i++)); do
+	GB_OLD="$GB_OLD $(kv bytes_per_event "$("$TMP/gen_old" 2000000 "$TMP/g.rec")")"
+	GB_NEW="$GB_NEW $(kv bytes_per_event "$("$TMP/gen_new" 2000000 "$TMP/g.rec")")"
+done
+LOAD1=$(cut -d' ' -f1-3 /proc/loadavg)
+
+# median (min-max) of a list of numbers
+mm() {
+	local v=$1 p=${2:-1}
+	[ -n "${v// /}" ] || { echo "n/a"; return; }
+	local m lo hi
+	m=$(tr ' ' '\n' <<<"$v" | grep . | median)
+	lo=$(tr ' ' '\n' <<<"$v" | grep . | sort -g | head -1)
+	hi=$(tr ' ' '\n' <<<"$v" | grep . | sort -g | tail -1)
+	awk -v m="$m" -v a="$lo" -v b="$hi" -v p="$p" 'BEGIN { printf "%.*f (%.*f-%.*f)\n", p, m, p, a, p, b }'
+}
+med() { tr ' ' '\n' <<<"$1" | grep . | median; }
+
+NEW_COMMIT=$(git rev-parse --short HEAD)
+echo "## Background thread cost (bench/bgcost.sh)"
+echo
+echo "The recorder's background thread while $THREADS threads record $RATE events/s (the 3-field event of"
+echo "gen_events, in 2 ms slices) for $SECS s after a warm-up; before: the library of $BASE, after: $NEW_COMMIT"
+echo "(this tree); $RUNS pair(s) per setting, old and new run back to back; median (min-max). Started"
+echo "$START UTC, load average $LOAD0 at the start and $LOAD1 at the end (a shared 2-core machine: other"
+echo "jobs ran meanwhile). CPU: the thread's CPU clock over the measured seconds / events the recorder"
+echo "took; wake-ups: its voluntary context switches a second; burst: the largest stretch of its work"
+echo "(its CPU clock read every 1 ms, consecutive growing readings summed); bursts > 1 ms: such"
+echo "stretches over the measured seconds; bytes/event: the closed file / all events recorded."
+echo
+echo "| setting | library | bg CPU ns/event | wake-ups/s | largest burst us | bursts > 1 ms | bytes/event | dropped |"
+echo "|---|---|---|---|---|---|---|---|"
+for s in "${SETTINGS[@]}"; do
+	for lib in old new; do
+		name=$([ "$lib" = old ] && echo "before ($BASE)" || echo "after")
+		echo "| $s | $name | $(mm "${R[$s.$lib.bg_ns_per_event]:-}") | $(mm "${R[$s.$lib.wakeups_per_s]:-}") |" \
+			"$(mm "${R[$s.$lib.burst_us]:-}" 0) | $(mm "${R[$s.$lib.bursts_over_1ms]:-}" 0) |" \
+			"$(mm "${R[$s.$lib.bytes_per_event]:-}" 3) | $(mm "${R[$s.$lib.dropped]:-}" 0) |"
+	done
+done
+echo
+echo "gen_events, 2M events through the writer API (zstd level 3; the generator of the bytes goal,"
+echo "row 2), bytes/event: before $(mm "$GB_OLD" 3), after $(mm "$GB_NEW" 3)."
+echo
+d=$(med "${R[default.new.bg_ns_per_event]:-}")
+echo "Goal (issue 22): background CPU at most 100 ns per event with the default settings: after,"
+echo "median $(awk -v x="$d" 'BEGIN { if (x == "" || x == "nan") print "n/a"; else printf "%.1f", x }') ns:" \
+	"$(awk -v x="$d" 'BEGIN { if (x == "" || x == "nan") print "not measured"; else if (x <= 100) print "met"; else print "missed" }')."

@@ -1,0 +1,404 @@
+/* SPDX-License-Identifier: MIT */
+/* Unit tests: the writer's incremental chunk build (records taken into the
+ * open chunk as they are appended, EVENTS compressed by the real zstd as a
+ * stream) read back by the real reader: every event, its time and fields,
+ * chunks that verify completely (checksums, STATS against the events, pool
+ * references), Start_Ticks chosen before an earlier record arrives
+ * (negative First_Delta), a batch with a bad record taken back whole, a
+ * record waiting for its definition, and a file cut inside a streamed
+ * chunk. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "rec/rec.h"
+#include "write/writer_internal.h"
+
+static char g_dir[256];
+
+static const char *tpath(const char *name)
+{
+	static char buf[4][512];
+	static int k;
+	k = (k + 1) % 4;
+	snprintf(buf[k], sizeof buf[k], "%s/%s", g_dir, name);
+	return buf[k];
+}
+
+static const rec_field ev_fields[] = {
+	{ "name", "", "", REC_TYPE_STRING, 0 },
+	{ "value", "", "", REC_TYPE_U64, 0 },
+	{ "delta", "", "", REC_TYPE_I32, 0 },
+};
+static const rec_type ev_type = { 7, REC_EVENT_HAS_THREAD, "test.Ev", "", "", "", 3, ev_fields };
+
+static rec_writer_options opts(unsigned codec, uint32_t chunk)
+{
+	rec_writer_options o = REC_WRITER_OPTIONS_INIT;
+	o.codec = codec;
+	o.run_id = 0x1122334455667788ull;
+	o.pid = 4321;
+	o.process_start_ns = 1700000000000000000ll;
+	o.tick_frequency = 1000000000u;
+	o.anchor_wall_ns = 1700000000500000000ll;
+	o.anchor_ticks = 1000;
+	o.chunk_events_size = chunk;
+	return o;
+}
+
+/* One interchange record of ev_type (thread 1 or 2, string 1..16). */
+static size_t ic_record(uint8_t *out, uint64_t ticks, uint64_t thread, uint64_t str, uint64_t v,
+			int64_t d)
+{
+	uint8_t body[64];
+	size_t n = 0, k;
+	n += rec_varint_put(body + n, 7);
+	n += rec_varint_put(body + n, ticks);
+	n += rec_varint_put(body + n, thread);
+	n += rec_varint_put(body + n, str);
+	n += rec_varint_put(body + n, v);
+	n += rec_varint_put(body + n, rec_zigzag(d));
+	k = rec_varint_put(out, n);
+	memcpy(out + k, body, n);
+	return k + n;
+}
+
+/* The i-th event of the test sequence: ticks mostly rising, every 4001st
+ * event (after the first) 5000 ticks before the run's start, so it arrives
+ * after Start_Ticks was chosen from earlier ones. */
+static uint64_t ev_ticks(uint64_t i)
+{
+	return (i % 4001 == 4000) ? 1000000 - 5000 + i : 1000000 + 37 * i + (i * 7919 % 13);
+}
+
+static void define_all(rec_writer *w)
+{
+	char name[32];
+	assert_int_equal(rec_writer_add_type(w, &ev_type), REC_OK);
+	for (int s = 1; s <= 16; s++) {
+		snprintf(name, sizeof name, "name-%02d", s);
+		assert_int_equal(rec_writer_define_string(w, (uint64_t)s, name, strlen(name)), REC_OK);
+	}
+	assert_int_equal(rec_writer_define_string(w, 100, "t1", 2), REC_OK);
+	assert_int_equal(rec_writer_define_thread(w, 1, 11, 100), REC_OK);
+	assert_int_equal(rec_writer_define_thread(w, 2, 22, 0), REC_OK);
+}
+
+/* Append events [from, to) in batches of batch records. */
+static void append_range(rec_writer *w, uint64_t from, uint64_t to, size_t batch)
+{
+	uint8_t *buf = malloc(batch * 48);
+	assert_non_null(buf);
+	for (uint64_t i = from; i < to;) {
+		size_t len = 0;
+		for (size_t k = 0; k < batch && i < to; k++, i++)
+			len += ic_record(buf + len, ev_ticks(i), 1 + i % 2, 1 + i % 16, i * 7919,
+					 -(int64_t)(i % 1000));
+		assert_int_equal(rec_writer_append_records(w, buf, len), REC_OK);
+	}
+	free(buf);
+}
+
+/* Read path back: every chunk verifies, its events are exactly events
+ * [0, n) of the sequence (skipping those in skip, sorted) in order.
+ * Returns the chunks; *negative: chunks whose First_Delta < 0. */
+static size_t check_file(const char *path, uint64_t n, const uint64_t *skip, size_t nskip,
+			 size_t *negative, int want_truncated)
+{
+	rec_reader_options ro = REC_READER_OPTIONS_INIT;
+	rec_reader *rd = NULL;
+	const rec_chunk_info *ci;
+	uint64_t i = 0;
+	size_t chunks = 0, sk = 0;
+	rec_status st;
+	ro.flags = REC_READ_VERIFY;
+	if (negative)
+		*negative = 0;
+	assert_int_equal(rec_reader_open_path(&rd, path, &ro), REC_OK);
+	while ((st = rec_reader_next_chunk(rd, &ci)) == REC_OK) {
+		rec_event e;
+		chunks++;
+		assert_int_equal(rec_reader_verify_chunk(rd), REC_OK);
+		if (negative && ci->event_count && ci->first_ticks < ci->start_ticks)
+			(*negative)++;
+		while ((st = rec_reader_next_chunk_event(rd, &e)) == REC_OK) {
+			while (sk < nskip && skip[sk] == i) {
+				sk++;
+				i++;
+			}
+			assert_true(i < n);
+			assert_int_equal(e.ticks, ev_ticks(i));
+			assert_non_null(e.thread);
+			assert_int_equal(e.thread->os_tid, i % 2 ? 22 : 11);
+			assert_int_equal(e.values[1].v.u, i * 7919);
+			assert_int_equal(e.values[2].v.i, -(int64_t)(i % 1000));
+			char name[32];
+			snprintf(name, sizeof name, "name-%02d", (int)(1 + i % 16));
+			assert_int_equal(e.values[0].v.s.len, strlen(name));
+			assert_memory_equal(e.values[0].v.s.ptr, name, strlen(name));
+			i++;
+		}
+		assert_int_equal(st, REC_END);
+	}
+	if (want_truncated) {
+		assert_int_equal(st, REC_ERR_TRUNCATED);
+		while ((st = rec_reader_next_chunk(rd, &ci)) == REC_OK)
+			chunks++;
+	}
+	assert_int_equal(st, REC_END);
+	while (sk < nskip && skip[sk] == i) {
+		sk++;
+		i++;
+	}
+	if (!want_truncated)
+		assert_int_equal(i, n);
+	rec_reader_close(rd);
+	return chunks;
+}
+
+/* Each chunk's EVENTS section of the file at path: how many are a zstd
+ * frame with the header a stream's end writes (a 4-byte content size, not
+ * single-segment: a one-shot compression of these sizes writes a
+ * single-segment frame). */
+static size_t streamed_frames(const char *path)
+{
+	FILE *f = fopen(path, "rb");
+	size_t size, off = 0, n = 0;
+	assert_non_null(f);
+	fseek(f, 0, SEEK_END);
+	size = (size_t)ftell(f);
+	fseek(f, 0, SEEK_SET);
+	uint8_t *b = malloc(size);
+	assert_non_null(b);
+	assert_int_equal(fread(b, 1, size, f), size);
+	fclose(f);
+	while (off + 128 <= size) {
+		const uint8_t *h = b + off;
+		uint32_t hsize = rec_le32(h + 12);
+		uint64_t payload = rec_le64(h + 24);
+		uint16_t nsec = (uint16_t)(h[38] | h[39] << 8);
+		size_t p = off + hsize;
+		for (uint16_t k = 0; k < nsec; k++) {
+			uint16_t kind = (uint16_t)(b[p] | b[p + 1] << 8);
+			uint32_t stored = rec_le32(b + p + 8);
+			if (kind == REC_SECTION_EVENTS && (b[p + 2] & 1) && rec_le32(b + p + 16) == 0xFD2FB528u &&
+			    (b[p + 16 + 4] >> 6) == 2 && !(b[p + 16 + 4] & 0x20))
+				n++;
+			p += 16 + stored;
+		}
+		off += hsize + payload;
+	}
+	free(b);
+	return n;
+}
+
+/* Many small appends (as the recorder's rounds): several chunks, each a
+ * multi-block zstd frame built while the records came, read back exactly;
+ * chunks where an earlier record came after Start_Ticks was chosen say so
+ * with a negative First_Delta and their events keep their times. */
+static void t_streamed_chunks(void **state)
+{
+	(void)state;
+	const char *path = tpath("streamed.rec");
+	rec_writer_options o = opts(REC_CODEC_ZSTD, 400u << 10);
+	rec_writer *w = NULL;
+	rec_writer_stats ws;
+	size_t negative = 0;
+	const uint64_t n = 120000;
+
+	assert_int_equal(rec_writer_open_path(&w, path, &o), REC_OK);
+	define_all(w);
+	append_range(w, 0, n, 97);
+	rec_writer_get_stats(w, &ws);
+	assert_true(ws.chunks >= 2); /* closed at chunk_size while appending */
+	assert_int_equal(rec_writer_close(w), REC_OK);
+	size_t chunks = check_file(path, n, NULL, 0, &negative, 0);
+	assert_true(chunks >= 3);
+	size_t sf = streamed_frames(path); /* the last chunk may be too small to stream */
+	assert_true(sf >= 2 && sf + 1 >= chunks);
+	assert_true(negative >= 1);
+}
+
+/* The same events through the builder (begin/put/end) and with LZ4 and no
+ * codec (not streamed) read back the same. */
+static void t_builder_and_codecs(void **state)
+{
+	(void)state;
+	const unsigned codecs[] = { REC_CODEC_ZSTD, REC_CODEC_LZ4, REC_CODEC_NONE };
+	for (size_t c = 0; c < 3; c++) {
+		const char *path = tpath("codecs.rec");
+		rec_writer_options o = opts(codecs[c], 300u << 10);
+		rec_writer *w = NULL;
+		const uint64_t n = 50000;
+		assert_int_equal(rec_writer_open_path(&w, path, &o), REC_OK);
+		define_all(w);
+		for (uint64_t i = 0; i < n; i++) {
+			assert_int_equal(rec_writer_begin(w, 7, ev_ticks(i), 0, 1 + i % 2, 0), REC_OK);
+			assert_int_equal(rec_writer_put_u64(w, 1 + i % 16), REC_OK);
+			assert_int_equal(rec_writer_put_u64(w, i * 7919), REC_OK);
+			assert_int_equal(rec_writer_put_i64(w, -(int64_t)(i % 1000)), REC_OK);
+			assert_int_equal(rec_writer_end(w), REC_OK);
+			if (i == n / 2)
+				assert_int_equal(rec_writer_flush(w), REC_OK);
+		}
+		assert_int_equal(rec_writer_close(w), REC_OK);
+		assert_true(check_file(path, n, NULL, 0, NULL, 0) >= 2);
+	}
+}
+
+/* A batch with a malformed record after many good ones is refused whole
+ * (nothing of it in the file, the open chunk's statistics as before), with
+ * the same message as ever; the writer goes on. */
+static void t_bad_batch_taken_back(void **state)
+{
+	(void)state;
+	const char *path = tpath("rollback.rec");
+	rec_writer_options o = opts(REC_CODEC_ZSTD, 0);
+	rec_writer *w = NULL;
+	uint8_t buf[64 * 48];
+	uint64_t skip[64];
+	size_t len = 0, nskip = 0;
+
+	assert_int_equal(rec_writer_open_path(&w, path, &o), REC_OK);
+	define_all(w);
+	rec_writer_set_check_refs(w, 1);
+	append_range(w, 0, 1000, 50); /* a chunk is open */
+	for (uint64_t i = 1000; i < 1040; i++) {
+		/* record 1030 names thread 9, which is not defined */
+		len += ic_record(buf + len, ev_ticks(i), i == 1030 ? 9 : 1 + i % 2, 1 + i % 16,
+				 i * 7919, -(int64_t)(i % 1000));
+		skip[nskip++] = i;
+	}
+	assert_int_equal(rec_writer_append_records(w, buf, len), REC_ERR_INVALID_ARG);
+	assert_non_null(strstr(rec_writer_errmsg(w), "not a defined thread id"));
+	/* a value out of its width (i32 field) in the first record of a batch */
+	len = ic_record(buf, ev_ticks(1040), 1, 1, 1, (int64_t)1 << 40);
+	len += ic_record(buf + len, ev_ticks(1041), 1, 1, 1, 0);
+	skip[nskip++] = 1040;
+	skip[nskip++] = 1041;
+	assert_int_equal(rec_writer_append_records(w, buf, len), REC_ERR_INVALID_ARG);
+	assert_non_null(strstr(rec_writer_errmsg(w), "exceeds its width"));
+	append_range(w, 1042, 3000, 50);
+	assert_int_equal(rec_writer_close(w), REC_OK);
+	check_file(path, 3000, skip, nskip, NULL, 0);
+}
+
+/* Without reference checks a record may come before its definition: the
+ * records before it are in the open chunk, it and those after it wait; a
+ * flush says why and writes nothing; after the definition everything is
+ * written in order. */
+static void t_waiting_for_definition(void **state)
+{
+	(void)state;
+	const char *path = tpath("waiting.rec");
+	rec_writer_options o = opts(REC_CODEC_ZSTD, 0);
+	rec_writer *w = NULL;
+	char name[32];
+	uint8_t buf[200 * 48];
+	size_t len = 0;
+
+	assert_int_equal(rec_writer_open_path(&w, path, &o), REC_OK);
+	assert_int_equal(rec_writer_add_type(w, &ev_type), REC_OK);
+	for (int s = 1; s <= 15; s++) { /* string 16 comes later */
+		snprintf(name, sizeof name, "name-%02d", s);
+		assert_int_equal(rec_writer_define_string(w, (uint64_t)s, name, strlen(name)), REC_OK);
+	}
+	assert_int_equal(rec_writer_define_string(w, 100, "t1", 2), REC_OK);
+	assert_int_equal(rec_writer_define_thread(w, 1, 11, 100), REC_OK);
+	assert_int_equal(rec_writer_define_thread(w, 2, 22, 0), REC_OK);
+	for (uint64_t i = 0; i < 200; i++)
+		len += ic_record(buf + len, ev_ticks(i), 1 + i % 2, 1 + i % 16, i * 7919,
+				 -(int64_t)(i % 1000));
+	assert_int_equal(rec_writer_append_records(w, buf, len), REC_OK);
+	append_range(w, 200, 5000, 100);
+	assert_int_equal(rec_writer_flush(w), REC_ERR_INVALID_ARG);
+	assert_non_null(strstr(rec_writer_errmsg(w), "string id 16"));
+	FILE *f = fopen(path, "rb");
+	assert_non_null(f);
+	fseek(f, 0, SEEK_END);
+	assert_int_equal(ftell(f), 0);
+	fclose(f);
+	assert_int_equal(rec_writer_define_string(w, 16, "name-16", 7), REC_OK);
+	append_range(w, 5000, 40000, 100);
+	assert_int_equal(rec_writer_close(w), REC_OK);
+	check_file(path, 40000, NULL, 0, NULL, 0);
+}
+
+/* A file cut inside its last streamed chunk (a writer killed while writing
+ * it): the chunks before it read completely, the cut one is a truncated
+ * tail, never damage. */
+static void t_cut_inside_streamed_chunk(void **state)
+{
+	(void)state;
+	const char *path = tpath("cut-src.rec");
+	rec_writer_options o = opts(REC_CODEC_ZSTD, 300u << 10);
+	rec_writer *w = NULL;
+	rec_writer_stats ws;
+	const uint64_t n = 60000;
+
+	assert_int_equal(rec_writer_open_path(&w, path, &o), REC_OK);
+	define_all(w);
+	append_range(w, 0, n, 64);
+	rec_writer_get_stats(w, &ws);
+	uint64_t before = ws.stored_bytes; /* the chunks written before close */
+	assert_true(ws.chunks >= 2);
+	assert_int_equal(rec_writer_close(w), REC_OK);
+	FILE *f = fopen(path, "rb");
+	assert_non_null(f);
+	fseek(f, 0, SEEK_END);
+	long size = ftell(f);
+	assert_true(size > (long)before);
+	uint8_t *all = malloc((size_t)size);
+	assert_non_null(all);
+	fseek(f, 0, SEEK_SET);
+	assert_int_equal(fread(all, 1, (size_t)size, f), (size_t)size);
+	fclose(f);
+	const long cuts[] = { (long)before + 1, (long)before + 127, (long)before + 128,
+			      (long)before + 200, (size + (long)before) / 2, size - 1 };
+	for (size_t k = 0; k < sizeof cuts / sizeof cuts[0]; k++) {
+		const char *cut = tpath("cut.rec");
+		FILE *g = fopen(cut, "wb");
+		assert_non_null(g);
+		assert_int_equal(fwrite(all, 1, (size_t)cuts[k], g), (size_t)cuts[k]);
+		fclose(g);
+		assert_int_equal(check_file(cut, n, NULL, 0, NULL, 1), ws.chunks);
+	}
+	free(all);
+}
+
+static int setup(void **state)
+{
+	(void)state;
+	snprintf(g_dir, sizeof g_dir, "/tmp/rec_test_stream_XXXXXX");
+	return mkdtemp(g_dir) ? 0 : -1;
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	const char *names[] = { "streamed.rec", "codecs.rec", "rollback.rec", "waiting.rec",
+				"cut-src.rec", "cut.rec" };
+	for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+		unlink(tpath(names[i]));
+	rmdir(g_dir);
+	return 0;
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(t_streamed_chunks),
+		cmocka_unit_test(t_builder_and_codecs),
+		cmocka_unit_test(t_bad_batch_taken_back),
+		cmocka_unit_test(t_waiting_for_definition),
+		cmocka_unit_test(t_cut_inside_streamed_chunk),
+	};
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
