@@ -112,10 +112,14 @@ DS_BYTES=$(du -sb "$DS" | cut -f1)
 # ---- the queries ------------------------------------------------------------------------
 Q_GROUP="SELECT thread_name, count(*) AS n FROM rec_CPUSample GROUP BY thread_name ORDER BY thread_name"
 read -r T0 T1 < <("$BIN/rec-sql" --format csv "$REC" "SELECT min(start_ns), max(start_ns) FROM rec_CPUSample" | tail -1 | tr -d '\r' | tr , ' ')
-F0=$(( T0 + (T1 - T0) * 45 / 100 )); F1=$(( T0 + (T1 - T0) * 55 / 100 ))
-Q_TIME="SELECT thread_name, count(*) AS n FROM rec_CPUSample WHERE start_ns BETWEEN $F0 AND $F1 GROUP BY thread_name ORDER BY thread_name"
-# DuckDB reads start_ns as a TIMESTAMP WITH TIME ZONE (spec/SCHEMA.md): the same bounds as epoch ns
-Q_TIME_DUCK="SELECT thread_name, count(*) AS n FROM rec_CPUSample WHERE epoch_ns(start_ns) BETWEEN $F0 AND $F1 GROUP BY thread_name ORDER BY thread_name"
+# the middle 10 %, [F0, F1) on whole microseconds
+F0=$(( (T0 + (T1 - T0) * 45 / 100) / 1000 * 1000 )); F1=$(( (T0 + (T1 - T0) * 55 / 100) / 1000 * 1000 ))
+Q_TIME="SELECT thread_name, count(*) AS n FROM rec_CPUSample WHERE start_ns >= $F0 AND start_ns < $F1 GROUP BY thread_name ORDER BY thread_name"
+# DuckDB reads start_ns as a TIMESTAMP WITH TIME ZONE at microseconds (spec/SCHEMA.md): the
+# same bounds as timestamps, so that its row-group statistics apply (epoch_ns(start_ns) would
+# hide the column from them); on whole microseconds [F0, F1) selects the same rows
+Q_TIME_DUCK="SELECT thread_name, count(*) AS n FROM rec_CPUSample WHERE start_ns >= make_timestamp($(( F0 / 1000 )))::TIMESTAMPTZ AND start_ns < make_timestamp($(( F1 / 1000 )))::TIMESTAMPTZ GROUP BY thread_name ORDER BY thread_name"
+TZ_UTC="SET TimeZone = 'UTC'"
 V_CPU="CREATE VIEW rec_CPUSample AS SELECT * FROM read_parquet('$DS/type=rec.CPUSample/**/*.parquet', hive_partitioning = true)"
 JSON_TMP="$DATA/jfr-print.json"
 Q_JSON="SELECT e.\"values\".eventThread.javaName AS thread_name, count(*) AS n FROM (SELECT unnest(recording.events) AS e FROM read_json('$JSON_TMP', maximum_object_size = 4000000000)) GROUP BY 1 ORDER BY 1"
@@ -125,29 +129,28 @@ Q_JSON="SELECT e.\"values\".eventThread.javaName AS thread_name, count(*) AS n F
 $DUCK "$V_CPU" "$Q_GROUP" | tail -1 | python3 -c 'import json,sys; [print("%s,%s" % (r["thread_name"], r["n"])) for r in json.load(sys.stdin)]' >"$DATA/q_duck.csv"
 cmp -s "$DATA/q_rec.csv" "$DATA/q_duck.csv" || die "rec-sql and DuckDB differ: $DATA/q_rec.csv $DATA/q_duck.csv"
 "$BIN/rec-sql" --stats --format csv "$REC" "$Q_TIME" 2>"$DATA/stats" | tail -n +2 | tr -d '"\r' >"$DATA/qt_rec.csv"
-$DUCK "$V_CPU" "$Q_TIME_DUCK" | tail -1 | python3 -c 'import json,sys; [print("%s,%s" % (r["thread_name"], r["n"])) for r in json.load(sys.stdin)]' >"$DATA/qt_duck.csv"
+$DUCK "$TZ_UTC" "$V_CPU" "$Q_TIME_DUCK" | tail -1 | python3 -c 'import json,sys; [print("%s,%s" % (r["thread_name"], r["n"])) for r in json.load(sys.stdin)]' >"$DATA/qt_duck.csv"
 cmp -s "$DATA/qt_rec.csv" "$DATA/qt_duck.csv" || die "time-filtered: rec-sql and DuckDB differ"
 TIME_ROWS=$(awk -F, '{ n += $2 } END { print n }' "$DATA/qt_rec.csv")
 STATS_TIME=$(sed -n 's/^rec-sql: //p' "$DATA/stats" | tail -1)
 "$BIN/rec-sql" --stats --format csv "$REC" "$Q_GROUP" 2>"$DATA/stats_all" >/dev/null
 STATS_ALL=$(sed -n 's/^rec-sql: //p' "$DATA/stats_all" | tail -1)
 
-declare -A WALL CPU RSS CMD WMIN WMAX RMIN RMAX
+declare -A WALL RSS CMD WMIN WMAX RMIN RMAX
 # measure NAME "shell command"  (stdout to /dev/null via runstat)
 measure() {
-	local name=$1 cmd=$2 w=() c=() r=() line i ws us ss rss rc
+	local name=$1 cmd=$2 w=() r=() line i ws rss rc
 	CMD[$name]=$cmd
 	for ((i = 1; i <= RUNS; i++)); do
 		line=$("$RUNSTAT" bash -c "set -o pipefail; $cmd" 2>>"$LOG") || die "$name failed: $cmd (see $LOG)"
-		read -r ws us ss rss rc <<<"$line"
+		read -r ws _ _ rss rc <<<"$line"
 		[ "$rc" = 0 ] || die "$name exited $rc: $cmd"
-		w+=("$ws"); c+=("$(awk -v u="$us" -v s="$ss" 'BEGIN{print u+s}')"); r+=("$rss")
+		w+=("$ws"); r+=("$rss")
 		say "$name run $i: wall ${ws}s rss ${rss}KB"
 	done
 	WALL[$name]=$(printf '%s\n' "${w[@]}" | median)
 	WMIN[$name]=$(printf '%s\n' "${w[@]}" | sort -g | head -1)
 	WMAX[$name]=$(printf '%s\n' "${w[@]}" | sort -g | tail -1)
-	CPU[$name]=$(printf '%s\n' "${c[@]}" | median)
 	RSS[$name]=$(printf '%s\n' "${r[@]}" | median)
 	RMIN[$name]=$(printf '%s\n' "${r[@]}" | sort -g | head -1)
 	RMAX[$name]=$(printf '%s\n' "${r[@]}" | sort -g | tail -1)
@@ -167,7 +170,7 @@ measure sql-group "$BIN/rec-sql $REC \"$Q_GROUP\""
 measure sql-time "$BIN/rec-sql $REC \"$Q_TIME\""
 measure export "rm -rf $DATA/ds-run && $BIN/rec-export --format parquet -o $DATA/ds-run $REC"
 measure duck-group "$DUCK \"$V_CPU\" \"$Q_GROUP\""
-measure duck-time "$DUCK \"$V_CPU\" \"$Q_TIME_DUCK\""
+measure duck-time "$DUCK \"$TZ_UTC\" \"$V_CPU\" \"$Q_TIME_DUCK\""
 measure jfr-json "$JFR25 print --json --events bench.CPUSample $JFR_JSON >$JSON_TMP && $DUCK \"$Q_JSON\""
 measure jfr-json-16 "$JFR25 print --json --events bench.CPUSample $JFR_TINY >$JSON_TMP && $DUCK \"$Q_JSON\""
 "$JFR25" print --json --events bench.CPUSample "$JFR_JSON" >"$JSON_TMP"
@@ -175,6 +178,33 @@ JSON_BYTES=$(stat -c %s "$JSON_TMP")
 JSON_SAMPLES=$($DUCK "SELECT count(*) AS n FROM (SELECT unnest(recording.events) AS e FROM read_json('$JSON_TMP', maximum_object_size = 4000000000))" | sed 's/.*"n":"*\([0-9]*\).*/\1/')
 rm -f "$JSON_TMP"
 rm -rf "$DATA/ds-run"
+
+# ---- where the time goes: perf profiles of our commands on the N-event file ----------------
+# (VIEWS_NO_PROFILE=1 skips; needs perf, Debian's linux-perf)
+PROF_MD="$DATA/profile.md"
+: >"$PROF_MD"
+if [ "${VIEWS_NO_PROFILE:-0}" != 1 ] && command -v perf >/dev/null &&
+	perf record -q -o "$DATA/probe.perf" -- true >>"$LOG" 2>&1; then
+	for x in "rec-view latency" "rec-view contention-by-site" "rec-report" "rec-sql GROUP BY" "rec-export"; do
+		case $x in
+		"rec-sql GROUP BY") cmd=("$BIN/rec-sql" "$REC" "$Q_GROUP") ;;
+		rec-export) rm -rf "$DATA/ds-prof"; cmd=("$BIN/rec-export" -o "$DATA/ds-prof" "$REC") ;;
+		*) read -r -a w <<<"$x"; cmd=("$BIN/${w[0]}" "${w[@]:1}" "$REC") ;;
+		esac
+		say "profile: $x"
+		perf record -q -F 499 -o "$DATA/prof.perf" -- "${cmd[@]}" >/dev/null 2>>"$LOG" || continue
+		{
+			echo "\`$x\` (perf record -F 499, self time by symbol, the symbols above 3 %):"
+			echo
+			echo '```'
+			perf report -i "$DATA/prof.perf" --no-children --sort dso,symbol --percent-limit 3 --stdio 2>/dev/null |
+				grep '%' | sed -e 's/ *- *- *$//' -e 's/ *$//' | head -12
+			echo '```'
+			echo
+		} >>"$PROF_MD"
+	done
+	rm -rf "$DATA/ds-prof" "$DATA/prof.perf" "$DATA/probe.perf"
+fi
 
 # ---- the section ------------------------------------------------------------------------
 r3() { awk -v x="$1" 'BEGIN{printf "%.3f", x}'; }
@@ -232,11 +262,11 @@ R_DUCK_T=$(ratio "${WALL[sql-time]}" "${WALL[duck-time]}")
 	echo "| rec-report within 2x of one rec-view | ${R_REP}x of contention-by-site, ${R_REP_L}x of latency | $(awk -v a="$R_REP" 'BEGIN{ print (a <= 2) ? "met" : "**missed**" }') |"
 	echo
 	echo "SQL: \`rec-sql FILE 'Q'\`, Q = \`$Q_GROUP\` (all $SAMPLES samples: $STATS_ALL),"
-	echo "and with \`WHERE start_ns BETWEEN\` the middle 10 % of the time range ($TIME_ROWS rows; $STATS_TIME: the"
+	echo "and with \`WHERE start_ns >= F0 AND start_ns < F1\` the middle 10 % of the time range ($TIME_ROWS rows; $STATS_TIME: the"
 	echo "chunks outside the range are not decompressed).  DuckDB $DUCK_VERSION (node, @duckdb/node-api; the node start-up"
 	echo "is in the figure) over \`rec-export --format parquet\`'s dataset, the table a view of"
 	echo "\`read_parquet('DS/type=rec.CPUSample/**/*.parquet', hive_partitioning = true)\`, the filter on"
-	echo "\`epoch_ns(start_ns)\`; both engines give the same rows (checked).  The JFR path: \`jfr print --json --events"
+	echo "\`start_ns\` against \`make_timestamp(F0 / 1000)::TIMESTAMPTZ\` (UTC; F0, F1 whole microseconds); both engines give the same rows (checked).  The JFR path: \`jfr print --json --events"
 	echo "bench.CPUSample FILE > F.json\`, then DuckDB \`read_json(F.json, maximum_object_size = 4e9)\` unnesting"
 	echo "\`recording.events\` and grouping by \`eventThread.javaName\`, on $JSON_N events ($JSON_SAMPLES samples; $JSON_BYTES bytes of JSON,"
 	echo "$(awk -v b="$JSON_BYTES" -v n="$JSON_SAMPLES" 'BEGIN{printf "%.0f", b/n}') per sample: at $N events it would be $(awk -v b="$JSON_BYTES" -v n="$JSON_N" -v N="$N" 'BEGIN{printf "%.0f", b/n*N/1e9}') GB), compared per event."
@@ -258,6 +288,12 @@ R_DUCK_T=$(ratio "${WALL[sql-time]}" "${WALL[duck-time]}")
 	echo
 	echo "Commands: as in the tables, through bench/runstat.c (wall around fork/exec/wait4, peak RSS = ru_maxrss),"
 	echo "stdout to /dev/null; files under $DATA.  Rerun: \`BUILD=build bash bench/views.sh\`."
+	if [ -s "$PROF_MD" ]; then
+		echo
+		echo "### Where our time goes ($N events; perf, one run each after the measurements)"
+		echo
+		cat "$PROF_MD"
+	fi
 } >"$MD"
 if [ "$STDOUT" = 1 ]; then
 	cat "$MD"
