@@ -193,6 +193,8 @@ $(BUILD)/bin/rec-sql: $(BUILD)/obj/tools/rec-sql.o $(SQL_OBJS) $(CLI_OBJS) $(STA
 # and tools/export/ (the Parquet writer, its Thrift encoder, the dataset).
 EXPORT_SRCS := $(sort $(wildcard tools/export/*.c))
 EXPORT_OBJS := $(EXPORT_SRCS:%.c=$(BUILD)/obj/%.o)
+# --format pprof is rec-flame's rec_flame_run(): rec-flame.c without its main().
+EXPORT_OBJS += $(BUILD)/obj/fuzz/tools/rec-flame.o
 $(BUILD)/bin/rec-export: $(BUILD)/obj/tools/rec-export.o $(EXPORT_OBJS) $(SQL_OBJS) $(CLI_OBJS) $(STATIC)
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  LD      $@")

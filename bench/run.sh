@@ -633,6 +633,7 @@ if [ "${BENCH_NO_PROFILE:-0}" != 1 ]; then
 	sec=$(BUILD="$BUILD" bash bench/profile.sh $pq 2>>"$LOG") || true
 	printf '\n%s\n' "$sec" >>"$BODY"
 fi
+[ "${BENCH_NO_VIEWS:-0}" = 1 ] || { say "views and SQL: bench/views.sh"; sec=$(VIEWS_NO_MAKE=1 BUILD="$BUILD" bash bench/views.sh --stdout $([ "$QUICK" = 1 ] && echo --quick) 2>>"$LOG") && printf '\n%s\n' "$sec" >>"$BODY"; }
 if [ -f bench/ANALYSIS.md ]; then
 	printf '\n' >>"$BODY"
 	cat bench/ANALYSIS.md >>"$BODY"

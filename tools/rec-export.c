@@ -6,6 +6,11 @@
  * (DIR/type=app.Request/date=2026-12-03/run=RUN/part-FIRST-LAST.parquet).
  *
  *   rec-export [--format parquet|jsonl] -o DIR FILE...
+ *   rec-export --format pprof [--event TYPE] [--weight FIELD] -o FILE.pb.gz FILE
+ *
+ * --format pprof is rec-flame --format pprof: the same function
+ * (rec_flame_run() of tools/rec-flame.c, linked without its main()), so the
+ * same profile byte for byte.
  *
  * The rows are those of rec-sql (the same virtual tables, tools/sql/),
  * streamed: memory holds a row group per open partition file.
@@ -19,12 +24,14 @@
 #include <sys/stat.h>
 
 #include "common/cli.h"
+#include "common/tools.h"
 #include "export/dataset.h"
 #include "export/parquet.h"
 #include "sql/sql.h"
 
 static const char usage_text[] =
 	"Usage: rec-export [OPTIONS] -o DIR FILE...\n"
+	"       rec-export --format pprof [--event TYPE] [--weight FIELD] -o OUT FILE\n"
 	"Write the tables of recordings (spec/SCHEMA.md: one per event type, and\n"
 	"runs, chunks, threads, stacks, frames, drops) as a dataset under DIR:\n"
 	"  DIR/type=T/date=YYYY-MM-DD/run=RUN/part-FIRST-LAST.parquet\n"
@@ -37,6 +44,13 @@ static const char usage_text[] =
 	"  -o, --output DIR      the dataset's directory (created if missing)\n"
 	"  -f, --format F        parquet (the default: zstd pages, statistics) or\n"
 	"                        jsonl (one row per line, the same columns)\n"
+	"                        or pprof: one event type's stacks as a gzipped\n"
+	"                        profile.proto in the file OUT (go tool pprof,\n"
+	"                        Pyroscope, Parca, Grafana), exactly what rec-flame\n"
+	"                        --format pprof writes (spec/SCHEMA.md, \"Exports: pprof\")\n"
+	"      --event TYPE      pprof: the event type (default rec.CPUSample)\n"
+	"      --weight FIELD    pprof: what a stack is weighed by, as rec-flame's\n"
+	"                        --weight (default: the type's preset)\n"
 	"      --row-group N     rows per Parquet row group (default 131072)\n"
 	"  -h, --help            show this help and exit\n"
 	"      --version         print the library version and exit\n"
@@ -50,7 +64,7 @@ static const char usage_text[] =
 	"written are complete and valid; the damaged chunks' rows are missing),\n"
 	"2 usage error.\n";
 
-enum { OPT_VERSION = 256, OPT_ROW_GROUP };
+enum { OPT_VERSION = 256, OPT_ROW_GROUP, OPT_EVENT, OPT_WEIGHT };
 
 /* The row groups being filled in a table's open Parquet files (one per
  * input, run and date) are written when they hold more than this. */
@@ -60,6 +74,8 @@ static const struct option long_opts[] = {
 	{ "output", required_argument, NULL, 'o' },
 	{ "format", required_argument, NULL, 'f' },
 	{ "row-group", required_argument, NULL, OPT_ROW_GROUP },
+	{ "event", required_argument, NULL, OPT_EVENT },
+	{ "weight", required_argument, NULL, OPT_WEIGHT },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, OPT_VERSION },
 	{ NULL, 0, NULL, 0 },
@@ -239,6 +255,8 @@ int main(int argc, char **argv)
 {
 	rec_cli_init("rec-export");
 	export_opts o = { .format = REC_DS_PARQUET, .group_rows = 131072 };
+	rec_flame_opts fo = { .event = "rec.CPUSample", .min_pct = -1, .pprof = true };
+	bool pprof = false;
 	int c;
 	while ((c = rec_cli_getopt(argc, argv, "o:f:h", long_opts)) != -1) {
 		switch (c) {
@@ -248,9 +266,16 @@ int main(int argc, char **argv)
 				o.format = REC_DS_PARQUET;
 			else if (strcmp(optarg, "jsonl") == 0)
 				o.format = REC_DS_JSONL;
+			else if (strcmp(optarg, "pprof") == 0)
+				pprof = true;
 			else
-				rec_cli_usage_error("--format: '%s' is not parquet or jsonl", optarg);
+				rec_cli_usage_error("--format: '%s' is not parquet, jsonl or pprof", optarg);
 			break;
+		case OPT_EVENT:
+			fo.event = optarg;
+			fo.event_given = true;
+			break;
+		case OPT_WEIGHT: fo.weight = optarg; break;
 		case OPT_ROW_GROUP: {
 			char *end;
 			errno = 0;
@@ -265,6 +290,17 @@ int main(int argc, char **argv)
 		default: rec_cli_usage_error("unexpected option");
 		}
 	}
+	if (pprof) {
+		if (!o.dir || !*o.dir)
+			rec_cli_usage_error("--format pprof: no output file (-o FILE)");
+		if (argc - optind != 1)
+			rec_cli_usage_error("--format pprof: give one input FILE (as rec-flame)");
+		fo.output = o.dir;
+		rec_cli_input in = { .name = argv[optind] };
+		return rec_cli_finish(rec_flame_run(&fo, &in, NULL, NULL, NULL));
+	}
+	if (fo.event_given || fo.weight)
+		rec_cli_usage_error("--event and --weight are for --format pprof");
 	if (!o.dir || !*o.dir)
 		rec_cli_usage_error("no output directory (-o DIR)");
 	int nfiles = argc - optind;

@@ -211,7 +211,7 @@ int main(int argc, char **argv)
 		sqlite3 *db = NULL;
 		if (sqlite3_open_v2(":memory:", &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL) !=
 			    SQLITE_OK ||
-		    rec_sql_attach(db, &s) != SQLITE_OK) {
+		    rec_sql_attach(db, &s) != SQLITE_OK || rec_sql_view_support(db, &s) != SQLITE_OK) {
 			rec_cli_error("SQLite: %s", db ? sqlite3_errmsg(db) : "out of memory");
 			rc = 1;
 		} else if (export_path) {

@@ -292,21 +292,6 @@ static const view_sql view_sqls[] = {
 #include "view_sql.h"
 };
 
-/* Why a view has no SQL: what it computes that the tables' rows do not
- * give to one query in the SQL both SQLite and DuckDB read. */
-static const struct { const char *view, *why; } no_sql[] = {
-	{ "requests", "it splits each span by what its thread did inside it (an interval join "
-		      "over every event table and the CPU samples' stacks): not written yet" },
-	{ "live-heap", "it pairs each rec.Alloc with the rec.Free of its address in time order, "
-		       "which one SQL query over the two tables does not do faithfully" },
-	{ "startup", "it joins the time before the first span of a type with several event "
-		     "tables: not written yet" },
-	{ "allocation-by-span", "it joins each span with the rec.Alloc events of its thread inside "
-				"it (an interval join): not written yet" },
-	{ "threads", "it counts the events of every type per thread: one query per event table "
-		     "of the inputs, which a fixed query cannot name" },
-};
-
 /* Append s to b (at *n of cap), doubling ' when quote. */
 static void sql_put(char **b, size_t *n, size_t *cap, const char *s, bool quote)
 {
@@ -341,19 +326,17 @@ static int print_sql(const char *view, const char *type, const char *by)
 			if (view_sqls[i].by == (by != NULL))
 				q = &view_sqls[i];
 		}
-	if (!any) {
-		const char *why = "not written yet";
-		for (size_t i = 0; i < sizeof no_sql / sizeof no_sql[0]; i++)
-			if (strcmp(no_sql[i].view, view) == 0)
-				why = no_sql[i].why;
-		return rec_cli_usage_fail("--sql: the %s view has no SQL: %s", view, why);
-	}
+	if (!any)
+		return rec_cli_usage_fail("--sql: the %s view has no SQL (no spec/views/%s.sql)", view, view);
 	if (!q)
 		return rec_cli_usage_fail("--sql: the %s view's SQL has %s--by form", view,
 					  by ? "no " : "only a ");
 	if (strstr(q->text, "{type}") && !type)
 		return rec_cli_usage_fail("--sql %s: give --type TYPE (its SQL reads one event "
 					  "type's table)", view);
+	if (type && !strstr(q->text, "{type}"))
+		return rec_cli_usage_fail("--sql %s: its SQL takes no --type (it reads the types "
+					  "rec-view reads without one)", view);
 	char *table = type ? rec_cli_sql_ident(type, "") : NULL;
 	char *column = by ? rec_cli_sql_ident(by, "") : NULL;
 	const char *site = NULL;     /* spec/views/site.with.sql */
@@ -397,9 +380,8 @@ static const char usage_text[] =
 	"  --list            the views, one a line, and exit\n"
 	"  --sql VIEW        print the view's SQL over rec-sql's tables (spec/SCHEMA.md;\n"
 	"                    the same text runs in DuckDB over rec-export's Parquet)\n"
-	"                    and exit: latency (needs --type), contention-by-lock,\n"
-	"                    allocation-by-site; its\n"
-	"                    comment says which columns it gives\n"
+	"                    and exit (latency, requests and allocation-by-span need\n"
+	"                    --type); its comment says which columns it gives\n"
 	"  --json            one JSON document (\"schema\": 1): the tables with their\n"
 	"                    columns and rows (durations in ns, sizes in bytes)\n"
 	"  --width N         text: lines at most N characters (default 160); the widest\n"

@@ -268,7 +268,7 @@ usage() { # REGEX ARGS...
 }
 usage "no output directory" "$gen"
 usage "no input file" -o "$tmp/x"
-usage "--format: 'csv' is not parquet or jsonl" --format csv -o "$tmp/x" "$gen"
+usage "--format: 'csv' is not parquet, jsonl or pprof" --format csv -o "$tmp/x" "$gen"
 usage "--row-group: '0' is not a count" --row-group 0 -o "$tmp/x" "$gen"
 usage "-o $gen: not a directory" -o "$gen" "$gen"
 rc=0

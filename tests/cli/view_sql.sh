@@ -36,9 +36,18 @@ duck_test=view_sql
 source "$(dirname "$0")/lib/duckdb.sh"
 
 # ---- usage: views without SQL say why ------------------------------------------
-"$bin/rec-view" --sql threads >/dev/null 2>"$tmp/err"; rc=$?
-[ $rc = 2 ] && grep -q "the threads view has no SQL: it counts the events of every type" "$tmp/err" ||
-	fail "--sql threads: exit $rc: $(cat "$tmp/err")"
+"$bin/rec-view" --sql startup --type app.Request >/dev/null 2>"$tmp/err"; rc=$?
+[ $rc = 2 ] && grep -q "its SQL takes no --type" "$tmp/err" ||
+	fail "--sql startup --type: exit $rc: $(cat "$tmp/err")"
+for v in requests allocation-by-span; do
+	"$bin/rec-view" --sql $v >/dev/null 2>"$tmp/err"; rc=$?
+	[ $rc = 2 ] && grep -q "give --type TYPE" "$tmp/err" || fail "--sql $v: exit $rc: $(cat "$tmp/err")"
+done
+# every view of --list has SQL
+for v in $("$bin/rec-view" --list | cut -d' ' -f1); do
+	"$bin/rec-view" --sql "$v" --type app.Request >/dev/null 2>&1 || "$bin/rec-view" --sql "$v" >/dev/null 2>&1 ||
+		fail "rec-view --sql $v: no SQL"
+done
 "$bin/rec-view" --sql latency >/dev/null 2>"$tmp/err"; rc=$?
 [ $rc = 2 ] && grep -q "give --type TYPE" "$tmp/err" || fail "--sql latency: exit $rc: $(cat "$tmp/err")"
 "$bin/rec-view" --sql contention-by-lock --by x >/dev/null 2>"$tmp/err"; rc=$?
@@ -66,8 +75,30 @@ def num(v):
     if isinstance(v, float) and v.is_integer():
         return int(v)
     return v
+TEXT = ("by", "lock", "type", "site", "function", "reason", "thread", "stack", "kind", "before")
+# rec-view's percentiles come from its histogram, within 1/256 of the true
+# (nearest-rank) value the SQL gives: compared within that, the rest exactly
+PCT = ("p50", "p90", "p99", "p99_9")
 def norm(rows, keys):
-    return [tuple(str(r[k]) if k in ("by", "lock", "type", "site", "function", "reason") else num(r[k]) for k in keys) for r in rows]
+    return [tuple(str(r[k]) if k in TEXT else num(r[k]) for k in keys) for r in rows]
+def same(want, got, keys):
+    if len(want) != len(got):
+        return False
+    for w, g in zip(want, got):
+        for k, a, b in zip(keys, w, g):
+            if k in PCT:
+                if not isinstance(b, int) or abs(a - b) * 256 > b:
+                    return False
+            elif a != b:
+                return False
+    return True
+BOOL = ("sampled", "timed", "timedOut", "truncated", "final", "clean_close")
+def duck_type(col, sqltype):
+    if col == "start_ns" or col.endswith("_event_ns"):
+        return "TIMESTAMPTZ"
+    if col in BOOL:
+        return "BOOLEAN"
+    return {"INTEGER": "BIGINT", "TEXT": "VARCHAR", "REAL": "DOUBLE", "BLOB": "BLOB"}.get(sqltype, "VARCHAR")
 for case in cases:
     args = case.split()
     view, opts = args[0], args[1:]
@@ -91,24 +122,61 @@ for case in cases:
     views = ["CREATE VIEW \"%s\" AS SELECT * FROM read_parquet('%s/type=%s/**/*.parquet', hive_partitioning = true)"
              % (t, ds, ty) for t, ty in tables.items()
              if re.search(r"\b%s\b" % t, q) and os.path.isdir("%s/type=%s" % (ds, ty))]
+    # a table the SQL names without files (no events of the type: rec-sql
+    # has it empty): an empty table of rec-sql's columns (spec/SCHEMA.md)
+    for t in sorted(set(re.findall(r"\b(rec_[A-Za-z]+)\b", q))):
+        if t in tables and os.path.isdir("%s/type=%s" % (ds, tables[t])):
+            continue
+        cols = [json.loads(l) for l in run(os.path.join(bindir, "rec-sql"), "--format", "jsonl", rec,
+                "SELECT name, type FROM pragma_table_info('%s')" % t).splitlines()]
+        views.append("CREATE TABLE \"%s\" (%s)" % (t, ", ".join('"%s" %s' % (c["name"], duck_type(c["name"], c["type"])) for c in cols)))
+    if re.search(r"\ball_events\b", q):
+        views.append("CREATE VIEW all_events AS SELECT recording_id, run_id, chunk_seq, start_ns, duration_ns, "
+                     "thread_id, thread_name, stack_id, type FROM read_parquet('%s/type=*/**/*.parquet', "
+                     "union_by_name = true, hive_partitioning = true) WHERE type NOT IN "
+                     "('stacks', 'frames', 'threads', 'runs', 'chunks', 'drops')" % ds)
     out = run("node", os.environ["DUCKDB_QUERY"], *views, q).splitlines()
     duck = json.loads(out[-1])
     want = norm(table["rows"], keys)
     got_sqlite, got_duck = norm(sqlite, keys), norm(duck, keys)
-    ok = want and got_sqlite == want and got_duck == want
+    ok = want and same(want, got_sqlite, keys) and same(want, got_duck, keys)
     print(("ok   " if ok else "FAIL ") + "%s: %s: %d rows %s" % (case, keys, len(want), want[:4]))
     if not ok:
         failures.append("%s:\n  rec-view %s\n  rec-sql  %s\n  duckdb   %s" % (case, want, got_sqlite, got_duck))
+    # the percentiles the SQL gives are the true nearest-rank values of
+    # the durations (rank ceil(p x n), computed here from rec-sql's rows),
+    # and a percentile off by more than 1/256 fails the comparison
+    if "p50" in keys:
+        ty = opts[opts.index("--type") + 1]
+        by = opts[opts.index("--by") + 1] if "--by" in opts else None
+        col = "\"%s\"" % re.sub(r"[^A-Za-z0-9_]", "_", by) if by else "''"
+        groups = {}
+        for l in run(os.path.join(bindir, "rec-sql"), "--format", "jsonl", rec,
+                     "SELECT %s AS v, duration_ns AS d FROM \"%s\" WHERE duration_ns IS NOT NULL%s"
+                     % (col, re.sub(r"[^A-Za-z0-9_]", "_", ty), " AND %s IS NOT NULL" % col if by else "")).splitlines():
+            r = json.loads(l)
+            groups.setdefault(str(r["v"]), []).append(max(r["d"], 0))
+        for row in sqlite:
+            ds_ = sorted(groups[str(row["by"]) if by else ""])
+            for k, p in (("p50", 50), ("p90", 90), ("p99", 99), ("p99_9", 99.9)):
+                rank = max(1, -(-len(ds_) * int(p * 10) // 1000))
+                if num(row[k]) != ds_[rank - 1]:
+                    failures.append("%s: %s %s is %s, the true value %d" % (case, row.get("by", ""), k, row[k], ds_[rank - 1]))
+        j = keys.index("p50")
+        bad = [list(r) for r in got_sqlite]
+        bad[0][j] += bad[0][j] // 128 + 2
+        if same(want, [tuple(r) for r in bad], keys):
+            failures.append("%s: the comparison missed a p50 off by more than 1/256" % case)
     for col, t in truth.get(case, {}).items():
         n = sum(num(r[col]) for r in table["rows"])
         if n != t:
             failures.append("%s: %s sums to %d, the truth is %d" % (case, col, n, t))
     # the comparison sees one number off by one
     if want:
-        i = next(i for i, k in enumerate(keys) if k not in ("by", "lock", "type", "site", "function", "reason"))
+        i = next(i for i, k in enumerate(keys) if k not in TEXT)
         bad = [list(r) for r in got_sqlite]
         bad[-1][i] += 1
-        if [tuple(r) for r in bad] == want:
+        if same(want, [tuple(r) for r in bad], keys):
             failures.append("%s: the comparison missed a changed number" % case)
 for f in failures:
     print("FAIL " + f)
@@ -127,11 +195,16 @@ check "$gen" "$tmp/gen_ds" "{'latency --type app.Request': {'count': $requests},
 	'latency --type app.Request --by path': {'count': $requests}, 'latency --type app.Wait --by lockName': {'count': $waits},
 	'allocation-by-site': {'allocations': $allocs, 'bytes': $alloc_weight}, 'contention-by-lock': {'waits': $lockwaits},
 	'contention-by-site': {'waits': $lockwaits}, 'sleeps-by-site': {'sleeps': $sleeps},
-	'hot-functions': {'self_samples': $cpu_samples, 'self_cpu': $cpu_ns}, 'recording': {'lost': $dropped}}" \
+	'hot-functions': {'self_samples': $cpu_samples, 'self_cpu': $cpu_ns}, 'recording': {'lost': $dropped},
+	'threads': {'cpu': $cpu_ns, 'allocated': $alloc_weight, 'lock_wait': 8 * 2000 * 21 + 6 * 28},
+	'requests --type app.Request': {'spans': $requests}, 'requests --type app.Request --by path': {'spans': $requests},
+	'allocation-by-span --type app.Request --by path': {'spans': $requests}}" \
 	"latency --type app.Request" "latency --type app.Request --by path" \
 	"latency --type app.Request --by status" "latency --type app.Wait --by lockName" \
+	"latency --type rec.Sleep" \
 	"allocation-by-site" "contention-by-lock" "contention-by-site" "sleeps-by-site" "hot-functions" \
-	"recording" ||
+	"recording" "threads" "live-heap" "startup" "requests --type app.Request" \
+	"requests --type app.Request --by path" "allocation-by-span --type app.Request --by path" ||
 	fail "generated recording: rec-view, rec-sql and DuckDB differ"
 
 # the weights differ from the sizes: the SQL summing size would not pass
@@ -157,9 +230,12 @@ burst 1 /requests/allocating
 rw_stop
 [ "$(grep -c ' 200$' "$work/statuses")" -eq 10 ] || fail "expected 10 responses with 200"
 timeout 120 "$bin/rec-export" --format parquet -o "$work/ds" "$demo" >/dev/null || fail "rec-export demo: exit $?"
-check "$demo" "$work/ds" "{'latency --type app.Request --by path': {'count': 10}}" \
+check "$demo" "$work/ds" "{'latency --type app.Request --by path': {'count': 10},
+	'requests --type app.Request --by path': {'spans': 10}, 'contention-by-lock': {'waits': 3}}" \
 	"contention-by-lock" "latency --type app.Request --by path" "latency --type rec.LockWait" \
-	"allocation-by-site" "contention-by-site" "sleeps-by-site" ||
+	"latency --type rec.Sleep" "allocation-by-site" "contention-by-site" "sleeps-by-site" \
+	"threads" "live-heap" "startup" "requests --type app.Request" "requests --type app.Request --by path" \
+	"allocation-by-span --type app.Request" "allocation-by-span --type app.Request --by path" ||
 	fail "demo recording: rec-view, rec-sql and DuckDB differ"
 "$bin/rec-view" --json contention-by-lock "$demo" | grep -q '"lock": "quote-cache-lock", "waits": 3' ||
 	fail "demo: contention-by-lock has no quote-cache-lock with 3 waits"

@@ -140,6 +140,12 @@ void rec_sql_run_id(char *buf, uint64_t id);
  * schema.  Returns SQLITE_OK or an error (message in db). */
 int rec_sql_attach(sqlite3 *db, rec_sql *s);
 
+/* view_support.c: what rec-view's SQL needs beyond the inputs' tables:
+ * epoch_ns(X) (X: rec-sql's times are ns already), an empty table for
+ * each built-in type the views read that the inputs do not declare, and
+ * the view all_events over every event table of s. */
+int rec_sql_view_support(sqlite3 *db, const rec_sql *s);
+
 /* output.c: the formats of results. */
 typedef enum { SQL_OUT_TEXT, SQL_OUT_CSV, SQL_OUT_JSONL } sql_out_format;
 /* Run every statement of sql on db, printing each one's rows in format.
