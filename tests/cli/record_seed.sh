@@ -134,8 +134,12 @@ check(all(re.fullmatch(r"quote_cache_lock", w.get("lockName") or "") for w in b_
 check(all(re.fullmatch(r"conn-\d+", w["tname"]) for w in b_waits),
       "every one on a thread named conn-N: %s" % [w["tname"] for w in b_waits])
 ds = sorted(w["duration"] for w in b_waits)
+# A wait starts when its request's thread reaches the lock: the four requests
+# are sent together, but on a loaded machine a thread can get there some ms
+# after the first one took the lock (a run at load average 8 had the third
+# wait at 442.2 ms), so the lower bound allows 20 ms of that skew.
 for k, d in enumerate(ds[:3], 1):
-    check(k * 150 * MS - 5 * MS <= d < k * 150 * MS + 100 * MS,
+    check(k * 150 * MS - 20 * MS <= d < k * 150 * MS + 100 * MS,
           "wait %d is about %d ms: %.1f ms" % (k, k * 150, d / MS))
 b_sleeps = [s for s in sleeps if in_window(s, t_first, t_fixed) and "serve_blocking" in s["frames"]]
 check(len(b_sleeps) == 4 and all(s["duration"] >= 150 * MS for s in b_sleeps),
