@@ -89,7 +89,9 @@ static void *map_zero(size_t n)
 {
 	void *p = mmap(NULL, page_round(n), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1,
 		       0);
-	return p == MAP_FAILED ? NULL : p;
+	if (p == MAP_FAILED)
+		return NULL;
+	return p;
 }
 
 static void unmap(void *p, size_t n)
