@@ -268,7 +268,7 @@ static uint64_t strtab_intern(rec_recorder *r, const char *s, size_t len, uint64
 	if (len > REC_MAX_STRING)
 		return 0;
 	rec_strtab *st = &r->strs;
-	strtab_room rm;
+	strtab_room rm = { 0, 0, 0, 0, 0 };
 	uint64_t id = 0;
 	pthread_mutex_lock(&r->lock);
 	for (;;) {

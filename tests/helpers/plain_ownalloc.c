@@ -231,10 +231,10 @@ static void *worker(void *p)
 
 int main(int argc, char **argv)
 {
-	int rounds = argc > 1 ? atoi(argv[1]) : 4;
-	int workers = argc > 2 ? atoi(argv[2]) : 4;
+	int rounds = argc > 1 ? (int)strtol(argv[1], NULL, 10) : 4;
+	int workers = argc > 2 ? (int)strtol(argv[2], NULL, 10) : 4;
 	if (argc > 3)
-		iters = atol(argv[3]);
+		iters = strtol(argv[3], NULL, 10);
 	if (rounds < 1 || workers < 1 || workers > 64 || iters < 1) {
 		fprintf(stderr, "usage: plain_ownalloc [ROUNDS [WORKERS [ITERS]]]\n");
 		return 2;
