@@ -49,7 +49,7 @@ for run in $(seq 1 $RUNS); do
 	rc=0
 	wait "$pid" || rc=$?
 	[ "$rc" = 0 ] || { fail "run $run: exit status $rc: $(tail -3 "$out.err")"; continue; }
-	grep -qx done "$out.out" || { fail "run $run: the program did not finish"; continue; }
+	grep -qx 'done' "$out.out" || { fail "run $run: the program did not finish"; continue; }
 	"$bin/rec-print" --json "$out.rec" >"$out.json" || { fail "run $run: rec-print failed"; continue; }
 	python3 - "$out.json" "$out.out" "$ITERS" $((ROUNDS * WORKERS)) <<'PY' || fail "run $run: the recording does not tell what the program did"
 import collections, json, sys
