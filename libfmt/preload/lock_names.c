@@ -14,14 +14,29 @@
  * and cached for the process's life in a fixed open-addressing table read
  * without a lock.  A lock past a full table (4096 locks, 16 probes) is
  * not named: its events say 0x<address>.
+ *
+ * The thread looking a name up is inside an interposer and may hold the
+ * program's own locks, its allocator's among them (jemalloc's mutexes), so
+ * the names' bytes are mapped here, never malloc'ed, and the symbolizer's
+ * tables of the modules loaded at start are read in the library's
+ * constructor (rec_lock_names_init).  The lookup's lock is still held
+ * while the symbolizer reads a module loaded later (it allocates), so a
+ * thread never waits for it without bound: after 50 ms of trying it gives
+ * up, the event names the lock 0x<address> (not cached: the next event
+ * tries again), and the give-up is counted (rec_lock_names_given_up,
+ * reported on stderr at exit).
  */
 #include "preload/preload_internal.h"
 #include "record/builtin_internal.h"
 #include "record/stack_internal.h"
 
 #include <inttypes.h>
+#include <link.h>
+#include <sched.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <time.h>
 
 #define NAMES_CAP 4096u /* power of two */
 #define NAMES_PROBES 16u
@@ -52,13 +67,56 @@ static const char *cached(const void *addr)
 	return NULL;
 }
 
+/* The names' bytes (names_lock): mapped chunks, never freed. */
+#define NAMES_CHUNK ((size_t)64 << 10)
+static char *arena;
+static size_t arena_left;
+uint64_t rec_lock_names_given_up;
+
 static char *copy(const char *s)
 {
 	size_t n = strlen(s) + 1;
-	char *c = rec_real_.malloc(n);
-	if (c != NULL)
-		memcpy(c, s, n);
+	if (n > arena_left) {
+		size_t sz = n > NAMES_CHUNK ? (n + 4095) & ~(size_t)4095 : NAMES_CHUNK;
+		void *p = mmap(NULL, sz, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (p == MAP_FAILED)
+			return NULL;
+		arena = p;
+		arena_left = sz;
+	}
+	char *c = arena;
+	memcpy(c, s, n);
+	arena += n;
+	arena_left -= n;
 	return c;
+}
+
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* names_lock, or 0 after 50 ms of trying (counted); a thread that gave up
+ * does not try again for the next 50 ms (its event's other name). */
+static __thread uint64_t t_retry_at;
+static int names_lock_bounded(void)
+{
+	if (pthread_mutex_trylock(&names_lock) == 0)
+		return 1;
+	uint64_t now = mono_ns();
+	if (now < t_retry_at)
+		return 0;
+	const uint64_t until = now + 50000000u;
+	do {
+		sched_yield();
+		if (pthread_mutex_trylock(&names_lock) == 0)
+			return 1;
+	} while ((now = mono_ns()) < until);
+	t_retry_at = now + 50000000u;
+	__atomic_add_fetch(&rec_lock_names_given_up, 1, __ATOMIC_RELAXED);
+	return 0;
 }
 
 static const char *lookup(uintptr_t a, uintptr_t caller)
@@ -88,7 +146,8 @@ const char *rec_lock_name(const void *addr, uintptr_t caller_pc)
 	if (n != NULL)
 		return n;
 	uintptr_t a = (uintptr_t)addr;
-	pthread_mutex_lock(&names_lock);
+	if (!names_lock_bounded())
+		return NULL;
 	size_t h = slot_of(a);
 	unsigned i;
 	for (i = 0; i < NAMES_PROBES; i++, h = (h + 1) & (NAMES_CAP - 1))
@@ -106,6 +165,42 @@ const char *rec_lock_name(const void *addr, uintptr_t caller_pc)
 	}
 	pthread_mutex_unlock(&names_lock);
 	return n;
+}
+
+/* Each module's symbol tables read now, in the constructor, not later by
+ * a thread that may hold its allocator's locks: an address in each module
+ * (the first of its first segment), then a lookup of each. */
+#define WARM_MAX 256
+typedef struct warm_list {
+	uintptr_t addr[WARM_MAX];
+	size_t n;
+} warm_list;
+
+static int warm_cb(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	(void)size;
+	warm_list *w = arg;
+	for (int i = 0; i < info->dlpi_phnum && w->n < WARM_MAX; i++)
+		if (info->dlpi_phdr[i].p_type == PT_LOAD) {
+			w->addr[w->n++] = info->dlpi_addr + info->dlpi_phdr[i].p_vaddr;
+			break;
+		}
+	return 0;
+}
+
+void rec_lock_names_init(void)
+{
+	static warm_list w; /* the constructor's, once */
+	w.n = 0;
+	rec_dl_iterate_phdr(warm_cb, &w);
+	pthread_mutex_lock(&names_lock);
+	if (sym == NULL && rec_symbolizer_open(&sym) != REC_OK)
+		sym = NULL;
+	for (size_t i = 0; sym != NULL && i < w.n; i++) {
+		uint64_t off = 0;
+		(void)rec_symbolizer_data(sym, w.addr[i], &off);
+	}
+	pthread_mutex_unlock(&names_lock);
 }
 
 /* For lock_wrap.c's events (rec.LockOrder) of locks not named yet. */

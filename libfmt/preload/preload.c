@@ -84,6 +84,12 @@ static void at_exit(void)
 	 * threads let the recorder close. */
 	rec_in_recorder_ = 1;
 	__atomic_store_n(&rec_preload_on_, 0, __ATOMIC_RELAXED);
+	uint64_t n = __atomic_load_n(&rec_lock_names_given_up, __ATOMIC_RELAXED);
+	if (n != 0 && !rec_env_quiet_())
+		fprintf(stderr,
+			"rec preload: %llu lock name lookups given up (another thread held the "
+			"lookup for 50 ms): those events name their lock by its address\n",
+			(unsigned long long)n);
 }
 
 /* In a fork child, and when the recording closes before exit (env.c's
@@ -113,6 +119,29 @@ static int text_cb(struct dl_phdr_info *info, size_t size, void *arg)
 		}
 	}
 	return 0;
+}
+
+/* Before the program runs (no thread of its own yet), everything the
+ * recorder would otherwise do once, lazily, on the first call of some
+ * program thread inside an interposer, where that thread may hold the
+ * program's own locks (its allocator's: jemalloc's mutexes are taken
+ * through pthread_mutex_lock): declare and bind the built-in event types
+ * (rec_type_declare allocates), the thread set-up (pthread_key_create,
+ * pthread_atfork, which allocates), the stack capture's and the lock
+ * names' tables (the symbolizer allocates).  See recorder_internal.h's
+ * LOCK ORDER for the rule this keeps. */
+static void init_eagerly(void)
+{
+	uint64_t t0 = 0;
+	(void)rec_lock_wait_begin_(&t0); /* rec.LockWait, rec.LockOrder */
+	(void)rec_sleep_type();          /* rec.Sleep, rec.CondWait */
+	(void)rec_io_type_();            /* rec.IO */
+	rec_thread_global_init();
+	(void)rec_builtin_tid();
+	uintptr_t pcs[4];
+	int trunc = 0;
+	(void)rec_stack_capture_ex(pcs, 4, 0, &trunc);
+	rec_lock_names_init();
 }
 
 /* The default recorder is open: this thread records, the interposers on. */
@@ -149,6 +178,7 @@ __attribute__((constructor(101))) static void preload_start(void)
 	if (rec_recorder_default() != NULL) {
 		(void)pthread_atfork(NULL, NULL, stop_recording);
 		atexit(at_exit);
+		init_eagerly();
 		record_here();
 	}
 }

@@ -140,6 +140,10 @@ size_t rec_boot_size(const void *p);
  * function at caller_pc (the first frame that waited on it), else NULL.
  * Cached per address; call inside the recorder (it may allocate). */
 const char *rec_lock_name(const void *addr, uintptr_t caller_pc);
+/* lock_names.c: the symbolizer's tables of the modules loaded now, read in
+ * the constructor; names given up (the lookup's lock busy for 50 ms). */
+void rec_lock_names_init(void);
+extern uint64_t rec_lock_names_given_up;
 
 /* Wall-clock sampling (libfmt/record/wall_internal.h): an interposed
  * blocking call is bracketed by rec_wall_enter(REC_WALL_KIND) and

@@ -150,55 +150,6 @@ static bool pending_reserve(void **arr, size_t *cap, uint64_t n, size_t sz)
 	return true;
 }
 
-/* Keep headroom in the table that threads grow under r->lock (the string
- * table's slots and entries): the larger arrays are
- * allocated and faulted in here, without the lock, and swapped in under it,
- * so a registering or interning thread does not hold r->lock through a
- * calloc and its page faults (measured: 13-40 ms stalls of every thread
- * that registered meanwhile, at 1900 new threads/s). */
-static void bg_reserve(rec_recorder *r)
-{
-	pthread_mutex_lock(&r->lock);
-	size_t count = r->strs.count, nslots = r->strs.nslots, cap = r->strs.cap;
-	pthread_mutex_unlock(&r->lock);
-	size_t want = count + count / 4 + 1024;
-	if (want * 2 > nslots) {
-		size_t n = nslots ? nslots : 1024;
-		while (want * 2 > n)
-			n *= 2;
-		uint64_t *slots = calloc(n, sizeof *slots);
-		if (slots) {
-			touch_pages(slots, n * sizeof *slots);
-			pthread_mutex_lock(&r->lock);
-			if (r->strs.nslots < n)
-				slots = rec_strtab_rehash(&r->strs, slots, n); /* the old ones */
-			pthread_mutex_unlock(&r->lock);
-			free(slots);
-		}
-	}
-	if (want > cap) {
-		size_t n = cap ? cap : 256;
-		while (want > n)
-			n *= 2;
-		rec_strent *ents = malloc(n * sizeof *ents);
-		if (ents) {
-			touch_pages(ents, n * sizeof *ents);
-			pthread_mutex_lock(&r->lock);
-			rec_strtab *st = &r->strs;
-			if (st->cap < n) {
-				if (st->count)
-					memcpy(ents, st->ents, st->count * sizeof *ents);
-				rec_strent *old = st->ents;
-				st->ents = ents;
-				st->cap = n;
-				ents = old;
-			}
-			pthread_mutex_unlock(&r->lock);
-			free(ents);
-		}
-	}
-}
-
 /* Queue b's thread (and its name) to be defined in the writer this round. */
 static bool bg_define_later(rec_bg_pending *pd, rec_tbuf_full *b)
 {
@@ -352,7 +303,7 @@ static uint64_t put_write_failures(rec_recorder *r, const rec_wf_event *wfe, siz
 static rec_tbuf_full *drain_threads(rec_recorder *r, rec_bg_pending *pd, uint64_t ticks,
 				    uint64_t *records, uint64_t *dropped, uint64_t *nreclaim)
 {
-	bg_reserve(r);
+	rec_strtab_reserve(r); /* headroom for the threads that intern (intern.c) */
 	pthread_mutex_lock(&r->lock);
 	rec_tbuf_full *head = r->threads;
 	r->regs_since_drain = 0;
@@ -561,6 +512,7 @@ static uint64_t bg_collect(rec_recorder *r, rec_bg_pending *pd)
 	copy_new_strings(r, pd, &s0, &s1);                       /* 8 */
 
 	pthread_mutex_lock(&r->w_lock);                          /* 9 */
+	rec_types_write_pending(r); /* declared types bound since the last round */
 	rec_status st = define_strings_threads(r, pd, s0, s1);
 	st = define_stacks(r, pd, last_stack, st);
 	if (st != REC_OK)
@@ -594,9 +546,20 @@ static void bg_flush(rec_recorder *r)
 
 static void run_periodic(rec_recorder *r, uint64_t now, bool all)
 {
+	/* The copy is allocated without r->lock (LOCK ORDER: its holders
+	 * never call malloc). */
+	rec_periodic *copy = NULL;
+	size_t n, cap = 0;
 	pthread_mutex_lock(&r->lock);
-	size_t n = r->nperiodic;
-	rec_periodic *copy = n ? malloc(n * sizeof *copy) : NULL;
+	while ((n = r->nperiodic) > cap) {
+		pthread_mutex_unlock(&r->lock);
+		free(copy);
+		copy = malloc(n * sizeof *copy);
+		cap = copy ? n : 0;
+		pthread_mutex_lock(&r->lock);
+		if (!copy)
+			break;
+	}
 	if (copy)
 		memcpy(copy, r->periodic, n * sizeof *copy);
 	for (size_t i = 0; i < n; i++)

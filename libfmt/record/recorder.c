@@ -60,6 +60,8 @@ typedef struct listener {
 } listener;
 static listener g_listeners[MAX_LISTENERS];
 static size_t g_nlisteners;
+/* A default recorder is being opened (rec_g_lock): a second one fails. */
+static int g_default_opening;
 
 
 #define DEFAULT_FLUSH_MS 1000u
@@ -164,10 +166,7 @@ static void recorder_free(rec_recorder *r)
 		close(r->out.fd);
 	if (r->out.old_fd >= 0)
 		close(r->out.old_fd);
-	for (size_t i = 0; i < r->strs.count; i++)
-		free(r->strs.ents[i].s);
-	free(r->strs.ents);
-	free(r->strs.slots);
+	rec_strtab_free(&r->strs);
 	rec_stacktab_free(&r->stacks);
 	while (r->free_bufs) {
 		rec_tbuf_full *b = r->free_bufs;
@@ -383,18 +382,17 @@ static rec_status open_writer(rec_recorder *r, const rec_recorder_options *o, in
 	return rec_writer_open(&r->w, &s, &wo);
 }
 
-/* Step 6 (caller holds rec_g_lock): the built-in types, under r->lock:
+/* Step 6 (no lock held; r is not published): the built-in types:
  * rec.ThreadStart, rec.ThreadEnd, rec.Crash (always on) as types of r,
  * rec.Dropped and rec.WriteFailed in the writer only (the background
- * thread writes them). */
+ * thread writes them).  Each takes w_lock, then r->lock (LOCK ORDER). */
 static rec_status register_builtin_types(rec_recorder *r)
 {
-	pthread_mutex_lock(&r->lock);
-	rec_status st = rec_type_register_locked(r, &def_thread_start, 0, 0, &r->t_start);
+	rec_status st = rec_type_register_open(r, &def_thread_start, 0, 0, &r->t_start);
 	if (st == REC_OK)
-		st = rec_type_register_locked(r, &def_thread_end, 0, 0, &r->t_end);
+		st = rec_type_register_open(r, &def_thread_end, 0, 0, &r->t_end);
 	if (st == REC_OK) {
-		st = rec_type_register_locked(r, &def_crash, 0, 0, &r->t_crash);
+		st = rec_type_register_open(r, &def_crash, 0, 0, &r->t_crash);
 		if (st == REC_OK) /* always on, like rec.Dropped */
 			__atomic_store_n(&r->t_crash->enabled, 1u, __ATOMIC_RELEASE);
 	}
@@ -407,7 +405,6 @@ static rec_status register_builtin_types(rec_recorder *r)
 			st = rec_writer_add_type(r->w, &rec_def_process);
 		pthread_mutex_unlock(&r->w_lock);
 	}
-	pthread_mutex_unlock(&r->lock);
 	return st;
 }
 
@@ -499,24 +496,40 @@ rec_status rec_recorder_open(rec_recorder **out, const rec_recorder_options *opt
 	 * (rec_bg_append), not kept pending where it would block every chunk. */
 	rec_writer_set_check_refs(r->w, 1);
 
+	/* The generation, and the default recorder's place taken, under
+	 * rec_g_lock; the built-in types and the background thread (both
+	 * allocate: malloc, a thread's stack and TLS) without it, r not
+	 * published yet (LOCK ORDER: rec_g_lock's holders never call malloc). */
+	const bool dflt = (o.flags & REC_RECORDER_DEFAULT) != 0;
 	pthread_mutex_lock(&rec_g_lock);
-	if ((o.flags & REC_RECORDER_DEFAULT) && rec_g_default) {
+	if (dflt && (rec_g_default || g_default_opening)) {
 		pthread_mutex_unlock(&rec_g_lock);
 		recorder_free(r);
 		return REC_ERR_STATE;
 	}
+	if (dflt)
+		g_default_opening = 1;
 	r->gen = ++rec_g_gen;
+	pthread_mutex_unlock(&rec_g_lock);
 	if ((st = register_builtin_types(r)) != REC_OK) { /* 6 */
+		pthread_mutex_lock(&rec_g_lock);
+		g_default_opening = dflt ? 0 : g_default_opening;
+		retire_types(r);
 		pthread_mutex_unlock(&rec_g_lock);
 		recorder_free(r);
 		return st;
 	}
 	if (pthread_create(&r->bg, NULL, rec_bg_main, r) != 0) { /* 7 */
-		pthread_mutex_unlock(&rec_g_lock);
+		pthread_mutex_lock(&rec_g_lock);
+		g_default_opening = dflt ? 0 : g_default_opening;
 		retire_types(r);
+		pthread_mutex_unlock(&rec_g_lock);
 		recorder_free(r);
 		return REC_ERR_NOMEM;
 	}
+	pthread_mutex_lock(&rec_g_lock);
+	if (dflt)
+		g_default_opening = 0;
 	publish(r, o.flags); /* 8 */
 	size_t nl = (o.flags & REC_RECORDER_DEFAULT) ? g_nlisteners : 0;
 	listener ls[MAX_LISTENERS];
@@ -576,9 +589,13 @@ rec_status rec_recorder_close(rec_recorder *r)
 	size_t nb = 0;
 	for (rec_tbuf_full *b = r->threads; b; b = b->rec_next)
 		nb++;
+	pthread_mutex_unlock(&r->lock);
+	/* allocated without r->lock (LOCK ORDER); r is unpublished, so its
+	 * list only shrinks meanwhile */
 	rec_tbuf_full **arr = nb ? malloc(nb * sizeof(rec_tbuf_full *)) : NULL;
 	size_t k = 0;
-	for (rec_tbuf_full *b = arr ? r->threads : NULL; b; b = b->rec_next)
+	pthread_mutex_lock(&r->lock);
+	for (rec_tbuf_full *b = arr ? r->threads : NULL; b && k < nb; b = b->rec_next)
 		arr[k++] = b;
 	pthread_mutex_unlock(&r->lock);
 	for (size_t i = 0; i < k; i++) {
@@ -745,20 +762,34 @@ rec_status rec_recorder_add_periodic(rec_recorder *r, rec_periodic_fn fn, void *
 {
 	if (!r || !fn || period_ms == 0)
 		return REC_ERR_INVALID_ARG;
+	/* The larger array is allocated without r->lock (LOCK ORDER). */
+	rec_periodic *np = NULL, *old = NULL;
+	size_t n = 0;
 	pthread_mutex_lock(&r->lock);
-	if (r->closing || r->forked_child) {
+	for (;;) {
+		if (r->closing || r->forked_child) {
+			pthread_mutex_unlock(&r->lock);
+			free(np);
+			return REC_ERR_STATE;
+		}
+		if (np && n == r->nperiodic)
+			break;
+		n = r->nperiodic;
 		pthread_mutex_unlock(&r->lock);
-		return REC_ERR_STATE;
+		free(np);
+		np = malloc((n + 1) * sizeof *np);
+		if (!np)
+			return REC_ERR_NOMEM;
+		pthread_mutex_lock(&r->lock);
 	}
-	rec_periodic *np = realloc(r->periodic, (r->nperiodic + 1) * sizeof *np);
-	if (!np) {
-		pthread_mutex_unlock(&r->lock);
-		return REC_ERR_NOMEM;
-	}
+	if (n)
+		memcpy(np, r->periodic, n * sizeof *np);
+	old = r->periodic;
 	r->periodic = np;
 	uint64_t period = (uint64_t)period_ms * 1000000u;
 	r->periodic[r->nperiodic++] = (rec_periodic){ fn, opaque, period, rec_clock_mono_ns() + period };
 	pthread_mutex_unlock(&r->lock);
+	free(old);
 	rec_wake_bg(r);
 	return REC_OK;
 }

@@ -99,6 +99,7 @@ void rec_clock_anchor(int kind, int64_t *wall_ns, uint64_t *ticks);
 typedef struct rec_type_entry {
 	rec_event_type h;            /* first: the public handle */
 	struct rec_type_entry *next; /* in the recorder's list or the declared list */
+	struct rec_type_entry *w_next; /* declared, bound, not in the writer yet (r->lock) */
 	const rec_type *decl_def;    /* rec_type_declare(): the static definition */
 	uint64_t threshold_ns;
 	uint32_t decl_flags;         /* REC_DECLARE_OFF, REC_DECLARE_STACK */
@@ -183,6 +184,10 @@ typedef struct rec_strtab {
 	size_t nslots;     /* power of two */
 	rec_strent *ents;  /* ents[id - 1] */
 	size_t count, cap;
+	/* the strings' bytes (intern.c: mapped chunks, never malloc'ed) */
+	struct rec_str_chunk *chunks;
+	char *arena;       /* free bytes of the newest chunk */
+	size_t arena_left;
 } rec_strtab;
 
 /* ---- stacks (lock-free, insert-only; safe in signal handlers) --------------- */
@@ -342,6 +347,8 @@ struct rec_recorder {
 	rec_stacktab stacks;
 	rec_periodic *periodic;
 	size_t nperiodic;
+	/* declared types bound to r, for the writer (rec_types_write_pending) */
+	rec_type_entry *types_unwritten;
 	/* background thread */
 	pthread_t bg;
 	int bg_started;
@@ -408,15 +415,21 @@ struct rec_recorder {
  *                  (on_default), so above rec_g_lock like sample_lock.
  *   dump_lock      r: serializes rec_recorder_dump(); held while it waits
  *                  on req_lock/req_cond for the background thread.
+ *   w_lock         r's writer and r->out (the writer calls the sink with it
+ *                  held: rec_out_write, rec_flight_write).  Its holders
+ *                  call malloc all the time (the background thread's
+ *                  round, a type's registration), so no thread that may
+ *                  hold a lock of the program waits for it: see THE RULE.
+ *                  Above rec_g_lock and r->lock: registering a type takes
+ *                  w_lock, then them (types.c register_type), and the
+ *                  background thread takes r->lock under it
+ *                  (rec_types_write_pending).
  *   rec_g_lock     the open list, default recorder, declared types (below).
- *                  Held by open (steps 6-8), close, thread registration
- *                  (thread_buffer), rec_recorder_register_type and
+ *                  Held by open (the generation, publishing), close, thread
+ *                  registration (thread_buffer), type registration and
  *                  rec_type_declare while they take r->lock.
  *   r->lock        r's types, strings, thread list, free list, memory
- *                  accounting.  register_builtin_types (open) and binding
- *                  a type (types.c bind_type) take w_lock under it.
- *   w_lock         r's writer and r->out (the writer calls the sink with it
- *                  held: rec_out_write, rec_flight_write).
+ *                  accounting.
  *   trunc_lock     r->out: emptying an earlier file's bytes; taken by
  *                  rec_out_write under w_lock, by the background thread
  *                  alone.
@@ -424,12 +437,44 @@ struct rec_recorder {
  *                  taken alone, by the requester and by the background
  *                  thread between rounds, never with w_lock or r->lock.
  *
+ * THE RULE (why a recorded program cannot deadlock in the recorder): a
+ * thread inside an interposer of the preload library, or in any emit, may
+ * hold the program's own locks: its allocator's (jemalloc's mutexes are
+ * pthread mutexes, taken through the interposers, and a thread inside
+ * jemalloc records them), or any lock the program holds around a call to
+ * pthread_*.  Such a thread only ever waits for rec_g_lock and r->lock
+ * (and the leaves below), and those are leaves towards the program: no
+ * section under rec_g_lock or r->lock calls malloc, calloc, realloc or
+ * free (the program's allocator, which may wait for a lock of the
+ * program), waits for w_lock, or calls anything that does (pthread_create,
+ * pthread_atfork).  What they need is allocated before the lock is taken
+ * and swapped in under it, or mapped (mmap: a system call, no lock of the
+ * program): thread buffers (thread.c), the string table and the strings'
+ * bytes (intern.c: a lookup under the lock, the room made without it).  A
+ * declared type is bound under them and given to the writer by the
+ * background thread (types.c rec_type_bind_declared, bg.c step 9).  The
+ * preload library also runs every once-only set-up (type declarations,
+ * TLS keys, fork handlers, the lock names' symbol tables) in its
+ * constructor, before the program has threads (preload.c init_eagerly).
+ * With glibc's malloc the hazard does not arise: its arena locks are
+ * internal (not pthread_mutex_lock, never interposed) and a thread inside
+ * it never calls out while holding them, so a holder of our locks that
+ * calls glibc's malloc always gets through; the rule is kept all the same.
+ * Known exceptions: rec_report() may call the program's on_error under
+ * them (open's step 8); a flight recorder's open registers its atexit
+ * handler under rec_g_lock (rec_flight_opened); the fork handler holds
+ * them across the fork (atfork_prepare), while fork handlers of the
+ * program registered before ours run.
+ *
  * Leaves, never held while taking another: registry_lock (metrics.c), the
  * sampler's reg_lock (sampler.c: its list of sampled threads and their
  * timers), g_install_lock (crash.c: installing the fatal-signal handlers).
  * The emit path (recorder.h's inline rec_emit_*) takes no lock: a thread's
  * first emit to a recorder registers it (rec_g_lock, then r->lock), and a
- * dynamic string is interned under r->lock.
+ * dynamic string is interned under r->lock.  The preload library's
+ * names_lock (lock_names.c) is held while the symbolizer allocates (a
+ * module loaded after start): a thread never waits for it more than 50 ms
+ * (then it names the lock by its address, counted).
  */
 /* rec_g_lock guards the list of open recorders (rec_g_open, linked by
  * g_next), the default recorder, the open generation (rec_g_gen: bumped by
@@ -587,15 +632,19 @@ void rec_report(rec_recorder *r, rec_status st, const char *msg);
 
 /* ---- event types and settings (types.c) ----------------------------------------- */
 /* rec_settings_parse: r's events list (text) into r->settings;
- * rec_settings_free frees them.  rec_type_register_locked: register def
- * with r (caller holds r->lock); rec_type_bind_declared: bind a declared
- * type's entry e to r (caller holds rec_g_lock and r->lock). */
+ * rec_settings_free frees them.  rec_type_register_open: register def with
+ * r while open makes it (r not published; no lock held: it takes w_lock,
+ * then r->lock).  rec_type_bind_declared: bind a declared type's entry e to
+ * r (caller holds rec_g_lock and r->lock), queued on r->types_unwritten
+ * for rec_types_write_pending, which the background thread calls under
+ * w_lock before appending a round's records. */
 rec_status rec_settings_parse(rec_recorder *r, const char *text);
 void rec_settings_free(rec_recorder *r);
 /* Whether r's events list leaves a type of this name on (types on by default). */
 bool rec_settings_enabled(const rec_recorder *r, const char *name);
-rec_status rec_type_register_locked(rec_recorder *r, const rec_type *def, uint64_t threshold_ns,
-				    uint32_t flags, rec_event_type **out);
+rec_status rec_type_register_open(rec_recorder *r, const rec_type *def, uint64_t threshold_ns,
+				  uint32_t flags, rec_event_type **out);
+void rec_types_write_pending(rec_recorder *r);
 rec_status rec_type_bind_declared(rec_recorder *r, rec_type_entry *e);
 
 /* ---- ring (ring.c) ---------------------------------------------------------- */
@@ -654,12 +703,15 @@ int rec_env_quiet_(void);
 /* Hashes of the tables (never 0): bytes; pcs with their flags. */
 uint64_t rec_hash_bytes(const void *p, size_t len);
 uint64_t rec_hash_pcs(const uintptr_t *pcs, size_t n, uint32_t flags);
-/* Strings.  rec_strtab_intern: caller holds r->lock; the id (0 on failure),
- * *stored (if not NULL) the table's copy.  rec_intern_bg: the background
- * thread's, takes r->lock, also while closing.  rec_strtab_rehash: rehash
- * into slots (n of them, zeroed), returns the old slots to free. */
-uint64_t rec_strtab_intern(rec_recorder *r, const char *s, size_t len, uint64_t h,
-			   const char **stored);
+/* Strings (intern.c: their memory is mapped, never malloc'ed, and never
+ * allocated under r->lock).  rec_intern_bg: the background thread's, takes
+ * r->lock, also while closing.  rec_strtab_reserve: the background thread
+ * keeps headroom in the table (its slots, entries and bytes), so that the
+ * threads that intern seldom map anything.  rec_strtab_free: at close.
+ * rec_strtab_rehash: rehash into slots (n of them, zeroed), returns the
+ * old slots. */
+void rec_strtab_reserve(rec_recorder *r);
+void rec_strtab_free(rec_strtab *st);
 uint64_t rec_intern_bg(rec_recorder *r, const char *s);
 /* rec.Process (process.c): the type; the background thread reads and interns
  * the program's names at its start (init), and puts one record into staging

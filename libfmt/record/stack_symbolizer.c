@@ -110,6 +110,7 @@ typedef struct module {
 	uintptr_t base;
 	char *path;
 	char *build_id; /* heap, lowercase hex or "" */
+	char bid[2 * 64 + 1]; /* the build id found by scan_cb, copied after the walk */
 	uint32_t nsegs;
 	uintptr_t seg_lo[MAX_SEGS], seg_hi[MAX_SEGS];
 	/* .symtab of the file, loaded on first need. */
@@ -177,9 +178,16 @@ void rec_symbolizer_close(rec_symbolizer *s)
 	free(s);
 }
 
+/* The walk of the loaded modules (scan_cb) allocates nothing: it runs
+ * under the loader's lock and g_dl_lock (thread.c), which a program thread
+ * may wait for while it holds its allocator's locks (a lock name looked up
+ * from inside jemalloc, lock_names.c), so a malloc there could wait for
+ * that thread.  A new module's path points at the loader's and its build
+ * id is in the entry: module_copy_new() copies them after the walk; a full
+ * table stops the walk (full), grown after it, and the walk goes again. */
 typedef struct scan_ctx {
 	rec_symbolizer *s;
-	int nomem;
+	int full;
 } scan_ctx;
 
 static int scan_cb(struct dl_phdr_info *info, size_t size, void *arg)
@@ -206,23 +214,13 @@ static int scan_cb(struct dl_phdr_info *info, size_t size, void *arg)
 		if (s->mods[i].base == base && strcmp(s->mods[i].path, name) == 0)
 			return 0;
 	if (s->nmods == s->capmods) {
-		size_t nc = s->capmods ? 2 * s->capmods : 16;
-		module *nm = realloc(s->mods, nc * sizeof(*nm));
-		if (nm == NULL) {
-			c->nomem = 1;
-			return 1;
-		}
-		s->mods = nm;
-		s->capmods = nc;
+		c->full = 1;
+		return 1;
 	}
 	module *m = &s->mods[s->nmods];
 	memset(m, 0, sizeof(*m));
 	m->base = base;
-	m->path = strdup(name);
-	if (m->path == NULL) {
-		c->nomem = 1;
-		return 1;
-	}
+	m->path = (char *)name; /* the loader's (or exe_path): copied after the walk */
 	for (int i = 0; i < info->dlpi_phnum && m->nsegs < MAX_SEGS; i++) {
 		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
 		if (ph->p_type != PT_LOAD)
@@ -231,17 +229,49 @@ static int scan_cb(struct dl_phdr_info *info, size_t size, void *arg)
 		m->seg_hi[m->nsegs] = base + ph->p_vaddr + ph->p_memsz;
 		m->nsegs++;
 	}
-	char bid[2 * 64 + 1];
-	bid[0] = '\0';
-	phdr_build_id(info, bid, sizeof(bid));
-	m->build_id = strdup(bid);
-	if (m->build_id == NULL) {
-		free(m->path);
-		c->nomem = 1;
-		return 1;
-	}
+	m->bid[0] = '\0';
+	phdr_build_id(info, m->bid, sizeof(m->bid));
 	s->nmods++;
 	return 0;
+}
+
+/* After a walk: the modules from index from on get their own copies of
+ * path and build id; false (those modules forgotten) when out of memory. */
+static bool module_copy_new(rec_symbolizer *s, size_t from)
+{
+	for (size_t i = from; i < s->nmods; i++) {
+		module *m = &s->mods[i];
+		m->path = strdup(m->path);
+		m->build_id = m->path ? strdup(m->bid) : NULL;
+		if (m->build_id == NULL) {
+			free(m->path);
+			s->nmods = i;
+			return false;
+		}
+	}
+	return true;
+}
+
+/* Walk the loaded modules, adding the new ones; false when out of memory. */
+static bool modules_scan(rec_symbolizer *s)
+{
+	scan_ctx c = { s, 0 };
+	do {
+		size_t from = s->nmods;
+		c.full = 0;
+		rec_dl_iterate_phdr(scan_cb, &c);
+		if (!module_copy_new(s, from))
+			return false;
+		if (c.full) {
+			size_t nc = s->capmods ? 2 * s->capmods : 16;
+			module *nm = realloc(s->mods, nc * sizeof(*nm));
+			if (nm == NULL)
+				return false;
+			s->mods = nm;
+			s->capmods = nc;
+		}
+	} while (c.full);
+	return true;
 }
 
 static module *find_module(rec_symbolizer *s, uintptr_t addr, int *nomem)
@@ -253,13 +283,9 @@ static module *find_module(rec_symbolizer *s, uintptr_t addr, int *nomem)
 				if (addr >= m->seg_lo[k] && addr < m->seg_hi[k])
 					return m;
 		}
-		if (pass == 0) { /* maybe loaded since the last scan */
-			scan_ctx c = { s, 0 };
-			rec_dl_iterate_phdr(scan_cb, &c);
-			if (c.nomem) {
-				*nomem = 1;
-				return NULL;
-			}
+		if (pass == 0 && !modules_scan(s)) { /* maybe loaded since the last scan */
+			*nomem = 1;
+			return NULL;
 		}
 	}
 	return NULL;

@@ -248,27 +248,18 @@ static bool id_taken(rec_recorder *r, uint32_t id, const char *name)
 	return id == REC_TYPE_ID_DROPPED || id == REC_TYPE_ID_WRITE_FAILED || id == REC_TYPE_ID_PROCESS;
 }
 
-/* Bind handle e to r with id: add the type to the writer, compute the hot
- * fields, enable per settings.  Caller holds r->lock (and rec_g_lock for
- * declared entries). */
-static rec_status bind_type(rec_recorder *r, rec_type_entry *e, const rec_type *def, uint32_t id)
+/* Bind handle e to r with id: compute the hot fields, enable per
+ * settings (the writer knows the type already, or the background thread
+ * adds it before the records that use it).  Caller holds r->lock (and
+ * rec_g_lock for declared entries); allocates nothing, takes no lock. */
+static void bind_handle(rec_recorder *r, rec_type_entry *e, const rec_type *def, uint32_t id,
+			uint32_t max_size)
 {
-	rec_type d = *def;
-	uint32_t max_size;
 	int enabled, stack;
 	int64_t thr_n;
 	uint64_t thr_unit;
 	uint64_t thr = e->threshold_ns;
-	rec_status st;
 
-	if (!type_max_size(def, &max_size))
-		return REC_ERR_INVALID_ARG;
-	d.id = id;
-	pthread_mutex_lock(&r->w_lock);
-	st = rec_writer_add_type(r->w, &d);
-	pthread_mutex_unlock(&r->w_lock);
-	if (st != REC_OK)
-		return st;
 	settings_apply(r, def->name, e->decl_flags, &thr, &enabled, &stack, &thr_n, &thr_unit);
 	__atomic_store_n(&e->h.enabled, 0, __ATOMIC_RELEASE);
 	e->id = id;
@@ -292,7 +283,6 @@ static rec_status bind_type(rec_recorder *r, rec_type_entry *e, const rec_type *
 	e->h.clock_opaque = r->clock_opaque;
 	e->h.priv_ = r;
 	__atomic_store_n(&e->h.enabled, enabled ? 1u : 0u, __ATOMIC_RELEASE);
-	return REC_OK;
 }
 
 static uint32_t next_auto_id(rec_recorder *r, const char *name)
@@ -302,19 +292,35 @@ static uint32_t next_auto_id(rec_recorder *r, const char *name)
 	return r->next_type_id++;
 }
 
-rec_status rec_type_register_locked(rec_recorder *r, const rec_type *def, uint64_t threshold_ns,
-				    uint32_t flags, rec_event_type **out)
+/* Caller holds r->lock (and rec_g_lock unless r is not published yet:
+ * with_declared 0, no declared type is bound to it).  The id for def, 0 if
+ * its id or name is taken. */
+static uint32_t register_id(rec_recorder *r, const rec_type *def, int with_declared)
 {
 	uint32_t id = def->id;
 	if (id == 0)
 		id = next_auto_id(r, "\x01");
 	for (rec_type_entry *x = r->types; x; x = x->next)
 		if (x->id == id || strcmp(x->name, def->name) == 0)
-			return REC_ERR_INVALID_ARG;
-	for (rec_type_entry *x = rec_g_declared; x; x = x->next)
+			return 0;
+	for (rec_type_entry *x = with_declared ? rec_g_declared : NULL; x; x = x->next)
 		if (x->h.gen == r->gen && (x->id == id || strcmp(x->decl_def->name, def->name) == 0))
-			return REC_ERR_INVALID_ARG;
+			return 0;
 	if (id == REC_TYPE_ID_DROPPED || id == REC_TYPE_ID_WRITE_FAILED || id == REC_TYPE_ID_PROCESS)
+		return 0;
+	return id;
+}
+
+/* Register def with r: the entry is allocated first, the type added to the
+ * writer under w_lock alone, r->lock (and rec_g_lock) taken only to choose
+ * the id and to bind: LOCK ORDER (recorder_internal.h), their holders never
+ * call malloc nor wait for w_lock.  with_declared: 0 at open (r not
+ * published, caller holds no lock), 1 for rec_recorder_register_type. */
+static rec_status register_type(rec_recorder *r, const rec_type *def, uint64_t threshold_ns,
+				uint32_t flags, rec_event_type **out, int with_declared)
+{
+	uint32_t max_size;
+	if (!type_max_size(def, &max_size))
 		return REC_ERR_INVALID_ARG;
 	rec_type_entry *e = calloc(1, sizeof *e);
 	if (!e)
@@ -326,16 +332,55 @@ rec_status rec_type_register_locked(rec_recorder *r, const rec_type *def, uint64
 	}
 	e->threshold_ns = threshold_ns;
 	e->decl_flags = flags;
-	rec_status st = bind_type(r, e, def, id);
+	rec_status st = REC_OK;
+	pthread_mutex_lock(&r->w_lock); /* serializes registrations: the id stays ours */
+	if (with_declared)
+		pthread_mutex_lock(&rec_g_lock);
+	pthread_mutex_lock(&r->lock);
+	uint32_t id = 0;
+	if (r->closing || r->forked_child || !r->w)
+		st = REC_ERR_STATE;
+	else if ((id = register_id(r, def, with_declared)) == 0)
+		st = REC_ERR_INVALID_ARG;
+	if (st == REC_OK) { /* listed (off) so that no other type takes its id or name */
+		e->id = id;
+		e->next = r->types;
+		r->types = e;
+	}
+	pthread_mutex_unlock(&r->lock);
+	if (with_declared)
+		pthread_mutex_unlock(&rec_g_lock);
+	if (st == REC_OK) {
+		rec_type d = *def;
+		d.id = id;
+		st = rec_writer_add_type(r->w, &d);
+	}
+	if (id != 0) {
+		pthread_mutex_lock(&r->lock);
+		if (st == REC_OK) {
+			bind_handle(r, e, def, id, max_size);
+			*out = &e->h;
+		} else {
+			for (rec_type_entry **pp = &r->types; *pp; pp = &(*pp)->next)
+				if (*pp == e) {
+					*pp = e->next;
+					break;
+				}
+		}
+		pthread_mutex_unlock(&r->lock);
+	}
+	pthread_mutex_unlock(&r->w_lock);
 	if (st != REC_OK) {
 		free(e->name);
 		free(e);
-		return st;
 	}
-	e->next = r->types;
-	r->types = e;
-	*out = &e->h;
-	return REC_OK;
+	return st;
+}
+
+rec_status rec_type_register_open(rec_recorder *r, const rec_type *def, uint64_t threshold_ns,
+				  uint32_t flags, rec_event_type **out)
+{
+	return register_type(r, def, threshold_ns, flags, out, 0);
 }
 
 rec_status rec_recorder_register_type(rec_recorder *r, const rec_type *def, uint64_t threshold_ns,
@@ -344,22 +389,53 @@ rec_status rec_recorder_register_type(rec_recorder *r, const rec_type *def, uint
 	if (!r || !out || !def_valid(def) || (flags & ~(REC_DECLARE_OFF | REC_DECLARE_STACK)) ||
 	    (def->id != 0 && def->id < REC_TYPE_ID_USER_MIN && strncmp(def->name, "rec.", 4) != 0))
 		return REC_ERR_INVALID_ARG;
-	pthread_mutex_lock(&rec_g_lock);
-	pthread_mutex_lock(&r->lock);
-	rec_status st = (r->closing || r->forked_child)
-				? REC_ERR_STATE
-				: rec_type_register_locked(r, def, threshold_ns, flags, out);
-	pthread_mutex_unlock(&r->lock);
-	pthread_mutex_unlock(&rec_g_lock);
-	return st;
+	return register_type(r, def, threshold_ns, flags, out, 1);
 }
 
+/* Caller holds rec_g_lock and r->lock.  The handle is bound (and enabled)
+ * now; the type goes to the writer with the background thread's next round
+ * (rec_types_write_pending), before any record of it: a thread declaring a
+ * type may be a program thread inside an interposer, and never waits for
+ * w_lock (LOCK ORDER). */
 rec_status rec_type_bind_declared(rec_recorder *r, rec_type_entry *e)
 {
+	uint32_t max_size;
+	if (!type_max_size(e->decl_def, &max_size))
+		return REC_ERR_INVALID_ARG;
 	uint32_t id = e->decl_def->id;
 	if (id == 0)
 		id = next_auto_id(r, e->decl_def->name);
-	return bind_type(r, e, e->decl_def, id);
+	bind_handle(r, e, e->decl_def, id, max_size);
+	e->w_next = r->types_unwritten;
+	r->types_unwritten = e;
+	return REC_OK;
+}
+
+/* The background thread, under w_lock, before it appends a round's
+ * records: the declared types bound since its last round, to the writer.
+ * One the writer refuses is switched off and reported; its records already
+ * taken are refused with it and counted as dropped (rec_bg_append). */
+void rec_types_write_pending(rec_recorder *r)
+{
+	pthread_mutex_lock(&r->lock);
+	rec_type_entry *list = r->types_unwritten, *rev = NULL;
+	r->types_unwritten = NULL;
+	pthread_mutex_unlock(&r->lock);
+	while (list) { /* in the order they were declared */
+		rec_type_entry *n = list->w_next;
+		list->w_next = rev;
+		rev = list;
+		list = n;
+	}
+	for (rec_type_entry *e = rev; e; e = e->w_next) {
+		rec_type d = *e->decl_def;
+		d.id = e->id;
+		rec_status st = rec_writer_add_type(r->w, &d);
+		if (st != REC_OK) {
+			__atomic_store_n(&e->h.enabled, 0, __ATOMIC_RELEASE);
+			rec_report(r, st, "recorder: cannot declare a type in the writer");
+		}
+	}
 }
 
 rec_status rec_type_declare(const rec_type *def, uint64_t threshold_ns, uint32_t flags,
@@ -368,15 +444,17 @@ rec_status rec_type_declare(const rec_type *def, uint64_t threshold_ns, uint32_t
 	if (!out || !def_valid(def) || (flags & ~(REC_DECLARE_OFF | REC_DECLARE_STACK)))
 		return REC_ERR_INVALID_ARG;
 	rec_status st = REC_OK;
+	/* allocated before rec_g_lock: its holders never call malloc */
+	rec_type_entry *e = calloc(1, sizeof *e);
 	pthread_mutex_lock(&rec_g_lock);
-	for (rec_type_entry *e = rec_g_declared; e; e = e->next) {
-		if (e->decl_def == def || strcmp(e->decl_def->name, def->name) == 0) {
-			*out = &e->h;
+	for (rec_type_entry *x = rec_g_declared; x; x = x->next) {
+		if (x->decl_def == def || strcmp(x->decl_def->name, def->name) == 0) {
+			*out = &x->h;
 			pthread_mutex_unlock(&rec_g_lock);
-			return e->decl_def == def ? REC_OK : REC_ERR_INVALID_ARG;
+			free(e);
+			return x->decl_def == def ? REC_OK : REC_ERR_INVALID_ARG;
 		}
 	}
-	rec_type_entry *e = calloc(1, sizeof *e);
 	if (!e) {
 		pthread_mutex_unlock(&rec_g_lock);
 		return REC_ERR_NOMEM;
