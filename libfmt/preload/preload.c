@@ -61,6 +61,7 @@
  */
 #include "preload/preload_internal.h"
 #include "rec/builtins.h"
+#include "record/builtin_internal.h"
 #include "record/recorder_internal.h"
 #include "record/stack_internal.h"
 
