@@ -130,4 +130,20 @@ size_t rec_boot_size(const void *p);
  * Cached per address; call inside the recorder (it may allocate). */
 const char *rec_lock_name(const void *addr, uintptr_t caller_pc);
 
+/* The interposers' fast path (issue 18, per-call cost): the recorder
+ * records.  rec_preload_on_ is set after the real functions are resolved,
+ * so that this also says rec_real_ is filled (no rec_preload_ensure()). */
+static inline int rec_preload_recording(void)
+{
+	return __builtin_expect(__atomic_load_n(&rec_preload_on_, __ATOMIC_ACQUIRE) != 0, 1);
+}
+/* bootstrap_alloc.c's arena, for free's address check without a call. */
+#define REC_BOOT_SIZE ((size_t)64 * 1024)
+extern unsigned char rec_boot_arena_[REC_BOOT_SIZE];
+static inline int rec_boot_has(const void *p)
+{
+	return (const unsigned char *)p >= rec_boot_arena_ &&
+	       (const unsigned char *)p < rec_boot_arena_ + REC_BOOT_SIZE;
+}
+
 #endif /* LIBREC_PRELOAD_INTERNAL_H */
