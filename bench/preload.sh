@@ -27,7 +27,7 @@ cd "$(dirname "$0")/.."
 # shellcheck source=bench/lib.sh
 . bench/lib.sh
 
-quick_args 26 "$@"
+quick_args 24 "$@"
 [ "${PRELOAD_QUICK:-0}" = 1 ] && QUICK=1
 if [ "$QUICK" = 1 ]; then RUNS=${PRELOAD_RUNS:-5}; MODE=quick; else RUNS=${PRELOAD_RUNS:-9}; MODE=full; fi
 N=${PRELOAD_N:-200000}
