@@ -146,4 +146,15 @@ static inline int rec_boot_has(const void *p)
 	       (const unsigned char *)p < rec_boot_arena_ + REC_BOOT_SIZE;
 }
 
+/* preload.c: REC_OPTIONS has forks=on (a fork child and an exec'd program
+ * record into files of their own). */
+extern int rec_preload_forks_;
+/* preload.c: the pid of the process whose recording is open (0: none). */
+extern pid_t rec_preload_pid_;
+/* phdr_guard.c: around the real fork when the child will record (no
+ * program thread inside dl_iterate_phdr at the fork). */
+int rec_phdr_fork_begin_(void);
+void rec_phdr_fork_end_(int held, int child);
+void rec_phdr_fork_refused_(void);
+
 #endif /* LIBREC_PRELOAD_INTERNAL_H */
