@@ -20,8 +20,13 @@
  * not written the thread out yet (under this library it does so at the
  * next round that ends a chunk, by default within a second, or sooner when
  * its ring fills: bg.c, defer_new_threads), which covers the usual thread
- * named right after its start.  A rename after that is not recorded: a thread's pool
- * entry keeps its meaning for the whole run (spec/FORMAT.md, Pools).
+ * named right after its start.  A thread that renames itself after that
+ * (a pool's worker naming itself for its task) goes on under a new thread
+ * id with the new name, with a rec.ThreadStart of its own (thread.c,
+ * rec_thread_renamed_: a thread's pool entry keeps its meaning for the
+ * whole run, spec/FORMAT.md, Pools); rec-view shows a tid under the name
+ * it had last.  A rename of another thread after that is not recorded (its
+ * buffer is that thread's own to switch).
  */
 #include "preload/preload_internal.h"
 #include "record/stack_internal.h"
