@@ -165,7 +165,8 @@ static void record_here(void)
  * of it, as system() and popen() do, or by the recorded program itself):
  * "REC_OUTPUT=" and its file's path, REC_OUTPUT's (%p replaced, made
  * absolute) with ".PID" inserted before the extension, as a fork child's
- * file is named (out.rec -> out.4242.rec), or ".PID-N" for the first N from
+ * file is named (out.rec -> out.4242.rec; with "%p" the name as it is),
+ * or ".PID-N" for the first N from
  * 2 whose file does not exist yet (the fork child that exec'd, or the
  * program that exec'd itself, holds ".PID").  0 if it cannot be made. */
 static int exec_output(char *entry, size_t cap)
@@ -194,7 +195,9 @@ static int exec_output(char *entry, size_t cap)
 	int head = dot && dot != name ? (int)(dot - base) : n;
 	for (int k = 1; k < 1000; k++) {
 		char suffix[32];
-		if (k == 1)
+		if (k == 1 && pp)
+			suffix[0] = 0; /* "%p" made the name this pid's already */
+		else if (k == 1)
 			snprintf(suffix, sizeof suffix, ".%ld", (long)getpid());
 		else
 			snprintf(suffix, sizeof suffix, ".%ld-%d", (long)getpid(), k);

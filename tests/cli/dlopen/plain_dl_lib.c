@@ -7,6 +7,7 @@
  * frames), then allocates 1 MiB in 4 KiB blocks.  Returns 1 + the blocks
  * allocated (257).
  */
+#define _POSIX_C_SOURCE 200809L
 #include <pthread.h>
 #include <stdlib.h>
 #include <time.h>
