@@ -22,6 +22,15 @@
  * end within a second (its callback waits for something the forking thread
  * holds) does not hold the fork back: the fork goes on, and that child is
  * not recorded (one line on stderr says so, unless quiet=).
+ *
+ * And a program thread's walk runs inside the recorder (its callback's
+ * calls are not recorded, its allocations not counted): the loader's lock
+ * is never held while a program thread takes a lock of the recorder.  Else
+ * a callback that recorded (a sleep's first event interns its string under
+ * the recorder's lock) while another thread forked (the fork handler holds
+ * the recorders' locks, then waits for the lock of the recorder's own
+ * walks) and the recorder's writer walked (holding that lock, waiting for
+ * the loader's) closed a cycle: all three waited forever, in the parent.
  */
 #include "preload/preload_internal.h"
 #include "record/recorder_internal.h"
@@ -62,7 +71,9 @@ REC_PRELOAD_API int dl_iterate_phdr(walk_cb cb, void *arg)
 	}
 	rec_real_.rw_rdlock(&walks);
 	walk_depth = 1;
+	rec_in_recorder_++;
 	int rc = real(cb, arg);
+	rec_in_recorder_--;
 	walk_depth = 0;
 	rec_real_.rw_unlock(&walks);
 	return rc;

@@ -11,6 +11,8 @@
 # every child has sampled allocations to symbolize): every child exits 5,
 # none hangs, the thread walked, and each child's file f.PID.rec is one
 # clean run of that pid with its sampled allocations, their frames named.
+# And a walk that lasts (1.2 s per module): the fork goes on after a second,
+# that one child unrecorded, stderr saying so.
 set -uo pipefail
 # shellcheck source=tests/cli/lib/common.sh
 source "$(dirname "$0")/lib/common.sh"
@@ -45,4 +47,15 @@ for i in 1 2; do
 	done
 	[ "$n" = 20 ] || fail "run $i: $n children's files, want 20"
 done
+
+# A walk that does not end (its callback sleeps 1.2 s per module): the fork
+# waits a second for it, then goes on; that child is not recorded (stderr
+# says so), and nothing hangs.
+mkdir -p "$tmp/slow"
+preloaded slow "$tmp/slow/f.rec" "forks=on" "$tests/plain_fork_phdr" 1 1200000
+[ "$rc" = 0 ] || fail "slow walk: exit $rc: $(cat "$tmp/slow.err")"
+[ "$(value slow hung)" = 0 ] && [ "$(value slow children)" = 1 ] || fail "slow walk: $(cat "$tmp/slow.out")"
+grep -q "^rec: a thread stayed inside dl_iterate_phdr through the fork: the child [0-9]* is not recorded$" "$tmp/slow.err" ||
+	fail "slow walk: no message about the child: $(cat "$tmp/slow.err")"
+[ "$(find "$tmp/slow" -name 'f.*.rec' | wc -l)" = 0 ] || fail "slow walk: the child recorded: $(ls "$tmp/slow")"
 cli_done preload_fork_phdr

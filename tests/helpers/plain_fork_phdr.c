@@ -2,10 +2,11 @@
 /*
  * plain_fork_phdr.c - a program that knows nothing of rec (built without
  * librec), for the preload library's tests: a thread walks the loaded
- * modules with dl_iterate_phdr in a loop, sleeping 300 us in its callback
- * for every module (the loader's lock is held all that time, as in a C++
- * unwinder that is slow), while the main thread forks CHILDREN children
- * one after the other (argument 1, default 20).  A child allocates (1 MiB
+ * modules with dl_iterate_phdr in a loop, sleeping PAUSE us in its callback
+ * for every module (argument 2, default 300; the loader's lock is held all
+ * that time, as in a C++ unwinder that is slow), while the main thread
+ * forks CHILDREN children one after the other (argument 1, default 20); a
+ * PAUSE of a second or more ends each walk after its first module.  A child allocates (1 MiB
  * in 4 KiB blocks, so that it has sampled allocations with stacks to
  * symbolize), sleeps 2 ms and _exits 5.  The parent waits up to 10 s for
  * each; a child still running then is killed (SIGKILL) and counted as hung.
@@ -23,12 +24,13 @@
 #include <unistd.h>
 
 static int stop;
+static long pause_cb_us = 300;
 static long walks;
 static void *volatile sink;
 
 static void pause_us(long us)
 {
-	struct timespec ts = { 0, us * 1000 };
+	struct timespec ts = { us / 1000000, us % 1000000 * 1000 };
 	nanosleep(&ts, NULL);
 }
 
@@ -37,8 +39,10 @@ static int slow_cb(struct dl_phdr_info *info, size_t size, void *arg)
 	(void)info;
 	(void)size;
 	(void)arg;
-	pause_us(300);
-	return 0;
+	pause_us(pause_cb_us);
+	/* a pause of a second or more: one module per walk (the walk lasts
+	 * that pause); and every walk ends when the program does */
+	return pause_cb_us >= 1000000 || __atomic_load_n(&stop, __ATOMIC_RELAXED);
 }
 
 static void *walker(void *arg)
@@ -66,6 +70,8 @@ static void child(void)
 int main(int argc, char **argv)
 {
 	int n = argc > 1 ? atoi(argv[1]) : 20, ok = 0, hung = 0;
+	if (argc > 2)
+		pause_cb_us = atol(argv[2]);
 	pthread_t th;
 	if (pthread_create(&th, NULL, walker, NULL) != 0)
 		return 1;
