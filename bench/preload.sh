@@ -14,8 +14,8 @@
 #   BUILD=build bash bench/preload.sh           RUNS=9
 #   BUILD=build bash bench/preload.sh --quick   RUNS=5
 #
-# Environment: PRELOAD_QUICK=1 (as --quick), PRELOAD_RUNS, PRELOAD_N (calls per round, default 200000; the
-# system calls N/16), PRELOAD_ROUNDS (rounds per run, default 21),
+# Environment: PRELOAD_QUICK=1 (as --quick), PRELOAD_RUNS, PRELOAD_N (calls per round, default 50000; the
+# system calls N/16), PRELOAD_ROUNDS (rounds per run, default 41),
 # PRELOAD_NO_MAKE=1 (use $BUILD as it is), PRELOAD_NO_UPDATE=1 (do not touch
 # bench/RESULTS.md).  Writes the markdown section to $BUILD/bench/preload.md,
 # prints it, and puts it into bench/RESULTS.md in place of its earlier one
@@ -30,8 +30,8 @@ cd "$(dirname "$0")/.."
 quick_args 24 "$@"
 [ "${PRELOAD_QUICK:-0}" = 1 ] && QUICK=1
 if [ "$QUICK" = 1 ]; then RUNS=${PRELOAD_RUNS:-5}; MODE=quick; else RUNS=${PRELOAD_RUNS:-9}; MODE=full; fi
-N=${PRELOAD_N:-200000}
-ROUNDS=${PRELOAD_ROUNDS:-21}
+N=${PRELOAD_N:-50000}
+ROUNDS=${PRELOAD_ROUNDS:-41}
 BUILD=${BUILD:-build}
 OUT="$BUILD/bench"
 DATA="$OUT/preload-data"
@@ -67,7 +67,7 @@ else
 fi
 
 KEYS="lock malloc read pipe read_tsc clock2_tsc clock2_mono"
-MINKEYS="lock_min malloc_min read_min pipe_min clock2_tsc_min clock2_mono_min"
+MINKEYS="lock_min malloc_min read_min pipe_min read_tsc_min clock2_tsc_min clock2_mono_min"
 for s in off on; do for k in $KEYS $MINKEYS; do : >"$DATA/$s.$k"; done; done
 REC="$DATA/calls.rec"
 for ((r = 1; r <= RUNS; r++)); do
@@ -98,19 +98,24 @@ st() { sort -g "$DATA/$1.$2" | awk '{v[NR]=$1} END {if (NR==0) {print "nan nan n
 f2() { awk -v x="$1" 'BEGIN{ if (x=="nan"||x=="") print "n/a"; else printf "%.1f\n", x }'; }
 cell() { local m lo hi; read -r m lo hi < <(st "$1" "$2"); echo "$(f2 "$m") ($(f2 "$lo")-$(f2 "$hi"))"; }
 med() { st "$1" "$2" | cut -d' ' -f1; }
-lo() { st "$1" "$2" | cut -d' ' -f2; }
-# added, from the quietest round of all runs: min(with) - min(without)
-dmin() { awk -v a="$(lo on "$1_min")" -v b="$(lo off "$1_min")" 'BEGIN{ printf "%.1f\n", a-b }'; }
+# Q: the same figures from each run's quietest round (its _min), median over the runs
+qcell() { cell "$1" "$2_min"; }
+qmed() { med "$1" "$2_min"; }
 sub() { awk -v a="$1" -v b="$2" 'BEGIN{ printf "%.1f\n", a-b }'; }
 le() { awk -v a="$1" -v b="$2" 'BEGIN{ print (a <= b) ? "met" : "**missed**" }'; }
 
 FLOOR=$(med off "clock2_$CLOCK")
-FLOOR_ON=$(med on "clock2_$CLOCK")
 D_LOCK=$(sub "$(med on lock)" "$(med off lock)")
 D_MALLOC=$(sub "$(med on malloc)" "$(med off malloc)")
 D_READ=$(sub "$(med on read)" "$(med off read)")
 D_PIPE=$(sub "$(med on pipe)" "$(med off pipe)")
 D_HAND=$(sub "$(med off read_tsc)" "$(med off read)")
+Q_FLOOR=$(qmed off "clock2_$CLOCK")
+Q_FLOOR2=$(awk -v f="$Q_FLOOR" 'BEGIN{ printf "%.1f\n", 2*f }')
+Q_LOCK=$(sub "$(qmed on lock)" "$(qmed off lock)")
+Q_MALLOC=$(sub "$(qmed on malloc)" "$(qmed off malloc)")
+Q_READ=$(sub "$(qmed on read)" "$(qmed off read)")
+Q_PIPE=$(sub "$(qmed on pipe)" "$(qmed off pipe)")
 FLOOR2=$(awk -v f="$FLOOR" 'BEGIN{ printf "%.1f\n", 2*f }')
 GIT=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)
 CPU_MODEL=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1)
@@ -133,25 +138,39 @@ and malloc of a single-threaded process without atomic instructions, and no proc
 single-threaded under the preload: its background thread). The recorder's clock here is
 $CLOCK_NAME.
 
-| call | without | with the preload | added | added, quietest rounds | goal | met? |
-|---|---|---|---|---|---|---|
-| \`pthread_mutex_lock\` + \`pthread_mutex_unlock\`, uncontended | $(cell off lock) | $(cell on lock) | $D_LOCK | $(dmin lock) | <= 10 ns, no clock | $(le "$D_LOCK" 10) |
-| \`malloc\` + \`free\`, 16 B-8 KiB (mean ~350 B) | $(cell off malloc) | $(cell on malloc) | $D_MALLOC | $(dmin malloc) | <= 10 ns, no clock | $(le "$D_MALLOC" 10) |
-| \`read\` of 64 bytes from /dev/zero | $(cell off read) | $(cell on read) | $D_READ | $(dmin read) | <= two clock reads ($(f2 "$FLOOR") ns) | $(le "$D_READ" "$FLOOR") |
-| \`write\` + \`read\` of 64 bytes through a pipe (two calls) | $(cell off pipe) | $(cell on pipe) | $D_PIPE | $(dmin pipe) | <= four clock reads ($(f2 "$FLOOR2") ns) | $(le "$D_PIPE" "$FLOOR2") |
-| floor: two TSC reads | $(cell off clock2_tsc) | $(cell on clock2_tsc) | | | | |
-| floor: two \`clock_gettime(CLOCK_MONOTONIC)\` | $(cell off clock2_mono) | $(cell on clock2_mono) | | | | |
-| floor: the /dev/zero \`read\` timed by hand (TSC before and after, a threshold compare) | $(cell off read_tsc) | | $D_HAND over the plain read | | | |
+Each run's quietest round (the fastest of its $ROUNDS: the round least disturbed by the other jobs;
+median over the runs, min-max):
 
-"added" is the median with the preload minus the median without (goals are judged on it);
-"added, quietest rounds" is the fastest round of all runs with the preload minus the fastest without
-(what the call costs when nothing else disturbs it: on this shared machine a busy moment slows every
-figure, the floor with them). The lock and malloc paths read
-no clock (lock_interpose.c, alloc_interpose.c: a load says the recorder records, a thread-local
-load that the thread is not inside it, then the held-lock push or the sampling countdown, and for
-free one byte of a 4 KiB table of the live sampled blocks); a call that is timed reads the
-recorder's clock twice, so its floor is two clock reads, measured in the same binary (the row with
-the preload shows the floor is the same in both settings: $(f2 "$FLOOR") and $(f2 "$FLOOR_ON") ns). The last
+| call | without | with the preload | added | goal | met? |
+|---|---|---|---|---|---|
+| \`pthread_mutex_lock\` + \`pthread_mutex_unlock\`, uncontended | $(qcell off lock) | $(qcell on lock) | $Q_LOCK | <= 10 ns, no clock | $(le "$Q_LOCK" 10) |
+| \`malloc\` + \`free\`, 16 B-8 KiB (mean ~350 B) | $(qcell off malloc) | $(qcell on malloc) | $Q_MALLOC | <= 10 ns, no clock | $(le "$Q_MALLOC" 10) |
+| \`read\` of 64 bytes from /dev/zero | $(qcell off read) | $(qcell on read) | $Q_READ | <= two clock reads ($(f2 "$Q_FLOOR") ns) | $(le "$Q_READ" "$Q_FLOOR") |
+| \`write\` + \`read\` of 64 bytes through a pipe (two calls) | $(qcell off pipe) | $(qcell on pipe) | $Q_PIPE | <= four clock reads ($(f2 "$Q_FLOOR2") ns) | $(le "$Q_PIPE" "$Q_FLOOR2") |
+| floor: two TSC reads | $(qcell off clock2_tsc) | $(qcell on clock2_tsc) | | | |
+| floor: two \`clock_gettime(CLOCK_MONOTONIC)\` | $(qcell off clock2_mono) | $(qcell on clock2_mono) | | | |
+
+Each run's median round (median over the runs, min-max), which the load on the machine inflates
+(compare the floors with those above):
+
+| call | without | with the preload | added | goal | met? |
+|---|---|---|---|---|---|
+| \`pthread_mutex_lock\` + \`pthread_mutex_unlock\`, uncontended | $(cell off lock) | $(cell on lock) | $D_LOCK | <= 10 ns, no clock | $(le "$D_LOCK" 10) |
+| \`malloc\` + \`free\`, 16 B-8 KiB (mean ~350 B) | $(cell off malloc) | $(cell on malloc) | $D_MALLOC | <= 10 ns, no clock | $(le "$D_MALLOC" 10) |
+| \`read\` of 64 bytes from /dev/zero | $(cell off read) | $(cell on read) | $D_READ | <= two clock reads ($(f2 "$FLOOR") ns) | $(le "$D_READ" "$FLOOR") |
+| \`write\` + \`read\` of 64 bytes through a pipe (two calls) | $(cell off pipe) | $(cell on pipe) | $D_PIPE | <= four clock reads ($(f2 "$FLOOR2") ns) | $(le "$D_PIPE" "$FLOOR2") |
+| floor: two TSC reads | $(cell off clock2_tsc) | $(cell on clock2_tsc) | | | |
+| floor: two \`clock_gettime(CLOCK_MONOTONIC)\` | $(cell off clock2_mono) | $(cell on clock2_mono) | | | |
+| floor: the /dev/zero \`read\` timed by hand (TSC before and after, a threshold compare) | $(cell off read_tsc) | | $D_HAND over the plain read | | |
+
+"added" is the median with the preload minus the median without; the goals are judged on the
+quietest rounds (what a call costs when nothing else runs; on this shared machine a busy moment
+slows every figure, the floors with them: medians of the median rounds are shown for the record).
+The lock and malloc paths read no clock (lock_interpose.c, alloc_interpose.c: a load says the
+recorder records, a thread-local load that the thread is not inside it, then the held-lock push or
+the sampling countdown, and for free one byte of a 4 KiB table of the live sampled blocks); a call
+that is timed reads the recorder's clock twice, so its floor is two clock reads, measured in the
+same binary (the floor with the preload: $(f2 "$(qmed on "clock2_$CLOCK")") ns against $(f2 "$Q_FLOOR")). The last
 run with the preload recorded $EV_TOTAL events ($EV_ALLOC rec.Alloc, $EV_CPU rec.CPUSample; $DROPPED
 dropped) into \`$REC\`. Raw lines per run: \`$LOG\`.
 EOF
