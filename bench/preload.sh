@@ -68,20 +68,21 @@ fi
 
 KEYS="lock malloc read pipe read_tsc clock2_tsc clock2_mono"
 MINKEYS="lock_min malloc_min read_min pipe_min read_tsc_min clock2_tsc_min clock2_mono_min"
-for s in off on; do for k in $KEYS $MINKEYS; do : >"$DATA/$s.$k"; done; done
+for s in off on soff son; do for k in $KEYS $MINKEYS; do : >"$DATA/$s.$k"; done; done
 REC="$DATA/calls.rec"
 for ((r = 1; r <= RUNS; r++)); do
-	for s in off on; do
-		if [ "$s" = on ]; then
-			line=$(env LD_PRELOAD="$LIB" REC_OUTPUT="$REC" "$PROG" "$N" "$ROUNDS" 2>>"$LOG") ||
-				die "run $r with the preload failed (see $LOG)"
-		else
-			line=$("$PROG" "$N" "$ROUNDS" 2>>"$LOG") || die "run $r failed (see $LOG)"
-		fi
+	# off/on: the program with its idle second thread; soff/son: single-threaded
+	for s in off on soff son; do
+		single=""; case $s in s*) single=single ;; esac
+		case $s in
+		*on) line=$(env LD_PRELOAD="$LIB" REC_OUTPUT="$REC" "$PROG" "$N" "$ROUNDS" $single 2>>"$LOG") ||
+			die "run $r ($s) with the preload failed (see $LOG)" ;;
+		*) line=$("$PROG" "$N" "$ROUNDS" $single 2>>"$LOG") || die "run $r ($s) failed (see $LOG)" ;;
+		esac
 		echo "run=$r setting=$s $line" >>"$LOG"
 		for k in $KEYS $MINKEYS; do kv "$k" "$line" >>"$DATA/$s.$k"; done
 	done
-	say "run $r of $RUNS: $(tail -1 "$LOG" | cut -c1-150)"
+	say "run $r of $RUNS done"
 done
 LOAD_END=$(cut -d' ' -f1-3 /proc/loadavg)
 
@@ -116,6 +117,8 @@ Q_LOCK=$(sub "$(qmed on lock)" "$(qmed off lock)")
 Q_MALLOC=$(sub "$(qmed on malloc)" "$(qmed off malloc)")
 Q_READ=$(sub "$(qmed on read)" "$(qmed off read)")
 Q_PIPE=$(sub "$(qmed on pipe)" "$(qmed off pipe)")
+S_LOCK=$(sub "$(qmed son lock)" "$(qmed soff lock)")
+S_MALLOC=$(sub "$(qmed son malloc)" "$(qmed soff malloc)")
 FLOOR2=$(awk -v f="$FLOOR" 'BEGIN{ printf "%.1f\n", 2*f }')
 GIT=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)
 CPU_MODEL=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1)
@@ -149,6 +152,13 @@ median over the runs, min-max):
 | \`write\` + \`read\` of 64 bytes through a pipe (two calls) | $(qcell off pipe) | $(qcell on pipe) | $Q_PIPE | <= four clock reads ($(f2 "$Q_FLOOR2") ns) | $(le "$Q_PIPE" "$Q_FLOOR2") |
 | floor: two TSC reads | $(qcell off clock2_tsc) | $(qcell on clock2_tsc) | | | |
 | floor: two \`clock_gettime(CLOCK_MONOTONIC)\` | $(qcell off clock2_mono) | $(qcell on clock2_mono) | | | |
+| single-threaded program: lock + unlock | $(qcell soff lock) | $(qcell son lock) | $S_LOCK | <= 10 ns | $(le "$S_LOCK" 10) |
+| single-threaded program: malloc + free | $(qcell soff malloc) | $(qcell son malloc) | $S_MALLOC | <= 10 ns | $(le "$S_MALLOC" 10) |
+
+The single-threaded rows: the same program without its idle thread. Without the preload glibc runs
+its mutexes (and malloc's arena lock) without atomic instructions while a process has one thread;
+the preload's background thread ends that, so a single-threaded program pays that difference too
+(about what the two settings of the "without" column differ by), beside the interposers' own cost.
 
 Each run's median round (median over the runs, min-max), which the load on the machine inflates
 (compare the floors with those above):

@@ -5,7 +5,7 @@
  * with LD_PRELOAD=librec-preload.so; it knows nothing of rec and links no
  * part of it).
  *
- *   preload_calls [N] [ROUNDS]      (default 200000 21)
+ *   preload_calls [N] [ROUNDS] [single]   (default 200000 21)
  *
  * Each case runs ROUNDS rounds of N calls (N/16 for the system calls) on
  * the main thread, after one untimed warm-up round; the rounds of the cases
@@ -17,7 +17,8 @@
  * glibc runs a single-threaded process's mutexes and malloc without atomic
  * instructions, and under the preload no process is single-threaded (the
  * recorder's background thread), so without that thread the runs without
- * the preload would time calls no service makes.  Then it allocates 8 MiB in 1 KiB blocks and keeps them, as a
+ * the preload would time calls no service makes.  ("single": no such
+ * thread, for what a single-threaded program pays.)  Then it allocates 8 MiB in 1 KiB blocks and keeps them, as a
  * service keeps its data: under the preload some of them are sampled blocks
  * still allocated, so every free looks its address up among them, as it
  * does in a real program.
@@ -223,7 +224,8 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	pthread_t th;
-	if (pipe(idle_fd) != 0 || pthread_create(&th, NULL, idle, NULL) != 0) {
+	int single = argc > 3 && strcmp(argv[3], "single") == 0;
+	if (pipe(idle_fd) != 0 || (!single && pthread_create(&th, NULL, idle, NULL) != 0)) {
 		perror("preload_calls: the idle thread");
 		return 1;
 	}
@@ -249,7 +251,7 @@ int main(int argc, char **argv)
 		printf("%s%s=%.2f %s_min=%.2f", c ? " " : "", case_name[c], med, case_name[c], v[c][0]);
 	}
 	printf("\n");
-	if (write(idle_fd[1], "x", 1) != 1 || pthread_join(th, NULL) != 0)
+	if (!single && (write(idle_fd[1], "x", 1) != 1 || pthread_join(th, NULL) != 0))
 		return 1;
 	return 0;
 }
