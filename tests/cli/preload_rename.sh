@@ -1,14 +1,14 @@
 #!/usr/bin/env bash
 # pthread_setname_np after the thread was written out: tests/helpers/
 # plain_rename.c (without librec) has a thread that names itself "before"
-# at its start, sleeps 30 ms and 600 ms (recorded with flush=100ms: the
+# at its start, sleeps 30 ms and 900 ms (recorded with flush=100ms: the
 # thread is written out under "before" long before), names itself "after",
 # sleeps 50 ms, waits about 100 ms for a mutex the main thread holds, sleeps
-# 70 ms and exits.  The name follows: the 30 and 600 ms sleeps are
+# 70 ms and exits.  The name follows: the 30 and 900 ms sleeps are
 # "before"'s, a rec.ThreadStart "after" of the same tid comes next, and the
 # 50 ms sleep, the lock wait, the 70 ms sleep and the rec.ThreadEnd are
-# "after"'s (rec-print); rec-view threads shows the tid under "after", with
-# all its sleeps (30 + 600 + 50 + 70 ms) and its lock wait.
+# "after"'s (rec-print); rec-view threads shows the tid on one row, under
+# "after".
 set -uo pipefail
 # shellcheck source=tests/cli/lib/common.sh
 source "$(dirname "$0")/lib/common.sh"
@@ -30,7 +30,7 @@ w=$(value rn worker_tid)
 cat >"$tmp/want.txt" <<'WANT'
 rec.ThreadStart before 
 rec.Sleep before 30
-rec.Sleep before 600
+rec.Sleep before 900
 rec.ThreadStart after 
 rec.Sleep after 50
 rec.LockWait after 

@@ -3,7 +3,7 @@
  * plain_rename.c - a program that knows nothing of rec (built without
  * librec) whose thread renames itself long after its start, for the
  * preload library's tests: the thread names itself "before" at its start,
- * sleeps 30 ms, waits 600 ms (the recorder has written it out under that
+ * sleeps 30 ms, waits 900 ms (the recorder has written it out under that
  * name by then: run with flush=100ms), names itself "after", sleeps 50 ms
  * and takes a mutex the main thread holds (the main thread sleeps 100 ms
  * in it: a lock wait of about 100 ms under the new name), then sleeps
@@ -32,7 +32,7 @@ static void *worker(void *arg)
 	pthread_setname_np(pthread_self(), "before");
 	worker_tid = (long)syscall(SYS_gettid);
 	nap(30);
-	nap(600);
+	nap(900);
 	pthread_setname_np(pthread_self(), "after");
 	nap(50);
 	sem_post(&renamed);
