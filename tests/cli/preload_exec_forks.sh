@@ -14,7 +14,8 @@
 # (forks=off) stays as it was: only f.rec, a program that execs itself
 # records there anew (the final image's 60 ms sleep), the child records
 # nothing.  Then the same through rec-record --follow-forks, whose exit
-# status is the final image's (0).
+# status is the final image's (0), and whose report counts the 3 other
+# files of its run (not an older one beside them).
 set -uo pipefail
 # shellcheck source=tests/cli/lib/common.sh
 source "$(dirname "$0")/lib/common.sh"
@@ -65,4 +66,12 @@ rc=0
 "$bin/rec-record" -q --follow-forks -o "$tmp/rr/f.rec" -- "$tests/plain_exec_chain" >"$tmp/rr.out" 2>"$tmp/rr.err" || rc=$?
 [ "$rc" = 0 ] || fail "rec-record --follow-forks: exit $rc: $(cat "$tmp/rr.err")"
 check "$tmp/rr" "$tmp/rr.out"
+# without -q its report counts the other files of this run (not an earlier run's)
+touch -d '2 hours ago' "$tmp/rr/f.1.rec"
+rm -f "$tmp/rr"/f.[0-9]*[0-9].rec "$tmp/rr"/f.*-2.rec
+rc=0
+"$bin/rec-record" --follow-forks -o "$tmp/rr/f.rec" -- "$tests/plain_exec_chain" >"$tmp/rr2.out" 2>"$tmp/rr2.err" || rc=$?
+[ "$rc" = 0 ] || fail "rec-record --follow-forks (report): exit $rc"
+grep -q "^rec-record:   --follow-forks: 3 more recordings beside it, one per child and exec'd program (f.PID.rec)$" "$tmp/rr2.err" ||
+	fail "rec-record's report: $(cat "$tmp/rr2.err")"
 cli_done preload_exec_forks
