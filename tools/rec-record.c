@@ -25,6 +25,7 @@
  * file, the events recorded and dropped, read back through rec_summary
  * (rec/analysis.h), and the commands to look at it.
  */
+#include <dirent.h>
 #include <dlfcn.h>
 #include <errno.h>
 #include <inttypes.h>
@@ -34,6 +35,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <fcntl.h>
 #include <unistd.h>
 
@@ -550,6 +552,40 @@ static void report(const char *out, const char *program_status)
 	rec_summary_close(s);
 }
 
+/* --follow-forks: the recordings of children and exec'd programs beside out
+ * (its name with ".PID" or ".PID-N" and more before the extension) written
+ * since the program started (older ones are an earlier run's). */
+static void report_forks(const char *out, time_t since)
+{
+	const char *slash = strrchr(out, '/');
+	char dir[PATH_MAX];
+	snprintf(dir, sizeof dir, "%.*s", slash ? (int)(slash - out) : 1, slash ? out : ".");
+	const char *name = slash ? slash + 1 : out;
+	const char *dot = strrchr(name, '.');
+	size_t stem = dot && dot != name ? (size_t)(dot - name) : strlen(name);
+	const char *ext = name + stem;
+	struct dirent **ents = NULL;
+	int count = scandir(dir[0] ? dir : "/", &ents, NULL, alphasort);
+	if (count < 0)
+		return;
+	unsigned long n = 0;
+	for (int i = 0; i < count; i++) {
+		const char *f = ents[i]->d_name;
+		size_t fl = strlen(f), el = strlen(ext);
+		char path[PATH_MAX];
+		struct stat st;
+		if (fl > stem + 1 + el && strncmp(f, name, stem) == 0 && f[stem] == '.' &&
+		    f[stem + 1] >= '0' && f[stem + 1] <= '9' && strcmp(f + fl - el, ext) == 0 &&
+		    snprintf(path, sizeof path, "%s/%s", dir, f) < (int)sizeof path &&
+		    stat(path, &st) == 0 && S_ISREG(st.st_mode) && st.st_mtime >= since)
+			n++;
+		free(ents[i]);
+	}
+	free(ents);
+	fprintf(rec_cli_err(), "%s:   --follow-forks: %lu more recording%s beside it, one per child and "
+		"exec'd program (%.*s.PID%s)\n", rec_cli_tool(), n, n == 1 ? "" : "s", (int)stem, name, ext);
+}
+
 /* ---- the run function -------------------------------------------------------- */
 
 int rec_record_run(const rec_record_opts *o, char *const argv[], FILE *err)
@@ -598,6 +634,7 @@ int rec_record_run(const rec_record_opts *o, char *const argv[], FILE *err)
 		goto out;
 	pid_t pid = 0;
 	int status = 0;
+	time_t started = time(NULL);
 	if (!run_program(o, path, argv, preload, options.s, &pid, &status))
 		goto out;
 	rc = status;
@@ -609,6 +646,8 @@ int rec_record_run(const rec_record_opts *o, char *const argv[], FILE *err)
 		else
 			snprintf(what, sizeof what, "the program exited with status %d", status);
 		report(out, what);
+		if (o->follow_forks)
+			report_forks(out, started);
 		free(out);
 	}
 out:
@@ -642,8 +681,10 @@ static const char usage_text[] =
 	"                          is never interrupted (see rec-view wall-by-site, rec-flame --wall)\n"
 	"      --alloc-interval SIZE  mean bytes between sampled allocations (e.g. 512KiB; 0: off)\n"
 	"      --io-threshold DUR  record blocking reads, writes, accepts ... that last longer\n"
-	"      --follow-forks      record each forked child into FILE with its pid inserted\n"
-	"                          (out.rec -> out.PID.rec); exec'd programs are not recorded\n"
+	"      --follow-forks      record each forked child and each exec'd program into FILE\n"
+	"                          with its pid inserted (out.rec -> out.PID.rec; a second image\n"
+	"                          of the same pid, exec'd: out.PID-2.rec); without it they are\n"
+	"                          not recorded\n"
 	"  -q, --quiet             no report at the end\n"
 	"  -h, --help              this help\n"
 	"      --version           the library version\n"

@@ -203,7 +203,11 @@ vthread *rec_vi_thread(rec_view *v, const rec_event *ev, size_t *index)
 		t->pid = pid;
 		t->tid = ev->thread->os_tid;
 	}
-	if (ev->thread->name && ev->thread->name[0] && !t->name) {
+	/* The name it had last: a thread renamed after it was written out
+	 * (the preload library's pthread_setname_np) is a new pool entry of
+	 * the same tid with the new name for its later events. */
+	if (ev->thread->name && ev->thread->name[0] &&
+	    (!t->name || strcmp(view_name(v, t->name), ev->thread->name) != 0)) {
 		uint32_t id = intern_clean(v, ev->thread->name, strlen(ev->thread->name));
 		t = vmap_at(&v->threads, i);
 		if (id != UINT32_MAX)

@@ -16,6 +16,13 @@
  * it already holds waits for itself forever.  Before the real functions are known, and while dlsym looks them
  * up, blocks come from the bootstrap allocator; free and realloc recognise
  * them.
+ *
+ * Fast path (bench/preload.sh measures it): one load says the recorder
+ * records (and so that the real functions are known), the thread's guard
+ * is read and set around the real call, and the sampling countdown is
+ * counted inside it (rec_alloc_account_: a subtraction and a compare unless
+ * the allocation is sampled).  free looks one byte up (rec_alloc_maybe_live_)
+ * and calls the real free unless the block may be a live sampled one.
  */
 #include "preload/preload_internal.h"
 #include "record/builtin_internal.h"
@@ -38,38 +45,52 @@ static inline int booting(void)
 	return 0;
 }
 
-static inline void count(void *p, size_t size)
+/* Allocate through the real function inside the recorder's guard; count
+ * the block against the thread's sampling countdown if the thread was not
+ * inside the recorder already.  Used once the recorder records. */
+#define ALLOC_COUNTED(call, bytes)                      \
+	do {                                            \
+		unsigned in_ = rec_in_recorder_;        \
+		rec_in_recorder_ = in_ + 1;             \
+		void *p_ = (call);                      \
+		if (in_ == 0)                           \
+			rec_alloc_account_(p_, (bytes)); \
+		rec_in_recorder_ = in_;                 \
+		return p_;                              \
+	} while (0)
+
+/* Not recording (yet, or any more): the real function, or the bootstrap
+ * arena while it is being looked up. */
+static __attribute__((noinline)) void *malloc_off(size_t size)
 {
-	if (rec_preload_active()) {
-		rec_in_recorder_++;
-		rec_alloc_account_(p, size);
-		rec_in_recorder_--;
-	}
+	if (booting())
+		return rec_boot_alloc(size, 16);
+	return rec_real_.malloc(size);
 }
 
 REC_PRELOAD_API void *malloc(size_t size)
 {
-	if (booting())
-		return rec_boot_alloc(size, 16);
-	rec_in_recorder_++;
-	void *p = rec_real_.malloc(size);
-	rec_in_recorder_--;
-	count(p, size);
-	return p;
+	if (!rec_preload_recording())
+		return malloc_off(size);
+	ALLOC_COUNTED(rec_real_.malloc(size), size);
 }
 
-REC_PRELOAD_API void *calloc(size_t n, size_t size)
+static __attribute__((noinline)) void *calloc_off(size_t n, size_t size)
 {
 	if (booting()) {
 		if (size != 0 && n > SIZE_MAX / size)
 			return NULL;
 		return rec_boot_alloc(n * size, 16); /* the arena is zero */
 	}
-	rec_in_recorder_++;
-	void *p = rec_real_.calloc(n, size);
-	rec_in_recorder_--;
-	count(p, n * size); /* calloc fails (NULL) if n * size overflows */
-	return p;
+	return rec_real_.calloc(n, size);
+}
+
+REC_PRELOAD_API void *calloc(size_t n, size_t size)
+{
+	if (!rec_preload_recording())
+		return calloc_off(n, size);
+	/* calloc fails (NULL: nothing counted) if n * size overflows */
+	ALLOC_COUNTED(rec_real_.calloc(n, size), n * size);
 }
 
 static void real_free(void *p)
@@ -79,16 +100,19 @@ static void real_free(void *p)
 
 REC_PRELOAD_API void free(void *p)
 {
-	if (p == NULL || rec_boot_owns(p))
+	if (p == NULL || rec_boot_has(p))
 		return;
-	rec_preload_ensure();
-	if (!rec_preload_active()) {
-		rec_real_.free(p);
+	if (__builtin_expect(rec_preload_recording() && rec_in_recorder_ == 0, 1)) {
+		rec_in_recorder_ = 1;
+		if (__builtin_expect(!rec_alloc_maybe_live_(p), 1))
+			rec_real_.free(p);
+		else
+			rec_alloc_free_with_(real_free, p);
+		rec_in_recorder_ = 0;
 		return;
 	}
-	rec_in_recorder_++;
-	rec_alloc_free_with_(real_free, p);
-	rec_in_recorder_--;
+	rec_preload_ensure();
+	rec_real_.free(p);
 }
 
 static void *real_realloc(void *p, size_t size)
@@ -98,7 +122,7 @@ static void *real_realloc(void *p, size_t size)
 
 REC_PRELOAD_API void *realloc(void *p, size_t size)
 {
-	if (booting() || rec_boot_owns(p)) {
+	if (booting() || rec_boot_has(p)) {
 		void *q = rec_real_ready_ ? malloc(size) : rec_boot_alloc(size, 16);
 		if (q != NULL && p != NULL) {
 			size_t old = rec_boot_size(p);
@@ -120,11 +144,12 @@ REC_PRELOAD_API int posix_memalign(void **out, size_t align, size_t size)
 		*out = rec_boot_alloc(size, align);
 		return *out ? 0 : ENOMEM;
 	}
-	rec_in_recorder_++;
+	unsigned in = rec_in_recorder_;
+	rec_in_recorder_ = in + 1;
 	int rc = rec_real_.posix_memalign(out, align, size);
-	rec_in_recorder_--;
-	if (rc == 0)
-		count(*out, size);
+	if (rc == 0 && in == 0 && rec_preload_recording())
+		rec_alloc_account_(*out, size);
+	rec_in_recorder_ = in;
 	return rc;
 }
 
@@ -132,11 +157,9 @@ REC_PRELOAD_API void *aligned_alloc(size_t align, size_t size)
 {
 	if (booting())
 		return rec_boot_alloc(size, align);
-	rec_in_recorder_++;
-	void *p = rec_real_.aligned_alloc(align, size);
-	rec_in_recorder_--;
-	count(p, size);
-	return p;
+	if (!rec_preload_recording())
+		return rec_real_.aligned_alloc(align, size);
+	ALLOC_COUNTED(rec_real_.aligned_alloc(align, size), size);
 }
 
 REC_PRELOAD_API void *memalign(size_t align, size_t size)
@@ -145,11 +168,9 @@ REC_PRELOAD_API void *memalign(size_t align, size_t size)
 		return rec_boot_alloc(size, align);
 	if (rec_real_.memalign == NULL)
 		return aligned_alloc(align, size);
-	rec_in_recorder_++;
-	void *p = rec_real_.memalign(align, size);
-	rec_in_recorder_--;
-	count(p, size);
-	return p;
+	if (!rec_preload_recording())
+		return rec_real_.memalign(align, size);
+	ALLOC_COUNTED(rec_real_.memalign(align, size), size);
 }
 
 REC_PRELOAD_API void *valloc(size_t size)
@@ -158,11 +179,9 @@ REC_PRELOAD_API void *valloc(size_t size)
 		return rec_boot_alloc(size, 4096);
 	if (rec_real_.valloc == NULL)
 		return memalign((size_t)sysconf(_SC_PAGESIZE), size);
-	rec_in_recorder_++;
-	void *p = rec_real_.valloc(size);
-	rec_in_recorder_--;
-	count(p, size);
-	return p;
+	if (!rec_preload_recording())
+		return rec_real_.valloc(size);
+	ALLOC_COUNTED(rec_real_.valloc(size), size);
 }
 
 REC_PRELOAD_API void *pvalloc(size_t size)
@@ -173,9 +192,7 @@ REC_PRELOAD_API void *pvalloc(size_t size)
 	size_t rounded = (size + page - 1) & ~(page - 1);
 	if (rec_real_.pvalloc == NULL)
 		return memalign(page, rounded);
-	rec_in_recorder_++;
-	void *p = rec_real_.pvalloc(size);
-	rec_in_recorder_--;
-	count(p, rounded);
-	return p;
+	if (!rec_preload_recording())
+		return rec_real_.pvalloc(size);
+	ALLOC_COUNTED(rec_real_.pvalloc(size), rounded);
 }

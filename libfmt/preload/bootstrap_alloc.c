@@ -10,10 +10,10 @@
 
 #include <stdint.h>
 
-#define BOOT_SIZE ((size_t)64 * 1024)
+#define BOOT_SIZE REC_BOOT_SIZE
 #define HDR ((size_t)16)
 
-static _Alignas(64) unsigned char arena[BOOT_SIZE];
+_Alignas(64) unsigned char rec_boot_arena_[BOOT_SIZE];
 static size_t used;
 
 void *rec_boot_alloc(size_t size, size_t align)
@@ -30,13 +30,13 @@ void *rec_boot_alloc(size_t size, size_t align)
 			return NULL;
 	} while (!__atomic_compare_exchange_n(&used, &cur, end, 1, __ATOMIC_RELAXED,
 					      __ATOMIC_RELAXED));
-	*(size_t *)(void *)&arena[start - HDR] = size;
-	return &arena[start]; /* zero: the arena is never reused */
+	*(size_t *)(void *)&rec_boot_arena_[start - HDR] = size;
+	return &rec_boot_arena_[start]; /* zero: the arena is never reused */
 }
 
 int rec_boot_owns(const void *p)
 {
-	return (const unsigned char *)p >= arena && (const unsigned char *)p < arena + BOOT_SIZE;
+	return rec_boot_has(p);
 }
 
 size_t rec_boot_size(const void *p)

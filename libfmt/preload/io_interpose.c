@@ -4,7 +4,9 @@
  * recvfrom, recvmsg, send, sendto, sendmsg, accept, accept4 and connect as
  * rec.IO (libfmt/record/io.c) when the call lasted at least the type's
  * threshold (default 10 ms; REC_OPTIONS io=DUR).  The fast path of a short
- * call is the real call between two reads of the recorder's clock; only a
+ * call is the real call between two reads of the recorder's clock (one load
+ * says the recorder records, one TLS load that the thread is not inside
+ * it, two that rec.IO is declared and on); only a
  * call that lasted describes its descriptor (fstat; getpeername for a
  * socket, the /proc/self/fd link for a file), in the slow path.
  * Every call is marked for wall-clock sampling (state "io":
@@ -38,8 +40,10 @@ typedef struct io_start {
 static inline io_start begin(void)
 {
 	io_start s = { NULL, 0 };
-	if (!rec_preload_active())
+	if (!rec_preload_recording() || rec_in_recorder_ != 0) {
+		rec_preload_ensure();
 		return s;
+	}
 	static struct rec_event_type *type;
 	struct rec_event_type *t = __atomic_load_n(&type, __ATOMIC_ACQUIRE);
 	if (__builtin_expect(t == NULL, 0)) { /* declaring it is the recorder's work */
@@ -118,7 +122,6 @@ static inline void end(io_start s, int fd, const char *call, ssize_t rc, int is_
 
 #define IO_CALL(call, fd, is_bytes, expr)            \
 	do {                                         \
-		rec_preload_ensure();                \
 		io_start s_ = begin();               \
 		unsigned w_ = rec_wall_enter(REC_WALL_IO); \
 		ssize_t rc_ = (expr);                \

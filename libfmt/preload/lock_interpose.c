@@ -9,7 +9,11 @@
  * every (held, acquired) pair of a thread is one rec.LockOrder.
  *
  * Uncontended path: trylock, then the held-lock push (a TLS stack; names
- * are looked up only when an event is written).  Contended path: read the holder, take
+ * are looked up only when an event is written): one load says the recorder
+ * records, one TLS load that the thread is not inside it, and when the
+ * thread held no other lock the push is all (rec_lock_acquired_fast_, no
+ * guard); else rec_lock_acquired_ looks the (held, acquired) pairs up inside
+ * the guard.  Unlock pops.  No clock.  Contended path: read the holder, take
  * the time, block in the real function (marked for wall-clock sampling,
  * state "lock": wall_internal.h), take the time again.
  *
@@ -28,9 +32,17 @@
 /* The lock is now held by the calling thread (inside the recorder). */
 static inline void took(const void *lock)
 {
+	if (__builtin_expect(rec_lock_acquired_fast_(lock), 1))
+		return;
 	rec_in_recorder_++;
 	rec_lock_acquired_(lock, NULL); /* named when an event needs it (lock_names.c's hook) */
 	rec_in_recorder_--;
+}
+
+/* The fast path's test: recording, and this thread not inside the recorder. */
+static inline int fast(void)
+{
+	return rec_preload_recording() && rec_in_recorder_ == 0;
 }
 
 static inline int got(int rc)
@@ -87,9 +99,10 @@ static __attribute__((noinline)) int mutex_contended(pthread_mutex_t *m,
 
 REC_PRELOAD_API int pthread_mutex_lock(pthread_mutex_t *m)
 {
-	rec_preload_ensure();
-	if (!rec_preload_active())
+	if (!fast()) {
+		rec_preload_ensure();
 		return rec_real_.mutex_lock(m);
+	}
 	int rc = rec_real_.mutex_trylock(m);
 	if (__builtin_expect(got(rc), 1)) {
 		took(m);
@@ -100,9 +113,10 @@ REC_PRELOAD_API int pthread_mutex_lock(pthread_mutex_t *m)
 
 REC_PRELOAD_API int pthread_mutex_timedlock(pthread_mutex_t *m, const struct timespec *abstime)
 {
-	rec_preload_ensure();
-	if (!rec_preload_active())
+	if (!fast()) {
+		rec_preload_ensure();
 		return rec_real_.mutex_timedlock(m, abstime);
+	}
 	int rc = rec_real_.mutex_trylock(m);
 	if (got(rc)) {
 		took(m);
@@ -122,9 +136,10 @@ REC_PRELOAD_API int pthread_mutex_trylock(pthread_mutex_t *m)
 
 REC_PRELOAD_API int pthread_mutex_unlock(pthread_mutex_t *m)
 {
-	rec_preload_ensure();
-	if (rec_preload_active())
+	if (fast())
 		(void)rec_lock_released_(m);
+	else
+		rec_preload_ensure();
 	return rec_real_.mutex_unlock(m);
 }
 
@@ -150,8 +165,8 @@ static __attribute__((noinline)) int rw_contended(pthread_rwlock_t *l, int write
 static inline int rw_lock(pthread_rwlock_t *l, int write, const struct timespec *abstime,
 			  uintptr_t caller)
 {
-	rec_preload_ensure();
-	if (!rec_preload_active()) {
+	if (!fast()) {
+		rec_preload_ensure();
 		if (abstime)
 			return write ? rec_real_.rw_timedwrlock(l, abstime)
 				     : rec_real_.rw_timedrdlock(l, abstime);
@@ -207,9 +222,10 @@ REC_PRELOAD_API int pthread_rwlock_trywrlock(pthread_rwlock_t *l)
 
 REC_PRELOAD_API int pthread_rwlock_unlock(pthread_rwlock_t *l)
 {
-	rec_preload_ensure();
-	if (rec_preload_active())
+	if (fast())
 		(void)rec_lock_released_(l);
+	else
+		rec_preload_ensure();
 	return rec_real_.rw_unlock(l);
 }
 
@@ -217,9 +233,10 @@ REC_PRELOAD_API int pthread_rwlock_unlock(pthread_rwlock_t *l)
 
 REC_PRELOAD_API int pthread_spin_lock(pthread_spinlock_t *s)
 {
-	rec_preload_ensure();
-	if (!rec_preload_active())
+	if (!fast()) {
+		rec_preload_ensure();
 		return rec_real_.spin_lock(s);
+	}
 	int rc = rec_real_.spin_trylock(s);
 	if (__builtin_expect(rc != EBUSY, 1))
 		return rc;

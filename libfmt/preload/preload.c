@@ -20,7 +20,14 @@
  *       forks=on   a forked child records into REC_OUTPUT's path (%p
  *                  replaced) with its pid inserted before the extension
  *                  (out.rec -> out.4242.rec), a file of its own, with the
- *                  same options (duration= counted from the fork);
+ *                  same options (duration= counted from the fork); and so
+ *                  does a program exec'd by a recorded process, into
+ *                  REC_OUTPUT's path with its pid inserted, or ".PID-N"
+ *                  (N = 2, 3 ...) when an earlier image of that pid has
+ *                  the name (a fork child that exec'd: out.4242.rec is the
+ *                  child until its exec, out.4242-2.rec the program it
+ *                  exec'd; a program that exec'd itself: out.rec, then
+ *                  out.PID.rec);
  *       duration=DUR  close the recording DUR after it opened, as exit
  *                  would (a FINAL chunk); the program goes on, its
  *                  interposers only calling the real functions.
@@ -39,7 +46,7 @@
  * bootstrap_alloc.c serves dlsym's allocations, alloc_interpose.c,
  * lock_interpose.c, cond_interpose.c, sleep_interpose.c,
  * thread_interpose.c, io_interpose.c, fd_guard.c, sigprof_guard.c,
- * lock_names.c).  This file starts the default recorder
+ * lock_names.c, exec_interpose.c, phdr_guard.c).  This file starts the default recorder
  * from REC_OUTPUT/REC_OPTIONS exactly as librec's constructor does
  * (env.c's rec_env_start_), first of the library's constructors, inside
  * the recorder (the main thread stays inside until the program starts, at
@@ -52,12 +59,19 @@
  * A fork child's recorder abandons the parent's recording (thread.c's
  * atfork_child): with forks=off its interposers only call the real
  * functions; with forks=on the fork interposer opens the child's own
- * (rec_preload_fork_child()).  An exec'd program gets the preload again through LD_PRELOAD,
- * which stays in the environment, but does not record: the recording
- * process puts its pid in REC_PRELOAD_RECORDING_PID, and a process with
- * another pid there records nothing (so system() and popen() do not
- * truncate the parent's file).  A program that execs itself without
- * forking (same pid) records again, into REC_OUTPUT anew.
+ * (rec_preload_fork_child()), after waiting for the program's walks of
+ * the loaded modules under way (phdr_guard.c).  An exec'd program gets the
+ * preload again through LD_PRELOAD, which stays in the environment; the
+ * exec interposers (exec_interpose.c) close the recording of the process
+ * that execs first, as _exit does.  With forks=off the exec'd program does
+ * not record: the recording process puts its pid in
+ * REC_PRELOAD_RECORDING_PID, and a process with another pid there records
+ * nothing (so system() and popen() do not truncate the parent's file); a
+ * program that execs itself without forking (same pid) records again, into
+ * REC_OUTPUT anew.  With forks=on every exec'd program (a pid there, its
+ * own or another) records into a file of its own (exec_output() below; the
+ * environment keeps REC_OUTPUT as it was, so the names of its own exec'd
+ * programs derive from the same path).
  */
 #include "preload/preload_internal.h"
 #include "rec/builtins.h"
@@ -77,6 +91,24 @@
 
 int rec_preload_on_;
 rec_recorder *rec_preload_recorder_;
+int rec_preload_forks_;
+pid_t rec_preload_pid_;
+
+/* forks= in REC_OPTIONS (the last one; on or 1), read before the recorder
+ * starts: rec_env_start_ checks the whole of it. */
+static int forks_on(void)
+{
+	const char *opt = getenv("REC_OPTIONS");
+	int on = 0;
+	for (const char *p = opt; p && *p;) {
+		const char *end = strchr(p, ',');
+		size_t n = end ? (size_t)(end - p) : strlen(p);
+		if (n > 6 && memcmp(p, "forks=", 6) == 0)
+			on = (n == 8 && memcmp(p + 6, "on", 2) == 0) || (n == 7 && p[6] == '1');
+		p = end ? end + 1 : p + n;
+	}
+	return on;
+}
 
 static void at_exit(void)
 {
@@ -156,8 +188,58 @@ static void record_here(void)
 	(void)rec_cpu_sampler_attach_thread();
 	rec_wall_attach_thread();
 	rec_preload_recorder_ = r;
+	rec_preload_pid_ = getpid();
 	__atomic_store_n(&rec_preload_on_, 1, __ATOMIC_RELEASE);
 	rec_env_start_duration_();
+}
+
+/* forks=on, in a program exec'd by a recording process (by a fork child
+ * of it, as system() and popen() do, or by the recorded program itself):
+ * "REC_OUTPUT=" and its file's path, REC_OUTPUT's (%p replaced, made
+ * absolute) with ".PID" inserted before the extension, as a fork child's
+ * file is named (out.rec -> out.4242.rec; with "%p" the name as it is),
+ * or ".PID-N" for the first N from
+ * 2 whose file does not exist yet (the fork child that exec'd, or the
+ * program that exec'd itself, holds ".PID").  0 if it cannot be made. */
+static int exec_output(char *entry, size_t cap)
+{
+	const char *out = getenv("REC_OUTPUT");
+	char base[4096], cwd[4096];
+	if (out == NULL || !*out)
+		return 0;
+	const char *pp = strstr(out, "%p");
+	int n = pp ? snprintf(base, sizeof base, "%.*s%ld%s", (int)(pp - out), out,
+			      (long)getpid(), pp + 2)
+		   : snprintf(base, sizeof base, "%s", out);
+	if (n < 0 || (size_t)n >= sizeof base)
+		return 0;
+	if (base[0] != '/') {
+		char rel[sizeof base];
+		memcpy(rel, base, (size_t)n + 1);
+		if (getcwd(cwd, sizeof cwd) == NULL)
+			return 0;
+		n = snprintf(base, sizeof base, "%s/%s", cwd, rel);
+		if (n < 0 || (size_t)n >= sizeof base)
+			return 0;
+	}
+	const char *name = strrchr(base, '/') + 1;
+	const char *dot = strrchr(name, '.');
+	int head = dot && dot != name ? (int)(dot - base) : n;
+	for (int k = 1; k < 1000; k++) {
+		char suffix[32];
+		if (k == 1 && pp)
+			suffix[0] = 0; /* "%p" made the name this pid's already */
+		else if (k == 1)
+			snprintf(suffix, sizeof suffix, ".%ld", (long)getpid());
+		else
+			snprintf(suffix, sizeof suffix, ".%ld-%d", (long)getpid(), k);
+		int m = snprintf(entry, cap, "REC_OUTPUT=%.*s%s%s", head, base, suffix, base + head);
+		if (m < 0 || (size_t)m >= cap)
+			return 0;
+		if (access(entry + 11, F_OK) != 0)
+			return 1;
+	}
+	return 0;
 }
 
 __attribute__((constructor(101))) static void preload_start(void)
@@ -165,14 +247,30 @@ __attribute__((constructor(101))) static void preload_start(void)
 	rec_preload_resolve();
 	dl_iterate_phdr(text_cb, (void *)(uintptr_t)&text_cb);
 	rec_in_recorder_ = 1;
+	rec_preload_forks_ = forks_on();
 	/* A program this process (or one of its fork children) exec'd inherits
-	 * LD_PRELOAD and REC_OUTPUT: it must not record (forks=off), and above
-	 * all not truncate the recording of its parent at the same path. */
+	 * LD_PRELOAD and REC_OUTPUT: it must not truncate the recording of its
+	 * parent at the same path.  With forks=off it does not record; with
+	 * forks=on it records into a file of its own (exec_output). */
 	const char *owner = getenv(OWNER_ENV);
 	char pid[24];
 	snprintf(pid, sizeof pid, "%ld", (long)getpid());
 	int record = owner == NULL || strcmp(owner, pid) == 0;
 	rec_env_stopping_ = stop_recording;
+	static char entry[4096 + 64];
+	char *const root = owner != NULL && rec_preload_forks_ ? getenv("REC_OUTPUT") : NULL;
+	if (root != NULL && exec_output(entry, sizeof entry)) {
+		/* rec_env_start_ opens REC_OUTPUT: this file for the moment it
+		 * reads it (it keeps the path, which stays in entry), then the
+		 * environment is as it was, for the programs this one starts. */
+		char *const saved = strdup(root);
+		if (saved != NULL && putenv(entry) == 0) {
+			rec_env_start_(1);
+			(void)setenv("REC_OUTPUT", saved, 1);
+			record = 1;
+		}
+		free(saved);
+	}
 	rec_env_start_(record);
 	if (record && rec_recorder_default() != NULL)
 		(void)setenv(OWNER_ENV, pid, 1);

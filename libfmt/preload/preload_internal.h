@@ -159,4 +159,31 @@ static inline void rec_preload_wall_leave(unsigned marked)
 		rec_preload_wall_emit_(marked, n);
 }
 
+/* The interposers' fast path (issue 18, per-call cost): the recorder
+ * records.  rec_preload_on_ is set after the real functions are resolved,
+ * so that this also says rec_real_ is filled (no rec_preload_ensure()). */
+static inline int rec_preload_recording(void)
+{
+	return __builtin_expect(__atomic_load_n(&rec_preload_on_, __ATOMIC_ACQUIRE) != 0, 1);
+}
+/* bootstrap_alloc.c's arena, for free's address check without a call. */
+#define REC_BOOT_SIZE ((size_t)64 * 1024)
+extern unsigned char rec_boot_arena_[REC_BOOT_SIZE];
+static inline int rec_boot_has(const void *p)
+{
+	return (const unsigned char *)p >= rec_boot_arena_ &&
+	       (const unsigned char *)p < rec_boot_arena_ + REC_BOOT_SIZE;
+}
+
+/* preload.c: REC_OPTIONS has forks=on (a fork child and an exec'd program
+ * record into files of their own). */
+extern int rec_preload_forks_;
+/* preload.c: the pid of the process whose recording is open (0: none). */
+extern pid_t rec_preload_pid_;
+/* phdr_guard.c: around the real fork when the child will record (no
+ * program thread inside dl_iterate_phdr at the fork). */
+int rec_phdr_fork_begin_(void);
+void rec_phdr_fork_end_(int held, int child);
+void rec_phdr_fork_refused_(void);
+
 #endif /* LIBREC_PRELOAD_INTERNAL_H */

@@ -20,8 +20,13 @@
  * not written the thread out yet (under this library it does so at the
  * next round that ends a chunk, by default within a second, or sooner when
  * its ring fills: bg.c, defer_new_threads), which covers the usual thread
- * named right after its start.  A rename after that is not recorded: a thread's pool
- * entry keeps its meaning for the whole run (spec/FORMAT.md, Pools).
+ * named right after its start.  A thread that renames itself after that
+ * (a pool's worker naming itself for its task) goes on under a new thread
+ * id with the new name, with a rec.ThreadStart of its own (thread.c,
+ * rec_thread_renamed_: a thread's pool entry keeps its meaning for the
+ * whole run, spec/FORMAT.md, Pools); rec-view shows a tid under the name
+ * it had last.  A rename of another thread after that is not recorded (its
+ * buffer is that thread's own to switch).
  */
 #include "preload/preload_internal.h"
 #include "record/builtin_internal.h"
@@ -102,16 +107,28 @@ REC_PRELOAD_API int pthread_setname_np(pthread_t th, const char *name)
 /* fork: the recorder's fork handlers (thread.c, alloc.c, sampler.c) run
  * inside it, not as the program's locking.  The child is not recorded
  * (preload.c turns the interposers off in it) unless forks=on, when it
- * opens its own recording (preload.c, env.c) before returning. */
+ * opens its own recording (preload.c, env.c) before returning; then no
+ * program thread may be inside dl_iterate_phdr at the fork (phdr_guard.c:
+ * the loader's lock it holds stays held in the child, where the recorder
+ * walks the modules to symbolize). */
 REC_PRELOAD_API pid_t fork(void)
 {
 	rec_preload_ensure();
-	rec_in_recorder_++;
 	int saved = errno;
 	int was_on = __atomic_load_n(&rec_preload_on_, __ATOMIC_RELAXED);
+	int guard = was_on && rec_preload_forks_;
+	int held = guard ? rec_phdr_fork_begin_() : 0;
+	rec_in_recorder_++;
 	pid_t pid = rec_real_.fork();
+	if (guard)
+		rec_phdr_fork_end_(held, pid == 0);
 	if (pid == 0 && was_on) {
-		rec_preload_fork_child();
+		if (guard && !held)
+			rec_phdr_fork_refused_();
+		else
+			rec_preload_fork_child();
+		errno = saved;
+	} else if (pid > 0) {
 		errno = saved;
 	}
 	rec_in_recorder_--;

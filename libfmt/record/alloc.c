@@ -25,7 +25,8 @@
  *
  * Frees of sampled blocks: the addresses (and sizes) of live sampled blocks
  * are kept in a small lock-free open-addressing table (4096 slots, 8
- * probes); rec_free() looks there only while it is non-empty.
+ * probes); rec_free() looks there only when a byte per slot (how many live
+ * blocks start their probes there) says it may hold the address.
  */
 #include "rec/builtins.h"
 #include "record/builtin_internal.h"
@@ -130,11 +131,16 @@ void rec_free_report(const void *ptr)
 
 static uintptr_t live_key[LIVE_CAP];
 static uint64_t live_size[LIVE_CAP];
-static uint64_t live_count;
+/* How many live keys have each slot as their first probe (at most
+ * LIVE_PROBES): a free looks at this one byte of a 4 KiB array, not at the
+ * 32 KiB of keys, for the blocks that were not sampled (nearly all).
+ * Raised before the key is published, lowered after it is taken. */
+uint8_t rec_alloc_live_home_[REC_ALLOC_LIVE_SLOTS];
+_Static_assert(REC_ALLOC_LIVE_SLOTS == LIVE_CAP, "stack_internal.h's slot count");
 
 static inline size_t live_hash(uintptr_t p)
 {
-	return (size_t)(((uint64_t)p * 0x9E3779B97F4A7C15ull) >> 40) & (LIVE_CAP - 1);
+	return rec_alloc_live_slot_(p);
 }
 
 static void live_put(uintptr_t p, uint64_t size)
@@ -150,8 +156,8 @@ static void live_put(uintptr_t p, uint64_t size)
 						 __ATOMIC_ACQ_REL, __ATOMIC_RELAXED))
 			continue;
 		__atomic_store_n(&live_size[h], size, __ATOMIC_RELAXED);
+		__atomic_add_fetch(&rec_alloc_live_home_[live_hash(p)], 1, __ATOMIC_RELAXED);
 		__atomic_store_n(&live_key[h], p, __ATOMIC_RELEASE);
-		__atomic_add_fetch(&live_count, 1, __ATOMIC_RELAXED);
 		return;
 	}
 	/* Table crowded here: this block's free will not be recorded. */
@@ -160,7 +166,7 @@ static void live_put(uintptr_t p, uint64_t size)
 /* Remove p; returns its size + 1 (0 if p is not a live sampled block). */
 static uint64_t live_take(uintptr_t p)
 {
-	if (__atomic_load_n(&live_count, __ATOMIC_RELAXED) == 0)
+	if (!rec_alloc_maybe_live_((const void *)p))
 		return 0;
 	size_t h = live_hash(p);
 	for (unsigned i = 0; i < LIVE_PROBES; i++, h = (h + 1) & (LIVE_CAP - 1)) {
@@ -173,7 +179,7 @@ static uint64_t live_take(uintptr_t p)
 		if (!__atomic_compare_exchange_n(&live_key[h], &k, TOMBSTONE, false,
 						 __ATOMIC_ACQ_REL, __ATOMIC_RELAXED))
 			return 0;
-		__atomic_sub_fetch(&live_count, 1, __ATOMIC_RELAXED);
+		__atomic_sub_fetch(&rec_alloc_live_home_[live_hash(p)], 1, __ATOMIC_RELAXED);
 		return size + 1;
 	}
 	return 0;

@@ -118,4 +118,26 @@ struct rec_event_type;
 struct rec_event_type *rec_sleep_type(void);
 void rec_sleep_emit(uint64_t requested_ns, uint64_t start_ticks, uint64_t end_ticks);
 
+/* The preload library's fast paths (libfmt/preload/), without its "inside
+ * the recorder" guard.  lock_wrap.c: rec_lock_acquired_fast_() pushes lock
+ * on the calling thread's held-lock stack and returns 1 when that is all
+ * rec_lock_acquired_() would do (the stack was empty: no rec.LockOrder
+ * pair to look up; the thread is attached to the CPU sampler); else 0 and
+ * nothing done (call rec_lock_acquired_() inside the guard).  alloc.c:
+ * rec_alloc_maybe_live_() is 0 when p is certainly not a live sampled
+ * block (one byte load; nearly every free), so that its free needs no
+ * rec_alloc_free_with_(). */
+int rec_lock_acquired_fast_(const void *lock);
+#define REC_ALLOC_LIVE_SLOTS 4096u
+extern uint8_t rec_alloc_live_home_[REC_ALLOC_LIVE_SLOTS];
+static inline size_t rec_alloc_live_slot_(uintptr_t p)
+{
+	return (size_t)(((uint64_t)p * 0x9E3779B97F4A7C15ull) >> 40) & (REC_ALLOC_LIVE_SLOTS - 1);
+}
+static inline int rec_alloc_maybe_live_(const void *p)
+{
+	return __atomic_load_n(&rec_alloc_live_home_[rec_alloc_live_slot_((uintptr_t)p)],
+			       __ATOMIC_RELAXED) != 0;
+}
+
 #endif /* LIBREC_RECORD_BUILTIN_INTERNAL_H */

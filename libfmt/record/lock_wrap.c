@@ -588,6 +588,18 @@ void rec_lock_reacquired_(const void *lock, const char *name)
 	}
 }
 
+int rec_lock_acquired_fast_(const void *lock)
+{
+	if (__builtin_expect(tls_depth == 0 && tls_overflow == 0 &&
+			     rec_thread_seen_tls_ == __atomic_load_n(&rec_thread_seen_gen_, __ATOMIC_RELAXED), 1)) {
+		tls_held[0].lock = lock;
+		tls_held[0].name = NULL;
+		tls_depth = 1;
+		return 1;
+	}
+	return 0;
+}
+
 int rec_lock_released_(const void *lock)
 {
 	return released(lock);

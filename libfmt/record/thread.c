@@ -334,21 +334,47 @@ rec_tbuf_full *rec_thread_buffer_signal(rec_recorder *r)
 /* ---- names ---------------------------------------------------------------------------- */
 /* The thread named itself: its buffers not yet defined in their recorder's
  * writer (the background thread defines a new thread at its next round)
- * take the new name.  Under r->lock, as bg_define_later() copies it. */
+ * take the new name.  Under r->lock, as bg_define_later() copies it.  A
+ * buffer already defined under the old name (a thread pool's worker that
+ * renames itself for its task, a rename after the first second) ends
+ * there, as at the thread's exit but without rec.ThreadEnd: the background
+ * thread drains it and retires its thread id; and the thread registers
+ * anew, a new thread id with the new name and a rec.ThreadStart of its own
+ * (same OS thread id), for its events from then on.  A pool entry keeps
+ * its meaning for the whole run (spec/FORMAT.md, Pools). */
 void rec_thread_renamed_(const char *name)
 {
-	for (rec_tbuf_full *b = t_list; b; b = b->thread_next) {
-		if (__atomic_load_n(&b->state, __ATOMIC_ACQUIRE) != REC_TB_LIVE)
+	uint64_t again[8];
+	unsigned n = 0;
+	for (rec_tbuf_full **pp = &t_list, *b; (b = *pp) != NULL;) {
+		if (__atomic_load_n(&b->state, __ATOMIC_ACQUIRE) != REC_TB_LIVE) {
+			pp = &b->thread_next;
 			continue;
+		}
 		rec_recorder *r = b->r;
 		pthread_mutex_lock(&r->lock);
+		int late = b->defined && !__atomic_load_n(&b->id_shared, __ATOMIC_RELAXED);
 		if (!b->defined) {
 			strncpy(b->name, name, sizeof b->name - 1);
 			b->name[sizeof b->name - 1] = 0;
 			b->name_id = b->name[0] ? REC_THREAD_NAME_BASE + b->thread_id : 0;
 		}
 		pthread_mutex_unlock(&r->lock);
+		if (!late || n == sizeof again / sizeof again[0]) {
+			pp = &b->thread_next;
+			continue;
+		}
+		again[n++] = b->pub.gen;
+		*pp = b->thread_next;
+		if (rec_tls_tbuf_ == &b->pub)
+			rec_tls_tbuf_ = NULL;
+		uint32_t expect = REC_TB_LIVE;
+		if (!__atomic_compare_exchange_n(&b->state, &expect, REC_TB_ORPHAN, false,
+						 __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+			rec_tbuf_free(b); /* DETACHED meanwhile: the recorder is gone */
 	}
+	for (unsigned i = 0; i < n; i++)
+		(void)thread_buffer(again[i], 0); /* its name: pthread_getname_np's, the new one */
 }
 
 /* Another thread (os_tid) was named: its buffers not yet defined in their
