@@ -31,6 +31,7 @@
 #include "rec/builtins.h"
 #include "record/recorder_internal.h"
 #include "record/stack_internal.h"
+#include "record/stack_cfi.h"
 
 #include <errno.h>
 #include <signal.h>
@@ -270,6 +271,7 @@ static int create_timer(sampled_thread *st, uint64_t ns)
 static void arm_round(rec_recorder *r, void *opaque)
 {
 	int waiting = 0; /* threads left unarmed by this round */
+	(void)rec_cfi_refresh(); /* unwind tables for modules loaded since (stack_cfi.h) */
 	pthread_mutex_lock(&reg_lock);
 	uint64_t ns = __atomic_load_n(&g_period_ns, __ATOMIC_RELAXED);
 	if (__atomic_load_n(&g_on, __ATOMIC_RELAXED) && ns != 0)

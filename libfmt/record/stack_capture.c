@@ -2,10 +2,12 @@
 /*
  * stack_capture.c - frame-pointer stack capture (async-signal-safe): the
  * thread's stack bounds, the walk, the ucontext variant for the CPU
- * sampler.  See stack_internal.h for the pc convention and the safety
+ * sampler (which follows the call-frame information of stack_unwind.c
+ * where unwind tables exist, this frame-pointer walk where not).  See stack_internal.h for the pc convention and the safety
  * rules; the symbolizer is beside it, in stack_symbolizer.c.
  */
 #include "record/stack_internal.h"
+#include "record/stack_cfi.h"
 
 #include <dlfcn.h>
 #include <elf.h>
@@ -58,6 +60,7 @@ static void exec_init(void)
 	unsigned n = 0;
 	rec_dl_iterate_phdr(exec_cb, &n);
 	__atomic_store_n(&exec_count, n, __ATOMIC_RELEASE);
+	(void)rec_cfi_refresh(); /* the unwind tables (stack_cfi.c) */
 }
 
 /* Is [a, a + len) inside one cached executable segment? */
@@ -300,8 +303,16 @@ REC_NOINLINE REC_NO_ASAN size_t rec_stack_capture(uintptr_t *pcs, size_t max, si
 	return capture_from((uintptr_t)__builtin_frame_address(0), pcs, max, skip, NULL);
 }
 
-REC_NO_ASAN size_t rec_stack_capture_ucontext(const void *ucontext, uintptr_t *pcs,
-					      size_t max, int *truncated)
+/* A signal's interrupted stack: the CFI walk of stack_unwind.c where the
+ * unwind tables exist (x86-64), else the frame-pointer walk below. */
+size_t rec_stack_capture_ucontext(const void *ucontext, uintptr_t *pcs, size_t max,
+				  int *truncated)
+{
+	return rec_stack_capture_ucontext_ex(ucontext, pcs, max, truncated, NULL);
+}
+
+REC_NO_ASAN size_t rec_stack_capture_ucontext_fp(const void *ucontext, uintptr_t *pcs,
+						 size_t max, int *truncated)
 {
 	if (truncated)
 		*truncated = 0;
