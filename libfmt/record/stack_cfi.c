@@ -164,6 +164,7 @@ typedef struct cie_info {
 	uint64_t ra_reg;
 	uint8_t fde_enc;
 	int has_z;
+	int signal;       /* 'S': the FDEs are of a signal frame */
 	uintptr_t insns, insns_end;
 } cie_info;
 
@@ -187,6 +188,16 @@ static void set_reg_rule(cfi_state *st, const cie_info *cie, uint64_t reg, int k
 static void emit_row(rows_buf *b, const cfi_state *st, uintptr_t pc, uintptr_t base,
 		     uintptr_t code_lo, uintptr_t code_hi, int plt)
 {
+	if (plt < 0) { /* a signal frame's FDE */
+		if (pc < code_lo || pc >= code_hi || pc - base > UINT32_MAX)
+			return;
+		rec_cfi_row row;
+		memset(&row, 0, sizeof row);
+		row.off = (uint32_t)(pc - base);
+		row.cfa_rule = REC_CFA_SIGNAL;
+		rows_push(b, &row);
+		return;
+	}
 	if (pc < code_lo || pc >= code_hi || pc - base > UINT32_MAX)
 		return;
 	rec_cfi_row row;
@@ -426,7 +437,9 @@ static int parse_cie(reader *r, uintptr_t c, cie_info *cie, cfi_state *st)
 			} else if (aug[i] == 'P') {
 				uint8_t enc = (uint8_t)rd_u(r, p++, 1);
 				(void)rd_enc(r, &p, (uint8_t)(enc & ~PE_INDIRECT), 0);
-			} else if (aug[i] != 'S' && aug[i] != 'B' && aug[i] != 'G') {
+			} else if (aug[i] == 'S') {
+				cie->signal = 1;
+			} else if (aug[i] != 'B' && aug[i] != 'G') {
 				break;
 			}
 		}
@@ -475,7 +488,8 @@ static void parse_fde(reader *r, uintptr_t f, rows_buf *b, uintptr_t base, uintp
 	if (r->bad || p > end || pc_begin + range < pc_begin)
 		return;
 	uintptr_t pc_end = pc_begin + range;
-	int plt = pc_begin >= plt_lo && pc_end <= plt_hi && plt_hi > plt_lo;
+	/* plt: 1 a PLT entry, -1 a signal frame (emit_row) */
+	int plt = cie.signal ? -1 : pc_begin >= plt_lo && pc_end <= plt_hi && plt_hi > plt_lo;
 	cfi_state st = initial;
 	uintptr_t loc = pc_begin;
 	run_cfa(r, p, end, &cie, &st, &initial, &loc, pc_end, b, 1, base, code_lo, code_hi, plt);
@@ -506,19 +520,21 @@ static int row_cmp(const void *a, const void *b)
 	return (int)y->pad[0] - (int)x->pad[0];
 }
 
-void rec_cfi_free_rows(rec_cfi_row *rows, size_t map_bytes)
+static void free_rows(rec_cfi_row *rows, size_t map_bytes)
 {
 	if (rows != NULL && map_bytes != 0)
 		munmap(rows, map_bytes);
 }
 
-rec_status rec_cfi_build(const void *hdr, const uintptr_t *lo, const uintptr_t *hi, size_t n,
-			 uintptr_t base, uintptr_t code_lo, uintptr_t code_hi,
-			 rec_cfi_row **rows, size_t *nrows, size_t *map_bytes)
+void rec_cfi_free_table(const rec_cfi_table *t)
 {
-	*rows = NULL;
-	*nrows = 0;
-	*map_bytes = 0;
+	free_rows((rec_cfi_row *)t->rows, t->map_bytes);
+}
+
+rec_status rec_cfi_build(const void *hdr, const uintptr_t *lo, const uintptr_t *hi, size_t n,
+			 uintptr_t base, uintptr_t code_lo, uintptr_t code_hi, rec_cfi_table *t)
+{
+	memset(t, 0, sizeof *t);
 	reader r = { lo, hi, n, 0 };
 	uintptr_t h = (uintptr_t)hdr;
 	if (rd_u(&r, h, 1) != 1)
@@ -548,11 +564,11 @@ rec_status rec_cfi_build(const void *hdr, const uintptr_t *lo, const uintptr_t *
 			break;
 	}
 	if (b.nomem) {
-		rec_cfi_free_rows(b.v, b.bytes);
+		free_rows(b.v, b.bytes);
 		return REC_ERR_NOMEM;
 	}
 	if (b.n == 0) {
-		rec_cfi_free_rows(b.v, b.bytes);
+		free_rows(b.v, b.bytes);
 		return REC_OK;
 	}
 	qsort(b.v, b.n, sizeof *b.v, row_cmp);
@@ -565,10 +581,33 @@ rec_status rec_cfi_build(const void *hdr, const uintptr_t *lo, const uintptr_t *
 		b.v[w].pad[0] = 0;
 		w++;
 	}
+	/* the index after the rows, in the same mapping */
+	size_t nindex = ((size_t)(b.v[w - 1].off - b.v[0].off) >> REC_CFI_BUCKET_SHIFT) + 2;
+	size_t need = w * sizeof(rec_cfi_row) + nindex * sizeof(uint32_t);
+	if (need > b.bytes) {
+		size_t nb = (need + 4095) & ~(size_t)4095;
+		void *grown = mremap(b.v, b.bytes, nb, MREMAP_MAYMOVE);
+		if (grown == MAP_FAILED) {
+			free_rows(b.v, b.bytes);
+			return REC_ERR_NOMEM;
+		}
+		b.v = grown;
+		b.bytes = nb;
+	}
+	uint32_t *index = (uint32_t *)(void *)(b.v + w);
+	size_t first = 0;
+	for (size_t k = 0; k < nindex; k++) {
+		uint64_t at = (uint64_t)b.v[0].off + ((uint64_t)k << REC_CFI_BUCKET_SHIFT);
+		while (first < w && b.v[first].off < at)
+			first++;
+		index[k] = (uint32_t)first;
+	}
 	(void)mprotect(b.v, b.bytes, PROT_READ);
-	*rows = b.v;
-	*nrows = w;
-	*map_bytes = b.bytes;
+	t->rows = b.v;
+	t->nrows = w;
+	t->index = index;
+	t->nindex = nindex;
+	t->map_bytes = b.bytes;
 	return REC_OK;
 }
 
@@ -611,18 +650,31 @@ const rec_cfi_module *rec_cfi_module_of(const rec_cfi_snapshot *s, uintptr_t pc)
 
 const rec_cfi_row *rec_cfi_row_of(const rec_cfi_module *m, uintptr_t pc)
 {
-	if (m == NULL || m->nrows == 0 || pc < m->base || pc - m->base > UINT32_MAX)
+	if (m == NULL || m->t.nrows == 0 || pc < m->base || pc - m->base > UINT32_MAX)
 		return NULL;
+	const rec_cfi_table *t = &m->t;
 	uint32_t off = (uint32_t)(pc - m->base);
-	size_t a = 0, b = m->nrows; /* first row with row.off > off */
+	if (off < t->rows[0].off)
+		return NULL;
+	size_t p = (size_t)(off - t->rows[0].off) >> REC_CFI_BUCKET_SHIFT;
+	size_t a, b; /* the first row with row.off > off is in [a, b] */
+	if (p + 1 >= t->nindex) {
+		a = t->nrows;
+		b = t->nrows;
+	} else {
+		a = t->index[p];
+		b = t->index[p + 1];
+	}
+	if (a > t->nrows || b > t->nrows || a > b)
+		return NULL;
 	while (a < b) {
 		size_t mid = a + (b - a) / 2;
-		if (m->rows[mid].off <= off)
+		if (t->rows[mid].off <= off)
 			a = mid + 1;
 		else
 			b = mid;
 	}
-	return a == 0 ? NULL : &m->rows[a - 1];
+	return a == 0 ? NULL : &t->rows[a - 1];
 }
 
 typedef struct scan {
@@ -686,23 +738,15 @@ static int build_cb(struct dl_phdr_info *info, size_t size, void *arg)
 	const rec_cfi_module *om = rec_cfi_module_of(sc->old, code_lo);
 	if (om != NULL && om->key == m->key && om->base == m->base && om->lo == m->lo &&
 	    om->hi == m->hi) {
-		m->rows = om->rows;
-		m->nrows = om->nrows;
-		m->map_bytes = om->map_bytes;
+		m->t = om->t;
 		sc->next->n++;
 		return 0;
 	}
 	if (hdr != NULL) {
-		rec_cfi_row *rows;
-		size_t nrows, bytes;
-		if (rec_cfi_build(hdr, lo, hi, nseg, m->base, code_lo, code_hi, &rows, &nrows, &bytes) !=
-		    REC_OK) {
+		if (rec_cfi_build(hdr, lo, hi, nseg, m->base, code_lo, code_hi, &m->t) != REC_OK) {
 			sc->nomem = 1;
 			return 0;
 		}
-		m->rows = rows;
-		m->nrows = nrows;
-		m->map_bytes = bytes;
 	}
 	sc->next->n++;
 	return 0;
@@ -719,7 +763,7 @@ static int uses_rows(const rec_cfi_snapshot *s, const rec_cfi_row *rows)
 {
 	if (s != NULL)
 		for (size_t i = 0; i < s->n; i++)
-			if (s->m[i].rows == rows)
+			if (s->m[i].t.rows == rows)
 				return 1;
 	return 0;
 }
@@ -733,16 +777,16 @@ static void free_retired(void)
 		rec_cfi_snapshot *s = g_retired;
 		g_retired = s->retired_next;
 		for (size_t i = 0; i < s->n; i++) {
-			const rec_cfi_row *rows = s->m[i].rows;
+			const rec_cfi_row *rows = s->m[i].t.rows;
 			if (rows == NULL || uses_rows(cur, rows))
 				continue;
 			int later = 0; /* shared with a retired snapshot still in the list */
 			for (rec_cfi_snapshot *t = g_retired; t != NULL && !later; t = t->retired_next)
 				later = uses_rows(t, rows);
 			for (size_t j = i + 1; j < s->n && !later; j++)
-				later = s->m[j].rows == rows;
+				later = s->m[j].t.rows == rows;
 			if (!later)
-				rec_cfi_free_rows((rec_cfi_row *)rows, s->m[i].map_bytes);
+				rec_cfi_free_table(&s->m[i].t);
 		}
 		munmap(s, s->map_bytes);
 	}
@@ -753,6 +797,11 @@ rec_status rec_cfi_refresh(void)
 #if !defined(__x86_64__)
 	return REC_OK;
 #else
+	/* REC_UNWIND=fp: no tables, the frame-pointer walk (a way out, and the
+	 * "before" of bench/unwind.sh) */
+	const char *env = getenv("REC_UNWIND");
+	if (env != NULL && strcmp(env, "fp") == 0)
+		return REC_OK;
 	pthread_mutex_lock(&refresh_lock);
 	scan sc;
 	memset(&sc, 0, sizeof sc);
@@ -781,8 +830,8 @@ rec_status rec_cfi_refresh(void)
 	if (sc.nomem) {
 		/* rows built for new modules: free those the old snapshot lacks */
 		for (size_t i = 0; i < next->n; i++)
-			if (next->m[i].rows != NULL && !uses_rows(g_current, next->m[i].rows))
-				rec_cfi_free_rows((rec_cfi_row *)next->m[i].rows, next->m[i].map_bytes);
+			if (next->m[i].t.rows != NULL && !uses_rows(g_current, next->m[i].t.rows))
+				rec_cfi_free_table(&next->m[i].t);
 		munmap(next, bytes);
 		pthread_mutex_unlock(&refresh_lock);
 		return REC_ERR_NOMEM;

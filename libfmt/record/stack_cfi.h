@@ -9,10 +9,9 @@
  * bounds query, and the CPU sampler's background round, which notices
  * modules loaded or unloaded since) into memory of their own (mmap, so a
  * preload library's malloc interposer is never involved), and published as
- * one immutable snapshot.  The walk (stack_unwind.c) only reads a snapshot,
- * the thread's stack within its known bounds, and code bytes inside the
- * executable segments a snapshot lists: it never allocates, locks or makes
- * a system call, and a bad frame ends it.  A snapshot replaced by a newer
+ * one immutable snapshot.  The walk (stack_unwind.c) only reads a snapshot
+ * and the thread's stack within its known bounds: it never allocates,
+ * locks or makes a system call, and a bad frame ends it.  A snapshot replaced by a newer
  * one is freed only once no walk is under way (rec_cfi_enter/leave count
  * them), so a walk never reads freed memory.
  *
@@ -40,6 +39,8 @@ enum {
 	REC_CFA_PLT,      /* a PLT entry: CFA = rsp + 8, + 8 more from byte 11 of its 16 */
 	REC_CFA_ROOT,     /* the return address is undefined: outermost frame */
 	REC_CFA_BAD,      /* a rule the walk does not follow (expressions...) */
+	REC_CFA_SIGNAL,   /* the kernel's signal frame (a CIE with 'S', glibc's
+			   * __restore_rt): the interrupted context is at rsp */
 };
 /* How the caller's rbp is found at a row. */
 enum {
@@ -58,13 +59,23 @@ typedef struct rec_cfi_row {
 	uint8_t pad[2];
 } rec_cfi_row;
 
+/* One module's rows and their index: index[p] is the first row whose off
+ * is at least rows[0].off + p * REC_CFI_BUCKET (nindex entries, the last
+ * is nrows), so a lookup searches a bucket of a few rows, not the table. */
+#define REC_CFI_BUCKET_SHIFT 10
+typedef struct rec_cfi_table {
+	const rec_cfi_row *rows;  /* sorted by off, one per off; NULL/0: none */
+	size_t nrows;
+	const uint32_t *index;
+	size_t nindex;
+	size_t map_bytes;         /* size of the mapping holding both (0: not ours) */
+} rec_cfi_table;
+
 typedef struct rec_cfi_module {
 	uintptr_t lo, hi;         /* its executable segments, [lo, hi) */
 	uintptr_t base;           /* load bias (dlpi_addr) */
 	const void *key;          /* dlpi_phdr: identifies the loaded module */
-	const rec_cfi_row *rows;  /* sorted by off; NULL/0: none */
-	size_t nrows;
-	size_t map_bytes;         /* size of the rows' mapping (0: not ours) */
+	rec_cfi_table t;
 } rec_cfi_module;
 
 typedef struct rec_cfi_snapshot {
@@ -92,21 +103,20 @@ void rec_cfi_leave(void);
 const rec_cfi_module *rec_cfi_module_of(const rec_cfi_snapshot *s, uintptr_t pc);
 
 /*! rec_cfi_row_of() : the row covering pc in m, or NULL if none (no table,
- *  before its first row).  Async-signal-safe. */
+ *  before its first row).  Async-signal-safe; reads a few cache lines: the
+ *  bucket of the index, then a binary search inside it. */
 const rec_cfi_row *rec_cfi_row_of(const rec_cfi_module *m, uintptr_t pc);
 
-/*! rec_cfi_build() : the rows of one module from its .eh_frame_hdr at hdr
+/*! rec_cfi_build() : the table of one module from its .eh_frame_hdr at hdr
  *  (in memory), reading only inside the n readable ranges [lo[i], hi[i])
  *  (the module's PT_LOAD segments); rows for code outside [code_lo,
  *  code_hi) are left out.  Hostile or damaged data gives fewer rows, never
- *  a read outside the ranges.  On success *rows is an mmap'd array of
- *  *nrows rows in *map_bytes bytes (rec_cfi_free_rows()); a module without
- *  usable information gives REC_OK with *rows NULL.  For the unit tests and
- *  rec_cfi_refresh(). */
+ *  a read outside the ranges.  On success *t holds an mmap'd table
+ *  (rec_cfi_free_table()); a module without usable information gives
+ *  REC_OK with t->rows NULL.  For the unit tests and rec_cfi_refresh(). */
 rec_status rec_cfi_build(const void *hdr, const uintptr_t *lo, const uintptr_t *hi, size_t n,
-			 uintptr_t base, uintptr_t code_lo, uintptr_t code_hi,
-			 rec_cfi_row **rows, size_t *nrows, size_t *map_bytes);
-void rec_cfi_free_rows(rec_cfi_row *rows, size_t map_bytes);
+			 uintptr_t base, uintptr_t code_lo, uintptr_t code_hi, rec_cfi_table *t);
+void rec_cfi_free_table(const rec_cfi_table *t);
 
 /* ---- the walk (stack_unwind.c) ------------------------------------------ */
 
@@ -127,7 +137,7 @@ typedef enum rec_unwind_end {
  *  [lo, hi) over snapshot s, writing entries as rec_stack_capture_ucontext()
  *  does (pcs[0] = pc | REC_STACK_PC_EXACT, then return addresses; leading
  *  entries in librec dropped).  Every stack word read lies in [sp, hi) of
- *  the frame being unwound, every code byte in an executable segment of s.
+ *  the frame being unwound; no code is read.
  *  Async-signal-safe.  *end (may be NULL) says why it ended. */
 size_t rec_unwind_regs(const rec_cfi_snapshot *s, uintptr_t pc, uintptr_t sp, uintptr_t fp,
 		       uintptr_t lo, uintptr_t hi, uintptr_t *pcs, size_t max,

@@ -4,12 +4,12 @@
  * stack_cfi.c: from an interrupted pc/sp/rbp, frame by frame, the CFA from
  * the row covering the pc, the return address and the caller's rbp read
  * from the stack at the row's offsets.  Frame pointers where a module has
- * no row; the kernel's signal frame (glibc's __restore_rt) followed into
- * the interrupted context.  Async-signal-safe: no allocation, lock or
- * system call; every stack word read lies between the unwound frame's
- * stack pointer and the top of the thread's stack (mapped memory), every
- * code byte inside an executable segment of the snapshot; a frame that
- * does not go up the stack, or leaves it, ends the walk.  See stack_cfi.h.
+ * no row; the kernel's signal frame (glibc's __restore_rt, whose CFI says
+ * 'S') followed into the interrupted context.  Async-signal-safe: no
+ * allocation, lock or system call; it reads only the snapshot and the
+ * stack, every stack word between the unwound frame's stack pointer and the
+ * top of the thread's stack (mapped memory), never code; a frame that does
+ * not go up the stack, or leaves it, ends the walk.  See stack_cfi.h.
  */
 #include "record/stack_cfi.h"
 #include "record/stack_internal.h"
@@ -40,22 +40,6 @@ REC_NO_ASAN static inline int stack_word(uintptr_t a, uintptr_t lo, uintptr_t hi
 	return 1;
 }
 
-#if defined(__x86_64__)
-/* glibc's __restore_rt: mov $15, %rax; syscall (rt_sigreturn). */
-static const uint8_t sigreturn_code[9] = { 0x48, 0xc7, 0xc0, 0x0f, 0x00, 0x00, 0x00, 0x0f, 0x05 };
-
-REC_NO_ASAN static int is_sigreturn(const rec_cfi_snapshot *s, uintptr_t pc)
-{
-	const rec_cfi_module *m = rec_cfi_module_of(s, pc);
-	if (m == NULL || m->hi - pc < sizeof sigreturn_code)
-		return 0;
-	const volatile uint8_t *c = (const volatile uint8_t *)pc;
-	for (size_t i = 0; i < sizeof sigreturn_code; i++)
-		if (c[i] != sigreturn_code[i])
-			return 0;
-	return 1;
-}
-#endif
 
 REC_NO_ASAN size_t rec_unwind_regs(const rec_cfi_snapshot *s, uintptr_t pc, uintptr_t sp,
 				   uintptr_t fp, uintptr_t lo, uintptr_t hi, uintptr_t *pcs,
@@ -87,10 +71,14 @@ REC_NO_ASAN size_t rec_unwind_regs(const rec_cfi_snapshot *s, uintptr_t pc, uint
 			}
 			pcs[n++] = exact ? (pc | REC_STACK_PC_EXACT) : (pc & ~REC_STACK_PC_EXACT);
 		}
-		if (is_sigreturn(s, pc)) {
+		uintptr_t look = exact ? pc : pc - 1;
+		const rec_cfi_row *row = rec_cfi_row_of(rec_cfi_module_of(s, look), look);
+		uint8_t rule = row ? row->cfa_rule : REC_CFA_NONE;
+		uintptr_t cfa, ra, nfp = fp;
+		if (rule == REC_CFA_SIGNAL) {
 			/* the kernel's rt_sigframe: the ucontext is at sp */
 			uintptr_t g = sp + offsetof(ucontext_t, uc_mcontext.gregs);
-			uintptr_t npc, nsp, nfp;
+			uintptr_t npc, nsp;
 			if (!stack_word(g + REG_RIP * word, sp, hi, &npc) ||
 			    !stack_word(g + REG_RSP * word, sp, hi, &nsp) ||
 			    !stack_word(g + REG_RBP * word, sp, hi, &nfp) || nsp <= sp || nsp >= hi) {
@@ -103,10 +91,6 @@ REC_NO_ASAN size_t rec_unwind_regs(const rec_cfi_snapshot *s, uintptr_t pc, uint
 			exact = 1;
 			continue;
 		}
-		uintptr_t look = exact ? pc : pc - 1;
-		const rec_cfi_row *row = rec_cfi_row_of(rec_cfi_module_of(s, look), look);
-		uint8_t rule = row ? row->cfa_rule : REC_CFA_NONE;
-		uintptr_t cfa, ra, nfp = fp;
 		if (rule == REC_CFA_ROOT) {
 			why = REC_UNWIND_ROOT;
 			break;
@@ -121,8 +105,12 @@ REC_NO_ASAN size_t rec_unwind_regs(const rec_cfi_snapshot *s, uintptr_t pc, uint
 				why = REC_UNWIND_BAD_FRAME;
 				break;
 			}
-			if (row->fp_rule == REC_FP_AT) {
-				if (!stack_word(cfa + (uintptr_t)(intptr_t)row->fp_off, sp, hi, &nfp)) {
+			uintptr_t fpat = cfa + (uintptr_t)(intptr_t)row->fp_off;
+			if (row->fp_rule == REC_FP_AT && fpat < sp) {
+				/* below sp: an epilogue already popped rbp (compilers
+				 * leave its rule as it was), so rbp is the caller's */
+			} else if (row->fp_rule == REC_FP_AT) {
+				if (!stack_word(fpat, sp, hi, &nfp)) {
 					why = REC_UNWIND_BAD_FRAME;
 					break;
 				}

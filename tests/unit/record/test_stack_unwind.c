@@ -403,11 +403,11 @@ static void t_bogus_tables(void **state)
 		assert_non_null(buf);
 		make_table(buf, LEN, 8);
 		uintptr_t rlo = (uintptr_t)buf, rhi = (uintptr_t)buf + LEN;
-		rec_cfi_row *rows;
-		size_t nrows, bytes;
-		assert_int_equal(rec_cfi_build(buf, &rlo, &rhi, 1, (uintptr_t)buf, 0, UINTPTR_MAX, &rows,
-					       &nrows, &bytes), REC_OK);
-		assert_int_equal(nrows, 8 * 3 + 1);
+		rec_cfi_table t;
+		assert_int_equal(rec_cfi_build(buf, &rlo, &rhi, 1, (uintptr_t)buf, 0, UINTPTR_MAX, &t),
+				 REC_OK);
+		const rec_cfi_row *rows = t.rows;
+		assert_int_equal(t.nrows, 8 * 3 + 1);
 		assert_int_equal(rows[0].off, 2048);
 		assert_int_equal(rows[0].cfa_rule, REC_CFA_SP);
 		assert_int_equal(rows[0].cfa_off, 8);
@@ -420,7 +420,19 @@ static void t_bogus_tables(void **state)
 		assert_int_equal(rows[3].off, 2048 + 64);
 		assert_int_equal(rows[24].off, 2048 + 8 * 64);
 		assert_int_equal(rows[24].cfa_rule, REC_CFA_NONE);
-		rec_cfi_free_rows(rows, bytes);
+		/* lookups through the index: every byte of the code */
+		rec_cfi_module m = { (uintptr_t)buf + 2048, (uintptr_t)buf + 4096, (uintptr_t)buf, NULL, t };
+		for (uintptr_t pc = (uintptr_t)buf; pc < (uintptr_t)buf + 4096; pc++) {
+			const rec_cfi_row *r = rec_cfi_row_of(&m, pc);
+			size_t want = 0; /* the last row at or before pc, by a linear scan */
+			while (want < t.nrows && rows[want].off <= pc - (uintptr_t)buf)
+				want++;
+			if (want == 0)
+				assert_null(r);
+			else
+				assert_ptr_equal(r, &rows[want - 1]);
+		}
+		rec_cfi_free_table(&t);
 		free(buf);
 	}
 	for (int it = 0; it < 3000; it++) {
@@ -435,15 +447,13 @@ static void t_bogus_tables(void **state)
 				buf[rnd() % end] = (uint8_t)rnd(); /* damage */
 		}
 		uintptr_t rlo = (uintptr_t)buf, rhi = (uintptr_t)buf + LEN;
-		rec_cfi_row *rows;
-		size_t nrows, bytes;
-		rec_status st = rec_cfi_build(buf, &rlo, &rhi, 1, (uintptr_t)buf, 0, UINTPTR_MAX, &rows,
-					      &nrows, &bytes);
+		rec_cfi_table t;
+		rec_status st = rec_cfi_build(buf, &rlo, &rhi, 1, (uintptr_t)buf, 0, UINTPTR_MAX, &t);
 		assert_int_equal(st, REC_OK);
-		if (rows != NULL) {
+		if (t.rows != NULL) {
 			built++;
-			for (size_t i = 1; i < nrows; i++)
-				assert_true(rows[i - 1].off < rows[i].off);
+			for (size_t i = 1; i < t.nrows; i++)
+				assert_true(t.rows[i - 1].off < t.rows[i].off);
 			/* walk a garbage stack over a snapshot holding just these
 			 * rows, as if they were this program's */
 			rec_cfi_snapshot *s = calloc(1, sizeof *s + sizeof s->m[0]);
@@ -452,8 +462,7 @@ static void t_bogus_tables(void **state)
 			s->m[0].lo = g_code[0][0];
 			s->m[0].hi = g_code[0][1];
 			s->m[0].base = g_code[0][0] - 2048;
-			s->m[0].rows = rows;
-			s->m[0].nrows = nrows;
+			s->m[0].t = t;
 			for (int w = 0; w < 20; w++) {
 				for (size_t i = 0; i < 256; i++)
 					junk[i] = (rnd() & 1) ? (uintptr_t)&junk[rnd() % 256]
@@ -464,7 +473,7 @@ static void t_bogus_tables(void **state)
 				assert_true(n <= 64);
 			}
 			free(s);
-			rec_cfi_free_rows(rows, bytes);
+			rec_cfi_free_table(&t);
 		}
 		free(buf);
 	}
@@ -483,13 +492,15 @@ static void t_libc_table(void **state)
 	assert_non_null(s);
 	const rec_cfi_module *m = rec_cfi_module_of(s, (uintptr_t)&qsort);
 	assert_non_null(m);
-	assert_true(m->nrows > 1000);
-	size_t roots = 0;
-	for (size_t i = 1; i < m->nrows; i++) {
-		assert_true(m->rows[i - 1].off < m->rows[i].off);
-		roots += m->rows[i].cfa_rule == REC_CFA_ROOT;
+	assert_true(m->t.nrows > 1000);
+	size_t roots = 0, signals = 0;
+	for (size_t i = 1; i < m->t.nrows; i++) {
+		assert_true(m->t.rows[i - 1].off < m->t.rows[i].off);
+		roots += m->t.rows[i].cfa_rule == REC_CFA_ROOT;
+		signals += m->t.rows[i].cfa_rule == REC_CFA_SIGNAL;
 	}
-	assert_true(roots >= 1); /* clone3's child (and clone's) */
+	assert_true(roots >= 1);   /* clone3's child (and clone's) */
+	assert_true(signals >= 1); /* __restore_rt */
 	const rec_cfi_row *r = rec_cfi_row_of(m, (uintptr_t)&qsort);
 	assert_non_null(r);
 	assert_int_equal(r->cfa_rule, REC_CFA_SP); /* at entry: CFA = rsp + 8 */
