@@ -627,6 +627,7 @@ if [ "${BENCH_NO_PROFILE:-0}" != 1 ]; then
 	sec=$(BUILD="$BUILD" bash bench/profile.sh $pq 2>>"$LOG") || true
 	printf '\n%s\n' "$sec" >>"$BODY"
 fi
+[ "${BENCH_NO_UNWIND:-0}" = 1 ] || { say "stack unwinding: bench/unwind.sh"; sec=$(BUILD="$BUILD" bash bench/unwind.sh --print $([ "$QUICK" = 1 ] && echo --quick) 2>>"$LOG") || true; printf '\n%s\n' "$sec" >>"$BODY"; }
 if [ -f bench/ANALYSIS.md ]; then
 	printf '\n' >>"$BODY"
 	cat bench/ANALYSIS.md >>"$BODY"

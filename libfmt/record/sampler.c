@@ -7,7 +7,9 @@
  * (SIGEV_THREAD_ID) every period of CPU time it consumes (default 10 ms), so
  * an idle thread costs nothing and samples measure CPU, not wall time.  The
  * SIGPROF handler captures the interrupted stack from the ucontext
- * (rec_stack_capture_ucontext(): frame-pointer walk, no malloc, no lock) and
+ * (rec_stack_capture_ucontext(): the CFI walk of stack_unwind.c over tables
+ * built when sampling starts and refreshed by the arming round, frame
+ * pointers where a module has none; no malloc, no lock) and
  * emits through rec_emit_begin_signal_pcs(), which interns the stack without
  * locks and drops (and counts) a sample that interrupted an emit of the same
  * thread.
@@ -307,6 +309,7 @@ static void on_default(rec_recorder *r, int opened, void *opaque)
 	install_handler();
 	if (!g_handler_ok)
 		return;
+	(void)rec_cfi_refresh(); /* the unwind tables the handler walks (stack_cfi.h) */
 	__atomic_add_fetch(&rec_sampler_gen, 1, __ATOMIC_RELAXED);
 	__atomic_store_n(&g_on, 1, __ATOMIC_RELAXED);
 	arm_all(ns);

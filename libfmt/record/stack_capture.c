@@ -60,7 +60,6 @@ static void exec_init(void)
 	unsigned n = 0;
 	rec_dl_iterate_phdr(exec_cb, &n);
 	__atomic_store_n(&exec_count, n, __ATOMIC_RELEASE);
-	(void)rec_cfi_refresh(); /* the unwind tables (stack_cfi.c) */
 }
 
 /* Is [a, a + len) inside one cached executable segment? */

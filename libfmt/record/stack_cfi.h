@@ -5,9 +5,9 @@
  * information (.eh_frame, found through .eh_frame_hdr), and the walk of a
  * signal's interrupted stack over them.  Never installed.
  *
- * Tables are built off the hot path (rec_cfi_refresh(): the first stack
- * bounds query, and the CPU sampler's background round, which notices
- * modules loaded or unloaded since) into memory of their own (mmap, so a
+ * Tables are built off the hot path (rec_cfi_refresh(): when the CPU
+ * sampler starts, and in its background round, which notices modules
+ * loaded or unloaded since) into memory of their own (mmap, so a
  * preload library's malloc interposer is never involved), and published as
  * one immutable snapshot.  The walk (stack_unwind.c) only reads a snapshot
  * and the thread's stack within its known bounds: it never allocates,
@@ -88,7 +88,10 @@ typedef struct rec_cfi_snapshot {
 /*! rec_cfi_refresh() : build tables for the modules loaded since the last
  *  call (dl_iterate_phdr's adds/subs counters say whether any changed;
  *  cheap when none did) and publish a new snapshot.  Normal context only
- *  (not a signal handler); serialized by a lock of its own (a leaf).
+ *  (not a signal handler); serialized by a lock of its own (a leaf, but
+ *  for the loader's lock dl_iterate_phdr takes inside it).  With
+ *  REC_UNWIND=fp in the environment it builds nothing: stacks are
+ *  frame-pointer walks, as before CFI.
  *  @return REC_OK, or REC_ERR_NOMEM (the old snapshot stays). */
 rec_status rec_cfi_refresh(void);
 
