@@ -10,7 +10,8 @@
 # start_thread/__clone3 (a thread) or the program's main/_start (the main
 # thread).  At least 99 % of the samples, and at least 100 samples.
 # The load: bench/loadgen.c (compiled here), 4 keep-alive connections in a
-# closed loop for 4 s on /requests/allocating, recording with REC_OUTPUT.
+# closed loop for 4 s on /requests/allocating, recording with REC_OUTPUT and
+# a CPU sample every 2 ms of a thread's CPU time (several hundred samples).
 set -uo pipefail
 # shellcheck source=tests/cli/lib/common.sh
 source "$(dirname "$0")/lib/common.sh" # bin, tmp, root, fail, need_exe, cli_done
@@ -35,7 +36,7 @@ ${CC:-cc} -O2 -std=c17 -Wall -Wextra -Werror -D_GNU_SOURCE -pthread -o "$tmp/loa
 	{ echo "FAIL: bench/loadgen.c does not compile"; exit 1; }
 
 rec=$tmp/run.rec
-out=$(REC_OUTPUT=$rec timeout 60 "$tmp/loadgen" closed --conns 4 --duration 4 --keepalive \
+out=$(REC_OUTPUT=$rec REC_CPU_SAMPLE_PERIOD=2ms timeout 60 "$tmp/loadgen" closed --conns 4 --duration 4 --keepalive \
 	--path /requests/allocating -- "$bin/requestwatch" --port 0 2>"$tmp/server.err")
 echo "  load: $out"
 case "$out" in *" exit=0"*) ;; *) fail "loadgen/requestwatch: $out $(cat "$tmp/server.err")" ;; esac
