@@ -792,11 +792,27 @@ static void free_retired(void)
 	}
 }
 
+/* A fork child has only the forking thread: a refresh under way in
+ * another thread of the parent left refresh_lock held for ever.  The
+ * snapshot it may have been building was not published (the child keeps
+ * the last one); retired ones it was freeing are at worst leaked. */
+static void on_fork_child(void)
+{
+	pthread_mutex_init(&refresh_lock, NULL);
+}
+
+static pthread_once_t atfork_once = PTHREAD_ONCE_INIT;
+static void register_atfork(void)
+{
+	(void)pthread_atfork(NULL, NULL, on_fork_child);
+}
+
 rec_status rec_cfi_refresh(void)
 {
 #if !defined(__x86_64__)
 	return REC_OK;
 #else
+	pthread_once(&atfork_once, register_atfork);
 	/* REC_UNWIND=fp: no tables, the frame-pointer walk (a way out, and the
 	 * "before" of bench/unwind.sh) */
 	const char *env = getenv("REC_UNWIND");
