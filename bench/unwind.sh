@@ -131,8 +131,11 @@ if [ "$HOT_OK" = 1 ]; then
 		done
 	done
 fi
-hf() { # hf VERSION MODE: median over runs of the median ns/event
-	grep "^v=$1 mode=$2 threads=1 " "$OUT/hot.txt" | while read -r l; do kv median "$l"; done | median
+hf() { # hf VERSION MODE [KEY]: median over runs of KEY (median ns/event)
+	grep "^v=$1 mode=$2 threads=1 " "$OUT/hot.txt" | while read -r l; do kv "${3:-median}" "$l"; done | median
+}
+hmin() { # hmin VERSION MODE: the least min over runs (the machine's noise left out)
+	grep "^v=$1 mode=$2 threads=1 " "$OUT/hot.txt" | while read -r l; do kv min "$l"; done | sort -g | head -1
 }
 
 # ---- the section ------------------------------------------------------------------------
@@ -187,12 +190,13 @@ if [ "$HOT_OK" = 1 ]; then
 	echo "Events with stacks captured in the emitting thread still walk frame pointers (rec_stack_capture is"
 	echo "unchanged; CFI is for signal-time captures). \`hotpath --events-per-round 50000 --rounds 9\` linked"
 	echo "with the base commit's librec.a ($(git rev-parse --short "$BASE")) and this tree's, alternately, $HOT_RUNS runs each;"
-	echo "ns per event, median of the runs' medians, 1 thread:"
+	echo "ns per event, 1 thread: median of the runs' medians, and the least round of all runs (on a"
+	echo "loaded machine the medians move with the other work; the least round does not):"
 	echo
-	echo "| mode | base | this tree |"
-	echo "|---|---:|---:|"
-	echo "| stack | $(hf base stack) | $(hf new stack) |"
-	echo "| on | $(hf base on) | $(hf new on) |"
+	echo "| mode | base median | this tree median | base least | this tree least |"
+	echo "|---|---:|---:|---:|---:|"
+	echo "| stack | $(hf base stack) | $(hf new stack) | $(hmin base stack) | $(hmin new stack) |"
+	echo "| on | $(hf base on) | $(hf new on) | $(hmin base on) | $(hmin new on) |"
 else
 	echo "(hotpath before/after not measured: UNWIND_BASE=none or the base build failed)"
 fi
