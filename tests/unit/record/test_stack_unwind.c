@@ -228,8 +228,12 @@ static void t_chain_through_qsort(void **state)
 {
 	(void)state;
 	self_path();
+	uint64_t before[REC_UNWIND_END_COUNT], after[REC_UNWIND_END_COUNT];
+	rec_unwind_counts(before);
 	capture_thread(uw_thread);
 	assert_int_equal(g_end, REC_UNWIND_ROOT);
+	rec_unwind_counts(after); /* the walk was counted by how it ended */
+	assert_int_equal(after[REC_UNWIND_ROOT], before[REC_UNWIND_ROOT] + 1);
 	assert_true(g_pcs[0] & REC_STACK_PC_EXACT);
 	const char *want[] = { "uw_spin", "uw_cmp", "uw_sorter", "uw_mid", "uw_thread" };
 	const int between[] = { 0, 1, 0, 0 }; /* qsort's frames after uw_cmp */
