@@ -144,7 +144,7 @@ SEC="$OUT/section.md"
 echo "## Stack unwinding of CPU samples (bench/unwind.sh)"
 echo
 echo "$(date -u '+%Y-%m-%d %H:%M UTC'), load average $LOAD0 at the start (2 cores shared with other work)."
-echo "CPU samples (and crash stacks) are walked over librec's own per-module tables of .eh_frame rows"
+echo "CPU samples (and crash stacks, once the sampler built the tables) are walked over librec's own tables of .eh_frame rows"
 echo "(libfmt/record/stack_cfi.c, built off the hot path; stack_unwind.c walks them in the signal"
 echo "handler), frame pointers where a module has no CFI; \`REC_UNWIND=fp\` keeps the frame-pointer walk."
 echo
