@@ -8,7 +8,7 @@
  * an idle thread costs nothing and samples measure CPU, not wall time.  The
  * SIGPROF handler captures the interrupted stack from the ucontext
  * (rec_stack_capture_ucontext(): the CFI walk of stack_unwind.c over tables
- * built when sampling starts and refreshed by the arming round, frame
+ * built and refreshed by the background thread's arming round, frame
  * pointers where a module has none; no malloc, no lock) and
  * emits through rec_emit_begin_signal_pcs(), which interns the stack without
  * locks and drops (and counts) a sample that interrupted an emit of the same
@@ -273,7 +273,11 @@ static int create_timer(sampled_thread *st, uint64_t ns)
 static void arm_round(rec_recorder *r, void *opaque)
 {
 	int waiting = 0; /* threads left unarmed by this round */
-	(void)rec_cfi_refresh(); /* unwind tables for modules loaded since (stack_cfi.h) */
+	/* The unwind tables the handler walks (stack_cfi.h): built here, in
+	 * the background thread (~10 ms for a program and a few libraries: not
+	 * in the program's start-up), then rebuilt only for modules loaded or
+	 * unloaded since.  Samples before the first round walk frame pointers. */
+	(void)rec_cfi_refresh();
 	pthread_mutex_lock(&reg_lock);
 	uint64_t ns = __atomic_load_n(&g_period_ns, __ATOMIC_RELAXED);
 	if (__atomic_load_n(&g_on, __ATOMIC_RELAXED) && ns != 0)
@@ -309,7 +313,6 @@ static void on_default(rec_recorder *r, int opened, void *opaque)
 	install_handler();
 	if (!g_handler_ok)
 		return;
-	(void)rec_cfi_refresh(); /* the unwind tables the handler walks (stack_cfi.h) */
 	__atomic_add_fetch(&rec_sampler_gen, 1, __ATOMIC_RELAXED);
 	__atomic_store_n(&g_on, 1, __ATOMIC_RELAXED);
 	arm_all(ns);

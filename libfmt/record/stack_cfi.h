@@ -5,9 +5,9 @@
  * information (.eh_frame, found through .eh_frame_hdr), and the walk of a
  * signal's interrupted stack over them.  Never installed.
  *
- * Tables are built off the hot path (rec_cfi_refresh(): when the CPU
- * sampler starts, and in its background round, which notices modules
- * loaded or unloaded since) into memory of their own (mmap, so a
+ * Tables are built off the hot path (rec_cfi_refresh(): in the CPU
+ * sampler's background round, which also notices modules loaded or
+ * unloaded since) into memory of their own (mmap, so a
  * preload library's malloc interposer is never involved), and published as
  * one immutable snapshot.  The walk (stack_unwind.c) only reads a snapshot
  * and the thread's stack within its known bounds: it never allocates,

@@ -123,7 +123,7 @@ size_t rec_stack_capture_ex(uintptr_t *pcs, size_t max, size_t skip,
  *  | REC_STACK_PC_EXACT, then the return addresses of its callers,
  *  validated against the interrupted stack pointer and the cached bounds of
  *  the thread.  Where the unwind tables of stack_cfi.h exist (x86-64, built
- *  when the CPU sampler starts) the callers come from each module's
+ *  by the CPU sampler's background round) the callers come from each module's
  *  call-frame information, through code without frame pointers, to the
  *  thread's root; otherwise (and where a module has no CFI) from the
  *  frame-pointer chain, where a function that has not set up its frame
