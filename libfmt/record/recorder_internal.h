@@ -468,7 +468,9 @@ struct rec_recorder {
  *
  * Leaves, never held while taking another: registry_lock (metrics.c), the
  * sampler's reg_lock (sampler.c: its list of sampled threads and their
- * timers), g_install_lock (crash.c: installing the fatal-signal handlers).
+ * timers), g_install_lock (crash.c: installing the fatal-signal handlers),
+ * refresh_lock (stack_cfi.c: building the unwind tables; the loader's lock
+ * is taken under it by dl_iterate_phdr, so it is never taken under reg_lock).
  * The emit path (recorder.h's inline rec_emit_*) takes no lock: a thread's
  * first emit to a recorder registers it (rec_g_lock, then r->lock), and a
  * dynamic string is interned under r->lock.  The preload library's

@@ -7,7 +7,9 @@
  * (SIGEV_THREAD_ID) every period of CPU time it consumes (default 10 ms), so
  * an idle thread costs nothing and samples measure CPU, not wall time.  The
  * SIGPROF handler captures the interrupted stack from the ucontext
- * (rec_stack_capture_ucontext(): frame-pointer walk, no malloc, no lock) and
+ * (rec_stack_capture_ucontext(): the CFI walk of stack_unwind.c over tables
+ * built and refreshed by the background thread's arming round, frame
+ * pointers where a module has none; no malloc, no lock) and
  * emits through rec_emit_begin_signal_pcs(), which interns the stack without
  * locks and drops (and counts) a sample that interrupted an emit of the same
  * thread.
@@ -32,6 +34,7 @@
 #include "record/builtin_internal.h"
 #include "record/recorder_internal.h"
 #include "record/stack_internal.h"
+#include "record/stack_cfi.h"
 
 #include <errno.h>
 #include <signal.h>
@@ -271,6 +274,11 @@ static int create_timer(sampled_thread *st, uint64_t ns)
 static void arm_round(rec_recorder *r, void *opaque)
 {
 	int waiting = 0; /* threads left unarmed by this round */
+	/* The unwind tables the handler walks (stack_cfi.h): built here, in
+	 * the background thread (~10 ms for a program and a few libraries: not
+	 * in the program's start-up), then rebuilt only for modules loaded or
+	 * unloaded since.  Samples before the first round walk frame pointers. */
+	(void)rec_cfi_refresh();
 	pthread_mutex_lock(&reg_lock);
 	uint64_t ns = __atomic_load_n(&g_period_ns, __ATOMIC_RELAXED);
 	if (__atomic_load_n(&g_on, __ATOMIC_RELAXED) && ns != 0)

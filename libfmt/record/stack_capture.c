@@ -2,11 +2,13 @@
 /*
  * stack_capture.c - frame-pointer stack capture (async-signal-safe): the
  * thread's stack bounds, the walk, the ucontext variant for the CPU
- * sampler.  See stack_internal.h for the pc convention and the safety
+ * sampler (which follows the call-frame information of stack_unwind.c
+ * where unwind tables exist, this frame-pointer walk where not).  See stack_internal.h for the pc convention and the safety
  * rules; the symbolizer is beside it, in stack_symbolizer.c.
  */
 #include "record/builtin_internal.h"
 #include "record/stack_internal.h"
+#include "record/stack_cfi.h"
 
 #include <dlfcn.h>
 #include <elf.h>
@@ -301,8 +303,16 @@ REC_NOINLINE REC_NO_ASAN size_t rec_stack_capture(uintptr_t *pcs, size_t max, si
 	return capture_from((uintptr_t)__builtin_frame_address(0), pcs, max, skip, NULL);
 }
 
-REC_NO_ASAN size_t rec_stack_capture_ucontext(const void *ucontext, uintptr_t *pcs,
-					      size_t max, int *truncated)
+/* A signal's interrupted stack: the CFI walk of stack_unwind.c where the
+ * unwind tables exist (x86-64), else the frame-pointer walk below. */
+size_t rec_stack_capture_ucontext(const void *ucontext, uintptr_t *pcs, size_t max,
+				  int *truncated)
+{
+	return rec_stack_capture_ucontext_ex(ucontext, pcs, max, truncated, NULL);
+}
+
+REC_NO_ASAN size_t rec_stack_capture_ucontext_fp(const void *ucontext, uintptr_t *pcs,
+						 size_t max, int *truncated)
 {
 	if (truncated)
 		*truncated = 0;

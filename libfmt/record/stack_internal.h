@@ -120,11 +120,15 @@ size_t rec_stack_capture_ex(uintptr_t *pcs, size_t max, size_t skip,
 /*! rec_stack_capture_ucontext() :
  *  Capture the stack of the code a signal interrupted, from the ucontext_t
  *  the kernel passed to an SA_SIGINFO handler: pcs[0] is the interrupted pc
- *  | REC_STACK_PC_EXACT, then the return addresses of the frame-pointer chain
- *  starting at the interrupted frame pointer, validated against the
- *  interrupted stack pointer and the cached bounds of the thread.  If the
- *  interrupted function has not set up its frame yet (entry, or a leaf
- *  without frame pointer) its caller may be missing or the walk stops early.
+ *  | REC_STACK_PC_EXACT, then the return addresses of its callers,
+ *  validated against the interrupted stack pointer and the cached bounds of
+ *  the thread.  Where the unwind tables of stack_cfi.h exist (x86-64, built
+ *  by the CPU sampler's background round) the callers come from each module's
+ *  call-frame information, through code without frame pointers, to the
+ *  thread's root; otherwise (and where a module has no CFI) from the
+ *  frame-pointer chain, where a function that has not set up its frame
+ *  (entry, or a leaf without frame pointer) may lose its caller or end the
+ *  walk early (rec_stack_capture_ucontext_fp()).
  *  Async-signal-safe.  @return entries written; *truncated as above. */
 size_t rec_stack_capture_ucontext(const void *ucontext, uintptr_t *pcs,
 				  size_t max, int *truncated);

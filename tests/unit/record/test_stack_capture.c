@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "record/stack_internal.h"
+#include "record/stack_cfi.h"
 
 #define NOINLINE __attribute__((noinline))
 
@@ -383,7 +384,8 @@ static void t_librec_range(void **state)
 }
 
 /* Leading frames in librec are dropped, from the interrupted pc on; a
- * librec frame below a program frame stays. */
+ * librec frame below a program frame stays.  Fake frame-pointer frames: the
+ * frame-pointer walk (the CFI walk drops them the same way: test_stack_unwind.c). */
 static void t_librec_frames_dropped(void **state)
 {
 	(void)state;
@@ -402,25 +404,25 @@ static void t_librec_frames_dropped(void **state)
 	uintptr_t pcs[16];
 	ucontext_t uc;
 	fake_uc(&uc, pc, (uintptr_t)f0, (uintptr_t)f0);
-	assert_int_equal(rec_stack_capture_ucontext(&uc, pcs, 16, NULL), 3);
+	assert_int_equal(rec_stack_capture_ucontext_fp(&uc, pcs, 16, NULL), 3);
 	assert_int_equal(pcs[0], ra1);
 	assert_int_equal(pcs[1], ra2);
 	assert_int_equal(pcs[2], ra3);
 	/* max counts only what is kept: librec's frames take no slot */
 	int trunc = 0;
-	assert_int_equal(rec_stack_capture_ucontext(&uc, pcs, 1, &trunc), 1);
+	assert_int_equal(rec_stack_capture_ucontext_fp(&uc, pcs, 1, &trunc), 1);
 	assert_int_equal(pcs[0], ra1);
 	assert_true(trunc);
 	/* A program pc stays, and so does everything under it. */
 	fake_uc(&uc, (uintptr_t)stk_chain_leaf + 4, (uintptr_t)f0, (uintptr_t)f0);
-	assert_int_equal(rec_stack_capture_ucontext(&uc, pcs, 16, NULL), 5);
+	assert_int_equal(rec_stack_capture_ucontext_fp(&uc, pcs, 16, NULL), 5);
 	assert_int_equal(pcs[0], ((uintptr_t)stk_chain_leaf + 4) | REC_STACK_PC_EXACT);
 	assert_int_equal(pcs[1], ra0);
 	/* A stack that is all librec (the recorder's own threads): empty. */
 	f0[0] = (uintptr_t)f1, f0[1] = ra0;
 	f1[0] = 0, f1[1] = ra2;
 	fake_uc(&uc, pc, (uintptr_t)f0, (uintptr_t)f0);
-	assert_int_equal(rec_stack_capture_ucontext(&uc, pcs, 16, NULL), 0);
+	assert_int_equal(rec_stack_capture_ucontext_fp(&uc, pcs, 16, NULL), 0);
 	/* A capture called by the program starts at the program's frame. */
 	size_t n = stk_chain_leaf(pcs, 16, 0);
 	assert_true(n >= 1);
@@ -432,7 +434,8 @@ static void t_librec_frames_dropped(void **state)
 }
 
 /* Interrupted at a function's first instruction: the return address is at
- * the stack pointer and the frame pointer is still the caller's. */
+ * the stack pointer and the frame pointer is still the caller's (the
+ * frame-pointer walk's heuristic for code without CFI). */
 static void t_frameless_leaf(void **state)
 {
 	(void)state;
@@ -446,7 +449,7 @@ static void t_frameless_leaf(void **state)
 	ucontext_t uc;
 	fake_uc(&uc, (uintptr_t)stk_chain_leaf, (uintptr_t)&frames[2], (uintptr_t)&frames[0]);
 	uintptr_t pcs[16];
-	n = rec_stack_capture_ucontext(&uc, pcs, 16, NULL);
+	n = rec_stack_capture_ucontext_fp(&uc, pcs, 16, NULL);
 #if defined(__x86_64__)
 	assert_int_equal(n, 3);
 	assert_int_equal(pcs[1], real[1]);
@@ -456,7 +459,7 @@ static void t_frameless_leaf(void **state)
 #endif
 	/* [sp] holding data (not a return address after a call) adds nothing. */
 	frames[0] = (uintptr_t)&frames[4];
-	n = rec_stack_capture_ucontext(&uc, pcs, 16, NULL);
+	n = rec_stack_capture_ucontext_fp(&uc, pcs, 16, NULL);
 	assert_int_equal(n, 2);
 	assert_int_equal(pcs[1], real[2]);
 }

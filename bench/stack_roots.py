@@ -1,0 +1,58 @@
+#!/usr/bin/env python3
+# stack_roots.py - how many CPU samples of a recording reach their thread's
+# root, judged independently of the recorder's unwinder: the last frame of
+# each rec.CPUSample stack (module + offset, from `rec-print --json-lines
+# --events rec.CPUSample --stack-depth 4096`) is resolved by elfutils'
+# eu-addr2line (debug files, e.g. Debian's libc6-dbg, found by build-id)
+# and is a root when it is libc's start_thread/__clone3/__clone (a thread)
+# or the program's main/_start (the main thread).  Used by
+# tests/cli/stacks_complete.sh and bench/unwind.sh.
+#
+#   stack_roots.py SAMPLES.jsonl PROGRAM [--top N]
+#
+# Prints "samples=N rooted=R pct=P frames=F" (F: mean frames per sample),
+# then the N (default 8) most common last frames, one a line.
+import collections, json, os, subprocess, sys
+
+def main():
+    path, program = sys.argv[1], os.path.realpath(sys.argv[2])
+    top = int(sys.argv[sys.argv.index("--top") + 1]) if "--top" in sys.argv else 8
+    lasts = collections.Counter()
+    n = frames_total = 0
+    for line in open(path):
+        s = json.loads(line)["values"]
+        frames = s["stackTrace"]["frames"] if s.get("stackTrace") else []
+        n += 1
+        frames_total += len(frames)
+        lasts[(frames[-1]["module"], frames[-1]["moduleOffset"]) if frames else (None, None)] += 1
+    by_module = collections.defaultdict(list)
+    for mod, off in lasts:
+        if mod:
+            by_module[mod].append(off)
+    names = {}
+    for mod, offs in by_module.items():
+        res = subprocess.run(["eu-addr2line", "-f", "-e", mod] + offs, capture_output=True, text=True)
+        lines = res.stdout.split("\n")
+        for i, off in enumerate(offs):
+            fn = lines[2 * i] if 2 * i < len(lines) else "??"
+            if " inlined at " in fn:  # "f inlined at FILE:LINE in g": the function is g
+                fn = fn.rsplit(" in ", 1)[1]
+            names[(mod, off)] = fn
+
+    def is_root(mod, off):
+        if mod is None:
+            return False
+        fn = names.get((mod, off), "??")
+        if os.path.basename(mod).startswith("libc.so"):
+            return fn in ("start_thread", "__clone3", "clone3", "__clone", "clone")
+        return os.path.realpath(mod) == program and fn in ("main", "_start")
+
+    rooted = sum(c for k, c in lasts.items() if is_root(*k))
+    print("samples=%d rooted=%d pct=%.2f frames=%.1f" % (n, rooted, 100.0 * rooted / max(n, 1),
+                                                        frames_total / max(n, 1)))
+    for (mod, off), c in lasts.most_common(top):
+        print("  %6d  last frame %s (%s+%s)%s" % (c, names.get((mod, off), "??"),
+                                                 os.path.basename(mod or "?"), off,
+                                                 "" if is_root(mod, off) else "  <- not a root"))
+
+main()

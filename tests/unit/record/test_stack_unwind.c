@@ -1,0 +1,540 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * test_stack_unwind.c - the CFI walk (stack_cfi.c, stack_unwind.c) for
+ * real.  This file is compiled with -fomit-frame-pointer (Makefile), so no
+ * function of its own keeps a frame pointer: a thread spinning in a call
+ * chain of them, through libc's qsort (its callback) and through a signal
+ * handler (the kernel's signal frame), is interrupted by a signal and its
+ * captured stack must be exactly the expected callers, down to the thread's
+ * root (the walk ends because the CFI says so).  Then hostile input: garbage
+ * stacks and bogus tables end the walk without a fault.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <dlfcn.h>
+#include <link.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <ucontext.h>
+#include <unistd.h>
+
+#include "record/stack_cfi.h"
+#include "record/stack_internal.h"
+
+#define NOINLINE __attribute__((noinline))
+
+/* Exported so the symbolizer names them (the test binary is -rdynamic). */
+void uw_spin(void);
+int uw_cmp(const void *a, const void *b);
+void uw_sorter(void);
+void uw_mid(void);
+void *uw_thread(void *arg);
+void uw_sig_spin(void);
+void uw_on_sigusr2(int sig);
+void uw_sig_mid(void);
+void *uw_sig_thread(void *arg);
+
+static atomic_int g_spinning, g_stop, g_handled;
+static volatile unsigned long g_sink;
+static uintptr_t g_pcs[128];
+static size_t g_n;
+static rec_unwind_end g_end;
+static uintptr_t g_fp_pcs[128];
+static size_t g_fp_n;
+
+NOINLINE void uw_spin(void)
+{
+	atomic_store(&g_spinning, 1);
+	while (!atomic_load_explicit(&g_stop, memory_order_relaxed))
+		g_sink++;
+}
+
+NOINLINE int uw_cmp(const void *a, const void *b)
+{
+	if (!atomic_load(&g_spinning))
+		uw_spin();
+	g_sink++;
+	return *(const int *)a - *(const int *)b;
+}
+
+NOINLINE void uw_sorter(void)
+{
+	int v[4] = { 4, 3, 2, 1 };
+	qsort(v, 4, sizeof v[0], uw_cmp);
+	g_sink += (unsigned long)v[0];
+}
+
+NOINLINE void uw_mid(void)
+{
+	uw_sorter();
+	g_sink++;
+}
+
+NOINLINE void *uw_thread(void *arg)
+{
+	(void)arg;
+	assert_int_equal(rec_stack_thread_register(), REC_OK);
+	uw_mid();
+	g_sink++;
+	return NULL;
+}
+
+NOINLINE void uw_sig_spin(void)
+{
+	uw_spin();
+	g_sink++;
+}
+
+NOINLINE void uw_on_sigusr2(int sig)
+{
+	(void)sig;
+	uw_sig_spin();
+	g_sink++;
+}
+
+NOINLINE void uw_sig_mid(void)
+{
+	pthread_kill(pthread_self(), SIGUSR2); /* runs uw_on_sigusr2 right here */
+	g_sink++;
+}
+
+NOINLINE void *uw_sig_thread(void *arg)
+{
+	(void)arg;
+	assert_int_equal(rec_stack_thread_register(), REC_OK);
+	uw_sig_mid();
+	g_sink++;
+	return NULL;
+}
+
+static void on_sigusr1(int sig, siginfo_t *si, void *uc)
+{
+	(void)sig;
+	(void)si;
+	rec_stack_signal_enter();
+	g_n = rec_stack_capture_ucontext_ex(uc, g_pcs, 128, NULL, &g_end);
+	g_fp_n = rec_stack_capture_ucontext_fp(uc, g_fp_pcs, 128, NULL);
+	rec_stack_signal_leave();
+	atomic_store(&g_handled, 1);
+}
+
+static void handlers(void)
+{
+	struct sigaction sa;
+	memset(&sa, 0, sizeof sa);
+	sa.sa_sigaction = on_sigusr1;
+	sa.sa_flags = SA_SIGINFO | SA_RESTART;
+	sigemptyset(&sa.sa_mask);
+	assert_int_equal(sigaction(SIGUSR1, &sa, NULL), 0);
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = uw_on_sigusr2;
+	sigemptyset(&sa.sa_mask);
+	assert_int_equal(sigaction(SIGUSR2, &sa, NULL), 0);
+}
+
+/* Start fn on a thread, wait until it spins, capture its stack from a
+ * SIGUSR1 handler, stop it. */
+static void capture_thread(void *(*fn)(void *))
+{
+	handlers();
+	assert_int_equal(rec_cfi_refresh(), REC_OK);
+	atomic_store(&g_spinning, 0);
+	atomic_store(&g_stop, 0);
+	atomic_store(&g_handled, 0);
+	pthread_t th;
+	assert_int_equal(pthread_create(&th, NULL, fn, NULL), 0);
+	while (!atomic_load(&g_spinning))
+		usleep(1000);
+	assert_int_equal(pthread_kill(th, SIGUSR1), 0);
+	while (!atomic_load(&g_handled))
+		usleep(1000);
+	atomic_store(&g_stop, 1);
+	assert_int_equal(pthread_join(th, NULL), 0);
+}
+
+/* The names of the captured frames; the module of each. */
+static void names(const char **fn, const char **mod, size_t n, rec_symbolizer *sym)
+{
+	for (size_t i = 0; i < n; i++) {
+		rec_symbol s;
+		assert_int_equal(rec_symbolizer_lookup(sym, g_pcs[i], &s), REC_OK);
+		fn[i] = s.function;
+		mod[i] = s.module_path;
+		printf("  #%zu %s (%s)\n", i, s.function, s.module_path);
+	}
+}
+
+/* libc, or the sanitizers' runtime in a SAN=1 build (its qsort interceptor
+ * calls the callback itself) */
+static int is_libc(const char *path)
+{
+	const char *b = strrchr(path, '/');
+	b = b ? b + 1 : path;
+	return strncmp(b, "libc.so", 7) == 0 || strncmp(b, "libasan.so", 10) == 0 ||
+	       strncmp(b, "libubsan.so", 11) == 0;
+}
+
+static int in_self(const char *path, const char *self)
+{
+	return strcmp(path, self) == 0;
+}
+
+static char g_self[4096];
+
+static void self_path(void)
+{
+	ssize_t k = readlink("/proc/self/exe", g_self, sizeof g_self - 1);
+	assert_true(k > 0);
+	g_self[k] = '\0';
+}
+
+/* The frames of this program, in order, must be exactly want[]; frames of
+ * libc may lie between where allowed (libc_between[i]: between want[i] and
+ * want[i+1]), and every frame after the last is libc's (start_thread,
+ * clone3); no other module appears. */
+static void expect_chain(const char *const *want, size_t nwant, const int *libc_between)
+{
+	rec_symbolizer *sym = NULL;
+	assert_int_equal(rec_symbolizer_open(&sym), REC_OK);
+	const char *fn[128], *mod[128];
+	names(fn, mod, g_n, sym);
+	size_t k = 0;
+	for (size_t i = 0; i < g_n; i++) {
+		if (in_self(mod[i], g_self)) {
+			assert_true(k < nwant);
+			assert_string_equal(fn[i], want[k]);
+			k++;
+		} else {
+			assert_true(is_libc(mod[i]));
+			assert_true(k > 0);
+			assert_true(k == nwant || libc_between[k - 1]);
+		}
+	}
+	assert_int_equal(k, nwant);
+	assert_true(!in_self(mod[g_n - 1], g_self)); /* under uw_thread: libc's */
+	rec_symbolizer_close(sym);
+}
+
+/* Through libc's qsort calling back into code without frame pointers. */
+static void t_chain_through_qsort(void **state)
+{
+	(void)state;
+	self_path();
+	uint64_t before[REC_UNWIND_END_COUNT], after[REC_UNWIND_END_COUNT];
+	rec_unwind_counts(before);
+	capture_thread(uw_thread);
+	assert_int_equal(g_end, REC_UNWIND_ROOT);
+	rec_unwind_counts(after); /* the walk was counted by how it ended */
+	assert_int_equal(after[REC_UNWIND_ROOT], before[REC_UNWIND_ROOT] + 1);
+	assert_true(g_pcs[0] & REC_STACK_PC_EXACT);
+	const char *want[] = { "uw_spin", "uw_cmp", "uw_sorter", "uw_mid", "uw_thread" };
+	const int between[] = { 0, 1, 0, 0 }; /* qsort's frames after uw_cmp */
+	expect_chain(want, 5, between);
+	/* the frame-pointer walk of the same stack misses callers (this file
+	 * really has no frame pointers) */
+	size_t ours = 0;
+	for (size_t i = 0; i < g_fp_n; i++) {
+		Dl_info di;
+		if (dladdr((void *)(REC_STACK_PC(g_fp_pcs[i]) - 1), &di) && di.dli_sname &&
+		    strncmp(di.dli_sname, "uw_", 3) == 0)
+			ours++;
+	}
+	printf("  frame-pointer walk: %zu entries, %zu of the 5 functions\n", g_fp_n, ours);
+	assert_true(ours < 5);
+}
+
+/* Through the kernel's signal frame: a handler running on the thread's
+ * stack, interrupted. */
+static void t_chain_through_signal_frame(void **state)
+{
+	(void)state;
+	self_path();
+	capture_thread(uw_sig_thread);
+	assert_int_equal(g_end, REC_UNWIND_ROOT);
+	const char *want[] = { "uw_spin", "uw_sig_spin", "uw_on_sigusr2", "uw_sig_mid",
+			       "uw_sig_thread" };
+	const int between[] = { 0, 0, 1, 0 }; /* __restore_rt, pthread_kill */
+	expect_chain(want, 5, between);
+}
+
+/* The main thread reaches its root too (_start's undefined return address). */
+static void t_main_thread_root(void **state)
+{
+	(void)state;
+	handlers();
+	assert_int_equal(rec_stack_thread_register(), REC_OK);
+	assert_int_equal(rec_cfi_refresh(), REC_OK);
+	atomic_store(&g_handled, 0);
+	raise(SIGUSR1);
+	assert_true(atomic_load(&g_handled));
+	assert_int_equal(g_end, REC_UNWIND_ROOT);
+	assert_true(g_n >= 3);
+}
+
+/* ---- hostile input ------------------------------------------------------------ */
+
+static uint64_t g_rng = 0x9e3779b97f4a7c15u;
+static uint64_t rnd(void)
+{
+	g_rng ^= g_rng << 13;
+	g_rng ^= g_rng >> 7;
+	g_rng ^= g_rng << 17;
+	return g_rng;
+}
+
+/* Code addresses to start from: this program's and libc's. */
+static uintptr_t g_code[2][2];
+static int code_cb(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	(void)size;
+	(void)arg;
+	int which = info->dlpi_name[0] == '\0' ? 0 : strstr(info->dlpi_name, "libc.so") ? 1 : -1;
+	if (which < 0)
+		return 0;
+	for (int i = 0; i < info->dlpi_phnum; i++)
+		if (info->dlpi_phdr[i].p_type == PT_LOAD && (info->dlpi_phdr[i].p_flags & PF_X)) {
+			g_code[which][0] = info->dlpi_addr + info->dlpi_phdr[i].p_vaddr;
+			g_code[which][1] = g_code[which][0] + info->dlpi_phdr[i].p_memsz;
+		}
+	return 0;
+}
+
+/* Garbage on the stack, random pcs in real code and elsewhere: every walk
+ * ends, within max entries, without a fault (ASan and valgrind watch the
+ * reads in the sanitizer runs). */
+static void t_garbage_stack(void **state)
+{
+	(void)state;
+	assert_int_equal(rec_stack_thread_register(), REC_OK);
+	assert_int_equal(rec_cfi_refresh(), REC_OK);
+	dl_iterate_phdr(code_cb, NULL);
+	assert_true(g_code[0][1] > g_code[0][0] && g_code[1][1] > g_code[1][0]);
+	uintptr_t lo, hi;
+	assert_true(rec_stack_thread_bounds(&lo, &hi));
+	uintptr_t junk[512] __attribute__((aligned(16)));
+	uintptr_t pcs[64];
+	const rec_cfi_snapshot *s = rec_cfi_enter();
+	assert_non_null(s);
+	unsigned ends[REC_UNWIND_END_COUNT] = { 0 };
+	for (int it = 0; it < 20000; it++) {
+		for (size_t i = 0; i < 512; i++) {
+			uint64_t r = rnd();
+			switch (r & 3) {
+			case 0: junk[i] = (uintptr_t)&junk[(r >> 8) % 512]; break;   /* stack */
+			case 1: junk[i] = g_code[(r >> 2) & 1][0] +
+					  (uintptr_t)((r >> 8) % (g_code[(r >> 2) & 1][1] - g_code[(r >> 2) & 1][0]));
+				break;                                              /* code */
+			case 2: junk[i] = (uintptr_t)(r >> 3); break;             /* anything */
+			default: junk[i] = 0; break;
+			}
+		}
+		int which = (int)(rnd() & 1);
+		uintptr_t pc = g_code[which][0] + (uintptr_t)(rnd() % (g_code[which][1] - g_code[which][0]));
+		if (it % 7 == 0)
+			pc = (uintptr_t)rnd(); /* not code at all */
+		uintptr_t sp = (uintptr_t)&junk[rnd() % 256];
+		uintptr_t fp = junk[rnd() % 512];
+		rec_unwind_end why = REC_UNWIND_END_COUNT;
+		size_t n = rec_unwind_regs(s, pc, sp, fp, lo, hi, pcs, 64, &why);
+		assert_true(n <= 64);
+		assert_true(why < REC_UNWIND_END_COUNT);
+		ends[why]++;
+	}
+	rec_cfi_leave();
+	printf("  garbage walks ended: root %u full %u no-info %u bad-frame %u steps %u\n",
+	       ends[REC_UNWIND_ROOT], ends[REC_UNWIND_FULL], ends[REC_UNWIND_NO_INFO],
+	       ends[REC_UNWIND_BAD_FRAME], ends[REC_UNWIND_STEPS]);
+	/* a stack pointer off the thread's stack: the leaf only, nothing read */
+	uintptr_t n = rec_unwind_regs(s, g_code[0][0] + 16, (uintptr_t)junk, 0, hi, hi + 4096, pcs, 64, NULL);
+	assert_int_equal(n, 1);
+}
+
+/* A well-formed .eh_frame_hdr + .eh_frame in buf (LEN bytes): one CIE
+ * (CFA = rsp + 8, return address at CFA - 8) and nfde FDEs of 64 bytes of
+ * "code" each at buf + 2048 + 64 i (push rbp; mov rsp, rbp: CFA = rsp + 16,
+ * then rbp + 16, rbp saved at CFA - 16). */
+static void put32(uint8_t *at, uint32_t v) { memcpy(at, &v, 4); }
+static size_t make_table(uint8_t *buf, size_t len, unsigned nfde)
+{
+	memset(buf, 0, len);
+	const size_t eh = 256; /* .eh_frame */
+	buf[0] = 1, buf[1] = 0x1b, buf[2] = 0x03, buf[3] = 0x3b;
+	put32(buf + 4, (uint32_t)(eh - 4));
+	put32(buf + 8, nfde);
+	static const uint8_t cie[] = { 0x14, 0, 0, 0, 0, 0, 0, 0, 1, 'z', 'R', 0, 1, 0x78, 16, 1, 0x1b,
+				       0x0c, 7, 8, 0x90, 1, 0, 0 };
+	memcpy(buf + eh, cie, sizeof cie);
+	size_t at = eh + sizeof cie;
+	for (unsigned i = 0; i < nfde && at + 32 < 2048; i++) {
+		uint8_t *f = buf + at;
+		uintptr_t code = (uintptr_t)buf + 2048 + 64 * i;
+		put32(f, 28);
+		put32(f + 4, (uint32_t)(at + 4 - eh));                           /* CIE pointer */
+		put32(f + 8, (uint32_t)(int32_t)(code - (uintptr_t)(f + 8)));     /* pcrel */
+		put32(f + 12, 64);
+		f[16] = 0;                                                        /* aug length */
+		static const uint8_t ins[] = { 0x41, 0x0e, 16, 0x86, 2, 0x43, 0x0d, 6, 0, 0, 0, 0, 0, 0, 0 };
+		memcpy(f + 17, ins, sizeof ins);
+		put32(buf + 12 + 8 * i, (uint32_t)(2048 + 64 * i));                /* datarel */
+		put32(buf + 16 + 8 * i, (uint32_t)at);
+		at += 32;
+	}
+	return at;
+}
+
+/* Bogus tables: damaged copies of a well-formed table, and random bytes,
+ * build without reading outside their ranges (ASan would see it: the
+ * buffers are heap blocks exactly that long), and walks over the rows built
+ * from them end. */
+static void t_bogus_tables(void **state)
+{
+	(void)state;
+	assert_int_equal(rec_stack_thread_register(), REC_OK);
+	dl_iterate_phdr(code_cb, NULL);
+	uintptr_t lo, hi;
+	assert_true(rec_stack_thread_bounds(&lo, &hi));
+	enum { LEN = 4096 };
+	uintptr_t junk[256] __attribute__((aligned(16)));
+	uintptr_t pcs[64];
+	size_t built = 0;
+	/* the well-formed table: 3 rows per FDE and a gap after the last */
+	{
+		uint8_t *buf = malloc(LEN);
+		assert_non_null(buf);
+		make_table(buf, LEN, 8);
+		uintptr_t rlo = (uintptr_t)buf, rhi = (uintptr_t)buf + LEN;
+		rec_cfi_table t;
+		assert_int_equal(rec_cfi_build(buf, &rlo, &rhi, 1, (uintptr_t)buf, 0, UINTPTR_MAX, &t),
+				 REC_OK);
+		const rec_cfi_row *rows = t.rows;
+		assert_int_equal(t.nrows, 8 * 3 + 1);
+		assert_int_equal(rows[0].off, 2048);
+		assert_int_equal(rows[0].cfa_rule, REC_CFA_SP);
+		assert_int_equal(rows[0].cfa_off, 8);
+		assert_int_equal(rows[1].off, 2049);
+		assert_int_equal(rows[1].cfa_off, 16);
+		assert_int_equal(rows[1].fp_rule, REC_FP_AT);
+		assert_int_equal(rows[1].fp_off, -16);
+		assert_int_equal(rows[2].off, 2052);
+		assert_int_equal(rows[2].cfa_rule, REC_CFA_FP);
+		assert_int_equal(rows[3].off, 2048 + 64);
+		assert_int_equal(rows[24].off, 2048 + 8 * 64);
+		assert_int_equal(rows[24].cfa_rule, REC_CFA_NONE);
+		/* lookups through the index: every byte of the code */
+		rec_cfi_module m = { (uintptr_t)buf + 2048, (uintptr_t)buf + 4096, (uintptr_t)buf, NULL, t };
+		for (uintptr_t pc = (uintptr_t)buf; pc < (uintptr_t)buf + 4096; pc++) {
+			const rec_cfi_row *r = rec_cfi_row_of(&m, pc);
+			size_t want = 0; /* the last row at or before pc, by a linear scan */
+			while (want < t.nrows && rows[want].off <= pc - (uintptr_t)buf)
+				want++;
+			if (want == 0)
+				assert_null(r);
+			else
+				assert_ptr_equal(r, &rows[want - 1]);
+		}
+		rec_cfi_free_table(&t);
+		free(buf);
+	}
+	for (int it = 0; it < 3000; it++) {
+		uint8_t *buf = malloc(LEN);
+		assert_non_null(buf);
+		if (it % 8 == 0) {
+			for (size_t i = 0; i < LEN; i++)
+				buf[i] = (uint8_t)rnd();
+		} else {
+			size_t end = make_table(buf, LEN, 1 + (unsigned)(rnd() % 40));
+			for (int k = 1 + (int)(rnd() % 6); k > 0; k--)
+				buf[rnd() % end] = (uint8_t)rnd(); /* damage */
+		}
+		uintptr_t rlo = (uintptr_t)buf, rhi = (uintptr_t)buf + LEN;
+		rec_cfi_table t;
+		rec_status st = rec_cfi_build(buf, &rlo, &rhi, 1, (uintptr_t)buf, 0, UINTPTR_MAX, &t);
+		assert_int_equal(st, REC_OK);
+		if (t.rows != NULL) {
+			built++;
+			for (size_t i = 1; i < t.nrows; i++)
+				assert_true(t.rows[i - 1].off < t.rows[i].off);
+			/* walk a garbage stack over a snapshot holding just these
+			 * rows, as if they were this program's */
+			rec_cfi_snapshot *s = calloc(1, sizeof *s + sizeof s->m[0]);
+			assert_non_null(s);
+			s->n = 1;
+			s->m[0].lo = g_code[0][0];
+			s->m[0].hi = g_code[0][1];
+			s->m[0].base = g_code[0][0] - 2048;
+			s->m[0].t = t;
+			for (int w = 0; w < 20; w++) {
+				for (size_t i = 0; i < 256; i++)
+					junk[i] = (rnd() & 1) ? (uintptr_t)&junk[rnd() % 256]
+							      : g_code[0][0] + (uintptr_t)(rnd() % 4096);
+				size_t n = rec_unwind_regs(s, g_code[0][0] + (uintptr_t)(rnd() % 4096),
+							   (uintptr_t)&junk[rnd() % 128], junk[rnd() % 256], lo,
+							   hi, pcs, 64, NULL);
+				assert_true(n <= 64);
+			}
+			free(s);
+			rec_cfi_free_table(&t);
+		}
+		free(buf);
+	}
+	printf("  damaged tables that gave rows: %zu of 3000\n", built);
+	assert_true(built > 1000); /* the damage reached the walk */
+}
+
+/* A real module's table: libc's has rows for clone3's root, the signal
+ * frame of __restore_rt, and getpid; the rows are sorted and every lookup finds the row
+ * at or before it. */
+static void t_libc_table(void **state)
+{
+	(void)state;
+	assert_int_equal(rec_cfi_refresh(), REC_OK);
+	const rec_cfi_snapshot *s = rec_cfi_enter();
+	assert_non_null(s);
+	dl_iterate_phdr(code_cb, NULL);
+	const rec_cfi_module *m = rec_cfi_module_of(s, g_code[1][0]); /* libc */
+	assert_non_null(m);
+	assert_ptr_equal(rec_cfi_module_of(s, (uintptr_t)&getpid), m);
+	assert_true(m->t.nrows > 1000);
+	size_t roots = 0, signals = 0;
+	for (size_t i = 1; i < m->t.nrows; i++) {
+		assert_true(m->t.rows[i - 1].off < m->t.rows[i].off);
+		roots += m->t.rows[i].cfa_rule == REC_CFA_ROOT;
+		signals += m->t.rows[i].cfa_rule == REC_CFA_SIGNAL;
+	}
+	assert_true(roots >= 1);   /* clone3's child (and clone's) */
+	assert_true(signals >= 1); /* __restore_rt */
+	const rec_cfi_row *r = rec_cfi_row_of(m, (uintptr_t)&getpid);
+	assert_non_null(r);
+	assert_int_equal(r->cfa_rule, REC_CFA_SP); /* at entry: CFA = rsp + 8 */
+	assert_int_equal(r->cfa_off, 8);
+	assert_int_equal(r->ra_off, -8);
+	rec_cfi_leave();
+	/* a second refresh with no module change keeps the snapshot */
+	const rec_cfi_snapshot *a = rec_cfi_enter();
+	rec_cfi_leave();
+	assert_int_equal(rec_cfi_refresh(), REC_OK);
+	const rec_cfi_snapshot *b = rec_cfi_enter();
+	rec_cfi_leave();
+	assert_ptr_equal(a, b);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(t_chain_through_qsort),
+		cmocka_unit_test(t_chain_through_signal_frame),
+		cmocka_unit_test(t_main_thread_root),
+		cmocka_unit_test(t_garbage_stack),
+		cmocka_unit_test(t_bogus_tables),
+		cmocka_unit_test(t_libc_table),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
