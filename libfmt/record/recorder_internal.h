@@ -532,6 +532,10 @@ extern rec_recorder *rec_g_sig_owner;
  * (rec_bg_symbolize), strings, threads, and the threads to retire. */
 typedef struct rec_pending_frame {
 	uint64_t id, fn, module, module_off, fn_off;
+	/* 1.2 frame source: flags, file string, line, and inl_n inline frames
+	 * at pd->inl[inl_off] (all 0: none to define) */
+	uint64_t file;
+	uint32_t flags, line, inl_off, inl_n;
 } rec_pending_frame;
 typedef struct rec_pending_module {
 	uint64_t id, path, build_id, base;
@@ -549,6 +553,8 @@ typedef struct rec_pending_thread {
 typedef struct rec_bg_pending {
 	rec_pending_frame *frames;
 	size_t nframes, cframes;
+	rec_frame_inline *inl;   /* the frames' inline frames (1.2) */
+	size_t ninl, cinl;
 	rec_pending_module *mods;
 	size_t nmods, cmods;
 	uint8_t *mod_defined; /* by module index */

@@ -3,8 +3,8 @@
  * stack_symbolize.c - the background thread's half of stacks: the pcs of
  * stacks interned since its last round (intern.c) are resolved with the
  * symbolizer (stack_symbolizer.c) once per distinct pc, each becoming a
- * frame id (the frame map) whose function, module and offsets are queued
- * for the writer's pools (bg.c defines them before the stacks that use
+ * frame id (the frame map) whose function, module, offsets, source file,
+ * line and inline frames are queued for the writer's pools (bg.c defines them before the stacks that use
  * them).  Background thread only: no locks but the string table's.
  */
 #include <stdlib.h>
@@ -112,9 +112,31 @@ uint64_t rec_bg_symbolize(rec_recorder *r, rec_bg_pending *pd)
 			uint64_t fid = ++r->next_frame_id;
 			if (!fmap_put(fm, pc, fid))
 				return id - 1;
-			rec_pending_frame f = { fid, 0, sym.module_index, sym.module_offset, sym.function_offset };
+			rec_pending_frame f = { fid, 0, sym.module_index, sym.module_offset, sym.function_offset,
+						0, sym.flags, sym.line, 0, 0 };
 			if (sym.function && sym.function[0])
 				f.fn = rec_intern_bg(r, sym.function);
+			if (sym.file && sym.file[0])
+				f.file = rec_intern_bg(r, sym.file);
+			if (sym.inline_count) {
+				if (pd->ninl + sym.inline_count > pd->cinl) {
+					size_t nc = (pd->cinl + sym.inline_count) * 2;
+					rec_frame_inline *ni = realloc(pd->inl, nc * sizeof *ni);
+					if (!ni)
+						return id - 1;
+					pd->inl = ni;
+					pd->cinl = nc;
+				}
+				f.inl_off = (uint32_t)pd->ninl;
+				f.inl_n = sym.inline_count;
+				for (uint32_t q = 0; q < sym.inline_count; q++) {
+					const rec_inline_frame *x = &sym.inlined[q];
+					rec_frame_inline *y = &pd->inl[pd->ninl++];
+					y->function_string = x->function[0] ? rec_intern_bg(r, x->function) : 0;
+					y->file_string = x->file[0] ? rec_intern_bg(r, x->file) : 0;
+					y->line = x->line;
+				}
+			}
 			if (sym.module_index) {
 				if (sym.module_index >= pd->mod_defined_cap) {
 					size_t nc = ((size_t)sym.module_index + 1) * 2;

@@ -1,0 +1,389 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * stack_symbol_dwarf.c - rec_symbols (rec/symbols.h): the name, source file,
+ * line and inline chain of an address in an ELF module, from elfutils'
+ * libdwfl: symbols from .symtab or .dynsym (of the module or of its
+ * separate debug file), DWARF line tables and inlined-subroutine scopes.
+ * Debug files are found by libdwfl's standard lookup (build-id under each
+ * debug directory's .build-id/, .gnu_debuglink beside the module and under
+ * each debug directory); a module whose file is gone is opened by its
+ * build-id in the debug directories.  No DWARF is parsed here by hand.
+ * Used by the recorder's background thread (stack_symbolizer.c) and by
+ * rec-symbolize; never by an emitting thread or a signal handler.
+ */
+#include <dwarf.h>
+#include <elfutils/libdw.h>
+#include <elfutils/libdwelf.h>
+#include <elfutils/libdwfl.h>
+#include <fcntl.h>
+#include <libelf.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "rec/symbols.h"
+
+#define MAX_INLINE 64 /* deeper inline chains are cut (never seen in practice) */
+
+typedef struct sym_module {
+	Dwfl_Module *mod; /* NULL: nothing resolves */
+} sym_module;
+
+struct rec_symbols {
+	Dwfl *dwfl;
+	Dwfl_Callbacks cb;
+	char *debug_path;  /* libdwfl's debuginfo_path: ":.debug:DIR:DIR" */
+	char **dirs;       /* the debug directories, for opening by build-id */
+	size_t ndirs;
+	sym_module *mods;
+	size_t nmods, capmods;
+	unsigned seq;      /* module names */
+	rec_inline_frame chain[MAX_INLINE + 1];
+};
+
+static char *dup_str(const char *s)
+{
+	size_t n = strlen(s) + 1;
+	char *d = malloc(n);
+	if (d)
+		memcpy(d, s, n);
+	return d;
+}
+
+rec_status rec_symbols_open(rec_symbols **out, const char *const *debug_dirs, size_t ndirs)
+{
+	static const char *const deflt[] = { "/usr/lib/debug" };
+	if (!out)
+		return REC_ERR_INVALID_ARG;
+	*out = NULL;
+	if (!debug_dirs || !ndirs) {
+		debug_dirs = deflt;
+		ndirs = 1;
+	}
+	rec_symbols *s = calloc(1, sizeof *s);
+	if (!s)
+		return REC_ERR_NOMEM;
+	size_t len = sizeof ":.debug";
+	for (size_t i = 0; i < ndirs; i++)
+		len += strlen(debug_dirs[i]) + 1;
+	s->debug_path = malloc(len);
+	s->dirs = calloc(ndirs, sizeof *s->dirs);
+	if (!s->debug_path || !s->dirs) {
+		rec_symbols_close(s);
+		return REC_ERR_NOMEM;
+	}
+	/* "" (the module's own directory), ".debug" below it, then the dirs. */
+	strcpy(s->debug_path, ":.debug");
+	for (size_t i = 0; i < ndirs; i++) {
+		strcat(s->debug_path, ":");
+		strcat(s->debug_path, debug_dirs[i]);
+		if (!(s->dirs[i] = dup_str(debug_dirs[i]))) {
+			s->ndirs = i;
+			rec_symbols_close(s);
+			return REC_ERR_NOMEM;
+		}
+	}
+	s->ndirs = ndirs;
+	s->cb.find_elf = dwfl_build_id_find_elf;
+	s->cb.find_debuginfo = dwfl_standard_find_debuginfo;
+	s->cb.section_address = dwfl_offline_section_address;
+	s->cb.debuginfo_path = &s->debug_path;
+	s->dwfl = dwfl_begin(&s->cb);
+	if (!s->dwfl) {
+		rec_symbols_close(s);
+		return REC_ERR_NOMEM;
+	}
+	*out = s;
+	return REC_OK;
+}
+
+void rec_symbols_close(rec_symbols *s)
+{
+	if (!s)
+		return;
+	if (s->dwfl)
+		dwfl_end(s->dwfl);
+	for (size_t i = 0; i < s->ndirs; i++)
+		free(s->dirs[i]);
+	free(s->dirs);
+	free(s->debug_path);
+	free(s->mods);
+	free(s);
+}
+
+/* Lowercase hex of the file's GNU build-id into hex (cap >= 129); 0 if none. */
+static size_t file_build_id(const char *path, char *hex, size_t cap)
+{
+	static const char dig[] = "0123456789abcdef";
+	size_t n = 0;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	elf_version(EV_CURRENT);
+	Elf *e = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	if (e) {
+		const void *p = NULL;
+		ssize_t len = dwelf_elf_gnu_build_id(e, &p);
+		if (len > 0 && (size_t)len * 2 + 1 <= cap) {
+			for (ssize_t i = 0; i < len; i++) {
+				hex[2 * i] = dig[((const uint8_t *)p)[i] >> 4];
+				hex[2 * i + 1] = dig[((const uint8_t *)p)[i] & 15];
+			}
+			n = (size_t)len * 2;
+		}
+		elf_end(e);
+	}
+	close(fd);
+	hex[n] = 0;
+	return n;
+}
+
+static bool file_has_build_id(const char *path, const char *build_id)
+{
+	char hex[2 * 64 + 1];
+	size_t n = file_build_id(path, hex, sizeof hex);
+	return build_id[0] ? n > 0 && strcmp(hex, build_id) == 0 : access(path, R_OK) == 0;
+}
+
+/* A file with the build-id in the debug directories, into buf; false if none. */
+static bool find_by_build_id(const rec_symbols *s, const char *build_id, char *buf, size_t cap)
+{
+	size_t n = strlen(build_id);
+	if (n < 4 || n > 128)
+		return false;
+	for (size_t i = 0; i < s->ndirs; i++)
+		for (int dbg = 1; dbg >= 0; dbg--) {
+			int k = snprintf(buf, cap, "%s/.build-id/%.2s/%s%s", s->dirs[i], build_id,
+					 build_id + 2, dbg ? ".debug" : "");
+			if (k > 0 && (size_t)k < cap && file_has_build_id(buf, build_id))
+				return true;
+		}
+	return false;
+}
+
+rec_status rec_symbols_module(rec_symbols *s, const char *path, const char *build_id,
+			      uint64_t base, uint32_t *handle)
+{
+	if (!s || !handle)
+		return REC_ERR_INVALID_ARG;
+	*handle = 0;
+	if (!path)
+		path = "";
+	if (!build_id)
+		build_id = "";
+	if (s->nmods == s->capmods) {
+		size_t nc = s->capmods ? s->capmods * 2 : 16;
+		sym_module *nm = realloc(s->mods, nc * sizeof *nm);
+		if (!nm)
+			return REC_ERR_NOMEM;
+		s->mods = nm;
+		s->capmods = nc;
+	}
+	char found[4096];
+	const char *file = NULL;
+	if (path[0] == '/' && file_has_build_id(path, build_id))
+		file = path;
+	else if (build_id[0] && find_by_build_id(s, build_id, found, sizeof found))
+		file = found;
+	sym_module *m = &s->mods[s->nmods];
+	m->mod = NULL;
+	if (file) {
+		char name[32];
+		snprintf(name, sizeof name, "m%u", ++s->seq);
+		dwfl_report_begin_add(s->dwfl);
+		m->mod = dwfl_report_elf(s->dwfl, name, file, -1, (GElf_Addr)base, true);
+		dwfl_report_end(s->dwfl, NULL, NULL);
+	}
+	s->nmods++;
+	*handle = (uint32_t)s->nmods;
+	return m->mod ? REC_OK : REC_ERR_NOT_FOUND;
+}
+
+static Dwfl_Module *module_of(const rec_symbols *s, uint32_t handle)
+{
+	return handle >= 1 && handle <= s->nmods ? s->mods[handle - 1].mod : NULL;
+}
+
+/* A DIE's name as addr2line prints it: the linkage name if there is one,
+ * else DW_AT_name, both through abstract origins. */
+static const char *die_name(Dwarf_Die *die)
+{
+	Dwarf_Attribute a;
+	const char *n = dwarf_formstring(dwarf_attr_integrate(die, DW_AT_linkage_name, &a));
+	if (!n)
+		n = dwarf_formstring(dwarf_attr_integrate(die, DW_AT_MIPS_linkage_name, &a));
+	if (!n)
+		n = dwarf_formstring(dwarf_attr_integrate(die, DW_AT_name, &a));
+	return n ? n : "";
+}
+
+static bool is_function(int tag)
+{
+	return tag == DW_TAG_subprogram || tag == DW_TAG_inlined_subroutine ||
+	       tag == DW_TAG_entry_point;
+}
+
+/* The function chain at addr, innermost first, into s->chain: entry 0 the
+ * innermost (inlined or not) function with the line of addr, each next one
+ * the function it was inlined into with the line of that call.  Returns
+ * the number of entries (0 without DWARF for addr); *low_pc the outermost
+ * function's entry point (0 if unknown). */
+static uint32_t inline_chain(rec_symbols *s, Dwfl_Module *mod, Dwarf_Addr addr, const char *file,
+			     uint32_t line, Dwarf_Addr *low_pc)
+{
+	Dwarf_Addr bias = 0;
+	*low_pc = 0;
+	Dwarf_Die *cudie = dwfl_module_addrdie(mod, addr, &bias);
+	if (!cudie)
+		return 0;
+	Dwarf_Die *scopes = NULL;
+	int n = dwarf_getscopes(cudie, addr - bias, &scopes);
+	if (n <= 0) {
+		free(scopes);
+		return 0;
+	}
+	/* The nesting of the innermost scope in the DIE tree (dwarf_getscopes
+	 * follows an inlined instance into its abstract definition's parents,
+	 * which are not its callers). */
+	Dwarf_Die inner;
+	Dwarf *dw = dwarf_cu_getdwarf(cudie->cu);
+	if (!dw || !dwarf_offdie(dw, dwarf_dieoffset(&scopes[0]), &inner)) {
+		free(scopes);
+		return 0;
+	}
+	free(scopes);
+	scopes = NULL;
+	n = dwarf_getscopes_die(&inner, &scopes);
+	if (n <= 0) {
+		free(scopes);
+		return 0;
+	}
+	Dwarf_Files *files = NULL;
+	if (dwarf_getsrcfiles(cudie, &files, NULL) != 0)
+		files = NULL;
+	uint32_t k = 0;
+	int i = 0;
+	while (i < n && !is_function(dwarf_tag(&scopes[i])))
+		i++;
+	if (i < n) {
+		s->chain[k].function = die_name(&scopes[i]);
+		s->chain[k].file = file;
+		s->chain[k].line = line;
+		k++;
+	}
+	for (; i < n && k <= MAX_INLINE; i++) {
+		if (dwarf_tag(&scopes[i]) != DW_TAG_inlined_subroutine)
+			continue;
+		int j = i + 1;
+		while (j < n && !is_function(dwarf_tag(&scopes[j])))
+			j++;
+		if (j >= n)
+			break;
+		Dwarf_Attribute a;
+		Dwarf_Word v;
+		const char *cf = NULL;
+		uint32_t cl = 0;
+		if (files && dwarf_formudata(dwarf_attr(&scopes[i], DW_AT_call_file, &a), &v) == 0)
+			cf = dwarf_filesrc(files, v, NULL, NULL);
+		if (dwarf_formudata(dwarf_attr(&scopes[i], DW_AT_call_line, &a), &v) == 0)
+			cl = v > UINT32_MAX ? 0 : (uint32_t)v;
+		s->chain[k].function = die_name(&scopes[j]);
+		s->chain[k].file = cf ? cf : "";
+		s->chain[k].line = cl;
+		k++;
+		if (dwarf_tag(&scopes[j]) == DW_TAG_subprogram) {
+			Dwarf_Addr lo;
+			if (dwarf_lowpc(&scopes[j], &lo) == 0)
+				*low_pc = lo + bias;
+		}
+		i = j - 1;
+	}
+	if (k == 1 && dwarf_tag(&scopes[0]) == DW_TAG_subprogram) {
+		Dwarf_Addr lo;
+		if (dwarf_lowpc(&scopes[0], &lo) == 0)
+			*low_pc = lo + bias;
+	}
+	free(scopes);
+	return k;
+}
+
+rec_status rec_symbols_resolve(rec_symbols *s, uint32_t handle, uint64_t module_offset,
+			       int exact, rec_symbolized *out)
+{
+	if (!s || !out)
+		return REC_ERR_INVALID_ARG;
+	memset(out, 0, sizeof *out);
+	out->function = "";
+	out->file = "";
+	Dwfl_Module *mod = module_of(s, handle);
+	if (!mod || (!exact && module_offset == 0))
+		return REC_OK;
+	Dwarf_Addr bias = 0;
+	/* The module's bias is the base it was reported at. */
+	if (dwfl_module_getelf(mod, &bias) == NULL)
+		return REC_OK;
+	Dwarf_Addr pc = bias + module_offset;
+	Dwarf_Addr at = exact ? pc : pc - 1;
+
+	GElf_Off off = 0;
+	GElf_Sym sym;
+	const char *name = dwfl_module_addrinfo(mod, at, &off, &sym, NULL, NULL, NULL);
+	if (name && GELF_ST_TYPE(sym.st_info) != STT_FUNC && GELF_ST_TYPE(sym.st_info) != STT_GNU_IFUNC)
+		name = NULL;
+	if (name && *name) {
+		out->function = name;
+		out->function_offset = pc - (at - off);
+	}
+	const char *file = "";
+	int line = 0;
+	Dwfl_Line *ln = dwfl_module_getsrc(mod, at);
+	if (ln) {
+		const char *f = dwfl_lineinfo(ln, NULL, &line, NULL, NULL, NULL);
+		if (f)
+			file = f;
+		if (line < 0)
+			line = 0;
+	}
+	Dwarf_Addr low_pc = 0;
+	uint32_t k = inline_chain(s, mod, at, file, (uint32_t)line, &low_pc);
+	if (k == 0) {
+		out->file = file;
+		out->line = (uint32_t)line;
+		return REC_OK;
+	}
+	/* chain[k - 1] is the function the code is in; the others were inlined
+	 * into it. */
+	out->file = s->chain[k - 1].file;
+	out->line = s->chain[k - 1].line;
+	out->inline_count = k - 1;
+	out->inlined = s->chain;
+	if (!out->function[0] && s->chain[k - 1].function[0] && low_pc && low_pc <= at) {
+		/* No symbol (a stripped table): DWARF names the function. */
+		out->function = s->chain[k - 1].function;
+		out->function_offset = pc - low_pc;
+	}
+	return REC_OK;
+}
+
+const char *rec_symbols_data(rec_symbols *s, uint32_t handle, uint64_t module_offset,
+			     uint64_t *offset)
+{
+	Dwfl_Module *mod = s ? module_of(s, handle) : NULL;
+	Dwarf_Addr bias = 0;
+	if (!mod || dwfl_module_getelf(mod, &bias) == NULL)
+		return NULL;
+	GElf_Off off = 0;
+	GElf_Sym sym;
+	const char *name = dwfl_module_addrinfo(mod, bias + module_offset, &off, &sym, NULL, NULL,
+						NULL);
+	if (!name || !*name)
+		return NULL;
+	int t = GELF_ST_TYPE(sym.st_info);
+	if (t != STT_OBJECT && t != STT_TLS && t != STT_COMMON)
+		return NULL;
+	if (offset)
+		*offset = off;
+	return name;
+}
