@@ -17,6 +17,7 @@
 #include <elfutils/libdwfl.h>
 #include <fcntl.h>
 #include <libelf.h>
+#include <limits.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -68,6 +69,7 @@ rec_status rec_symbols_open(rec_symbols **out, const char *const *debug_dirs, si
 	size_t len = sizeof ":.debug";
 	for (size_t i = 0; i < ndirs; i++)
 		len += strlen(debug_dirs[i]) + 1;
+	len += ndirs * PATH_MAX;
 	s->debug_path = malloc(len);
 	s->dirs = calloc(ndirs, sizeof *s->dirs);
 	if (!s->debug_path || !s->dirs) {
@@ -77,15 +79,19 @@ rec_status rec_symbols_open(rec_symbols **out, const char *const *debug_dirs, si
 	/* "" (the module's own directory), ".debug" below it, then the dirs. */
 	strcpy(s->debug_path, ":.debug");
 	for (size_t i = 0; i < ndirs; i++) {
+		/* libdwfl takes a relative directory as relative to the module's */
+		char abs[PATH_MAX];
+		const char *d = debug_dirs[i][0] != '/' && realpath(debug_dirs[i], abs) ? abs
+											: debug_dirs[i];
+		if (strchr(d, ':'))
+			continue; /* cannot be said in debuginfo_path */
 		strcat(s->debug_path, ":");
-		strcat(s->debug_path, debug_dirs[i]);
-		if (!(s->dirs[i] = dup_str(debug_dirs[i]))) {
-			s->ndirs = i;
+		strcat(s->debug_path, d);
+		if (!(s->dirs[s->ndirs++] = dup_str(d))) {
 			rec_symbols_close(s);
 			return REC_ERR_NOMEM;
 		}
 	}
-	s->ndirs = ndirs;
 	s->cb.find_elf = dwfl_build_id_find_elf;
 	s->cb.find_debuginfo = dwfl_standard_find_debuginfo;
 	s->cb.section_address = dwfl_offline_section_address;
