@@ -518,6 +518,7 @@ static const char usage_text[] =
 	"Options:\n"
 	"  --debug-dir DIR   search DIR for debug files (repeatable; default\n"
 	"                    /usr/lib/debug, which is also searched after the DIRs)\n"
+	"  --only-debug-dirs search only the --debug-dir DIRs, not /usr/lib/debug\n"
 	"  -q, --quiet       no report\n"
 	"  -h, --help        show this help and exit\n"
 	"  --version         show the library version and exit\n"
@@ -530,10 +531,11 @@ static const char usage_text[] =
 	"Exit status: 0 success (also with unresolved frames), 1 a damaged or\n"
 	"unsupported chunk was left out or reading or writing failed, 2 usage error.\n";
 
-enum { OPT_VERSION = 256, OPT_DEBUG_DIR };
+enum { OPT_VERSION = 256, OPT_DEBUG_DIR, OPT_ONLY };
 
 static const struct option long_opts[] = {
 	{ "debug-dir", required_argument, NULL, OPT_DEBUG_DIR },
+	{ "only-debug-dirs", no_argument, NULL, OPT_ONLY },
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, OPT_VERSION },
@@ -544,11 +546,12 @@ int main(int argc, char **argv)
 {
 	rec_cli_init("rec-symbolize");
 	strlist dirs = { 0 };
-	bool quiet = false;
+	bool quiet = false, only = false;
 	int c;
 	while ((c = rec_cli_getopt(argc, argv, "hq", long_opts)) != -1) {
 		switch (c) {
 		case OPT_DEBUG_DIR: strlist_add(&dirs, optarg); break;
+		case OPT_ONLY: only = true; break;
 		case 'q': quiet = true; break;
 		case 'h': rec_cli_help(usage_text);
 		case OPT_VERSION: rec_cli_version();
@@ -557,7 +560,10 @@ int main(int argc, char **argv)
 	}
 	if (argc - optind != 2)
 		rec_cli_usage_error(argc - optind < 2 ? "need IN and OUT" : "too many arguments");
-	strlist_add(&dirs, "/usr/lib/debug");
+	if (!only)
+		strlist_add(&dirs, "/usr/lib/debug");
+	if (only && !dirs.count)
+		rec_cli_usage_error("--only-debug-dirs needs a --debug-dir");
 	if (rec_symbols_open(&syms, (const char *const *)dirs.items, dirs.count) != REC_OK) {
 		rec_cli_error("out of memory");
 		return rec_cli_finish(REC_EXIT_DATA);
