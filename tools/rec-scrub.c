@@ -187,7 +187,7 @@ static rec_status def_stack(const rec_stack *s, uint64_t *id)
 		if ((st = rec_writer_define_frame(o.w, f->id, fn, m ? m->id : 0, f->module_offset,
 						  f->function_offset)) != REC_OK)
 			return wfail(st, "define_frame");
-		if ((st = rec_cli_frame_source(o.w, s, inl, i)) != REC_OK)
+		if ((st = rec_writer_copy_frame_source(o.w, s, inl, i)) != REC_OK)
 			return wfail(st, "define_frame_source");
 	}
 	if (st == REC_OK && (st = rec_writer_define_stack(o.w, s->id, s->flags, o.frame_ids, depth)) != REC_OK)

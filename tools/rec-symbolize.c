@@ -232,7 +232,7 @@ static rec_status def_frame(const rec_stack *s, uint32_t first, uint32_t i)
 		return st;
 	if ((st = rec_writer_define_frame(o.w, f->id, fn, mod, f->module_offset, f->function_offset)) != REC_OK)
 		return wfail(st, "define_frame");
-	if ((st = rec_cli_frame_source(o.w, s, first, i)) != REC_OK)
+	if ((st = rec_writer_copy_frame_source(o.w, s, first, i)) != REC_OK)
 		return wfail(st, "define_frame_source");
 	return REC_OK;
 }

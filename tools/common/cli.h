@@ -263,10 +263,6 @@ void rec_out_thread_json(const rec_thread *t);
  *  or null, "line": 214 or null, "inline": 0 (n: inlined n levels deep)};
  *  null for an unresolved frame. */
 void rec_out_frame_json(const rec_frame *fr);
-/* framecopy.c: define in w the frame source (format 1.2) of s->frames[i],
- * a FRAMES entry (inline_depth 0) already defined with its id, whose
- * inlined functions are s->frames[first .. i-1]; nothing when it has none. */
-rec_status rec_cli_frame_source(rec_writer *w, const rec_stack *s, uint32_t first, uint32_t i);
 /* The name of the type with this id in an event's chunk (NULL: none). */
 const char *rec_cli_chunk_type_name(const rec_event *ev, uint64_t id);
 /* A NUL-terminated heap copy of s (NULL: "") JSON-quoted, then suffix; the

@@ -549,6 +549,14 @@ typedef struct rec_stack {
  *  (0 when every frame is).  0 for NULL or an empty stack. */
 REC_API uint32_t rec_stack_site(const rec_stack *s);
 
+/*! rec_writer_copy_frame_source() : for tools that re-encode a recording:
+ *  define in w the frame source of s->frames[i] of a read stack, a FRAMES
+ *  entry (inline_depth 0) already defined with its id, whose inlined
+ *  functions are s->frames[first .. i-1] (strings interned); nothing when
+ *  it has no source, flags or inline frames. */
+REC_API rec_status rec_writer_copy_frame_source(rec_writer *w, const rec_stack *s,
+						uint32_t first, uint32_t i);
+
 typedef struct rec_thread {
 	uint64_t id;
 	uint64_t os_tid;

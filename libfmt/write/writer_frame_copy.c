@@ -12,6 +12,8 @@
 
 rec_status rec_cli_frame_source(rec_writer *w, const rec_stack *s, uint32_t first, uint32_t i)
 {
+	if (!w || !s || i >= s->depth || first > i || !s->frames[i])
+		return REC_ERR_INVALID_ARG;
 	const rec_frame *f = s->frames[i];
 	uint32_t n = i - first;
 	if (!f->flags && !(f->file && *f->file) && !f->line && n == 0)
