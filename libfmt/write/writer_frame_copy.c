@@ -1,16 +1,16 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * framecopy.c - a read stack's frames as a writer's FRAMES entries and
- * frame sources (format 1.2) again, for the tools that re-encode
- * recordings (rec-scrub, rec-symbolize): the reader lists a frame's
- * inlined functions before it (rec_frame.inline_depth > 0); the writer
- * takes them as the frame's source.
+ * writer_frame_copy.c - a read stack's frame source (format 1.2) defined in
+ * a writer again, for the tools that re-encode recordings (rec-scrub,
+ * rec-symbolize): the reader lists a frame's inlined functions before it
+ * (rec_frame.inline_depth > 0); the writer takes them as the frame's source.
  */
 #include <string.h>
 
-#include "cli.h"
+#include "write/writer_internal.h"
 
-rec_status rec_cli_frame_source(rec_writer *w, const rec_stack *s, uint32_t first, uint32_t i)
+rec_status rec_writer_copy_frame_source(rec_writer *w, const rec_stack *s, uint32_t first,
+					uint32_t i)
 {
 	if (!w || !s || i >= s->depth || first > i || !s->frames[i])
 		return REC_ERR_INVALID_ARG;
