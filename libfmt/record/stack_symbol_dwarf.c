@@ -28,8 +28,22 @@
 
 #define MAX_INLINE 64 /* deeper inline chains are cut (never seen in practice) */
 
+/* One symbol of a module's index: its absolute address range. */
+typedef struct sym_ent {
+	GElf_Addr start, size;
+	const char *name; /* libdwfl's, valid while the Dwfl lives */
+	uint8_t type;     /* STT_FUNC (and IFUNC), STT_OBJECT (and TLS, COMMON) */
+	uint8_t rank;     /* 0 global, 1 weak, 2 local: a smaller one wins at one address */
+} sym_ent;
+
 typedef struct sym_module {
 	Dwfl_Module *mod; /* NULL: nothing resolves */
+	/* The module's function and data symbols sorted by address, built on
+	 * first need from libdwfl's symbol table (dwfl_module_getsym_info;
+	 * dwfl_module_addrinfo scans every symbol per call: 2 ms for libc). */
+	sym_ent *syms;
+	size_t nsyms;
+	int syms_state; /* 0 not built, 1 built, -1 failed */
 } sym_module;
 
 struct rec_symbols {
@@ -115,6 +129,8 @@ void rec_symbols_close(rec_symbols *s)
 		free(s->dirs[i]);
 	free(s->dirs);
 	free(s->debug_path);
+	for (size_t i = 0; i < s->nmods; i++)
+		free(s->mods[i].syms);
 	free(s->mods);
 	free(s);
 }
@@ -194,7 +210,7 @@ rec_status rec_symbols_module(rec_symbols *s, const char *path, const char *buil
 	else if (build_id[0] && find_by_build_id(s, build_id, found, sizeof found))
 		file = found;
 	sym_module *m = &s->mods[s->nmods];
-	m->mod = NULL;
+	memset(m, 0, sizeof *m);
 	if (file) {
 		char name[32];
 		snprintf(name, sizeof name, "m%u", ++s->seq);
@@ -207,9 +223,90 @@ rec_status rec_symbols_module(rec_symbols *s, const char *path, const char *buil
 	return m->mod ? REC_OK : REC_ERR_NOT_FOUND;
 }
 
-static Dwfl_Module *module_of(const rec_symbols *s, uint32_t handle)
+static sym_module *module_of(const rec_symbols *s, uint32_t handle)
 {
-	return handle >= 1 && handle <= s->nmods ? s->mods[handle - 1].mod : NULL;
+	return handle >= 1 && handle <= s->nmods && s->mods[handle - 1].mod ? &s->mods[handle - 1]
+									     : NULL;
+}
+
+static int sym_cmp(const void *a, const void *b)
+{
+	const sym_ent *x = a, *y = b;
+	if (x->start != y->start)
+		return x->start < y->start ? -1 : 1;
+	return (x->rank > y->rank) - (x->rank < y->rank);
+}
+
+/* Build m's sorted symbol index (once). */
+static bool module_symbols(sym_module *m)
+{
+	if (m->syms_state)
+		return m->syms_state > 0;
+	m->syms_state = -1;
+	int n = dwfl_module_getsymtab(m->mod);
+	if (n <= 0)
+		return false;
+	m->syms = malloc((size_t)n * sizeof *m->syms);
+	if (!m->syms)
+		return false;
+	for (int i = 1; i < n; i++) {
+		GElf_Sym sym;
+		GElf_Addr addr = 0;
+		const char *name = dwfl_module_getsym_info(m->mod, i, &sym, &addr, NULL, NULL, NULL);
+		if (!name || !*name || sym.st_shndx == SHN_UNDEF || addr == 0)
+			continue;
+		int t = GELF_ST_TYPE(sym.st_info), b = GELF_ST_BIND(sym.st_info);
+		uint8_t type;
+		if (t == STT_FUNC || t == STT_GNU_IFUNC)
+			type = STT_FUNC;
+		else if (t == STT_OBJECT || t == STT_TLS || t == STT_COMMON)
+			type = STT_OBJECT;
+		else
+			continue;
+		sym_ent *e = &m->syms[m->nsyms++];
+		e->start = addr;
+		e->size = sym.st_size;
+		e->name = name;
+		e->type = type;
+		e->rank = b == STB_GLOBAL ? 0 : b == STB_WEAK ? 1 : 2;
+	}
+	qsort(m->syms, m->nsyms, sizeof *m->syms, sym_cmp);
+	m->syms_state = 1;
+	return true;
+}
+
+/* The symbol of type containing address a (absolute) with the highest
+ * start, global before weak before local at one start; NULL if none.
+ * A symbol without a size contains a only when it is the nearest below
+ * and no sized one does. */
+static const sym_ent *symbol_at(sym_module *m, GElf_Addr a, uint8_t type)
+{
+	if (!module_symbols(m) || !m->nsyms)
+		return NULL;
+	size_t lo = 0, hi = m->nsyms; /* first entry with start > a */
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (m->syms[mid].start <= a)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	const sym_ent *unsized = NULL;
+	for (size_t i = lo, k = 0; i-- > 0 && k < 64; k++) {
+		const sym_ent *e = &m->syms[i];
+		if (e->type != type)
+			continue;
+		if (e->size && a - e->start < e->size) {
+			/* the first of this start in rank order */
+			while (i > 0 && m->syms[i - 1].start == e->start && m->syms[i - 1].type == type &&
+			       m->syms[i - 1].size)
+				e = &m->syms[--i];
+			return e;
+		}
+		if (!e->size && !unsized)
+			unsized = e;
+	}
+	return type == STT_FUNC ? unsized : NULL;
 }
 
 /* A DIE's name as addr2line prints it: the linkage name if there is one,
@@ -231,6 +328,59 @@ static bool is_function(int tag)
 	       tag == DW_TAG_entry_point;
 }
 
+static bool is_container(int tag)
+{
+	return tag == DW_TAG_namespace || tag == DW_TAG_module || tag == DW_TAG_class_type ||
+	       tag == DW_TAG_structure_type || tag == DW_TAG_union_type;
+}
+
+static bool is_scope(int tag)
+{
+	return is_function(tag) || tag == DW_TAG_lexical_block || tag == DW_TAG_catch_block ||
+	       tag == DW_TAG_try_block || tag == DW_TAG_with_stmt;
+}
+
+#define MAX_SCOPES 256
+
+/* The child of parent (looking through namespaces and classes, a few
+ * levels) that is a scope containing pc, into *out; the containers passed
+ * are not scopes and are left out.  libdw's own DIE walk (dwarf_child,
+ * dwarf_siblingof, dwarf_haspc), so only the siblings on the way are
+ * visited, where dwarf_getscopes_die walks the whole unit. */
+static bool scope_child(Dwarf_Die *parent, Dwarf_Addr pc, Dwarf_Die *out, int level)
+{
+	Dwarf_Die c;
+	if (dwarf_child(parent, &c) != 0)
+		return false;
+	do {
+		int tag = dwarf_tag(&c);
+		if (is_scope(tag) && dwarf_haspc(&c, pc) > 0) {
+			*out = c;
+			return true;
+		}
+		if (is_container(tag) && level < 4 && dwarf_haschildren(&c) > 0 &&
+		    scope_child(&c, pc, out, level + 1))
+			return true;
+	} while (dwarf_siblingof(&c, &c) == 0);
+	return false;
+}
+
+/* The nesting of scopes containing pc (unit-relative) in the unit, innermost
+ * first, into scopes (at most MAX_SCOPES); returns how many. */
+static int pc_scopes(Dwarf_Die *cudie, Dwarf_Addr pc, Dwarf_Die *scopes)
+{
+	Dwarf_Die path[MAX_SCOPES];
+	int d = 0;
+	Dwarf_Die cur = *cudie;
+	while (d < MAX_SCOPES && scope_child(&cur, pc, &path[d], 0)) {
+		cur = path[d];
+		d++;
+	}
+	for (int i = 0; i < d; i++)
+		scopes[i] = path[d - 1 - i];
+	return d;
+}
+
 /* The function chain at addr, innermost first, into s->chain: entry 0 the
  * innermost (inlined or not) function with the line of addr, each next one
  * the function it was inlined into with the line of that call.  Returns
@@ -244,28 +394,10 @@ static uint32_t inline_chain(rec_symbols *s, Dwfl_Module *mod, Dwarf_Addr addr, 
 	Dwarf_Die *cudie = dwfl_module_addrdie(mod, addr, &bias);
 	if (!cudie)
 		return 0;
-	Dwarf_Die *scopes = NULL;
-	int n = dwarf_getscopes(cudie, addr - bias, &scopes);
-	if (n <= 0) {
-		free(scopes);
+	Dwarf_Die scopes[MAX_SCOPES];
+	int n = pc_scopes(cudie, addr - bias, scopes);
+	if (n <= 0)
 		return 0;
-	}
-	/* The nesting of the innermost scope in the DIE tree (dwarf_getscopes
-	 * follows an inlined instance into its abstract definition's parents,
-	 * which are not its callers). */
-	Dwarf_Die inner;
-	Dwarf *dw = dwarf_cu_getdwarf(cudie->cu);
-	if (!dw || !dwarf_offdie(dw, dwarf_dieoffset(&scopes[0]), &inner)) {
-		free(scopes);
-		return 0;
-	}
-	free(scopes);
-	scopes = NULL;
-	n = dwarf_getscopes_die(&inner, &scopes);
-	if (n <= 0) {
-		free(scopes);
-		return 0;
-	}
 	Dwarf_Files *files = NULL;
 	if (dwarf_getsrcfiles(cudie, &files, NULL) != 0)
 		files = NULL;
@@ -311,7 +443,6 @@ static uint32_t inline_chain(rec_symbols *s, Dwfl_Module *mod, Dwarf_Addr addr, 
 		if (dwarf_lowpc(&scopes[0], &lo) == 0)
 			*low_pc = lo + bias;
 	}
-	free(scopes);
 	return k;
 }
 
@@ -323,9 +454,10 @@ rec_status rec_symbols_resolve(rec_symbols *s, uint32_t handle, uint64_t module_
 	memset(out, 0, sizeof *out);
 	out->function = "";
 	out->file = "";
-	Dwfl_Module *mod = module_of(s, handle);
-	if (!mod || (!exact && module_offset == 0))
+	sym_module *sm = module_of(s, handle);
+	if (!sm || (!exact && module_offset == 0))
 		return REC_OK;
+	Dwfl_Module *mod = sm->mod;
 	Dwarf_Addr bias = 0;
 	/* The module's bias is the base it was reported at. */
 	if (dwfl_module_getelf(mod, &bias) == NULL)
@@ -333,14 +465,10 @@ rec_status rec_symbols_resolve(rec_symbols *s, uint32_t handle, uint64_t module_
 	Dwarf_Addr pc = bias + module_offset;
 	Dwarf_Addr at = exact ? pc : pc - 1;
 
-	GElf_Off off = 0;
-	GElf_Sym sym;
-	const char *name = dwfl_module_addrinfo(mod, at, &off, &sym, NULL, NULL, NULL);
-	if (name && GELF_ST_TYPE(sym.st_info) != STT_FUNC && GELF_ST_TYPE(sym.st_info) != STT_GNU_IFUNC)
-		name = NULL;
-	if (name && *name) {
-		out->function = name;
-		out->function_offset = pc - (at - off);
+	const sym_ent *fn = symbol_at(sm, at, STT_FUNC);
+	if (fn) {
+		out->function = fn->name;
+		out->function_offset = pc - fn->start;
 	}
 	const char *file = "";
 	int line = 0;
@@ -376,20 +504,14 @@ rec_status rec_symbols_resolve(rec_symbols *s, uint32_t handle, uint64_t module_
 const char *rec_symbols_data(rec_symbols *s, uint32_t handle, uint64_t module_offset,
 			     uint64_t *offset)
 {
-	Dwfl_Module *mod = s ? module_of(s, handle) : NULL;
+	sym_module *sm = s ? module_of(s, handle) : NULL;
 	Dwarf_Addr bias = 0;
-	if (!mod || dwfl_module_getelf(mod, &bias) == NULL)
+	if (!sm || dwfl_module_getelf(sm->mod, &bias) == NULL)
 		return NULL;
-	GElf_Off off = 0;
-	GElf_Sym sym;
-	const char *name = dwfl_module_addrinfo(mod, bias + module_offset, &off, &sym, NULL, NULL,
-						NULL);
-	if (!name || !*name)
-		return NULL;
-	int t = GELF_ST_TYPE(sym.st_info);
-	if (t != STT_OBJECT && t != STT_TLS && t != STT_COMMON)
+	const sym_ent *e = symbol_at(sm, bias + module_offset, STT_OBJECT);
+	if (!e)
 		return NULL;
 	if (offset)
-		*offset = off;
-	return name;
+		*offset = bias + module_offset - e->start;
+	return e->name;
 }
