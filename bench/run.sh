@@ -627,6 +627,7 @@ if [ "${BENCH_NO_PROFILE:-0}" != 1 ]; then
 	sec=$(BUILD="$BUILD" bash bench/profile.sh $pq 2>>"$LOG") || true
 	printf '\n%s\n' "$sec" >>"$BODY"
 fi
+[ "${BENCH_NO_SYMBOLIZE:-0}" = 1 ] || { sq=""; [ "$QUICK" = 1 ] && sq=--quick; printf '\n%s\n' "$(SYM_NO_MAKE=1 BUILD="$BUILD" bash bench/symbolize.sh $sq 2>>"$LOG" || echo "## Symbolization: bench/symbolize.sh failed, see $LOG")" >>"$BODY"; }
 if [ -f bench/ANALYSIS.md ]; then
 	printf '\n' >>"$BODY"
 	cat bench/ANALYSIS.md >>"$BODY"
