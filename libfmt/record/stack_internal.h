@@ -158,6 +158,11 @@ rec_status rec_symbolizer_open(rec_symbolizer **out);
  *  REC_FRAME_UNSYMBOLIZED, for rec-symbolize); 1 (the default): names,
  *  files, lines and inline frames too. */
 void rec_symbolizer_set_names(rec_symbolizer *s, int on);
+/*! rec_symbolizer_set_lines() : on = 0: names from the symbol tables only,
+ *  no file, line or inline frames, so no DWARF is loaded (the preload
+ *  library's lock names, looked up in the thread that waited); 1 (the
+ *  default): all of them. */
+void rec_symbolizer_set_lines(rec_symbolizer *s, int on);
 /*! rec_symbolizer_close() : frees it and every string it handed out. */
 void rec_symbolizer_close(rec_symbolizer *s);
 

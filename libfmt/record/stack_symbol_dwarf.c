@@ -501,6 +501,22 @@ rec_status rec_symbols_resolve(rec_symbols *s, uint32_t handle, uint64_t module_
 	return REC_OK;
 }
 
+const char *rec_symbols_function(rec_symbols *s, uint32_t handle, uint64_t module_offset,
+				 int exact, uint64_t *function_offset)
+{
+	sym_module *sm = s ? module_of(s, handle) : NULL;
+	Dwarf_Addr bias = 0;
+	if (!sm || (!exact && module_offset == 0) || dwfl_module_getelf(sm->mod, &bias) == NULL)
+		return NULL;
+	Dwarf_Addr pc = bias + module_offset;
+	const sym_ent *fn = symbol_at(sm, exact ? pc : pc - 1, STT_FUNC);
+	if (!fn)
+		return NULL;
+	if (function_offset)
+		*function_offset = pc - fn->start;
+	return fn->name;
+}
+
 const char *rec_symbols_data(rec_symbols *s, uint32_t handle, uint64_t module_offset,
 			     uint64_t *offset)
 {

@@ -125,6 +125,7 @@ struct rec_symbolizer {
 	rec_symbols *syms; /* names, lines, inline frames (stack_symbol_dwarf.c) */
 	int syms_failed;
 	int names_off;     /* REC_OPTIONS symbolize=off: module and offset only */
+	int lines_off;     /* names only, no DWARF (rec_symbolizer_set_lines) */
 	char exe_path[4096];
 };
 
@@ -152,6 +153,12 @@ void rec_symbolizer_set_names(rec_symbolizer *s, int on)
 {
 	if (s)
 		s->names_off = !on;
+}
+
+void rec_symbolizer_set_lines(rec_symbolizer *s, int on)
+{
+	if (s)
+		s->lines_off = !on;
 }
 
 void rec_symbolizer_close(rec_symbolizer *s)
@@ -334,6 +341,13 @@ rec_status rec_symbolizer_lookup(rec_symbolizer *s, uintptr_t entry, rec_symbol 
 	}
 	if (m != NULL && s->names_off) {
 		sym.flags |= REC_FRAME_UNSYMBOLIZED;
+	} else if (m != NULL && s->lines_off && module_syms(s, m)) {
+		uint64_t foff = 0;
+		const char *fn = rec_symbols_function(s->syms, m->sym_handle, pc - m->base,
+						      (entry & REC_STACK_PC_EXACT) != 0, &foff);
+		if (fn && !(sym.function = sym_strdup(s, fn)))
+			return REC_ERR_NOMEM;
+		sym.function_offset = fn ? foff : 0;
 	} else if (m != NULL && module_syms(s, m)) {
 		rec_symbolized d;
 		if (rec_symbols_resolve(s->syms, m->sym_handle, pc - m->base,

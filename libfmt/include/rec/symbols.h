@@ -74,6 +74,15 @@ REC_API rec_status rec_symbols_module(rec_symbols *s, const char *path, const ch
 REC_API rec_status rec_symbols_resolve(rec_symbols *s, uint32_t handle, uint64_t module_offset,
 				       int exact, rec_symbolized *out);
 
+/*! rec_symbols_function() :
+ *  Only the function symbol at module_offset (exact as for
+ *  rec_symbols_resolve()), from the symbol tables: no DWARF is read, so a
+ *  module's first call does not load its debug information (only the debug
+ *  file's symbol table when the module has none).  NULL if none;
+ *  *function_offset (may be NULL) = module_offset - its start. */
+REC_API const char *rec_symbols_function(rec_symbols *s, uint32_t handle, uint64_t module_offset,
+					 int exact, uint64_t *function_offset);
+
 /*! rec_symbols_data() :
  *  The data object (a global or static variable) of the module containing
  *  module_offset, or NULL; *offset (may be NULL) = module_offset - its
