@@ -148,7 +148,7 @@ static rec_status load_frame_source(rec_reader *r, rec_rchunk *c, rec_frame ***i
 		d.id = 0;
 		return pool_bad(r, c, K, 0, &d, "the chunk has no frames");
 	}
-	rec_frame **inl = rec_arena_alloc(&c->arena, c->nframes * sizeof *inl);
+	rec_frame **inl = rec_arena_alloc(&c->arena, c->nframes * sizeof(rec_frame *));
 	uint32_t *ninl = rec_arena_alloc(&c->arena, c->nframes * sizeof *ninl);
 	if (!inl || !ninl)
 		return rec_rd_chunk_problem(r, c, REC_ERR_NOMEM, c->info.offset, "out of memory");

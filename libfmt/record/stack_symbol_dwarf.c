@@ -80,18 +80,17 @@ rec_status rec_symbols_open(rec_symbols **out, const char *const *debug_dirs, si
 	rec_symbols *s = calloc(1, sizeof *s);
 	if (!s)
 		return REC_ERR_NOMEM;
-	size_t len = sizeof ":.debug";
+	size_t cap = sizeof ":.debug", len = 0;
 	for (size_t i = 0; i < ndirs; i++)
-		len += strlen(debug_dirs[i]) + 1;
-	len += ndirs * PATH_MAX;
-	s->debug_path = malloc(len);
+		cap += strlen(debug_dirs[i]) + 1 + PATH_MAX;
+	s->debug_path = malloc(cap);
 	s->dirs = calloc(ndirs, sizeof *s->dirs);
 	if (!s->debug_path || !s->dirs) {
 		rec_symbols_close(s);
 		return REC_ERR_NOMEM;
 	}
 	/* "" (the module's own directory), ".debug" below it, then the dirs. */
-	strcpy(s->debug_path, ":.debug");
+	len = (size_t)snprintf(s->debug_path, cap, ":.debug");
 	for (size_t i = 0; i < ndirs; i++) {
 		/* libdwfl takes a relative directory as relative to the module's */
 		char abs[PATH_MAX];
@@ -99,8 +98,10 @@ rec_status rec_symbols_open(rec_symbols **out, const char *const *debug_dirs, si
 											: debug_dirs[i];
 		if (strchr(d, ':'))
 			continue; /* cannot be said in debuginfo_path */
-		strcat(s->debug_path, ":");
-		strcat(s->debug_path, d);
+		int k = snprintf(s->debug_path + len, cap - len, ":%s", d);
+		if (k < 0 || (size_t)k >= cap - len)
+			continue;
+		len += (size_t)k;
 		if (!(s->dirs[s->ndirs++] = dup_str(d))) {
 			rec_symbols_close(s);
 			return REC_ERR_NOMEM;
