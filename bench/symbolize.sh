@@ -20,7 +20,8 @@
 #   BUILD=build bash bench/symbolize.sh           full: N = 10M, 5 runs
 #   BUILD=build bash bench/symbolize.sh --quick   quick: N = 1M, 3 runs
 #
-# Environment: SYM_N, SYM_RUNS, SYM_NO_MAKE=1 (use $BUILD as it is).  Writes
+# Environment: SYM_N, SYM_RUNS, SYM_NO_MAKE=1 (use $BUILD as it is), SYM_REUSE=1
+# (keep the gen_stacks recording of an earlier run with the same N).  Writes
 # the markdown section to $BUILD/bench/symbolize.md and prints it; appends it
 # to bench/RESULTS.md with SYM_APPEND=1.
 set -euo pipefail
@@ -72,8 +73,8 @@ $B_CC $B_CFLAGS -o "$RUNSTAT" bench/runstat.c >>"$LOG" 2>&1 || die "runstat.c do
 say "cost per distinct address ($RUNS runs of 5000 addresses)"
 : >"$DATA/cost.txt"
 for _ in $(seq "$RUNS"); do "$COST" cost 5000 >>"$DATA/cost.txt"; done
-col() { sed -n "s/.*$1=\([0-9.]*\).*/\1/p" "$DATA/cost.txt" | median; }
-rng() { sed -n "s/.*$1=\([0-9.]*\).*/\1/p" "$DATA/cost.txt" | sort -g | sed -n '1p;$p' | paste -sd- ; }
+col() { sed -n "s/.* $1=\([0-9.]*\).*/\1/p;s/^$1=\([0-9.]*\).*/\1/p" "$DATA/cost.txt" | median; }
+rng() { sed -n "s/.* $1=\([0-9.]*\).*/\1/p;s/^$1=\([0-9.]*\).*/\1/p" "$DATA/cost.txt" | sort -g | sed -n '1p;$p' | paste -sd- ; }
 FIRST=$(col first_ms); DIST=$(col distinct_ns); CACHED=$(col cached_ns)
 line1=$(head -1 "$DATA/cost.txt")
 NAMED=$(kv named "$line1"); LINES=$(kv lines "$line1"); INL=$(kv inlined "$line1"); NADDR=$(kv n "$line1")
@@ -116,8 +117,13 @@ EOF
 )
 
 # ---- 3. throughput
-say "gen_stacks: $N events"
-"$GEN" --codec zstd "$N" "$DATA/big.rec" >>"$LOG"
+if [ "${SYM_REUSE:-0}" = 1 ] && [ -s "$DATA/big.rec" ] && [ "$(cat "$DATA/big.n" 2>/dev/null)" = "$N" ]; then
+	say "gen_stacks: reusing $DATA/big.rec ($N events)"
+else
+	say "gen_stacks: $N events"
+	"$GEN" --codec zstd "$N" "$DATA/big.rec" >>"$LOG"
+	echo "$N" >"$DATA/big.n"
+fi
 REC_OPTIONS=symbolize=off "$BIN/rec-record" -q --cpu 997 -o "$DATA/off-big.rec" -- "$WORK" work 3 >>"$LOG"
 timeit() { # NAME CMD...: median wall s, user+sys s, max rss KiB over RUNS
 	local name=$1; shift
@@ -148,11 +154,11 @@ load=$(cut -d' ' -f1-3 /proc/loadavg)
 	echo "emitting thread never symbolizes, so its cost does not change (the hot-path benchmark of"
 	echo "bench/run.sh is the check).  libc with libc6-dbg's debug file:"
 	echo
-	echo "| What | Median (min-max) |"
-	echo "|---|---|"
-	echo "| first address of libc (opens libc and its debug file) | $FIRST ms ($(rng first_ms)) |"
-	echo "| each further distinct address (uncached) | $(awk -v v="$DIST" 'BEGIN{printf "%.1f", v/1000}') us ($(rng distinct_ns) ns) |"
-	echo "| an address seen before (cached) | $CACHED ns ($(rng cached_ns)) |"
+	echo "| What (CPU time of the resolving thread) | Median (min-max) | Wall (median) |"
+	echo "|---|---|---|"
+	echo "| first address of libc (opens libc and its debug file) | $FIRST ms ($(rng first_ms)) | $(col wall_first_ms) ms |"
+	echo "| each further distinct address (uncached) | $(awk -v v="$DIST" 'BEGIN{printf "%.1f", v/1000}') us ($(rng distinct_ns) ns) | $(awk -v v="$(col wall_distinct_ns)" 'BEGIN{printf "%.1f", v/1000}') us |"
+	echo "| an address seen before (cached) | $CACHED ns ($(rng cached_ns)) | |"
 	echo
 	echo "Of the $NADDR addresses (spread evenly over libc's code): $NAMED named, $LINES with a line,"
 	echo "$INL with inlined functions."
@@ -171,10 +177,13 @@ load=$(cut -d' ' -f1-3 /proc/loadavg)
 	echo
 	echo "rec-symbolize throughput (rec-scrub re-encodes the same way without symbolizing):"
 	echo
-	echo "| Input | Events | Frames | rec-symbolize wall | CPU | RSS | rec-scrub wall |"
-	echo "|---|---|---|---|---|---|---|"
-	echo "| gen_stacks (modules that do not exist) | $N | 2000 stacks | $(stat_of sym-big wall) s | $(stat_of sym-big cpu) s | $(stat_of sym-big rss_kib) KiB | $(stat_of scrub-big wall) s |"
-	echo "| the workload, symbolize=off | $WORK_EV | $WORK_FR | $(stat_of sym-work wall) s | $(stat_of sym-work cpu) s | $(stat_of sym-work rss_kib) KiB | $(stat_of scrub-work wall) s |"
+	eps() { awk -v n="$1" -v t="$2" 'BEGIN{ if (t > 0) printf "%.2f M/s", n / t / 1e6; else print "n/a" }'; }
+	echo "| Input | Events | Frames | rec-symbolize wall | CPU (user+sys) | events per CPU second | RSS | rec-scrub wall | rec-scrub CPU |"
+	echo "|---|---|---|---|---|---|---|---|---|"
+	echo "| gen_stacks (modules that do not exist) | $N | 2000 stacks | $(stat_of sym-big wall) s | $(stat_of sym-big cpu) s | $(eps "$N" "$(stat_of sym-big cpu)") | $(stat_of sym-big rss_kib) KiB | $(stat_of scrub-big wall) s | $(stat_of scrub-big cpu) s |"
+	echo "| the workload, symbolize=off | $WORK_EV | $WORK_FR | $(stat_of sym-work wall) s | $(stat_of sym-work cpu) s | | $(stat_of sym-work rss_kib) KiB | $(stat_of scrub-work wall) s | $(stat_of scrub-work cpu) s |"
+	echo
+	echo "Wall times are of a shared 2-core machine at the load above: CPU time is the figure to compare."
 	echo
 	echo "Rerun: \`BUILD=build bash bench/symbolize.sh\` (\`--quick\`: N = 1M)."
 } >"$MD"
