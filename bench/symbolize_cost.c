@@ -39,7 +39,7 @@ static double now_ns(void)
 
 /* The calling thread's CPU time: what symbolizing costs the background
  * thread, whatever else the machine runs. */
-static double cpu_ns(void)
+__attribute__((unused)) static double cpu_ns(void)
 {
 	struct timespec ts;
 	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
