@@ -29,7 +29,7 @@ cd "$(dirname "$0")/.."
 # shellcheck source=bench/lib.sh
 . bench/lib.sh
 
-quick_args 27 "$@"
+quick_args 26 "$@"
 if [ "$QUICK" = 1 ]; then
 	N=${SYM_N:-1000000}; RUNS=${SYM_RUNS:-3}; MODE=quick
 else
