@@ -33,7 +33,7 @@ set -uo pipefail
 # shellcheck source=tests/cli/lib/common.sh
 source "$(dirname "$0")/lib/common.sh" # bin, tests, tmp, fail, need_exe, cli_done
 cd "$root" || exit 1
-need_exe "$bin/rec-print" "$bin/rec-record" "$bin/rec-symbolize"
+need_exe "$bin/rec-print" "$bin/rec-symbolize"
 command -v python3 >/dev/null || { echo "FAIL: python3 missing"; exit 1; }
 command -v cc >/dev/null || { echo "FAIL: cc missing"; exit 1; }
 need_pkg() { # PACKAGE: installed unless it is
@@ -44,6 +44,18 @@ need_pkg elfutils
 need_pkg libc6-dbg
 build=$(cd "${BUILD:-$(dirname "$bin")}" && pwd)
 bin=$(cd "$bin" && pwd)
+# The recordings are made with rec-record (the preload library) and a static
+# program linked with librec.a.  Under SAN=1 the preload cannot run (ASan's
+# runtime must come first in a process, tests/cli/lib/preload.sh) and a
+# sanitized librec.a needs the sanitizers at link time, so the recordings
+# come from the plain build ($root/build) while rec-symbolize, rec-print and
+# the reader under test are the sanitized ones.
+recbin=$bin reclib=$build/lib/librec.a
+if [ "${SAN:-}" = 1 ]; then
+	recbin=$root/build/bin reclib=$root/build/lib/librec.a
+	need_exe "$recbin/rec-record"
+	[ -f "$reclib" ] || { echo "FAIL: $reclib missing (SAN=1 records with the plain build)"; exit 1; }
+fi
 src=$root/tests/cli/symbols
 export REC_OPTIONS=quiet=1
 
@@ -64,7 +76,7 @@ readelf -S "$tmp/stripped/prog" | grep -q '\.symtab' && fail "stripped prog stil
 
 record() { # DIR OUT [ENV...]: record DIR/prog, which dlopens DIR/libplug.so
 	local d=$1 out=$2; shift 2
-	(cd "$d" && env "$@" "$bin/rec-record" -q -o "$out" ./prog "$d/libplug.so") || fail "record $d -> $out"
+	(cd "$d" && env "$@" "$recbin/rec-record" -q -o "$out" ./prog "$d/libplug.so") || fail "record $d -> $out"
 }
 record "$tmp/plain" "$tmp/plain.rec"
 record "$tmp/stripped" "$tmp/stripped.rec"
@@ -89,7 +101,7 @@ grep -q "^note: [0-9]* printed frames of modules with a build-id have no name (m
 # ---- 4. the static executable
 pcl=$(pkg-config --static --libs libzstd liblz4 zlib libdw 2>/dev/null)
 if cc -static -O2 -g -fno-omit-frame-pointer -I"$root/libfmt/include" -o "$tmp/static" "$src/static.c" \
-	"$build/lib/librec.a" -Wl,-u,rec_recorder_default $pcl -pthread -ldl -lm 2>"$tmp/static.err"; then
+	"$reclib" -Wl,-u,rec_recorder_default $pcl -pthread -ldl -lm 2>"$tmp/static.err"; then
 	REC_OUTPUT=$tmp/static.rec "$tmp/static" || fail "static program"
 	"$bin/rec-print" --json "$tmp/static.rec" >"$tmp/static.json" || fail "rec-print static.rec"
 else
@@ -141,7 +153,7 @@ objcopy --add-gnu-debuglink="$tmp/linked/prog.debug" "$tmp/linked/prog"
 for h in truncated huge; do
 	cp "$tmp/hostile-$h" "$tmp/linked/prog.debug"
 	rc=0
-	(cd "$tmp/linked" && timeout 60 "$bin/rec-record" -q -o "$tmp/linked-$h.rec" ./prog "$tmp/linked/libplug.so") || rc=$?
+	(cd "$tmp/linked" && timeout 60 "$recbin/rec-record" -q -o "$tmp/linked-$h.rec" ./prog "$tmp/linked/libplug.so") || rc=$?
 	[ "$rc" -eq 0 ] || fail "recording with a $h debuglink file: exit $rc"
 	"$bin/rec-print" --json "$tmp/linked-$h.rec" >"$tmp/linked-$h.json" || fail "rec-print linked-$h.rec"
 done
