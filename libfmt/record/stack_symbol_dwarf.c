@@ -329,6 +329,21 @@ static bool is_function(int tag)
 	       tag == DW_TAG_entry_point;
 }
 
+/* A function of librec's public headers (<rec/...h>, all named rec_*)
+ * inlined into a program: its declaration's file is .../rec/NAME.h. */
+static bool librec_api(Dwarf_Die *die, const char *name)
+{
+	if (strncmp(name, "rec_", 4) != 0)
+		return false;
+	const char *f = dwarf_decl_file(die);
+	if (!f)
+		return false;
+	const char *slash = strrchr(f, '/');
+	size_t n = strlen(f);
+	return slash && slash - f >= 4 && memcmp(slash - 4, "/rec", 4) == 0 && n > 2 &&
+	       strcmp(f + n - 2, ".h") == 0;
+}
+
 static bool is_container(int tag)
 {
 	return tag == DW_TAG_namespace || tag == DW_TAG_module || tag == DW_TAG_class_type ||
@@ -404,12 +419,14 @@ static uint32_t inline_chain(rec_symbols *s, Dwfl_Module *mod, Dwarf_Addr addr, 
 		files = NULL;
 	uint32_t k = 0;
 	int i = 0;
+	bool api[MAX_INLINE + 1];
 	while (i < n && !is_function(dwarf_tag(&scopes[i])))
 		i++;
 	if (i < n) {
 		s->chain[k].function = die_name(&scopes[i]);
 		s->chain[k].file = file;
 		s->chain[k].line = line;
+		api[k] = librec_api(&scopes[i], s->chain[k].function);
 		k++;
 	}
 	for (; i < n && k <= MAX_INLINE; i++) {
@@ -431,6 +448,7 @@ static uint32_t inline_chain(rec_symbols *s, Dwfl_Module *mod, Dwarf_Addr addr, 
 		s->chain[k].function = die_name(&scopes[j]);
 		s->chain[k].file = cf ? cf : "";
 		s->chain[k].line = cl;
+		api[k] = librec_api(&scopes[j], s->chain[k].function);
 		k++;
 		if (dwarf_tag(&scopes[j]) == DW_TAG_subprogram) {
 			Dwarf_Addr lo;
@@ -443,6 +461,17 @@ static uint32_t inline_chain(rec_symbols *s, Dwfl_Module *mod, Dwarf_Addr addr, 
 		Dwarf_Addr lo;
 		if (dwarf_lowpc(&scopes[0], &lo) == 0)
 			*low_pc = lo + bias;
+	}
+	/* librec's own inline functions at the leaf (rec_emit_begin of
+	 * <rec/recorder.h> inlined into the program) are the recorder's frames,
+	 * left out like its out-of-line ones: the stack starts at the
+	 * program's call, with the line of that call. */
+	uint32_t drop = 0;
+	while (drop + 1 < k && api[drop])
+		drop++;
+	if (drop) {
+		memmove(s->chain, s->chain + drop, (k - drop) * sizeof *s->chain);
+		k -= drop;
 	}
 	return k;
 }
