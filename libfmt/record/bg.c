@@ -511,11 +511,14 @@ static rec_status define_stacks(rec_recorder *r, rec_bg_pending *pd, uint64_t la
 	for (size_t i = 0; i < pd->nframes && st == REC_OK; i++) {
 		const rec_pending_frame *f = &pd->frames[i];
 		st = rec_writer_define_frame(r->w, f->id, f->fn, f->module, f->module_off, f->fn_off);
-		if (st == REC_OK && (f->flags || f->file || f->line || f->inl_n))
-			st = rec_writer_define_frame_source(r->w, f->id, f->flags, f->file, f->line,
-							    pd->inl + f->inl_off, f->inl_n);
 	}
 	pd->nframes = 0;
+	for (size_t i = 0; i < pd->nsrcs && st == REC_OK; i++) {
+		const rec_pending_frame *f = &pd->srcs[i];
+		st = rec_writer_define_frame_source(r->w, f->id, f->flags, f->file, f->line,
+						    pd->inl + f->inl_off, f->inl_n);
+	}
+	pd->nsrcs = 0;
 	pd->ninl = 0;
 	rec_stacktab *stk = &r->stacks;
 	for (uint64_t id = stk->defined_upto + 1; id <= last_stack && st == REC_OK; id++) {
@@ -790,6 +793,7 @@ void *rec_bg_main(void *arg)
 		pthread_mutex_unlock(&r->req_lock);
 	}
 	free(pd->frames);
+	free(pd->srcs);
 	free(pd->inl);
 	free(pd->mods);
 	free(pd->mod_defined);

@@ -266,6 +266,7 @@ static rec_status recorder_tables(rec_recorder *r, const rec_recorder_options *o
 	rec_symbolizer *sym = NULL;
 	if (rec_symbolizer_open(&sym) == REC_OK) {
 		rec_symbolizer_set_names(sym, !(o->flags & REC_RECORDER_NO_SYMBOLIZE));
+		rec_symbolizer_set_lines(sym, 0); /* sources later, within a budget */
 		r->symbolizer = sym;
 	}
 	return REC_OK;

@@ -553,7 +553,9 @@ typedef struct rec_pending_thread {
 typedef struct rec_bg_pending {
 	rec_pending_frame *frames;
 	size_t nframes, cframes;
-	rec_frame_inline *inl;   /* the frames' inline frames (1.2) */
+	rec_pending_frame *srcs; /* frame sources to define (1.2): id, file, flags, line, inl_* */
+	size_t nsrcs, csrcs;
+	rec_frame_inline *inl;   /* their inline frames */
 	size_t ninl, cinl;
 	rec_pending_module *mods;
 	size_t nmods, cmods;

@@ -163,6 +163,13 @@ void rec_symbolizer_set_names(rec_symbolizer *s, int on);
  *  library's lock names, looked up in the thread that waited); 1 (the
  *  default): all of them. */
 void rec_symbolizer_set_lines(rec_symbolizer *s, int on);
+/*! rec_symbolizer_source() : the file, line and inline frames of an entry
+ *  (out's function and module as rec_symbolizer_lookup() gives them, then
+ *  file, line, inline_count and inlined; strings owned by s), whatever
+ *  rec_symbolizer_set_lines() says: the background thread resolves names
+ *  first and sources later, within a time budget per round
+ *  (stack_symbolize.c).  Reads the module's DWARF on first need. */
+rec_status rec_symbolizer_source(rec_symbolizer *s, uintptr_t entry, rec_symbol *out);
 /*! rec_symbolizer_close() : frees it and every string it handed out. */
 void rec_symbolizer_close(rec_symbolizer *s);
 

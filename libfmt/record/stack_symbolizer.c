@@ -407,3 +407,38 @@ const char *rec_symbolizer_data(rec_symbolizer *s, uintptr_t addr, uint64_t *off
 		return NULL;
 	return rec_symbols_data(s->syms, m->sym_handle, addr - m->base, offset);
 }
+
+rec_status rec_symbolizer_source(rec_symbolizer *s, uintptr_t entry, rec_symbol *out)
+{
+	if (s == NULL || out == NULL)
+		return REC_ERR_INVALID_ARG;
+	rec_status st = rec_symbolizer_lookup(s, entry, out);
+	if (st != REC_OK || s->names_off || !s->lines_off || !out->module_index)
+		return st; /* with lines on, lookup resolved the source already */
+	module *m = &s->mods[out->module_index - 1];
+	if (!module_syms(s, m))
+		return REC_OK;
+	uintptr_t pc = REC_STACK_PC(entry);
+	rec_symbolized d;
+	if (rec_symbols_resolve(s->syms, m->sym_handle, pc - m->base, (entry & REC_STACK_PC_EXACT) != 0,
+				&d) != REC_OK)
+		return REC_OK;
+	if (d.file[0] && !(out->file = sym_strdup(s, d.file)))
+		return REC_ERR_NOMEM;
+	out->line = d.line;
+	if (d.inline_count) {
+		rec_inline_frame *inl = rec_arena_alloc(&s->strs, d.inline_count * sizeof *inl);
+		if (!inl)
+			return REC_ERR_NOMEM;
+		for (uint32_t i = 0; i < d.inline_count; i++) {
+			inl[i].function = sym_strdup(s, d.inlined[i].function);
+			inl[i].file = sym_strdup(s, d.inlined[i].file);
+			inl[i].line = d.inlined[i].line;
+			if (!inl[i].function || !inl[i].file)
+				return REC_ERR_NOMEM;
+		}
+		out->inlined = inl;
+		out->inline_count = d.inline_count;
+	}
+	return REC_OK;
+}

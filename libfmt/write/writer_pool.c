@@ -498,9 +498,17 @@ rec_status rec_writer_define_frame_source(rec_writer *w, uint64_t frame_id, uint
 	size_t len = p->data.len - off;
 	rec_wentry *e = rec_w_pool_find(p, frame_id);
 	if (e) {
-		bool same = e->v[1] == len && memcmp(p->data.data + e->v[0], p->data.data + off, len) == 0;
-		p->data.len = off;
-		return same ? REC_OK : redefined(w, "frame_source", frame_id);
+		/* the same again, or a newer source (the recorder resolves
+		 * flags first, file and line later): chunks built from now on
+		 * carry the newer one */
+		if (e->v[1] == len && memcmp(p->data.data + e->v[0], p->data.data + off, len) == 0) {
+			p->data.len = off;
+			return REC_OK;
+		}
+		e->v[0] = off;
+		e->v[1] = len;
+		w->build_blocked = 0;
+		return REC_OK;
 	}
 	e = pool_insert(p, frame_id);
 	if (!e) {

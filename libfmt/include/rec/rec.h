@@ -284,7 +284,9 @@ REC_API rec_status rec_writer_define_frame(rec_writer *w, uint64_t id,
  * with its own position (the innermost's: the address's line; the others':
  * the line of the call the next inner one was inlined at); file and line
  * are then the frame's function's position (of the outermost inlined
- * call).  The frame must be defined (define_frame) before a chunk is built. */
+ * call).  The frame must be defined (define_frame) first.  A frame's source
+ * may be defined again with another value: chunks built from then on carry
+ * the new one (the recorder adds file and line after the flags). */
 #define REC_FRAME_PC_EXACT 0x1u
 #define REC_FRAME_UNSYMBOLIZED 0x2u
 #define REC_MAX_INLINE 64u

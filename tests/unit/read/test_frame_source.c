@@ -4,8 +4,9 @@
  * writer (rec_writer_define_frame_source, writer_pool.c / writer_chunk.c)
  * and the reader (pool.c): frames' files, lines, flags and inlined
  * functions round trip, a stack lists the inlined functions before their
- * frame, every chunk carries the strings its frame sources need, the
- * writer refuses bad definitions, and the reader refuses a damaged
+ * frame, every chunk carries the strings its frame sources need, a source
+ * defined again reaches the chunks after it, the writer refuses bad
+ * definitions, and the reader refuses a damaged
  * section (missing frame, missing string, an entry past the end, too many
  * inline frames, ids out of order) while skipping bytes a later version
  * appends to an entry.
@@ -198,7 +199,7 @@ static void t_writer_refuses(void **state)
 	memset(inl, 0, sizeof inl);
 	struct {
 		int kind;
-	} cases[] = { { 0 }, { 1 }, { 2 }, { 3 }, { 4 } };
+	} cases[] = { { 0 }, { 1 }, { 2 }, { 4 } };
 	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
 		assert_int_equal(rec_writer_open(&w, &s, NULL), REC_OK);
 		assert_int_equal(rec_writer_define_string(w, 1, "f", 1), REC_OK);
@@ -214,10 +215,6 @@ static void t_writer_refuses(void **state)
 		case 2: /* more inline frames than the limit */
 			st = rec_writer_define_frame_source(w, 1, 0, 1, 3, inl, REC_MAX_INLINE + 1);
 			break;
-		case 3: /* redefined with another value */
-			assert_int_equal(rec_writer_define_frame_source(w, 1, 0, 1, 3, NULL, 0), REC_OK);
-			st = rec_writer_define_frame_source(w, 1, 0, 1, 4, NULL, 0);
-			break;
 		case 4: /* inline frames without the array */
 			st = rec_writer_define_frame_source(w, 1, 0, 1, 3, NULL, 1);
 			break;
@@ -231,6 +228,45 @@ static void t_writer_refuses(void **state)
 	assert_int_equal(rec_writer_define_frame(w, 1, 0, 0, 0x10, 0), REC_OK);
 	assert_int_equal(rec_writer_define_frame_source(w, 1, 0, 0, 3, inl, REC_MAX_INLINE), REC_OK);
 	rec_writer_abandon(w);
+	free(m.p);
+}
+
+/* A frame's source defined again with another value (the recorder defines
+ * a frame's flags first and its file and line later): the chunks built
+ * after it carry the new one, those before keep theirs. */
+static void t_source_replaced(void **state)
+{
+	(void)state;
+	mem_sink m = { 0 };
+	rec_sink s = { mem_write, NULL, &m };
+	rec_writer *w;
+	assert_int_equal(rec_writer_open(&w, &s, NULL), REC_OK);
+	rec_type t = { 1, REC_EVENT_HAS_STACK, "d.T", "", "", "", 1, fields };
+	assert_int_equal(rec_writer_add_type(w, &t), REC_OK);
+	assert_int_equal(rec_writer_define_string(w, 1, "f", 1), REC_OK);
+	assert_int_equal(rec_writer_define_string(w, 2, "/a.c", 4), REC_OK);
+	assert_int_equal(rec_writer_define_frame(w, 1, 1, 0, 0x10, 0), REC_OK);
+	assert_int_equal(rec_writer_define_frame_source(w, 1, REC_FRAME_PC_EXACT, 0, 0, NULL, 0), REC_OK);
+	const uint64_t fr[] = { 1 };
+	assert_int_equal(rec_writer_define_stack(w, 1, 0, fr, 1), REC_OK);
+	for (uint64_t c = 0; c < 2; c++) {
+		if (c == 1)
+			assert_int_equal(rec_writer_define_frame_source(w, 1, REC_FRAME_PC_EXACT, 2, 9, NULL, 0),
+					 REC_OK);
+		assert_int_equal(rec_writer_begin(w, 1, 10 + c, 0, 0, 1), REC_OK);
+		assert_int_equal(rec_writer_put_u64(w, c), REC_OK);
+		assert_int_equal(rec_writer_end(w), REC_OK);
+		assert_int_equal(rec_writer_flush(w), REC_OK);
+	}
+	assert_int_equal(rec_writer_close(w), REC_OK);
+	rec_reader *r;
+	assert_int_equal(rec_reader_open_mem(&r, m.p, m.n, "fs", NULL), REC_OK);
+	rec_event ev;
+	assert_int_equal(rec_reader_next_event(r, &ev), REC_OK);
+	check_frame(ev.stack->frames[0], 1, "f", "", 0, 0, REC_FRAME_PC_EXACT);
+	assert_int_equal(rec_reader_next_event(r, &ev), REC_OK);
+	check_frame(ev.stack->frames[0], 1, "f", "/a.c", 9, 0, REC_FRAME_PC_EXACT);
+	rec_reader_close(r);
 	free(m.p);
 }
 
@@ -333,6 +369,7 @@ int main(void)
 		cmocka_unit_test(t_roundtrip),
 		cmocka_unit_test(t_chunks_self_contained),
 		cmocka_unit_test(t_writer_refuses),
+		cmocka_unit_test(t_source_replaced),
 		cmocka_unit_test(t_reader_refuses),
 		cmocka_unit_test(t_trailing_bytes),
 	};
