@@ -558,6 +558,7 @@ static void bg_collect(rec_recorder *r, rec_bg_pending *pd)
 	reclaim_buffers(r, nreclaim);                            /* 6 */
 	__atomic_fetch_add(&r->st_drains, 1, __ATOMIC_RELAXED);
 
+	pd->drained = records;
 	uint64_t last_stack = rec_bg_symbolize(r, pd);           /* 7 */
 	uint64_t s0, s1;
 	copy_new_strings(r, pd, &s0, &s1);                       /* 8 */

@@ -553,6 +553,7 @@ typedef struct rec_pending_thread {
 typedef struct rec_bg_pending {
 	rec_pending_frame *frames;
 	size_t nframes, cframes;
+	uint64_t drained;        /* records this round drained (a busy round resolves no sources) */
 	rec_pending_frame *srcs; /* frame sources to define (1.2): id, file, flags, line, inl_* */
 	size_t nsrcs, csrcs;
 	rec_frame_inline *inl;   /* their inline frames */

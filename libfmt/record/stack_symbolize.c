@@ -30,6 +30,7 @@ struct rec_frame_map {
 };
 
 #define SOURCE_BUDGET_NS 2000000 /* 2 ms of CPU per round */
+#define SOURCE_BUSY_RECORDS 4096 /* a round that drained more is busy */
 
 rec_frame_map *rec_frame_map_new(void)
 {
@@ -148,8 +149,13 @@ static void resolve_sources(rec_recorder *r, rec_bg_pending *pd)
 	rec_frame_map *fm = r->frame_map;
 	if (!r->symbolizer || fm->src_head == fm->nsrc)
 		return;
-	/* the last rounds of a closing recorder resolve all: nothing comes later */
+	/* the last rounds of a closing recorder resolve all: nothing comes
+	 * later; a busy round (many records drained) none: the first source
+	 * of a module reads its DWARF (libc's: some 50 ms of CPU), which would
+	 * hold up the next drain while the threads fill their buffers */
 	const bool all = __atomic_load_n(&r->closing, __ATOMIC_ACQUIRE) != 0;
+	if (!all && pd->drained > SOURCE_BUSY_RECORDS)
+		return;
 	uint64_t t0 = thread_cpu_ns();
 	while (fm->src_head < fm->nsrc && (all || thread_cpu_ns() - t0 < SOURCE_BUDGET_NS)) {
 		struct pending_src *p = &fm->src[fm->src_head];
