@@ -300,6 +300,22 @@ static rec_status grow_table(rec_symbolizer *s)
 	return REC_OK;
 }
 
+/* The exported symbol containing at from dladdr (the loader's dynamic
+ * symbols: no file is read), into sym; false if none (or no memory). */
+static bool dladdr_name(rec_symbolizer *s, uintptr_t at, uintptr_t pc, rec_symbol *sym)
+{
+	Dl_info di;
+	if (dladdr((void *)at, &di) == 0 || di.dli_sname == NULL || di.dli_saddr == NULL ||
+	    (uintptr_t)di.dli_saddr > at)
+		return false;
+	char *copy = sym_strdup(s, di.dli_sname);
+	if (copy == NULL)
+		return false;
+	sym->function = copy;
+	sym->function_offset = pc - (uintptr_t)di.dli_saddr;
+	return true;
+}
+
 rec_status rec_symbolizer_lookup(rec_symbolizer *s, uintptr_t entry, rec_symbol *out)
 {
 	if (s == NULL || out == NULL)
@@ -341,6 +357,8 @@ rec_status rec_symbolizer_lookup(rec_symbolizer *s, uintptr_t entry, rec_symbol 
 	}
 	if (m != NULL && s->names_off) {
 		sym.flags |= REC_FRAME_UNSYMBOLIZED;
+	} else if (m != NULL && s->lines_off && dladdr_name(s, at, pc, &sym)) {
+		/* an exported name, from the loader's tables: no file read */
 	} else if (m != NULL && s->lines_off && module_syms(s, m)) {
 		uint64_t foff = 0;
 		const char *fn = rec_symbols_function(s->syms, m->sym_handle, pc - m->base,
