@@ -626,11 +626,10 @@ static int print_file(const rec_cli_input *in)
 	int rc = rec_cli_each_event(r, in->name, print_one, NULL);
 	if (g_unsymbolized && !g_o->json)
 		rec_out_printf("note: %" PRIu64 " printed frame%s of modules with a build-id %s no name "
-			    "(module+offset only): 'rec-symbolize %s OUT [--debug-dir DIR]' names "
+			    "(module+offset only): 'rec-symbolize IN OUT [--debug-dir DIR]' names "
 			    "%s from debug files\n",
 			    g_unsymbolized, g_unsymbolized == 1 ? "" : "s",
-			    g_unsymbolized == 1 ? "has" : "have", in->name,
-			    g_unsymbolized == 1 ? "it" : "them");
+			    g_unsymbolized == 1 ? "has" : "have", g_unsymbolized == 1 ? "it" : "them");
 	rec_reader_stats rs;
 	memset(&rs, 0, sizeof rs);
 	rec_reader_get_stats(r, &rs);
