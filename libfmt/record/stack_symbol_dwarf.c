@@ -67,6 +67,77 @@ static char *dup_str(const char *s)
 	return d;
 }
 
+static bool file_has_build_id(const char *path, const char *build_id);
+
+/* The modules are reported with their files: no lookup of an ELF file. */
+static int no_find_elf(Dwfl_Module *mod, void **userdata, const char *modname, Dwarf_Addr base,
+		       char **file_name, Elf **elfp)
+{
+	(void)mod, (void)userdata, (void)modname, (void)base, (void)file_name, (void)elfp;
+	return -1;
+}
+
+/* A module's separate debug file, on this machine only: by build-id under
+ * the debug directories (libdwfl's dwfl_build_id_find_debuginfo), else by
+ * .gnu_debuglink beside the module, in its .debug/ directory and under each
+ * debug directory, taken only when its build-id is the module's.  Never
+ * dwfl_standard_find_debuginfo: when that finds nothing it asks debuginfod
+ * (libdebuginfod's debuginfod_begin initialises libcurl and OpenSSL), from
+ * inside whatever the program was doing (a lock name looked up while
+ * OpenSSL initialised itself deadlocked redis-server) and over the network. */
+static int local_find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname,
+				Dwarf_Addr base, const char *file_name, const char *debuglink_file,
+				GElf_Word debuglink_crc, char **debuginfo_file_name)
+{
+	int fd = dwfl_build_id_find_debuginfo(mod, userdata, modname, base, file_name,
+					      debuglink_file, debuglink_crc, debuginfo_file_name);
+	if (fd >= 0)
+		return fd;
+	const rec_symbols *s = userdata ? *userdata : NULL;
+	if (!s || !debuglink_file || !*debuglink_file || strchr(debuglink_file, '/') || !file_name)
+		return -1;
+	const unsigned char *bits = NULL;
+	GElf_Addr vaddr;
+	int n = dwfl_module_build_id(mod, &bits, &vaddr);
+	if (n <= 0 || n > 64)
+		return -1; /* no build-id to check a candidate against */
+	static const char dig[] = "0123456789abcdef";
+	char hex[2 * 64 + 1];
+	for (int i = 0; i < n; i++) {
+		hex[2 * i] = dig[bits[i] >> 4];
+		hex[2 * i + 1] = dig[bits[i] & 15];
+	}
+	hex[2 * n] = 0;
+	const char *slash = strrchr(file_name, '/');
+	int dl = slash ? (int)(slash - file_name) : 0;
+	char cand[4096];
+	for (size_t k = 0; k < 2 + 2 * s->ndirs; k++) {
+		int w;
+		if (k == 0)
+			w = snprintf(cand, sizeof cand, "%.*s/%s", dl, file_name, debuglink_file);
+		else if (k == 1)
+			w = snprintf(cand, sizeof cand, "%.*s/.debug/%s", dl, file_name, debuglink_file);
+		else if (k % 2 == 0)
+			w = snprintf(cand, sizeof cand, "%s%.*s/%s", s->dirs[(k - 2) / 2], dl, file_name,
+				     debuglink_file);
+		else
+			w = snprintf(cand, sizeof cand, "%s/%s", s->dirs[(k - 2) / 2], debuglink_file);
+		if (w <= 0 || (size_t)w >= sizeof cand || strcmp(cand, file_name) == 0 ||
+		    !file_has_build_id(cand, hex))
+			continue;
+		fd = open(cand, O_RDONLY | O_CLOEXEC);
+		if (fd >= 0 && debuginfo_file_name) {
+			size_t len = strlen(cand) + 1;
+			*debuginfo_file_name = malloc(len);
+			if (*debuginfo_file_name)
+				memcpy(*debuginfo_file_name, cand, len);
+		}
+		if (fd >= 0)
+			return fd;
+	}
+	return -1;
+}
+
 rec_status rec_symbols_open(rec_symbols **out, const char *const *debug_dirs, size_t ndirs)
 {
 	static const char *const deflt[] = { "/usr/lib/debug" };
@@ -107,8 +178,8 @@ rec_status rec_symbols_open(rec_symbols **out, const char *const *debug_dirs, si
 			return REC_ERR_NOMEM;
 		}
 	}
-	s->cb.find_elf = dwfl_build_id_find_elf;
-	s->cb.find_debuginfo = dwfl_standard_find_debuginfo;
+	s->cb.find_elf = no_find_elf;
+	s->cb.find_debuginfo = local_find_debuginfo;
 	s->cb.section_address = dwfl_offline_section_address;
 	s->cb.debuginfo_path = &s->debug_path;
 	s->dwfl = dwfl_begin(&s->cb);
@@ -218,6 +289,9 @@ rec_status rec_symbols_module(rec_symbols *s, const char *path, const char *buil
 		dwfl_report_begin_add(s->dwfl);
 		m->mod = dwfl_report_elf(s->dwfl, name, file, -1, (GElf_Addr)base, true);
 		dwfl_report_end(s->dwfl, NULL, NULL);
+		void **ud = NULL;
+		if (m->mod && dwfl_module_info(m->mod, &ud, NULL, NULL, NULL, NULL, NULL, NULL) && ud)
+			*ud = s; /* for local_find_debuginfo */
 	}
 	s->nmods++;
 	*handle = (uint32_t)s->nmods;
