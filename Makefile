@@ -30,6 +30,9 @@ PKGS := libzstd liblz4 zlib
 # (make, make demo), and what only the tests need (make test adds them).
 DEB_PKGS := libzstd-dev liblz4-dev libgraphviz-dev pkg-config libsqlite3-dev zlib1g-dev
 TEST_DEB_PKGS := libcmocka-dev zstd
+# libdw (elfutils): symbol tables, DWARF lines and inline frames of stack frames (stack_symbol_dwarf.c)
+PKGS += libdw
+DEB_PKGS += libdw-dev
 DEPS_STAMP := $(BUILD)/.deps-ok
 TEST_DEPS_STAMP := $(BUILD)/.deps-test-ok
 

@@ -636,6 +636,7 @@ fi
 [ "${BENCH_NO_VIEWS:-0}" = 1 ] || { say "views and SQL: bench/views.sh"; sec=$(VIEWS_NO_MAKE=1 BUILD="$BUILD" bash bench/views.sh --stdout $([ "$QUICK" = 1 ] && echo --quick) 2>>"$LOG") && printf '\n%s\n' "$sec" >>"$BODY"; }
 [ "${BENCH_NO_PRELOAD:-0}" = 1 ] || { say "preload per call: bench/preload.sh"; sec=$(PRELOAD_QUICK="$QUICK" PRELOAD_NO_MAKE=1 PRELOAD_NO_UPDATE=1 BUILD="$BUILD" bash bench/preload.sh 2>>"$LOG") && printf '\n%s\n' "$sec" >>"$BODY"; } || true
 [ "${BENCH_NO_UNWIND:-0}" = 1 ] || { say "stack unwinding: bench/unwind.sh"; sec=$(BUILD="$BUILD" bash bench/unwind.sh --print $([ "$QUICK" = 1 ] && echo --quick) 2>>"$LOG") || true; printf '\n%s\n' "$sec" >>"$BODY"; }
+[ "${BENCH_NO_SYMBOLIZE:-0}" = 1 ] || { sq=""; [ "$QUICK" = 1 ] && sq=--quick; printf '\n%s\n' "$(SYM_NO_MAKE=1 BUILD="$BUILD" bash bench/symbolize.sh $sq 2>>"$LOG" || echo "## Symbolization: bench/symbolize.sh failed, see $LOG")" >>"$BODY"; }
 if [ -f bench/ANALYSIS.md ]; then
 	printf '\n' >>"$BODY"
 	cat bench/ANALYSIS.md >>"$BODY"

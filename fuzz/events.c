@@ -4,7 +4,8 @@
  * frames, stacks), event records and field decoding, once in file order and
  * once in timestamp order (REC_READ_ORDERED, which sorts and merges chunks).
  * Every value the reader hands out is read completely: strings, texts and
- * blobs byte by byte, threads, stacks with all their frames and modules.
+ * blobs byte by byte, threads, stacks with all their frames and modules,
+ * the frames' sources and inlined functions (format 1.2) and their text.
  */
 #include "fuzz.h"
 
@@ -14,6 +15,14 @@ static void touch_frame(const rec_frame *f)
 		return;
 	rec_fuzz_sink += f->id + f->module_offset + f->function_offset;
 	rec_fuzz_str(f->function);
+	/* format 1.2 (FRAME_SOURCE): source position, inline depth, flags; an
+	 * inlined function's frame is the reader's own (arena) copy */
+	rec_fuzz_str(f->file);
+	rec_fuzz_sink += f->line + f->inline_depth + f->flags;
+	char buf[256];
+	rec_fuzz_sink += rec_frame_format(f, 0, buf, sizeof buf) +
+			 rec_frame_format(f, REC_FRAME_LINE, buf, sizeof buf) +
+			 (uint64_t)rec_frame_unsymbolized(f);
 	if (f->module) {
 		rec_fuzz_str(f->module->path);
 		rec_fuzz_str(f->module->build_id);

@@ -491,6 +491,9 @@ static size_t pp_stack(rec_stackagg *agg, const rec_stackagg_stack *s,
 		    fi.kind == REC_STACKAGG_NAME_FRAME) {
 			l->module = fi.module;
 			l->build_id = fi.build_id;
+			l->file = fi.file;
+			/* a function's line only where its lines are apart */
+			l->line = (g_o->flags & REC_STACKAGG_LINES) ? fi.line : 0;
 			l->module_base = fi.module_base;
 			l->address = fi.module_base + fi.module_offset;
 		}
@@ -571,6 +574,8 @@ static int flame(const rec_cli_input *in, const rec_cli_input *before, FILE *out
 	ao.flags = g_o->flags | (g_o->keep_rec ? 0 : REC_STACKAGG_TRIM_RECORDER);
 	if (g_o->pprof) /* threads become labels, frames locations */
 		ao.flags |= REC_STACKAGG_THREADS | REC_STACKAGG_FRAME_INFO;
+	if (g_o->html) /* the tooltips name the frames' source files */
+		ao.flags |= REC_STACKAGG_FRAME_INFO;
 	ao.include = g_o->include;
 	ao.include_count = g_o->ninclude;
 	ao.exclude = g_o->exclude;
@@ -735,6 +740,8 @@ static const char usage_text[] =
 	"                    before the recorder left them out; by default the leaf is\n"
 	"                    the call site\n"
 	"  --reverse         callers view: leaf functions at the root (HTML: icicle)\n"
+	"  --lines           a frame with a source line is function:line (the lines of\n"
+	"                    a function apart; inlined functions are frames anyway)\n"
 	"  --include RE      keep only stacks with a frame matching RE (POSIX extended\n"
 	"                    regular expression; repeatable: any of them)\n"
 	"  --exclude RE      drop stacks with a frame matching RE (repeatable)\n"
@@ -774,7 +781,7 @@ static const char usage_text[] =
 
 enum {
 	OPT_EVENT = 256, OPT_WEIGHT, OPT_FORMAT, OPT_TITLE, OPT_MINWIDTH, OPT_THREADS,
-	OPT_REVERSE, OPT_KEEP_REC, OPT_INCLUDE, OPT_EXCLUDE, OPT_FROM, OPT_TO, OPT_DIFF, OPT_VERSION,
+	OPT_REVERSE, OPT_LINES, OPT_KEEP_REC, OPT_INCLUDE, OPT_EXCLUDE, OPT_FROM, OPT_TO, OPT_DIFF, OPT_VERSION,
 	OPT_WALL
 };
 
@@ -788,6 +795,7 @@ static const struct option long_opts[] = {
 	{ "minwidth", required_argument, NULL, OPT_MINWIDTH },
 	{ "threads", no_argument, NULL, OPT_THREADS },
 	{ "reverse", no_argument, NULL, OPT_REVERSE },
+	{ "lines", no_argument, NULL, OPT_LINES },
 	{ "keep-recorder-frames", no_argument, NULL, OPT_KEEP_REC },
 	{ "include", required_argument, NULL, OPT_INCLUDE },
 	{ "exclude", required_argument, NULL, OPT_EXCLUDE },
@@ -873,6 +881,7 @@ int main(int argc, char **argv)
 		case OPT_MINWIDTH: parse_minwidth(&o, optarg); break;
 		case OPT_THREADS: o.flags |= REC_STACKAGG_THREADS; break;
 		case OPT_REVERSE: o.flags |= REC_STACKAGG_REVERSE; break;
+		case OPT_LINES: o.flags |= REC_STACKAGG_LINES; break;
 		case OPT_KEEP_REC: o.keep_rec = true; break;
 		case OPT_INCLUDE: add_pattern(&include, &o.ninclude, optarg); break;
 		case OPT_EXCLUDE: add_pattern(&exclude, &o.nexclude, optarg); break;

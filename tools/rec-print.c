@@ -274,8 +274,14 @@ static void out_blob_text(const char *p, size_t len)
 	rec_out_char(')');
 }
 
+/* Frames printed without a name that rec-symbolize could name (the
+ * note at the end of the text output). */
+static uint64_t g_unsymbolized;
+
 static void out_frame_text(const rec_frame *fr)
 {
+	if (rec_frame_unsymbolized(fr))
+		g_unsymbolized++;
 	char buf[4096];
 	size_t n = rec_frame_format(fr, 0, buf, sizeof buf);
 	rec_out_write(buf, n);
@@ -616,7 +622,14 @@ static int print_file(const rec_cli_input *in)
 	if (!r)
 		return REC_EXIT_DATA;
 	g_gen++;
+	g_unsymbolized = 0;
 	int rc = rec_cli_each_event(r, in->name, print_one, NULL);
+	if (g_unsymbolized && !g_o->json)
+		rec_out_printf("note: %" PRIu64 " printed frame%s of modules with a build-id %s no name "
+			    "(module+offset only): 'rec-symbolize IN OUT [--debug-dir DIR]' names "
+			    "%s from debug files\n",
+			    g_unsymbolized, g_unsymbolized == 1 ? "" : "s",
+			    g_unsymbolized == 1 ? "has" : "have", g_unsymbolized == 1 ? "it" : "them");
 	rec_reader_stats rs;
 	memset(&rs, 0, sizeof rs);
 	rec_reader_get_stats(r, &rs);

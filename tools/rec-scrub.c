@@ -162,10 +162,14 @@ static rec_status def_stack(const rec_stack *s, uint64_t *id)
 	if (!s || !idset_add(&o.stacks, s->id))
 		return REC_OK;
 	rec_status st = REC_OK;
-	uint32_t depth = s->depth > REC_MAX_STACK_DEPTH ? REC_MAX_STACK_DEPTH : s->depth;
-	for (uint32_t i = 0; i < depth && st == REC_OK; i++) {
+	uint32_t depth = 0, first = 0; /* first: the frame's first inlined function */
+	for (uint32_t i = 0; i < s->depth && depth < REC_MAX_STACK_DEPTH && st == REC_OK; i++) {
 		const rec_frame *f = s->frames[i];
-		o.frame_ids[i] = f->id;
+		if (f->inline_depth) /* part of the next FRAMES entry's source */
+			continue;
+		uint32_t inl = first;
+		first = i + 1;
+		o.frame_ids[depth++] = f->id;
 		if (!idset_add(&o.frames, f->id))
 			continue;
 		const rec_module *m = f->module;
@@ -183,6 +187,8 @@ static rec_status def_stack(const rec_stack *s, uint64_t *id)
 		if ((st = rec_writer_define_frame(o.w, f->id, fn, m ? m->id : 0, f->module_offset,
 						  f->function_offset)) != REC_OK)
 			return wfail(st, "define_frame");
+		if ((st = rec_writer_copy_frame_source(o.w, s, inl, i)) != REC_OK)
+			return wfail(st, "define_frame_source");
 	}
 	if (st == REC_OK && (st = rec_writer_define_stack(o.w, s->id, s->flags, o.frame_ids, depth)) != REC_OK)
 		return wfail(st, "define_stack");

@@ -49,6 +49,8 @@ typedef struct name_info {
 	uint32_t module; /* index into modules + 1; 0: none */
 	const char *text; /* FRAME: the function; THREAD: the thread's name */
 	uint64_t value;  /* FRAME: module offset; THREAD: os tid */
+	const char *file; /* FRAME: source file ("" if unknown) */
+	uint32_t line;    /* FRAME: source line (0 if unknown) */
 } name_info;
 
 /* Per-name filter state. */
@@ -203,7 +205,7 @@ rec_status rec_stackagg_open(rec_stackagg **out, const rec_stackagg_options *opt
 	for (int i = 0; i < 4; i++)
 		if (opts->reserved[i])
 			return fail(a, REC_ERR_INVALID_ARG, "options: reserved fields must be zero");
-	if (opts->flags & ~(uint32_t)0x7Fu)
+	if (opts->flags & ~(uint32_t)0xFFu)
 		return fail(a, REC_ERR_INVALID_ARG, "options: unknown flags 0x%x",
 			    (unsigned)opts->flags);
 	a->flags = opts->flags;
@@ -436,7 +438,9 @@ static bool note_frame(rec_stackagg *a, uint32_t id, const rec_frame *fr)
 		return !nomem;
 	ni->kind = REC_STACKAGG_NAME_FRAME;
 	ni->text = save_cstr(a, fr->function);
-	if (!ni->text)
+	ni->file = save_cstr(a, fr->file ? fr->file : "");
+	ni->line = fr->line;
+	if (!ni->text || !ni->file)
 		return false;
 	bool fn = fr->function && fr->function[0];
 	ni->value = fn && fr->function_offset <= fr->module_offset
@@ -471,7 +475,9 @@ static bool thread_name(rec_stackagg *a, const rec_thread *t, uint32_t *id)
 static bool frame_name_only(rec_stackagg *a, const rec_frame *fr, uint32_t *id)
 {
 	char buf[4096];
-	size_t n = rec_frame_format(fr, REC_FRAME_FUNCTION, buf, sizeof buf);
+	size_t n = rec_frame_format(fr, (a->flags & REC_STACKAGG_LINES) ? REC_FRAME_LINE
+									  : REC_FRAME_FUNCTION,
+				    buf, sizeof buf);
 	return intern_sanitized(a, buf, n, id);
 }
 
@@ -816,7 +822,7 @@ rec_status rec_stackagg_name_info(const rec_stackagg *a, const char *name,
 	if (!a || !name || !out)
 		return REC_ERR_INVALID_ARG;
 	memset(out, 0, sizeof *out);
-	out->function = out->module = out->build_id = out->thread_name = "";
+	out->function = out->module = out->build_id = out->thread_name = out->file = "";
 	size_t n = strlen(name);
 	uint64_t h = hash_bytes(name, n);
 	size_t mask = a->name_tab_cap - 1;
@@ -831,6 +837,8 @@ rec_status rec_stackagg_name_info(const rec_stackagg *a, const char *name,
 		if (ni->kind == REC_STACKAGG_NAME_FRAME) {
 			out->function = ni->text;
 			out->module_offset = ni->value;
+			out->file = ni->file ? ni->file : "";
+			out->line = ni->line;
 			if (ni->module) {
 				const agg_module *m = &a->modules[ni->module - 1];
 				out->module = m->path;

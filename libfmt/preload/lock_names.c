@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * lock_names.c - names for the locks the interposers see: the symbol of the
- * global or static variable that holds the lock (STT_OBJECT in the module
- * file's .symtab or .dynsym, through the recorder's symbolizer,
- * rec_symbolizer_data), "SYMBOL+OFFSET" inside a larger object, else
+ * global or static variable that holds the lock (STT_OBJECT in the module's
+ * .symtab or .dynsym or its debug file's, through the recorder's symbolizer,
+ * rec_symbolizer_data, over libdwfl's symbol tables: no DWARF is read), "SYMBOL+OFFSET" inside a larger object, else
  * "0x<address>@FUNCTION" with the function of the first frame that waited
  * on it (a lock on the heap or the stack), else "0x<address>".  A heap lock
  * freed and another made at the same address keeps the first one's name.
@@ -123,6 +123,7 @@ static const char *lookup(uintptr_t a, uintptr_t caller)
 {
 	if (sym == NULL && rec_symbolizer_open(&sym) != REC_OK)
 		sym = NULL;
+	rec_symbolizer_set_lines(sym, 0); /* names only: no DWARF in this thread */
 	char buf[256];
 	uint64_t off = 0;
 	const char *obj = rec_symbolizer_data(sym, a, &off);

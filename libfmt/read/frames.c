@@ -5,6 +5,7 @@
  * an event's call site (rec_stack_site()).
  */
 #include <inttypes.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -18,19 +19,38 @@ const char *rec_frame_module_name(const rec_frame *fr)
 	return s ? s + 1 : fr->module->path;
 }
 
+/* The base name of a path. */
+static const char *base_name(const char *p)
+{
+	const char *s = strrchr(p, '/');
+	return s ? s + 1 : p;
+}
+
 size_t rec_frame_format(const rec_frame *fr, unsigned flags, char *buf, size_t cap)
 {
 	if (cap == 0)
 		return 0;
 	int n;
 	const char *mod = rec_frame_module_name(fr);
+	bool named = fr && fr->function && *fr->function;
+	bool src = named && fr->file && *fr->file;
+	const char *mark = fr && fr->inline_depth ? " [inlined]" : "";
 	if (!fr)
 		n = snprintf(buf, cap, "[unknown]");
-	else if (fr->function && *fr->function && (flags & REC_FRAME_FUNCTION))
+	else if (named && (flags & REC_FRAME_LINE) && fr->line)
+		n = snprintf(buf, cap, "%s:%" PRIu32, fr->function, fr->line);
+	else if (named && (flags & (REC_FRAME_FUNCTION | REC_FRAME_LINE)))
 		n = snprintf(buf, cap, "%s", fr->function);
-	else if (fr->function && *fr->function && *mod)
+	else if (src && fr->line)
+		n = snprintf(buf, cap, "%s (%s:%" PRIu32 ")%s", fr->function, base_name(fr->file),
+			     fr->line, mark);
+	else if (src)
+		n = snprintf(buf, cap, "%s (%s)%s", fr->function, base_name(fr->file), mark);
+	else if (named && fr->inline_depth)
+		n = snprintf(buf, cap, "%s%s", fr->function, mark);
+	else if (named && *mod)
 		n = snprintf(buf, cap, "%s+0x%" PRIx64 " (%s)", fr->function, fr->function_offset, mod);
-	else if (fr->function && *fr->function)
+	else if (named)
 		n = snprintf(buf, cap, "%s+0x%" PRIx64, fr->function, fr->function_offset);
 	else if (*mod)
 		n = snprintf(buf, cap, "%s+0x%" PRIx64, mod, fr->module_offset);
@@ -41,6 +61,13 @@ size_t rec_frame_format(const rec_frame *fr, unsigned flags, char *buf, size_t c
 		return 0;
 	}
 	return (size_t)n < cap ? (size_t)n : cap - 1;
+}
+
+int rec_frame_unsymbolized(const rec_frame *fr)
+{
+	return fr && fr->inline_depth == 0 && fr->module && fr->module->build_id &&
+	       *fr->module->build_id &&
+	       ((fr->flags & REC_FRAME_UNSYMBOLIZED) || !fr->function || !*fr->function);
 }
 
 uint32_t rec_stack_site(const rec_stack *s)

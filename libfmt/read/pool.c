@@ -127,6 +127,86 @@ static rec_status pool_bad(rec_reader *r, rec_rchunk *c, unsigned kind, size_t i
 				    (size_t)(d->p - d->start), what);
 }
 
+/* FRAME_SOURCE (1.2): Item_Count entries, each uvarint Id (a frame of the
+ * chunk, increasing), uvarint Length, then Length bytes: Frame_Flags, File,
+ * Line, Inline_Count, Inline_Count x (Function, File, Line), and bytes a
+ * later version appends (skipped).  Sets the frames' file, line and flags;
+ * *inl[i] / *ninl[i]: the inlined functions of frame i as frames. */
+static rec_status load_frame_source(rec_reader *r, rec_rchunk *c, rec_frame ***inl_out,
+				    uint32_t **ninl_out)
+{
+	pdec d;
+	void *arr;
+	size_t n;
+	const unsigned K = REC_SECTION_FRAME_SOURCE;
+	*inl_out = NULL;
+	*ninl_out = NULL;
+	rec_status st = pool_begin(r, c, K, 2, 1, &d, &arr, &n);
+	if (st != REC_OK || n == 0)
+		return st;
+	if (c->nframes == 0) {
+		d.id = 0;
+		return pool_bad(r, c, K, 0, &d, "the chunk has no frames");
+	}
+	rec_frame **inl = rec_arena_alloc(&c->arena, c->nframes * sizeof(rec_frame *));
+	uint32_t *ninl = rec_arena_alloc(&c->arena, c->nframes * sizeof *ninl);
+	if (!inl || !ninl)
+		return rec_rd_chunk_problem(r, c, REC_ERR_NOMEM, c->info.offset, "out of memory");
+	memset(ninl, 0, c->nframes * sizeof *ninl);
+	uint64_t prev = 0;
+	for (size_t i = 0; i < n; i++) {
+		uint64_t id, len, flags, file, line, count;
+		if (!pv(&d, &id) || !pv(&d, &len))
+			return pool_bad(r, c, K, i, &d, "malformed entry");
+		d.id = id;
+		if (id <= prev)
+			return pool_bad(r, c, K, i, &d, "ids not increasing");
+		prev = id;
+		if (len > (uint64_t)(d.end - d.p))
+			return pool_bad(r, c, K, i, &d, "entry crosses the end of the section");
+		const rec_frame *fc = find_frame(c, id);
+		if (!fc)
+			return pool_bad(r, c, K, i, &d, "names a missing frame");
+		rec_frame *f = &c->frames[fc - c->frames];
+		pdec e = { d.p, d.p + len, d.start, id };
+		d.p += len;
+		if (!pv(&e, &flags) || !pv(&e, &file) || !pv(&e, &line) || !pv(&e, &count))
+			return pool_bad(r, c, K, i, &e, "malformed entry");
+		if (line > UINT32_MAX)
+			return pool_bad(r, c, K, i, &e, "line out of range");
+		if (count > REC_MAX_INLINE || count * 3 > (uint64_t)(e.end - e.p))
+			return pool_bad(r, c, K, i, &e, "more inline frames than the limit of 64 or the entry");
+		if (!ref_string(c, file, &f->file))
+			return pool_bad(r, c, K, i, &e, "file references a missing string");
+		f->line = (uint32_t)line;
+		f->flags = (uint32_t)(flags & (REC_FRAME_PC_EXACT | REC_FRAME_UNSYMBOLIZED));
+		size_t fi = (size_t)(f - c->frames);
+		if (count == 0)
+			continue;
+		rec_frame *x = rec_arena_alloc(&c->arena, (size_t)count * sizeof *x);
+		if (!x)
+			return rec_rd_chunk_problem(r, c, REC_ERR_NOMEM, c->info.offset, "out of memory");
+		for (uint64_t q = 0; q < count; q++) {
+			uint64_t fn, ff, fl;
+			if (!pv(&e, &fn) || !pv(&e, &ff) || !pv(&e, &fl))
+				return pool_bad(r, c, K, i, &e, "malformed inline frame");
+			if (fl > UINT32_MAX)
+				return pool_bad(r, c, K, i, &e, "line out of range");
+			x[q] = *f;
+			if (!ref_string(c, fn, &x[q].function) || !ref_string(c, ff, &x[q].file))
+				return pool_bad(r, c, K, i, &e, "inline frame references a missing string");
+			x[q].function_offset = 0;
+			x[q].line = (uint32_t)fl;
+			x[q].inline_depth = (uint32_t)(count - q);
+		}
+		inl[fi] = x;
+		ninl[fi] = (uint32_t)count;
+	}
+	*inl_out = inl;
+	*ninl_out = ninl;
+	return REC_OK;
+}
+
 rec_status rec_rd_load_pools(rec_reader *r, rec_rchunk *c)
 {
 	if (c->pools_loaded)
@@ -223,7 +303,19 @@ rec_status rec_rd_load_pools(rec_reader *r, rec_rchunk *c)
 		if (mod && !(f->module = find_module(c, mod)))
 			return pool_bad(r, c, REC_SECTION_FRAMES, i, &d,
 					"references a missing module");
+		f->file = "";
+		f->line = 0;
+		f->inline_depth = 0;
+		f->flags = 0;
 	}
+	/* FRAME_SOURCE (1.2): files, lines and inline frames of frames. */
+	rec_frame **inl = NULL; /* per frame: its inlined functions, innermost first */
+	uint32_t *ninl = NULL;
+	st = load_frame_source(r, c, &inl, &ninl);
+	if (st != REC_OK)
+		return st;
+	size_t inline_budget = 65536 + (c->known[REC_SECTION_STACKS] >= 0
+				? 4 * (size_t)c->secs[c->known[REC_SECTION_STACKS]].raw : 0);
 
 	/* STACKS */
 	st = pool_begin(r, c, REC_SECTION_STACKS, 3, sizeof(rec_stack), &d, &arr, &n);
@@ -246,6 +338,7 @@ rec_status rec_rd_load_pools(rec_reader *r, rec_rchunk *c)
 		const rec_frame **fr = rec_arena_alloc(&c->arena, (size_t)depth * sizeof(const rec_frame *) + 1);
 		if (!fr)
 			return rec_rd_chunk_problem(r, c, REC_ERR_NOMEM, c->info.offset, "out of memory");
+		size_t extra = 0;
 		for (uint64_t j = 0; j < depth; j++) {
 			uint64_t fid;
 			if (!pv(&d, &fid))
@@ -253,10 +346,30 @@ rec_status rec_rd_load_pools(rec_reader *r, rec_rchunk *c)
 			if (!(fr[j] = find_frame(c, fid)))
 				return pool_bad(r, c, REC_SECTION_STACKS, i, &d,
 						"references a missing frame");
+			if (ninl)
+				extra += ninl[fr[j] - c->frames];
 		}
 		s->flags = (uint32_t)(flags & REC_STACK_TRUNCATED);
 		s->depth = (uint32_t)depth;
 		s->frames = fr;
+		if (extra && extra <= inline_budget) {
+			/* Each frame's inlined functions before it, innermost first. */
+			const rec_frame **x = rec_arena_alloc(&c->arena, ((size_t)depth + extra) *
+								    sizeof(const rec_frame *));
+			if (!x)
+				return rec_rd_chunk_problem(r, c, REC_ERR_NOMEM, c->info.offset,
+							    "out of memory");
+			size_t k = 0;
+			for (uint64_t j = 0; j < depth; j++) {
+				size_t fi = (size_t)(fr[j] - c->frames);
+				for (uint32_t q = 0; q < ninl[fi]; q++)
+					x[k++] = &inl[fi][q];
+				x[k++] = fr[j];
+			}
+			inline_budget -= extra;
+			s->depth = (uint32_t)k;
+			s->frames = x;
+		}
 	}
 	c->pools_loaded = true;
 	return REC_OK;

@@ -78,7 +78,7 @@ bool rec_bigbuf_reserve(rec_bigbuf *b, size_t n);
 void rec_bigbuf_free(rec_bigbuf *b);
 
 /* ---- a chunk being read -------------------------------------------------- */
-#define REC_NKINDS 9 /* known section kinds are 1..8 */
+#define REC_NKINDS 10 /* known section kinds are 1..9 */
 
 typedef struct rec_rsec {
 	uint16_t kind, flags;

@@ -58,7 +58,8 @@ rec_status rec_rd_chunk_problem(rec_reader *r, rec_rchunk *c, rec_status st, uin
 const char *rec_rd_kind_name(unsigned kind)
 {
 	static const char *const names[] = { "?", "METADATA", "STATS", "STRINGS", "THREADS",
-					     "MODULES", "FRAMES", "STACKS", "EVENTS" };
+					     "MODULES", "FRAMES", "STACKS", "EVENTS",
+					     "FRAME_SOURCE" };
 	return kind < REC_NKINDS && kind ? names[kind] : "unknown";
 }
 

@@ -464,11 +464,18 @@ static rec_status define_stacks(rec_recorder *r, rec_bg_pending *pd, uint64_t la
 		st = rec_writer_define_module(r->w, pd->mods[i].id, pd->mods[i].path,
 					      pd->mods[i].build_id, pd->mods[i].base);
 	pd->nmods = 0;
-	for (size_t i = 0; i < pd->nframes && st == REC_OK; i++)
-		st = rec_writer_define_frame(r->w, pd->frames[i].id, pd->frames[i].fn,
-					     pd->frames[i].module, pd->frames[i].module_off,
-					     pd->frames[i].fn_off);
+	for (size_t i = 0; i < pd->nframes && st == REC_OK; i++) {
+		const rec_pending_frame *f = &pd->frames[i];
+		st = rec_writer_define_frame(r->w, f->id, f->fn, f->module, f->module_off, f->fn_off);
+	}
 	pd->nframes = 0;
+	for (size_t i = 0; i < pd->nsrcs && st == REC_OK; i++) {
+		const rec_pending_frame *f = &pd->srcs[i];
+		st = rec_writer_define_frame_source(r->w, f->id, f->flags, f->file, f->line,
+						    pd->inl + f->inl_off, f->inl_n);
+	}
+	pd->nsrcs = 0;
+	pd->ninl = 0;
 	rec_stacktab *stk = &r->stacks;
 	for (uint64_t id = stk->defined_upto + 1; id <= last_stack && st == REC_OK; id++) {
 		rec_stackent *e = &stk->ents[id - 1];
@@ -507,6 +514,7 @@ static uint64_t bg_collect(rec_recorder *r, rec_bg_pending *pd)
 	reclaim_buffers(r, nreclaim);                            /* 6 */
 	__atomic_fetch_add(&r->st_drains, 1, __ATOMIC_RELAXED);
 
+	pd->drained = records;
 	uint64_t last_stack = rec_bg_symbolize(r, pd);           /* 7 */
 	uint64_t s0, s1;
 	copy_new_strings(r, pd, &s0, &s1);                       /* 8 */
@@ -776,6 +784,8 @@ void *rec_bg_main(void *arg)
 		pthread_mutex_unlock(&r->req_lock);
 	}
 	free(pd->frames);
+	free(pd->srcs);
+	free(pd->inl);
 	free(pd->mods);
 	free(pd->mod_defined);
 	free(pd->strs);

@@ -86,7 +86,7 @@ static bool key_is(const char *k, size_t kl, const char *name)
 
 #define REC_OPTION_KEYS                                                                    \
 	"the options are codec, level, chunk, flush, memory, buffer, full, flight, crash, " \
-	"maxage, maxsize, signal, events, quiet, cpu, alloc, io, duration, forks, wall"
+	"maxage, maxsize, signal, events, quiet, cpu, alloc, io, duration, forks, wall, symbolize"
 
 /* What a key accepts, for the error message; NULL for an unknown key.  The
  * errors name the option and these (REC_OPTIONS=codec=gzip is
@@ -105,6 +105,8 @@ static const char *option_values(const char *k, size_t kl)
 		{ "full", "full is drop or wait" },
 		{ "flight", "flight is on, off, 1 or 0" },
 		{ "crash", "crash is on, off, 1 or 0" },
+		{ "symbolize", "symbolize is on or off (off: frames keep module + offset for "
+			       "rec-symbolize)" },
 		{ "maxage", "maxage is a duration, like 10min" },
 		{ "maxsize", "maxsize is a size, like 64MiB" },
 		{ "signal", "signal is a signal number from 1 to 64 or none" },
@@ -294,6 +296,13 @@ rec_status rec_recorder_options_parse(rec_recorder_options *o, const char *text,
 					o->flags = (o->flags & ~REC_RECORDER_NO_CRASH) | REC_RECORDER_CRASH;
 				else if ((vl == 3 && memcmp(v, "off", 3) == 0) || (vl == 1 && *v == '0'))
 					o->flags = (o->flags & ~REC_RECORDER_CRASH) | REC_RECORDER_NO_CRASH;
+				else
+					ok = false;
+			} else if (key_is(k, kl, "symbolize")) {
+				if ((vl == 2 && memcmp(v, "on", 2) == 0) || (vl == 1 && *v == '1'))
+					o->flags &= ~REC_RECORDER_NO_SYMBOLIZE;
+				else if ((vl == 3 && memcmp(v, "off", 3) == 0) || (vl == 1 && *v == '0'))
+					o->flags |= REC_RECORDER_NO_SYMBOLIZE;
 				else
 					ok = false;
 			} else if (key_is(k, kl, "maxage")) {

@@ -212,7 +212,8 @@ static bool options_valid(const rec_recorder_options *o)
 	return reserved_zero(o) && (o->path || o->sink) && o->codec <= REC_CODEC_LZ4 &&
 	       o->full_policy <= REC_FULL_WAIT &&
 	       !(o->flags & ~(REC_RECORDER_FLIGHT | REC_RECORDER_DEFAULT | REC_RECORDER_NO_SIGNAL |
-			      REC_RECORDER_NO_CRASH | REC_RECORDER_CRASH)) &&
+			      REC_RECORDER_NO_CRASH | REC_RECORDER_CRASH |
+			      REC_RECORDER_NO_SYMBOLIZE)) &&
 	       !((o->flags & REC_RECORDER_FLIGHT) && !o->path) && !(o->sink && !o->sink->write);
 }
 
@@ -262,8 +263,11 @@ static rec_status recorder_tables(rec_recorder *r, const rec_recorder_options *o
 	if (!rec_stacktab_init(&r->stacks) || !(r->frame_map = rec_frame_map_new()))
 		return REC_ERR_NOMEM;
 	rec_symbolizer *sym = NULL;
-	if (rec_symbolizer_open(&sym) == REC_OK)
+	if (rec_symbolizer_open(&sym) == REC_OK) {
+		rec_symbolizer_set_names(sym, !(o->flags & REC_RECORDER_NO_SYMBOLIZE));
+		rec_symbolizer_set_lines(sym, 0); /* sources later, within a budget */
 		r->symbolizer = sym;
+	}
 	return REC_OK;
 }
 

@@ -579,6 +579,10 @@ extern rec_recorder *rec_g_sig_owner;
  * (rec_bg_symbolize), strings, threads, and the threads to retire. */
 typedef struct rec_pending_frame {
 	uint64_t id, fn, module, module_off, fn_off;
+	/* 1.2 frame source: flags, file string, line, and inl_n inline frames
+	 * at pd->inl[inl_off] (all 0: none to define) */
+	uint64_t file;
+	uint32_t flags, line, inl_off, inl_n;
 } rec_pending_frame;
 typedef struct rec_pending_module {
 	uint64_t id, path, build_id, base;
@@ -596,6 +600,11 @@ typedef struct rec_pending_thread {
 typedef struct rec_bg_pending {
 	rec_pending_frame *frames;
 	size_t nframes, cframes;
+	uint64_t drained;        /* records this round drained (a busy round resolves no sources) */
+	rec_pending_frame *srcs; /* frame sources to define (1.2): id, file, flags, line, inl_* */
+	size_t nsrcs, csrcs;
+	rec_frame_inline *inl;   /* their inline frames */
+	size_t ninl, cinl;
 	rec_pending_module *mods;
 	size_t nmods, cmods;
 	uint8_t *mod_defined; /* by module index */

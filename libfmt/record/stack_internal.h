@@ -54,6 +54,7 @@
 #include <stdint.h>
 
 #include "rec/rec.h"
+#include "rec/symbols.h"
 
 /* Bit set on an entry that is an exact pc (not a return address). */
 #define REC_STACK_PC_EXACT ((uintptr_t)1 << (sizeof(uintptr_t) * 8 - 1))
@@ -145,21 +146,44 @@ typedef struct rec_symbol {
 	uint32_t module_index;    /* 1-based index of the module in this
 				   * symbolizer (stable for its lifetime); 0 =
 				   * no module */
+	const char *file;         /* source file of the pc in function, "" if unknown */
+	uint32_t line;            /* 0 if unknown */
+	uint32_t flags;           /* REC_FRAME_PC_EXACT, REC_FRAME_UNSYMBOLIZED */
+	uint32_t inline_count;    /* functions inlined into function at the pc */
+	const rec_inline_frame *inlined; /* innermost first */
 } rec_symbol;
 
 typedef struct rec_symbolizer rec_symbolizer;
 
 /*! rec_symbolizer_open() : a symbolizer with an empty cache. */
 rec_status rec_symbolizer_open(rec_symbolizer **out);
+/*! rec_symbolizer_set_names() : on = 0 (REC_OPTIONS symbolize=off): resolve
+ *  only the module and its offset (the frames are flagged
+ *  REC_FRAME_UNSYMBOLIZED, for rec-symbolize); 1 (the default): names,
+ *  files, lines and inline frames too. */
+void rec_symbolizer_set_names(rec_symbolizer *s, int on);
+/*! rec_symbolizer_set_lines() : on = 0: names from the symbol tables only,
+ *  no file, line or inline frames, so no DWARF is loaded (the preload
+ *  library's lock names, looked up in the thread that waited); 1 (the
+ *  default): all of them. */
+void rec_symbolizer_set_lines(rec_symbolizer *s, int on);
+/*! rec_symbolizer_source() : the file, line and inline frames of an entry
+ *  (out's function and module as rec_symbolizer_lookup() gives them, then
+ *  file, line, inline_count and inlined; strings owned by s), whatever
+ *  rec_symbolizer_set_lines() says: the background thread resolves names
+ *  first and sources later, within a time budget per round
+ *  (stack_symbolize.c).  Reads the module's DWARF on first need. */
+rec_status rec_symbolizer_source(rec_symbolizer *s, uintptr_t entry, rec_symbol *out);
 /*! rec_symbolizer_close() : frees it and every string it handed out. */
 void rec_symbolizer_close(rec_symbolizer *s);
 
 /*! rec_symbolizer_lookup() :
  *  Symbolize one captured entry (return address, or exact pc with
  *  REC_STACK_PC_EXACT).  Results are cached per entry; strings in *out are
- *  owned by the symbolizer and valid until rec_symbolizer_close().  Names
- *  come from dladdr() (exported/dynamic symbols: link programs with
- *  -rdynamic) and, when dladdr finds none, from the module file's .symtab.
+ *  owned by the symbolizer and valid until rec_symbolizer_close().  Names,
+ *  files, lines and inline frames come from rec_symbols (libdwfl: the
+ *  module's .symtab/.dynsym, its debug file by build-id or debuglink under
+ *  /usr/lib/debug, DWARF); dladdr() names what libdwfl cannot open.
  *  Not thread-safe: one thread (the recorder's writer) uses a symbolizer.
  *  @return REC_OK (possibly with an unknown function/module) or
  *          REC_ERR_NOMEM. */
@@ -167,8 +191,8 @@ rec_status rec_symbolizer_lookup(rec_symbolizer *s, uintptr_t entry,
 				 rec_symbol *out);
 
 /*! rec_symbolizer_data() :
- *  The data object (a global or static variable: STT_OBJECT in the module
- *  file's .symtab, else .dynsym) that contains addr, or NULL; *offset (may
+ *  The data object (a global or static variable: STT_OBJECT in the module's
+ *  symbol tables or its debug file's, through rec_symbols) that contains addr, or NULL; *offset (may
  *  be NULL) = addr - its start.  The name is owned by the symbolizer.  Not
  *  thread-safe, like rec_symbolizer_lookup(). */
 const char *rec_symbolizer_data(rec_symbolizer *s, uintptr_t addr, uint64_t *offset);

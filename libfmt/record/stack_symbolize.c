@@ -3,12 +3,13 @@
  * stack_symbolize.c - the background thread's half of stacks: the pcs of
  * stacks interned since its last round (intern.c) are resolved with the
  * symbolizer (stack_symbolizer.c) once per distinct pc, each becoming a
- * frame id (the frame map) whose function, module and offsets are queued
- * for the writer's pools (bg.c defines them before the stacks that use
+ * frame id (the frame map) whose function, module, offsets, source file,
+ * line and inline frames are queued for the writer's pools (bg.c defines them before the stacks that use
  * them).  Background thread only: no locks but the string table's.
  */
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "record/recorder_internal.h"
 #include "record/stack_internal.h"
@@ -19,7 +20,17 @@ struct rec_frame_map {
 	uintptr_t *keys;
 	uint64_t *vals;
 	size_t n, count;
+	/* Frames whose source (file, line, inline frames) is still to be
+	 * resolved: names come first, sources within SOURCE_BUDGET_NS of the
+	 * background thread's CPU time per round (reading a module's DWARF
+	 * the first time, or a burst of new addresses, would otherwise hold
+	 * up the round that drains the threads' buffers). */
+	struct pending_src { uintptr_t pc; uint64_t fid; } *src;
+	size_t nsrc, csrc, src_head;
 };
+
+#define SOURCE_BUDGET_NS 2000000 /* 2 ms of CPU per round */
+#define SOURCE_BUSY_RECORDS 4096 /* a round that drained more is busy */
 
 rec_frame_map *rec_frame_map_new(void)
 {
@@ -31,6 +42,7 @@ void rec_frame_map_free(rec_frame_map *m)
 	if (m) {
 		free(m->keys);
 		free(m->vals);
+		free(m->src);
 		free(m);
 	}
 }
@@ -84,6 +96,79 @@ static bool fmap_put(rec_frame_map *m, uintptr_t k, uint64_t v)
 }
 
 
+static uint64_t thread_cpu_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* Queue the frame source of a symbol (flags, file, line, inline frames)
+ * for the writer; false on allocation failure. */
+static bool queue_source(rec_recorder *r, rec_bg_pending *pd, uint64_t fid, const rec_symbol *sym)
+{
+	if (!sym->flags && !(sym->file && sym->file[0]) && !sym->line && !sym->inline_count)
+		return true;
+	if (pd->nsrcs == pd->csrcs) {
+		size_t nc = pd->csrcs ? pd->csrcs * 2 : 64;
+		rec_pending_frame *nf = realloc(pd->srcs, nc * sizeof *nf);
+		if (!nf)
+			return false;
+		pd->srcs = nf;
+		pd->csrcs = nc;
+	}
+	rec_pending_frame f = { fid, 0, 0, 0, 0, 0, sym->flags, sym->line, 0, 0 };
+	if (sym->file && sym->file[0])
+		f.file = rec_intern_bg(r, sym->file);
+	if (sym->inline_count) {
+		if (pd->ninl + sym->inline_count > pd->cinl) {
+			size_t nc = (pd->cinl + sym->inline_count) * 2;
+			rec_frame_inline *ni = realloc(pd->inl, nc * sizeof *ni);
+			if (!ni)
+				return false;
+			pd->inl = ni;
+			pd->cinl = nc;
+		}
+		f.inl_off = (uint32_t)pd->ninl;
+		f.inl_n = sym->inline_count;
+		for (uint32_t q = 0; q < sym->inline_count; q++) {
+			const rec_inline_frame *x = &sym->inlined[q];
+			rec_frame_inline *y = &pd->inl[pd->ninl++];
+			y->function_string = x->function[0] ? rec_intern_bg(r, x->function) : 0;
+			y->file_string = x->file[0] ? rec_intern_bg(r, x->file) : 0;
+			y->line = x->line;
+		}
+	}
+	pd->srcs[pd->nsrcs++] = f;
+	return true;
+}
+
+/* Resolve queued frame sources while this round's budget lasts. */
+static void resolve_sources(rec_recorder *r, rec_bg_pending *pd)
+{
+	rec_frame_map *fm = r->frame_map;
+	if (!r->symbolizer || fm->src_head == fm->nsrc)
+		return;
+	/* the last rounds of a closing recorder resolve all: nothing comes
+	 * later; a busy round (many records drained) none: the first source
+	 * of a module reads its DWARF (libc's: some 50 ms of CPU), which would
+	 * hold up the next drain while the threads fill their buffers */
+	const bool all = __atomic_load_n(&r->closing, __ATOMIC_ACQUIRE) != 0;
+	if (!all && pd->drained > SOURCE_BUSY_RECORDS)
+		return;
+	uint64_t t0 = thread_cpu_ns();
+	while (fm->src_head < fm->nsrc && (all || thread_cpu_ns() - t0 < SOURCE_BUDGET_NS)) {
+		struct pending_src *p = &fm->src[fm->src_head];
+		rec_symbol sym;
+		if (rec_symbolizer_source(r->symbolizer, p->pc, &sym) != REC_OK ||
+		    !queue_source(r, pd, p->fid, &sym))
+			break;
+		fm->src_head++;
+	}
+	if (fm->src_head == fm->nsrc)
+		fm->src_head = fm->nsrc = 0;
+}
+
 /* Symbolize the pcs of stacks interned since the last round (strings get
  * interned, modules/frames queued).  Returns the last stack id to define. */
 uint64_t rec_bg_symbolize(rec_recorder *r, rec_bg_pending *pd)
@@ -112,9 +197,28 @@ uint64_t rec_bg_symbolize(rec_recorder *r, rec_bg_pending *pd)
 			uint64_t fid = ++r->next_frame_id;
 			if (!fmap_put(fm, pc, fid))
 				return id - 1;
-			rec_pending_frame f = { fid, 0, sym.module_index, sym.module_offset, sym.function_offset };
+			rec_pending_frame f = { fid, 0, sym.module_index, sym.module_offset, sym.function_offset,
+						0, sym.flags, sym.line, 0, 0 };
 			if (sym.function && sym.function[0])
 				f.fn = rec_intern_bg(r, sym.function);
+			/* the frame's flags now; its file, line and inline frames
+			 * within the budget, in this round or a later one */
+			f.line = 0;
+			if (sym.flags && !queue_source(r, pd, fid, &sym))
+				return id - 1;
+			if (!(sym.flags & REC_FRAME_UNSYMBOLIZED) && sym.module_index) {
+				if (fm->nsrc == fm->csrc) {
+					size_t nc = fm->csrc ? fm->csrc * 2 : 256;
+					struct pending_src *ns = realloc(fm->src, nc * sizeof *ns);
+					if (!ns)
+						return id - 1;
+					fm->src = ns;
+					fm->csrc = nc;
+				}
+				fm->src[fm->nsrc].pc = pc;
+				fm->src[fm->nsrc].fid = fid;
+				fm->nsrc++;
+			}
 			if (sym.module_index) {
 				if (sym.module_index >= pd->mod_defined_cap) {
 					size_t nc = ((size_t)sym.module_index + 1) * 2;
@@ -153,5 +257,6 @@ uint64_t rec_bg_symbolize(rec_recorder *r, rec_bg_pending *pd)
 			pd->frames[pd->nframes++] = f;
 		}
 	}
+	resolve_sources(r, pd);
 	return last;
 }

@@ -100,12 +100,6 @@ size_t rec_module_build_id(uintptr_t base, char *buf, size_t cap)
 
 #define MAX_SEGS 16
 
-typedef struct symtab_fn {
-	uint64_t value, size; /* link-time address (module offset for PIE/DSO) */
-	uint32_t name;        /* offset in the module's strtab copy */
-	uint32_t type;        /* STT_FUNC or STT_OBJECT (data: rec_symbolizer_data) */
-} symtab_fn;
-
 typedef struct module {
 	uintptr_t base;
 	char *path;
@@ -113,11 +107,9 @@ typedef struct module {
 	char bid[2 * 64 + 1]; /* the build id found by scan_cb, copied after the walk */
 	uint32_t nsegs;
 	uintptr_t seg_lo[MAX_SEGS], seg_hi[MAX_SEGS];
-	/* .symtab of the file, loaded on first need. */
-	int symtab_state; /* 0 not tried, 1 loaded, -1 unavailable */
-	symtab_fn *fns;
-	size_t nfns;
-	char *strtab;
+	/* The module in s->syms (libdwfl), opened on first need. */
+	int sym_state; /* 0 not tried, 1 open, -1 unavailable */
+	uint32_t sym_handle;
 } module;
 
 typedef struct sym_entry {
@@ -131,6 +123,10 @@ struct rec_symbolizer {
 	sym_entry *table;
 	size_t cap, count; /* cap: power of two */
 	rec_arena strs;
+	rec_symbols *syms; /* names, lines, inline frames (stack_symbol_dwarf.c) */
+	int syms_failed;
+	int names_off;     /* REC_OPTIONS symbolize=off: module and offset only */
+	int lines_off;     /* names only, no DWARF (rec_symbolizer_set_lines) */
 	char exe_path[4096];
 };
 
@@ -147,20 +143,23 @@ rec_status rec_symbolizer_open(rec_symbolizer **out)
 	rec_symbolizer *s = calloc(1, sizeof(*s));
 	if (s == NULL)
 		return REC_ERR_NOMEM;
-	/* The cache table and the executable's path come with the first
-	 * lookup (the background thread's), not here: a recorder opens in the
-	 * program's start-up. */
+	/* The cache table, libdwfl and the executable's path come with the
+	 * first lookup (the background thread's), not here: a recorder opens
+	 * in the program's start-up. */
 	*out = s;
 	return REC_OK;
 }
 
-static void module_free_symtab(module *m)
+void rec_symbolizer_set_names(rec_symbolizer *s, int on)
 {
-	free(m->fns);
-	free(m->strtab);
-	m->fns = NULL;
-	m->strtab = NULL;
-	m->nfns = 0;
+	if (s)
+		s->names_off = !on;
+}
+
+void rec_symbolizer_set_lines(rec_symbolizer *s, int on)
+{
+	if (s)
+		s->lines_off = !on;
 }
 
 void rec_symbolizer_close(rec_symbolizer *s)
@@ -170,8 +169,8 @@ void rec_symbolizer_close(rec_symbolizer *s)
 	for (size_t i = 0; i < s->nmods; i++) {
 		free(s->mods[i].path);
 		free(s->mods[i].build_id);
-		module_free_symtab(&s->mods[i]);
 	}
+	rec_symbols_close(s->syms);
 	free(s->mods);
 	free(s->table);
 	rec_arena_free(&s->strs);
@@ -188,6 +187,7 @@ void rec_symbolizer_close(rec_symbolizer *s)
 typedef struct scan_ctx {
 	rec_symbolizer *s;
 	int full;
+	int index; /* of the module in the walk: the first is the program */
 } scan_ctx;
 
 static int scan_cb(struct dl_phdr_info *info, size_t size, void *arg)
@@ -198,8 +198,9 @@ static int scan_cb(struct dl_phdr_info *info, size_t size, void *arg)
 	uintptr_t base = (uintptr_t)info->dlpi_addr;
 	const char *name = info->dlpi_name ? info->dlpi_name : "";
 	/* The main program has an empty name (and so has the vdso on some
-	 * systems: the vdso has no PT_INTERP but also no file; keep its name). */
-	bool is_exe = false;
+	 * systems: the vdso has no PT_INTERP but also no file; keep its name).
+	 * A static executable has no PT_INTERP either: it is the first module. */
+	bool is_exe = c->index++ == 0;
 	for (int i = 0; i < info->dlpi_phnum; i++)
 		if (info->dlpi_phdr[i].p_type == PT_INTERP)
 			is_exe = true;
@@ -255,10 +256,11 @@ static bool module_copy_new(rec_symbolizer *s, size_t from)
 /* Walk the loaded modules, adding the new ones; false when out of memory. */
 static bool modules_scan(rec_symbolizer *s)
 {
-	scan_ctx c = { s, 0 };
+	scan_ctx c = { s, 0, 0 };
 	do {
 		size_t from = s->nmods;
 		c.full = 0;
+		c.index = 0;
 		rec_dl_iterate_phdr(scan_cb, &c);
 		if (!module_copy_new(s, from))
 			return false;
@@ -291,119 +293,18 @@ static module *find_module(rec_symbolizer *s, uintptr_t addr, int *nomem)
 	return NULL;
 }
 
-static int fn_cmp(const void *a, const void *b)
+/* The module's handle in s->syms (opened on first need), 0 if none. */
+static uint32_t module_syms(rec_symbolizer *s, module *m)
 {
-	const symtab_fn *x = a, *y = b;
-	return x->value < y->value ? -1 : x->value > y->value;
-}
-
-static bool sym_wanted(const ElfW(Sym) *sym, const ElfW(Shdr) *strsec)
-{
-	unsigned type = sym->st_info & 0xf;
-	return (type == STT_FUNC || type == STT_OBJECT) && sym->st_value != 0 &&
-	       sym->st_shndx != SHN_UNDEF && sym->st_name < strsec->sh_size;
-}
-
-/* Load the function and data-object symbols of the module's file (.symtab,
- * else .dynsym). */
-static void load_symtab(module *m)
-{
-	m->symtab_state = -1;
-	if (m->path[0] != '/')
-		return;
-	int fd = open(m->path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return;
-	struct stat st;
-	if (fstat(fd, &st) != 0 || st.st_size < (off_t)sizeof(ElfW(Ehdr))) {
-		close(fd);
-		return;
+	if (m->sym_state == 0) {
+		m->sym_state = -1;
+		if (!s->syms && !s->syms_failed && rec_symbols_open(&s->syms, NULL, 0) != REC_OK)
+			s->syms_failed = 1;
+		if (s->syms && m->path[0] == '/' &&
+		    rec_symbols_module(s->syms, m->path, m->build_id, m->base, &m->sym_handle) == REC_OK)
+			m->sym_state = 1;
 	}
-	size_t fsize = (size_t)st.st_size;
-	const uint8_t *f = mmap(NULL, fsize, PROT_READ, MAP_PRIVATE, fd, 0);
-	close(fd);
-	if (f == MAP_FAILED)
-		return;
-	const ElfW(Ehdr) *eh = (const ElfW(Ehdr) *)(const void *)f;
-	if (memcmp(eh->e_ident, ELFMAG, SELFMAG) != 0 || eh->e_shentsize != sizeof(ElfW(Shdr)) ||
-	    eh->e_shoff == 0 || eh->e_shoff > fsize ||
-	    (size_t)eh->e_shnum > (fsize - eh->e_shoff) / sizeof(ElfW(Shdr)))
-		goto out;
-	const ElfW(Shdr) *sh = (const ElfW(Shdr) *)(const void *)(f + eh->e_shoff);
-	const ElfW(Shdr) *symsec = NULL;
-	for (int want = SHT_SYMTAB; symsec == NULL; want = SHT_DYNSYM) {
-		for (size_t i = 0; i < eh->e_shnum; i++)
-			if (sh[i].sh_type == (ElfW(Word))want) {
-				symsec = &sh[i];
-				break;
-			}
-		if (want == SHT_DYNSYM)
-			break;
-	}
-	if (symsec == NULL || symsec->sh_link >= eh->e_shnum ||
-	    symsec->sh_entsize != sizeof(ElfW(Sym)))
-		goto out;
-	const ElfW(Shdr) *strsec = &sh[symsec->sh_link];
-	if (symsec->sh_offset > fsize || symsec->sh_size > fsize - symsec->sh_offset ||
-	    strsec->sh_offset > fsize || strsec->sh_size > fsize - strsec->sh_offset ||
-	    strsec->sh_size == 0 || strsec->sh_size > UINT32_MAX)
-		goto out;
-	const ElfW(Sym) *syms = (const ElfW(Sym) *)(const void *)(f + symsec->sh_offset);
-	size_t nsyms = symsec->sh_size / sizeof(ElfW(Sym));
-	size_t nf = 0;
-	for (size_t i = 0; i < nsyms; i++)
-		if (sym_wanted(&syms[i], strsec))
-			nf++;
-	if (nf == 0)
-		goto out;
-	m->fns = malloc(nf * sizeof(*m->fns));
-	m->strtab = malloc(strsec->sh_size + 1);
-	if (m->fns == NULL || m->strtab == NULL) {
-		module_free_symtab(m);
-		goto out;
-	}
-	memcpy(m->strtab, f + strsec->sh_offset, strsec->sh_size);
-	m->strtab[strsec->sh_size] = '\0';
-	for (size_t i = 0; i < nsyms; i++)
-		if (sym_wanted(&syms[i], strsec)) {
-			symtab_fn *fn = &m->fns[m->nfns++];
-			fn->value = syms[i].st_value;
-			fn->size = syms[i].st_size;
-			fn->name = syms[i].st_name;
-			fn->type = syms[i].st_info & 0xf;
-		}
-	qsort(m->fns, m->nfns, sizeof(*m->fns), fn_cmp);
-	m->symtab_state = 1;
-out:
-	munmap((void *)(uintptr_t)f, fsize);
-}
-
-/* Symbol of type (STT_FUNC, STT_OBJECT) containing link-time address a in
- * m's symtab, or NULL. */
-static const char *symtab_lookup(module *m, uint64_t a, unsigned type, uint64_t *start)
-{
-	if (m->symtab_state == 0)
-		load_symtab(m);
-	if (m->symtab_state != 1)
-		return NULL;
-	size_t lo = 0, hi = m->nfns; /* last fn with value <= a */
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (m->fns[mid].value <= a)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	/* lo - 1 is the last symbol starting at or below a; look back over a
-	 * few more for aliases and zero-sized neighbours. */
-	for (size_t i = lo, k = 0; i-- > 0 && k < 32; k++) {
-		const symtab_fn *fn = &m->fns[i];
-		if (fn->type == type && a >= fn->value && a - fn->value < fn->size) {
-			*start = fn->value;
-			return m->strtab + fn->name;
-		}
-	}
-	return NULL;
+	return m->sym_state == 1 ? m->sym_handle : 0;
 }
 
 static rec_status grow_table(rec_symbolizer *s)
@@ -426,6 +327,22 @@ static rec_status grow_table(rec_symbolizer *s)
 	return REC_OK;
 }
 
+/* The exported symbol containing at from dladdr (the loader's dynamic
+ * symbols: no file is read), into sym; false if none (or no memory). */
+static bool dladdr_name(rec_symbolizer *s, uintptr_t at, uintptr_t pc, rec_symbol *sym)
+{
+	Dl_info di;
+	if (dladdr((void *)at, &di) == 0 || di.dli_sname == NULL || di.dli_saddr == NULL ||
+	    (uintptr_t)di.dli_saddr > at)
+		return false;
+	char *copy = sym_strdup(s, di.dli_sname);
+	if (copy == NULL)
+		return false;
+	sym->function = copy;
+	sym->function_offset = pc - (uintptr_t)di.dli_saddr;
+	return true;
+}
+
 rec_status rec_symbolizer_lookup(rec_symbolizer *s, uintptr_t entry, rec_symbol *out)
 {
 	if (s == NULL || out == NULL)
@@ -435,7 +352,10 @@ rec_status rec_symbolizer_lookup(rec_symbolizer *s, uintptr_t entry, rec_symbol 
 	out->function = "";
 	out->module_path = "";
 	out->build_id = "";
+	out->file = "";
 	out->module_offset = pc;
+	if (entry & REC_STACK_PC_EXACT)
+		out->flags |= REC_FRAME_PC_EXACT;
 	if (pc == 0)
 		return REC_OK;
 	size_t h = (size_t)(entry * 0x9E3779B97F4A7C15ull) & (s->cap - 1);
@@ -462,24 +382,52 @@ rec_status rec_symbolizer_lookup(rec_symbolizer *s, uintptr_t entry, rec_symbol 
 		sym.module_offset = pc - m->base;
 		sym.module_index = (uint32_t)(m - s->mods) + 1;
 	}
-	Dl_info di;
-	const char *fname = NULL;
-	uintptr_t fstart = 0;
-	if (dladdr((void *)at, &di) != 0 && di.dli_sname != NULL && di.dli_saddr != NULL &&
-	    (uintptr_t)di.dli_saddr <= at) {
-		fname = di.dli_sname;
-		fstart = (uintptr_t)di.dli_saddr;
-	} else if (m != NULL) {
-		uint64_t start = 0;
-		fname = symtab_lookup(m, at - m->base, STT_FUNC, &start);
-		fstart = m->base + start;
+	if (m != NULL && s->names_off) {
+		sym.flags |= REC_FRAME_UNSYMBOLIZED;
+	} else if (m != NULL && s->lines_off && dladdr_name(s, at, pc, &sym)) {
+		/* an exported name, from the loader's tables: no file read */
+	} else if (m != NULL && s->lines_off && module_syms(s, m)) {
+		uint64_t foff = 0;
+		const char *fn = rec_symbols_function(s->syms, m->sym_handle, pc - m->base,
+						      (entry & REC_STACK_PC_EXACT) != 0, &foff);
+		if (fn && !(sym.function = sym_strdup(s, fn)))
+			return REC_ERR_NOMEM;
+		sym.function_offset = fn ? foff : 0;
+	} else if (m != NULL && module_syms(s, m)) {
+		rec_symbolized d;
+		if (rec_symbols_resolve(s->syms, m->sym_handle, pc - m->base,
+					(entry & REC_STACK_PC_EXACT) != 0, &d) == REC_OK) {
+			if (d.function[0] && !(sym.function = sym_strdup(s, d.function)))
+				return REC_ERR_NOMEM;
+			sym.function_offset = d.function_offset;
+			if (d.file[0] && !(sym.file = sym_strdup(s, d.file)))
+				return REC_ERR_NOMEM;
+			sym.line = d.line;
+			if (d.inline_count) {
+				rec_inline_frame *inl = rec_arena_alloc(&s->strs, d.inline_count * sizeof *inl);
+				if (!inl)
+					return REC_ERR_NOMEM;
+				for (uint32_t i = 0; i < d.inline_count; i++) {
+					inl[i].function = sym_strdup(s, d.inlined[i].function);
+					inl[i].file = sym_strdup(s, d.inlined[i].file);
+					inl[i].line = d.inlined[i].line;
+					if (!inl[i].function || !inl[i].file)
+						return REC_ERR_NOMEM;
+				}
+				sym.inlined = inl;
+				sym.inline_count = d.inline_count;
+			}
+		}
 	}
-	if (fname != NULL) {
-		char *copy = sym_strdup(s, fname);
+	Dl_info di;
+	if (!sym.function[0] && !s->names_off && dladdr((void *)at, &di) != 0 &&
+	    di.dli_sname != NULL && di.dli_saddr != NULL && (uintptr_t)di.dli_saddr <= at) {
+		/* A module libdwfl could not open (deleted file, the vdso). */
+		char *copy = sym_strdup(s, di.dli_sname);
 		if (copy == NULL)
 			return REC_ERR_NOMEM;
 		sym.function = copy;
-		sym.function_offset = pc - fstart;
+		sym.function_offset = pc - (uintptr_t)di.dli_saddr;
 	}
 
 	if ((s->count + 1) * 4 > s->cap * 3 && grow_table(s) != REC_OK) {
@@ -500,11 +448,42 @@ const char *rec_symbolizer_data(rec_symbolizer *s, uintptr_t addr, uint64_t *off
 {
 	int nomem = 0;
 	module *m = s != NULL ? find_module(s, addr, &nomem) : NULL;
-	if (m == NULL)
+	if (m == NULL || !module_syms(s, m))
 		return NULL;
-	uint64_t start = 0;
-	const char *name = symtab_lookup(m, addr - m->base, STT_OBJECT, &start);
-	if (name != NULL && offset != NULL)
-		*offset = addr - m->base - start;
-	return name;
+	return rec_symbols_data(s->syms, m->sym_handle, addr - m->base, offset);
+}
+
+rec_status rec_symbolizer_source(rec_symbolizer *s, uintptr_t entry, rec_symbol *out)
+{
+	if (s == NULL || out == NULL)
+		return REC_ERR_INVALID_ARG;
+	rec_status st = rec_symbolizer_lookup(s, entry, out);
+	if (st != REC_OK || s->names_off || !s->lines_off || !out->module_index)
+		return st; /* with lines on, lookup resolved the source already */
+	module *m = &s->mods[out->module_index - 1];
+	if (!module_syms(s, m))
+		return REC_OK;
+	uintptr_t pc = REC_STACK_PC(entry);
+	rec_symbolized d;
+	if (rec_symbols_resolve(s->syms, m->sym_handle, pc - m->base, (entry & REC_STACK_PC_EXACT) != 0,
+				&d) != REC_OK)
+		return REC_OK;
+	if (d.file[0] && !(out->file = sym_strdup(s, d.file)))
+		return REC_ERR_NOMEM;
+	out->line = d.line;
+	if (d.inline_count) {
+		rec_inline_frame *inl = rec_arena_alloc(&s->strs, d.inline_count * sizeof *inl);
+		if (!inl)
+			return REC_ERR_NOMEM;
+		for (uint32_t i = 0; i < d.inline_count; i++) {
+			inl[i].function = sym_strdup(s, d.inlined[i].function);
+			inl[i].file = sym_strdup(s, d.inlined[i].file);
+			inl[i].line = d.inlined[i].line;
+			if (!inl[i].function || !inl[i].file)
+				return REC_ERR_NOMEM;
+		}
+		out->inlined = inl;
+		out->inline_count = d.inline_count;
+	}
+	return REC_OK;
 }

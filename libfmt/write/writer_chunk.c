@@ -237,6 +237,26 @@ static rec_status close_refs(rec_writer *w, uint64_t mark)
 		if (!mark_ref(modules, e->v[1], mark))
 			return ref_fail(w, REC_W_MODULES, e->v[1], REC_W_FRAMES, e->id);
 	}
+	/* 1.2: the strings of the used frames' sources (file, inline names). */
+	for (size_t i = 0; w->fsrc.count && i < frames->nused; i++) {
+		const rec_wentry *e = rec_w_pool_find(&w->fsrc, frames->used[i]);
+		if (!e)
+			continue;
+		const uint8_t *q = w->fsrc.data.data + e->v[0], *end = q + e->v[1];
+		uint64_t v[4];
+		bool ok = rec_varint_get(&q, end, &v[0]) && rec_varint_get(&q, end, &v[1]) &&
+			  rec_varint_get(&q, end, &v[2]) && rec_varint_get(&q, end, &v[3]);
+		if (ok && !mark_ref(strings, v[1], mark))
+			return ref_fail(w, REC_W_STRINGS, v[1], REC_W_FRAMES, e->id);
+		for (uint64_t k = 0; ok && k < v[3]; k++) {
+			uint64_t fn, file, line;
+			ok = rec_varint_get(&q, end, &fn) && rec_varint_get(&q, end, &file) &&
+			     rec_varint_get(&q, end, &line);
+			if (ok && (!mark_ref(strings, fn, mark) || !mark_ref(strings, file, mark)))
+				return ref_fail(w, REC_W_STRINGS, mark_ref(strings, fn, mark) ? file : fn,
+						REC_W_FRAMES, e->id);
+		}
+	}
 	for (size_t i = 0; i < modules->nused; i++) {
 		const rec_wentry *e = rec_w_pool_find(modules, modules->used[i]);
 		if (!mark_ref(strings, e->v[0], mark))
@@ -626,6 +646,28 @@ static rec_status close_chunk(rec_writer *w, int final)
 				 w->scratch.data, w->scratch.len);
 		if (st != REC_OK)
 			return st;
+	}
+	if (w->fsrc.count && w->pools[REC_W_FRAMES].nused) { /* 1.2 FRAME_SOURCE */
+		const rec_wpool *fr = &w->pools[REC_W_FRAMES];
+		rec_buf *b = &w->scratch;
+		size_t items = 0;
+		bool ok = true;
+		b->len = 0;
+		for (size_t i = 0; ok && i < fr->nused; i++) {
+			const rec_wentry *e = rec_w_pool_find(&w->fsrc, fr->used[i]);
+			if (!e)
+				continue;
+			ok = rec_buf_varint(b, e->id) && rec_buf_varint(b, e->v[1]) &&
+			     rec_buf_append(b, w->fsrc.data.data + e->v[0], (size_t)e->v[1]);
+			items++;
+		}
+		if (!ok)
+			return rec_w_fail(w, REC_ERR_NOMEM, "chunk: out of memory");
+		if (items) {
+			st = add_section(w, &c, REC_SECTION_FRAME_SOURCE, items, b->data, b->len);
+			if (st != REC_OK)
+				return st;
+		}
 	}
 	st = REC_ERR_CODEC;
 	if (ev_len > (size_t)REC_MAX_SECTION_RAW)

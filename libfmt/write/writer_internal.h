@@ -141,6 +141,9 @@ struct rec_writer {
 
 	/* Pools. */
 	rec_wpool pools[REC_W_NPOOLS];
+	/* 1.2 FRAME_SOURCE entries by frame id: v[0] offset of the encoded
+	 * entry (Flags ... inline entries) in fsrc.data, v[1] its length. */
+	rec_wpool fsrc;
 	rec_wintern *intern;
 	size_t intern_cap, intern_count;
 	/* Threads (and their private name strings) to forget once the records

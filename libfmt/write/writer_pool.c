@@ -18,6 +18,7 @@ void rec_w_pools_init(rec_writer *w)
 {
 	for (int i = 0; i < REC_W_NPOOLS; i++)
 		w->pools[i].name = pool_names[i];
+	w->fsrc.name = "frame source";
 }
 
 void rec_w_pools_free(rec_writer *w)
@@ -28,6 +29,9 @@ void rec_w_pools_free(rec_writer *w)
 		free(p->used);
 		rec_buf_free(&p->data);
 	}
+	free(w->fsrc.slots);
+	free(w->fsrc.used);
+	rec_buf_free(&w->fsrc.data);
 	free(w->intern);
 	free(w->retire);
 }
@@ -457,4 +461,62 @@ rec_status rec_writer_define_stack(rec_writer *w, uint64_t id, uint32_t flags,
 	if (st != REC_OK)
 		p->data.len = off;
 	return st;
+}
+
+/* ---- frame sources (1.2) --------------------------------------------------------- */
+
+rec_status rec_writer_define_frame_source(rec_writer *w, uint64_t frame_id, uint32_t flags,
+					  uint64_t file_string, uint32_t line,
+					  const rec_frame_inline *inl, uint32_t inline_count)
+{
+	rec_wpool *p = &w->fsrc;
+	rec_status st = define_check(w, "frame_source", frame_id);
+	if (st != REC_OK)
+		return st;
+	if (flags & ~(uint32_t)(REC_FRAME_PC_EXACT | REC_FRAME_UNSYMBOLIZED))
+		return rec_w_fail(w, REC_ERR_INVALID_ARG, "define_frame_source: unknown flags 0x%x",
+				  flags);
+	if (inline_count > REC_MAX_INLINE || (inline_count && !inl))
+		return rec_w_fail(w, REC_ERR_INVALID_ARG,
+				  "define_frame_source: %u inline frames (max %u)", inline_count,
+				  REC_MAX_INLINE);
+	if (!rec_w_pool_find(&w->pools[REC_W_FRAMES], frame_id))
+		return rec_w_fail(w, REC_ERR_INVALID_ARG,
+				  "define_frame_source: frame %llu is not defined",
+				  (unsigned long long)frame_id);
+	size_t off = p->data.len;
+	bool ok = rec_buf_varint(&p->data, flags) && rec_buf_varint(&p->data, file_string) &&
+		  rec_buf_varint(&p->data, line) && rec_buf_varint(&p->data, inline_count);
+	for (uint32_t i = 0; ok && i < inline_count; i++)
+		ok = rec_buf_varint(&p->data, inl[i].function_string) &&
+		     rec_buf_varint(&p->data, inl[i].file_string) &&
+		     rec_buf_varint(&p->data, inl[i].line);
+	if (!ok) {
+		p->data.len = off;
+		return rec_w_fail(w, REC_ERR_NOMEM, "define_frame_source: out of memory");
+	}
+	size_t len = p->data.len - off;
+	rec_wentry *e = rec_w_pool_find(p, frame_id);
+	if (e) {
+		/* the same again, or a newer source (the recorder resolves
+		 * flags first, file and line later): chunks built from now on
+		 * carry the newer one */
+		if (e->v[1] == len && memcmp(p->data.data + e->v[0], p->data.data + off, len) == 0) {
+			p->data.len = off;
+			return REC_OK;
+		}
+		e->v[0] = off;
+		e->v[1] = len;
+		w->build_blocked = 0;
+		return REC_OK;
+	}
+	e = pool_insert(p, frame_id);
+	if (!e) {
+		p->data.len = off;
+		return rec_w_fail(w, REC_ERR_NOMEM, "define_frame_source: out of memory");
+	}
+	e->v[0] = off;
+	e->v[1] = len;
+	w->build_blocked = 0;
+	return REC_OK;
 }

@@ -116,7 +116,7 @@ for f in tiny newer-minor zstd-1.1; do
 	now_events=$((now_events + n))
 done
 cp "$tmp/now.rec" "$tmp/now-mixed.rec"
-check "$tmp/now-mixed.rec" "$now_bad" "$now_events" "$((next - off))" "1.0 1.1 1.2"
+check "$tmp/now-mixed.rec" "$now_bad" "$now_events" "$((next - off))" "1.0 1.1 1.3"
 
 # Format 1.1 damage (testdata/invalid/*-1.1.rec, 3 chunks of 8 events, chunk 1
 # hit).  front-1.1: a STATS byte, so Front_Checksum fails and every tool

@@ -39,13 +39,13 @@ make_deps() { # BUILDDIR TARGET
 b=$tmp/fresh/build
 out=$(make_deps "$b" deps) || fail "make deps failed in an empty build directory: $out"
 [ -f "$b/.deps-ok" ] || fail "no stamp $b/.deps-ok after make deps"
-want_install="install -y -qq libzstd-dev liblz4-dev libgraphviz-dev pkg-config libsqlite3-dev zlib1g-dev"
+want_install="install -y -qq libzstd-dev liblz4-dev libgraphviz-dev pkg-config libsqlite3-dev zlib1g-dev libdw-dev"
 calls=$(cat "$tmp/apt.calls" 2>/dev/null)
 [ "$(printf '%s\n' "$calls" | sed -n 1p)" = "update -qq" ] || fail "first apt-get call is not 'update -qq': $calls"
 [ "$(printf '%s\n' "$calls" | sed -n 2p)" = "$want_install" ] || fail "apt-get install call: '$(printf '%s\n' "$calls" | sed -n 2p)', want '$want_install'"
 [ "$(printf '%s\n' "$calls" | wc -l)" -eq 2 ] || fail "apt-get called $(printf '%s\n' "$calls" | wc -l) times, want 2"
 case "$calls" in *cmocka*) fail "make deps installs cmocka: $calls" ;; esac
-case "$out" in *"installing Debian packages: libzstd-dev liblz4-dev libgraphviz-dev pkg-config libsqlite3-dev zlib1g-dev"*) ;;
+case "$out" in *"installing Debian packages: libzstd-dev liblz4-dev libgraphviz-dev pkg-config libsqlite3-dev zlib1g-dev libdw-dev"*) ;;
 *) fail "make deps did not say what it installs: $out" ;; esac
 
 # 2. the test packages, once the build packages are there

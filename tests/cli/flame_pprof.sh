@@ -125,7 +125,9 @@ for ln in lines:
             samples[-1]["labels"][m.group(1)] = m.group(2)
         continue
     if sec == "Locations":
-        m = re.match(r"^\s+(\d+): 0x[0-9a-f]+(?: M=\d+)? (.*) :0 s=0$", ln)
+        # the file (format 1.2: where the frame's function is; "" unknown),
+        # no line (rec-flame adds up by function)
+        m = re.match(r"^\s+(\d+): 0x[0-9a-f]+(?: M=\d+)? (.*) (\S*):0 s=0$", ln)
         if m:
             locs[int(m.group(1))] = m.group(2)
         elif ln.strip():

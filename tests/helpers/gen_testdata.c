@@ -118,6 +118,7 @@ typedef struct run {
 	uint64_t pending; /* events since the last chunk */
 	bool closed;      /* FINAL written */
 	bool v11;         /* keep the writer's format 1.1; else made 1.0 at close */
+	bool v12;         /* with v11: keep the writer's 1.2 (frame sources); else made 1.1 */
 } run;
 
 static void run_open(run *r, unsigned codec, uint64_t run_id, uint32_t pid, uint64_t freq)
@@ -288,6 +289,8 @@ static void run_close(run *r)
 	note_chunk(r, before);
 	if (!r->v11 && rec_t_to_v10(r->out.data, r->out.len) != r->nchunks)
 		die("not every chunk became 1.0");
+	if (r->v11 && !r->v12 && rec_t_to_v11(r->out.data, r->out.len) != r->nchunks)
+		die("not every chunk became 1.1");
 	r->closed = true;
 	free(r->pend);
 	r->pend = NULL;
@@ -300,6 +303,8 @@ static void run_abandon(run *r)
 	r->w = NULL;
 	if (!r->v11 && rec_t_to_v10(r->out.data, r->out.len) != r->nchunks)
 		die("not every chunk became 1.0");
+	if (r->v11 && !r->v12 && rec_t_to_v11(r->out.data, r->out.len) != r->nchunks)
+		die("not every chunk became 1.1");
 	free(r->pend);
 	r->pend = NULL;
 }
@@ -641,6 +646,44 @@ static void gen_tiny(const char *dir, const char *name, bool v11)
 	lockwait(&r, t + 100000, 1502000, 1, 1, S_MUTEX);
 	lockwait(&r, t + 2000000, 850, 1, 1, S_MUTEX);
 	heap(&r, t + 3000000, 512);
+	run_close(&r);
+	write_file(dir, name, r.out.data, r.out.len);
+	FILE *f = facts_open(dir, name);
+	run *rs[] = { &r };
+	facts_runs(f, rs, 1, 0);
+	facts_close(f);
+	free(r.out.data);
+}
+
+/* frames-1.2: format 1.2's frame sources (FRAME_SOURCE): a frame with its
+ * file, line and one inlined function, a frame with file and line, and a
+ * frame recorded unsymbolized (symbolize=off: module with a build-id and
+ * offset only, an exact pc). */
+enum { S_FILE_RW = 100, S_FILE_PROTO, S_PARSE_LEN, S_BID2, S_LIBX };
+static void gen_frames(const char *dir, const char *name)
+{
+	run r;
+	run_open(&r, REC_CODEC_NONE, 0x5eed0000c0ffee12ull, 4343, 1000000000ull);
+	r.v11 = r.v12 = true;
+	types_tiny(&r);
+	pools_tiny(&r);
+	def_string(&r, S_FILE_RW, "/src/requestwatch.c");
+	def_string(&r, S_FILE_PROTO, "/src/proto.h");
+	def_string(&r, S_PARSE_LEN, "parse_len");
+	def_string(&r, S_BID2, "5d0e11aa");
+	def_string(&r, S_LIBX, "/usr/lib/libx.so.1");
+	rec_frame_inline in1[] = { { S_PARSE_LEN, S_FILE_PROTO, 31 } };
+	check(rec_writer_define_frame_source(r.w, 1, 0, S_FILE_RW, 214, in1, 1), "define_frame_source");
+	check(rec_writer_define_frame_source(r.w, 2, 0, S_FILE_RW, 88, NULL, 0), "define_frame_source");
+	check(rec_writer_define_module(r.w, 3, S_LIBX, S_BID2, 0x7f1000000000ull), "define_module");
+	check(rec_writer_define_frame(r.w, 3, 0, 3, 0x1c40, 0), "define_frame");
+	check(rec_writer_define_frame_source(r.w, 3, REC_FRAME_PC_EXACT | REC_FRAME_UNSYMBOLIZED, 0, 0,
+					     NULL, 0), "define_frame_source");
+	uint64_t st2[] = { 3, 1, 2 };
+	check(rec_writer_define_stack(r.w, 2, 0, st2, 3), "define_stack");
+	uint64_t t = ANCHOR_TICKS;
+	lockwait(&r, t + 100000, 1502000, 1, 1, S_MUTEX);
+	lockwait(&r, t + 2000000, 850, 1, 2, S_MUTEX);
 	run_close(&r);
 	write_file(dir, name, r.out.data, r.out.len);
 	FILE *f = facts_open(dir, name);
@@ -1025,6 +1068,7 @@ int main(int argc, char **argv)
 	gen_tiny(valid, "tiny-1.1", true);
 	gen_zstd(valid, "zstd", false);
 	gen_zstd(valid, "zstd-1.1", true);
+	gen_frames(valid, "frames-1.2");
 	gen_lz4(valid);
 	gen_two_runs(valid);
 	gen_newer_minor(valid);

@@ -35,4 +35,26 @@ static __attribute__((unused)) size_t rec_t_to_v10(uint8_t *p, size_t n)
 	return k;
 }
 
+/* The chunks of a recording the writer made (1.2) as format 1.1 chunks, in
+ * place: Minor_Version 1, Header_Checksum fixed; for chunks without the
+ * 1.2 FRAME_SOURCE section nothing else differs.  Returns the number of
+ * chunks converted. */
+static __attribute__((unused)) size_t rec_t_to_v11(uint8_t *p, size_t n)
+{
+	size_t off = 0, k = 0;
+	while (n - off >= REC_HEADER_SIZE_V1 && memcmp(p + off, rec_magic, REC_MAGIC_LEN) == 0) {
+		uint8_t *h = p + off;
+		uint32_t hs = rec_le32(h + REC_HOFF_HEADER_SIZE);
+		uint64_t ps = rec_le64(h + REC_HOFF_PAYLOAD_SIZE);
+		if (hs < REC_HEADER_SIZE_V1 || hs > n - off || ps > n - off - hs)
+			break;
+		rec_put_le16(h + REC_HOFF_MINOR, 1);
+		rec_put_le32(h + REC_HOFF_HEADER_CRC, 0);
+		rec_put_le32(h + REC_HOFF_HEADER_CRC, rec_crc32c(0, h, hs));
+		off += hs + (size_t)ps;
+		k++;
+	}
+	return k;
+}
+
 #endif

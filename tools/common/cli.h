@@ -262,9 +262,9 @@ void rec_out_thread_json(const rec_thread *t);
 /* A frame as every JSON output gives it (spec/FORMAT.md, "Frames in text"),
  * the same keys always, offsets as hex strings like the text's:
  * {"function": "f" or null, "functionOffset": "0x1a" or null (no function),
- *  "module": "/path" or null, "moduleOffset": "0x891f5", "file": null,
- *  "line": null, "inline": 0}  (file, line and inline depth are not
- * recorded yet); null for an unresolved frame. */
+ *  "module": "/path" or null, "moduleOffset": "0x891f5", "file": "/src/a.c"
+ *  or null, "line": 214 or null, "inline": 0 (n: inlined n levels deep)};
+ *  null for an unresolved frame. */
 void rec_out_frame_json(const rec_frame *fr);
 /* The name of the type with this id in an event's chunk (NULL: none). */
 const char *rec_cli_chunk_type_name(const rec_event *ev, uint64_t id);

@@ -124,7 +124,8 @@ static const char flame_script[] =
 	"      return n.count + ' frames under ' + n.parent.name + ', each narrower than a pixel\\n' +\n"
 	"        fmt(n.total) + ' (' + pct(n.total) + ') in all; click to zoom into ' + n.parent.name;\n"
 	"    }\n"
-	"    var t = n.name + '\\n' + fmt(n.total) + ' (' + pct(n.total) + ')';\n"
+	"    var w = D.where && D.where[n.ni];\n"
+	"    var t = n.name + (w ? ' (' + w + ')' : '') + '\\n' + fmt(n.total) + ' (' + pct(n.total) + ')';\n"
 	"    if (n.self && n.kids.length) t += ', self ' + fmt(n.self);\n"
 	"    if (D.diff) {\n"
 	"      var d = n.delta, before = n.tb * scale;\n"
@@ -555,6 +556,27 @@ int rec_flame_html_graph(rec_stackagg *agg, const rec_flame_graph *g)
 		if (i)
 			rec_out_str(i % 16 ? "," : ",\n");
 		rec_out_js_string(m.order[i]);
+	}
+	/* where each name is in the source: "file.c" or, for a name of one
+	 * line (rec-flame --lines), "file.c:214"; "" if unknown */
+	REC_OUT_LIT("],\n\"where\":[");
+	for (size_t i = 0; i < m.count; i++) {
+		rec_stackagg_frame_info fi;
+		char w[4200] = "";
+		if (rec_stackagg_name_info(agg, m.order[i], &fi) == REC_OK &&
+		    fi.kind == REC_STACKAGG_NAME_FRAME && fi.file[0]) {
+			const char *b = strrchr(fi.file, '/');
+			b = b ? b + 1 : fi.file;
+			size_t fl = strlen(fi.function), nl = strlen(m.order[i]);
+			bool one_line = fi.line && nl > fl && m.order[i][fl] == ':';
+			if (one_line)
+				snprintf(w, sizeof w, "%s:%u", b, fi.line);
+			else
+				snprintf(w, sizeof w, "%s", b);
+		}
+		if (i)
+			rec_out_str(i % 16 ? "," : ",\n");
+		rec_out_js_string(w);
 	}
 	REC_OUT_LIT("]}</script>\n</section>\n");
 	free(m.keys);

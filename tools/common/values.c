@@ -67,7 +67,7 @@ void rec_out_frame_json(const rec_frame *fr)
 	REC_OUT_LIT("{\"function\": ");
 	rec_out_json_cstr(named ? fr->function : NULL);
 	REC_OUT_LIT(", \"functionOffset\": ");
-	if (named) {
+	if (named && !fr->inline_depth) {
 		rec_out_char('"');
 		rec_out_hex(fr->function_offset);
 		rec_out_char('"');
@@ -78,7 +78,16 @@ void rec_out_frame_json(const rec_frame *fr)
 	rec_out_json_cstr(fr->module && fr->module->path && *fr->module->path ? fr->module->path : NULL);
 	REC_OUT_LIT(", \"moduleOffset\": \"");
 	rec_out_hex(fr->module_offset);
-	REC_OUT_LIT("\", \"file\": null, \"line\": null, \"inline\": 0}");
+	REC_OUT_LIT("\", \"file\": ");
+	rec_out_json_cstr(fr->file && *fr->file ? fr->file : NULL);
+	REC_OUT_LIT(", \"line\": ");
+	if (fr->line)
+		rec_out_u64(fr->line);
+	else
+		REC_OUT_LIT("null");
+	REC_OUT_LIT(", \"inline\": ");
+	rec_out_u64(fr->inline_depth);
+	rec_out_char('}');
 }
 
 char *rec_cli_json_quoted(const char *s, const char *suffix)

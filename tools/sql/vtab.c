@@ -39,7 +39,8 @@ typedef struct sql_keyset {
 /* A row a pool table has to give for the current event. */
 typedef struct sql_item {
 	const void *p;     /* rec_thread, rec_stack or rec_frame */
-	uint32_t position; /* stacks: the frame's position */
+	uint32_t position; /* stacks: the frame's position (FRAMES entries only) */
+	uint32_t index;    /* stacks: its index in the stack's frames */
 } sql_item;
 
 typedef struct sql_cursor {
@@ -340,19 +341,35 @@ static bool next_event(sql_cursor *c)
 	}
 }
 
-static void add_item(sql_cursor *c, const void *p, uint32_t position)
+static void add_item(sql_cursor *c, const void *p, uint32_t position, uint32_t index)
 {
 	if (c->nitems == c->icap) {
 		c->icap = c->icap ? c->icap * 2 : 64;
 		c->items = rec_cli_xrealloc(c->items, c->icap * sizeof(*c->items));
 	}
-	c->items[c->nitems++] = (sql_item){ p, position };
+	c->items[c->nitems++] = (sql_item){ p, position, index };
+}
+
+/* A frame the tables list: a FRAMES entry; the functions inlined into it
+ * (format 1.2, inline_depth > 0) are not rows of stacks or frames (their
+ * ids are the entry's), its file and line are. */
+static bool listed_frame(const rec_frame *f)
+{
+	return !f || f->inline_depth == 0;
+}
+
+static uint32_t listed_depth(const rec_stack *s)
+{
+	uint32_t n = 0;
+	for (uint32_t k = 0; k < s->depth; k++)
+		n += listed_frame(s->frames[k]);
+	return n;
 }
 
 static void note_thread(sql_cursor *c, const rec_thread *t)
 {
 	if (t && keyset_add(&c->seen, c->file, c->ci->run_id, t->os_tid, t->name ? t->name : ""))
-		add_item(c, t, 0);
+		add_item(c, t, 0, 0);
 }
 
 static void note_stack(sql_cursor *c, const rec_stack *st)
@@ -361,8 +378,9 @@ static void note_stack(sql_cursor *c, const rec_stack *st)
 		return;
 	if (c->t->kind == SQL_T_STACKS) {
 		if (keyset_add(&c->seen, c->file, c->ci->run_id, st->id, NULL))
-			for (uint32_t k = 0; k < st->depth; k++)
-				add_item(c, st, k);
+			for (uint32_t k = 0, pos = 0; k < st->depth; k++)
+				if (listed_frame(st->frames[k]))
+					add_item(c, st, pos++, k);
 		return;
 	}
 	/* frames: the frames not listed yet of a stack not seen yet (stack
@@ -371,8 +389,8 @@ static void note_stack(sql_cursor *c, const rec_stack *st)
 		return;
 	for (uint32_t k = 0; k < st->depth; k++) {
 		const rec_frame *f = st->frames[k];
-		if (f && keyset_add(&c->seen, c->file, c->ci->run_id, f->id, NULL))
-			add_item(c, f, 0);
+		if (f && listed_frame(f) && keyset_add(&c->seen, c->file, c->ci->run_id, f->id, NULL))
+			add_item(c, f, 0, 0);
 	}
 }
 
@@ -793,7 +811,7 @@ static void pool_column(sql_cursor *c, sqlite3_context *ctx, int col)
 	}
 	if (c->t->kind == SQL_T_STACKS) {
 		const rec_stack *s = it->p;
-		const rec_frame *f = s->frames[it->position];
+		const rec_frame *f = s->frames[it->index];
 		switch (col) {
 		case SQL_ST_ID: result_u64(ctx, s->id); return;
 		case SQL_ST_POSITION: sqlite3_result_int64(ctx, it->position); return;
@@ -803,7 +821,7 @@ static void pool_column(sql_cursor *c, sqlite3_context *ctx, int col)
 			else
 				sqlite3_result_null(ctx);
 			return;
-		case SQL_ST_DEPTH: sqlite3_result_int64(ctx, s->depth); return;
+		case SQL_ST_DEPTH: sqlite3_result_int64(ctx, listed_depth(s)); return;
 		case SQL_ST_TRUNCATED: sqlite3_result_int(ctx, (s->flags & REC_STACK_TRUNCATED) != 0); return;
 		default: sqlite3_result_null(ctx); return;
 		}
@@ -816,6 +834,18 @@ static void pool_column(sql_cursor *c, sqlite3_context *ctx, int col)
 	case SQL_FR_BUILD_ID: result_text(ctx, f->module ? f->module->build_id : NULL); return;
 	case SQL_FR_MODULE_OFFSET: result_u64(ctx, f->module_offset); return;
 	case SQL_FR_FUNCTION_OFFSET: result_u64(ctx, f->function_offset); return;
+	case SQL_FR_FILE:
+		if (f->file && *f->file)
+			result_text(ctx, f->file);
+		else
+			sqlite3_result_null(ctx);
+		return;
+	case SQL_FR_LINE:
+		if (f->line)
+			sqlite3_result_int64(ctx, f->line);
+		else
+			sqlite3_result_null(ctx);
+		return;
 	case SQL_FR_INLINE: sqlite3_result_int(ctx, 0); return;
 	default: sqlite3_result_null(ctx); return;
 	}

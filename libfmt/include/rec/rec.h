@@ -53,7 +53,7 @@ extern "C" {
  * library version).  A reader reads any minor of its major and refuses a
  * newer major. */
 #define REC_FORMAT_MAJOR 1
-#define REC_FORMAT_MINOR 1
+#define REC_FORMAT_MINOR 2
 
 /*! rec_version_number() : REC_VERSION_NUMBER of the library actually linked. */
 REC_API unsigned rec_version_number(void);
@@ -274,6 +274,31 @@ REC_API rec_status rec_writer_define_frame(rec_writer *w, uint64_t id,
 					   uint64_t function_string,
 					   uint64_t module, uint64_t module_offset,
 					   uint64_t function_offset);
+/* Format 1.2 (section FRAME_SOURCE): where a frame is in the source, and
+ * the functions inlined into it at its address.  flags: REC_FRAME_PC_EXACT
+ * (Module_Offset is an instruction's address, not a return address: the
+ * interrupted pc of a sample), REC_FRAME_UNSYMBOLIZED (the recorder did not
+ * resolve names: rec-symbolize can); file and the inline entries' strings
+ * are string ids (0: unknown), line 0 unknown; inl: inline_count functions
+ * inlined at the address, innermost first (at most REC_MAX_INLINE), each
+ * with its own position (the innermost's: the address's line; the others':
+ * the line of the call the next inner one was inlined at); file and line
+ * are then the frame's function's position (of the outermost inlined
+ * call).  The frame must be defined (define_frame) first.  A frame's source
+ * may be defined again with another value: chunks built from then on carry
+ * the new one (the recorder adds file and line after the flags). */
+#define REC_FRAME_PC_EXACT 0x1u
+#define REC_FRAME_UNSYMBOLIZED 0x2u
+#define REC_MAX_INLINE 64u
+typedef struct rec_frame_inline {
+	uint64_t function_string;
+	uint64_t file_string;
+	uint32_t line;
+} rec_frame_inline;
+REC_API rec_status rec_writer_define_frame_source(rec_writer *w, uint64_t frame_id,
+						  uint32_t flags, uint64_t file_string,
+						  uint32_t line, const rec_frame_inline *inl,
+						  uint32_t inline_count);
 /* frames: innermost (leaf) first. flags: REC_STACK_TRUNCATED if cut short. */
 #define REC_STACK_TRUNCATED 0x1u
 REC_API rec_status rec_writer_define_stack(rec_writer *w, uint64_t id,
@@ -469,11 +494,24 @@ typedef struct rec_frame {
 	const rec_module *module; /* NULL if unknown */
 	uint64_t module_offset;
 	uint64_t function_offset;
+	/* Format 1.2 (FRAME_SOURCE); "", 0, 0, 0 for a chunk without it. */
+	const char *file;         /* source file ("" if unknown) */
+	uint32_t line;            /* source line (0 if unknown) */
+	uint32_t inline_depth;    /* 0: the function the code is in (a FRAMES
+				   * entry); n: a function inlined n levels deep
+				   * into it at this address.  A stack lists the
+				   * inlined functions of a FRAMES entry before
+				   * it, innermost (deepest) first, all with its
+				   * id, module and module_offset. */
+	uint32_t flags;           /* REC_FRAME_PC_EXACT, REC_FRAME_UNSYMBOLIZED */
 } rec_frame;
 
 /*! rec_frame_format() :
  *  A frame as every tool spells it in text (spec/FORMAT.md, "Frames in
  *  text"), like perf and gdb do:
+ *    "function (file.c:214)"    named, with its source position (file: the
+ *                               base name; ":214" left out without a line);
+ *                               " [inlined]" follows for an inlined function
  *    "function+0xOFF (module)"  named (OFF: offset in the function; module:
  *                               the base name of its path; " (module)" left
  *                               out when the module is not known)
@@ -486,7 +524,14 @@ typedef struct rec_frame {
  *  bytes and a NUL (cap > 0; a longer text is cut); @return the length
  *  written. */
 #define REC_FRAME_FUNCTION 0x1u
+/* REC_FRAME_LINE: as REC_FRAME_FUNCTION, with ":LINE" after a named frame
+ * whose line is known ("serve_blocking:214"; rec-flame --lines). */
+#define REC_FRAME_LINE 0x2u
 REC_API size_t rec_frame_format(const rec_frame *fr, unsigned flags, char *buf, size_t cap);
+/*! rec_frame_unsymbolized() : 1 if fr (not an inlined one) is a frame of a
+ *  module with a build-id that has no name or was recorded unsymbolized
+ *  (REC_FRAME_UNSYMBOLIZED): rec-symbolize may name it from debug files. */
+REC_API int rec_frame_unsymbolized(const rec_frame *fr);
 /*! rec_frame_module_name() : the base name of fr's module path ("libc.so.6"),
  *  "" when fr or its module is not known. */
 REC_API const char *rec_frame_module_name(const rec_frame *fr);
@@ -505,6 +550,14 @@ typedef struct rec_stack {
  *  librec's functions (all named rec_*), the first frame not named rec_*
  *  (0 when every frame is).  0 for NULL or an empty stack. */
 REC_API uint32_t rec_stack_site(const rec_stack *s);
+
+/*! rec_writer_copy_frame_source() : for tools that re-encode a recording:
+ *  define in w the frame source of s->frames[i] of a read stack, a FRAMES
+ *  entry (inline_depth 0) already defined with its id, whose inlined
+ *  functions are s->frames[first .. i-1] (strings interned); nothing when
+ *  it has no source, flags or inline frames. */
+REC_API rec_status rec_writer_copy_frame_source(rec_writer *w, const rec_stack *s,
+						uint32_t first, uint32_t i);
 
 typedef struct rec_thread {
 	uint64_t id;

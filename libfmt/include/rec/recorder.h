@@ -100,6 +100,10 @@ typedef enum {
 				     * (REC_OPTIONS crash=0 sets this) */
 #define REC_RECORDER_CRASH 0x10u    /* install them also for a recorder with a sink
 				     * (REC_OPTIONS crash=1) */
+#define REC_RECORDER_NO_SYMBOLIZE 0x20u /* frames keep module + offset only, flagged
+				     * unsymbolized (REC_OPTIONS symbolize=off):
+				     * no symbol or debug file is read while
+				     * recording; rec-symbolize names them later */
 
 /* Error callback: called from the recorder's background thread (or from
  * open/close), never from an emitting thread's hot path, at most once per
@@ -180,6 +184,7 @@ typedef struct rec_recorder_options {
  *  signal=N|none, crash=on|off|1|0 (fatal-signal handlers: REC_RECORDER_CRASH /
  *  REC_RECORDER_NO_CRASH), events=LIST (LIST uses ';' instead of ',' between entries),
  *  quiet=on|off|1|0 (REC_OPTIONS only: no message on stderr; nothing in opts),
+ *  symbolize=on|off (off: REC_RECORDER_NO_SYMBOLIZE),
  *  SIZE like 64MiB, 512KiB, 4096; DUR as rec_parse_duration() (rec.h): 500ms,
  *  1.5s, 1min, 2 (a bare number is seconds).
  *  String values are stored in storage (size bytes), which must outlive

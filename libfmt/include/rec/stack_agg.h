@@ -65,6 +65,9 @@ typedef struct rec_stackagg rec_stackagg;
 #define REC_STACKAGG_FRAME_INFO 0x40u /* remember what each name was built
 				    * from (rec_stackagg_name_info()): module,
 				    * build id, address, thread */
+#define REC_STACKAGG_LINES 0x80u   /* a named frame with a source line is
+				    * "function:line" (REC_FRAME_LINE), so
+				    * lines of a function are apart */
 
 typedef struct rec_stackagg_options {
 	uint32_t struct_size;       /* sizeof(rec_stackagg_options) */
@@ -151,6 +154,10 @@ typedef struct rec_stackagg_frame_info {
 	/* THREAD */
 	const char *thread_name; /* "" if unnamed */
 	uint64_t os_tid;
+	/* FRAME (format 1.2): the first frame's source file ("" if unknown)
+	 * and line (0 if unknown) */
+	const char *file;
+	uint32_t line;
 } rec_stackagg_frame_info;
 
 /*! rec_stackagg_name_info() :

@@ -564,12 +564,18 @@ static void t_frame_format(void **state)
 	const rec_module m = { 1, "/lib/x86_64-linux-gnu/libc.so.6", "ab", 0x7f0000 };
 	const rec_module bare = { 2, "requestwatch", "", 0 };
 	const rec_module nopath = { 3, "", "", 0 };
-	const rec_frame named = { 1, "serve_blocking", &bare, 0x930f, 0x1f };
-	const rec_frame named_lib = { 2, "__poll", &m, 0x10ab0, 0x10 };
-	const rec_frame no_mod = { 3, "handler", NULL, 0x40, 0x4 };
-	const rec_frame unnamed = { 4, "", &m, 0x891f5, 0 };
-	const rec_frame nothing = { 5, "", NULL, 0x2a, 0 };
-	const rec_frame empty_mod = { 6, NULL, &nopath, 0x10, 0 };
+	const rec_frame named = { 1, "serve_blocking", &bare, 0x930f, 0x1f, "", 0, 0, 0 };
+	const rec_frame named_lib = { 2, "__poll", &m, 0x10ab0, 0x10, "", 0, 0, 0 };
+	const rec_frame no_mod = { 3, "handler", NULL, 0x40, 0x4, "", 0, 0, 0 };
+	const rec_frame unnamed = { 4, "", &m, 0x891f5, 0, "", 0, 0, 0 };
+	const rec_frame nothing = { 5, "", NULL, 0x2a, 0, "", 0, 0, 0 };
+	const rec_frame empty_mod = { 6, NULL, &nopath, 0x10, 0, "", 0, 0, 0 };
+	const rec_frame src = { 9, "serve_blocking", &bare, 0x930f, 0x1f, "/src/requestwatch.c", 214, 0, 0 };
+	const rec_frame src_noline = { 9, "serve_blocking", &bare, 0x930f, 0x1f, "/src/requestwatch.c", 0, 0, 0 };
+	const rec_frame inl = { 9, "parse_len", &bare, 0x930f, 0, "/src/proto.h", 31, 1, 0 };
+	const rec_frame inl_nofile = { 9, "parse_len", &bare, 0x930f, 0, "", 0, 2, 0 };
+	/* no name: the file says nothing without one */
+	const rec_frame unnamed_src = { 10, "", &m, 0x891f5, 0, "/x.c", 3, 0, 0 };
 	const struct { const rec_frame *fr; const char *full, *fn; } c[] = {
 		{ &named, "serve_blocking+0x1f (requestwatch)", "serve_blocking" },
 		{ &named_lib, "__poll+0x10 (libc.so.6)", "__poll" },
@@ -578,6 +584,12 @@ static void t_frame_format(void **state)
 		{ &nothing, "0x2a", "0x2a" },
 		{ &empty_mod, "0x10", "0x10" },
 		{ NULL, "[unknown]", "[unknown]" },
+		/* format 1.2: a source position, an inlined function */
+		{ &src, "serve_blocking (requestwatch.c:214)", "serve_blocking" },
+		{ &src_noline, "serve_blocking (requestwatch.c)", "serve_blocking" },
+		{ &inl, "parse_len (proto.h:31) [inlined]", "parse_len" },
+		{ &inl_nofile, "parse_len [inlined]", "parse_len" },
+		{ &unnamed_src, "libc.so.6+0x891f5", "libc.so.6+0x891f5" },
 	};
 	char buf[64];
 	for (size_t i = 0; i < sizeof c / sizeof c[0]; i++) {
@@ -586,6 +598,24 @@ static void t_frame_format(void **state)
 		assert_int_equal(rec_frame_format(c[i].fr, REC_FRAME_FUNCTION, buf, sizeof buf), strlen(c[i].fn));
 		assert_string_equal(buf, c[i].fn);
 	}
+	/* REC_FRAME_LINE (rec-flame --lines): function:line, else as REC_FRAME_FUNCTION */
+	assert_int_equal(rec_frame_format(&src, REC_FRAME_LINE, buf, sizeof buf), 18);
+	assert_string_equal(buf, "serve_blocking:214");
+	rec_frame_format(&inl, REC_FRAME_LINE, buf, sizeof buf);
+	assert_string_equal(buf, "parse_len:31");
+	rec_frame_format(&named, REC_FRAME_LINE, buf, sizeof buf);
+	assert_string_equal(buf, "serve_blocking");
+	rec_frame_format(&unnamed, REC_FRAME_LINE, buf, sizeof buf);
+	assert_string_equal(buf, "libc.so.6+0x891f5");
+	/* what rec-symbolize could name: no name (or flagged), a build-id, not inlined */
+	const rec_frame flagged = { 11, "f", &m, 0x10, 0x1, "", 0, 0, REC_FRAME_UNSYMBOLIZED };
+	assert_true(rec_frame_unsymbolized(&unnamed));
+	assert_true(rec_frame_unsymbolized(&flagged));
+	assert_false(rec_frame_unsymbolized(&named_lib));
+	assert_false(rec_frame_unsymbolized(&nothing));   /* no module */
+	assert_false(rec_frame_unsymbolized(&empty_mod)); /* no build-id */
+	assert_false(rec_frame_unsymbolized(&inl));
+	assert_false(rec_frame_unsymbolized(NULL));
 	assert_string_equal(rec_frame_module_name(&named_lib), "libc.so.6");
 	assert_string_equal(rec_frame_module_name(&no_mod), "");
 	assert_string_equal(rec_frame_module_name(NULL), "");
@@ -598,8 +628,8 @@ static void t_frame_format(void **state)
 
 	/* the call site: the leaf; in an old recording the first frame not
 	 * named rec_*, the leaf again when all are */
-	const rec_frame wrap = { 7, "rec_lock_wait_record_", &bare, 0x100, 0x2e };
-	const rec_frame wrap2 = { 8, "rec_mutex_lock", &bare, 0x200, 0x10 };
+	const rec_frame wrap = { 7, "rec_lock_wait_record_", &bare, 0x100, 0x2e, "", 0, 0, 0 };
+	const rec_frame wrap2 = { 8, "rec_mutex_lock", &bare, 0x200, 0x10, "", 0, 0, 0 };
 	const rec_frame *const now[] = { &named, &unnamed };
 	const rec_frame *const old[] = { &wrap, &wrap2, &unnamed, &named };
 	const rec_frame *const all_rec[] = { &wrap, &wrap2 };
@@ -670,7 +700,7 @@ static void t_bad_options(void **state)
 	assert_int_equal(rec_stackagg_open(&a, &o), REC_ERR_INVALID_ARG);
 	rec_stackagg_close(a);
 	o.reserved[1] = 0;
-	o.flags = 0x80; /* the first unknown flag */
+	o.flags = 0x100; /* the first unknown flag */
 	assert_int_equal(rec_stackagg_open(&a, &o), REC_ERR_INVALID_ARG);
 	rec_stackagg_close(a);
 	assert_int_equal(rec_stackagg_open(&a, NULL), REC_OK);

@@ -365,7 +365,7 @@ static void roundtrip(unsigned codec, uint64_t freq)
 		assert_int_equal(c->index, idx);
 		assert_int_equal(c->offset, off);
 		assert_int_equal(c->major, 1);
-		assert_int_equal(c->minor, 1);
+		assert_int_equal(c->minor, REC_FORMAT_MINOR);
 		assert_true(c->flags & REC_CHUNK_FRONT_CRC);
 		assert_int_equal(c->header_size, 128);
 		assert_int_equal(c->size, c->header_size + c->payload_size);

@@ -464,7 +464,7 @@ static void t_front_checksum(void **state)
 	uint64_t off[4];
 	for (int what = 0; what < 4; what++) {
 		mem_sink m = make_rec(3, 4, REC_CODEC_ZSTD, off);
-		assert_int_equal(rec_le16(m.p + off[1] + REC_HOFF_MINOR), 1);
+		assert_int_equal(rec_le16(m.p + off[1] + REC_HOFF_MINOR), REC_FORMAT_MINOR);
 		assert_true(rec_le32(m.p + off[1] + REC_HOFF_FLAGS) & REC_CHUNK_FRONT_CRC);
 		uint32_t sz;
 		size_t at;
@@ -502,7 +502,7 @@ static void t_front_checksum(void **state)
 				assert_int_equal(st, REC_OK);
 				assert_int_equal(c->offset, off[1]);
 				assert_int_equal(c->event_count, 4);
-				assert_int_equal(c->minor, 1);
+				assert_int_equal(c->minor, REC_FORMAT_MINOR);
 				/* ... but its events are refused */
 				rec_event ev;
 				assert_int_equal(rec_reader_next_event(r, &ev), REC_ERR_CORRUPT);
