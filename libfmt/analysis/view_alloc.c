@@ -194,7 +194,8 @@ static rec_status site_finish(rec_view *v)
 
 /* ---- live-heap ---- */
 
-/* The stack as rec-flame spells it: root first, "a;b;c", librec's leaf
+/* The stack, root first, "a;b;c": the real frames (not the functions
+ * inlined into them, as the SQL's frames table has them), librec's leaf
  * frames left out. */
 static uint32_t stack_text(rec_view *v, const rec_stack *st)
 {
@@ -205,12 +206,16 @@ static uint32_t stack_text(rec_view *v, const rec_stack *st)
 	size_t off = 0;
 	if (st->flags & REC_STACK_TRUNCATED)
 		off += (size_t)snprintf(buf, sizeof buf, "[truncated];");
+	bool first = true;
 	for (uint32_t k = st->depth; k > skip && off < sizeof buf - 1; k--) {
+		if (st->frames[k - 1] && st->frames[k - 1]->inline_depth > 0)
+			continue;
 		uint32_t f = rec_vi_frame(v, st->frames[k - 1]);
 		if (f == UINT32_MAX)
 			return UINT32_MAX;
-		off += (size_t)snprintf(buf + off, sizeof buf - off, "%s%s", view_name(v, f),
-					k - 1 > skip ? ";" : "");
+		off += (size_t)snprintf(buf + off, sizeof buf - off, "%s%s", first ? "" : ";",
+					view_name(v, f));
+		first = false;
 	}
 	if (off >= sizeof buf)
 		off = sizeof buf - 1;

@@ -74,9 +74,15 @@ uint32_t rec_stack_site(const rec_stack *s)
 {
 	if (!s || !s->frames)
 		return 0;
+	/* The first frame of code the program's function is in: an inlined
+	 * function is not a site of its own (its frame is named in stacks,
+	 * rec-print, flame graphs), so a site is the same in rec-view and in
+	 * the SQL over the frames table (spec/SCHEMA.md: frames are the real
+	 * ones); recorder functions are skipped. */
 	uint32_t k = 0;
-	while (k < s->depth && s->frames[k] && s->frames[k]->function &&
-	       strncmp(s->frames[k]->function, "rec_", 4) == 0)
+	while (k < s->depth && s->frames[k] &&
+	       (s->frames[k]->inline_depth > 0 ||
+		(s->frames[k]->function && strncmp(s->frames[k]->function, "rec_", 4) == 0)))
 		k++;
 	return k < s->depth ? k : 0;
 }

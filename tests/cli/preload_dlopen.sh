@@ -35,15 +35,20 @@ holder=$(sed -n 's/^ *holderOsThreadId = //p' "$tmp/w.txt")
 ms=$(sed -n 's/^ *duration = \([0-9.]*\) ms$/\1/p' "$tmp/w.txt")
 awk -v m="${ms:-0}" 'BEGIN { exit !(m >= 40 && m < 2000) }' || fail "the wait lasted '${ms}' ms, want 40 or more"
 # the frames, in order: the library's two, then the program's main
+# (a frame is "function+0xOFF (module)", or "function (file:line)" when the
+# debug information gave its source line)
 sed -n '/stackTrace = \[/,/\]/p' "$tmp/w.txt" | sed -n 2,4p | sed 's/+0x[0-9a-f]*//; s/^ *//' >"$tmp/frames.txt"
-printf '%s\n' "plain_dl_waiter (libplaindl.so)" "plain_dl_run (libplaindl.so)" "main (plain_dlopen)" >"$tmp/want.txt"
-diff "$tmp/want.txt" "$tmp/frames.txt" >/dev/null || fail "the wait's frames: $(cat "$tmp/frames.txt")"
+printf '%s\n' "plain_dl_waiter [(](libplaindl[.]so|plain_dl_lib[.]c:[0-9]+)[)]" \
+	"plain_dl_run [(](libplaindl[.]so|plain_dl_lib[.]c:[0-9]+)[)]" \
+	"main [(](plain_dlopen|plain_dlopen[.]c:[0-9]+)[)]" >"$tmp/want.txt"
+paste -d '\n' "$tmp/want.txt" "$tmp/frames.txt" | awk 'NR % 2 { re = "^" $0 "$"; next } $0 !~ re { bad = 1 } END { exit bad }' &&
+	[ "$(wc -l <"$tmp/frames.txt")" -eq 3 ] || fail "the wait's frames: $(cat "$tmp/frames.txt")"
 
 "$bin/rec-print" --events rec.Sleep "$tmp/dl.rec" >"$tmp/s.txt" || fail "rec-print failed"
-grep -A12 'requested = 80' "$tmp/s.txt" | grep -q 'plain_dl_holder+0x[0-9a-f]* (libplaindl.so)' ||
+grep -A12 'requested = 80' "$tmp/s.txt" | grep -Eq 'plain_dl_holder(\+0x[0-9a-f]* \(libplaindl.so\)| \(plain_dl_lib.c:[0-9]+\))' ||
 	fail "the holder's 80 ms sleep is not in plain_dl_holder: $(cat "$tmp/s.txt")"
 
 "$bin/rec-print" --events rec.Alloc "$tmp/dl.rec" >"$tmp/a.txt" || fail "rec-print failed"
-n=$(grep -c 'plain_dl_allocate+0x[0-9a-f]* (libplaindl.so)' "$tmp/a.txt")
+n=$(grep -Ec 'plain_dl_allocate(\+0x[0-9a-f]* \(libplaindl.so\)| \(plain_dl_lib.c:[0-9]+\))' "$tmp/a.txt")
 [ "$n" -ge 20 ] || fail "$n sampled allocations in plain_dl_allocate, want about 64"
 cli_done preload_dlopen

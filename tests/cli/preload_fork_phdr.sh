@@ -42,7 +42,7 @@ for i in 1 2; do
 			fail "$f: not one clean run of pid $pid: $(grep ' run ' "$tmp/c.txt")"
 		"$bin/rec-print" --events rec.Alloc "$f" >"$tmp/a.txt" || fail "$f: rec-print failed"
 		grep -q "sampled = true" "$tmp/a.txt" || fail "$f: no sampled allocation (1 MiB allocated, one sampled per 16 KiB)"
-		grep -Eq '^    (main|child)\+0x[0-9a-f]+ \(plain_fork_phdr\)' "$tmp/a.txt" ||
+		grep -Eq '^    (main|child)(\+0x[0-9a-f]+ \(plain_fork_phdr\)| \(plain_fork_phdr.c:[0-9]+\))' "$tmp/a.txt" ||
 			fail "$f: the allocations' frames are not named: $(head -20 "$tmp/a.txt")"
 	done
 	[ "$n" = 20 ] || fail "run $i: $n children's files, want 20"

@@ -87,7 +87,8 @@ for fn in ("late_writer", "cond_signaller", "lock_holder"):
 # rec-view wall-by-site = the samples' sums by site (the first frame)
 site = collections.defaultdict(collections.Counter)
 for v in ws:
-    fr = (v.get("stackTrace") or {}).get("frames", [])
+    # the site is the first frame of real code: inlined functions are not sites
+    fr = [f for f in (v.get("stackTrace") or {}).get("frames", []) if not f.get("inline")]
     if not fr: s = "[no stack]"
     elif fr[0]["function"]: s = fr[0]["function"].replace(";", ":")
     else: s = "%s+0x%x" % ((fr[0]["module"] or "").rsplit("/", 1)[-1], int(fr[0]["moduleOffset"], 16))

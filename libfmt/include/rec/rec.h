@@ -548,7 +548,10 @@ typedef struct rec_stack {
  *  recorder drops librec's own frames when it captures a stack
  *  (spec/EVENTS.md); in recordings made before it did, which begin with
  *  librec's functions (all named rec_*), the first frame not named rec_*
- *  (0 when every frame is).  0 for NULL or an empty stack. */
+ *  (0 when every frame is).  An inlined function's frame (inline_depth > 0)
+ *  is not a site: the site is the first frame of the code the program's
+ *  function is in, as in the SQL's frames table.  0 for NULL or an empty
+ *  stack. */
 REC_API uint32_t rec_stack_site(const rec_stack *s);
 
 /*! rec_writer_copy_frame_source() : for tools that re-encode a recording:
