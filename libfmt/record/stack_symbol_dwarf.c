@@ -103,11 +103,11 @@ static int local_find_debuginfo(Dwfl_Module *mod, void **userdata, const char *m
 		return -1; /* no build-id to check a candidate against */
 	static const char dig[] = "0123456789abcdef";
 	char hex[2 * 64 + 1];
-	for (int i = 0; i < n; i++) {
+	for (size_t i = 0; i < (size_t)n; i++) {
 		hex[2 * i] = dig[bits[i] >> 4];
 		hex[2 * i + 1] = dig[bits[i] & 15];
 	}
-	hex[2 * n] = 0;
+	hex[2 * (size_t)n] = 0;
 	const char *slash = strrchr(file_name, '/');
 	int dl = slash ? (int)(slash - file_name) : 0;
 	char cand[4096];
