@@ -272,7 +272,8 @@ static void t_lock_order_many_pairs(void **state)
 		if (strcmp(e->type, "rec.LockOrder") == 0) {
 			assert_int_equal(rec_t_fu(e, "heldAddress"), (uintptr_t)&g_a);
 			n++;
-		} else if (strcmp(e->type, "rec.Dropped") == 0) {
+		} else if (strcmp(e->type, "rec.Dropped") == 0 &&
+			   rec_t_fu(e, "type") == 17) { /* rec.LockOrder's id */
 			dropped += rec_t_fu(e, "count");
 		}
 	}
