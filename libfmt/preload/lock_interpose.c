@@ -63,10 +63,19 @@ static __attribute__((noinline)) void waited(const void *lock, uint64_t holder, 
 	rec_in_recorder_--;
 }
 
-static inline int wait_begin(uint64_t *t0)
+/* Before a contended wait on lock: 1 and *t0 set if rec.LockWait is on.
+ * A thread that holds no lock taken through these interposers holds none
+ * of its allocator's (jemalloc's are pthread mutexes; glibc's malloc never
+ * calls them), so when the lock's or the caller's module has not been read
+ * yet (a library dlopen'ed since), it reads it now, allocating
+ * (lock_names.c): the name is ready for the event.  An allocator's own
+ * code and data were read at start, so it never gets there. */
+static inline int wait_begin(uint64_t *t0, const void *lock, uintptr_t caller)
 {
 	rec_in_recorder_++;
 	int on = rec_lock_wait_begin_(t0);
+	if (on && rec_lock_held_count_() == 0 && rec_lock_name_load(lock, caller))
+		on = rec_lock_wait_begin_(t0); /* the wait starts after the naming */
 	rec_in_recorder_--;
 	return on;
 }
@@ -88,7 +97,7 @@ static __attribute__((noinline)) int mutex_contended(pthread_mutex_t *m,
 						     uintptr_t caller)
 {
 	uint64_t holder = mutex_owner(m), t0 = 0;
-	int on = wait_begin(&t0);
+	int on = wait_begin(&t0, m, caller);
 	unsigned w = rec_wall_enter(REC_WALL_LOCK);
 	int rc = abstime ? rec_real_.mutex_timedlock(m, abstime) : rec_real_.mutex_lock(m);
 	rec_preload_wall_leave(w);
@@ -149,7 +158,7 @@ static __attribute__((noinline)) int rw_contended(pthread_rwlock_t *l, int write
 						  const struct timespec *abstime, uintptr_t caller)
 {
 	uint64_t holder = rwlock_writer(l), t0 = 0;
-	int on = wait_begin(&t0);
+	int on = wait_begin(&t0, l, caller);
 	int rc;
 	unsigned w = rec_wall_enter(REC_WALL_LOCK);
 	if (abstime)
@@ -241,7 +250,7 @@ REC_PRELOAD_API int pthread_spin_lock(pthread_spinlock_t *s)
 	if (__builtin_expect(rc != EBUSY, 1))
 		return rc;
 	uint64_t t0 = 0;
-	int on = wait_begin(&t0);
+	int on = wait_begin(&t0, (const void *)s, (uintptr_t)__builtin_return_address(0));
 	unsigned w = rec_wall_enter(REC_WALL_LOCK);
 	rc = rec_real_.spin_lock(s);
 	rec_preload_wall_leave(w);

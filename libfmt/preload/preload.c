@@ -187,6 +187,7 @@ static void record_here(void)
 	(void)rec_recorder_attach_thread(r);
 	(void)rec_cpu_sampler_attach_thread();
 	rec_wall_attach_thread();
+	rec_lock_names_start(r);
 	rec_preload_recorder_ = r;
 	rec_preload_pid_ = getpid();
 	__atomic_store_n(&rec_preload_on_, 1, __ATOMIC_RELEASE);

@@ -138,11 +138,19 @@ size_t rec_boot_size(const void *p);
  * of the program's or a library's data object that contains it
  * ("quote_cache_lock", "table+64"), else "0x<addr>@FUNCTION" with the
  * function at caller_pc (the first frame that waited on it), else NULL.
- * Cached per address; call inside the recorder (it may allocate). */
+ * Cached per address; call inside the recorder.  Allocates nothing (the
+ * caller may hold its allocator's locks): a name that needs a module not
+ * read yet is 0x<addr> until the writer reads it. */
 const char *rec_lock_name(const void *addr, uintptr_t caller_pc);
+/* lock_names.c: the lock at addr named now, reading the modules of addr and
+ * caller_pc if need be (allocates: call only from a thread that holds no
+ * lock of the program's allocator); 0 if it was named already. */
+int rec_lock_name_load(const void *addr, uintptr_t caller_pc);
 /* lock_names.c: the symbolizer's tables of the modules loaded now, read in
- * the constructor; names given up (the lookup's lock busy for 50 ms). */
+ * the constructor; then by r's writer thread as modules are loaded
+ * (rec_lock_names_start); names given up (the lookup's lock busy 50 ms). */
 void rec_lock_names_init(void);
+void rec_lock_names_start(struct rec_recorder *r); /* names_tick on r's writer */
 extern uint64_t rec_lock_names_given_up;
 
 /* Wall-clock sampling (libfmt/record/wall_internal.h): an interposed

@@ -86,6 +86,9 @@ int rec_lock_released_(const void *lock);
 /* Names a lock that has none (NULL) when an event is written, if set (the
  * preload library's lock_names.c); NULL: "0x<address>". */
 extern const char *(*rec_lock_name_hook_)(const void *lock);
+/* How many locks the calling thread holds by rec_lock_acquired_ (the
+ * held-lock stack's depth, saturated at its size). */
+uint32_t rec_lock_held_count_(void);
 /* Back on the held stack after a condition wait, without a lock-order check. */
 void rec_lock_reacquired_(const void *lock, const char *name);
 int rec_lock_wait_begin_(uint64_t *t0);

@@ -614,6 +614,11 @@ int rec_lock_wait_begin_(uint64_t *t0)
 	return 1;
 }
 
+uint32_t rec_lock_held_count_(void)
+{
+	return tls_depth;
+}
+
 void rec_lock_wait_end_(const void *lock, const char *name, uint64_t holder, unsigned kind,
 			uint64_t t0)
 {

@@ -197,6 +197,26 @@ rec_status rec_symbolizer_lookup(rec_symbolizer *s, uintptr_t entry,
  *  thread-safe, like rec_symbolizer_lookup(). */
 const char *rec_symbolizer_data(rec_symbolizer *s, uintptr_t addr, uint64_t *offset);
 
+/*! rec_symbolizer_name_now() :
+ *  The function (object == 0; addr a return address unless exact) or the
+ *  data object (object != 0) at addr, from what s has read already: no walk
+ *  of the loaded modules, no file read, nothing allocated, no lock taken, so
+ *  a thread that may hold its allocator's locks can call it (lock_names.c).
+ *  NULL when there is none, or when addr's module or its symbol index is not
+ *  loaded yet: *ready is 0 then, and rec_symbolizer_data() or
+ *  rec_symbolizer_lookup() of an address in it (from a thread that may
+ *  allocate) loads it.  Data outside every module known is ready (none):
+ *  the heap or a stack, or a module loaded since s last walked them.  Not
+ *  thread-safe, like rec_symbolizer_lookup(). */
+const char *rec_symbolizer_name_now(rec_symbolizer *s, uintptr_t addr, int object, int exact,
+				    uint64_t *offset, int *ready);
+
+/* stack_symbol_dwarf.c: rec_symbols_function() (object == 0) or
+ * rec_symbols_data() from a module whose symbol index is built (*built),
+ * else NULL: allocates nothing, reads nothing. */
+const char *rec_symbols_built_name_(const rec_symbols *s, uint32_t handle, uint64_t module_offset,
+				    int object, int exact, uint64_t *offset, int *built);
+
 /*! rec_module_build_id() : lowercase hex build-id of the module loaded at
  *  load bias base (dl_iterate_phdr over PT_NOTE, NT_GNU_BUILD_ID) into
  *  buf (NUL-terminated); returns the hex length, 0 if none/unknown. */

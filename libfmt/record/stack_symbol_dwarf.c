@@ -25,6 +25,7 @@
 #include <unistd.h>
 
 #include "rec/symbols.h"
+#include "record/stack_internal.h"
 
 #define MAX_INLINE 64 /* deeper inline chains are cut (never seen in practice) */
 
@@ -44,6 +45,7 @@ typedef struct sym_module {
 	sym_ent *syms;
 	size_t nsyms;
 	int syms_state; /* 0 not built, 1 built, -1 failed */
+	GElf_Addr bias;  /* the module's load bias, once syms_state is 1 */
 } sym_module;
 
 struct rec_symbols {
@@ -318,6 +320,10 @@ static bool module_symbols(sym_module *m)
 	if (m->syms_state)
 		return m->syms_state > 0;
 	m->syms_state = -1;
+	Dwarf_Addr bias = 0;
+	if (dwfl_module_getelf(m->mod, &bias) == NULL)
+		return false;
+	m->bias = bias;
 	int n = dwfl_module_getsymtab(m->mod);
 	if (n <= 0)
 		return false;
@@ -633,5 +639,21 @@ const char *rec_symbols_data(rec_symbols *s, uint32_t handle, uint64_t module_of
 		return NULL;
 	if (offset)
 		*offset = bias + module_offset - e->start;
+	return e->name;
+}
+
+const char *rec_symbols_built_name_(const rec_symbols *s, uint32_t handle, uint64_t module_offset,
+				    int object, int exact, uint64_t *offset, int *built)
+{
+	sym_module *sm = s ? module_of(s, handle) : NULL;
+	*built = sm != NULL && sm->syms_state > 0;
+	if (!*built || (!object && !exact && module_offset == 0))
+		return NULL;
+	GElf_Addr a = sm->bias + module_offset - (!object && !exact);
+	const sym_ent *e = symbol_at(sm, a, object ? STT_OBJECT : STT_FUNC);
+	if (!e)
+		return NULL;
+	if (offset)
+		*offset = sm->bias + module_offset - e->start;
 	return e->name;
 }

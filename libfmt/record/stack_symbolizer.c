@@ -453,6 +453,30 @@ const char *rec_symbolizer_data(rec_symbolizer *s, uintptr_t addr, uint64_t *off
 	return rec_symbols_data(s->syms, m->sym_handle, addr - m->base, offset);
 }
 
+const char *rec_symbolizer_name_now(rec_symbolizer *s, uintptr_t addr, int object, int exact,
+				    uint64_t *offset, int *ready)
+{
+	*ready = 0;
+	if (s == NULL || s->names_off)
+		return NULL;
+	for (size_t i = 0; i < s->nmods; i++) { /* the modules known: no walk */
+		module *m = &s->mods[i];
+		for (uint32_t k = 0; k < m->nsegs; k++) {
+			if (addr < m->seg_lo[k] || addr >= m->seg_hi[k])
+				continue;
+			if (m->sym_state != 1)
+				return NULL;
+			int built = 0;
+			const char *n = rec_symbols_built_name_(s->syms, m->sym_handle, addr - m->base,
+								object, exact, offset, &built);
+			*ready = built;
+			return n;
+		}
+	}
+	*ready = object; /* data outside every module known: the heap or a stack */
+	return NULL;
+}
+
 rec_status rec_symbolizer_source(rec_symbolizer *s, uintptr_t entry, rec_symbol *out)
 {
 	if (s == NULL || out == NULL)

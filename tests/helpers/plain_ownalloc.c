@@ -20,6 +20,18 @@
  * waited for heap_lock, held by a thread whose lock bookkeeping waited for
  * the recorder's lock.
  *
+ * With PLAIN_OWNALLOC_BINS=1 in the environment it is more like jemalloc:
+ * every allocation and free also takes a bin lock that lives in memory the
+ * allocator mapped (not a variable: its events name it 0x<address>@FUNC)
+ * while it holds heap_lock, and a hog thread holds the bin lock for 20 ms
+ * at a time (spinning: no call the preload sees) while the workers run, so
+ * a thread inside the allocator, holding heap_lock, waits for the bin lock
+ * and its wait is an event.  The allocator must not be entered again by a
+ * thread already inside it (the recorder allocating while it names the
+ * lock, as it did inside redis-server's jemalloc, which then waited for its
+ * own mutex): that prints "re-entered" and exits 3.  The hog prints
+ * "hog TID holds N" at the end.
+ *
  * Usage: plain_ownalloc [ROUNDS [WORKERS [ITERS]]].  Prints "round N" as
  * rounds end, "tid TID iters N" for every worker, and "done" at the end.
  */
@@ -32,6 +44,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 /* ---- the allocator ---------------------------------------------------------- */
@@ -59,6 +72,54 @@ static unsigned class_of(size_t n)
 	return c;
 }
 
+/* PLAIN_OWNALLOC_BINS: the bin lock (mapped), and the re-entry check. */
+static int bins = -1;
+static pthread_mutex_t *bin_lock;
+static __thread int in_alloc;
+
+static int bins_on(void)
+{
+	if (bins < 0) { /* the first call, before any thread: getenv allocates nothing */
+		const char *e = getenv("PLAIN_OWNALLOC_BINS");
+		bins = e != NULL && e[0] == '1';
+	}
+	return bins;
+}
+
+static void enter(void)
+{
+	if (!bins_on())
+		return;
+	if (in_alloc) {
+		static const char msg[] = "plain_ownalloc: re-entered: the allocator was called "
+					  "by a thread already inside it\n";
+		(void)!write(2, msg, sizeof msg - 1);
+		_exit(3);
+	}
+	in_alloc = 1;
+	pthread_mutex_lock(&heap_lock);
+	if (bin_lock == NULL) {
+		void *m = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (m == MAP_FAILED)
+			_exit(4);
+		pthread_mutexattr_t at;
+		pthread_mutexattr_init(&at);
+		pthread_mutexattr_settype(&at, PTHREAD_MUTEX_ERRORCHECK);
+		pthread_mutex_init(m, &at);
+		bin_lock = m;
+	}
+	pthread_mutex_lock(bin_lock);
+}
+
+static void leave(void)
+{
+	if (!bins)
+		return;
+	pthread_mutex_unlock(bin_lock);
+	pthread_mutex_unlock(&heap_lock);
+	in_alloc = 0;
+}
+
 static void *heap_alloc(size_t n)
 {
 	if (n > ((size_t)1 << 40))
@@ -66,12 +127,14 @@ static void *heap_alloc(size_t n)
 	unsigned c = class_of(n + HDR);
 	if (c >= CLASSES)
 		return NULL;
+	enter();
 	pthread_mutex_lock(&heap_lock);
 	if (heap_base == NULL) {
 		void *m = mmap(NULL, HEAP_SIZE, PROT_READ | PROT_WRITE,
 			       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
 		if (m == MAP_FAILED) {
 			pthread_mutex_unlock(&heap_lock);
+			leave();
 			return NULL;
 		}
 		heap_base = heap_top = m;
@@ -85,6 +148,7 @@ static void *heap_alloc(size_t n)
 		heap_top += (size_t)16 << c;
 	}
 	pthread_mutex_unlock(&heap_lock);
+	leave();
 	if (b == NULL)
 		return NULL;
 	hdr h = { c, 0, 0 };
@@ -104,10 +168,12 @@ void free(void *p)
 	hdr *h = hdr_of(p);
 	uint8_t *b = (uint8_t *)h - h->back;
 	unsigned c = ((hdr *)b)->cls;
+	enter();
 	pthread_mutex_lock(&heap_lock);
 	memcpy(b, &free_lists[c], sizeof(void *));
 	free_lists[c] = b;
 	pthread_mutex_unlock(&heap_lock);
+	leave();
 }
 
 void *malloc(size_t n)
@@ -211,7 +277,12 @@ static void *worker(void *p)
 	while (round_started < a->round)
 		pthread_cond_wait(&start_cond, &start_lock);
 	pthread_mutex_unlock(&start_lock);
-	for (long i = 0; i < iters; i++) {
+	for (long i = 0; i < iters && bins_on(); i++) { /* the allocator's locks only */
+		void *volatile b = malloc(32 + (size_t)(i % 200)); /* volatile: kept */
+		free(b);
+		a->done++;
+	}
+	for (long i = 0; i < iters && !bins_on(); i++) {
 		task *t = malloc(sizeof *t);
 		if (t == NULL)
 			break;
@@ -229,6 +300,34 @@ static void *worker(void *p)
 	return NULL;
 }
 
+/* The hog: holds the bin lock 20 ms at a time (spinning on the clock),
+ * 30 ms apart, until the workers are done. */
+static int workers_done;
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static void *hog(void *p)
+{
+	(void)p;
+	long holds = 0;
+	while (!__atomic_load_n(&workers_done, __ATOMIC_ACQUIRE)) {
+		pthread_mutex_lock(bin_lock);
+		for (uint64_t end = now_ns() + 20000000u; now_ns() < end;)
+			;
+		pthread_mutex_unlock(bin_lock);
+		holds++;
+		struct timespec ts = { 0, 30000000 };
+		nanosleep(&ts, NULL);
+	}
+	printf("hog %ld holds %ld\n", (long)syscall(SYS_gettid), holds);
+	return NULL;
+}
+
 int main(int argc, char **argv)
 {
 	int rounds = argc > 1 ? (int)strtol(argv[1], NULL, 10) : 4;
@@ -240,6 +339,13 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	setvbuf(stdout, NULL, _IOLBF, 0);
+	pthread_t hog_th;
+	if (bins_on()) {
+		enter(); /* the bin lock exists */
+		leave();
+		if (pthread_create(&hog_th, NULL, hog, NULL) != 0)
+			return 1;
+	}
 	for (int r = 0; r < rounds; r++) {
 		pthread_t th[64];
 		worker_arg *args = calloc((size_t)workers, sizeof *args);
@@ -261,6 +367,9 @@ int main(int argc, char **argv)
 		free(args);
 		printf("round %d\n", r);
 	}
+	__atomic_store_n(&workers_done, 1, __ATOMIC_RELEASE);
+	if (bins_on())
+		pthread_join(hog_th, NULL);
 	printf("done\n");
 	return 0;
 }

@@ -71,6 +71,7 @@ burst() {
 rw_start() {
 	local rec=$1
 	shift
+	: >"$work/server.out" # there before the server's shell opens it (the wait below reads it)
 	if [ "${rw_plain:-0}" = 1 ]; then
 		timeout 120 "$BIN/rec-record" "${rw_record_opts[@]}" -o "$rec" -- \
 			"$BIN/requestwatch-plain" --port 0 "$@" >"$work/server.out" 2>"$work/server.err" &
