@@ -169,6 +169,7 @@ static void init_eagerly(void)
 	(void)rec_lock_wait_begin_(&t0); /* rec.LockWait, rec.LockOrder */
 	(void)rec_sleep_type();          /* rec.Sleep, rec.CondWait */
 	(void)rec_io_type_();            /* rec.IO */
+	(void)rec_poll_type_();          /* rec.Poll */
 	rec_thread_global_init();
 	(void)rec_builtin_tid();
 	uintptr_t pcs[4];

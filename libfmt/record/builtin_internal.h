@@ -109,6 +109,12 @@ struct rec_event_type *rec_io_type_(void);
 void rec_io_set_threshold(uint64_t ns);
 void rec_io_emit_(int fd, const char *call, const char *kind, const char *address,
 		  uint64_t bytes, int err, uint64_t t0, uint64_t t1);
+/* io.c, for the preload library's poll interposers: rec.Poll's type (off
+ * unless the events list names it) and one event (rc: the call's result;
+ * err: its errno when rc < 0; timeout_ns -1: none). */
+struct rec_event_type *rec_poll_type_(void);
+void rec_poll_emit_(const char *call, int fd, uint64_t watched, int64_t timeout_ns, int rc,
+		    int err, uint64_t t0, uint64_t t1);
 
 /* thread.c: the calling thread named itself (pthread_setname_np): its
  * rec.ThreadStart name follows if the thread was not written out yet. */

@@ -46,6 +46,7 @@ extern "C" {
 #define REC_TYPE_ID_COND_WAIT 22u  /* rec.CondWait */
 #define REC_TYPE_ID_IO 23u         /* rec.IO (the preload library's I/O interposers) */
 #define REC_TYPE_ID_WALL_SAMPLE 28u /* rec.WallSample (wall-clock samples; the preload library) */
+#define REC_TYPE_ID_POLL 29u        /* rec.Poll (poll/select/epoll waits; off unless asked) */
 
 /* Default thresholds (the options' events list overrides them, e.g.
  * "rec.LockWait:threshold=1ms"). */
@@ -53,6 +54,7 @@ extern "C" {
 #define REC_SLEEP_THRESHOLD_NS 0u         /* every sleep */
 #define REC_COND_WAIT_THRESHOLD_NS 0u     /* every condition wait ("rec.CondWait:threshold=") */
 #define REC_IO_THRESHOLD_NS 10000000u     /* 10 ms, like JFR's socket and file events */
+#define REC_POLL_THRESHOLD_NS 10000000u   /* 10 ms (rec.Poll is off unless the events list names it) */
 
 /* ------------------------------------------------------------------------ */
 /* Locks                                                                    */
