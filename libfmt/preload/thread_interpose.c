@@ -54,6 +54,7 @@ static void *thread_start(void *p)
 			(void)rec_recorder_attach_thread(r);
 		(void)rec_cpu_sampler_attach_thread();
 		rec_wall_attach_thread();
+		(void)rec_stack_thread_register(); /* exact bounds, while it holds no lock */
 		rec_in_recorder_--;
 	}
 	void *ret = a.fn(a.arg);

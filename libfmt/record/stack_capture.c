@@ -273,8 +273,13 @@ capture_from(uintptr_t fp, uintptr_t *pcs, size_t max, size_t skip, int *truncat
 		*truncated = 0;
 	if (pcs == NULL || max == 0)
 		return 0;
+	/* A thread's first capture finds its stack in /proc/self/maps (read
+	 * with open and read, into a buffer on the stack), not with
+	 * pthread_getattr_np, which allocates: the thread may be inside its
+	 * allocator's locks (a pthread_mutex_trylock of jemalloc's, a
+	 * rec.LockOrder event), so the allocator would wait for its own lock. */
 	if (tls_stack_hi == 0 && tls_in_signal == 0)
-		(void)register_bounds();
+		(void)bounds_from_maps(fp);
 	const volatile uintptr_t *f = (const volatile uintptr_t *)fp;
 	uintptr_t next = f[0], ret = f[1];
 	size_t n = 0;

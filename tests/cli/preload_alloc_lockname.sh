@@ -15,6 +15,11 @@
 # lock's first event is a pair named without a caller, and the lookup of the
 # caller's function (the path that allocated) is never taken.  Before the
 # fix every run without rec.LockOrder re-entered the allocator (and hung).
+# The workers are started by libc's pthread_create (as jemalloc starts its
+# threads), so the recorder first meets them inside the allocator: their
+# first stack capture found the stack's bounds with pthread_getattr_np,
+# which called realloc (redis-server hung so too); with that path put back
+# all four runs hung.
 #
 # Each run must end within 60 s with the program's status 0 and "done";
 # the recording must show the bin lock's waits named 0x<address>@FUNCTION

@@ -29,12 +29,15 @@
  * and its wait is an event.  The allocator must not be entered again by a
  * thread already inside it (the recorder allocating while it names the
  * lock, as it did inside redis-server's jemalloc, which then waited for its
- * own mutex): that prints "re-entered" and exits 3.  The hog prints
- * "hog TID holds N" at the end.
+ * own mutex): that prints "re-entered" and exits 3.  The workers are
+ * started by libc's pthread_create, not the one the preload library
+ * interposes (as jemalloc starts its threads), so the recorder meets them
+ * first inside the allocator.  The hog prints "hog TID holds N" at the end.
  *
  * Usage: plain_ownalloc [ROUNDS [WORKERS [ITERS]]].  Prints "round N" as
  * rounds end, "tid TID iters N" for every worker, and "done" at the end.
  */
+#include <dlfcn.h>
 #include <errno.h>
 #include <malloc.h>
 #include <pthread.h>
@@ -328,6 +331,24 @@ static void *hog(void *p)
 	return NULL;
 }
 
+/* PLAIN_OWNALLOC_BINS: the workers are started by libc's pthread_create
+ * itself, as jemalloc starts its background threads (through its own
+ * pointer to the next definition): the preload library does not see them
+ * start, and registers them at their first event, inside the allocator. */
+typedef int (*create_fn)(pthread_t *, const pthread_attr_t *, void *(*)(void *), void *);
+
+static int create(pthread_t *th, void *(*fn)(void *), void *arg)
+{
+	static create_fn libc_create;
+	if (bins_on() && libc_create == NULL) {
+		void *libc = dlopen("libc.so.6", RTLD_NOW | RTLD_NOLOAD);
+		libc_create = libc ? (create_fn)dlsym(libc, "pthread_create") : NULL;
+		if (libc_create == NULL)
+			return -1;
+	}
+	return libc_create ? libc_create(th, NULL, fn, arg) : pthread_create(th, NULL, fn, arg);
+}
+
 int main(int argc, char **argv)
 {
 	int rounds = argc > 1 ? (int)strtol(argv[1], NULL, 10) : 4;
@@ -353,7 +374,7 @@ int main(int argc, char **argv)
 			return 1;
 		for (int w = 0; w < workers; w++) {
 			args[w].round = r;
-			if (pthread_create(&th[w], NULL, worker, &args[w]) != 0)
+			if (create(&th[w], worker, &args[w]) != 0)
 				return 1;
 		}
 		pthread_mutex_lock(&start_lock);
