@@ -92,16 +92,19 @@ typedef struct gen {
 	uint64_t str;
 } gen;
 
-static __attribute__((unused)) void ok(rec_status st) { assert_int_equal(st, REC_OK); }
+static __attribute__((unused))
+void ok(rec_status st) { assert_int_equal(st, REC_OK); }
 
-static __attribute__((unused)) uint64_t str(gen *g, const char *s)
+static __attribute__((unused))
+uint64_t str(gen *g, const char *s)
 {
 	uint64_t id = ++g->str;
 	ok(rec_writer_define_string(g->w, id, s, strlen(s)));
 	return id;
 }
 
-static __attribute__((unused)) void open_gen(gen *g, membuf *m)
+static __attribute__((unused))
+void open_gen(gen *g, membuf *m)
 {
 	rec_writer_options o = REC_WRITER_OPTIONS_INIT;
 	o.run_id = 0xabc;
@@ -147,9 +150,11 @@ static __attribute__((unused)) void open_gen(gen *g, membuf *m)
 	ok(rec_writer_define_stack(g->w, S_ALLOC_WARM, 0, s_alloc_warm, 2));
 }
 
-static __attribute__((unused)) uint64_t at(double ms) { return T0 + (uint64_t)(ms * (double)MS); }
+static __attribute__((unused))
+uint64_t at(double ms) { return T0 + (uint64_t)(ms * (double)MS); }
 
-static __attribute__((unused)) void sleep_ev(gen *g, uint64_t th, uint64_t stack, double s, double e)
+static __attribute__((unused))
+void sleep_ev(gen *g, uint64_t th, uint64_t stack, double s, double e)
 {
 	ok(rec_writer_begin(g->w, T_SLEEP, at(s), at(e) - at(s), th, stack));
 	ok(rec_writer_put_u64(g->w, str(g, "sleep")));
@@ -158,7 +163,8 @@ static __attribute__((unused)) void sleep_ev(gen *g, uint64_t th, uint64_t stack
 	ok(rec_writer_end(g->w));
 }
 
-static __attribute__((unused)) void alloc_ev(gen *g, uint64_t th, uint64_t stack, double t, uint64_t addr, uint64_t size)
+static __attribute__((unused))
+void alloc_ev(gen *g, uint64_t th, uint64_t stack, double t, uint64_t addr, uint64_t size)
 {
 	ok(rec_writer_begin(g->w, T_ALLOC, at(t), 0, th, stack));
 	ok(rec_writer_put_u64(g->w, addr));
@@ -168,7 +174,8 @@ static __attribute__((unused)) void alloc_ev(gen *g, uint64_t th, uint64_t stack
 	ok(rec_writer_end(g->w));
 }
 
-static __attribute__((unused)) void cpu_ev(gen *g, uint64_t th, double t, uint32_t overruns)
+static __attribute__((unused))
+void cpu_ev(gen *g, uint64_t th, double t, uint32_t overruns)
 {
 	ok(rec_writer_begin(g->w, T_CPU, at(t), 0, th, S_CPU));
 	ok(rec_writer_put_u64(g->w, 10 * MS));
@@ -176,7 +183,8 @@ static __attribute__((unused)) void cpu_ev(gen *g, uint64_t th, double t, uint32
 	ok(rec_writer_end(g->w));
 }
 
-static __attribute__((unused)) void req_ev(gen *g, uint64_t th, double s, double e, const char *path)
+static __attribute__((unused))
+void req_ev(gen *g, uint64_t th, double s, double e, const char *path)
 {
 	ok(rec_writer_begin(g->w, T_REQ, at(s), at(e) - at(s), th, 0));
 	ok(rec_writer_put_u64(g->w, str(g, path)));
@@ -184,7 +192,8 @@ static __attribute__((unused)) void req_ev(gen *g, uint64_t th, double s, double
 	ok(rec_writer_end(g->w));
 }
 
-static __attribute__((unused)) void wait_ev(gen *g, double s, double e)
+static __attribute__((unused))
+void wait_ev(gen *g, double s, double e)
 {
 	ok(rec_writer_begin(g->w, T_LOCKWAIT, at(s), at(e) - at(s), TH_W1, S_LOCK));
 	ok(rec_writer_put_u64(g->w, 0xbeef));
@@ -194,7 +203,8 @@ static __attribute__((unused)) void wait_ev(gen *g, double s, double e)
 	ok(rec_writer_end(g->w));
 }
 
-static __attribute__((unused)) void write_rec(membuf *m, bool fixed)
+static __attribute__((unused))
+void write_rec(membuf *m, bool fixed)
 {
 	gen g;
 	open_gen(&g, m);
@@ -243,7 +253,8 @@ typedef struct run {
 	size_t n;
 } run;
 
-static __attribute__((unused)) void run_findings(run *r, const membuf *m, const char *by)
+static __attribute__((unused))
+void run_findings(run *r, const membuf *m, const char *by)
 {
 	memset(r, 0, sizeof *r);
 	rec_findings_options o = REC_FINDINGS_OPTIONS_INIT;
@@ -270,7 +281,8 @@ static __attribute__((unused)) void run_findings(run *r, const membuf *m, const 
 	ok(rec_findings_get(r->f, &r->list, &r->n));
 }
 
-static __attribute__((unused)) size_t count(const run *r, const char *rule)
+static __attribute__((unused))
+size_t count(const run *r, const char *rule)
 {
 	size_t n = 0;
 	for (size_t i = 0; i < r->n; i++)
@@ -278,7 +290,8 @@ static __attribute__((unused)) size_t count(const run *r, const char *rule)
 	return n;
 }
 
-static __attribute__((unused)) const rec_finding *get(const run *r, const char *rule, const char *subject)
+static __attribute__((unused))
+const rec_finding *get(const run *r, const char *rule, const char *subject)
 {
 	for (size_t i = 0; i < r->n; i++)
 		if (strcmp(r->list[i].rule, rule) == 0 && strcmp(r->list[i].subject, subject) == 0)
@@ -286,7 +299,8 @@ static __attribute__((unused)) const rec_finding *get(const run *r, const char *
 	return NULL;
 }
 
-static __attribute__((unused)) const rec_finding_fact *fact(const rec_finding *x, const char *key)
+static __attribute__((unused))
+const rec_finding_fact *fact(const rec_finding *x, const char *key)
 {
 	for (size_t i = 0; i < x->fact_count; i++)
 		if (strcmp(x->facts[i].key, key) == 0)
@@ -295,11 +309,13 @@ static __attribute__((unused)) const rec_finding_fact *fact(const rec_finding *x
 	return NULL;
 }
 
-static __attribute__((unused)) uint64_t U(const rec_finding *x, const char *key) { return fact(x, key)->value.u; }
+static __attribute__((unused))
+uint64_t U(const rec_finding *x, const char *key) { return fact(x, key)->value.u; }
 
 static __attribute__((unused)) membuf slow, fixed;
 
-static __attribute__((unused)) int setup(void **state)
+static __attribute__((unused))
+int setup(void **state)
 {
 	(void)state;
 	write_rec(&slow, false);
@@ -307,7 +323,8 @@ static __attribute__((unused)) int setup(void **state)
 	return 0;
 }
 
-static __attribute__((unused)) int teardown(void **state)
+static __attribute__((unused))
+int teardown(void **state)
 {
 	(void)state;
 	free(slow.p);

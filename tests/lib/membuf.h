@@ -19,7 +19,8 @@ typedef struct membuf {
 	size_t len, cap;
 } membuf;
 
-static __attribute__((unused)) int mem_write(void *opaque, const void *buf, size_t len)
+static __attribute__((unused))
+int mem_write(void *opaque, const void *buf, size_t len)
 {
 	membuf *m = opaque;
 	if (m->len + len > m->cap) {

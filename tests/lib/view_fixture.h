@@ -107,14 +107,16 @@ typedef struct gen {
 	uint64_t str;
 } gen;
 
-static __attribute__((unused)) uint64_t str(gen *g, const char *s)
+static __attribute__((unused))
+uint64_t str(gen *g, const char *s)
 {
 	uint64_t id = ++g->str;
 	ok(rec_writer_define_string(g->w, id, s, strlen(s)));
 	return id;
 }
 
-static __attribute__((unused)) void open_gen(gen *g, membuf *m, uint32_t chunk)
+static __attribute__((unused))
+void open_gen(gen *g, membuf *m, uint32_t chunk)
 {
 	rec_writer_options o = REC_WRITER_OPTIONS_INIT;
 	o.run_id = 0xabc;
@@ -165,9 +167,11 @@ static __attribute__((unused)) void open_gen(gen *g, membuf *m, uint32_t chunk)
 	ok(rec_writer_define_stack(g->w, S_COND, 0, s_cond, 2));
 }
 
-static __attribute__((unused)) uint64_t at(double ms) { return T0 + (uint64_t)(ms * (double)MS); }
+static __attribute__((unused))
+uint64_t at(double ms) { return T0 + (uint64_t)(ms * (double)MS); }
 
-static __attribute__((unused)) void sleep_ev(gen *g, uint64_t th, uint64_t stack, double s, double e)
+static __attribute__((unused))
+void sleep_ev(gen *g, uint64_t th, uint64_t stack, double s, double e)
 {
 	ok(rec_writer_begin(g->w, T_SLEEP, at(s), at(e) - at(s), th, stack));
 	ok(rec_writer_put_u64(g->w, str(g, "sleep")));
@@ -176,8 +180,9 @@ static __attribute__((unused)) void sleep_ev(gen *g, uint64_t th, uint64_t stack
 	ok(rec_writer_end(g->w));
 }
 
-static __attribute__((unused)) void alloc_ev(gen *g, uint64_t th, uint64_t stack, double t, uint64_t addr, uint64_t size,
-		     uint64_t weight, bool sampled)
+static __attribute__((unused))
+void alloc_ev(gen *g, uint64_t th, uint64_t stack, double t, uint64_t addr, uint64_t size,
+	      uint64_t weight, bool sampled)
 {
 	ok(rec_writer_begin(g->w, T_ALLOC, at(t), 0, th, stack));
 	ok(rec_writer_put_u64(g->w, addr));
@@ -187,7 +192,8 @@ static __attribute__((unused)) void alloc_ev(gen *g, uint64_t th, uint64_t stack
 	ok(rec_writer_end(g->w));
 }
 
-static __attribute__((unused)) void cpu_ev(gen *g, uint64_t th, uint64_t stack, double t, uint32_t overruns)
+static __attribute__((unused))
+void cpu_ev(gen *g, uint64_t th, uint64_t stack, double t, uint32_t overruns)
 {
 	ok(rec_writer_begin(g->w, T_CPU, at(t), 0, th, stack));
 	ok(rec_writer_put_u64(g->w, 10 * MS));
@@ -195,7 +201,8 @@ static __attribute__((unused)) void cpu_ev(gen *g, uint64_t th, uint64_t stack, 
 	ok(rec_writer_end(g->w));
 }
 
-static __attribute__((unused)) void req_ev(gen *g, uint64_t th, double s, double e, const char *path)
+static __attribute__((unused))
+void req_ev(gen *g, uint64_t th, double s, double e, const char *path)
 {
 	ok(rec_writer_begin(g->w, T_REQ, at(s), at(e) - at(s), th, 0));
 	ok(rec_writer_put_u64(g->w, str(g, path)));
@@ -204,7 +211,8 @@ static __attribute__((unused)) void req_ev(gen *g, uint64_t th, double s, double
 }
 
 /* Recording A, in commit order (each event when it ends). */
-static __attribute__((unused)) void write_a(membuf *m)
+static __attribute__((unused))
+void write_a(membuf *m)
 {
 	gen g;
 	open_gen(&g, m, 100);
@@ -253,14 +261,16 @@ static __attribute__((unused)) void write_a(membuf *m)
 
 static __attribute__((unused)) membuf rec_a;
 
-static __attribute__((unused)) int setup(void **state)
+static __attribute__((unused))
+int setup(void **state)
 {
 	(void)state;
 	write_a(&rec_a);
 	return 0;
 }
 
-static __attribute__((unused)) int teardown(void **state)
+static __attribute__((unused))
+int teardown(void **state)
 {
 	(void)state;
 	free(rec_a.p);

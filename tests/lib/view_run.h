@@ -25,7 +25,8 @@
 
 #include "membuf.h"
 
-static __attribute__((unused)) void ok(rec_status st) { assert_int_equal(st, REC_OK); }
+static __attribute__((unused))
+void ok(rec_status st) { assert_int_equal(st, REC_OK); }
 
 typedef struct run {
 	rec_view *v;
@@ -33,7 +34,8 @@ typedef struct run {
 	size_t n;
 } run;
 
-static __attribute__((unused)) void run_view(run *r, const membuf *m, rec_view_options *o)
+static __attribute__((unused))
+void run_view(run *r, const membuf *m, rec_view_options *o)
 {
 	memset(r, 0, sizeof *r);
 	ok(rec_view_open(&r->v, o));
@@ -60,7 +62,8 @@ static __attribute__((unused)) void run_view(run *r, const membuf *m, rec_view_o
 	ok(rec_view_get(r->v, &r->t, &r->n));
 }
 
-static __attribute__((unused)) void simple(run *r, const membuf *m, const char *view, const char *by)
+static __attribute__((unused))
+void simple(run *r, const membuf *m, const char *view, const char *by)
 {
 	rec_view_options o = REC_VIEW_OPTIONS_INIT;
 	o.view = view;
@@ -68,7 +71,8 @@ static __attribute__((unused)) void simple(run *r, const membuf *m, const char *
 	run_view(r, m, &o);
 }
 
-static __attribute__((unused)) const rec_view_table *table(const run *r, const char *name)
+static __attribute__((unused))
+const rec_view_table *table(const run *r, const char *name)
 {
 	for (size_t i = 0; i < r->n; i++)
 		if (strcmp(r->t[i].name, name) == 0)
@@ -77,7 +81,8 @@ static __attribute__((unused)) const rec_view_table *table(const run *r, const c
 	return NULL;
 }
 
-static __attribute__((unused)) int col(const rec_view_table *t, const char *key)
+static __attribute__((unused))
+int col(const rec_view_table *t, const char *key)
 {
 	for (size_t c = 0; c < t->column_count; c++)
 		if (strcmp(t->columns[c].key, key) == 0)
@@ -86,20 +91,23 @@ static __attribute__((unused)) int col(const rec_view_table *t, const char *key)
 	return -1;
 }
 
-static __attribute__((unused)) const rec_view_cell *cell(const rec_view_table *t, size_t row, const char *key)
+static __attribute__((unused))
+const rec_view_cell *cell(const rec_view_table *t, size_t row, const char *key)
 {
 	assert_true(row < t->row_count);
 	return &t->cells[row * t->column_count + (size_t)col(t, key)];
 }
 
-static __attribute__((unused)) uint64_t U(const rec_view_table *t, size_t row, const char *key)
+static __attribute__((unused))
+uint64_t U(const rec_view_table *t, size_t row, const char *key)
 {
 	const rec_view_cell *c = cell(t, row, key);
 	assert_false(c->null);
 	return c->u;
 }
 
-static __attribute__((unused)) const char *S(const rec_view_table *t, size_t row, const char *key)
+static __attribute__((unused))
+const char *S(const rec_view_table *t, size_t row, const char *key)
 {
 	const rec_view_cell *c = cell(t, row, key);
 	assert_false(c->null);
@@ -107,7 +115,8 @@ static __attribute__((unused)) const char *S(const rec_view_table *t, size_t row
 }
 
 /* The row whose text column key is value. */
-static __attribute__((unused)) size_t row_of(const rec_view_table *t, const char *key, const char *value)
+static __attribute__((unused))
+size_t row_of(const rec_view_table *t, const char *key, const char *value)
 {
 	for (size_t r = 0; r < t->row_count; r++) {
 		const rec_view_cell *c = cell(t, r, key);

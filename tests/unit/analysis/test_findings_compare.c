@@ -84,8 +84,9 @@ static void t_findings_facts(void **state)
 	rec_findings_diff_close(d);
 }
 
-static const rec_findings_change *change_of(const rec_findings_change *l, size_t n, const char *rule,
-					    const char *subject)
+/* The change of rule/subject, which occurs once in l. */
+static const rec_findings_change *change_of(const rec_findings_change *l, size_t n,
+					    const char *rule, const char *subject)
 {
 	const rec_findings_change *found = NULL;
 	for (size_t i = 0; i < n; i++) {
