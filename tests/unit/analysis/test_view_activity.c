@@ -16,6 +16,8 @@
  * and main sleeps 100-500 (not the holder: not counted).  So sleeping 70,
  * cond wait 60, I/O 60, lock wait 20, running 40, other 400 - 250 = 150 ms,
  * and the holder's site is cache_fill (the longest overlap, 60 ms).
+ * The bound: a holder that sleeps 40 times (1 ms each) during one 100 ms
+ * wait has only its last 32 (ACT_RING) counted: 32 ms sleeping, 68 other.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -94,10 +96,33 @@ static void t_holder_activity(void **state)
 	free(m.p);
 }
 
+static void t_ring_bound(void **state)
+{
+	(void)state;
+	membuf m = { 0 };
+	gen g;
+	open_gen(&g, &m, 300);
+	for (int k = 0; k < 40; k++)
+		sleep_ev(&g, TH_W2, S_WARM, 1010 + 2 * k, 1011 + 2 * k);
+	lock_wait(&g, TH_W1, 1000, 1100, "cache-lock", 102);
+	req_ev(&g, TH_MAIN, 1200, 1201, "/after");
+	ok(rec_writer_close(g.w));
+	run r;
+	simple(&r, &m, "contention-by-lock", NULL);
+	const rec_view_table *t = table(&r, "contention_by_lock");
+	assert_int_equal(t->row_count, 1);
+	assert_int_equal(U(t, 0, "total"), 100 * MS);
+	assert_int_equal(U(t, 0, "holder_sleeping"), 32 * MS);
+	assert_int_equal(U(t, 0, "holder_other"), 68 * MS);
+	rec_view_close(r.v);
+	free(m.p);
+}
+
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(t_holder_activity),
+		cmocka_unit_test(t_ring_bound),
 	};
 	if (argc > 1)
 		cmocka_set_test_filter(argv[1]);
