@@ -6,7 +6,8 @@
  * the recording), the filters (--min-wait, --top, window, thread), and the
  * lock-order graph's cycles: a 3-lock cycle, two cycles sharing a lock, no
  * false cycle on a DAG or for a recursive lock, and a 100000-lock cycle
- * (no recursion on input-sized depth).
+ * (no recursion on input-sized depth).  rec/lock_attrib.h alone is tested
+ * in test_lock_attrib.c, the cycle search alone in test_lock_cycles.c.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -19,7 +20,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "rec/lock_attrib.h"
 #include "rec/lock_graph.h"
 #include "rec/rec.h"
 
@@ -372,69 +372,6 @@ static void t_handoff_attribution(void **state)
 	rm_free(&m);
 }
 
-/* rec/lock_attrib.h on its own: the parts of each wait, in order; a wait
- * that only hands off (counted = false) has no parts of its own; a barging
- * thread (no wait recorded) is invisible: its hold is charged to the holder
- * before it; waits of another lock and of the waiter itself are not
- * hand-offs; a holder of 0 stays unknown until the first hand-off. */
-static void t_lock_attrib_parts(void **state)
-{
-	(void)state;
-	rec_lockattrib *a;
-	assert_int_equal(rec_lockattrib_open(&a), REC_OK);
-	const rec_lockattrib_wait w[] = {
-		{ 1, 12, 11, 0, 100, 70, true },   /* 0: lock 1, [0,100] behind 11 */
-		{ 1, 13, 11, 10, 40, 71, false },  /* 1: a hand-off to 13 at 40 only */
-		{ 1, 14, 0, 20, 60, 72, true },    /* 2: holder unknown; 13 at 40 */
-		{ 2, 15, 16, 0, 90, 73, true },    /* 3: lock 2: no hand-offs, though 13 and 14 end inside */
-		{ 1, 12, 11, 200, 300, 74, true }, /* 4: 12 again; nobody ends inside (a barger held it) */
-	};
-	for (size_t i = 0; i < sizeof w / sizeof w[0]; i++)
-		assert_int_equal(rec_lockattrib_add(a, &w[i]), REC_OK);
-	rec_lockattrib_wait bad = { 1, 1, 0, 10, 5, 0, true };
-	assert_int_equal(rec_lockattrib_add(a, &bad), REC_ERR_INVALID_ARG);
-	rec_lockattrib_part p;
-	assert_int_equal(rec_lockattrib_next(a, &p), REC_ERR_STATE);
-	assert_int_equal(rec_lockattrib_finish(a), REC_OK);
-	assert_int_equal(rec_lockattrib_count(a), 5);
-	const struct { size_t wait; uint64_t holder; int64_t s, e; bool handoff; } want[] = {
-		{ 0, 11, 0, 40, false }, { 0, 13, 40, 60, true }, { 0, 14, 60, 100, true },
-		{ 2, 0, 20, 40, false }, { 2, 13, 40, 60, true },
-		{ 3, 16, 0, 90, false },
-		{ 4, 11, 200, 300, false },
-	};
-	for (int round = 0; round < 2; round++) {
-		for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
-			assert_int_equal(rec_lockattrib_next(a, &p), REC_OK);
-			assert_int_equal(p.wait, want[i].wait);
-			assert_int_equal(p.tag, w[want[i].wait].tag);
-			assert_int_equal(p.waiter, w[want[i].wait].waiter);
-			assert_int_equal(p.holder, want[i].holder);
-			assert_int_equal(p.start_ns, want[i].s);
-			assert_int_equal(p.end_ns, want[i].e);
-			assert_int_equal(p.handoff, want[i].handoff);
-		}
-		assert_int_equal(rec_lockattrib_next(a, &p), REC_END);
-		rec_lockattrib_rewind(a);
-	}
-	/* adding after finish starts a new round */
-	rec_lockattrib_wait late = { 1, 17, 11, 250, 260, 75, false };
-	assert_int_equal(rec_lockattrib_add(a, &late), REC_OK);
-	assert_int_equal(rec_lockattrib_next(a, &p), REC_ERR_STATE);
-	assert_int_equal(rec_lockattrib_finish(a), REC_OK);
-	size_t n = 0;
-	int64_t last_part_holder = -1;
-	while (rec_lockattrib_next(a, &p) == REC_OK) {
-		n++;
-		if (p.wait == 4 && p.start_ns == 260)
-			last_part_holder = (int64_t)p.holder;
-	}
-	assert_int_equal(n, 8); /* wait 4 now split at 260 */
-	assert_int_equal(last_part_holder, 17);
-	rec_lockattrib_close(a);
-	rec_lockattrib_close(NULL);
-}
-
 static void t_filters(void **state)
 {
 	(void)state;
@@ -781,7 +718,6 @@ int main(void)
 		cmocka_unit_test(t_wait_graph),
 		cmocka_unit_test(t_filters),
 		cmocka_unit_test(t_handoff_attribution),
-		cmocka_unit_test(t_lock_attrib_parts),
 		cmocka_unit_test(t_three_lock_cycle),
 		cmocka_unit_test(t_dag_has_no_cycle),
 		cmocka_unit_test(t_two_cycles_share_a_lock),

@@ -37,28 +37,7 @@
 #include "rec/rec.h"
 #include "rec/view.h"
 
-typedef struct membuf {
-	unsigned char *p;
-	size_t len, cap;
-} membuf;
-
-static int mem_write(void *opaque, const void *buf, size_t len)
-{
-	membuf *m = opaque;
-	if (m->len + len > m->cap) {
-		size_t nc = m->cap ? m->cap : 4096;
-		while (nc < m->len + len)
-			nc *= 2;
-		unsigned char *np = realloc(m->p, nc);
-		if (!np)
-			return -12;
-		m->p = np;
-		m->cap = nc;
-	}
-	memcpy(m->p + m->len, buf, len);
-	m->len += len;
-	return 0;
-}
+#include "../../lib/membuf.h"
 
 #define T0 1000000000000ull
 #define WALL0 1796206443000000000ll
@@ -599,69 +578,6 @@ static void t_findings(void **state)
 	done(&b, &a);
 }
 
-/* Findings built here: matched by rule and subject (k-th with k-th), facts
- * by key, the deltas exact. */
-static void t_findings_facts(void **state)
-{
-	(void)state;
-	const rec_finding_fact fb1[] = {
-		{ "waiters_total", "waiters' total", REC_VIEW_DURATION, { .u = 900 } },
-		{ "holder", "holder", REC_VIEW_TEXT, { .text = "conn-1" } },
-		{ "share", "share", REC_VIEW_PERCENT, { .f = 50.0 } },
-	};
-	const rec_finding_fact fa1[] = {
-		{ "share", "share", REC_VIEW_PERCENT, { .f = 30.0 } },
-		{ "waiters_total", "waiters' total", REC_VIEW_DURATION, { .u = 300 } },
-		{ "holder", "holder", REC_VIEW_TEXT, { .text = "conn-1" } },
-		{ "extra", "extra", REC_VIEW_COUNT, { .u = 1 } },
-	};
-	const rec_finding_fact same[] = { { "n", "n", REC_VIEW_COUNT, { .u = 4 } } };
-	const rec_finding before[] = {
-		{ "r1", REC_FINDING_CRITICAL, "lock-a", "s", 3, fb1, 0, NULL, "x" },
-		{ "r2", REC_FINDING_INFO, "p", "s", 1, same, 0, NULL, "x" },
-		{ "r2", REC_FINDING_INFO, "p", "s", 1, same, 0, NULL, "x" },
-		{ "r3", REC_FINDING_WARNING, "gone", "s", 0, NULL, 0, NULL, "x" },
-	};
-	const rec_finding after[] = {
-		{ "r4", REC_FINDING_INFO, "new", "s", 0, NULL, 0, NULL, "x" },
-		{ "r2", REC_FINDING_INFO, "p", "s", 1, same, 0, NULL, "x" },
-		{ "r1", REC_FINDING_WARNING, "lock-a", "s", 4, fa1, 0, NULL, "x" },
-	};
-	rec_findings_diff *d = NULL;
-	ok(rec_findings_diff_open(&d, before, 4, after, 3));
-	const rec_findings_change *l;
-	size_t n;
-	rec_findings_diff_get(d, &l, &n);
-	assert_int_equal(n, 5);
-	assert_int_equal(l[0].change, REC_VIEW_ROW_NEW);
-	assert_ptr_equal(l[0].after, &after[0]);
-	assert_int_equal(l[1].change, REC_VIEW_ROW_BOTH);
-	assert_ptr_equal(l[1].before, &before[1]);
-	assert_false(l[1].changed);
-	assert_int_equal(l[2].change, REC_VIEW_ROW_BOTH);
-	assert_true(l[2].changed);
-	assert_int_equal(l[2].fact_count, 4);
-	assert_ptr_equal(l[2].before_facts[0], &fb1[2]);
-	assert_true(fabs(l[2].deltas[0].f + 20.0) < 1e-9);
-	assert_true(fabs(l[2].deltas[0].rel + 40.0) < 1e-9);
-	assert_ptr_equal(l[2].before_facts[1], &fb1[0]);
-	assert_int_equal(l[2].deltas[1].i, -600);
-	assert_true(fabs(l[2].deltas[1].rel - (-600.0 / 900.0 * 100.0)) < 1e-9);
-	assert_true(l[2].deltas[2].null); /* text */
-	assert_null(l[2].before_facts[3]);
-	assert_true(l[2].deltas[3].null);
-	/* then the gone, in before's order: the second r2/p and r3 */
-	assert_int_equal(l[3].change, REC_VIEW_ROW_GONE);
-	assert_ptr_equal(l[3].before, &before[2]);
-	assert_ptr_equal(l[4].before, &before[3]);
-	rec_findings_diff_close(d);
-	assert_int_equal(rec_findings_diff_open(&d, NULL, 1, after, 3), REC_ERR_INVALID_ARG);
-	ok(rec_findings_diff_open(&d, NULL, 0, NULL, 0));
-	rec_findings_diff_get(d, &l, &n);
-	assert_int_equal(n, 0);
-	rec_findings_diff_close(d);
-}
-
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -671,7 +587,6 @@ int main(void)
 		cmocka_unit_test(t_unkeyed_and_one_side),
 		cmocka_unit_test(t_repeated_keys),
 		cmocka_unit_test(t_findings),
-		cmocka_unit_test(t_findings_facts),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -26,31 +26,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "rec/rec.h"
-#include "rec/view.h"
-
-typedef struct membuf {
-	unsigned char *p;
-	size_t len, cap;
-} membuf;
-
-static int mem_write(void *opaque, const void *buf, size_t len)
-{
-	membuf *m = opaque;
-	if (m->len + len > m->cap) {
-		size_t nc = m->cap ? m->cap : 4096;
-		while (nc < m->len + len)
-			nc *= 2;
-		unsigned char *np = realloc(m->p, nc);
-		if (!np)
-			return -12;
-		m->p = np;
-		m->cap = nc;
-	}
-	memcpy(m->p + m->len, buf, len);
-	m->len += len;
-	return 0;
-}
+#include "../../lib/view_run.h"
 
 #define T0 1000000000000ull
 #define WALL0 1796206443000000000ll
@@ -67,8 +43,6 @@ static const rec_field f_wall[] = {
 	{ "period", "", "", REC_TYPE_U64, REC_UNIT_NANOS },
 };
 static const rec_field f_other[] = { { "n", "", "", REC_TYPE_U64, REC_UNIT_COUNT } };
-
-static void ok(rec_status st) { assert_int_equal(st, REC_OK); }
 
 typedef struct gen {
 	rec_writer *w;
@@ -142,43 +116,12 @@ static void write_rec(membuf *m)
 	ok(rec_writer_close(g.w));
 }
 
-typedef struct run {
-	rec_view *v;
-	const rec_view_table *t;
-	size_t n;
-} run;
-
-static void run_view(run *r, const membuf *m, rec_view_options *o)
+/* wall-by-site over m: one table */
+static void run_wall(run *r, const membuf *m, rec_view_options *o)
 {
-	memset(r, 0, sizeof *r);
-	ok(rec_view_open(&r->v, o));
-	rec_reader_options ro = REC_READER_OPTIONS_INIT;
-	ro.flags = REC_READ_ORDERED;
-	rec_reader *rd = NULL;
-	ok(rec_reader_open_mem(&rd, m->p, m->len, "mem", &ro));
-	ok(rec_view_begin_input(r->v));
-	rec_event ev;
-	rec_status st;
-	while ((st = rec_reader_next_event(rd, &ev)) == REC_OK)
-		ok(rec_view_add_event(r->v, &ev));
-	assert_int_equal(st, REC_END);
-	rec_reader_close(rd);
-	ok(rec_view_get(r->v, &r->t, &r->n));
+	run_view(r, m, o);
 	assert_int_equal(r->n, 1);
 	assert_string_equal(r->t[0].name, "wall_by_site");
-}
-
-static uint64_t U(const rec_view_table *t, size_t row, const char *key)
-{
-	assert_true(row < t->row_count);
-	for (size_t c = 0; c < t->column_count; c++)
-		if (strcmp(t->columns[c].key, key) == 0) {
-			const rec_view_cell *cell = &t->cells[row * t->column_count + c];
-			assert_false(cell->null);
-			return cell->u;
-		}
-	fail_msg("no column %s", key);
-	return 0;
 }
 
 static const char *site(const rec_view_table *t, size_t row)
@@ -212,7 +155,7 @@ static void t_by_site(void **state)
 	run r;
 	rec_view_options o = REC_VIEW_OPTIONS_INIT;
 	o.view = "wall-by-site";
-	run_view(&r, &rec_w, &o);
+	run_wall(&r, &rec_w, &o);
 	const rec_view_table *t = &r.t[0];
 	assert_int_equal(t->row_count, 4);
 	/* serve: 30 + 60 + 3 + 4 + 3 = 100 ticks; poll_loop 107; compute 40 +
@@ -249,14 +192,14 @@ static void t_thread_top(void **state)
 	rec_view_options o = REC_VIEW_OPTIONS_INIT;
 	o.view = "wall-by-site";
 	o.thread = "main";
-	run_view(&r, &rec_w, &o);
+	run_wall(&r, &rec_w, &o);
 	assert_int_equal(r.t[0].row_count, 2);
 	assert_string_equal(site(&r.t[0], 0), "compute");
 	assert_string_equal(site(&r.t[0], 1), "[no stack]");
 	rec_view_close(r.v);
 	o.thread = NULL;
 	o.top = 1;
-	run_view(&r, &rec_w, &o);
+	run_wall(&r, &rec_w, &o);
 	assert_int_equal(r.t[0].row_count, 1);
 	assert_int_equal(r.t[0].rows_total, 4);
 	assert_string_equal(site(&r.t[0], 0), "poll_loop");
@@ -276,7 +219,7 @@ static void t_none(void **state)
 	run r;
 	rec_view_options o = REC_VIEW_OPTIONS_INIT;
 	o.view = "wall-by-site";
-	run_view(&r, &m, &o);
+	run_wall(&r, &m, &o);
 	assert_int_equal(r.t[0].row_count, 0);
 	assert_non_null(r.t[0].note);
 	assert_non_null(strstr(r.t[0].note, "rec-record --wall"));

@@ -1,0 +1,130 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * test_view_activity.c - what a lock's holder did while another thread
+ * waited (libfmt/analysis/view_activity.c, read by contention-by-lock): a
+ * recording written with the real writer where worker-1 (tid 101) waits
+ * 100-500 ms on cache-lock held by worker-2 (tid 102), and worker-2 in
+ * that time (ms):
+ *     50-150 rec.Sleep at warmup          50 ms inside the wait: sleeping
+ *    160-200 rec.CondWait                 40: cond wait
+ *    210-230 rec.Sleep kind=cond          20: cond wait (older recordings)
+ *    240-300 rec.FileRead (rec/IO)        60: I/O, at cache_fill
+ *    310-330 rec.LockWait on other-lock   20: lock wait
+ *    340, 350, 360 CPU samples of 10 ms, the last with 1 overrun: 40 running
+ *    480-600 rec.Sleep at warmup          20 inside: sleeping
+ *    90 and 500 CPU samples: outside [100, 500)
+ * and main sleeps 100-500 (not the holder: not counted).  So sleeping 70,
+ * cond wait 60, I/O 60, lock wait 20, running 40, other 400 - 250 = 150 ms,
+ * and the holder's site is cache_fill (the longest overlap, 60 ms).
+ * The bound: a holder that sleeps 40 times (1 ms each) during one 100 ms
+ * wait has only its last 32 (ACT_RING) counted: 32 ms sleeping, 68 other.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include "../../lib/view_fixture.h"
+
+enum { T_IO = 40 };
+
+static const rec_field f_io[] = { { "bytes", "", "", REC_TYPE_U64, REC_UNIT_BYTES } };
+
+static void lock_wait(gen *g, uint64_t th, double s, double e, const char *lock, uint64_t holder)
+{
+	ok(rec_writer_begin(g->w, T_LOCKWAIT, at(s), at(e) - at(s), th, S_LOCK));
+	ok(rec_writer_put_u64(g->w, lock[0] == 'c' ? 0xbeef : 0xf00d));
+	ok(rec_writer_put_u64(g->w, str(g, lock)));
+	ok(rec_writer_put_u64(g->w, holder));
+	ok(rec_writer_put_u64(g->w, 0));
+	ok(rec_writer_end(g->w));
+}
+
+static void write_holder(membuf *m)
+{
+	gen g;
+	open_gen(&g, m, 300);
+	const rec_type tio = { T_IO, D_T_S, "rec.FileRead", "", "", "rec/IO", 1, f_io };
+	ok(rec_writer_add_type(g.w, &tio));
+	cpu_ev(&g, TH_W2, S_CPU, 90, 0);
+	sleep_ev(&g, TH_W2, S_WARM, 50, 150);
+	ok(rec_writer_begin(g.w, T_COND, at(160), at(200) - at(160), TH_W2, S_COND));
+	for (int k = 0; k < 6; k++)
+		ok(rec_writer_put_u64(g.w, 0));
+	ok(rec_writer_end(g.w));
+	ok(rec_writer_begin(g.w, T_SLEEP, at(210), at(230) - at(210), TH_W2, S_COND));
+	ok(rec_writer_put_u64(g.w, str(&g, "cond")));
+	ok(rec_writer_put_u64(g.w, 0));
+	ok(rec_writer_put_u64(g.w, 0));
+	ok(rec_writer_end(g.w));
+	ok(rec_writer_begin(g.w, T_IO, at(240), at(300) - at(240), TH_W2, S_HOLD));
+	ok(rec_writer_put_u64(g.w, 4096));
+	ok(rec_writer_end(g.w));
+	lock_wait(&g, TH_W2, 310, 330, "other-lock", 0);
+	cpu_ev(&g, TH_W2, S_CPU, 340, 0);
+	cpu_ev(&g, TH_W2, S_CPU, 350, 0);
+	cpu_ev(&g, TH_W2, S_CPU, 360, 1);
+	sleep_ev(&g, TH_MAIN, S_WARM, 100, 500);
+	lock_wait(&g, TH_W1, 100, 500, "cache-lock", 102);
+	cpu_ev(&g, TH_W2, S_CPU, 500, 0);
+	sleep_ev(&g, TH_W2, S_WARM, 480, 600);
+	ok(rec_writer_close(g.w));
+}
+
+static void t_holder_activity(void **state)
+{
+	(void)state;
+	membuf m = { 0 };
+	write_holder(&m);
+	run r;
+	simple(&r, &m, "contention-by-lock", NULL);
+	const rec_view_table *t = table(&r, "contention_by_lock");
+	size_t row = row_of(t, "lock", "cache-lock");
+	assert_int_equal(U(t, row, "waits"), 1);
+	assert_int_equal(U(t, row, "total"), 400 * MS);
+	assert_string_equal(S(t, row, "holders"), "worker-2 (1)");
+	assert_int_equal(U(t, row, "holder_sleeping"), 70 * MS);
+	assert_int_equal(U(t, row, "holder_cond_wait"), 60 * MS);
+	assert_int_equal(U(t, row, "holder_io"), 60 * MS);
+	assert_int_equal(U(t, row, "holder_lock_wait"), 20 * MS);
+	assert_int_equal(U(t, row, "holder_running"), 40 * MS);
+	assert_int_equal(U(t, row, "holder_other"), 150 * MS);
+	assert_string_equal(S(t, row, "holder_site"), "cache_fill");
+	rec_view_close(r.v);
+
+	free(m.p);
+}
+
+static void t_ring_bound(void **state)
+{
+	(void)state;
+	membuf m = { 0 };
+	gen g;
+	open_gen(&g, &m, 300);
+	for (int k = 0; k < 40; k++)
+		sleep_ev(&g, TH_W2, S_WARM, 1010 + 2 * k, 1011 + 2 * k);
+	lock_wait(&g, TH_W1, 1000, 1100, "cache-lock", 102);
+	req_ev(&g, TH_MAIN, 1200, 1201, "/after");
+	ok(rec_writer_close(g.w));
+	run r;
+	simple(&r, &m, "contention-by-lock", NULL);
+	const rec_view_table *t = table(&r, "contention_by_lock");
+	assert_int_equal(t->row_count, 1);
+	assert_int_equal(U(t, 0, "total"), 100 * MS);
+	assert_int_equal(U(t, 0, "holder_sleeping"), 32 * MS);
+	assert_int_equal(U(t, 0, "holder_other"), 68 * MS);
+	rec_view_close(r.v);
+	free(m.p);
+}
+
+int main(int argc, char **argv)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(t_holder_activity),
+		cmocka_unit_test(t_ring_bound),
+	};
+	if (argc > 1)
+		cmocka_set_test_filter(argv[1]);
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
