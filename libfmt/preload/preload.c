@@ -175,6 +175,9 @@ static void init_eagerly(void)
 	uintptr_t pcs[4];
 	int trunc = 0;
 	(void)rec_stack_capture_ex(pcs, 4, 0, &trunc);
+	/* From now on a thread that finds its stack bounds itself may be
+	 * inside its allocator: /proc/self/maps, not pthread_getattr_np. */
+	rec_stack_bounds_no_alloc_ = 1;
 	rec_lock_names_init();
 }
 

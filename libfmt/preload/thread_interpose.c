@@ -49,12 +49,12 @@ static void *thread_start(void *p)
 	rec_in_recorder_ = a.inside;
 	if (rec_preload_active()) {
 		rec_in_recorder_++;
+		(void)rec_stack_thread_register(); /* exact bounds, while it holds no lock */
 		rec_recorder *r = rec_recorder_default();
 		if (r != NULL)
 			(void)rec_recorder_attach_thread(r);
 		(void)rec_cpu_sampler_attach_thread();
 		rec_wall_attach_thread();
-		(void)rec_stack_thread_register(); /* exact bounds, while it holds no lock */
 		rec_in_recorder_--;
 	}
 	void *ret = a.fn(a.arg);

@@ -78,7 +78,7 @@ typedef struct sampled_thread {
 	uint64_t tid;
 	clockid_t clock;  /* the thread's CPU-time clock */
 	pthread_t self;
-	uintptr_t stack_lo, stack_hi; /* taken by arm_round; hi published last */
+	uintptr_t stack_lo, stack_hi; /* the thread's own, at attach; hi published last */
 	int armed;        /* timer created (reg_lock) */
 	int rounds;       /* arming rounds that saw it unarmed (reg_lock) */
 } sampled_thread;
@@ -284,13 +284,6 @@ static void arm_round(rec_recorder *r, void *opaque)
 	if (__atomic_load_n(&g_on, __ATOMIC_RELAXED) && ns != 0)
 		for (sampled_thread *st = reg_head; st != NULL; st = st->next) {
 			if (!st->armed && st->rounds++ >= 1) {
-				/* The handler walks the stack within these bounds. */
-				uintptr_t lo, hi;
-				if (__atomic_load_n(&st->stack_hi, __ATOMIC_ACQUIRE) == 0 &&
-				    rec_stack_bounds_of(st->self, &lo, &hi) == REC_OK) {
-					st->stack_lo = lo;
-					__atomic_store_n(&st->stack_hi, hi, __ATOMIC_RELEASE);
-				}
 				(void)create_timer(st, ns);
 			}
 			waiting |= !st->armed;
@@ -368,6 +361,14 @@ static rec_status attach_thread(int now)
 		memset(t, 0, sizeof *t);
 		t->tid = rec_builtin_tid();
 		t->self = pthread_self();
+		/* The handler walks the stack within these bounds, found by the
+		 * thread itself (no allocation under the preload library; else
+		 * the handler reads /proc/self/maps). */
+		uintptr_t lo, hi;
+		if (rec_stack_bounds_here(&lo, &hi)) {
+			t->stack_lo = lo;
+			__atomic_store_n(&t->stack_hi, hi, __ATOMIC_RELEASE);
+		}
 		if (pthread_getcpuclockid(pthread_self(), &t->clock) != 0)
 			t->clock = CLOCK_THREAD_CPUTIME_ID;
 		if (now && create_timer(t, 0) != 0)

@@ -103,8 +103,9 @@ static rec_status register_bounds(void)
 
 rec_status rec_stack_thread_register(void)
 {
+	rec_status st = register_bounds(); /* first: the seen hooks use them */
 	rec_thread_seen();
-	return register_bounds();
+	return st;
 }
 
 void rec_stack_set_bounds(uintptr_t lo, uintptr_t hi)
@@ -170,6 +171,32 @@ static int bounds_from_maps(uintptr_t sp)
 	if (found)
 		rec_stack_set_bounds(a, b);
 	return found;
+}
+
+int rec_stack_bounds_no_alloc_;
+
+/* The calling thread's bounds, found now if need be (sp: an address on its
+ * stack).  Under the preload library a thread's first capture may happen
+ * inside its allocator's locks (a pthread_mutex_trylock of jemalloc's, a
+ * rec.LockOrder event), where pthread_getattr_np's realloc would wait for
+ * the allocator's own lock: the stack's mapping is found in /proc/self/maps
+ * instead (open and read into a buffer on the stack). */
+static int bounds_here(uintptr_t sp)
+{
+	if (tls_stack_hi != 0)
+		return 1;
+	if (__atomic_load_n(&rec_stack_bounds_no_alloc_, __ATOMIC_RELAXED))
+		return bounds_from_maps(sp);
+	return register_bounds() == REC_OK;
+}
+
+int rec_stack_bounds_here(uintptr_t *lo, uintptr_t *hi)
+{
+	if (!bounds_here((uintptr_t)__builtin_frame_address(0)))
+		return 0;
+	*lo = tls_stack_lo;
+	*hi = tls_stack_hi;
+	return 1;
 }
 
 int rec_stack_bounds_signal(const void *ucontext)
@@ -273,13 +300,8 @@ capture_from(uintptr_t fp, uintptr_t *pcs, size_t max, size_t skip, int *truncat
 		*truncated = 0;
 	if (pcs == NULL || max == 0)
 		return 0;
-	/* A thread's first capture finds its stack in /proc/self/maps (read
-	 * with open and read, into a buffer on the stack), not with
-	 * pthread_getattr_np, which allocates: the thread may be inside its
-	 * allocator's locks (a pthread_mutex_trylock of jemalloc's, a
-	 * rec.LockOrder event), so the allocator would wait for its own lock. */
 	if (tls_stack_hi == 0 && tls_in_signal == 0)
-		(void)bounds_from_maps(fp);
+		(void)bounds_here(fp);
 	const volatile uintptr_t *f = (const volatile uintptr_t *)fp;
 	uintptr_t next = f[0], ret = f[1];
 	size_t n = 0;

@@ -66,15 +66,24 @@
  *  the first call) and attach it to the CPU sampler (sampler.c) when
  *  sampling is on.  Call from a normal context.  The recorder does not call
  *  it when it registers a thread (pthread_getattr_np costs a system call):
- *  a capture from a normal context takes the bounds itself, the sampler's
- *  background round takes them for the threads it arms, and the fatal-signal
- *  handler reads /proc/self/maps.
+ *  a capture from a normal context and the samplers' attach take the bounds
+ *  themselves (rec_stack_bounds_here), and the fatal-signal handler reads
+ *  /proc/self/maps.
  *  @return REC_OK, or REC_ERR_STATE if the bounds cannot be determined. */
 rec_status rec_stack_thread_register(void);
 
 /*! rec_stack_thread_bounds() : the cached bounds [*lo, *hi) of the calling
  *  thread's stack; returns 0 if the thread is not registered. */
 int rec_stack_thread_bounds(uintptr_t *lo, uintptr_t *hi);
+
+/*! rec_stack_bounds_here() : the calling thread's stack bounds, found now if
+ *  they are not cached: with pthread_getattr_np, or, when
+ *  rec_stack_bounds_no_alloc_ is set (the preload library, whose threads may
+ *  be inside their allocator's locks), from /proc/self/maps with open and
+ *  read (the mapping that holds the stack pointer), allocating nothing.
+ *  Returns 0 if they cannot be found.  Not from a signal handler. */
+int rec_stack_bounds_here(uintptr_t *lo, uintptr_t *hi);
+extern int rec_stack_bounds_no_alloc_;
 
 /*! rec_stack_bounds_of() : the stack [*lo, *hi) of thread th
  *  (pthread_getattr_np: one system call, may malloc; th must be alive).

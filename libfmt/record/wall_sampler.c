@@ -216,13 +216,6 @@ static void tick(uint64_t now, uint64_t gen)
 	for (rec_wall_thread *w = reg_head; w != NULL; w = w->next) {
 		if (w->gen != gen)
 			continue;
-		if (__atomic_load_n(&w->stack_hi, __ATOMIC_RELAXED) == 0) {
-			uintptr_t lo, hi;
-			if (rec_stack_bounds_of(w->self, &lo, &hi) == REC_OK) {
-				w->stack_lo = lo;
-				__atomic_store_n(&w->stack_hi, hi, __ATOMIC_RELEASE);
-			}
-		}
 		if (__atomic_load_n(&w->kind, __ATOMIC_SEQ_CST) != 0)
 			continue; /* in a marked call: its ticks are its own */
 		/* running since its last call: the ticks since it attached that no
@@ -446,6 +439,11 @@ void rec_wall_attach_thread(void)
 	w->self = pthread_self();
 	w->gen = gen;
 	w->attach_tick = rec_wall_tick_now();
+	uintptr_t lo, hi; /* for the handler's walk, found by the thread itself */
+	if (rec_stack_bounds_here(&lo, &hi)) {
+		w->stack_lo = lo;
+		__atomic_store_n(&w->stack_hi, hi, __ATOMIC_RELEASE);
+	}
 	if (pthread_setspecific(reg_key, w) != 0)
 		return;
 	pthread_mutex_lock(&reg_lock);
