@@ -36,7 +36,10 @@
  *       9, a number without a name), counted in the chunk's Dropped_Events;
  * with frames 4 rec_mutex_lock (librec's own), 5 (no function,
  * /usr/bin/app+0x1234) and 6 "ns;fn", stacks 3 = frames 4, 1, 2; 4 = frame
- * 4; 5 = 5, 3; 6 = 6, 2, 1, 2 (mid twice).
+ * 4; 5 = 5, 3; 6 = 6, 2, 1, 2 (mid twice); and frame 1 (leaf) with its
+ * source (format 1.2): app.c:10, where "inl_a" (inl.h:30, inline depth 1)
+ * is inlined, into which "inl_b" (inl.h:42, depth 2, the address's line) is,
+ * so rec-view's CPU leaf of stacks 1 is inl_b.
  * Prints the truth on stdout as NAME=VALUE lines.  Exits 0 on success.
  */
 #include <stdbool.h>
@@ -234,6 +237,9 @@ int main(int argc, char **argv)
 		ck(rec_writer_define_stack(w, 4, 0, s4, 1), "stack");
 		ck(rec_writer_define_stack(w, 5, 0, s5, 2), "stack");
 		ck(rec_writer_define_stack(w, 6, 0, s6, 4), "stack");
+		const rec_frame_inline inl[2] = { { str("inl_b"), str("inl.h"), 42 },
+						  { str("inl_a"), str("inl.h"), 30 } };
+		ck(rec_writer_define_frame_source(w, 1, 0, str("app.c"), 10, inl, 2), "frame source");
 	}
 
 	uint64_t req_dur = 0, wait_dur = 0, status500 = 0, bytes = 0;
