@@ -3,7 +3,9 @@
 -- where rec-view gives its histogram's, within 1/256), exactly as rec-view
 -- counts them; a lock without a name is 0x and its address in hex, as
 -- rec-view spells it; holders: the threads holding the lock when waits
--- began (holderOsThreadId: its name, tid=N for a thread no event names,
+-- began (holderOsThreadId: its name in threads once rec-view has seen it,
+-- that is when it has a rec.Sleep, rec.CondWait, rec.IO, rec.LockWait or
+-- rec.CPUSample event that starts by the wait's end, else tid=N;
 -- (released) for 0), the three with the most wait time first, each with its
 -- number of waits, ", ..." after them when there are more; what the holder
 -- did during the waits: the overlap of its rec.Sleep (holder_sleeping),
@@ -30,15 +32,33 @@ r AS (
          count(*) OVER (PARTITION BY lock) AS n
   FROM w
 ),
+seen AS (
+  SELECT recording_id, run_id, thread_id, min(epoch_ns(start_ns)) AS first
+  FROM (
+    SELECT recording_id, run_id, thread_id, start_ns FROM rec_Sleep
+    UNION ALL
+    SELECT recording_id, run_id, thread_id, start_ns FROM rec_CondWait
+    UNION ALL
+    SELECT recording_id, run_id, thread_id, start_ns FROM rec_IO
+    UNION ALL
+    SELECT recording_id, run_id, thread_id, start_ns FROM rec_LockWait
+    UNION ALL
+    SELECT recording_id, run_id, thread_id, start_ns FROM rec_CPUSample
+  ) x
+  WHERE thread_id IS NOT NULL
+  GROUP BY recording_id, run_id, thread_id
+),
 holder AS (
   SELECT w.lock, CASE WHEN coalesce(w.holder, 0) = 0 THEN '(released)'
-                          WHEN coalesce(t.name, '') <> '' THEN t.name
+                          WHEN coalesce(t.name, '') <> '' AND sn.first <= w.e THEN t.name
                           ELSE 'tid=' || CAST(w.holder AS VARCHAR) END AS name,
          count(*) AS c, sum(w.d) AS ns
   FROM w
   LEFT JOIN (SELECT recording_id, run_id, thread_id, max(name) AS name
              FROM threads GROUP BY recording_id, run_id, thread_id) t
     ON t.recording_id = w.recording_id AND t.run_id = w.run_id AND t.thread_id = w.holder
+  LEFT JOIN seen sn
+    ON sn.recording_id = w.recording_id AND sn.run_id = w.run_id AND sn.thread_id = w.holder
   GROUP BY w.lock, 2
 ),
 holder_rank AS (

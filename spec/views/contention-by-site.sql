@@ -21,15 +21,33 @@ r AS (
          count(*) OVER (PARTITION BY site, lock) AS n
   FROM w
 ),
+seen AS (
+  SELECT recording_id, run_id, thread_id, min(epoch_ns(start_ns)) AS first
+  FROM (
+    SELECT recording_id, run_id, thread_id, start_ns FROM rec_Sleep
+    UNION ALL
+    SELECT recording_id, run_id, thread_id, start_ns FROM rec_CondWait
+    UNION ALL
+    SELECT recording_id, run_id, thread_id, start_ns FROM rec_IO
+    UNION ALL
+    SELECT recording_id, run_id, thread_id, start_ns FROM rec_LockWait
+    UNION ALL
+    SELECT recording_id, run_id, thread_id, start_ns FROM rec_CPUSample
+  ) x
+  WHERE thread_id IS NOT NULL
+  GROUP BY recording_id, run_id, thread_id
+),
 holder AS (
   SELECT w.site, w.lock, CASE WHEN coalesce(w.holder, 0) = 0 THEN '(released)'
-                          WHEN coalesce(t.name, '') <> '' THEN t.name
+                          WHEN coalesce(t.name, '') <> '' AND sn.first <= w.e THEN t.name
                           ELSE 'tid=' || CAST(w.holder AS VARCHAR) END AS name,
          count(*) AS c, sum(w.d) AS ns
   FROM w
   LEFT JOIN (SELECT recording_id, run_id, thread_id, max(name) AS name
              FROM threads GROUP BY recording_id, run_id, thread_id) t
     ON t.recording_id = w.recording_id AND t.run_id = w.run_id AND t.thread_id = w.holder
+  LEFT JOIN seen sn
+    ON sn.recording_id = w.recording_id AND sn.run_id = w.run_id AND sn.thread_id = w.holder
   GROUP BY w.site, w.lock, 3
 ),
 holder_rank AS (
