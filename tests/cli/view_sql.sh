@@ -21,7 +21,9 @@
 #     holders of contention-by-lock/-site (p99 also equal to the true
 #     nearest-rank value per lock), the holder's activity columns (exact in
 #     rec-sql, within 2 us per wait in DuckDB: the demo's holder sleeps
-#     while it holds the lock; the generator's waits have no holder) and
+#     while it holds the lock; the generator's holders are a named thread,
+#     one rec-view has not seen yet at the first wait, a tid no event
+#     names, and none) and
 #     sleeps-by-site's p99;
 #   - inline frames (the generator's frame 1 has two): rows of frames with
 #     their inline_depth, file, line, the same in rec-sql, rec-sql --export's
