@@ -1,17 +1,155 @@
 -- rec-view contention-by-site: per call site of the waiter and lock, the
--- rec.LockWait events (waits) and the total and longest wait (ns), exactly
--- as rec-view counts them; its first table.  WITH the sites: the call site of each
+-- rec.LockWait events (waits), the total and longest wait (ns), p99,
+-- holders and what they did during the waits (holder_site, holder_sleeping
+-- ... holder_other) as in contention-by-lock.sql, exactly as rec-view
+-- counts them; its first table.  WITH the sites: the call site of each
 -- stack (spec/views/site.with.sql); the lock as in contention-by-lock.sql.
--- Not here: p99 (a histogram), the holder columns (an interval join over
--- every event table), and rec-view's second table (contention-by-lock.sql).
-WITH {site}
-SELECT coalesce(site.site, '[no stack]') AS site,
-       coalesce(w.lockName, printf('0x%x', w.lockAddress)) AS lock,
+-- Not here: rec-view's second table (contention-by-lock.sql).
+WITH {site},
+w AS (
+  SELECT x.recording_id, x.run_id, x.holderOsThreadId AS holder,
+         coalesce(site.site, '[no stack]') AS site,
+         coalesce(x.lockName, printf('0x%x', x.lockAddress)) AS lock, x.duration_ns AS d,
+         epoch_ns(x.start_ns) AS s, epoch_ns(x.start_ns) + x.duration_ns AS e,
+         row_number() OVER (ORDER BY x.recording_id, x.run_id, x.start_ns, x.thread_id, x.chunk_seq) AS id
+  FROM rec_LockWait x
+  LEFT JOIN site
+    ON site.recording_id = x.recording_id AND site.run_id = x.run_id AND site.stack_id = x.stack_id
+),
+r AS (
+  SELECT site, lock, d, row_number() OVER (PARTITION BY site, lock ORDER BY d) AS rk,
+         count(*) OVER (PARTITION BY site, lock) AS n
+  FROM w
+),
+seen AS (
+  SELECT recording_id, run_id, thread_id, min(epoch_ns(start_ns)) AS first
+  FROM (
+    SELECT recording_id, run_id, thread_id, start_ns FROM rec_Sleep
+    UNION ALL
+    SELECT recording_id, run_id, thread_id, start_ns FROM rec_CondWait
+    UNION ALL
+    SELECT recording_id, run_id, thread_id, start_ns FROM rec_IO
+    UNION ALL
+    SELECT recording_id, run_id, thread_id, start_ns FROM rec_LockWait
+    UNION ALL
+    SELECT recording_id, run_id, thread_id, start_ns FROM rec_CPUSample
+  ) x
+  WHERE thread_id IS NOT NULL
+  GROUP BY recording_id, run_id, thread_id
+),
+holder AS (
+  SELECT w.site, w.lock, CASE WHEN coalesce(w.holder, 0) = 0 THEN '(released)'
+                          WHEN coalesce(t.name, '') <> '' AND sn.first <= w.e THEN t.name
+                          ELSE 'tid=' || CAST(w.holder AS VARCHAR) END AS name,
+         count(*) AS c, sum(w.d) AS ns
+  FROM w
+  LEFT JOIN (SELECT recording_id, run_id, thread_id, max(name) AS name
+             FROM threads GROUP BY recording_id, run_id, thread_id) t
+    ON t.recording_id = w.recording_id AND t.run_id = w.run_id AND t.thread_id = w.holder
+  LEFT JOIN seen sn
+    ON sn.recording_id = w.recording_id AND sn.run_id = w.run_id AND sn.thread_id = w.holder
+  GROUP BY w.site, w.lock, 3
+),
+holder_rank AS (
+  SELECT site, lock, name, c,
+         row_number() OVER (PARTITION BY site, lock ORDER BY ns DESC, name) AS rk,
+         count(*) OVER (PARTITION BY site, lock) AS k
+  FROM holder
+),
+holders AS (
+  SELECT site, lock,
+         max(CASE WHEN rk = 1 THEN name || ' (' || CAST(c AS VARCHAR) || ')' END)
+         || coalesce(max(CASE WHEN rk = 2 THEN ', ' || name || ' (' || CAST(c AS VARCHAR) || ')' END), '')
+         || coalesce(max(CASE WHEN rk = 3 THEN ', ' || name || ' (' || CAST(c AS VARCHAR) || ')' END), '')
+         || CASE WHEN max(k) > 3 THEN ', ...' ELSE '' END AS holders
+  FROM holder_rank
+  GROUP BY site, lock
+),
+act AS (
+  SELECT recording_id, run_id, thread_id, stack_id, k, epoch_ns(start_ns) AS s,
+         epoch_ns(start_ns) + CASE WHEN duration_ns > 0 THEN duration_ns ELSE 0 END AS e
+  FROM (
+    SELECT recording_id, run_id, thread_id, stack_id, start_ns, duration_ns,
+           CASE WHEN kind = 'cond' THEN 1 ELSE 0 END AS k
+    FROM rec_Sleep
+    UNION ALL
+    SELECT recording_id, run_id, thread_id, stack_id, start_ns, duration_ns, 1 AS k FROM rec_CondWait
+    UNION ALL
+    SELECT recording_id, run_id, thread_id, stack_id, start_ns, duration_ns, 2 AS k FROM rec_IO
+    UNION ALL
+    SELECT recording_id, run_id, thread_id, stack_id, start_ns, duration_ns, 3 AS k FROM rec_LockWait
+  ) x
+  WHERE thread_id IS NOT NULL
+),
+overlap AS (
+  SELECT w.id, a.k, a.recording_id, a.run_id, a.stack_id, a.s,
+         (CASE WHEN a.e < w.e THEN a.e ELSE w.e END) - (CASE WHEN a.s > w.s THEN a.s ELSE w.s END) AS o
+  FROM w
+  JOIN act a
+    ON a.recording_id = w.recording_id AND a.run_id = w.run_id AND a.thread_id = w.holder
+   AND a.s < w.e AND a.e > w.s
+),
+running AS (
+  SELECT w.id, sum(coalesce(c.period, 0) * (1 + coalesce(c.overruns, 0))) AS ns
+  FROM w
+  JOIN rec_CPUSample c
+    ON c.recording_id = w.recording_id AND c.run_id = w.run_id AND c.thread_id = w.holder
+   AND epoch_ns(c.start_ns) >= w.s AND epoch_ns(c.start_ns) < w.e
+  GROUP BY w.id
+),
+per_wait AS (
+  SELECT w.id, w.site, w.lock, w.d,
+         coalesce(sum(CASE WHEN o.k = 0 THEN o.o END), 0) AS sleeping,
+         coalesce(sum(CASE WHEN o.k = 1 THEN o.o END), 0) AS cond_wait,
+         coalesce(sum(CASE WHEN o.k = 2 THEN o.o END), 0) AS io,
+         coalesce(sum(CASE WHEN o.k = 3 THEN o.o END), 0) AS lock_wait,
+         coalesce(min(c.ns), 0) AS running
+  FROM w
+  LEFT JOIN overlap o ON o.id = w.id
+  LEFT JOIN running c ON c.id = w.id
+  GROUP BY w.id, w.site, w.lock, w.d
+),
+doing AS (
+  SELECT site, lock,
+         sum(sleeping) AS sleeping, sum(cond_wait) AS cond_wait, sum(io) AS io,
+         sum(lock_wait) AS lock_wait, sum(running) AS running,
+         sum(CASE WHEN sleeping + cond_wait + io + lock_wait + running < d
+                  THEN d - (sleeping + cond_wait + io + lock_wait + running) ELSE 0 END) AS other
+  FROM per_wait
+  GROUP BY site, lock
+),
+top_overlap AS (
+  SELECT o.id, o.o, coalesce(st.site, '[no stack]') AS hsite,
+         row_number() OVER (PARTITION BY o.id ORDER BY o.o DESC, o.s) AS rk
+  FROM overlap o
+  LEFT JOIN site st
+    ON st.recording_id = o.recording_id AND st.run_id = o.run_id AND st.stack_id = o.stack_id
+),
+hsite AS (
+  SELECT w.site, w.lock, t.hsite, sum(t.o) AS ns,
+         row_number() OVER (PARTITION BY w.site, w.lock ORDER BY sum(t.o) DESC, t.hsite) AS rk
+  FROM top_overlap t
+  JOIN w ON w.id = t.id
+  WHERE t.rk = 1
+  GROUP BY w.site, w.lock, t.hsite
+)
+SELECT r.site,
+       r.lock,
        count(*) AS waits,
-       sum(w.duration_ns) AS total,
-       max(w.duration_ns) AS max
-FROM rec_LockWait w
-LEFT JOIN site
-  ON site.recording_id = w.recording_id AND site.run_id = w.run_id AND site.stack_id = w.stack_id
-GROUP BY coalesce(site.site, '[no stack]'), coalesce(w.lockName, printf('0x%x', w.lockAddress))
-ORDER BY total DESC, site, lock
+       sum(r.d) AS total,
+       max(r.d) AS max,
+       max(CASE WHEN r.rk = (99 * r.n + 99 - (99 * r.n + 99) % 100) / 100 THEN r.d END) AS p99,
+       min(h.holders) AS holders,
+       min(hs.hsite) AS holder_site,
+       min(dg.sleeping) AS holder_sleeping,
+       min(dg.cond_wait) AS holder_cond_wait,
+       min(dg.io) AS holder_io,
+       min(dg.lock_wait) AS holder_lock_wait,
+       min(dg.running) AS holder_running,
+       min(dg.other) AS holder_other
+FROM r
+LEFT JOIN holders h ON h.site = r.site AND h.lock = r.lock
+LEFT JOIN hsite hs ON hs.site = r.site AND hs.lock = r.lock AND hs.rk = 1
+LEFT JOIN doing dg ON dg.site = r.site AND dg.lock = r.lock
+GROUP BY r.site, r.lock
+ORDER BY total DESC, r.site, r.lock

@@ -8,7 +8,8 @@
 -- exactly as rec-view counts them.  The last of an address's rec.Alloc and
 -- rec.Free in time order decides (a rec.Free first of two at the same ns).
 -- The stack's text is built by a recursive query (SQLite 3.40 has no
--- ordered string aggregate).  Not here: percent (bytes / all live bytes).
+-- ordered string aggregate).  percent: 100 x bytes / the bytes of all live
+-- blocks, in floating point as rec-view (0 without bytes).
 WITH RECURSIVE {site},
 top AS (
   SELECT s.recording_id, s.run_id, s.stack_id, s.depth, s.truncated, p.position AS site
@@ -56,6 +57,9 @@ SELECT coalesce(t.text, '[no stack]') AS stack,
        l.kind,
        count(*) AS blocks,
        sum(l.size) AS bytes,
+       CASE WHEN sum(sum(l.size)) OVER () > 0 THEN 100.0 * CAST(sum(l.size) AS DOUBLE)
+                 / CAST(sum(sum(l.size)) OVER () AS DOUBLE)
+            ELSE 0.0 END AS percent,
        sum(l.weight) AS weight
 FROM last l
 LEFT JOIN stack_text t

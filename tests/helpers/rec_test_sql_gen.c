@@ -27,7 +27,9 @@
  *   6 rec.Alloc, i = 0..5: stack 1 3 4 5 none 3, size 16 (i + 1), weight
  *       4096 (i + 1) + k (not the size: a sampled allocation's), sampled i % 2;
  *   6 rec.LockWait, j = 0..5: duration 2000 (j + 1) + k ns, stack 3 5 1 4 3 5,
- *       lockAddress 0xab00 + 16 (j % 3), lockName "L-a", "L-b" or none (j % 3);
+ *       lockAddress 0xab00 + 16 (j % 3), lockName "L-a", "L-b" or none (j % 3),
+ *       holderOsThreadId 502 9999 0 0 502 9999 (a thread of the recording, one
+ *       no event names, released);
  *   4 rec.Sleep, j = 0..3: duration 1 ms (j + 1) + k ns, stack 1 3 5 none;
  *   6 rec.CPUSample, j = 0..5: stack 1 6 3 none 6 5, period 10 ms + k ns,
  *       overruns j % 3 (CPU time period x (1 + overruns));
@@ -36,7 +38,10 @@
  *       9, a number without a name), counted in the chunk's Dropped_Events;
  * with frames 4 rec_mutex_lock (librec's own), 5 (no function,
  * /usr/bin/app+0x1234) and 6 "ns;fn", stacks 3 = frames 4, 1, 2; 4 = frame
- * 4; 5 = 5, 3; 6 = 6, 2, 1, 2 (mid twice).
+ * 4; 5 = 5, 3; 6 = 6, 2, 1, 2 (mid twice); and frame 1 (leaf) with its
+ * source (format 1.2): app.c:10, where "inl_a" (inl.h:30, inline depth 1)
+ * is inlined, into which "inl_b" (inl.h:42, depth 2, the address's line) is,
+ * so rec-view's CPU leaf of stacks 1 is inl_b.
  * Prints the truth on stdout as NAME=VALUE lines.  Exits 0 on success.
  */
 #include <stdbool.h>
@@ -136,6 +141,7 @@ static void builtin_events(uint64_t base, uint64_t k)
 	static const uint64_t sleep_stack[4] = { 1, 3, 5, 0 };
 	static const uint64_t cpu_stack[6] = { 1, 6, 3, 0, 6, 5 };
 	static const char *const locks[3] = { "L-a", "L-b", NULL };
+	static const uint64_t holders[6] = { 502, 9999, 0, 0, 502, 9999 };
 	for (uint64_t i = 0; i < 6; i++) {
 		ck(rec_writer_begin(w, REC_TYPE_ID_ALLOC, base + 600 * MS + i * MS, 0, 1 + i % 2,
 				    alloc_stack[i]), "begin");
@@ -150,7 +156,7 @@ static void builtin_events(uint64_t base, uint64_t k)
 				    1 + j % 2, wait_stack[j]), "begin");
 		ck(rec_writer_put_u64(w, 0xab00 + 16 * (j % 3)), "put");
 		ck(rec_writer_put_u64(w, locks[j % 3] ? str(locks[j % 3]) : 0), "put");
-		ck(rec_writer_put_u64(w, 0), "put");
+		ck(rec_writer_put_u64(w, holders[j]), "put");
 		ck(rec_writer_put_u64(w, 0), "put");
 		ck(rec_writer_end(w), "end");
 	}
@@ -234,6 +240,9 @@ int main(int argc, char **argv)
 		ck(rec_writer_define_stack(w, 4, 0, s4, 1), "stack");
 		ck(rec_writer_define_stack(w, 5, 0, s5, 2), "stack");
 		ck(rec_writer_define_stack(w, 6, 0, s6, 4), "stack");
+		const rec_frame_inline inl[2] = { { str("inl_b"), str("inl.h"), 42 },
+						  { str("inl_a"), str("inl.h"), 30 } };
+		ck(rec_writer_define_frame_source(w, 1, 0, str("app.c"), 10, inl, 2), "frame source");
 	}
 
 	uint64_t req_dur = 0, wait_dur = 0, status500 = 0, bytes = 0;

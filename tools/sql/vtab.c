@@ -350,9 +350,10 @@ static void add_item(sql_cursor *c, const void *p, uint32_t position, uint32_t i
 	c->items[c->nitems++] = (sql_item){ p, position, index };
 }
 
-/* A frame the tables list: a FRAMES entry; the functions inlined into it
- * (format 1.2, inline_depth > 0) are not rows of stacks or frames (their
- * ids are the entry's), its file and line are. */
+/* A frame the stacks table lists: a FRAMES entry.  The functions inlined
+ * into it (format 1.2, inline_depth > 0, just before it in the reader's
+ * stack, innermost first) are rows of frames only, with the entry's id and
+ * their inline_depth, so a stack's position still counts FRAMES entries. */
 static bool listed_frame(const rec_frame *f)
 {
 	return !f || f->inline_depth == 0;
@@ -389,8 +390,12 @@ static void note_stack(sql_cursor *c, const rec_stack *st)
 		return;
 	for (uint32_t k = 0; k < st->depth; k++) {
 		const rec_frame *f = st->frames[k];
-		if (f && listed_frame(f) && keyset_add(&c->seen, c->file, c->ci->run_id, f->id, NULL))
-			add_item(c, f, 0, 0);
+		if (!f || !listed_frame(f) || !keyset_add(&c->seen, c->file, c->ci->run_id, f->id, NULL))
+			continue;
+		add_item(c, f, 0, 0);
+		/* then its inlined functions, inline_depth 1 (the outermost) on */
+		for (uint32_t j = k; j > 0 && st->frames[j - 1] && st->frames[j - 1]->inline_depth > 0; j--)
+			add_item(c, st->frames[j - 1], 0, 0);
 	}
 }
 
@@ -833,7 +838,12 @@ static void pool_column(sql_cursor *c, sqlite3_context *ctx, int col)
 	case SQL_FR_MODULE: result_text(ctx, f->module ? f->module->path : NULL); return;
 	case SQL_FR_BUILD_ID: result_text(ctx, f->module ? f->module->build_id : NULL); return;
 	case SQL_FR_MODULE_OFFSET: result_u64(ctx, f->module_offset); return;
-	case SQL_FR_FUNCTION_OFFSET: result_u64(ctx, f->function_offset); return;
+	case SQL_FR_FUNCTION_OFFSET:
+		if (f->inline_depth) /* an inlined function has no code of its own */
+			sqlite3_result_null(ctx);
+		else
+			result_u64(ctx, f->function_offset);
+		return;
 	case SQL_FR_FILE:
 		if (f->file && *f->file)
 			result_text(ctx, f->file);
@@ -846,7 +856,7 @@ static void pool_column(sql_cursor *c, sqlite3_context *ctx, int col)
 		else
 			sqlite3_result_null(ctx);
 		return;
-	case SQL_FR_INLINE: sqlite3_result_int(ctx, 0); return;
+	case SQL_FR_INLINE: sqlite3_result_int64(ctx, f->inline_depth); return;
 	default: sqlite3_result_null(ctx); return;
 	}
 }
