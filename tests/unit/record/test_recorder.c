@@ -2,11 +2,12 @@
 /*
  * test_recorder.c - the recorder core for real: real threads, real files,
  * read back with the real reader.  Round trip of typed fields, built-in
- * thread events, dynamic strings, durations under the threshold, the events
- * settings list, stack traces, threads exiting with unflushed buffers, many
+ * thread events, dynamic strings, durations under the threshold, stack
+ * traces, threads exiting with unflushed buffers, many
  * short-lived threads, fork() in the host, flight-recorder dumps by API
  * call and by signal.  (The thread rings' pages: test_ring.c; REC_OUTPUT
- * and the options' text: test_env.c.)
+ * and the options' text: test_env.c; the events settings list:
+ * test_types.c.)
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -421,48 +422,6 @@ static void t_threshold(void **state)
 	}
 	assert_int_equal(rb.frequency, 1000000000u);
 	rb_free(&rb);
-}
-
-/* ---- events settings list ------------------------------------------------------------- */
-static void t_settings(void **state)
-{
-	(void)state;
-	char path[300];
-	tmp_path(path, sizeof path, "set.rec");
-	rec_recorder_options o = REC_RECORDER_OPTIONS_INIT;
-	o.events = "test.Span:threshold=0,test.E*,-test.Ev";
-	rec_recorder *r = open_rec(path, &o);
-	static const rec_type other_def = { 0, 0, "test.Eother", "", "", "test", 0, NULL };
-	static const rec_type off_def = { 0, 0, "zzz.Off", "", "", "test", 0, NULL };
-	rec_event_type *ev, *sp, *other, *off;
-	assert_int_equal(rec_recorder_register_type(r, &ev_def, 0, 0, &ev), REC_OK);
-	assert_int_equal(rec_recorder_register_type(r, &span_def, 1000000000u, 0, &sp), REC_OK);
-	assert_int_equal(rec_recorder_register_type(r, &other_def, 0, 0, &other), REC_OK);
-	assert_int_equal(rec_recorder_register_type(r, &off_def, 0, 0, &off), REC_OK);
-	assert_false(rec_type_enabled(ev));  /* -test.Ev wins (last) */
-	assert_true(rec_type_enabled(sp));
-	assert_true(rec_type_enabled(other)); /* test.E* */
-	assert_false(rec_type_enabled(off)); /* not listed */
-	rec_emit e = { 0 };
-	rec_span s;
-	rec_span_begin(&s, sp); /* 1 s declared threshold overridden to 0 */
-	assert_true(rec_span_end(&s, &e));
-	rec_emit_string(&e, (rec_str){ 0 });
-	rec_emit_commit(&e);
-	assert_int_equal(rec_recorder_close(r), REC_OK);
-	readback rb;
-	read_file(path, &rb);
-	assert_int_equal(count_type(&rb, "test.Span"), 1);
-	rb_free(&rb);
-
-	/* a bad list is refused */
-	o.events = "test.Span:threshold=abc";
-	rec_recorder *r2 = NULL;
-	assert_int_equal(rec_recorder_open(&r2, &o), REC_ERR_INVALID_ARG);
-	/* reserved fields must be zero */
-	o.events = NULL;
-	o.reserved[1] = 1;
-	assert_int_equal(rec_recorder_open(&r2, &o), REC_ERR_INVALID_ARG);
 }
 
 /* ---- stack traces -------------------------------------------------------------------------- */
@@ -1305,7 +1264,7 @@ int main(void)
 		cmocka_unit_test(t_roundtrip),     cmocka_unit_test(t_overwrite),
 		cmocka_unit_test(t_overwrite_killed),
 		cmocka_unit_test(t_threshold),
-		cmocka_unit_test(t_settings),      cmocka_unit_test(t_stack),
+		cmocka_unit_test(t_stack),
 		cmocka_unit_test(t_exit_unflushed), cmocka_unit_test(t_short_lived),
 		cmocka_unit_test(t_thread_tids),
 		cmocka_unit_test(t_fork),
