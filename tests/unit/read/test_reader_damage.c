@@ -6,7 +6,7 @@
  * mutations.  Recordings are made by the real writer.  (Every truncation
  * point, every flipped byte, a damaged chunk among good ones and garbage
  * between chunks: test_scan.c; malformed sections: test_sections.c;
- * METADATA: test_metadata.c.)
+ * METADATA: test_metadata.c; implausible counts: test_stats.c.)
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -524,102 +524,6 @@ static void t_over_limit_resync(void **state)
 	}
 }
 
-/* Counts and times that cannot be true under good checksums (issue 16): a
- * header claiming 1e9 events, Dropped_Events of 2^63 in two chunks (a sum
- * that wraps to 0), Start_Wall_Ns = INT64_MIN.  Each chunk is reported as
- * damaged with its index and offset, the others are read, and the summary
- * counts nothing of it. */
-static void t_implausible_counts(void **state)
-{
-	(void)state;
-	for (int kind = 0; kind < 3; kind++) {
-		uint64_t off[4];
-		mem_sink m;
-		if (kind == 1) {
-			/* The writer states what it is told: 2^63 in chunks 1 and 2. */
-			m = (mem_sink){ 0 };
-			rec_sink sk = { mem_write, NULL, &m };
-			rec_writer_options o = REC_WRITER_OPTIONS_INIT;
-			o.anchor_wall_ns = 1000;
-			o.anchor_ticks = 1;
-			rec_writer *w;
-			assert_int_equal(rec_writer_open(&w, &sk, &o), REC_OK);
-			rec_type t = { 1, 0, "d.T", "", "", "", 0, NULL };
-			assert_int_equal(rec_writer_add_type(w, &t), REC_OK);
-			for (int c = 0; c < 3; c++) {
-				off[c] = m.n;
-				for (int i = 0; i < 4; i++) {
-					assert_int_equal(rec_writer_begin(w, 1, 10 + (uint64_t)(4 * c + i), 0, 0, 0), REC_OK);
-					assert_int_equal(rec_writer_end(w), REC_OK);
-				}
-				if (c)
-					rec_writer_note_dropped(w, 1ull << 63);
-				if (c < 2)
-					assert_int_equal(rec_writer_flush(w), REC_OK);
-			}
-			assert_int_equal(rec_writer_close(w), REC_OK);
-			off[3] = m.n;
-		} else {
-			m = make_rec(3, 4, REC_CODEC_ZSTD, off);
-			uint8_t *h = m.p + off[1];
-			if (kind == 0)
-				rec_put_le64(h + REC_HOFF_EVENT_COUNT, 1000000000u);
-			else
-				rec_put_le64(h + REC_HOFF_START_WALL, (uint64_t)INT64_MIN);
-			fix_header_crc(h);
-		}
-		static const char *const want[] = { "header Event_Count 1000000000 differs",
-						    "Dropped_Events 9223372036854775808 over the plausible",
-						    "Start_Wall_Ns -9223372036854775808" };
-		int nbad = kind == 1 ? 2 : 1;
-		rec_reader *r;
-		assert_int_equal(rec_reader_open_mem(&r, m.p, m.n, "m", NULL), REC_OK);
-		const rec_chunk_info *c;
-		rec_status st;
-		int ok = 0, bad = 0;
-		while ((st = rec_reader_next_chunk(r, &c)) != REC_END) {
-			if (st == REC_OK) {
-				ok++;
-				continue;
-			}
-			const rec_problem *p = rec_reader_problem(r);
-			assert_int_equal(st, REC_ERR_CORRUPT);
-			assert_int_equal(p->chunk, 1 + bad);
-			assert_int_equal(p->offset, off[1 + bad]);
-			assert_non_null(strstr(p->message, "implausible counts"));
-			assert_non_null(strstr(p->message, want[kind]));
-			bad++;
-		}
-		assert_int_equal(ok, 3 - nbad);
-		assert_int_equal(bad, nbad);
-		rec_reader_close(r);
-		/* rec-print's path: the same chunks, the others' events. */
-		outcome o;
-		if (kind != 1) {
-			drain_mem(m.p, m.n, REC_READ_ORDERED, &o);
-			assert_int_equal(o.events, 8);
-			assert_int_equal(o.problems, 1);
-			assert_int_equal(o.pr[0].offset, off[1]);
-		}
-		/* The summary: nothing of the damaged chunks is counted. */
-		rec_summary *sum;
-		assert_int_equal(rec_summary_open(&sum), REC_OK);
-		assert_int_equal(rec_reader_open_mem(&r, m.p, m.n, "m", NULL), REC_OK);
-		assert_int_equal(rec_summary_add_reader(sum, r, "m", 0), REC_OK);
-		rec_reader_close(r);
-		const rec_summary_result *res = rec_summary_get(sum);
-		assert_int_equal(res->chunks, (uint64_t)(3 - nbad));
-		assert_int_equal(res->chunks_damaged, (uint64_t)nbad);
-		assert_int_equal(res->events, 4u * (uint64_t)(3 - nbad));
-		assert_int_equal(res->dropped, 0);
-		assert_int_equal(res->problem_count, (size_t)nbad);
-		assert_true(res->last_wall_ns >= res->first_wall_ns);
-		assert_true(res->last_wall_ns - res->first_wall_ns < 1000000000);
-		rec_summary_close(sum);
-		free(m.p);
-	}
-}
-
 /* ---- malformed sections and records with valid checksums --------------------------- */
 typedef struct hsec {
 	uint16_t kind;
@@ -860,7 +764,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(t_huge_payload),
 		cmocka_unit_test(t_random_mutations), cmocka_unit_test(t_unverified_stats),
 		cmocka_unit_test(t_front_checksum),   cmocka_unit_test(t_front_reads_little),
-		cmocka_unit_test(t_over_limit_resync), cmocka_unit_test(t_implausible_counts),
+		cmocka_unit_test(t_over_limit_resync),
 		cmocka_unit_test(t_count_mismatch), cmocka_unit_test(t_invalid_utf8),
 	};
 	if (argc > 1)
