@@ -4,7 +4,8 @@
  * writer in real files with real codecs: every field type round trip, pools,
  * time conversion, chunk information and statistics, concatenated runs,
  * pipes, and forward compatibility (a hand-crafted newer minor version
- * chunk).  (Ordered iteration: test_order.c.)
+ * chunk).  (Ordered iteration: test_order.c; a chunk's events alone and
+ * full verification: test_event.c.)
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -502,7 +503,7 @@ static void t_pipe_stdin(void **state)
 	free(buf);
 }
 
-/* ---- ordered iteration ----------------------------------------------------------------- */
+/* ---- recordings made by the writer, in memory ---------------------------------------- */
 static const rec_field ord_fields[] = { { "seq", "", "", REC_TYPE_U32, 0 } };
 
 typedef struct mem_sink {
@@ -548,65 +549,6 @@ static void ord_put(rec_writer *w, uint64_t ticks, uint32_t seq)
 	assert_int_equal(rec_writer_begin(w, 1, ticks, 0, 1 + seq % 2, 0), REC_OK);
 	assert_int_equal(rec_writer_put_u64(w, seq), REC_OK);
 	assert_int_equal(rec_writer_end(w), REC_OK);
-}
-
-/* Chunk 0: 100 300 200 500 400(a); chunk 1: 250 450 600 400(b) 350; chunk 2:
- * 1000 900 (after the others: its own group). seq = position in the file. */
-static const uint64_t ord_ticks[] = { 100, 300, 200, 500, 400, 250, 450, 600, 400, 350, 1000, 900 };
-static const int ord_chunk_end[] = { 5, 10, 12 };
-
-/* rec_reader_next_chunk_event(): the events of the entered chunk only, REC_END
- * at its end; a chunk passed over with rec_reader_next_chunk() is not read,
- * and the next chunk entered starts at its own first event. */
-static void t_chunk_events(void **state)
-{
-	(void)state;
-	mem_sink m = { 0 };
-	rec_writer *w = ord_writer(&m, 7, 1700000000000000000);
-	for (int i = 0, k = 0; i < 12; i++) {
-		ord_put(w, ord_ticks[i], (uint32_t)i);
-		if (i + 1 == ord_chunk_end[k]) {
-			assert_int_equal(rec_writer_flush(w), REC_OK);
-			k++;
-		}
-	}
-	assert_int_equal(rec_writer_close(w), REC_OK);
-	rec_reader *r;
-	assert_int_equal(rec_reader_open_mem(&r, m.p, m.n, "mem", NULL), REC_OK);
-	rec_event ev;
-	/* before any chunk: nothing */
-	assert_int_equal(rec_reader_next_chunk_event(r, &ev), REC_END);
-	const rec_chunk_info *ci;
-	int seen[12] = { 0 };
-	for (int k = 0; k < 3; k++) {
-		assert_int_equal(rec_reader_next_chunk(r, &ci), REC_OK);
-		if (k == 1)
-			continue; /* passed over */
-		int first = k == 0 ? 0 : ord_chunk_end[k - 1], n = 0;
-		rec_status st;
-		while ((st = rec_reader_next_chunk_event(r, &ev)) == REC_OK) {
-			assert_int_equal(ev.chunk->index, (uint64_t)k);
-			assert_int_equal(ev.values[0].v.u, (uint64_t)(first + n));
-			seen[first + n]++;
-			n++;
-		}
-		assert_int_equal(st, REC_END);
-		assert_int_equal(n, ord_chunk_end[k] - first);
-		assert_int_equal(rec_reader_next_chunk_event(r, &ev), REC_END);
-	}
-	for (int i = 0; i < 12; i++)
-		assert_int_equal(seen[i], i >= 5 && i < 10 ? 0 : 1);
-	rec_reader_stats st;
-	rec_reader_get_stats(r, &st);
-	assert_int_equal(st.events, 7);
-	rec_reader_close(r);
-	rec_reader_options o = REC_READER_OPTIONS_INIT;
-	o.flags = REC_READ_ORDERED;
-	assert_int_equal(rec_reader_open_mem(&r, m.p, m.n, "mem", &o), REC_OK);
-	assert_int_equal(rec_reader_next_chunk_event(r, &ev), REC_ERR_STATE);
-	assert_int_equal(rec_reader_next_chunk_event(NULL, &ev), REC_ERR_INVALID_ARG);
-	rec_reader_close(r);
-	free(m.p);
 }
 
 /* ---- concatenated recordings (two runs) ------------------------------------------------- */
@@ -896,82 +838,6 @@ static void t_forward_compat(void **state)
 	}
 }
 
-/* Statistics that disagree with the events: verification says which. */
-static void t_verify_mismatch(void **state)
-{
-	(void)state;
-	hsec s[3];
-	memset(s, 0, sizeof(s));
-	s[0].kind = REC_SECTION_METADATA;
-	s[0].items = 1;
-	rec_buf *b = &s[0].data;
-	assert_true(rec_buf_varint(b, 1) && rec_buf_varint(b, 0));
-	put_str(b, "v.T");
-	put_str(b, "");
-	put_str(b, "");
-	put_str(b, "");
-	assert_true(rec_buf_varint(b, 0));
-	s[1].kind = REC_SECTION_EVENTS;
-	s[1].items = 2;
-	static const uint8_t ev[] = { 2, 1, 2, 2, 1, 4 }; /* ticks +1, +3 */
-	assert_true(rec_buf_append(&s[1].data, ev, sizeof(ev)));
-	s[2].kind = REC_SECTION_STATS;
-	s[2].items = 1;
-	b = &s[2].data;
-	/* Says 3 events (there are 2): more than the section holds, so the
-	 * chunk is implausible before verification (issue 16). */
-	assert_true(rec_buf_varint(b, rec_zigzag(1)) && rec_buf_varint(b, rec_zigzag(3)) &&
-		    rec_buf_varint(b, 0) && rec_buf_varint(b, 1) && rec_buf_varint(b, 1) &&
-		    rec_buf_varint(b, 3) && rec_buf_varint(b, 6));
-	rec_buf f = { 0 };
-	craft_chunk(&f, 0, s, 3, 2, REC_CODEC_NONE, 3);
-	rec_reader *r;
-	assert_int_equal(rec_reader_open_mem(&r, f.data, f.len, "v", NULL), REC_OK);
-	const rec_chunk_info *c;
-	assert_int_equal(rec_reader_next_chunk(r, &c), REC_ERR_CORRUPT);
-	const rec_problem *pr = rec_reader_problem(r);
-	assert_int_equal(pr->chunk, 0);
-	assert_non_null(strstr(pr->message, "implausible counts: STATS: type 1 has 3 events in 6 bytes"));
-	rec_reader_close(r);
-	/* Says 1 event (there are 2): plausible, only verification tells. */
-	rec_buf_free(&f);
-	s[2].data.len = 0;
-	assert_true(rec_buf_varint(b, rec_zigzag(1)) && rec_buf_varint(b, rec_zigzag(3)) &&
-		    rec_buf_varint(b, 0) && rec_buf_varint(b, 1) && rec_buf_varint(b, 1) &&
-		    rec_buf_varint(b, 1) && rec_buf_varint(b, 6));
-	craft_chunk(&f, 0, s, 3, 2, REC_CODEC_NONE, 3);
-	assert_int_equal(rec_reader_open_mem(&r, f.data, f.len, "v", NULL), REC_OK);
-	assert_int_equal(rec_reader_next_chunk(r, &c), REC_OK);
-	assert_int_equal(rec_reader_verify_chunk(r), REC_ERR_CORRUPT);
-	pr = rec_reader_problem(r);
-	assert_int_equal(pr->chunk, 0);
-	assert_non_null(strstr(pr->message, "has 1 events"));
-	rec_reader_close(r);
-	/* A header Duration_Ticks that disagrees with the events. */
-	rec_buf_free(&f);
-	s[2].data.len = 0;
-	assert_true(rec_buf_varint(b, rec_zigzag(1)) && rec_buf_varint(b, rec_zigzag(3)) &&
-		    rec_buf_varint(b, 0) && rec_buf_varint(b, 1) && rec_buf_varint(b, 1) &&
-		    rec_buf_varint(b, 2) && rec_buf_varint(b, 6));
-	craft_chunk(&f, 0, s, 3, 2, REC_CODEC_NONE, 4);
-	assert_int_equal(rec_reader_open_mem(&r, f.data, f.len, "v", NULL), REC_OK);
-	assert_int_equal(rec_reader_next_chunk(r, &c), REC_OK);
-	assert_int_equal(rec_reader_verify_chunk(r), REC_ERR_CORRUPT);
-	assert_non_null(strstr(rec_reader_problem(r)->message, "Duration_Ticks 4"));
-	/* The events themselves are intact and still readable. */
-	rec_event e;
-	assert_int_equal(rec_reader_next_event(r, &e), REC_OK);
-	assert_int_equal(e.ticks, 1001);
-	assert_int_equal(rec_reader_next_event(r, &e), REC_OK);
-	assert_int_equal(e.ticks, 1003);
-	assert_int_equal(rec_reader_next_event(r, &e), REC_END);
-	rec_reader_close(r);
-	rec_buf_free(&f);
-	for (int i = 0; i < 3; i++)
-		rec_buf_free(&s[i].data);
-}
-
-/* Options and arguments. */
 static void t_api_args(void **state)
 {
 	(void)state;
@@ -1012,8 +878,8 @@ int main(int argc, char **argv)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(t_roundtrip_zstd), cmocka_unit_test(t_roundtrip_lz4),
 		cmocka_unit_test(t_roundtrip_none), cmocka_unit_test(t_pipe_stdin),
-		cmocka_unit_test(t_concat_runs),    cmocka_unit_test(t_chunk_events),
-		cmocka_unit_test(t_forward_compat), cmocka_unit_test(t_verify_mismatch),
+		cmocka_unit_test(t_concat_runs),
+		cmocka_unit_test(t_forward_compat),
 		cmocka_unit_test(t_tick_rounding),
 		cmocka_unit_test(t_api_args),
 	};
