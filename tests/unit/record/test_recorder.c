@@ -3,11 +3,12 @@
  * test_recorder.c - the recorder core for real: real threads, real files,
  * read back with the real reader.  Round trip of typed fields, built-in
  * thread events, dynamic strings, durations under the threshold, stack
- * traces, threads exiting with unflushed buffers, many
+ * traces, many
  * short-lived threads, fork() in the host, flight-recorder dumps by API
  * call and by signal.  (The thread rings' pages: test_ring.c; REC_OUTPUT
  * and the options' text: test_env.c; the events settings list:
- * test_types.c.)
+ * test_types.c; threads exiting with unflushed buffers and periodic
+ * callbacks: test_bg.c.)
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -490,45 +491,6 @@ static void *emit_n(void *a)
 	return NULL;
 }
 
-static void t_exit_unflushed(void **state)
-{
-	(void)state;
-	char path[300];
-	tmp_path(path, sizeof path, "unfl.rec");
-	rec_recorder_options o = REC_RECORDER_OPTIONS_INIT;
-	o.flush_interval_ms = 60000; /* nothing is drained before close on its own */
-	rec_recorder *r = open_rec(path, &o);
-	rec_event_type *t;
-	assert_int_equal(rec_recorder_register_type(r, &ev_def, 0, 0, &t), REC_OK);
-	targ ta[8];
-	pthread_t th[8];
-	for (uint32_t i = 0; i < 8; i++) {
-		ta[i] = (targ){ t, rec_recorder_intern(r, "u"), i, 500 };
-		assert_int_equal(pthread_create(&th[i], NULL, emit_n, &ta[i]), 0);
-	}
-	for (int i = 0; i < 8; i++)
-		pthread_join(th[i], NULL);
-	rec_recorder_stats st;
-	rec_recorder_get_stats(r, &st);
-	assert_int_equal(st.threads, 8);
-	assert_int_equal(rec_recorder_close(r), REC_OK);
-	readback rb;
-	read_file(path, &rb);
-	assert_int_equal(count_type(&rb, "test.Ev"), 8 * 500);
-	assert_int_equal(count_type(&rb, "rec.ThreadStart"), 8);
-	assert_int_equal(count_type(&rb, "rec.ThreadEnd"), 8);
-	assert_int_equal(rb.dropped_events, 0);
-	/* per thread: every sequence number once, in order */
-	for (uint32_t w = 0; w < 8; w++) {
-		uint64_t next = 0;
-		for (size_t i = 0; i < rb.n; i++)
-			if (strcmp(rb.ev[i].type, "test.Ev") == 0 && rb.ev[i].i[2] == (int64_t)w)
-				assert_int_equal(rb.ev[i].u[1], next++);
-		assert_int_equal(next, 500);
-	}
-	rb_free(&rb);
-}
-
 static void t_short_lived(void **state)
 {
 	(void)state;
@@ -991,100 +953,6 @@ static void t_undefined_refs(void **state)
 	rb_free(&rb);
 }
 
-/* ---- periodic callbacks (run by the background thread) ------------------------------------- */
-typedef struct per_state {
-	rec_event_type *t;
-	rec_str s;
-	uint64_t calls, attempts;
-} per_state;
-
-static void periodic_cb(rec_recorder *r, void *opaque)
-{
-	(void)r;
-	per_state *ps = opaque;
-	__atomic_store_n(&ps->calls, ps->calls + 1, __ATOMIC_RELEASE);
-	/* more than its 16 KiB buffer holds: with REC_FULL_WAIT the background
-	 * thread must drop rather than wait for itself */
-	for (int i = 0; i < 3000; i++, ps->attempts++) {
-		rec_emit e = { 0 };
-		if (rec_emit_begin(&e, ps->t)) {
-			rec_emit_string(&e, ps->s);
-			rec_emit_u64(&e, ps->attempts);
-			rec_emit_i64(&e, 7);
-			rec_emit_commit(&e);
-		}
-	}
-}
-
-static void t_periodic(void **state)
-{
-	(void)state;
-	char path[300];
-	tmp_path(path, sizeof path, "per.rec");
-	rec_recorder_options o = REC_RECORDER_OPTIONS_INIT;
-	o.full_policy = REC_FULL_WAIT;
-	o.thread_buffer_size = 16384;
-	o.flush_interval_ms = 10;
-	rec_recorder *r = open_rec(path, &o);
-	per_state ps = { NULL, { 0 }, 0, 0 };
-	assert_int_equal(rec_recorder_register_type(r, &ev_def, 0, 0, &ps.t), REC_OK);
-	ps.s = rec_recorder_intern(r, "periodic");
-	assert_int_equal(rec_recorder_add_periodic(r, periodic_cb, &ps, 20), REC_OK);
-	/* Wait for two calls by the period (a fixed sleep failed on a loaded
-	 * machine: the background thread may not run for 100 ms), with a cap
-	 * that turns a callback that never runs into a failure, not a hang. */
-	for (int i = 0; i < 1000 && __atomic_load_n(&ps.calls, __ATOMIC_ACQUIRE) < 2; i++)
-		sleep_ms(10);
-	assert_true(__atomic_load_n(&ps.calls, __ATOMIC_ACQUIRE) >= 2);
-	uint64_t before_close = __atomic_load_n(&ps.calls, __ATOMIC_ACQUIRE);
-	assert_int_equal(rec_recorder_close(r), REC_OK);
-	assert_true(ps.calls >= before_close + 1); /* and once more at close */
-	readback rb;
-	read_file(path, &rb);
-	assert_int_equal(count_type(&rb, "test.Ev") + rb.dropped_events, ps.attempts);
-	assert_true(rb.dropped_events > 0);
-	/* the background thread registered like any other */
-	assert_int_equal(count_type(&rb, "rec.ThreadStart"), 1);
-	for (size_t i = 0; i < rb.n; i++)
-		if (strcmp(rb.ev[i].type, "rec.ThreadStart") == 0)
-			assert_string_equal(rb.ev[i].s[1], "rec-writer");
-	rb_free(&rb);
-}
-
-/* ---- rec_recorder_set_periodic ------------------------------------------------------------------ */
-static void count_cb(rec_recorder *r, void *opaque)
-{
-	(void)r;
-	__atomic_add_fetch((uint64_t *)opaque, 1, __ATOMIC_ACQ_REL);
-}
-
-static void t_set_periodic(void **state)
-{
-	(void)state;
-	char path[300];
-	tmp_path(path, sizeof path, "setper.rec");
-	rec_recorder_options o = REC_RECORDER_OPTIONS_INIT;
-	o.flush_interval_ms = 10;
-	rec_recorder *r = open_rec(path, &o);
-	uint64_t n = 0, other = 0;
-	/* an hour: it would not run before close */
-	assert_int_equal(rec_recorder_add_periodic(r, count_cb, &n, 3600000), REC_OK);
-	sleep_ms(50);
-	assert_int_equal(__atomic_load_n(&n, __ATOMIC_ACQUIRE), 0);
-	assert_int_equal(rec_recorder_set_periodic(r, count_cb, &n, 10), REC_OK);
-	for (int i = 0; i < 1000 && __atomic_load_n(&n, __ATOMIC_ACQUIRE) < 2; i++)
-		sleep_ms(10);
-	assert_true(__atomic_load_n(&n, __ATOMIC_ACQUIRE) >= 2);
-	/* only the callback added with that opaque; arguments checked */
-	assert_int_equal(rec_recorder_set_periodic(r, count_cb, &other, 10), REC_ERR_STATE);
-	assert_int_equal(rec_recorder_set_periodic(r, periodic_cb, &n, 10), REC_ERR_STATE);
-	assert_int_equal(rec_recorder_set_periodic(r, count_cb, &n, 0), REC_ERR_INVALID_ARG);
-	assert_int_equal(rec_recorder_set_periodic(r, NULL, &n, 10), REC_ERR_INVALID_ARG);
-	assert_int_equal(rec_recorder_set_periodic(NULL, count_cb, &n, 10), REC_ERR_INVALID_ARG);
-	assert_int_equal(rec_recorder_close(r), REC_OK);
-	assert_int_equal(other, 0);
-}
-
 /* ---- emitting from a signal handler ---------------------------------------------------------- */
 static rec_event_type *g_sig_type;
 static int g_sig_result;
@@ -1265,14 +1133,12 @@ int main(void)
 		cmocka_unit_test(t_overwrite_killed),
 		cmocka_unit_test(t_threshold),
 		cmocka_unit_test(t_stack),
-		cmocka_unit_test(t_exit_unflushed), cmocka_unit_test(t_short_lived),
+		cmocka_unit_test(t_short_lived),
 		cmocka_unit_test(t_thread_tids),
 		cmocka_unit_test(t_fork),
 		cmocka_unit_test(t_flight_dump),   cmocka_unit_test(t_flight_signal),
 		cmocka_unit_test(t_default),
 		cmocka_unit_test(t_rejected),      cmocka_unit_test(t_undefined_refs),
-		cmocka_unit_test(t_periodic),
-		cmocka_unit_test(t_set_periodic),
 		cmocka_unit_test(t_signal),        cmocka_unit_test(t_deterministic),
 	};
 	int rc = cmocka_run_group_tests(tests, NULL, NULL);
