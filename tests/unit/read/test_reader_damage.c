@@ -6,7 +6,8 @@
  * mutations.  Recordings are made by the real writer.  (Every truncation
  * point, every flipped byte, a damaged chunk among good ones and garbage
  * between chunks: test_scan.c; malformed sections: test_sections.c;
- * METADATA: test_metadata.c; implausible counts: test_stats.c.)
+ * METADATA: test_metadata.c; implausible counts: test_stats.c; how little
+ * of a file the statistics read: test_payload.c.)
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -419,52 +420,6 @@ static void t_front_checksum(void **state)
 	}
 }
 
-/* rec_reader_next_chunk() on a 1.1 file reads the section headers, METADATA
- * and STATS, not the EVENTS bytes (the kernel's count of bytes this process
- * read, /proc/self/io rchar, grows by a small part of the file); on the same
- * recording as 1.0 it reads every payload byte to check its checksum. */
-static uint64_t rchar(void)
-{
-	FILE *f = fopen("/proc/self/io", "r");
-	assert_non_null(f);
-	char line[128];
-	uint64_t v = 0;
-	while (fgets(line, sizeof line, f))
-		if (sscanf(line, "rchar: %llu", (unsigned long long *)&v) == 1)
-			break;
-	fclose(f);
-	return v;
-}
-
-static void t_front_reads_little(void **state)
-{
-	(void)state;
-	uint64_t off[5];
-	mem_sink m = make_rec(4, 20000, REC_CODEC_NONE, off);
-	for (int v10 = 0; v10 < 2; v10++) {
-		if (v10)
-			assert_int_equal(rec_t_to_v10(m.p, m.n), 4);
-		write_file(tpath("little.rec"), m.p, m.n);
-		rec_reader *r;
-		assert_int_equal(rec_reader_open_path(&r, tpath("little.rec"), NULL), REC_OK);
-		uint64_t before = rchar(), events = 0;
-		const rec_chunk_info *c;
-		rec_status st;
-		while ((st = rec_reader_next_chunk(r, &c)) == REC_OK)
-			events += c->event_count;
-		uint64_t read = rchar() - before;
-		assert_int_equal(st, REC_END);
-		assert_int_equal(events, 80000);
-		rec_reader_close(r);
-		print_message("format 1.%d: read %llu of %zu bytes\n", 1 - v10, (unsigned long long)read, m.n);
-		if (v10)
-			assert_true(read >= m.n);
-		else
-			assert_true(read < m.n / 4);
-	}
-	free(m.p);
-}
-
 /* A chunk whose header checksum holds but whose Payload_Size is over the
  * limit (3 GiB), or runs past the end of the input: the reader names the
  * limit and resumes at the next good chunk header, so the chunk after it is
@@ -763,7 +718,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(t_wrong_magic),      cmocka_unit_test(t_major_2),
 		cmocka_unit_test(t_huge_payload),
 		cmocka_unit_test(t_random_mutations), cmocka_unit_test(t_unverified_stats),
-		cmocka_unit_test(t_front_checksum),   cmocka_unit_test(t_front_reads_little),
+		cmocka_unit_test(t_front_checksum),
 		cmocka_unit_test(t_over_limit_resync),
 		cmocka_unit_test(t_count_mismatch), cmocka_unit_test(t_invalid_utf8),
 	};
