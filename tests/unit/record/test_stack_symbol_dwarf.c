@@ -26,7 +26,11 @@
 #include "../../lib/readback.h" /* rec_t_self_build_id */
 #include "../../lib/tmpdir.h"
 
+#if defined(__clang__)
+#define NOINLINE __attribute__((noinline))
+#else
 #define NOINLINE __attribute__((noinline, noclone))
+#endif
 
 static volatile uintptr_t g_ret;    /* a return address into dw_caller */
 static volatile uintptr_t g_inl;    /* a return address inside dw_inlined, inlined into dw_outer */

@@ -27,7 +27,11 @@
 #include "rec/recorder.h"
 #include "../../lib/tmpdir.h"
 
+#if defined(__clang__)
+#define NOINLINE __attribute__((noinline))
+#else
 #define NOINLINE __attribute__((noinline, noclone))
+#endif
 
 static char g_dir[256];
 
