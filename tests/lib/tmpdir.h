@@ -2,7 +2,7 @@
 /*
  * tmpdir.h - test support: a private scratch directory per test program and
  * the small time helpers the recorder tests share (tests/unit/record/
- * test_recorder_faults.c, test_recorder_stress.c).  No cmocka here: every
+ * test_output.c, test_recorder_stress.c).  No cmocka here: every
  * object in tests/lib is also linked into the tests/helpers programs.
  *
  *   char dir[256];

@@ -2,9 +2,10 @@
 /*
  * test_reader.c - the reader (libfmt/read) on recordings made by the real
  * writer in real files with real codecs: every field type round trip, pools,
- * time conversion, chunk information and statistics, ordered iteration,
- * concatenated runs, pipes, and forward compatibility (a hand-crafted newer
- * minor version chunk).
+ * time conversion, chunk information and statistics, concatenated runs,
+ * pipes, and forward compatibility (a hand-crafted newer minor version
+ * chunk).  (Ordered iteration: test_order.c; a chunk's events alone and
+ * full verification: test_event.c.)
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -502,7 +503,7 @@ static void t_pipe_stdin(void **state)
 	free(buf);
 }
 
-/* ---- ordered iteration ----------------------------------------------------------------- */
+/* ---- recordings made by the writer, in memory ---------------------------------------- */
 static const rec_field ord_fields[] = { { "seq", "", "", REC_TYPE_U32, 0 } };
 
 typedef struct mem_sink {
@@ -548,217 +549,6 @@ static void ord_put(rec_writer *w, uint64_t ticks, uint32_t seq)
 	assert_int_equal(rec_writer_begin(w, 1, ticks, 0, 1 + seq % 2, 0), REC_OK);
 	assert_int_equal(rec_writer_put_u64(w, seq), REC_OK);
 	assert_int_equal(rec_writer_end(w), REC_OK);
-}
-
-/* Chunk 0: 100 300 200 500 400(a); chunk 1: 250 450 600 400(b) 350; chunk 2:
- * 1000 900 (after the others: its own group). seq = position in the file. */
-static const uint64_t ord_ticks[] = { 100, 300, 200, 500, 400, 250, 450, 600, 400, 350, 1000, 900 };
-static const int ord_chunk_end[] = { 5, 10, 12 };
-
-/* rec_reader_next_chunk_event(): the events of the entered chunk only, REC_END
- * at its end; a chunk passed over with rec_reader_next_chunk() is not read,
- * and the next chunk entered starts at its own first event. */
-static void t_chunk_events(void **state)
-{
-	(void)state;
-	mem_sink m = { 0 };
-	rec_writer *w = ord_writer(&m, 7, 1700000000000000000);
-	for (int i = 0, k = 0; i < 12; i++) {
-		ord_put(w, ord_ticks[i], (uint32_t)i);
-		if (i + 1 == ord_chunk_end[k]) {
-			assert_int_equal(rec_writer_flush(w), REC_OK);
-			k++;
-		}
-	}
-	assert_int_equal(rec_writer_close(w), REC_OK);
-	rec_reader *r;
-	assert_int_equal(rec_reader_open_mem(&r, m.p, m.n, "mem", NULL), REC_OK);
-	rec_event ev;
-	/* before any chunk: nothing */
-	assert_int_equal(rec_reader_next_chunk_event(r, &ev), REC_END);
-	const rec_chunk_info *ci;
-	int seen[12] = { 0 };
-	for (int k = 0; k < 3; k++) {
-		assert_int_equal(rec_reader_next_chunk(r, &ci), REC_OK);
-		if (k == 1)
-			continue; /* passed over */
-		int first = k == 0 ? 0 : ord_chunk_end[k - 1], n = 0;
-		rec_status st;
-		while ((st = rec_reader_next_chunk_event(r, &ev)) == REC_OK) {
-			assert_int_equal(ev.chunk->index, (uint64_t)k);
-			assert_int_equal(ev.values[0].v.u, (uint64_t)(first + n));
-			seen[first + n]++;
-			n++;
-		}
-		assert_int_equal(st, REC_END);
-		assert_int_equal(n, ord_chunk_end[k] - first);
-		assert_int_equal(rec_reader_next_chunk_event(r, &ev), REC_END);
-	}
-	for (int i = 0; i < 12; i++)
-		assert_int_equal(seen[i], i >= 5 && i < 10 ? 0 : 1);
-	rec_reader_stats st;
-	rec_reader_get_stats(r, &st);
-	assert_int_equal(st.events, 7);
-	rec_reader_close(r);
-	rec_reader_options o = REC_READER_OPTIONS_INIT;
-	o.flags = REC_READ_ORDERED;
-	assert_int_equal(rec_reader_open_mem(&r, m.p, m.n, "mem", &o), REC_OK);
-	assert_int_equal(rec_reader_next_chunk_event(r, &ev), REC_ERR_STATE);
-	assert_int_equal(rec_reader_next_chunk_event(NULL, &ev), REC_ERR_INVALID_ARG);
-	rec_reader_close(r);
-	free(m.p);
-}
-
-static void t_ordered(void **state)
-{
-	(void)state;
-	mem_sink m = { 0 };
-	rec_writer *w = ord_writer(&m, 77, 1000000000000LL);
-	for (int c = 0, i = 0; c < 3; c++) {
-		for (; i < ord_chunk_end[c]; i++)
-			ord_put(w, ord_ticks[i], (uint32_t)i);
-		assert_int_equal(rec_writer_flush(w), REC_OK);
-	}
-	assert_int_equal(rec_writer_close(w), REC_OK);
-	write_file(tpath("ord.rec"), m.p, m.n);
-
-	/* File order without the flag. */
-	rec_reader *r;
-	rec_event ev;
-	assert_int_equal(rec_reader_open_path(&r, tpath("ord.rec"), NULL), REC_OK);
-	for (uint32_t i = 0; i < 12; i++) {
-		assert_int_equal(rec_reader_next_event(r, &ev), REC_OK);
-		assert_int_equal(ev.values[0].v.u, i);
-		assert_int_equal(ev.ticks, ord_ticks[i]);
-		assert_int_equal(ev.wall_ns, 1000000000000LL + (int64_t)ord_ticks[i]);
-	}
-	assert_int_equal(rec_reader_next_event(r, &ev), REC_END);
-	rec_reader_close(r);
-
-	/* Ordered: by ticks, ties in file order (400a before 400b). */
-	static const uint32_t want[] = { 0, 2, 5, 1, 9, 4, 8, 6, 3, 7, 11, 10 };
-	rec_reader_options ro = REC_READER_OPTIONS_INIT;
-	ro.flags = REC_READ_ORDERED;
-	assert_int_equal(rec_reader_open_path(&r, tpath("ord.rec"), &ro), REC_OK);
-	for (uint32_t i = 0; i < 12; i++) {
-		assert_int_equal(rec_reader_next_event(r, &ev), REC_OK);
-		assert_int_equal(ev.values[0].v.u, want[i]);
-		assert_int_equal(ev.ticks, ord_ticks[want[i]]);
-		assert_non_null(ev.thread);
-		assert_int_equal(ev.thread->os_tid, 11 + want[i] % 2);
-		assert_int_equal(ev.chunk->index, want[i] < 5 ? 0 : want[i] < 10 ? 1 : 2);
-	}
-	assert_int_equal(rec_reader_next_event(r, &ev), REC_END);
-	assert_int_equal(rec_reader_next_event(r, &ev), REC_END);
-	rec_reader_stats rs;
-	rec_reader_get_stats(r, &rs);
-	assert_int_equal(rs.events, 12);
-	assert_int_equal(rs.order_window_overflows, 0);
-	assert_int_equal(rec_reader_next_chunk(r, &(const rec_chunk_info *){ NULL }), REC_ERR_STATE);
-	rec_reader_close(r);
-
-	/* A window too small for two chunks: each chunk sorted alone, counted. */
-	ro.max_order_window = 1;
-	assert_int_equal(rec_reader_open_mem(&r, m.p, m.n, "ord", &ro), REC_OK);
-	static const uint32_t want_small[] = { 0, 2, 1, 4, 3, 5, 9, 8, 6, 7, 11, 10 };
-	for (uint32_t i = 0; i < 12; i++) {
-		assert_int_equal(rec_reader_next_event(r, &ev), REC_OK);
-		assert_int_equal(ev.values[0].v.u, want_small[i]);
-	}
-	assert_int_equal(rec_reader_next_event(r, &ev), REC_END);
-	rec_reader_get_stats(r, &rs);
-	assert_int_equal(rs.order_window_overflows, 1);
-	rec_reader_close(r);
-	free(m.p);
-}
-
-/* Many chunks with jittered timestamps: one overlap group, so the output is
- * exactly a stable sort by ticks; with a small window, every event still
- * comes out once and overflows are counted. */
-typedef struct tk_idx {
-	uint64_t ticks;
-	uint32_t idx;
-} tk_idx;
-
-static int cmp_tk(const void *a, const void *b)
-{
-	const tk_idx *x = a, *y = b;
-	if (x->ticks != y->ticks)
-		return x->ticks < y->ticks ? -1 : 1;
-	return x->idx < y->idx ? -1 : x->idx > y->idx;
-}
-
-static void t_ordered_random(void **state)
-{
-	(void)state;
-	enum { N = 20000 };
-	mem_sink m = { 0 };
-	rec_writer *w = ord_writer(&m, 5, 1000000000000LL);
-	tk_idx *want = malloc(N * sizeof(*want));
-	assert_non_null(want);
-	uint64_t x = 0x2545F4914F6CDD1Dull;
-	int next_flush = 700;
-	for (uint32_t i = 0; i < N; i++) {
-		x ^= x << 13;
-		x ^= x >> 7;
-		x ^= x << 17;
-		uint64_t tk = 100000 + (uint64_t)i * 10 + x % 600;
-		if (i && x % 97 == 0)
-			tk = want[i - 1].ticks; /* equal timestamps */
-		want[i].ticks = tk;
-		want[i].idx = i;
-		ord_put(w, tk, i);
-		if ((int)i == next_flush) {
-			assert_int_equal(rec_writer_flush(w), REC_OK);
-			next_flush += 300 + (int)(x % 1500);
-		}
-	}
-	assert_int_equal(rec_writer_close(w), REC_OK);
-	qsort(want, N, sizeof(*want), cmp_tk);
-
-	rec_reader *r;
-	rec_event ev;
-	rec_reader_options ro = REC_READER_OPTIONS_INIT;
-	ro.flags = REC_READ_ORDERED;
-	assert_int_equal(rec_reader_open_mem(&r, m.p, m.n, "rnd", &ro), REC_OK);
-	for (uint32_t i = 0; i < N; i++) {
-		assert_int_equal(rec_reader_next_event(r, &ev), REC_OK);
-		assert_int_equal(ev.ticks, want[i].ticks);
-		assert_int_equal(ev.values[0].v.u, want[i].idx);
-	}
-	assert_int_equal(rec_reader_next_event(r, &ev), REC_END);
-	rec_reader_stats rs;
-	rec_reader_get_stats(r, &rs);
-	assert_true(rs.chunks > 10);
-	assert_int_equal(rs.order_window_overflows, 0);
-	rec_reader_close(r);
-
-	/* A window of about two chunks: order holds inside each emitted
-	 * group, every event comes out once, overflows are counted. */
-	ro.max_order_window = 40000;
-	assert_int_equal(rec_reader_open_mem(&r, m.p, m.n, "rnd", &ro), REC_OK);
-	uint8_t *seen = calloc(N, 1);
-	assert_non_null(seen);
-	uint32_t n = 0, descents = 0;
-	uint64_t prev = 0;
-	while (rec_reader_next_event(r, &ev) == REC_OK) {
-		uint32_t v = (uint32_t)ev.values[0].v.u;
-		assert_true(v < N);
-		assert_int_equal(seen[v], 0);
-		seen[v] = 1;
-		if (n && ev.ticks < prev)
-			descents++;
-		prev = ev.ticks;
-		n++;
-	}
-	assert_int_equal(n, N);
-	rec_reader_get_stats(r, &rs);
-	assert_true(rs.order_window_overflows > 0);
-	assert_true(descents <= rs.order_window_overflows);
-	rec_reader_close(r);
-	free(seen);
-	free(want);
-	free(m.p);
 }
 
 /* ---- concatenated recordings (two runs) ------------------------------------------------- */
@@ -1048,82 +838,6 @@ static void t_forward_compat(void **state)
 	}
 }
 
-/* Statistics that disagree with the events: verification says which. */
-static void t_verify_mismatch(void **state)
-{
-	(void)state;
-	hsec s[3];
-	memset(s, 0, sizeof(s));
-	s[0].kind = REC_SECTION_METADATA;
-	s[0].items = 1;
-	rec_buf *b = &s[0].data;
-	assert_true(rec_buf_varint(b, 1) && rec_buf_varint(b, 0));
-	put_str(b, "v.T");
-	put_str(b, "");
-	put_str(b, "");
-	put_str(b, "");
-	assert_true(rec_buf_varint(b, 0));
-	s[1].kind = REC_SECTION_EVENTS;
-	s[1].items = 2;
-	static const uint8_t ev[] = { 2, 1, 2, 2, 1, 4 }; /* ticks +1, +3 */
-	assert_true(rec_buf_append(&s[1].data, ev, sizeof(ev)));
-	s[2].kind = REC_SECTION_STATS;
-	s[2].items = 1;
-	b = &s[2].data;
-	/* Says 3 events (there are 2): more than the section holds, so the
-	 * chunk is implausible before verification (issue 16). */
-	assert_true(rec_buf_varint(b, rec_zigzag(1)) && rec_buf_varint(b, rec_zigzag(3)) &&
-		    rec_buf_varint(b, 0) && rec_buf_varint(b, 1) && rec_buf_varint(b, 1) &&
-		    rec_buf_varint(b, 3) && rec_buf_varint(b, 6));
-	rec_buf f = { 0 };
-	craft_chunk(&f, 0, s, 3, 2, REC_CODEC_NONE, 3);
-	rec_reader *r;
-	assert_int_equal(rec_reader_open_mem(&r, f.data, f.len, "v", NULL), REC_OK);
-	const rec_chunk_info *c;
-	assert_int_equal(rec_reader_next_chunk(r, &c), REC_ERR_CORRUPT);
-	const rec_problem *pr = rec_reader_problem(r);
-	assert_int_equal(pr->chunk, 0);
-	assert_non_null(strstr(pr->message, "implausible counts: STATS: type 1 has 3 events in 6 bytes"));
-	rec_reader_close(r);
-	/* Says 1 event (there are 2): plausible, only verification tells. */
-	rec_buf_free(&f);
-	s[2].data.len = 0;
-	assert_true(rec_buf_varint(b, rec_zigzag(1)) && rec_buf_varint(b, rec_zigzag(3)) &&
-		    rec_buf_varint(b, 0) && rec_buf_varint(b, 1) && rec_buf_varint(b, 1) &&
-		    rec_buf_varint(b, 1) && rec_buf_varint(b, 6));
-	craft_chunk(&f, 0, s, 3, 2, REC_CODEC_NONE, 3);
-	assert_int_equal(rec_reader_open_mem(&r, f.data, f.len, "v", NULL), REC_OK);
-	assert_int_equal(rec_reader_next_chunk(r, &c), REC_OK);
-	assert_int_equal(rec_reader_verify_chunk(r), REC_ERR_CORRUPT);
-	pr = rec_reader_problem(r);
-	assert_int_equal(pr->chunk, 0);
-	assert_non_null(strstr(pr->message, "has 1 events"));
-	rec_reader_close(r);
-	/* A header Duration_Ticks that disagrees with the events. */
-	rec_buf_free(&f);
-	s[2].data.len = 0;
-	assert_true(rec_buf_varint(b, rec_zigzag(1)) && rec_buf_varint(b, rec_zigzag(3)) &&
-		    rec_buf_varint(b, 0) && rec_buf_varint(b, 1) && rec_buf_varint(b, 1) &&
-		    rec_buf_varint(b, 2) && rec_buf_varint(b, 6));
-	craft_chunk(&f, 0, s, 3, 2, REC_CODEC_NONE, 4);
-	assert_int_equal(rec_reader_open_mem(&r, f.data, f.len, "v", NULL), REC_OK);
-	assert_int_equal(rec_reader_next_chunk(r, &c), REC_OK);
-	assert_int_equal(rec_reader_verify_chunk(r), REC_ERR_CORRUPT);
-	assert_non_null(strstr(rec_reader_problem(r)->message, "Duration_Ticks 4"));
-	/* The events themselves are intact and still readable. */
-	rec_event e;
-	assert_int_equal(rec_reader_next_event(r, &e), REC_OK);
-	assert_int_equal(e.ticks, 1001);
-	assert_int_equal(rec_reader_next_event(r, &e), REC_OK);
-	assert_int_equal(e.ticks, 1003);
-	assert_int_equal(rec_reader_next_event(r, &e), REC_END);
-	rec_reader_close(r);
-	rec_buf_free(&f);
-	for (int i = 0; i < 3; i++)
-		rec_buf_free(&s[i].data);
-}
-
-/* Options and arguments. */
 static void t_api_args(void **state)
 {
 	(void)state;
@@ -1164,9 +878,8 @@ int main(int argc, char **argv)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(t_roundtrip_zstd), cmocka_unit_test(t_roundtrip_lz4),
 		cmocka_unit_test(t_roundtrip_none), cmocka_unit_test(t_pipe_stdin),
-		cmocka_unit_test(t_ordered),        cmocka_unit_test(t_ordered_random),
-		cmocka_unit_test(t_concat_runs),    cmocka_unit_test(t_chunk_events),
-		cmocka_unit_test(t_forward_compat), cmocka_unit_test(t_verify_mismatch),
+		cmocka_unit_test(t_concat_runs),
+		cmocka_unit_test(t_forward_compat),
 		cmocka_unit_test(t_tick_rounding),
 		cmocka_unit_test(t_api_args),
 	};

@@ -2,11 +2,13 @@
 /*
  * test_recorder.c - the recorder core for real: real threads, real files,
  * read back with the real reader.  Round trip of typed fields, built-in
- * thread events, dynamic strings, durations under the threshold, the events
- * settings list, stack traces, threads exiting with unflushed buffers, many
- * short-lived threads, fork() in the host, REC_OUTPUT start in an exec'd
- * helper, flight-recorder dumps by API call and by signal, thread rings put
- * in place ahead of the thread's writes.
+ * thread events, dynamic strings, durations under the threshold, stack
+ * traces, many
+ * short-lived threads, fork() in the host, flight-recorder dumps by API
+ * call and by signal.  (The thread rings' pages: test_ring.c; REC_OUTPUT
+ * and the options' text: test_env.c; the events settings list:
+ * test_types.c; threads exiting with unflushed buffers and periodic
+ * callbacks: test_bg.c.)
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -423,48 +425,6 @@ static void t_threshold(void **state)
 	rb_free(&rb);
 }
 
-/* ---- events settings list ------------------------------------------------------------- */
-static void t_settings(void **state)
-{
-	(void)state;
-	char path[300];
-	tmp_path(path, sizeof path, "set.rec");
-	rec_recorder_options o = REC_RECORDER_OPTIONS_INIT;
-	o.events = "test.Span:threshold=0,test.E*,-test.Ev";
-	rec_recorder *r = open_rec(path, &o);
-	static const rec_type other_def = { 0, 0, "test.Eother", "", "", "test", 0, NULL };
-	static const rec_type off_def = { 0, 0, "zzz.Off", "", "", "test", 0, NULL };
-	rec_event_type *ev, *sp, *other, *off;
-	assert_int_equal(rec_recorder_register_type(r, &ev_def, 0, 0, &ev), REC_OK);
-	assert_int_equal(rec_recorder_register_type(r, &span_def, 1000000000u, 0, &sp), REC_OK);
-	assert_int_equal(rec_recorder_register_type(r, &other_def, 0, 0, &other), REC_OK);
-	assert_int_equal(rec_recorder_register_type(r, &off_def, 0, 0, &off), REC_OK);
-	assert_false(rec_type_enabled(ev));  /* -test.Ev wins (last) */
-	assert_true(rec_type_enabled(sp));
-	assert_true(rec_type_enabled(other)); /* test.E* */
-	assert_false(rec_type_enabled(off)); /* not listed */
-	rec_emit e = { 0 };
-	rec_span s;
-	rec_span_begin(&s, sp); /* 1 s declared threshold overridden to 0 */
-	assert_true(rec_span_end(&s, &e));
-	rec_emit_string(&e, (rec_str){ 0 });
-	rec_emit_commit(&e);
-	assert_int_equal(rec_recorder_close(r), REC_OK);
-	readback rb;
-	read_file(path, &rb);
-	assert_int_equal(count_type(&rb, "test.Span"), 1);
-	rb_free(&rb);
-
-	/* a bad list is refused */
-	o.events = "test.Span:threshold=abc";
-	rec_recorder *r2 = NULL;
-	assert_int_equal(rec_recorder_open(&r2, &o), REC_ERR_INVALID_ARG);
-	/* reserved fields must be zero */
-	o.events = NULL;
-	o.reserved[1] = 1;
-	assert_int_equal(rec_recorder_open(&r2, &o), REC_ERR_INVALID_ARG);
-}
-
 /* ---- stack traces -------------------------------------------------------------------------- */
 void rec_test_stack_leaf(rec_event_type *t, uint32_t n);
 __attribute__((noinline)) void rec_test_stack_leaf(rec_event_type *t, uint32_t n)
@@ -531,45 +491,6 @@ static void *emit_n(void *a)
 	return NULL;
 }
 
-static void t_exit_unflushed(void **state)
-{
-	(void)state;
-	char path[300];
-	tmp_path(path, sizeof path, "unfl.rec");
-	rec_recorder_options o = REC_RECORDER_OPTIONS_INIT;
-	o.flush_interval_ms = 60000; /* nothing is drained before close on its own */
-	rec_recorder *r = open_rec(path, &o);
-	rec_event_type *t;
-	assert_int_equal(rec_recorder_register_type(r, &ev_def, 0, 0, &t), REC_OK);
-	targ ta[8];
-	pthread_t th[8];
-	for (uint32_t i = 0; i < 8; i++) {
-		ta[i] = (targ){ t, rec_recorder_intern(r, "u"), i, 500 };
-		assert_int_equal(pthread_create(&th[i], NULL, emit_n, &ta[i]), 0);
-	}
-	for (int i = 0; i < 8; i++)
-		pthread_join(th[i], NULL);
-	rec_recorder_stats st;
-	rec_recorder_get_stats(r, &st);
-	assert_int_equal(st.threads, 8);
-	assert_int_equal(rec_recorder_close(r), REC_OK);
-	readback rb;
-	read_file(path, &rb);
-	assert_int_equal(count_type(&rb, "test.Ev"), 8 * 500);
-	assert_int_equal(count_type(&rb, "rec.ThreadStart"), 8);
-	assert_int_equal(count_type(&rb, "rec.ThreadEnd"), 8);
-	assert_int_equal(rb.dropped_events, 0);
-	/* per thread: every sequence number once, in order */
-	for (uint32_t w = 0; w < 8; w++) {
-		uint64_t next = 0;
-		for (size_t i = 0; i < rb.n; i++)
-			if (strcmp(rb.ev[i].type, "test.Ev") == 0 && rb.ev[i].i[2] == (int64_t)w)
-				assert_int_equal(rb.ev[i].u[1], next++);
-		assert_int_equal(next, 500);
-	}
-	rb_free(&rb);
-}
-
 static void t_short_lived(void **state)
 {
 	(void)state;
@@ -616,115 +537,6 @@ static void t_short_lived(void **state)
 	assert_int_equal(evs, rounds * per * 20);
 	assert_int_equal(starts, rounds * per);
 	assert_int_equal(ends, rounds * per);
-	rb_free(&rb);
-}
-
-/* A thread's ring pages are in place before the thread writes them: the
- * first 16 KiB at registration, the rest put in place by the background
- * thread as the thread uses the ring, so an emitting thread takes no page
- * fault on it (faulting 256 KiB in a page at a time costs the thread 64
- * faults, ~1 ms on the benchmark's virtual machine, in the middle of its
- * work), and a thread that writes little keeps 16 KiB resident. */
-typedef struct ring_probe {
-	rec_event_type *t;
-	rec_str s;
-	size_t pages, first, idle, after;
-	long faults;
-	uint64_t emitted;
-	int mincore_rc;
-} ring_probe;
-
-static long thread_minflt(void)
-{
-	struct rusage ru;
-	return getrusage(RUSAGE_THREAD, &ru) == 0 ? ru.ru_minflt : -1;
-}
-
-/* Resident pages of the calling thread's ring (-1: mincore failed). */
-static long ring_resident(const struct rec_tbuf_ *b, size_t pages)
-{
-	unsigned char vec[1024];
-	if (pages > sizeof vec || mincore(b->base, (size_t)b->mask + 1, vec) != 0)
-		return -1;
-	long n = 0;
-	for (size_t i = 0; i < pages; i++)
-		n += vec[i] & 1;
-	return n;
-}
-
-static void sleep_ms(unsigned ms);
-
-static void *ring_probe_thread(void *a)
-{
-	ring_probe *p = a;
-	emit_ev(p->t, p->s, 0, 0); /* registers: the ring is allocated here */
-	p->emitted = 1;
-	const struct rec_tbuf_ *b = rec_tls_tbuf_;
-	if (!b || !b->mask)
-		return NULL;
-	const size_t cap = (size_t)b->mask + 1, page = (size_t)sysconf(_SC_PAGESIZE);
-	p->pages = cap / page;
-	long n = ring_resident(b, p->pages);
-	p->mincore_rc = n < 0 ? -1 : 0;
-	p->first = n < 0 ? 0 : (size_t)n;
-	/* A few events, then rounds go by: nothing more is put in place. */
-	for (int i = 0; i < 9; i++)
-		emit_ev(p->t, p->s, p->emitted++, 1);
-	sleep_ms(50);
-	n = ring_resident(b, p->pages);
-	p->idle = n < 0 ? 0 : (size_t)n;
-	/* Write the ring over twice at about 1 KiB a millisecond (10 KiB per
-	 * round of the background thread), waiting when it is full. */
-	long f0 = thread_minflt();
-	uint64_t next = b->head;
-	while (b->head < 2 * (uint64_t)cap) {
-		emit_ev(p->t, p->s, p->emitted++, 1);
-		if (b->head >= next) {
-			next = b->head + 1024;
-			sleep_ms(1);
-		}
-	}
-	p->faults = thread_minflt() - f0;
-	n = ring_resident(b, p->pages);
-	p->after = n < 0 ? 0 : (size_t)n;
-	return NULL;
-}
-
-static void t_ring_resident(void **state)
-{
-	(void)state;
-	char path[300];
-	tmp_path(path, sizeof path, "ring.rec");
-	rec_recorder_options o = REC_RECORDER_OPTIONS_INIT;
-	o.flush_interval_ms = 10;
-	o.full_policy = REC_FULL_WAIT;
-	rec_recorder *r = open_rec(path, &o); /* default ring: 256 KiB */
-	ring_probe p;
-	memset(&p, 0, sizeof p);
-	assert_int_equal(rec_recorder_register_type(r, &ev_def, 0, 0, &p.t), REC_OK);
-	p.s = rec_recorder_intern(r, "ring");
-	pthread_t th;
-	assert_int_equal(pthread_create(&th, NULL, ring_probe_thread, &p), 0);
-	assert_int_equal(pthread_join(th, NULL), 0);
-	assert_int_equal(rec_recorder_close(r), REC_OK);
-	print_message("ring of %zu pages: %zu resident at registration, %zu after 10 events and "
-		      "5 rounds, %zu after writing it twice over with %ld page faults (%llu "
-		      "events)\n",
-		      p.pages, p.first, p.idle, p.after, p.faults, (unsigned long long)p.emitted);
-	assert_int_equal(p.pages, 64);
-	assert_int_equal(p.mincore_rc, 0);
-	assert_int_equal(p.first, 4); /* 16 KiB */
-	assert_int_equal(p.idle, 4);
-	assert_int_equal(p.after, 64);
-	/* Valgrind and ASan fault in their own shadow memory on this thread's
-	 * behalf (ASan: 8 pages for 256 KiB); a ring faulted in by the thread
-	 * takes 60.  A round late under load costs a few. */
-	if (getenv("REC_TEST_SCALE") == NULL)
-		assert_true(p.faults <= 16);
-	readback rb;
-	read_file(path, &rb);
-	assert_int_equal(count_type(&rb, "test.Ev"), p.emitted);
-	assert_int_equal(rb.dropped_events, 0);
 	rb_free(&rb);
 }
 
@@ -891,114 +703,6 @@ static void t_fork(void **state)
 			assert_int_equal(rb.ev[i].os_tid, (uint64_t)pid);
 		}
 	rb_free(&rb);
-}
-
-/* ---- REC_OUTPUT in an exec'd helper ------------------------------------------------------------ */
-static void t_env_start(void **state)
-{
-	(void)state;
-	char path[300], helper[512];
-	tmp_path(path, sizeof path, "env.rec");
-	/* the helper is built next to this test binary ($BUILD/tests) */
-	char exe[400];
-	ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
-	assert_true(n > 0);
-	exe[n] = 0;
-	char *slash = strrchr(exe, '/');
-	assert_non_null(slash);
-	*slash = 0;
-	snprintf(helper, sizeof helper, "%s/rec_test_recorder_env", exe);
-	assert_int_equal(access(helper, X_OK), 0);
-	pid_t pid = fork();
-	assert_true(pid >= 0);
-	if (pid == 0) {
-		setenv("REC_OUTPUT", path, 1);
-		setenv("REC_OPTIONS", "codec=lz4,flush=50ms,memory=4MiB,buffer=64KiB", 1);
-		execl(helper, helper, "300", (char *)NULL);
-		_exit(127);
-	}
-	int ws;
-	assert_int_equal(waitpid(pid, &ws, 0), pid);
-	assert_true(WIFEXITED(ws));
-	assert_int_equal(WEXITSTATUS(ws), 0);
-	readback rb;
-	read_file(path, &rb);
-	assert_int_equal(rb.end, REC_END);
-	assert_int_equal(rb.final_chunks, 1);
-	assert_int_equal(count_type(&rb, "app.HelperEvent"), 300);
-	for (size_t i = 0, k = 0; i < rb.n; i++)
-		if (strcmp(rb.ev[i].type, "app.HelperEvent") == 0)
-			assert_int_equal(rb.ev[i].u[0], k++);
-	rb_free(&rb);
-
-	/* REC_OPTIONS flight=on: kept in memory, written to REC_OUTPUT at exit */
-	char epath[300];
-	tmp_path(epath, sizeof epath, "env-flight-%p.rec");
-	pid = fork();
-	if (pid == 0) {
-		setenv("REC_OUTPUT", epath, 1);
-		setenv("REC_OPTIONS", "flight=on,signal=none,maxsize=1MiB,events=app.*", 1);
-		execl(helper, helper, "40", (char *)NULL);
-		_exit(127);
-	}
-	assert_int_equal(waitpid(pid, &ws, 0), pid);
-	assert_true(WIFEXITED(ws));
-	assert_int_equal(WEXITSTATUS(ws), 0);
-	tmp_path(epath, sizeof epath, "env-flight-");
-	snprintf(epath + strlen(epath), sizeof epath - strlen(epath), "%d.rec", (int)pid);
-	read_file(epath, &rb);
-	assert_int_equal(rb.final_chunks, 1);
-	assert_int_equal(count_type(&rb, "app.HelperEvent"), 40);
-	assert_int_equal(count_type(&rb, "rec.ThreadStart"), 0); /* events=app.* */
-	rb_free(&rb);
-
-	/* a flight recorder opened by the program and never closed is written at exit */
-	char fpath[300];
-	tmp_path(fpath, sizeof fpath, "flight-exit.rec");
-	pid = fork();
-	if (pid == 0) {
-		unsetenv("REC_OUTPUT");
-		execl(helper, helper, "25", "flight-api", fpath, (char *)NULL);
-		_exit(127);
-	}
-	assert_int_equal(waitpid(pid, &ws, 0), pid);
-	assert_true(WIFEXITED(ws));
-	assert_int_equal(WEXITSTATUS(ws), 0);
-	read_file(fpath, &rb);
-	assert_int_equal(rb.end, REC_END);
-	assert_int_equal(count_type(&rb, "app.HelperEvent"), 25);
-	rb_free(&rb);
-
-	/* the program closes the REC_OUTPUT recorder itself: the exit handler
-	 * must not close it again (was a use-after-free and a hang at exit) */
-	char cpath[300];
-	tmp_path(cpath, sizeof cpath, "env-close-self.rec");
-	pid = fork();
-	if (pid == 0) {
-		setenv("REC_OUTPUT", cpath, 1);
-		unsetenv("REC_OPTIONS");
-		execl(helper, helper, "17", "close-self", (char *)NULL);
-		_exit(127);
-	}
-	assert_int_equal(waitpid(pid, &ws, 0), pid);
-	assert_true(WIFEXITED(ws));
-	assert_int_equal(WEXITSTATUS(ws), 0);
-	read_file(cpath, &rb);
-	assert_int_equal(rb.end, REC_END);
-	assert_int_equal(rb.final_chunks, 1);
-	assert_int_equal(count_type(&rb, "app.HelperEvent"), 17);
-	rb_free(&rb);
-
-	/* without REC_OUTPUT nothing is recorded and the declared type is off */
-	pid = fork();
-	if (pid == 0) {
-		unsetenv("REC_OUTPUT");
-		execl(helper, helper, "10", "expect-off", (char *)NULL);
-		_exit(127);
-	}
-	assert_int_equal(waitpid(pid, &ws, 0), pid);
-	assert_true(WIFEXITED(ws));
-	assert_int_equal(WEXITSTATUS(ws), 0);
 }
 
 /* ---- flight recorder -------------------------------------------------------------------------- */
@@ -1249,100 +953,6 @@ static void t_undefined_refs(void **state)
 	rb_free(&rb);
 }
 
-/* ---- periodic callbacks (run by the background thread) ------------------------------------- */
-typedef struct per_state {
-	rec_event_type *t;
-	rec_str s;
-	uint64_t calls, attempts;
-} per_state;
-
-static void periodic_cb(rec_recorder *r, void *opaque)
-{
-	(void)r;
-	per_state *ps = opaque;
-	__atomic_store_n(&ps->calls, ps->calls + 1, __ATOMIC_RELEASE);
-	/* more than its 16 KiB buffer holds: with REC_FULL_WAIT the background
-	 * thread must drop rather than wait for itself */
-	for (int i = 0; i < 3000; i++, ps->attempts++) {
-		rec_emit e = { 0 };
-		if (rec_emit_begin(&e, ps->t)) {
-			rec_emit_string(&e, ps->s);
-			rec_emit_u64(&e, ps->attempts);
-			rec_emit_i64(&e, 7);
-			rec_emit_commit(&e);
-		}
-	}
-}
-
-static void t_periodic(void **state)
-{
-	(void)state;
-	char path[300];
-	tmp_path(path, sizeof path, "per.rec");
-	rec_recorder_options o = REC_RECORDER_OPTIONS_INIT;
-	o.full_policy = REC_FULL_WAIT;
-	o.thread_buffer_size = 16384;
-	o.flush_interval_ms = 10;
-	rec_recorder *r = open_rec(path, &o);
-	per_state ps = { NULL, { 0 }, 0, 0 };
-	assert_int_equal(rec_recorder_register_type(r, &ev_def, 0, 0, &ps.t), REC_OK);
-	ps.s = rec_recorder_intern(r, "periodic");
-	assert_int_equal(rec_recorder_add_periodic(r, periodic_cb, &ps, 20), REC_OK);
-	/* Wait for two calls by the period (a fixed sleep failed on a loaded
-	 * machine: the background thread may not run for 100 ms), with a cap
-	 * that turns a callback that never runs into a failure, not a hang. */
-	for (int i = 0; i < 1000 && __atomic_load_n(&ps.calls, __ATOMIC_ACQUIRE) < 2; i++)
-		sleep_ms(10);
-	assert_true(__atomic_load_n(&ps.calls, __ATOMIC_ACQUIRE) >= 2);
-	uint64_t before_close = __atomic_load_n(&ps.calls, __ATOMIC_ACQUIRE);
-	assert_int_equal(rec_recorder_close(r), REC_OK);
-	assert_true(ps.calls >= before_close + 1); /* and once more at close */
-	readback rb;
-	read_file(path, &rb);
-	assert_int_equal(count_type(&rb, "test.Ev") + rb.dropped_events, ps.attempts);
-	assert_true(rb.dropped_events > 0);
-	/* the background thread registered like any other */
-	assert_int_equal(count_type(&rb, "rec.ThreadStart"), 1);
-	for (size_t i = 0; i < rb.n; i++)
-		if (strcmp(rb.ev[i].type, "rec.ThreadStart") == 0)
-			assert_string_equal(rb.ev[i].s[1], "rec-writer");
-	rb_free(&rb);
-}
-
-/* ---- rec_recorder_set_periodic ------------------------------------------------------------------ */
-static void count_cb(rec_recorder *r, void *opaque)
-{
-	(void)r;
-	__atomic_add_fetch((uint64_t *)opaque, 1, __ATOMIC_ACQ_REL);
-}
-
-static void t_set_periodic(void **state)
-{
-	(void)state;
-	char path[300];
-	tmp_path(path, sizeof path, "setper.rec");
-	rec_recorder_options o = REC_RECORDER_OPTIONS_INIT;
-	o.flush_interval_ms = 10;
-	rec_recorder *r = open_rec(path, &o);
-	uint64_t n = 0, other = 0;
-	/* an hour: it would not run before close */
-	assert_int_equal(rec_recorder_add_periodic(r, count_cb, &n, 3600000), REC_OK);
-	sleep_ms(50);
-	assert_int_equal(__atomic_load_n(&n, __ATOMIC_ACQUIRE), 0);
-	assert_int_equal(rec_recorder_set_periodic(r, count_cb, &n, 10), REC_OK);
-	for (int i = 0; i < 1000 && __atomic_load_n(&n, __ATOMIC_ACQUIRE) < 2; i++)
-		sleep_ms(10);
-	assert_true(__atomic_load_n(&n, __ATOMIC_ACQUIRE) >= 2);
-	/* only the callback added with that opaque; arguments checked */
-	assert_int_equal(rec_recorder_set_periodic(r, count_cb, &other, 10), REC_ERR_STATE);
-	assert_int_equal(rec_recorder_set_periodic(r, periodic_cb, &n, 10), REC_ERR_STATE);
-	assert_int_equal(rec_recorder_set_periodic(r, count_cb, &n, 0), REC_ERR_INVALID_ARG);
-	assert_int_equal(rec_recorder_set_periodic(r, NULL, &n, 10), REC_ERR_INVALID_ARG);
-	assert_int_equal(rec_recorder_set_periodic(NULL, count_cb, &n, 10), REC_ERR_INVALID_ARG);
-	assert_int_equal(rec_recorder_close(r), REC_OK);
-	assert_int_equal(other, 0);
-}
-
 /* ---- emitting from a signal handler ---------------------------------------------------------- */
 static rec_event_type *g_sig_type;
 static int g_sig_result;
@@ -1514,37 +1124,6 @@ static void t_default(void **state)
 	assert_int_equal(g_listen_close, 2);
 }
 
-static void t_options_parse(void **state)
-{
-	(void)state;
-	rec_recorder_options o = REC_RECORDER_OPTIONS_INIT;
-	char storage[256], err[128];
-	assert_int_equal(rec_recorder_options_parse(&o, "codec=lz4,flush=500ms,memory=64MiB,"
-						    "buffer=128KiB,full=wait,flight=on,maxage=2s,"
-						    "maxsize=1MiB,signal=none,level=5,chunk=1MiB,"
-						    "events=rec.LockWait:threshold=10ms:stack=on;app.*",
-						    storage, sizeof storage, err, sizeof err),
-			 REC_OK);
-	assert_int_equal(o.codec, REC_CODEC_LZ4);
-	assert_int_equal(o.flush_interval_ms, 500);
-	assert_int_equal(o.memory_limit, 64u << 20);
-	assert_int_equal(o.thread_buffer_size, 128u << 10);
-	assert_int_equal(o.full_policy, REC_FULL_WAIT);
-	assert_true(o.flags & REC_RECORDER_FLIGHT);
-	assert_int_equal(o.max_age_ms, 2000);
-	assert_int_equal(o.max_size, 1u << 20);
-	assert_int_equal(o.dump_signal, -1);
-	assert_int_equal(o.level, 5);
-	assert_int_equal(o.chunk_size, 1u << 20);
-	assert_string_equal(o.events, "rec.LockWait:threshold=10ms:stack=on,app.*");
-	assert_int_equal(rec_recorder_options_parse(&o, "flush=fast", storage, sizeof storage, err,
-						    sizeof err),
-			 REC_ERR_INVALID_ARG);
-	assert_non_null(strstr(err, "flush=fast"));
-	assert_int_equal(rec_recorder_options_parse(&o, "bogus=1", storage, sizeof storage, NULL, 0),
-			 REC_ERR_INVALID_ARG);
-}
-
 int main(void)
 {
 	snprintf(g_dir, sizeof g_dir, "/tmp/rec-test-recorder-%d", (int)getpid());
@@ -1553,15 +1132,13 @@ int main(void)
 		cmocka_unit_test(t_roundtrip),     cmocka_unit_test(t_overwrite),
 		cmocka_unit_test(t_overwrite_killed),
 		cmocka_unit_test(t_threshold),
-		cmocka_unit_test(t_settings),      cmocka_unit_test(t_stack),
-		cmocka_unit_test(t_exit_unflushed), cmocka_unit_test(t_short_lived),
-		cmocka_unit_test(t_thread_tids),   cmocka_unit_test(t_ring_resident),
-		cmocka_unit_test(t_fork),          cmocka_unit_test(t_env_start),
+		cmocka_unit_test(t_stack),
+		cmocka_unit_test(t_short_lived),
+		cmocka_unit_test(t_thread_tids),
+		cmocka_unit_test(t_fork),
 		cmocka_unit_test(t_flight_dump),   cmocka_unit_test(t_flight_signal),
-		cmocka_unit_test(t_default),       cmocka_unit_test(t_options_parse),
+		cmocka_unit_test(t_default),
 		cmocka_unit_test(t_rejected),      cmocka_unit_test(t_undefined_refs),
-		cmocka_unit_test(t_periodic),
-		cmocka_unit_test(t_set_periodic),
 		cmocka_unit_test(t_signal),        cmocka_unit_test(t_deterministic),
 	};
 	int rc = cmocka_run_group_tests(tests, NULL, NULL);

@@ -5,8 +5,8 @@
  * source file and line, data symbols (a static and a global variable, an
  * address inside one), names without DWARF (the lock names' mode),
  * symbolize=off (module and offset only, flagged), a library dlopen()ed
- * after the first lookup, and rec_symbols' refusal of a module whose file
- * has another build-id or does not exist.
+ * after the first lookup.  (rec_symbols itself, stack_symbol_dwarf.c:
+ * test_stack_symbol_dwarf.c.)
  */
 #include <dlfcn.h>
 #include <setjmp.h>
@@ -132,34 +132,12 @@ static void t_dlopen_after(void **state)
 	dlclose(h);
 }
 
-/* rec_symbols opens a module only when its file has the recorded build-id. */
-static void t_module_build_id(void **state)
-{
-	(void)state;
-	rec_symbols *y;
-	const char *none = "/nonexistent-rec-debug-dir";
-	assert_int_equal(rec_symbols_open(&y, &none, 1), REC_OK);
-	uint32_t h = 7;
-	assert_int_equal(rec_symbols_module(y, "/proc/self/exe", "00112233445566778899", 0, &h),
-			 REC_ERR_NOT_FOUND);
-	rec_symbolized d;
-	assert_int_equal(rec_symbols_resolve(y, h, 0x1234, 0, &d), REC_OK);
-	assert_string_equal(d.function, "");
-	assert_int_equal(rec_symbols_module(y, "/no/such/file", "", 0, &h), REC_ERR_NOT_FOUND);
-	assert_null(rec_symbols_data(y, h, 0x10, NULL));
-	assert_null(rec_symbols_function(y, 0, 0x10, 1, NULL));
-	assert_int_equal(rec_symbols_resolve(y, 0, 0x10, 0, &d), REC_OK);
-	assert_int_equal(rec_symbols_resolve(NULL, 1, 0x10, 0, &d), REC_ERR_INVALID_ARG);
-	rec_symbols_close(y);
-}
-
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(t_function_file_line),
 		cmocka_unit_test(t_data_symbols),
 		cmocka_unit_test(t_dlopen_after),
-		cmocka_unit_test(t_module_build_id),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

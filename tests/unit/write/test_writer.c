@@ -641,92 +641,6 @@ static void t_append_records(void **state)
 	free(buf);
 }
 
-/* ---- retired threads ---------------------------------------------------------------- */
-
-/* ic_record() for thread th. */
-static size_t ic_record_th(uint8_t *out, uint64_t ticks, uint64_t th, uint64_t str, uint64_t v)
-{
-	uint8_t body[64];
-	size_t n = 0, k;
-	n += rec_varint_put(body + n, 7);
-	n += rec_varint_put(body + n, ticks);
-	n += rec_varint_put(body + n, th);
-	n += rec_varint_put(body + n, str);
-	n += rec_varint_put(body + n, v);
-	n += rec_varint_put(body + n, rec_zigzag(0));
-	k = rec_varint_put(out, n);
-	memcpy(out + k, body, n);
-	return k + n;
-}
-
-#define NAME_ID(i) ((UINT64_C(1) << 32) + (i))
-
-/* The recorder forgets exited threads and their private name strings:
- * removal from the open-addressing pools must keep every other entry
- * findable, must wait until the records appended before it are in a chunk,
- * and the strings' bytes are compacted once removed ones dominate. */
-static void t_retire_threads(void **state)
-{
-	(void)state;
-	const char *path = tpath("retire.rec");
-	rec_writer_options o = fixed_opts(REC_CODEC_ZSTD);
-	rec_writer *w = NULL;
-	const uint64_t n = 10000;
-	char name[32];
-	assert_int_equal(rec_writer_open_path(&w, path, &o), REC_OK);
-	assert_int_equal(rec_writer_add_type(w, &ev_type), REC_OK);
-	assert_int_equal(rec_writer_define_string(w, 1, "first", 5), REC_OK);
-	for (uint64_t i = 1; i <= n; i++) {
-		snprintf(name, sizeof name, "thread-%08llu", (unsigned long long)i);
-		assert_int_equal(rec_w_define_string_private(w, NAME_ID(i), name, strlen(name)), REC_OK);
-		assert_int_equal(rec_writer_define_thread(w, i, 1000 + i, NAME_ID(i)), REC_OK);
-	}
-	/* thread 8 has a record pending, then it and two of every three go */
-	uint8_t rec[64];
-	size_t len = ic_record_th(rec, 100, 8, 1, 8);
-	assert_int_equal(rec_writer_append_records(w, rec, len), REC_OK);
-	for (uint64_t i = 1; i <= n; i++)
-		if (i % 3 != 0)
-			assert_int_equal(rec_w_retire_thread(w, i, NAME_ID(i)), REC_OK);
-	rec_w_retire_now(w); /* a record is pending: nothing goes yet */
-	assert_int_equal(rec_w_pool_count(w, REC_W_THREADS), n);
-	assert_int_equal(rec_writer_flush(w), REC_OK);
-	const uint64_t kept = n / 3;
-	assert_int_equal(rec_w_pool_count(w, REC_W_THREADS), kept);
-	assert_int_equal(rec_w_pool_count(w, REC_W_STRINGS), kept + 1);
-	for (uint64_t i = 1; i <= n; i++) {
-		snprintf(name, sizeof name, "thread-%08llu", (unsigned long long)i);
-		if (i % 3 == 0) { /* still there, with its values and its name's bytes */
-			assert_int_equal(rec_writer_define_thread(w, i, 1000 + i, NAME_ID(i)), REC_OK);
-			assert_int_equal(rec_writer_define_thread(w, i, 1, NAME_ID(i)), REC_ERR_INVALID_ARG);
-			assert_int_equal(rec_w_define_string_private(w, NAME_ID(i), name, strlen(name)), REC_OK);
-			assert_int_equal(rec_w_define_string_private(w, NAME_ID(i), "x", 1), REC_ERR_INVALID_ARG);
-		} else { /* gone: may be defined anew */
-			assert_int_equal(rec_writer_define_thread(w, i, 1, 0), REC_OK);
-		}
-	}
-	/* a kept thread is referenced after the retirement */
-	len = ic_record_th(rec, 200, 9, 1, 9);
-	assert_int_equal(rec_writer_append_records(w, rec, len), REC_OK);
-	assert_int_equal(rec_writer_close(w), REC_OK);
-
-	rec_reader *rd;
-	rec_event e;
-	rec_status st;
-	int seen = 0;
-	assert_int_equal(rec_reader_open_path(&rd, path, NULL), REC_OK);
-	while ((st = rec_reader_next_event(rd, &e)) == REC_OK) {
-		assert_non_null(e.thread);
-		snprintf(name, sizeof name, "thread-%08llu", (unsigned long long)e.thread->id);
-		assert_string_equal(e.thread->name, name);
-		assert_int_equal(e.thread->os_tid, 1000 + e.thread->id);
-		seen |= e.thread->id == 8 ? 1 : e.thread->id == 9 ? 2 : 4;
-	}
-	assert_int_equal(st, REC_END);
-	rec_reader_close(rd);
-	assert_int_equal(seen, 3);
-}
-
 /* ---- every wire class, byte-exact; trailing bytes of appended records ------------- */
 
 static const rec_field all_fields[] = {
@@ -1552,7 +1466,6 @@ int main(int argc, char **argv)
 		cmocka_unit_test(t_append_mutations),
 		cmocka_unit_test(t_deterministic),
 		cmocka_unit_test(t_sparse_ids_stats),
-		cmocka_unit_test(t_retire_threads),
 	};
 	int rc;
 	char cmd[64];

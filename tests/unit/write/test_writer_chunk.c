@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-/* Unit tests: the writer's incremental chunk build (records taken into the
+/* test_writer_chunk.c (was test_writer_stream.c) - writer_chunk.c, the
+ * writer's incremental chunk build (records taken into the
  * open chunk as they are appended, EVENTS compressed by the real zstd as a
  * stream) read back by the real reader: every event, its time and fields,
  * chunks that verify completely (checksums, STATS against the events, pool

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * test_recorder_faults.c - the recorder when its output fails, for real:
+ * test_output.c - output.c, the recorder's sink, when the output fails, for
+ * real (was test_recorder_faults.c):
  * /dev/full (ENOSPC), RLIMIT_FSIZE in a child process (EFBIG, then the limit
  * is raised and writing recovers), the file removed while recording (a new
  * file at the path), a sink that fails for a while and one that hangs.
