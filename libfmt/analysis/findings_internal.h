@@ -67,6 +67,7 @@ struct rec_findings {
 	vmap locks;          /* lock name -> flock */
 	vmap threads;        /* "pid:tid" -> uint32_t name id + 1 in names */
 	vmap names;          /* interned strings (thread names) */
+	vptr_ent tcache[VTHREAD_CACHE]; /* threads of a chunk's pool already noted */
 	bool have_start;
 	int64_t input_start;
 	/* CPU samples */
