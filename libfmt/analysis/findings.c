@@ -211,6 +211,7 @@ rec_status rec_findings_begin_input(rec_findings *f)
 		return REC_ERR_INVALID_ARG;
 	f->have_start = false;
 	memset(f->tcache, 0, sizeof f->tcache);
+	memset(f->masks, 0, sizeof f->masks);
 	for (int k = 0; k < FV_COUNT; k++) {
 		rec_status st = rec_view_begin_input(f->views[k]);
 		if (st != REC_OK)
@@ -350,6 +351,30 @@ static void note_event(rec_findings *f, fnote *list, uint32_t *n, const rec_even
 	snprintf(x->text, sizeof x->text, "%.*s", (int)(tlen < 100 ? tlen : 100), text ? text : "");
 }
 
+/* Which views read ev's type (bit k: views[k]), once per type of a chunk:
+ * a view is given only those (rec_view_add_event() would pass over the
+ * others). */
+static uint32_t views_of(rec_findings *f, const rec_event *ev)
+{
+	const rec_chunk_info *c = ev->chunk;
+	struct fmask *m = &f->masks[VTYPE_SLOT(ev->type)];
+	if (c && m->type == ev->type && m->chunk_offset == c->offset && m->run_id == c->run_id &&
+	    m->chunk_seq == c->sequence)
+		return m->views;
+	uint32_t views = 0;
+	for (int k = 0; k < FV_COUNT; k++)
+		if (rec_view_wants_type(f->views[k], ev->type))
+			views |= 1u << k;
+	if (c) {
+		m->type = ev->type;
+		m->chunk_offset = c->offset;
+		m->run_id = c->run_id;
+		m->chunk_seq = c->sequence;
+		m->views = views;
+	}
+	return views;
+}
+
 rec_status rec_findings_add_event(rec_findings *f, const rec_event *ev)
 {
 	if (!f || !ev || f->finished)
@@ -358,7 +383,10 @@ rec_status rec_findings_add_event(rec_findings *f, const rec_event *ev)
 		f->have_start = true;
 		f->input_start = ev->wall_ns;
 	}
+	uint32_t views = views_of(f, ev);
 	for (int k = 0; k < FV_COUNT; k++) {
+		if (!(views & (1u << k)))
+			continue;
 		rec_status st = rec_view_add_event(f->views[k], ev);
 		if (st != REC_OK)
 			return fail(f, st, rec_view_errmsg(f->views[k]));

@@ -228,6 +228,24 @@ static uint32_t site_of(rec_view *v, const rec_stack *s, const rec_chunk_info *c
 	return id;
 }
 
+uint32_t rec_vi_ev_str(rec_view *v, const rec_event *ev, const rec_value *val)
+{
+	const char *s = val->v.s.ptr;
+	size_t len = val->v.s.len;
+	if (val->type != REC_TYPE_STRING) /* a text's copy is at the same address each time */
+		return rec_vi_intern(v, s, len);
+	bool hit;
+	vptr_ent *e = ptr_slot(&v->str_cache, VPTR_CACHE, s, ev->chunk, 8, &hit);
+	if (hit && e->name == len)
+		return e->id;
+	uint32_t id = rec_vi_intern(v, s, len);
+	if (e && id != UINT32_MAX && len <= UINT32_MAX) {
+		ptr_fill(e, s, ev->chunk, id);
+		e->name = (uint32_t)len;
+	}
+	return id;
+}
+
 uint32_t rec_vi_frame(rec_view *v, const rec_frame *fr)
 {
 	return frame_name(v, fr);
@@ -465,19 +483,15 @@ static void vtype_fill(rec_view *v, vtype *t, const rec_type *ty)
 	}
 }
 
-const vtype *rec_vi_vtype(rec_view *v, const rec_event *ev)
+const vtype *rec_vi_vtype_fill(rec_view *v, const rec_event *ev)
 {
 	const rec_chunk_info *c = ev->chunk;
-	vtype *t = &v->tcache[((uintptr_t)ev->type / sizeof(rec_type)) % VTYPE_CACHE];
+	vtype *t = &v->tcache[VTYPE_SLOT(ev->type)];
 	if (!c) { /* nothing tells this type from another at its address later */
-		t->type = NULL;
 		vtype_fill(v, t, ev->type);
 		t->type = NULL;
 		return t;
 	}
-	if (t->type == ev->type && t->chunk_offset == c->offset && t->run_id == c->run_id &&
-	    t->chunk_seq == c->sequence)
-		return t;
 	vtype_fill(v, t, ev->type);
 	t->chunk_offset = c->offset;
 	t->run_id = c->run_id;
@@ -496,6 +510,8 @@ static void clear_caches(rec_view *v)
 		memset(v->frame_cache, 0, VPTR_CACHE * sizeof *v->frame_cache);
 	if (v->thread_cache)
 		memset(v->thread_cache, 0, VTHREAD_CACHE * sizeof *v->thread_cache);
+	if (v->str_cache)
+		memset(v->str_cache, 0, VPTR_CACHE * sizeof *v->str_cache);
 }
 
 bool rec_view_wants_type(const rec_view *v, const rec_type *t)
@@ -665,6 +681,7 @@ void rec_view_close(rec_view *v)
 	free(v->site_cache);
 	free(v->frame_cache);
 	free(v->thread_cache);
+	free(v->str_cache);
 	free(v->by);
 	free(v->type);
 	free(v->thread);
@@ -690,7 +707,7 @@ static rec_status view_fail_state(rec_view *v)
 
 static bool thread_selected(rec_view *v, const rec_event *ev)
 {
-	return rec_thread_selected(v->thread, ev->thread);
+	return !v->thread || rec_thread_selected(v->thread, ev->thread);
 }
 
 rec_status rec_view_add_event(rec_view *v, const rec_event *ev)
@@ -708,14 +725,18 @@ rec_status rec_view_add_event(rec_view *v, const rec_event *ev)
 		v->type_found = true;
 	/* A type the view does not read changes nothing in it (what a reader
 	 * with rec_view_type_filter() leaves out). */
-	if (v->impl->wants && !rec_vi_vtype(v, ev)->wanted)
+	const vtype *vt = rec_vi_vtype_lookup(v, ev);
+	if (!vt->wanted)
 		return REC_OK;
 	bool sel = thread_selected(v, ev);
 	if ((v->o.flags & REC_VIEW_FROM) && ev->wall_ns < v->o.from_wall_ns)
 		sel = false;
 	if ((v->o.flags & REC_VIEW_TO) && ev->wall_ns >= v->o.to_wall_ns)
 		sel = false;
-	return v->impl->add(v, ev, sel);
+	v->cur_vt = vt;
+	rec_status st = v->impl->add(v, ev, sel);
+	v->cur_vt = NULL;
+	return st;
 }
 
 rec_status rec_view_get(rec_view *v, const rec_view_table **tables, size_t *count)

@@ -140,6 +140,8 @@ struct rec_view {
 	vptr_ent *site_cache;   /* stacks -> site (VPTR_CACHE, when used) */
 	vptr_ent *frame_cache;  /* frames -> name (VPTR_CACHE, when used) */
 	vptr_ent *thread_cache; /* threads -> index (VTHREAD_CACHE, when used) */
+	vptr_ent *str_cache;    /* pooled strings -> interned (VPTR_CACHE, when used) */
+	const vtype *cur_vt;    /* the type of the event being added, during the add */
 };
 
 struct view_impl {
@@ -201,7 +203,26 @@ static inline int64_t ev_start(const rec_event *ev) { return ev->wall_ns; }
 static inline int64_t ev_end(const rec_event *ev) { return ev->wall_ns + (ev->duration_ns > 0 ? ev->duration_ns : 0); }
 bool rec_vi_type_is(const rec_event *ev, const char *name);
 /* ev's type as resolved for its chunk (never NULL). */
-const vtype *rec_vi_vtype(rec_view *v, const rec_event *ev);
+const vtype *rec_vi_vtype_fill(rec_view *v, const rec_event *ev);
+/* The cache slot of a type: a chunk's types lie in one array (8 * 7 bytes
+ * apart), so that consecutive types take different slots. */
+#define VTYPE_SLOT(type) ((((uintptr_t)(type)) >> 3) % VTYPE_CACHE)
+static inline const vtype *rec_vi_vtype_lookup(rec_view *v, const rec_event *ev)
+{
+	const rec_chunk_info *c = ev->chunk;
+	const vtype *t = &v->tcache[VTYPE_SLOT(ev->type)];
+	if (c && t->type == ev->type && t->chunk_offset == c->offset && t->run_id == c->run_id &&
+	    t->chunk_seq == c->sequence)
+		return t;
+	return rec_vi_vtype_fill(v, ev);
+}
+static inline const vtype *rec_vi_vtype(rec_view *v, const rec_event *ev)
+{
+	return v->cur_vt ? v->cur_vt : rec_vi_vtype_lookup(v, ev);
+}
+/* rec_vi_intern() of a string or text value of ev (a pooled string, whose
+ * bytes stay at their address for the chunk, is interned once per chunk). */
+uint32_t rec_vi_ev_str(rec_view *v, const rec_event *ev, const rec_value *val);
 /* The index of field k (VF_*) of ev, present in it, or -1: rec_vi_field()
  * without the name. */
 static inline int vt_field(const vtype *t, const rec_event *ev, int k)

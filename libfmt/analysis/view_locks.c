@@ -180,7 +180,7 @@ static rec_status lk_add(rec_view *v, const rec_event *ev, bool selected)
 	int li = vt_field(vt, ev, VF_LOCKNAME);
 	uint32_t lock;
 	if (li >= 0 && ev->values[li].v.s.ptr)
-		lock = rec_vi_intern(v, ev->values[li].v.s.ptr, ev->values[li].v.s.len);
+		lock = rec_vi_ev_str(v, ev, &ev->values[li]);
 	else {
 		char buf[40];
 		int n = snprintf(buf, sizeof buf, "0x%" PRIx64, vt_u64(vt, ev, VF_LOCKADDR, 0));
