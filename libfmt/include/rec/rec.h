@@ -598,7 +598,8 @@ typedef struct rec_event {
 /*! rec_reader_next_event() :
  *  Iterate all events of the input, entering chunks as needed (file order,
  *  or timestamp order with REC_READ_ORDERED).  Events of types without
- *  metadata are skipped and counted.
+ *  metadata are skipped and counted, as are those of types a selection
+ *  leaves out (rec_reader_select_types()).
  *  @return REC_OK with *ev valid until the next call on r, REC_END at the end
  *          of input, or an error for one damaged chunk (see
  *          rec_reader_problem()); calling again continues after it. */
