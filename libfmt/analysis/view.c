@@ -169,13 +169,13 @@ static uint32_t intern_clean(rec_view *v, const char *s, size_t n)
 /* The entry of cache (n entries, allocated on first use) for pool pointer
  * p of chunk c, and whether it holds p's value (else it is p's slot, to be
  * filled).  NULL: no cache (no chunk, or out of memory). */
-static vptr_ent *ptr_slot(vptr_ent **cache, size_t n, const void *p, const rec_chunk_info *c,
+static inline vptr_ent *ptr_slot(vptr_ent **cache, size_t n, const void *p, const rec_chunk_info *c,
 			  size_t unit, bool *hit)
 {
 	*hit = false;
 	if (!c || !p)
 		return NULL;
-	if (!*cache && !(*cache = calloc(n, sizeof **cache)))
+	if (__builtin_expect(!*cache, 0) && !(*cache = calloc(n, sizeof **cache)))
 		return NULL;
 	vptr_ent *e = &(*cache)[((uintptr_t)p / unit) & (n - 1)];
 	*hit = e->p == p && e->chunk_offset == c->offset && e->run_id == c->run_id &&
@@ -183,7 +183,7 @@ static vptr_ent *ptr_slot(vptr_ent **cache, size_t n, const void *p, const rec_c
 	return e;
 }
 
-static void ptr_fill(vptr_ent *e, const void *p, const rec_chunk_info *c, uint32_t id)
+static inline void ptr_fill(vptr_ent *e, const void *p, const rec_chunk_info *c, uint32_t id)
 {
 	e->p = p;
 	e->chunk_offset = c->offset;
