@@ -95,6 +95,13 @@ int rec_report_findings(const rec_report_tool_opts *o, const rec_cli_input *in, 
 			continue;
 		}
 		rec_findings_begin_input(f);
+		/* one pass with the union of the types the rules read */
+		if (rec_reader_select_types(r, rec_findings_type_filter, f) != REC_OK) {
+			rec_cli_file_error(in[i].name, "%s", rec_reader_problem(r)->message);
+			rec_reader_close(r);
+			rc = REC_EXIT_DATA;
+			continue;
+		}
 		read_ctx ctx = { f, in[i].name, false };
 		int frc = rec_cli_each_event(r, in[i].name, add_one, &ctx);
 		rec_reader_close(r);

@@ -147,6 +147,14 @@ static int read_inputs(rec_view *v, const rec_view_tool_opts *o, const rec_cli_i
 			continue;
 		}
 		rec_view_begin_input(v);
+		/* Only the types the view reads are decoded and ordered; not while
+		 * --type is checked against the chunks the events come from. */
+		if (!tsel && rec_reader_select_types(r, rec_view_type_filter, v) != REC_OK) {
+			rec_cli_file_error(in[i].name, "%s", rec_reader_problem(r)->message);
+			rec_reader_close(r);
+			rc = REC_EXIT_DATA;
+			continue;
+		}
 		read_ctx ctx = { v, in[i].name, false, tsel, NULL };
 		int frc = rec_cli_each_event(r, in[i].name, add_one, &ctx);
 		rec_reader_close(r);

@@ -182,6 +182,23 @@ bool rec_findings_type_found(const rec_findings *f)
 	return f && rec_view_type_found(f->views[FV_REQUESTS]);
 }
 
+bool rec_findings_wants_type(const rec_findings *f, const rec_type *t)
+{
+	if (!f || !t)
+		return false;
+	/* note_thread() takes the name of every event's thread (a lock's
+	 * holder may show itself only in events no rule counts), and the
+	 * startup, requests and allocation-by-span views read every event;
+	 * were it not so, the union of the views' (rec_view_wants_type()), the
+	 * lock-order graph's and note_event()'s types would be read. */
+	return true;
+}
+
+int rec_findings_type_filter(void *ctx, const rec_type *t)
+{
+	return rec_findings_wants_type(ctx, t);
+}
+
 static rec_status fail(rec_findings *f, rec_status st, const char *msg)
 {
 	snprintf(f->err, sizeof f->err, "%s", msg);
@@ -193,6 +210,8 @@ rec_status rec_findings_begin_input(rec_findings *f)
 	if (!f || f->finished)
 		return REC_ERR_INVALID_ARG;
 	f->have_start = false;
+	memset(f->tcache, 0, sizeof f->tcache);
+	memset(f->masks, 0, sizeof f->masks);
 	for (int k = 0; k < FV_COUNT; k++) {
 		rec_status st = rec_view_begin_input(f->views[k]);
 		if (st != REC_OK)
@@ -209,10 +228,32 @@ static void thread_key(char key[12], uint32_t pid, uint64_t tid)
 	memcpy(key + 4, &tid, 8);
 }
 
+static rec_status note_thread_name(rec_findings *f, const rec_event *ev);
+
 static rec_status note_thread(rec_findings *f, const rec_event *ev)
 {
 	if (!ev->thread || !ev->thread->name || !ev->thread->name[0])
 		return REC_OK;
+	/* A thread of the chunk's pool noted before: nothing new. */
+	const rec_chunk_info *c = ev->chunk;
+	vptr_ent *e = c ? &f->tcache[((uintptr_t)ev->thread / sizeof *ev->thread) % VTHREAD_CACHE]
+			: NULL;
+	if (e && e->p == ev->thread && e->chunk_offset == c->offset && e->run_id == c->run_id &&
+	    e->chunk_seq == c->sequence)
+		return REC_OK;
+	rec_status st = note_thread_name(f, ev);
+	if (st == REC_OK && e) {
+		e->p = ev->thread;
+		e->chunk_offset = c->offset;
+		e->run_id = c->run_id;
+		e->chunk_seq = c->sequence;
+	}
+	return st;
+}
+
+/* The first name of ev's thread (by process and OS tid). */
+static rec_status note_thread_name(rec_findings *f, const rec_event *ev)
+{
 	char key[12];
 	thread_key(key, ev->chunk ? ev->chunk->pid : 0, ev->thread->os_tid);
 	bool created;
@@ -243,9 +284,9 @@ const char *rec_fi_thread(rec_findings *f, uint32_t pid, uint64_t tid)
 	return rec_fi_str(f, "tid=%" PRIu64, tid);
 }
 
-static const char *field_str(const rec_event *ev, const char *name, size_t *len)
+static const char *field_str(const vtype *vt, const rec_event *ev, int k, size_t *len)
 {
-	int i = rec_vi_field(ev, name);
+	int i = vt_field(vt, ev, k);
 	if (i < 0 || (ev->values[i].type != REC_TYPE_STRING && ev->values[i].type != REC_TYPE_TEXT) ||
 	    !ev->values[i].v.s.ptr) {
 		*len = 0;
@@ -264,14 +305,14 @@ static bool selected(const rec_findings *f, const rec_event *ev)
 	return true;
 }
 
-static rec_status note_wait(rec_findings *f, const rec_event *ev)
+static rec_status note_wait(rec_findings *f, const vtype *vt, const rec_event *ev)
 {
 	size_t len;
-	const char *name = field_str(ev, "lockName", &len);
+	const char *name = field_str(vt, ev, VF_LOCKNAME, &len);
 	char addr[32];
 	if (!name || !len) {
 		len = (size_t)snprintf(addr, sizeof addr, "0x%" PRIx64,
-				       rec_vi_field_u64(ev, "lockAddress", 0));
+				       vt_u64(vt, ev, VF_LOCKADDR, 0));
 		name = addr;
 	}
 	size_t i = rec_vi_vmap_get(&f->locks, name, len, NULL);
@@ -279,7 +320,7 @@ static rec_status note_wait(rec_findings *f, const rec_event *ev)
 		return REC_ERR_NOMEM;
 	flock *l = vmap_at(&f->locks, i);
 	fwait w = { ev->wall_ns, ev->wall_ns - f->input_start, ev->duration_ns,
-		    ev->thread ? ev->thread->os_tid : 0, rec_vi_field_u64(ev, "holderOsThreadId", 0),
+		    ev->thread ? ev->thread->os_tid : 0, vt_u64(vt, ev, VF_HOLDER, 0),
 		    ev->chunk ? ev->chunk->pid : 0 };
 	uint32_t k = l->n < F_MAX_EXAMPLES ? l->n++ : F_MAX_EXAMPLES - 1;
 	if (k == F_MAX_EXAMPLES - 1 && l->n == F_MAX_EXAMPLES && l->top[k].dur >= w.dur &&
@@ -310,6 +351,30 @@ static void note_event(rec_findings *f, fnote *list, uint32_t *n, const rec_even
 	snprintf(x->text, sizeof x->text, "%.*s", (int)(tlen < 100 ? tlen : 100), text ? text : "");
 }
 
+/* Which views read ev's type (bit k: views[k]), once per type of a chunk:
+ * a view is given only those (rec_view_add_event() would pass over the
+ * others). */
+static uint32_t views_of(rec_findings *f, const rec_event *ev)
+{
+	const rec_chunk_info *c = ev->chunk;
+	struct fmask *m = &f->masks[VTYPE_SLOT(ev->type)];
+	if (c && m->type == ev->type && m->chunk_offset == c->offset && m->run_id == c->run_id &&
+	    m->chunk_seq == c->sequence)
+		return m->views;
+	uint32_t views = 0;
+	for (int k = 0; k < FV_COUNT; k++)
+		if (rec_view_wants_type(f->views[k], ev->type))
+			views |= 1u << k;
+	if (c) {
+		m->type = ev->type;
+		m->chunk_offset = c->offset;
+		m->run_id = c->run_id;
+		m->chunk_seq = c->sequence;
+		m->views = views;
+	}
+	return views;
+}
+
 rec_status rec_findings_add_event(rec_findings *f, const rec_event *ev)
 {
 	if (!f || !ev || f->finished)
@@ -318,7 +383,10 @@ rec_status rec_findings_add_event(rec_findings *f, const rec_event *ev)
 		f->have_start = true;
 		f->input_start = ev->wall_ns;
 	}
+	uint32_t views = views_of(f, ev);
 	for (int k = 0; k < FV_COUNT; k++) {
+		if (!(views & (1u << k)))
+			continue;
 		rec_status st = rec_view_add_event(f->views[k], ev);
 		if (st != REC_OK)
 			return fail(f, st, rec_view_errmsg(f->views[k]));
@@ -330,11 +398,13 @@ rec_status rec_findings_add_event(rec_findings *f, const rec_event *ev)
 		return fail(f, REC_ERR_NOMEM, "out of memory");
 	if (!selected(f, ev))
 		return REC_OK;
-	if (rec_vi_type_is(ev, "rec.LockWait")) {
-		if (note_wait(f, ev) != REC_OK)
+	/* the type as the latency view resolved it for this chunk */
+	const vtype *vt = rec_vi_vtype(f->views[FV_LATENCY], ev);
+	if (vt->role == VT_LOCKWAIT) {
+		if (note_wait(f, vt, ev) != REC_OK)
 			return fail(f, REC_ERR_NOMEM, "out of memory");
-	} else if (rec_vi_type_is(ev, "rec.CPUSample")) {
-		uint64_t ov = rec_vi_field_u64(ev, "overruns", 0);
+	} else if (vt->role == VT_CPU) {
+		uint64_t ov = vt_u64(vt, ev, VF_OVERRUNS, 0);
 		f->cpu_samples++;
 		if (ov) {
 			f->cpu_overrun_samples++;
@@ -344,12 +414,12 @@ rec_status rec_findings_add_event(rec_findings *f, const rec_event *ev)
 				note_event(f, &f->worst_overrun, &one, ev, ov, NULL, 0);
 			}
 		}
-	} else if (rec_vi_type_is(ev, "rec.Crash")) {
-		note_event(f, f->crashes, &f->ncrashes, ev, rec_vi_field_u64(ev, "signal", 0), NULL, 0);
-	} else if (rec_vi_type_is(ev, "rec.WriteFailed")) {
+	} else if (vt->role == VT_CRASH) {
+		note_event(f, f->crashes, &f->ncrashes, ev, vt_u64(vt, ev, VF_SIGNAL, 0), NULL, 0);
+	} else if (vt->role == VT_WRITEFAILED) {
 		size_t len;
-		const char *msg = field_str(ev, "message", &len);
-		note_event(f, f->wfails, &f->nwfails, ev, rec_vi_field_u64(ev, "chunks", 0), msg, len);
+		const char *msg = field_str(vt, ev, VF_MESSAGE, &len);
+		note_event(f, f->wfails, &f->nwfails, ev, vt_u64(vt, ev, VF_CHUNKS, 0), msg, len);
 	}
 	return REC_OK;
 }

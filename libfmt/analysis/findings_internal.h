@@ -67,6 +67,14 @@ struct rec_findings {
 	vmap locks;          /* lock name -> flock */
 	vmap threads;        /* "pid:tid" -> uint32_t name id + 1 in names */
 	vmap names;          /* interned strings (thread names) */
+	vptr_ent tcache[VTHREAD_CACHE]; /* threads of a chunk's pool already noted */
+	/* per type of a chunk: bit k set when views[k] reads it */
+	struct fmask {
+		const rec_type *type;
+		uint64_t chunk_offset, run_id;
+		uint32_t chunk_seq;
+		uint32_t views;
+	} masks[VTYPE_CACHE];
 	bool have_start;
 	int64_t input_start;
 	/* CPU samples */

@@ -166,19 +166,107 @@ static uint32_t intern_clean(rec_view *v, const char *s, size_t n)
 	return rec_vi_intern(v, v->scratch, n);
 }
 
-uint32_t rec_vi_frame(rec_view *v, const rec_frame *fr)
+/* The entry of cache (n entries, allocated on first use) for pool pointer
+ * p of chunk c, and whether it holds p's value (else it is p's slot, to be
+ * filled).  NULL: no cache (no chunk, or out of memory). */
+static inline vptr_ent *ptr_slot(vptr_ent **cache, size_t n, const void *p, const rec_chunk_info *c,
+			  size_t unit, bool *hit)
+{
+	*hit = false;
+	if (!c || !p)
+		return NULL;
+	if (__builtin_expect(!*cache, 0) && !(*cache = calloc(n, sizeof **cache)))
+		return NULL;
+	vptr_ent *e = &(*cache)[((uintptr_t)p / unit) & (n - 1)];
+	*hit = e->p == p && e->chunk_offset == c->offset && e->run_id == c->run_id &&
+	       e->chunk_seq == c->sequence;
+	return e;
+}
+
+static inline void ptr_fill(vptr_ent *e, const void *p, const rec_chunk_info *c, uint32_t id)
+{
+	e->p = p;
+	e->chunk_offset = c->offset;
+	e->run_id = c->run_id;
+	e->chunk_seq = c->sequence;
+	e->id = id;
+	e->name = 0;
+}
+
+static uint32_t frame_name(rec_view *v, const rec_frame *fr)
 {
 	char buf[4096];
 	size_t n = rec_frame_format(fr, REC_FRAME_FUNCTION, buf, sizeof buf);
 	return intern_clean(v, buf, n);
 }
 
-uint32_t rec_vi_site(rec_view *v, const rec_stack *s)
+/* Frames and stacks are resolved once per chunk: the pointers of its pools
+ * stay valid while events of the chunk come (ev->chunk tells chunks apart). */
+static uint32_t frame_of(rec_view *v, const rec_frame *fr, const rec_chunk_info *c)
+{
+	bool hit;
+	vptr_ent *e = ptr_slot(&v->frame_cache, VPTR_CACHE, fr, c, sizeof *fr, &hit);
+	if (hit)
+		return e->id;
+	uint32_t id = frame_name(v, fr);
+	if (e && id != UINT32_MAX)
+		ptr_fill(e, fr, c, id);
+	return id;
+}
+
+static uint32_t site_of(rec_view *v, const rec_stack *s, const rec_chunk_info *c)
 {
 	if (!s || s->depth == 0 || !s->frames)
 		return rec_vi_intern(v, "[no stack]", 10);
-	return rec_vi_frame(v, s->frames[rec_stack_site(s)]);
+	bool hit;
+	vptr_ent *e = ptr_slot(&v->site_cache, VPTR_CACHE, s, c, sizeof *s, &hit);
+	if (hit)
+		return e->id;
+	uint32_t id = frame_name(v, s->frames[rec_stack_site(s)]);
+	if (e && id != UINT32_MAX)
+		ptr_fill(e, s, c, id);
+	return id;
 }
+
+uint32_t rec_vi_ev_str(rec_view *v, const rec_event *ev, const rec_value *val)
+{
+	const char *s = val->v.s.ptr;
+	size_t len = val->v.s.len;
+	if (val->type != REC_TYPE_STRING) /* a text's copy is at the same address each time */
+		return rec_vi_intern(v, s, len);
+	bool hit;
+	vptr_ent *e = ptr_slot(&v->str_cache, VPTR_CACHE, s, ev->chunk, 8, &hit);
+	if (hit && e->name == len)
+		return e->id;
+	uint32_t id = rec_vi_intern(v, s, len);
+	if (e && id != UINT32_MAX && len <= UINT32_MAX) {
+		ptr_fill(e, s, ev->chunk, id);
+		e->name = (uint32_t)len;
+	}
+	return id;
+}
+
+uint32_t rec_vi_frame(rec_view *v, const rec_frame *fr)
+{
+	return frame_name(v, fr);
+}
+
+uint32_t rec_vi_site(rec_view *v, const rec_stack *s)
+{
+	return site_of(v, s, NULL);
+}
+
+uint32_t rec_vi_ev_site(rec_view *v, const rec_event *ev)
+{
+	return site_of(v, ev->stack, ev->chunk);
+}
+
+uint32_t rec_vi_ev_frame(rec_view *v, const rec_event *ev, uint32_t k)
+{
+	return frame_of(v, ev->stack->frames[k], ev->chunk);
+}
+
+static vthread *thread_lookup(rec_view *v, const rec_event *ev, size_t *index, vptr_ent *e);
 
 /* A thread's key in v->threads: its process and OS tid, as bytes. */
 static void thread_key(char key[12], uint32_t pid, uint64_t tid)
@@ -191,6 +279,25 @@ vthread *rec_vi_thread(rec_view *v, const rec_event *ev, size_t *index)
 {
 	if (!ev->thread)
 		return NULL;
+	/* A thread of the chunk's pool seen before: its index, and the name
+	 * it carries (what the lookup below would set again). */
+	bool hit;
+	vptr_ent *e = ptr_slot(&v->thread_cache, VTHREAD_CACHE, ev->thread, ev->chunk,
+			       sizeof *ev->thread, &hit);
+	if (hit) {
+		vthread *t = vmap_at(&v->threads, e->id);
+		if (e->name)
+			t->name = e->name;
+		if (index)
+			*index = e->id;
+		return t;
+	}
+	vthread *t = thread_lookup(v, ev, index, e);
+	return t;
+}
+
+static vthread *thread_lookup(rec_view *v, const rec_event *ev, size_t *index, vptr_ent *e)
+{
 	uint32_t pid = ev->chunk ? ev->chunk->pid : 0;
 	char key[12];
 	thread_key(key, pid, ev->thread->os_tid);
@@ -212,6 +319,11 @@ vthread *rec_vi_thread(rec_view *v, const rec_event *ev, size_t *index)
 		t = vmap_at(&v->threads, i);
 		if (id != UINT32_MAX)
 			t->name = id;
+	}
+	if (e && i <= UINT32_MAX) {
+		ptr_fill(e, ev->thread, ev->chunk, (uint32_t)i);
+		if (ev->thread->name && ev->thread->name[0])
+			e->name = t->name;
 	}
 	if (index)
 		*index = i;
@@ -316,11 +428,104 @@ bool rec_vi_is_io(const rec_type *t)
 	return t && t->category && strncmp(t->category, "rec/IO", 6) == 0;
 }
 
-uint64_t rec_vi_cpu_weight(const rec_event *ev)
+uint64_t rec_vi_cpu_weight(const vtype *t, const rec_event *ev)
 {
-	uint64_t p = rec_vi_field_u64(ev, "period", 0);
-	uint64_t o = rec_vi_field_u64(ev, "overruns", 0);
+	uint64_t p = vt_u64(t, ev, VF_PERIOD, 0);
+	uint64_t o = vt_u64(t, ev, VF_OVERRUNS, 0);
 	return p * (1 + o);
+}
+
+bool rec_vi_named(const rec_type *t, const char *name)
+{
+	return t && t->name && strcmp(t->name, name) == 0;
+}
+
+bool rec_vi_is_io_wait(const rec_type *t)
+{
+	return rec_vi_is_io(t) && (t->flags & REC_EVENT_HAS_DURATION);
+}
+
+/* ---- event types, once per chunk -------------------------------------------------- */
+
+static const char *const role_names[] = {
+	[VT_CPU] = "rec.CPUSample", [VT_LOCKWAIT] = "rec.LockWait", [VT_CONDWAIT] = "rec.CondWait",
+	[VT_SLEEP] = "rec.Sleep",   [VT_ALLOC] = "rec.Alloc",       [VT_FREE] = "rec.Free",
+	[VT_WRITEFAILED] = "rec.WriteFailed", [VT_WALL] = "rec.WallSample", [VT_CRASH] = "rec.Crash",
+};
+static const char *const field_names[VF_COUNT] = {
+	[VF_LOCKNAME] = "lockName", [VF_LOCKADDR] = "lockAddress", [VF_HOLDER] = "holderOsThreadId",
+	[VF_PERIOD] = "period",     [VF_OVERRUNS] = "overruns",    [VF_KIND] = "kind",
+	[VF_WEIGHT] = "weight",     [VF_SIZE] = "size",            [VF_ADDRESS] = "address",
+	[VF_SAMPLED] = "sampled",   [VF_STATE] = "state",          [VF_ACTION] = "action",
+	[VF_CHUNKS] = "chunks",     [VF_EVENTS] = "events",        [VF_BYTES] = "bytes",
+	[VF_SIGNAL] = "signal",     [VF_MESSAGE] = "message",
+};
+
+static void vtype_fill(rec_view *v, vtype *t, const rec_type *ty)
+{
+	memset(t, 0, sizeof *t);
+	t->type = ty;
+	for (size_t r = 1; r < sizeof role_names / sizeof role_names[0]; r++)
+		if (rec_vi_named(ty, role_names[r]))
+			t->role = (uint8_t)r;
+	t->io = rec_vi_is_io(ty);
+	t->span = rec_vi_is_span_type(v, ty);
+	t->wanted = rec_view_wants_type(v, ty);
+	t->name = rec_vi_intern(v, ty->name ? ty->name : "", ty->name ? strlen(ty->name) : 0);
+	for (int k = 0; k < VF_COUNT; k++) {
+		t->f[k] = -1;
+		/* the first field of the name, as rec_vi_field() finds it */
+		for (uint32_t i = 0; i < ty->field_count && i < INT16_MAX; i++)
+			if (ty->fields[i].name && strcmp(ty->fields[i].name, field_names[k]) == 0) {
+				t->f[k] = (int16_t)i;
+				break;
+			}
+	}
+}
+
+const vtype *rec_vi_vtype_fill(rec_view *v, const rec_event *ev)
+{
+	const rec_chunk_info *c = ev->chunk;
+	vtype *t = &v->tcache[VTYPE_SLOT(ev->type)];
+	if (!c) { /* nothing tells this type from another at its address later */
+		vtype_fill(v, t, ev->type);
+		t->type = NULL;
+		return t;
+	}
+	vtype_fill(v, t, ev->type);
+	t->chunk_offset = c->offset;
+	t->run_id = c->run_id;
+	t->chunk_seq = c->sequence;
+	return t;
+}
+
+/* Forget what was resolved per chunk: the next input's chunks may reuse the
+ * addresses and offsets. */
+static void clear_caches(rec_view *v)
+{
+	memset(v->tcache, 0, sizeof v->tcache);
+	if (v->site_cache)
+		memset(v->site_cache, 0, VPTR_CACHE * sizeof *v->site_cache);
+	if (v->frame_cache)
+		memset(v->frame_cache, 0, VPTR_CACHE * sizeof *v->frame_cache);
+	if (v->thread_cache)
+		memset(v->thread_cache, 0, VTHREAD_CACHE * sizeof *v->thread_cache);
+	if (v->str_cache)
+		memset(v->str_cache, 0, VPTR_CACHE * sizeof *v->str_cache);
+}
+
+bool rec_view_wants_type(const rec_view *v, const rec_type *t)
+{
+	if (!v || !t)
+		return false;
+	if (v->type && rec_vi_named(t, v->type))
+		return true; /* rec_view_type_found() */
+	return !v->impl->wants || v->impl->wants(v, t);
+}
+
+int rec_view_type_filter(void *ctx, const rec_type *t)
+{
+	return rec_view_wants_type(ctx, t);
 }
 
 /* ---- tables ---------------------------------------------------------------- */
@@ -473,6 +678,10 @@ void rec_view_close(rec_view *v)
 		free(((vthread *)vmap_at(&v->threads, i))->act);
 	rec_vi_vmap_free(&v->names);
 	rec_vi_vmap_free(&v->threads);
+	free(v->site_cache);
+	free(v->frame_cache);
+	free(v->thread_cache);
+	free(v->str_cache);
 	free(v->by);
 	free(v->type);
 	free(v->thread);
@@ -487,6 +696,7 @@ rec_status rec_view_begin_input(rec_view *v)
 	if (v->have_start && v->impl->end_input)
 		st = v->impl->end_input(v);
 	v->have_start = false;
+	clear_caches(v);
 	return st;
 }
 
@@ -497,7 +707,7 @@ static rec_status view_fail_state(rec_view *v)
 
 static bool thread_selected(rec_view *v, const rec_event *ev)
 {
-	return rec_thread_selected(v->thread, ev->thread);
+	return !v->thread || rec_thread_selected(v->thread, ev->thread);
 }
 
 rec_status rec_view_add_event(rec_view *v, const rec_event *ev)
@@ -513,12 +723,20 @@ rec_status rec_view_add_event(rec_view *v, const rec_event *ev)
 	v->now = ev->wall_ns;
 	if (v->type && !v->type_found && ev->type->name && strcmp(ev->type->name, v->type) == 0)
 		v->type_found = true;
+	/* A type the view does not read changes nothing in it (what a reader
+	 * with rec_view_type_filter() leaves out). */
+	const vtype *vt = rec_vi_vtype_lookup(v, ev);
+	if (!vt->wanted)
+		return REC_OK;
 	bool sel = thread_selected(v, ev);
 	if ((v->o.flags & REC_VIEW_FROM) && ev->wall_ns < v->o.from_wall_ns)
 		sel = false;
 	if ((v->o.flags & REC_VIEW_TO) && ev->wall_ns >= v->o.to_wall_ns)
 		sel = false;
-	return v->impl->add(v, ev, sel);
+	v->cur_vt = vt;
+	rec_status st = v->impl->add(v, ev, sel);
+	v->cur_vt = NULL;
+	return st;
 }
 
 rec_status rec_view_get(rec_view *v, const rec_view_table **tables, size_t *count)

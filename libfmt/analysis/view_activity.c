@@ -13,25 +13,32 @@
 
 #include "view_internal.h"
 
-void rec_vi_act_note(rec_view *v, const rec_event *ev)
+bool rec_vi_act_wants(const rec_type *t)
+{
+	return rec_vi_named(t, "rec.CPUSample") || rec_vi_named(t, "rec.CondWait") ||
+	       rec_vi_named(t, "rec.Sleep") || rec_vi_named(t, "rec.LockWait") ||
+	       rec_vi_is_io_wait(t);
+}
+
+void rec_vi_act_note(rec_view *v, const vtype *vt, const rec_event *ev)
 {
 	int kind = -1;
 	bool cpu = false;
-	if (rec_vi_type_is(ev, "rec.CPUSample"))
+	if (vt->role == VT_CPU)
 		cpu = true;
-	else if (rec_vi_type_is(ev, "rec.CondWait"))
+	else if (vt->role == VT_CONDWAIT)
 		kind = ACT_COND;
-	else if (rec_vi_type_is(ev, "rec.Sleep")) {
-		int k = rec_vi_field(ev, "kind");
+	else if (vt->role == VT_SLEEP) {
+		int k = vt_field(vt, ev, VF_KIND);
 		kind = (k >= 0 && ev->values[k].v.s.ptr && ev->values[k].v.s.len == 4 &&
 			memcmp(ev->values[k].v.s.ptr, "cond", 4) == 0) ? ACT_COND : ACT_SLEEP;
-	} else if (rec_vi_type_is(ev, "rec.LockWait"))
+	} else if (vt->role == VT_LOCKWAIT)
 		kind = ACT_LOCK;
-	else if (rec_vi_is_io(ev->type) && (ev->type->flags & REC_EVENT_HAS_DURATION))
+	else if (vt->io && (ev->type->flags & REC_EVENT_HAS_DURATION))
 		kind = ACT_IO;
 	if (kind < 0 && !cpu)
 		return;
-	uint32_t site = cpu ? 0 : rec_vi_site(v, ev->stack);
+	uint32_t site = cpu ? 0 : rec_vi_ev_site(v, ev);
 	vthread *t = rec_vi_thread(v, ev, NULL);
 	if (!t)
 		return;
@@ -43,7 +50,7 @@ void rec_vi_act_note(rec_view *v, const rec_event *ev)
 	vact *a = t->act;
 	if (cpu) {
 		a->cpu_ts[a->cpu_pos] = ev_start(ev);
-		a->cpu_w[a->cpu_pos] = rec_vi_cpu_weight(ev);
+		a->cpu_w[a->cpu_pos] = rec_vi_cpu_weight(vt, ev);
 		a->cpu_pos = (a->cpu_pos + 1) % CPU_RING;
 		if (a->ncpu < CPU_RING)
 			a->ncpu++;

@@ -138,20 +138,35 @@ static rec_status add_row(rec_view *v, uint32_t key, uint64_t count, uint64_t by
 	return REC_OK;
 }
 
-uint64_t rec_vi_alloc_bytes(const rec_event *ev)
+uint64_t rec_vi_alloc_bytes(const vtype *t, const rec_event *ev)
 {
-	int w = rec_vi_field(ev, "weight");
-	return w >= 0 ? ev->values[w].v.u : rec_vi_field_u64(ev, "size", 0);
+	int w = vt_field(t, ev, VF_WEIGHT);
+	return w >= 0 ? ev->values[w].v.u : vt_u64(t, ev, VF_SIZE, 0);
 }
 
 static rec_status site_add(rec_view *v, const rec_event *ev, bool selected)
 {
-	if (!selected || !rec_vi_type_is(ev, "rec.Alloc"))
+	if (!selected)
 		return REC_OK;
-	uint32_t site = rec_vi_site(v, ev->stack);
+	const vtype *vt = rec_vi_vtype(v, ev);
+	if (vt->role != VT_ALLOC)
+		return REC_OK;
+	uint32_t site = rec_vi_ev_site(v, ev);
 	if (site == UINT32_MAX)
 		return rec_vi_fail(v, REC_ERR_NOMEM, "out of memory");
-	return add_row(v, site, 1, rec_vi_alloc_bytes(ev));
+	return add_row(v, site, 1, rec_vi_alloc_bytes(vt, ev));
+}
+
+static bool site_wants(const rec_view *v, const rec_type *t)
+{
+	(void)v;
+	return rec_vi_named(t, "rec.Alloc");
+}
+
+static bool live_wants(const rec_view *v, const rec_type *t)
+{
+	(void)v;
+	return rec_vi_named(t, "rec.Alloc") || rec_vi_named(t, "rec.Free");
 }
 
 static int cmp_rows(const void *a, const void *b, void *ctx)
@@ -225,10 +240,11 @@ static uint32_t stack_text(rec_view *v, const rec_stack *st)
 static rec_status live_add(rec_view *v, const rec_event *ev, bool selected)
 {
 	alloc_state *s = v->state;
-	bool alloc = rec_vi_type_is(ev, "rec.Alloc"), fr = rec_vi_type_is(ev, "rec.Free");
+	const vtype *vt = rec_vi_vtype(v, ev);
+	bool alloc = vt->role == VT_ALLOC, fr = vt->role == VT_FREE;
 	if (!alloc && !fr)
 		return REC_OK;
-	uint64_t addr = rec_vi_field_u64(ev, "address", 0);
+	uint64_t addr = vt_u64(vt, ev, VF_ADDRESS, 0);
 	if (!addr)
 		return REC_OK;
 	uint64_t key = mix(addr) ^ ((uint64_t)(ev->chunk ? ev->chunk->pid : 0) << 1) ^
@@ -249,10 +265,10 @@ static rec_status live_add(rec_view *v, const rec_event *ev, bool selected)
 	block *b = blk_put(s, key);
 	if (!b)
 		return rec_vi_fail(v, REC_ERR_NOMEM, "out of memory");
-	b->size = rec_vi_field_u64(ev, "size", 0);
-	b->weight = rec_vi_alloc_bytes(ev);
+	b->size = vt_u64(vt, ev, VF_SIZE, 0);
+	b->weight = rec_vi_alloc_bytes(vt, ev);
 	b->stack = st;
-	b->sampled = rec_vi_field_u64(ev, "sampled", 0) != 0;
+	b->sampled = vt_u64(vt, ev, VF_SAMPLED, 0) != 0;
 	return REC_OK;
 }
 
@@ -332,10 +348,10 @@ static rec_status live_finish(rec_view *v)
 
 const view_impl rec_view_alloc_site = {
 	"allocation-by-site", "allocated bytes (rec.Alloc weight) per call site",
-	false, sizeof(alloc_state), al_init, site_add, NULL, site_finish, al_free,
+	false, sizeof(alloc_state), al_init, site_add, NULL, site_finish, al_free, site_wants,
 };
 
 const view_impl rec_view_live_heap = {
 	"live-heap", "blocks not freed by the end of the recording, by stack",
-	false, sizeof(alloc_state), al_init, live_add, NULL, live_finish, al_free,
+	false, sizeof(alloc_state), al_init, live_add, NULL, live_finish, al_free, live_wants,
 };

@@ -46,9 +46,12 @@ static fn_row *row_of(rec_view *v, uint32_t name)
 static rec_status cpu_add(rec_view *v, const rec_event *ev, bool selected)
 {
 	cpu_state *s = v->state;
-	if (!selected || !rec_vi_type_is(ev, "rec.CPUSample"))
+	if (!selected)
 		return REC_OK;
-	uint64_t w = rec_vi_cpu_weight(ev);
+	const vtype *vt = rec_vi_vtype(v, ev);
+	if (vt->role != VT_CPU)
+		return REC_OK;
+	uint64_t w = rec_vi_cpu_weight(vt, ev);
 	s->samples++;
 	s->ns += w;
 	s->seq++;
@@ -62,7 +65,7 @@ static rec_status cpu_add(rec_view *v, const rec_event *ev, bool selected)
 		return REC_OK;
 	}
 	for (uint32_t k = 0; k < st->depth; k++) {
-		uint32_t n = rec_vi_frame(v, st->frames[k]);
+		uint32_t n = rec_vi_ev_frame(v, ev, k);
 		fn_row *r = n == UINT32_MAX ? NULL : row_of(v, n);
 		if (!r)
 			return rec_vi_fail(v, REC_ERR_NOMEM, "out of memory");
@@ -77,6 +80,12 @@ static rec_status cpu_add(rec_view *v, const rec_event *ev, bool selected)
 		}
 	}
 	return REC_OK;
+}
+
+static bool cpu_wants(const rec_view *v, const rec_type *t)
+{
+	(void)v;
+	return rec_vi_named(t, "rec.CPUSample");
 }
 
 static int cmp_rows(const void *a, const void *b, void *ctx)
@@ -126,5 +135,5 @@ static rec_status cpu_finish(rec_view *v)
 
 const view_impl rec_view_hot_functions = {
 	"hot-functions", "CPU time per function from rec.CPUSample stacks: self and total",
-	false, sizeof(cpu_state), cpu_init, cpu_add, NULL, cpu_finish, cpu_free,
+	false, sizeof(cpu_state), cpu_init, cpu_add, NULL, cpu_finish, cpu_free, cpu_wants,
 };

@@ -77,6 +77,42 @@ typedef struct vthread {
 	vact *act;       /* recent activity, when a view tracks it (rec_vi_act_note) */
 } vthread;
 
+/* ---- event types, resolved once per chunk's metadata (view.c) ---- */
+/* What a view needs to know of an event type, found by name once per type
+ * of a chunk instead of per event: its role (the built-in types the views
+ * read), whether it is an I/O or span type, and the indexes of the fields
+ * the views read (-1: none). */
+enum { VT_OTHER = 0, VT_CPU, VT_LOCKWAIT, VT_CONDWAIT, VT_SLEEP, VT_ALLOC, VT_FREE,
+       VT_WRITEFAILED, VT_WALL, VT_CRASH };
+enum { VF_LOCKNAME, VF_LOCKADDR, VF_HOLDER, VF_PERIOD, VF_OVERRUNS, VF_KIND, VF_WEIGHT,
+       VF_SIZE, VF_ADDRESS, VF_SAMPLED, VF_STATE, VF_ACTION, VF_CHUNKS, VF_EVENTS, VF_BYTES,
+       VF_SIGNAL, VF_MESSAGE, VF_COUNT };
+typedef struct vtype {
+	/* the key: the type in its chunk (a chunk's types live as long as it
+	 * is read; its offset, run and sequence tell chunks apart) */
+	const rec_type *type;
+	uint64_t chunk_offset, run_id;
+	uint32_t chunk_seq;
+	uint8_t role;    /* VT_* */
+	bool io;         /* rec_vi_is_io() */
+	bool span;       /* rec_vi_is_span_type() */
+	bool wanted;     /* rec_view_wants_type() */
+	uint32_t name;   /* the type's interned name (UINT32_MAX: out of memory) */
+	int16_t f[VF_COUNT];
+} vtype;
+#define VTYPE_CACHE 32
+/* A pointer of a chunk's pools (a stack, a frame, a thread) and what was
+ * made of it, for the chunk's lifetime. */
+typedef struct vptr_ent {
+	const void *p;
+	uint64_t chunk_offset, run_id;
+	uint32_t chunk_seq;
+	uint32_t id;     /* interned name, or thread index */
+	uint32_t name;   /* threads: the interned name it carries (0: none) */
+} vptr_ent;
+#define VPTR_CACHE 4096
+#define VTHREAD_CACHE 256
+
 typedef struct view_impl view_impl;
 
 struct rec_view {
@@ -99,6 +135,13 @@ struct rec_view {
 	int64_t now;            /* start of the latest event */
 	char err[256];
 	char scratch[4096];
+	/* caches of what is resolved per chunk (cleared per input) */
+	vtype tcache[VTYPE_CACHE];
+	vptr_ent *site_cache;   /* stacks -> site (VPTR_CACHE, when used) */
+	vptr_ent *frame_cache;  /* frames -> name (VPTR_CACHE, when used) */
+	vptr_ent *thread_cache; /* threads -> index (VTHREAD_CACHE, when used) */
+	vptr_ent *str_cache;    /* pooled strings -> interned (VPTR_CACHE, when used) */
+	const vtype *cur_vt;    /* the type of the event being added, during the add */
 };
 
 struct view_impl {
@@ -113,6 +156,9 @@ struct view_impl {
 	rec_status (*end_input)(rec_view *v);
 	rec_status (*finish)(rec_view *v);
 	void (*free)(rec_view *v);
+	/* whether the view reads events of type t (NULL: every type); the
+	 * tables must be the same whether the others are given or not */
+	bool (*wants)(const rec_view *v, const rec_type *t);
 };
 
 extern const view_impl rec_view_latency, rec_view_contention_lock, rec_view_contention_site,
@@ -132,6 +178,10 @@ static inline const char *view_name(const rec_view *v, uint32_t id) { return vma
 uint32_t rec_vi_site(rec_view *v, const rec_stack *s);
 /* A frame's name: rec_frame_format() with REC_FRAME_FUNCTION. */
 uint32_t rec_vi_frame(rec_view *v, const rec_frame *fr);
+/* rec_vi_site() of ev's stack, and rec_vi_frame() of its frame k: each
+ * stack and frame of a chunk's pools is named once per chunk. */
+uint32_t rec_vi_ev_site(rec_view *v, const rec_event *ev);
+uint32_t rec_vi_ev_frame(rec_view *v, const rec_event *ev, uint32_t k);
 /* The event's thread in the tracker (NULL: none or out of memory). */
 vthread *rec_vi_thread(rec_view *v, const rec_event *ev, size_t *index);
 /* A thread of the event's process by OS tid, if seen. */
@@ -152,6 +202,43 @@ bool rec_vi_is_io(const rec_type *t);
 static inline int64_t ev_start(const rec_event *ev) { return ev->wall_ns; }
 static inline int64_t ev_end(const rec_event *ev) { return ev->wall_ns + (ev->duration_ns > 0 ? ev->duration_ns : 0); }
 bool rec_vi_type_is(const rec_event *ev, const char *name);
+/* ev's type as resolved for its chunk (never NULL). */
+const vtype *rec_vi_vtype_fill(rec_view *v, const rec_event *ev);
+/* The cache slot of a type: a chunk's types lie in one array (8 * 7 bytes
+ * apart), so that consecutive types take different slots. */
+#define VTYPE_SLOT(type) ((((uintptr_t)(type)) >> 3) % VTYPE_CACHE)
+static inline const vtype *rec_vi_vtype_lookup(rec_view *v, const rec_event *ev)
+{
+	const rec_chunk_info *c = ev->chunk;
+	const vtype *t = &v->tcache[VTYPE_SLOT(ev->type)];
+	if (c && t->type == ev->type && t->chunk_offset == c->offset && t->run_id == c->run_id &&
+	    t->chunk_seq == c->sequence)
+		return t;
+	return rec_vi_vtype_fill(v, ev);
+}
+static inline const vtype *rec_vi_vtype(rec_view *v, const rec_event *ev)
+{
+	return v->cur_vt ? v->cur_vt : rec_vi_vtype_lookup(v, ev);
+}
+/* rec_vi_intern() of a string or text value of ev (a pooled string, whose
+ * bytes stay at their address for the chunk, is interned once per chunk). */
+uint32_t rec_vi_ev_str(rec_view *v, const rec_event *ev, const rec_value *val);
+/* The index of field k (VF_*) of ev, present in it, or -1: rec_vi_field()
+ * without the name. */
+static inline int vt_field(const vtype *t, const rec_event *ev, int k)
+{
+	int i = t->f[k];
+	return i >= 0 && (uint32_t)i < ev->value_count && ev->values[i].present ? i : -1;
+}
+static inline uint64_t vt_u64(const vtype *t, const rec_event *ev, int k, uint64_t dflt)
+{
+	int i = vt_field(t, ev, k);
+	return i < 0 ? dflt : ev->values[i].v.u;
+}
+/* The built-in type named name, or of category rec/IO with a duration:
+ * what the views' wants() test. */
+bool rec_vi_named(const rec_type *t, const char *name);
+bool rec_vi_is_io_wait(const rec_type *t);
 
 /* tables */
 vtable *rec_vi_table(rec_view *v, const char *name, const char *title,
@@ -169,7 +256,9 @@ void rec_vi_cut(rec_view *v, vtable *t, uint32_t top);
 /* ---- activity tracker (view_activity.c) ---- */
 /* Note the event in its thread's recent activity (sleeps, condition waits,
  * I/O, lock waits, CPU samples), for what a holder was doing. */
-void rec_vi_act_note(rec_view *v, const rec_event *ev);
+void rec_vi_act_note(rec_view *v, const vtype *t, const rec_event *ev);
+/* The types rec_vi_act_note() notes. */
+bool rec_vi_act_wants(const rec_type *t);
 /* What thread t did in [s, e): ns per ACT_* kind (overlap of its recorded
  * intervals), CPU ns from samples, and the site of the interval that
  * overlapped most (UINT32_MAX: none). */
@@ -181,9 +270,9 @@ typedef struct act_overlap {
 } act_overlap;
 void rec_vi_act_during(const vthread *t, int64_t s, int64_t e, act_overlap *out);
 /* Bytes of a rec.Alloc: weight (size in recordings without it). */
-uint64_t rec_vi_alloc_bytes(const rec_event *ev);
+uint64_t rec_vi_alloc_bytes(const vtype *t, const rec_event *ev);
 /* CPU weight of a rec.CPUSample: period x (1 + overruns). */
-uint64_t rec_vi_cpu_weight(const rec_event *ev);
+uint64_t rec_vi_cpu_weight(const vtype *t, const rec_event *ev);
 
 /* ---- sorting helper ---- */
 void rec_vi_sort(void *base, size_t n, size_t size, int (*cmp)(const void *, const void *, void *),

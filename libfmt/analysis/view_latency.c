@@ -18,6 +18,8 @@ typedef struct lat_row {
 
 typedef struct lat_state {
 	vmap rows;
+	uint32_t *row_of;  /* without --by: [interned type name] -> row index + 1 */
+	size_t nrow_of;
 } lat_state;
 
 static rec_status lat_init(rec_view *v)
@@ -33,6 +35,33 @@ static void lat_free(rec_view *v)
 	for (size_t i = 0; i < s->rows.n; i++)
 		rec_histogram_close(((lat_row *)vmap_at(&s->rows, i))->h);
 	rec_vi_vmap_free(&s->rows);
+	free(s->row_of);
+}
+
+/* The row of (type, by): an array by type name without --by (the names
+ * are interned ids), else the map.  SIZE_MAX when out of memory. */
+static size_t row_index(lat_state *s, uint32_t type, uint32_t by, bool *created)
+{
+	*created = false;
+	bool direct = by == 0;
+	if (direct && type >= s->nrow_of) {
+		size_t n = s->nrow_of ? s->nrow_of : 64;
+		while (n <= type)
+			n *= 2;
+		uint32_t *p = realloc(s->row_of, n * sizeof *p);
+		if (!p)
+			return SIZE_MAX;
+		memset(p + s->nrow_of, 0, (n - s->nrow_of) * sizeof *p);
+		s->row_of = p;
+		s->nrow_of = n;
+	}
+	if (direct && s->row_of[type])
+		return s->row_of[type] - 1;
+	uint32_t key[2] = { type, by };
+	size_t i = rec_vi_vmap_get(&s->rows, (const char *)key, sizeof key, created);
+	if (direct && i != SIZE_MAX && i < UINT32_MAX)
+		s->row_of[type] = (uint32_t)i + 1;
+	return i;
 }
 
 static rec_status lat_add(rec_view *v, const rec_event *ev, bool selected)
@@ -40,7 +69,8 @@ static rec_status lat_add(rec_view *v, const rec_event *ev, bool selected)
 	lat_state *s = v->state;
 	if (!selected || !(ev->type->flags & REC_EVENT_HAS_DURATION))
 		return REC_OK;
-	if (v->type && strcmp(ev->type->name, v->type) != 0)
+	const vtype *vt = rec_vi_vtype(v, ev);
+	if (v->type && !vt->span) /* with opts.type, the span type is that type */
 		return REC_OK;
 	uint32_t by = 0;
 	if (v->by) {
@@ -51,12 +81,11 @@ static rec_status lat_add(rec_view *v, const rec_event *ev, bool selected)
 		if (by == UINT32_MAX)
 			return rec_vi_fail(v, REC_ERR_NOMEM, "out of memory");
 	}
-	uint32_t type = rec_vi_intern(v, ev->type->name, strlen(ev->type->name));
+	uint32_t type = vt->name;
 	if (type == UINT32_MAX)
 		return rec_vi_fail(v, REC_ERR_NOMEM, "out of memory");
-	uint32_t key[2] = { type, by };
 	bool created;
-	size_t i = rec_vi_vmap_get(&s->rows, (const char *)key, sizeof key, &created);
+	size_t i = row_index(s, type, by, &created);
 	if (i == SIZE_MAX)
 		return rec_vi_fail(v, REC_ERR_NOMEM, "out of memory");
 	lat_row *r = vmap_at(&s->rows, i);
@@ -71,6 +100,14 @@ static rec_status lat_add(rec_view *v, const rec_event *ev, bool selected)
 		return rec_vi_fail(v, REC_ERR_NOMEM, "out of memory");
 	r->total += d;
 	return REC_OK;
+}
+
+/* The types with a duration (opts.type: that type). */
+static bool lat_wants(const rec_view *v, const rec_type *t)
+{
+	if (v->type)
+		return rec_vi_named(t, v->type);
+	return (t->flags & REC_EVENT_HAS_DURATION) != 0;
 }
 
 static int cmp_rows(const void *a, const void *b, void *ctx)
@@ -139,5 +176,5 @@ const rec_histogram *rec_view_latency_histogram(const rec_view *v, size_t row)
 
 const view_impl rec_view_latency = {
 	"latency", "per event type with a duration: count, mean, p50, p90, p99, p99.9, max, total",
-	true, sizeof(lat_state), lat_init, lat_add, NULL, lat_finish, lat_free,
+	true, sizeof(lat_state), lat_init, lat_add, NULL, lat_finish, lat_free, lat_wants,
 };

@@ -173,19 +173,20 @@ static rec_status lk_add(rec_view *v, const rec_event *ev, bool selected)
 	rec_status st = settle_until(v, ev_start(ev));
 	if (st != REC_OK)
 		return st;
-	rec_vi_act_note(v, ev);
-	if (!selected || !rec_vi_type_is(ev, "rec.LockWait"))
+	const vtype *vt = rec_vi_vtype(v, ev);
+	rec_vi_act_note(v, vt, ev);
+	if (!selected || vt->role != VT_LOCKWAIT)
 		return REC_OK;
-	int li = rec_vi_field(ev, "lockName");
+	int li = vt_field(vt, ev, VF_LOCKNAME);
 	uint32_t lock;
 	if (li >= 0 && ev->values[li].v.s.ptr)
-		lock = rec_vi_intern(v, ev->values[li].v.s.ptr, ev->values[li].v.s.len);
+		lock = rec_vi_ev_str(v, ev, &ev->values[li]);
 	else {
 		char buf[40];
-		int n = snprintf(buf, sizeof buf, "0x%" PRIx64, rec_vi_field_u64(ev, "lockAddress", 0));
+		int n = snprintf(buf, sizeof buf, "0x%" PRIx64, vt_u64(vt, ev, VF_LOCKADDR, 0));
 		lock = rec_vi_intern(v, buf, (size_t)n);
 	}
-	uint32_t site = s->by_site ? rec_vi_site(v, ev->stack) : 0;
+	uint32_t site = s->by_site ? rec_vi_ev_site(v, ev) : 0;
 	if (lock == UINT32_MAX || site == UINT32_MAX)
 		return rec_vi_fail(v, REC_ERR_NOMEM, "out of memory");
 	if (s->npend == s->cap) {
@@ -200,12 +201,19 @@ static rec_status lk_add(rec_view *v, const rec_event *ev, bool selected)
 	w->s = ev_start(ev);
 	w->e = ev_end(ev);
 	w->pid = ev->chunk ? ev->chunk->pid : 0;
-	w->holder_tid = rec_vi_field_u64(ev, "holderOsThreadId", 0);
+	w->holder_tid = vt_u64(vt, ev, VF_HOLDER, 0);
 	w->lock = lock;
 	w->site = site;
 	if (w->e < s->min_end)
 		s->min_end = w->e;
 	return REC_OK;
+}
+
+/* Lock waits, and what rec_vi_act_note() keeps of the holders. */
+static bool lk_wants(const rec_view *v, const rec_type *t)
+{
+	(void)v;
+	return rec_vi_act_wants(t);
 }
 
 static rec_status lk_end_input(rec_view *v)
@@ -302,11 +310,11 @@ static rec_status lk_finish(rec_view *v)
 const view_impl rec_view_contention_lock = {
 	"contention-by-lock",
 	"lock waits per lock: waits, total, max, p99, holders and what they did meanwhile",
-	false, sizeof(lock_state), lk_init, lk_add, lk_end_input, lk_finish, lk_free,
+	false, sizeof(lock_state), lk_init, lk_add, lk_end_input, lk_finish, lk_free, lk_wants,
 };
 
 const view_impl rec_view_contention_site = {
 	"contention-by-site",
 	"lock waits per waiter call site and lock, with the holders and what they did",
-	false, sizeof(lock_state), lk_init, lk_add, lk_end_input, lk_finish, lk_free,
+	false, sizeof(lock_state), lk_init, lk_add, lk_end_input, lk_finish, lk_free, lk_wants,
 };

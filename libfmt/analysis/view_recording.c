@@ -43,16 +43,26 @@ static void rc_free(rec_view *v)
 	free(s->runs);
 }
 
+/* Write failures (the rest comes from rec_view_add_summary()). */
+static bool rc_wants(const rec_view *v, const rec_type *t)
+{
+	(void)v;
+	return rec_vi_named(t, "rec.WriteFailed");
+}
+
 static rec_status rc_add(rec_view *v, const rec_event *ev, bool selected)
 {
 	rc_state *s = v->state;
-	if (!selected || !rec_vi_type_is(ev, "rec.WriteFailed"))
+	if (!selected)
+		return REC_OK;
+	const vtype *vt = rec_vi_vtype(v, ev);
+	if (vt->role != VT_WRITEFAILED)
 		return REC_OK;
 	s->wf_records++;
-	if (rec_vi_field_u64(ev, "action", 0) == 0) {
-		s->wf_chunks += rec_vi_field_u64(ev, "chunks", 0);
-		s->wf_events += rec_vi_field_u64(ev, "events", 0);
-		s->wf_bytes += rec_vi_field_u64(ev, "bytes", 0);
+	if (vt_u64(vt, ev, VF_ACTION, 0) == 0) {
+		s->wf_chunks += vt_u64(vt, ev, VF_CHUNKS, 0);
+		s->wf_events += vt_u64(vt, ev, VF_EVENTS, 0);
+		s->wf_bytes += vt_u64(vt, ev, VF_BYTES, 0);
 	}
 	return REC_OK;
 }
@@ -199,5 +209,5 @@ static rec_status rc_finish(rec_view *v)
 
 const view_impl rec_view_recording = {
 	"recording", "chunks, runs, restarts, crashes, write failures, drops per type and reason",
-	false, sizeof(rc_state), NULL, rc_add, NULL, rc_finish, rc_free,
+	false, sizeof(rc_state), NULL, rc_add, NULL, rc_finish, rc_free, rc_wants,
 };

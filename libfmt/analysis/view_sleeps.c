@@ -32,12 +32,18 @@ static void sl_free(rec_view *v)
 	rec_vi_vmap_free(&s->rows);
 }
 
+static bool sl_wants(const rec_view *v, const rec_type *t)
+{
+	(void)v;
+	return rec_vi_named(t, "rec.Sleep");
+}
+
 static rec_status sl_add(rec_view *v, const rec_event *ev, bool selected)
 {
 	sl_state *s = v->state;
-	if (!selected || !rec_vi_type_is(ev, "rec.Sleep"))
+	if (!selected || rec_vi_vtype(v, ev)->role != VT_SLEEP)
 		return REC_OK;
-	uint32_t site = rec_vi_site(v, ev->stack);
+	uint32_t site = rec_vi_ev_site(v, ev);
 	if (site == UINT32_MAX)
 		return rec_vi_fail(v, REC_ERR_NOMEM, "out of memory");
 	bool created;
@@ -96,5 +102,5 @@ static rec_status sl_finish(rec_view *v)
 
 const view_impl rec_view_sleeps_site = {
 	"sleeps-by-site", "rec.Sleep per call site: sleeps, total, mean, p99, max",
-	false, sizeof(sl_state), sl_init, sl_add, NULL, sl_finish, sl_free,
+	false, sizeof(sl_state), sl_init, sl_add, NULL, sl_finish, sl_free, sl_wants,
 };

@@ -158,7 +158,8 @@ static rec_status sp_add(rec_view *v, const rec_event *ev, bool selected)
 		return st;
 	if (!ev->thread)
 		return REC_OK;
-	if (rec_vi_is_span_type(v, ev->type)) {
+	const vtype *vt = rec_vi_vtype(v, ev);
+	if (vt->span) {
 		if (!selected)
 			return REC_OK;
 		size_t ti;
@@ -166,7 +167,7 @@ static rec_status sp_add(rec_view *v, const rec_event *ev, bool selected)
 		if (!t)
 			return rec_vi_fail(v, REC_ERR_NOMEM, "out of memory");
 		uint32_t thread_name = t->name;
-		uint32_t type = rec_vi_intern(v, ev->type->name, strlen(ev->type->name));
+		uint32_t type = vt->name;
 		uint32_t by = 0;
 		if (v->by) {
 			size_t n = rec_vi_by_value(v, ev);
@@ -205,19 +206,19 @@ static rec_status sp_add(rec_view *v, const rec_event *ev, bool selected)
 		return REC_OK;
 	int part = -1;
 	bool alloc = false, cpu = false;
-	if (rec_vi_type_is(ev, "rec.CPUSample"))
+	if (vt->role == VT_CPU)
 		cpu = true;
-	else if (rec_vi_type_is(ev, "rec.LockWait"))
+	else if (vt->role == VT_LOCKWAIT)
 		part = P_LOCK;
-	else if (rec_vi_type_is(ev, "rec.CondWait"))
+	else if (vt->role == VT_CONDWAIT)
 		part = P_COND;
-	else if (rec_vi_type_is(ev, "rec.Sleep")) {
-		int k = rec_vi_field(ev, "kind");
+	else if (vt->role == VT_SLEEP) {
+		int k = vt_field(vt, ev, VF_KIND);
 		part = (k >= 0 && ev->values[k].v.s.ptr && ev->values[k].v.s.len == 4 &&
 			memcmp(ev->values[k].v.s.ptr, "cond", 4) == 0) ? P_COND : P_SLEEP;
-	} else if (rec_vi_type_is(ev, "rec.Alloc"))
+	} else if (vt->role == VT_ALLOC)
 		alloc = true;
-	else if (rec_vi_is_io(ev->type) && (ev->type->flags & REC_EVENT_HAS_DURATION))
+	else if (vt->io && (ev->type->flags & REC_EVENT_HAS_DURATION))
 		part = P_IO;
 	if (part < 0 && !alloc && !cpu)
 		return REC_OK;
@@ -230,19 +231,19 @@ static rec_status sp_add(rec_view *v, const rec_event *ev, bool selected)
 		if (sp->thread != ti || t0 < sp->s || t0 >= sp->e)
 			continue;
 		if (cpu) {
-			sp->part[P_CPU] += rec_vi_cpu_weight(ev);
+			sp->part[P_CPU] += rec_vi_cpu_weight(vt, ev);
 		} else if (alloc) {
-			sp->alloc += rec_vi_alloc_bytes(ev);
+			sp->alloc += rec_vi_alloc_bytes(vt, ev);
 		} else {
 			uint64_t d = clipped(ev, sp->e);
 			sp->part[part] += d;
 			if (part == P_LOCK && d > sp->max_lock) {
 				sp->max_lock = d;
-				int li = rec_vi_field(ev, "lockName");
+				int li = vt_field(vt, ev, VF_LOCKNAME);
 				sp->lock = (li >= 0 && ev->values[li].v.s.ptr)
 						   ? rec_vi_intern(v, ev->values[li].v.s.ptr, ev->values[li].v.s.len)
 						   : 0;
-				uint64_t htid = rec_vi_field_u64(ev, "holderOsThreadId", 0);
+				uint64_t htid = vt_u64(vt, ev, VF_HOLDER, 0);
 				vthread *h = htid ? rec_vi_thread_by_tid(v, ev->chunk ? ev->chunk->pid : 0, htid) : NULL;
 				char buf[40];
 				const char *hl = !htid ? "(released)" : rec_vi_thread_label(v, h, buf, sizeof buf);
@@ -405,10 +406,10 @@ const view_impl rec_view_requests = {
 	"requests",
 	"each span of a user duration type broken into CPU, lock, condition, sleep, I/O "
 	"and unaccounted time; the slowest spans",
-	true, sizeof(span_state), sp_init, sp_add, sp_end_input, requests_finish, sp_free,
+	true, sizeof(span_state), sp_init, sp_add, sp_end_input, requests_finish, sp_free, NULL,
 };
 
 const view_impl rec_view_alloc_span = {
 	"allocation-by-span", "allocated bytes inside the spans of a user duration type, per span",
-	true, sizeof(span_state), sp_init, sp_add, sp_end_input, alloc_finish, sp_free,
+	true, sizeof(span_state), sp_init, sp_add, sp_end_input, alloc_finish, sp_free, NULL,
 };

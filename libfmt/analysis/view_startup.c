@@ -23,6 +23,8 @@ typedef struct su_row {
 
 typedef struct su_state {
 	vmap rows;
+	uint32_t *row_of;       /* [site * K_KINDS + kind]: row index + 1 (0: none yet) */
+	size_t nrow_of;
 	bool cut;
 	int64_t cut_at;
 	uint32_t cut_type;
@@ -38,6 +40,32 @@ static rec_status su_init(rec_view *v)
 static void su_free(rec_view *v)
 {
 	rec_vi_vmap_free(&((su_state *)v->state)->rows);
+	free(((su_state *)v->state)->row_of);
+}
+
+/* The row of (kind, site), created when new: SIZE_MAX when out of memory.
+ * Sites are interned ids, so an array finds the row without hashing. */
+static size_t row_index(su_state *s, int kind, uint32_t site)
+{
+	size_t k = (size_t)site * K_KINDS + (size_t)kind;
+	if (k >= s->nrow_of) {
+		size_t n = s->nrow_of ? s->nrow_of : 256;
+		while (n <= k)
+			n *= 2;
+		uint32_t *p = realloc(s->row_of, n * sizeof *p);
+		if (!p)
+			return SIZE_MAX;
+		memset(p + s->nrow_of, 0, (n - s->nrow_of) * sizeof *p);
+		s->row_of = p;
+		s->nrow_of = n;
+	}
+	if (s->row_of[k])
+		return s->row_of[k] - 1;
+	uint32_t key[2] = { (uint32_t)kind, site };
+	size_t i = rec_vi_vmap_get(&s->rows, (const char *)key, sizeof key, NULL);
+	if (i != SIZE_MAX && i < UINT32_MAX)
+		s->row_of[k] = (uint32_t)i + 1;
+	return i;
 }
 
 static rec_status su_add(rec_view *v, const rec_event *ev, bool selected)
@@ -45,10 +73,11 @@ static rec_status su_add(rec_view *v, const rec_event *ev, bool selected)
 	su_state *s = v->state;
 	if (s->cut)
 		return REC_OK;
-	if (rec_vi_is_span_type(v, ev->type)) {
+	const vtype *vt = rec_vi_vtype(v, ev);
+	if (vt->span) {
 		s->cut = true;
 		s->cut_at = ev_start(ev) - v->input_start;
-		s->cut_type = rec_vi_intern(v, ev->type->name, strlen(ev->type->name));
+		s->cut_type = vt->name;
 		if (s->cut_type == UINT32_MAX)
 			s->cut_type = 0;
 		return REC_OK;
@@ -58,19 +87,19 @@ static rec_status su_add(rec_view *v, const rec_event *ev, bool selected)
 	int kind;
 	uint64_t w;
 	uint32_t site;
-	if (rec_vi_type_is(ev, "rec.Sleep")) {
+	if (vt->role == VT_SLEEP) {
 		kind = K_SLEEP;
 		w = (uint64_t)(ev->duration_ns > 0 ? ev->duration_ns : 0);
-	} else if (rec_vi_type_is(ev, "rec.Alloc")) {
+	} else if (vt->role == VT_ALLOC) {
 		kind = K_ALLOC;
-		w = rec_vi_alloc_bytes(ev);
-	} else if (rec_vi_type_is(ev, "rec.CPUSample")) {
+		w = rec_vi_alloc_bytes(vt, ev);
+	} else if (vt->role == VT_CPU) {
 		kind = K_CPU;
-		w = rec_vi_cpu_weight(ev);
-	} else if (rec_vi_type_is(ev, "rec.LockWait")) {
+		w = rec_vi_cpu_weight(vt, ev);
+	} else if (vt->role == VT_LOCKWAIT) {
 		kind = K_LOCK;
 		w = (uint64_t)(ev->duration_ns > 0 ? ev->duration_ns : 0);
-	} else if (rec_vi_type_is(ev, "rec.CondWait")) {
+	} else if (vt->role == VT_CONDWAIT) {
 		kind = K_COND;
 		w = (uint64_t)(ev->duration_ns > 0 ? ev->duration_ns : 0);
 	} else {
@@ -78,14 +107,13 @@ static rec_status su_add(rec_view *v, const rec_event *ev, bool selected)
 	}
 	if (kind == K_CPU)
 		site = ev->stack && ev->stack->depth && ev->stack->frames
-			       ? rec_vi_frame(v, ev->stack->frames[0])
+			       ? rec_vi_ev_frame(v, ev, 0)
 			       : rec_vi_intern(v, "[no stack]", 10);
 	else
-		site = rec_vi_site(v, ev->stack);
+		site = rec_vi_ev_site(v, ev);
 	if (site == UINT32_MAX)
 		return rec_vi_fail(v, REC_ERR_NOMEM, "out of memory");
-	uint32_t key[2] = { (uint32_t)kind, site };
-	size_t i = rec_vi_vmap_get(&s->rows, (const char *)key, sizeof key, NULL);
+	size_t i = row_index(s, kind, site);
 	if (i == SIZE_MAX)
 		return rec_vi_fail(v, REC_ERR_NOMEM, "out of memory");
 	su_row *r = vmap_at(&s->rows, i);
@@ -181,5 +209,5 @@ static rec_status su_finish(rec_view *v)
 const view_impl rec_view_startup = {
 	"startup",
 	"sleeps, allocations, CPU and lock waits before the first span (e.g. the first request)",
-	false, sizeof(su_state), su_init, su_add, NULL, su_finish, su_free,
+	false, sizeof(su_state), su_init, su_add, NULL, su_finish, su_free, NULL,
 };

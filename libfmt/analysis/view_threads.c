@@ -46,17 +46,18 @@ static rec_status th_add(rec_view *v, const rec_event *ev, bool selected)
 	r->thread = ti;
 	r->events++;
 	uint64_t d = (uint64_t)(ev->duration_ns > 0 ? ev->duration_ns : 0);
-	if (rec_vi_type_is(ev, "rec.CPUSample"))
-		r->cpu += rec_vi_cpu_weight(ev);
-	else if (rec_vi_type_is(ev, "rec.LockWait"))
+	const vtype *vt = rec_vi_vtype(v, ev);
+	if (vt->role == VT_CPU)
+		r->cpu += rec_vi_cpu_weight(vt, ev);
+	else if (vt->role == VT_LOCKWAIT)
 		r->lock += d;
-	else if (rec_vi_type_is(ev, "rec.CondWait"))
+	else if (vt->role == VT_CONDWAIT)
 		r->cond += d;
-	else if (rec_vi_type_is(ev, "rec.Sleep"))
+	else if (vt->role == VT_SLEEP)
 		r->sleep += d;
-	else if (rec_vi_type_is(ev, "rec.Alloc"))
-		r->alloc += rec_vi_alloc_bytes(ev);
-	else if (rec_vi_is_io(ev->type))
+	else if (vt->role == VT_ALLOC)
+		r->alloc += rec_vi_alloc_bytes(vt, ev);
+	else if (vt->io)
 		r->io += d;
 	return REC_OK;
 }
@@ -113,5 +114,5 @@ static rec_status th_finish(rec_view *v)
 
 const view_impl rec_view_threads = {
 	"threads", "per thread: events, CPU time, lock, condition, sleep and I/O waits, allocated bytes",
-	false, sizeof(th_state), th_init, th_add, NULL, th_finish, th_free,
+	false, sizeof(th_state), th_init, th_add, NULL, th_finish, th_free, NULL,
 };

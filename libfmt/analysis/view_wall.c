@@ -38,9 +38,9 @@ static void wl_free(rec_view *v)
 	rec_vi_vmap_free(&((wl_state *)v->state)->rows);
 }
 
-static size_t state_of(const rec_event *ev)
+static size_t state_of(const vtype *vt, const rec_event *ev)
 {
-	int i = rec_vi_field(ev, "state");
+	int i = vt_field(vt, ev, VF_STATE);
 	if (i < 0 || ev->values[i].v.s.ptr == NULL)
 		return NSTATES;
 	const char *s = ev->values[i].v.s.ptr;
@@ -51,12 +51,21 @@ static size_t state_of(const rec_event *ev)
 	return NSTATES;
 }
 
+static bool wl_wants(const rec_view *v, const rec_type *t)
+{
+	(void)v;
+	return rec_vi_named(t, "rec.WallSample");
+}
+
 static rec_status wl_add(rec_view *v, const rec_event *ev, bool selected)
 {
 	wl_state *s = v->state;
-	if (!selected || !rec_vi_type_is(ev, "rec.WallSample"))
+	if (!selected)
 		return REC_OK;
-	uint32_t site = rec_vi_site(v, ev->stack);
+	const vtype *vt = rec_vi_vtype(v, ev);
+	if (vt->role != VT_WALL)
+		return REC_OK;
+	uint32_t site = rec_vi_ev_site(v, ev);
 	if (site == UINT32_MAX)
 		return rec_vi_fail(v, REC_ERR_NOMEM, "out of memory");
 	bool created;
@@ -66,10 +75,10 @@ static rec_status wl_add(rec_view *v, const rec_event *ev, bool selected)
 	wl_row *r = vmap_at(&s->rows, i);
 	if (created)
 		r->site = site;
-	uint64_t ns = rec_vi_field_u64(ev, "weight", 0) * rec_vi_field_u64(ev, "period", 0);
+	uint64_t ns = vt_u64(vt, ev, VF_WEIGHT, 0) * vt_u64(vt, ev, VF_PERIOD, 0);
 	r->samples++;
 	r->total += ns;
-	r->by_state[state_of(ev)] += ns;
+	r->by_state[state_of(vt, ev)] += ns;
 	s->seen++;
 	return REC_OK;
 }
@@ -118,5 +127,5 @@ static rec_status wl_finish(rec_view *v)
 const view_impl rec_view_wall_site = {
 	"wall-by-site", "rec.WallSample per call site: wall time, running or waiting (lock, cond, "
 	"sleep, io, poll, wait)",
-	false, sizeof(wl_state), wl_init, wl_add, NULL, wl_finish, wl_free,
+	false, sizeof(wl_state), wl_init, wl_add, NULL, wl_finish, wl_free, wl_wants,
 };

@@ -67,6 +67,11 @@ static inline bool rec_varint_get(const uint8_t **pp, const uint8_t *end, uint64
 		*pp = p + 1;
 		return true;
 	}
+	if (end - p >= 2 && p[1] < 0x80) { /* two bytes: timestamps, ids */
+		*out = (uint64_t)(p[0] & 0x7Fu) | ((uint64_t)p[1] << 7);
+		*pp = p + 2;
+		return true;
+	}
 	return rec_varint_get_slow(pp, end, out);
 }
 

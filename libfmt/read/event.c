@@ -229,6 +229,29 @@ static rec_status record_problem(rec_reader *r, rec_rchunk *c, rec_status st)
 				    r->detail);
 }
 
+/* With a type selection: pass over the record at c->cur when its type is
+ * known and not selected (its framing and timestamp read, its fields not);
+ * false leaves it to rec_rd_decode_record() (a selected or unknown type, or
+ * a malformed record, which that reports). */
+static bool skip_record(rec_reader *r, rec_rchunk *c)
+{
+	const uint8_t *p = c->cur, *end = c->ev_end;
+	uint64_t size, tid, d;
+	if (!rec_varint_get(&p, end, &size) || size < 2 || size > (uint64_t)(end - p))
+		return false;
+	const uint8_t *rend = p + size;
+	if (!rec_varint_get(&p, rend, &tid) || !rec_varint_get(&p, rend, &d))
+		return false;
+	uint32_t ti;
+	if (!rec_rd_type(c, tid, &ti) || c->want[ti])
+		return false;
+	c->cur = rend;
+	c->cur_ticks += (uint64_t)rec_unzigzag(d);
+	c->cur_count++;
+	r->stats.events_skipped++;
+	return true;
+}
+
 /* in_chunk: REC_END at the end of the current chunk instead of entering the
  * next one (rec_reader_next_chunk_event). */
 static rec_status next_event_file_order(rec_reader *r, rec_event *ev, bool in_chunk)
@@ -264,6 +287,8 @@ static rec_status next_event_file_order(rec_reader *r, rec_event *ev, bool in_ch
 			}
 			continue;
 		}
+		if (c->want && skip_record(r, c))
+			continue;
 		bool known;
 		rec_status st = rec_rd_decode_record(r, c, &c->cur, &c->cur_ticks, ev, &known, false);
 		if (st != REC_OK)

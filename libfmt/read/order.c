@@ -79,13 +79,14 @@ static rec_status chunk_problem(rec_reader *r, rec_rchunk *c, rec_status st)
 }
 
 /* First pass over a chunk's records (framing, timestamps, known types),
- * then sort them. */
+ * then sort them.  Records of types left out by a type selection are passed
+ * over here: they never enter the sort or the merge. */
 static rec_status scan_chunk(rec_reader *r, rec_rchunk *c)
 {
 	rec_order *o = &r->ord;
 	const uint8_t *p = c->ev, *end = c->ev_end;
 	uint64_t ticks = c->h.start_ticks, n = 0;
-	uint64_t unknown = 0;
+	uint64_t unknown = 0, skipped = 0;
 	size_t k = 0;
 	bool any = false;
 	if (!ents_reserve(&c->oents, c->ev_items)) {
@@ -116,6 +117,10 @@ static rec_status scan_chunk(rec_reader *r, rec_rchunk *c)
 		uint32_t ti;
 		if (!rec_rd_type(c, tid, &ti)) {
 			unknown++;
+			continue;
+		}
+		if (!rec_rd_wanted(c, ti)) {
+			skipped++;
 			continue;
 		}
 		if (k == cap) {
@@ -166,6 +171,7 @@ static rec_status scan_chunk(rec_reader *r, rec_rchunk *c)
 		payload = 0;
 	}
 	r->stats.unknown_types += unknown;
+	r->stats.events_skipped += skipped;
 	c->noents = k;
 	c->ocur = 0;
 	c->scanned = true;

@@ -122,6 +122,9 @@ rec_status rec_rd_load_events(rec_reader *r, rec_rchunk *c)
 		r->values = nv;
 		r->values_cap = c->max_fields;
 	}
+	st = rec_rd_select_chunk(r, c);
+	if (st != REC_OK)
+		return st;
 	c->events_loaded = true;
 	return REC_OK;
 }

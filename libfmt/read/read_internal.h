@@ -14,6 +14,7 @@
  *   stats.c     STATS, and the plausibility of the header's and STATS' numbers
  *   payload.c   the payload and its checksum, the events section ready
  *   pool.c      the pools (strings, threads, modules, frames, stacks)
+ *   select_types.c type selection: which types' records are passed over
  *   event.c     one record into a rec_event; file-order iteration
  *   order.c     timestamp-order iteration (REC_READ_ORDERED)
  *   archive.c   whole verified chunks (rec/archive.h)
@@ -135,6 +136,9 @@ typedef struct rec_rchunk {
 	uint32_t *sorted;      /* type indexes sorted by id (sparse ids) */
 	uint32_t max_fields;
 	rec_type_stats *tstats;
+	/* type selection (select_types.c): per type index, 1 if its events are
+	 * returned; NULL: every type */
+	uint8_t *want;
 	/* pools */
 	bool pools_loaded;
 	rec_pstring *strs;   size_t nstrs;
@@ -205,6 +209,14 @@ struct rec_reader {
 	uint32_t values_cap;
 	rec_buf scratch;     /* text/blob copies of the current event */
 	rec_order ord;
+	/* type selection (select_types.c) */
+	rec_type_filter want;  /* NULL: every type */
+	void *want_ctx;
+	char **sel_names;      /* rec_reader_select_type_names()'s copies */
+	size_t sel_nnames;
+	uint32_t *sel_ids;     /* rec_reader_select_type_ids()'s copies */
+	size_t sel_nids;
+	bool events_started;   /* a chunk's events were loaded: selection fixed */
 };
 
 /* reader.c */
@@ -319,6 +331,16 @@ const rec_stack *rec_rd_stack(const rec_rchunk *c, uint64_t id);
  * (*known = false).  REC_ERR_CORRUPT with r->msg filled on a bad record. */
 rec_status rec_rd_decode_record(rec_reader *r, rec_rchunk *c, const uint8_t **pp,
 				uint64_t *ticks, rec_event *ev, bool *known, bool fixed_ticks);
+
+/* select_types.c */
+/* c->want from r's selection and c's metadata (NULL without a selection). */
+rec_status rec_rd_select_chunk(rec_reader *r, rec_rchunk *c);
+void rec_rd_select_free(rec_reader *r);
+/* Whether the events of c's type index ti are returned. */
+static inline bool rec_rd_wanted(const rec_rchunk *c, uint32_t ti)
+{
+	return !c->want || c->want[ti];
+}
 
 /* order.c */
 rec_status rec_rd_order_next(rec_reader *r, rec_event *ev);

@@ -186,6 +186,7 @@ REC_API void rec_reader_close(rec_reader *r)
 	if (!r)
 		return;
 	rec_rd_order_free(r);
+	rec_rd_select_free(r);
 	rec_rd_chunk_destroy(r->cur);
 	while (r->free_chunks) {
 		rec_rchunk *n = r->free_chunks->next_free;

@@ -127,6 +127,16 @@ REC_API const rec_view_table *rec_findings_table(const rec_findings *f, const ch
 REC_API bool rec_findings_by_found(const rec_findings *f);
 /*! rec_findings_type_found() : with opts.type, whether any event was of it. */
 REC_API bool rec_findings_type_found(const rec_findings *f);
+/*! rec_findings_wants_type() : whether the rules read the events of type t:
+ *  the union of what their views, the lock-order graph and the findings'
+ *  own details need (every type today: the startup, requests and
+ *  allocation-by-span views and the threads' names read every event).  A
+ *  reader may leave the others out: rec_reader_select_types(r,
+ *  rec_findings_type_filter, f). */
+REC_API bool rec_findings_wants_type(const rec_findings *f, const rec_type *t);
+/*! rec_findings_type_filter() : rec_findings_wants_type() as a
+ *  rec_type_filter, ctx the rec_findings. */
+REC_API int rec_findings_type_filter(void *ctx, const rec_type *t);
 /*! rec_findings_errmsg() : text of the last failure; never NULL. */
 REC_API const char *rec_findings_errmsg(const rec_findings *f);
 

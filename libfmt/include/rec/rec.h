@@ -598,7 +598,8 @@ typedef struct rec_event {
 /*! rec_reader_next_event() :
  *  Iterate all events of the input, entering chunks as needed (file order,
  *  or timestamp order with REC_READ_ORDERED).  Events of types without
- *  metadata are skipped and counted.
+ *  metadata are skipped and counted, as are those of types a selection
+ *  leaves out (rec_reader_select_types()).
  *  @return REC_OK with *ev valid until the next call on r, REC_END at the end
  *          of input, or an error for one damaged chunk (see
  *          rec_reader_problem()); calling again continues after it. */
@@ -627,8 +628,58 @@ typedef struct rec_reader_stats {
 	uint64_t trailing_bytes;   /* bytes after the declared fields, skipped */
 	uint64_t unknown_sections; /* sections of unknown kind skipped */
 	uint64_t order_window_overflows; /* ORDERED: window cap hit, order approximate */
+	uint64_t events_skipped;   /* events of types left out by rec_reader_select_types() */
 } rec_reader_stats;
 REC_API void rec_reader_get_stats(const rec_reader *r, rec_reader_stats *st);
+
+/* Type selection: read only the events of some types.
+ *
+ * A consumer that needs a few types of a recording (a view of lock waits)
+ * says which; the reader then passes over the records of the other types by
+ * their Size prefix: their fields are not decoded, they are not returned by
+ * rec_reader_next_event() or rec_reader_next_chunk_event() and, with
+ * REC_READ_ORDERED, never enter the time ordering (a chunk without a wanted
+ * event holds no memory in it).  They are counted in
+ * rec_reader_stats.events_skipped.  Everything else stays as without a
+ * selection: each chunk's checksums, the framing of all its records (Size,
+ * Type_Id, Time_Delta) and their number against Item_Count are checked and
+ * a damaged chunk is a problem as before; rec_chunk_info (dropped events,
+ * type statistics, run and sequence) is the same; events of types without
+ * metadata are counted in unknown_types as before.  Only what is inside a
+ * skipped record's fields (a bad pool reference, a value too wide) goes
+ * unnoticed; rec_reader_verify_chunk() still checks every record.
+ *
+ * The selection is resolved against each chunk's metadata, once per chunk
+ * (when its events are first read): a type's id may differ between chunks,
+ * its name does not. */
+
+/*! rec_type_filter : nonzero when the events of type are wanted; called
+ *  once per event type of each chunk's metadata. */
+typedef int (*rec_type_filter)(void *ctx, const rec_type *type);
+
+/*! rec_reader_select_types() :
+ *  Read only the events of the types want accepts (want NULL: every type,
+ *  the default).  ctx is passed to want and must stay valid while r reads.
+ *  Replaces an earlier selection.
+ *  @return REC_OK; REC_ERR_STATE once events of a chunk have been read
+ *          (select before the first rec_reader_next_event() or
+ *          rec_reader_next_chunk_event()); REC_ERR_INVALID_ARG for NULL r. */
+REC_API rec_status rec_reader_select_types(rec_reader *r, rec_type_filter want, void *ctx);
+
+/*! rec_reader_select_type_names() :
+ *  As rec_reader_select_types() with the types whose name is one of
+ *  names[0 .. count) (exact, case-sensitive; copied).  A name no chunk has
+ *  selects nothing; count 0 selects no type at all.
+ *  @return as rec_reader_select_types(), or REC_ERR_NOMEM. */
+REC_API rec_status rec_reader_select_type_names(rec_reader *r, const char *const *names,
+						size_t count);
+
+/*! rec_reader_select_type_ids() :
+ *  As rec_reader_select_types() with the types whose id is one of
+ *  ids[0 .. count) (copied): for a writer whose ids are fixed (the built-in
+ *  types, REC_TYPE_ID_*).
+ *  @return as rec_reader_select_type_names(). */
+REC_API rec_status rec_reader_select_type_ids(rec_reader *r, const uint32_t *ids, size_t count);
 
 /*! rec_ticks_to_ns() : convert a tick difference to nanoseconds. */
 REC_API int64_t rec_ticks_to_ns(int64_t ticks, uint64_t frequency);

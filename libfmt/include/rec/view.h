@@ -14,6 +14,7 @@
  * Use:
  *   rec_view_open(&v, &opts);                    // opts.view = "latency", ...
  *   for each input: rec_view_begin_input(v);
+ *       (optional) rec_reader_select_types(r, rec_view_type_filter, v);
  *       for each event of a reader opened with REC_READ_ORDERED:
  *           rec_view_add_event(v, &ev);
  *   rec_view_add_summary(v, res);                // the "recording" view only
@@ -192,6 +193,16 @@ REC_API bool rec_view_by_found(const rec_view *v);
 /*! rec_view_type_found() : with opts.type, whether any event was of that
  *  type (false: --type names nothing in the input). */
 REC_API bool rec_view_type_found(const rec_view *v);
+/*! rec_view_wants_type() : whether the view reads the events of type t
+ *  (latency: the types with a duration; contention-by-*: lock waits and
+ *  what tells what a holder did; hot-functions: CPU samples ...; opts.type's
+ *  type always).  Its tables are the same whether the events of the other
+ *  types are added or not, so a reader may leave them out:
+ *  rec_reader_select_types(r, rec_view_type_filter, v). */
+REC_API bool rec_view_wants_type(const rec_view *v, const rec_type *t);
+/*! rec_view_type_filter() : rec_view_wants_type() as a rec_type_filter,
+ *  ctx the rec_view. */
+REC_API int rec_view_type_filter(void *ctx, const rec_type *t);
 
 
 /* ------------------------------------------------------------------------ */
