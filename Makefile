@@ -232,10 +232,11 @@ PRELOAD_SRCS := $(sort $(wildcard libfmt/preload/*.c))
 PRELOAD_OBJS := $(PRELOAD_SRCS:%.c=$(BUILD)/obj/%.o)
 PRELOAD := $(BUILD)/lib/librec-preload.so
 $(BUILD)/obj/libfmt/preload/%.o: CFLAGS_ALL += -ftls-model=initial-exec
-$(PRELOAD): $(PRELOAD_OBJS) $(LIB_OBJS) libfmt/preload/preload.map
+$(PRELOAD): $(PRELOAD_OBJS) $(LIB_OBJS) libfmt/preload/preload.map libfmt/preload/preload.dynlist
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  LD      $@")
-	$(Q)$(CC) -shared -Wl,--version-script=libfmt/preload/preload.map -o $@ $(PRELOAD_OBJS) $(LIB_OBJS) $(LIBS_ALL)
+	$(Q)$(CC) -shared -Wl,--dynamic-list=libfmt/preload/preload.dynlist \
+	    -Wl,--version-script=libfmt/preload/preload.map -o $@ $(PRELOAD_OBJS) $(LIB_OBJS) $(LIBS_ALL)
 all: $(PRELOAD)
 # Test programs that know nothing of rec (tests/helpers/plain_*.c), built
 # without librec, for the preload library's tests.

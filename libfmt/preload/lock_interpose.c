@@ -39,11 +39,19 @@ static inline void took(const void *lock)
 	rec_in_recorder_--;
 }
 
-/* The fast path's test: recording, and this thread not inside the recorder. */
-static inline int fast(void)
+/* The fast path's test: recording, this thread not inside the recorder,
+ * and the call not made by librec's own code in this library (caller: the
+ * interposer's return address).  A program that calls librec's API itself
+ * (linked with librec.so, whose API this library's copy answers) runs the
+ * recorder's code outside any interposer: its locks are the recorder's, and
+ * recording them would take them again (rec_type_declare's lock, then a
+ * rec.LockOrder interned under the same). */
+static inline int fast_from(uintptr_t caller)
 {
-	return rec_preload_recording() && rec_in_recorder_ == 0;
+	return rec_preload_recording() && rec_in_recorder_ == 0 &&
+	       caller - rec_stack_hide_lo_ >= rec_stack_hide_hi_ - rec_stack_hide_lo_;
 }
+#define fast() fast_from((uintptr_t)__builtin_return_address(0))
 
 static inline int got(int rc)
 {
@@ -138,7 +146,7 @@ REC_PRELOAD_API int pthread_mutex_trylock(pthread_mutex_t *m)
 {
 	rec_preload_ensure();
 	int rc = rec_real_.mutex_trylock(m);
-	if (got(rc) && rec_preload_active())
+	if (got(rc) && rec_preload_active() && fast())
 		took(m);
 	return rc;
 }
@@ -174,7 +182,7 @@ static __attribute__((noinline)) int rw_contended(pthread_rwlock_t *l, int write
 static inline int rw_lock(pthread_rwlock_t *l, int write, const struct timespec *abstime,
 			  uintptr_t caller)
 {
-	if (!fast()) {
+	if (!fast_from(caller)) {
 		rec_preload_ensure();
 		if (abstime)
 			return write ? rec_real_.rw_timedwrlock(l, abstime)
@@ -215,7 +223,7 @@ REC_PRELOAD_API int pthread_rwlock_tryrdlock(pthread_rwlock_t *l)
 {
 	rec_preload_ensure();
 	int rc = rec_real_.rw_tryrdlock(l);
-	if (rc == 0 && rec_preload_active())
+	if (rc == 0 && rec_preload_active() && fast())
 		took(l);
 	return rc;
 }
@@ -224,7 +232,7 @@ REC_PRELOAD_API int pthread_rwlock_trywrlock(pthread_rwlock_t *l)
 {
 	rec_preload_ensure();
 	int rc = rec_real_.rw_trywrlock(l);
-	if (rc == 0 && rec_preload_active())
+	if (rc == 0 && rec_preload_active() && fast())
 		took(l);
 	return rc;
 }

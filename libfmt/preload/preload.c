@@ -86,8 +86,9 @@
 #include <string.h>
 #include <unistd.h>
 
-/* The pid of the process that records, for the programs it execs. */
-#define OWNER_ENV "REC_PRELOAD_RECORDING_PID"
+/* The pid of the process that records, for the programs it execs (and a
+ * librec linked into the program itself: recorder_internal.h). */
+#define OWNER_ENV REC_PRELOAD_OWNER_ENV
 
 int rec_preload_on_;
 rec_recorder *rec_preload_recorder_;
@@ -252,6 +253,7 @@ __attribute__((constructor(101))) static void preload_start(void)
 	rec_preload_resolve();
 	dl_iterate_phdr(text_cb, (void *)(uintptr_t)&text_cb);
 	rec_in_recorder_ = 1;
+	rec_env_preload_ = 1; /* this library's env.c (-Bsymbolic: its own copy) */
 	rec_preload_forks_ = forks_on();
 	/* A program this process (or one of its fork children) exec'd inherits
 	 * LD_PRELOAD and REC_OUTPUT: it must not truncate the recording of its

@@ -7,7 +7,9 @@
  * dumponexit=true.  Also the REC_OPTIONS parser and the size parser (the
  * duration parser is rec_parse_duration(), libfmt/common/duration.c).
  */
+#include <dlfcn.h>
 #include <errno.h>
+#include <link.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -534,6 +536,31 @@ __attribute__((constructor)) static void env_start(void)
 	rec_env_start_duration_();
 }
 
+int rec_env_preload_;
+
+static int first_module_cb(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	(void)size;
+	*(uintptr_t *)arg = (uintptr_t)info->dlpi_addr;
+	return 1;
+}
+
+/* 1 when this copy of librec is a shared library (librec.so) and the
+ * program's calls of the API reach another copy, one the loader found
+ * first (the preload library, under rec-record): that copy records the
+ * program; this one must not open REC_OUTPUT beside it. */
+static int api_elsewhere(void)
+{
+	void *active = dlsym(RTLD_DEFAULT, "rec_recorder_open");
+	Dl_info me, it;
+	if (active == NULL || !dladdr((void *)&rec_env_start_, &me) || !dladdr(active, &it) ||
+	    me.dli_fbase == it.dli_fbase)
+		return 0;
+	uintptr_t program = 0;
+	dl_iterate_phdr(first_module_cb, &program);
+	return (uintptr_t)me.dli_fbase != program; /* librec.a in the program: its calls are its own */
+}
+
 void rec_env_start_(int record)
 {
 	static int started;
@@ -545,6 +572,8 @@ void rec_env_start_(int record)
 	if (started++ || !record)
 		return;
 	if (!out || !*out)
+		return;
+	if (!rec_env_preload_ && api_elsewhere())
 		return;
 	g_env_quiet = env_quiet(opt);
 	if (opt) {
@@ -579,6 +608,28 @@ void rec_env_start_(int record)
 		int n = snprintf(abs_path, sizeof abs_path, "%s/%s", cwd, out);
 		if (n > 0 && (size_t)n < sizeof abs_path)
 			out = abs_path;
+	}
+	/* The preload library of this very process records REC_OUTPUT already
+	 * (rec-record runs a program that links librec itself): this librec,
+	 * a second recorder with its own state, writes a file of its own beside
+	 * it, "out.rec" -> "out.librec.rec", instead of writing the same file. */
+	static char sibling[sizeof abs_path + 16];
+	const char *owner = getenv(REC_PRELOAD_OWNER_ENV);
+	char me[24];
+	snprintf(me, sizeof me, "%ld", (long)getpid());
+	if (!rec_env_preload_ && owner != NULL && strcmp(owner, me) == 0) {
+		const char *base = strrchr(out, '/');
+		base = base ? base + 1 : out;
+		const char *dot = strrchr(base, '.');
+		int head = dot && dot != base ? (int)(dot - out) : (int)strlen(out);
+		int n = snprintf(sibling, sizeof sibling, "%.*s.librec%s", head, out, out + head);
+		if (n < 0 || (size_t)n >= sizeof sibling) {
+			env_say("rec: REC_OUTPUT=%s: %s; not recording", out, "too long");
+			return;
+		}
+		env_say("rec: this program links librec and runs under rec-record, whose preload "
+			"library records %s: its own events (librec's API) go to %s", out, sibling);
+		out = sibling;
 	}
 	o.path = out;
 	o.flags |= REC_RECORDER_DEFAULT;

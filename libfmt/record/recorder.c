@@ -44,6 +44,8 @@
 
 
 REC_API __thread struct rec_tbuf_ *rec_tls_tbuf_ __attribute__((tls_model("initial-exec")));
+extern __thread struct rec_tbuf_ *rec_tls_tbuf_self_
+	__attribute__((alias("rec_tls_tbuf_"), visibility("hidden"), tls_model("initial-exec")));
 
 /* What rec_g_lock guards, and the lock order of every lock of record/:
  * recorder_internal.h (LOCK ORDER). */

@@ -709,6 +709,13 @@ void rec_env_stop_(void);
 extern void (*rec_env_stopping_)(void);
 /* env.c: REC_OPTIONS said quiet=on (messages on stderr are not wanted). */
 int rec_env_quiet_(void);
+/* The environment variable holding the pid of the process whose preload
+ * library records (set by it once its recorder is open; preload.c), and
+ * the preload library's own copy of env.c (set by it before it calls
+ * rec_env_start_): a librec linked into the same program sees the pid is
+ * its own and writes a file beside the preload's (env.c). */
+#define REC_PRELOAD_OWNER_ENV "REC_PRELOAD_RECORDING_PID"
+extern int rec_env_preload_;
 
 /* ---- intern tables (intern.c) ------------------------------------------------ */
 /* Hashes of the tables (never 0): bytes; pcs with their flags. */

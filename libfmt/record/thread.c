@@ -128,13 +128,13 @@ static void thread_exit(void *arg)
 		uint32_t stt = __atomic_load_n(&b->state, __ATOMIC_ACQUIRE);
 		if (stt == REC_TB_LIVE) {
 			rec_emit e;
-			rec_tls_tbuf_ = &b->pub;
+			REC_TLS_TBUF_ = &b->pub;
 			if (b->t_end && rec_emit_begin(&e, b->t_end)) {
 				rec_emit_u64(&e, b->os_tid);
 				rec_emit_u64(&e, b->name_id);
 				rec_emit_commit(&e);
 			}
-			rec_tls_tbuf_ = NULL;
+			REC_TLS_TBUF_ = NULL;
 			uint32_t expect = REC_TB_LIVE;
 			if (__atomic_compare_exchange_n(&b->state, &expect, REC_TB_ORPHAN, false,
 							__ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
@@ -142,7 +142,7 @@ static void thread_exit(void *arg)
 		}
 		rec_tbuf_free(b); /* DETACHED: the recorder is gone */
 	}
-	rec_tls_tbuf_ = NULL;
+	REC_TLS_TBUF_ = NULL;
 }
 
 static void global_init(void);
@@ -259,7 +259,7 @@ static rec_tbuf_full *thread_buffer(uint64_t gen, int in_signal)
 	rec_tbuf_full *b, **pp;
 	for (b = t_list; b; b = b->thread_next)
 		if (b->pub.gen == gen && __atomic_load_n(&b->state, __ATOMIC_ACQUIRE) == REC_TB_LIVE) {
-			rec_tls_tbuf_ = &b->pub;
+			REC_TLS_TBUF_ = &b->pub;
 			return b;
 		}
 	if (in_signal)
@@ -268,8 +268,8 @@ static rec_tbuf_full *thread_buffer(uint64_t gen, int in_signal)
 	for (pp = &t_list; (b = *pp) != NULL;) {
 		if (__atomic_load_n(&b->state, __ATOMIC_ACQUIRE) == REC_TB_DETACHED) {
 			*pp = b->thread_next;
-			if (rec_tls_tbuf_ == &b->pub)
-				rec_tls_tbuf_ = NULL;
+			if (REC_TLS_TBUF_ == &b->pub)
+				REC_TLS_TBUF_ = NULL;
 			rec_tbuf_free(b);
 		} else {
 			pp = &b->thread_next;
@@ -285,7 +285,7 @@ static rec_tbuf_full *thread_buffer(uint64_t gen, int in_signal)
 		return NULL;
 	b->thread_next = t_list;
 	t_list = b;
-	rec_tls_tbuf_ = &b->pub;
+	REC_TLS_TBUF_ = &b->pub;
 	if (g_key_ok)
 		pthread_setspecific(g_key, (void *)1);
 	/* The built-ins' seen hooks: the CPU sampler attaches it (no system
@@ -366,8 +366,8 @@ void rec_thread_renamed_(const char *name)
 		}
 		again[n++] = b->pub.gen;
 		*pp = b->thread_next;
-		if (rec_tls_tbuf_ == &b->pub)
-			rec_tls_tbuf_ = NULL;
+		if (REC_TLS_TBUF_ == &b->pub)
+			REC_TLS_TBUF_ = NULL;
 		uint32_t expect = REC_TB_LIVE;
 		if (!__atomic_compare_exchange_n(&b->state, &expect, REC_TB_ORPHAN, false,
 						 __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))

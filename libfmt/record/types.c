@@ -438,6 +438,22 @@ void rec_types_write_pending(rec_recorder *r)
 	}
 }
 
+/* Two definitions of one type: the same id, flags, name and fields (their
+ * names, types and units).  Two copies of librec in one process (librec.so
+ * and the preload library) each declare the built-in types from their own
+ * tables; a declaration that agrees is the same type. */
+static bool same_def(const rec_type *a, const rec_type *b)
+{
+	if (a->id != b->id || a->flags != b->flags || strcmp(a->name, b->name) != 0 ||
+	    a->field_count != b->field_count)
+		return false;
+	for (uint32_t i = 0; i < a->field_count; i++)
+		if (strcmp(a->fields[i].name, b->fields[i].name) != 0 ||
+		    a->fields[i].type != b->fields[i].type || a->fields[i].unit != b->fields[i].unit)
+			return false;
+	return true;
+}
+
 rec_status rec_type_declare(const rec_type *def, uint64_t threshold_ns, uint32_t flags,
 			    rec_event_type **out)
 {
@@ -452,7 +468,8 @@ rec_status rec_type_declare(const rec_type *def, uint64_t threshold_ns, uint32_t
 			*out = &x->h;
 			pthread_mutex_unlock(&rec_g_lock);
 			free(e);
-			return x->decl_def == def ? REC_OK : REC_ERR_INVALID_ARG;
+			return x->decl_def == def || same_def(x->decl_def, def) ? REC_OK
+										: REC_ERR_INVALID_ARG;
 		}
 	}
 	if (!e) {

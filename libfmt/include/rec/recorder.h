@@ -433,8 +433,18 @@ struct rec_tbuf_ {
 #define REC_UNLIKELY_(x) (x)
 #endif
 
-/* The calling thread's most recently used buffer. */
+/* The calling thread's most recently used buffer.  librec's own code uses
+ * it through a hidden alias (REC_TLS_TBUF_): a second copy of librec in the
+ * process (the preload library, under a program that links librec.a and
+ * exports its symbols) must not share this copy's slot. */
 REC_API extern __thread struct rec_tbuf_ *rec_tls_tbuf_ __attribute__((tls_model("initial-exec")));
+#ifdef REC_BUILDING_LIBRARY
+extern __thread struct rec_tbuf_ *rec_tls_tbuf_self_
+	__attribute__((visibility("hidden"), tls_model("initial-exec")));
+#define REC_TLS_TBUF_ rec_tls_tbuf_self_
+#else
+#define REC_TLS_TBUF_ rec_tls_tbuf_
+#endif
 
 REC_API uint64_t rec_ticks_slow_(const rec_event_type *t);
 REC_API struct rec_tbuf_ *rec_emit_thread_slow_(rec_event_type *t, int in_signal);
@@ -494,7 +504,7 @@ REC_INLINE_ bool rec_emit_begin_full_(rec_emit *e, rec_event_type *t, uint64_t t
 					uint64_t duration, int in_signal, const uintptr_t *pcs,
 					size_t npcs, int truncated)
 {
-	struct rec_tbuf_ *b = rec_tls_tbuf_;
+	struct rec_tbuf_ *b = REC_TLS_TBUF_;
 	if (REC_UNLIKELY_(b == NULL || b->gen != t->gen)) {
 		b = rec_emit_thread_slow_(t, in_signal);
 		if (b == NULL)

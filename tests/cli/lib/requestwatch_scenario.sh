@@ -13,7 +13,8 @@
 #                       start requestwatch --port 0 ARG... recording to REC_FILE, wait
 #                       (15 s max) until it prints "listening on 127.0.0.1:PORT";
 #                       with rw_plain=1 the plain build, unmodified, under
-#                       rec-record "${rw_record_opts[@]}" -o REC_FILE
+#                       rec-record "${rw_record_opts[@]}" -o REC_FILE (the program:
+#                       $rw_record_prog, default requestwatch-plain)
 #                       (requestwatch-plain, without rec: issue 18; rec-record's
 #                       report at the end goes to $work/server.err)
 #   burst N PATH        N concurrent GET requests to PATH, sent at the same
@@ -74,7 +75,8 @@ rw_start() {
 	: >"$work/server.out" # there before the server's shell opens it (the wait below reads it)
 	if [ "${rw_plain:-0}" = 1 ]; then
 		timeout 120 "$BIN/rec-record" "${rw_record_opts[@]}" -o "$rec" -- \
-			"$BIN/requestwatch-plain" --port 0 "$@" >"$work/server.out" 2>"$work/server.err" &
+			"$BIN/${rw_record_prog:-requestwatch-plain}" --port 0 "$@" \
+			>"$work/server.out" 2>"$work/server.err" &
 	else
 		REC_OUTPUT="$rec" timeout 120 "$BIN/requestwatch" --port 0 "$@" >"$work/server.out" 2>"$work/server.err" &
 	fi
