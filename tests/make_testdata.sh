@@ -9,7 +9,8 @@
 # Expected outputs (TZ=UTC, LC_ALL=C; tools run inside the directory so the
 # file name in every message is the bare NAME.rec):
 #   valid/NAME.rec     NAME.summary.txt NAME.summary.json NAME.events.txt NAME.events.json
-#                      (each tool must exit 0 with an empty stderr)
+#                      (each tool must exit 0 with an empty stderr, but for the note
+#                      on frames without names that points to rec-symbolize)
 #   invalid/NAME.rec   NAME.summary.{txt,err,exit} NAME.verify.{txt,err,exit}
 #                      (rec-summary --verify) NAME.events.{txt,err,exit}
 #   */NAME.facts       what the generator wrote; tests/cli/facts.sh checks the
@@ -46,6 +47,8 @@ for f in *.rec; do
 		esac
 		rc=0
 		"${cmd[@]}" >"$n.$mode" 2>"$n.$mode.stderr" || rc=$?
+		# the one line allowed: frames without names, pointing to rec-symbolize
+		sed -i "/: note: [0-9]* frames\{0,1\} of modules with a build-id .*'rec-symbolize IN OUT/d" "$n.$mode.stderr"
 		if [ "$rc" -ne 0 ] || [ -s "$n.$mode.stderr" ]; then
 			echo "make_testdata: ${cmd[*]##*/} on valid/$f: exit $rc" >&2
 			cat "$n.$mode.stderr" >&2

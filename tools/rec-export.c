@@ -254,6 +254,7 @@ static bool export_table(sqlite3 *db, rec_sql *s, const sql_table *t, const expo
 int main(int argc, char **argv)
 {
 	rec_cli_init("rec-export");
+	rec_cli_note_unsymbolized = true; /* frames without names: say so on stderr */
 	export_opts o = { .format = REC_DS_PARQUET, .group_rows = 131072 };
 	rec_flame_opts fo = { .event = "rec.CPUSample", .min_pct = -1, .pprof = true };
 	bool pprof = false;

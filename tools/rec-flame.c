@@ -842,6 +842,7 @@ static void parse_minwidth(rec_flame_opts *o, const char *s)
 int main(int argc, char **argv)
 {
 	rec_cli_init("rec-flame");
+	rec_cli_note_unsymbolized = true; /* frames without names: say so on stderr */
 	rec_flame_opts o = { .event = "rec.CPUSample", .min_pct = -1 };
 	const char **include = NULL, **exclude = NULL;
 	const char *diff = NULL;

@@ -623,6 +623,9 @@ static int print_file(const rec_cli_input *in)
 		return REC_EXIT_DATA;
 	g_gen++;
 	g_unsymbolized = 0;
+	/* text: the note below, on stdout, counts the frames printed; JSON: on
+	 * stderr, the frames without names that the file defines */
+	rec_cli_note_unsymbolized = g_o->json || g_o->json_lines;
 	int rc = rec_cli_each_event(r, in->name, print_one, NULL);
 	if (g_unsymbolized && !g_o->json)
 		rec_out_printf("note: %" PRIu64 " printed frame%s of modules with a build-id %s no name "

@@ -809,6 +809,7 @@ static const struct option long_opts[] = {
 int main(int argc, char **argv)
 {
 	rec_cli_init("rec-timeline");
+	rec_cli_note_unsymbolized = true; /* frames without names: say so on stderr */
 	rec_timeline_opts o = { 0 };
 	rec_cli_list events = { 0 };
 	int c;

@@ -314,6 +314,8 @@ rec_status rec_rd_load_pools(rec_reader *r, rec_rchunk *c)
 	st = load_frame_source(r, c, &inl, &ninl);
 	if (st != REC_OK)
 		return st;
+	for (i = 0; i < c->nframes; i++)
+		r->stats.frames_unsymbolized += (uint64_t)rec_frame_unsymbolized(&c->frames[i]);
 	size_t inline_budget = 65536 + (c->known[REC_SECTION_STACKS] >= 0
 				? 4 * (size_t)c->secs[c->known[REC_SECTION_STACKS]].raw : 0);
 

@@ -97,6 +97,26 @@ done
 grep -q "^note: [0-9]* printed frames of modules with a build-id have no name (module+offset only): 'rec-symbolize IN OUT \[--debug-dir DIR\]'" "$tmp/off.txt" ||
 	fail "rec-print does not point to rec-symbolize: $(tail -1 "$tmp/off.txt")"
 "$bin/rec-print" "$tmp/plain.rec" | grep -q "^note:" && fail "rec-print notes unsymbolized frames in plain.rec"
+# The exporters and rec-print --json say it on stderr, with the frames
+# without names the file defines (counted per chunk); not for a file whose
+# frames are named, nor after rec-symbolize.
+undefined=$(python3 - "$tmp/off.json" <<'PY'
+import json, sys
+ev = json.load(open(sys.argv[1]))["recording"]["events"]
+print(sum(1 for e in ev for f in (e["values"].get("stackTrace") or {}).get("frames", [])
+          if not f.get("function") and f.get("module")))
+PY
+)
+[ "${undefined:-0}" -gt 0 ] || fail "off.rec has no frame without a name to note"
+note_re="note: [0-9]+ frames? of modules with a build-id ha(s|ve) no name \(module\+offset only\): 'rec-symbolize IN OUT \[--debug-dir DIR\]'"
+for tool in "rec-flame -o /dev/null" "rec-export --format pprof -o /dev/null" "rec-timeline -o /dev/null" "rec-print --json"; do
+	# shellcheck disable=SC2086 # the tool and its options
+	$bin/$tool "$tmp/off.rec" >/dev/null 2>"$tmp/note.err" || fail "$tool off.rec: $(cat "$tmp/note.err")"
+	grep -Eq "$note_re" "$tmp/note.err" || fail "$tool does not point to rec-symbolize: $(cat "$tmp/note.err")"
+	# shellcheck disable=SC2086
+	$bin/$tool "$tmp/off-sym.rec" >/dev/null 2>"$tmp/note2.err" || fail "$tool off-sym.rec"
+	grep -q "note:" "$tmp/note2.err" && fail "$tool notes unsymbolized frames after rec-symbolize: $(cat "$tmp/note2.err")"
+done
 
 # ---- 4. the static executable
 pcl=$(pkg-config --static --libs libzstd liblz4 zlib libdw 2>/dev/null)

@@ -344,6 +344,12 @@ bool rec_cli_fatal_status(rec_status st);
  * value is returned (the larger of it and the problems' result). */
 typedef int (*rec_cli_event_fn)(void *ctx, const rec_event *ev);
 int rec_cli_each_event(rec_reader *r, const char *name, rec_cli_event_fn fn, void *ctx);
+/* The exporters (rec-flame, rec-export, rec-timeline, rec-print --json) set
+ * it: after each input rec_cli_each_event() says on stderr how many frames
+ * of r had no name (rec_reader_stats.frames_unsymbolized) and that
+ * rec-symbolize names them (rec_cli_unsymbolized_note). */
+extern bool rec_cli_note_unsymbolized;
+void rec_cli_unsymbolized_note(rec_reader *r, const char *name);
 
 
 /* ---- output files of rec-cat, rec-scrub, rec-recover (outfile.c) ------------ */

@@ -7,6 +7,8 @@
 #include "cli.h"
 
 #include <errno.h>
+#include <inttypes.h>
+#include <string.h>
 #include <stdlib.h>
 #include <sys/stat.h>
 
@@ -133,6 +135,22 @@ bool rec_cli_recording_start(const rec_cli_input *in, bool empty_chunks, int64_t
 	return true;
 }
 
+bool rec_cli_note_unsymbolized;
+
+void rec_cli_unsymbolized_note(rec_reader *r, const char *name)
+{
+	rec_reader_stats rs;
+	memset(&rs, 0, sizeof rs);
+	rec_reader_get_stats(r, &rs);
+	if (rs.frames_unsymbolized)
+		rec_cli_file_error(name, "note: %" PRIu64 " frame%s of modules with a build-id %s no "
+				   "name (module+offset only): 'rec-symbolize IN OUT [--debug-dir DIR]' "
+				   "names %s from debug files", rs.frames_unsymbolized,
+				   rs.frames_unsymbolized == 1 ? "" : "s",
+				   rs.frames_unsymbolized == 1 ? "has" : "have",
+				   rs.frames_unsymbolized == 1 ? "it" : "them");
+}
+
 int rec_cli_each_event(rec_reader *r, const char *name, rec_cli_event_fn fn, void *ctx)
 {
 	int rc = REC_EXIT_OK;
@@ -161,5 +179,7 @@ int rec_cli_each_event(rec_reader *r, const char *name, rec_cli_event_fn fn, voi
 			same = 0;
 		last_off = off;
 	}
+	if (rec_cli_note_unsymbolized)
+		rec_cli_unsymbolized_note(r, name);
 	return rc;
 }

@@ -629,6 +629,9 @@ typedef struct rec_reader_stats {
 	uint64_t unknown_sections; /* sections of unknown kind skipped */
 	uint64_t order_window_overflows; /* ORDERED: window cap hit, order approximate */
 	uint64_t events_skipped;   /* events of types left out by rec_reader_select_types() */
+	uint64_t frames_unsymbolized; /* frames of a module with a build-id but no name
+					 (rec_frame_unsymbolized()), counted in each chunk
+					 whose pools were read: rec-symbolize names them */
 } rec_reader_stats;
 REC_API void rec_reader_get_stats(const rec_reader *r, rec_reader_stats *st);
 
