@@ -15,6 +15,8 @@
 set -uo pipefail
 # shellcheck source=tests/cli/lib/common.sh
 source "$(dirname "$0")/lib/common.sh"
+# shellcheck source=tests/cli/lib/preload.sh
+source "$(dirname "$0")/lib/preload.sh"
 need_exe "$tests/plain_poll" "$bin/rec-record" "$bin/rec-print"
 command -v python3 >/dev/null || { echo "FAIL: python3 missing"; exit 1; }
 
