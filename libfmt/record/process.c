@@ -6,7 +6,8 @@
  * start of every chunk that has records (rec_process_info_put), so a chunk
  * cut out of a file, or the last chunks a flight recorder keeps, still
  * names its program, as every chunk names its types.  On by default; the
- * events list turns it off like any type ("rec.Process:off", or a list of
+ * events list turns it off like any type ("-rec.Process",
+ * "rec.Process:enabled=off", or a list of
  * types to record that does not name it): the command line may hold what a
  * recording must not.
  */
@@ -37,7 +38,7 @@ void rec_process_info_init(rec_recorder *r)
 {
 	r->proc_chunk = UINT64_MAX;
 	if (!rec_settings_enabled(r, rec_def_process.name))
-		return; /* "rec.Process:off", or an events list without it */
+		return; /* "-rec.Process", or an events list without it */
 	char exe[4096];
 	ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
 	if (n < 0)

@@ -59,8 +59,10 @@ REC_API void rec_symbols_close(rec_symbols *s);
  *  build_id is not "") has that build-id, else the file with that build-id
  *  in the debug directories (a debug file or the binary itself), loaded at
  *  load bias base (the module offsets are addresses minus base).
- *  @return a handle >= 1 in *handle, or REC_ERR_NOT_FOUND when no such file
- *  can be opened (a handle of 0; nothing in it resolves). */
+ *  @return REC_OK and a handle >= 1 in *handle; or REC_ERR_NOT_FOUND when no
+ *  such file can be opened: *handle is then still a handle >= 1 of the
+ *  module, in which nothing resolves (the next module gets the next one);
+ *  REC_ERR_NOMEM (*handle 0). */
 REC_API rec_status rec_symbols_module(rec_symbols *s, const char *path, const char *build_id,
 				      uint64_t base, uint32_t *handle);
 
