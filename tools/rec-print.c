@@ -633,14 +633,6 @@ static int print_file(const rec_cli_input *in)
 			    "%s from debug files\n",
 			    g_unsymbolized, g_unsymbolized == 1 ? "" : "s",
 			    g_unsymbolized == 1 ? "has" : "have", g_unsymbolized == 1 ? "it" : "them");
-	rec_reader_stats rs;
-	memset(&rs, 0, sizeof rs);
-	rec_reader_get_stats(r, &rs);
-	if (!g_o->unsorted && rs.order_window_overflows)
-		rec_cli_file_error(in->name,
-				   "warning: timestamp order is approximate in %" PRIu64
-				   " place(s): overlapping chunks exceeded the reader's ordering window",
-				   rs.order_window_overflows);
 	rec_reader_close(r);
 	return rc;
 }

@@ -5,7 +5,10 @@
  * offset); consecutive chunks whose event times overlap form a group that is
  * sorted (stable: equal times keep file order) and emitted; an event is
  * fully decoded only when it is returned.  A group stops growing at the
- * window cap (order_window_overflows counts it).
+ * window cap (order_window_overflows counts it).  An event whose chunk comes
+ * after the group holding later starts was released (a duration longer than
+ * the chunks between, an emit descheduled across chunks) is returned late
+ * and counted (order_late): the order is approximate there, never silently.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -320,6 +323,14 @@ rec_status rec_rd_order_next(rec_reader *r, rec_event *ev)
 					return chunk_problem(r, c, st);
 				if (!known)
 					continue;
+				/* A start before one already returned: its chunk came
+				 * after the group that held the later one was released. */
+				int64_t w = rec_rd_wall(&c->info, e->ticks);
+				if (o->returned && w < o->last_wall)
+					r->stats.order_late++;
+				else
+					o->last_wall = w;
+				o->returned = true;
 				r->stats.events++;
 				return REC_OK;
 			}

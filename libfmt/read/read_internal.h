@@ -184,6 +184,8 @@ typedef struct rec_order {
 	uint64_t max_ticks;  /* group's latest event start (ticks of run_id) */
 	int64_t max_wall;
 	rec_rchunk *pending; /* loaded, starts the next group */
+	bool returned;       /* an event was returned: last_wall is set */
+	int64_t last_wall;   /* latest start returned (order_late below it) */
 } rec_order;
 
 /* ---- the reader ------------------------------------------------------------ */

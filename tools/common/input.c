@@ -151,6 +151,24 @@ void rec_cli_unsymbolized_note(rec_reader *r, const char *name)
 				   rs.frames_unsymbolized == 1 ? "it" : "them");
 }
 
+void rec_cli_order_note(rec_reader *r, const char *name)
+{
+	rec_reader_stats rs;
+	memset(&rs, 0, sizeof rs);
+	rec_reader_get_stats(r, &rs);
+	if (rs.order_window_overflows)
+		rec_cli_file_error(name, "warning: timestamp order is approximate in %" PRIu64
+				   " place%s: overlapping chunks exceeded the reader's ordering window",
+				   rs.order_window_overflows, rs.order_window_overflows == 1 ? "" : "s");
+	if (rs.order_late)
+		rec_cli_file_error(name, "warning: timestamp order is approximate: %" PRIu64 " event%s "
+				   "came after events that started later (%s before chunks already "
+				   "read had ended: a duration longer than the chunks between, or a "
+				   "thread descheduled while it emitted)", rs.order_late,
+				   rs.order_late == 1 ? "" : "s",
+				   rs.order_late == 1 ? "it started" : "they started");
+}
+
 int rec_cli_each_event(rec_reader *r, const char *name, rec_cli_event_fn fn, void *ctx)
 {
 	int rc = REC_EXIT_OK;
@@ -181,5 +199,6 @@ int rec_cli_each_event(rec_reader *r, const char *name, rec_cli_event_fn fn, voi
 	}
 	if (rec_cli_note_unsymbolized)
 		rec_cli_unsymbolized_note(r, name);
+	rec_cli_order_note(r, name);
 	return rc;
 }

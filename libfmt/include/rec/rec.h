@@ -632,6 +632,11 @@ typedef struct rec_reader_stats {
 	uint64_t frames_unsymbolized; /* frames of a module with a build-id but no name
 					 (rec_frame_unsymbolized()), counted in each chunk
 					 whose pools were read: rec-symbolize names them */
+	uint64_t order_late;       /* ORDERED: events returned after one that started
+				      later had been (they started before the chunks
+				      already released ended: a duration longer than
+				      the chunks between, or an emit descheduled across
+				      chunks); order approximate there (spec "Order") */
 } rec_reader_stats;
 REC_API void rec_reader_get_stats(const rec_reader *r, rec_reader_stats *st);
 

@@ -221,6 +221,7 @@ static void t_ordered_random(void **state)
 	rec_reader_get_stats(r, &rs);
 	assert_true(rs.chunks > 10);
 	assert_int_equal(rs.order_window_overflows, 0);
+	assert_int_equal(rs.order_late, 0);
 	rec_reader_close(r);
 
 	/* A window of about two chunks: order holds inside each emitted
@@ -229,8 +230,8 @@ static void t_ordered_random(void **state)
 	assert_int_equal(rec_reader_open_mem(&r, m.p, m.n, "rnd", &ro), REC_OK);
 	uint8_t *seen = calloc(N, 1);
 	assert_non_null(seen);
-	uint32_t n = 0, descents = 0;
-	uint64_t prev = 0;
+	uint32_t n = 0, descents = 0, late = 0;
+	uint64_t prev = 0, latest = 0;
 	while (rec_reader_next_event(r, &ev) == REC_OK) {
 		uint32_t v = (uint32_t)ev.values[0].v.u;
 		assert_true(v < N);
@@ -239,12 +240,18 @@ static void t_ordered_random(void **state)
 		if (n && ev.ticks < prev)
 			descents++;
 		prev = ev.ticks;
+		if (n && ev.ticks < latest)
+			late++; /* after one that started later */
+		else
+			latest = ev.ticks;
 		n++;
 	}
 	assert_int_equal(n, N);
 	rec_reader_get_stats(r, &rs);
 	assert_true(rs.order_window_overflows > 0);
 	assert_true(descents <= rs.order_window_overflows);
+	assert_true(late > 0);
+	assert_int_equal(rs.order_late, late);
 	rec_reader_close(r);
 	free(seen);
 	free(want);
@@ -327,7 +334,8 @@ static void t_many_threads(void **state)
 	rec_reader_options ro = REC_READER_OPTIONS_INIT;
 	ro.flags = REC_READ_ORDERED;
 	assert_int_equal(rec_reader_open_path(&rd, path, &ro), REC_OK);
-	uint64_t next_seq[MT_THREADS] = { 0 }, descents = 0, all = 0, mt = 0;
+	uint64_t next_seq[MT_THREADS] = { 0 }, descents = 0, late = 0, all = 0, mt = 0;
+	uint64_t latest = 0;
 	uint64_t os_tid[MT_THREADS] = { 0 };
 	prev = 0;
 	rec_status st;
@@ -339,6 +347,10 @@ static void t_many_threads(void **state)
 				      (unsigned long long)ev.ticks, (unsigned long long)ev.chunk->index,
 				      (unsigned long long)prev);
 		prev = ev.ticks;
+		if (all > 1 && ev.ticks < latest)
+			late++; /* after one that started later */
+		else
+			latest = ev.ticks;
 		if (strcmp(ev.type->name, "test.Mt") != 0)
 			continue;
 		uint64_t k = ev.values[0].v.u, seq = ev.values[1].v.u;
@@ -362,19 +374,20 @@ static void t_many_threads(void **state)
 	assert_int_equal(mt, MT_THREADS * per);
 	for (uint32_t i = 0; i < MT_THREADS; i++)
 		assert_int_equal(next_seq[i], per);
-	/* Found by this test under valgrind (not explained yet): in 1 to 3
-	 * of 4000 events, ordered reading returned an event earlier than one
-	 * it had returned before, with no window overflow counted.  A likely
-	 * cause: an event's time is taken at rec_emit_begin and the record is
-	 * published at commit; a thread descheduled in between for longer
-	 * than a chunk has it drained into a chunk after one that did not
-	 * overlap, and the reader (spec "Order": a chunk that starts after
-	 * every held chunk ended releases them) has already returned the
-	 * later ones.  Valgrind runs one thread at a time and shows it;
-	 * natively (the window is the few instructions of an emit) the order
-	 * must hold. */
+	/* Found by this test under valgrind: in 1 to 3 of 4000 events,
+	 * ordered reading returned an event earlier than one it had returned
+	 * before.  An event's time is taken at rec_emit_begin and the record is
+	 * published at commit; a thread descheduled in between for longer than
+	 * a chunk (valgrind runs one thread at a time) has it drained into a
+	 * chunk after the group that held later starts was released.  The
+	 * reader cannot know that in one pass; it counts every such event
+	 * (order_late), so the tools say where order is approximate.
+	 * Natively the window is the few instructions of an emit: a heavily
+	 * loaded machine may still show one, counted the same. */
+	print_message("late %llu\n", (unsigned long long)late);
+	assert_int_equal(rs.order_late, late);
 	if (getenv("REC_TEST_SCALE") == NULL)
-		assert_int_equal(descents, 0);
+		assert_true(descents <= 2 * rs.order_late);
 	assert_int_equal(rs.order_window_overflows, 0);
 	assert_true(rs.chunks > 1);
 	/* Natively the threads run at once and the file is out of time order
@@ -385,6 +398,95 @@ static void t_many_threads(void **state)
 		assert_true(file_descents > 0);
 }
 
+/* ---- a duration longer than the chunks emitted meanwhile ------------------------------ */
+static const rec_type long_def = { 0, REC_EVENT_HAS_THREAD | REC_EVENT_HAS_DURATION, "test.Long",
+				   "Long", "", "test", 1, mt_fields };
+
+typedef struct long_arg {
+	rec_event_type *t;
+	uint64_t start; /* ticks at which the long event began */
+} long_arg;
+
+static void *long_emit(void *p)
+{
+	long_arg *a = p;
+	a->start = rec_type_ticks(a->t);
+	rec_t_sleep_ms(60); /* a 60 ms wait: ~12 chunks at 5 ms flushes */
+	rec_emit e;
+	if (rec_emit_begin_at(&e, a->t, a->start, rec_type_ticks(a->t))) {
+		rec_emit_u64(&e, 99);
+		rec_emit_commit(&e);
+	}
+	return NULL;
+}
+
+static void t_long_duration(void **state)
+{
+	(void)state;
+	const char *path = tpath("long.rec");
+	rec_recorder_options o = REC_RECORDER_OPTIONS_INIT;
+	o.path = path;
+	o.flush_interval_ms = 5;
+	o.full_policy = REC_FULL_WAIT;
+	rec_recorder *r = NULL;
+	assert_int_equal(rec_recorder_open(&r, &o), REC_OK);
+	rec_event_type *mt, *lt;
+	assert_int_equal(rec_recorder_register_type(r, &mt_def, 0, 0, &mt), REC_OK);
+	assert_int_equal(rec_recorder_register_type(r, &long_def, 0, 0, &lt), REC_OK);
+	long_arg la = { lt, 0 };
+	pthread_t th;
+	assert_int_equal(pthread_create(&th, NULL, long_emit, &la), 0);
+	/* instants every millisecond meanwhile, in the chunks the long wait spans */
+	uint64_t instants = 0;
+	for (uint64_t i = 0; i < 100; i++) {
+		rec_emit e;
+		if (rec_emit_begin(&e, mt)) {
+			rec_emit_u64(&e, 0);
+			rec_emit_u64(&e, i);
+			rec_emit_commit(&e);
+			instants++;
+		}
+		rec_t_sleep_ms(1);
+	}
+	assert_int_equal(pthread_join(th, NULL), 0);
+	assert_int_equal(rec_recorder_close(r), REC_OK);
+
+	rec_reader_options ro = REC_READER_OPTIONS_INIT;
+	ro.flags = REC_READ_ORDERED;
+	rec_reader *rd;
+	rec_event ev;
+	assert_int_equal(rec_reader_open_path(&rd, path, &ro), REC_OK);
+	uint64_t n = 0, latest = 0, late = 0, seen_long = 0, instants_after_its_start = 0;
+	while (rec_reader_next_event(rd, &ev) == REC_OK) {
+		if (n++ && ev.ticks < latest)
+			late++;
+		else
+			latest = ev.ticks;
+		if (strcmp(ev.type->name, "test.Long") == 0) {
+			seen_long++;
+			assert_int_equal(ev.ticks, la.start);
+		} else if (strcmp(ev.type->name, "test.Mt") == 0 && !seen_long &&
+			   ev.ticks > la.start) {
+			instants_after_its_start++; /* returned before it, started after it */
+		}
+	}
+	rec_reader_stats rs;
+	rec_reader_get_stats(rd, &rs);
+	rec_reader_close(rd);
+	print_message("%llu chunks; the 60 ms event came after %llu instants that started later; "
+		      "late %llu, counted %llu\n",
+		      (unsigned long long)rs.chunks, (unsigned long long)instants_after_its_start,
+		      (unsigned long long)late, (unsigned long long)rs.order_late);
+	assert_int_equal(seen_long, 1);
+	assert_true(rs.chunks > 3);
+	/* The chunks of the instants during the wait were released before the
+	 * long event's chunk was read: it is returned late, and counted. */
+	assert_true(instants_after_its_start > 0);
+	assert_true(late >= 1);
+	assert_int_equal(rs.order_late, late);
+	assert_int_equal(rs.order_window_overflows, 0);
+}
+
 int main(void)
 {
 	if (rec_t_tmpdir_create(g_dir, sizeof g_dir, "rec-test-order") != 0)
@@ -393,6 +495,7 @@ int main(void)
 		cmocka_unit_test(t_ordered),
 		cmocka_unit_test(t_ordered_random),
 		cmocka_unit_test(t_many_threads),
+		cmocka_unit_test(t_long_duration),
 	};
 	return rec_t_tmpdir_finish(g_dir, cmocka_run_group_tests(tests, NULL, NULL));
 }
