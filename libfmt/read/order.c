@@ -5,10 +5,16 @@
  * offset); consecutive chunks whose event times overlap form a group that is
  * sorted (stable: equal times keep file order) and emitted; an event is
  * fully decoded only when it is returned.  A group stops growing at the
- * window cap (order_window_overflows counts it).  An event whose chunk comes
- * after the group holding later starts was released (a duration longer than
- * the chunks between, an emit descheduled across chunks) is returned late
- * and counted (order_late): the order is approximate there, never silently.
+ * window cap (order_window_overflows counts it).
+ *
+ * A chunk may hold an event that started before earlier chunks ended (a
+ * duration longer than the chunks written while it lasted, an emit
+ * descheduled across chunks).  On a seekable input the reader first reads
+ * every chunk's front (header, METADATA, STATS: no events are decompressed)
+ * and keeps, per chunk, the earliest start in it or any later chunk; a group
+ * is released only when no later chunk starts before its latest event.  On
+ * a pipe, or past the window cap, such an event is returned late and counted
+ * (order_late): the order is approximate there, never silently.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -242,6 +248,107 @@ static bool overlaps(const rec_order *o, const rec_rchunk *c)
 	return rec_rd_wall(&c->info, c->min_ticks) < o->max_wall;
 }
 
+/* ---- look-ahead ------------------------------------------------------------------------- */
+static void ahead_free(rec_order *o)
+{
+	free(o->ahead_off);
+	free(o->ahead_min);
+	o->ahead_off = NULL;
+	o->ahead_min = NULL;
+	o->nahead = 0;
+}
+
+/* Read the fronts of the chunks from r->pos on, remember where each starts,
+ * and put the reader back as it was (position, statistics, problem): the
+ * chunks are read again, and any damage reported, by the ordered pass.  No
+ * look-ahead (the order falls back to the release rule alone) on a pipe,
+ * when memory runs out, or at a 1.0 chunk (no Front_Checksum: its front
+ * cannot be checked without reading its whole payload). */
+static void ahead_build(rec_reader *r)
+{
+	rec_order *o = &r->ord;
+	if (!r->src.seekable)
+		return;
+	rec_reader_stats stats = r->stats;
+	rec_problem problem = r->problem;
+	char msg[sizeof r->msg], detail[sizeof r->detail];
+	memcpy(msg, r->msg, sizeof msg);
+	memcpy(detail, r->detail, sizeof detail);
+	uint64_t pos = r->pos, next_index = r->next_index, failed_size = r->failed_size;
+	bool at_end = r->at_end;
+	size_t cap = 0;
+	bool ok = true;
+	for (;;) {
+		uint64_t before = r->pos;
+		rec_rchunk *c;
+		rec_status st = rec_rd_read_chunk(r, &c, false);
+		if (st == REC_END)
+			break;
+		if (st != REC_OK) {
+			if (st == REC_ERR_NOMEM || st == REC_ERR_IO || r->pos <= before) {
+				ok = false; /* no progress: leave it to the ordered pass */
+				break;
+			}
+			continue; /* a damaged chunk: its events are not read either */
+		}
+		bool front_crc = rec_chunk_has_front_crc(&c->h);
+		if (front_crc && c->info.event_count) {
+			if (o->nahead == cap) {
+				size_t n = cap ? cap * 2 : 64;
+				uint64_t *off = realloc(o->ahead_off, n * sizeof(*off));
+				if (off)
+					o->ahead_off = off;
+				int64_t *mn = off ? realloc(o->ahead_min, n * sizeof(*mn)) : NULL;
+				if (mn)
+					o->ahead_min = mn;
+				if (!off || !mn) {
+					rec_rd_chunk_put(r, c);
+					ok = false;
+					break;
+				}
+				cap = n;
+			}
+			o->ahead_off[o->nahead] = c->info.offset;
+			o->ahead_min[o->nahead] = rec_rd_wall(&c->info, c->info.first_ticks);
+			o->nahead++;
+		}
+		rec_rd_chunk_put(r, c);
+		if (!front_crc) {
+			ok = false;
+			break;
+		}
+	}
+	r->stats = stats;
+	r->problem = problem;
+	memcpy(r->msg, msg, sizeof msg);
+	memcpy(r->detail, detail, sizeof detail);
+	r->pos = pos;
+	r->next_index = next_index;
+	r->failed_size = failed_size;
+	r->at_end = at_end;
+	if (!ok) {
+		ahead_free(o);
+		return;
+	}
+	for (size_t i = o->nahead; i-- > 1;)
+		if (o->ahead_min[i] < o->ahead_min[i - 1])
+			o->ahead_min[i - 1] = o->ahead_min[i];
+}
+
+/* Does a chunk after c start before the group's latest event? */
+static bool later_starts_before(const rec_order *o, const rec_rchunk *c)
+{
+	size_t lo = 0, hi = o->nahead; /* first entry past c's offset */
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (o->ahead_off[mid] <= c->info.offset)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < o->nahead && o->ahead_min[lo] < o->max_wall;
+}
+
 /* Heap order: the smaller next key first; equal keys in file order. */
 static inline bool heap_less(const rec_order *o, uint32_t a, uint32_t b)
 {
@@ -293,6 +400,7 @@ rec_status rec_rd_order_next(rec_reader *r, rec_event *ev)
 	rec_status st;
 	if (!o->started) {
 		o->started = true;
+		ahead_build(r);
 		/* A chunk entered with rec_reader_next_chunk() comes first. */
 		if (r->cur && !r->cur->done && !r->cur->damaged)
 			o->pending = r->cur;
@@ -381,8 +489,10 @@ rec_status rec_rd_order_next(rec_reader *r, rec_event *ev)
 			rec_rd_chunk_put(r, c);
 			continue;
 		}
-		if (o->nheld == 0 ||
-		    (overlaps(o, c) && o->bytes + c->mem_bytes <= r->max_window)) {
+		/* Held: c overlaps the group, or a chunk after it starts
+		 * before the group's latest event (look-ahead). */
+		bool hold = o->nheld && (overlaps(o, c) || later_starts_before(o, c));
+		if (o->nheld == 0 || (hold && o->bytes + c->mem_bytes <= r->max_window)) {
 			if (add_to_group(r, c) != REC_OK) {
 				rec_rd_chunk_put(r, c);
 				return rec_rd_problem(r, REC_ERR_NOMEM, r->pos, -1,
@@ -390,7 +500,7 @@ rec_status rec_rd_order_next(rec_reader *r, rec_event *ev)
 			}
 			continue;
 		}
-		if (overlaps(o, c))
+		if (hold)
 			r->stats.order_window_overflows++;
 		o->pending = c;
 		start_emit(r);
@@ -406,6 +516,7 @@ void rec_rd_order_free(rec_reader *r)
 	o->pending = NULL;
 	free(o->held);
 	free(o->heap);
+	ahead_free(o);
 	rec_bigbuf_free(&o->aux);
 	memset(o, 0, sizeof(*o));
 }

@@ -186,6 +186,12 @@ typedef struct rec_order {
 	rec_rchunk *pending; /* loaded, starts the next group */
 	bool returned;       /* an event was returned: last_wall is set */
 	int64_t last_wall;   /* latest start returned (order_late below it) */
+	/* Look-ahead of a seekable input (read once, from the chunk fronts):
+	 * the chunks with events by offset, and for each the earliest start
+	 * (wall ns, STATS First_Delta) of it and every chunk after it. */
+	uint64_t *ahead_off;
+	int64_t *ahead_min;
+	size_t nahead;
 } rec_order;
 
 /* ---- the reader ------------------------------------------------------------ */

@@ -59,8 +59,12 @@ def check(name, want_extra):
     if len(exp) != 4:
         bad.append("%s: the program reported %d long waits" % (name, len(exp)))
         return
-    if len(got) != 4 + want_extra:
-        bad.append("%s: %d rec.Poll events, expected %d" % (name, len(got), 4 + want_extra))
+    # A 0 ms poll preempted inside the call on a loaded machine can last
+    # past a 1 ms threshold: recorded, truly (checked below), not counted.
+    slow_zero = [e for e in got[4:] if e["values"]["timeout"] == 0]
+    if len(got) - len(slow_zero) != 4 + want_extra:
+        bad.append("%s: %d rec.Poll events (%d of 0 ms polls), expected %d" %
+                   (name, len(got), len(slow_zero), 4 + want_extra))
     for e, (call, fd, watched, tmo, rc, took) in zip(got, exp):
         v = e["values"]
         have = (v["call"], v["fd"], v["watched"], v["timeout"], v["ready"], v["error"])
@@ -75,6 +79,8 @@ def check(name, want_extra):
             bad.append("%s: %s's stack has no main: %s" % (name, call, frames[:4]))
     for e in got[4:]:
         v = e["values"]
+        if (v["call"], v["timeout"], v["ready"]) == ("poll", 0, 0) and v["duration"] >= 1000000:
+            continue  # a 0 ms poll that lasted past the threshold
         if (v["call"], v["timeout"], v["ready"]) != ("poll", 5000000, 0) or v["duration"] < 4000000:
             bad.append("%s: an extra rec.Poll that is not a 5 ms poll: %s" % (name, v))
 
