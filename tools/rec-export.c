@@ -342,6 +342,9 @@ int main(int argc, char **argv)
 	sqlite3_close(db);
 	rec_out_printf("%s: %" PRIu64 " rows in %" PRIu64 " new files, %" PRIu64
 		       " files kept as they were\n", o.dir, rows, files, kept);
+	/* the frames table written: its rows of frames without names */
+	for (size_t f = 0; f < s.nfiles; f++)
+		rec_cli_unsymbolized_count_note(s.files[f], s.unsymbolized[f]);
 	if (s.damaged)
 		rc = REC_EXIT_DATA;
 	rec_sql_free(&s);

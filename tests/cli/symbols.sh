@@ -117,6 +117,24 @@ for tool in "rec-flame -o /dev/null" "rec-export --format pprof -o /dev/null" "r
 	$bin/$tool "$tmp/off-sym.rec" >/dev/null 2>"$tmp/note2.err" || fail "$tool off-sym.rec"
 	grep -q "note:" "$tmp/note2.err" && fail "$tool notes unsymbolized frames after rec-symbolize: $(cat "$tmp/note2.err")"
 done
+# rec-export's Parquet and JSON lines: the rows of the frames table without
+# a name (build-id, no function), counted from the exported rows themselves
+for fmt in parquet jsonl; do
+	"$bin/rec-export" --format $fmt -o "$tmp/exp-$fmt" "$tmp/off.rec" >/dev/null 2>"$tmp/exp.err" ||
+		fail "rec-export $fmt off.rec: $(cat "$tmp/exp.err")"
+	grep -Eq "$note_re" "$tmp/exp.err" || fail "rec-export $fmt does not point to rec-symbolize: $(cat "$tmp/exp.err")"
+	if [ $fmt = jsonl ]; then
+		rows=$(cat "$tmp"/exp-jsonl/type=frames/*/*/*.jsonl | python3 -c '
+import json, sys
+print(sum(1 for l in sys.stdin for f in [json.loads(l)]
+          if not f["function"] and f["build_id"] and f["inline_depth"] == 0))')
+		grep -q "note: $rows frames\? of" "$tmp/exp.err" ||
+			fail "rec-export jsonl: $rows frames rows without a name, the note says: $(cat "$tmp/exp.err")"
+	fi
+	"$bin/rec-export" --format $fmt -o "$tmp/exp-$fmt-sym" "$tmp/off-sym.rec" >/dev/null 2>"$tmp/exp2.err" ||
+		fail "rec-export $fmt off-sym.rec"
+	grep -q "note:" "$tmp/exp2.err" && fail "rec-export $fmt notes after rec-symbolize: $(cat "$tmp/exp2.err")"
+done
 
 # ---- 4. the static executable
 pcl=$(pkg-config --static --libs libzstd liblz4 zlib libdw 2>/dev/null)

@@ -350,6 +350,8 @@ int rec_cli_each_event(rec_reader *r, const char *name, rec_cli_event_fn fn, voi
  * rec-symbolize names them (rec_cli_unsymbolized_note). */
 extern bool rec_cli_note_unsymbolized;
 void rec_cli_unsymbolized_note(rec_reader *r, const char *name);
+/* The same note for n frames (rec-export's frames table counts its rows). */
+void rec_cli_unsymbolized_count_note(const char *name, uint64_t n);
 /* After each input rec_cli_each_event() says on stderr where a
  * REC_READ_ORDERED reader's order was approximate (the window cap,
  * order_window_overflows; events returned late, order_late). */

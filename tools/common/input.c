@@ -137,18 +137,21 @@ bool rec_cli_recording_start(const rec_cli_input *in, bool empty_chunks, int64_t
 
 bool rec_cli_note_unsymbolized;
 
+void rec_cli_unsymbolized_count_note(const char *name, uint64_t n)
+{
+	if (n)
+		rec_cli_file_error(name, "note: %" PRIu64 " frame%s of modules with a build-id %s no "
+				   "name (module+offset only): 'rec-symbolize IN OUT [--debug-dir DIR]' "
+				   "names %s from debug files", n, n == 1 ? "" : "s",
+				   n == 1 ? "has" : "have", n == 1 ? "it" : "them");
+}
+
 void rec_cli_unsymbolized_note(rec_reader *r, const char *name)
 {
 	rec_reader_stats rs;
 	memset(&rs, 0, sizeof rs);
 	rec_reader_get_stats(r, &rs);
-	if (rs.frames_unsymbolized)
-		rec_cli_file_error(name, "note: %" PRIu64 " frame%s of modules with a build-id %s no "
-				   "name (module+offset only): 'rec-symbolize IN OUT [--debug-dir DIR]' "
-				   "names %s from debug files", rs.frames_unsymbolized,
-				   rs.frames_unsymbolized == 1 ? "" : "s",
-				   rs.frames_unsymbolized == 1 ? "has" : "have",
-				   rs.frames_unsymbolized == 1 ? "it" : "them");
+	rec_cli_unsymbolized_count_note(name, rs.frames_unsymbolized);
 }
 
 void rec_cli_order_note(rec_reader *r, const char *name)

@@ -426,6 +426,8 @@ bool rec_sql_load(rec_sql *s, size_t nfiles, char *const *files)
 	memset(s, 0, sizeof(*s));
 	s->nfiles = nfiles;
 	s->files = files;
+	s->unsymbolized = rec_cli_xmalloc((nfiles ? nfiles : 1) * sizeof(*s->unsymbolized));
+	memset(s->unsymbolized, 0, (nfiles ? nfiles : 1) * sizeof(*s->unsymbolized));
 	for (size_t i = 0; i < NFIXED; i++) {
 		sql_table *t = add_table(s);
 		t->kind = fixed_tables[i].kind;
@@ -457,6 +459,8 @@ bool rec_sql_load(rec_sql *s, size_t nfiles, char *const *files)
 
 void rec_sql_free(rec_sql *s)
 {
+	free(s->unsymbolized);
+	s->unsymbolized = NULL;
 	for (size_t i = 0; i < s->ntables; i++) {
 		sql_table *t = &s->tables[i];
 		for (size_t k = 0; k < t->ncols; k++) {

@@ -113,6 +113,8 @@ typedef struct rec_sql {
 				  * negative above 2^63 - 1), not REAL: rec-export */
 	uint64_t chunks_decoded; /* chunks whose events a scan read */
 	uint64_t chunks_skipped; /* chunks a scan passed over by header and STATS */
+	uint64_t *unsymbolized;  /* per file: frames rows whose module has a
+				  * build-id but no name (rec_frame_unsymbolized) */
 } rec_sql;
 
 /* schema.c: read every chunk's header, METADATA and STATS of the files

@@ -393,6 +393,8 @@ static void note_stack(sql_cursor *c, const rec_stack *st)
 		if (!f || !listed_frame(f) || !keyset_add(&c->seen, c->file, c->ci->run_id, f->id, NULL))
 			continue;
 		add_item(c, f, 0, 0);
+		if (rec_frame_unsymbolized(f))
+			c->s->unsymbolized[c->file]++;
 		/* then its inlined functions, inline_depth 1 (the outermost) on */
 		for (uint32_t j = k; j > 0 && st->frames[j - 1] && st->frames[j - 1]->inline_depth > 0; j--)
 			add_item(c, st->frames[j - 1], 0, 0);
