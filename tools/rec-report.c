@@ -27,9 +27,16 @@
 
 typedef struct read_ctx {
 	rec_findings *f;
-	const char *name;
 	bool nomem;
+	const char *name;
 } read_ctx;
+
+static void begin_input(void *ctx, const rec_cli_input *in)
+{
+	read_ctx *c = ctx;
+	rec_findings_begin_input(c->f);
+	c->name = in->name;
+}
 
 static int add_one(void *ctx, const rec_event *ev)
 {
@@ -65,7 +72,7 @@ int rec_report_findings(const rec_report_tool_opts *o, const rec_cli_input *in, 
 		rec_cli_error("out of memory");
 		return REC_EXIT_DATA;
 	}
-	int rc = REC_EXIT_OK;
+	int rc;
 	/* The recording rules' numbers: rec-summary's, read first (damaged
 	 * chunks are reported once, by the event pass below). */
 	rec_summary *s = NULL;
@@ -74,42 +81,17 @@ int rec_report_findings(const rec_report_tool_opts *o, const rec_cli_input *in, 
 		rec_findings_close(f);
 		return REC_EXIT_DATA;
 	}
-	for (size_t i = 0; i < n; i++) {
-		rec_reader *r = NULL;
-		if (rec_cli_input_reader(&in[i], 0, &r) != REC_OK)
-			continue;
-		if (rec_summary_add_reader(s, r, in[i].name, REC_SUMMARY_DROPS | REC_SUMMARY_COUNTERS) !=
-		    REC_OK) {
-			rec_cli_file_error(in[i].name, "%s", rec_summary_errmsg(s));
-			rc = REC_EXIT_DATA;
-		}
-		rec_reader_close(r);
-	}
+	rc = rec_cli_summary_inputs(s, in, n, REC_SUMMARY_DROPS | REC_SUMMARY_COUNTERS);
 	if (rec_findings_add_summary(f, rec_summary_get(s)) != REC_OK)
 		rc = REC_EXIT_DATA;
 	rec_summary_close(s);
-	for (size_t i = 0; i < n; i++) {
-		rec_reader *r = rec_cli_input_open(&in[i], REC_READ_ORDERED);
-		if (!r) {
-			rc = REC_EXIT_DATA;
-			continue;
-		}
-		rec_findings_begin_input(f);
-		/* one pass with the union of the types the rules read */
-		if (rec_reader_select_types(r, rec_findings_type_filter, f) != REC_OK) {
-			rec_cli_file_error(in[i].name, "%s", rec_reader_problem(r)->message);
-			rec_reader_close(r);
-			rc = REC_EXIT_DATA;
-			continue;
-		}
-		read_ctx ctx = { f, in[i].name, false };
-		int frc = rec_cli_each_event(r, in[i].name, add_one, &ctx);
-		rec_reader_close(r);
-		if (frc > rc)
-			rc = frc;
-		if (ctx.nomem)
-			break;
-	}
+	/* one pass with the union of the types the rules read */
+	read_ctx ctx = { f, false, NULL };
+	rec_cli_event_pass pass = { begin_input, rec_findings_type_filter, f, add_one, &ctx,
+				    &ctx.nomem };
+	int frc = rec_cli_each_input_event(in, n, &pass);
+	if (frc > rc)
+		rc = frc;
 	const rec_finding *list;
 	size_t count;
 	if (rec_findings_get(f, &list, &count) != REC_OK) {
@@ -309,16 +291,7 @@ static void print_json(const rec_report_tool_opts *o, const rec_cli_input *in, s
 		       const rec_finding *list, size_t count)
 {
 	rec_json j = { 0 };
-	rec_json_begin_object(&j, false);
-	rec_json_key(&j, "schema");
-	rec_json_u64(&j, 1);
-	rec_json_key(&j, "files");
-	rec_json_begin_array(&j, true);
-	for (size_t i = 0; i < n; i++)
-		rec_json_str(&j, in[i].name);
-	rec_json_end_array(&j);
-	rec_json_key(&j, "by");
-	rec_json_str(&j, o->by);
+	rec_json_head(&j, NULL, NULL, in, n, o->by);
 	rec_json_key(&j, "findings");
 	rec_json_begin_array(&j, false);
 	for (size_t i = 0; i < count; i++)

@@ -232,6 +232,12 @@ void rec_json_null(rec_json *j);
 void rec_json_raw(rec_json *j, const char *s);          /* a preformatted value */
 /* Finish the document with a newline. */
 void rec_json_end(rec_json *j);
+/* The head of the tools' JSON documents: the object begun, "schema": 1,
+ * "view" (when view is not NULL), "baseline": [baseline] (when not NULL),
+ * "files": the inputs' names, "by" (null when by is NULL). */
+struct rec_cli_input;
+void rec_json_head(rec_json *j, const char *view, const char *baseline,
+		   const struct rec_cli_input *in, size_t n, const char *by);
 /* One problem as the tools' --json shows it, on one line:
  * {"file": ..., "chunk": C or null, "offset": O, "status": "...", "message": "..."}
  * ("file" only when with_file; a NULL file is null; chunk < 0 is null). */
@@ -350,6 +356,30 @@ int rec_cli_each_event(rec_reader *r, const char *name, rec_cli_event_fn fn, voi
  * rec-symbolize names them (rec_cli_unsymbolized_note). */
 extern bool rec_cli_note_unsymbolized;
 void rec_cli_unsymbolized_note(rec_reader *r, const char *name);
+
+/* The event pass of the tools that read several inputs as one recording
+ * (rec-view, rec-report): each input opened in timestamp order
+ * (REC_READ_ORDERED), begin told of it (NULL: nothing), only the types
+ * filter selects decoded (NULL: every type; rec_reader_select_types), its
+ * events to fn through rec_cli_each_event().  An input that cannot be
+ * opened or filtered is reported and makes the result REC_EXIT_DATA.  Once
+ * *stop is true (stop NULL: never), no further input is read.  Returns the
+ * largest exit code. */
+typedef struct rec_cli_event_pass {
+	void (*begin)(void *ctx, const rec_cli_input *in);
+	rec_type_filter filter;
+	void *filter_ctx;
+	rec_cli_event_fn fn;
+	void *ctx;
+	const bool *stop;
+} rec_cli_event_pass;
+int rec_cli_each_input_event(const rec_cli_input *in, size_t n, const rec_cli_event_pass *p);
+/* Every input that can be opened (the others are left to the event pass to
+ * report) through rec_summary_add_reader(s, ..., flags): a failure is
+ * reported ("TOOL: NAME: what") and makes the result REC_EXIT_DATA. */
+struct rec_summary;
+int rec_cli_summary_inputs(struct rec_summary *s, const rec_cli_input *in, size_t n,
+			   uint32_t flags);
 
 
 /* ---- output files of rec-cat, rec-scrub, rec-recover (outfile.c) ------------ */

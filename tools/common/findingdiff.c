@@ -190,20 +190,7 @@ static bool print_json(const rec_findings *before, const char *baseline, const r
 		       const rec_findings_change *list, size_t count)
 {
 	rec_json j = { 0 };
-	rec_json_begin_object(&j, false);
-	rec_json_key(&j, "schema");
-	rec_json_u64(&j, 1);
-	rec_json_key(&j, "baseline");
-	rec_json_begin_array(&j, true);
-	rec_json_str(&j, baseline);
-	rec_json_end_array(&j);
-	rec_json_key(&j, "files");
-	rec_json_begin_array(&j, true);
-	for (size_t i = 0; i < n; i++)
-		rec_json_str(&j, in[i].name);
-	rec_json_end_array(&j);
-	rec_json_key(&j, "by");
-	rec_json_str(&j, by);
+	rec_json_head(&j, NULL, baseline, in, n, by);
 	rec_json_key(&j, "findings");
 	rec_json_begin_array(&j, false);
 	for (size_t i = 0; i < count; i++)

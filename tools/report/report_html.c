@@ -147,31 +147,26 @@ static void pass_close(pass *p)
 	rec_report_timeline_free(p->tl);
 }
 
+static void begin_input(void *ctx, const rec_cli_input *in)
+{
+	pass *p = ctx;
+	(void)rec_view_begin_input(p->lat);
+	for (size_t f = 0; f < FG_GRAPHS; f++)
+		(void)rec_stackagg_begin_input(p->agg[f], 0);
+	p->name = in->name;
+}
+
 /* The inputs read again.  Quiet: what is damaged or unreadable in them was
  * reported by the findings' pass over the same files (it still makes the
  * exit code 1); out of memory is reported here. */
 static int pass_run(pass *p, const rec_cli_input *in, size_t n, FILE *out)
 {
-	int rc = REC_EXIT_OK;
 	FILE *err = rec_cli_err(), *quiet = fopen("/dev/null", "w");
 	rec_out_flush();
 	if (quiet)
 		rec_cli_set_streams(out, quiet);
-	for (size_t i = 0; i < n && !p->failed; i++) {
-		rec_reader *r = rec_cli_input_open(&in[i], REC_READ_ORDERED);
-		if (!r) {
-			rc = REC_EXIT_DATA;
-			continue;
-		}
-		(void)rec_view_begin_input(p->lat);
-		for (size_t f = 0; f < FG_GRAPHS; f++)
-			(void)rec_stackagg_begin_input(p->agg[f], 0);
-		p->name = in[i].name;
-		int frc = rec_cli_each_event(r, in[i].name, add_one, p);
-		rec_reader_close(r);
-		if (frc > rc)
-			rc = frc;
-	}
+	rec_cli_event_pass ep = { begin_input, NULL, NULL, add_one, p, &p->failed };
+	int rc = rec_cli_each_input_event(in, n, &ep);
 	if (quiet) {
 		rec_cli_set_streams(out, err);
 		fclose(quiet);
