@@ -709,8 +709,7 @@ enum {
 	OPT_WALL,
 	OPT_ALLOC,
 	OPT_IO,
-	OPT_FORKS,
-	OPT_VERSION
+	OPT_FORKS
 };
 static const struct option long_opts[] = {
 	{ "output", required_argument, NULL, 'o' },
@@ -725,9 +724,7 @@ static const struct option long_opts[] = {
 	{ "io-threshold", required_argument, NULL, OPT_IO },
 	{ "follow-forks", no_argument, NULL, OPT_FORKS },
 	{ "quiet", no_argument, NULL, 'q' },
-	{ "help", no_argument, NULL, 'h' },
-	{ "version", no_argument, NULL, OPT_VERSION },
-	{ NULL, 0, NULL, 0 },
+	REC_CLI_COMMON_OPTIONS,
 };
 
 int main(int argc, char **argv)
@@ -756,9 +753,7 @@ int main(int argc, char **argv)
 		case OPT_IO: o.io_threshold = optarg; break;
 		case OPT_FORKS: o.follow_forks = true; break;
 		case 'q': o.quiet = true; break;
-		case 'h': rec_cli_help(usage_text);
-		case OPT_VERSION: rec_cli_version();
-		default: rec_cli_usage_error("unexpected option");
+		default: rec_cli_common_option(c, usage_text);
 		}
 	}
 	if (o.output && !*o.output)

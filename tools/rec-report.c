@@ -399,7 +399,7 @@ static const char usage_text[] =
 	"unreadable input (after printing the findings of what was readable), 2 usage\n"
 	"error.\n";
 
-enum { OPT_RULES = 256, OPT_JSON, OPT_BY, OPT_TYPE, OPT_FROM, OPT_TO, OPT_WIDTH, OPT_VERSION,
+enum { OPT_RULES = 256, OPT_JSON, OPT_BY, OPT_TYPE, OPT_FROM, OPT_TO, OPT_WIDTH,
        OPT_BASELINE };
 #define OPT_OUTPUT 'o'
 #define SHORT_OPTS "ho:"
@@ -414,17 +414,8 @@ static const struct option long_opts[] = {
 	{ "width", required_argument, NULL, OPT_WIDTH },
 	{ "baseline", required_argument, NULL, OPT_BASELINE },
 	{ "output", required_argument, NULL, OPT_OUTPUT },
-	{ "help", no_argument, NULL, 'h' },
-	{ "version", no_argument, NULL, OPT_VERSION },
-	{ NULL, 0, NULL, 0 },
+	REC_CLI_COMMON_OPTIONS,
 };
-
-static const char *nonempty(const char *option, const char *s)
-{
-	if (!*s)
-		rec_cli_usage_error("%s: empty value", option);
-	return s;
-}
 
 static void list_rules(void)
 {
@@ -469,8 +460,8 @@ int main(int argc, char **argv)
 		switch (c) {
 		case OPT_RULES: rules = true; break;
 		case OPT_JSON: o.json = true; break;
-		case OPT_BY: o.by = nonempty("--by", optarg); break;
-		case OPT_TYPE: o.type = nonempty("--type", optarg); break;
+		case OPT_BY: o.by = rec_cli_opt_nonempty("--by", "value", optarg); break;
+		case OPT_TYPE: o.type = rec_cli_opt_nonempty("--type", "value", optarg); break;
 		case OPT_FROM: rec_cli_window_opt(&o.window, false, optarg); break;
 		case OPT_TO: rec_cli_window_opt(&o.window, true, optarg); break;
 		case OPT_WIDTH: o.width = (uint32_t)rec_cli_opt_u64("--width", optarg, 40, 100000); break;
@@ -480,10 +471,8 @@ int main(int argc, char **argv)
 			baseline = regular_input(optarg);
 			o.baseline = &baseline;
 			break;
-		case OPT_OUTPUT: o.output = nonempty("--output", optarg); break;
-		case 'h': rec_cli_help(usage_text);
-		case OPT_VERSION: rec_cli_version();
-		default: rec_cli_usage_error("unexpected option");
+		case OPT_OUTPUT: o.output = rec_cli_opt_nonempty("--output", "value", optarg); break;
+		default: rec_cli_common_option(c, usage_text);
 		}
 	}
 	if (rules) {

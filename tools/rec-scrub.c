@@ -215,16 +215,14 @@ static const char usage_text[] =
 	"Exit status: 0 success, 1 a damaged or unsupported chunk was left out or\n"
 	"reading or writing failed, 2 usage error.\n";
 
-enum { OPT_VERSION = 256, OPT_EXCLUDE, OPT_INCLUDE, OPT_BLANK };
+enum { OPT_EXCLUDE = 256, OPT_INCLUDE, OPT_BLANK };
 
 static const struct option long_opts[] = {
 	{ "exclude-events", required_argument, NULL, OPT_EXCLUDE },
 	{ "include-events", required_argument, NULL, OPT_INCLUDE },
 	{ "blank", required_argument, NULL, OPT_BLANK },
 	{ "quiet", no_argument, NULL, 'q' },
-	{ "help", no_argument, NULL, 'h' },
-	{ "version", no_argument, NULL, OPT_VERSION },
-	{ NULL, 0, NULL, 0 },
+	REC_CLI_COMMON_OPTIONS,
 };
 
 
@@ -240,9 +238,7 @@ int main(int argc, char **argv)
 		case OPT_INCLUDE: rec_cli_list_add_csv(&incl, optarg); break;
 		case OPT_BLANK: rec_cli_list_add_csv(&blank, optarg); break;
 		case 'q': so.quiet = true; break;
-		case 'h': rec_cli_help(usage_text);
-		case OPT_VERSION: rec_cli_version();
-		default: rec_cli_usage_error("unexpected option");
+		default: rec_cli_common_option(c, usage_text);
 		}
 	}
 	if (!excl.count && !incl.count && !blank.count)

@@ -50,7 +50,7 @@ static const char usage_text[] =
 	"Exit status: 0 success, 1 damaged input, I/O or SQL error (after printing\n"
 	"every row it could), 2 usage error.\n";
 
-enum { OPT_VERSION = 256, OPT_SCHEMA, OPT_EXPORT, OPT_STATS };
+enum { OPT_SCHEMA = 256, OPT_EXPORT, OPT_STATS };
 
 static const struct option long_opts[] = {
 	{ "format", required_argument, NULL, 'f' },
@@ -58,9 +58,7 @@ static const struct option long_opts[] = {
 	{ "schema", no_argument, NULL, OPT_SCHEMA },
 	{ "export", required_argument, NULL, OPT_EXPORT },
 	{ "stats", no_argument, NULL, OPT_STATS },
-	{ "help", no_argument, NULL, 'h' },
-	{ "version", no_argument, NULL, OPT_VERSION },
-	{ NULL, 0, NULL, 0 },
+	REC_CLI_COMMON_OPTIONS,
 };
 
 static bool is_file(const char *path)
@@ -180,9 +178,7 @@ int main(int argc, char **argv)
 		case OPT_SCHEMA: schema = true; break;
 		case OPT_EXPORT: export_path = optarg; break;
 		case OPT_STATS: stats = true; break;
-		case 'h': rec_cli_help(usage_text);
-		case OPT_VERSION: rec_cli_version();
-		default: rec_cli_usage_error("unexpected option");
+		default: rec_cli_common_option(c, usage_text);
 		}
 	}
 	if (schema && export_path)

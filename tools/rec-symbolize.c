@@ -187,15 +187,13 @@ static const char usage_text[] =
 	"Exit status: 0 success (also with unresolved frames), 1 a damaged or\n"
 	"unsupported chunk was left out or reading or writing failed, 2 usage error.\n";
 
-enum { OPT_VERSION = 256, OPT_DEBUG_DIR, OPT_ONLY };
+enum { OPT_DEBUG_DIR = 256, OPT_ONLY };
 
 static const struct option long_opts[] = {
 	{ "debug-dir", required_argument, NULL, OPT_DEBUG_DIR },
 	{ "only-debug-dirs", no_argument, NULL, OPT_ONLY },
 	{ "quiet", no_argument, NULL, 'q' },
-	{ "help", no_argument, NULL, 'h' },
-	{ "version", no_argument, NULL, OPT_VERSION },
-	{ NULL, 0, NULL, 0 },
+	REC_CLI_COMMON_OPTIONS,
 };
 
 int main(int argc, char **argv)
@@ -209,9 +207,7 @@ int main(int argc, char **argv)
 		case OPT_DEBUG_DIR: strlist_add(&dirs, optarg); break;
 		case OPT_ONLY: only = true; break;
 		case 'q': quiet = true; break;
-		case 'h': rec_cli_help(usage_text);
-		case OPT_VERSION: rec_cli_version();
-		default: rec_cli_usage_error("unexpected option");
+		default: rec_cli_common_option(c, usage_text);
 		}
 	}
 	if (argc - optind != 2)

@@ -375,7 +375,7 @@ static const char usage_text[] =
 	"was readable), 2 usage error.\n";
 
 enum { OPT_LIST = 256, OPT_JSON, OPT_WIDTH, OPT_TOP, OPT_BY, OPT_TYPE, OPT_FROM, OPT_TO,
-       OPT_THREAD, OPT_BASELINE, OPT_SQL, OPT_VERSION };
+       OPT_THREAD, OPT_BASELINE, OPT_SQL };
 
 static const struct option long_opts[] = {
 	{ "list", no_argument, NULL, OPT_LIST },
@@ -389,9 +389,7 @@ static const struct option long_opts[] = {
 	{ "to", required_argument, NULL, OPT_TO },
 	{ "thread", required_argument, NULL, OPT_THREAD },
 	{ "baseline", required_argument, NULL, OPT_BASELINE },
-	{ "help", no_argument, NULL, 'h' },
-	{ "version", no_argument, NULL, OPT_VERSION },
-	{ NULL, 0, NULL, 0 },
+	REC_CLI_COMMON_OPTIONS,
 };
 
 static void list_views(void)
@@ -412,13 +410,6 @@ static void list_views(void)
 	}
 }
 
-static const char *nonempty(const char *option, const char *s)
-{
-	if (!*s)
-		rec_cli_usage_error("%s: empty value", option);
-	return s;
-}
-
 int main(int argc, char **argv)
 {
 	rec_cli_init("rec-view");
@@ -435,8 +426,8 @@ int main(int argc, char **argv)
 		case OPT_JSON: o.json = true; break;
 		case OPT_WIDTH: o.width = (uint32_t)rec_cli_opt_u64("--width", optarg, 20, 100000); break;
 		case OPT_TOP: o.top = (uint32_t)rec_cli_opt_u64("--top", optarg, 1, UINT32_MAX); break;
-		case OPT_BY: o.by = nonempty("--by", optarg); break;
-		case OPT_TYPE: o.type = nonempty("--type", optarg); break;
+		case OPT_BY: o.by = rec_cli_opt_nonempty("--by", "value", optarg); break;
+		case OPT_TYPE: o.type = rec_cli_opt_nonempty("--type", "value", optarg); break;
 		case OPT_FROM:
 			from_s = optarg;
 			rec_cli_window_opt(&o.window, false, optarg);
@@ -445,16 +436,14 @@ int main(int argc, char **argv)
 			to_s = optarg;
 			rec_cli_window_opt(&o.window, true, optarg);
 			break;
-		case OPT_THREAD: o.thread = nonempty("--thread", optarg); break;
+		case OPT_THREAD: o.thread = rec_cli_opt_nonempty("--thread", "value", optarg); break;
 		case OPT_BASELINE:
 			if (o.baseline)
 				rec_cli_usage_error("--baseline given twice");
-			baseline.name = nonempty("--baseline", optarg);
+			baseline.name = rec_cli_opt_nonempty("--baseline", "value", optarg);
 			o.baseline = &baseline;
 			break;
-		case 'h': rec_cli_help(usage_text);
-		case OPT_VERSION: rec_cli_version();
-		default: rec_cli_usage_error("unexpected option");
+		default: rec_cli_common_option(c, usage_text);
 		}
 	}
 	if (list) {

@@ -100,6 +100,21 @@ void rec_cli_out_failed(int err);
 int rec_cli_getopt(int argc, char *const argv[], const char *shortopts,
 		   const struct option *longopts);
 
+/* The options every tool has, the last entries of its long options
+ * (REC_CLI_COMMON_OPTIONS ends the table): -h/--help and --version.  The
+ * option switch ends with "default: rec_cli_common_option(c, usage_text);":
+ * -h prints the usage text (rec_cli_help), --version the library version
+ * (rec_cli_version), anything else is a usage error; it never returns. */
+#define REC_CLI_OPT_VERSION 4096
+#define REC_CLI_COMMON_OPTIONS                                        \
+	{ "help", no_argument, NULL, 'h' },                           \
+	{ "version", no_argument, NULL, REC_CLI_OPT_VERSION },        \
+	{ NULL, 0, NULL, 0 }
+REC_CLI_NORETURN void rec_cli_common_option(int c, const char *usage_text);
+/* The value of option (e.g. "--output"), or the usage error
+ * "OPTION: empty WHAT" when it is "". */
+const char *rec_cli_opt_nonempty(const char *option, const char *what, const char *s);
+
 /* The only operand left after the options (argv[optind]), or a usage
  * error: "no input file", "one input file only (got N)". */
 const char *rec_cli_one_file(int argc, char *const argv[]);
@@ -134,6 +149,9 @@ typedef struct rec_cli_list {
 } rec_cli_list;
 void rec_cli_list_add_csv(rec_cli_list *l, const char *csv);
 void rec_cli_list_free(rec_cli_list *l);
+/* rec_cli_list_add_csv, or the usage error "OPTION: no WHAT in 'CSV'" when
+ * csv has no item. */
+void rec_cli_opt_list(rec_cli_list *l, const char *option, const char *what, const char *csv);
 
 /* Allocation that exits 1 with a message on failure (tools only). */
 void *rec_cli_xmalloc(size_t n);
