@@ -248,26 +248,14 @@ static const view_sql view_sqls[] = {
 #include "view_sql.h"
 };
 
-/* Append s to b (at *n of cap), doubling ' when quote. */
-static void sql_put(char **b, size_t *n, size_t *cap, const char *s, bool quote)
+/* Append s to b, doubling ' when quote. */
+static void sql_put(rec_cli_strbuf *b, const char *s, bool quote)
 {
-	for (bool first = true; first || *s; first = false) {
-		if (*n + 3 > *cap) {
-			*cap = *cap * 2 + 256;
-			char *p = realloc(*b, *cap);
-			if (!p) {
-				rec_cli_error("out of memory");
-				exit(REC_EXIT_DATA);
-			}
-			*b = p;
-		}
-		if (!*s)
-			break;
+	for (; *s; s++) {
 		if (quote && *s == '\'')
-			(*b)[(*n)++] = '\'';
-		(*b)[(*n)++] = *s++;
+			rec_cli_strbuf_add(b, "'", 1);
+		rec_cli_strbuf_add(b, s, 1);
 	}
-	(*b)[*n] = 0;
 }
 
 /* rec-view --sql VIEW [--type TYPE] [--by FIELD]: the view's SQL, its
@@ -299,9 +287,8 @@ static int print_sql(const char *view, const char *type, const char *by)
 	for (size_t i = 0; i < sizeof view_sqls / sizeof view_sqls[0]; i++)
 		if (strcmp(view_sqls[i].view, "site.with") == 0)
 			site = view_sqls[i].text;
-	char *b = NULL;
-	size_t n = 0, cap = 0;
-	sql_put(&b, &n, &cap, "", false);
+	rec_cli_strbuf b = { 0 };
+	rec_cli_strbuf_str(&b, "");
 	for (const char *s = q->text; *s;) {
 		static const char *const names[] = { "{type}", "{table}", "{by}", "{column}", "{site}" };
 		const char *vals[] = { type, table, by, column, site };
@@ -309,15 +296,14 @@ static int print_sql(const char *view, const char *type, const char *by)
 		while (k < 5 && strncmp(s, names[k], strlen(names[k])) != 0)
 			k++;
 		if (k < 5 && vals[k]) {
-			sql_put(&b, &n, &cap, vals[k], k == 0 || k == 2);
+			sql_put(&b, vals[k], k == 0 || k == 2);
 			s += strlen(names[k]);
 		} else {
-			char one[2] = { *s++, 0 };
-			sql_put(&b, &n, &cap, one, false);
+			rec_cli_strbuf_add(&b, s++, 1);
 		}
 	}
-	rec_out_str(b);
-	free(b);
+	rec_out_str(b.s);
+	rec_cli_strbuf_free(&b);
 	free(table);
 	free(column);
 	return REC_EXIT_OK;

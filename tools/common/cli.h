@@ -22,6 +22,7 @@
 #define REC_TOOLS_CLI_H
 
 #include <getopt.h>
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -199,6 +200,11 @@ static inline void rec_out_char(char c)
 static inline void rec_out_str(const char *s) { rec_out_write(s, strlen(s)); }
 #define REC_OUT_LIT(s) rec_out_write((s), sizeof(s) - 1)
 void rec_out_printf(const char *fmt, ...) REC_CLI_PRINTF(1, 2);
+/* vsnprintf into buf (cap bytes), or into a heap string when longer (then
+ * free it: the result is not buf); *len its length.  NULL on an encoding
+ * error. */
+char *rec_cli_vformat(char *buf, size_t cap, size_t *len, const char *fmt, va_list ap)
+	REC_CLI_PRINTF(4, 0);
 
 /* The SQL name of a type or field name (spec/SCHEMA.md) with suffix after
  * it, allocated (rec_cli_xmalloc): tools/common/sqlname.c. */
@@ -210,6 +216,21 @@ size_t rec_fmt_i64(char *p, int64_t v);
 void rec_out_u64(uint64_t v);
 void rec_out_i64(int64_t v);
 void rec_out_hex(uint64_t v); /* "0x1a2b" */
+
+/* ---- growing strings (strbuf.c) --------------------------------------------- */
+/* A NUL-terminated string that grows as text is added (exits 1 when out of
+ * memory, like rec_cli_xmalloc); s stays NULL until the first add.  Start
+ * from { 0 }; free with rec_cli_strbuf_free. */
+typedef struct rec_cli_strbuf {
+	char *s;
+	size_t len, cap;
+} rec_cli_strbuf;
+void rec_cli_strbuf_add(rec_cli_strbuf *b, const char *s, size_t n);
+void rec_cli_strbuf_str(rec_cli_strbuf *b, const char *s);
+void rec_cli_strbuf_printf(rec_cli_strbuf *b, const char *fmt, ...) REC_CLI_PRINTF(2, 3);
+/* Empty again, keeping the memory. */
+void rec_cli_strbuf_reset(rec_cli_strbuf *b);
+void rec_cli_strbuf_free(rec_cli_strbuf *b);
 
 /* ---- JSON (json.c) ---------------------------------------------------------- */
 /* Write s (len bytes) as a JSON string with quotes: '"' and '\\' escaped,
