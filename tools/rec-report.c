@@ -114,20 +114,6 @@ int rec_report_findings(const rec_report_tool_opts *o, const rec_cli_input *in, 
 
 /* ---- text -------------------------------------------------------------------------------- */
 
-static void out_files(const rec_cli_input *in, size_t n)
-{
-	for (size_t i = 0; i < n; i++) {
-		rec_out_char(' ');
-		rec_out_str(in[i].name);
-	}
-}
-
-static void fact_str(const rec_finding_fact *x, char *buf, size_t cap)
-{
-	rec_view_column col = { x->title, x->key, x->kind };
-	rec_viewtab_cell_str(&col, &x->value, buf, cap);
-}
-
 static void print_finding(const rec_finding *x, size_t index, const rec_cli_input *in, size_t n,
 			      uint32_t width)
 {
@@ -146,7 +132,7 @@ static void print_finding(const rec_finding *x, size_t index, const rec_cli_inpu
 			rec_out_str(x->facts[i].title);
 			REC_OUT_LIT(": ");
 			rec_viewtab_spaces(tw - strlen(x->facts[i].title));
-			fact_str(&x->facts[i], buf, sizeof buf);
+			rec_viewtab_fact_str(&x->facts[i], buf, sizeof buf);
 			rec_out_str(buf);
 			rec_out_char('\n');
 		}
@@ -182,7 +168,7 @@ static void print_finding(const rec_finding *x, size_t index, const rec_cli_inpu
 	}
 	REC_OUT_LIT("   Next: ");
 	rec_out_str(x->next);
-	out_files(in, n);
+	rec_out_input_names(in, n);
 	rec_out_char('\n');
 }
 
@@ -195,7 +181,7 @@ static void print_text(const rec_cli_input *in, size_t n, const rec_finding *lis
 	rec_out_printf("%zu finding%s (%zu critical, %zu warning, %zu info) in", count,
 		       count == 1 ? "" : "s", sev[REC_FINDING_CRITICAL], sev[REC_FINDING_WARNING],
 		       sev[REC_FINDING_INFO]);
-	out_files(in, n);
+	rec_out_input_names(in, n);
 	rec_out_char('\n');
 	for (size_t i = 0; i < count; i++) {
 		rec_out_char('\n');
@@ -204,17 +190,6 @@ static void print_text(const rec_cli_input *in, size_t n, const rec_finding *lis
 }
 
 /* ---- JSON ---------------------------------------------------------------------------------- */
-
-static void json_fact(rec_json *j, const rec_finding_fact *x)
-{
-	switch (x->kind) {
-	case REC_VIEW_TEXT: rec_json_str(j, x->value.text); break;
-	case REC_VIEW_PERCENT: rec_json_double(j, x->value.f); break;
-	case REC_VIEW_OFFSET:
-	case REC_VIEW_TIME: rec_json_i64(j, x->value.i); break;
-	default: rec_json_u64(j, x->value.u); break;
-	}
-}
 
 static char *next_command(const rec_finding *x, const rec_cli_input *in, size_t n)
 {
@@ -252,7 +227,7 @@ static void json_finding(rec_json *j, const rec_finding *x, const rec_cli_input 
 		rec_json_key(j, "kind");
 		rec_json_str(j, rec_viewtab_kind_name(x->facts[i].kind));
 		rec_json_key(j, "value");
-		json_fact(j, &x->facts[i]);
+		rec_viewtab_json_cell(j, x->facts[i].kind, &x->facts[i].value);
 		rec_json_end_object(j);
 	}
 	rec_json_end_array(j);

@@ -302,6 +302,9 @@ void rec_out_iso_quoted(int64_t epoch_ns);  /* "\"" rec_fmt_iso "\"" */
 void rec_out_duration(int64_t ns);          /* rec_fmt_duration */
 void rec_out_bytes(uint64_t bytes);         /* rec_fmt_bytes */
 void rec_out_hex_bytes_json(const char *p, size_t len); /* "\"0a1b...\"" */
+/* " NAME" for each input (a finding's command line, the text's heads). */
+struct rec_cli_input;
+void rec_out_input_names(const struct rec_cli_input *in, size_t n);
 /* {"name": "...", "tid": N}, or null. */
 void rec_out_thread_json(const rec_thread *t);
 /* A frame as every JSON output gives it (spec/FORMAT.md, "Frames in text"),

@@ -211,6 +211,12 @@ const char *rec_viewtab_kind_name(rec_view_kind k)
 	return "text";
 }
 
+size_t rec_viewtab_fact_str(const rec_finding_fact *x, char *buf, size_t cap)
+{
+	rec_view_column col = { x->title, x->key, x->kind };
+	return rec_viewtab_cell_str(&col, &x->value, buf, cap);
+}
+
 void rec_viewtab_json_cell(rec_json *j, rec_view_kind k, const rec_view_cell *cl)
 {
 	if (cl->null) {

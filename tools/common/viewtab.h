@@ -11,10 +11,13 @@
 #include <stdint.h>
 
 #include "cli.h"
+#include "rec/findings.h"
 #include "rec/view.h"
 
 /* One cell as text ("-" when null) into buf (cap >= 64); its length. */
 size_t rec_viewtab_cell_str(const rec_view_column *col, const rec_view_cell *c, char *buf, size_t cap);
+/* A finding's fact (a cell of its own column) as rec_viewtab_cell_str. */
+size_t rec_viewtab_fact_str(const rec_finding_fact *x, char *buf, size_t cap);
 /* The table as aligned text on the tool's output, lines at most width wide
  * (text columns are cut first). */
 void rec_viewtab_print(const rec_view_table *t, uint32_t width);
