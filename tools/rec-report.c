@@ -220,12 +220,7 @@ static void json_finding(rec_json *j, const rec_finding *x, const rec_cli_input 
 	rec_json_begin_array(j, false);
 	for (size_t i = 0; i < x->fact_count; i++) {
 		rec_json_begin_object(j, true);
-		rec_json_key(j, "key");
-		rec_json_str(j, x->facts[i].key);
-		rec_json_key(j, "title");
-		rec_json_str(j, x->facts[i].title);
-		rec_json_key(j, "kind");
-		rec_json_str(j, rec_viewtab_kind_name(x->facts[i].kind));
+		rec_viewtab_json_column(j, x->facts[i].key, x->facts[i].title, x->facts[i].kind);
 		rec_json_key(j, "value");
 		rec_viewtab_json_cell(j, x->facts[i].kind, &x->facts[i].value);
 		rec_json_end_object(j);

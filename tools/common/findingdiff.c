@@ -140,12 +140,7 @@ static void json_change(rec_json *j, const rec_findings_change *c)
 		const rec_finding_fact *af = &c->after->facts[i], *bf = c->before_facts[i];
 		const rec_view_delta *d = &c->deltas[i];
 		rec_json_begin_object(j, true);
-		rec_json_key(j, "key");
-		rec_json_str(j, af->key);
-		rec_json_key(j, "title");
-		rec_json_str(j, af->title);
-		rec_json_key(j, "kind");
-		rec_json_str(j, rec_viewtab_kind_name(af->kind));
+		rec_viewtab_json_column(j, af->key, af->title, af->kind);
 		rec_json_key(j, "before");
 		if (bf)
 			rec_viewtab_json_cell(j, bf->kind, &bf->value);

@@ -198,12 +198,8 @@ static void json_keyed(rec_json *j, const rec_view_diff_table *d, const rec_view
 	rec_json_begin_array(j, false);
 	for (size_t c = 0; c < d->column_count; c++) {
 		rec_json_begin_object(j, true);
-		rec_json_key(j, "key");
-		rec_json_str(j, d->columns[c].key);
-		rec_json_key(j, "title");
-		rec_json_str(j, d->columns[c].title);
-		rec_json_key(j, "kind");
-		rec_json_str(j, rec_viewtab_kind_name(d->columns[c].kind));
+		rec_viewtab_json_column(j, d->columns[c].key, d->columns[c].title,
+					d->columns[c].kind);
 		rec_json_key(j, "compared");
 		rec_json_bool(j, d->compared[c]);
 		rec_json_end_object(j);
