@@ -149,17 +149,9 @@ static void json_change(rec_json *j, const rec_findings_change *c)
 		rec_json_key(j, "after");
 		rec_viewtab_json_cell(j, af->kind, &af->value);
 		rec_json_key(j, "delta");
-		if (d->null)
-			rec_json_null(j);
-		else if (af->kind == REC_VIEW_PERCENT)
-			rec_json_double(j, d->f);
-		else
-			rec_json_i64(j, d->i);
+		rec_viewdiff_json_delta(j, af->kind, d, false);
 		rec_json_key(j, "delta_pct");
-		if (d->null || d->rel_null)
-			rec_json_null(j);
-		else
-			rec_json_double(j, d->rel);
+		rec_viewdiff_json_delta(j, af->kind, d, true);
 		rec_json_end_object(j);
 	}
 	rec_json_end_array(j);
