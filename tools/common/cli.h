@@ -232,6 +232,21 @@ void rec_cli_strbuf_printf(rec_cli_strbuf *b, const char *fmt, ...) REC_CLI_PRIN
 void rec_cli_strbuf_reset(rec_cli_strbuf *b);
 void rec_cli_strbuf_free(rec_cli_strbuf *b);
 
+/* ---- a map of ids (idmap.c) ------------------------------------------------- */
+/* Nonzero 64-bit ids (pool ids, interned pointers) to values; exits 1 when
+ * out of memory, like rec_cli_xmalloc.  Start from { 0 }. */
+typedef struct rec_cli_idmap {
+	uint64_t *k, *v;
+	size_t cap, n;
+} rec_cli_idmap;
+/* The value of id (0 when just added: *fresh is then true). */
+uint64_t *rec_cli_idmap_slot(rec_cli_idmap *m, uint64_t id, bool *fresh);
+/* Add id; true if it was not there. */
+bool rec_cli_idmap_add(rec_cli_idmap *m, uint64_t id);
+/* Empty again, keeping the memory. */
+void rec_cli_idmap_clear(rec_cli_idmap *m);
+void rec_cli_idmap_free(rec_cli_idmap *m);
+
 /* ---- JSON (json.c) ---------------------------------------------------------- */
 /* Write s (len bytes) as a JSON string with quotes: '"' and '\\' escaped,
  * every control character (< 0x20 and 0x7F) as \u00XX, valid UTF-8 passed

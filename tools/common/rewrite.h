@@ -25,19 +25,6 @@
 #include "cli.h"
 #include "rec/rec.h"
 
-/* A map of nonzero ids to values (open addressing; exits 1 when out of
- * memory, like rec_cli_xmalloc). */
-typedef struct rec_cli_idmap {
-	uint64_t *k, *v;
-	size_t cap, n;
-} rec_cli_idmap;
-/* The value of id (0 when just added: *fresh is then true). */
-uint64_t *rec_cli_idmap_slot(rec_cli_idmap *m, uint64_t id, bool *fresh);
-/* Add id; true if it was not there. */
-bool rec_cli_idmap_add(rec_cli_idmap *m, uint64_t id);
-void rec_cli_idmap_clear(rec_cli_idmap *m);
-void rec_cli_idmap_free(rec_cli_idmap *m);
-
 typedef struct rec_rewrite rec_rewrite;
 struct rec_rewrite {
 	/* set by the tool */
