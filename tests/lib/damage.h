@@ -27,6 +27,7 @@
 #include "common/common_internal.h"
 #include "rec/rec.h"
 #include "membuf.h"
+#include "write_file.h"
 
 /* ---- the scratch directory ----------------------------------------------------------- */
 static char tmpdir[200] __attribute__((unused));
@@ -38,14 +39,6 @@ static __attribute__((unused)) const char *tpath(const char *name)
 	char *p = buf[k++ & 3];
 	snprintf(p, 256, "%s/%s", tmpdir, name);
 	return p;
-}
-
-static __attribute__((unused)) void write_file(const char *path, const void *p, size_t n)
-{
-	FILE *f = fopen(path, "wb");
-	assert_non_null(f);
-	assert_int_equal(fwrite(p, 1, n, f), n);
-	assert_int_equal(fclose(f), 0);
 }
 
 static __attribute__((unused)) int setup(void **state)
