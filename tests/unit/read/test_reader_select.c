@@ -23,6 +23,7 @@
 
 #include "rec/rec.h"
 #include "../../lib/membuf.h"
+#include "../../lib/write_file.h"
 
 static char tmpdir[] = "/tmp/test_reader_select.XXXXXX";
 
@@ -33,14 +34,6 @@ static const char *tpath(const char *name)
 	char *p = buf[k++ & 3];
 	snprintf(p, 256, "%s/%s", tmpdir, name);
 	return p;
-}
-
-static void write_file(const char *path, const void *p, size_t n)
-{
-	FILE *f = fopen(path, "wb");
-	assert_non_null(f);
-	assert_int_equal(fwrite(p, 1, n, f), n);
-	assert_int_equal(fclose(f), 0);
 }
 
 /* Three types: t.Wait (id 1, a duration, a stack), t.Sample (id 2, the
