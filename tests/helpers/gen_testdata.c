@@ -810,6 +810,27 @@ static void fix_header_crc(uint8_t *h)
 	rec_put_le32(h + REC_HOFF_HEADER_CRC, rec_crc32c(0, h, hs));
 }
 
+/* NAME: base3 in format 1.1 (run id seed), one byte flipped in the middle of
+ * the second chunk's section kind; its facts say why the chunk is damaged
+ * (reason). */
+static void flipped_section_1_1(const char *dir, const char *name, uint64_t seed, uint16_t kind,
+				const char *reason)
+{
+	run r;
+	base3(&r, seed, true);
+	uint32_t n;
+	size_t pos = stored_at(r.out.p, r.chunk_offsets[1], kind, &n) + n / 2;
+	r.out.p[pos] ^= 0x40;
+	write_file(dir, name, r.out.p, r.out.len);
+	FILE *f = facts_open(dir, name);
+	bool good[3] = { true, false, true };
+	facts_damaged(f, &r, good, r.chunk_offsets[1], reason);
+	fprintf(f, "flipped_byte %zu\n", pos);
+	fprintf(f, "run %016" PRIx64 " ended clean-close\n", r.run_id);
+	facts_close(f);
+	free(r.out.p);
+}
+
 static void gen_invalid(const char *dir)
 {
 	run r;
@@ -888,39 +909,12 @@ static void gen_invalid(const char *dir)
 
 	/* front-1.1: format 1.1, one byte of the second chunk's STATS flipped:
 	 * Front_Checksum fails, so even a summary refuses the chunk */
-	base3(&r, 0x5eed0000dead0011ull, true);
-	{
-		uint32_t n;
-		size_t pos = stored_at(r.out.p, r.chunk_offsets[1], REC_SECTION_STATS, &n) + n / 2;
-		r.out.p[pos] ^= 0x40;
-		write_file(dir, "front-1.1", r.out.p, r.out.len);
-		FILE *f = facts_open(dir, "front-1.1");
-		bool good[3] = { true, false, true };
-		facts_damaged(f, &r, good, r.chunk_offsets[1], "front");
-		fprintf(f, "flipped_byte %zu\n", pos);
-		fprintf(f, "run %016" PRIx64 " ended clean-close\n", r.run_id);
-		facts_close(f);
-	}
-	free(r.out.p);
-
+	flipped_section_1_1(dir, "front-1.1", 0x5eed0000dead0011ull, REC_SECTION_STATS, "front");
 	/* events-1.1: format 1.1, one byte of the second chunk's EVENTS flipped:
 	 * its header and STATS are checked by Front_Checksum and a summary shows
 	 * them; its events are refused (payload checksum), and so is the chunk
 	 * by a verifying reader */
-	base3(&r, 0x5eed0000dead0012ull, true);
-	{
-		uint32_t n;
-		size_t pos = stored_at(r.out.p, r.chunk_offsets[1], REC_SECTION_EVENTS, &n) + n / 2;
-		r.out.p[pos] ^= 0x40;
-		write_file(dir, "events-1.1", r.out.p, r.out.len);
-		FILE *f = facts_open(dir, "events-1.1");
-		bool good[3] = { true, false, true };
-		facts_damaged(f, &r, good, r.chunk_offsets[1], "events");
-		fprintf(f, "flipped_byte %zu\n", pos);
-		fprintf(f, "run %016" PRIx64 " ended clean-close\n", r.run_id);
-		facts_close(f);
-	}
-	free(r.out.p);
+	flipped_section_1_1(dir, "events-1.1", 0x5eed0000dead0012ull, REC_SECTION_EVENTS, "events");
 }
 
 /* stats-mismatch: a codec-none chunk whose STATS move one event from its
