@@ -49,16 +49,7 @@ enum { S_LOCK = 1, S_HOLD, S_WARM, S_CPU, S_ALLOC, S_ALLOC_WARM };
 static __attribute__((unused))
 void open_gen(gen *g, membuf *m)
 {
-	rec_writer_options o = REC_WRITER_OPTIONS_INIT;
-	o.run_id = 0xabc;
-	o.pid = 77;
-	o.process_start_ns = WALL0;
-	o.anchor_wall_ns = WALL0;
-	o.anchor_ticks = T0;
-	o.chunk_events_size = 200;
-	rec_sink sink = { mem_write, NULL, m };
-	g->str = 0;
-	ok(rec_writer_open(&g->w, &sink, &o));
+	gen_open(g, m, 200);
 	const rec_type types[] = {
 		{ T_DROPPED, 0, "rec.Dropped", "", "", "rec", 4, f_dropped },
 		{ T_LOCKWAIT, D_T_S, "rec.LockWait", "", "", "rec/Locks", 4, f_lock },
@@ -74,11 +65,7 @@ void open_gen(gen *g, membuf *m)
 	ok(rec_writer_define_thread(g->w, TH_W1, 101, str(g, "w1")));
 	ok(rec_writer_define_thread(g->w, TH_W2, 102, str(g, "w2")));
 	ok(rec_writer_define_thread(g->w, TH_W3, 103, str(g, "w3")));
-	static const char *const fn[] = { "rec_mutex_lock_contended_", "handle", "main_loop",
-					  "warmup", "hash", "cache_fill", "rec_sleep_ns",
-					  "rec_malloc" };
-	for (size_t i = 0; i < 8; i++)
-		ok(rec_writer_define_frame(g->w, i + 1, str(g, fn[i]), 0, 0x100 * (i + 1), 4));
+	gen_frames(g);
 	const uint64_t s_lock[] = { F_LOCKREC, F_HANDLE, F_LOOP };
 	const uint64_t s_hold[] = { F_SLEEPREC, F_FILL, F_LOOP };
 	const uint64_t s_warm[] = { F_SLEEPREC, F_WARMUP };

@@ -89,6 +89,34 @@ uint64_t str(gen *g, const char *s)
 static __attribute__((unused))
 uint64_t at(double ms) { return T0 + (uint64_t)(ms * (double)MS); }
 
+/* A writer onto m (run 0xabc, pid 77, T0 ticks at WALL0, chunks of chunk
+ * bytes of events), no string interned yet. */
+static __attribute__((unused))
+void gen_open(gen *g, membuf *m, uint32_t chunk)
+{
+	rec_writer_options o = REC_WRITER_OPTIONS_INIT;
+	o.run_id = 0xabc;
+	o.pid = 77;
+	o.process_start_ns = WALL0;
+	o.anchor_wall_ns = WALL0;
+	o.anchor_ticks = T0;
+	o.chunk_events_size = chunk;
+	rec_sink sink = { mem_write, NULL, m };
+	g->str = 0;
+	ok(rec_writer_open(&g->w, &sink, &o));
+}
+
+/* The frames F_LOCKREC .. F_MALLOCREC, their names interned in that order. */
+static __attribute__((unused))
+void gen_frames(gen *g)
+{
+	static const char *const fn[] = { "rec_mutex_lock_contended_", "handle", "main_loop",
+					  "warmup", "hash", "cache_fill", "rec_sleep_ns",
+					  "rec_malloc" };
+	for (size_t i = 0; i < 8; i++)
+		ok(rec_writer_define_frame(g->w, i + 1, str(g, fn[i]), 0, 0x100 * (i + 1), 4));
+}
+
 static __attribute__((unused))
 void sleep_ev(gen *g, uint64_t th, uint64_t stack, double s, double e)
 {

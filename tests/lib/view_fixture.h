@@ -64,16 +64,7 @@ static __attribute__((unused)) const rec_field f_free[] = {
 static __attribute__((unused))
 void open_gen(gen *g, membuf *m, uint32_t chunk)
 {
-	rec_writer_options o = REC_WRITER_OPTIONS_INIT;
-	o.run_id = 0xabc;
-	o.pid = 77;
-	o.process_start_ns = WALL0;
-	o.anchor_wall_ns = WALL0;
-	o.anchor_ticks = T0;
-	o.chunk_events_size = chunk;
-	rec_sink sink = { mem_write, NULL, m };
-	g->str = 0;
-	ok(rec_writer_open(&g->w, &sink, &o));
+	gen_open(g, m, chunk);
 	const rec_type types[] = {
 		{ T_DROPPED, 0, "rec.Dropped", "", "", "rec", 4, f_dropped },
 		{ T_LOCKWAIT, D_T_S, "rec.LockWait", "", "", "rec/Locks", 4, f_lock },
@@ -90,11 +81,7 @@ void open_gen(gen *g, membuf *m, uint32_t chunk)
 	ok(rec_writer_define_thread(g->w, TH_MAIN, 100, str(g, "main")));
 	ok(rec_writer_define_thread(g->w, TH_W1, 101, str(g, "worker-1")));
 	ok(rec_writer_define_thread(g->w, TH_W2, 102, str(g, "worker-2")));
-	static const char *const fn[] = { "rec_mutex_lock_contended_", "handle", "main_loop",
-					  "warmup", "hash", "cache_fill", "rec_sleep_ns",
-					  "rec_malloc" };
-	for (size_t i = 0; i < 8; i++)
-		ok(rec_writer_define_frame(g->w, i + 1, str(g, fn[i]), 0, 0x100 * (i + 1), 4));
+	gen_frames(g);
 	const uint64_t s_lock[] = { F_LOCKREC, F_HANDLE, F_LOOP };
 	const uint64_t s_hold[] = { F_SLEEPREC, F_FILL, F_LOOP };
 	const uint64_t s_warm[] = { F_SLEEPREC, F_WARMUP };
