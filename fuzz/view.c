@@ -28,8 +28,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 				       l[i].name, (int)(t.len > 4000 ? 4000 : t.len), t.buf);
 
 		rec_view_tool_opts x = { .view = l[i].name, .width = 40, .top = 3, .thread = "*",
-					 .from = 1000, .from_kind = 1, .to = 3600000000000ll,
-					 .to_kind = 1, .by = l[i].by ? "path" : NULL };
+					 .window = { .from_kind = 1, .to_kind = 1, .from = 1000,
+						     .to = 3600000000000ll },
+					 .by = l[i].by ? "path" : NULL };
 		rc = rec_view_run(&x, &t.in, 1, rec_fuzz_tool_begin(&t), rec_fuzz_devnull);
 		rec_fuzz_tool_end(&t, rc, l[i].name);
 		REC_FUZZ_CHECK(rc != REC_EXIT_USAGE || l[i].by, "%s: a usage error", l[i].name);

@@ -415,15 +415,13 @@ static const char usage_text[] =
 	"Exit status: 0 success, 1 a damaged chunk was left out or an input could\n"
 	"not be read or the output written, 2 usage error.\n";
 
-enum { OPT_VERSION = 256, OPT_KEEP_ORDER };
+enum { OPT_KEEP_ORDER = 256 };
 
 static const struct option long_opts[] = {
 	{ "output", required_argument, NULL, 'o' },
 	{ "keep-order", no_argument, NULL, OPT_KEEP_ORDER },
 	{ "quiet", no_argument, NULL, 'q' },
-	{ "help", no_argument, NULL, 'h' },
-	{ "version", no_argument, NULL, OPT_VERSION },
-	{ NULL, 0, NULL, 0 },
+	REC_CLI_COMMON_OPTIONS,
 };
 
 
@@ -437,9 +435,7 @@ int main(int argc, char **argv)
 		case 'o': o.output = optarg; break;
 		case 'q': o.quiet = true; break;
 		case OPT_KEEP_ORDER: o.keep_order = true; break;
-		case 'h': rec_cli_help(usage_text);
-		case OPT_VERSION: rec_cli_version();
-		default: rec_cli_usage_error("unexpected option");
+		default: rec_cli_common_option(c, usage_text);
 		}
 	}
 	size_t n;

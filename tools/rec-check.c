@@ -235,14 +235,12 @@ static const char usage_text[] =
 	"Exit status: 0 every chunk of every file is intact, 1 damage found or a\n"
 	"file could not be read, 2 usage error.\n";
 
-enum { OPT_JSON = 256, OPT_VERSION };
+enum { OPT_JSON = 256 };
 
 static const struct option long_opts[] = {
 	{ "json", no_argument, NULL, OPT_JSON },
 	{ "quiet", no_argument, NULL, 'q' },
-	{ "help", no_argument, NULL, 'h' },
-	{ "version", no_argument, NULL, OPT_VERSION },
-	{ NULL, 0, NULL, 0 },
+	REC_CLI_COMMON_OPTIONS,
 };
 
 
@@ -255,9 +253,7 @@ int main(int argc, char **argv)
 		switch (c) {
 		case OPT_JSON: o.json = true; break;
 		case 'q': o.quiet = true; break;
-		case 'h': rec_cli_help(usage_text);
-		case OPT_VERSION: rec_cli_version();
-		default: rec_cli_usage_error("unexpected option");
+		default: rec_cli_common_option(c, usage_text);
 		}
 	}
 	size_t n;

@@ -64,7 +64,7 @@ static const char usage_text[] =
 	"written are complete and valid; the damaged chunks' rows are missing),\n"
 	"2 usage error.\n";
 
-enum { OPT_VERSION = 256, OPT_ROW_GROUP, OPT_EVENT, OPT_WEIGHT };
+enum { OPT_ROW_GROUP = 256, OPT_EVENT, OPT_WEIGHT };
 
 /* The row groups being filled in a table's open Parquet files (one per
  * input, run and date) are written when they hold more than this. */
@@ -76,9 +76,7 @@ static const struct option long_opts[] = {
 	{ "row-group", required_argument, NULL, OPT_ROW_GROUP },
 	{ "event", required_argument, NULL, OPT_EVENT },
 	{ "weight", required_argument, NULL, OPT_WEIGHT },
-	{ "help", no_argument, NULL, 'h' },
-	{ "version", no_argument, NULL, OPT_VERSION },
-	{ NULL, 0, NULL, 0 },
+	REC_CLI_COMMON_OPTIONS,
 };
 
 /* ---- Parquet types of the schema's columns ------------------------------------------ */
@@ -286,9 +284,7 @@ int main(int argc, char **argv)
 			o.group_rows = (size_t)n;
 			break;
 		}
-		case 'h': rec_cli_help(usage_text);
-		case OPT_VERSION: rec_cli_version();
-		default: rec_cli_usage_error("unexpected option");
+		default: rec_cli_common_option(c, usage_text);
 		}
 	}
 	if (pprof) {

@@ -781,7 +781,7 @@ static const char usage_text[] =
 
 enum {
 	OPT_EVENT = 256, OPT_WEIGHT, OPT_FORMAT, OPT_TITLE, OPT_MINWIDTH, OPT_THREADS,
-	OPT_REVERSE, OPT_LINES, OPT_KEEP_REC, OPT_INCLUDE, OPT_EXCLUDE, OPT_FROM, OPT_TO, OPT_DIFF, OPT_VERSION,
+	OPT_REVERSE, OPT_LINES, OPT_KEEP_REC, OPT_INCLUDE, OPT_EXCLUDE, OPT_FROM, OPT_TO, OPT_DIFF,
 	OPT_WALL
 };
 
@@ -802,9 +802,7 @@ static const struct option long_opts[] = {
 	{ "from", required_argument, NULL, OPT_FROM },
 	{ "to", required_argument, NULL, OPT_TO },
 	{ "diff", required_argument, NULL, OPT_DIFF },
-	{ "help", no_argument, NULL, 'h' },
-	{ "version", no_argument, NULL, OPT_VERSION },
-	{ NULL, 0, NULL, 0 },
+	REC_CLI_COMMON_OPTIONS,
 };
 
 static void add_pattern(const char ***list, size_t *n, const char *re)
@@ -851,20 +849,14 @@ int main(int argc, char **argv)
 	while ((c = rec_cli_getopt(argc, argv, "ho:", long_opts)) != -1) {
 		switch (c) {
 		case OPT_EVENT:
-			if (!*optarg)
-				rec_cli_usage_error("--event: empty name");
-			o.event = optarg;
+			o.event = rec_cli_opt_nonempty("--event", "name", optarg);
 			o.event_given = true;
 			break;
 		case OPT_WALL:
 			o.event = "rec.WallSample";
 			o.event_given = true;
 			break;
-		case OPT_WEIGHT:
-			if (!*optarg)
-				rec_cli_usage_error("--weight: empty field name");
-			o.weight = optarg;
-			break;
+		case OPT_WEIGHT: o.weight = rec_cli_opt_nonempty("--weight", "field name", optarg); break;
 		case OPT_FORMAT:
 			o.html = strcmp(optarg, "html") == 0;
 			o.pprof = strcmp(optarg, "pprof") == 0;
@@ -873,11 +865,7 @@ int main(int argc, char **argv)
 						    optarg);
 			format_set = true;
 			break;
-		case 'o':
-			if (!*optarg)
-				rec_cli_usage_error("--output: empty file name");
-			o.output = optarg;
-			break;
+		case 'o': o.output = rec_cli_opt_nonempty("--output", "file name", optarg); break;
 		case OPT_TITLE: o.title = optarg; break;
 		case OPT_MINWIDTH: parse_minwidth(&o, optarg); break;
 		case OPT_THREADS: o.flags |= REC_STACKAGG_THREADS; break;
@@ -889,9 +877,7 @@ int main(int argc, char **argv)
 		case OPT_FROM: rec_cli_window_opt(&o.window, false, optarg); break;
 		case OPT_TO: rec_cli_window_opt(&o.window, true, optarg); break;
 		case OPT_DIFF: diff = optarg; break;
-		case 'h': rec_cli_help(usage_text);
-		case OPT_VERSION: rec_cli_version();
-		default: rec_cli_usage_error("unexpected option");
+		default: rec_cli_common_option(c, usage_text);
 		}
 	}
 	if (optind >= argc)

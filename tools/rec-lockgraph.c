@@ -214,7 +214,7 @@ static const char usage_text[] =
 	"readable) or a failed render/write, 2 usage error.\n";
 
 enum { OPT_GRAPH = 256, OPT_FORMAT, OPT_MIN_WAIT, OPT_TOP, OPT_FROM, OPT_TO,
-       OPT_THREAD, OPT_CHECK, OPT_ALL, OPT_VERSION };
+       OPT_THREAD, OPT_CHECK, OPT_ALL };
 
 static const struct option long_opts[] = {
 	{ "graph", required_argument, NULL, OPT_GRAPH },
@@ -227,9 +227,7 @@ static const struct option long_opts[] = {
 	{ "to", required_argument, NULL, OPT_TO },
 	{ "thread", required_argument, NULL, OPT_THREAD },
 	{ "check", no_argument, NULL, OPT_CHECK },
-	{ "help", no_argument, NULL, 'h' },
-	{ "version", no_argument, NULL, OPT_VERSION },
-	{ NULL, 0, NULL, 0 },
+	REC_CLI_COMMON_OPTIONS,
 };
 
 static int64_t opt_duration(const char *option, const char *s)
@@ -272,11 +270,7 @@ int main(int argc, char **argv)
 				rec_cli_usage_error("--format: '%s' is not dot, svg, png or pdf", optarg);
 			o.format = optarg;
 			break;
-		case 'o':
-			if (!*optarg)
-				rec_cli_usage_error("--output: empty file name");
-			o.output = optarg;
-			break;
+		case 'o': o.output = rec_cli_opt_nonempty("--output", "file name", optarg); break;
 		case OPT_MIN_WAIT: o.min_wait_ns = opt_duration("--min-wait", optarg); break;
 		case OPT_TOP:
 			o.top = (uint32_t)rec_cli_opt_u64("--top", optarg, 0, UINT32_MAX);
@@ -289,15 +283,9 @@ int main(int argc, char **argv)
 		case OPT_TO:
 			rec_cli_window_opt(&o.window, true, optarg);
 			break;
-		case OPT_THREAD:
-			if (!*optarg)
-				rec_cli_usage_error("--thread: empty name");
-			o.thread = optarg;
-			break;
+		case OPT_THREAD: o.thread = rec_cli_opt_nonempty("--thread", "name", optarg); break;
 		case OPT_CHECK: o.check = true; break;
-		case 'h': rec_cli_help(usage_text);
-		case OPT_VERSION: rec_cli_version();
-		default: rec_cli_usage_error("unexpected option");
+		default: rec_cli_common_option(c, usage_text);
 		}
 	}
 	rec_cli_input in = { .name = rec_cli_one_file(argc, argv) };

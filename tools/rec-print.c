@@ -721,7 +721,7 @@ static const char usage_text[] =
 	"Exit status: 0 success, 1 damaged or unreadable input (after printing every\n"
 	"readable event), 2 usage error.\n";
 
-enum { OPT_EVENTS = 256, OPT_CATEGORIES, OPT_JSON, OPT_STACK_DEPTH, OPT_UNSORTED, OPT_VERSION,
+enum { OPT_EVENTS = 256, OPT_CATEGORIES, OPT_JSON, OPT_STACK_DEPTH, OPT_UNSORTED,
        OPT_JSON_LINES };
 
 static const struct option long_opts[] = {
@@ -731,9 +731,7 @@ static const struct option long_opts[] = {
 	{ "json-lines", no_argument, NULL, OPT_JSON_LINES },
 	{ "stack-depth", required_argument, NULL, OPT_STACK_DEPTH },
 	{ "unsorted", no_argument, NULL, OPT_UNSORTED },
-	{ "help", no_argument, NULL, 'h' },
-	{ "version", no_argument, NULL, OPT_VERSION },
-	{ NULL, 0, NULL, 0 },
+	REC_CLI_COMMON_OPTIONS,
 };
 
 int main(int argc, char **argv)
@@ -744,18 +742,10 @@ int main(int argc, char **argv)
 	int c;
 	while ((c = rec_cli_getopt(argc, argv, "h", long_opts)) != -1) {
 		switch (c) {
-		case OPT_EVENTS: {
-			size_t before = events.count;
-			rec_cli_list_add_csv(&events, optarg);
-			if (events.count == before)
-				rec_cli_usage_error("--events: no name in '%s'", optarg);
-			break;
-		}
+		case OPT_EVENTS: rec_cli_opt_list(&events, "--events", "name", optarg); break;
 		case OPT_CATEGORIES: {
 			size_t before = cats.count;
-			rec_cli_list_add_csv(&cats, optarg);
-			if (cats.count == before)
-				rec_cli_usage_error("--categories: no category in '%s'", optarg);
+			rec_cli_opt_list(&cats, "--categories", "category", optarg);
 			/* "rec/Locks/" means the same as "rec/Locks" */
 			for (size_t i = before; i < cats.count; i++) {
 				char *cat = cats.items[i];
@@ -772,9 +762,7 @@ int main(int argc, char **argv)
 								  REC_MAX_STACK_DEPTH);
 			break;
 		case OPT_UNSORTED: o.unsorted = true; break;
-		case 'h': rec_cli_help(usage_text);
-		case OPT_VERSION: rec_cli_version();
-		default: rec_cli_usage_error("unexpected option");
+		default: rec_cli_common_option(c, usage_text);
 		}
 	}
 	if (o.json && o.json_lines)

@@ -49,36 +49,14 @@
 
 /* ---- options into REC_OPTIONS -------------------------------------------- */
 
-/* A growing string. */
-typedef struct strbuf {
-	char *s;
-	size_t len, cap;
-} strbuf;
-
-static void sb_add(strbuf *b, const char *s, size_t n)
-{
-	if (b->len + n + 1 > b->cap) {
-		b->cap = (b->len + n + 1) * 2;
-		b->s = rec_cli_xrealloc(b->s, b->cap);
-	}
-	memcpy(b->s + b->len, s, n);
-	b->len += n;
-	b->s[b->len] = '\0';
-}
-
-static void sb_str(strbuf *b, const char *s)
-{
-	sb_add(b, s, strlen(s));
-}
-
 /* ",key=value" (no comma first). */
-static void sb_kv(strbuf *b, const char *key, const char *value)
+static void sb_kv(rec_cli_strbuf *b, const char *key, const char *value)
 {
 	if (b->len)
-		sb_str(b, ",");
-	sb_str(b, key);
-	sb_str(b, "=");
-	sb_str(b, value);
+		rec_cli_strbuf_str(b, ",");
+	rec_cli_strbuf_str(b, key);
+	rec_cli_strbuf_str(b, "=");
+	rec_cli_strbuf_str(b, value);
 }
 
 /* Checks text with the recorder's own REC_OPTIONS parser; false after the
@@ -142,7 +120,7 @@ static bool check_duration(const char *option, const char *v)
 }
 
 /* The REC_OPTIONS value for o into b; false after a usage message. */
-static bool build_options(const rec_record_opts *o, strbuf *b)
+static bool build_options(const rec_record_opts *o, rec_cli_strbuf *b)
 {
 	if (!o->flight && (o->max_age || o->max_size)) {
 		rec_cli_usage_fail("%s needs --flight", o->max_age ? "--max-age" : "--max-size");
@@ -154,11 +132,11 @@ static bool build_options(const rec_record_opts *o, strbuf *b)
 		for (char *p = list; *p; p++)
 			if (*p == ',')
 				*p = ';';
-		strbuf one = { 0 };
+		rec_cli_strbuf one = { 0 };
 		sb_kv(&one, "events", list);
 		bool ok = recorder_accepts("--events", one.s) && events_accepted(o->events);
 		if (ok)
-			sb_str(b, one.s);
+			rec_cli_strbuf_str(b, one.s);
 		free(one.s);
 		free(list);
 		if (!ok)
@@ -172,7 +150,7 @@ static bool build_options(const rec_record_opts *o, strbuf *b)
 			sb_kv(b, "maxage", o->max_age);
 		}
 		if (o->max_size) {
-			strbuf one = { 0 };
+			rec_cli_strbuf one = { 0 };
 			sb_kv(&one, "maxsize", o->max_size);
 			bool ok = recorder_accepts("--max-size", one.s);
 			free(one.s);
@@ -202,7 +180,7 @@ static bool build_options(const rec_record_opts *o, strbuf *b)
 			continue;
 		if (keys[i].duration && !check_duration(keys[i].option, v))
 			return false;
-		strbuf one = { 0 };
+		rec_cli_strbuf one = { 0 };
 		sb_kv(&one, keys[i].key, v);
 		bool ok = recorder_accepts(keys[i].option, one.s);
 		free(one.s);
@@ -593,8 +571,8 @@ int rec_record_run(const rec_record_opts *o, char *const argv[], FILE *err)
 	rec_cli_set_streams(NULL, err);
 	if (!argv || !argv[0])
 		return rec_cli_usage_fail("no program to record (rec-record [OPTIONS] -- PROGRAM [ARGS...])");
-	strbuf options = { 0 };
-	sb_str(&options, "");
+	rec_cli_strbuf options = { 0 };
+	rec_cli_strbuf_str(&options, "");
 	if (!build_options(o, &options)) {
 		free(options.s);
 		return REC_EXIT_USAGE;
@@ -709,8 +687,7 @@ enum {
 	OPT_WALL,
 	OPT_ALLOC,
 	OPT_IO,
-	OPT_FORKS,
-	OPT_VERSION
+	OPT_FORKS
 };
 static const struct option long_opts[] = {
 	{ "output", required_argument, NULL, 'o' },
@@ -725,9 +702,7 @@ static const struct option long_opts[] = {
 	{ "io-threshold", required_argument, NULL, OPT_IO },
 	{ "follow-forks", no_argument, NULL, OPT_FORKS },
 	{ "quiet", no_argument, NULL, 'q' },
-	{ "help", no_argument, NULL, 'h' },
-	{ "version", no_argument, NULL, OPT_VERSION },
-	{ NULL, 0, NULL, 0 },
+	REC_CLI_COMMON_OPTIONS,
 };
 
 int main(int argc, char **argv)
@@ -756,9 +731,7 @@ int main(int argc, char **argv)
 		case OPT_IO: o.io_threshold = optarg; break;
 		case OPT_FORKS: o.follow_forks = true; break;
 		case 'q': o.quiet = true; break;
-		case 'h': rec_cli_help(usage_text);
-		case OPT_VERSION: rec_cli_version();
-		default: rec_cli_usage_error("unexpected option");
+		default: rec_cli_common_option(c, usage_text);
 		}
 	}
 	if (o.output && !*o.output)

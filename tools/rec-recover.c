@@ -160,13 +160,10 @@ static const char usage_text[] =
 	"A chunk of a newer major format version cannot be verified: it is dropped\n"
 	"and named as such (keep IN: a newer rec-recover keeps it).\n";
 
-enum { OPT_VERSION = 256 };
 
 static const struct option long_opts[] = {
 	{ "quiet", no_argument, NULL, 'q' },
-	{ "help", no_argument, NULL, 'h' },
-	{ "version", no_argument, NULL, OPT_VERSION },
-	{ NULL, 0, NULL, 0 },
+	REC_CLI_COMMON_OPTIONS,
 };
 
 
@@ -178,9 +175,7 @@ int main(int argc, char **argv)
 	while ((c = rec_cli_getopt(argc, argv, "hq", long_opts)) != -1) {
 		switch (c) {
 		case 'q': o.quiet = true; break;
-		case 'h': rec_cli_help(usage_text);
-		case OPT_VERSION: rec_cli_version();
-		default: rec_cli_usage_error("unexpected option");
+		default: rec_cli_common_option(c, usage_text);
 		}
 	}
 	if (argc - optind != 2)

@@ -27,9 +27,16 @@
 
 typedef struct read_ctx {
 	rec_findings *f;
-	const char *name;
 	bool nomem;
+	const char *name;
 } read_ctx;
+
+static void begin_input(void *ctx, const rec_cli_input *in)
+{
+	read_ctx *c = ctx;
+	rec_findings_begin_input(c->f);
+	c->name = in->name;
+}
 
 static int add_one(void *ctx, const rec_event *ev)
 {
@@ -65,7 +72,7 @@ int rec_report_findings(const rec_report_tool_opts *o, const rec_cli_input *in, 
 		rec_cli_error("out of memory");
 		return REC_EXIT_DATA;
 	}
-	int rc = REC_EXIT_OK;
+	int rc;
 	/* The recording rules' numbers: rec-summary's, read first (damaged
 	 * chunks are reported once, by the event pass below). */
 	rec_summary *s = NULL;
@@ -74,42 +81,17 @@ int rec_report_findings(const rec_report_tool_opts *o, const rec_cli_input *in, 
 		rec_findings_close(f);
 		return REC_EXIT_DATA;
 	}
-	for (size_t i = 0; i < n; i++) {
-		rec_reader *r = NULL;
-		if (rec_cli_input_reader(&in[i], 0, &r) != REC_OK)
-			continue;
-		if (rec_summary_add_reader(s, r, in[i].name, REC_SUMMARY_DROPS | REC_SUMMARY_COUNTERS) !=
-		    REC_OK) {
-			rec_cli_file_error(in[i].name, "%s", rec_summary_errmsg(s));
-			rc = REC_EXIT_DATA;
-		}
-		rec_reader_close(r);
-	}
+	rc = rec_cli_summary_inputs(s, in, n, REC_SUMMARY_DROPS | REC_SUMMARY_COUNTERS);
 	if (rec_findings_add_summary(f, rec_summary_get(s)) != REC_OK)
 		rc = REC_EXIT_DATA;
 	rec_summary_close(s);
-	for (size_t i = 0; i < n; i++) {
-		rec_reader *r = rec_cli_input_open(&in[i], REC_READ_ORDERED);
-		if (!r) {
-			rc = REC_EXIT_DATA;
-			continue;
-		}
-		rec_findings_begin_input(f);
-		/* one pass with the union of the types the rules read */
-		if (rec_reader_select_types(r, rec_findings_type_filter, f) != REC_OK) {
-			rec_cli_file_error(in[i].name, "%s", rec_reader_problem(r)->message);
-			rec_reader_close(r);
-			rc = REC_EXIT_DATA;
-			continue;
-		}
-		read_ctx ctx = { f, in[i].name, false };
-		int frc = rec_cli_each_event(r, in[i].name, add_one, &ctx);
-		rec_reader_close(r);
-		if (frc > rc)
-			rc = frc;
-		if (ctx.nomem)
-			break;
-	}
+	/* one pass with the union of the types the rules read */
+	read_ctx ctx = { f, false, NULL };
+	rec_cli_event_pass pass = { begin_input, rec_findings_type_filter, f, add_one, &ctx,
+				    &ctx.nomem };
+	int frc = rec_cli_each_input_event(in, n, &pass);
+	if (frc > rc)
+		rc = frc;
 	const rec_finding *list;
 	size_t count;
 	if (rec_findings_get(f, &list, &count) != REC_OK) {
@@ -132,20 +114,6 @@ int rec_report_findings(const rec_report_tool_opts *o, const rec_cli_input *in, 
 
 /* ---- text -------------------------------------------------------------------------------- */
 
-static void out_files(const rec_cli_input *in, size_t n)
-{
-	for (size_t i = 0; i < n; i++) {
-		rec_out_char(' ');
-		rec_out_str(in[i].name);
-	}
-}
-
-static void fact_str(const rec_finding_fact *x, char *buf, size_t cap)
-{
-	rec_view_column col = { x->title, x->key, x->kind };
-	rec_viewtab_cell_str(&col, &x->value, buf, cap);
-}
-
 static void print_finding(const rec_finding *x, size_t index, const rec_cli_input *in, size_t n,
 			      uint32_t width)
 {
@@ -164,7 +132,7 @@ static void print_finding(const rec_finding *x, size_t index, const rec_cli_inpu
 			rec_out_str(x->facts[i].title);
 			REC_OUT_LIT(": ");
 			rec_viewtab_spaces(tw - strlen(x->facts[i].title));
-			fact_str(&x->facts[i], buf, sizeof buf);
+			rec_viewtab_fact_str(&x->facts[i], buf, sizeof buf);
 			rec_out_str(buf);
 			rec_out_char('\n');
 		}
@@ -200,7 +168,7 @@ static void print_finding(const rec_finding *x, size_t index, const rec_cli_inpu
 	}
 	REC_OUT_LIT("   Next: ");
 	rec_out_str(x->next);
-	out_files(in, n);
+	rec_out_input_names(in, n);
 	rec_out_char('\n');
 }
 
@@ -213,7 +181,7 @@ static void print_text(const rec_cli_input *in, size_t n, const rec_finding *lis
 	rec_out_printf("%zu finding%s (%zu critical, %zu warning, %zu info) in", count,
 		       count == 1 ? "" : "s", sev[REC_FINDING_CRITICAL], sev[REC_FINDING_WARNING],
 		       sev[REC_FINDING_INFO]);
-	out_files(in, n);
+	rec_out_input_names(in, n);
 	rec_out_char('\n');
 	for (size_t i = 0; i < count; i++) {
 		rec_out_char('\n');
@@ -222,17 +190,6 @@ static void print_text(const rec_cli_input *in, size_t n, const rec_finding *lis
 }
 
 /* ---- JSON ---------------------------------------------------------------------------------- */
-
-static void json_fact(rec_json *j, const rec_finding_fact *x)
-{
-	switch (x->kind) {
-	case REC_VIEW_TEXT: rec_json_str(j, x->value.text); break;
-	case REC_VIEW_PERCENT: rec_json_double(j, x->value.f); break;
-	case REC_VIEW_OFFSET:
-	case REC_VIEW_TIME: rec_json_i64(j, x->value.i); break;
-	default: rec_json_u64(j, x->value.u); break;
-	}
-}
 
 static char *next_command(const rec_finding *x, const rec_cli_input *in, size_t n)
 {
@@ -263,14 +220,9 @@ static void json_finding(rec_json *j, const rec_finding *x, const rec_cli_input 
 	rec_json_begin_array(j, false);
 	for (size_t i = 0; i < x->fact_count; i++) {
 		rec_json_begin_object(j, true);
-		rec_json_key(j, "key");
-		rec_json_str(j, x->facts[i].key);
-		rec_json_key(j, "title");
-		rec_json_str(j, x->facts[i].title);
-		rec_json_key(j, "kind");
-		rec_json_str(j, rec_viewtab_kind_name(x->facts[i].kind));
+		rec_viewtab_json_column(j, x->facts[i].key, x->facts[i].title, x->facts[i].kind);
 		rec_json_key(j, "value");
-		json_fact(j, &x->facts[i]);
+		rec_viewtab_json_cell(j, x->facts[i].kind, &x->facts[i].value);
 		rec_json_end_object(j);
 	}
 	rec_json_end_array(j);
@@ -309,16 +261,7 @@ static void print_json(const rec_report_tool_opts *o, const rec_cli_input *in, s
 		       const rec_finding *list, size_t count)
 {
 	rec_json j = { 0 };
-	rec_json_begin_object(&j, false);
-	rec_json_key(&j, "schema");
-	rec_json_u64(&j, 1);
-	rec_json_key(&j, "files");
-	rec_json_begin_array(&j, true);
-	for (size_t i = 0; i < n; i++)
-		rec_json_str(&j, in[i].name);
-	rec_json_end_array(&j);
-	rec_json_key(&j, "by");
-	rec_json_str(&j, o->by);
+	rec_json_head(&j, NULL, NULL, in, n, o->by);
 	rec_json_key(&j, "findings");
 	rec_json_begin_array(&j, false);
 	for (size_t i = 0; i < count; i++)
@@ -426,7 +369,7 @@ static const char usage_text[] =
 	"unreadable input (after printing the findings of what was readable), 2 usage\n"
 	"error.\n";
 
-enum { OPT_RULES = 256, OPT_JSON, OPT_BY, OPT_TYPE, OPT_FROM, OPT_TO, OPT_WIDTH, OPT_VERSION,
+enum { OPT_RULES = 256, OPT_JSON, OPT_BY, OPT_TYPE, OPT_FROM, OPT_TO, OPT_WIDTH,
        OPT_BASELINE };
 #define OPT_OUTPUT 'o'
 #define SHORT_OPTS "ho:"
@@ -441,17 +384,8 @@ static const struct option long_opts[] = {
 	{ "width", required_argument, NULL, OPT_WIDTH },
 	{ "baseline", required_argument, NULL, OPT_BASELINE },
 	{ "output", required_argument, NULL, OPT_OUTPUT },
-	{ "help", no_argument, NULL, 'h' },
-	{ "version", no_argument, NULL, OPT_VERSION },
-	{ NULL, 0, NULL, 0 },
+	REC_CLI_COMMON_OPTIONS,
 };
-
-static const char *nonempty(const char *option, const char *s)
-{
-	if (!*s)
-		rec_cli_usage_error("%s: empty value", option);
-	return s;
-}
 
 static void list_rules(void)
 {
@@ -496,8 +430,8 @@ int main(int argc, char **argv)
 		switch (c) {
 		case OPT_RULES: rules = true; break;
 		case OPT_JSON: o.json = true; break;
-		case OPT_BY: o.by = nonempty("--by", optarg); break;
-		case OPT_TYPE: o.type = nonempty("--type", optarg); break;
+		case OPT_BY: o.by = rec_cli_opt_nonempty("--by", "value", optarg); break;
+		case OPT_TYPE: o.type = rec_cli_opt_nonempty("--type", "value", optarg); break;
 		case OPT_FROM: rec_cli_window_opt(&o.window, false, optarg); break;
 		case OPT_TO: rec_cli_window_opt(&o.window, true, optarg); break;
 		case OPT_WIDTH: o.width = (uint32_t)rec_cli_opt_u64("--width", optarg, 40, 100000); break;
@@ -507,10 +441,8 @@ int main(int argc, char **argv)
 			baseline = regular_input(optarg);
 			o.baseline = &baseline;
 			break;
-		case OPT_OUTPUT: o.output = nonempty("--output", optarg); break;
-		case 'h': rec_cli_help(usage_text);
-		case OPT_VERSION: rec_cli_version();
-		default: rec_cli_usage_error("unexpected option");
+		case OPT_OUTPUT: o.output = rec_cli_opt_nonempty("--output", "value", optarg); break;
+		default: rec_cli_common_option(c, usage_text);
 		}
 	}
 	if (rules) {

@@ -375,14 +375,12 @@ static const char usage_text[] =
 	"Exit status: 0 success, 1 a damaged chunk was left out, or reading or\n"
 	"writing failed, 2 usage error.\n";
 
-enum { OPT_VERSION = 256, OPT_BY };
+enum { OPT_BY = 256 };
 
 static const struct option long_opts[] = {
 	{ "by", required_argument, NULL, OPT_BY },
 	{ "prefix", required_argument, NULL, 'o' },
-	{ "help", no_argument, NULL, 'h' },
-	{ "version", no_argument, NULL, OPT_VERSION },
-	{ NULL, 0, NULL, 0 },
+	REC_CLI_COMMON_OPTIONS,
 };
 
 /* "<digits><unit>" with unit among the given suffixes; overflow checked. */
@@ -444,9 +442,7 @@ int main(int argc, char **argv)
 			}
 			break;
 		case 'o': o.prefix = optarg; break;
-		case 'h': rec_cli_help(usage_text);
-		case OPT_VERSION: rec_cli_version();
-		default: rec_cli_usage_error("unexpected option");
+		default: rec_cli_common_option(c, usage_text);
 		}
 	}
 	if (!o.by)

@@ -50,7 +50,7 @@ static const char usage_text[] =
 	"Exit status: 0 success, 1 damaged input, I/O or SQL error (after printing\n"
 	"every row it could), 2 usage error.\n";
 
-enum { OPT_VERSION = 256, OPT_SCHEMA, OPT_EXPORT, OPT_STATS };
+enum { OPT_SCHEMA = 256, OPT_EXPORT, OPT_STATS };
 
 static const struct option long_opts[] = {
 	{ "format", required_argument, NULL, 'f' },
@@ -58,9 +58,7 @@ static const struct option long_opts[] = {
 	{ "schema", no_argument, NULL, OPT_SCHEMA },
 	{ "export", required_argument, NULL, OPT_EXPORT },
 	{ "stats", no_argument, NULL, OPT_STATS },
-	{ "help", no_argument, NULL, 'h' },
-	{ "version", no_argument, NULL, OPT_VERSION },
-	{ NULL, 0, NULL, 0 },
+	REC_CLI_COMMON_OPTIONS,
 };
 
 static bool is_file(const char *path)
@@ -124,36 +122,32 @@ static int export_db(sqlite3 *db, const rec_sql *s, const char *path)
 static int interactive(sqlite3 *db, sql_out_format format)
 {
 	bool tty = isatty(STDIN_FILENO);
-	char *line = NULL, *buf = NULL;
-	size_t cap = 0, len = 0, bcap = 0;
+	char *line = NULL;
+	size_t cap = 0;
+	rec_cli_strbuf b = { 0 }; /* the statement so far */
 	int rc = 0;
 	for (;;) {
 		if (tty) {
 			rec_cli_out_sync();
-			fputs(len ? "   ...> " : "rec-sql> ", stderr);
+			fputs(b.len ? "   ...> " : "rec-sql> ", stderr);
 		}
 		ssize_t n = getline(&line, &cap, stdin);
 		if (n < 0)
 			break;
-		if (len + (size_t)n + 1 > bcap) {
-			bcap = (len + (size_t)n + 1) * 2;
-			buf = rec_cli_xrealloc(buf, bcap);
-		}
-		memcpy(buf + len, line, (size_t)n + 1);
-		len += (size_t)n;
-		if (sqlite3_complete(buf)) {
-			rc |= rec_sql_run(db, buf, format);
-			len = 0;
+		rec_cli_strbuf_add(&b, line, (size_t)n);
+		if (sqlite3_complete(b.s)) {
+			rc |= rec_sql_run(db, b.s, format);
+			rec_cli_strbuf_reset(&b);
 			if (tty)
 				rec_cli_out_sync();
 		}
 	}
-	if (len > 0 && strspn(buf, " \t\r\n") < len)
-		rc |= rec_sql_run(db, buf, format);
+	if (b.len > 0 && strspn(b.s, " \t\r\n") < b.len)
+		rc |= rec_sql_run(db, b.s, format);
 	if (tty)
 		fputc('\n', stderr);
 	free(line);
-	free(buf);
+	rec_cli_strbuf_free(&b);
 	return rc;
 }
 
@@ -180,9 +174,7 @@ int main(int argc, char **argv)
 		case OPT_SCHEMA: schema = true; break;
 		case OPT_EXPORT: export_path = optarg; break;
 		case OPT_STATS: stats = true; break;
-		case 'h': rec_cli_help(usage_text);
-		case OPT_VERSION: rec_cli_version();
-		default: rec_cli_usage_error("unexpected option");
+		default: rec_cli_common_option(c, usage_text);
 		}
 	}
 	if (schema && export_path)

@@ -734,15 +734,13 @@ static const char usage_text[] =
 	"Exit status: 0 success, 1 damaged or unreadable input (after printing the\n"
 	"summary of what was readable), 2 usage error.\n";
 
-enum { OPT_JSON = 256, OPT_VERIFY, OPT_NO_COUNTERS, OPT_VERSION };
+enum { OPT_JSON = 256, OPT_VERIFY, OPT_NO_COUNTERS };
 
 static const struct option long_opts[] = {
 	{ "json", no_argument, NULL, OPT_JSON },
 	{ "verify", no_argument, NULL, OPT_VERIFY },
 	{ "no-counters", no_argument, NULL, OPT_NO_COUNTERS },
-	{ "help", no_argument, NULL, 'h' },
-	{ "version", no_argument, NULL, OPT_VERSION },
-	{ NULL, 0, NULL, 0 },
+	REC_CLI_COMMON_OPTIONS,
 };
 
 
@@ -756,9 +754,7 @@ int main(int argc, char **argv)
 		case OPT_JSON: o.json = true; break;
 		case OPT_VERIFY: o.flags |= REC_SUMMARY_VERIFY; break;
 		case OPT_NO_COUNTERS: o.flags &= ~(REC_SUMMARY_COUNTERS | REC_SUMMARY_DROPS); break;
-		case 'h': rec_cli_help(usage_text);
-		case OPT_VERSION: rec_cli_version();
-		default: rec_cli_usage_error("unexpected option");
+		default: rec_cli_common_option(c, usage_text);
 		}
 	}
 	size_t n;

@@ -793,7 +793,7 @@ static const char usage_text[] =
 	"Exit status: 0 success, 1 damaged or unreadable input (the JSON is still\n"
 	"complete, with every readable event) or a failed write, 2 usage error.\n";
 
-enum { OPT_VERSION = 256, OPT_EVENTS, OPT_FROM, OPT_TO, OPT_THREAD };
+enum { OPT_EVENTS = 256, OPT_FROM, OPT_TO, OPT_THREAD };
 
 static const struct option long_opts[] = {
 	{ "output", required_argument, NULL, 'o' },
@@ -801,9 +801,7 @@ static const struct option long_opts[] = {
 	{ "from", required_argument, NULL, OPT_FROM },
 	{ "to", required_argument, NULL, OPT_TO },
 	{ "thread", required_argument, NULL, OPT_THREAD },
-	{ "help", no_argument, NULL, 'h' },
-	{ "version", no_argument, NULL, OPT_VERSION },
-	{ NULL, 0, NULL, 0 },
+	REC_CLI_COMMON_OPTIONS,
 };
 
 int main(int argc, char **argv)
@@ -815,28 +813,12 @@ int main(int argc, char **argv)
 	int c;
 	while ((c = rec_cli_getopt(argc, argv, "ho:", long_opts)) != -1) {
 		switch (c) {
-		case 'o':
-			if (!*optarg)
-				rec_cli_usage_error("--output: empty file name");
-			o.output = optarg;
-			break;
-		case OPT_EVENTS: {
-			size_t before = events.count;
-			rec_cli_list_add_csv(&events, optarg);
-			if (events.count == before)
-				rec_cli_usage_error("--events: no name in '%s'", optarg);
-			break;
-		}
+		case 'o': o.output = rec_cli_opt_nonempty("--output", "file name", optarg); break;
+		case OPT_EVENTS: rec_cli_opt_list(&events, "--events", "name", optarg); break;
 		case OPT_FROM: rec_cli_window_opt(&o.window, false, optarg); break;
 		case OPT_TO: rec_cli_window_opt(&o.window, true, optarg); break;
-		case OPT_THREAD:
-			if (!*optarg)
-				rec_cli_usage_error("--thread: empty value");
-			o.thread = optarg;
-			break;
-		case 'h': rec_cli_help(usage_text);
-		case OPT_VERSION: rec_cli_version();
-		default: rec_cli_usage_error("unexpected option");
+		case OPT_THREAD: o.thread = rec_cli_opt_nonempty("--thread", "value", optarg); break;
+		default: rec_cli_common_option(c, usage_text);
 		}
 	}
 	rec_cli_input in = { .name = rec_cli_one_file(argc, argv) };

@@ -25,18 +25,7 @@ static void print_json(const rec_view_tool_opts *o, const rec_cli_input *in, siz
 		       const rec_view_table *tables, size_t count)
 {
 	rec_json j = { 0 };
-	rec_json_begin_object(&j, false);
-	rec_json_key(&j, "schema");
-	rec_json_u64(&j, 1);
-	rec_json_key(&j, "view");
-	rec_json_str(&j, o->view);
-	rec_json_key(&j, "files");
-	rec_json_begin_array(&j, true);
-	for (size_t i = 0; i < n; i++)
-		rec_json_str(&j, in[i].name);
-	rec_json_end_array(&j);
-	rec_json_key(&j, "by");
-	rec_json_str(&j, o->by);
+	rec_json_head(&j, o->view, NULL, in, n, o->by);
 	rec_json_key(&j, "tables");
 	rec_json_begin_array(&j, false);
 	for (size_t t = 0; t < count; t++)
@@ -55,6 +44,13 @@ typedef struct read_ctx {
 	rec_cli_typesel *tsel;      /* --type checked while reading (not rereadable) */
 	const rec_chunk_info *chunk;
 } read_ctx;
+
+static void begin_input(void *ctx, const rec_cli_input *in)
+{
+	read_ctx *c = ctx;
+	rec_view_begin_input(c->v);
+	c->name = in->name;
+}
 
 static int add_one(void *ctx, const rec_event *ev)
 {
@@ -93,25 +89,16 @@ static rec_view_options view_options(const rec_view_tool_opts *o, const rec_cli_
 	vo.type = o->type;
 	vo.thread = o->thread;
 	vo.top = top;
-	if (o->from_kind == 2) {
+	int64_t lo = INT64_MIN, hi = INT64_MAX;
+	if (first)
+		rec_cli_window_bounds(&o->window, first, &lo, &hi);
+	if (lo != INT64_MIN) {
 		vo.flags |= REC_VIEW_FROM;
-		vo.from_wall_ns = o->from;
+		vo.from_wall_ns = lo;
 	}
-	if (o->to_kind == 2) {
+	if (hi != INT64_MAX) {
 		vo.flags |= REC_VIEW_TO;
-		vo.to_wall_ns = o->to;
-	}
-	int64_t start = 0;
-	if ((o->from_kind == 1 || o->to_kind == 1) && first &&
-	    rec_cli_recording_start(first, false, &start)) {
-		if (o->from_kind == 1) {
-			vo.flags |= REC_VIEW_FROM;
-			vo.from_wall_ns = start + o->from;
-		}
-		if (o->to_kind == 1) {
-			vo.flags |= REC_VIEW_TO;
-			vo.to_wall_ns = start + o->to;
-		}
+		vo.to_wall_ns = hi;
 	}
 	return vo;
 }
@@ -128,42 +115,18 @@ static int read_inputs(rec_view *v, const rec_view_tool_opts *o, const rec_cli_i
 			rec_cli_error("out of memory");
 			return REC_EXIT_DATA;
 		}
-		for (size_t i = 0; i < n; i++) {
-			rec_reader *r = NULL;
-			if (rec_cli_input_reader(&in[i], 0, &r) != REC_OK)
-				continue; /* the event pass below reports it */
-			if (rec_summary_add_reader(s, r, in[i].name, REC_SUMMARY_DROPS) != REC_OK)
-				rc = REC_EXIT_DATA;
-			rec_reader_close(r);
-		}
+		rc = rec_cli_summary_inputs(s, in, n, REC_SUMMARY_DROPS);
 		if (rec_view_add_summary(v, rec_summary_get(s)) != REC_OK)
 			rc = REC_EXIT_DATA;
 		rec_summary_close(s);
 	}
-	for (size_t i = 0; i < n; i++) {
-		rec_reader *r = rec_cli_input_open(&in[i], REC_READ_ORDERED);
-		if (!r) {
-			rc = REC_EXIT_DATA;
-			continue;
-		}
-		rec_view_begin_input(v);
-		/* Only the types the view reads are decoded and ordered; not while
-		 * --type is checked against the chunks the events come from. */
-		if (!tsel && rec_reader_select_types(r, rec_view_type_filter, v) != REC_OK) {
-			rec_cli_file_error(in[i].name, "%s", rec_reader_problem(r)->message);
-			rec_reader_close(r);
-			rc = REC_EXIT_DATA;
-			continue;
-		}
-		read_ctx ctx = { v, in[i].name, false, tsel, NULL };
-		int frc = rec_cli_each_event(r, in[i].name, add_one, &ctx);
-		rec_reader_close(r);
-		if (frc > rc)
-			rc = frc;
-		if (ctx.nomem)
-			break;
-	}
-	return rc;
+	/* Only the types the view reads are decoded and ordered; not while
+	 * --type is checked against the chunks the events come from. */
+	read_ctx ctx = { v, NULL, false, tsel, NULL };
+	rec_cli_event_pass pass = { begin_input, tsel ? NULL : rec_view_type_filter, v, add_one,
+				    &ctx, &ctx.nomem };
+	int frc = rec_cli_each_input_event(in, n, &pass);
+	return frc > rc ? frc : rc;
 }
 
 static void print_json_diff(const rec_view_tool_opts *o, const rec_cli_input *in, size_t n,
@@ -171,22 +134,7 @@ static void print_json_diff(const rec_view_tool_opts *o, const rec_cli_input *in
 			    bool *ok)
 {
 	rec_json j = { 0 };
-	rec_json_begin_object(&j, false);
-	rec_json_key(&j, "schema");
-	rec_json_u64(&j, 1);
-	rec_json_key(&j, "view");
-	rec_json_str(&j, o->view);
-	rec_json_key(&j, "baseline");
-	rec_json_begin_array(&j, true);
-	rec_json_str(&j, o->baseline->name);
-	rec_json_end_array(&j);
-	rec_json_key(&j, "files");
-	rec_json_begin_array(&j, true);
-	for (size_t i = 0; i < n; i++)
-		rec_json_str(&j, in[i].name);
-	rec_json_end_array(&j);
-	rec_json_key(&j, "by");
-	rec_json_str(&j, o->by);
+	rec_json_head(&j, o->view, o->baseline->name, in, n, o->by);
 	rec_json_key(&j, "tables");
 	rec_json_begin_array(&j, false);
 	*ok = rec_viewdiff_print_all(&j, bt, bn, at, an, o->top, 0);
@@ -300,26 +248,14 @@ static const view_sql view_sqls[] = {
 #include "view_sql.h"
 };
 
-/* Append s to b (at *n of cap), doubling ' when quote. */
-static void sql_put(char **b, size_t *n, size_t *cap, const char *s, bool quote)
+/* Append s to b, doubling ' when quote. */
+static void sql_put(rec_cli_strbuf *b, const char *s, bool quote)
 {
-	for (bool first = true; first || *s; first = false) {
-		if (*n + 3 > *cap) {
-			*cap = *cap * 2 + 256;
-			char *p = realloc(*b, *cap);
-			if (!p) {
-				rec_cli_error("out of memory");
-				exit(REC_EXIT_DATA);
-			}
-			*b = p;
-		}
-		if (!*s)
-			break;
+	for (; *s; s++) {
 		if (quote && *s == '\'')
-			(*b)[(*n)++] = '\'';
-		(*b)[(*n)++] = *s++;
+			rec_cli_strbuf_add(b, "'", 1);
+		rec_cli_strbuf_add(b, s, 1);
 	}
-	(*b)[*n] = 0;
 }
 
 /* rec-view --sql VIEW [--type TYPE] [--by FIELD]: the view's SQL, its
@@ -351,9 +287,8 @@ static int print_sql(const char *view, const char *type, const char *by)
 	for (size_t i = 0; i < sizeof view_sqls / sizeof view_sqls[0]; i++)
 		if (strcmp(view_sqls[i].view, "site.with") == 0)
 			site = view_sqls[i].text;
-	char *b = NULL;
-	size_t n = 0, cap = 0;
-	sql_put(&b, &n, &cap, "", false);
+	rec_cli_strbuf b = { 0 };
+	rec_cli_strbuf_str(&b, "");
 	for (const char *s = q->text; *s;) {
 		static const char *const names[] = { "{type}", "{table}", "{by}", "{column}", "{site}" };
 		const char *vals[] = { type, table, by, column, site };
@@ -361,15 +296,14 @@ static int print_sql(const char *view, const char *type, const char *by)
 		while (k < 5 && strncmp(s, names[k], strlen(names[k])) != 0)
 			k++;
 		if (k < 5 && vals[k]) {
-			sql_put(&b, &n, &cap, vals[k], k == 0 || k == 2);
+			sql_put(&b, vals[k], k == 0 || k == 2);
 			s += strlen(names[k]);
 		} else {
-			char one[2] = { *s++, 0 };
-			sql_put(&b, &n, &cap, one, false);
+			rec_cli_strbuf_add(&b, s++, 1);
 		}
 	}
-	rec_out_str(b);
-	free(b);
+	rec_out_str(b.s);
+	rec_cli_strbuf_free(&b);
 	free(table);
 	free(column);
 	return REC_EXIT_OK;
@@ -427,7 +361,7 @@ static const char usage_text[] =
 	"was readable), 2 usage error.\n";
 
 enum { OPT_LIST = 256, OPT_JSON, OPT_WIDTH, OPT_TOP, OPT_BY, OPT_TYPE, OPT_FROM, OPT_TO,
-       OPT_THREAD, OPT_BASELINE, OPT_SQL, OPT_VERSION };
+       OPT_THREAD, OPT_BASELINE, OPT_SQL };
 
 static const struct option long_opts[] = {
 	{ "list", no_argument, NULL, OPT_LIST },
@@ -441,19 +375,8 @@ static const struct option long_opts[] = {
 	{ "to", required_argument, NULL, OPT_TO },
 	{ "thread", required_argument, NULL, OPT_THREAD },
 	{ "baseline", required_argument, NULL, OPT_BASELINE },
-	{ "help", no_argument, NULL, 'h' },
-	{ "version", no_argument, NULL, OPT_VERSION },
-	{ NULL, 0, NULL, 0 },
+	REC_CLI_COMMON_OPTIONS,
 };
-
-/* --from/--to: an offset (kind 1) or a time (kind 2), else a usage error. */
-static void time_opt(const char *option, const char *s, int64_t *v, int *kind)
-{
-	*kind = rec_cli_parse_duration(s, v) ? 1 : rec_cli_parse_iso_time(s, v) ? 2 : 0;
-	if (!*kind)
-		rec_cli_usage_error("%s: '%s' is not a duration (e.g. 10ms, 1.5s) nor a time "
-				    "(2026-12-02T10:14:03[.frac][Z|+HH:MM])", option, s);
-}
 
 static void list_views(void)
 {
@@ -473,13 +396,6 @@ static void list_views(void)
 	}
 }
 
-static const char *nonempty(const char *option, const char *s)
-{
-	if (!*s)
-		rec_cli_usage_error("%s: empty value", option);
-	return s;
-}
-
 int main(int argc, char **argv)
 {
 	rec_cli_init("rec-view");
@@ -496,26 +412,24 @@ int main(int argc, char **argv)
 		case OPT_JSON: o.json = true; break;
 		case OPT_WIDTH: o.width = (uint32_t)rec_cli_opt_u64("--width", optarg, 20, 100000); break;
 		case OPT_TOP: o.top = (uint32_t)rec_cli_opt_u64("--top", optarg, 1, UINT32_MAX); break;
-		case OPT_BY: o.by = nonempty("--by", optarg); break;
-		case OPT_TYPE: o.type = nonempty("--type", optarg); break;
+		case OPT_BY: o.by = rec_cli_opt_nonempty("--by", "value", optarg); break;
+		case OPT_TYPE: o.type = rec_cli_opt_nonempty("--type", "value", optarg); break;
 		case OPT_FROM:
 			from_s = optarg;
-			time_opt("--from", optarg, &o.from, &o.from_kind);
+			rec_cli_window_opt(&o.window, false, optarg);
 			break;
 		case OPT_TO:
 			to_s = optarg;
-			time_opt("--to", optarg, &o.to, &o.to_kind);
+			rec_cli_window_opt(&o.window, true, optarg);
 			break;
-		case OPT_THREAD: o.thread = nonempty("--thread", optarg); break;
+		case OPT_THREAD: o.thread = rec_cli_opt_nonempty("--thread", "value", optarg); break;
 		case OPT_BASELINE:
 			if (o.baseline)
 				rec_cli_usage_error("--baseline given twice");
-			baseline.name = nonempty("--baseline", optarg);
+			baseline.name = rec_cli_opt_nonempty("--baseline", "value", optarg);
 			o.baseline = &baseline;
 			break;
-		case 'h': rec_cli_help(usage_text);
-		case OPT_VERSION: rec_cli_version();
-		default: rec_cli_usage_error("unexpected option");
+		default: rec_cli_common_option(c, usage_text);
 		}
 	}
 	if (list) {
@@ -553,11 +467,12 @@ int main(int argc, char **argv)
 	}
 	if (stdin_count > 1)
 		rec_cli_usage_error("standard input ('-') given more than once");
-	if (o.from_kind && o.to_kind && o.from_kind != o.to_kind)
+	const rec_cli_window *w = &o.window;
+	if (w->from_kind && w->to_kind && w->from_kind != w->to_kind)
 		rec_cli_usage_error("--from and --to must both be offsets or both be times");
-	if (from_s && to_s && o.to <= o.from)
+	if (from_s && to_s && w->to <= w->from)
 		rec_cli_usage_error("--to %s is not after --from %s", to_s, from_s);
-	if ((o.from_kind == 1 || o.to_kind == 1) &&
+	if ((w->from_kind == 1 || w->to_kind == 1) &&
 	    (!rec_cli_input_rereadable(&in[0]) || (o.baseline && !rec_cli_input_rereadable(o.baseline))))
 		rec_cli_usage_error("--from/--to need a regular FILE (not standard input)");
 	int rc = rec_view_run(&o, in, n, NULL, NULL);

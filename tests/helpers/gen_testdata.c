@@ -32,6 +32,7 @@
 
 #include "common/common_internal.h"
 #include "rec/rec.h"
+#include "../lib/membuf.h"
 #include "../lib/v10.h"
 
 #define ANCHOR_WALL 1796206443123456789ll /* 2026-12-02T10:14:03.123456789Z */
@@ -58,32 +59,9 @@ static void check(rec_status st, const char *what)
 
 /* ---- memory sink: keeps the bytes and where each chunk starts ------------- */
 
-typedef struct membuf {
-	uint8_t *data;
-	size_t len, cap;
-} membuf;
-
-static int mem_write(void *opaque, const void *buf, size_t len)
-{
-	membuf *m = opaque;
-	if (m->cap - m->len < len) {
-		size_t nc = m->cap ? m->cap : 4096;
-		while (nc - m->len < len)
-			nc *= 2;
-		uint8_t *p = realloc(m->data, nc);
-		if (!p)
-			return -ENOMEM;
-		m->data = p;
-		m->cap = nc;
-	}
-	memcpy(m->data + m->len, buf, len);
-	m->len += len;
-	return 0;
-}
-
 static void mem_append(membuf *dst, const membuf *src)
 {
-	if (mem_write(dst, src->data, src->len) != 0)
+	if (mem_write(dst, src->p, src->len) != 0)
 		die("out of memory");
 }
 
@@ -287,9 +265,9 @@ static void run_close(run *r)
 	check(rec_writer_close(r->w), "rec_writer_close");
 	r->w = NULL;
 	note_chunk(r, before);
-	if (!r->v11 && rec_t_to_v10(r->out.data, r->out.len) != r->nchunks)
+	if (!r->v11 && rec_t_to_v10(r->out.p, r->out.len) != r->nchunks)
 		die("not every chunk became 1.0");
-	if (r->v11 && !r->v12 && rec_t_to_v11(r->out.data, r->out.len) != r->nchunks)
+	if (r->v11 && !r->v12 && rec_t_to_v11(r->out.p, r->out.len) != r->nchunks)
 		die("not every chunk became 1.1");
 	r->closed = true;
 	free(r->pend);
@@ -301,9 +279,9 @@ static void run_abandon(run *r)
 	run_flush(r);
 	rec_writer_abandon(r->w);
 	r->w = NULL;
-	if (!r->v11 && rec_t_to_v10(r->out.data, r->out.len) != r->nchunks)
+	if (!r->v11 && rec_t_to_v10(r->out.p, r->out.len) != r->nchunks)
 		die("not every chunk became 1.0");
-	if (r->v11 && !r->v12 && rec_t_to_v11(r->out.data, r->out.len) != r->nchunks)
+	if (r->v11 && !r->v12 && rec_t_to_v11(r->out.p, r->out.len) != r->nchunks)
 		die("not every chunk became 1.1");
 	free(r->pend);
 	r->pend = NULL;
@@ -647,12 +625,12 @@ static void gen_tiny(const char *dir, const char *name, bool v11)
 	lockwait(&r, t + 2000000, 850, 1, 1, S_MUTEX);
 	heap(&r, t + 3000000, 512);
 	run_close(&r);
-	write_file(dir, name, r.out.data, r.out.len);
+	write_file(dir, name, r.out.p, r.out.len);
 	FILE *f = facts_open(dir, name);
 	run *rs[] = { &r };
 	facts_runs(f, rs, 1, 0);
 	facts_close(f);
-	free(r.out.data);
+	free(r.out.p);
 }
 
 /* frames-1.2: format 1.2's frame sources (FRAME_SOURCE): a frame with its
@@ -685,12 +663,12 @@ static void gen_frames(const char *dir, const char *name)
 	lockwait(&r, t + 100000, 1502000, 1, 1, S_MUTEX);
 	lockwait(&r, t + 2000000, 850, 1, 2, S_MUTEX);
 	run_close(&r);
-	write_file(dir, name, r.out.data, r.out.len);
+	write_file(dir, name, r.out.p, r.out.len);
 	FILE *f = facts_open(dir, name);
 	run *rs[] = { &r };
 	facts_runs(f, rs, 1, 0);
 	facts_close(f);
-	free(r.out.data);
+	free(r.out.p);
 }
 
 static void gen_zstd(const char *dir, const char *name, bool v11)
@@ -711,12 +689,12 @@ static void gen_zstd(const char *dir, const char *name, bool v11)
 	run_flush(&r);
 	mix(&r, ANCHOR_TICKS + 40000 * us, 15, us, 3);
 	run_close(&r);
-	write_file(dir, name, r.out.data, r.out.len);
+	write_file(dir, name, r.out.p, r.out.len);
 	FILE *f = facts_open(dir, name);
 	run *rs[] = { &r };
 	facts_runs(f, rs, 1, 0);
 	facts_close(f);
-	free(r.out.data);
+	free(r.out.p);
 }
 
 static void gen_lz4(const char *dir)
@@ -731,12 +709,12 @@ static void gen_lz4(const char *dir)
 	run_flush(&r);
 	mix(&r, ANCHOR_TICKS + 30000 * us, 20, us, 8);
 	run_close(&r);
-	write_file(dir, "lz4", r.out.data, r.out.len);
+	write_file(dir, "lz4", r.out.p, r.out.len);
 	FILE *f = facts_open(dir, "lz4");
 	run *rs[] = { &r };
 	facts_runs(f, rs, 1, 0);
 	facts_close(f);
-	free(r.out.data);
+	free(r.out.p);
 }
 
 static void gen_two_runs(const char *dir)
@@ -758,14 +736,14 @@ static void gen_two_runs(const char *dir)
 	membuf all = { 0 };
 	mem_append(&all, &a.out);
 	mem_append(&all, &b.out);
-	write_file(dir, "two-runs", all.data, all.len);
+	write_file(dir, "two-runs", all.p, all.len);
 	FILE *f = facts_open(dir, "two-runs");
 	run *rs[] = { &a, &b };
 	facts_runs(f, rs, 2, 0);
 	facts_close(f);
-	free(a.out.data);
-	free(b.out.data);
-	free(all.data);
+	free(a.out.p);
+	free(b.out.p);
+	free(all.p);
 }
 
 /* A 3-chunk zstd recording the damaged files start from. */
@@ -832,6 +810,27 @@ static void fix_header_crc(uint8_t *h)
 	rec_put_le32(h + REC_HOFF_HEADER_CRC, rec_crc32c(0, h, hs));
 }
 
+/* NAME: base3 in format 1.1 (run id seed), one byte flipped in the middle of
+ * the second chunk's section kind; its facts say why the chunk is damaged
+ * (reason). */
+static void flipped_section_1_1(const char *dir, const char *name, uint64_t seed, uint16_t kind,
+				const char *reason)
+{
+	run r;
+	base3(&r, seed, true);
+	uint32_t n;
+	size_t pos = stored_at(r.out.p, r.chunk_offsets[1], kind, &n) + n / 2;
+	r.out.p[pos] ^= 0x40;
+	write_file(dir, name, r.out.p, r.out.len);
+	FILE *f = facts_open(dir, name);
+	bool good[3] = { true, false, true };
+	facts_damaged(f, &r, good, r.chunk_offsets[1], reason);
+	fprintf(f, "flipped_byte %zu\n", pos);
+	fprintf(f, "run %016" PRIx64 " ended clean-close\n", r.run_id);
+	facts_close(f);
+	free(r.out.p);
+}
+
 static void gen_invalid(const char *dir)
 {
 	run r;
@@ -839,22 +838,22 @@ static void gen_invalid(const char *dir)
 	base3(&r, 0x5eed0000dead0001ull, false);
 	{
 		size_t cut = r.chunk_offsets[2] + (chunk_end(&r, 2) - r.chunk_offsets[2]) / 2;
-		write_file(dir, "truncated-tail", r.out.data, cut);
+		write_file(dir, "truncated-tail", r.out.p, cut);
 		FILE *f = facts_open(dir, "truncated-tail");
 		bool good[3] = { true, true, false };
 		facts_damaged(f, &r, good, r.chunk_offsets[2], "truncated");
 		fprintf(f, "run %016" PRIx64 " ended truncated\n", r.run_id);
 		facts_close(f);
 	}
-	free(r.out.data);
+	free(r.out.p);
 
 	/* corrupt-middle: one payload byte of the second chunk flipped */
 	base3(&r, 0x5eed0000dead0002ull, false);
 	{
 		size_t pos = r.chunk_offsets[1] + REC_HEADER_SIZE_V1 +
 			     (chunk_end(&r, 1) - r.chunk_offsets[1] - REC_HEADER_SIZE_V1) * 3 / 4;
-		r.out.data[pos] ^= 0x40;
-		write_file(dir, "corrupt-middle", r.out.data, r.out.len);
+		r.out.p[pos] ^= 0x40;
+		write_file(dir, "corrupt-middle", r.out.p, r.out.len);
 		FILE *f = facts_open(dir, "corrupt-middle");
 		bool good[3] = { true, false, true };
 		facts_damaged(f, &r, good, r.chunk_offsets[1], "checksum");
@@ -862,42 +861,42 @@ static void gen_invalid(const char *dir)
 		fprintf(f, "run %016" PRIx64 " ended clean-close\n", r.run_id);
 		facts_close(f);
 	}
-	free(r.out.data);
+	free(r.out.p);
 
 	/* bad-magic: the first chunk's magic is broken; the reader resyncs */
 	base3(&r, 0x5eed0000dead0003ull, false);
 	{
-		r.out.data[1] = 'X';
-		write_file(dir, "bad-magic", r.out.data, r.out.len);
+		r.out.p[1] = 'X';
+		write_file(dir, "bad-magic", r.out.p, r.out.len);
 		FILE *f = facts_open(dir, "bad-magic");
 		bool good[3] = { false, true, true };
 		facts_damaged(f, &r, good, 0, "magic");
 		fprintf(f, "skipped_bytes %zu\n", r.chunk_offsets[1]);
 		facts_close(f);
 	}
-	free(r.out.data);
+	free(r.out.p);
 
 	/* future-major: the second chunk says major 2 (valid header checksum) */
 	base3(&r, 0x5eed0000dead0004ull, false);
 	{
-		uint8_t *h = r.out.data + r.chunk_offsets[1];
+		uint8_t *h = r.out.p + r.chunk_offsets[1];
 		rec_put_le16(h + REC_HOFF_MAJOR, 2);
 		fix_header_crc(h);
-		write_file(dir, "future-major", r.out.data, r.out.len);
+		write_file(dir, "future-major", r.out.p, r.out.len);
 		FILE *f = facts_open(dir, "future-major");
 		bool good[3] = { true, false, true };
 		facts_damaged(f, &r, good, r.chunk_offsets[1], "version");
 		facts_close(f);
 	}
-	free(r.out.data);
+	free(r.out.p);
 
 	/* absurd-size: the second chunk declares a 4 GiB payload (valid header checksum) */
 	base3(&r, 0x5eed0000dead0005ull, false);
 	{
-		uint8_t *h = r.out.data + r.chunk_offsets[1];
+		uint8_t *h = r.out.p + r.chunk_offsets[1];
 		rec_put_le64(h + REC_HOFF_PAYLOAD_SIZE, 4ull << 30);
 		fix_header_crc(h);
-		write_file(dir, "absurd-size", r.out.data, r.out.len);
+		write_file(dir, "absurd-size", r.out.p, r.out.len);
 		FILE *f = facts_open(dir, "absurd-size");
 		/* the header checksum holds but the size is over the limit: the
 		 * reader resumes at the next good chunk header (spec, "Recovery"),
@@ -906,43 +905,16 @@ static void gen_invalid(const char *dir)
 		facts_damaged(f, &r, good, r.chunk_offsets[1], "limit");
 		facts_close(f);
 	}
-	free(r.out.data);
+	free(r.out.p);
 
 	/* front-1.1: format 1.1, one byte of the second chunk's STATS flipped:
 	 * Front_Checksum fails, so even a summary refuses the chunk */
-	base3(&r, 0x5eed0000dead0011ull, true);
-	{
-		uint32_t n;
-		size_t pos = stored_at(r.out.data, r.chunk_offsets[1], REC_SECTION_STATS, &n) + n / 2;
-		r.out.data[pos] ^= 0x40;
-		write_file(dir, "front-1.1", r.out.data, r.out.len);
-		FILE *f = facts_open(dir, "front-1.1");
-		bool good[3] = { true, false, true };
-		facts_damaged(f, &r, good, r.chunk_offsets[1], "front");
-		fprintf(f, "flipped_byte %zu\n", pos);
-		fprintf(f, "run %016" PRIx64 " ended clean-close\n", r.run_id);
-		facts_close(f);
-	}
-	free(r.out.data);
-
+	flipped_section_1_1(dir, "front-1.1", 0x5eed0000dead0011ull, REC_SECTION_STATS, "front");
 	/* events-1.1: format 1.1, one byte of the second chunk's EVENTS flipped:
 	 * its header and STATS are checked by Front_Checksum and a summary shows
 	 * them; its events are refused (payload checksum), and so is the chunk
 	 * by a verifying reader */
-	base3(&r, 0x5eed0000dead0012ull, true);
-	{
-		uint32_t n;
-		size_t pos = stored_at(r.out.data, r.chunk_offsets[1], REC_SECTION_EVENTS, &n) + n / 2;
-		r.out.data[pos] ^= 0x40;
-		write_file(dir, "events-1.1", r.out.data, r.out.len);
-		FILE *f = facts_open(dir, "events-1.1");
-		bool good[3] = { true, false, true };
-		facts_damaged(f, &r, good, r.chunk_offsets[1], "events");
-		fprintf(f, "flipped_byte %zu\n", pos);
-		fprintf(f, "run %016" PRIx64 " ended clean-close\n", r.run_id);
-		facts_close(f);
-	}
-	free(r.out.data);
+	flipped_section_1_1(dir, "events-1.1", 0x5eed0000dead0012ull, REC_SECTION_EVENTS, "events");
 }
 
 /* stats-mismatch: a codec-none chunk whose STATS move one event from its
@@ -959,7 +931,7 @@ static void gen_stats_mismatch(const char *dir)
 	lockwait(&r, ANCHOR_TICKS + 5000, 70000, 1, 1, S_MUTEX);
 	heap(&r, ANCHOR_TICKS + 90000, 2u << 20);
 	run_close(&r);
-	uint8_t *h = r.out.data;
+	uint8_t *h = r.out.p;
 	size_t off = REC_HEADER_SIZE_V1, stats_off = 0;
 	rec_section_header sh;
 	for (unsigned i = 0; i < rec_le16(h + REC_HOFF_SECTION_COUNT); i++) {
@@ -993,7 +965,7 @@ static void gen_stats_mismatch(const char *dir)
 	uint64_t payload = rec_le64(h + REC_HOFF_PAYLOAD_SIZE);
 	rec_put_le32(h + REC_HOFF_PAYLOAD_CRC, rec_crc32c(0, h + REC_HEADER_SIZE_V1, (size_t)payload));
 	fix_header_crc(h);
-	write_file(dir, "stats-mismatch", r.out.data, r.out.len);
+	write_file(dir, "stats-mismatch", r.out.p, r.out.len);
 	FILE *f = facts_open(dir, "stats-mismatch");
 	bool good[1] = { true };
 	facts_damaged(f, &r, good, stats_off, "stats");
@@ -1002,7 +974,7 @@ static void gen_stats_mismatch(const char *dir)
 	fprintf(f, "stats_type_id %" PRIu64 " claims %" PRIu64 " events, has %" PRIu64 "\n", type2_id,
 		count2 - 1, count2);
 	facts_close(f);
-	free(r.out.data);
+	free(r.out.p);
 }
 
 /* newer-minor: a chunk one minor version newer than the writer's (1.2,
@@ -1022,14 +994,14 @@ static void gen_newer_minor(const char *dir)
 	static const char extra[] = "a section from the future";
 	size_t n = sizeof extra - 1;
 	membuf m = { 0 };
-	if (mem_write(&m, r.out.data, r.out.len) != 0)
+	if (mem_write(&m, r.out.p, r.out.len) != 0)
 		die("out of memory");
 	uint8_t sh[REC_SECTION_HEADER_SIZE];
 	rec_section_header x = { 99, 0, 0, (uint32_t)n, (uint32_t)n };
 	rec_section_header_encode(&x, sh);
 	if (mem_write(&m, sh, sizeof sh) != 0 || mem_write(&m, extra, n) != 0)
 		die("out of memory");
-	uint8_t *h = m.data;
+	uint8_t *h = m.p;
 	rec_put_le16(h + REC_HOFF_MINOR, REC_FORMAT_MINOR + 1);
 	rec_put_le16(h + REC_HOFF_SECTION_COUNT, (uint16_t)(rec_le16(h + REC_HOFF_SECTION_COUNT) + 1));
 	rec_put_le64(h + REC_HOFF_RAW_SIZE, rec_le64(h + REC_HOFF_RAW_SIZE) + n);
@@ -1042,14 +1014,14 @@ static void gen_newer_minor(const char *dir)
 		die("newer-minor: bad section table");
 	rec_put_le32(h + REC_HOFF_FRONT_CRC, front);
 	fix_header_crc(h);
-	write_file(dir, "newer-minor", m.data, m.len);
+	write_file(dir, "newer-minor", m.p, m.len);
 	FILE *f = facts_open(dir, "newer-minor");
 	run *rs[] = { &r };
 	facts_runs(f, rs, 1, 0);
 	fprintf(f, "unknown_sections 1\n");
 	facts_close(f);
-	free(m.data);
-	free(r.out.data);
+	free(m.p);
+	free(r.out.p);
 }
 
 int main(int argc, char **argv)

@@ -40,82 +40,16 @@
 #include "rec/findings.h"
 #include "rec/rec.h"
 
+#include "gen.h"
 #include "membuf.h"
 
-#define T0 1000000000000ull
-#define WALL0 1796206443000000000ll
-#define MS 1000000ull
-#define MIB (1024ull * 1024ull)
-
-enum { T_DROPPED = 3, T_LOCKWAIT = 16, T_SLEEP = 18, T_ALLOC = 19, T_CPU = 21, T_REQ = 300 };
 enum { TH_MAIN = 1, TH_W1, TH_W2, TH_W3 };
-enum { F_LOCKREC = 1, F_HANDLE, F_LOOP, F_WARMUP, F_HASH, F_FILL, F_SLEEPREC, F_MALLOCREC };
 enum { S_LOCK = 1, S_HOLD, S_WARM, S_CPU, S_ALLOC, S_ALLOC_WARM };
-
-#define D_T_S (REC_EVENT_HAS_DURATION | REC_EVENT_HAS_THREAD | REC_EVENT_HAS_STACK)
-#define T_S (REC_EVENT_HAS_THREAD | REC_EVENT_HAS_STACK)
-
-static __attribute__((unused)) const rec_field f_lock[] = {
-	{ "lockAddress", "", "", REC_TYPE_U64, REC_UNIT_ADDRESS },
-	{ "lockName", "", "", REC_TYPE_STRING, REC_UNIT_NONE },
-	{ "holderOsThreadId", "", "", REC_TYPE_U64, REC_UNIT_NONE },
-	{ "lockKind", "", "", REC_TYPE_U8, REC_UNIT_NONE },
-};
-static __attribute__((unused)) const rec_field f_sleep[] = {
-	{ "kind", "", "", REC_TYPE_STRING, REC_UNIT_NONE },
-	{ "requested", "", "", REC_TYPE_U64, REC_UNIT_NANOS },
-	{ "objectAddress", "", "", REC_TYPE_U64, REC_UNIT_ADDRESS },
-};
-static __attribute__((unused)) const rec_field f_alloc[] = {
-	{ "address", "", "", REC_TYPE_U64, REC_UNIT_ADDRESS },
-	{ "size", "", "", REC_TYPE_U64, REC_UNIT_BYTES },
-	{ "weight", "", "", REC_TYPE_U64, REC_UNIT_BYTES },
-	{ "sampled", "", "", REC_TYPE_BOOL, REC_UNIT_NONE },
-};
-static __attribute__((unused)) const rec_field f_cpu[] = {
-	{ "period", "", "", REC_TYPE_U64, REC_UNIT_NANOS },
-	{ "overruns", "", "", REC_TYPE_U32, REC_UNIT_COUNT },
-};
-static __attribute__((unused)) const rec_field f_req[] = {
-	{ "path", "", "", REC_TYPE_STRING, REC_UNIT_NONE },
-	{ "status", "", "", REC_TYPE_U32, REC_UNIT_NONE },
-};
-static __attribute__((unused)) const rec_field f_dropped[] = {
-	{ "count", "", "", REC_TYPE_U64, REC_UNIT_COUNT },
-	{ "thread", "", "", REC_TYPE_THREAD, REC_UNIT_NONE },
-	{ "reason", "", "", REC_TYPE_U8, REC_UNIT_NONE },
-	{ "type", "", "", REC_TYPE_U32, REC_UNIT_NONE },
-};
-
-typedef struct gen {
-	rec_writer *w;
-	uint64_t str;
-} gen;
-
-static __attribute__((unused))
-void ok(rec_status st) { assert_int_equal(st, REC_OK); }
-
-static __attribute__((unused))
-uint64_t str(gen *g, const char *s)
-{
-	uint64_t id = ++g->str;
-	ok(rec_writer_define_string(g->w, id, s, strlen(s)));
-	return id;
-}
 
 static __attribute__((unused))
 void open_gen(gen *g, membuf *m)
 {
-	rec_writer_options o = REC_WRITER_OPTIONS_INIT;
-	o.run_id = 0xabc;
-	o.pid = 77;
-	o.process_start_ns = WALL0;
-	o.anchor_wall_ns = WALL0;
-	o.anchor_ticks = T0;
-	o.chunk_events_size = 200;
-	rec_sink sink = { mem_write, NULL, m };
-	g->str = 0;
-	ok(rec_writer_open(&g->w, &sink, &o));
+	gen_open(g, m, 200);
 	const rec_type types[] = {
 		{ T_DROPPED, 0, "rec.Dropped", "", "", "rec", 4, f_dropped },
 		{ T_LOCKWAIT, D_T_S, "rec.LockWait", "", "", "rec/Locks", 4, f_lock },
@@ -131,11 +65,7 @@ void open_gen(gen *g, membuf *m)
 	ok(rec_writer_define_thread(g->w, TH_W1, 101, str(g, "w1")));
 	ok(rec_writer_define_thread(g->w, TH_W2, 102, str(g, "w2")));
 	ok(rec_writer_define_thread(g->w, TH_W3, 103, str(g, "w3")));
-	static const char *const fn[] = { "rec_mutex_lock_contended_", "handle", "main_loop",
-					  "warmup", "hash", "cache_fill", "rec_sleep_ns",
-					  "rec_malloc" };
-	for (size_t i = 0; i < 8; i++)
-		ok(rec_writer_define_frame(g->w, i + 1, str(g, fn[i]), 0, 0x100 * (i + 1), 4));
+	gen_frames(g);
 	const uint64_t s_lock[] = { F_LOCKREC, F_HANDLE, F_LOOP };
 	const uint64_t s_hold[] = { F_SLEEPREC, F_FILL, F_LOOP };
 	const uint64_t s_warm[] = { F_SLEEPREC, F_WARMUP };
@@ -148,19 +78,6 @@ void open_gen(gen *g, membuf *m)
 	ok(rec_writer_define_stack(g->w, S_CPU, 0, s_cpu, 3));
 	ok(rec_writer_define_stack(g->w, S_ALLOC, 0, s_alloc, 3));
 	ok(rec_writer_define_stack(g->w, S_ALLOC_WARM, 0, s_alloc_warm, 2));
-}
-
-static __attribute__((unused))
-uint64_t at(double ms) { return T0 + (uint64_t)(ms * (double)MS); }
-
-static __attribute__((unused))
-void sleep_ev(gen *g, uint64_t th, uint64_t stack, double s, double e)
-{
-	ok(rec_writer_begin(g->w, T_SLEEP, at(s), at(e) - at(s), th, stack));
-	ok(rec_writer_put_u64(g->w, str(g, "sleep")));
-	ok(rec_writer_put_u64(g->w, at(e) - at(s)));
-	ok(rec_writer_put_u64(g->w, 0));
-	ok(rec_writer_end(g->w));
 }
 
 static __attribute__((unused))
@@ -180,15 +97,6 @@ void cpu_ev(gen *g, uint64_t th, double t, uint32_t overruns)
 	ok(rec_writer_begin(g->w, T_CPU, at(t), 0, th, S_CPU));
 	ok(rec_writer_put_u64(g->w, 10 * MS));
 	ok(rec_writer_put_u64(g->w, overruns));
-	ok(rec_writer_end(g->w));
-}
-
-static __attribute__((unused))
-void req_ev(gen *g, uint64_t th, double s, double e, const char *path)
-{
-	ok(rec_writer_begin(g->w, T_REQ, at(s), at(e) - at(s), th, 0));
-	ok(rec_writer_put_u64(g->w, str(g, path)));
-	ok(rec_writer_put_u64(g->w, 200));
 	ok(rec_writer_end(g->w));
 }
 

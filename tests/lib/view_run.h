@@ -25,8 +25,12 @@
 
 #include "membuf.h"
 
+#ifndef REC_TESTS_LIB_OK
+#define REC_TESTS_LIB_OK
+/* ok(): the call returned REC_OK. */
 static __attribute__((unused))
 void ok(rec_status st) { assert_int_equal(st, REC_OK); }
+#endif
 
 typedef struct run {
 	rec_view *v;

@@ -22,6 +22,7 @@
 #define REC_TOOLS_CLI_H
 
 #include <getopt.h>
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -100,6 +101,21 @@ void rec_cli_out_failed(int err);
 int rec_cli_getopt(int argc, char *const argv[], const char *shortopts,
 		   const struct option *longopts);
 
+/* The options every tool has, the last entries of its long options
+ * (REC_CLI_COMMON_OPTIONS ends the table): -h/--help and --version.  The
+ * option switch ends with "default: rec_cli_common_option(c, usage_text);":
+ * -h prints the usage text (rec_cli_help), --version the library version
+ * (rec_cli_version), anything else is a usage error; it never returns. */
+#define REC_CLI_OPT_VERSION 4096
+#define REC_CLI_COMMON_OPTIONS                                        \
+	{ "help", no_argument, NULL, 'h' },                           \
+	{ "version", no_argument, NULL, REC_CLI_OPT_VERSION },        \
+	{ NULL, 0, NULL, 0 }
+REC_CLI_NORETURN void rec_cli_common_option(int c, const char *usage_text);
+/* The value of option (e.g. "--output"), or the usage error
+ * "OPTION: empty WHAT" when it is "". */
+const char *rec_cli_opt_nonempty(const char *option, const char *what, const char *s);
+
 /* The only operand left after the options (argv[optind]), or a usage
  * error: "no input file", "one input file only (got N)". */
 const char *rec_cli_one_file(int argc, char *const argv[]);
@@ -134,6 +150,9 @@ typedef struct rec_cli_list {
 } rec_cli_list;
 void rec_cli_list_add_csv(rec_cli_list *l, const char *csv);
 void rec_cli_list_free(rec_cli_list *l);
+/* rec_cli_list_add_csv, or the usage error "OPTION: no WHAT in 'CSV'" when
+ * csv has no item. */
+void rec_cli_opt_list(rec_cli_list *l, const char *option, const char *what, const char *csv);
 
 /* Allocation that exits 1 with a message on failure (tools only). */
 void *rec_cli_xmalloc(size_t n);
@@ -181,6 +200,11 @@ static inline void rec_out_char(char c)
 static inline void rec_out_str(const char *s) { rec_out_write(s, strlen(s)); }
 #define REC_OUT_LIT(s) rec_out_write((s), sizeof(s) - 1)
 void rec_out_printf(const char *fmt, ...) REC_CLI_PRINTF(1, 2);
+/* vsnprintf into buf (cap bytes), or into a heap string when longer (then
+ * free it: the result is not buf); *len its length.  NULL on an encoding
+ * error. */
+char *rec_cli_vformat(char *buf, size_t cap, size_t *len, const char *fmt, va_list ap)
+	REC_CLI_PRINTF(4, 0);
 
 /* The SQL name of a type or field name (spec/SCHEMA.md) with suffix after
  * it, allocated (rec_cli_xmalloc): tools/common/sqlname.c. */
@@ -192,6 +216,36 @@ size_t rec_fmt_i64(char *p, int64_t v);
 void rec_out_u64(uint64_t v);
 void rec_out_i64(int64_t v);
 void rec_out_hex(uint64_t v); /* "0x1a2b" */
+
+/* ---- growing strings (strbuf.c) --------------------------------------------- */
+/* A NUL-terminated string that grows as text is added (exits 1 when out of
+ * memory, like rec_cli_xmalloc); s stays NULL until the first add.  Start
+ * from { 0 }; free with rec_cli_strbuf_free. */
+typedef struct rec_cli_strbuf {
+	char *s;
+	size_t len, cap;
+} rec_cli_strbuf;
+void rec_cli_strbuf_add(rec_cli_strbuf *b, const char *s, size_t n);
+void rec_cli_strbuf_str(rec_cli_strbuf *b, const char *s);
+void rec_cli_strbuf_printf(rec_cli_strbuf *b, const char *fmt, ...) REC_CLI_PRINTF(2, 3);
+/* Empty again, keeping the memory. */
+void rec_cli_strbuf_reset(rec_cli_strbuf *b);
+void rec_cli_strbuf_free(rec_cli_strbuf *b);
+
+/* ---- a map of ids (idmap.c) ------------------------------------------------- */
+/* Nonzero 64-bit ids (pool ids, interned pointers) to values; exits 1 when
+ * out of memory, like rec_cli_xmalloc.  Start from { 0 }. */
+typedef struct rec_cli_idmap {
+	uint64_t *k, *v;
+	size_t cap, n;
+} rec_cli_idmap;
+/* The value of id (0 when just added: *fresh is then true). */
+uint64_t *rec_cli_idmap_slot(rec_cli_idmap *m, uint64_t id, bool *fresh);
+/* Add id; true if it was not there. */
+bool rec_cli_idmap_add(rec_cli_idmap *m, uint64_t id);
+/* Empty again, keeping the memory. */
+void rec_cli_idmap_clear(rec_cli_idmap *m);
+void rec_cli_idmap_free(rec_cli_idmap *m);
 
 /* ---- JSON (json.c) ---------------------------------------------------------- */
 /* Write s (len bytes) as a JSON string with quotes: '"' and '\\' escaped,
@@ -232,6 +286,12 @@ void rec_json_null(rec_json *j);
 void rec_json_raw(rec_json *j, const char *s);          /* a preformatted value */
 /* Finish the document with a newline. */
 void rec_json_end(rec_json *j);
+/* The head of the tools' JSON documents: the object begun, "schema": 1,
+ * "view" (when view is not NULL), "baseline": [baseline] (when not NULL),
+ * "files": the inputs' names, "by" (null when by is NULL). */
+struct rec_cli_input;
+void rec_json_head(rec_json *j, const char *view, const char *baseline,
+		   const struct rec_cli_input *in, size_t n, const char *by);
 /* One problem as the tools' --json shows it, on one line:
  * {"file": ..., "chunk": C or null, "offset": O, "status": "...", "message": "..."}
  * ("file" only when with_file; a NULL file is null; chunk < 0 is null). */
@@ -257,6 +317,9 @@ void rec_out_iso_quoted(int64_t epoch_ns);  /* "\"" rec_fmt_iso "\"" */
 void rec_out_duration(int64_t ns);          /* rec_fmt_duration */
 void rec_out_bytes(uint64_t bytes);         /* rec_fmt_bytes */
 void rec_out_hex_bytes_json(const char *p, size_t len); /* "\"0a1b...\"" */
+/* " NAME" for each input (a finding's command line, the text's heads). */
+struct rec_cli_input;
+void rec_out_input_names(const struct rec_cli_input *in, size_t n);
 /* {"name": "...", "tid": N}, or null. */
 void rec_out_thread_json(const rec_thread *t);
 /* A frame as every JSON output gives it (spec/FORMAT.md, "Frames in text"),
@@ -356,6 +419,30 @@ void rec_cli_unsymbolized_count_note(const char *name, uint64_t n);
  * REC_READ_ORDERED reader's order was approximate (the window cap,
  * order_window_overflows; events returned late, order_late). */
 void rec_cli_order_note(rec_reader *r, const char *name);
+
+/* The event pass of the tools that read several inputs as one recording
+ * (rec-view, rec-report): each input opened in timestamp order
+ * (REC_READ_ORDERED), begin told of it (NULL: nothing), only the types
+ * filter selects decoded (NULL: every type; rec_reader_select_types), its
+ * events to fn through rec_cli_each_event().  An input that cannot be
+ * opened or filtered is reported and makes the result REC_EXIT_DATA.  Once
+ * *stop is true (stop NULL: never), no further input is read.  Returns the
+ * largest exit code. */
+typedef struct rec_cli_event_pass {
+	void (*begin)(void *ctx, const rec_cli_input *in);
+	rec_type_filter filter;
+	void *filter_ctx;
+	rec_cli_event_fn fn;
+	void *ctx;
+	const bool *stop;
+} rec_cli_event_pass;
+int rec_cli_each_input_event(const rec_cli_input *in, size_t n, const rec_cli_event_pass *p);
+/* Every input that can be opened (the others are left to the event pass to
+ * report) through rec_summary_add_reader(s, ..., flags): a failure is
+ * reported ("TOOL: NAME: what") and makes the result REC_EXIT_DATA. */
+struct rec_summary;
+int rec_cli_summary_inputs(struct rec_summary *s, const rec_cli_input *in, size_t n,
+			   uint32_t flags);
 
 
 /* ---- output files of rec-cat, rec-scrub, rec-recover (outfile.c) ------------ */

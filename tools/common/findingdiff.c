@@ -35,12 +35,6 @@ static int group(const rec_findings_change *c)
 	return c->changed ? G_CHANGED : G_SAME;
 }
 
-static void fact_str(const rec_finding_fact *x, char *buf, size_t cap)
-{
-	rec_view_column col = { x->title, x->key, x->kind };
-	rec_viewtab_cell_str(&col, &x->value, buf, cap);
-}
-
 /* ---- text ---------------------------------------------------------------------- */
 
 static void text_change(const rec_findings_change *c, size_t index, uint32_t width)
@@ -57,9 +51,9 @@ static void text_change(const rec_findings_change *c, size_t index, uint32_t wid
 	char b[4096], a[4096], d[128], r[64];
 	for (size_t i = 0; i < c->fact_count; i++) {
 		const rec_finding_fact *af = &c->after->facts[i], *bf = c->before_facts[i];
-		fact_str(af, a, sizeof a);
+		rec_viewtab_fact_str(af, a, sizeof a);
 		if (bf)
-			fact_str(bf, b, sizeof b);
+			rec_viewtab_fact_str(bf, b, sizeof b);
 		else
 			snprintf(b, sizeof b, "-");
 		rec_out_printf("     %s: %s -> %s", af->title, b, a);
@@ -73,14 +67,6 @@ static void text_change(const rec_findings_change *c, size_t index, uint32_t wid
 	}
 }
 
-static void files(const rec_cli_input *in, size_t n)
-{
-	for (size_t i = 0; i < n; i++) {
-		rec_out_char(' ');
-		rec_out_str(in[i].name);
-	}
-}
-
 static bool print_text(const rec_findings *before, const char *baseline, const rec_findings *after,
 		       const rec_cli_input *in, size_t n, const rec_findings_change *list,
 		       size_t count, uint32_t width)
@@ -89,7 +75,7 @@ static bool print_text(const rec_findings *before, const char *baseline, const r
 	for (size_t i = 0; i < count; i++)
 		g[group(&list[i])]++;
 	rec_out_printf("Findings of");
-	files(in, n);
+	rec_out_input_names(in, n);
 	rec_out_printf(" against the baseline %s: %zu went away, %zu appeared, %zu changed, %zu the same\n",
 		       baseline, g[G_GONE], g[G_NEW], g[G_CHANGED], g[G_SAME]);
 	size_t index = 0;
@@ -154,12 +140,7 @@ static void json_change(rec_json *j, const rec_findings_change *c)
 		const rec_finding_fact *af = &c->after->facts[i], *bf = c->before_facts[i];
 		const rec_view_delta *d = &c->deltas[i];
 		rec_json_begin_object(j, true);
-		rec_json_key(j, "key");
-		rec_json_str(j, af->key);
-		rec_json_key(j, "title");
-		rec_json_str(j, af->title);
-		rec_json_key(j, "kind");
-		rec_json_str(j, rec_viewtab_kind_name(af->kind));
+		rec_viewtab_json_column(j, af->key, af->title, af->kind);
 		rec_json_key(j, "before");
 		if (bf)
 			rec_viewtab_json_cell(j, bf->kind, &bf->value);
@@ -168,17 +149,9 @@ static void json_change(rec_json *j, const rec_findings_change *c)
 		rec_json_key(j, "after");
 		rec_viewtab_json_cell(j, af->kind, &af->value);
 		rec_json_key(j, "delta");
-		if (d->null)
-			rec_json_null(j);
-		else if (af->kind == REC_VIEW_PERCENT)
-			rec_json_double(j, d->f);
-		else
-			rec_json_i64(j, d->i);
+		rec_viewdiff_json_delta(j, af->kind, d, false);
 		rec_json_key(j, "delta_pct");
-		if (d->null || d->rel_null)
-			rec_json_null(j);
-		else
-			rec_json_double(j, d->rel);
+		rec_viewdiff_json_delta(j, af->kind, d, true);
 		rec_json_end_object(j);
 	}
 	rec_json_end_array(j);
@@ -190,20 +163,7 @@ static bool print_json(const rec_findings *before, const char *baseline, const r
 		       const rec_findings_change *list, size_t count)
 {
 	rec_json j = { 0 };
-	rec_json_begin_object(&j, false);
-	rec_json_key(&j, "schema");
-	rec_json_u64(&j, 1);
-	rec_json_key(&j, "baseline");
-	rec_json_begin_array(&j, true);
-	rec_json_str(&j, baseline);
-	rec_json_end_array(&j);
-	rec_json_key(&j, "files");
-	rec_json_begin_array(&j, true);
-	for (size_t i = 0; i < n; i++)
-		rec_json_str(&j, in[i].name);
-	rec_json_end_array(&j);
-	rec_json_key(&j, "by");
-	rec_json_str(&j, by);
+	rec_json_head(&j, NULL, baseline, in, n, by);
 	rec_json_key(&j, "findings");
 	rec_json_begin_array(&j, false);
 	for (size_t i = 0; i < count; i++)

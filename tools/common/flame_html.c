@@ -411,50 +411,24 @@ void rec_out_js_string(const char *s)
 /* Name pointers (interned by the aggregation: equal names, equal pointers)
  * to indices in the graph's name table. */
 typedef struct name_map {
-	const char **keys;
-	uint32_t *vals;
-	size_t cap, count;
+	rec_cli_idmap index; /* name pointer -> index in order */
 	const char **order;
+	size_t count, cap;
 } name_map;
-
-static size_t name_slot(const char *p, size_t cap)
-{
-	return (size_t)(((uintptr_t)p >> 3) * 0x9E3779B97F4A7C15ull % cap);
-}
 
 static uint32_t name_index(name_map *m, const char *p)
 {
-	if ((m->count + 1) * 2 > m->cap) {
-		size_t nc = m->cap ? m->cap * 2 : 1024;
-		const char **nk = rec_cli_xmalloc(nc * sizeof *nk);
-		uint32_t *nv = rec_cli_xmalloc(nc * sizeof *nv);
-		memset(nk, 0, nc * sizeof *nk);
-		for (size_t i = 0; i < m->cap; i++) {
-			if (!m->keys[i])
-				continue;
-			size_t j = name_slot(m->keys[i], nc);
-			while (nk[j])
-				j = (j + 1) % nc;
-			nk[j] = m->keys[i];
-			nv[j] = m->vals[i];
+	bool fresh;
+	uint64_t *v = rec_cli_idmap_slot(&m->index, (uint64_t)(uintptr_t)p, &fresh);
+	if (fresh) {
+		if (m->count == m->cap) {
+			m->cap = m->cap ? m->cap * 2 : 512;
+			m->order = rec_cli_xrealloc(m->order, m->cap * sizeof *m->order);
 		}
-		free(m->keys);
-		free(m->vals);
-		m->keys = nk;
-		m->vals = nv;
-		m->cap = nc;
-		m->order = rec_cli_xrealloc(m->order, nc * sizeof *m->order);
+		*v = m->count;
+		m->order[m->count++] = p;
 	}
-	size_t j = name_slot(p, m->cap);
-	while (m->keys[j]) {
-		if (m->keys[j] == p)
-			return m->vals[j];
-		j = (j + 1) % m->cap;
-	}
-	m->keys[j] = p;
-	m->vals[j] = (uint32_t)m->count;
-	m->order[m->count] = p;
-	return (uint32_t)m->count++;
+	return (uint32_t)*v;
 }
 
 static void out_tree_node_open(name_map *m, const char *name, uint64_t self, uint64_t before)
@@ -579,8 +553,7 @@ int rec_flame_html_graph(rec_stackagg *agg, const rec_flame_graph *g)
 		rec_out_js_string(w);
 	}
 	REC_OUT_LIT("]}</script>\n</section>\n");
-	free(m.keys);
-	free(m.vals);
+	rec_cli_idmap_free(&m.index);
 	free(m.order);
 	return st == REC_END ? REC_EXIT_OK : REC_EXIT_DATA;
 }

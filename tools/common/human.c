@@ -126,17 +126,28 @@ static char *put_nanos(char *p, uint32_t nsec)
 	return p + 9;
 }
 
-size_t rec_fmt_wall(char *buf, int64_t epoch_ns)
+/* g_wall for the second of epoch_ns; its nanoseconds. */
+static uint32_t wall_at(int64_t epoch_ns)
 {
 	int64_t sec;
 	uint32_t nsec;
 	wall_split(epoch_ns, &sec, &nsec);
 	wall_fill(sec);
-	char *p = buf;
+	return nsec;
+}
+
+/* "HH:MM:SS.nnnnnnnnn" of g_wall at p; the end. */
+static char *put_hms_nanos(char *p, uint32_t nsec)
+{
 	memcpy(p, g_wall.hms, 8);
 	p += 8;
 	*p++ = '.';
-	p = put_nanos(p, nsec);
+	return put_nanos(p, nsec);
+}
+
+size_t rec_fmt_wall(char *buf, int64_t epoch_ns)
+{
+	char *p = put_hms_nanos(buf, wall_at(epoch_ns));
 	*p++ = ' ';
 	*p++ = '(';
 	memcpy(p, g_wall.date, 10);
@@ -148,18 +159,12 @@ size_t rec_fmt_wall(char *buf, int64_t epoch_ns)
 
 size_t rec_fmt_iso(char *buf, int64_t epoch_ns)
 {
-	int64_t sec;
-	uint32_t nsec;
-	wall_split(epoch_ns, &sec, &nsec);
-	wall_fill(sec);
+	uint32_t nsec = wall_at(epoch_ns);
 	char *p = buf;
 	memcpy(p, g_wall.date, 10);
 	p += 10;
 	*p++ = 'T';
-	memcpy(p, g_wall.hms, 8);
-	p += 8;
-	*p++ = '.';
-	p = put_nanos(p, nsec);
+	p = put_hms_nanos(p, nsec);
 	size_t zl = strlen(g_wall.zone);
 	memcpy(p, g_wall.zone, zl + 1);
 	return (size_t)(p + zl - buf);

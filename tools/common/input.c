@@ -6,6 +6,8 @@
  */
 #include "cli.h"
 
+#include "rec/analysis.h"
+
 #include <errno.h>
 #include <inttypes.h>
 #include <string.h>
@@ -203,5 +205,46 @@ int rec_cli_each_event(rec_reader *r, const char *name, rec_cli_event_fn fn, voi
 	if (rec_cli_note_unsymbolized)
 		rec_cli_unsymbolized_note(r, name);
 	rec_cli_order_note(r, name);
+	return rc;
+}
+
+int rec_cli_each_input_event(const rec_cli_input *in, size_t n, const rec_cli_event_pass *p)
+{
+	int rc = REC_EXIT_OK;
+	for (size_t i = 0; i < n && !(p->stop && *p->stop); i++) {
+		rec_reader *r = rec_cli_input_open(&in[i], REC_READ_ORDERED);
+		if (!r) {
+			rc = REC_EXIT_DATA;
+			continue;
+		}
+		if (p->begin)
+			p->begin(p->ctx, &in[i]);
+		if (p->filter && rec_reader_select_types(r, p->filter, p->filter_ctx) != REC_OK) {
+			rec_cli_file_error(in[i].name, "%s", rec_reader_problem(r)->message);
+			rec_reader_close(r);
+			rc = REC_EXIT_DATA;
+			continue;
+		}
+		int frc = rec_cli_each_event(r, in[i].name, p->fn, p->ctx);
+		rec_reader_close(r);
+		if (frc > rc)
+			rc = frc;
+	}
+	return rc;
+}
+
+int rec_cli_summary_inputs(rec_summary *s, const rec_cli_input *in, size_t n, uint32_t flags)
+{
+	int rc = REC_EXIT_OK;
+	for (size_t i = 0; i < n; i++) {
+		rec_reader *r = NULL;
+		if (rec_cli_input_reader(&in[i], 0, &r) != REC_OK)
+			continue; /* the event pass reports it */
+		if (rec_summary_add_reader(s, r, in[i].name, flags) != REC_OK) {
+			rec_cli_file_error(in[i].name, "%s", rec_summary_errmsg(s));
+			rc = REC_EXIT_DATA;
+		}
+		rec_reader_close(r);
+	}
 	return rc;
 }

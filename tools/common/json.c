@@ -244,3 +244,28 @@ void rec_json_end(rec_json *j)
 	(void)j;
 	rec_out_char('\n');
 }
+
+void rec_json_head(rec_json *j, const char *view, const char *baseline, const rec_cli_input *in,
+		   size_t n, const char *by)
+{
+	rec_json_begin_object(j, false);
+	rec_json_key(j, "schema");
+	rec_json_u64(j, 1);
+	if (view) {
+		rec_json_key(j, "view");
+		rec_json_str(j, view);
+	}
+	if (baseline) {
+		rec_json_key(j, "baseline");
+		rec_json_begin_array(j, true);
+		rec_json_str(j, baseline);
+		rec_json_end_array(j);
+	}
+	rec_json_key(j, "files");
+	rec_json_begin_array(j, true);
+	for (size_t i = 0; i < n; i++)
+		rec_json_str(j, in[i].name);
+	rec_json_end_array(j);
+	rec_json_key(j, "by");
+	rec_json_str(j, by);
+}

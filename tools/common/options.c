@@ -52,6 +52,30 @@ int rec_cli_getopt(int argc, char *const argv[], const char *shortopts,
 	rec_cli_usage_error("unknown option '%s'", arg);
 }
 
+void rec_cli_common_option(int c, const char *usage_text)
+{
+	if (c == 'h')
+		rec_cli_help(usage_text);
+	if (c == REC_CLI_OPT_VERSION)
+		rec_cli_version();
+	rec_cli_usage_error("unexpected option");
+}
+
+const char *rec_cli_opt_nonempty(const char *option, const char *what, const char *s)
+{
+	if (!*s)
+		rec_cli_usage_error("%s: empty %s", option, what);
+	return s;
+}
+
+void rec_cli_opt_list(rec_cli_list *l, const char *option, const char *what, const char *csv)
+{
+	size_t before = l->count;
+	rec_cli_list_add_csv(l, csv);
+	if (l->count == before)
+		rec_cli_usage_error("%s: no %s in '%s'", option, what, csv);
+}
+
 const char *rec_cli_one_file(int argc, char *const argv[])
 {
 	if (optind >= argc)

@@ -89,25 +89,36 @@ void rec_out_write_slow(const void *p, size_t n)
 	}
 }
 
+char *rec_cli_vformat(char *buf, size_t cap, size_t *len, const char *fmt, va_list ap)
+{
+	va_list again;
+	va_copy(again, ap);
+	int n = vsnprintf(buf, cap, fmt, ap);
+	if (n < 0 || (size_t)n < cap) {
+		va_end(again);
+		*len = n < 0 ? 0 : (size_t)n;
+		return n < 0 ? NULL : buf;
+	}
+	char *big = rec_cli_xmalloc((size_t)n + 1);
+	vsnprintf(big, (size_t)n + 1, fmt, again);
+	va_end(again);
+	*len = (size_t)n;
+	return big;
+}
+
 void rec_out_printf(const char *fmt, ...)
 {
 	char tmp[1024];
+	size_t n;
 	va_list ap;
 	va_start(ap, fmt);
-	int n = vsnprintf(tmp, sizeof tmp, fmt, ap);
+	char *s = rec_cli_vformat(tmp, sizeof tmp, &n, fmt, ap);
 	va_end(ap);
-	if (n < 0)
+	if (!s)
 		return;
-	if ((size_t)n < sizeof tmp) {
-		rec_out_write(tmp, (size_t)n);
-		return;
-	}
-	char *big = rec_cli_xmalloc((size_t)n + 1);
-	va_start(ap, fmt);
-	vsnprintf(big, (size_t)n + 1, fmt, ap);
-	va_end(ap);
-	rec_out_write(big, (size_t)n);
-	free(big);
+	rec_out_write(s, n);
+	if (s != tmp)
+		free(s);
 }
 
 static const char g_digits2[201] =

@@ -100,8 +100,7 @@ typedef struct rec_view_tool_opts {
 	uint32_t width;              /* text: widest line (0: 160) */
 	uint32_t top;                /* rows per table (0: all) */
 	const char *by, *type, *thread;
-	int64_t from, to;            /* --from/--to */
-	int from_kind, to_kind;      /* 0 unset, 1 offset from the first event, 2 time */
+	rec_cli_window window;       /* --from/--to */
 	const rec_cli_input *baseline; /* --baseline: compare with it (before); NULL: none */
 } rec_view_tool_opts;
 /* The view over the inputs, read one after another.  An unknown view, a

@@ -112,3 +112,11 @@ const char *rec_cli_chunk_type_name(const rec_event *ev, uint64_t id)
 			return ev->chunk->types[k].name;
 	return NULL;
 }
+
+void rec_out_input_names(const rec_cli_input *in, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		rec_out_char(' ');
+		rec_out_str(in[i].name);
+	}
+}

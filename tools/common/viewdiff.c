@@ -161,6 +161,18 @@ static void json_side(rec_json *j, const rec_view_diff_table *d, const rec_view_
 	rec_json_end_object(j);
 }
 
+void rec_viewdiff_json_delta(rec_json *j, rec_view_kind k, const rec_view_delta *x, bool rel)
+{
+	if (x->null || (rel && x->rel_null))
+		rec_json_null(j);
+	else if (rel)
+		rec_json_double(j, x->rel);
+	else if (k == REC_VIEW_PERCENT)
+		rec_json_double(j, x->f);
+	else
+		rec_json_i64(j, x->i);
+}
+
 static void json_deltas(rec_json *j, const rec_view_diff_table *d, const rec_view_diff_row *row,
 			bool rel)
 {
@@ -172,16 +184,8 @@ static void json_deltas(rec_json *j, const rec_view_diff_table *d, const rec_vie
 	for (size_t c = 0; c < d->column_count; c++) {
 		if (!d->compared[c])
 			continue;
-		const rec_view_delta *x = &row->delta[c];
 		rec_json_key(j, d->columns[c].key);
-		if (x->null || (rel && x->rel_null))
-			rec_json_null(j);
-		else if (rel)
-			rec_json_double(j, x->rel);
-		else if (d->columns[c].kind == REC_VIEW_PERCENT)
-			rec_json_double(j, x->f);
-		else
-			rec_json_i64(j, x->i);
+		rec_viewdiff_json_delta(j, d->columns[c].kind, &row->delta[c], rel);
 	}
 	rec_json_end_object(j);
 }
@@ -198,12 +202,8 @@ static void json_keyed(rec_json *j, const rec_view_diff_table *d, const rec_view
 	rec_json_begin_array(j, false);
 	for (size_t c = 0; c < d->column_count; c++) {
 		rec_json_begin_object(j, true);
-		rec_json_key(j, "key");
-		rec_json_str(j, d->columns[c].key);
-		rec_json_key(j, "title");
-		rec_json_str(j, d->columns[c].title);
-		rec_json_key(j, "kind");
-		rec_json_str(j, rec_viewtab_kind_name(d->columns[c].kind));
+		rec_viewtab_json_column(j, d->columns[c].key, d->columns[c].title,
+					d->columns[c].kind);
 		rec_json_key(j, "compared");
 		rec_json_bool(j, d->compared[c]);
 		rec_json_end_object(j);

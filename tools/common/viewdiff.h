@@ -18,6 +18,9 @@
 size_t rec_viewdiff_change_str(rec_view_kind k, const rec_view_delta *x, char *buf, size_t cap);
 /* The relative change: "+42.86%", "-100.00%"; "" when it has none. */
 size_t rec_viewdiff_rel_str(const rec_view_delta *x, char *buf, size_t cap);
+/* A change's JSON value in a column of kind k: the change (rel false) or
+ * the relative change (rel true); null when it has none. */
+void rec_viewdiff_json_delta(rec_json *j, rec_view_kind k, const rec_view_delta *x, bool rel);
 /* The comparison of before with after (either may be NULL, not both; same
  * view, computed without --top), at most top rows (0: all): as aligned text
  * (j NULL; lines at most width wide) or as one JSON object into j.  A table

@@ -211,6 +211,12 @@ const char *rec_viewtab_kind_name(rec_view_kind k)
 	return "text";
 }
 
+size_t rec_viewtab_fact_str(const rec_finding_fact *x, char *buf, size_t cap)
+{
+	rec_view_column col = { x->title, x->key, x->kind };
+	return rec_viewtab_cell_str(&col, &x->value, buf, cap);
+}
+
 void rec_viewtab_json_cell(rec_json *j, rec_view_kind k, const rec_view_cell *cl)
 {
 	if (cl->null) {
@@ -226,6 +232,16 @@ void rec_viewtab_json_cell(rec_json *j, rec_view_kind k, const rec_view_cell *cl
 	}
 }
 
+void rec_viewtab_json_column(rec_json *j, const char *key, const char *title, rec_view_kind kind)
+{
+	rec_json_key(j, "key");
+	rec_json_str(j, key);
+	rec_json_key(j, "title");
+	rec_json_str(j, title);
+	rec_json_key(j, "kind");
+	rec_json_str(j, rec_viewtab_kind_name(kind));
+}
+
 void rec_viewtab_json(rec_json *j, const rec_view_table *tb)
 {
 	rec_json_begin_object(j, false);
@@ -237,12 +253,8 @@ void rec_viewtab_json(rec_json *j, const rec_view_table *tb)
 	rec_json_begin_array(j, false);
 	for (size_t c = 0; c < tb->column_count; c++) {
 		rec_json_begin_object(j, true);
-		rec_json_key(j, "key");
-		rec_json_str(j, tb->columns[c].key);
-		rec_json_key(j, "title");
-		rec_json_str(j, tb->columns[c].title);
-		rec_json_key(j, "kind");
-		rec_json_str(j, rec_viewtab_kind_name(tb->columns[c].kind));
+		rec_viewtab_json_column(j, tb->columns[c].key, tb->columns[c].title,
+					tb->columns[c].kind);
 		rec_json_end_object(j);
 	}
 	rec_json_end_array(j);

@@ -11,10 +11,13 @@
 #include <stdint.h>
 
 #include "cli.h"
+#include "rec/findings.h"
 #include "rec/view.h"
 
 /* One cell as text ("-" when null) into buf (cap >= 64); its length. */
 size_t rec_viewtab_cell_str(const rec_view_column *col, const rec_view_cell *c, char *buf, size_t cap);
+/* A finding's fact (a cell of its own column) as rec_viewtab_cell_str. */
+size_t rec_viewtab_fact_str(const rec_finding_fact *x, char *buf, size_t cap);
 /* The table as aligned text on the tool's output, lines at most width wide
  * (text columns are cut first). */
 void rec_viewtab_print(const rec_view_table *t, uint32_t width);
@@ -28,6 +31,9 @@ void rec_viewtab_print_grid(const char *title, size_t nc, const char *const *hea
 void rec_viewtab_json(rec_json *j, const rec_view_table *t);
 /* One cell's JSON value for a column of kind k (null when null). */
 void rec_viewtab_json_cell(rec_json *j, rec_view_kind k, const rec_view_cell *c);
+/* A column's (or a fact's) members "key", "title" and "kind" in the JSON
+ * object begun. */
+void rec_viewtab_json_column(rec_json *j, const char *key, const char *title, rec_view_kind kind);
 /* The JSON name of a column kind ("duration_ns"). */
 const char *rec_viewtab_kind_name(rec_view_kind k);
 /* s wrapped at width (at spaces), each line after indent spaces. */

@@ -66,61 +66,17 @@ static Agedge_t *edge(gctx *c, Agnode_t *t, Agnode_t *h)
 	return e;
 }
 
-/* A growing string for labels. */
-typedef struct sbuf {
-	char *p;
-	size_t n, cap;
-} sbuf;
-
-static void sb_add(sbuf *b, const char *s, size_t n)
-{
-	if (b->n + n + 1 > b->cap) {
-		size_t nc = b->cap ? b->cap : 256;
-		while (b->n + n + 1 > nc)
-			nc *= 2;
-		b->p = rec_cli_xrealloc(b->p, nc);
-		b->cap = nc;
-	}
-	memcpy(b->p + b->n, s, n);
-	b->n += n;
-	b->p[b->n] = 0;
-}
-
-static void sb_str(sbuf *b, const char *s) { sb_add(b, s, strlen(s)); }
-
-static void sb_printf(sbuf *b, const char *fmt, ...) REC_CLI_PRINTF(2, 3);
-static void sb_printf(sbuf *b, const char *fmt, ...)
-{
-	char tmp[512];
-	va_list ap;
-	va_start(ap, fmt);
-	int n = vsnprintf(tmp, sizeof tmp, fmt, ap);
-	va_end(ap);
-	if (n < 0)
-		return;
-	if ((size_t)n >= sizeof tmp)
-		n = (int)sizeof tmp - 1;
-	sb_add(b, tmp, (size_t)n);
-}
-
 /* Text inside a Graphviz escString: a backslash would start an escape. */
-static void sb_esc(sbuf *b, const char *s)
+static void sb_esc(rec_cli_strbuf *b, const char *s)
 {
 	for (const char *p = s; *p; p++) {
 		if (*p == '\\')
-			sb_add(b, "\\\\", 2);
+			rec_cli_strbuf_add(b, "\\\\", 2);
 		else if (*p == '\n')
-			sb_add(b, "\\n", 2);
+			rec_cli_strbuf_add(b, "\\n", 2);
 		else
-			sb_add(b, p, 1);
+			rec_cli_strbuf_add(b, p, 1);
 	}
-}
-
-static void sb_reset(sbuf *b)
-{
-	b->n = 0;
-	if (b->p)
-		b->p[0] = 0;
 }
 
 static const char *dur(char *buf, int64_t ns)
@@ -168,7 +124,7 @@ static void build_wait(gctx *c, const rec_lockgraph_result *res)
 	declare(c, AGEDGE, "total_ns", "0");
 	declare(c, AGEDGE, "max_ns", "0");
 	char b1[64], b2[64], b3[64], pw[32];
-	sbuf s = { 0 };
+	rec_cli_strbuf s = { 0 };
 	/* what is drawn: the real locks with waits, and what the groups stand for */
 	size_t drawn = 0;
 	uint64_t locks_grouped = 0, groups = 0;
@@ -182,17 +138,17 @@ static void build_wait(gctx *c, const rec_lockgraph_result *res)
 	if (drawn < res->wait_lock_count || groups || res->threads_grouped) {
 		double pct = res->wait_total_ns > 0 ? 100.0 * (double)res->kept_wait_total_ns /
 							      (double)res->wait_total_ns : 100.0;
-		sb_printf(&s, "wait-for graph: %zu of %" PRIu64 " locks (%.1f %% of %s of waiting), %" PRIu64
+		rec_cli_strbuf_printf(&s, "wait-for graph: %zu of %" PRIu64 " locks (%.1f %% of %s of waiting), %" PRIu64
 			  " lock waits; %" PRIu64 " lock%s, %" PRIu64 " thread%s grouped", drawn,
 			  res->wait_lock_count, pct, dur(b1, res->wait_total_ns), res->lock_wait_events,
 			  locks_grouped, locks_grouped == 1 ? "" : "s", res->threads_grouped,
 			  res->threads_grouped == 1 ? "" : "s");
 	} else {
-		sb_printf(&s, "wait-for graph: %" PRIu64 " lock waits", res->lock_wait_events);
+		rec_cli_strbuf_printf(&s, "wait-for graph: %" PRIu64 " lock waits", res->lock_wait_events);
 	}
-	sb_str(&s, "\\nholders charged by hand-off: each part of a wait to the thread that held the "
+	rec_cli_strbuf_str(&s, "\\nholders charged by hand-off: each part of a wait to the thread that held the "
 	       "lock during it");
-	set(c, g, "label", s.p);
+	set(c, g, "label", s.s);
 
 	int64_t max_lock = 0, max_edge = 0;
 	for (size_t i = 0; i < res->lock_count; i++)
@@ -210,11 +166,11 @@ static void build_wait(gctx *c, const rec_lockgraph_result *res)
 		if (!l->wait_count)
 			continue; /* only in the lock-order graph */
 		ln[i] = node(c, l->label);
-		sb_reset(&s);
+		rec_cli_strbuf_reset(&s);
 		sb_esc(&s, l->label);
-		sb_printf(&s, "\\n%" PRIu64 " wait%s, total %s\\nmax %s", l->wait_count,
+		rec_cli_strbuf_printf(&s, "\\n%" PRIu64 " wait%s, total %s\\nmax %s", l->wait_count,
 			  l->wait_count == 1 ? "" : "s", dur(b1, l->wait_total_ns), dur(b2, l->wait_max_ns));
-		set(c, ln[i], "label", s.p);
+		set(c, ln[i], "label", s.s);
 		set(c, ln[i], "kind", l->grouped ? "group" : "lock");
 		if (l->grouped)
 			set(c, ln[i], "grouped", num(b3, (int64_t)l->grouped));
@@ -230,13 +186,13 @@ static void build_wait(gctx *c, const rec_lockgraph_result *res)
 	for (size_t i = 0; i < res->thread_count; i++) {
 		const rec_lockgraph_thread *t = &res->threads[i];
 		tn[i] = node(c, t->label);
-		sb_reset(&s);
+		rec_cli_strbuf_reset(&s);
 		sb_esc(&s, t->label);
 		if (t->wait_total_ns)
-			sb_printf(&s, "\\nwaited %s", dur(b1, t->wait_total_ns));
+			rec_cli_strbuf_printf(&s, "\\nwaited %s", dur(b1, t->wait_total_ns));
 		if (t->held_total_ns)
-			sb_printf(&s, "\\nmade others wait %s", dur(b1, t->held_total_ns));
-		set(c, tn[i], "label", s.p);
+			rec_cli_strbuf_printf(&s, "\\nmade others wait %s", dur(b1, t->held_total_ns));
+		set(c, tn[i], "label", s.s);
 		set(c, tn[i], "kind", t->grouped ? "group" : "thread");
 		set(c, tn[i], "shape", "box");
 		set(c, tn[i], "style", t->grouped ? "rounded,dashed" : "rounded");
@@ -254,14 +210,14 @@ static void build_wait(gctx *c, const rec_lockgraph_result *res)
 					: edge(c, tn[w->thread], ln[w->lock]);
 		if (!e)
 			continue;
-		sb_reset(&s);
+		rec_cli_strbuf_reset(&s);
 		if (w->holder)
-			sb_printf(&s, "held during %" PRIu64 " part%s of waits\\ntotal %s, max %s", w->count,
+			rec_cli_strbuf_printf(&s, "held during %" PRIu64 " part%s of waits\\ntotal %s, max %s", w->count,
 				  w->count == 1 ? "" : "s", dur(b1, w->total_ns), dur(b2, w->max_ns));
 		else
-			sb_printf(&s, "%" PRIu64 " wait%s\\ntotal %s, max %s", w->count,
+			rec_cli_strbuf_printf(&s, "%" PRIu64 " wait%s\\ntotal %s, max %s", w->count,
 				  w->count == 1 ? "" : "s", dur(b1, w->total_ns), dur(b2, w->max_ns));
-		set(c, e, "label", s.p);
+		set(c, e, "label", s.s);
 		set(c, e, "kind", w->holder ? "holder" : "wait");
 		if (w->holder)
 			set(c, e, "style", "dashed");
@@ -273,7 +229,7 @@ static void build_wait(gctx *c, const rec_lockgraph_result *res)
 	}
 	free(ln);
 	free(tn);
-	free(s.p);
+	free(s.s);
 }
 
 static void build_order(gctx *c, const rec_lockgraph_result *res)
@@ -294,11 +250,11 @@ static void build_order(gctx *c, const rec_lockgraph_result *res)
 	declare(c, AGEDGE, "threads", "");
 	declare(c, AGEDGE, "cycle", "false");
 	char b3[64];
-	sbuf s = { 0 };
-	sb_printf(&s, "lock-order graph: %" PRIu64 " nested acquisitions, %zu cycle%s%s",
+	rec_cli_strbuf s = { 0 };
+	rec_cli_strbuf_printf(&s, "lock-order graph: %" PRIu64 " nested acquisitions, %zu cycle%s%s",
 		  res->lock_order_events, res->cycle_count, res->cycle_count == 1 ? "" : "s",
 		  res->cycle_count ? " (red: potential deadlock)" : "");
-	set(c, g, "label", s.p);
+	set(c, g, "label", s.s);
 	bool *used = rec_cli_xmalloc((res->lock_count + 1) * sizeof *used);
 	bool *red = rec_cli_xmalloc((res->lock_count + 1) * sizeof *red);
 	memset(used, 0, (res->lock_count + 1) * sizeof *used);
@@ -326,32 +282,32 @@ static void build_order(gctx *c, const rec_lockgraph_result *res)
 		Agedge_t *e = edge(c, ln[o->from], ln[o->to]);
 		if (!e)
 			continue;
-		sb_reset(&s);
-		sb_printf(&s, "%" PRIu64 "x", o->count);
-		sbuf th = { 0 };
+		rec_cli_strbuf_reset(&s);
+		rec_cli_strbuf_printf(&s, "%" PRIu64 "x", o->count);
+		rec_cli_strbuf th = { 0 };
 		for (size_t k = 0; k < o->example_count; k++) {
 			const rec_lockgraph_thread *t = &res->threads[o->examples[k].thread];
 			if (k)
-				sb_str(&th, ", ");
-			sb_str(&th, *t->name ? t->name : t->label);
+				rec_cli_strbuf_str(&th, ", ");
+			rec_cli_strbuf_str(&th, *t->name ? t->name : t->label);
 		}
-		if (th.p) {
-			sb_str(&s, " by ");
-			sb_esc(&s, th.p);
+		if (th.s) {
+			rec_cli_strbuf_str(&s, " by ");
+			sb_esc(&s, th.s);
 		}
-		set(c, e, "label", s.p);
+		set(c, e, "label", s.s);
 		set(c, e, "kind", "order");
 		set(c, e, "count", num(b3, (int64_t)o->count));
-		set(c, e, "threads", th.p ? th.p : "");
-		free(th.p);
+		set(c, e, "threads", th.s ? th.s : "");
+		free(th.s);
 		if (o->example_count && o->examples[0].depth) {
 			const rec_lockgraph_example *x = &o->examples[0];
-			sb_reset(&s);
+			rec_cli_strbuf_reset(&s);
 			for (uint32_t f = 0; f < x->depth && f < 32; f++) {
 				sb_esc(&s, x->frames[f]);
-				sb_str(&s, "\\n");
+				rec_cli_strbuf_str(&s, "\\n");
 			}
-			set(c, e, "tooltip", s.p);
+			set(c, e, "tooltip", s.s);
 		}
 		if (o->in_cycle) {
 			set(c, e, "color", "red");
@@ -363,7 +319,7 @@ static void build_order(gctx *c, const rec_lockgraph_result *res)
 	free(used);
 	free(red);
 	free(ln);
-	free(s.p);
+	free(s.s);
 }
 
 /* The cycles on stderr, with the threads and the stacks of each edge. */

@@ -147,31 +147,26 @@ static void pass_close(pass *p)
 	rec_report_timeline_free(p->tl);
 }
 
+static void begin_input(void *ctx, const rec_cli_input *in)
+{
+	pass *p = ctx;
+	(void)rec_view_begin_input(p->lat);
+	for (size_t f = 0; f < FG_GRAPHS; f++)
+		(void)rec_stackagg_begin_input(p->agg[f], 0);
+	p->name = in->name;
+}
+
 /* The inputs read again.  Quiet: what is damaged or unreadable in them was
  * reported by the findings' pass over the same files (it still makes the
  * exit code 1); out of memory is reported here. */
 static int pass_run(pass *p, const rec_cli_input *in, size_t n, FILE *out)
 {
-	int rc = REC_EXIT_OK;
 	FILE *err = rec_cli_err(), *quiet = fopen("/dev/null", "w");
 	rec_out_flush();
 	if (quiet)
 		rec_cli_set_streams(out, quiet);
-	for (size_t i = 0; i < n && !p->failed; i++) {
-		rec_reader *r = rec_cli_input_open(&in[i], REC_READ_ORDERED);
-		if (!r) {
-			rc = REC_EXIT_DATA;
-			continue;
-		}
-		(void)rec_view_begin_input(p->lat);
-		for (size_t f = 0; f < FG_GRAPHS; f++)
-			(void)rec_stackagg_begin_input(p->agg[f], 0);
-		p->name = in[i].name;
-		int frc = rec_cli_each_event(r, in[i].name, add_one, p);
-		rec_reader_close(r);
-		if (frc > rc)
-			rc = frc;
-	}
+	rec_cli_event_pass ep = { begin_input, NULL, NULL, add_one, p, &p->failed };
+	int rc = rec_cli_each_input_event(in, n, &ep);
 	if (quiet) {
 		rec_cli_set_streams(out, err);
 		fclose(quiet);
@@ -507,6 +502,17 @@ static void out_files_text(const rec_cli_input *in, size_t n)
 	}
 }
 
+/* " TEXT <code>S</code>" (s escaped), or nothing when s is NULL. */
+static void out_code(const char *text, const char *s)
+{
+	if (!s)
+		return;
+	rec_out_str(text);
+	REC_OUT_LIT("<code>");
+	rec_out_html_text(s);
+	REC_OUT_LIT("</code>");
+}
+
 static int write_page(pass *p, const rec_report_tool_opts *o, const rec_cli_input *in, size_t n,
 		      const rec_finding *list, size_t count)
 {
@@ -526,27 +532,15 @@ static int write_page(pass *p, const rec_report_tool_opts *o, const rec_cli_inpu
 		REC_OUT_LIT("from ");
 		rec_out_wall(start);
 	}
-	if (o->by) {
-		REC_OUT_LIT(" &middot; spans split by <code>");
-		rec_out_html_text(o->by);
-		REC_OUT_LIT("</code>");
-	}
-	if (o->type) {
-		REC_OUT_LIT(" &middot; span type <code>");
-		rec_out_html_text(o->type);
-		REC_OUT_LIT("</code>");
-	}
+	out_code(" &middot; spans split by ", o->by);
+	out_code(" &middot; span type ", o->type);
 	REC_OUT_LIT("</p>\n<nav><a href=\"#findings\">Findings</a><a href=\"#latency\">Latency</a>"
 		    "<a href=\"#timeline\">Timeline</a><a href=\"#waitgraph\">Wait-for graph</a>"
 		    "<a href=\"#flames\">Flame graphs</a></nav>\n</header>\n<main>\n");
 	out_findings(list, count, in, n);
 	REC_OUT_LIT("<section id=\"latency\" class=\"rr-section\">\n<h2>Latency</h2>\n"
 		    "<p class=\"rr-lead\">Per span type");
-	if (o->by) {
-		REC_OUT_LIT(" and <code>");
-		rec_out_html_text(o->by);
-		REC_OUT_LIT("</code>");
-	}
+	out_code(" and ", o->by);
 	REC_OUT_LIT(": how many spans took how long (a bar per quarter of a power of two, log "
 		    "scale; the numbers are rec-view latency's, percentiles within 0.4 %).</p>\n"
 		    "<div class=\"rr-lat\"></div>\n</section>\n"

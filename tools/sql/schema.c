@@ -135,37 +135,20 @@ void rec_sql_run_id(char *buf, uint64_t id)
 }
 
 /* ---- building declarations -------------------------------------------------- */
-typedef struct sbuf {
-	char *p;
-	size_t len, cap;
-} sbuf;
-
-static void sb_add(sbuf *b, const char *s)
-{
-	size_t n = strlen(s);
-	if (b->len + n + 1 > b->cap) {
-		size_t c = (b->len + n + 1) * 2;
-		b->p = rec_cli_xrealloc(b->p, c);
-		b->cap = c;
-	}
-	memcpy(b->p + b->len, s, n + 1);
-	b->len += n;
-}
-
 /* '"name" TYPE' with its unit as a comment; a comma unless last. */
-static void sb_col(sbuf *b, const char *name, const char *sqltype, const char *unit, bool last)
+static void sb_col(rec_cli_strbuf *b, const char *name, const char *sqltype, const char *unit, bool last)
 {
-	sb_add(b, "  \"");
-	sb_add(b, name);
-	sb_add(b, "\" ");
-	sb_add(b, sqltype);
+	rec_cli_strbuf_str(b, "  \"");
+	rec_cli_strbuf_str(b, name);
+	rec_cli_strbuf_str(b, "\" ");
+	rec_cli_strbuf_str(b, sqltype);
 	if (!last)
-		sb_add(b, ",");
+		rec_cli_strbuf_str(b, ",");
 	if (unit && *unit) {
-		sb_add(b, " -- ");
-		sb_add(b, unit);
+		rec_cli_strbuf_str(b, " -- ");
+		rec_cli_strbuf_str(b, unit);
 	}
-	sb_add(b, "\n");
+	rec_cli_strbuf_str(b, "\n");
 }
 
 static const char *sql_type_of(uint32_t type)
@@ -211,30 +194,30 @@ static const char *unit_of(const sql_col *c)
 
 static char *fixed_decl(const char *name, const sql_coldef *cols, size_t n)
 {
-	sbuf b = { 0 };
-	sb_add(&b, "CREATE TABLE \"");
-	sb_add(&b, name);
-	sb_add(&b, "\"(\n");
+	rec_cli_strbuf b = { 0 };
+	rec_cli_strbuf_str(&b, "CREATE TABLE \"");
+	rec_cli_strbuf_str(&b, name);
+	rec_cli_strbuf_str(&b, "\"(\n");
 	for (size_t i = 0; i < n; i++)
 		sb_col(&b, cols[i].name, sql_type_of(cols[i].type), cols[i].unit, i + 1 == n);
-	sb_add(&b, ")");
-	return b.p;
+	rec_cli_strbuf_str(&b, ")");
+	return b.s;
 }
 
 static char *event_decl(const sql_table *t)
 {
-	sbuf b = { 0 };
-	sb_add(&b, "CREATE TABLE \"");
-	sb_add(&b, t->name);
-	sb_add(&b, "\"( -- ");
+	rec_cli_strbuf b = { 0 };
+	rec_cli_strbuf_str(&b, "CREATE TABLE \"");
+	rec_cli_strbuf_str(&b, t->name);
+	rec_cli_strbuf_str(&b, "\"( -- ");
 	/* a comment ends at a newline: the type's strings are cut there */
 	char head[512];
 	snprintf(head, sizeof head, "%s (%s)", t->type_name, t->category);
 	for (char *q = head; *q; q++)
 		if (*q == '\n' || *q == '\r')
 			*q = ' ';
-	sb_add(&b, head);
-	sb_add(&b, "\n");
+	rec_cli_strbuf_str(&b, head);
+	rec_cli_strbuf_str(&b, "\n");
 	for (size_t i = 0; i < SQL_EV_FIXED; i++)
 		sb_col(&b, event_cols[i].name, sql_type_of(event_cols[i].type), event_cols[i].unit,
 		       t->ncols == 0 && i + 1 == SQL_EV_FIXED);
@@ -243,8 +226,8 @@ static char *event_decl(const sql_table *t)
 		sb_col(&b, c->name, c->thread_name ? "TEXT" : sql_type_of(c->type), unit_of(c),
 		       i + 1 == t->ncols);
 	}
-	sb_add(&b, ")");
-	return b.p;
+	rec_cli_strbuf_str(&b, ")");
+	return b.s;
 }
 
 /* ---- columns, for the engines other than SQLite ----------------------------------- */

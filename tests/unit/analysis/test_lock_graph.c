@@ -22,33 +22,13 @@
 
 #include "rec/lock_graph.h"
 #include "rec/rec.h"
+#include "../../lib/membuf.h"
 
 #define MS 1000000ll
 #define T0 1000000000ull /* first tick */
 #define WALL0 1700000000000000000ll
 
 /* ---- a recording in memory -------------------------------------------------------- */
-
-typedef struct mem_sink {
-	uint8_t *p;
-	size_t n, cap;
-} mem_sink;
-
-static int mem_write(void *o, const void *b, size_t n)
-{
-	mem_sink *m = o;
-	if (m->n + n > m->cap) {
-		size_t c = (m->n + n) * 2;
-		uint8_t *q = realloc(m->p, c);
-		if (!q)
-			return -ENOMEM;
-		m->p = q;
-		m->cap = c;
-	}
-	memcpy(m->p + m->n, b, n);
-	m->n += n;
-	return 0;
-}
 
 /* Fields as spec/EVENTS.md declares them. */
 static const rec_field wait_fields[] = {
@@ -66,7 +46,7 @@ static const rec_field order_fields[] = {
 static const rec_field tick_fields[] = { { "n", "", "", REC_TYPE_U64, REC_UNIT_NONE } };
 
 typedef struct rec_mem {
-	mem_sink sink;
+	membuf sink;
 	rec_writer *w;
 	uint64_t next_stack;
 } rec_mem;
@@ -162,7 +142,7 @@ static rec_lockgraph *rm_graph(rec_mem *m, const rec_lockgraph_options *o, const
 		m->w = NULL;
 	}
 	rec_reader *r;
-	assert_int_equal(rec_reader_open_mem(&r, m->sink.p, m->sink.n, "mem", NULL), REC_OK);
+	assert_int_equal(rec_reader_open_mem(&r, m->sink.p, m->sink.len, "mem", NULL), REC_OK);
 	rec_lockgraph *g;
 	assert_int_equal(rec_lockgraph_open(&g, o), REC_OK);
 	rec_event ev;

@@ -19,31 +19,9 @@
 
 #include "rec/rec.h"
 #include "rec/stack_agg.h"
+#include "../../lib/membuf.h"
 
-/* ---- a recording in memory ---------------------------------------------- */
-
-typedef struct membuf {
-	unsigned char *p;
-	size_t len, cap;
-} membuf;
-
-static int mem_write(void *opaque, const void *buf, size_t len)
-{
-	membuf *m = opaque;
-	if (m->len + len > m->cap) {
-		size_t nc = m->cap ? m->cap : 4096;
-		while (nc < m->len + len)
-			nc *= 2;
-		unsigned char *np = realloc(m->p, nc);
-		if (!np)
-			return -12;
-		m->p = np;
-		m->cap = nc;
-	}
-	memcpy(m->p + m->len, buf, len);
-	m->len += len;
-	return 0;
-}
+/* ---- a recording in memory (membuf.h) ------------------------------------ */
 
 enum { T_SAMPLE = 21, T_NOSTACK = 22 };
 #define T0 1000000000000ull  /* ticks of the first event */

@@ -25,29 +25,7 @@
 #include "rec/archive.h"
 #include "rec/counters.h"
 #include "rec/rec.h"
-
-typedef struct membuf {
-	uint8_t *data;
-	size_t len, cap;
-} membuf;
-
-static int mem_write(void *opaque, const void *buf, size_t len)
-{
-	membuf *m = opaque;
-	if (m->len + len > m->cap) {
-		size_t nc = m->cap ? m->cap * 2 : 4096;
-		while (nc < m->len + len)
-			nc *= 2;
-		uint8_t *p = realloc(m->data, nc);
-		if (!p)
-			return -12;
-		m->data = p;
-		m->cap = nc;
-	}
-	memcpy(m->data + m->len, buf, len);
-	m->len += len;
-	return 0;
-}
+#include "../../lib/membuf.h"
 
 static const rec_field a_fields[] = { { "v", "V", "", REC_TYPE_U64, REC_UNIT_NONE } };
 static const rec_field b_fields[] = {
@@ -137,7 +115,7 @@ static rec_status on_b(void *opaque, const rec_event *ev)
 static rec_reader *open_mem(const membuf *m)
 {
 	rec_reader *r = NULL;
-	assert_int_equal(rec_reader_open_mem(&r, m->data, m->len, "mem", NULL), REC_OK);
+	assert_int_equal(rec_reader_open_mem(&r, m->p, m->len, "mem", NULL), REC_OK);
 	return r;
 }
 
@@ -180,7 +158,7 @@ static void t_only_the_wanted_type(void **state)
 	assert_int_equal(s3.n, 0);
 	assert_int_equal(rec_reader_next_chunk(r, &ci), REC_END);
 	rec_reader_close(r);
-	free(m.data);
+	free(m.p);
 }
 
 static void t_callback_stops(void **state)
@@ -195,7 +173,7 @@ static void t_callback_stops(void **state)
 	assert_int_equal(s.n, 17);
 	assert_int_equal(s.bad, 0);
 	rec_reader_close(r);
-	free(m.data);
+	free(m.p);
 }
 
 static void t_damaged_payload(void **state)
@@ -207,7 +185,7 @@ static void t_damaged_payload(void **state)
 	assert_int_equal(rec_reader_next_chunk(r, &ci), REC_OK);
 	uint64_t end0 = ci->offset + ci->size;
 	rec_reader_close(r);
-	m.data[end0 - 40] ^= 0x5a; /* inside chunk 0's payload: its EVENTS */
+	m.p[end0 - 40] ^= 0x5a; /* inside chunk 0's payload: its EVENTS */
 	r = open_mem(&m);
 	/* Format 1.1: the chunk's statistics are covered by Front_Checksum and
 	 * are returned; its events are refused by the payload checksum. */
@@ -223,7 +201,7 @@ static void t_damaged_payload(void **state)
 	assert_int_equal(rec_reader_next_chunk(r, &ci), REC_OK);
 	assert_int_equal(ci->index, 1);
 	rec_reader_close(r);
-	free(m.data);
+	free(m.p);
 }
 
 /* rec_counters_add_chunk() on every chunk == every event through rec_counters_add_event(). */
@@ -260,7 +238,7 @@ static void t_counters_same_as_full_decode(void **state)
 	assert_int_equal(b[0].samples, a[0].samples);
 	rec_counters_close(fast);
 	rec_counters_close(full);
-	free(m.data);
+	free(m.p);
 }
 
 /* Chunk 0 of three copies: intact, payload damaged, major version 2
@@ -277,9 +255,9 @@ static void t_next_intact_tally(void **state)
 	rec_reader_close(r);
 	membuf f = { NULL, 0, 0 };
 	for (int k = 0; k < 3; k++)
-		assert_int_equal(mem_write(&f, m.data, size0), 0);
-	f.data[2 * size0 - 40] ^= 0x5a;           /* copy 1: payload */
-	uint8_t *h = f.data + 2 * size0;          /* copy 2: major 2 */
+		assert_int_equal(mem_write(&f, m.p, size0), 0);
+	f.p[2 * size0 - 40] ^= 0x5a;           /* copy 1: payload */
+	uint8_t *h = f.p + 2 * size0;          /* copy 2: major 2 */
 	h[8] = 2;
 	memset(h + 16, 0, 4);
 	uint32_t crc = rec_crc32c(0, h, rec_le32(h + 12));
@@ -306,8 +284,8 @@ static void t_next_intact_tally(void **state)
 	assert_int_equal(t.problems, 2);
 	assert_int_equal(t.stopped, 0);
 	rec_reader_close(r);
-	free(f.data);
-	free(m.data);
+	free(f.p);
+	free(m.p);
 }
 
 int main(void)

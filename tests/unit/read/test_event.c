@@ -21,59 +21,8 @@
 
 #include "common/common_internal.h"
 #include "rec/rec.h"
-
-/* ---- recordings made by the writer (as test_reader.c) ----------------------------------- */
-static const rec_field ord_fields[] = { { "seq", "", "", REC_TYPE_U32, 0 } };
-
-typedef struct mem_sink {
-	uint8_t *p;
-	size_t n, cap;
-} mem_sink;
-
-static int mem_write(void *o, const void *b, size_t n)
-{
-	mem_sink *m = o;
-	if (m->n + n > m->cap) {
-		size_t c = (m->n + n) * 2;
-		uint8_t *q = realloc(m->p, c);
-		if (!q)
-			return -ENOMEM;
-		m->p = q;
-		m->cap = c;
-	}
-	memcpy(m->p + m->n, b, n);
-	m->n += n;
-	return 0;
-}
-
-static rec_writer *ord_writer(mem_sink *m, uint64_t run, int64_t wall)
-{
-	rec_writer_options o = REC_WRITER_OPTIONS_INIT;
-	o.run_id = run;
-	o.anchor_wall_ns = wall;
-	o.anchor_ticks = 0;
-	o.tick_frequency = 1000000000u;
-	rec_sink s = { mem_write, NULL, m };
-	rec_writer *w;
-	assert_int_equal(rec_writer_open(&w, &s, &o), REC_OK);
-	rec_type t = { 1, REC_EVENT_HAS_THREAD, "test.Ord", "", "", "", 1, ord_fields };
-	assert_int_equal(rec_writer_add_type(w, &t), REC_OK);
-	assert_int_equal(rec_writer_define_thread(w, 1, 11, 0), REC_OK);
-	assert_int_equal(rec_writer_define_thread(w, 2, 12, 0), REC_OK);
-	return w;
-}
-
-static void ord_put(rec_writer *w, uint64_t ticks, uint32_t seq)
-{
-	assert_int_equal(rec_writer_begin(w, 1, ticks, 0, 1 + seq % 2, 0), REC_OK);
-	assert_int_equal(rec_writer_put_u64(w, seq), REC_OK);
-	assert_int_equal(rec_writer_end(w), REC_OK);
-}
-
-/* Chunk 0: 100 300 200 500 400(a); chunk 1: 250 450 600 400(b) 350; chunk 2:
- * 1000 900 (after the others: its own group). seq = position in the file. */
-static const uint64_t ord_ticks[] = { 100, 300, 200, 500, 400, 250, 450, 600, 400, 350, 1000, 900 };
-static const int ord_chunk_end[] = { 5, 10, 12 };
+#include "../../lib/ordrec.h"
+#include "../../lib/craft_chunk.h"
 
 /* rec_reader_next_chunk_event(): the events of the entered chunk only, REC_END
  * at its end; a chunk passed over with rec_reader_next_chunk() is not read,
@@ -81,7 +30,7 @@ static const int ord_chunk_end[] = { 5, 10, 12 };
 static void t_chunk_events(void **state)
 {
 	(void)state;
-	mem_sink m = { 0 };
+	membuf m = { 0 };
 	rec_writer *w = ord_writer(&m, 7, 1700000000000000000);
 	for (int i = 0, k = 0; i < 12; i++) {
 		ord_put(w, ord_ticks[i], (uint32_t)i);
@@ -92,7 +41,7 @@ static void t_chunk_events(void **state)
 	}
 	assert_int_equal(rec_writer_close(w), REC_OK);
 	rec_reader *r;
-	assert_int_equal(rec_reader_open_mem(&r, m.p, m.n, "mem", NULL), REC_OK);
+	assert_int_equal(rec_reader_open_mem(&r, m.p, m.len, "mem", NULL), REC_OK);
 	rec_event ev;
 	/* before any chunk: nothing */
 	assert_int_equal(rec_reader_next_chunk_event(r, &ev), REC_END);
@@ -122,77 +71,11 @@ static void t_chunk_events(void **state)
 	rec_reader_close(r);
 	rec_reader_options o = REC_READER_OPTIONS_INIT;
 	o.flags = REC_READ_ORDERED;
-	assert_int_equal(rec_reader_open_mem(&r, m.p, m.n, "mem", &o), REC_OK);
+	assert_int_equal(rec_reader_open_mem(&r, m.p, m.len, "mem", &o), REC_OK);
 	assert_int_equal(rec_reader_next_chunk_event(r, &ev), REC_ERR_STATE);
 	assert_int_equal(rec_reader_next_chunk_event(NULL, &ev), REC_ERR_INVALID_ARG);
 	rec_reader_close(r);
 	free(m.p);
-}
-
-typedef struct hsec {
-	uint16_t kind;
-	uint32_t items;
-	rec_buf data;
-} hsec;
-
-static void put_str(rec_buf *b, const char *s)
-{
-	assert_true(rec_buf_lenbytes(b, s, strlen(s)));
-}
-
-/* Build a chunk from raw sections (stored uncompressed, or zstd). */
-static void craft_chunk(rec_buf *out, uint16_t minor, hsec *secs, int n, uint64_t events,
-			unsigned codec, uint64_t duration)
-{
-	rec_buf pay = { 0 };
-	uint64_t raw = 0;
-	for (int i = 0; i < n; i++) {
-		rec_section_header sh = { secs[i].kind, 0, secs[i].items, (uint32_t)secs[i].data.len,
-					  (uint32_t)secs[i].data.len };
-		uint8_t hb[REC_SECTION_HEADER_SIZE];
-		if (codec != REC_CODEC_NONE) {
-			size_t cap = rec_codec_bound(codec, secs[i].data.len);
-			uint8_t *z = malloc(cap);
-			size_t zl;
-			assert_non_null(z);
-			assert_int_equal(rec_codec_compress(NULL, codec, 0, secs[i].data.data,
-							    secs[i].data.len, z, cap, &zl),
-					 REC_OK);
-			sh.flags = REC_SECTION_COMPRESSED;
-			sh.stored_size = (uint32_t)zl;
-			rec_section_header_encode(&sh, hb);
-			assert_true(rec_buf_append(&pay, hb, sizeof(hb)));
-			assert_true(rec_buf_append(&pay, z, zl));
-			free(z);
-		} else {
-			rec_section_header_encode(&sh, hb);
-			assert_true(rec_buf_append(&pay, hb, sizeof(hb)));
-			assert_true(rec_buf_append(&pay, secs[i].data.data, secs[i].data.len));
-		}
-		raw += secs[i].data.len;
-	}
-	rec_chunk_header h;
-	memset(&h, 0, sizeof(h));
-	h.major = 1;
-	h.minor = minor;
-	h.header_size = REC_HEADER_SIZE_V1;
-	h.payload_size = pay.len;
-	h.payload_crc = rec_crc32c(0, pay.data, pay.len);
-	h.codec = (uint8_t)codec;
-	h.section_count = (uint16_t)n;
-	h.raw_size = raw;
-	h.event_count = events;
-	h.start_wall_ns = 2000000000000LL;
-	h.start_ticks = 1000;
-	h.duration_ticks = duration;
-	h.tick_frequency = 1000000000u;
-	h.run_id = 99;
-	h.pid = 1;
-	uint8_t hb[REC_HEADER_SIZE_V1];
-	rec_chunk_header_encode(&h, hb);
-	assert_true(rec_buf_append(out, hb, sizeof(hb)));
-	assert_true(rec_buf_append(out, pay.data, pay.len));
-	rec_buf_free(&pay);
 }
 
 /* Statistics that disagree with the events: verification says which. */
@@ -275,7 +158,7 @@ static void t_verify_mismatch(void **state)
 static void t_two_iterations(void **state)
 {
 	(void)state;
-	mem_sink m = { 0 };
+	membuf m = { 0 };
 	rec_writer *w = ord_writer(&m, 9, 1700000000000000000LL);
 	const uint32_t n = 5000;
 	uint32_t chunks = 1;
@@ -290,7 +173,7 @@ static void t_two_iterations(void **state)
 	char path[] = "/tmp/test_event.XXXXXX";
 	int fd = mkstemp(path);
 	assert_true(fd >= 0);
-	assert_int_equal(write(fd, m.p, m.n), (ssize_t)m.n);
+	assert_int_equal(write(fd, m.p, m.len), (ssize_t)m.len);
 	close(fd);
 	typedef struct seen_ev {
 		uint64_t ticks, chunk, offset, thread;

@@ -23,27 +23,7 @@
 
 #include "common/common_internal.h"
 #include "rec/rec.h"
-
-typedef struct mem_sink {
-	uint8_t *p;
-	size_t n, cap;
-} mem_sink;
-
-static int mem_write(void *o, const void *b, size_t n)
-{
-	mem_sink *m = o;
-	if (m->n + n > m->cap) {
-		size_t c = (m->n + n) * 2;
-		uint8_t *q = realloc(m->p, c);
-		if (!q)
-			return -ENOMEM;
-		m->p = q;
-		m->cap = c;
-	}
-	memcpy(m->p + m->n, b, n);
-	m->n += n;
-	return 0;
-}
+#include "../../lib/membuf.h"
 
 static const rec_field fields[] = { { "n", "", "", REC_TYPE_U32, 0 } };
 
@@ -52,9 +32,9 @@ enum { S_MOD = 1, S_BID, S_OUTER, S_MID, S_LEAF, S_FILE_A, S_FILE_B, S_MAIN };
 /* A recording: frames 1 (outer, with mid and leaf inlined), 2 (main, file
  * and line), 3 (no name, PC_EXACT | UNSYMBOLIZED), 4 (nothing); stack 1 =
  * [1, 2], stack 2 = [3, 4, 1]; one event per stack in each of nchunks chunks. */
-static mem_sink make_rec(unsigned codec, int nchunks)
+static membuf make_rec(unsigned codec, int nchunks)
 {
-	mem_sink m = { 0 };
+	membuf m = { 0 };
 	rec_sink s = { mem_write, NULL, &m };
 	rec_writer_options o = REC_WRITER_OPTIONS_INIT;
 	o.codec = codec;
@@ -162,10 +142,10 @@ static void t_roundtrip(void **state)
 	(void)state;
 	const unsigned codecs[] = { REC_CODEC_NONE, REC_CODEC_ZSTD, REC_CODEC_LZ4 };
 	for (size_t i = 0; i < 3; i++) {
-		mem_sink m = make_rec(codecs[i], 1);
+		membuf m = make_rec(codecs[i], 1);
 		assert_int_equal(rec_le16(m.p + REC_HOFF_MINOR), REC_FORMAT_MINOR);
 		assert_true(REC_FORMAT_MINOR >= 2);
-		check_read(m.p, m.n, 2);
+		check_read(m.p, m.len, 2);
 		free(m.p);
 	}
 }
@@ -175,24 +155,24 @@ static void t_roundtrip(void **state)
 static void t_chunks_self_contained(void **state)
 {
 	(void)state;
-	mem_sink m = make_rec(REC_CODEC_ZSTD, 3);
-	check_read(m.p, m.n, 6);
+	membuf m = make_rec(REC_CODEC_ZSTD, 3);
+	check_read(m.p, m.len, 6);
 	size_t off = 0, last = 0;
 	int k = 0;
-	while (off < m.n) {
+	while (off < m.len) {
 		last = off;
 		off += rec_le32(m.p + off + REC_HOFF_HEADER_SIZE) + (size_t)rec_le64(m.p + off + REC_HOFF_PAYLOAD_SIZE);
 		k++;
 	}
 	assert_int_equal(k, 3);
-	check_read(m.p + last, m.n - last, 2);
+	check_read(m.p + last, m.len - last, 2);
 	free(m.p);
 }
 
 static void t_writer_refuses(void **state)
 {
 	(void)state;
-	mem_sink m = { 0 };
+	membuf m = { 0 };
 	rec_sink s = { mem_write, NULL, &m };
 	rec_writer *w;
 	rec_frame_inline inl[REC_MAX_INLINE + 1];
@@ -237,7 +217,7 @@ static void t_writer_refuses(void **state)
 static void t_source_replaced(void **state)
 {
 	(void)state;
-	mem_sink m = { 0 };
+	membuf m = { 0 };
 	rec_sink s = { mem_write, NULL, &m };
 	rec_writer *w;
 	assert_int_equal(rec_writer_open(&w, &s, NULL), REC_OK);
@@ -260,7 +240,7 @@ static void t_source_replaced(void **state)
 	}
 	assert_int_equal(rec_writer_close(w), REC_OK);
 	rec_reader *r;
-	assert_int_equal(rec_reader_open_mem(&r, m.p, m.n, "fs", NULL), REC_OK);
+	assert_int_equal(rec_reader_open_mem(&r, m.p, m.len, "fs", NULL), REC_OK);
 	rec_event ev;
 	assert_int_equal(rec_reader_next_event(r, &ev), REC_OK);
 	check_frame(ev.stack->frames[0], 1, "f", "", 0, 0, REC_FRAME_PC_EXACT);
@@ -308,7 +288,7 @@ static void t_reader_refuses(void **state)
 					     "references a missing string", "limit of 64",
 					     "ids not increasing" };
 	for (int k = 0; k < 5; k++) {
-		mem_sink m = make_rec(REC_CODEC_NONE, 1);
+		membuf m = make_rec(REC_CODEC_NONE, 1);
 		uint32_t len;
 		uint8_t *fs = find_section(m.p, 9, &len);
 		assert_int_equal(fs[0], 1);    /* Id */
@@ -323,7 +303,7 @@ static void t_reader_refuses(void **state)
 		}
 		fix_crcs(m.p);
 		rec_reader *r;
-		assert_int_equal(rec_reader_open_mem(&r, m.p, m.n, "fs", NULL), REC_OK);
+		assert_int_equal(rec_reader_open_mem(&r, m.p, m.len, "fs", NULL), REC_OK);
 		rec_event ev;
 		assert_int_equal(rec_reader_next_event(r, &ev), REC_ERR_CORRUPT);
 		const rec_problem *pr = rec_reader_problem(r);
@@ -342,14 +322,14 @@ static void t_reader_refuses(void **state)
 static void t_trailing_bytes(void **state)
 {
 	(void)state;
-	mem_sink m = make_rec(REC_CODEC_NONE, 1);
+	membuf m = make_rec(REC_CODEC_NONE, 1);
 	uint32_t len;
 	uint8_t *fs = find_section(m.p, 9, &len);
 	assert_int_equal(fs[6], 2);
 	fs[6] = 1; /* one inline frame (leaf); mid's 3 bytes are trailing */
 	fix_crcs(m.p);
 	rec_reader *r;
-	assert_int_equal(rec_reader_open_mem(&r, m.p, m.n, "fs", NULL), REC_OK);
+	assert_int_equal(rec_reader_open_mem(&r, m.p, m.len, "fs", NULL), REC_OK);
 	rec_event ev;
 	assert_int_equal(rec_reader_next_event(r, &ev), REC_OK);
 	const rec_stack *s = ev.stack;

@@ -24,6 +24,8 @@
 #include <unistd.h>
 
 #include "rec/rec.h"
+#include "../../lib/ordrec.h"
+#include "../../lib/write_file.h"
 #include "rec/recorder.h"
 #include "../../lib/scale.h"
 #include "../../lib/tmpdir.h"
@@ -39,71 +41,10 @@ static const char *tpath(const char *name)
 	return p;
 }
 
-static void write_file(const char *path, const void *p, size_t n)
-{
-	FILE *f = fopen(path, "wb");
-	assert_non_null(f);
-	assert_int_equal(fwrite(p, 1, n, f), n);
-	assert_int_equal(fclose(f), 0);
-}
-
-/* ---- recordings made by the writer ------------------------------------------------ */
-static const rec_field ord_fields[] = { { "seq", "", "", REC_TYPE_U32, 0 } };
-
-typedef struct mem_sink {
-	uint8_t *p;
-	size_t n, cap;
-} mem_sink;
-
-static int mem_write(void *o, const void *b, size_t n)
-{
-	mem_sink *m = o;
-	if (m->n + n > m->cap) {
-		size_t c = (m->n + n) * 2;
-		uint8_t *q = realloc(m->p, c);
-		if (!q)
-			return -ENOMEM;
-		m->p = q;
-		m->cap = c;
-	}
-	memcpy(m->p + m->n, b, n);
-	m->n += n;
-	return 0;
-}
-
-static rec_writer *ord_writer(mem_sink *m, uint64_t run, int64_t wall)
-{
-	rec_writer_options o = REC_WRITER_OPTIONS_INIT;
-	o.run_id = run;
-	o.anchor_wall_ns = wall;
-	o.anchor_ticks = 0;
-	o.tick_frequency = 1000000000u;
-	rec_sink s = { mem_write, NULL, m };
-	rec_writer *w;
-	assert_int_equal(rec_writer_open(&w, &s, &o), REC_OK);
-	rec_type t = { 1, REC_EVENT_HAS_THREAD, "test.Ord", "", "", "", 1, ord_fields };
-	assert_int_equal(rec_writer_add_type(w, &t), REC_OK);
-	assert_int_equal(rec_writer_define_thread(w, 1, 11, 0), REC_OK);
-	assert_int_equal(rec_writer_define_thread(w, 2, 12, 0), REC_OK);
-	return w;
-}
-
-static void ord_put(rec_writer *w, uint64_t ticks, uint32_t seq)
-{
-	assert_int_equal(rec_writer_begin(w, 1, ticks, 0, 1 + seq % 2, 0), REC_OK);
-	assert_int_equal(rec_writer_put_u64(w, seq), REC_OK);
-	assert_int_equal(rec_writer_end(w), REC_OK);
-}
-
-/* Chunk 0: 100 300 200 500 400(a); chunk 1: 250 450 600 400(b) 350; chunk 2:
- * 1000 900 (after the others: its own group). seq = position in the file. */
-static const uint64_t ord_ticks[] = { 100, 300, 200, 500, 400, 250, 450, 600, 400, 350, 1000, 900 };
-static const int ord_chunk_end[] = { 5, 10, 12 };
-
 static void t_ordered(void **state)
 {
 	(void)state;
-	mem_sink m = { 0 };
+	membuf m = { 0 };
 	rec_writer *w = ord_writer(&m, 77, 1000000000000LL);
 	for (int c = 0, i = 0; c < 3; c++) {
 		for (; i < ord_chunk_end[c]; i++)
@@ -111,7 +52,7 @@ static void t_ordered(void **state)
 		assert_int_equal(rec_writer_flush(w), REC_OK);
 	}
 	assert_int_equal(rec_writer_close(w), REC_OK);
-	write_file(tpath("ord.rec"), m.p, m.n);
+	write_file(tpath("ord.rec"), m.p, m.len);
 
 	/* File order without the flag. */
 	rec_reader *r;
@@ -150,7 +91,7 @@ static void t_ordered(void **state)
 
 	/* A window too small for two chunks: each chunk sorted alone, counted. */
 	ro.max_order_window = 1;
-	assert_int_equal(rec_reader_open_mem(&r, m.p, m.n, "ord", &ro), REC_OK);
+	assert_int_equal(rec_reader_open_mem(&r, m.p, m.len, "ord", &ro), REC_OK);
 	static const uint32_t want_small[] = { 0, 2, 1, 4, 3, 5, 9, 8, 6, 7, 11, 10 };
 	for (uint32_t i = 0; i < 12; i++) {
 		assert_int_equal(rec_reader_next_event(r, &ev), REC_OK);
@@ -183,7 +124,7 @@ static void t_ordered_random(void **state)
 {
 	(void)state;
 	enum { N = 20000 };
-	mem_sink m = { 0 };
+	membuf m = { 0 };
 	rec_writer *w = ord_writer(&m, 5, 1000000000000LL);
 	tk_idx *want = malloc(N * sizeof(*want));
 	assert_non_null(want);
@@ -211,7 +152,7 @@ static void t_ordered_random(void **state)
 	rec_event ev;
 	rec_reader_options ro = REC_READER_OPTIONS_INIT;
 	ro.flags = REC_READ_ORDERED;
-	assert_int_equal(rec_reader_open_mem(&r, m.p, m.n, "rnd", &ro), REC_OK);
+	assert_int_equal(rec_reader_open_mem(&r, m.p, m.len, "rnd", &ro), REC_OK);
 	for (uint32_t i = 0; i < N; i++) {
 		assert_int_equal(rec_reader_next_event(r, &ev), REC_OK);
 		assert_int_equal(ev.ticks, want[i].ticks);
@@ -228,7 +169,7 @@ static void t_ordered_random(void **state)
 	/* A window of about two chunks: order holds inside each emitted
 	 * group, every event comes out once, overflows are counted. */
 	ro.max_order_window = 40000;
-	assert_int_equal(rec_reader_open_mem(&r, m.p, m.n, "rnd", &ro), REC_OK);
+	assert_int_equal(rec_reader_open_mem(&r, m.p, m.len, "rnd", &ro), REC_OK);
 	uint8_t *seen = calloc(N, 1);
 	assert_non_null(seen);
 	uint32_t n = 0, descents = 0, late = 0;

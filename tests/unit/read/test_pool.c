@@ -21,27 +21,7 @@
 #include <string.h>
 
 #include "rec/rec.h"
-
-typedef struct mem_sink {
-	uint8_t *p;
-	size_t n, cap;
-} mem_sink;
-
-static int mem_write(void *o, const void *b, size_t n)
-{
-	mem_sink *m = o;
-	if (m->n + n > m->cap) {
-		size_t c = (m->n + n) * 2;
-		uint8_t *q = realloc(m->p, c);
-		if (!q)
-			return -ENOMEM;
-		m->p = q;
-		m->cap = c;
-	}
-	memcpy(m->p + m->n, b, n);
-	m->n += n;
-	return 0;
-}
+#include "../../lib/membuf.h"
 
 #define NTHR 40u
 #define NMOD 8u
@@ -88,9 +68,9 @@ static uint64_t fr_mod(uint64_t f) { return f % NMOD; }
 static const rec_field fields[] = { { "s", "", "", REC_TYPE_STRING, 0 },
 				    { "k", "", "", REC_TYPE_U64, 0 } };
 
-static mem_sink make_rec(void)
+static membuf make_rec(void)
 {
-	mem_sink m = { 0 };
+	membuf m = { 0 };
 	rec_sink sk = { mem_write, NULL, &m };
 	rec_writer_options o = REC_WRITER_OPTIONS_INIT;
 	o.codec = REC_CODEC_ZSTD;
@@ -146,11 +126,11 @@ static mem_sink make_rec(void)
 static void t_pools_resolved(void **state)
 {
 	(void)state;
-	mem_sink m = make_rec();
+	membuf m = make_rec();
 	rec_reader *r;
 	rec_reader_options ro = REC_READER_OPTIONS_INIT;
 	ro.flags = REC_READ_VERIFY;
-	assert_int_equal(rec_reader_open_mem(&r, m.p, m.n, "pools", &ro), REC_OK);
+	assert_int_equal(rec_reader_open_mem(&r, m.p, m.len, "pools", &ro), REC_OK);
 	rec_event ev;
 	rec_status st;
 	uint64_t n = 0;

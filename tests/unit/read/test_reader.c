@@ -24,6 +24,9 @@
 
 #include "common/common_internal.h"
 #include "rec/rec.h"
+#include "../../lib/ordrec.h"
+#include "../../lib/craft_chunk.h"
+#include "../../lib/write_file.h"
 
 /* ---- helpers ------------------------------------------------------------------ */
 static char tmpdir[] = "/tmp/test_reader.XXXXXX";
@@ -51,14 +54,6 @@ static uint8_t *read_file(const char *path, size_t *len)
 	fclose(f);
 	*len = (size_t)n;
 	return buf;
-}
-
-static void write_file(const char *path, const void *p, size_t n)
-{
-	FILE *f = fopen(path, "wb");
-	assert_non_null(f);
-	assert_int_equal(fwrite(p, 1, n, f), n);
-	assert_int_equal(fclose(f), 0);
 }
 
 /* Exact wall time of ticks t, from a chunk's time base (spec "Time"). */
@@ -503,59 +498,11 @@ static void t_pipe_stdin(void **state)
 	free(buf);
 }
 
-/* ---- recordings made by the writer, in memory ---------------------------------------- */
-static const rec_field ord_fields[] = { { "seq", "", "", REC_TYPE_U32, 0 } };
-
-typedef struct mem_sink {
-	uint8_t *p;
-	size_t n, cap;
-} mem_sink;
-
-static int mem_write(void *o, const void *b, size_t n)
-{
-	mem_sink *m = o;
-	if (m->n + n > m->cap) {
-		size_t c = (m->n + n) * 2;
-		uint8_t *q = realloc(m->p, c);
-		if (!q)
-			return -ENOMEM;
-		m->p = q;
-		m->cap = c;
-	}
-	memcpy(m->p + m->n, b, n);
-	m->n += n;
-	return 0;
-}
-
-static rec_writer *ord_writer(mem_sink *m, uint64_t run, int64_t wall)
-{
-	rec_writer_options o = REC_WRITER_OPTIONS_INIT;
-	o.run_id = run;
-	o.anchor_wall_ns = wall;
-	o.anchor_ticks = 0;
-	o.tick_frequency = 1000000000u;
-	rec_sink s = { mem_write, NULL, m };
-	rec_writer *w;
-	assert_int_equal(rec_writer_open(&w, &s, &o), REC_OK);
-	rec_type t = { 1, REC_EVENT_HAS_THREAD, "test.Ord", "", "", "", 1, ord_fields };
-	assert_int_equal(rec_writer_add_type(w, &t), REC_OK);
-	assert_int_equal(rec_writer_define_thread(w, 1, 11, 0), REC_OK);
-	assert_int_equal(rec_writer_define_thread(w, 2, 12, 0), REC_OK);
-	return w;
-}
-
-static void ord_put(rec_writer *w, uint64_t ticks, uint32_t seq)
-{
-	assert_int_equal(rec_writer_begin(w, 1, ticks, 0, 1 + seq % 2, 0), REC_OK);
-	assert_int_equal(rec_writer_put_u64(w, seq), REC_OK);
-	assert_int_equal(rec_writer_end(w), REC_OK);
-}
-
 /* ---- concatenated recordings (two runs) ------------------------------------------------- */
 static void t_concat_runs(void **state)
 {
 	(void)state;
-	mem_sink a = { 0 }, b = { 0 };
+	membuf a = { 0 }, b = { 0 };
 	/* Run 1 at wall 1e12 + ticks; run 2 starts 250 ns later in wall time
 	 * with its own tick base (ticks 0..), so the runs overlap in time. */
 	rec_writer *w = ord_writer(&a, 111, 1000000000000LL);
@@ -566,11 +513,11 @@ static void t_concat_runs(void **state)
 	for (uint32_t i = 0; i < 3; i++)
 		ord_put(w, 100 * i + 10, 10 + i); /* wall +260 +360 +460 */
 	assert_int_equal(rec_writer_close(w), REC_OK);
-	uint8_t *cat = malloc(a.n + b.n);
+	uint8_t *cat = malloc(a.len + b.len);
 	assert_non_null(cat);
-	memcpy(cat, a.p, a.n);
-	memcpy(cat + a.n, b.p, b.n);
-	write_file(tpath("cat.rec"), cat, a.n + b.n);
+	memcpy(cat, a.p, a.len);
+	memcpy(cat + a.len, b.p, b.len);
+	write_file(tpath("cat.rec"), cat, a.len + b.len);
 
 	rec_reader *r;
 	rec_event ev;
@@ -600,73 +547,6 @@ static void t_concat_runs(void **state)
 	free(a.p);
 	free(b.p);
 	free(cat);
-}
-
-/* ---- forward compatibility: a hand-crafted minor-7 chunk -------------------------------- */
-typedef struct hsec {
-	uint16_t kind;
-	uint32_t items;
-	rec_buf data;
-} hsec;
-
-static void put_str(rec_buf *b, const char *s)
-{
-	assert_true(rec_buf_lenbytes(b, s, strlen(s)));
-}
-
-/* Build a chunk from raw sections (stored uncompressed, or zstd). */
-static void craft_chunk(rec_buf *out, uint16_t minor, hsec *secs, int n, uint64_t events,
-			unsigned codec, uint64_t duration)
-{
-	rec_buf pay = { 0 };
-	uint64_t raw = 0;
-	for (int i = 0; i < n; i++) {
-		rec_section_header sh = { secs[i].kind, 0, secs[i].items, (uint32_t)secs[i].data.len,
-					  (uint32_t)secs[i].data.len };
-		uint8_t hb[REC_SECTION_HEADER_SIZE];
-		if (codec != REC_CODEC_NONE) {
-			size_t cap = rec_codec_bound(codec, secs[i].data.len);
-			uint8_t *z = malloc(cap);
-			size_t zl;
-			assert_non_null(z);
-			assert_int_equal(rec_codec_compress(NULL, codec, 0, secs[i].data.data,
-							    secs[i].data.len, z, cap, &zl),
-					 REC_OK);
-			sh.flags = REC_SECTION_COMPRESSED;
-			sh.stored_size = (uint32_t)zl;
-			rec_section_header_encode(&sh, hb);
-			assert_true(rec_buf_append(&pay, hb, sizeof(hb)));
-			assert_true(rec_buf_append(&pay, z, zl));
-			free(z);
-		} else {
-			rec_section_header_encode(&sh, hb);
-			assert_true(rec_buf_append(&pay, hb, sizeof(hb)));
-			assert_true(rec_buf_append(&pay, secs[i].data.data, secs[i].data.len));
-		}
-		raw += secs[i].data.len;
-	}
-	rec_chunk_header h;
-	memset(&h, 0, sizeof(h));
-	h.major = 1;
-	h.minor = minor;
-	h.header_size = REC_HEADER_SIZE_V1;
-	h.payload_size = pay.len;
-	h.payload_crc = rec_crc32c(0, pay.data, pay.len);
-	h.codec = (uint8_t)codec;
-	h.section_count = (uint16_t)n;
-	h.raw_size = raw;
-	h.event_count = events;
-	h.start_wall_ns = 2000000000000LL;
-	h.start_ticks = 1000;
-	h.duration_ticks = duration;
-	h.tick_frequency = 1000000000u;
-	h.run_id = 99;
-	h.pid = 1;
-	uint8_t hb[REC_HEADER_SIZE_V1];
-	rec_chunk_header_encode(&h, hb);
-	assert_true(rec_buf_append(out, hb, sizeof(hb)));
-	assert_true(rec_buf_append(out, pay.data, pay.len));
-	rec_buf_free(&pay);
 }
 
 static void craft_newer_minor(rec_buf *out, unsigned codec)
@@ -734,7 +614,7 @@ static void t_tick_rounding(void **state)
 {
 	(void)state;
 	static const rec_field df[] = { { "d", "", "", REC_TYPE_DURATION, 0 } };
-	mem_sink m = { 0 };
+	membuf m = { 0 };
 	rec_writer_options o = REC_WRITER_OPTIONS_INIT;
 	o.tick_frequency = 3;
 	o.anchor_wall_ns = 1000;
@@ -753,7 +633,7 @@ static void t_tick_rounding(void **state)
 	}
 	assert_int_equal(rec_writer_close(w), REC_OK);
 	rec_reader *r;
-	assert_int_equal(rec_reader_open_mem(&r, m.p, m.n, "t", NULL), REC_OK);
+	assert_int_equal(rec_reader_open_mem(&r, m.p, m.len, "t", NULL), REC_OK);
 	rec_event ev;
 	for (size_t i = 0; i < 5; i++) {
 		assert_int_equal(rec_reader_next_event(r, &ev), REC_OK);

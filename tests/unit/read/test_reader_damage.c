@@ -24,146 +24,8 @@
 #include "common/common_internal.h"
 #include "rec/analysis.h"
 #include "rec/rec.h"
+#include "../../lib/damage.h"
 #include "../../lib/v10.h"
-
-static char tmpdir[] = "/tmp/test_reader_damage.XXXXXX";
-
-static const char *tpath(const char *name)
-{
-	static char buf[4][256];
-	static int k;
-	char *p = buf[k++ & 3];
-	snprintf(p, 256, "%s/%s", tmpdir, name);
-	return p;
-}
-
-static void write_file(const char *path, const void *p, size_t n)
-{
-	FILE *f = fopen(path, "wb");
-	assert_non_null(f);
-	assert_int_equal(fwrite(p, 1, n, f), n);
-	assert_int_equal(fclose(f), 0);
-}
-
-typedef struct mem_sink {
-	uint8_t *p;
-	size_t n, cap;
-} mem_sink;
-
-static int mem_write(void *o, const void *b, size_t n)
-{
-	mem_sink *m = o;
-	if (m->n + n > m->cap) {
-		size_t c = (m->n + n) * 2;
-		uint8_t *q = realloc(m->p, c);
-		if (!q)
-			return -ENOMEM;
-		m->p = q;
-		m->cap = c;
-	}
-	memcpy(m->p + m->n, b, n);
-	m->n += n;
-	return 0;
-}
-
-static const rec_field fields[] = {
-	{ "n", "", "", REC_TYPE_U32, 0 },
-	{ "s", "", "", REC_TYPE_STRING, 0 },
-	{ "t", "", "", REC_TYPE_TEXT, 0 },
-};
-
-/* A recording of nchunks chunks of per events each (type 1, u32 n = event
- * number, a pooled string, a text); chunk offsets in off[] (off[nchunks] =
- * length). */
-static mem_sink make_rec(int nchunks, int per, unsigned codec, uint64_t *off)
-{
-	mem_sink m = { 0 };
-	rec_sink s = { mem_write, NULL, &m };
-	rec_writer_options o = REC_WRITER_OPTIONS_INIT;
-	o.codec = codec;
-	o.anchor_wall_ns = 1000;
-	o.anchor_ticks = 1;
-	rec_writer *w;
-	assert_int_equal(rec_writer_open(&w, &s, &o), REC_OK);
-	rec_type t = { 1, REC_EVENT_HAS_THREAD, "d.T", "", "", "", 3, fields };
-	assert_int_equal(rec_writer_add_type(w, &t), REC_OK);
-	uint64_t name, str;
-	assert_int_equal(rec_writer_intern_string(w, "main", 4, &name), REC_OK);
-	assert_int_equal(rec_writer_intern_string(w, "pooled", 6, &str), REC_OK);
-	assert_int_equal(rec_writer_define_thread(w, 1, 7, name), REC_OK);
-	uint32_t n = 0;
-	for (int c = 0; c < nchunks; c++) {
-		off[c] = m.n;
-		for (int i = 0; i < per; i++, n++) {
-			assert_int_equal(rec_writer_begin(w, 1, 10 + n, 0, 1, 0), REC_OK);
-			assert_int_equal(rec_writer_put_u64(w, n), REC_OK);
-			assert_int_equal(rec_writer_put_u64(w, str), REC_OK);
-			assert_int_equal(rec_writer_put_bytes(w, "text", 4), REC_OK);
-			assert_int_equal(rec_writer_end(w), REC_OK);
-		}
-		if (c + 1 < nchunks)
-			assert_int_equal(rec_writer_flush(w), REC_OK);
-	}
-	assert_int_equal(rec_writer_close(w), REC_OK);
-	off[nchunks] = m.n;
-	return m;
-}
-
-/* Read everything with next_event; record the event numbers and problems. */
-typedef struct outcome {
-	int events;
-	uint32_t ev[64];
-	int problems;
-	rec_problem pr[8];
-	char msg[8][512];
-} outcome;
-
-static void drain(rec_reader *r, outcome *o)
-{
-	memset(o, 0, sizeof(*o));
-	rec_event ev;
-	for (int guard = 0; guard < 10000; guard++) {
-		rec_status st = rec_reader_next_event(r, &ev);
-		if (st == REC_END)
-			return;
-		if (st == REC_OK) {
-			assert_string_equal(ev.type->name, "d.T");
-			assert_string_equal(ev.values[2].v.s.ptr, "text");
-			if (o->events < 64)
-				o->ev[o->events] = (uint32_t)ev.values[0].v.u;
-			o->events++;
-			continue;
-		}
-		assert_true(st < 0);
-		const rec_problem *p = rec_reader_problem(r);
-		assert_int_equal(p->status, st);
-		assert_non_null(p->message);
-		assert_true(strlen(p->message) > 0);
-		if (o->problems < 8) {
-			o->pr[o->problems] = *p;
-			snprintf(o->msg[o->problems], 512, "%s", p->message);
-		}
-		o->problems++;
-	}
-	fail_msg("reader does not reach the end");
-}
-
-static void drain_mem(const void *p, size_t n, uint32_t flags, outcome *o)
-{
-	rec_reader *r;
-	rec_reader_options ro = REC_READER_OPTIONS_INIT;
-	ro.flags = flags;
-	assert_int_equal(rec_reader_open_mem(&r, p, n, "damaged", &ro), REC_OK);
-	drain(r, o);
-	rec_reader_close(r);
-}
-
-/* Recompute the Header_Checksum of a 128-byte header in place. */
-static void fix_header_crc(uint8_t *d)
-{
-	rec_put_le32(d + REC_HOFF_HEADER_CRC, 0);
-	rec_put_le32(d + REC_HOFF_HEADER_CRC, rec_crc32c(0, d, REC_HEADER_SIZE_V1));
-}
 
 /* ---- magic, version, sizes -------------------------------------------------------- */
 static void craft_header(rec_buf *out, uint16_t major, uint64_t payload_size, const void *payload,
@@ -187,17 +49,17 @@ static void t_wrong_magic(void **state)
 {
 	(void)state;
 	uint64_t off[2];
-	mem_sink m = make_rec(1, 3, REC_CODEC_ZSTD, off);
+	membuf m = make_rec(1, 3, REC_CODEC_ZSTD, off);
 	m.p[3] = 'X';
 	outcome o;
-	drain_mem(m.p, m.n, 0, &o);
+	drain_mem(m.p, m.len, 0, &o);
 	assert_int_equal(o.events, 0);
 	assert_int_equal(o.problems, 1);
 	assert_int_equal(o.pr[0].status, REC_ERR_BAD_MAGIC);
 	assert_int_equal(o.pr[0].offset, 0);
 	assert_int_equal(o.pr[0].chunk, -1);
 	char want[64];
-	snprintf(want, sizeof(want), "skipped %zu bytes of garbage at offset 0", m.n);
+	snprintf(want, sizeof(want), "skipped %zu bytes of garbage at offset 0", m.len);
 	assert_string_equal(o.msg[0], want);
 	/* A text file. */
 	static const char text[] = "hello, this is not a recording\n";
@@ -211,10 +73,10 @@ static void t_major_2(void **state)
 {
 	(void)state;
 	uint64_t off[2];
-	mem_sink m = make_rec(1, 3, REC_CODEC_LZ4, off);
+	membuf m = make_rec(1, 3, REC_CODEC_LZ4, off);
 	rec_buf f = { 0 };
 	craft_header(&f, 2, 40, "a future chunk's payload, forty bytes...", 40);
-	assert_true(rec_buf_append(&f, m.p, m.n));
+	assert_true(rec_buf_append(&f, m.p, m.len));
 	write_file(tpath("major2.rec"), f.data, f.len);
 	rec_reader *r;
 	assert_int_equal(rec_reader_open_path(&r, tpath("major2.rec"), NULL), REC_OK);
@@ -268,10 +130,10 @@ static void t_huge_payload(void **state)
 	/* A small limit refuses real chunks by their header alone, and the
 	 * reader steps over them. */
 	uint64_t off[3];
-	mem_sink m = make_rec(2, 3, REC_CODEC_ZSTD, off);
+	membuf m = make_rec(2, 3, REC_CODEC_ZSTD, off);
 	ro.max_payload_size = 16;
 	ro.flags = REC_READ_VERIFY;
-	assert_int_equal(rec_reader_open_mem(&r, m.p, m.n, "m", &ro), REC_OK);
+	assert_int_equal(rec_reader_open_mem(&r, m.p, m.len, "m", &ro), REC_OK);
 	const rec_chunk_info *c;
 	assert_int_equal(rec_reader_next_chunk(r, &c), REC_ERR_LIMIT);
 	assert_int_equal(rec_reader_problem(r)->offset, 0);
@@ -292,14 +154,14 @@ static void t_unverified_stats(void **state)
 {
 	(void)state;
 	uint64_t off[4];
-	mem_sink m = make_rec(3, 4, REC_CODEC_ZSTD, off);
-	assert_int_equal(rec_t_to_v10(m.p, m.n), 3);
+	membuf m = make_rec(3, 4, REC_CODEC_ZSTD, off);
+	assert_int_equal(rec_t_to_v10(m.p, m.len), 3);
 	m.p[off[2] - 3] ^= 0x10;
-	write_file(tpath("stats.rec"), m.p, m.n);
+	write_file(tpath("stats.rec"), m.p, m.len);
 	for (int src = 0; src < 2; src++) {
 		rec_reader *r;
 		if (src)
-			assert_int_equal(rec_reader_open_mem(&r, m.p, m.n, "m", NULL), REC_OK);
+			assert_int_equal(rec_reader_open_mem(&r, m.p, m.len, "m", NULL), REC_OK);
 		else
 			assert_int_equal(rec_reader_open_path(&r, tpath("stats.rec"), NULL), REC_OK);
 		const rec_chunk_info *c;
@@ -351,7 +213,7 @@ static void t_front_checksum(void **state)
 	(void)state;
 	uint64_t off[4];
 	for (int what = 0; what < 4; what++) {
-		mem_sink m = make_rec(3, 4, REC_CODEC_ZSTD, off);
+		membuf m = make_rec(3, 4, REC_CODEC_ZSTD, off);
 		assert_int_equal(rec_le16(m.p + off[1] + REC_HOFF_MINOR), REC_FORMAT_MINOR);
 		assert_true(rec_le32(m.p + off[1] + REC_HOFF_FLAGS) & REC_CHUNK_FRONT_CRC);
 		uint32_t sz;
@@ -368,11 +230,11 @@ static void t_front_checksum(void **state)
 			assert_true(at >= off[2] - sz);
 		}
 		m.p[at] ^= what == 2 ? 0x01 : 0x10;
-		write_file(tpath("front.rec"), m.p, m.n);
+		write_file(tpath("front.rec"), m.p, m.len);
 		for (int src = 0; src < 2; src++) {
 			rec_reader *r;
 			if (src)
-				assert_int_equal(rec_reader_open_mem(&r, m.p, m.n, "m", NULL), REC_OK);
+				assert_int_equal(rec_reader_open_mem(&r, m.p, m.len, "m", NULL), REC_OK);
 			else
 				assert_int_equal(rec_reader_open_path(&r, tpath("front.rec"), NULL), REC_OK);
 			const rec_chunk_info *c;
@@ -429,18 +291,18 @@ static void t_over_limit_resync(void **state)
 	(void)state;
 	for (int kind = 0; kind < 2; kind++) {
 		uint64_t off[4];
-		mem_sink m = make_rec(3, 4, REC_CODEC_ZSTD, off);
-		uint64_t ps = kind ? (uint64_t)m.n : 3ull << 30;
+		membuf m = make_rec(3, 4, REC_CODEC_ZSTD, off);
+		uint64_t ps = kind ? (uint64_t)m.len : 3ull << 30;
 		rec_put_le64(m.p + off[1] + REC_HOFF_PAYLOAD_SIZE, ps);
 		fix_header_crc(m.p + off[1]);
-		write_file(tpath("limit.rec"), m.p, m.n);
+		write_file(tpath("limit.rec"), m.p, m.len);
 		for (int mode = 0; mode < 3; mode++) {
 			outcome o;
 			rec_reader *r;
 			rec_reader_options ro = REC_READER_OPTIONS_INIT;
 			ro.flags = mode == 1 ? REC_READ_ORDERED : 0;
 			if (mode == 2)
-				assert_int_equal(rec_reader_open_mem(&r, m.p, m.n, "m", &ro), REC_OK);
+				assert_int_equal(rec_reader_open_mem(&r, m.p, m.len, "m", &ro), REC_OK);
 			else
 				assert_int_equal(rec_reader_open_path(&r, tpath("limit.rec"), &ro), REC_OK);
 			drain(r, &o);
@@ -466,7 +328,7 @@ static void t_over_limit_resync(void **state)
 		}
 		/* The chunk after it keeps its index and offset. */
 		rec_reader *r;
-		assert_int_equal(rec_reader_open_mem(&r, m.p, m.n, "m", NULL), REC_OK);
+		assert_int_equal(rec_reader_open_mem(&r, m.p, m.len, "m", NULL), REC_OK);
 		const rec_chunk_info *c;
 		assert_int_equal(rec_reader_next_chunk(r, &c), REC_OK);
 		assert_true(rec_reader_next_chunk(r, &c) < 0);
@@ -478,58 +340,6 @@ static void t_over_limit_resync(void **state)
 		free(m.p);
 	}
 }
-
-/* ---- malformed sections and records with valid checksums --------------------------- */
-typedef struct hsec {
-	uint16_t kind;
-	uint32_t items, raw; /* raw: 0 = data length */
-	const void *data;
-	size_t len;
-} hsec;
-
-static void craft(rec_buf *out, const hsec *s, int n, size_t extra, uint8_t codec, uint32_t flags)
-{
-	rec_buf pay = { 0 };
-	uint64_t raw = 0;
-	for (int i = 0; i < n; i++) {
-		rec_section_header sh = { s[i].kind, 0, s[i].items, (uint32_t)s[i].len,
-					  s[i].raw ? s[i].raw : (uint32_t)s[i].len };
-		uint8_t hb[REC_SECTION_HEADER_SIZE];
-		rec_section_header_encode(&sh, hb);
-		assert_true(rec_buf_append(&pay, hb, sizeof(hb)));
-		assert_true(rec_buf_append(&pay, s[i].data, s[i].len));
-		raw += sh.raw_size;
-	}
-	for (size_t i = 0; i < extra; i++)
-		assert_true(rec_buf_append(&pay, "", 1));
-	rec_chunk_header h;
-	memset(&h, 0, sizeof(h));
-	h.major = 1;
-	h.header_size = REC_HEADER_SIZE_V1;
-	h.payload_size = pay.len;
-	h.payload_crc = rec_crc32c(0, pay.data, pay.len);
-	h.codec = codec;
-	h.flags = flags;
-	h.section_count = (uint16_t)n;
-	h.raw_size = raw;
-	h.event_count = 1;
-	for (int i = 0; i < n; i++)
-		if (s[i].kind == REC_SECTION_EVENTS)
-			h.event_count = s[i].items;
-	h.start_ticks = 100;
-	h.tick_frequency = 1000000000u;
-	uint8_t hb[REC_HEADER_SIZE_V1];
-	rec_chunk_header_encode(&h, hb);
-	assert_true(rec_buf_append(out, hb, sizeof(hb)));
-	assert_true(rec_buf_append(out, pay.data, pay.len));
-	rec_buf_free(&pay);
-}
-
-/* type 1 "x" {u8 v, string s}, flags HAS_THREAD */
-static const uint8_t meta[] = { 1, 2, 1, 'x', 0, 0, 0, 2, 1, 'v', 0, 0x10, 0, 0,
-				1, 's', 0, 0x60, 0, 0 };
-static const uint8_t stats[] = { 2, 2, 0, 1, 1, 1, 6 };
-static const uint8_t good_ev[] = { 5, 1, 2, 0, 9, 0 }; /* +1 tick, thread 0, v=9, s=null */
 
 /* A record count that differs from Item_Count (more records, fewer): file
  * order and timestamp order behave the same (spec, "Damage"): every record
@@ -587,7 +397,7 @@ static void t_count_mismatch(void **state)
 static void t_invalid_utf8(void **state)
 {
 	(void)state;
-	mem_sink m = { 0 };
+	membuf m = { 0 };
 	rec_sink sk = { mem_write, NULL, &m };
 	rec_writer_options o = REC_WRITER_OPTIONS_INIT;
 	rec_writer *w;
@@ -608,7 +418,7 @@ static void t_invalid_utf8(void **state)
 		rec_reader *r;
 		rec_reader_options ro = REC_READER_OPTIONS_INIT;
 		ro.flags = flags | REC_READ_VERIFY;
-		assert_int_equal(rec_reader_open_mem(&r, m.p, m.n, "u", &ro), REC_OK);
+		assert_int_equal(rec_reader_open_mem(&r, m.p, m.len, "u", &ro), REC_OK);
 		rec_event ev;
 		assert_int_equal(rec_reader_next_event(r, &ev), REC_OK);
 		assert_int_equal(ev.values[1].v.s.len, 1);
@@ -636,16 +446,16 @@ static void t_random_mutations(void **state)
 {
 	(void)state;
 	uint64_t off[4];
-	mem_sink m = make_rec(3, 6, REC_CODEC_NONE, off);
-	mem_sink z = make_rec(3, 6, REC_CODEC_ZSTD, off);
-	uint8_t *d = malloc(m.n + 64);
+	membuf m = make_rec(3, 6, REC_CODEC_NONE, off);
+	membuf z = make_rec(3, 6, REC_CODEC_ZSTD, off);
+	uint8_t *d = malloc(m.len + 64);
 	assert_non_null(d);
 	/* REC_DAMAGE_ITERS=N runs more (a longer soak by hand). */
 	const char *env = getenv("REC_DAMAGE_ITERS");
 	long iters = env ? atol(env) : 3000;
 	for (long it = 0; it < iters; it++) {
-		mem_sink *src = it & 1 ? &z : &m;
-		size_t n = src->n;
+		membuf *src = it & 1 ? &z : &m;
+		size_t n = src->len;
 		memcpy(d, src->p, n);
 		int edits = 1 + (int)(rnd() % 4);
 		for (int e = 0; e < edits; e++) {
@@ -655,7 +465,7 @@ static void t_random_mutations(void **state)
 			case 1: d[at] = (uint8_t)rnd(); break;
 			case 2: n = at + 1; break; /* truncate */
 			default: /* duplicate a run of bytes */
-				if (n + 16 <= src->n + 64) {
+				if (n + 16 <= src->len + 64) {
 					memmove(d + at + 16, d + at, n - at);
 					n += 16;
 				}
@@ -696,20 +506,6 @@ static void t_random_mutations(void **state)
 	free(d);
 	free(m.p);
 	free(z.p);
-}
-
-static int setup(void **state)
-{
-	(void)state;
-	return mkdtemp(tmpdir) ? 0 : -1;
-}
-
-static int teardown(void **state)
-{
-	(void)state;
-	char cmd[300];
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmpdir);
-	return system(cmd) == 0 ? 0 : -1;
 }
 
 int main(int argc, char **argv)

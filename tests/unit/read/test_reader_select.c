@@ -22,6 +22,8 @@
 #include <unistd.h>
 
 #include "rec/rec.h"
+#include "../../lib/membuf.h"
+#include "../../lib/write_file.h"
 
 static char tmpdir[] = "/tmp/test_reader_select.XXXXXX";
 
@@ -32,35 +34,6 @@ static const char *tpath(const char *name)
 	char *p = buf[k++ & 3];
 	snprintf(p, 256, "%s/%s", tmpdir, name);
 	return p;
-}
-
-typedef struct mem_sink {
-	uint8_t *p;
-	size_t n, cap;
-} mem_sink;
-
-static int mem_write(void *o, const void *b, size_t n)
-{
-	mem_sink *m = o;
-	if (m->n + n > m->cap) {
-		size_t c = (m->n + n) * 2;
-		uint8_t *q = realloc(m->p, c);
-		if (!q)
-			return -ENOMEM;
-		m->p = q;
-		m->cap = c;
-	}
-	memcpy(m->p + m->n, b, n);
-	m->n += n;
-	return 0;
-}
-
-static void write_file(const char *path, const void *p, size_t n)
-{
-	FILE *f = fopen(path, "wb");
-	assert_non_null(f);
-	assert_int_equal(fwrite(p, 1, n, f), n);
-	assert_int_equal(fclose(f), 0);
 }
 
 /* Three types: t.Wait (id 1, a duration, a stack), t.Sample (id 2, the
@@ -82,9 +55,9 @@ static const rec_field note_f[] = { { "n", "", "", REC_TYPE_U32, 0 },
  * second's start between the first's), so ordered reading merges them.
  * Each chunk notes DROPS_PER_CHUNK dropped events.  n numbers all events.
  * off[]: the chunks' offsets, off[NCHUNKS] the file's length. */
-static mem_sink make_rec(uint64_t *off)
+static membuf make_rec(uint64_t *off)
 {
-	mem_sink m = { 0 };
+	membuf m = { 0 };
 	rec_sink s = { mem_write, NULL, &m };
 	rec_writer_options o = REC_WRITER_OPTIONS_INIT;
 	o.anchor_wall_ns = 1000;
@@ -108,7 +81,7 @@ static mem_sink make_rec(uint64_t *off)
 	assert_int_equal(rec_writer_define_stack(w, 1, 0, frames, 1), REC_OK);
 	uint32_t n = 0;
 	for (int c = 0; c < NCHUNKS; c++) {
-		off[c] = m.n;
+		off[c] = m.len;
 		uint64_t base = 1000000ull * (uint64_t)(c / 2) + (c % 2 ? 5 : 0);
 		for (int i = 0; i < PER; i++, n++) {
 			uint64_t ticks = base + 10ull * (uint64_t)i;
@@ -133,7 +106,7 @@ static mem_sink make_rec(uint64_t *off)
 			assert_int_equal(rec_writer_flush(w), REC_OK);
 	}
 	assert_int_equal(rec_writer_close(w), REC_OK);
-	off[NCHUNKS] = m.n;
+	off[NCHUNKS] = m.len;
 	return m;
 }
 
@@ -313,9 +286,9 @@ static void t_file_order(void **state)
 {
 	(void)state;
 	uint64_t off[NCHUNKS + 1];
-	mem_sink m = make_rec(off);
+	membuf m = make_rec(off);
 	const char *path = tpath("good.rec");
-	write_file(path, m.p, m.n);
+	write_file(path, m.p, m.len);
 	free(m.p);
 	read_all(path, 0, SEL_NONE, &o_all);
 	assert_int_equal(o_all.events, NCHUNKS * PER);
@@ -400,11 +373,11 @@ static void t_damaged(void **state)
 {
 	(void)state;
 	uint64_t off[NCHUNKS + 1];
-	mem_sink m = make_rec(off);
+	membuf m = make_rec(off);
 	m.p[off[1] + (off[2] - off[1]) * 3 / 4] ^= 0x40;
 	m.p[off[3] + (off[4] - off[3]) * 3 / 4] ^= 0x40;
 	const char *path = tpath("damaged.rec");
-	write_file(path, m.p, m.n);
+	write_file(path, m.p, m.len);
 	free(m.p);
 	uint32_t flags[] = { 0, REC_READ_ORDERED };
 	for (size_t f = 0; f < 2; f++) {

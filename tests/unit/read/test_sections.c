@@ -22,66 +22,7 @@
 
 #include "common/common_internal.h"
 #include "rec/rec.h"
-
-/* ---- crafted chunks (as test_reader_damage.c) -------------------------------------- */
-/* Recompute the Header_Checksum of a 128-byte header in place. */
-static void fix_header_crc(uint8_t *d)
-{
-	rec_put_le32(d + REC_HOFF_HEADER_CRC, 0);
-	rec_put_le32(d + REC_HOFF_HEADER_CRC, rec_crc32c(0, d, REC_HEADER_SIZE_V1));
-}
-
-/* ---- malformed sections and records with valid checksums --------------------------- */
-typedef struct hsec {
-	uint16_t kind;
-	uint32_t items, raw; /* raw: 0 = data length */
-	const void *data;
-	size_t len;
-} hsec;
-
-static void craft(rec_buf *out, const hsec *s, int n, size_t extra, uint8_t codec, uint32_t flags)
-{
-	rec_buf pay = { 0 };
-	uint64_t raw = 0;
-	for (int i = 0; i < n; i++) {
-		rec_section_header sh = { s[i].kind, 0, s[i].items, (uint32_t)s[i].len,
-					  s[i].raw ? s[i].raw : (uint32_t)s[i].len };
-		uint8_t hb[REC_SECTION_HEADER_SIZE];
-		rec_section_header_encode(&sh, hb);
-		assert_true(rec_buf_append(&pay, hb, sizeof(hb)));
-		assert_true(rec_buf_append(&pay, s[i].data, s[i].len));
-		raw += sh.raw_size;
-	}
-	for (size_t i = 0; i < extra; i++)
-		assert_true(rec_buf_append(&pay, "", 1));
-	rec_chunk_header h;
-	memset(&h, 0, sizeof(h));
-	h.major = 1;
-	h.header_size = REC_HEADER_SIZE_V1;
-	h.payload_size = pay.len;
-	h.payload_crc = rec_crc32c(0, pay.data, pay.len);
-	h.codec = codec;
-	h.flags = flags;
-	h.section_count = (uint16_t)n;
-	h.raw_size = raw;
-	h.event_count = 1;
-	for (int i = 0; i < n; i++)
-		if (s[i].kind == REC_SECTION_EVENTS)
-			h.event_count = s[i].items;
-	h.start_ticks = 100;
-	h.tick_frequency = 1000000000u;
-	uint8_t hb[REC_HEADER_SIZE_V1];
-	rec_chunk_header_encode(&h, hb);
-	assert_true(rec_buf_append(out, hb, sizeof(hb)));
-	assert_true(rec_buf_append(out, pay.data, pay.len));
-	rec_buf_free(&pay);
-}
-
-/* type 1 "x" {u8 v, string s}, flags HAS_THREAD */
-static const uint8_t meta[] = { 1, 2, 1, 'x', 0, 0, 0, 2, 1, 'v', 0, 0x10, 0, 0,
-				1, 's', 0, 0x60, 0, 0 };
-static const uint8_t stats[] = { 2, 2, 0, 1, 1, 1, 6 };
-static const uint8_t good_ev[] = { 5, 1, 2, 0, 9, 0 }; /* +1 tick, thread 0, v=9, s=null */
+#include "../../lib/damage.h"
 
 static rec_status first_problem(const rec_buf *f, const rec_reader_options *ro, rec_problem *pr,
 				char *msg)

@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include "rec/rec.h"
+#include "../../lib/membuf.h"
 #include "../../lib/tmpdir.h"
 
 static char g_dir[256];
@@ -37,27 +38,6 @@ static const char *tpath(const char *name)
 	return p;
 }
 
-typedef struct mem_sink {
-	uint8_t *p;
-	size_t n, cap;
-} mem_sink;
-
-static int mem_write(void *o, const void *b, size_t n)
-{
-	mem_sink *m = o;
-	if (m->n + n > m->cap) {
-		size_t c = (m->n + n) * 2;
-		uint8_t *q = realloc(m->p, c);
-		if (!q)
-			return -ENOMEM;
-		m->p = q;
-		m->cap = c;
-	}
-	memcpy(m->p + m->n, b, n);
-	m->n += n;
-	return 0;
-}
-
 static const rec_field fields[] = {
 	{ "seq", "", "", REC_TYPE_U64, 0 },
 	{ "text", "", "", REC_TYPE_TEXT, 0 },
@@ -67,9 +47,9 @@ static const rec_field fields[] = {
 
 /* NEV events in chunks of 150, zstd; chunk offsets in off[] (NULL: not
  * wanted). */
-static mem_sink make_rec(uint64_t *off, size_t *nchunks)
+static membuf make_rec(uint64_t *off, size_t *nchunks)
 {
-	mem_sink m = { 0 };
+	membuf m = { 0 };
 	rec_sink s = { mem_write, NULL, &m };
 	rec_writer_options o = REC_WRITER_OPTIONS_INIT;
 	o.codec = REC_CODEC_ZSTD;
@@ -84,7 +64,7 @@ static mem_sink make_rec(uint64_t *off, size_t *nchunks)
 	size_t c = 0;
 	for (uint64_t i = 0; i < NEV; i++) {
 		if (i % 150 == 0 && off)
-			off[c++] = m.n;
+			off[c++] = m.len;
 		int n = snprintf(text, sizeof text, "event %llu of the source test",
 				 (unsigned long long)i);
 		assert_int_equal(rec_writer_begin(w, 1, 10 + i, 0, 0, 0), REC_OK);
@@ -184,14 +164,14 @@ static void t_three_sources(void **state)
 	(void)state;
 	size_t nchunks;
 	uint64_t off[64];
-	mem_sink m = make_rec(off, &nchunks);
+	membuf m = make_rec(off, &nchunks);
 	assert_int_equal(nchunks, NEV / 150);
 	rec_status end;
 	rec_reader_stats rs;
 	rec_reader *r;
 
 	/* memory */
-	assert_int_equal(rec_reader_open_mem(&r, m.p, m.n, "mem", NULL), REC_OK);
+	assert_int_equal(rec_reader_open_mem(&r, m.p, m.len, "mem", NULL), REC_OK);
 	assert_int_equal(read_all(r, &end), NEV);
 	assert_int_equal(end, REC_END);
 	rec_reader_get_stats(r, &rs);
@@ -201,13 +181,13 @@ static void t_three_sources(void **state)
 	/* a regular file */
 	FILE *f = fopen(tpath("src.rec"), "wb");
 	assert_non_null(f);
-	assert_int_equal(fwrite(m.p, 1, m.n, f), m.n);
+	assert_int_equal(fwrite(m.p, 1, m.len, f), m.len);
 	assert_int_equal(fclose(f), 0);
 	assert_int_equal(rec_reader_open_path(&r, tpath("src.rec"), NULL), REC_OK);
 	assert_int_equal(read_all(r, &end), NEV);
 	assert_int_equal(end, REC_END);
 	rec_reader_get_stats(r, &rs);
-	assert_int_equal(rs.file_size, m.n);
+	assert_int_equal(rs.file_size, m.len);
 	assert_int_equal(rs.chunks, nchunks);
 	rec_reader_close(r);
 	/* a file's chunks can be passed over without reading their events */
@@ -222,7 +202,7 @@ static void t_three_sources(void **state)
 	rec_reader_close(r);
 
 	/* a pipe */
-	assert_int_equal(read_through_pipe(m.p, m.n, &end, &rs), NEV);
+	assert_int_equal(read_through_pipe(m.p, m.len, &end, &rs), NEV);
 	assert_int_equal(end, REC_END);
 	assert_int_equal(rs.file_size, 0); /* not known */
 	assert_int_equal(rs.chunks, nchunks);
@@ -236,7 +216,7 @@ static void t_pipe_cut(void **state)
 	(void)state;
 	size_t nchunks;
 	uint64_t off[64];
-	mem_sink m = make_rec(off, &nchunks);
+	membuf m = make_rec(off, &nchunks);
 	for (size_t k = 1; k < nchunks; k += 6) {
 		const size_t cut = (size_t)off[k] + 200;
 		rec_status end;

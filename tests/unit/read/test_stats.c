@@ -24,126 +24,7 @@
 #include "common/common_internal.h"
 #include "rec/analysis.h"
 #include "rec/rec.h"
-
-typedef struct mem_sink {
-	uint8_t *p;
-	size_t n, cap;
-} mem_sink;
-
-static int mem_write(void *o, const void *b, size_t n)
-{
-	mem_sink *m = o;
-	if (m->n + n > m->cap) {
-		size_t c = (m->n + n) * 2;
-		uint8_t *q = realloc(m->p, c);
-		if (!q)
-			return -ENOMEM;
-		m->p = q;
-		m->cap = c;
-	}
-	memcpy(m->p + m->n, b, n);
-	m->n += n;
-	return 0;
-}
-
-static const rec_field fields[] = {
-	{ "n", "", "", REC_TYPE_U32, 0 },
-	{ "s", "", "", REC_TYPE_STRING, 0 },
-	{ "t", "", "", REC_TYPE_TEXT, 0 },
-};
-
-/* A recording of nchunks chunks of per events each (type 1, u32 n = event
- * number, a pooled string, a text); chunk offsets in off[] (off[nchunks] =
- * length). */
-static mem_sink make_rec(int nchunks, int per, unsigned codec, uint64_t *off)
-{
-	mem_sink m = { 0 };
-	rec_sink s = { mem_write, NULL, &m };
-	rec_writer_options o = REC_WRITER_OPTIONS_INIT;
-	o.codec = codec;
-	o.anchor_wall_ns = 1000;
-	o.anchor_ticks = 1;
-	rec_writer *w;
-	assert_int_equal(rec_writer_open(&w, &s, &o), REC_OK);
-	rec_type t = { 1, REC_EVENT_HAS_THREAD, "d.T", "", "", "", 3, fields };
-	assert_int_equal(rec_writer_add_type(w, &t), REC_OK);
-	uint64_t name, str;
-	assert_int_equal(rec_writer_intern_string(w, "main", 4, &name), REC_OK);
-	assert_int_equal(rec_writer_intern_string(w, "pooled", 6, &str), REC_OK);
-	assert_int_equal(rec_writer_define_thread(w, 1, 7, name), REC_OK);
-	uint32_t n = 0;
-	for (int c = 0; c < nchunks; c++) {
-		off[c] = m.n;
-		for (int i = 0; i < per; i++, n++) {
-			assert_int_equal(rec_writer_begin(w, 1, 10 + n, 0, 1, 0), REC_OK);
-			assert_int_equal(rec_writer_put_u64(w, n), REC_OK);
-			assert_int_equal(rec_writer_put_u64(w, str), REC_OK);
-			assert_int_equal(rec_writer_put_bytes(w, "text", 4), REC_OK);
-			assert_int_equal(rec_writer_end(w), REC_OK);
-		}
-		if (c + 1 < nchunks)
-			assert_int_equal(rec_writer_flush(w), REC_OK);
-	}
-	assert_int_equal(rec_writer_close(w), REC_OK);
-	off[nchunks] = m.n;
-	return m;
-}
-
-/* Read everything with next_event; record the event numbers and problems. */
-typedef struct outcome {
-	int events;
-	uint32_t ev[64];
-	int problems;
-	rec_problem pr[8];
-	char msg[8][512];
-} outcome;
-
-static void drain(rec_reader *r, outcome *o)
-{
-	memset(o, 0, sizeof(*o));
-	rec_event ev;
-	for (int guard = 0; guard < 10000; guard++) {
-		rec_status st = rec_reader_next_event(r, &ev);
-		if (st == REC_END)
-			return;
-		if (st == REC_OK) {
-			assert_string_equal(ev.type->name, "d.T");
-			assert_string_equal(ev.values[2].v.s.ptr, "text");
-			if (o->events < 64)
-				o->ev[o->events] = (uint32_t)ev.values[0].v.u;
-			o->events++;
-			continue;
-		}
-		assert_true(st < 0);
-		const rec_problem *p = rec_reader_problem(r);
-		assert_int_equal(p->status, st);
-		assert_non_null(p->message);
-		assert_true(strlen(p->message) > 0);
-		if (o->problems < 8) {
-			o->pr[o->problems] = *p;
-			snprintf(o->msg[o->problems], 512, "%s", p->message);
-		}
-		o->problems++;
-	}
-	fail_msg("reader does not reach the end");
-}
-
-static void drain_mem(const void *p, size_t n, uint32_t flags, outcome *o)
-{
-	rec_reader *r;
-	rec_reader_options ro = REC_READER_OPTIONS_INIT;
-	ro.flags = flags;
-	assert_int_equal(rec_reader_open_mem(&r, p, n, "damaged", &ro), REC_OK);
-	drain(r, o);
-	rec_reader_close(r);
-}
-
-/* Recompute the Header_Checksum of a 128-byte header in place. */
-static void fix_header_crc(uint8_t *d)
-{
-	rec_put_le32(d + REC_HOFF_HEADER_CRC, 0);
-	rec_put_le32(d + REC_HOFF_HEADER_CRC, rec_crc32c(0, d, REC_HEADER_SIZE_V1));
-}
+#include "../../lib/damage.h"
 
 /* Counts and times that cannot be true under good checksums (issue 16): a
  * header claiming 1e9 events, Dropped_Events of 2^63 in two chunks (a sum
@@ -155,10 +36,10 @@ static void t_implausible_counts(void **state)
 	(void)state;
 	for (int kind = 0; kind < 3; kind++) {
 		uint64_t off[4];
-		mem_sink m;
+		membuf m;
 		if (kind == 1) {
 			/* The writer states what it is told: 2^63 in chunks 1 and 2. */
-			m = (mem_sink){ 0 };
+			m = (membuf){ 0 };
 			rec_sink sk = { mem_write, NULL, &m };
 			rec_writer_options o = REC_WRITER_OPTIONS_INIT;
 			o.anchor_wall_ns = 1000;
@@ -168,7 +49,7 @@ static void t_implausible_counts(void **state)
 			rec_type t = { 1, 0, "d.T", "", "", "", 0, NULL };
 			assert_int_equal(rec_writer_add_type(w, &t), REC_OK);
 			for (int c = 0; c < 3; c++) {
-				off[c] = m.n;
+				off[c] = m.len;
 				for (int i = 0; i < 4; i++) {
 					assert_int_equal(rec_writer_begin(w, 1, 10 + (uint64_t)(4 * c + i), 0, 0, 0), REC_OK);
 					assert_int_equal(rec_writer_end(w), REC_OK);
@@ -179,7 +60,7 @@ static void t_implausible_counts(void **state)
 					assert_int_equal(rec_writer_flush(w), REC_OK);
 			}
 			assert_int_equal(rec_writer_close(w), REC_OK);
-			off[3] = m.n;
+			off[3] = m.len;
 		} else {
 			m = make_rec(3, 4, REC_CODEC_ZSTD, off);
 			uint8_t *h = m.p + off[1];
@@ -194,7 +75,7 @@ static void t_implausible_counts(void **state)
 						    "Start_Wall_Ns -9223372036854775808" };
 		int nbad = kind == 1 ? 2 : 1;
 		rec_reader *r;
-		assert_int_equal(rec_reader_open_mem(&r, m.p, m.n, "m", NULL), REC_OK);
+		assert_int_equal(rec_reader_open_mem(&r, m.p, m.len, "m", NULL), REC_OK);
 		const rec_chunk_info *c;
 		rec_status st;
 		int ok = 0, bad = 0;
@@ -217,7 +98,7 @@ static void t_implausible_counts(void **state)
 		/* rec-print's path: the same chunks, the others' events. */
 		outcome o;
 		if (kind != 1) {
-			drain_mem(m.p, m.n, REC_READ_ORDERED, &o);
+			drain_mem(m.p, m.len, REC_READ_ORDERED, &o);
 			assert_int_equal(o.events, 8);
 			assert_int_equal(o.problems, 1);
 			assert_int_equal(o.pr[0].offset, off[1]);
@@ -225,7 +106,7 @@ static void t_implausible_counts(void **state)
 		/* The summary: nothing of the damaged chunks is counted. */
 		rec_summary *sum;
 		assert_int_equal(rec_summary_open(&sum), REC_OK);
-		assert_int_equal(rec_reader_open_mem(&r, m.p, m.n, "m", NULL), REC_OK);
+		assert_int_equal(rec_reader_open_mem(&r, m.p, m.len, "m", NULL), REC_OK);
 		assert_int_equal(rec_summary_add_reader(sum, r, "m", 0), REC_OK);
 		rec_reader_close(r);
 		const rec_summary_result *res = rec_summary_get(sum);
@@ -247,7 +128,7 @@ static const rec_field two_fields[] = { { "v", "", "", REC_TYPE_U64, 0 } };
 static void t_stats_values(void **state)
 {
 	(void)state;
-	mem_sink m = { 0 };
+	membuf m = { 0 };
 	rec_sink sk = { mem_write, NULL, &m };
 	rec_writer_options o = REC_WRITER_OPTIONS_INIT;
 	o.codec = REC_CODEC_ZSTD;
@@ -296,7 +177,7 @@ static void t_stats_values(void **state)
 	rec_reader *r;
 	rec_reader_options ro = REC_READER_OPTIONS_INIT;
 	ro.flags = REC_READ_VERIFY;
-	assert_int_equal(rec_reader_open_mem(&r, m.p, m.n, "stats", &ro), REC_OK);
+	assert_int_equal(rec_reader_open_mem(&r, m.p, m.len, "stats", &ro), REC_OK);
 	const rec_chunk_info *ci;
 	int c = 0;
 	while (rec_reader_next_chunk(r, &ci) == REC_OK) {
@@ -338,7 +219,7 @@ static void t_stats_values(void **state)
 	/* the summary's totals are the sums of the chunks' STATS */
 	rec_summary *sum;
 	assert_int_equal(rec_summary_open(&sum), REC_OK);
-	assert_int_equal(rec_reader_open_mem(&r, m.p, m.n, "stats", NULL), REC_OK);
+	assert_int_equal(rec_reader_open_mem(&r, m.p, m.len, "stats", NULL), REC_OK);
 	assert_int_equal(rec_summary_add_reader(sum, r, "stats", 0), REC_OK);
 	rec_reader_close(r);
 	const rec_summary_result *res = rec_summary_get(sum);

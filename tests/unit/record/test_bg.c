@@ -26,6 +26,7 @@
 
 #include "rec/rec.h"
 #include "rec/recorder.h"
+#include "../../lib/roundtrip.h"
 #include "../../lib/tmpdir.h"
 
 static char g_dir[256];
@@ -40,149 +41,6 @@ static void sleep_ms(unsigned ms)
 	rec_t_sleep_ms((long)ms);
 }
 
-static const rec_field ev_fields[] = {
-	{ "name", "Name", "", REC_TYPE_STRING, REC_UNIT_NONE },
-	{ "seq", "Sequence", "", REC_TYPE_U64, REC_UNIT_COUNT },
-	{ "delta", "Delta", "", REC_TYPE_I32, REC_UNIT_NONE },
-};
-static const rec_type ev_def = { 0, REC_EVENT_HAS_THREAD, "test.Ev", "Ev", "a test event", "test",
-				 3, ev_fields };
-
-/* ---- reading back ---------------------------------------------------------- */
-typedef struct evrec {
-	char type[32];
-	uint64_t ticks, duration;
-	uint64_t thread_id, os_tid;
-	char thread_name[32];
-	uint64_t u[4];
-	int64_t i[4];
-	char s[4][64];
-	char leaf_fn[64];
-	uint32_t stack_depth;
-} evrec;
-
-typedef struct readback {
-	evrec *ev;
-	size_t n, cap;
-	uint64_t chunks, final_chunks, dropped_stat, dropped_events, frequency;
-	rec_status end;
-} readback;
-
-static void rb_free(readback *rb)
-{
-	free(rb->ev);
-	memset(rb, 0, sizeof *rb);
-}
-
-static void read_file(const char *path, readback *rb)
-{
-	rec_reader *rd;
-	memset(rb, 0, sizeof *rb);
-	assert_int_equal(rec_reader_open_path(&rd, path, NULL), REC_OK);
-	const rec_chunk_info *ci;
-	while (rec_reader_next_chunk(rd, &ci) == REC_OK) {
-		rb->chunks++;
-		if (ci->flags & REC_CHUNK_FINAL)
-			rb->final_chunks++;
-		rb->dropped_stat += ci->dropped_events;
-		rb->frequency = ci->tick_frequency;
-		assert_int_equal(rec_reader_verify_chunk(rd), REC_OK);
-	}
-	rec_reader_close(rd);
-
-	assert_int_equal(rec_reader_open_path(&rd, path, NULL), REC_OK);
-	rec_event e;
-	rec_status st;
-	while ((st = rec_reader_next_event(rd, &e)) == REC_OK) {
-		if (rb->n == rb->cap) {
-			rb->cap = rb->cap ? rb->cap * 2 : 1024;
-			rb->ev = realloc(rb->ev, rb->cap * sizeof *rb->ev);
-			assert_non_null(rb->ev);
-		}
-		evrec *r = &rb->ev[rb->n++];
-		memset(r, 0, sizeof *r);
-		snprintf(r->type, sizeof r->type, "%s", e.type->name);
-		r->ticks = e.ticks;
-		r->duration = e.duration_ticks;
-		if (e.thread) {
-			r->thread_id = e.thread->id;
-			r->os_tid = e.thread->os_tid;
-			snprintf(r->thread_name, sizeof r->thread_name, "%s", e.thread->name);
-		}
-		if (e.stack) {
-			r->stack_depth = e.stack->depth;
-			if (e.stack->depth && e.stack->frames[0]->function)
-				snprintf(r->leaf_fn, sizeof r->leaf_fn, "%s", e.stack->frames[0]->function);
-		}
-		for (uint32_t k = 0; k < e.value_count && k < 4; k++) {
-			const rec_value *v = &e.values[k];
-			switch (REC_WIRE_OF(v->type)) {
-			case REC_WIRE_SVARINT: r->i[k] = v->v.i; break;
-			default:
-				if (v->type == REC_TYPE_STRING) {
-					if (v->v.s.ptr)
-						snprintf(r->s[k], sizeof r->s[k], "%.*s", (int)v->v.s.len,
-							 v->v.s.ptr);
-				} else if (v->type == REC_TYPE_THREAD) {
-					r->u[k] = v->v.thread ? v->v.thread->id : 0;
-				} else {
-					r->u[k] = v->v.u;
-				}
-			}
-		}
-		if (strcmp(r->type, "rec.Dropped") == 0)
-			rb->dropped_events += r->u[0];
-	}
-	rb->end = st;
-	rec_reader_close(rd);
-}
-
-static size_t count_type(const readback *rb, const char *type)
-{
-	size_t n = 0;
-	for (size_t i = 0; i < rb->n; i++)
-		n += strcmp(rb->ev[i].type, type) == 0;
-	return n;
-}
-
-static rec_recorder *open_rec(const char *path, rec_recorder_options *o)
-{
-	rec_recorder *r = NULL;
-	o->path = path;
-	assert_int_equal(rec_recorder_open(&r, o), REC_OK);
-	return r;
-}
-
-
-typedef struct targ {
-	rec_event_type *t;
-	rec_str s;
-	uint32_t id, n;
-} targ;
-
-/* One test.Ev (string, u64, i64), if the type is on. */
-static void emit_ev(rec_event_type *t, rec_str s, uint64_t u, int64_t i)
-{
-	rec_emit e = { 0 };
-	if (rec_emit_begin(&e, t)) {
-		rec_emit_string(&e, s);
-		rec_emit_u64(&e, u);
-		rec_emit_i64(&e, i);
-		rec_emit_commit(&e);
-	}
-}
-
-static void *emit_n(void *a)
-{
-	targ *ta = a;
-	char name[16];
-	snprintf(name, sizeof name, "w%u", ta->id);
-	pthread_setname_np(pthread_self(), name);
-	for (uint32_t i = 0; i < ta->n; i++)
-		emit_ev(ta->t, ta->s, i, (int64_t)ta->id);
-	return NULL;
-}
-
 static void t_exit_unflushed(void **state)
 {
 	(void)state;
@@ -190,14 +48,14 @@ static void t_exit_unflushed(void **state)
 	tmp_path(path, sizeof path, "unfl.rec");
 	rec_recorder_options o = REC_RECORDER_OPTIONS_INIT;
 	o.flush_interval_ms = 60000; /* nothing is drained before close on its own */
-	rec_recorder *r = open_rec(path, &o);
+	rec_recorder *r = rec_t_open_rec(path, &o);
 	rec_event_type *t;
-	assert_int_equal(rec_recorder_register_type(r, &ev_def, 0, 0, &t), REC_OK);
-	targ ta[8];
+	assert_int_equal(rec_recorder_register_type(r, &rec_t_ev_def, 0, 0, &t), REC_OK);
+	rec_t_targ ta[8];
 	pthread_t th[8];
 	for (uint32_t i = 0; i < 8; i++) {
-		ta[i] = (targ){ t, rec_recorder_intern(r, "u"), i, 500 };
-		assert_int_equal(pthread_create(&th[i], NULL, emit_n, &ta[i]), 0);
+		ta[i] = (rec_t_targ){ t, rec_recorder_intern(r, "u"), i, 500 };
+		assert_int_equal(pthread_create(&th[i], NULL, rec_t_emit_n, &ta[i]), 0);
 	}
 	for (int i = 0; i < 8; i++)
 		pthread_join(th[i], NULL);
@@ -205,11 +63,11 @@ static void t_exit_unflushed(void **state)
 	rec_recorder_get_stats(r, &st);
 	assert_int_equal(st.threads, 8);
 	assert_int_equal(rec_recorder_close(r), REC_OK);
-	readback rb;
-	read_file(path, &rb);
-	assert_int_equal(count_type(&rb, "test.Ev"), 8 * 500);
-	assert_int_equal(count_type(&rb, "rec.ThreadStart"), 8);
-	assert_int_equal(count_type(&rb, "rec.ThreadEnd"), 8);
+	rec_t_readback rb;
+	rec_t_rb_read(path, &rb);
+	assert_int_equal(rec_t_rb_count(&rb, "test.Ev"), 8 * 500);
+	assert_int_equal(rec_t_rb_count(&rb, "rec.ThreadStart"), 8);
+	assert_int_equal(rec_t_rb_count(&rb, "rec.ThreadEnd"), 8);
 	assert_int_equal(rb.dropped_events, 0);
 	/* per thread: every sequence number once, in order */
 	for (uint32_t w = 0; w < 8; w++) {
@@ -219,7 +77,7 @@ static void t_exit_unflushed(void **state)
 				assert_int_equal(rb.ev[i].u[1], next++);
 		assert_int_equal(next, 500);
 	}
-	rb_free(&rb);
+	rec_t_rb_free(&rb);
 }
 
 /* ---- periodic callbacks (run by the background thread) ------------------------------------- */
@@ -256,9 +114,9 @@ static void t_periodic(void **state)
 	o.full_policy = REC_FULL_WAIT;
 	o.thread_buffer_size = 16384;
 	o.flush_interval_ms = 10;
-	rec_recorder *r = open_rec(path, &o);
+	rec_recorder *r = rec_t_open_rec(path, &o);
 	per_state ps = { NULL, { 0 }, 0, 0 };
-	assert_int_equal(rec_recorder_register_type(r, &ev_def, 0, 0, &ps.t), REC_OK);
+	assert_int_equal(rec_recorder_register_type(r, &rec_t_ev_def, 0, 0, &ps.t), REC_OK);
 	ps.s = rec_recorder_intern(r, "periodic");
 	assert_int_equal(rec_recorder_add_periodic(r, periodic_cb, &ps, 20), REC_OK);
 	/* Wait for two calls by the period (a fixed sleep failed on a loaded
@@ -270,16 +128,16 @@ static void t_periodic(void **state)
 	uint64_t before_close = __atomic_load_n(&ps.calls, __ATOMIC_ACQUIRE);
 	assert_int_equal(rec_recorder_close(r), REC_OK);
 	assert_true(ps.calls >= before_close + 1); /* and once more at close */
-	readback rb;
-	read_file(path, &rb);
-	assert_int_equal(count_type(&rb, "test.Ev") + rb.dropped_events, ps.attempts);
+	rec_t_readback rb;
+	rec_t_rb_read(path, &rb);
+	assert_int_equal(rec_t_rb_count(&rb, "test.Ev") + rb.dropped_events, ps.attempts);
 	assert_true(rb.dropped_events > 0);
 	/* the background thread registered like any other */
-	assert_int_equal(count_type(&rb, "rec.ThreadStart"), 1);
+	assert_int_equal(rec_t_rb_count(&rb, "rec.ThreadStart"), 1);
 	for (size_t i = 0; i < rb.n; i++)
 		if (strcmp(rb.ev[i].type, "rec.ThreadStart") == 0)
 			assert_string_equal(rb.ev[i].s[1], "rec-writer");
-	rb_free(&rb);
+	rec_t_rb_free(&rb);
 }
 
 /* ---- rec_recorder_set_periodic ------------------------------------------------------------------ */
@@ -296,7 +154,7 @@ static void t_set_periodic(void **state)
 	tmp_path(path, sizeof path, "setper.rec");
 	rec_recorder_options o = REC_RECORDER_OPTIONS_INIT;
 	o.flush_interval_ms = 10;
-	rec_recorder *r = open_rec(path, &o);
+	rec_recorder *r = rec_t_open_rec(path, &o);
 	uint64_t n = 0, other = 0;
 	/* an hour: it would not run before close */
 	assert_int_equal(rec_recorder_add_periodic(r, count_cb, &n, 3600000), REC_OK);
@@ -319,7 +177,7 @@ static void t_set_periodic(void **state)
 /* ---- a flush request ------------------------------------------------------------------- */
 static void *emit_dyn(void *a)
 {
-	targ *ta = a;
+	rec_t_targ *ta = a;
 	char name[16], s[32];
 	snprintf(name, sizeof name, "f%u", ta->id);
 	pthread_setname_np(pthread_self(), name);
@@ -344,14 +202,14 @@ static void t_flush_request(void **state)
 	rec_recorder_options o = REC_RECORDER_OPTIONS_INIT;
 	o.flush_interval_ms = 60000; /* only the requests write chunks */
 	o.full_policy = REC_FULL_WAIT;
-	rec_recorder *r = open_rec(path, &o);
+	rec_recorder *r = rec_t_open_rec(path, &o);
 	rec_event_type *t;
-	assert_int_equal(rec_recorder_register_type(r, &ev_def, 0, 0, &t), REC_OK);
+	assert_int_equal(rec_recorder_register_type(r, &rec_t_ev_def, 0, 0, &t), REC_OK);
 	for (uint32_t round = 1; round <= 3; round++) {
-		targ ta[4];
+		rec_t_targ ta[4];
 		pthread_t th[4];
 		for (uint32_t i = 0; i < 4; i++) {
-			ta[i] = (targ){ t, { 0 }, 10 * round + i, 700 };
+			ta[i] = (rec_t_targ){ t, { 0 }, 10 * round + i, 700 };
 			assert_int_equal(pthread_create(&th[i], NULL, emit_dyn, &ta[i]), 0);
 		}
 		for (int i = 0; i < 4; i++)
@@ -359,14 +217,14 @@ static void t_flush_request(void **state)
 		assert_int_equal(rec_recorder_flush(r), REC_OK);
 		/* the file, read while the recorder is open: every record of
 		 * the rounds so far, each naming its string and thread */
-		readback rb;
-		read_file(path, &rb);
+		rec_t_readback rb;
+		rec_t_rb_read(path, &rb);
 		assert_int_equal(rb.end, REC_END);
 		assert_int_equal(rb.final_chunks, 0);
-		assert_int_equal(count_type(&rb, "test.Ev"), 4 * 700 * round);
+		assert_int_equal(rec_t_rb_count(&rb, "test.Ev"), 4 * 700 * round);
 		assert_int_equal(rb.dropped_events, 0);
 		for (size_t i = 0; i < rb.n; i++) {
-			const evrec *x = &rb.ev[i];
+			const rec_t_evrec *x = &rb.ev[i];
 			if (strcmp(x->type, "test.Ev") != 0)
 				continue;
 			char want[32];
@@ -376,14 +234,14 @@ static void t_flush_request(void **state)
 			snprintf(want, sizeof want, "f%u", (unsigned)x->i[2]);
 			assert_string_equal(x->thread_name, want);
 		}
-		rb_free(&rb);
+		rec_t_rb_free(&rb);
 	}
 	assert_int_equal(rec_recorder_close(r), REC_OK);
-	readback rb;
-	read_file(path, &rb);
+	rec_t_readback rb;
+	rec_t_rb_read(path, &rb);
 	assert_int_equal(rb.final_chunks, 1);
-	assert_int_equal(count_type(&rb, "test.Ev"), 3 * 4 * 700);
-	rb_free(&rb);
+	assert_int_equal(rec_t_rb_count(&rb, "test.Ev"), 3 * 4 * 700);
+	rec_t_rb_free(&rb);
 }
 
 int main(void)

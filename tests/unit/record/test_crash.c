@@ -169,19 +169,28 @@ static void check_common(const crash_seen *c, pid_t pid)
 	assert_true(c->stack_depth > 0);
 }
 
+/* The child run in mode, recording to FILE in the scratch directory, killed
+ * by sig; its file read back into *c and checked as every crash is (its
+ * signal sig).  The child's pid. */
+static pid_t crashed(const char *file, const char *mode, int sig, crash_seen *c)
+{
+	char path[300];
+	snprintf(path, sizeof path, "%s/%s", g_dir, file);
+	int ws;
+	pid_t pid = run_child(path, mode, &ws);
+	assert_true(WIFSIGNALED(ws));
+	assert_int_equal(WTERMSIG(ws), sig);
+	read_crash_file(path, c);
+	check_common(c, pid);
+	assert_int_equal(c->signal, sig);
+	return pid;
+}
+
 static void t_fault(void **state)
 {
 	(void)state;
-	char path[300];
-	snprintf(path, sizeof path, "%s/fault.rec", g_dir);
-	int ws;
-	pid_t pid = run_child(path, "fault", &ws);
-	assert_true(WIFSIGNALED(ws));
-	assert_int_equal(WTERMSIG(ws), SIGSEGV);
 	crash_seen c;
-	read_crash_file(path, &c);
-	check_common(&c, pid);
-	assert_int_equal(c.signal, SIGSEGV);
+	crashed("fault.rec", "fault", SIGSEGV, &c);
 	assert_true(c.code > 0); /* raised by the kernel */
 	assert_int_equal(c.address, FAULT_ADDR);
 	assert_int_equal(c.sender, 0);
@@ -190,16 +199,8 @@ static void t_fault(void **state)
 static void t_raised(void **state)
 {
 	(void)state;
-	char path[300];
-	snprintf(path, sizeof path, "%s/raise.rec", g_dir);
-	int ws;
-	pid_t pid = run_child(path, "raise", &ws);
-	assert_true(WIFSIGNALED(ws));
-	assert_int_equal(WTERMSIG(ws), SIGSEGV);
 	crash_seen c;
-	read_crash_file(path, &c);
-	check_common(&c, pid);
-	assert_int_equal(c.signal, SIGSEGV);
+	pid_t pid = crashed("raise.rec", "raise", SIGSEGV, &c);
 	assert_true(c.code <= 0); /* sent */
 	assert_int_equal(c.address, 0);
 	assert_int_equal(c.sender, (uint64_t)pid);
@@ -208,16 +209,8 @@ static void t_raised(void **state)
 static void t_abort(void **state)
 {
 	(void)state;
-	char path[300];
-	snprintf(path, sizeof path, "%s/abort.rec", g_dir);
-	int ws;
-	pid_t pid = run_child(path, "abort", &ws);
-	assert_true(WIFSIGNALED(ws));
-	assert_int_equal(WTERMSIG(ws), SIGABRT);
 	crash_seen c;
-	read_crash_file(path, &c);
-	check_common(&c, pid);
-	assert_int_equal(c.signal, SIGABRT);
+	pid_t pid = crashed("abort.rec", "abort", SIGABRT, &c);
 	assert_int_equal(c.address, 0);
 	assert_int_equal(c.sender, (uint64_t)pid);
 }

@@ -26,6 +26,7 @@
 
 #include "rec/rec.h"
 #include "rec/recorder.h"
+#include "../../lib/roundtrip.h"
 #include "record/recorder_internal.h" /* rec_parse_size, rec_parse_duration_ns */
 #include "../../lib/tmpdir.h"
 
@@ -34,66 +35,6 @@ static char g_dir[256];
 static void tmp_path(char *buf, size_t n, const char *name)
 {
 	snprintf(buf, n, "%s/%s", g_dir, name);
-}
-
-/* ---- reading back ---------------------------------------------------------- */
-typedef struct evrec {
-	char type[32];
-	uint64_t u[1]; /* the first field, when it is an unsigned integer */
-} evrec;
-
-typedef struct readback {
-	evrec *ev;
-	size_t n, cap;
-	uint64_t chunks, final_chunks;
-	rec_status end;
-} readback;
-
-static void rb_free(readback *rb)
-{
-	free(rb->ev);
-	memset(rb, 0, sizeof *rb);
-}
-
-/* Every event of path (each chunk verified first). */
-static void read_file(const char *path, readback *rb)
-{
-	rec_reader *rd;
-	memset(rb, 0, sizeof *rb);
-	assert_int_equal(rec_reader_open_path(&rd, path, NULL), REC_OK);
-	const rec_chunk_info *ci;
-	while (rec_reader_next_chunk(rd, &ci) == REC_OK) {
-		rb->chunks++;
-		if (ci->flags & REC_CHUNK_FINAL)
-			rb->final_chunks++;
-		assert_int_equal(rec_reader_verify_chunk(rd), REC_OK);
-	}
-	rec_reader_close(rd);
-	assert_int_equal(rec_reader_open_path(&rd, path, NULL), REC_OK);
-	rec_event e;
-	rec_status st;
-	while ((st = rec_reader_next_event(rd, &e)) == REC_OK) {
-		if (rb->n == rb->cap) {
-			rb->cap = rb->cap ? rb->cap * 2 : 1024;
-			rb->ev = realloc(rb->ev, rb->cap * sizeof *rb->ev);
-			assert_non_null(rb->ev);
-		}
-		evrec *r = &rb->ev[rb->n++];
-		memset(r, 0, sizeof *r);
-		snprintf(r->type, sizeof r->type, "%s", e.type->name);
-		if (e.value_count > 0 && REC_WIRE_OF(e.values[0].type) == REC_WIRE_UVARINT)
-			r->u[0] = e.values[0].v.u;
-	}
-	rb->end = st;
-	rec_reader_close(rd);
-}
-
-static size_t count_type(const readback *rb, const char *type)
-{
-	size_t n = 0;
-	for (size_t i = 0; i < rb->n; i++)
-		n += strcmp(rb->ev[i].type, type) == 0;
-	return n;
 }
 
 /* ---- REC_OUTPUT in an exec'd helper ------------------------------------------------------------ */
@@ -124,15 +65,15 @@ static void t_env_start(void **state)
 	assert_int_equal(waitpid(pid, &ws, 0), pid);
 	assert_true(WIFEXITED(ws));
 	assert_int_equal(WEXITSTATUS(ws), 0);
-	readback rb;
-	read_file(path, &rb);
+	rec_t_readback rb;
+	rec_t_rb_read(path, &rb);
 	assert_int_equal(rb.end, REC_END);
 	assert_int_equal(rb.final_chunks, 1);
-	assert_int_equal(count_type(&rb, "app.HelperEvent"), 300);
+	assert_int_equal(rec_t_rb_count(&rb, "app.HelperEvent"), 300);
 	for (size_t i = 0, k = 0; i < rb.n; i++)
 		if (strcmp(rb.ev[i].type, "app.HelperEvent") == 0)
 			assert_int_equal(rb.ev[i].u[0], k++);
-	rb_free(&rb);
+	rec_t_rb_free(&rb);
 
 	/* REC_OPTIONS flight=on: kept in memory, written to REC_OUTPUT at exit */
 	char epath[300];
@@ -149,11 +90,11 @@ static void t_env_start(void **state)
 	assert_int_equal(WEXITSTATUS(ws), 0);
 	tmp_path(epath, sizeof epath, "env-flight-");
 	snprintf(epath + strlen(epath), sizeof epath - strlen(epath), "%d.rec", (int)pid);
-	read_file(epath, &rb);
+	rec_t_rb_read(epath, &rb);
 	assert_int_equal(rb.final_chunks, 1);
-	assert_int_equal(count_type(&rb, "app.HelperEvent"), 40);
-	assert_int_equal(count_type(&rb, "rec.ThreadStart"), 0); /* events=app.* */
-	rb_free(&rb);
+	assert_int_equal(rec_t_rb_count(&rb, "app.HelperEvent"), 40);
+	assert_int_equal(rec_t_rb_count(&rb, "rec.ThreadStart"), 0); /* events=app.* */
+	rec_t_rb_free(&rb);
 
 	/* a flight recorder opened by the program and never closed is written at exit */
 	char fpath[300];
@@ -167,10 +108,10 @@ static void t_env_start(void **state)
 	assert_int_equal(waitpid(pid, &ws, 0), pid);
 	assert_true(WIFEXITED(ws));
 	assert_int_equal(WEXITSTATUS(ws), 0);
-	read_file(fpath, &rb);
+	rec_t_rb_read(fpath, &rb);
 	assert_int_equal(rb.end, REC_END);
-	assert_int_equal(count_type(&rb, "app.HelperEvent"), 25);
-	rb_free(&rb);
+	assert_int_equal(rec_t_rb_count(&rb, "app.HelperEvent"), 25);
+	rec_t_rb_free(&rb);
 
 	/* the program closes the REC_OUTPUT recorder itself: the exit handler
 	 * must not close it again (was a use-after-free and a hang at exit) */
@@ -186,11 +127,11 @@ static void t_env_start(void **state)
 	assert_int_equal(waitpid(pid, &ws, 0), pid);
 	assert_true(WIFEXITED(ws));
 	assert_int_equal(WEXITSTATUS(ws), 0);
-	read_file(cpath, &rb);
+	rec_t_rb_read(cpath, &rb);
 	assert_int_equal(rb.end, REC_END);
 	assert_int_equal(rb.final_chunks, 1);
-	assert_int_equal(count_type(&rb, "app.HelperEvent"), 17);
-	rb_free(&rb);
+	assert_int_equal(rec_t_rb_count(&rb, "app.HelperEvent"), 17);
+	rec_t_rb_free(&rb);
 
 	/* without REC_OUTPUT nothing is recorded and the declared type is off */
 	pid = fork();

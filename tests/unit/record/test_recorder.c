@@ -32,6 +32,7 @@
 
 #include "rec/rec.h"
 #include "rec/recorder.h"
+#include "../../lib/roundtrip.h"
 
 #if defined(__SANITIZE_ADDRESS__)
 #define TEST_UNDER_ASAN 1
@@ -51,13 +52,6 @@ static void tmp_path(char *buf, size_t n, const char *name)
 	snprintf(buf, n, "%s/%s", g_dir, name);
 }
 
-static const rec_field ev_fields[] = {
-	{ "name", "Name", "", REC_TYPE_STRING, REC_UNIT_NONE },
-	{ "seq", "Sequence", "", REC_TYPE_U64, REC_UNIT_COUNT },
-	{ "delta", "Delta", "", REC_TYPE_I32, REC_UNIT_NONE },
-};
-static const rec_type ev_def = { 0, REC_EVENT_HAS_THREAD, "test.Ev", "Ev", "a test event", "test",
-				 3, ev_fields };
 
 static const rec_field span_fields[] = {
 	{ "what", "What", "", REC_TYPE_STRING, REC_UNIT_NONE },
@@ -71,111 +65,6 @@ static const rec_field stk_fields[] = {
 static const rec_type stk_def = { 0, REC_EVENT_HAS_THREAD | REC_EVENT_HAS_STACK, "test.Stack",
 				  "Stack", "", "test", 1, stk_fields };
 
-/* ---- reading back ---------------------------------------------------------- */
-typedef struct evrec {
-	char type[32];
-	uint64_t ticks, duration;
-	uint64_t thread_id, os_tid;
-	char thread_name[32];
-	uint64_t u[4];
-	int64_t i[4];
-	char s[4][64];
-	char leaf_fn[64];
-	uint32_t stack_depth;
-} evrec;
-
-typedef struct readback {
-	evrec *ev;
-	size_t n, cap;
-	uint64_t chunks, final_chunks, dropped_stat, dropped_events, frequency;
-	rec_status end;
-} readback;
-
-static void rb_free(readback *rb)
-{
-	free(rb->ev);
-	memset(rb, 0, sizeof *rb);
-}
-
-static void read_file(const char *path, readback *rb)
-{
-	rec_reader *rd;
-	memset(rb, 0, sizeof *rb);
-	assert_int_equal(rec_reader_open_path(&rd, path, NULL), REC_OK);
-	const rec_chunk_info *ci;
-	while (rec_reader_next_chunk(rd, &ci) == REC_OK) {
-		rb->chunks++;
-		if (ci->flags & REC_CHUNK_FINAL)
-			rb->final_chunks++;
-		rb->dropped_stat += ci->dropped_events;
-		rb->frequency = ci->tick_frequency;
-		assert_int_equal(rec_reader_verify_chunk(rd), REC_OK);
-	}
-	rec_reader_close(rd);
-
-	assert_int_equal(rec_reader_open_path(&rd, path, NULL), REC_OK);
-	rec_event e;
-	rec_status st;
-	while ((st = rec_reader_next_event(rd, &e)) == REC_OK) {
-		if (rb->n == rb->cap) {
-			rb->cap = rb->cap ? rb->cap * 2 : 1024;
-			rb->ev = realloc(rb->ev, rb->cap * sizeof *rb->ev);
-			assert_non_null(rb->ev);
-		}
-		evrec *r = &rb->ev[rb->n++];
-		memset(r, 0, sizeof *r);
-		snprintf(r->type, sizeof r->type, "%s", e.type->name);
-		r->ticks = e.ticks;
-		r->duration = e.duration_ticks;
-		if (e.thread) {
-			r->thread_id = e.thread->id;
-			r->os_tid = e.thread->os_tid;
-			snprintf(r->thread_name, sizeof r->thread_name, "%s", e.thread->name);
-		}
-		if (e.stack) {
-			r->stack_depth = e.stack->depth;
-			if (e.stack->depth && e.stack->frames[0]->function)
-				snprintf(r->leaf_fn, sizeof r->leaf_fn, "%s", e.stack->frames[0]->function);
-		}
-		for (uint32_t k = 0; k < e.value_count && k < 4; k++) {
-			const rec_value *v = &e.values[k];
-			switch (REC_WIRE_OF(v->type)) {
-			case REC_WIRE_SVARINT: r->i[k] = v->v.i; break;
-			default:
-				if (v->type == REC_TYPE_STRING) {
-					if (v->v.s.ptr)
-						snprintf(r->s[k], sizeof r->s[k], "%.*s", (int)v->v.s.len,
-							 v->v.s.ptr);
-				} else if (v->type == REC_TYPE_THREAD) {
-					r->u[k] = v->v.thread ? v->v.thread->id : 0;
-				} else {
-					r->u[k] = v->v.u;
-				}
-			}
-		}
-		if (strcmp(r->type, "rec.Dropped") == 0)
-			rb->dropped_events += r->u[0];
-	}
-	rb->end = st;
-	rec_reader_close(rd);
-}
-
-static size_t count_type(const readback *rb, const char *type)
-{
-	size_t n = 0;
-	for (size_t i = 0; i < rb->n; i++)
-		n += strcmp(rb->ev[i].type, type) == 0;
-	return n;
-}
-
-static rec_recorder *open_rec(const char *path, rec_recorder_options *o)
-{
-	rec_recorder *r = NULL;
-	o->path = path;
-	assert_int_equal(rec_recorder_open(&r, o), REC_OK);
-	return r;
-}
-
 /* ---- basic round trip ----------------------------------------------------------- */
 static void t_roundtrip(void **state)
 {
@@ -183,13 +72,13 @@ static void t_roundtrip(void **state)
 	char path[300];
 	tmp_path(path, sizeof path, "rt.rec");
 	rec_recorder_options o = REC_RECORDER_OPTIONS_INIT;
-	rec_recorder *r = open_rec(path, &o);
+	rec_recorder *r = rec_t_open_rec(path, &o);
 	rec_event_type *t;
-	assert_int_equal(rec_recorder_register_type(r, &ev_def, 0, 0, &t), REC_OK);
+	assert_int_equal(rec_recorder_register_type(r, &rec_t_ev_def, 0, 0, &t), REC_OK);
 	assert_true(rec_event_type_id(t) >= REC_TYPE_ID_USER_MIN);
 	/* the same name twice is refused */
 	rec_event_type *t2;
-	assert_int_equal(rec_recorder_register_type(r, &ev_def, 0, 0, &t2), REC_ERR_INVALID_ARG);
+	assert_int_equal(rec_recorder_register_type(r, &rec_t_ev_def, 0, 0, &t2), REC_ERR_INVALID_ARG);
 	rec_str s = rec_recorder_intern(r, "hello-world!");
 	assert_true(s.id != 0);
 	assert_int_equal(rec_recorder_intern(r, "hello-world!").id, s.id);
@@ -211,19 +100,19 @@ static void t_roundtrip(void **state)
 	rec_emit e = { 0 };
 	assert_false(rec_emit_begin(&e, t));
 
-	readback rb;
-	read_file(path, &rb);
+	rec_t_readback rb;
+	rec_t_rb_read(path, &rb);
 	assert_int_equal(rb.end, REC_END);
 	assert_int_equal(rb.final_chunks, 1);
-	assert_int_equal(count_type(&rb, "test.Ev"), 100);
-	assert_int_equal(count_type(&rb, "rec.ThreadStart"), 1);
-	assert_int_equal(count_type(&rb, "rec.Dropped"), 0);
-	assert_true(count_type(&rb, "rec.Process") >= 1); /* one per chunk with records */
-	assert_true(count_type(&rb, "rec.Process") <= rb.chunks);
+	assert_int_equal(rec_t_rb_count(&rb, "test.Ev"), 100);
+	assert_int_equal(rec_t_rb_count(&rb, "rec.ThreadStart"), 1);
+	assert_int_equal(rec_t_rb_count(&rb, "rec.Dropped"), 0);
+	assert_true(rec_t_rb_count(&rb, "rec.Process") >= 1); /* one per chunk with records */
+	assert_true(rec_t_rb_count(&rb, "rec.Process") <= rb.chunks);
 	int k = 0;
 	uint64_t prev = 0;
 	for (size_t i = 0; i < rb.n; i++) {
-		evrec *x = &rb.ev[i];
+		rec_t_evrec *x = &rb.ev[i];
 		if (strcmp(x->type, "rec.ThreadStart") == 0) {
 			assert_int_equal(x->u[0], my_tid);
 			assert_string_equal(x->s[1], "rt-main");
@@ -248,7 +137,7 @@ static void t_roundtrip(void **state)
 		k++;
 	}
 	assert_true(rb.frequency >= 1000000u);
-	rb_free(&rb);
+	rec_t_rb_free(&rb);
 }
 
 /* ---- a file that exists is replaced --------------------------------------------- */
@@ -271,9 +160,9 @@ static void t_overwrite(void **state)
 		assert_int_equal(fclose(f), 0);
 
 		rec_recorder_options o = REC_RECORDER_OPTIONS_INIT;
-		rec_recorder *r = open_rec(path, &o);
+		rec_recorder *r = rec_t_open_rec(path, &o);
 		rec_event_type *t;
-		assert_int_equal(rec_recorder_register_type(r, &ev_def, 0, 0, &t), REC_OK);
+		assert_int_equal(rec_recorder_register_type(r, &rec_t_ev_def, 0, 0, &t), REC_OK);
 		int n = round == 0 ? 100 : 0; /* round 1: closed right after opening */
 		for (int i = 0; i < n; i++) {
 			rec_emit e = { 0 };
@@ -288,12 +177,12 @@ static void t_overwrite(void **state)
 		struct stat sb;
 		assert_int_equal(stat(path, &sb), 0);
 		assert_true(sb.st_size > 0 && sb.st_size < 64 * 1024);
-		readback rb;
-		read_file(path, &rb);
+		rec_t_readback rb;
+		rec_t_rb_read(path, &rb);
 		assert_int_equal(rb.end, REC_END);
 		assert_int_equal(rb.final_chunks, 1);
-		assert_int_equal(count_type(&rb, "test.Ev"), (size_t)n);
-		rb_free(&rb);
+		assert_int_equal(rec_t_rb_count(&rb, "test.Ev"), (size_t)n);
+		rec_t_rb_free(&rb);
 	}
 }
 
@@ -349,17 +238,17 @@ static void t_overwrite_killed(void **state)
 	unlink(other);
 	assert_int_equal(link(path, other), 0);
 	rec_recorder_options o = REC_RECORDER_OPTIONS_INIT;
-	rec_recorder *r = open_rec(path, &o);
+	rec_recorder *r = rec_t_open_rec(path, &o);
 	assert_int_equal(rec_recorder_close(r), REC_OK);
 	struct stat a, b;
 	assert_int_equal(stat(path, &a), 0);
 	assert_int_equal(stat(other, &b), 0);
 	assert_true(a.st_ino == b.st_ino && a.st_size < 64 * 1024);
-	readback rb;
-	read_file(other, &rb);
+	rec_t_readback rb;
+	rec_t_rb_read(other, &rb);
 	assert_int_equal(rb.end, REC_END);
 	assert_int_equal(rb.final_chunks, 1);
-	rb_free(&rb);
+	rec_t_rb_free(&rb);
 	unlink(other);
 }
 
@@ -382,7 +271,7 @@ static void t_threshold(void **state)
 	o.anchor_wall_ns = 1700000000000000000;
 	o.run_id = 42;
 	g_fake_ticks = 1000;
-	rec_recorder *r = open_rec(path, &o);
+	rec_recorder *r = rec_t_open_rec(path, &o);
 	rec_event_type *t;
 	assert_int_equal(rec_recorder_register_type(r, &span_def, 1000000 /* 1 ms */, 0, &t), REC_OK);
 	rec_str s = rec_recorder_intern(r, "x");
@@ -406,9 +295,9 @@ static void t_threshold(void **state)
 	rec_emit_commit(&e);
 	assert_int_equal(rec_recorder_close(r), REC_OK);
 
-	readback rb;
-	read_file(path, &rb);
-	assert_int_equal(count_type(&rb, "test.Span"), 6);
+	rec_t_readback rb;
+	rec_t_rb_read(path, &rb);
+	assert_int_equal(rec_t_rb_count(&rb, "test.Span"), 6);
 	int k = 1;
 	for (size_t i = 0; i < rb.n; i++) {
 		if (strcmp(rb.ev[i].type, "test.Span") != 0)
@@ -422,7 +311,7 @@ static void t_threshold(void **state)
 		}
 	}
 	assert_int_equal(rb.frequency, 1000000000u);
-	rb_free(&rb);
+	rec_t_rb_free(&rb);
 }
 
 /* ---- stack traces -------------------------------------------------------------------------- */
@@ -443,53 +332,25 @@ static void t_stack(void **state)
 	char path[300];
 	tmp_path(path, sizeof path, "stk.rec");
 	rec_recorder_options o = REC_RECORDER_OPTIONS_INIT;
-	rec_recorder *r = open_rec(path, &o);
+	rec_recorder *r = rec_t_open_rec(path, &o);
 	rec_event_type *t;
 	assert_int_equal(rec_recorder_register_type(r, &stk_def, 0, REC_DECLARE_STACK, &t), REC_OK);
 	for (uint32_t i = 0; i < 50; i++)
 		rec_test_stack_leaf(t, i);
 	assert_int_equal(rec_recorder_close(r), REC_OK);
-	readback rb;
-	read_file(path, &rb);
-	assert_int_equal(count_type(&rb, "test.Stack"), 50);
+	rec_t_readback rb;
+	rec_t_rb_read(path, &rb);
+	assert_int_equal(rec_t_rb_count(&rb, "test.Stack"), 50);
 	for (size_t i = 0; i < rb.n; i++) {
 		if (strcmp(rb.ev[i].type, "test.Stack") != 0)
 			continue;
 		assert_true(rb.ev[i].stack_depth >= 2);
 		assert_string_equal(rb.ev[i].leaf_fn, "rec_test_stack_leaf");
 	}
-	rb_free(&rb);
+	rec_t_rb_free(&rb);
 }
 
 /* ---- threads exiting with unflushed buffers; many short-lived threads ------------------------ */
-typedef struct targ {
-	rec_event_type *t;
-	rec_str s;
-	uint32_t id, n;
-} targ;
-
-/* One test.Ev (string, u64, i64), if the type is on. */
-static void emit_ev(rec_event_type *t, rec_str s, uint64_t u, int64_t i)
-{
-	rec_emit e = { 0 };
-	if (rec_emit_begin(&e, t)) {
-		rec_emit_string(&e, s);
-		rec_emit_u64(&e, u);
-		rec_emit_i64(&e, i);
-		rec_emit_commit(&e);
-	}
-}
-
-static void *emit_n(void *a)
-{
-	targ *ta = a;
-	char name[16];
-	snprintf(name, sizeof name, "w%u", ta->id);
-	pthread_setname_np(pthread_self(), name);
-	for (uint32_t i = 0; i < ta->n; i++)
-		emit_ev(ta->t, ta->s, i, (int64_t)ta->id);
-	return NULL;
-}
 
 static void t_short_lived(void **state)
 {
@@ -500,17 +361,17 @@ static void t_short_lived(void **state)
 	o.flush_interval_ms = 20;
 	o.thread_buffer_size = 16384;
 	o.memory_limit = 8 * 16384; /* 8 live buffers for 200 threads: orphans must be freed */
-	rec_recorder *r = open_rec(path, &o);
+	rec_recorder *r = rec_t_open_rec(path, &o);
 	rec_event_type *t;
-	assert_int_equal(rec_recorder_register_type(r, &ev_def, 0, 0, &t), REC_OK);
+	assert_int_equal(rec_recorder_register_type(r, &rec_t_ev_def, 0, 0, &t), REC_OK);
 	rec_str s = rec_recorder_intern(r, "short");
 	const uint32_t rounds = 50, per = 4;
-	targ ta[4];
+	rec_t_targ ta[4];
 	for (uint32_t k = 0; k < rounds; k++) {
 		pthread_t th[4];
 		for (uint32_t i = 0; i < per; i++) {
-			ta[i] = (targ){ t, s, k * per + i, 20 };
-			assert_int_equal(pthread_create(&th[i], NULL, emit_n, &ta[i]), 0);
+			ta[i] = (rec_t_targ){ t, s, k * per + i, 20 };
+			assert_int_equal(pthread_create(&th[i], NULL, rec_t_emit_n, &ta[i]), 0);
 		}
 		for (uint32_t i = 0; i < per; i++)
 			pthread_join(th[i], NULL);
@@ -526,26 +387,26 @@ static void t_short_lived(void **state)
 	assert_true(st.background_cpu_ns > 0);
 	assert_true(st.background_cpu_ns < 60ull * 1000000000ull);
 	assert_int_equal(rec_recorder_close(r), REC_OK);
-	readback rb;
-	read_file(path, &rb);
+	rec_t_readback rb;
+	rec_t_rb_read(path, &rb);
 	/* emitted = in file + dropped (no-buffer threads drop everything) */
-	size_t evs = count_type(&rb, "test.Ev"), starts = count_type(&rb, "rec.ThreadStart"),
-	       ends = count_type(&rb, "rec.ThreadEnd");
+	size_t evs = rec_t_rb_count(&rb, "test.Ev"), starts = rec_t_rb_count(&rb, "rec.ThreadStart"),
+	       ends = rec_t_rb_count(&rb, "rec.ThreadEnd");
 	assert_int_equal(evs + starts + ends + rb.dropped_events, rounds * per * (20 + 2));
 	assert_int_equal(rb.dropped_stat, rb.dropped_events);
 	/* with a drain between rounds, buffers were recycled: nothing lost */
 	assert_int_equal(evs, rounds * per * 20);
 	assert_int_equal(starts, rounds * per);
 	assert_int_equal(ends, rounds * per);
-	rb_free(&rb);
+	rec_t_rb_free(&rb);
 }
 
 /* Each thread's events and rec.ThreadStart name its own kernel thread id
  * (the recorder reads it without a system call; gettid() is the truth). */
 static void *emit_own_tid(void *a)
 {
-	targ *ta = a;
-	emit_ev(ta->t, ta->s, (uint64_t)gettid(), (int64_t)ta->id);
+	rec_t_targ *ta = a;
+	rec_t_emit_ev(ta->t, ta->s, (uint64_t)gettid(), (int64_t)ta->id);
 	return NULL;
 }
 
@@ -555,22 +416,22 @@ static void t_thread_tids(void **state)
 	char path[300];
 	tmp_path(path, sizeof path, "tids.rec");
 	rec_recorder_options o = REC_RECORDER_OPTIONS_INIT;
-	rec_recorder *r = open_rec(path, &o);
+	rec_recorder *r = rec_t_open_rec(path, &o);
 	rec_event_type *t;
-	assert_int_equal(rec_recorder_register_type(r, &ev_def, 0, 0, &t), REC_OK);
+	assert_int_equal(rec_recorder_register_type(r, &rec_t_ev_def, 0, 0, &t), REC_OK);
 	rec_str s = rec_recorder_intern(r, "tid");
 	enum { N = 6 };
-	targ ta[N];
+	rec_t_targ ta[N];
 	pthread_t th[N];
 	for (uint32_t i = 0; i < N; i++) {
-		ta[i] = (targ){ t, s, i, 1 };
+		ta[i] = (rec_t_targ){ t, s, i, 1 };
 		assert_int_equal(pthread_create(&th[i], NULL, emit_own_tid, &ta[i]), 0);
 	}
 	for (uint32_t i = 0; i < N; i++)
 		pthread_join(th[i], NULL);
 	assert_int_equal(rec_recorder_close(r), REC_OK);
-	readback rb;
-	read_file(path, &rb);
+	rec_t_readback rb;
+	rec_t_rb_read(path, &rb);
 	uint64_t tids[N] = { 0 };
 	for (size_t i = 0; i < rb.n; i++)
 		if (strcmp(rb.ev[i].type, "test.Ev") == 0) {
@@ -588,7 +449,7 @@ static void t_thread_tids(void **state)
 				starts++;
 		assert_int_equal(starts, 1);
 	}
-	rb_free(&rb);
+	rec_t_rb_free(&rb);
 }
 
 /* ---- fork ---------------------------------------------------------------------------------- */
@@ -600,14 +461,14 @@ static void t_fork(void **state)
 	tmp_path(cpath, sizeof cpath, "child.rec");
 	rec_recorder_options o = REC_RECORDER_OPTIONS_INIT;
 	o.flush_interval_ms = 10;
-	rec_recorder *r = open_rec(path, &o);
+	rec_recorder *r = rec_t_open_rec(path, &o);
 	rec_event_type *t;
-	assert_int_equal(rec_recorder_register_type(r, &ev_def, 0, 0, &t), REC_OK);
+	assert_int_equal(rec_recorder_register_type(r, &rec_t_ev_def, 0, 0, &t), REC_OK);
 	rec_str s = rec_recorder_intern(r, "parent");
 	/* a background emitter keeps the recorder's locks busy around fork() */
-	targ bg = { t, s, 99, 20000 };
+	rec_t_targ bg = { t, s, 99, 20000 };
 	pthread_t th;
-	assert_int_equal(pthread_create(&th, NULL, emit_n, &bg), 0);
+	assert_int_equal(pthread_create(&th, NULL, rec_t_emit_n, &bg), 0);
 	for (int i = 0; i < 10; i++) {
 		rec_emit e = { 0 };
 		assert_true(rec_emit_begin(&e, t));
@@ -640,7 +501,7 @@ static void t_fork(void **state)
 		rec_recorder *cr = NULL;
 		rec_event_type *ct = NULL;
 		if (rec_recorder_open(&cr, &co) != REC_OK ||
-		    rec_recorder_register_type(cr, &ev_def, 0, 0, &ct) != REC_OK)
+		    rec_recorder_register_type(cr, &rec_t_ev_def, 0, 0, &ct) != REC_OK)
 			_exit(8);
 		for (int i = 0; i < 7; i++)
 			if (rec_emit_begin(&e, ct)) {
@@ -668,8 +529,8 @@ static void t_fork(void **state)
 	pthread_join(th, NULL);
 	assert_int_equal(rec_recorder_close(r), REC_OK);
 
-	readback rb;
-	read_file(path, &rb);
+	rec_t_readback rb;
+	rec_t_rb_read(path, &rb);
 	assert_int_equal(rb.end, REC_END);
 	assert_int_equal(rb.final_chunks, 1);
 	uint64_t next = 0, child = 0, bgn = 0;
@@ -686,12 +547,12 @@ static void t_fork(void **state)
 	assert_int_equal(next, 20);
 	assert_int_equal(child, 0);
 	/* the emitter thread: every event (and its ThreadEnd) in the file or dropped */
-	assert_int_equal(bgn + count_type(&rb, "rec.ThreadEnd") + rb.dropped_events, 20000 + 1);
-	rb_free(&rb);
+	assert_int_equal(bgn + rec_t_rb_count(&rb, "rec.ThreadEnd") + rb.dropped_events, 20000 + 1);
+	rec_t_rb_free(&rb);
 	if (TEST_UNDER_ASAN)
 		return;
-	read_file(cpath, &rb);
-	assert_int_equal(count_type(&rb, "test.Ev"), 7);
+	rec_t_rb_read(cpath, &rb);
+	assert_int_equal(rec_t_rb_count(&rb, "test.Ev"), 7);
 	size_t last = rb.n; /* the last test.Ev (rec.Process ends the chunk's records) */
 	while (last && strcmp(rb.ev[last - 1].type, "test.Ev") != 0)
 		last--;
@@ -702,7 +563,7 @@ static void t_fork(void **state)
 			assert_int_equal(rb.ev[i].u[1], (uint64_t)pid);
 			assert_int_equal(rb.ev[i].os_tid, (uint64_t)pid);
 		}
-	rb_free(&rb);
+	rec_t_rb_free(&rb);
 }
 
 /* ---- flight recorder -------------------------------------------------------------------------- */
@@ -726,7 +587,7 @@ static void sleep_ms(unsigned ms)
 		;
 }
 
-static size_t count_mark(const readback *rb, int64_t mark)
+static size_t count_mark(const rec_t_readback *rb, int64_t mark)
 {
 	size_t n = 0;
 	for (size_t i = 0; i < rb->n; i++)
@@ -744,30 +605,30 @@ static void t_flight_dump(void **state)
 	o.flags = REC_RECORDER_FLIGHT | REC_RECORDER_NO_SIGNAL;
 	o.flush_interval_ms = 20;
 	o.max_age_ms = 200;
-	rec_recorder *r = open_rec(path, &o);
+	rec_recorder *r = rec_t_open_rec(path, &o);
 	rec_event_type *t;
-	assert_int_equal(rec_recorder_register_type(r, &ev_def, 0, 0, &t), REC_OK);
+	assert_int_equal(rec_recorder_register_type(r, &rec_t_ev_def, 0, 0, &t), REC_OK);
 	rec_str s = rec_recorder_intern(r, "flight");
 	emit_marks(t, s, 1, 100); /* old */
 	assert_int_equal(rec_recorder_flush(r), REC_OK);
 	sleep_ms(500); /* older than max_age now */
 	emit_marks(t, s, 2, 100); /* recent */
 	assert_int_equal(rec_recorder_dump(r, dump), REC_OK);
-	readback rb;
-	read_file(dump, &rb);
+	rec_t_readback rb;
+	rec_t_rb_read(dump, &rb);
 	assert_int_equal(rb.end, REC_END);
 	assert_int_equal(count_mark(&rb, 1), 0);
 	assert_int_equal(count_mark(&rb, 2), 100);
-	rb_free(&rb);
+	rec_t_rb_free(&rb);
 	/* nothing was written to the path before close */
 	struct stat sb;
 	assert_int_not_equal(stat(path, &sb), 0);
 	emit_marks(t, s, 3, 10);
 	assert_int_equal(rec_recorder_close(r), REC_OK);
-	read_file(path, &rb);
+	rec_t_rb_read(path, &rb);
 	assert_int_equal(rb.final_chunks, 1);
 	assert_int_equal(count_mark(&rb, 3), 10);
-	rb_free(&rb);
+	rec_t_rb_free(&rb);
 
 	/* by size: a tiny max_size keeps only the newest chunk (chunks are cut
 	 * only by the explicit flush and by close here) */
@@ -775,18 +636,18 @@ static void t_flight_dump(void **state)
 	o.max_age_ms = 0;
 	o.max_size = 1;
 	o.flush_interval_ms = 60000;
-	r = open_rec(path, &o);
-	assert_int_equal(rec_recorder_register_type(r, &ev_def, 0, 0, &t), REC_OK);
+	r = rec_t_open_rec(path, &o);
+	assert_int_equal(rec_recorder_register_type(r, &rec_t_ev_def, 0, 0, &t), REC_OK);
 	s = rec_recorder_intern(r, "flight");
 	emit_marks(t, s, 1, 100);
 	assert_int_equal(rec_recorder_flush(r), REC_OK);
 	emit_marks(t, s, 2, 50);
 	assert_int_equal(rec_recorder_close(r), REC_OK);
-	read_file(path, &rb);
+	rec_t_rb_read(path, &rb);
 	assert_int_equal(count_mark(&rb, 1), 0);
 	assert_int_equal(count_mark(&rb, 2), 50);
 	assert_int_equal(rb.final_chunks, 1);
-	rb_free(&rb);
+	rec_t_rb_free(&rb);
 }
 
 static void t_flight_signal(void **state)
@@ -799,9 +660,9 @@ static void t_flight_signal(void **state)
 	o.flush_interval_ms = 20;
 	o.max_age_ms = 200;
 	o.dump_signal = SIGUSR1;
-	rec_recorder *r = open_rec(path, &o);
+	rec_recorder *r = rec_t_open_rec(path, &o);
 	rec_event_type *t;
-	assert_int_equal(rec_recorder_register_type(r, &ev_def, 0, 0, &t), REC_OK);
+	assert_int_equal(rec_recorder_register_type(r, &rec_t_ev_def, 0, 0, &t), REC_OK);
 	rec_str s = rec_recorder_intern(r, "sig");
 	emit_marks(t, s, 1, 100);
 	assert_int_equal(rec_recorder_flush(r), REC_OK);
@@ -817,12 +678,12 @@ static void t_flight_signal(void **state)
 	}
 	assert_int_equal(stat(path, &sb), 0);
 	sleep_ms(100); /* let the dump finish writing */
-	readback rb;
-	read_file(path, &rb);
+	rec_t_readback rb;
+	rec_t_rb_read(path, &rb);
 	assert_int_equal(rb.end, REC_END);
 	assert_int_equal(count_mark(&rb, 1), 0);
 	assert_int_equal(count_mark(&rb, 2), 40);
-	rb_free(&rb);
+	rec_t_rb_free(&rb);
 	assert_int_equal(rec_recorder_close(r), REC_OK);
 	/* the handler was removed: SIGUSR1 is back to its previous disposition */
 	struct sigaction sa;
@@ -853,7 +714,7 @@ static void t_rejected(void **state)
 	tmp_path(path, sizeof path, "rej.rec");
 	rec_recorder_options o = REC_RECORDER_OPTIONS_INIT;
 	o.on_error = on_error;
-	rec_recorder *r = open_rec(path, &o);
+	rec_recorder *r = rec_t_open_rec(path, &o);
 	rec_event_type *t;
 	assert_int_equal(rec_recorder_register_type(r, &two_def, 0, 0, &t), REC_OK);
 	for (int round = 0; round < 2; round++) {
@@ -870,16 +731,16 @@ static void t_rejected(void **state)
 	assert_int_equal(g_err_calls, 1); /* once per failure kind */
 	assert_int_equal(g_err_status, REC_ERR_INVALID_ARG);
 	assert_int_equal(rec_recorder_close(r), REC_ERR_INVALID_ARG);
-	readback rb;
-	read_file(path, &rb);
+	rec_t_readback rb;
+	rec_t_rb_read(path, &rb);
 	assert_int_equal(rb.end, REC_END);
-	assert_int_equal(count_type(&rb, "test.Two"), 2 * 6);
+	assert_int_equal(rec_t_rb_count(&rb, "test.Two"), 2 * 6);
 	assert_int_equal(rb.dropped_events, 2 * 4);
 	assert_int_equal(rb.dropped_stat, 2 * 4);
 	for (size_t i = 0; i < rb.n; i++)
 		if (strcmp(rb.ev[i].type, "rec.Dropped") == 0)
 			assert_int_equal(rb.ev[i].u[2], REC_DROP_REJECTED);
-	rb_free(&rb);
+	rec_t_rb_free(&rb);
 }
 
 /* A record naming a thread or string id the recorder never defined (a
@@ -911,7 +772,7 @@ static void t_undefined_refs(void **state)
 	rec_recorder_options o = REC_RECORDER_OPTIONS_INIT;
 	o.on_error = on_error;
 	g_err_calls = 0;
-	rec_recorder *r = open_rec(path, &o);
+	rec_recorder *r = rec_t_open_rec(path, &o);
 	rec_event_type *t;
 	assert_int_equal(rec_recorder_register_type(r, &refs_def, 0, 0, &t), REC_OK);
 	uint64_t me = rec_recorder_thread_id(r);
@@ -934,10 +795,10 @@ static void t_undefined_refs(void **state)
 	/* close says records were rejected, as for t_rejected's */
 	assert_int_equal(rec_recorder_close(r), REC_ERR_INVALID_ARG);
 	assert_true(g_err_calls >= 1);
-	readback rb;
-	read_file(path, &rb);
+	rec_t_readback rb;
+	rec_t_rb_read(path, &rb);
 	assert_int_equal(rb.end, REC_END);
-	assert_int_equal(count_type(&rb, "test.Refs"), 15);
+	assert_int_equal(rec_t_rb_count(&rb, "test.Refs"), 15);
 	assert_int_equal(rb.dropped_events, 2);
 	assert_int_equal(rb.dropped_stat, 2);
 	uint64_t next = 0;
@@ -950,7 +811,7 @@ static void t_undefined_refs(void **state)
 		assert_int_equal(rb.ev[i].u[0], me);
 		assert_string_equal(rb.ev[i].s[1], "ok");
 	}
-	rb_free(&rb);
+	rec_t_rb_free(&rb);
 }
 
 /* ---- emitting from a signal handler ---------------------------------------------------------- */
@@ -975,7 +836,7 @@ static void t_signal(void **state)
 	char path[300];
 	tmp_path(path, sizeof path, "sig.rec");
 	rec_recorder_options o = REC_RECORDER_OPTIONS_INIT;
-	rec_recorder *r = open_rec(path, &o);
+	rec_recorder *r = rec_t_open_rec(path, &o);
 	assert_int_equal(rec_recorder_register_type(r, &stk_def, 0, 0, &g_sig_type), REC_OK);
 	assert_int_equal(rec_recorder_attach_thread(r), REC_OK);
 	struct sigaction sa, old;
@@ -995,9 +856,9 @@ static void t_signal(void **state)
 	rec_emit_commit(&e);
 	sigaction(SIGUSR1, &old, NULL);
 	assert_int_equal(rec_recorder_close(r), REC_OK);
-	readback rb;
-	read_file(path, &rb);
-	assert_int_equal(count_type(&rb, "test.Stack"), 2);
+	rec_t_readback rb;
+	rec_t_rb_read(path, &rb);
+	assert_int_equal(rec_t_rb_count(&rb, "test.Stack"), 2);
 	assert_int_equal(rb.dropped_events, 1);
 	for (size_t i = 0; i < rb.n; i++) {
 		if (strcmp(rb.ev[i].type, "test.Stack") == 0 && rb.ev[i].u[0] == 77)
@@ -1005,7 +866,7 @@ static void t_signal(void **state)
 		if (strcmp(rb.ev[i].type, "rec.Dropped") == 0)
 			assert_int_equal(rb.ev[i].u[2], REC_DROP_NESTED);
 	}
-	rb_free(&rb);
+	rec_t_rb_free(&rb);
 }
 
 /* ---- deterministic output (clock and run identity injected) --------------------------------- */
@@ -1027,7 +888,7 @@ static void record_det(const char *path)
 	o.process_start_ns = 1699999999000000000;
 	o.events = "test.*"; /* rec.ThreadStart (OS thread ids) off */
 	g_fake_ticks = 500;
-	rec_recorder *r = open_rec(path, &o);
+	rec_recorder *r = rec_t_open_rec(path, &o);
 	rec_event_type *t;
 	assert_int_equal(rec_recorder_register_type(r, &det_def, 0, 0, &t), REC_OK);
 	for (uint64_t i = 0; i < 100; i++) {
@@ -1061,13 +922,13 @@ static void t_deterministic(void **state)
 	assert_true(na > 128);
 	assert_int_equal(na, nb);
 	assert_memory_equal(ba, bb, na);
-	readback rb;
-	read_file(a, &rb);
+	rec_t_readback rb;
+	rec_t_rb_read(a, &rb);
 	assert_int_equal(rb.n, 100); /* "test.*": rec.Process is off too */
-	assert_int_equal(count_type(&rb, "rec.Process"), 0);
+	assert_int_equal(rec_t_rb_count(&rb, "rec.Process"), 0);
 	assert_int_equal(rb.frequency, 1000000u);
 	assert_int_equal(rb.ev[99].duration, 7 + 99);
-	rb_free(&rb);
+	rec_t_rb_free(&rb);
 }
 
 /* ---- default recorder and declared types -------------------------------------------------------- */
@@ -1100,7 +961,7 @@ static void t_default(void **state)
 		tmp_path(path, sizeof path, round ? "default2.rec" : "default1.rec");
 		rec_recorder_options o = REC_RECORDER_OPTIONS_INIT;
 		o.flags = REC_RECORDER_DEFAULT;
-		rec_recorder *r = open_rec(path, &o);
+		rec_recorder *r = rec_t_open_rec(path, &o);
 		assert_ptr_equal(rec_recorder_default(), r);
 		rec_recorder *r2 = NULL;
 		o.path = path;
@@ -1115,10 +976,10 @@ static void t_default(void **state)
 		assert_int_equal(rec_recorder_close(r), REC_OK);
 		assert_false(rec_type_enabled(t));
 		assert_null(rec_recorder_default());
-		readback rb;
-		read_file(path, &rb);
-		assert_int_equal(count_type(&rb, "test.Declared"), 5 + (size_t)round);
-		rb_free(&rb);
+		rec_t_readback rb;
+		rec_t_rb_read(path, &rb);
+		assert_int_equal(rec_t_rb_count(&rb, "test.Declared"), 5 + (size_t)round);
+		rec_t_rb_free(&rb);
 	}
 	assert_int_equal(g_listen_open, 2);
 	assert_int_equal(g_listen_close, 2);

@@ -731,6 +731,27 @@ static void t_field_types(void **state)
 
 /* ---- close / abandon / flush ------------------------------------------------------- */
 
+/* A writer on path with test.Ev, string 1 "first" and thread 1 (tid 99). */
+static rec_writer *open_ev_writer(const char *path, const rec_writer_options *o)
+{
+	rec_writer *w;
+	assert_int_equal(rec_writer_open_path(&w, path, o), REC_OK);
+	assert_int_equal(rec_writer_add_type(w, &ev_type), REC_OK);
+	assert_int_equal(rec_writer_define_string(w, 1, "first", 5), REC_OK);
+	assert_int_equal(rec_writer_define_thread(w, 1, 99, 0), REC_OK);
+	return w;
+}
+
+/* One test.Ev at ticks on thread 1: string 1, 0, 0. */
+static void put_ev(rec_writer *w, uint64_t ticks)
+{
+	assert_int_equal(rec_writer_begin(w, 7, ticks, 0, 1, 0), REC_OK);
+	assert_int_equal(rec_writer_put_u64(w, 1), REC_OK);
+	assert_int_equal(rec_writer_put_u64(w, 0), REC_OK);
+	assert_int_equal(rec_writer_put_i64(w, 0), REC_OK);
+	assert_int_equal(rec_writer_end(w), REC_OK);
+}
+
 static void t_close_final_abandon(void **state)
 {
 	rec_writer_options o = fixed_opts(REC_CODEC_ZSTD);
@@ -768,15 +789,8 @@ static void t_close_final_abandon(void **state)
 
 	/* flush writes a non-final chunk; dropped counts go into it; close after
 	 * a flush writes an empty FINAL chunk that starts where the last ended */
-	assert_int_equal(rec_writer_open_path(&w, path, &o), REC_OK);
-	assert_int_equal(rec_writer_add_type(w, &ev_type), REC_OK);
-	assert_int_equal(rec_writer_define_string(w, 1, "first", 5), REC_OK);
-	assert_int_equal(rec_writer_define_thread(w, 1, 99, 0), REC_OK);
-	assert_int_equal(rec_writer_begin(w, 7, 7777, 0, 1, 0), REC_OK);
-	assert_int_equal(rec_writer_put_u64(w, 1), REC_OK);
-	assert_int_equal(rec_writer_put_u64(w, 0), REC_OK);
-	assert_int_equal(rec_writer_put_i64(w, 0), REC_OK);
-	assert_int_equal(rec_writer_end(w), REC_OK);
+	w = open_ev_writer(path, &o);
+	put_ev(w, 7777);
 	rec_writer_note_dropped(w, 5);
 	rec_writer_note_dropped(w, 2);
 	assert_int_equal(rec_writer_flush(w), REC_OK);
@@ -806,22 +820,11 @@ static void t_close_final_abandon(void **state)
 	free(buf);
 
 	/* abandon: what was flushed stays, nothing more is written */
-	assert_int_equal(rec_writer_open_path(&w, path, &o), REC_OK);
-	assert_int_equal(rec_writer_add_type(w, &ev_type), REC_OK);
-	assert_int_equal(rec_writer_define_string(w, 1, "first", 5), REC_OK);
-	assert_int_equal(rec_writer_define_thread(w, 1, 99, 0), REC_OK);
-	assert_int_equal(rec_writer_begin(w, 7, 1, 0, 1, 0), REC_OK);
-	assert_int_equal(rec_writer_put_u64(w, 1), REC_OK);
-	assert_int_equal(rec_writer_put_u64(w, 0), REC_OK);
-	assert_int_equal(rec_writer_put_i64(w, 0), REC_OK);
-	assert_int_equal(rec_writer_end(w), REC_OK);
+	w = open_ev_writer(path, &o);
+	put_ev(w, 1);
 	assert_int_equal(rec_writer_flush(w), REC_OK);
 	size1 = file_size(path);
-	assert_int_equal(rec_writer_begin(w, 7, 2, 0, 1, 0), REC_OK);
-	assert_int_equal(rec_writer_put_u64(w, 1), REC_OK);
-	assert_int_equal(rec_writer_put_u64(w, 0), REC_OK);
-	assert_int_equal(rec_writer_put_i64(w, 0), REC_OK);
-	assert_int_equal(rec_writer_end(w), REC_OK);
+	put_ev(w, 2);
 	rec_writer_abandon(w);
 	assert_int_equal(file_size(path), size1);
 	buf = read_file(path, &len);
@@ -961,10 +964,7 @@ static void t_auto_chunk_undefined(void **state)
 	(void)state;
 
 	o.chunk_events_size = 200;
-	assert_int_equal(rec_writer_open_path(&w, path, &o), REC_OK);
-	assert_int_equal(rec_writer_add_type(w, &ev_type), REC_OK);
-	assert_int_equal(rec_writer_define_string(w, 1, "first", 5), REC_OK);
-	assert_int_equal(rec_writer_define_thread(w, 1, 99, 0), REC_OK);
+	w = open_ev_writer(path, &o);
 	for (uint64_t i = 0; i < 300; i++) {
 		assert_int_equal(rec_writer_begin(w, 7, 1000 + 10 * i, 0, 1, 0), REC_OK);
 		assert_int_equal(rec_writer_put_u64(w, i % 3 == 0 ? 1 : 2), REC_OK); /* 2: undefined */

@@ -21,82 +21,8 @@
 #include <string.h>
 
 #include "rec/rec.h"
+#include "../../lib/frames_rec.h"
 
-typedef struct mem_sink {
-	uint8_t *p;
-	size_t n, cap;
-} mem_sink;
-
-static int mem_write(void *o, const void *b, size_t n)
-{
-	mem_sink *m = o;
-	if (m->n + n > m->cap) {
-		size_t c = (m->n + n) * 2;
-		uint8_t *q = realloc(m->p, c);
-		if (!q)
-			return -ENOMEM;
-		m->p = q;
-		m->cap = c;
-	}
-	memcpy(m->p + m->n, b, n);
-	m->n += n;
-	return 0;
-}
-
-static const rec_field fields[] = { { "n", "", "", REC_TYPE_U32, 0 } };
-
-enum { S_MOD = 1, S_BID, S_OUTER, S_MID, S_LEAF, S_FILE_A, S_FILE_B, S_MAIN, S_REC, S_NOSRC,
-       S_FILEONLY, S_FILE_C, S_LIB, S_NSTR = S_LIB };
-
-/* Stacks: 1 = [rec_emit_x, outer (leaf and mid inlined), main],
- * 2 = [unnamed in /bin/p, unnamed nowhere, nosrc, fileonly, in-lib],
- * 3 = [rec_emit_x]. */
-static mem_sink make_rec(void)
-{
-	mem_sink m = { 0 };
-	rec_sink s = { mem_write, NULL, &m };
-	rec_writer_options o = REC_WRITER_OPTIONS_INIT;
-	o.anchor_wall_ns = 1000;
-	o.anchor_ticks = 1;
-	rec_writer *w;
-	assert_int_equal(rec_writer_open(&w, &s, &o), REC_OK);
-	rec_type t = { 1, REC_EVENT_HAS_STACK, "d.T", "", "", "", 1, fields };
-	assert_int_equal(rec_writer_add_type(w, &t), REC_OK);
-	static const char *const str[] = { NULL,      "/bin/p",  "abcd",     "outer",
-					   "mid",     "leaf",    "/src/a.c", "/src/b.h",
-					   "main",    "rec_emit_x", "nosrc", "fileonly",
-					   "/src/c.c", "/usr/lib/libq.so.2" };
-	for (uint64_t i = 1; i <= S_NSTR; i++)
-		assert_int_equal(rec_writer_define_string(w, i, str[i], strlen(str[i])), REC_OK);
-	assert_int_equal(rec_writer_define_module(w, 1, S_MOD, S_BID, 0x400000), REC_OK);
-	assert_int_equal(rec_writer_define_module(w, 2, S_LIB, 0, 0x7f0000), REC_OK);
-	assert_int_equal(rec_writer_define_frame(w, 1, S_OUTER, 1, 0x1234, 0x34), REC_OK);
-	assert_int_equal(rec_writer_define_frame(w, 2, S_MAIN, 1, 0x2000, 0x10), REC_OK);
-	assert_int_equal(rec_writer_define_frame(w, 3, 0, 1, 0x3000, 0), REC_OK);
-	assert_int_equal(rec_writer_define_frame(w, 4, 0, 0, 0x99, 0), REC_OK);
-	assert_int_equal(rec_writer_define_frame(w, 5, S_REC, 1, 0x5008, 0x8), REC_OK);
-	assert_int_equal(rec_writer_define_frame(w, 6, S_NOSRC, 0, 0x605, 0x5), REC_OK);
-	assert_int_equal(rec_writer_define_frame(w, 7, S_FILEONLY, 1, 0x700, 0x1), REC_OK);
-	assert_int_equal(rec_writer_define_frame(w, 8, S_MAIN, 2, 0x800, 0xc), REC_OK);
-	rec_frame_inline inl[] = { { S_LEAF, S_FILE_B, 7 }, { S_MID, S_FILE_A, 20 } };
-	assert_int_equal(rec_writer_define_frame_source(w, 1, 0, S_FILE_A, 300, inl, 2), REC_OK);
-	assert_int_equal(rec_writer_define_frame_source(w, 2, 0, S_FILE_A, 12, NULL, 0), REC_OK);
-	assert_int_equal(rec_writer_define_frame_source(w, 3, REC_FRAME_PC_EXACT | REC_FRAME_UNSYMBOLIZED,
-							0, 0, NULL, 0),
-			 REC_OK);
-	assert_int_equal(rec_writer_define_frame_source(w, 7, 0, S_FILE_C, 0, NULL, 0), REC_OK);
-	const uint64_t st1[] = { 5, 1, 2 }, st2[] = { 3, 4, 6, 7, 8 }, st3[] = { 5 };
-	assert_int_equal(rec_writer_define_stack(w, 1, 0, st1, 3), REC_OK);
-	assert_int_equal(rec_writer_define_stack(w, 2, 0, st2, 5), REC_OK);
-	assert_int_equal(rec_writer_define_stack(w, 3, 0, st3, 1), REC_OK);
-	for (uint64_t k = 1; k <= 3; k++) {
-		assert_int_equal(rec_writer_begin(w, 1, 10 + k, 0, 0, k), REC_OK);
-		assert_int_equal(rec_writer_put_u64(w, k), REC_OK);
-		assert_int_equal(rec_writer_end(w), REC_OK);
-	}
-	assert_int_equal(rec_writer_close(w), REC_OK);
-	return m;
-}
 
 /* Interns s (non-empty) in w; 0 for "". */
 static uint64_t intern(rec_writer *w, const char *s)
@@ -154,21 +80,21 @@ static void frame_text(const rec_frame *f, char *out, size_t cap)
 static void t_copy_round_trip(void **state)
 {
 	(void)state;
-	mem_sink a = make_rec();
+	membuf a = frames_rec();
 	static stack_copy want[3];
 	memset(want, 0, sizeof want);
 	/* read a, write b */
-	mem_sink b = { 0 };
+	membuf b = { 0 };
 	rec_sink sk = { mem_write, NULL, &b };
 	rec_writer_options o = REC_WRITER_OPTIONS_INIT;
 	o.anchor_wall_ns = 1000;
 	o.anchor_ticks = 1;
 	rec_writer *w;
 	assert_int_equal(rec_writer_open(&w, &sk, &o), REC_OK);
-	rec_type t = { 1, REC_EVENT_HAS_STACK, "d.T", "", "", "", 1, fields };
+	rec_type t = { 1, REC_EVENT_HAS_STACK, "d.T", "", "", "", 1, frames_fields };
 	assert_int_equal(rec_writer_add_type(w, &t), REC_OK);
 	rec_reader *r;
-	assert_int_equal(rec_reader_open_mem(&r, a.p, a.n, "a", NULL), REC_OK);
+	assert_int_equal(rec_reader_open_mem(&r, a.p, a.len, "a", NULL), REC_OK);
 	rec_event ev;
 	rec_status st;
 	int n = 0;
@@ -198,7 +124,7 @@ static void t_copy_round_trip(void **state)
 	assert_int_equal(rec_writer_close(w), REC_OK);
 
 	/* b's stacks are a's */
-	assert_int_equal(rec_reader_open_mem(&r, b.p, b.n, "b", NULL), REC_OK);
+	assert_int_equal(rec_reader_open_mem(&r, b.p, b.len, "b", NULL), REC_OK);
 	n = 0;
 	char got[160];
 	int sourced = 0;
