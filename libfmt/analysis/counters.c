@@ -203,11 +203,18 @@ REC_API rec_status rec_counters_add_event(rec_counters *c, const rec_event *ev)
 	return add_sample(c, ev->chunk, ci, v);
 }
 
-static bool fatal(rec_status st, const rec_reader *r)
+/* After a failed read or add: whether st stops the reading (out of memory,
+ * misuse, or I/O outside every chunk); otherwise the damage is counted and
+ * the reading goes on. */
+static bool stops_reading(rec_status st, const rec_reader *r, uint64_t *damaged)
 {
 	if (st == REC_ERR_NOMEM || st == REC_ERR_INVALID_ARG || st == REC_ERR_STATE)
 		return true;
-	return st == REC_ERR_IO && rec_reader_problem(r)->chunk < 0;
+	if (st == REC_ERR_IO && rec_reader_problem(r)->chunk < 0)
+		return true;
+	if (damaged)
+		(*damaged)++;
+	return false;
 }
 
 static rec_status add_all_events(rec_counters *c, rec_reader *r, uint64_t *damaged)
@@ -218,10 +225,8 @@ static rec_status add_all_events(rec_counters *c, rec_reader *r, uint64_t *damag
 		if (st == REC_END)
 			return REC_OK;
 		if (st != REC_OK) {
-			if (fatal(st, r))
+			if (stops_reading(st, r, damaged))
 				return st;
-			if (damaged)
-				(*damaged)++;
 			continue;
 		}
 		st = rec_counters_add_event(c, &ev);
@@ -323,19 +328,13 @@ REC_API rec_status rec_counters_add_reader(rec_counters *c, rec_reader *r, uint3
 		if (st == REC_END)
 			return REC_OK;
 		if (st != REC_OK) {
-			if (fatal(st, r))
+			if (stops_reading(st, r, damaged))
 				return st;
-			if (damaged)
-				(*damaged)++;
 			continue;
 		}
 		st = rec_counters_add_chunk(c, r);
-		if (st != REC_OK) {
-			if (fatal(st, r))
-				return st;
-			if (damaged)
-				(*damaged)++;
-		}
+		if (st != REC_OK && stops_reading(st, r, damaged))
+			return st;
 	}
 }
 
