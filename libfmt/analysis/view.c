@@ -608,6 +608,49 @@ void rec_vi_sort(void *base, size_t n, size_t size, int (*cmp)(const void *, con
 		qsort_r(base, n, size, cmp, ctx);
 }
 
+size_t rec_vi_cols_type_by(const rec_view *v, rec_view_column *cols, const char *title)
+{
+	size_t n = 0;
+	cols[n++] = (rec_view_column){ title, "type", REC_VIEW_TEXT };
+	if (v->by)
+		cols[n++] = (rec_view_column){ v->by, "by", REC_VIEW_TEXT };
+	return n;
+}
+
+size_t rec_vi_cells_type_by(rec_view *v, rec_view_cell *c, uint32_t type, uint32_t by)
+{
+	size_t k = 0;
+	rec_vi_cell_text(v, &c[k++], view_name(v, type));
+	if (v->by)
+		rec_vi_cell_text(v, &c[k++], view_name(v, by));
+	return k;
+}
+
+int rec_vi_rank(const rec_view *v, uint64_t kx, uint64_t ky, uint32_t ax, uint32_t ay, uint32_t bx,
+		uint32_t by)
+{
+	if (kx != ky)
+		return kx > ky ? -1 : 1;
+	int c = strcmp(view_name(v, ax), view_name(v, ay));
+	return c ? c : strcmp(view_name(v, bx), view_name(v, by));
+}
+
+uint32_t *rec_vi_id_slot(uint32_t **a, size_t *n, size_t k, size_t first)
+{
+	if (k >= *n) {
+		size_t nn = *n ? *n : first;
+		while (nn <= k)
+			nn *= 2;
+		uint32_t *p = realloc(*a, nn * sizeof *p);
+		if (!p)
+			return NULL;
+		memset(p + *n, 0, (nn - *n) * sizeof *p);
+		*a = p;
+		*n = nn;
+	}
+	return &(*a)[k];
+}
+
 /* ---- the view ------------------------------------------------------------------ */
 
 static char *dup_opt(const char *s, bool *bad)

@@ -253,6 +253,22 @@ void rec_vi_note(rec_view *v, vtable *t, const char *note);
 /* Keep the first top rows (opts.top; 0 all), recording rows_total. */
 void rec_vi_cut(rec_view *v, vtable *t, uint32_t top);
 
+/* The first columns of a table with a row per type (and --by value): the
+ * type, titled title, then the --by field when given; how many (1 or 2). */
+size_t rec_vi_cols_type_by(const rec_view *v, rec_view_column *cols, const char *title);
+/* The cells of those columns (type and by: interned names); how many. */
+size_t rec_vi_cells_type_by(rec_view *v, rec_view_cell *c, uint32_t type, uint32_t by);
+/* The views' usual order of rows: the larger key first, then by name a, then
+ * by name b (interned ids; pass 0 for a name not used). */
+int rec_vi_rank(const rec_view *v, uint64_t kx, uint64_t ky, uint32_t ax, uint32_t ay, uint32_t bx,
+		uint32_t by);
+
+/* ---- an array from small ids (interned names) to rows ---- */
+/* The slot of index k in *a, a zero-filled array of *n uint32_t (a row
+ * index + 1, 0: none yet), grown by doubling from first to hold k; NULL when
+ * out of memory (*a unchanged). */
+uint32_t *rec_vi_id_slot(uint32_t **a, size_t *n, size_t k, size_t first);
+
 /* ---- activity tracker (view_activity.c) ---- */
 /* Note the event in its thread's recent activity (sleeps, condition waits,
  * I/O, lock waits, CPU samples), for what a holder was doing. */

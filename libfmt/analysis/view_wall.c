@@ -87,9 +87,7 @@ static int cmp_rows(const void *a, const void *b, void *ctx)
 {
 	rec_view *v = ctx;
 	const wl_row *x = a, *y = b;
-	if (x->total != y->total)
-		return x->total > y->total ? -1 : 1;
-	return strcmp(view_name(v, x->site), view_name(v, y->site));
+	return rec_vi_rank(v, x->total, y->total, x->site, y->site, 0, 0);
 }
 
 static rec_status wl_finish(rec_view *v)
