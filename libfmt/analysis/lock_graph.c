@@ -190,24 +190,12 @@ struct rec_lockgraph {
 	rec_lockgraph_example *rexamples;
 	rec_lockgraph_cycle *rcycles;
 	size_t *rcycle_idx;
-	char errmsg[256];
+	char errmsg[REC_ERRMSG_SIZE];
 };
-
-#if defined(__GNUC__)
-__attribute__((format(printf, 3, 4)))
-#endif
-static rec_status fail(rec_lockgraph *g, rec_status st, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(g->errmsg, sizeof g->errmsg, fmt, ap);
-	va_end(ap);
-	return st;
-}
 
 static rec_status nomem(rec_lockgraph *g)
 {
-	return fail(g, REC_ERR_NOMEM, "out of memory");
+	return rec_errorf(g->errmsg, REC_ERR_NOMEM, "out of memory");
 }
 
 const char *rec_lockgraph_errmsg(const rec_lockgraph *g)
@@ -379,7 +367,8 @@ static rec_status get_thread(rec_lockgraph *g, uint64_t tid, const char *name, u
 	uint32_t i = map_find(&g->thread_map, tid);
 	if (i == UINT32_MAX) {
 		if (g->nthreads >= MAX_INDEX)
-			return fail(g, REC_ERR_LIMIT, "more than %u threads", MAX_INDEX);
+			return rec_errorf(g->errmsg, REC_ERR_LIMIT,
+					  "more than %u threads", MAX_INDEX);
 		if (!grow((void **)&g->threads, &g->cthreads, g->nthreads, sizeof *g->threads))
 			return nomem(g);
 		i = (uint32_t)g->nthreads;
@@ -415,7 +404,8 @@ static rec_status get_lock(rec_lockgraph *g, uint64_t addr, const char *name, si
 	uint32_t i = map_find(&g->lock_map, addr);
 	if (i == UINT32_MAX) {
 		if (g->nlocks >= MAX_INDEX)
-			return fail(g, REC_ERR_LIMIT, "more than %u locks", MAX_INDEX);
+			return rec_errorf(g->errmsg, REC_ERR_LIMIT,
+					  "more than %u locks", MAX_INDEX);
 		if (!grow((void **)&g->locks, &g->clocks, g->nlocks, sizeof *g->locks))
 			return nomem(g);
 		i = (uint32_t)g->nlocks;
@@ -496,7 +486,7 @@ static uint32_t intern_stack(rec_lockgraph *g, const rec_event *ev, rec_status *
 		}
 	}
 	if (g->nstacks >= MAX_INDEX) {
-		*st = fail(g, REC_ERR_LIMIT, "more than %u stacks", MAX_INDEX);
+		*st = rec_errorf(g->errmsg, REC_ERR_LIMIT, "more than %u stacks", MAX_INDEX);
 		return UINT32_MAX;
 	}
 	if (!grow((void **)&g->stacks, &g->cstacks, g->nstacks, sizeof *g->stacks)) {
@@ -648,7 +638,8 @@ static rec_status add_example(rec_lockgraph *g, lg_oedge *e, uint32_t thread, co
 	if (st != REC_OK)
 		return st;
 	if (g->nexamples >= MAX_INDEX)
-		return fail(g, REC_ERR_LIMIT, "more than %u lock-order examples", MAX_INDEX);
+		return rec_errorf(g->errmsg, REC_ERR_LIMIT,
+				  "more than %u lock-order examples", MAX_INDEX);
 	if (!grow((void **)&g->examples, &g->cexamples, g->nexamples, sizeof *g->examples))
 		return nomem(g);
 	uint32_t x = (uint32_t)g->nexamples++;

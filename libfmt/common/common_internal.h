@@ -296,6 +296,29 @@ static inline bool rec_chunk_has_front_crc(const rec_chunk_header *h)
 bool rec_front_checksum(const uint8_t *payload, uint64_t size, uint16_t section_count,
 			uint32_t *crc);
 
+/* ---- error messages of the analyses' handles ------------------------------ */
+#define REC_ERRMSG_SIZE 256
+/* Print fmt's message into msg and return st: the fail() of the handles
+ * that keep char errmsg[REC_ERRMSG_SIZE] (stack aggregation, pprof, lock
+ * graph). */
+#if defined(__GNUC__)
+__attribute__((format(printf, 3, 4)))
+#endif
+rec_status rec_errorf(char msg[REC_ERRMSG_SIZE], rec_status st, const char *fmt, ...);
+
+/* ---- hashing ------------------------------------------------------------- */
+/* MurmurHash3's 64-bit finalizer: every input bit moves every output bit
+ * (hash tables of the analyses keyed by numbers). */
+static inline uint64_t rec_mix64(uint64_t x)
+{
+	x ^= x >> 33;
+	x *= 0xff51afd7ed558ccdull;
+	x ^= x >> 33;
+	x *= 0xc4ceb9fe1a85ec53ull;
+	x ^= x >> 33;
+	return x;
+}
+
 /* ---- misc ---------------------------------------------------------------- */
 /* ticks * 1e9 / freq without overflow (128-bit intermediate). */
 int64_t rec_ticks_to_ns_internal(int64_t ticks, uint64_t freq);
