@@ -733,6 +733,19 @@ rec_status rec_lockgraph_add_event(rec_lockgraph *g, const rec_event *ev)
 
 /* ---- result ------------------------------------------------------------------------ */
 
+/* Whether an edge is in the result: a wait edge with waits on a kept lock
+ * (lmap: old lock index -> new, UINT32_MAX for a lock left out), an order
+ * edge between two kept locks. */
+static inline bool wedge_kept(const lg_wedge *e, const uint32_t *lmap)
+{
+	return e->count && lmap[e->lock] != UINT32_MAX;
+}
+
+static inline bool oedge_kept(const lg_oedge *e, const uint32_t *lmap)
+{
+	return lmap[e->from] != UINT32_MAX && lmap[e->to] != UINT32_MAX;
+}
+
 typedef struct lock_rank {
 	int64_t total;
 	uint64_t events, addr;
@@ -1121,14 +1134,14 @@ rec_status rec_lockgraph_get(rec_lockgraph *g, const rec_lockgraph_result **out)
 	size_t ntk = 0;
 	for (size_t i = 0; i < g->nwedges; i++) {
 		const lg_wedge *e = &g->wedges[i];
-		if (e->count && lmap[e->lock] != UINT32_MAX && tmap[e->thread] == UINT32_MAX) {
+		if (wedge_kept(e, lmap) && tmap[e->thread] == UINT32_MAX) {
 			tmap[e->thread] = (uint32_t)ntk;
 			tback[ntk++] = e->thread;
 		}
 	}
 	for (size_t i = 0; i < g->noedges; i++) {
 		const lg_oedge *e = &g->oedges[i];
-		if (lmap[e->from] == UINT32_MAX || lmap[e->to] == UINT32_MAX)
+		if (!oedge_kept(e, lmap))
 			continue;
 		for (uint32_t k = e->ex_head; k != UINT32_MAX; k = g->examples[k].next) {
 			uint32_t t = g->examples[k].thread;
@@ -1157,7 +1170,7 @@ rec_status rec_lockgraph_get(rec_lockgraph *g, const rec_lockgraph_result **out)
 	}
 	for (size_t i = 0; i < g->nwedges; i++) {
 		const lg_wedge *e = &g->wedges[i];
-		if (!e->count || lmap[e->lock] == UINT32_MAX)
+		if (!wedge_kept(e, lmap))
 			continue;
 		rec_lockgraph_thread *o = &g->rthreads[tmap[e->thread]];
 		if (e->holder) {
@@ -1196,7 +1209,7 @@ rec_status rec_lockgraph_get(rec_lockgraph *g, const rec_lockgraph_result **out)
 	}
 	for (size_t i = 0; i < g->nwedges; i++) {
 		const lg_wedge *e = &g->wedges[i];
-		if (!e->count || lmap[e->lock] == UINT32_MAX)
+		if (!wedge_kept(e, lmap))
 			continue;
 		rec_lockgraph_wait_edge *o = &g->rwedges[nwe++];
 		o->thread = tmap[e->thread];
@@ -1214,7 +1227,7 @@ rec_status rec_lockgraph_get(rec_lockgraph *g, const rec_lockgraph_result **out)
 	size_t noe = 0, nex = 0;
 	for (size_t i = 0; i < g->noedges; i++) {
 		const lg_oedge *e = &g->oedges[i];
-		if (lmap[e->from] != UINT32_MAX && lmap[e->to] != UINT32_MAX)
+		if (oedge_kept(e, lmap))
 			nex += e->nex;
 	}
 	g->roedges = calloc(g->noedges ? g->noedges : 1, sizeof *g->roedges);
@@ -1226,7 +1239,7 @@ rec_status rec_lockgraph_get(rec_lockgraph *g, const rec_lockgraph_result **out)
 	nex = 0;
 	for (size_t i = 0; i < g->noedges; i++) {
 		const lg_oedge *e = &g->oedges[i];
-		if (lmap[e->from] == UINT32_MAX || lmap[e->to] == UINT32_MAX)
+		if (!oedge_kept(e, lmap))
 			continue;
 		rec_lockgraph_order_edge *o = &g->roedges[noe++];
 		o->from = lmap[e->from];
