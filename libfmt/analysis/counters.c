@@ -217,24 +217,6 @@ static bool stops_reading(rec_status st, const rec_reader *r, uint64_t *damaged)
 	return false;
 }
 
-static rec_status add_all_events(rec_counters *c, rec_reader *r, uint64_t *damaged)
-{
-	for (;;) {
-		rec_event ev;
-		rec_status st = rec_reader_next_event(r, &ev);
-		if (st == REC_END)
-			return REC_OK;
-		if (st != REC_OK) {
-			if (stops_reading(st, r, damaged))
-				return st;
-			continue;
-		}
-		st = rec_counters_add_event(c, &ev);
-		if (st != REC_OK)
-			return st;
-	}
-}
-
 /* The samples of one chunk, taken in timestamp order: records of different
  * threads interleave in any order within a chunk (spec/FORMAT.md, "Order"),
  * and a counter's start sample is committed by the thread that created it. */
@@ -320,11 +302,11 @@ REC_API rec_status rec_counters_add_reader(rec_counters *c, rec_reader *r, uint3
 {
 	if (!c || !r || (flags & ~REC_COUNTERS_EVENTS))
 		return REC_ERR_INVALID_ARG;
-	if (flags & REC_COUNTERS_EVENTS)
-		return add_all_events(c, r, damaged);
+	bool events = (flags & REC_COUNTERS_EVENTS) != 0;
 	for (;;) {
 		const rec_chunk_info *ci;
-		rec_status st = rec_reader_next_chunk(r, &ci);
+		rec_event ev;
+		rec_status st = events ? rec_reader_next_event(r, &ev) : rec_reader_next_chunk(r, &ci);
 		if (st == REC_END)
 			return REC_OK;
 		if (st != REC_OK) {
@@ -332,9 +314,15 @@ REC_API rec_status rec_counters_add_reader(rec_counters *c, rec_reader *r, uint3
 				return st;
 			continue;
 		}
-		st = rec_counters_add_chunk(c, r);
-		if (st != REC_OK && stops_reading(st, r, damaged))
-			return st;
+		if (events) {
+			st = rec_counters_add_event(c, &ev);
+			if (st != REC_OK)
+				return st;
+		} else {
+			st = rec_counters_add_chunk(c, r);
+			if (st != REC_OK && stops_reading(st, r, damaged))
+				return st;
+		}
 	}
 }
 
