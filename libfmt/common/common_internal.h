@@ -121,7 +121,8 @@ void rec_arena_free(rec_arena *a);
 /* Make *arr (of *cap elements of elem bytes) hold at least need elements:
  * the capacity starts at first (when 0) and doubles.  false on allocation
  * failure or size overflow (*arr and *cap unchanged).  The one growth helper
- * of the analyses (stack aggregation, lock graph, summary). */
+ * of the analyses (stack aggregation, lock graph, summary) and of the
+ * symbolizer's tables (stack_symbolize.c, stack_symbol_dwarf.c). */
 bool rec_array_grow(void **arr, size_t *cap, size_t need, size_t elem, size_t first);
 
 /* ---- growable byte buffer ----------------------------------------------- */
