@@ -332,17 +332,12 @@ typedef struct rec_wchunk {
 	uint64_t raw_size;
 } rec_wchunk;
 
-/* Append one section header and its stored bytes (flags as stored) to w->out. */
-static rec_status put_section(rec_writer *w, rec_wchunk *c, uint16_t kind, size_t items,
-			      size_t raw_len, uint16_t flags, const void *stored, size_t stored_len)
+/* The header of the section whose stored bytes stand after room for it at
+ * the end of w->out: written, and the section taken into w->out and c. */
+static void seal_section(rec_writer *w, rec_wchunk *c, uint16_t kind, uint16_t flags,
+			 size_t items, size_t stored_len, size_t raw_len)
 {
 	rec_section_header sh;
-
-	if (w->out.cap - w->out.len < REC_SECTION_HEADER_SIZE + stored_len &&
-	    !rec_buf_reserve(&w->out, REC_SECTION_HEADER_SIZE + stored_len))
-		return rec_w_fail(w, REC_ERR_NOMEM, "chunk: out of memory");
-	if (stored_len)
-		memcpy(w->out.data + w->out.len + REC_SECTION_HEADER_SIZE, stored, stored_len);
 	sh.kind = kind;
 	sh.flags = flags;
 	sh.item_count = (uint32_t)items;
@@ -352,6 +347,18 @@ static rec_status put_section(rec_writer *w, rec_wchunk *c, uint16_t kind, size_
 	w->out.len += REC_SECTION_HEADER_SIZE + stored_len;
 	c->sections++;
 	c->raw_size += raw_len;
+}
+
+/* Append one section header and its stored bytes (flags as stored) to w->out. */
+static rec_status put_section(rec_writer *w, rec_wchunk *c, uint16_t kind, size_t items,
+			      size_t raw_len, uint16_t flags, const void *stored, size_t stored_len)
+{
+	if (w->out.cap - w->out.len < REC_SECTION_HEADER_SIZE + stored_len &&
+	    !rec_buf_reserve(&w->out, REC_SECTION_HEADER_SIZE + stored_len))
+		return rec_w_fail(w, REC_ERR_NOMEM, "chunk: out of memory");
+	if (stored_len)
+		memcpy(w->out.data + w->out.len + REC_SECTION_HEADER_SIZE, stored, stored_len);
+	seal_section(w, c, kind, flags, items, stored_len, raw_len);
 	return REC_OK;
 }
 
@@ -359,7 +366,6 @@ static rec_status put_section(rec_writer *w, rec_wchunk *c, uint16_t kind, size_
 static rec_status add_section(rec_writer *w, rec_wchunk *c, uint16_t kind, size_t items,
 			      const void *raw, size_t raw_len)
 {
-	rec_section_header sh;
 	size_t bound = raw_len, stored = raw_len;
 	uint16_t flags = 0;
 	uint8_t *dst;
@@ -392,15 +398,7 @@ static rec_status add_section(rec_writer *w, rec_wchunk *c, uint16_t kind, size_
 	}
 	if (!flags && raw_len)
 		memcpy(dst, raw, raw_len);
-	sh.kind = kind;
-	sh.flags = flags;
-	sh.item_count = (uint32_t)items;
-	sh.stored_size = (uint32_t)stored;
-	sh.raw_size = (uint32_t)raw_len;
-	rec_section_header_encode(&sh, w->out.data + w->out.len);
-	w->out.len += REC_SECTION_HEADER_SIZE + stored;
-	c->sections++;
-	c->raw_size += raw_len;
+	seal_section(w, c, kind, flags, items, stored, raw_len);
 	return REC_OK;
 }
 
