@@ -309,7 +309,8 @@ rec_status rec_errorf(char msg[REC_ERRMSG_SIZE], rec_status st, const char *fmt,
 
 /* ---- hashing ------------------------------------------------------------- */
 /* MurmurHash3's 64-bit finalizer: every input bit moves every output bit
- * (hash tables of the analyses keyed by numbers). */
+ * (the hash tables of pprof and stack aggregation, the end of the writer's
+ * string hash). */
 static inline uint64_t rec_mix64(uint64_t x)
 {
 	x ^= x >> 33;
