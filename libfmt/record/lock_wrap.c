@@ -456,7 +456,7 @@ int rec_mutex_unlock(rec_mutex *m)
  * returns: the holder and the held stack follow, and sleep.c records the
  * wait as rec.CondWait (the interface the preload's interposers use too). */
 
-static void note_reacquire(rec_mutex *m)
+static inline void note_reacquire(rec_mutex *m)
 {
 	__atomic_store_n(&m->holder, rec_builtin_tid(), __ATOMIC_RELAXED);
 	/* Back on the held stack without a lock-order check: it is the same
