@@ -608,6 +608,20 @@ void rec_vi_sort(void *base, size_t n, size_t size, int (*cmp)(const void *, con
 		qsort_r(base, n, size, cmp, ctx);
 }
 
+void *rec_vi_id_row(vmap *m, uint32_t id, bool *created)
+{
+	bool made;
+	size_t i = rec_vi_vmap_get(m, (const char *)&id, sizeof id, &made);
+	if (i == SIZE_MAX)
+		return NULL;
+	uint32_t *r = vmap_at(m, i);
+	if (made)
+		*r = id;
+	if (created)
+		*created = made;
+	return r;
+}
+
 size_t rec_vi_cols_type_by(const rec_view *v, rec_view_column *cols, const char *title)
 {
 	size_t n = 0;

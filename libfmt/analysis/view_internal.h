@@ -42,6 +42,10 @@ size_t rec_vi_vmap_get(vmap *m, const char *key, size_t klen, bool *created);
 size_t rec_vi_vmap_find(const vmap *m, const char *key, size_t klen);
 static inline void *vmap_at(const vmap *m, size_t i) { return m->vals + i * m->esize; }
 static inline const char *vmap_key(const vmap *m, size_t i) { return m->keys[i]; }
+/* The row of id in m, a map of rows whose first member is their uint32_t
+ * id (a site, a function name): created zeroed with that id when new
+ * (*created true; created may be NULL).  NULL when out of memory. */
+void *rec_vi_id_row(vmap *m, uint32_t id, bool *created);
 
 /* ---- tables ---- */
 typedef struct vtable {
