@@ -101,12 +101,8 @@ static bool tup_rehash(tuptab *t)
 	uint32_t *n = calloc(nc, sizeof *n);
 	if (!n)
 		return false;
-	for (size_t i = 0; i < t->count; i++) {
-		size_t j = tup_hash(t->keys[i]) & (nc - 1);
-		while (n[j])
-			j = (j + 1) & (nc - 1);
-		n[j] = (uint32_t)(i + 1);
-	}
+	for (size_t i = 0; i < t->count; i++)
+		*rec_index_free_slot(n, nc, tup_hash(t->keys[i])) = (uint32_t)(i + 1);
 	free(t->tab);
 	t->tab = n;
 	t->tab_cap = nc;
@@ -162,12 +158,8 @@ static bool str_rehash(rec_pprof *p)
 	uint32_t *n = calloc(nc, sizeof *n);
 	if (!n)
 		return false;
-	for (size_t i = 0; i < p->scount; i++) {
-		size_t j = p->shash[i] & (nc - 1);
-		while (n[j])
-			j = (j + 1) & (nc - 1);
-		n[j] = (uint32_t)(i + 1);
-	}
+	for (size_t i = 0; i < p->scount; i++)
+		*rec_index_free_slot(n, nc, p->shash[i]) = (uint32_t)(i + 1);
 	free(p->stab);
 	p->stab = n;
 	p->stab_cap = nc;

@@ -287,12 +287,8 @@ static bool name_tab_rehash(rec_stackagg *a)
 	uint32_t *t = calloc(nc, sizeof *t);
 	if (!t)
 		return false;
-	for (size_t i = 0; i < a->name_count; i++) {
-		size_t j = a->name_hash[i] & (nc - 1);
-		while (t[j])
-			j = (j + 1) & (nc - 1);
-		t[j] = (uint32_t)(i + 1);
-	}
+	for (size_t i = 0; i < a->name_count; i++)
+		*rec_index_free_slot(t, nc, a->name_hash[i]) = (uint32_t)(i + 1);
 	free(a->name_tab);
 	a->name_tab = t;
 	a->name_tab_cap = nc;
@@ -514,10 +510,8 @@ static bool child_tab_rehash(rec_stackagg *a)
 	if (!t)
 		return false;
 	for (size_t i = 1; i < a->node_count; i++) {
-		size_t j = child_hash(a->nodes[i].parent, a->nodes[i].name) & (nc - 1);
-		while (t[j])
-			j = (j + 1) & (nc - 1);
-		t[j] = (uint32_t)i;
+		uint64_t h = child_hash(a->nodes[i].parent, a->nodes[i].name);
+		*rec_index_free_slot(t, nc, h) = (uint32_t)i;
 	}
 	free(a->child_tab);
 	a->child_tab = t;

@@ -83,10 +83,8 @@ static bool vmap_rehash(vmap *m)
 	if (!t)
 		return false;
 	for (size_t k = 0; k < m->n; k++) {
-		size_t i = hash_bytes(m->keys[k], m->klens[k]) & (ns - 1);
-		while (t[i])
-			i = (i + 1) & (ns - 1);
-		t[i] = (uint32_t)(k + 1);
+		uint64_t h = hash_bytes(m->keys[k], m->klens[k]);
+		*rec_index_free_slot(t, ns, h) = (uint32_t)(k + 1);
 	}
 	free(m->slots);
 	m->slots = t;

@@ -321,6 +321,17 @@ static inline uint64_t rec_mix64(uint64_t x)
 	return x;
 }
 
+/* The first free slot (0) from hash h in an index table of cap uint32_t
+ * slots (cap a power of two) by linear probing: where a rebuild of the
+ * analyses' index tables (entry index + 1 per slot) puts each entry. */
+static inline uint32_t *rec_index_free_slot(uint32_t *tab, size_t cap, uint64_t h)
+{
+	size_t j = (size_t)h & (cap - 1);
+	while (tab[j])
+		j = (j + 1) & (cap - 1);
+	return &tab[j];
+}
+
 /* ---- misc ---------------------------------------------------------------- */
 /* ticks * 1e9 / freq without overflow (128-bit intermediate). */
 int64_t rec_ticks_to_ns_internal(int64_t ticks, uint64_t freq);
