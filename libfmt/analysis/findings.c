@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/common_internal.h" /* rec_strdup_opt() */
 #include "findings_internal.h"
 
 /* ---- the rules --------------------------------------------------------- */
@@ -79,16 +80,6 @@ static const char *const view_names[FV_COUNT] = {
 	"recording", "latency", "allocation-by-site",
 };
 
-static char *dup_or_null(const char *s, bool *nomem)
-{
-	if (!s)
-		return NULL;
-	char *d = strdup(s);
-	if (!d)
-		*nomem = true;
-	return d;
-}
-
 rec_status rec_findings_open(rec_findings **out, const rec_findings_options *opts)
 {
 	if (!out)
@@ -107,8 +98,8 @@ rec_status rec_findings_open(rec_findings **out, const rec_findings_options *opt
 	if (!f)
 		return REC_ERR_NOMEM;
 	bool nomem = false;
-	f->by = dup_or_null(o.by, &nomem);
-	f->type = dup_or_null(o.type, &nomem);
+	f->by = rec_strdup_opt(o.by, &nomem);
+	f->type = rec_strdup_opt(o.type, &nomem);
 	o.by = f->by;
 	o.type = f->type;
 	f->o = o;

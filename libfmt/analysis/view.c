@@ -665,16 +665,6 @@ uint32_t *rec_vi_id_slot(uint32_t **a, size_t *n, size_t k, size_t first)
 
 /* ---- the view ------------------------------------------------------------------ */
 
-static char *dup_opt(const char *s, bool *bad)
-{
-	if (!s)
-		return NULL;
-	char *d = strdup(s);
-	if (!d)
-		*bad = true;
-	return d;
-}
-
 rec_status rec_view_open(rec_view **out, const rec_view_options *opts)
 {
 	if (!out)
@@ -697,9 +687,9 @@ rec_status rec_view_open(rec_view **out, const rec_view_options *opts)
 	v->o = *opts;
 	v->impl = impl;
 	bool bad = false;
-	v->by = dup_opt(opts->by, &bad);
-	v->type = dup_opt(opts->type, &bad);
-	v->thread = dup_opt(opts->thread, &bad);
+	v->by = rec_strdup_opt(opts->by, &bad);
+	v->type = rec_strdup_opt(opts->type, &bad);
+	v->thread = rec_strdup_opt(opts->thread, &bad);
 	rec_vi_vmap_init(&v->names, 1);
 	rec_vi_vmap_init(&v->threads, sizeof(vthread));
 	v->state = calloc(1, impl->state_size ? impl->state_size : 1);

@@ -102,6 +102,18 @@ static inline const char *rec_base_name(const char *path)
 	return s ? s + 1 : path;
 }
 
+/* A copy of s (NULL for NULL); *nomem set true when the copy fails: the
+ * optional strings the analyses' handles keep from their options. */
+static inline char *rec_strdup_opt(const char *s, bool *nomem)
+{
+	if (!s)
+		return NULL;
+	char *d = strdup(s);
+	if (!d)
+		*nomem = true;
+	return d;
+}
+
 /* ---- arena: stable allocations freed together ---------------------------- */
 /* Blocks of 64 KiB, then each twice the last (a larger request gets its own
  * size).  The reader's chunk objects (types, pools, frames), the names the
