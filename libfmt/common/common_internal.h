@@ -3,7 +3,10 @@
  * common_internal.h - the encoding pieces shared by the writer and the
  * reader: little-endian access, LEB128 varints, zigzag, CRC32C, codecs,
  * a growable byte buffer, growable arrays and an arena, the analyses' name hash,
- * and the chunk/section header layouts.  Written once;
+ * and the chunk/section header layouts; and the small helpers several
+ * modules would otherwise write again (an error message into a handle's
+ * errmsg, the 64-bit hash finalizer, the probe of an index table, the copy
+ * of an optional string).  Written once;
  * a second varint decoder anywhere else is a defect.  Never installed.
  */
 #ifndef LIBREC_COMMON_INTERNAL_H
