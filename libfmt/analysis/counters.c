@@ -203,31 +203,18 @@ REC_API rec_status rec_counters_add_event(rec_counters *c, const rec_event *ev)
 	return add_sample(c, ev->chunk, ci, v);
 }
 
-static bool fatal(rec_status st, const rec_reader *r)
+/* After a failed read or add: whether st stops the reading (out of memory,
+ * misuse, or I/O outside every chunk); otherwise the damage is counted and
+ * the reading goes on. */
+static bool stops_reading(rec_status st, const rec_reader *r, uint64_t *damaged)
 {
 	if (st == REC_ERR_NOMEM || st == REC_ERR_INVALID_ARG || st == REC_ERR_STATE)
 		return true;
-	return st == REC_ERR_IO && rec_reader_problem(r)->chunk < 0;
-}
-
-static rec_status add_all_events(rec_counters *c, rec_reader *r, uint64_t *damaged)
-{
-	for (;;) {
-		rec_event ev;
-		rec_status st = rec_reader_next_event(r, &ev);
-		if (st == REC_END)
-			return REC_OK;
-		if (st != REC_OK) {
-			if (fatal(st, r))
-				return st;
-			if (damaged)
-				(*damaged)++;
-			continue;
-		}
-		st = rec_counters_add_event(c, &ev);
-		if (st != REC_OK)
-			return st;
-	}
+	if (st == REC_ERR_IO && rec_reader_problem(r)->chunk < 0)
+		return true;
+	if (damaged)
+		(*damaged)++;
+	return false;
 }
 
 /* The samples of one chunk, taken in timestamp order: records of different
@@ -315,26 +302,26 @@ REC_API rec_status rec_counters_add_reader(rec_counters *c, rec_reader *r, uint3
 {
 	if (!c || !r || (flags & ~REC_COUNTERS_EVENTS))
 		return REC_ERR_INVALID_ARG;
-	if (flags & REC_COUNTERS_EVENTS)
-		return add_all_events(c, r, damaged);
+	bool events = (flags & REC_COUNTERS_EVENTS) != 0;
 	for (;;) {
 		const rec_chunk_info *ci;
-		rec_status st = rec_reader_next_chunk(r, &ci);
+		rec_event ev;
+		rec_status st = events ? rec_reader_next_event(r, &ev) : rec_reader_next_chunk(r, &ci);
 		if (st == REC_END)
 			return REC_OK;
 		if (st != REC_OK) {
-			if (fatal(st, r))
+			if (stops_reading(st, r, damaged))
 				return st;
-			if (damaged)
-				(*damaged)++;
 			continue;
 		}
-		st = rec_counters_add_chunk(c, r);
-		if (st != REC_OK) {
-			if (fatal(st, r))
+		if (events) {
+			st = rec_counters_add_event(c, &ev);
+			if (st != REC_OK)
 				return st;
-			if (damaged)
-				(*damaged)++;
+		} else {
+			st = rec_counters_add_chunk(c, r);
+			if (st != REC_OK && stops_reading(st, r, damaged))
+				return st;
 		}
 	}
 }

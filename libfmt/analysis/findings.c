@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/common_internal.h" /* rec_strdup_opt() */
 #include "findings_internal.h"
 
 /* ---- the rules --------------------------------------------------------- */
@@ -79,16 +80,6 @@ static const char *const view_names[FV_COUNT] = {
 	"recording", "latency", "allocation-by-site",
 };
 
-static char *dup_or_null(const char *s, bool *nomem)
-{
-	if (!s)
-		return NULL;
-	char *d = strdup(s);
-	if (!d)
-		*nomem = true;
-	return d;
-}
-
 rec_status rec_findings_open(rec_findings **out, const rec_findings_options *opts)
 {
 	if (!out)
@@ -107,8 +98,8 @@ rec_status rec_findings_open(rec_findings **out, const rec_findings_options *opt
 	if (!f)
 		return REC_ERR_NOMEM;
 	bool nomem = false;
-	f->by = dup_or_null(o.by, &nomem);
-	f->type = dup_or_null(o.type, &nomem);
+	f->by = rec_strdup_opt(o.by, &nomem);
+	f->type = rec_strdup_opt(o.type, &nomem);
 	o.by = f->by;
 	o.type = f->type;
 	f->o = o;
@@ -686,6 +677,14 @@ static int cmp_finding(const void *a, const void *b, void *ctx)
 	return x->facts < y->facts ? -1 : x->facts > y->facts ? 1 : 0;
 }
 
+rec_status rec_fi_run_rules(rec_findings *f, const rec_fi_rule *list, size_t n)
+{
+	rec_status st = REC_OK;
+	for (size_t i = 0; i < n && st == REC_OK; i++)
+		st = list[i](f);
+	return st;
+}
+
 rec_status rec_findings_get(rec_findings *f, const rec_finding **list, size_t *count)
 {
 	if (!f || !list || !count)
@@ -701,11 +700,9 @@ rec_status rec_findings_get(rec_findings *f, const rec_finding **list, size_t *c
 			return fail(f, st, rec_lockgraph_errmsg(f->order));
 		f->finished = true;
 		f->err[0] = '\0';
-		st = rec_fi_rules_locks(f);
-		if (st == REC_OK)
-			st = rec_fi_rules_spans(f);
-		if (st == REC_OK)
-			st = rec_fi_rules_recording(f);
+		static const rec_fi_rule families[] = { rec_fi_rules_locks, rec_fi_rules_spans,
+							rec_fi_rules_recording };
+		st = rec_fi_run_rules(f, families, sizeof families / sizeof families[0]);
 		if (st == REC_OK && f->err[0])
 			st = REC_ERR_NOMEM;
 		if (st == REC_OK && f->nbuilt) {

@@ -133,6 +133,11 @@ uint64_t rec_fi_u(const rec_view_table *t, size_t r, const char *key);
 const char *rec_fi_text(const rec_view_table *t, size_t r, const char *key);
 
 /* ---- the families of rules ---- */
+/* A rule (or a family of them): adds its findings to f. */
+typedef rec_status (*rec_fi_rule)(rec_findings *f);
+/* Run the n rules of list in order, up to the first that does not return REC_OK
+ * (its status). */
+rec_status rec_fi_run_rules(rec_findings *f, const rec_fi_rule *list, size_t n);
 /* lock-held-while-blocked, lock-dominates-latency, lock-order-cycle */
 rec_status rec_fi_rules_locks(rec_findings *f);
 /* allocation-outlier, startup-work, waiting-not-computing */

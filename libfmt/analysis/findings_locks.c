@@ -197,10 +197,6 @@ static rec_status order_cycles(rec_findings *f)
 
 rec_status rec_fi_rules_locks(rec_findings *f)
 {
-	rec_status st = held_while_blocked(f);
-	if (st == REC_OK)
-		st = dominates_latency(f);
-	if (st == REC_OK)
-		st = order_cycles(f);
-	return st;
+	static const rec_fi_rule rules[] = { held_while_blocked, dominates_latency, order_cycles };
+	return rec_fi_run_rules(f, rules, sizeof rules / sizeof rules[0]);
 }

@@ -183,10 +183,6 @@ static rec_status waiting_not_computing(rec_findings *f)
 
 rec_status rec_fi_rules_spans(rec_findings *f)
 {
-	rec_status st = allocation_outlier(f);
-	if (st == REC_OK)
-		st = startup_work(f);
-	if (st == REC_OK)
-		st = waiting_not_computing(f);
-	return st;
+	static const rec_fi_rule rules[] = { allocation_outlier, startup_work, waiting_not_computing };
+	return rec_fi_run_rules(f, rules, sizeof rules / sizeof rules[0]);
 }

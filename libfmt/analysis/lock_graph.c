@@ -190,24 +190,12 @@ struct rec_lockgraph {
 	rec_lockgraph_example *rexamples;
 	rec_lockgraph_cycle *rcycles;
 	size_t *rcycle_idx;
-	char errmsg[256];
+	char errmsg[REC_ERRMSG_SIZE];
 };
-
-#if defined(__GNUC__)
-__attribute__((format(printf, 3, 4)))
-#endif
-static rec_status fail(rec_lockgraph *g, rec_status st, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(g->errmsg, sizeof g->errmsg, fmt, ap);
-	va_end(ap);
-	return st;
-}
 
 static rec_status nomem(rec_lockgraph *g)
 {
-	return fail(g, REC_ERR_NOMEM, "out of memory");
+	return rec_errorf(g->errmsg, REC_ERR_NOMEM, "out of memory");
 }
 
 const char *rec_lockgraph_errmsg(const rec_lockgraph *g)
@@ -379,7 +367,8 @@ static rec_status get_thread(rec_lockgraph *g, uint64_t tid, const char *name, u
 	uint32_t i = map_find(&g->thread_map, tid);
 	if (i == UINT32_MAX) {
 		if (g->nthreads >= MAX_INDEX)
-			return fail(g, REC_ERR_LIMIT, "more than %u threads", MAX_INDEX);
+			return rec_errorf(g->errmsg, REC_ERR_LIMIT,
+					  "more than %u threads", MAX_INDEX);
 		if (!grow((void **)&g->threads, &g->cthreads, g->nthreads, sizeof *g->threads))
 			return nomem(g);
 		i = (uint32_t)g->nthreads;
@@ -415,7 +404,8 @@ static rec_status get_lock(rec_lockgraph *g, uint64_t addr, const char *name, si
 	uint32_t i = map_find(&g->lock_map, addr);
 	if (i == UINT32_MAX) {
 		if (g->nlocks >= MAX_INDEX)
-			return fail(g, REC_ERR_LIMIT, "more than %u locks", MAX_INDEX);
+			return rec_errorf(g->errmsg, REC_ERR_LIMIT,
+					  "more than %u locks", MAX_INDEX);
 		if (!grow((void **)&g->locks, &g->clocks, g->nlocks, sizeof *g->locks))
 			return nomem(g);
 		i = (uint32_t)g->nlocks;
@@ -496,7 +486,7 @@ static uint32_t intern_stack(rec_lockgraph *g, const rec_event *ev, rec_status *
 		}
 	}
 	if (g->nstacks >= MAX_INDEX) {
-		*st = fail(g, REC_ERR_LIMIT, "more than %u stacks", MAX_INDEX);
+		*st = rec_errorf(g->errmsg, REC_ERR_LIMIT, "more than %u stacks", MAX_INDEX);
 		return UINT32_MAX;
 	}
 	if (!grow((void **)&g->stacks, &g->cstacks, g->nstacks, sizeof *g->stacks)) {
@@ -648,7 +638,8 @@ static rec_status add_example(rec_lockgraph *g, lg_oedge *e, uint32_t thread, co
 	if (st != REC_OK)
 		return st;
 	if (g->nexamples >= MAX_INDEX)
-		return fail(g, REC_ERR_LIMIT, "more than %u lock-order examples", MAX_INDEX);
+		return rec_errorf(g->errmsg, REC_ERR_LIMIT,
+				  "more than %u lock-order examples", MAX_INDEX);
 	if (!grow((void **)&g->examples, &g->cexamples, g->nexamples, sizeof *g->examples))
 		return nomem(g);
 	uint32_t x = (uint32_t)g->nexamples++;
@@ -741,6 +732,19 @@ rec_status rec_lockgraph_add_event(rec_lockgraph *g, const rec_event *ev)
 }
 
 /* ---- result ------------------------------------------------------------------------ */
+
+/* Whether an edge is in the result: a wait edge with waits on a kept lock
+ * (lmap: old lock index -> new, UINT32_MAX for a lock left out), an order
+ * edge between two kept locks. */
+static inline bool wedge_kept(const lg_wedge *e, const uint32_t *lmap)
+{
+	return e->count && lmap[e->lock] != UINT32_MAX;
+}
+
+static inline bool oedge_kept(const lg_oedge *e, const uint32_t *lmap)
+{
+	return lmap[e->from] != UINT32_MAX && lmap[e->to] != UINT32_MAX;
+}
 
 typedef struct lock_rank {
 	int64_t total;
@@ -1130,14 +1134,14 @@ rec_status rec_lockgraph_get(rec_lockgraph *g, const rec_lockgraph_result **out)
 	size_t ntk = 0;
 	for (size_t i = 0; i < g->nwedges; i++) {
 		const lg_wedge *e = &g->wedges[i];
-		if (e->count && lmap[e->lock] != UINT32_MAX && tmap[e->thread] == UINT32_MAX) {
+		if (wedge_kept(e, lmap) && tmap[e->thread] == UINT32_MAX) {
 			tmap[e->thread] = (uint32_t)ntk;
 			tback[ntk++] = e->thread;
 		}
 	}
 	for (size_t i = 0; i < g->noedges; i++) {
 		const lg_oedge *e = &g->oedges[i];
-		if (lmap[e->from] == UINT32_MAX || lmap[e->to] == UINT32_MAX)
+		if (!oedge_kept(e, lmap))
 			continue;
 		for (uint32_t k = e->ex_head; k != UINT32_MAX; k = g->examples[k].next) {
 			uint32_t t = g->examples[k].thread;
@@ -1166,7 +1170,7 @@ rec_status rec_lockgraph_get(rec_lockgraph *g, const rec_lockgraph_result **out)
 	}
 	for (size_t i = 0; i < g->nwedges; i++) {
 		const lg_wedge *e = &g->wedges[i];
-		if (!e->count || lmap[e->lock] == UINT32_MAX)
+		if (!wedge_kept(e, lmap))
 			continue;
 		rec_lockgraph_thread *o = &g->rthreads[tmap[e->thread]];
 		if (e->holder) {
@@ -1205,7 +1209,7 @@ rec_status rec_lockgraph_get(rec_lockgraph *g, const rec_lockgraph_result **out)
 	}
 	for (size_t i = 0; i < g->nwedges; i++) {
 		const lg_wedge *e = &g->wedges[i];
-		if (!e->count || lmap[e->lock] == UINT32_MAX)
+		if (!wedge_kept(e, lmap))
 			continue;
 		rec_lockgraph_wait_edge *o = &g->rwedges[nwe++];
 		o->thread = tmap[e->thread];
@@ -1223,7 +1227,7 @@ rec_status rec_lockgraph_get(rec_lockgraph *g, const rec_lockgraph_result **out)
 	size_t noe = 0, nex = 0;
 	for (size_t i = 0; i < g->noedges; i++) {
 		const lg_oedge *e = &g->oedges[i];
-		if (lmap[e->from] != UINT32_MAX && lmap[e->to] != UINT32_MAX)
+		if (oedge_kept(e, lmap))
 			nex += e->nex;
 	}
 	g->roedges = calloc(g->noedges ? g->noedges : 1, sizeof *g->roedges);
@@ -1235,7 +1239,7 @@ rec_status rec_lockgraph_get(rec_lockgraph *g, const rec_lockgraph_result **out)
 	nex = 0;
 	for (size_t i = 0; i < g->noedges; i++) {
 		const lg_oedge *e = &g->oedges[i];
-		if (lmap[e->from] == UINT32_MAX || lmap[e->to] == UINT32_MAX)
+		if (!oedge_kept(e, lmap))
 			continue;
 		rec_lockgraph_order_edge *o = &g->roedges[noe++];
 		o->from = lmap[e->from];

@@ -80,41 +80,19 @@ struct rec_pprof {
 	label *labels;
 	size_t nlabels, labels_cap;
 
-	char errmsg[256];
+	char errmsg[REC_ERRMSG_SIZE];
 };
-
-#if defined(__GNUC__)
-__attribute__((format(printf, 3, 4)))
-#endif
-static rec_status fail(rec_pprof *p, rec_status st, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(p->errmsg, sizeof p->errmsg, fmt, ap);
-	va_end(ap);
-	return st;
-}
 
 static bool grow(void **arr, size_t *cap, size_t need, size_t elem)
 {
 	return rec_array_grow(arr, cap, need, elem, 16);
 }
 
-static uint64_t mix64(uint64_t x)
-{
-	x ^= x >> 33;
-	x *= 0xff51afd7ed558ccdull;
-	x ^= x >> 33;
-	x *= 0xc4ceb9fe1a85ec53ull;
-	x ^= x >> 33;
-	return x;
-}
-
 /* ---- tables ----------------------------------------------------------------- */
 
 static uint64_t tup_hash(const uint64_t k[4])
 {
-	return mix64(k[0] ^ mix64(k[1] ^ mix64(k[2] ^ mix64(k[3]))));
+	return rec_mix64(k[0] ^ rec_mix64(k[1] ^ rec_mix64(k[2] ^ rec_mix64(k[3]))));
 }
 
 static bool tup_rehash(tuptab *t)
@@ -123,12 +101,8 @@ static bool tup_rehash(tuptab *t)
 	uint32_t *n = calloc(nc, sizeof *n);
 	if (!n)
 		return false;
-	for (size_t i = 0; i < t->count; i++) {
-		size_t j = tup_hash(t->keys[i]) & (nc - 1);
-		while (n[j])
-			j = (j + 1) & (nc - 1);
-		n[j] = (uint32_t)(i + 1);
-	}
+	for (size_t i = 0; i < t->count; i++)
+		*rec_index_free_slot(n, nc, tup_hash(t->keys[i])) = (uint32_t)(i + 1);
 	free(t->tab);
 	t->tab = n;
 	t->tab_cap = nc;
@@ -175,7 +149,7 @@ static uint64_t str_hash(const char *s, size_t n)
 		h ^= (unsigned char)s[i];
 		h *= 0x100000001b3ull;
 	}
-	return mix64(h ^ n);
+	return rec_mix64(h ^ n);
 }
 
 static bool str_rehash(rec_pprof *p)
@@ -184,12 +158,8 @@ static bool str_rehash(rec_pprof *p)
 	uint32_t *n = calloc(nc, sizeof *n);
 	if (!n)
 		return false;
-	for (size_t i = 0; i < p->scount; i++) {
-		size_t j = p->shash[i] & (nc - 1);
-		while (n[j])
-			j = (j + 1) & (nc - 1);
-		n[j] = (uint32_t)(i + 1);
-	}
+	for (size_t i = 0; i < p->scount; i++)
+		*rec_index_free_slot(n, nc, p->shash[i]) = (uint32_t)(i + 1);
 	free(p->stab);
 	p->stab = n;
 	p->stab_cap = nc;
@@ -204,7 +174,7 @@ static rec_status str_id(rec_pprof *p, const char *s, uint64_t *id)
 	size_t n = strlen(s);
 	uint64_t h = str_hash(s, n);
 	if ((p->scount + 1) * 2 > p->stab_cap && !str_rehash(p))
-		return fail(p, REC_ERR_NOMEM, "out of memory");
+		return rec_errorf(p->errmsg, REC_ERR_NOMEM, "out of memory");
 	size_t mask = p->stab_cap - 1;
 	size_t j = h & mask;
 	for (; p->stab[j]; j = (j + 1) & mask) {
@@ -216,17 +186,18 @@ static rec_status str_id(rec_pprof *p, const char *s, uint64_t *id)
 		}
 	}
 	if (p->scount >= MAX_IDS)
-		return fail(p, REC_ERR_LIMIT, "more than %u distinct strings", (unsigned)MAX_IDS);
+		return rec_errorf(p->errmsg, REC_ERR_LIMIT,
+				  "more than %u distinct strings", (unsigned)MAX_IDS);
 	size_t c1 = p->scap, c2 = p->scap, c3 = p->scap;
 	if (!grow((void **)&p->soff, &c1, p->scount + 1, sizeof *p->soff) ||
 	    !grow((void **)&p->slen, &c2, p->scount + 1, sizeof *p->slen) ||
 	    !grow((void **)&p->shash, &c3, p->scount + 1, sizeof *p->shash))
-		return fail(p, REC_ERR_NOMEM, "out of memory");
+		return rec_errorf(p->errmsg, REC_ERR_NOMEM, "out of memory");
 	/* The three arrays grow together; their capacity is the smallest. */
 	p->scap = c1 < c2 ? (c1 < c3 ? c1 : c3) : (c2 < c3 ? c2 : c3);
 	size_t off = p->arena.len;
 	if (!rec_buf_append(&p->arena, s, n))
-		return fail(p, REC_ERR_NOMEM, "out of memory");
+		return rec_errorf(p->errmsg, REC_ERR_NOMEM, "out of memory");
 	p->soff[p->scount] = off;
 	p->slen[p->scount] = n;
 	p->shash[p->scount] = h;
@@ -327,7 +298,7 @@ rec_status rec_pprof_add_comment(rec_pprof *p, const char *text)
 	if (st != REC_OK)
 		return st;
 	if (!grow((void **)&p->comments, &p->comments_cap, p->ncomments + 1, sizeof *p->comments))
-		return fail(p, REC_ERR_NOMEM, "out of memory");
+		return rec_errorf(p->errmsg, REC_ERR_NOMEM, "out of memory");
 	p->comments[p->ncomments++] = id;
 	return REC_OK;
 }
@@ -335,9 +306,10 @@ rec_status rec_pprof_add_comment(rec_pprof *p, const char *text)
 static rec_status tup_status(rec_pprof *p, rec_status st, const char *what)
 {
 	if (st == REC_ERR_LIMIT)
-		return fail(p, st, "more than %u distinct %s", (unsigned)MAX_IDS, what);
+		return rec_errorf(p->errmsg, st,
+				  "more than %u distinct %s", (unsigned)MAX_IDS, what);
 	if (st != REC_OK)
-		return fail(p, st, "out of memory");
+		return rec_errorf(p->errmsg, st, "out of memory");
 	return REC_OK;
 }
 
@@ -367,7 +339,7 @@ static rec_status location_id(rec_pprof *p, const rec_pprof_location *l, uint64_
 		size_t c1 = p->map_cap, c2 = p->map_cap, need = p->mappings.count + 1;
 		if (!grow((void **)&p->map_limit, &c1, need, sizeof *p->map_limit) ||
 		    !grow((void **)&p->map_all_fn, &c2, need, sizeof *p->map_all_fn))
-			return fail(p, REC_ERR_NOMEM, "out of memory");
+			return rec_errorf(p->errmsg, REC_ERR_NOMEM, "out of memory");
 		p->map_cap = c1 < c2 ? c1 : c2;
 		if ((st = tup_status(p, tup_find(&p->mappings, k, &idx, &added), "mappings")))
 			return st;
@@ -401,7 +373,7 @@ rec_status rec_pprof_add_sample(rec_pprof *p, const rec_pprof_location *locs, si
 	    !grow((void **)&p->locids, &p->locids_cap, p->nlocids + depth, sizeof *p->locids) ||
 	    !grow((void **)&p->values, &p->values_cap, p->nvalues + p->ntypes, sizeof *p->values) ||
 	    !grow((void **)&p->labels, &p->labels_cap, p->nlabels + nlabels, sizeof *p->labels))
-		return fail(p, REC_ERR_NOMEM, "out of memory");
+		return rec_errorf(p->errmsg, REC_ERR_NOMEM, "out of memory");
 	rec_status st;
 	for (size_t i = 0; i < depth; i++)
 		if ((st = location_id(p, &locs[i], &p->locids[p->nlocids + i])) != REC_OK)
@@ -594,7 +566,8 @@ static rec_status gzip_bytes(rec_pprof *p, const uint8_t *in, size_t n, uint8_t 
 	/* windowBits 15 + 16: a gzip header and trailer instead of zlib's */
 	if (deflateInit2(&zs, Z_DEFAULT_COMPRESSION, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) !=
 	    Z_OK)
-		return fail(p, REC_ERR_CODEC, "zlib: %s", zs.msg ? zs.msg : "deflateInit2 failed");
+		return rec_errorf(p->errmsg, REC_ERR_CODEC,
+				  "zlib: %s", zs.msg ? zs.msg : "deflateInit2 failed");
 	size_t cap = n / 2 + 1024, used = 0;
 	uint8_t *buf = malloc(cap);
 	const uint8_t *next = in;
@@ -621,7 +594,8 @@ static rec_status gzip_bytes(rec_pprof *p, const uint8_t *in, size_t n, uint8_t 
 		if (rc != Z_OK && rc != Z_STREAM_END && rc != Z_BUF_ERROR) {
 			free(buf);
 			deflateEnd(&zs);
-			return fail(p, REC_ERR_CODEC, "zlib: deflate failed (%d)", rc);
+			return rec_errorf(p->errmsg, REC_ERR_CODEC,
+					  "zlib: deflate failed (%d)", rc);
 		}
 		size_t consumed = in_chunk - zs.avail_in;
 		next += consumed;
@@ -630,7 +604,7 @@ static rec_status gzip_bytes(rec_pprof *p, const uint8_t *in, size_t n, uint8_t 
 	}
 	deflateEnd(&zs);
 	if (!buf)
-		return fail(p, REC_ERR_NOMEM, "out of memory");
+		return rec_errorf(p->errmsg, REC_ERR_NOMEM, "out of memory");
 	*out = buf;
 	*len = used;
 	return REC_OK;
@@ -645,7 +619,7 @@ rec_status rec_pprof_encode(rec_pprof *p, bool gzip, uint8_t **out, size_t *len)
 	rec_buf b = { 0 };
 	if (!rec_buf_reserve(&b, 1) || !encode(p, &b)) {
 		rec_buf_free(&b);
-		return fail(p, REC_ERR_NOMEM, "out of memory");
+		return rec_errorf(p->errmsg, REC_ERR_NOMEM, "out of memory");
 	}
 	if (!gzip) {
 		*out = b.data;

@@ -121,39 +121,17 @@ struct rec_stackagg {
 	bool it_started;
 
 	rec_stackagg_stats stats;
-	char errmsg[256];
+	char errmsg[REC_ERRMSG_SIZE];
 };
-
-#if defined(__GNUC__)
-__attribute__((format(printf, 3, 4)))
-#endif
-static rec_status fail(rec_stackagg *a, rec_status st, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(a->errmsg, sizeof a->errmsg, fmt, ap);
-	va_end(ap);
-	return st;
-}
 
 static bool grow(void **arr, size_t *cap, size_t need, size_t elem)
 {
 	return rec_array_grow(arr, cap, need, elem, 16);
 }
 
-static inline uint64_t mix64(uint64_t x)
-{
-	x ^= x >> 33;
-	x *= 0xff51afd7ed558ccdull;
-	x ^= x >> 33;
-	x *= 0xc4ceb9fe1a85ec53ull;
-	x ^= x >> 33;
-	return x;
-}
-
 static uint64_t hash_bytes(const char *s, size_t n)
 {
-	return mix64(rec_fnv1a(0xcbf29ce484222325ull, s, n) ^ n);
+	return rec_mix64(rec_fnv1a(0xcbf29ce484222325ull, s, n) ^ n);
 }
 
 static inline uint64_t sat_add(uint64_t a, uint64_t b)
@@ -169,18 +147,19 @@ static rec_status compile_all(rec_stackagg *a, const char *const *src, size_t n,
 	if (!n)
 		return REC_OK;
 	if (!src)
-		return fail(a, REC_ERR_INVALID_ARG, "%s: NULL list", what);
+		return rec_errorf(a->errmsg, REC_ERR_INVALID_ARG, "%s: NULL list", what);
 	*out = calloc(n, sizeof **out);
 	if (!*out)
-		return fail(a, REC_ERR_NOMEM, "out of memory");
+		return rec_errorf(a->errmsg, REC_ERR_NOMEM, "out of memory");
 	for (size_t i = 0; i < n; i++) {
 		if (!src[i])
-			return fail(a, REC_ERR_INVALID_ARG, "%s: NULL pattern", what);
+			return rec_errorf(a->errmsg, REC_ERR_INVALID_ARG, "%s: NULL pattern", what);
 		int rc = regcomp(&(*out)[i], src[i], REG_EXTENDED | REG_NOSUB);
 		if (rc != 0) {
 			char msg[160];
 			regerror(rc, &(*out)[i], msg, sizeof msg);
-			return fail(a, REC_ERR_INVALID_ARG, "%s '%s': %s", what, src[i], msg);
+			return rec_errorf(a->errmsg, REC_ERR_INVALID_ARG,
+					  "%s '%s': %s", what, src[i], msg);
 		}
 		(*count)++;
 	}
@@ -200,13 +179,15 @@ rec_status rec_stackagg_open(rec_stackagg **out, const rec_stackagg_options *opt
 		return REC_ERR_NOMEM;
 	*out = a;
 	if (opts->struct_size < sizeof *opts)
-		return fail(a, REC_ERR_INVALID_ARG, "options: struct_size %u is too small",
+		return rec_errorf(a->errmsg, REC_ERR_INVALID_ARG,
+				  "options: struct_size %u is too small",
 			    (unsigned)opts->struct_size);
 	for (int i = 0; i < 4; i++)
 		if (opts->reserved[i])
-			return fail(a, REC_ERR_INVALID_ARG, "options: reserved fields must be zero");
+			return rec_errorf(a->errmsg, REC_ERR_INVALID_ARG,
+					  "options: reserved fields must be zero");
 	if (opts->flags & ~(uint32_t)0xFFu)
-		return fail(a, REC_ERR_INVALID_ARG, "options: unknown flags 0x%x",
+		return rec_errorf(a->errmsg, REC_ERR_INVALID_ARG, "options: unknown flags 0x%x",
 			    (unsigned)opts->flags);
 	a->flags = opts->flags;
 	a->from_ns = opts->from_ns;
@@ -223,7 +204,7 @@ rec_status rec_stackagg_open(rec_stackagg **out, const rec_stackagg_options *opt
 	a->name_tab = calloc(1024, sizeof *a->name_tab);
 	a->cache = calloc(256, sizeof *a->cache);
 	if (!a->nodes || !a->child_tab || !a->name_tab || !a->cache)
-		return fail(a, REC_ERR_NOMEM, "out of memory");
+		return rec_errorf(a->errmsg, REC_ERR_NOMEM, "out of memory");
 	a->node_cap = 1024;
 	a->child_tab_cap = 2048;
 	a->name_tab_cap = 1024;
@@ -306,12 +287,8 @@ static bool name_tab_rehash(rec_stackagg *a)
 	uint32_t *t = calloc(nc, sizeof *t);
 	if (!t)
 		return false;
-	for (size_t i = 0; i < a->name_count; i++) {
-		size_t j = a->name_hash[i] & (nc - 1);
-		while (t[j])
-			j = (j + 1) & (nc - 1);
-		t[j] = (uint32_t)(i + 1);
-	}
+	for (size_t i = 0; i < a->name_count; i++)
+		*rec_index_free_slot(t, nc, a->name_hash[i]) = (uint32_t)(i + 1);
 	free(a->name_tab);
 	a->name_tab = t;
 	a->name_tab_cap = nc;
@@ -523,7 +500,7 @@ static uint8_t name_filter(rec_stackagg *a, uint32_t id)
 
 static inline uint64_t child_hash(uint32_t parent, uint32_t name)
 {
-	return mix64(((uint64_t)parent << 32) ^ name ^ 0x9e3779b97f4a7c15ull);
+	return rec_mix64(((uint64_t)parent << 32) ^ name ^ 0x9e3779b97f4a7c15ull);
 }
 
 static bool child_tab_rehash(rec_stackagg *a)
@@ -533,10 +510,8 @@ static bool child_tab_rehash(rec_stackagg *a)
 	if (!t)
 		return false;
 	for (size_t i = 1; i < a->node_count; i++) {
-		size_t j = child_hash(a->nodes[i].parent, a->nodes[i].name) & (nc - 1);
-		while (t[j])
-			j = (j + 1) & (nc - 1);
-		t[j] = (uint32_t)i;
+		uint64_t h = child_hash(a->nodes[i].parent, a->nodes[i].name);
+		*rec_index_free_slot(t, nc, h) = (uint32_t)i;
 	}
 	free(a->child_tab);
 	a->child_tab = t;
@@ -557,10 +532,11 @@ static rec_status child(rec_stackagg *a, uint32_t parent, uint32_t name, uint32_
 		j = (j + 1) & mask;
 	}
 	if (a->node_count >= MAX_NODES)
-		return fail(a, REC_ERR_LIMIT, "more than %u tree nodes", (unsigned)MAX_NODES);
+		return rec_errorf(a->errmsg, REC_ERR_LIMIT,
+				  "more than %u tree nodes", (unsigned)MAX_NODES);
 	if (a->node_count + 2 >= a->child_tab_cap ||
 	    !grow((void **)&a->nodes, &a->node_cap, a->node_count + 1, sizeof *a->nodes))
-		return fail(a, REC_ERR_NOMEM, "out of memory");
+		return rec_errorf(a->errmsg, REC_ERR_NOMEM, "out of memory");
 	uint32_t k = (uint32_t)a->node_count++;
 	agg_node *n = &a->nodes[k];
 	n->parent = parent;
@@ -596,7 +572,7 @@ static rec_status slot_of(rec_stackagg *a, uint32_t node, uint32_t *slot)
 	if (!n->slot) {
 		if (a->slot_count >= MAX_NODES ||
 		    !grow((void **)&a->slots, &a->slot_cap, a->slot_count + 1, sizeof *a->slots))
-			return fail(a, REC_ERR_NOMEM, "out of memory");
+			return rec_errorf(a->errmsg, REC_ERR_NOMEM, "out of memory");
 		a->slots[a->slot_count][0] = a->slots[a->slot_count][1] = 0;
 		n->slot = (uint32_t)++a->slot_count;
 	}
@@ -641,11 +617,11 @@ static rec_status resolve(rec_stackagg *a, const rec_event *ev, uint32_t *leaf)
 	/* leaf frames left out: an old recording's librec frames */
 	size_t skip = (a->flags & REC_STACKAGG_TRIM_RECORDER) ? rec_stack_site(s) : 0;
 	if (!path_reserve(a, depth + 2))
-		return fail(a, REC_ERR_NOMEM, "out of memory");
+		return rec_errorf(a->errmsg, REC_ERR_NOMEM, "out of memory");
 	size_t n = 0;
 	if (a->flags & REC_STACKAGG_THREADS) {
 		if (!thread_name(a, ev->thread, &a->path[n]))
-			return fail(a, REC_ERR_NOMEM, "out of memory");
+			return rec_errorf(a->errmsg, REC_ERR_NOMEM, "out of memory");
 		n++;
 	}
 	size_t first = n;
@@ -653,19 +629,19 @@ static rec_status resolve(rec_stackagg *a, const rec_event *ev, uint32_t *leaf)
 	bool reverse = (a->flags & REC_STACKAGG_REVERSE) != 0;
 	if (trunc && !reverse) {
 		if (!intern(a, "[truncated]", 11, &a->path[n]))
-			return fail(a, REC_ERR_NOMEM, "out of memory");
+			return rec_errorf(a->errmsg, REC_ERR_NOMEM, "out of memory");
 		n++;
 	}
 	for (size_t i = 0; i < depth - skip; i++) {
 		size_t k = reverse ? skip + i : depth - 1 - i;
 		const rec_frame *fr = s->frames ? s->frames[k] : NULL;
 		if (!frame_name(a, fr, &a->path[n]))
-			return fail(a, REC_ERR_NOMEM, "out of memory");
+			return rec_errorf(a->errmsg, REC_ERR_NOMEM, "out of memory");
 		n++;
 	}
 	if (trunc && reverse) {
 		if (!intern(a, "[truncated]", 11, &a->path[n]))
-			return fail(a, REC_ERR_NOMEM, "out of memory");
+			return rec_errorf(a->errmsg, REC_ERR_NOMEM, "out of memory");
 		n++;
 	}
 	if (a->include_count || a->exclude_count) {
@@ -697,7 +673,7 @@ static bool cache_grow(rec_stackagg *a)
 		cache_entry *e = &a->cache[i];
 		if (e->gen != a->gen)
 			continue;
-		size_t j = mix64(e->stack_id * 31 + e->thread_id) & (nc - 1);
+		size_t j = rec_mix64(e->stack_id * 31 + e->thread_id) & (nc - 1);
 		while (t[j].gen == a->gen)
 			j = (j + 1) & (nc - 1);
 		t[j] = *e;
@@ -757,7 +733,7 @@ static rec_status event_slot(rec_stackagg *a, const rec_event *ev, uint32_t *out
 	uint64_t sid = ev->stack->id;
 	uint64_t tid = (a->flags & REC_STACKAGG_THREADS) ? (ev->thread ? ev->thread->id : 0) : 0;
 	size_t mask = a->cache_cap - 1;
-	size_t j = mix64(sid * 31 + tid) & mask;
+	size_t j = rec_mix64(sid * 31 + tid) & mask;
 	cache_entry *e;
 	uint32_t slot = NO_NODE;
 	for (;;) {
@@ -860,11 +836,11 @@ rec_status rec_stackagg_add_frames(rec_stackagg *a, const char *const *frames, s
 	if (!a || (depth && !frames))
 		return REC_ERR_INVALID_ARG;
 	if (depth > SIZE_MAX / 8 || !path_reserve(a, depth + 1))
-		return fail(a, REC_ERR_NOMEM, "out of memory");
+		return rec_errorf(a->errmsg, REC_ERR_NOMEM, "out of memory");
 	for (size_t i = 0; i < depth; i++) {
 		const char *f = frames[i] ? frames[i] : "[unknown]";
 		if (!intern_sanitized(a, f, strlen(f), &a->path[i]))
-			return fail(a, REC_ERR_NOMEM, "out of memory");
+			return rec_errorf(a->errmsg, REC_ERR_NOMEM, "out of memory");
 	}
 	uint32_t leaf;
 	rec_status st = insert_path(a, a->path, depth, &leaf);
@@ -926,7 +902,7 @@ rec_status rec_stackagg_rewind(rec_stackagg *a)
 		free(order);
 		free(rank);
 		free(keys);
-		return fail(a, REC_ERR_NOMEM, "out of memory");
+		return rec_errorf(a->errmsg, REC_ERR_NOMEM, "out of memory");
 	}
 	for (size_t i = 0; i < a->name_count; i++)
 		order[i] = (uint32_t)i;
@@ -948,7 +924,7 @@ rec_status rec_stackagg_rewind(rec_stackagg *a)
 		if (!fillpos) {
 			free(rank);
 			free(keys);
-			return fail(a, REC_ERR_NOMEM, "out of memory");
+			return rec_errorf(a->errmsg, REC_ERR_NOMEM, "out of memory");
 		}
 	}
 	memcpy(fillpos, coff, n * sizeof *fillpos);
@@ -972,7 +948,7 @@ rec_status rec_stackagg_rewind(rec_stackagg *a)
 	{
 		uint32_t *dep = malloc(n * sizeof *dep);
 		if (!dep)
-			return fail(a, REC_ERR_NOMEM, "out of memory");
+			return rec_errorf(a->errmsg, REC_ERR_NOMEM, "out of memory");
 		dep[0] = 0;
 		for (size_t i = 1; i < n; i++) {
 			dep[i] = dep[a->nodes[i].parent] + 1;
@@ -993,7 +969,7 @@ rec_status rec_stackagg_rewind(rec_stackagg *a)
 		if (pp)
 			a->it_path = pp;
 		if (!in || !ip || !pp)
-			return fail(a, REC_ERR_NOMEM, "out of memory");
+			return rec_errorf(a->errmsg, REC_ERR_NOMEM, "out of memory");
 		a->it_cap = cap;
 	}
 	a->it_node[0] = 0;
@@ -1008,7 +984,8 @@ rec_status rec_stackagg_next(rec_stackagg *a, rec_stackagg_stack *out)
 	if (!a || !out)
 		return REC_ERR_INVALID_ARG;
 	if (a->dirty)
-		return fail(a, REC_ERR_STATE, "rec_stackagg_rewind() not called since the last change");
+		return rec_errorf(a->errmsg, REC_ERR_STATE,
+				  "rec_stackagg_rewind() not called since the last change");
 	while (a->it_sp > 0) {
 		size_t k = a->it_sp - 1;
 		uint32_t n = a->it_node[k];

@@ -83,10 +83,8 @@ static bool vmap_rehash(vmap *m)
 	if (!t)
 		return false;
 	for (size_t k = 0; k < m->n; k++) {
-		size_t i = hash_bytes(m->keys[k], m->klens[k]) & (ns - 1);
-		while (t[i])
-			i = (i + 1) & (ns - 1);
-		t[i] = (uint32_t)(k + 1);
+		uint64_t h = hash_bytes(m->keys[k], m->klens[k]);
+		*rec_index_free_slot(t, ns, h) = (uint32_t)(k + 1);
 	}
 	free(m->slots);
 	m->slots = t;
@@ -608,17 +606,64 @@ void rec_vi_sort(void *base, size_t n, size_t size, int (*cmp)(const void *, con
 		qsort_r(base, n, size, cmp, ctx);
 }
 
-/* ---- the view ------------------------------------------------------------------ */
-
-static char *dup_opt(const char *s, bool *bad)
+void *rec_vi_id_row(vmap *m, uint32_t id, bool *created)
 {
-	if (!s)
+	bool made;
+	size_t i = rec_vi_vmap_get(m, (const char *)&id, sizeof id, &made);
+	if (i == SIZE_MAX)
 		return NULL;
-	char *d = strdup(s);
-	if (!d)
-		*bad = true;
-	return d;
+	uint32_t *r = vmap_at(m, i);
+	if (made)
+		*r = id;
+	if (created)
+		*created = made;
+	return r;
 }
+
+size_t rec_vi_cols_type_by(const rec_view *v, rec_view_column *cols, const char *title)
+{
+	size_t n = 0;
+	cols[n++] = (rec_view_column){ title, "type", REC_VIEW_TEXT };
+	if (v->by)
+		cols[n++] = (rec_view_column){ v->by, "by", REC_VIEW_TEXT };
+	return n;
+}
+
+size_t rec_vi_cells_type_by(rec_view *v, rec_view_cell *c, uint32_t type, uint32_t by)
+{
+	size_t k = 0;
+	rec_vi_cell_text(v, &c[k++], view_name(v, type));
+	if (v->by)
+		rec_vi_cell_text(v, &c[k++], view_name(v, by));
+	return k;
+}
+
+int rec_vi_rank(const rec_view *v, uint64_t kx, uint64_t ky, uint32_t ax, uint32_t ay, uint32_t bx,
+		uint32_t by)
+{
+	if (kx != ky)
+		return kx > ky ? -1 : 1;
+	int c = strcmp(view_name(v, ax), view_name(v, ay));
+	return c ? c : strcmp(view_name(v, bx), view_name(v, by));
+}
+
+uint32_t *rec_vi_id_slot(uint32_t **a, size_t *n, size_t k, size_t first)
+{
+	if (k >= *n) {
+		size_t nn = *n ? *n : first;
+		while (nn <= k)
+			nn *= 2;
+		uint32_t *p = realloc(*a, nn * sizeof *p);
+		if (!p)
+			return NULL;
+		memset(p + *n, 0, (nn - *n) * sizeof *p);
+		*a = p;
+		*n = nn;
+	}
+	return &(*a)[k];
+}
+
+/* ---- the view ------------------------------------------------------------------ */
 
 rec_status rec_view_open(rec_view **out, const rec_view_options *opts)
 {
@@ -642,9 +687,9 @@ rec_status rec_view_open(rec_view **out, const rec_view_options *opts)
 	v->o = *opts;
 	v->impl = impl;
 	bool bad = false;
-	v->by = dup_opt(opts->by, &bad);
-	v->type = dup_opt(opts->type, &bad);
-	v->thread = dup_opt(opts->thread, &bad);
+	v->by = rec_strdup_opt(opts->by, &bad);
+	v->type = rec_strdup_opt(opts->type, &bad);
+	v->thread = rec_strdup_opt(opts->thread, &bad);
 	rec_vi_vmap_init(&v->names, 1);
 	rec_vi_vmap_init(&v->threads, sizeof(vthread));
 	v->state = calloc(1, impl->state_size ? impl->state_size : 1);

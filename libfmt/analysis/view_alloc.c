@@ -126,12 +126,9 @@ static void al_free(rec_view *v)
 static rec_status add_row(rec_view *v, uint32_t key, uint64_t count, uint64_t bytes)
 {
 	alloc_state *s = v->state;
-	bool created;
-	size_t i = rec_vi_vmap_get(&s->rows, (const char *)&key, sizeof key, &created);
-	if (i == SIZE_MAX)
+	site_row *r = rec_vi_id_row(&s->rows, key, NULL);
+	if (!r)
 		return rec_vi_fail(v, REC_ERR_NOMEM, "out of memory");
-	site_row *r = vmap_at(&s->rows, i);
-	r->site = key;
 	r->count += count;
 	r->bytes += bytes;
 	s->total += bytes;
@@ -173,9 +170,7 @@ static int cmp_rows(const void *a, const void *b, void *ctx)
 {
 	rec_view *v = ctx;
 	const site_row *x = a, *y = b;
-	if (x->bytes != y->bytes)
-		return x->bytes > y->bytes ? -1 : 1;
-	return strcmp(view_name(v, x->site), view_name(v, y->site));
+	return rec_vi_rank(v, x->bytes, y->bytes, x->site, y->site, 0, 0);
 }
 
 static rec_status site_finish(rec_view *v)

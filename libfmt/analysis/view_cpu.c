@@ -35,12 +35,7 @@ static void cpu_free(rec_view *v)
 static fn_row *row_of(rec_view *v, uint32_t name)
 {
 	cpu_state *s = v->state;
-	size_t i = rec_vi_vmap_get(&s->rows, (const char *)&name, sizeof name, NULL);
-	if (i == SIZE_MAX)
-		return NULL;
-	fn_row *r = vmap_at(&s->rows, i);
-	r->name = name;
-	return r;
+	return rec_vi_id_row(&s->rows, name, NULL);
 }
 
 static rec_status cpu_add(rec_view *v, const rec_event *ev, bool selected)

@@ -42,6 +42,10 @@ size_t rec_vi_vmap_get(vmap *m, const char *key, size_t klen, bool *created);
 size_t rec_vi_vmap_find(const vmap *m, const char *key, size_t klen);
 static inline void *vmap_at(const vmap *m, size_t i) { return m->vals + i * m->esize; }
 static inline const char *vmap_key(const vmap *m, size_t i) { return m->keys[i]; }
+/* The row of id in m, a map of rows whose first member is their uint32_t
+ * id (a site, a function name): created zeroed with that id when new
+ * (*created true; created may be NULL).  NULL when out of memory. */
+void *rec_vi_id_row(vmap *m, uint32_t id, bool *created);
 
 /* ---- tables ---- */
 typedef struct vtable {
@@ -252,6 +256,22 @@ static inline void cell_f(rec_view_cell *c, double f) { c->null = false; c->f = 
 void rec_vi_note(rec_view *v, vtable *t, const char *note);
 /* Keep the first top rows (opts.top; 0 all), recording rows_total. */
 void rec_vi_cut(rec_view *v, vtable *t, uint32_t top);
+
+/* The first columns of a table with a row per type (and --by value): the
+ * type, titled title, then the --by field when given; how many (1 or 2). */
+size_t rec_vi_cols_type_by(const rec_view *v, rec_view_column *cols, const char *title);
+/* The cells of those columns (type and by: interned names); how many. */
+size_t rec_vi_cells_type_by(rec_view *v, rec_view_cell *c, uint32_t type, uint32_t by);
+/* The views' usual order of rows: the larger key first, then by name a, then
+ * by name b (interned ids; pass 0 for a name not used). */
+int rec_vi_rank(const rec_view *v, uint64_t kx, uint64_t ky, uint32_t ax, uint32_t ay, uint32_t bx,
+		uint32_t by);
+
+/* ---- an array from small ids (interned names) to rows ---- */
+/* The slot of index k in *a, a zero-filled array of *n uint32_t (a row
+ * index + 1, 0: none yet), grown by doubling from first to hold k; NULL when
+ * out of memory (*a unchanged). */
+uint32_t *rec_vi_id_slot(uint32_t **a, size_t *n, size_t k, size_t first);
 
 /* ---- activity tracker (view_activity.c) ---- */
 /* Note the event in its thread's recent activity (sleeps, condition waits,

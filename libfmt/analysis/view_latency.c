@@ -43,24 +43,18 @@ static void lat_free(rec_view *v)
 static size_t row_index(lat_state *s, uint32_t type, uint32_t by, bool *created)
 {
 	*created = false;
-	bool direct = by == 0;
-	if (direct && type >= s->nrow_of) {
-		size_t n = s->nrow_of ? s->nrow_of : 64;
-		while (n <= type)
-			n *= 2;
-		uint32_t *p = realloc(s->row_of, n * sizeof *p);
-		if (!p)
+	uint32_t *slot = NULL;
+	if (by == 0) {
+		slot = rec_vi_id_slot(&s->row_of, &s->nrow_of, type, 64);
+		if (!slot)
 			return SIZE_MAX;
-		memset(p + s->nrow_of, 0, (n - s->nrow_of) * sizeof *p);
-		s->row_of = p;
-		s->nrow_of = n;
+		if (*slot)
+			return *slot - 1;
 	}
-	if (direct && s->row_of[type])
-		return s->row_of[type] - 1;
 	uint32_t key[2] = { type, by };
 	size_t i = rec_vi_vmap_get(&s->rows, (const char *)key, sizeof key, created);
-	if (direct && i != SIZE_MAX && i < UINT32_MAX)
-		s->row_of[type] = (uint32_t)i + 1;
+	if (slot && i != SIZE_MAX && i < UINT32_MAX)
+		*slot = (uint32_t)i + 1;
 	return i;
 }
 
@@ -114,20 +108,14 @@ static int cmp_rows(const void *a, const void *b, void *ctx)
 {
 	rec_view *v = ctx;
 	const lat_row *x = a, *y = b;
-	if (x->total != y->total)
-		return x->total > y->total ? -1 : 1;
-	int c = strcmp(view_name(v, x->type), view_name(v, y->type));
-	return c ? c : strcmp(view_name(v, x->by), view_name(v, y->by));
+	return rec_vi_rank(v, x->total, y->total, x->type, y->type, x->by, y->by);
 }
 
 static rec_status lat_finish(rec_view *v)
 {
 	lat_state *s = v->state;
 	rec_view_column cols[11];
-	size_t n = 0;
-	cols[n++] = (rec_view_column){ "Event Type", "type", REC_VIEW_TEXT };
-	if (v->by)
-		cols[n++] = (rec_view_column){ v->by, "by", REC_VIEW_TEXT };
+	size_t n = rec_vi_cols_type_by(v, cols, "Event Type");
 	cols[n++] = (rec_view_column){ "Count", "count", REC_VIEW_COUNT };
 	cols[n++] = (rec_view_column){ "Mean", "mean", REC_VIEW_DURATION };
 	cols[n++] = (rec_view_column){ "P50", "p50", REC_VIEW_DURATION };
@@ -146,10 +134,7 @@ static rec_status lat_finish(rec_view *v)
 		rec_view_cell *c = rec_vi_row(v, t);
 		if (!c)
 			return rec_vi_fail(v, REC_ERR_NOMEM, "out of memory");
-		size_t k = 0;
-		rec_vi_cell_text(v, &c[k++], view_name(v, r->type));
-		if (v->by)
-			rec_vi_cell_text(v, &c[k++], view_name(v, r->by));
+		size_t k = rec_vi_cells_type_by(v, c, r->type, r->by);
 		cell_u(&c[k++], rec_histogram_count(r->h));
 		cell_u(&c[k++], (uint64_t)(rec_histogram_mean(r->h) + 0.5));
 		cell_u(&c[k++], rec_histogram_percentile(r->h, 50));

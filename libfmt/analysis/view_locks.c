@@ -234,10 +234,7 @@ static int cmp_rows(const void *a, const void *b, void *ctx)
 {
 	rec_view *v = ctx;
 	const lock_row *x = a, *y = b;
-	if (x->total != y->total)
-		return x->total > y->total ? -1 : 1;
-	int c = strcmp(view_name(v, x->site), view_name(v, y->site));
-	return c ? c : strcmp(view_name(v, x->lock), view_name(v, y->lock));
+	return rec_vi_rank(v, x->total, y->total, x->site, y->site, x->lock, y->lock);
 }
 
 static rec_status lk_finish(rec_view *v)

@@ -47,15 +47,9 @@ static rec_status sl_add(rec_view *v, const rec_event *ev, bool selected)
 	if (site == UINT32_MAX)
 		return rec_vi_fail(v, REC_ERR_NOMEM, "out of memory");
 	bool created;
-	size_t i = rec_vi_vmap_get(&s->rows, (const char *)&site, sizeof site, &created);
-	if (i == SIZE_MAX)
+	sl_row *r = rec_vi_id_row(&s->rows, site, &created);
+	if (!r || (created && rec_histogram_open(&r->h) != REC_OK))
 		return rec_vi_fail(v, REC_ERR_NOMEM, "out of memory");
-	sl_row *r = vmap_at(&s->rows, i);
-	if (created) {
-		r->site = site;
-		if (rec_histogram_open(&r->h) != REC_OK)
-			return rec_vi_fail(v, REC_ERR_NOMEM, "out of memory");
-	}
 	uint64_t d = ev->duration_ns > 0 ? (uint64_t)ev->duration_ns : 0;
 	r->total += d;
 	if (rec_histogram_add(r->h, d) != REC_OK)
@@ -67,9 +61,7 @@ static int cmp_rows(const void *a, const void *b, void *ctx)
 {
 	rec_view *v = ctx;
 	const sl_row *x = a, *y = b;
-	if (x->total != y->total)
-		return x->total > y->total ? -1 : 1;
-	return strcmp(view_name(v, x->site), view_name(v, y->site));
+	return rec_vi_rank(v, x->total, y->total, x->site, y->site, 0, 0);
 }
 
 static rec_status sl_finish(rec_view *v)

@@ -273,10 +273,7 @@ static int cmp_rows(const void *a, const void *b, void *ctx)
 	const span_row *x = a, *y = b;
 	span_state *s = v->state;
 	uint64_t kx = s->alloc_view ? x->alloc : x->wall, ky = s->alloc_view ? y->alloc : y->wall;
-	if (kx != ky)
-		return kx > ky ? -1 : 1;
-	int c = strcmp(view_name(v, x->type), view_name(v, y->type));
-	return c ? c : strcmp(view_name(v, x->by), view_name(v, y->by));
+	return rec_vi_rank(v, kx, ky, x->type, y->type, x->by, y->by);
 }
 
 static int cmp_slow(const void *a, const void *b, void *ctx)
@@ -298,10 +295,7 @@ static rec_status requests_finish(rec_view *v)
 {
 	span_state *s = v->state;
 	rec_view_column cols[16];
-	size_t n = 0;
-	cols[n++] = (rec_view_column){ "Span Type", "type", REC_VIEW_TEXT };
-	if (v->by)
-		cols[n++] = (rec_view_column){ v->by, "by", REC_VIEW_TEXT };
+	size_t n = rec_vi_cols_type_by(v, cols, "Span Type");
 	cols[n++] = (rec_view_column){ "Spans", "spans", REC_VIEW_COUNT };
 	cols[n++] = (rec_view_column){ "Mean", "mean", REC_VIEW_DURATION };
 	cols[n++] = (rec_view_column){ "Max", "max", REC_VIEW_DURATION };
@@ -316,10 +310,7 @@ static rec_status requests_finish(rec_view *v)
 		rec_view_cell *c = rec_vi_row(v, t);
 		if (!c)
 			return rec_vi_fail(v, REC_ERR_NOMEM, "out of memory");
-		size_t k = 0;
-		rec_vi_cell_text(v, &c[k++], view_name(v, r->type));
-		if (v->by)
-			rec_vi_cell_text(v, &c[k++], view_name(v, r->by));
+		size_t k = rec_vi_cells_type_by(v, c, r->type, r->by);
 		cell_u(&c[k++], r->spans);
 		cell_u(&c[k++], (r->wall + r->spans / 2) / r->spans);
 		cell_u(&c[k++], r->max_wall);
@@ -333,9 +324,7 @@ static rec_status requests_finish(rec_view *v)
 	n = 0;
 	cols[n++] = (rec_view_column){ "Start", "start", REC_VIEW_OFFSET };
 	cols[n++] = (rec_view_column){ "Thread", "thread", REC_VIEW_TEXT };
-	cols[n++] = (rec_view_column){ "Span Type", "type", REC_VIEW_TEXT };
-	if (v->by)
-		cols[n++] = (rec_view_column){ v->by, "by", REC_VIEW_TEXT };
+	n += rec_vi_cols_type_by(v, &cols[n], "Span Type");
 	cols[n++] = (rec_view_column){ "Wall", "wall", REC_VIEW_DURATION };
 	for (int k = 0; k < P_PARTS; k++)
 		cols[n++] = (rec_view_column){ part_titles[k], part_keys[k], REC_VIEW_DURATION };
@@ -353,9 +342,7 @@ static rec_status requests_finish(rec_view *v)
 		size_t k = 0;
 		cell_i(&c[k++], sp->s - v->input_start);
 		rec_vi_cell_text(v, &c[k++], view_name(v, sp->thread_name));
-		rec_vi_cell_text(v, &c[k++], view_name(v, sp->type));
-		if (v->by)
-			rec_vi_cell_text(v, &c[k++], view_name(v, sp->by));
+		k += rec_vi_cells_type_by(v, &c[k], sp->type, sp->by);
 		cell_u(&c[k++], (uint64_t)(sp->e - sp->s));
 		for (int p = 0; p < P_PARTS; p++)
 			cell_u(&c[k++], sp->part[p]);
@@ -371,10 +358,7 @@ static rec_status alloc_finish(rec_view *v)
 {
 	span_state *s = v->state;
 	rec_view_column cols[8];
-	size_t n = 0;
-	cols[n++] = (rec_view_column){ "Span Type", "type", REC_VIEW_TEXT };
-	if (v->by)
-		cols[n++] = (rec_view_column){ v->by, "by", REC_VIEW_TEXT };
+	size_t n = rec_vi_cols_type_by(v, cols, "Span Type");
 	cols[n++] = (rec_view_column){ "Spans", "spans", REC_VIEW_COUNT };
 	cols[n++] = (rec_view_column){ "Bytes", "bytes", REC_VIEW_BYTES };
 	cols[n++] = (rec_view_column){ "Per Span", "per_span", REC_VIEW_BYTES };
@@ -388,10 +372,7 @@ static rec_status alloc_finish(rec_view *v)
 		rec_view_cell *c = rec_vi_row(v, t);
 		if (!c)
 			return rec_vi_fail(v, REC_ERR_NOMEM, "out of memory");
-		size_t k = 0;
-		rec_vi_cell_text(v, &c[k++], view_name(v, r->type));
-		if (v->by)
-			rec_vi_cell_text(v, &c[k++], view_name(v, r->by));
+		size_t k = rec_vi_cells_type_by(v, c, r->type, r->by);
 		cell_u(&c[k++], r->spans);
 		cell_u(&c[k++], r->alloc);
 		cell_u(&c[k++], (r->alloc + r->spans / 2) / r->spans);

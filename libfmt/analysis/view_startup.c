@@ -48,23 +48,15 @@ static void su_free(rec_view *v)
 static size_t row_index(su_state *s, int kind, uint32_t site)
 {
 	size_t k = (size_t)site * K_KINDS + (size_t)kind;
-	if (k >= s->nrow_of) {
-		size_t n = s->nrow_of ? s->nrow_of : 256;
-		while (n <= k)
-			n *= 2;
-		uint32_t *p = realloc(s->row_of, n * sizeof *p);
-		if (!p)
-			return SIZE_MAX;
-		memset(p + s->nrow_of, 0, (n - s->nrow_of) * sizeof *p);
-		s->row_of = p;
-		s->nrow_of = n;
-	}
-	if (s->row_of[k])
-		return s->row_of[k] - 1;
+	uint32_t *slot = rec_vi_id_slot(&s->row_of, &s->nrow_of, k, 256);
+	if (!slot)
+		return SIZE_MAX;
+	if (*slot)
+		return *slot - 1;
 	uint32_t key[2] = { (uint32_t)kind, site };
 	size_t i = rec_vi_vmap_get(&s->rows, (const char *)key, sizeof key, NULL);
 	if (i != SIZE_MAX && i < UINT32_MAX)
-		s->row_of[k] = (uint32_t)i + 1;
+		*slot = (uint32_t)i + 1;
 	return i;
 }
 
@@ -132,9 +124,7 @@ static int cmp_rows(const void *a, const void *b, void *ctx)
 	const su_row *x = a, *y = b;
 	if (x->kind != y->kind)
 		return x->kind < y->kind ? -1 : 1;
-	if (x->total != y->total)
-		return x->total > y->total ? -1 : 1;
-	return strcmp(view_name(v, x->site), view_name(v, y->site));
+	return rec_vi_rank(v, x->total, y->total, x->site, y->site, 0, 0);
 }
 
 static rec_status su_finish(rec_view *v)

@@ -68,13 +68,9 @@ static rec_status wl_add(rec_view *v, const rec_event *ev, bool selected)
 	uint32_t site = rec_vi_ev_site(v, ev);
 	if (site == UINT32_MAX)
 		return rec_vi_fail(v, REC_ERR_NOMEM, "out of memory");
-	bool created;
-	size_t i = rec_vi_vmap_get(&s->rows, (const char *)&site, sizeof site, &created);
-	if (i == SIZE_MAX)
+	wl_row *r = rec_vi_id_row(&s->rows, site, NULL);
+	if (!r)
 		return rec_vi_fail(v, REC_ERR_NOMEM, "out of memory");
-	wl_row *r = vmap_at(&s->rows, i);
-	if (created)
-		r->site = site;
 	uint64_t ns = vt_u64(vt, ev, VF_WEIGHT, 0) * vt_u64(vt, ev, VF_PERIOD, 0);
 	r->samples++;
 	r->total += ns;
@@ -87,9 +83,7 @@ static int cmp_rows(const void *a, const void *b, void *ctx)
 {
 	rec_view *v = ctx;
 	const wl_row *x = a, *y = b;
-	if (x->total != y->total)
-		return x->total > y->total ? -1 : 1;
-	return strcmp(view_name(v, x->site), view_name(v, y->site));
+	return rec_vi_rank(v, x->total, y->total, x->site, y->site, 0, 0);
 }
 
 static rec_status wl_finish(rec_view *v)

@@ -3,7 +3,10 @@
  * common_internal.h - the encoding pieces shared by the writer and the
  * reader: little-endian access, LEB128 varints, zigzag, CRC32C, codecs,
  * a growable byte buffer, growable arrays and an arena, the analyses' name hash,
- * and the chunk/section header layouts.  Written once;
+ * and the chunk/section header layouts; and the small helpers several
+ * modules would otherwise write again (an error message into a handle's
+ * errmsg, the 64-bit hash finalizer, the probe of an index table, the copy
+ * of an optional string).  Written once;
  * a second varint decoder anywhere else is a defect.  Never installed.
  */
 #ifndef LIBREC_COMMON_INTERNAL_H
@@ -102,6 +105,18 @@ static inline const char *rec_base_name(const char *path)
 	return s ? s + 1 : path;
 }
 
+/* A copy of s (NULL for NULL); *nomem set true when the copy fails: the
+ * optional strings the analyses' handles keep from their options. */
+static inline char *rec_strdup_opt(const char *s, bool *nomem)
+{
+	if (!s)
+		return NULL;
+	char *d = strdup(s);
+	if (!d)
+		*nomem = true;
+	return d;
+}
+
 /* ---- arena: stable allocations freed together ---------------------------- */
 /* Blocks of 64 KiB, then each twice the last (a larger request gets its own
  * size).  The reader's chunk objects (types, pools, frames), the names the
@@ -121,7 +136,8 @@ void rec_arena_free(rec_arena *a);
 /* Make *arr (of *cap elements of elem bytes) hold at least need elements:
  * the capacity starts at first (when 0) and doubles.  false on allocation
  * failure or size overflow (*arr and *cap unchanged).  The one growth helper
- * of the analyses (stack aggregation, lock graph, summary). */
+ * of the analyses (stack aggregation, lock graph, summary) and of the
+ * symbolizer's tables (stack_symbolize.c, stack_symbol_dwarf.c). */
 bool rec_array_grow(void **arr, size_t *cap, size_t need, size_t elem, size_t first);
 
 /* ---- growable byte buffer ----------------------------------------------- */
@@ -295,6 +311,41 @@ static inline bool rec_chunk_has_front_crc(const rec_chunk_header *h)
  * does not fit in size bytes. */
 bool rec_front_checksum(const uint8_t *payload, uint64_t size, uint16_t section_count,
 			uint32_t *crc);
+
+/* ---- error messages of the analyses' handles ------------------------------ */
+#define REC_ERRMSG_SIZE 256
+/* Print fmt's message into msg and return st: the fail() of the handles
+ * that keep char errmsg[REC_ERRMSG_SIZE] (stack aggregation, pprof, lock
+ * graph). */
+#if defined(__GNUC__)
+__attribute__((format(printf, 3, 4)))
+#endif
+rec_status rec_errorf(char msg[REC_ERRMSG_SIZE], rec_status st, const char *fmt, ...);
+
+/* ---- hashing ------------------------------------------------------------- */
+/* MurmurHash3's 64-bit finalizer: every input bit moves every output bit
+ * (the hash tables of pprof and stack aggregation, the end of the writer's
+ * string hash). */
+static inline uint64_t rec_mix64(uint64_t x)
+{
+	x ^= x >> 33;
+	x *= 0xff51afd7ed558ccdull;
+	x ^= x >> 33;
+	x *= 0xc4ceb9fe1a85ec53ull;
+	x ^= x >> 33;
+	return x;
+}
+
+/* The first free slot (0) from hash h in an index table of cap uint32_t
+ * slots (cap a power of two) by linear probing: where a rebuild of the
+ * analyses' index tables (entry index + 1 per slot) puts each entry. */
+static inline uint32_t *rec_index_free_slot(uint32_t *tab, size_t cap, uint64_t h)
+{
+	size_t j = (size_t)h & (cap - 1);
+	while (tab[j])
+		j = (j + 1) & (cap - 1);
+	return &tab[j];
+}
 
 /* ---- misc ---------------------------------------------------------------- */
 /* ticks * 1e9 / freq without overflow (128-bit intermediate). */

@@ -3,6 +3,9 @@
  * status.c - status texts, version, names of codecs, field types and units,
  * and tick conversion.
  */
+#include <stdarg.h>
+#include <stdio.h>
+
 #include "common/common_internal.h"
 
 #define REC_STR2(x) #x
@@ -107,4 +110,13 @@ int64_t rec_ticks_to_ns_internal(int64_t ticks, uint64_t freq)
 REC_API int64_t rec_ticks_to_ns(int64_t ticks, uint64_t frequency)
 {
 	return rec_ticks_to_ns_internal(ticks, frequency);
+}
+
+rec_status rec_errorf(char msg[REC_ERRMSG_SIZE], rec_status st, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(msg, REC_ERRMSG_SIZE, fmt, ap);
+	va_end(ap);
+	return st;
 }

@@ -72,12 +72,11 @@ static int cmp_u64(const void *a, const void *b)
 
 rec_status rec_rd_decode_metadata(rec_reader *r, rec_rchunk *c)
 {
-	const rec_rsec *s = &c->secs[c->known[REC_SECTION_METADATA]];
-	const uint8_t *p;
-	rec_status st = rec_rd_section(r, c, (uint32_t)c->known[REC_SECTION_METADATA], &p);
+	const rec_rsec *s;
+	rec_rd_dec d;
+	rec_status st = rec_rd_dec_section(r, c, REC_SECTION_METADATA, &s, &d);
 	if (st != REC_OK)
 		return st;
-	rec_rd_dec d = { p, p + s->raw, p, NULL, REC_OK };
 	uint32_t n = s->items;
 	/* Every type takes at least 7 bytes. */
 	if ((uint64_t)n * 7 > s->raw)

@@ -272,6 +272,10 @@ static inline bool rec_rd_dec_u(rec_rd_dec *d, uint64_t *v, const char *what)
 	d->st = REC_ERR_CORRUPT;
 	return false;
 }
+/* sections.c: a cursor over the decompressed bytes of c's section of kind
+ * (one c has: METADATA, STATS); *s gets its header. */
+rec_status rec_rd_dec_section(rec_reader *r, rec_rchunk *c, int kind, const rec_rsec **s,
+			      rec_rd_dec *d);
 
 /* metadata.c: c's types (c->types, c->kinds, the id lookup, c->info.types). */
 rec_status rec_rd_decode_metadata(rec_reader *r, rec_rchunk *c);

@@ -212,3 +212,15 @@ rec_status rec_rd_read_section_table(rec_reader *r, rec_rchunk *c)
 						    rec_rd_kind_name(required[i]));
 	return REC_OK;
 }
+
+rec_status rec_rd_dec_section(rec_reader *r, rec_rchunk *c, int kind, const rec_rsec **s,
+			      rec_rd_dec *d)
+{
+	*s = &c->secs[c->known[kind]];
+	const uint8_t *p;
+	rec_status st = rec_rd_section(r, c, (uint32_t)c->known[kind], &p);
+	if (st != REC_OK)
+		return st;
+	*d = (rec_rd_dec){ p, p + (*s)->raw, p, NULL, REC_OK };
+	return REC_OK;
+}

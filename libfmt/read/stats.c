@@ -13,12 +13,11 @@
 /* ---- STATS ---------------------------------------------------------------------------- */
 rec_status rec_rd_decode_stats(rec_reader *r, rec_rchunk *c)
 {
-	const rec_rsec *s = &c->secs[c->known[REC_SECTION_STATS]];
-	const uint8_t *p;
-	rec_status st = rec_rd_section(r, c, (uint32_t)c->known[REC_SECTION_STATS], &p);
+	const rec_rsec *s;
+	rec_rd_dec d;
+	rec_status st = rec_rd_dec_section(r, c, REC_SECTION_STATS, &s, &d);
 	if (st != REC_OK)
 		return st;
-	rec_rd_dec d = { p, p + s->raw, p, NULL, REC_OK };
 	uint64_t first, last, dropped, tc;
 	const char *bad = NULL;
 	if (!rec_rd_dec_u(&d, &first, "First_Delta") || !rec_rd_dec_u(&d, &last, "Last_Delta") ||

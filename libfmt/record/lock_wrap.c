@@ -294,6 +294,18 @@ static __attribute__((noinline)) void rec_lock_order_record_(const void *lock, c
 	}
 }
 
+/* Put lock on the calling thread's held stack (counted past HELD_MAX). */
+static inline void held_push(const void *lock, const char *name)
+{
+	if (tls_depth < HELD_MAX) {
+		tls_held[tls_depth].lock = lock;
+		tls_held[tls_depth].name = name;
+		tls_depth++;
+	} else {
+		tls_overflow++;
+	}
+}
+
 /* The calling thread now holds lock. */
 static inline void note_acquired(const void *lock, const char *name)
 {
@@ -303,13 +315,7 @@ static inline void note_acquired(const void *lock, const char *name)
 		if (T_order != NULL && rec_type_enabled(T_order))
 			rec_lock_order_record_(lock, name);
 	}
-	if (tls_depth < HELD_MAX) {
-		tls_held[tls_depth].lock = lock;
-		tls_held[tls_depth].name = name;
-		tls_depth++;
-	} else {
-		tls_overflow++;
-	}
+	held_push(lock, name);
 }
 
 static inline void acquired(const void *lock, const char *name, uint64_t *holder, uint64_t tid)
@@ -368,6 +374,16 @@ static __attribute__((noinline)) void rec_lock_wait_record_(const void *lock, co
 	rec_emit_commit(&e);
 }
 
+/* Whether rec.LockWait is on; if so *t0 gets the start of the wait. */
+static inline int wait_begin(uint64_t *t0)
+{
+	ensure_types();
+	if (T_wait == NULL || !rec_type_enabled(T_wait))
+		return 0;
+	*t0 = rec_type_ticks(T_wait);
+	return 1;
+}
+
 /* ---- mutex -------------------------------------------------------------------- */
 
 int rec_mutex_init(rec_mutex *m, const pthread_mutexattr_t *attr, const char *name)
@@ -388,10 +404,9 @@ int rec_mutex_destroy(rec_mutex *m)
 
 static __attribute__((noinline)) int rec_mutex_lock_contended_(rec_mutex *m, uint64_t tid)
 {
-	ensure_types();
 	uint64_t holder = __atomic_load_n(&m->holder, __ATOMIC_RELAXED);
-	int on = T_wait != NULL && rec_type_enabled(T_wait);
-	uint64_t t0 = on ? rec_type_ticks(T_wait) : 0;
+	uint64_t t0 = 0;
+	int on = wait_begin(&t0);
 	int rc = pthread_mutex_lock(&m->mu);
 	if (rc != 0)
 		return rc;
@@ -422,10 +437,17 @@ int rec_mutex_trylock(rec_mutex *m)
 	return rc;
 }
 
-int rec_mutex_unlock(rec_mutex *m)
+/* m is released: off the held stack, and no holder unless the thread still
+ * holds it (recursively). */
+static inline void note_release(rec_mutex *m)
 {
 	if (!released(m))
 		__atomic_store_n(&m->holder, 0, __ATOMIC_RELAXED);
+}
+
+int rec_mutex_unlock(rec_mutex *m)
+{
+	note_release(m);
 	return pthread_mutex_unlock(&m->mu);
 }
 
@@ -434,13 +456,7 @@ int rec_mutex_unlock(rec_mutex *m)
  * returns: the holder and the held stack follow, and sleep.c records the
  * wait as rec.CondWait (the interface the preload's interposers use too). */
 
-static void note_release(rec_mutex *m)
-{
-	if (!released(m))
-		__atomic_store_n(&m->holder, 0, __ATOMIC_RELAXED);
-}
-
-static void note_reacquire(rec_mutex *m)
+static inline void note_reacquire(rec_mutex *m)
 {
 	__atomic_store_n(&m->holder, rec_builtin_tid(), __ATOMIC_RELAXED);
 	/* Back on the held stack without a lock-order check: it is the same
@@ -503,10 +519,9 @@ int rec_rwlock_destroy(rec_rwlock *l)
 
 static __attribute__((noinline)) int rec_rwlock_contended_(rec_rwlock *l, int write, uint64_t tid)
 {
-	ensure_types();
 	uint64_t holder = __atomic_load_n(&l->holder, __ATOMIC_RELAXED);
-	int on = T_wait != NULL && rec_type_enabled(T_wait);
-	uint64_t t0 = on ? rec_type_ticks(T_wait) : 0;
+	uint64_t t0 = 0;
+	int on = wait_begin(&t0);
 	int rc = write ? pthread_rwlock_wrlock(&l->rw) : pthread_rwlock_rdlock(&l->rw);
 	if (rc != 0)
 		return rc;
@@ -516,46 +531,47 @@ static __attribute__((noinline)) int rec_rwlock_contended_(rec_rwlock *l, int wr
 	return 0;
 }
 
-int rec_rwlock_rdlock(rec_rwlock *l)
+/* The read (write 0) or write lock: tried first, waited for (and recorded)
+ * when busy. */
+static inline int rwlock_lock(rec_rwlock *l, int write)
 {
 	uint64_t tid = rec_builtin_tid();
-	int rc = pthread_rwlock_tryrdlock(&l->rw);
+	int rc = write ? pthread_rwlock_trywrlock(&l->rw) : pthread_rwlock_tryrdlock(&l->rw);
 	if (__builtin_expect(rc == 0, 1)) {
 		acquired(l, l->name, &l->holder, tid);
 		return 0;
 	}
 	if (rc != EBUSY)
 		return rc;
-	return rec_rwlock_contended_(l, 0, tid);
+	return rec_rwlock_contended_(l, write, tid);
+}
+
+static inline int rwlock_try(rec_rwlock *l, int write)
+{
+	int rc = write ? pthread_rwlock_trywrlock(&l->rw) : pthread_rwlock_tryrdlock(&l->rw);
+	if (rc == 0)
+		acquired(l, l->name, &l->holder, rec_builtin_tid());
+	return rc;
+}
+
+int rec_rwlock_rdlock(rec_rwlock *l)
+{
+	return rwlock_lock(l, 0);
 }
 
 int rec_rwlock_wrlock(rec_rwlock *l)
 {
-	uint64_t tid = rec_builtin_tid();
-	int rc = pthread_rwlock_trywrlock(&l->rw);
-	if (__builtin_expect(rc == 0, 1)) {
-		acquired(l, l->name, &l->holder, tid);
-		return 0;
-	}
-	if (rc != EBUSY)
-		return rc;
-	return rec_rwlock_contended_(l, 1, tid);
+	return rwlock_lock(l, 1);
 }
 
 int rec_rwlock_tryrdlock(rec_rwlock *l)
 {
-	int rc = pthread_rwlock_tryrdlock(&l->rw);
-	if (rc == 0)
-		acquired(l, l->name, &l->holder, rec_builtin_tid());
-	return rc;
+	return rwlock_try(l, 0);
 }
 
 int rec_rwlock_trywrlock(rec_rwlock *l)
 {
-	int rc = pthread_rwlock_trywrlock(&l->rw);
-	if (rc == 0)
-		acquired(l, l->name, &l->holder, rec_builtin_tid());
-	return rc;
+	return rwlock_try(l, 1);
 }
 
 int rec_rwlock_unlock(rec_rwlock *l)
@@ -579,13 +595,7 @@ void rec_lock_acquired_(const void *lock, const char *name)
 
 void rec_lock_reacquired_(const void *lock, const char *name)
 {
-	if (tls_depth < HELD_MAX) {
-		tls_held[tls_depth].lock = lock;
-		tls_held[tls_depth].name = name;
-		tls_depth++;
-	} else {
-		tls_overflow++;
-	}
+	held_push(lock, name);
 }
 
 int rec_lock_acquired_fast_(const void *lock)
@@ -607,11 +617,7 @@ int rec_lock_released_(const void *lock)
 
 int rec_lock_wait_begin_(uint64_t *t0)
 {
-	ensure_types();
-	if (T_wait == NULL || !rec_type_enabled(T_wait))
-		return 0;
-	*t0 = rec_type_ticks(T_wait);
-	return 1;
+	return wait_begin(t0);
 }
 
 uint32_t rec_lock_held_count_(void)

@@ -45,25 +45,9 @@ static uint64_t rd_u(reader *r, uintptr_t a, size_t len)
 	return v;
 }
 
-static uint64_t rd_uleb(reader *r, uintptr_t *p)
-{
-	uint64_t v = 0;
-	unsigned shift = 0;
-	for (int i = 0; i < 10; i++) {
-		uint8_t b = (uint8_t)rd_u(r, (*p)++, 1);
-		if (r->bad)
-			return 0;
-		if (shift < 64)
-			v |= (uint64_t)(b & 0x7f) << shift;
-		shift += 7;
-		if (!(b & 0x80))
-			return v;
-	}
-	r->bad = 1;
-	return 0;
-}
-
-static int64_t rd_sleb(reader *r, uintptr_t *p)
+/* A LEB128 at *p (signed: sign-extended SLEB128), advancing *p; 0 with
+ * r->bad set when it runs past 10 bytes or off readable memory. */
+static uint64_t rd_leb(reader *r, uintptr_t *p, int sign)
 {
 	uint64_t v = 0;
 	unsigned shift = 0;
@@ -75,13 +59,23 @@ static int64_t rd_sleb(reader *r, uintptr_t *p)
 			v |= (uint64_t)(b & 0x7f) << shift;
 		shift += 7;
 		if (!(b & 0x80)) {
-			if (shift < 64 && (b & 0x40))
+			if (sign && shift < 64 && (b & 0x40))
 				v |= ~(uint64_t)0 << shift;
-			return (int64_t)v;
+			return v;
 		}
 	}
 	r->bad = 1;
 	return 0;
+}
+
+static uint64_t rd_uleb(reader *r, uintptr_t *p)
+{
+	return rd_leb(r, p, 0);
+}
+
+static int64_t rd_sleb(reader *r, uintptr_t *p)
+{
+	return (int64_t)rd_leb(r, p, 1);
 }
 
 /* DW_EH_PE_* pointer encodings. */
@@ -188,22 +182,14 @@ static void set_reg_rule(cfi_state *st, const cie_info *cie, uint64_t reg, int k
 static void emit_row(rows_buf *b, const cfi_state *st, uintptr_t pc, uintptr_t base,
 		     uintptr_t code_lo, uintptr_t code_hi, int plt)
 {
-	if (plt < 0) { /* a signal frame's FDE */
-		if (pc < code_lo || pc >= code_hi || pc - base > UINT32_MAX)
-			return;
-		rec_cfi_row row;
-		memset(&row, 0, sizeof row);
-		row.off = (uint32_t)(pc - base);
-		row.cfa_rule = REC_CFA_SIGNAL;
-		rows_push(b, &row);
-		return;
-	}
 	if (pc < code_lo || pc >= code_hi || pc - base > UINT32_MAX)
 		return;
 	rec_cfi_row row;
 	memset(&row, 0, sizeof row);
 	row.off = (uint32_t)(pc - base);
-	if (st->ra_undef) {
+	if (plt < 0) { /* a signal frame's FDE */
+		row.cfa_rule = REC_CFA_SIGNAL;
+	} else if (st->ra_undef) {
 		row.cfa_rule = REC_CFA_ROOT;
 	} else if (st->cfa_expr) {
 		row.cfa_rule = plt ? REC_CFA_PLT : REC_CFA_BAD;
@@ -223,6 +209,13 @@ static void emit_row(rows_buf *b, const cfi_state *st, uintptr_t pc, uintptr_t b
 }
 
 #define MAX_REMEMBER 8
+
+/* The CFA rule of a CFA register: rsp or rbp, else one the unwinder
+ * cannot follow. */
+static uint8_t cfa_reg_rule(uint64_t reg)
+{
+	return reg == DW_REG_RSP ? REC_CFA_SP : reg == DW_REG_RBP ? REC_CFA_FP : REC_CFA_BAD;
+}
 
 /* Run the CFA instructions [p, end); rows are emitted for FDE code from
  * *loc on when emit is set (an FDE's), not for a CIE's initial ones. */
@@ -315,13 +308,13 @@ static void run_cfa(reader *r, uintptr_t p, uintptr_t end, const cie_info *cie,
 				break;
 			case 0x0c: /* def_cfa */
 				reg = rd_uleb(r, &p);
-				st->cfa_rule = reg == DW_REG_RSP ? REC_CFA_SP : reg == DW_REG_RBP ? REC_CFA_FP : REC_CFA_BAD;
+				st->cfa_rule = cfa_reg_rule(reg);
 				st->cfa_off = (int64_t)rd_uleb(r, &p);
 				st->cfa_expr = 0;
 				break;
 			case 0x0d: /* def_cfa_register */
 				reg = rd_uleb(r, &p);
-				st->cfa_rule = reg == DW_REG_RSP ? REC_CFA_SP : reg == DW_REG_RBP ? REC_CFA_FP : REC_CFA_BAD;
+				st->cfa_rule = cfa_reg_rule(reg);
 				st->cfa_expr = 0;
 				break;
 			case 0x0e: /* def_cfa_offset */
@@ -342,7 +335,7 @@ static void run_cfa(reader *r, uintptr_t p, uintptr_t end, const cie_info *cie,
 				break;
 			case 0x12: /* def_cfa_sf */
 				reg = rd_uleb(r, &p);
-				st->cfa_rule = reg == DW_REG_RSP ? REC_CFA_SP : reg == DW_REG_RBP ? REC_CFA_FP : REC_CFA_BAD;
+				st->cfa_rule = cfa_reg_rule(reg);
 				st->cfa_off = rd_sleb(r, &p) * cie->data_align;
 				st->cfa_expr = 0;
 				break;
@@ -387,19 +380,28 @@ static void run_cfa(reader *r, uintptr_t p, uintptr_t end, const cie_info *cie,
 	}
 }
 
-/* Parse the CIE at c into *cie and run its initial instructions into *st. */
-static int parse_cie(reader *r, uintptr_t c, cie_info *cie, cfi_state *st)
+/* The bounds of the CIE or FDE at *p: its length (4 bytes, or 0xffffffff
+ * then 8), then [*p, *end) its readable contents.  0 for a zero length (the
+ * terminator) or one that does not fit. */
+static int rd_entry(reader *r, uintptr_t *p, uintptr_t *end)
 {
-	uint64_t len = rd_u(r, c, 4);
-	uintptr_t p = c + 4;
+	uint64_t len = rd_u(r, *p, 4);
+	*p += 4;
 	if (len == 0xffffffffu) {
-		len = rd_u(r, p, 8);
-		p += 8;
+		len = rd_u(r, *p, 8);
+		*p += 8;
 	}
 	if (len == 0 || r->bad)
 		return 0;
-	uintptr_t end = p + len;
-	if (end < p || !rd_ok(r, p, len))
+	*end = *p + len;
+	return *end >= *p && rd_ok(r, *p, len);
+}
+
+/* Parse the CIE at c into *cie and run its initial instructions into *st. */
+static int parse_cie(reader *r, uintptr_t c, cie_info *cie, cfi_state *st)
+{
+	uintptr_t p = c, end;
+	if (!rd_entry(r, &p, &end))
 		return 0;
 	if (rd_u(r, p, 4) != 0)
 		return 0; /* not a CIE */
@@ -461,16 +463,8 @@ static int parse_cie(reader *r, uintptr_t c, cie_info *cie, cfi_state *st)
 static void parse_fde(reader *r, uintptr_t f, rows_buf *b, uintptr_t base, uintptr_t code_lo,
 		      uintptr_t code_hi, uintptr_t plt_lo, uintptr_t plt_hi)
 {
-	uint64_t len = rd_u(r, f, 4);
-	uintptr_t p = f + 4;
-	if (len == 0xffffffffu) {
-		len = rd_u(r, p, 8);
-		p += 8;
-	}
-	if (len == 0 || r->bad)
-		return;
-	uintptr_t end = p + len;
-	if (end < p || !rd_ok(r, p, len))
+	uintptr_t p = f, end;
+	if (!rd_entry(r, &p, &end))
 		return;
 	uint32_t cie_ptr = (uint32_t)rd_u(r, p, 4);
 	if (cie_ptr == 0)

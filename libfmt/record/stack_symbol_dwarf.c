@@ -25,6 +25,7 @@
 #include <unistd.h>
 
 #include "rec/symbols.h"
+#include "common/common_internal.h" /* rec_array_grow() */
 #include "record/stack_internal.h"
 
 #define MAX_INLINE 64 /* deeper inline chains are cut (never seen in practice) */
@@ -269,14 +270,8 @@ rec_status rec_symbols_module(rec_symbols *s, const char *path, const char *buil
 		path = "";
 	if (!build_id)
 		build_id = "";
-	if (s->nmods == s->capmods) {
-		size_t nc = s->capmods ? s->capmods * 2 : 16;
-		sym_module *nm = realloc(s->mods, nc * sizeof *nm);
-		if (!nm)
-			return REC_ERR_NOMEM;
-		s->mods = nm;
-		s->capmods = nc;
-	}
+	if (!rec_array_grow((void **)&s->mods, &s->capmods, s->nmods + 1, sizeof *s->mods, 16))
+		return REC_ERR_NOMEM;
 	char found[4096];
 	const char *file = NULL;
 	if (path[0] == '/' && file_has_build_id(path, build_id))

@@ -109,14 +109,8 @@ static bool queue_source(rec_recorder *r, rec_bg_pending *pd, uint64_t fid, cons
 {
 	if (!sym->flags && !(sym->file && sym->file[0]) && !sym->line && !sym->inline_count)
 		return true;
-	if (pd->nsrcs == pd->csrcs) {
-		size_t nc = pd->csrcs ? pd->csrcs * 2 : 64;
-		rec_pending_frame *nf = realloc(pd->srcs, nc * sizeof *nf);
-		if (!nf)
-			return false;
-		pd->srcs = nf;
-		pd->csrcs = nc;
-	}
+	if (!rec_array_grow((void **)&pd->srcs, &pd->csrcs, pd->nsrcs + 1, sizeof *pd->srcs, 64))
+		return false;
 	rec_pending_frame f = { fid, 0, 0, 0, 0, 0, sym->flags, sym->line, 0, 0 };
 	if (sym->file && sym->file[0])
 		f.file = rec_intern_bg(r, sym->file);
@@ -228,14 +222,9 @@ uint64_t rec_bg_symbolize(rec_recorder *r, rec_bg_pending *pd)
 			if (sym.flags && !queue_source(r, pd, fid, &sym))
 				return id - 1;
 			if (!(sym.flags & REC_FRAME_UNSYMBOLIZED) && sym.module_index) {
-				if (fm->nsrc == fm->csrc) {
-					size_t nc = fm->csrc ? fm->csrc * 2 : 256;
-					struct pending_src *ns = realloc(fm->src, nc * sizeof *ns);
-					if (!ns)
-						return id - 1;
-					fm->src = ns;
-					fm->csrc = nc;
-				}
+				if (!rec_array_grow((void **)&fm->src, &fm->csrc, fm->nsrc + 1,
+						    sizeof *fm->src, 256))
+					return id - 1;
 				fm->src[fm->nsrc].pc = pc;
 				fm->src[fm->nsrc].fid = fid;
 				fm->nsrc++;
@@ -255,26 +244,16 @@ uint64_t rec_bg_symbolize(rec_recorder *r, rec_bg_pending *pd)
 							     sym.module_path ? rec_intern_bg(r, sym.module_path) : 0,
 							     sym.build_id ? rec_intern_bg(r, sym.build_id) : 0,
 							     sym.module_base };
-					if (pd->nmods == pd->cmods) {
-						size_t nc = pd->cmods ? pd->cmods * 2 : 16;
-						rec_pending_module *nm = realloc(pd->mods, nc * sizeof *nm);
-						if (!nm)
-							return id - 1;
-						pd->mods = nm;
-						pd->cmods = nc;
-					}
+					if (!rec_array_grow((void **)&pd->mods, &pd->cmods, pd->nmods + 1,
+							    sizeof *pd->mods, 16))
+						return id - 1;
 					pd->mods[pd->nmods++] = m;
 					pd->mod_defined[sym.module_index] = 1;
 				}
 			}
-			if (pd->nframes == pd->cframes) {
-				size_t nc = pd->cframes ? pd->cframes * 2 : 64;
-				rec_pending_frame *nf = realloc(pd->frames, nc * sizeof *nf);
-				if (!nf)
-					return id - 1;
-				pd->frames = nf;
-				pd->cframes = nc;
-			}
+			if (!rec_array_grow((void **)&pd->frames, &pd->cframes, pd->nframes + 1,
+					    sizeof *pd->frames, 64))
+				return id - 1;
 			pd->frames[pd->nframes++] = f;
 		}
 	}

@@ -135,6 +135,30 @@ static char *sym_strdup(rec_symbolizer *s, const char *str)
 	return rec_arena_strndup(&s->strs, str, strlen(str));
 }
 
+/* The source of a resolved address (file, line, inline frames) into out, the
+ * strings copied into the symbolizer's arena.  REC_ERR_NOMEM. */
+static rec_status keep_source(rec_symbolizer *s, const rec_symbolized *d, rec_symbol *out)
+{
+	if (d->file[0] && !(out->file = sym_strdup(s, d->file)))
+		return REC_ERR_NOMEM;
+	out->line = d->line;
+	if (d->inline_count) {
+		rec_inline_frame *inl = rec_arena_alloc(&s->strs, d->inline_count * sizeof *inl);
+		if (!inl)
+			return REC_ERR_NOMEM;
+		for (uint32_t i = 0; i < d->inline_count; i++) {
+			inl[i].function = sym_strdup(s, d->inlined[i].function);
+			inl[i].file = sym_strdup(s, d->inlined[i].file);
+			inl[i].line = d->inlined[i].line;
+			if (!inl[i].function || !inl[i].file)
+				return REC_ERR_NOMEM;
+		}
+		out->inlined = inl;
+		out->inline_count = d->inline_count;
+	}
+	return REC_OK;
+}
+
 rec_status rec_symbolizer_open(rec_symbolizer **out)
 {
 	if (out == NULL)
@@ -400,23 +424,8 @@ rec_status rec_symbolizer_lookup(rec_symbolizer *s, uintptr_t entry, rec_symbol 
 			if (d.function[0] && !(sym.function = sym_strdup(s, d.function)))
 				return REC_ERR_NOMEM;
 			sym.function_offset = d.function_offset;
-			if (d.file[0] && !(sym.file = sym_strdup(s, d.file)))
+			if (keep_source(s, &d, &sym) != REC_OK)
 				return REC_ERR_NOMEM;
-			sym.line = d.line;
-			if (d.inline_count) {
-				rec_inline_frame *inl = rec_arena_alloc(&s->strs, d.inline_count * sizeof *inl);
-				if (!inl)
-					return REC_ERR_NOMEM;
-				for (uint32_t i = 0; i < d.inline_count; i++) {
-					inl[i].function = sym_strdup(s, d.inlined[i].function);
-					inl[i].file = sym_strdup(s, d.inlined[i].file);
-					inl[i].line = d.inlined[i].line;
-					if (!inl[i].function || !inl[i].file)
-						return REC_ERR_NOMEM;
-				}
-				sym.inlined = inl;
-				sym.inline_count = d.inline_count;
-			}
 		}
 	}
 	Dl_info di;
@@ -492,22 +501,5 @@ rec_status rec_symbolizer_source(rec_symbolizer *s, uintptr_t entry, rec_symbol 
 	if (rec_symbols_resolve(s->syms, m->sym_handle, pc - m->base, (entry & REC_STACK_PC_EXACT) != 0,
 				&d) != REC_OK)
 		return REC_OK;
-	if (d.file[0] && !(out->file = sym_strdup(s, d.file)))
-		return REC_ERR_NOMEM;
-	out->line = d.line;
-	if (d.inline_count) {
-		rec_inline_frame *inl = rec_arena_alloc(&s->strs, d.inline_count * sizeof *inl);
-		if (!inl)
-			return REC_ERR_NOMEM;
-		for (uint32_t i = 0; i < d.inline_count; i++) {
-			inl[i].function = sym_strdup(s, d.inlined[i].function);
-			inl[i].file = sym_strdup(s, d.inlined[i].file);
-			inl[i].line = d.inlined[i].line;
-			if (!inl[i].function || !inl[i].file)
-				return REC_ERR_NOMEM;
-		}
-		out->inlined = inl;
-		out->inline_count = d.inline_count;
-	}
-	return REC_OK;
+	return keep_source(s, &d, out);
 }

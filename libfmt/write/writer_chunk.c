@@ -332,17 +332,12 @@ typedef struct rec_wchunk {
 	uint64_t raw_size;
 } rec_wchunk;
 
-/* Append one section header and its stored bytes (flags as stored) to w->out. */
-static rec_status put_section(rec_writer *w, rec_wchunk *c, uint16_t kind, size_t items,
-			      size_t raw_len, uint16_t flags, const void *stored, size_t stored_len)
+/* The header of the section whose stored bytes stand after room for it at
+ * the end of w->out: written, and the section taken into w->out and c. */
+static void seal_section(rec_writer *w, rec_wchunk *c, uint16_t kind, uint16_t flags,
+			 size_t items, size_t stored_len, size_t raw_len)
 {
 	rec_section_header sh;
-
-	if (w->out.cap - w->out.len < REC_SECTION_HEADER_SIZE + stored_len &&
-	    !rec_buf_reserve(&w->out, REC_SECTION_HEADER_SIZE + stored_len))
-		return rec_w_fail(w, REC_ERR_NOMEM, "chunk: out of memory");
-	if (stored_len)
-		memcpy(w->out.data + w->out.len + REC_SECTION_HEADER_SIZE, stored, stored_len);
 	sh.kind = kind;
 	sh.flags = flags;
 	sh.item_count = (uint32_t)items;
@@ -352,6 +347,18 @@ static rec_status put_section(rec_writer *w, rec_wchunk *c, uint16_t kind, size_
 	w->out.len += REC_SECTION_HEADER_SIZE + stored_len;
 	c->sections++;
 	c->raw_size += raw_len;
+}
+
+/* Append one section header and its stored bytes (flags as stored) to w->out. */
+static rec_status put_section(rec_writer *w, rec_wchunk *c, uint16_t kind, size_t items,
+			      size_t raw_len, uint16_t flags, const void *stored, size_t stored_len)
+{
+	if (w->out.cap - w->out.len < REC_SECTION_HEADER_SIZE + stored_len &&
+	    !rec_buf_reserve(&w->out, REC_SECTION_HEADER_SIZE + stored_len))
+		return rec_w_fail(w, REC_ERR_NOMEM, "chunk: out of memory");
+	if (stored_len)
+		memcpy(w->out.data + w->out.len + REC_SECTION_HEADER_SIZE, stored, stored_len);
+	seal_section(w, c, kind, flags, items, stored_len, raw_len);
 	return REC_OK;
 }
 
@@ -359,7 +366,6 @@ static rec_status put_section(rec_writer *w, rec_wchunk *c, uint16_t kind, size_
 static rec_status add_section(rec_writer *w, rec_wchunk *c, uint16_t kind, size_t items,
 			      const void *raw, size_t raw_len)
 {
-	rec_section_header sh;
 	size_t bound = raw_len, stored = raw_len;
 	uint16_t flags = 0;
 	uint8_t *dst;
@@ -392,15 +398,7 @@ static rec_status add_section(rec_writer *w, rec_wchunk *c, uint16_t kind, size_
 	}
 	if (!flags && raw_len)
 		memcpy(dst, raw, raw_len);
-	sh.kind = kind;
-	sh.flags = flags;
-	sh.item_count = (uint32_t)items;
-	sh.stored_size = (uint32_t)stored;
-	sh.raw_size = (uint32_t)raw_len;
-	rec_section_header_encode(&sh, w->out.data + w->out.len);
-	w->out.len += REC_SECTION_HEADER_SIZE + stored;
-	c->sections++;
-	c->raw_size += raw_len;
+	seal_section(w, c, kind, flags, items, stored, raw_len);
 	return REC_OK;
 }
 
@@ -492,6 +490,39 @@ static rec_status fix_start(rec_writer *w)
 	return REC_OK;
 }
 
+/* Place a scanned record (in bytes at p0) in the open chunk: the first is
+ * kept whole in c_first, its delta waiting for Start_Ticks (fix_start),
+ * with room left for it in front of EVENTS (and, when more is not 0, room
+ * for more bytes after it); each later one is transcoded onto EVENTS.  false
+ * when out of memory (nothing placed). */
+static inline __attribute__((always_inline)) bool place_record(rec_writer *w, const rec_wscan *s,
+							       const uint8_t *p0, size_t in, size_t more)
+{
+	if (w->c_count == 0) {
+		w->c_first.len = 0;
+		if (!rec_buf_append(&w->c_first, p0, in) ||
+		    (more && w->events.cap < in + REC_W_RECORD_GROWTH + more &&
+		     !rec_buf_reserve(&w->events, in + REC_W_RECORD_GROWTH + more)))
+			return false;
+		w->c_head = in + REC_W_RECORD_GROWTH;
+		w->events.len = w->c_head;
+		w->c_prev = w->c_min = s->ticks;
+		w->c_max_end = s->end_ticks;
+	} else {
+		size_t n = emit_record(w->events.data + w->events.len, s, w->c_prev);
+		w->events.len += n;
+		s->t->count++;
+		s->t->bytes += n;
+		w->c_prev = s->ticks;
+		if (s->ticks < w->c_min)
+			w->c_min = s->ticks;
+		if (s->end_ticks > w->c_max_end)
+			w->c_max_end = s->end_ticks;
+	}
+	w->c_count++;
+	return true;
+}
+
 /* Take one record at *pp into the open chunk (room for it reserved).
  * Returns SCAN_OK, SCAN_CORRUPT or an undefined reference's pool + 1. */
 static inline int take_record(rec_writer *w, const uint8_t **pp, const uint8_t *lim, size_t in,
@@ -503,29 +534,10 @@ static inline int take_record(rec_writer *w, const uint8_t **pp, const uint8_t *
 
 	if (rc != SCAN_OK)
 		return rc;
-	if (w->c_count == 0) {
-		/* Its delta waits for Start_Ticks (fix_start). */
-		w->c_first.len = 0;
-		if (!rec_buf_append(&w->c_first, p0, in)) {
-			*pp = p0;
-			return SCAN_CORRUPT - 1;
-		}
-		w->c_head = in + REC_W_RECORD_GROWTH;
-		w->events.len = w->c_head;
-		w->c_prev = w->c_min = s.ticks;
-		w->c_max_end = s.end_ticks;
-	} else {
-		size_t n = emit_record(w->events.data + w->events.len, &s, w->c_prev);
-		w->events.len += n;
-		s.t->count++;
-		s.t->bytes += n;
-		w->c_prev = s.ticks;
-		if (s.ticks < w->c_min)
-			w->c_min = s.ticks;
-		if (s.end_ticks > w->c_max_end)
-			w->c_max_end = s.end_ticks;
+	if (!place_record(w, &s, p0, in, 0)) {
+		*pp = p0;
+		return SCAN_CORRUPT - 1;
 	}
-	w->c_count++;
 	w->c_in += in;
 	return SCAN_OK;
 }
@@ -933,32 +945,11 @@ int rec_w_take_checked(rec_writer *w, const uint8_t *buf, size_t len)
 			untake(w, ev_len, count, prev, min, max_end);
 			return 0;
 		}
-		if (w->c_count == 0) {
-			const size_t in = (size_t)(p - p0);
-			w->c_first.len = 0;
-			if (!rec_buf_append(&w->c_first, p0, in) ||
-			    (w->events.cap < in + REC_W_RECORD_GROWTH + len + (len / 3 + 1) * REC_W_RECORD_GROWTH &&
-			     !rec_buf_reserve(&w->events, in + REC_W_RECORD_GROWTH + len +
-							      (len / 3 + 1) * REC_W_RECORD_GROWTH))) {
-				untake(w, ev_len, count, prev, min, max_end);
-				return 0;
-			}
-			w->c_head = in + REC_W_RECORD_GROWTH;
-			w->events.len = w->c_head;
-			w->c_prev = w->c_min = s.ticks;
-			w->c_max_end = s.end_ticks;
-		} else {
-			size_t n = emit_record(w->events.data + w->events.len, &s, w->c_prev);
-			w->events.len += n;
-			s.t->count++;
-			s.t->bytes += n;
-			w->c_prev = s.ticks;
-			if (s.ticks < w->c_min)
-				w->c_min = s.ticks;
-			if (s.end_ticks > w->c_max_end)
-				w->c_max_end = s.end_ticks;
+		if (!place_record(w, &s, p0, (size_t)(p - p0),
+				  len + (len / 3 + 1) * REC_W_RECORD_GROWTH)) {
+			untake(w, ev_len, count, prev, min, max_end);
+			return 0;
 		}
-		w->c_count++;
 	}
 	w->c_in += len;
 	if (w->c_in >= w->chunk_size) {

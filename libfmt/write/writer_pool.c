@@ -146,12 +146,7 @@ static uint64_t str_hash(const uint8_t *s, size_t len)
 		k = (k << 31) | (k >> 33);
 		h ^= k * 0x4CF5AD432745937Full;
 	}
-	h ^= h >> 33;
-	h *= 0xFF51AFD7ED558CCDull;
-	h ^= h >> 33;
-	h *= 0xC4CEB9FE1A85EC53ull;
-	h ^= h >> 33;
-	return h;
+	return rec_mix64(h);
 }
 
 static bool str_equal(const rec_writer *w, const rec_wentry *e, const void *s, size_t len)

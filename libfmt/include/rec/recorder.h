@@ -568,18 +568,27 @@ REC_INLINE_ bool rec_emit_begin(rec_emit *e, rec_event_type *t)
 	return rec_emit_begin_full_(e, t, rec_type_ticks(t), 0, 0, NULL, 0, 0);
 }
 
-/*! rec_emit_begin_at() : start an event that began at start_ticks and ended
- *  at end_ticks (rec_type_ticks()); for a duration type it is kept only if
- *  end - start >= the type's threshold. */
-REC_INLINE_ bool rec_emit_begin_at(rec_emit *e, rec_event_type *t, uint64_t start_ticks,
-				     uint64_t end_ticks)
+/* The checks of the begin functions with a start and an end (type on, and a
+ * duration type's threshold), then rec_emit_begin_full_(). */
+REC_INLINE_ bool rec_emit_begin_span_(rec_emit *e, rec_event_type *t, uint64_t start_ticks,
+				       uint64_t end_ticks, int signal, const uintptr_t *pcs,
+				       size_t npcs, int truncated)
 {
 	if (REC_LIKELY_(!__atomic_load_n(&t->enabled, __ATOMIC_RELAXED)))
 		return false;
 	uint64_t d = end_ticks > start_ticks ? end_ticks - start_ticks : 0;
 	if ((t->flags & REC_EVENT_HAS_DURATION) && d < t->threshold_ticks)
 		return false;
-	return rec_emit_begin_full_(e, t, start_ticks, d, 0, NULL, 0, 0);
+	return rec_emit_begin_full_(e, t, start_ticks, d, signal, pcs, npcs, truncated);
+}
+
+/*! rec_emit_begin_at() : start an event that began at start_ticks and ended
+ *  at end_ticks (rec_type_ticks()); for a duration type it is kept only if
+ *  end - start >= the type's threshold. */
+REC_INLINE_ bool rec_emit_begin_at(rec_emit *e, rec_event_type *t, uint64_t start_ticks,
+				     uint64_t end_ticks)
+{
+	return rec_emit_begin_span_(e, t, start_ticks, end_ticks, 0, NULL, 0, 0);
 }
 
 /*! rec_emit_begin_signal() : as rec_emit_begin_at() (end_ticks 0 = instant
@@ -590,12 +599,7 @@ REC_INLINE_ bool rec_emit_begin_at(rec_emit *e, rec_event_type *t, uint64_t star
 REC_INLINE_ bool rec_emit_begin_signal(rec_emit *e, rec_event_type *t, uint64_t start_ticks,
 					 uint64_t end_ticks)
 {
-	if (REC_LIKELY_(!__atomic_load_n(&t->enabled, __ATOMIC_RELAXED)))
-		return false;
-	uint64_t d = end_ticks > start_ticks ? end_ticks - start_ticks : 0;
-	if ((t->flags & REC_EVENT_HAS_DURATION) && d < t->threshold_ticks)
-		return false;
-	return rec_emit_begin_full_(e, t, start_ticks, d, 1, NULL, 0, 0);
+	return rec_emit_begin_span_(e, t, start_ticks, end_ticks, 1, NULL, 0, 0);
 }
 
 /*! rec_emit_begin_signal_pcs() : as rec_emit_begin_signal(), with the stack
@@ -606,12 +610,7 @@ REC_INLINE_ bool rec_emit_begin_signal_pcs(rec_emit *e, rec_event_type *t, uint6
 					     uint64_t end_ticks, const uintptr_t *pcs, size_t npcs,
 					     int truncated)
 {
-	if (REC_LIKELY_(!__atomic_load_n(&t->enabled, __ATOMIC_RELAXED)))
-		return false;
-	uint64_t d = end_ticks > start_ticks ? end_ticks - start_ticks : 0;
-	if ((t->flags & REC_EVENT_HAS_DURATION) && d < t->threshold_ticks)
-		return false;
-	return rec_emit_begin_full_(e, t, start_ticks, d, 1, pcs, npcs, truncated);
+	return rec_emit_begin_span_(e, t, start_ticks, end_ticks, 1, pcs, npcs, truncated);
 }
 
 /*! rec_emit_begin_pcs() : as rec_emit_begin_at(), with the stack given as
@@ -622,12 +621,8 @@ REC_INLINE_ bool rec_emit_begin_pcs(rec_emit *e, rec_event_type *t, uint64_t sta
 				      uint64_t end_ticks, const uintptr_t *pcs, size_t npcs)
 {
 	static const uintptr_t none_[1] = { 0 };
-	if (REC_LIKELY_(!__atomic_load_n(&t->enabled, __ATOMIC_RELAXED)))
-		return false;
-	uint64_t d = end_ticks > start_ticks ? end_ticks - start_ticks : 0;
-	if ((t->flags & REC_EVENT_HAS_DURATION) && d < t->threshold_ticks)
-		return false;
-	return rec_emit_begin_full_(e, t, start_ticks, d, 0, pcs ? pcs : none_, pcs ? npcs : 0, 0);
+	return rec_emit_begin_span_(e, t, start_ticks, end_ticks, 0, pcs ? pcs : none_,
+				    pcs ? npcs : 0, 0);
 }
 
 REC_INLINE_ void rec_emit_u64(rec_emit *e, uint64_t v) { e->p = rec_emit_varint_(e->p, v); }
