@@ -171,7 +171,6 @@ static void init_eagerly(void)
 	(void)rec_sleep_type();          /* rec.Sleep, rec.CondWait */
 	(void)rec_io_type_();            /* rec.IO */
 	(void)rec_poll_type_();          /* rec.Poll */
-	rec_thread_global_init();
 	(void)rec_builtin_tid();
 	uintptr_t pcs[4];
 	int trunc = 0;
@@ -250,6 +249,15 @@ static int exec_output(char *entry, size_t cap)
 
 __attribute__((constructor(101))) static void preload_start(void)
 {
+	/* The recorder's fork handlers first, before anything here calls
+	 * malloc: an allocator of the program's own (jemalloc in redis-server)
+	 * registers its handlers at its first call, and prepare handlers run
+	 * last-registered first.  Registered before the allocator's, ours run
+	 * after it took its locks, so no thread inside the allocator, holding
+	 * them, can be waiting for ours (LOCK ORDER, recorder_internal.h).
+	 * (pthread_key_create, pthread_atfork's first entries and membarrier
+	 * allocate nothing.) */
+	rec_thread_global_init();
 	rec_preload_resolve();
 	dl_iterate_phdr(text_cb, (void *)(uintptr_t)&text_cb);
 	rec_in_recorder_ = 1;

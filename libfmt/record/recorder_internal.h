@@ -462,9 +462,16 @@ struct rec_recorder {
  * calls glibc's malloc always gets through; the rule is kept all the same.
  * Known exceptions: rec_report() may call the program's on_error under
  * them (open's step 8); a flight recorder's open registers its atexit
- * handler under rec_g_lock (rec_flight_opened); the fork handler holds
- * them across the fork (atfork_prepare), while fork handlers of the
- * program registered before ours run.
+ * handler under rec_g_lock (rec_flight_opened).  The fork handler holds
+ * them across the fork (atfork_prepare), and g_dl_lock (thread.c) too:
+ * the preload library registers it first of all in its constructor,
+ * before the program's allocator can register its own (jemalloc does at
+ * its first call), so the allocator's prepare handler has taken its locks
+ * before ours waits for any of ours; nothing done under g_dl_lock (inside
+ * dl_iterate_phdr) calls malloc either (stack_cfi.c sorts without qsort,
+ * which allocates: tests/cli/preload_alloc_fork.sh).  A program that
+ * links librec and registers fork handlers before it opens a recorder
+ * still has its handlers run after ours.
  *
  * Leaves, never held while taking another: registry_lock (metrics.c), the
  * sampler's reg_lock (sampler.c: its list of sampled threads and their

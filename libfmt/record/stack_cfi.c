@@ -505,13 +505,46 @@ static void parse_fde(reader *r, uintptr_t f, rows_buf *b, uintptr_t base, uintp
 	}
 }
 
-static int row_cmp(const void *a, const void *b)
+/* Row order: by offset, gaps first (a real row at the same offset wins). */
+static int row_less(const rec_cfi_row *x, const rec_cfi_row *y)
 {
-	const rec_cfi_row *x = a, *y = b;
 	if (x->off != y->off)
-		return x->off < y->off ? -1 : 1;
-	/* gaps first: a real row at the same offset wins */
-	return (int)y->pad[0] - (int)x->pad[0];
+		return x->off < y->off;
+	return x->pad[0] > y->pad[0];
+}
+
+static void row_sift(rec_cfi_row *v, size_t i, size_t n)
+{
+	for (;;) {
+		size_t l = 2 * i + 1, m = i;
+		if (l < n && row_less(&v[m], &v[l]))
+			m = l;
+		if (l + 1 < n && row_less(&v[m], &v[l + 1]))
+			m = l + 1;
+		if (m == i)
+			return;
+		rec_cfi_row t = v[i];
+		v[i] = v[m];
+		v[m] = t;
+		i = m;
+	}
+}
+
+/* Heapsort in place: this runs inside dl_iterate_phdr (rec_dl_iterate_phdr
+ * holds g_dl_lock, which the fork handler takes after the program's own
+ * handlers), where nothing may call the program's malloc, and glibc's qsort
+ * does for a large array (a program whose allocator's fork handler held its
+ * lock then waited for g_dl_lock: tests/cli/preload_alloc_fork.sh). */
+static void sort_rows(rec_cfi_row *v, size_t n)
+{
+	for (size_t i = n / 2; i-- > 0;)
+		row_sift(v, i, n);
+	for (size_t end = n; end > 1; end--) {
+		rec_cfi_row t = v[0];
+		v[0] = v[end - 1];
+		v[end - 1] = t;
+		row_sift(v, 0, end - 1);
+	}
 }
 
 static void free_rows(rec_cfi_row *rows, size_t map_bytes)
@@ -565,7 +598,7 @@ rec_status rec_cfi_build(const void *hdr, const uintptr_t *lo, const uintptr_t *
 		free_rows(b.v, b.bytes);
 		return REC_OK;
 	}
-	qsort(b.v, b.n, sizeof *b.v, row_cmp);
+	sort_rows(b.v, b.n);
 	/* one row per offset: the last of equal offsets (a real row after a gap) */
 	size_t w = 0;
 	for (size_t i = 0; i < b.n; i++) {

@@ -34,6 +34,18 @@
  * interposes (as jemalloc starts its threads), so the recorder meets them
  * first inside the allocator.  The hog prints "hog TID holds N" at the end.
  *
+ * With PLAIN_OWNALLOC_FORK=1 as well, the allocator registers fork
+ * handlers at its first call, as jemalloc does (pthread_atfork in its
+ * initialization: in a preloaded process that is inside the preload
+ * library's constructor): its prepare handler takes heap_lock and the bin
+ * lock, the parent's and the child's release them.  The main thread forks
+ * 40 times a round while the workers run (the child exits at once) and
+ * prints "forks N".  A recorder thread that calls the program's allocator
+ * while it holds a lock the recorder's own fork handler takes (the unwind
+ * tables were sorted with glibc's qsort, which allocates, inside
+ * dl_iterate_phdr) hangs the fork: the allocator's handler holds heap_lock
+ * and the recorder's waits for its lock.
+ *
  * Usage: plain_ownalloc [ROUNDS [WORKERS [ITERS]]].  Prints "round N" as
  * rounds end, "tid TID iters N" for every worker, and "done" at the end.
  */
@@ -47,6 +59,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -80,11 +93,19 @@ static int bins = -1;
 static pthread_mutex_t *bin_lock;
 static __thread int in_alloc;
 
+static int forking;
+static void fork_prepare(void);
+static void fork_release(void);
+
 static int bins_on(void)
 {
 	if (bins < 0) { /* the first call, before any thread: getenv allocates nothing */
 		const char *e = getenv("PLAIN_OWNALLOC_BINS");
 		bins = e != NULL && e[0] == '1';
+		const char *f = getenv("PLAIN_OWNALLOC_FORK");
+		forking = bins && f != NULL && f[0] == '1';
+		if (forking && pthread_atfork(fork_prepare, fork_release, fork_release) != 0)
+			_exit(5);
 	}
 	return bins;
 }
@@ -112,6 +133,21 @@ static void enter(void)
 		bin_lock = m;
 	}
 	pthread_mutex_lock(bin_lock);
+}
+
+/* jemalloc's prefork: every lock of the allocator, then the fork */
+static void fork_prepare(void)
+{
+	pthread_mutex_lock(&heap_lock);
+	if (bin_lock != NULL)
+		pthread_mutex_lock(bin_lock);
+}
+
+static void fork_release(void)
+{
+	if (bin_lock != NULL)
+		pthread_mutex_unlock(bin_lock);
+	pthread_mutex_unlock(&heap_lock);
 }
 
 static void leave(void)
@@ -351,6 +387,7 @@ static int create(pthread_t *th, void *(*fn)(void *), void *arg)
 
 int main(int argc, char **argv)
 {
+	long forks = 0;
 	int rounds = argc > 1 ? (int)strtol(argv[1], NULL, 10) : 4;
 	int workers = argc > 2 ? (int)strtol(argv[2], NULL, 10) : 4;
 	if (argc > 3)
@@ -381,6 +418,15 @@ int main(int argc, char **argv)
 		round_started = r;
 		pthread_cond_broadcast(&start_cond);
 		pthread_mutex_unlock(&start_lock);
+		if (forking) /* while the workers run */
+			for (int k = 0; k < 40; k++) {
+				pid_t pid = fork();
+				if (pid == 0)
+					_exit(0);
+				if (pid < 0 || waitpid(pid, NULL, 0) != pid)
+					return 1;
+				forks++;
+			}
 		for (int w = 0; w < workers; w++)
 			pthread_join(th[w], NULL);
 		for (int w = 0; w < workers; w++)
@@ -388,6 +434,8 @@ int main(int argc, char **argv)
 		free(args);
 		printf("round %d\n", r);
 	}
+	if (forking)
+		printf("forks %ld\n", forks);
 	__atomic_store_n(&workers_done, 1, __ATOMIC_RELEASE);
 	if (bins_on())
 		pthread_join(hog_th, NULL);
