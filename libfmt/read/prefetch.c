@@ -18,7 +18,8 @@
  * One job at a time, one extra decompressed section (the worker's buffer
  * and the chunk's trade places): memory stays flat.  Pipes are read
  * forward by the reader alone and get no prefetch; nor does a reader whose
- * thread cannot be started.
+ * thread cannot be started, nor the chunk after one whose events are small
+ * or not compressed (a hand-over would cost more than it saves).
  */
 #include <errno.h>
 #include <pthread.h>
@@ -29,6 +30,10 @@
 #include "read/read_internal.h"
 
 typedef struct rec_prefetch rec_prefetch;
+
+/* The least stored EVENTS bytes of a chunk for its successor to be
+ * prefetched. */
+#define PF_MIN_STORED ((uint32_t)64 * 1024)
 
 struct rec_prefetch {
 	pthread_t thread;
@@ -207,6 +212,11 @@ static rec_prefetch *pf_get(rec_reader *r)
 void rec_rd_prefetch_next(rec_reader *r, const rec_rchunk *c)
 {
 	uint64_t off = c->end;
+	/* Chunks like this one are worth a second thread: compressed events
+	 * of some size (small ones decompress faster than a hand-over). */
+	const rec_rsec *s = &c->secs[c->known[REC_SECTION_EVENTS]];
+	if (!(s->flags & REC_SECTION_COMPRESSED) || s->stored < PF_MIN_STORED)
+		return;
 	/* Something to read after c: at least a header prefix. */
 	if (!r->src.size_known || off >= r->src.size || r->src.size - off < REC_HEADER_SIZE_V1)
 		return;
