@@ -54,11 +54,14 @@ typedef struct holder_ent {
 	bool used;
 } holder_ent;
 #define HOLDER_CACHE 64
+#define ROW_CACHE 256
 
 typedef struct lock_state {
 	bool by_site;
 	vmap rows;
 	holder_ent holders[HOLDER_CACHE];
+	/* rows by (lock, site): index + 1 of the row, 0 none */
+	uint32_t row_key[ROW_CACHE][2], row_idx[ROW_CACHE];
 	pend_wait *pend;
 	size_t npend, cap;
 	int64_t min_end;
@@ -145,10 +148,20 @@ static rec_status settle(rec_view *v, const pend_wait *w)
 {
 	lock_state *s = v->state;
 	uint32_t key[2] = { w->lock, s->by_site ? w->site : 0 };
-	bool created;
-	size_t i = rec_vi_vmap_get(&s->rows, (const char *)key, sizeof key, &created);
-	if (i == SIZE_MAX)
-		return rec_vi_fail(v, REC_ERR_NOMEM, "out of memory");
+	size_t slot = (key[0] * 31u + key[1]) % ROW_CACHE, i;
+	bool created = false;
+	if (s->row_idx[slot] && s->row_key[slot][0] == key[0] && s->row_key[slot][1] == key[1]) {
+		i = s->row_idx[slot] - 1;
+	} else {
+		i = rec_vi_vmap_get(&s->rows, (const char *)key, sizeof key, &created);
+		if (i == SIZE_MAX)
+			return rec_vi_fail(v, REC_ERR_NOMEM, "out of memory");
+		if (i < UINT32_MAX) {
+			s->row_key[slot][0] = key[0];
+			s->row_key[slot][1] = key[1];
+			s->row_idx[slot] = (uint32_t)i + 1;
+		}
+	}
 	lock_row *r = vmap_at(&s->rows, i);
 	if (created) {
 		r->lock = w->lock;
