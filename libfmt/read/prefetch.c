@@ -39,7 +39,8 @@ struct rec_prefetch {
 	pthread_t thread;
 	pthread_mutex_t mu;
 	pthread_cond_t cv;
-	bool busy; /* a job is queued or running */
+	bool busy;    /* a job is queued or running */
+	bool running; /* the worker took it */
 	bool quit;
 	/* the job (written by the reader while idle, read by the worker) */
 	uint64_t off;          /* file offset of the chunk header */
@@ -140,24 +141,35 @@ static void *pf_main(void *arg)
 			pthread_cond_wait(&pf->cv, &pf->mu);
 		if (pf->quit)
 			break;
+		pf->running = true;
 		pthread_mutex_unlock(&pf->mu);
 		bool ok = pf_run(pf);
 		pthread_mutex_lock(&pf->mu);
 		pf->ok = ok;
 		pf->busy = false;
+		pf->running = false;
 		pthread_cond_broadcast(&pf->cv);
 	}
 	pthread_mutex_unlock(&pf->mu);
 	return NULL;
 }
 
-/* Wait until the worker is idle. */
-static void pf_wait(rec_prefetch *pf)
+/* Wait until the worker is idle; a job it has not taken yet is withdrawn
+ * (on a busy machine its thread may not run soon: the reader does the work
+ * itself rather than wait for it).  Whether a job ran to its end. */
+static bool pf_wait(rec_prefetch *pf)
 {
 	pthread_mutex_lock(&pf->mu);
+	bool ran = true;
+	if (pf->busy && !pf->running) {
+		pf->busy = false;
+		pf->ok = false;
+		ran = false;
+	}
 	while (pf->busy)
 		pthread_cond_wait(&pf->cv, &pf->mu);
 	pthread_mutex_unlock(&pf->mu);
+	return ran;
 }
 
 static void pf_destroy(rec_prefetch *pf)
@@ -242,9 +254,8 @@ bool rec_rd_prefetch_take(rec_reader *r, const rec_rchunk *c, const rec_rsec *s,
 	pthread_mutex_lock(&pf->mu);
 	bool mine = pf->off == c->info.offset && (pf->busy || pf->ok);
 	pthread_mutex_unlock(&pf->mu);
-	if (!mine)
+	if (!mine || !pf_wait(pf))
 		return false;
-	pf_wait(pf);
 	uint64_t soff = c->info.offset + c->info.header_size + s->poff;
 	if (!pf->ok || pf->stored_off != soff || pf->stored != s->stored || pf->raw != s->raw ||
 	    pf->codec != c->h.codec || memcmp(pf->payload.data, stored, s->stored) != 0)
