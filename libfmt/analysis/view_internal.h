@@ -146,6 +146,7 @@ struct rec_view {
 	vptr_ent *frame_cache;  /* frames -> name (VPTR_CACHE, when used) */
 	vptr_ent *thread_cache; /* threads -> index (VTHREAD_CACHE, when used) */
 	vptr_ent *str_cache;    /* pooled strings -> interned (VPTR_CACHE, when used) */
+	vptr_ent *leaf_cache;   /* stacks -> name of frame 0 (VPTR_CACHE, when used) */
 	const vtype *cur_vt;    /* the type of the event being added, during the add */
 };
 
