@@ -261,7 +261,18 @@ uint32_t rec_vi_ev_site(rec_view *v, const rec_event *ev)
 
 uint32_t rec_vi_ev_frame(rec_view *v, const rec_event *ev, uint32_t k)
 {
-	return frame_of(v, ev->stack->frames[k], ev->chunk);
+	if (k != 0)
+		return frame_of(v, ev->stack->frames[k], ev->chunk);
+	/* The leaf, by its stack: no walk to the frame for a stack seen. */
+	bool hit;
+	vptr_ent *e = ptr_slot(&v->leaf_cache, VPTR_CACHE, ev->stack, ev->chunk,
+			       sizeof *ev->stack, &hit);
+	if (hit)
+		return e->id;
+	uint32_t id = frame_of(v, ev->stack->frames[0], ev->chunk);
+	if (e && id != UINT32_MAX)
+		ptr_fill(e, ev->stack, ev->chunk, id);
+	return id;
 }
 
 static vthread *thread_lookup(rec_view *v, const rec_event *ev, size_t *index, vptr_ent *e);
@@ -510,6 +521,8 @@ static void clear_caches(rec_view *v)
 		memset(v->thread_cache, 0, VTHREAD_CACHE * sizeof *v->thread_cache);
 	if (v->str_cache)
 		memset(v->str_cache, 0, VPTR_CACHE * sizeof *v->str_cache);
+	if (v->leaf_cache)
+		memset(v->leaf_cache, 0, VPTR_CACHE * sizeof *v->leaf_cache);
 }
 
 bool rec_view_wants_type(const rec_view *v, const rec_type *t)
@@ -727,6 +740,7 @@ void rec_view_close(rec_view *v)
 	free(v->frame_cache);
 	free(v->thread_cache);
 	free(v->str_cache);
+	free(v->leaf_cache);
 	free(v->by);
 	free(v->type);
 	free(v->thread);

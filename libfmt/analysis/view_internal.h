@@ -72,7 +72,12 @@ typedef struct vact {
 	uint32_t nring, ring_pos;
 	int64_t cpu_ts[CPU_RING];
 	uint64_t cpu_w[CPU_RING];
+	/* the running sum of the weights noted, through each sample (mod
+	 * 2^64): a range of samples sums as a difference */
+	uint64_t cpu_cum[CPU_RING];
+	uint64_t cpu_total;
 	uint32_t ncpu, cpu_pos;
+	bool cpu_unsorted; /* a sample came before the one noted before it */
 } vact;
 typedef struct vthread {
 	uint32_t name;   /* interned thread name (0: unnamed) */
@@ -145,6 +150,7 @@ struct rec_view {
 	vptr_ent *frame_cache;  /* frames -> name (VPTR_CACHE, when used) */
 	vptr_ent *thread_cache; /* threads -> index (VTHREAD_CACHE, when used) */
 	vptr_ent *str_cache;    /* pooled strings -> interned (VPTR_CACHE, when used) */
+	vptr_ent *leaf_cache;   /* stacks -> name of frame 0 (VPTR_CACHE, when used) */
 	const vtype *cur_vt;    /* the type of the event being added, during the add */
 };
 

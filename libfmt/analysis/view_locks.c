@@ -45,9 +45,23 @@ typedef struct lock_row {
 	uint32_t nhsites;
 } lock_row;
 
+/* A holder seen before: its thread (index in v->threads), the name it had
+ * then and the interned label of that name. */
+typedef struct holder_ent {
+	uint64_t tid;
+	uint32_t pid;
+	uint32_t thread, tname, label;
+	bool used;
+} holder_ent;
+#define HOLDER_CACHE 64
+#define ROW_CACHE 256
+
 typedef struct lock_state {
 	bool by_site;
 	vmap rows;
+	holder_ent holders[HOLDER_CACHE];
+	/* rows by (lock, site): index + 1 of the row, 0 none */
+	uint32_t row_key[ROW_CACHE][2], row_idx[ROW_CACHE];
 	pend_wait *pend;
 	size_t npend, cap;
 	int64_t min_end;
@@ -93,14 +107,61 @@ static void add_named(named_ns *a, uint32_t *n, uint32_t cap, uint32_t name, uin
 		a[low] = (named_ns){ name, 1, ns };
 }
 
+/* The holder of w (NULL: none, or not seen) and its label interned in *hn
+ * (UINT32_MAX when out of memory): a holder's thread and label are looked
+ * up once while its name stays the same. */
+static const vthread *holder_of(rec_view *v, const pend_wait *w, uint32_t *hn)
+{
+	lock_state *s = v->state;
+	holder_ent *e = &s->holders[(w->holder_tid ^ w->pid) % HOLDER_CACHE];
+	if (w->holder_tid && e->used && e->tid == w->holder_tid && e->pid == w->pid) {
+		const vthread *h = vmap_at(&v->threads, e->thread);
+		if (h->name == e->tname) {
+			*hn = e->label;
+			return h;
+		}
+	}
+	char buf[40];
+	const vthread *h = w->holder_tid ? rec_vi_thread_by_tid(v, w->pid, w->holder_tid) : NULL;
+	const char *hl;
+	if (!w->holder_tid)
+		hl = "(released)";
+	else if (h)
+		hl = rec_vi_thread_label(v, h, buf, sizeof buf);
+	else {
+		snprintf(buf, sizeof buf, "tid=%" PRIu64, w->holder_tid);
+		hl = buf;
+	}
+	*hn = rec_vi_intern(v, hl, strlen(hl));
+	if (h && *hn != UINT32_MAX) {
+		e->tid = w->holder_tid;
+		e->pid = w->pid;
+		e->thread = (uint32_t)(((const unsigned char *)h - v->threads.vals) / v->threads.esize);
+		e->tname = h->name;
+		e->label = *hn;
+		e->used = true;
+	}
+	return h;
+}
+
 static rec_status settle(rec_view *v, const pend_wait *w)
 {
 	lock_state *s = v->state;
 	uint32_t key[2] = { w->lock, s->by_site ? w->site : 0 };
-	bool created;
-	size_t i = rec_vi_vmap_get(&s->rows, (const char *)key, sizeof key, &created);
-	if (i == SIZE_MAX)
-		return rec_vi_fail(v, REC_ERR_NOMEM, "out of memory");
+	size_t slot = (key[0] * 31u + key[1]) % ROW_CACHE, i;
+	bool created = false;
+	if (s->row_idx[slot] && s->row_key[slot][0] == key[0] && s->row_key[slot][1] == key[1]) {
+		i = s->row_idx[slot] - 1;
+	} else {
+		i = rec_vi_vmap_get(&s->rows, (const char *)key, sizeof key, &created);
+		if (i == SIZE_MAX)
+			return rec_vi_fail(v, REC_ERR_NOMEM, "out of memory");
+		if (i < UINT32_MAX) {
+			s->row_key[slot][0] = key[0];
+			s->row_key[slot][1] = key[1];
+			s->row_idx[slot] = (uint32_t)i + 1;
+		}
+	}
 	lock_row *r = vmap_at(&s->rows, i);
 	if (created) {
 		r->lock = w->lock;
@@ -115,18 +176,8 @@ static rec_status settle(rec_view *v, const pend_wait *w)
 		r->max = d;
 	if (rec_histogram_add(r->h, d) != REC_OK)
 		return rec_vi_fail(v, REC_ERR_NOMEM, "out of memory");
-	char buf[40];
-	const vthread *h = w->holder_tid ? rec_vi_thread_by_tid(v, w->pid, w->holder_tid) : NULL;
-	const char *hl;
-	if (!w->holder_tid)
-		hl = "(released)";
-	else if (h)
-		hl = rec_vi_thread_label(v, h, buf, sizeof buf);
-	else {
-		snprintf(buf, sizeof buf, "tid=%" PRIu64, w->holder_tid);
-		hl = buf;
-	}
-	uint32_t hn = rec_vi_intern(v, hl, strlen(hl));
+	uint32_t hn;
+	const vthread *h = holder_of(v, w, &hn);
 	r = vmap_at(&s->rows, i);
 	if (hn != UINT32_MAX)
 		add_named(r->holders, &r->nholders, MAX_HOLDERS, hn, d);

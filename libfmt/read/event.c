@@ -15,6 +15,17 @@
 		return REC_ERR_CORRUPT;                                       \
 	} while (0)
 
+/* The largest value of each unsigned field kind (0: not one). */
+static const uint64_t umax[] = {
+	[REC_K_BOOL] = 1,
+	[REC_K_U8] = UINT8_MAX,
+	[REC_K_U16] = UINT16_MAX,
+	[REC_K_U32] = UINT32_MAX,
+	[REC_K_U64] = UINT64_MAX,
+	[REC_K_TIMESTAMP] = UINT64_MAX,
+	[REC_K_DURATION] = UINT64_MAX,
+};
+
 rec_status rec_rd_decode_record(rec_reader *r, rec_rchunk *c, const uint8_t **pp,
 				uint64_t *ticks, rec_event *ev, bool *known, bool fixed_ticks)
 {
@@ -70,25 +81,21 @@ rec_status rec_rd_decode_record(rec_reader *r, rec_rchunk *c, const uint8_t **pp
 		rec_value *v = &vals[f];
 		v->type = t->fields[f].type;
 		v->present = 1;
-		switch (kinds[f]) {
-		case REC_K_BOOL:
-		case REC_K_U8:
-		case REC_K_U16:
-		case REC_K_U32:
-		case REC_K_U64:
-		case REC_K_TIMESTAMP:
-		case REC_K_DURATION:
+		const unsigned kd = kinds[f];
+		if (kd < sizeof umax / sizeof umax[0] && umax[kd]) {
+			/* the unsigned kinds, without a second dispatch */
+			if (!rec_varint_get(&p, rend, &u))
+				goto short_rec;
+			if (u > umax[kd])
+				goto width;
+			v->v.u = u;
+			continue;
+		}
+		switch (kd) {
 		case REC_K_UNK0:
 			if (!rec_varint_get(&p, rend, &u))
 				goto short_rec;
-			switch (kinds[f]) {
-			case REC_K_BOOL: if (u > 1) goto width; break;
-			case REC_K_U8: if (u > UINT8_MAX) goto width; break;
-			case REC_K_U16: if (u > UINT16_MAX) goto width; break;
-			case REC_K_U32: if (u > UINT32_MAX) goto width; break;
-			case REC_K_UNK0: r->stats.unknown_fields++; break;
-			default: break;
-			}
+			r->stats.unknown_fields++;
 			v->v.u = u;
 			break;
 		case REC_K_I8:

@@ -87,6 +87,23 @@ static rec_status chunk_problem(rec_reader *r, rec_rchunk *c, rec_status st)
 				    r->detail);
 }
 
+/* How many of c's records the scan enters: all (Item_Count), or with a
+ * type selection what STATS count of the selected types, so that a view
+ * of the rarer types does not map room for every record.  (STATS that
+ * count too few only cost the growth below.) */
+static size_t expected_entries(const rec_rchunk *c)
+{
+	if (!c->want)
+		return c->ev_items;
+	uint64_t n = 0;
+	for (uint32_t i = 0; i < c->info.type_stats_count; i++) {
+		const rec_type_stats *ts = &c->info.type_stats[i];
+		if (ts->type && c->want[ts->type - c->types])
+			n += ts->count;
+	}
+	return n < c->ev_items ? (size_t)n : c->ev_items;
+}
+
 /* First pass over a chunk's records (framing, timestamps, known types),
  * then sort them.  Records of types left out by a type selection are passed
  * over here: they never enter the sort or the merge. */
@@ -98,7 +115,7 @@ static rec_status scan_chunk(rec_reader *r, rec_rchunk *c)
 	uint64_t unknown = 0, skipped = 0;
 	size_t k = 0;
 	bool any = false;
-	if (!ents_reserve(&c->oents, c->ev_items)) {
+	if (!ents_reserve(&c->oents, expected_entries(c))) {
 		snprintf(r->detail, sizeof(r->detail), "out of memory");
 		return chunk_problem(r, c, REC_ERR_NOMEM);
 	}

@@ -126,6 +126,7 @@ rec_status rec_rd_load_events(rec_reader *r, rec_rchunk *c)
 	if (st != REC_OK)
 		return st;
 	c->events_loaded = true;
+	rec_rd_prefetch_next(r, c);
 	return REC_OK;
 }
 

@@ -17,6 +17,7 @@
  *   select_types.c type selection: which types' records are passed over
  *   event.c     one record into a rec_event; file-order iteration
  *   order.c     timestamp-order iteration (REC_READ_ORDERED)
+ *   prefetch.c  the next chunk's events decompressed on a second thread
  *   archive.c   whole verified chunks (rec/archive.h)
  * What may call what: this layer uses common/ only (codecs, checksums,
  * varints, the chunk header) and is used through rec.h and rec/archive.h.
@@ -225,6 +226,9 @@ struct rec_reader {
 	uint32_t *sel_ids;     /* rec_reader_select_type_ids()'s copies */
 	size_t sel_nids;
 	bool events_started;   /* a chunk's events were loaded: selection fixed */
+	/* the next chunk's events decompressed on a second thread (prefetch.c) */
+	struct rec_prefetch *pf;
+	bool pf_failed;        /* no worker for this reader */
 };
 
 /* reader.c */
@@ -353,6 +357,17 @@ static inline bool rec_rd_wanted(const rec_rchunk *c, uint32_t ti)
 {
 	return !c->want || c->want[ti];
 }
+
+/* prefetch.c */
+/* Start decompressing the EVENTS of the chunk after c on the worker (a file
+ * or memory; nothing when no worker can be had). */
+void rec_rd_prefetch_next(rec_reader *r, const rec_rchunk *c);
+/* Section s of c, whose stored bytes are at stored: true with its
+ * decompressed bytes in *dst when the worker decompressed exactly these. */
+bool rec_rd_prefetch_take(rec_reader *r, const rec_rchunk *c, const rec_rsec *s,
+			  const uint8_t *stored, rec_bigbuf *dst);
+/* Stop and free the worker. */
+void rec_rd_prefetch_free(rec_reader *r);
 
 /* order.c */
 rec_status rec_rd_order_next(rec_reader *r, rec_event *ev);

@@ -185,6 +185,7 @@ REC_API void rec_reader_close(rec_reader *r)
 {
 	if (!r)
 		return;
+	rec_rd_prefetch_free(r);
 	rec_rd_order_free(r);
 	rec_rd_select_free(r);
 	rec_rd_chunk_destroy(r->cur);

@@ -71,6 +71,10 @@ rec_status rec_rd_section(rec_reader *r, rec_rchunk *c, uint32_t si, const uint8
 		return REC_OK;
 	}
 	rec_bigbuf *b = &c->raw[s->kind < REC_NKINDS ? s->kind : 0];
+	if (rec_rd_prefetch_take(r, c, s, sp, b)) {
+		*p = b->data;
+		return REC_OK;
+	}
 	if (!rec_bigbuf_reserve(b, s->raw))
 		return rec_rd_chunk_problem(r, c, REC_ERR_NOMEM, s->hoff, "out of memory");
 	st = rec_codec_decompress(r->codec, c->h.codec, sp, s->stored, b->data, s->raw);

@@ -410,7 +410,9 @@ REC_API rec_status rec_reader_open_path(rec_reader **out, const char *path,
 REC_API rec_status rec_reader_open_mem(rec_reader **out, const void *buf,
 				       size_t len, const char *name,
 				       const rec_reader_options *opts);
-/*! rec_reader_close() : NULL is a no-op. */
+/*! rec_reader_close() : NULL is a no-op.  (A reader of a file or memory
+ *  whose events are read may run one helper thread that decompresses the
+ *  next chunk ahead; it is joined here.) */
 REC_API void rec_reader_close(rec_reader *r);
 
 /* A problem met while reading.  The reader reports it and goes on. */

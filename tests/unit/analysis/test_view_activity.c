@@ -17,7 +17,9 @@
  * cond wait 60, I/O 60, lock wait 20, running 40, other 400 - 250 = 150 ms,
  * and the holder's site is cache_fill (the longest overlap, 60 ms).
  * The bound: a holder that sleeps 40 times (1 ms each) during one 100 ms
- * wait has only its last 32 (ACT_RING) counted: 32 ms sleeping, 68 other.
+ * wait has only its last 32 (ACT_RING) counted: 32 ms sleeping, 68 other;
+ * likewise its last 128 CPU samples (CPU_RING, summed by bisection of the
+ * ring), also when two inputs leave them out of time order.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -118,11 +120,90 @@ static void t_ring_bound(void **state)
 	free(m.p);
 }
 
+/* The CPU samples' ring (CPU_RING = 128) wrapped: worker-2 runs 200
+ * samples of 10 ms at 1000..1199 ms.  cache-lock's wait 1000-1300 settles
+ * after 1199 (the request at 1400): its last 128 samples, 1072..1199, lie
+ * in the wait: 1280 ms running.  other-lock's wait 1150-1180 settles at
+ * the sample of 1181: samples 1150..1179 are in it, 300 ms. */
+static void t_cpu_ring(void **state)
+{
+	(void)state;
+	membuf m = { 0 };
+	gen g;
+	open_gen(&g, &m, 300);
+	for (int k = 0; k < 200; k++)
+		cpu_ev(&g, TH_W2, S_CPU, 1000 + k, 0);
+	lock_wait(&g, TH_W1, 1000, 1300, "cache-lock", 102);
+	lock_wait(&g, TH_MAIN, 1150, 1180, "other-lock", 102);
+	req_ev(&g, TH_MAIN, 1400, 1401, "/after");
+	ok(rec_writer_close(g.w));
+	run r;
+	simple(&r, &m, "contention-by-lock", NULL);
+	const rec_view_table *t = table(&r, "contention_by_lock");
+	assert_int_equal(U(t, row_of(t, "lock", "cache-lock"), "holder_running"), 1280 * MS);
+	assert_int_equal(U(t, row_of(t, "lock", "other-lock"), "holder_running"), 300 * MS);
+	rec_view_close(r.v);
+	free(m.p);
+}
+
+static void add_input(rec_view *v, const membuf *m)
+{
+	rec_reader_options ro = REC_READER_OPTIONS_INIT;
+	ro.flags = REC_READ_ORDERED;
+	rec_reader *rd = NULL;
+	ok(rec_reader_open_mem(&rd, m->p, m->len, "mem", &ro));
+	ok(rec_view_begin_input(v));
+	rec_event ev;
+	rec_status st;
+	while ((st = rec_reader_next_event(rd, &ev)) == REC_OK)
+		ok(rec_view_add_event(v, &ev));
+	assert_int_equal(st, REC_END);
+	rec_reader_close(rd);
+}
+
+/* Two inputs of one view, the second earlier: worker-2's ring holds its
+ * samples of the first input (2000..2009 ms) before those of the second
+ * (1000..1009), out of time order; the wait 1000-1100 of the second input
+ * counts only the ten samples inside it (100 ms), not every sample of the
+ * ring. */
+static void t_cpu_unordered(void **state)
+{
+	(void)state;
+	membuf a = { 0 }, b = { 0 };
+	gen g;
+	open_gen(&g, &a, 300);
+	for (int k = 0; k < 10; k++)
+		cpu_ev(&g, TH_W2, S_CPU, 2000 + k, 0);
+	ok(rec_writer_close(g.w));
+	open_gen(&g, &b, 300);
+	for (int k = 0; k < 10; k++)
+		cpu_ev(&g, TH_W2, S_CPU, 1000 + k, 0);
+	lock_wait(&g, TH_W1, 1000, 1100, "cache-lock", 102);
+	ok(rec_writer_close(g.w));
+	rec_view_options o = REC_VIEW_OPTIONS_INIT;
+	o.view = "contention-by-lock";
+	rec_view *v = NULL;
+	ok(rec_view_open(&v, &o));
+	add_input(v, &a);
+	add_input(v, &b);
+	const rec_view_table *tt;
+	size_t n;
+	ok(rec_view_get(v, &tt, &n));
+	run r = { v, tt, n };
+	const rec_view_table *t = table(&r, "contention_by_lock");
+	assert_int_equal(U(t, row_of(t, "lock", "cache-lock"), "holder_running"), 100 * MS);
+	rec_view_close(v);
+	free(a.p);
+	free(b.p);
+}
+
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(t_holder_activity),
 		cmocka_unit_test(t_ring_bound),
+		cmocka_unit_test(t_cpu_ring),
+		cmocka_unit_test(t_cpu_unordered),
 	};
 	if (argc > 1)
 		cmocka_set_test_filter(argv[1]);

@@ -1,0 +1,277 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * test_prefetch.c - prefetch.c, the next chunk's events decompressed on a
+ * second thread: a multi-chunk recording read from a file and from memory,
+ * in file order and in time order, gives every event once with its value
+ * (the worker runs while it is read and is gone after rec_reader_close);
+ * and when a chunk's stored events change on disk after the worker read
+ * them, the reader decodes what the file holds now (here: damage, reported
+ * as such), never the worker's stale copy.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "common/common_internal.h"
+#include "rec/rec.h"
+
+#define NCHUNKS 4
+#define PER 20000
+
+static char tmpdir[] = "/tmp/test_prefetch.XXXXXX";
+
+static const char *tpath(const char *name)
+{
+	static char buf[256];
+	snprintf(buf, sizeof buf, "%s/%s", tmpdir, name);
+	return buf;
+}
+
+typedef struct mem_sink {
+	uint8_t *p;
+	size_t n, cap;
+} mem_sink;
+
+static int mem_write(void *o, const void *b, size_t n)
+{
+	mem_sink *m = o;
+	if (m->n + n > m->cap) {
+		size_t c = (m->n + n) * 2;
+		uint8_t *q = realloc(m->p, c);
+		if (!q)
+			return -ENOMEM;
+		m->p = q;
+		m->cap = c;
+	}
+	memcpy(m->p + m->n, b, n);
+	m->n += n;
+	return 0;
+}
+
+static const rec_field fields[] = {
+	{ "n", "", "", REC_TYPE_U32, 0 },
+	{ "x", "", "", REC_TYPE_U64, 0 },
+};
+
+/* splitmix64 of k: values that do not compress, so that a chunk's events
+ * are far larger than the reader's 16 KiB read window */
+static uint64_t mix(uint64_t z)
+{
+	z += 0x9E3779B97F4A7C15ull;
+	z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+	z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+	return z ^ (z >> 31);
+}
+
+/* NCHUNKS zstd chunks of PER events each (u32 n = the event's number, u64
+ * x = mix(n));
+ * chunk offsets in off[] (off[NCHUNKS] = length). */
+static mem_sink make_rec(uint64_t *off)
+{
+	mem_sink m = { 0 };
+	rec_sink s = { mem_write, NULL, &m };
+	rec_writer_options o = REC_WRITER_OPTIONS_INIT;
+	o.codec = REC_CODEC_ZSTD;
+	o.anchor_wall_ns = 1000;
+	o.anchor_ticks = 1;
+	rec_writer *w;
+	assert_int_equal(rec_writer_open(&w, &s, &o), REC_OK);
+	rec_type t = { 1, REC_EVENT_HAS_THREAD, "p.T", "", "", "", 2, fields };
+	assert_int_equal(rec_writer_add_type(w, &t), REC_OK);
+	uint64_t name;
+	assert_int_equal(rec_writer_intern_string(w, "main", 4, &name), REC_OK);
+	assert_int_equal(rec_writer_define_thread(w, 1, 7, name), REC_OK);
+	uint32_t n = 0;
+	for (int c = 0; c < NCHUNKS; c++) {
+		off[c] = m.n;
+		for (int i = 0; i < PER; i++, n++) {
+			assert_int_equal(rec_writer_begin(w, 1, 10 + n, 0, 1, 0), REC_OK);
+			assert_int_equal(rec_writer_put_u64(w, n), REC_OK);
+			assert_int_equal(rec_writer_put_u64(w, mix(n)), REC_OK);
+			assert_int_equal(rec_writer_end(w), REC_OK);
+		}
+		if (c + 1 < NCHUNKS)
+			assert_int_equal(rec_writer_flush(w), REC_OK);
+	}
+	assert_int_equal(rec_writer_close(w), REC_OK);
+	off[NCHUNKS] = m.n;
+	return m;
+}
+
+static void write_file(const char *path, const void *p, size_t n)
+{
+	FILE *f = fopen(path, "wb");
+	assert_non_null(f);
+	assert_int_equal(fwrite(p, 1, n, f), n);
+	assert_int_equal(fclose(f), 0);
+}
+
+/* Threads of this process (/proc/self/task). */
+static int nthreads(void)
+{
+	DIR *d = opendir("/proc/self/task");
+	assert_non_null(d);
+	int n = 0;
+	struct dirent *e;
+	while ((e = readdir(d)))
+		if (e->d_name[0] != '.')
+			n++;
+	closedir(d);
+	return n;
+}
+
+/* Every event of r, in order, has n = its position; the count. */
+static uint64_t check_all(rec_reader *r)
+{
+	rec_event ev;
+	rec_status st;
+	uint64_t k = 0;
+	while ((st = rec_reader_next_event(r, &ev)) == REC_OK) {
+		assert_int_equal(ev.value_count, 2);
+		assert_int_equal(ev.values[0].v.u, k);
+		assert_int_equal(ev.values[1].v.u, mix(k));
+		if (k == 0) /* the first chunk's events are loaded: the worker runs */
+			assert_true(nthreads() >= 2);
+		k++;
+	}
+	assert_int_equal(st, REC_END);
+	return k;
+}
+
+static void t_same_events(void **state)
+{
+	(void)state;
+	uint64_t off[NCHUNKS + 1];
+	mem_sink m = make_rec(off);
+	write_file(tpath("p.rec"), m.p, m.n);
+	int before = nthreads();
+	for (int ordered = 0; ordered < 2; ordered++) {
+		rec_reader_options o = REC_READER_OPTIONS_INIT;
+		o.flags = ordered ? REC_READ_ORDERED : 0;
+		rec_reader *r;
+		assert_int_equal(rec_reader_open_path(&r, tpath("p.rec"), &o), REC_OK);
+		assert_int_equal(check_all(r), (uint64_t)NCHUNKS * PER);
+		rec_reader_close(r);
+		assert_int_equal(nthreads(), before);
+		assert_int_equal(rec_reader_open_mem(&r, m.p, m.n, "mem", &o), REC_OK);
+		assert_int_equal(check_all(r), (uint64_t)NCHUNKS * PER);
+		rec_reader_close(r);
+		assert_int_equal(nthreads(), before);
+	}
+	free(m.p);
+}
+
+/* Overwrite the second half of chunk ci's stored EVENTS bytes in the file
+ * (beyond what the reader's read window may hold from before) and give the
+ * chunk a payload checksum that matches, so that only decoding the new
+ * bytes can tell. */
+static void spoil_events(const char *path, const mem_sink *m, const uint64_t *off, int ci)
+{
+	rec_chunk_header h;
+	const char *msg;
+	const uint8_t *c = m->p + off[ci];
+	assert_int_equal(rec_chunk_header_decode(c, REC_HEADER_SIZE_V1, &h, &msg), REC_OK);
+	uint8_t *pl = malloc(h.payload_size);
+	assert_non_null(pl);
+	memcpy(pl, c + h.header_size, h.payload_size);
+	size_t at = 0;
+	bool found = false;
+	for (uint32_t i = 0; i < h.section_count; i++) {
+		rec_section_header sh;
+		rec_section_header_decode(pl + at, &sh);
+		at += REC_SECTION_HEADER_SIZE;
+		if (sh.kind == REC_SECTION_EVENTS) {
+			assert_true(sh.flags & REC_SECTION_COMPRESSED);
+			assert_true(sh.stored_size > 8 * PER);
+			for (size_t k = sh.stored_size / 2; k < sh.stored_size - 32; k++)
+				pl[at + k] ^= 0x5a;
+			found = true;
+		}
+		at += sh.stored_size;
+	}
+	assert_true(found);
+	h.payload_crc = rec_crc32c(0, pl, h.payload_size);
+	uint8_t hb[REC_HEADER_SIZE_V1];
+	rec_chunk_header_encode(&h, hb);
+	FILE *f = fopen(path, "r+b");
+	assert_non_null(f);
+	assert_int_equal(fseek(f, (long)off[ci], SEEK_SET), 0);
+	assert_int_equal(fwrite(hb, 1, sizeof hb, f), sizeof hb);
+	assert_int_equal(fwrite(pl, 1, h.payload_size, f), h.payload_size);
+	assert_int_equal(fclose(f), 0);
+	free(pl);
+}
+
+static void t_changed_underneath(void **state)
+{
+	(void)state;
+	uint64_t off[NCHUNKS + 1];
+	mem_sink m = make_rec(off);
+	write_file(tpath("c.rec"), m.p, m.n);
+	rec_reader *r;
+	assert_int_equal(rec_reader_open_path(&r, tpath("c.rec"), NULL), REC_OK);
+	rec_event ev;
+	assert_int_equal(rec_reader_next_event(r, &ev), REC_OK);
+	assert_int_equal(ev.values[0].v.u, 0);
+	/* chunk 0's events are loaded: the worker reads and decompresses
+	 * chunk 1 (given time to, so that its copy is the old one) */
+	usleep(300 * 1000);
+	spoil_events(tpath("c.rec"), &m, off, 1);
+	uint64_t k = 1, problems = 0;
+	rec_status st;
+	for (;;) {
+		st = rec_reader_next_event(r, &ev);
+		if (st == REC_END)
+			break;
+		if (st != REC_OK) {
+			const rec_problem *p = rec_reader_problem(r);
+			assert_int_equal(p->chunk, 1);
+			print_message("chunk 1: %s\n", p->message);
+			problems++;
+			assert_true(problems < 4);
+			continue;
+		}
+		/* chunk 1's events are gone with its damage */
+		if (k == PER)
+			k = 2 * PER;
+		assert_int_equal(ev.values[0].v.u, k);
+		assert_int_equal(ev.values[1].v.u, mix(k));
+		k++;
+	}
+	assert_int_equal(k, (uint64_t)NCHUNKS * PER);
+	assert_true(problems >= 1);
+	rec_reader_close(r);
+	free(m.p);
+}
+
+static int setup(void **state)
+{
+	(void)state;
+	return mkdtemp(tmpdir) ? 0 : -1;
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	char cmd[300];
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmpdir);
+	return system(cmd) == 0 ? 0 : -1;
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(t_same_events),
+		cmocka_unit_test(t_changed_underneath),
+	};
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
