@@ -265,7 +265,7 @@ $(UNITS):
 
 # test_tools calls the archive tools' run functions (tools.h): their code
 # without main(), as the fuzzing harnesses link it (rule below).
-TEST_TOOLS_OBJS := $(foreach t,cat check recover scrub split summary,$(BUILD)/obj/fuzz/tools/rec-$(t).o)
+TEST_TOOLS_OBJS := $(foreach t,cat check recover scrub split summary symbolize,$(BUILD)/obj/fuzz/tools/rec-$(t).o)
 $(BUILD)/tests/test_tools: $(TEST_TOOLS_OBJS) $(CLI_OBJS)
 
 $(BUILD)/tests/%: $(BUILD)/obj/tests/helpers/%.o $(TESTLIB_OBJS) $(STATIC)

@@ -29,56 +29,6 @@
 #include "export/parquet.h"
 #include "sql/sql.h"
 
-static const char usage_text[] =
-	"Usage: rec-export [OPTIONS] -o DIR FILE...\n"
-	"       rec-export --format pprof [--event TYPE] [--weight FIELD] -o OUT FILE\n"
-	"Write the tables of recordings (spec/SCHEMA.md: one per event type, and\n"
-	"runs, chunks, threads, stacks, frames, drops) as a dataset under DIR:\n"
-	"  DIR/type=T/date=YYYY-MM-DD/run=RUN/part-FIRST-LAST.parquet\n"
-	"T is the event type's name (app.Request) or the table's (stacks); the date\n"
-	"is the events' start in UTC (the run's first event for tables without a\n"
-	"time); FIRST-LAST the run's chunk sequence range in that file.  An existing\n"
-	"file is never rewritten: exporting more recordings into DIR adds files.\n"
-	"\n"
-	"Options:\n"
-	"  -o, --output DIR      the dataset's directory (created if missing)\n"
-	"  -f, --format F        parquet (the default: zstd pages, statistics) or\n"
-	"                        jsonl (one row per line, the same columns)\n"
-	"                        or pprof: one event type's stacks as a gzipped\n"
-	"                        profile.proto in the file OUT (go tool pprof,\n"
-	"                        Pyroscope, Parca, Grafana), exactly what rec-flame\n"
-	"                        --format pprof writes (spec/SCHEMA.md, \"Exports: pprof\")\n"
-	"      --event TYPE      pprof: the event type (default rec.CPUSample)\n"
-	"      --weight FIELD    pprof: what a stack is weighed by, as rec-flame's\n"
-	"                        --weight (default: the type's preset)\n"
-	"      --row-group N     rows per Parquet row group (default 131072)\n"
-	"  -h, --help            show this help and exit\n"
-	"      --version         print the library version and exit\n"
-	"\n"
-	"Examples:\n"
-	"  rec-export -o archive run.rec\n"
-	"  duckdb -c \"SELECT count(*) FROM read_parquet('archive/type=app.Request/**/*.parquet',\n"
-	"                                             hive_partitioning = true)\"\n"
-	"\n"
-	"Exit status: 0 success, 1 damaged input or a failed write (the files\n"
-	"written are complete and valid; the damaged chunks' rows are missing),\n"
-	"2 usage error.\n";
-
-enum { OPT_ROW_GROUP = 256, OPT_EVENT, OPT_WEIGHT };
-
-/* The row groups being filled in a table's open Parquet files (one per
- * input, run and date) are written when they hold more than this. */
-#define EXPORT_BUFFER_BYTES ((size_t)64 << 20)
-
-static const struct option long_opts[] = {
-	{ "output", required_argument, NULL, 'o' },
-	{ "format", required_argument, NULL, 'f' },
-	{ "row-group", required_argument, NULL, OPT_ROW_GROUP },
-	{ "event", required_argument, NULL, OPT_EVENT },
-	{ "weight", required_argument, NULL, OPT_WEIGHT },
-	REC_CLI_COMMON_OPTIONS,
-};
-
 /* ---- Parquet types of the schema's columns ------------------------------------------ */
 static rec_pq_column pq_column(const sql_column *c)
 {
@@ -164,14 +114,12 @@ static const char *type_value(const rec_sql *s, const sql_table *t)
 	return t->type_name;
 }
 
-typedef struct export_opts {
-	const char *dir;
-	rec_ds_format format;
-	size_t group_rows;
-} export_opts;
+/* The row groups being filled in a table's open Parquet files (one per
+ * input, run and date) are written when they hold more than this. */
+#define EXPORT_BUFFER_BYTES ((size_t)64 << 20)
 
 /* Export table t; false after an error (reported). */
-static bool export_table(sqlite3 *db, rec_sql *s, const sql_table *t, const export_opts *o,
+static bool export_table(sqlite3 *db, rec_sql *s, const sql_table *t, const rec_export_opts *o,
 			 uint64_t *files, uint64_t *kept, uint64_t *rows)
 {
 	size_t ncols = rec_sql_ncols(t);
@@ -249,11 +197,116 @@ static bool export_table(sqlite3 *db, rec_sql *s, const sql_table *t, const expo
 	return ok;
 }
 
+
+int rec_export_run(const rec_export_opts *o, const rec_cli_input *in, size_t n, FILE *out,
+		   FILE *err)
+{
+	rec_cli_set_streams(out ? out : stdout, err);
+	if (!o->dir || !*o->dir)
+		return rec_cli_usage_fail("no output directory (-o DIR)");
+	if (n < 1)
+		return rec_cli_usage_fail("no input file");
+	for (size_t i = 0; i < n; i++)
+		if (strcmp(in[i].name, "-") == 0)
+			return rec_cli_usage_fail("standard input ('-') cannot be scanned more than once: "
+						  "give a file");
+	struct stat sb;
+	if (stat(o->dir, &sb) == 0 && !S_ISDIR(sb.st_mode))
+		return rec_cli_usage_fail("-o %s: not a directory", o->dir);
+	char **names = rec_cli_xmalloc(n * sizeof(*names));
+	for (size_t i = 0; i < n; i++)
+		names[i] = (char *)in[i].name;
+	rec_sql s;
+	if (!rec_sql_load(&s, n, names)) {
+		rec_sql_free(&s);
+		free(names);
+		return REC_EXIT_DATA;
+	}
+	/* Parquet's UINT64 columns get every bit; JSON lines are rec-sql's */
+	s.u64_bits = o->format == REC_DS_PARQUET;
+	int rc = REC_EXIT_OK;
+	sqlite3 *db = NULL;
+	if (sqlite3_open_v2(":memory:", &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL) != SQLITE_OK ||
+	    rec_sql_attach(db, &s) != SQLITE_OK) {
+		rec_cli_error("SQLite: %s", db ? sqlite3_errmsg(db) : "out of memory");
+		rc = REC_EXIT_DATA;
+	} else {
+		size_t dn = strlen(o->dir) + 2;
+		char *d = rec_cli_xmalloc(dn);
+		snprintf(d, dn, "%s/", o->dir);
+		if (!rec_ds_make_dirs(d))
+			rc = REC_EXIT_DATA;
+		free(d);
+	}
+	uint64_t files = 0, kept = 0, rows = 0;
+	for (size_t i = 0; rc == REC_EXIT_OK && i < s.ntables; i++)
+		if (s.tables[i].kind != SQL_T_TYPES && !export_table(db, &s, &s.tables[i], o, &files, &kept, &rows))
+			rc = REC_EXIT_DATA;
+	sqlite3_close(db);
+	rec_out_printf("%s: %" PRIu64 " rows in %" PRIu64 " new files, %" PRIu64
+		       " files kept as they were\n", o->dir, rows, files, kept);
+	/* the frames table written: its rows of frames without names */
+	for (size_t f = 0; f < s.nfiles; f++)
+		rec_cli_unsymbolized_count_note(s.files[f], s.unsymbolized[f]);
+	if (s.damaged)
+		rc = REC_EXIT_DATA;
+	rec_sql_free(&s);
+	free(names);
+	return rc;
+}
+
+#ifndef REC_TOOL_NO_MAIN
+static const char usage_text[] =
+	"Usage: rec-export [OPTIONS] -o DIR FILE...\n"
+	"       rec-export --format pprof [--event TYPE] [--weight FIELD] -o OUT FILE\n"
+	"Write the tables of recordings (spec/SCHEMA.md: one per event type, and\n"
+	"runs, chunks, threads, stacks, frames, drops) as a dataset under DIR:\n"
+	"  DIR/type=T/date=YYYY-MM-DD/run=RUN/part-FIRST-LAST.parquet\n"
+	"T is the event type's name (app.Request) or the table's (stacks); the date\n"
+	"is the events' start in UTC (the run's first event for tables without a\n"
+	"time); FIRST-LAST the run's chunk sequence range in that file.  An existing\n"
+	"file is never rewritten: exporting more recordings into DIR adds files.\n"
+	"\n"
+	"Options:\n"
+	"  -o, --output DIR      the dataset's directory (created if missing)\n"
+	"  -f, --format F        parquet (the default: zstd pages, statistics) or\n"
+	"                        jsonl (one row per line, the same columns)\n"
+	"                        or pprof: one event type's stacks as a gzipped\n"
+	"                        profile.proto in the file OUT (go tool pprof,\n"
+	"                        Pyroscope, Parca, Grafana), exactly what rec-flame\n"
+	"                        --format pprof writes (spec/SCHEMA.md, \"Exports: pprof\")\n"
+	"      --event TYPE      pprof: the event type (default rec.CPUSample)\n"
+	"      --weight FIELD    pprof: what a stack is weighed by, as rec-flame's\n"
+	"                        --weight (default: the type's preset)\n"
+	"      --row-group N     rows per Parquet row group (default 131072)\n"
+	"  -h, --help            show this help and exit\n"
+	"      --version         print the library version and exit\n"
+	"\n"
+	"Examples:\n"
+	"  rec-export -o archive run.rec\n"
+	"  duckdb -c \"SELECT count(*) FROM read_parquet('archive/type=app.Request/**/*.parquet',\n"
+	"                                             hive_partitioning = true)\"\n"
+	"\n"
+	"Exit status: 0 success, 1 damaged input or a failed write (the files\n"
+	"written are complete and valid; the damaged chunks' rows are missing),\n"
+	"2 usage error.\n";
+
+enum { OPT_ROW_GROUP = 256, OPT_EVENT, OPT_WEIGHT };
+
+static const struct option long_opts[] = {
+	{ "output", required_argument, NULL, 'o' },
+	{ "format", required_argument, NULL, 'f' },
+	{ "row-group", required_argument, NULL, OPT_ROW_GROUP },
+	{ "event", required_argument, NULL, OPT_EVENT },
+	{ "weight", required_argument, NULL, OPT_WEIGHT },
+	REC_CLI_COMMON_OPTIONS,
+};
+
 int main(int argc, char **argv)
 {
 	rec_cli_init("rec-export");
 	rec_cli_note_unsymbolized = true; /* frames without names: say so on stderr */
-	export_opts o = { .format = REC_DS_PARQUET, .group_rows = 131072 };
+	rec_export_opts o = { .format = REC_DS_PARQUET, .group_rows = 131072 };
 	rec_flame_opts fo = { .event = "rec.CPUSample", .min_pct = -1, .pprof = true };
 	bool pprof = false;
 	int c;
@@ -298,51 +351,10 @@ int main(int argc, char **argv)
 	}
 	if (fo.event_given || fo.weight)
 		rec_cli_usage_error("--event and --weight are for --format pprof");
-	if (!o.dir || !*o.dir)
-		rec_cli_usage_error("no output directory (-o DIR)");
-	int nfiles = argc - optind;
-	if (nfiles < 1)
-		rec_cli_usage_error("no input file");
-	for (int i = optind; i < argc; i++)
-		if (strcmp(argv[i], "-") == 0)
-			rec_cli_usage_error("standard input ('-') cannot be scanned more than once: give a file");
-	struct stat sb;
-	if (stat(o.dir, &sb) == 0 && !S_ISDIR(sb.st_mode))
-		rec_cli_usage_error("-o %s: not a directory", o.dir);
-
-	rec_sql s;
-	if (!rec_sql_load(&s, (size_t)nfiles, argv + optind)) {
-		rec_sql_free(&s);
-		return rec_cli_finish(REC_EXIT_DATA);
-	}
-	/* Parquet's UINT64 columns get every bit; JSON lines are rec-sql's */
-	s.u64_bits = o.format == REC_DS_PARQUET;
-	int rc = REC_EXIT_OK;
-	sqlite3 *db = NULL;
-	if (sqlite3_open_v2(":memory:", &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL) != SQLITE_OK ||
-	    rec_sql_attach(db, &s) != SQLITE_OK) {
-		rec_cli_error("SQLite: %s", db ? sqlite3_errmsg(db) : "out of memory");
-		rc = REC_EXIT_DATA;
-	} else {
-		size_t n = strlen(o.dir) + 2;
-		char *d = rec_cli_xmalloc(n);
-		snprintf(d, n, "%s/", o.dir);
-		if (!rec_ds_make_dirs(d))
-			rc = REC_EXIT_DATA;
-		free(d);
-	}
-	uint64_t files = 0, kept = 0, rows = 0;
-	for (size_t i = 0; rc == REC_EXIT_OK && i < s.ntables; i++)
-		if (s.tables[i].kind != SQL_T_TYPES && !export_table(db, &s, &s.tables[i], &o, &files, &kept, &rows))
-			rc = REC_EXIT_DATA;
-	sqlite3_close(db);
-	rec_out_printf("%s: %" PRIu64 " rows in %" PRIu64 " new files, %" PRIu64
-		       " files kept as they were\n", o.dir, rows, files, kept);
-	/* the frames table written: its rows of frames without names */
-	for (size_t f = 0; f < s.nfiles; f++)
-		rec_cli_unsymbolized_count_note(s.files[f], s.unsymbolized[f]);
-	if (s.damaged)
-		rc = REC_EXIT_DATA;
-	rec_sql_free(&s);
+	size_t n;
+	rec_cli_input *in = rec_cli_operands(argc, argv, &n);
+	int rc = rec_export_run(&o, in, n, NULL, NULL);
+	free(in);
 	return rec_cli_finish(rc);
 }
+#endif /* REC_TOOL_NO_MAIN */

@@ -16,50 +16,8 @@
 #include <unistd.h>
 
 #include "common/cli.h"
+#include "common/tools.h"
 #include "sql/sql.h"
-
-static const char usage_text[] =
-	"Usage: rec-sql [OPTIONS] FILE... [SQL]\n"
-	"       rec-sql --schema FILE...\n"
-	"       rec-sql --export DB.sqlite FILE...\n"
-	"SQL over recordings (SQLite): one table per event type, named from the\n"
-	"recording's metadata (rec.LockWait is rec_LockWait), and the tables types,\n"
-	"chunks, runs, threads, stacks, frames and drops (spec/SCHEMA.md).  Tables are\n"
-	"scans of the files, streamed; a condition on start_ns skips the chunks\n"
-	"outside it before they are decompressed.\n"
-	"\n"
-	"The last operand is the SQL (one or more statements) when there are two or\n"
-	"more and it does not name an existing file; without SQL, statements are read\n"
-	"from standard input (with a prompt on a terminal), each run when complete.\n"
-	"\n"
-	"Options:\n"
-	"  -f, --format F     rows as text (aligned, the default), csv or jsonl\n"
-	"  -e, --query SQL    the SQL to run (every operand is then a file)\n"
-	"      --schema       print the tables of the files as CREATE TABLE statements\n"
-	"      --export DB    write the tables into a new SQLite database file DB\n"
-	"                     (replaced if it exists)\n"
-	"      --stats        at the end, on stderr: chunks decoded and skipped\n"
-	"  -h, --help         show this help and exit\n"
-	"      --version      print the library version and exit\n"
-	"\n"
-	"Examples:\n"
-	"  rec-sql run.rec 'SELECT count(*), sum(duration_ns) FROM rec_LockWait'\n"
-	"  rec-sql --format csv a.rec b.rec \\\n"
-	"    'SELECT thread_name, count(*) FROM rec_CPUSample GROUP BY 1 ORDER BY 2 DESC'\n"
-	"\n"
-	"Exit status: 0 success, 1 damaged input, I/O or SQL error (after printing\n"
-	"every row it could), 2 usage error.\n";
-
-enum { OPT_SCHEMA = 256, OPT_EXPORT, OPT_STATS };
-
-static const struct option long_opts[] = {
-	{ "format", required_argument, NULL, 'f' },
-	{ "query", required_argument, NULL, 'e' },
-	{ "schema", no_argument, NULL, OPT_SCHEMA },
-	{ "export", required_argument, NULL, OPT_EXPORT },
-	{ "stats", no_argument, NULL, OPT_STATS },
-	REC_CLI_COMMON_OPTIONS,
-};
 
 static bool is_file(const char *path)
 {
@@ -151,53 +109,33 @@ static int interactive(sqlite3 *db, sql_out_format format)
 	return rc;
 }
 
-int main(int argc, char **argv)
-{
-	rec_cli_init("rec-sql");
-	sql_out_format format = SQL_OUT_TEXT;
-	const char *query = NULL, *export_path = NULL;
-	bool schema = false, stats = false;
-	int c;
-	while ((c = rec_cli_getopt(argc, argv, "f:e:h", long_opts)) != -1) {
-		switch (c) {
-		case 'f':
-			if (strcmp(optarg, "text") == 0)
-				format = SQL_OUT_TEXT;
-			else if (strcmp(optarg, "csv") == 0)
-				format = SQL_OUT_CSV;
-			else if (strcmp(optarg, "jsonl") == 0)
-				format = SQL_OUT_JSONL;
-			else
-				rec_cli_usage_error("--format: '%s' is not text, csv or jsonl", optarg);
-			break;
-		case 'e': query = optarg; break;
-		case OPT_SCHEMA: schema = true; break;
-		case OPT_EXPORT: export_path = optarg; break;
-		case OPT_STATS: stats = true; break;
-		default: rec_cli_common_option(c, usage_text);
-		}
-	}
-	if (schema && export_path)
-		rec_cli_usage_error("--schema and --export exclude each other");
-	if ((schema || export_path) && query)
-		rec_cli_usage_error("--query with %s", schema ? "--schema" : "--export");
-	int nfiles = argc - optind;
-	if (!query && !schema && !export_path && nfiles >= 2 && !is_file(argv[argc - 1]))
-		query = argv[--nfiles + optind];
-	if (nfiles < 1)
-		rec_cli_usage_error("no input file");
-	for (int i = optind; i < optind + nfiles; i++)
-		if (strcmp(argv[i], "-") == 0)
-			rec_cli_usage_error("standard input ('-') cannot be scanned more than once: "
-					    "give a file");
 
+int rec_sql_tool_run(const rec_sql_tool_opts *o, const rec_cli_input *in, size_t n, FILE *out,
+		     FILE *err)
+{
+	rec_cli_set_streams(out ? out : stdout, err);
+	if (o->schema && o->export_path)
+		return rec_cli_usage_fail("--schema and --export exclude each other");
+	if ((o->schema || o->export_path) && o->query)
+		return rec_cli_usage_fail("--query with %s", o->schema ? "--schema" : "--export");
+	if (n < 1)
+		return rec_cli_usage_fail("no input file");
+	for (size_t i = 0; i < n; i++)
+		if (strcmp(in[i].name, "-") == 0)
+			return rec_cli_usage_fail("standard input ('-') cannot be scanned more than once: "
+						  "give a file");
+	char **files = rec_cli_xmalloc(n * sizeof(*files));
+	for (size_t i = 0; i < n; i++)
+		files[i] = (char *)in[i].name;
 	rec_sql s;
-	if (!rec_sql_load(&s, (size_t)nfiles, argv + optind)) {
+	if (!rec_sql_load(&s, n, files)) {
 		rec_sql_free(&s);
-		return rec_cli_finish(REC_EXIT_DATA);
+		free(files);
+		return REC_EXIT_DATA;
 	}
+	sql_out_format format = (sql_out_format)o->format;
 	int rc = 0;
-	if (schema) {
+	if (o->schema) {
 		print_schema(&s);
 	} else {
 		sqlite3 *db = NULL;
@@ -206,20 +144,103 @@ int main(int argc, char **argv)
 		    rec_sql_attach(db, &s) != SQLITE_OK || rec_sql_view_support(db, &s) != SQLITE_OK) {
 			rec_cli_error("SQLite: %s", db ? sqlite3_errmsg(db) : "out of memory");
 			rc = 1;
-		} else if (export_path) {
-			rc = export_db(db, &s, export_path);
-		} else if (query) {
-			rc = rec_sql_run(db, query, format);
+		} else if (o->export_path) {
+			rc = export_db(db, &s, o->export_path);
+		} else if (o->query) {
+			rc = rec_sql_run(db, o->query, format);
 		} else {
 			rc = interactive(db, format);
 		}
 		sqlite3_close(db);
 	}
-	if (stats && rec_cli_out_sync())
+	if (o->stats && rec_cli_out_sync())
 		fprintf(rec_cli_err(), "rec-sql: chunks: %llu decoded, %llu skipped\n",
 			(unsigned long long)s.chunks_decoded, (unsigned long long)s.chunks_skipped);
 	if (s.damaged)
 		rc = REC_EXIT_DATA;
 	rec_sql_free(&s);
-	return rec_cli_finish(rc ? REC_EXIT_DATA : REC_EXIT_OK);
+	free(files);
+	return rc ? REC_EXIT_DATA : REC_EXIT_OK;
 }
+
+#ifndef REC_TOOL_NO_MAIN
+static const char usage_text[] =
+	"Usage: rec-sql [OPTIONS] FILE... [SQL]\n"
+	"       rec-sql --schema FILE...\n"
+	"       rec-sql --export DB.sqlite FILE...\n"
+	"SQL over recordings (SQLite): one table per event type, named from the\n"
+	"recording's metadata (rec.LockWait is rec_LockWait), and the tables types,\n"
+	"chunks, runs, threads, stacks, frames and drops (spec/SCHEMA.md).  Tables are\n"
+	"scans of the files, streamed; a condition on start_ns skips the chunks\n"
+	"outside it before they are decompressed.\n"
+	"\n"
+	"The last operand is the SQL (one or more statements) when there are two or\n"
+	"more and it does not name an existing file; without SQL, statements are read\n"
+	"from standard input (with a prompt on a terminal), each run when complete.\n"
+	"\n"
+	"Options:\n"
+	"  -f, --format F     rows as text (aligned, the default), csv or jsonl\n"
+	"  -e, --query SQL    the SQL to run (every operand is then a file)\n"
+	"      --schema       print the tables of the files as CREATE TABLE statements\n"
+	"      --export DB    write the tables into a new SQLite database file DB\n"
+	"                     (replaced if it exists)\n"
+	"      --stats        at the end, on stderr: chunks decoded and skipped\n"
+	"  -h, --help         show this help and exit\n"
+	"      --version      print the library version and exit\n"
+	"\n"
+	"Examples:\n"
+	"  rec-sql run.rec 'SELECT count(*), sum(duration_ns) FROM rec_LockWait'\n"
+	"  rec-sql --format csv a.rec b.rec \\\n"
+	"    'SELECT thread_name, count(*) FROM rec_CPUSample GROUP BY 1 ORDER BY 2 DESC'\n"
+	"\n"
+	"Exit status: 0 success, 1 damaged input, I/O or SQL error (after printing\n"
+	"every row it could), 2 usage error.\n";
+
+enum { OPT_SCHEMA = 256, OPT_EXPORT, OPT_STATS };
+
+static const struct option long_opts[] = {
+	{ "format", required_argument, NULL, 'f' },
+	{ "query", required_argument, NULL, 'e' },
+	{ "schema", no_argument, NULL, OPT_SCHEMA },
+	{ "export", required_argument, NULL, OPT_EXPORT },
+	{ "stats", no_argument, NULL, OPT_STATS },
+	REC_CLI_COMMON_OPTIONS,
+};
+
+int main(int argc, char **argv)
+{
+	rec_cli_init("rec-sql");
+	rec_sql_tool_opts so = { .format = SQL_OUT_TEXT };
+	int c;
+	while ((c = rec_cli_getopt(argc, argv, "f:e:h", long_opts)) != -1) {
+		switch (c) {
+		case 'f':
+			if (strcmp(optarg, "text") == 0)
+				so.format = SQL_OUT_TEXT;
+			else if (strcmp(optarg, "csv") == 0)
+				so.format = SQL_OUT_CSV;
+			else if (strcmp(optarg, "jsonl") == 0)
+				so.format = SQL_OUT_JSONL;
+			else
+				rec_cli_usage_error("--format: '%s' is not text, csv or jsonl", optarg);
+			break;
+		case 'e': so.query = optarg; break;
+		case OPT_SCHEMA: so.schema = true; break;
+		case OPT_EXPORT: so.export_path = optarg; break;
+		case OPT_STATS: so.stats = true; break;
+		default: rec_cli_common_option(c, usage_text);
+		}
+	}
+	/* QUERY as the last operand when it names no file */
+	int nfiles = argc - optind;
+	if (!so.query && !so.schema && !so.export_path && nfiles >= 2 && !is_file(argv[argc - 1]))
+		so.query = argv[--nfiles + optind];
+	size_t n = (size_t)nfiles;
+	rec_cli_input *in = rec_cli_xmalloc((n ? n : 1) * sizeof(*in));
+	for (size_t i = 0; i < n; i++)
+		in[i] = (rec_cli_input){ .name = argv[optind + (int)i] };
+	int rc = rec_sql_tool_run(&so, in, n, NULL, NULL);
+	free(in);
+	return rec_cli_finish(rc);
+}
+#endif /* REC_TOOL_NO_MAIN */

@@ -14,6 +14,7 @@
 
 #include "common/cli.h"
 #include "common/rewrite.h"
+#include "common/tools.h"
 #include "rec/rec.h"
 #include "rec/symbols.h"
 
@@ -157,6 +158,35 @@ static int symbolize(const char *in, const char *out, bool quiet)
 	return failed ? REC_EXIT_DATA : rc;
 }
 
+
+int rec_symbolize_run(const rec_symbolize_opts *o, const rec_cli_input *in, FILE *out, FILE *err)
+{
+	rec_cli_set_streams(out ? out : stdout, err);
+	if (o->only_debug_dirs && !o->ndebug_dirs)
+		return rec_cli_usage_fail("--only-debug-dirs needs a --debug-dir");
+	strlist dirs = { 0 };
+	for (size_t i = 0; i < o->ndebug_dirs; i++)
+		strlist_add(&dirs, o->debug_dirs[i]);
+	if (!o->only_debug_dirs)
+		strlist_add(&dirs, "/usr/lib/debug");
+	n_resolved = n_unresolved = n_had = 0;
+	memset(&rw, 0, sizeof rw);
+	int rc = REC_EXIT_DATA;
+	if (rec_symbols_open(&syms, (const char *const *)dirs.items, dirs.count) != REC_OK) {
+		rec_cli_error("out of memory");
+	} else {
+		rc = symbolize(in->name, o->output ? o->output : "-", o->quiet);
+		rec_symbols_close(syms);
+		syms = NULL;
+	}
+	rec_rewrite_free(&rw);
+	strlist_free(&dirs);
+	strlist_free(&missing);
+	rec_out_flush();
+	return rc;
+}
+
+#ifndef REC_TOOL_NO_MAIN
 static const char usage_text[] =
 	"Usage: rec-symbolize [OPTIONS] IN OUT\n"
 	"Write a copy of the recording IN to OUT whose frames have function names,\n"
@@ -200,30 +230,24 @@ int main(int argc, char **argv)
 {
 	rec_cli_init("rec-symbolize");
 	strlist dirs = { 0 };
-	bool quiet = false, only = false;
+	rec_symbolize_opts so = { 0 };
 	int c;
 	while ((c = rec_cli_getopt(argc, argv, "hq", long_opts)) != -1) {
 		switch (c) {
 		case OPT_DEBUG_DIR: strlist_add(&dirs, optarg); break;
-		case OPT_ONLY: only = true; break;
-		case 'q': quiet = true; break;
+		case OPT_ONLY: so.only_debug_dirs = true; break;
+		case 'q': so.quiet = true; break;
 		default: rec_cli_common_option(c, usage_text);
 		}
 	}
 	if (argc - optind != 2)
 		rec_cli_usage_error(argc - optind < 2 ? "need IN and OUT" : "too many arguments");
-	if (!only)
-		strlist_add(&dirs, "/usr/lib/debug");
-	if (only && !dirs.count)
-		rec_cli_usage_error("--only-debug-dirs needs a --debug-dir");
-	if (rec_symbols_open(&syms, (const char *const *)dirs.items, dirs.count) != REC_OK) {
-		rec_cli_error("out of memory");
-		return rec_cli_finish(REC_EXIT_DATA);
-	}
-	int rc = symbolize(argv[optind], argv[optind + 1], quiet);
-	rec_symbols_close(syms);
-	rec_rewrite_free(&rw);
+	const rec_cli_input in = { .name = argv[optind] };
+	so.output = argv[optind + 1];
+	so.debug_dirs = (const char *const *)dirs.items;
+	so.ndebug_dirs = dirs.count;
+	int rc = rec_symbolize_run(&so, &in, NULL, NULL);
 	strlist_free(&dirs);
-	strlist_free(&missing);
 	return rec_cli_finish(rc);
 }
+#endif /* REC_TOOL_NO_MAIN */

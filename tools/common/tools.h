@@ -159,6 +159,38 @@ typedef struct rec_scrub_opts {
 /* Nothing to scrub (no list) is a usage error. */
 int rec_scrub_run(const rec_scrub_opts *o, const rec_cli_input *in, FILE *out, FILE *err);
 
+/* ---- rec-export (Parquet, JSON lines; --format pprof is rec_flame_run) ---- */
+typedef struct rec_export_opts {
+	const char *dir;          /* -o DIR: the archive's root */
+	unsigned format;          /* rec_ds_format of sql/: REC_DS_PARQUET, REC_DS_JSONL */
+	size_t group_rows;        /* rows per Parquet row group */
+} rec_export_opts;
+/* No DIR, no input, '-' as an input or a DIR that is a file: usage errors. */
+int rec_export_run(const rec_export_opts *o, const rec_cli_input *in, size_t n, FILE *out,
+		   FILE *err);
+
+/* ---- rec-sql ---- */
+typedef struct rec_sql_tool_opts {
+	unsigned format;          /* sql_out_format of sql/sql.h: text, csv, jsonl */
+	const char *query;        /* NULL: --schema, --export or the interactive shell */
+	const char *export_path;  /* --export FILE.db */
+	bool schema, stats;
+} rec_sql_tool_opts;
+/* --schema with --export or a query, and '-' as an input, are usage errors. */
+int rec_sql_tool_run(const rec_sql_tool_opts *o, const rec_cli_input *in, size_t n, FILE *out,
+		     FILE *err);
+
+/* ---- rec-symbolize ---- */
+typedef struct rec_symbolize_opts {
+	const char *output;            /* OUT ("-": standard output) */
+	const char *const *debug_dirs; /* searched in this order */
+	size_t ndebug_dirs;
+	bool only_debug_dirs;          /* not /usr/lib/debug after them */
+	bool quiet;                    /* no report */
+} rec_symbolize_opts;
+/* --only-debug-dirs without a directory is a usage error. */
+int rec_symbolize_run(const rec_symbolize_opts *o, const rec_cli_input *in, FILE *out, FILE *err);
+
 /* ---- rec-summary ---- */
 typedef struct rec_summary_tool_opts {
 	bool json;

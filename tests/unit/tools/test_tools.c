@@ -572,12 +572,51 @@ static void t_scrub(void **state)
 	streams_free(&s);
 }
 
+static void t_symbolize(void **state)
+{
+	(void)state;
+	streams s;
+	char want[512];
+	rec_cli_input in = { .name = tpath("a.rec") };
+	const char *dirs[] = { tpath("no-debug") };
+	rec_symbolize_opts o = { .output = tpath("sym.rec"), .debug_dirs = dirs, .ndebug_dirs = 1,
+				 .only_debug_dirs = true };
+	streams_open(&s);
+	assert_int_equal(rec_symbolize_run(&o, &in, s.out, s.err), REC_EXIT_OK);
+	streams_done(&s);
+	uint64_t one, two;
+	count_types(tpath("sym.rec"), &one, &two);
+	assert_int_equal(one, 15);
+	assert_int_equal(two, 15);
+	snprintf(want, sizeof want,
+		 "%s: 0 frames: 0 resolved, 0 left unresolved, 0 had source lines already; "
+		 "30 events, 3 chunks\n", tpath("a.rec"));
+	assert_has(s.e, want);
+	streams_free(&s);
+
+	/* --only-debug-dirs without a directory; OUT the same file as IN */
+	rec_symbolize_opts bad = { .output = tpath("sym2.rec"), .only_debug_dirs = true };
+	streams_open(&s);
+	assert_int_equal(rec_symbolize_run(&bad, &in, s.out, s.err), REC_EXIT_USAGE);
+	streams_done(&s);
+	assert_has(s.e, "--only-debug-dirs needs a --debug-dir");
+	assert_int_equal(access(tpath("sym2.rec"), F_OK), -1);
+	streams_free(&s);
+	rec_symbolize_opts same = { .output = tpath("a.rec"), .quiet = true };
+	streams_open(&s);
+	assert_int_equal(rec_symbolize_run(&same, &in, s.out, s.err), REC_EXIT_USAGE);
+	streams_done(&s);
+	assert_has(s.e, "OUT is the same file as IN");
+	streams_free(&s);
+}
+
 int main(void)
 {
 	rec_cli_init("rec-tool");
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(t_check),   cmocka_unit_test(t_summary), cmocka_unit_test(t_cat),
 		cmocka_unit_test(t_recover), cmocka_unit_test(t_split),   cmocka_unit_test(t_scrub),
+		cmocka_unit_test(t_symbolize),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
