@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * test_reader_select.c - the reader's type selection
+ * test_select_types.c - select_types.c, the reader's type selection
  * (rec_reader_select_types() and its by-name and by-id forms): the events
  * of the types left out are not returned, those of the selected types come
  * in the same number and order as an unselected read gives them (file order
@@ -25,7 +25,7 @@
 #include "../../lib/membuf.h"
 #include "../../lib/write_file.h"
 
-static char tmpdir[] = "/tmp/test_reader_select.XXXXXX";
+static char tmpdir[] = "/tmp/test_select_types.XXXXXX";
 
 static const char *tpath(const char *name)
 {
