@@ -139,14 +139,6 @@ ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (a + 0 == 0 || a == "nan" || b == 
 if [ "$STDOUT" = 1 ]; then
 	cat "$MD"
 else
-	python3 - "$MD" bench/RESULTS.md <<'PY'
-import re, sys
-sec = open(sys.argv[1]).read().rstrip("\n") + "\n"
-path = sys.argv[2]
-text = open(path).read()
-m = re.search(r"^## Before and after .*?(?=^## |\Z)", text, re.S | re.M)
-text = text[:m.start()] + sec + ("\n" if text[m.end():] else "") + text[m.end():] if m else text.rstrip("\n") + "\n\n" + sec
-open(path, "w").write(text)
-PY
+	results_section "## Before and after" "$MD"
 	say "bench/RESULTS.md: section \"## Before and after\" written"
 fi

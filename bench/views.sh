@@ -298,14 +298,6 @@ R_DUCK_T=$(ratio "${WALL[sql-time]}" "${WALL[duck-time]}")
 if [ "$STDOUT" = 1 ]; then
 	cat "$MD"
 else
-	python3 - "$MD" bench/RESULTS.md <<'PY'
-import re, sys
-sec = open(sys.argv[1]).read().rstrip("\n") + "\n"
-path = sys.argv[2]
-text = open(path).read()
-m = re.search(r"^## Views and SQL .*?(?=^## |\Z)", text, re.S | re.M)
-text = text[:m.start()] + sec + ("\n" if text[m.end():] else "") + text[m.end():] if m else text.rstrip("\n") + "\n\n" + sec
-open(path, "w").write(text)
-PY
+	results_section "## Views and SQL" "$MD"
 	say "wrote $MD and its section of bench/RESULTS.md"
 fi
