@@ -234,16 +234,23 @@ static void *mt_emit(void *p)
 	return NULL;
 }
 
-static void t_many_threads(void **state)
+/* A recorder at path that writes a chunk every 5 ms and never drops. */
+static rec_recorder *open_chunky(const char *path)
 {
-	(void)state;
-	const char *path = tpath("threads.rec");
 	rec_recorder_options o = REC_RECORDER_OPTIONS_INIT;
 	o.path = path;
 	o.flush_interval_ms = 5;
 	o.full_policy = REC_FULL_WAIT;
 	rec_recorder *r = NULL;
 	assert_int_equal(rec_recorder_open(&r, &o), REC_OK);
+	return r;
+}
+
+static void t_many_threads(void **state)
+{
+	(void)state;
+	const char *path = tpath("threads.rec");
+	rec_recorder *r = open_chunky(path);
 	const uint64_t per = rec_t_scaled(5000);
 	mt_arg a[MT_THREADS];
 	pthread_t th[MT_THREADS];
@@ -426,12 +433,7 @@ static void t_long_duration(void **state)
 {
 	(void)state;
 	const char *path = tpath("long.rec");
-	rec_recorder_options o = REC_RECORDER_OPTIONS_INIT;
-	o.path = path;
-	o.flush_interval_ms = 5;
-	o.full_policy = REC_FULL_WAIT;
-	rec_recorder *r = NULL;
-	assert_int_equal(rec_recorder_open(&r, &o), REC_OK);
+	rec_recorder *r = open_chunky(path);
 	rec_event_type *mt, *lt;
 	assert_int_equal(rec_recorder_register_type(r, &mt_def, 0, 0, &mt), REC_OK);
 	assert_int_equal(rec_recorder_register_type(r, &long_def, 0, 0, &lt), REC_OK);
