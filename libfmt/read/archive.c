@@ -100,17 +100,14 @@ REC_API rec_status rec_reader_chunk_write(rec_reader *r, const rec_sink *sink)
 		const uint64_t at = base + done;
 		st = rec_src_read(&r->src, at, n, buf, &got);
 		if (st != REC_OK) {
-			st = rec_rd_problem(r, st, at, (int64_t)c->info.index,
-					    "chunk %llu: read error at offset %llu: %s",
-					    (unsigned long long)c->info.index, (unsigned long long)at,
+			st = rec_rd_problem(r, st, at, (int64_t)c->info.index, "read error: %s",
 					    strerror(r->src.err));
 			break;
 		}
 		if (got < n) {
 			const uint64_t end = at + got;
-			st = rec_rd_problem(r, REC_ERR_TRUNCATED, at, (int64_t)c->info.index,
-					    "chunk %llu: the input ends at offset %llu inside the chunk",
-					    (unsigned long long)c->info.index, (unsigned long long)end);
+			st = rec_rd_problem(r, REC_ERR_TRUNCATED, end, (int64_t)c->info.index,
+					    "the input ends inside the chunk");
 			break;
 		}
 		st = sink_put(r, c, sink, buf, n);

@@ -58,15 +58,13 @@ rec_status rec_rd_load_payload(rec_reader *r, rec_rchunk *c)
 	}
 	if (st != REC_OK) {
 		r->at_end = true;
-		return rec_rd_chunk_problem(r, c, st, poff, "%s: read error at offset %llu: %s",
-					    r->name, (unsigned long long)poff, strerror(r->src.err));
+		return rec_rd_chunk_problem(r, c, st, poff, "read error: %s", strerror(r->src.err));
 	}
 	if (got < ps) {
 		r->at_end = true;
 		r->stats.bytes_skipped += c->info.header_size + got;
 		return rec_rd_chunk_problem(r, c, REC_ERR_TRUNCATED, c->info.offset,
-					    "truncated: chunk at offset %llu needs %llu bytes, file ends after %llu",
-					    (unsigned long long)c->info.offset,
+					    "truncated: the chunk needs %llu bytes, file ends after %llu",
 					    (unsigned long long)c->info.size,
 					    (unsigned long long)c->info.header_size + got);
 	}
@@ -134,8 +132,6 @@ rec_status rec_rd_load_events_reported(rec_reader *r, rec_rchunk *c)
 {
 	if (c->damaged)
 		return rec_rd_problem(r, REC_ERR_CORRUPT, c->info.offset, (int64_t)c->info.index,
-				      "chunk %llu at offset %llu was already found damaged",
-				      (unsigned long long)c->info.index,
-				      (unsigned long long)c->info.offset);
+				      "the chunk was already found damaged");
 	return rec_rd_load_events(r, c);
 }

@@ -105,10 +105,8 @@ static rec_status io_problem(rec_reader *r, uint64_t off, rec_status st)
 {
 	r->at_end = true;
 	if (st == REC_ERR_IO)
-		return rec_rd_problem(r, st, off, -1, "%s: read error at offset %llu: %s", r->name,
-				      (unsigned long long)off, strerror(r->src.err));
-	return rec_rd_problem(r, st, off, -1, "read failed at offset %llu: %s",
-			      (unsigned long long)off, rec_strerror(st));
+		return rec_rd_problem(r, st, off, -1, "read error: %s", strerror(r->src.err));
+	return rec_rd_problem(r, st, off, -1, "read failed: %s", rec_strerror(st));
 }
 
 /* The input ends inside the chunk at off (whose index is idx). */
@@ -118,9 +116,8 @@ static rec_status truncated(rec_reader *r, uint64_t off, int64_t idx, uint64_t n
 	r->stats.chunks_damaged++;
 	r->stats.bytes_skipped += have;
 	return rec_rd_problem(r, REC_ERR_TRUNCATED, off, idx,
-			      "truncated: chunk at offset %llu needs %llu bytes, file ends after %llu",
-			      (unsigned long long)off, (unsigned long long)need,
-			      (unsigned long long)have);
+			      "truncated: the chunk needs %llu bytes, file ends after %llu",
+			      (unsigned long long)need, (unsigned long long)have);
 }
 
 /* A size for messages: "3 GiB", "256 MiB", "1.5 GiB", "900 bytes". */
@@ -199,12 +196,11 @@ static rec_status find_header(rec_reader *r, const uint8_t **p, size_t *got)
 		int64_t idx = (int64_t)r->next_index++;
 		r->stats.chunks_damaged++;
 		return rec_rd_problem(r, REC_ERR_CORRUPT, off, idx,
-				      "damaged chunk header at offset %llu (bad header checksum or size): skipped %llu bytes",
-				      (unsigned long long)off, (unsigned long long)n);
+				      "damaged chunk header (bad header checksum or size): skipped %llu bytes",
+				      (unsigned long long)n);
 	}
 	return rec_rd_problem(r, REC_ERR_BAD_MAGIC, off, -1,
-			      "skipped %llu bytes of garbage at offset %llu",
-			      (unsigned long long)n, (unsigned long long)off);
+			      "skipped %llu bytes of garbage", (unsigned long long)n);
 }
 
 /* Step 2's failure: a header whose checksum holds but which this reader

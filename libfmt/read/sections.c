@@ -5,6 +5,7 @@
  * section headers, METADATA and STATS) and a section's bytes (stored,
  * decompressed).
  */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -22,8 +23,8 @@ static rec_status read_stored(rec_reader *r, rec_rchunk *c, const rec_rsec *s, u
 	size_t got;
 	rec_status st = rec_src_read(&r->src, off, s->stored, b->data, &got);
 	if (st != REC_OK)
-		return rec_rd_chunk_problem(r, c, st, off, "%s: read error at offset %llu",
-					    r->name, (unsigned long long)off);
+		return rec_rd_chunk_problem(r, c, st, off, "read error: %s",
+					    strerror(r->src.err ? r->src.err : EIO));
 	if (got < s->stored)
 		return rec_rd_chunk_problem(r, c, REC_ERR_TRUNCATED, off,
 					    "truncated: section %u (%s) at offset %llu: file ends",
@@ -126,8 +127,7 @@ rec_status rec_rd_read_section_table(rec_reader *r, rec_rchunk *c)
 		uint64_t hoff = pbase + at;
 		if (ps - at < REC_SECTION_HEADER_SIZE)
 			return rec_rd_chunk_problem(r, c, REC_ERR_CORRUPT, hoff,
-						    "section header %u at offset %llu crosses the end of the payload",
-						    i, (unsigned long long)hoff);
+						    "section header %u crosses the end of the payload", i);
 		const uint8_t *p;
 		if (c->payload) {
 			p = c->payload + at;
@@ -135,12 +135,11 @@ rec_status rec_rd_read_section_table(rec_reader *r, rec_rchunk *c)
 			size_t got;
 			rec_status st = rec_src_peek(&r->src, hoff, REC_SECTION_HEADER_SIZE, &p, &got);
 			if (st != REC_OK)
-				return rec_rd_chunk_problem(r, c, st, hoff, "%s: read error at offset %llu",
-							    r->name, (unsigned long long)hoff);
+				return rec_rd_chunk_problem(r, c, st, hoff, "read error: %s",
+							    strerror(r->src.err ? r->src.err : EIO));
 			if (got < REC_SECTION_HEADER_SIZE)
 				return rec_rd_chunk_problem(r, c, REC_ERR_TRUNCATED, hoff,
-							    "truncated: chunk at offset %llu: file ends in a section header",
-							    (unsigned long long)c->info.offset);
+							    "truncated: the file ends in a section header");
 		}
 		rec_section_header sh;
 		rec_section_header_decode(p, &sh);
@@ -149,9 +148,8 @@ rec_status rec_rd_read_section_table(rec_reader *r, rec_rchunk *c)
 		at += REC_SECTION_HEADER_SIZE;
 		if (sh.stored_size > ps - at)
 			return rec_rd_chunk_problem(r, c, REC_ERR_CORRUPT, hoff,
-						    "section %u (%s) at offset %llu: stored size %u crosses the end of the payload",
-						    sh.kind, rec_rd_kind_name(sh.kind),
-						    (unsigned long long)hoff, sh.stored_size);
+						    "section %u (%s): stored size %u crosses the end of the payload",
+						    sh.kind, rec_rd_kind_name(sh.kind), sh.stored_size);
 		rec_rsec *s = &c->secs[c->nsec++];
 		s->kind = sh.kind;
 		s->flags = sh.flags;
@@ -176,8 +174,7 @@ rec_status rec_rd_read_section_table(rec_reader *r, rec_rchunk *c)
 		const char *kn = rec_rd_kind_name(sh.kind);
 		if (c->known[sh.kind] >= 0)
 			return rec_rd_chunk_problem(r, c, REC_ERR_CORRUPT, hoff,
-						    "section %u (%s) at offset %llu appears twice in the chunk",
-						    sh.kind, kn, (unsigned long long)hoff);
+						    "section %u (%s) appears twice in the chunk", sh.kind, kn);
 		c->known[sh.kind] = (int)(c->nsec - 1);
 		if ((sh.flags & REC_SECTION_COMPRESSED) && c->h.codec == REC_CODEC_NONE)
 			return rec_rd_chunk_problem(r, c, REC_ERR_CORRUPT, hoff,
@@ -211,8 +208,7 @@ rec_status rec_rd_read_section_table(rec_reader *r, rec_rchunk *c)
 	for (size_t i = 0; i < 3; i++)
 		if (c->known[required[i]] < 0)
 			return rec_rd_chunk_problem(r, c, REC_ERR_CORRUPT, c->info.offset,
-						    "chunk at offset %llu has no %s section",
-						    (unsigned long long)c->info.offset,
+						    "the chunk has no %s section",
 						    rec_rd_kind_name(required[i]));
 	return REC_OK;
 }

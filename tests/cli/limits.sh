@@ -136,7 +136,7 @@ grep -q 'skipped 10496 bytes' "$tmp/err" || fail "decoys: skipped bytes not repo
 "$hostile" decoys-tail "$tmp/dt.rec" 10
 n=$("$bin/rec-print" "$tmp/dt.rec" 2>"$tmp/err" | grep -c '^test.Hostile {')
 [ "$n" -eq 2 ] || fail "decoys-tail: $n of 2 events after decoys near the end of the file"
-grep -q 'damaged chunk header at offset 0' "$tmp/err" || fail "decoys-tail: damaged header not reported: $(cat "$tmp/err")"
+grep -q 'at offset 0: damaged chunk header' "$tmp/err" || fail "decoys-tail: damaged header not reported: $(cat "$tmp/err")"
 
 [ "$fails" -eq 0 ] || { echo "$fails failures"; exit 1; }
 echo "limits: all checks passed"

@@ -213,8 +213,7 @@ static void t_garbage_between(void **state)
 		assert_int_equal(o.pr[0].status, REC_ERR_BAD_MAGIC);
 		assert_int_equal(o.pr[0].offset, off[1]);
 		char want[80];
-		snprintf(want, sizeof(want), "skipped 100 bytes of garbage at offset %llu",
-			 (unsigned long long)off[1]);
+		snprintf(want, sizeof(want), "skipped 100 bytes of garbage"); /* where: the offset */
 		assert_string_equal(o.msg[0], want);
 		rec_reader_stats rs;
 		rec_reader_get_stats(r, &rs);
