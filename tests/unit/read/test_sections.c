@@ -85,7 +85,7 @@ static void t_bad_sections(void **state)
 	{ /* a known kind twice */
 		hsec s[] = { M, S, E, S };
 		expect_problem(s, 4, 0, 0, 0, NULL, REC_ERR_CORRUPT, s2 + 16 + sizeof(good_ev),
-			       "section 2 (STATS) at offset");
+			       "section 2 (STATS) appears twice in the chunk");
 	}
 	{ /* missing EVENTS */
 		hsec s[] = { M, S };
