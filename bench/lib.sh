@@ -47,3 +47,15 @@ text = text[:m.start()] + sec + ("\n" if text[m.end():] else "") + text[m.end():
 open(path, "w").write(text)
 PY
 }
+
+# stdout_args LAST "$@": STDOUT=1 with --stdout (print the section instead of
+# writing it into RESULTS.md), else 0; the other arguments go to quick_args.
+stdout_args() {
+	local last=$1 a rest=()
+	shift
+	STDOUT=0
+	for a in "$@"; do
+		if [ "$a" = --stdout ]; then STDOUT=1; else rest+=("$a"); fi
+	done
+	quick_args "$last" "${rest[@]}"
+}

@@ -22,12 +22,7 @@ cd "$(dirname "$0")/.."
 # shellcheck source=bench/lib.sh
 . bench/lib.sh
 
-STDOUT=0
-args=()
-for a in "$@"; do
-	if [ "$a" = --stdout ]; then STDOUT=1; else args+=("$a"); fi
-done
-quick_args 21 "${args[@]}"
+stdout_args 21 "$@"
 if [ "$QUICK" = 1 ]; then
 	N=${REGRESS_N:-1000000}; RUNS=${REGRESS_RUNS:-3}; HOT_K=50000; HOT_R=5; MODE=quick
 else

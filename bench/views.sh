@@ -28,12 +28,7 @@ cd "$(dirname "$0")/.."
 # shellcheck source=bench/lib.sh
 . bench/lib.sh
 
-STDOUT=0
-args=()
-for a in "$@"; do
-	if [ "$a" = --stdout ]; then STDOUT=1; else args+=("$a"); fi
-done
-quick_args 25 "${args[@]}"
+stdout_args 25 "$@"
 if [ "$QUICK" = 1 ]; then
 	N=${VIEWS_N:-1000000}; N_SMALL=${VIEWS_N_SMALL:-100000}; JSON_N=${VIEWS_JSON_N:-5000}
 	RUNS=${VIEWS_RUNS:-3}; MODE=quick
