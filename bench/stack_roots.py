@@ -8,8 +8,13 @@
 # or the program's main/_start (the main thread).  Used by
 # tests/cli/stacks_complete.sh and bench/unwind.sh.
 #
-#   stack_roots.py SAMPLES.jsonl PROGRAM [--top N]
+#   stack_roots.py SAMPLES.jsonl PROGRAM [--top N] [--thread PREFIX] [--stacked]
 #
+# Any event type's JSON lines will do (tests/cli/record_memcached.sh checks
+# the stacks its threads captured themselves: lock waits, sleeps).
+# --thread PREFIX counts only the events of threads whose name starts with
+# PREFIX; --stacked leaves out events recorded without a stack (rec.Alloc's
+# tail records), which otherwise count as not reaching a root.
 # Prints "samples=N rooted=R pct=P frames=F" (F: mean frames per sample),
 # then the N (default 8) most common last frames, one a line.
 import collections, json, os, subprocess, sys
@@ -17,10 +22,16 @@ import collections, json, os, subprocess, sys
 def main():
     path, program = sys.argv[1], os.path.realpath(sys.argv[2])
     top = int(sys.argv[sys.argv.index("--top") + 1]) if "--top" in sys.argv else 8
+    prefix = sys.argv[sys.argv.index("--thread") + 1] if "--thread" in sys.argv else None
+    stacked = "--stacked" in sys.argv
     lasts = collections.Counter()
     n = frames_total = 0
     for line in open(path):
         s = json.loads(line)["values"]
+        if prefix is not None and not (s.get("eventThread") or {}).get("name", "").startswith(prefix):
+            continue
+        if stacked and not s.get("stackTrace"):
+            continue
         frames = s["stackTrace"]["frames"] if s.get("stackTrace") else []
         n += 1
         frames_total += len(frames)

@@ -77,6 +77,7 @@
 #include "rec/builtins.h"
 #include "record/builtin_internal.h"
 #include "record/recorder_internal.h"
+#include "record/stack_cfi.h"
 #include "record/stack_internal.h"
 
 #include <dlfcn.h>
@@ -172,6 +173,12 @@ static void init_eagerly(void)
 	(void)rec_io_type_();            /* rec.IO */
 	(void)rec_poll_type_();          /* rec.Poll */
 	(void)rec_builtin_tid();
+	/* The unwind tables, before the program's first instruction, so that
+	 * its start-up's stacks (allocations, sleeps, lock waits before the
+	 * recorder's thread got to them) walk libraries without frame
+	 * pointers too: ~10 ms for a program and a few libraries, waited for
+	 * here (the recorder's thread, building them already, holds the lock). */
+	(void)rec_cfi_refresh();
 	uintptr_t pcs[4];
 	int trunc = 0;
 	(void)rec_stack_capture_ex(pcs, 4, 0, &trunc);

@@ -25,6 +25,7 @@
 #include <unistd.h>
 
 #include "record/recorder_internal.h"
+#include "record/stack_cfi.h"
 #include "record/stack_internal.h"
 
 /* The TSC frequency a recording's chunks carry is measured over at least
@@ -647,6 +648,7 @@ void *rec_bg_main(void *arg)
 	rec_bg_pending *pd = pd_heap ? pd_heap : &pd_local;
 	r->bg_scratch = pd_heap;
 	rec_process_info_init(r);
+	(void)rec_cfi_refresh(); /* unwind tables for every capture (stack_cfi.h) */
 	rec_out_truncate(r);
 	uint64_t next_flush = rec_clock_mono_ns() + r->flush_ns;
 	/* Rounds between flushes: the chunk is built as the records come

@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * stack_capture.c - frame-pointer stack capture (async-signal-safe): the
- * thread's stack bounds, the walk, the ucontext variant for the CPU
- * sampler (which follows the call-frame information of stack_unwind.c
- * where unwind tables exist, this frame-pointer walk where not).  See stack_internal.h for the pc convention and the safety
+ * stack_capture.c - stack capture (async-signal-safe): the thread's stack
+ * bounds, the capture of the calling thread's stack and the ucontext
+ * variant for the CPU sampler; both follow the call-frame information of
+ * stack_unwind.c where unwind tables exist, the frame-pointer walk here
+ * where not.  See stack_internal.h for the pc convention and the safety
  * rules; the symbolizer is beside it, in stack_symbolizer.c.
  */
 #include "record/builtin_internal.h"
@@ -292,7 +293,15 @@ REC_NO_ASAN static size_t walk(uintptr_t fp, uintptr_t lo, uintptr_t hi,
 }
 
 /* The walk from the frame of a public capture function (fp): that frame is
- * trusted (we are running in it); its return address is the first entry. */
+ * trusted (we are running in it); its return address is the first entry.
+ * Where the unwind tables of stack_cfi.h exist (x86-64, once a recorder's
+ * background thread or the CPU sampler built them) the callers come from
+ * each module's call-frame information, as for a CPU sample, so a stack
+ * taken inside a callback of libc (qsort's comparator, a function called by
+ * a library built without frame pointers) still names every caller up to
+ * the thread's root; the frame-pointer chain serves where there are none.
+ * Always inlined into the noinline capture functions: the registers read
+ * here are those of that function's own frame, which the walk skips. */
 static inline __attribute__((always_inline)) size_t
 capture_from(uintptr_t fp, uintptr_t *pcs, size_t max, size_t skip, int *truncated)
 {
@@ -302,6 +311,17 @@ capture_from(uintptr_t fp, uintptr_t *pcs, size_t max, size_t skip, int *truncat
 		return 0;
 	if (tls_stack_hi == 0 && tls_in_signal == 0)
 		(void)bounds_here(fp);
+#if defined(__x86_64__)
+	if (tls_stack_hi != 0) {
+		uintptr_t rpc, rsp, rbp;
+		__asm__ volatile("leaq 0(%%rip), %0\n\tmovq %%rsp, %1\n\tmovq %%rbp, %2"
+				 : "=r"(rpc), "=r"(rsp), "=r"(rbp));
+		size_t n = rec_unwind_here(rpc, rsp, rbp, tls_stack_lo, tls_stack_hi, 1 + skip, pcs,
+					   max, truncated);
+		if (n != (size_t)-1)
+			return n;
+	}
+#endif
 	const volatile uintptr_t *f = (const volatile uintptr_t *)fp;
 	uintptr_t next = f[0], ret = f[1];
 	size_t n = 0;

@@ -881,6 +881,7 @@ rec_status rec_cfi_refresh(void)
 	}
 	qsort(next->m, next->n, sizeof next->m[0], mod_cmp);
 	rec_cfi_snapshot *old = g_current;
+	next->gen = old != NULL ? old->gen + 1 : 1;
 	__atomic_store_n(&g_current, next, __ATOMIC_SEQ_CST);
 	if (old != NULL) {
 		old->retired_next = g_retired;

@@ -80,6 +80,7 @@ typedef struct rec_cfi_module {
 
 typedef struct rec_cfi_snapshot {
 	struct rec_cfi_snapshot *retired_next; /* list of replaced snapshots */
+	uint64_t gen;           /* 1, 2, ...: the snapshots in publishing order */
 	size_t n;               /* modules, sorted by lo */
 	size_t map_bytes;       /* size of this snapshot's mapping */
 	rec_cfi_module m[];
@@ -145,6 +146,21 @@ typedef enum rec_unwind_end {
 size_t rec_unwind_regs(const rec_cfi_snapshot *s, uintptr_t pc, uintptr_t sp, uintptr_t fp,
 		       uintptr_t lo, uintptr_t hi, uintptr_t *pcs, size_t max,
 		       rec_unwind_end *end);
+
+/*! rec_unwind_here() : the walk of the calling thread's own stack, for
+ *  rec_stack_capture_ex(): from registers it read in its own frame (pc
+ *  exact, sp, fp) within its stack [lo, hi), over the current snapshot;
+ *  the first skip frames (its own, then its callers) are not written, then
+ *  leading frames in librec are dropped; every entry is a return address.
+ *  Async-signal-safe.  @return entries written, or (size_t)-1 when there is
+ *  no snapshot (no tables built yet, REC_UNWIND=fp, not x86-64) or sp is
+ *  outside [lo, hi): the caller walks frame pointers then.  *truncated (may
+ *  be NULL) is set to 1 when the stack went deeper than max. */
+size_t rec_unwind_here(uintptr_t pc, uintptr_t sp, uintptr_t fp, uintptr_t lo, uintptr_t hi,
+		       size_t skip, uintptr_t *pcs, size_t max, int *truncated);
+
+/*! rec_unwind_here_counts() : rec_unwind_here()'s walks by how they ended. */
+void rec_unwind_here_counts(uint64_t counts[REC_UNWIND_END_COUNT]);
 
 /*! rec_stack_capture_ucontext_ex() : rec_stack_capture_ucontext() that
  *  also says why the walk ended (*end may be NULL).  With tables (x86-64)

@@ -12,6 +12,7 @@
 #include <time.h>
 
 #include "record/recorder_internal.h"
+#include "record/stack_cfi.h"
 #include "record/stack_internal.h"
 
 /* pc -> frame id map, background only. */
@@ -189,6 +190,10 @@ static void resolve_sources(rec_recorder *r, rec_bg_pending *pd)
 uint64_t rec_bg_symbolize(rec_recorder *r, rec_bg_pending *pd)
 {
 	rec_stacktab *st = &r->stacks;
+	/* The unwind tables follow the modules loaded and unloaded since the
+	 * last round (cheap when none were: stack_cfi.h), so the stacks the
+	 * threads capture walk a dlopen'ed library's call-frame information. */
+	(void)rec_cfi_refresh();
 	uint64_t last = __atomic_load_n(&st->next_id, __ATOMIC_ACQUIRE);
 	if (last > st->ents_cap)
 		last = st->ents_cap;

@@ -15,6 +15,7 @@
 #include "record/stack_internal.h"
 
 #include <stddef.h>
+#include <string.h>
 #include <ucontext.h>
 
 #if defined(__GNUC__) || defined(__clang__)
@@ -23,12 +24,78 @@
 #define REC_NO_ASAN
 #endif
 
-static uint64_t g_ends[REC_UNWIND_END_COUNT];
+static uint64_t g_ends[REC_UNWIND_END_COUNT];      /* signals' interrupted stacks */
+static uint64_t g_here_ends[REC_UNWIND_END_COUNT]; /* captures in the calling thread */
 
 void rec_unwind_counts(uint64_t counts[REC_UNWIND_END_COUNT])
 {
 	for (int i = 0; i < REC_UNWIND_END_COUNT; i++)
 		counts[i] = __atomic_load_n(&g_ends[i], __ATOMIC_RELAXED);
+}
+
+void rec_unwind_here_counts(uint64_t counts[REC_UNWIND_END_COUNT])
+{
+	for (int i = 0; i < REC_UNWIND_END_COUNT; i++)
+		counts[i] = __atomic_load_n(&g_here_ends[i], __ATOMIC_RELAXED);
+}
+
+/* ---- the rows last looked up ------------------------------------------------
+ * A walk looks up one row per frame: the module (a binary search over the
+ * snapshot's), then the row (its index's bucket, a binary search in it), a
+ * few dozen ns a frame.  Stacks repeat, so the rows found are kept in a
+ * process-wide direct-mapped cache keyed by the address looked up and the
+ * snapshot's generation: a hit is a handful of loads.  Each slot is a
+ * seqlock: a writer makes its version odd (compare-and-swap: one writer, and
+ * a signal handler interrupting it finds the slot busy and leaves it),
+ * writes, and makes it even again; a reader takes the slot only if the
+ * version was even and unchanged around its reads.  No lock, no wait:
+ * async-signal-safe. */
+#define ROW_CACHE_BITS 9
+
+typedef struct row_slot {
+	uint64_t ver; /* even: stable; odd: being written */
+	uint64_t pc;  /* the address looked up */
+	uint64_t gen; /* the snapshot's generation (0: empty) */
+	uint64_t w[2]; /* the row (cfa_rule REC_CFA_NONE: there is none) */
+} row_slot;
+
+_Static_assert(sizeof(rec_cfi_row) == 2 * sizeof(uint64_t), "a row is two words");
+
+static row_slot g_rows[1u << ROW_CACHE_BITS];
+
+REC_NO_ASAN static inline const rec_cfi_row *row_lookup(const rec_cfi_snapshot *s, uintptr_t look,
+							rec_cfi_row *out)
+{
+	row_slot *e = &g_rows[(size_t)(((uint64_t)look * UINT64_C(0x9E3779B97F4A7C15)) >>
+				       (64 - ROW_CACHE_BITS))];
+	uint64_t v = __atomic_load_n(&e->ver, __ATOMIC_ACQUIRE);
+	uint64_t w[2];
+	if ((v & 1) == 0 && __atomic_load_n(&e->pc, __ATOMIC_RELAXED) == look &&
+	    __atomic_load_n(&e->gen, __ATOMIC_RELAXED) == s->gen) {
+		w[0] = __atomic_load_n(&e->w[0], __ATOMIC_RELAXED);
+		w[1] = __atomic_load_n(&e->w[1], __ATOMIC_RELAXED);
+		__atomic_thread_fence(__ATOMIC_ACQUIRE);
+		if (__atomic_load_n(&e->ver, __ATOMIC_RELAXED) == v) {
+			memcpy(out, w, sizeof *out);
+			return out->cfa_rule == REC_CFA_NONE ? NULL : out;
+		}
+	}
+	const rec_cfi_row *row = rec_cfi_row_of(rec_cfi_module_of(s, look), look);
+	if (row != NULL)
+		*out = *row;
+	else
+		memset(out, 0, sizeof *out);
+	if ((v & 1) == 0 && __atomic_compare_exchange_n(&e->ver, &v, v + 1, 0, __ATOMIC_ACQUIRE,
+							 __ATOMIC_RELAXED)) {
+		__atomic_thread_fence(__ATOMIC_RELEASE);
+		memcpy(w, out, sizeof w);
+		__atomic_store_n(&e->pc, (uint64_t)look, __ATOMIC_RELAXED);
+		__atomic_store_n(&e->gen, s->gen, __ATOMIC_RELAXED);
+		__atomic_store_n(&e->w[0], w[0], __ATOMIC_RELAXED);
+		__atomic_store_n(&e->w[1], w[1], __ATOMIC_RELAXED);
+		__atomic_store_n(&e->ver, v + 2, __ATOMIC_RELEASE);
+	}
+	return row != NULL ? out : NULL;
 }
 
 /* The stack word at a, if [a, a + 8) lies in [lo, hi) and a is aligned. */
@@ -41,9 +108,12 @@ REC_NO_ASAN static inline int stack_word(uintptr_t a, uintptr_t lo, uintptr_t hi
 }
 
 
-REC_NO_ASAN size_t rec_unwind_regs(const rec_cfi_snapshot *s, uintptr_t pc, uintptr_t sp,
-				   uintptr_t fp, uintptr_t lo, uintptr_t hi, uintptr_t *pcs,
-				   size_t max, rec_unwind_end *end)
+/* The walk; the first skip frames (the leaf, which is exact, then its
+ * callers) are stepped over before anything is written, then leading
+ * frames in librec are dropped. */
+REC_NO_ASAN static size_t unwind(const rec_cfi_snapshot *s, uintptr_t pc, uintptr_t sp,
+				 uintptr_t fp, uintptr_t lo, uintptr_t hi, size_t skip,
+				 uintptr_t *pcs, size_t max, rec_unwind_end *end)
 {
 	rec_unwind_end why = REC_UNWIND_NO_TABLES;
 	size_t n = 0;
@@ -51,7 +121,7 @@ REC_NO_ASAN size_t rec_unwind_regs(const rec_cfi_snapshot *s, uintptr_t pc, uint
 	const uintptr_t word = sizeof(uintptr_t);
 	int exact = 1;
 	if (s == NULL || pcs == NULL || max == 0 || hi < lo + 2 * word || sp < lo || sp >= hi) {
-		if (pcs != NULL && max > 0 && pc != 0 && !rec_stack_in_librec(pc))
+		if (skip == 0 && pcs != NULL && max > 0 && pc != 0 && !rec_stack_in_librec(pc))
 			pcs[n++] = pc | REC_STACK_PC_EXACT;
 		goto out;
 	}
@@ -64,7 +134,9 @@ REC_NO_ASAN size_t rec_unwind_regs(const rec_cfi_snapshot *s, uintptr_t pc, uint
 			why = REC_UNWIND_BAD_FRAME;
 			break;
 		}
-		if (!(n == 0 && rec_stack_in_librec(pc))) {
+		if (skip > 0) {
+			skip--;
+		} else if (!(n == 0 && rec_stack_in_librec(pc))) {
 			if (n >= max) {
 				why = REC_UNWIND_FULL;
 				break;
@@ -72,7 +144,8 @@ REC_NO_ASAN size_t rec_unwind_regs(const rec_cfi_snapshot *s, uintptr_t pc, uint
 			pcs[n++] = exact ? (pc | REC_STACK_PC_EXACT) : (pc & ~REC_STACK_PC_EXACT);
 		}
 		uintptr_t look = exact ? pc : pc - 1;
-		const rec_cfi_row *row = rec_cfi_row_of(rec_cfi_module_of(s, look), look);
+		rec_cfi_row rowbuf;
+		const rec_cfi_row *row = row_lookup(s, look, &rowbuf);
 		uint8_t rule = row ? row->cfa_rule : REC_CFA_NONE;
 		uintptr_t cfa, ra, nfp = fp;
 		if (rule == REC_CFA_SIGNAL) {
@@ -140,12 +213,39 @@ REC_NO_ASAN size_t rec_unwind_regs(const rec_cfi_snapshot *s, uintptr_t pc, uint
 	(void)fp;
 	(void)lo;
 	(void)hi;
-	if (pcs != NULL && max > 0 && pc != 0 && !rec_stack_in_librec(pc))
+	if (skip == 0 && pcs != NULL && max > 0 && pc != 0 && !rec_stack_in_librec(pc))
 		pcs[n++] = pc | REC_STACK_PC_EXACT;
 #endif
 out:
 	if (end)
 		*end = why;
+	return n;
+}
+
+REC_NO_ASAN size_t rec_unwind_regs(const rec_cfi_snapshot *s, uintptr_t pc, uintptr_t sp,
+				   uintptr_t fp, uintptr_t lo, uintptr_t hi, uintptr_t *pcs,
+				   size_t max, rec_unwind_end *end)
+{
+	return unwind(s, pc, sp, fp, lo, hi, 0, pcs, max, end);
+}
+
+REC_NO_ASAN size_t rec_unwind_here(uintptr_t pc, uintptr_t sp, uintptr_t fp, uintptr_t lo,
+				   uintptr_t hi, size_t skip, uintptr_t *pcs, size_t max,
+				   int *truncated)
+{
+	const rec_cfi_snapshot *s = rec_cfi_enter();
+	if (s == NULL) {
+		rec_cfi_leave();
+		return (size_t)-1;
+	}
+	rec_unwind_end why;
+	size_t n = unwind(s, pc, sp, fp, lo, hi, skip, pcs, max, &why);
+	rec_cfi_leave();
+	if (why == REC_UNWIND_NO_TABLES)
+		return (size_t)-1; /* sp outside [lo, hi), not x86-64 */
+	__atomic_add_fetch(&g_here_ends[why], 1, __ATOMIC_RELAXED);
+	if (truncated && why == REC_UNWIND_FULL)
+		*truncated = 1;
 	return n;
 }
 

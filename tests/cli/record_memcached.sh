@@ -12,7 +12,9 @@
 # and an idle one whose events precede its naming keeps its first name);
 # at least 10 rec.CPUSample events with frames in /usr/bin/memcached
 # (Debian's binary is stripped: addresses, no names); rec.LockWait events
-# (threshold 20 us) on mc-worker threads, where its workers share locks.
+# (threshold 20 us) on mc-worker threads, where its workers share locks;
+# the stacks of its threads' lock waits, sleeps and CPU samples reach the
+# thread's root (see below).
 # memcached and libmemcached-tools are installed with apt-get when missing.
 # (redis-server is tests/cli/record_redis.sh.)  tests/cli/lib/servers.sh
 # has the steps.
@@ -27,7 +29,7 @@ set -uo pipefail
 source "$(dirname "$0")/lib/common.sh"
 # shellcheck source=tests/cli/lib/servers.sh
 source "$(dirname "$0")/lib/servers.sh"
-servers_setup memcached libmemcached-tools
+servers_setup memcached libmemcached-tools elfutils libc6-dbg
 
 mc_rc=x
 run_memcached plain
@@ -37,5 +39,27 @@ run_memcached rec
 echo "exit status after SIGTERM: memcached $mc_plain without rec-record, $mc_rc with it"
 check_recording "$tmp/memcached.rec" "$mc_pid" memcached \
 	'{"threads": {"mc-worker": 4}, "some_threads": {"names": ["mc-lrumaint", "mc-slabmaint", "mc-assocmaint", "mc-itemcrawler", "mc-log", "mc-conncheck"], "at_least": 2}, "waits": {"rec.LockWait": "mc-worker"}}'
+
+# Its threads' stacks reach their root although neither memcached nor
+# libevent keeps frame pointers (Debian builds them without): the stacks the
+# threads captured themselves inside the preload's interposers (rec.LockWait,
+# rec.Sleep) walk the call-frame information as the CPU samples do.  The last
+# frame of each stack of memcached's named threads (mc-*), resolved by
+# elfutils' eu-addr2line with Debian's libc6-dbg, is libc's start_thread or
+# __clone3 for at least 99 % of them (bench/stack_roots.py; the frame-pointer
+# walk, REC_UNWIND=fp, gave 0-1 % and one frame a stack).
+for t in rec.LockWait rec.Sleep rec.CPUSample; do
+	timeout 60 "$bin/rec-print" --json-lines --events "$t" --stack-depth 4096 "$tmp/memcached.rec" \
+		>"$tmp/stacks-$t.jsonl" 2>/dev/null || fail "rec-print --events $t failed"
+	python3 "$root/bench/stack_roots.py" "$tmp/stacks-$t.jsonl" "$(command -v memcached)" \
+		--thread mc- --stacked >"$tmp/roots-$t.txt" || fail "bench/stack_roots.py failed on $t"
+	sed "s/^/  $t: /" "$tmp/roots-$t.txt" | head -4
+	summary=$(head -1 "$tmp/roots-$t.txt")
+	n=$(tr ' ' '\n' <<<"$summary" | sed -n 's/^samples=//p')
+	rooted=$(tr ' ' '\n' <<<"$summary" | sed -n 's/^rooted=//p')
+	[ "${n:-0}" -ge 10 ] || fail "only ${n:-0} $t events with a stack on memcached's threads"
+	[ $((${rooted:-0} * 100)) -ge $((${n:-0} * 99)) ] ||
+		fail "${rooted:-0} of ${n:-0} $t stacks of memcached's threads reach the thread's root, want >= 99 %"
+done
 
 cli_done record_memcached

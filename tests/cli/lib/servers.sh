@@ -35,6 +35,8 @@ servers_setup() {
 		libmemcached-tools) command -v memcaslap >/dev/null || missing+=(libmemcached-tools) ;;
 		redis-server) command -v redis-server >/dev/null || missing+=(redis-server) ;;
 		redis-tools) command -v redis-benchmark >/dev/null || missing+=(redis-tools) ;;
+		elfutils) command -v eu-addr2line >/dev/null || missing+=(elfutils) ;;
+		libc6-dbg) [ -e /usr/lib/debug/.build-id ] || missing+=(libc6-dbg) ;;
 		esac
 	done
 	if [ "${#missing[@]}" -gt 0 ]; then

@@ -6,7 +6,9 @@
  * chain of them, through libc's qsort (its callback) and through a signal
  * handler (the kernel's signal frame), is interrupted by a signal and its
  * captured stack must be exactly the expected callers, down to the thread's
- * root (the walk ends because the CFI says so).  Then hostile input: garbage
+ * root (the walk ends because the CFI says so); a capture in the thread
+ * itself (rec_stack_capture_ex) from qsort's callback likewise.  Then
+ * hostile input: garbage
  * stacks end the walk without a fault.  (The tables themselves, bogus ones
  * and libc's: test_stack_cfi.c.)
  */
@@ -42,6 +44,10 @@ void uw_sig_spin(void);
 void uw_on_sigusr2(int sig);
 void uw_sig_mid(void);
 void *uw_sig_thread(void *arg);
+int uw_here_cmp(const void *a, const void *b);
+void uw_here_sorter(void);
+void uw_here_mid(void);
+void *uw_here_thread(void *arg);
 
 static atomic_int g_spinning, g_stop, g_handled;
 static volatile unsigned long g_sink;
@@ -112,6 +118,40 @@ NOINLINE void *uw_sig_thread(void *arg)
 	(void)arg;
 	assert_int_equal(rec_stack_thread_register(), REC_OK);
 	uw_sig_mid();
+	g_sink++;
+	return NULL;
+}
+
+/* A capture in the thread itself (what a lock wait, a sleep or an
+ * allocation sample does), inside qsort's callback: the first call only. */
+static int g_here_truncated;
+
+NOINLINE int uw_here_cmp(const void *a, const void *b)
+{
+	if (g_n == 0)
+		g_n = rec_stack_capture_ex(g_pcs, 128, 0, &g_here_truncated);
+	g_sink++;
+	return *(const int *)a - *(const int *)b;
+}
+
+NOINLINE void uw_here_sorter(void)
+{
+	int v[4] = { 4, 3, 2, 1 };
+	qsort(v, 4, sizeof v[0], uw_here_cmp);
+	g_sink += (unsigned long)v[0];
+}
+
+NOINLINE void uw_here_mid(void)
+{
+	uw_here_sorter();
+	g_sink++;
+}
+
+NOINLINE void *uw_here_thread(void *arg)
+{
+	(void)arg;
+	assert_int_equal(rec_stack_thread_register(), REC_OK);
+	uw_here_mid();
 	g_sink++;
 	return NULL;
 }
@@ -266,6 +306,32 @@ static void t_chain_through_signal_frame(void **state)
 	expect_chain(want, 5, between);
 }
 
+/* rec_stack_capture_ex() in the thread itself walks the same tables: from
+ * qsort's callback, in code without frame pointers, every caller up to the
+ * thread's root; the first entry is the callback's return address (not an
+ * exact pc: nothing interrupted it). */
+static void t_capture_here_through_qsort(void **state)
+{
+	(void)state;
+	self_path();
+	assert_int_equal(rec_cfi_refresh(), REC_OK);
+	uint64_t before[REC_UNWIND_END_COUNT], after[REC_UNWIND_END_COUNT];
+	rec_unwind_here_counts(before);
+	g_n = 0;
+	g_here_truncated = -1;
+	pthread_t th;
+	assert_int_equal(pthread_create(&th, NULL, uw_here_thread, NULL), 0);
+	assert_int_equal(pthread_join(th, NULL), 0);
+	rec_unwind_here_counts(after);
+	assert_int_equal(after[REC_UNWIND_ROOT], before[REC_UNWIND_ROOT] + 1);
+	assert_int_equal(g_here_truncated, 0);
+	assert_true(g_n > 0);
+	assert_false(g_pcs[0] & REC_STACK_PC_EXACT);
+	const char *want[] = { "uw_here_cmp", "uw_here_sorter", "uw_here_mid", "uw_here_thread" };
+	const int between[] = { 1, 0, 0 }; /* qsort's frames after uw_here_cmp */
+	expect_chain(want, 4, between);
+}
+
 /* The main thread reaches its root too (_start's undefined return address). */
 static void t_main_thread_root(void **state)
 {
@@ -363,6 +429,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(t_chain_through_qsort),
 		cmocka_unit_test(t_chain_through_signal_frame),
+		cmocka_unit_test(t_capture_here_through_qsort),
 		cmocka_unit_test(t_main_thread_root),
 		cmocka_unit_test(t_garbage_stack),
 	};
