@@ -15,15 +15,19 @@
 #      events with stacks; its frames name modules that do not exist, so this
 #      is the copying cost with one failed module lookup per module) and on the
 #      workload's recording (real modules), side by side with rec-scrub, which
-#      re-encodes a recording the same way without symbolizing.
+#      re-encodes a recording the same way without symbolizing;
+#   4. the background thread's extra CPU on the service benchmark:
+#      requestwatch under a closed-loop load (bench/loadgen.c) recording with
+#      REC_OPTIONS=symbolize=off and with the default, alternately: the
+#      service's CPU per request.
 #
 #   BUILD=build bash bench/symbolize.sh           full: N = 10M, 5 runs
 #   BUILD=build bash bench/symbolize.sh --quick   quick: N = 1M, 3 runs
 #
 # Environment: SYM_N, SYM_RUNS, SYM_NO_MAKE=1 (use $BUILD as it is), SYM_REUSE=1
 # (keep the gen_stacks recording of an earlier run with the same N).  Writes
-# the markdown section to $BUILD/bench/symbolize.md and prints it; appends it
-# to bench/RESULTS.md with SYM_APPEND=1.
+# the markdown section to $BUILD/bench/symbolize.md and prints it; puts it into
+# bench/RESULTS.md (in place of the earlier one) with SYM_APPEND=1.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 # shellcheck source=bench/lib.sh
@@ -144,6 +148,33 @@ stat_of() { # NAME wall|cpu|rss_kib: the median of runstat's "wall user sys maxr
 WORK_EV=$("$BIN/rec-summary" --json "$DATA/off-big.rec" | python3 -c 'import json,sys; print(json.load(sys.stdin)["events"])')
 WORK_FR=$(frames "$DATA/off-big.rec")
 
+# ---- 4. the background thread's extra CPU on the service benchmark
+LG="$OUT/loadgen"
+# shellcheck disable=SC2086
+$B_CC $B_CFLAGS -o "$LG" bench/loadgen.c >>"$LOG" 2>&1 || die "bench/loadgen.c does not compile (see $LOG)"
+: >"$DATA/svc.txt"
+for r in $(seq "$RUNS"); do
+	for mode in off on; do
+		envs=(REC_OUTPUT="$DATA/svc-$mode.rec")
+		[ "$mode" = off ] && envs+=(REC_OPTIONS=symbolize=off)
+		say "service run $r/$RUNS, symbolize=$mode: loadgen closed --conns 4 --duration 4 --keepalive --path /requests/allocating"
+		rm -f "$DATA/svc-$mode.rec"
+		line=$(env "${envs[@]}" "$LG" closed --conns 4 --duration 4 --keepalive \
+			--path /requests/allocating -- "$BIN/requestwatch" --port 0 2>>"$LOG")
+		echo "$line" >>"$LOG"
+		echo "mode=$mode ok=$(kv ok "$line") cpu=$(kv service_cpu_s "$line") throughput=$(kv throughput "$line")" >>"$DATA/svc.txt"
+	done
+done
+svc() { # svc MODE KEY: median over runs (us_req: service CPU us per request)
+	grep "^mode=$1 " "$DATA/svc.txt" | while read -r l; do
+		if [ "$2" = us_req ]; then
+			awk -v c="$(kv cpu "$l")" -v n="$(kv ok "$l")" 'BEGIN{ if (n > 0) printf "%.2f\n", c * 1e6 / n }'
+		else kv "$2" "$l"; fi
+	done | median
+}
+SVC_OFF=$(svc off us_req)
+SVC_ON=$(svc on us_req)
+
 commit=$(git rev-parse --short HEAD 2>/dev/null || echo "?")
 load=$(cut -d' ' -f1-3 /proc/loadavg)
 {
@@ -185,9 +216,25 @@ load=$(cut -d' ' -f1-3 /proc/loadavg)
 	echo
 	echo "Wall times are of a shared 2-core machine at the load above: CPU time is the figure to compare."
 	echo
+	echo "The background thread's extra CPU on the service benchmark: requestwatch recording with"
+	echo "REC_OUTPUT (CPU samples on) under \`loadgen closed --conns 4 --duration 4 --keepalive --path"
+	echo "/requests/allocating\` (its time is in libc's malloc: libc's frames are symbolized, with its"
+	echo "debug file), with \`REC_OPTIONS=symbolize=off\` (module + offset only) and the default (names,"
+	echo "files, lines, inline frames), alternately, $RUNS runs each; the service's CPU (user + sys, all"
+	echo "its threads) per request, median:"
+	echo
+	echo "| symbolize | requests/s | service CPU per request |"
+	echo "|---|---|---|"
+	echo "| off | $(svc off throughput) | $SVC_OFF us |"
+	echo "| on (default) | $(svc on throughput) | $SVC_ON us |"
+	echo
+	echo "Symbolizing adds $(awk -v a="$SVC_ON" -v b="$SVC_OFF" 'BEGIN{ if (b > 0) printf "%+.2f us (%+.1f %%)", a - b, (a - b) * 100 / b; else print "n/a" }') of CPU per request over a 4-second run (most of it is"
+	echo "reading libc's symbol table and DWARF once: the first address of libc above; later addresses"
+	echo "are cached)."
+	echo
 	echo "Rerun: \`BUILD=build bash bench/symbolize.sh\` (\`--quick\`: N = 1M)."
 } >"$MD"
 cat "$MD"
 if [ "${SYM_APPEND:-0}" = 1 ]; then
-	{ echo; cat "$MD"; } >>bench/RESULTS.md
+	results_section "## Symbolization" "$MD"
 fi

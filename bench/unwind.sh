@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # bench/unwind.sh [--quick] [--print] - stack unwinding of CPU samples
 # (issue 19, "complete stacks"): the cost per sample and the completeness of
-# the three walks, and that the emitting thread's stack capture is no slower.
+# the three walks, and what the CFI walk costs the emitting thread's captures.
 #
 #   BUILD=build bash bench/unwind.sh [--quick] [--print]
 #
@@ -20,9 +20,9 @@
 #    after), RW_RUNS runs each (3; quick 2); bench/stack_roots.py judges the
 #    last frame of every sample with eu-addr2line (elfutils, libc6-dbg).
 # 3. the emitting thread: bench/hotpath's modes stack and on, linked with
-#    this tree's librec.a and with the base commit's (UNWIND_BASE, default
-#    the merge-base with main; none: skipped) built under $BUILD/bench,
-#    alternately, HOT_RUNS runs each (5; quick 3), median of the medians.
+#    this tree's librec.a, with REC_UNWIND=fp (the frame-pointer walk) and
+#    the default (the CFI walk) alternately, HOT_RUNS runs each (5; quick 3),
+#    median of the medians.
 # Writes its section into bench/RESULTS.md (replacing an earlier one), or
 # with --print to stdout only (bench/run.sh's hook).
 set -euo pipefail
@@ -105,31 +105,21 @@ rf() { # rf MODE KEY: median over runs, 1 decimal
 }
 rsum() { grep "^mode=$1 " "$OUT/roots.txt" | while read -r l; do kv "$2" "$l"; done | awk '{ s += $1 } END { print s + 0 }'; }
 
-# ---- 3. the emitting thread: hotpath before/after -----------------------------------------
-BASE=${UNWIND_BASE:-$(git merge-base HEAD main 2>/dev/null || echo none)}
-HOT_OK=0
-if [ "$BASE" != none ]; then
-	BD="$OUT/base"
-	rm -rf "$BD"
-	mkdir -p "$BD"
-	say "building the base librec.a ($BASE) in $BD"
-	if git archive "$BASE" | tar -x -C "$BD" && make -C "$BD" -j2 BUILD=build build/lib/librec.a >>"$LOG" 2>&1; then
-		# shellcheck disable=SC2086
-		$B_CC $B_CFLAGS -o "$OUT/hotpath-base" bench/hotpath.c "$BD/build/lib/librec.a" $B_LIBS >>"$LOG" 2>&1 &&
-			$B_CC $B_CFLAGS -o "$OUT/hotpath-new" bench/hotpath.c "$BUILD/lib/librec.a" $B_LIBS >>"$LOG" 2>&1 &&
-			HOT_OK=1
-	fi
-	[ "$HOT_OK" = 1 ] || say "the base build or hotpath failed (see $LOG): no before/after"
-fi
+# ---- 3. the emitting thread: the two walks of rec_stack_capture --------------------------
+# shellcheck disable=SC2086
+$B_CC $B_CFLAGS -o "$OUT/hotpath" bench/hotpath.c "$BUILD/lib/librec.a" $B_LIBS >>"$LOG" 2>&1 && HOT_OK=1 || HOT_OK=0
+[ "$HOT_OK" = 1 ] || say "hotpath did not build (see $LOG): no emitting-thread figures"
 : >"$OUT/hot.txt"
 if [ "$HOT_OK" = 1 ]; then
 	for ((r = 1; r <= HOT_RUNS; r++)); do
-		for v in base new; do
+		for v in fp cfi; do
 			say "hotpath run $r/$HOT_RUNS, $v"
-			"$OUT/hotpath-$v" --events-per-round 50000 --rounds 9 "$OUT/hot.rec" 2>>"$LOG" |
+			if [ "$v" = fp ]; then export REC_UNWIND=fp; else unset REC_UNWIND; fi
+			"$OUT/hotpath" --events-per-round 50000 --rounds 9 "$OUT/hot.rec" 2>>"$LOG" |
 				grep -E '^mode=(on|stack) threads=1 ' | sed "s/^/v=$v /" >>"$OUT/hot.txt" || true
 		done
 	done
+	unset REC_UNWIND
 fi
 hf() { # hf VERSION MODE [KEY]: median over runs of KEY (median ns/event)
 	grep "^v=$1 mode=$2 threads=1 " "$OUT/hot.txt" | while read -r l; do kv "${3:-median}" "$l"; done | median
@@ -144,7 +134,7 @@ SEC="$OUT/section.md"
 echo "## Stack unwinding of CPU samples (bench/unwind.sh)"
 echo
 echo "$(date -u '+%Y-%m-%d %H:%M UTC'), load average $LOAD0 at the start (2 cores shared with other work)."
-echo "CPU samples (and crash stacks, once the sampler built the tables) are walked over librec's own tables of .eh_frame rows"
+echo "CPU samples, crash stacks and the stacks threads capture themselves are walked over librec's own tables of .eh_frame rows"
 echo "(libfmt/record/stack_cfi.c, built off the hot path; stack_unwind.c walks them in the signal"
 echo "handler), frame pointers where a module has no CFI; \`REC_UNWIND=fp\` keeps the frame-pointer walk."
 echo
@@ -187,18 +177,26 @@ echo
 echo "### The emitting thread"
 echo
 if [ "$HOT_OK" = 1 ]; then
-	echo "Events with stacks captured in the emitting thread still walk frame pointers (rec_stack_capture is"
-	echo "unchanged; CFI is for signal-time captures). \`hotpath --events-per-round 50000 --rounds 9\` linked"
-	echo "with the base commit's librec.a ($(git rev-parse --short "$BASE")) and this tree's, alternately, $HOT_RUNS runs each;"
-	echo "ns per event, 1 thread: median of the runs' medians, and the least round of all runs (on a"
-	echo "loaded machine the medians move with the other work; the least round does not):"
+	echo "Stacks captured by the thread itself (rec_stack_capture: lock waits, sleeps, I/O and allocation"
+	echo "samples, events of a type with stacks) walk the same tables, so they too go through libc and other"
+	echo "code without frame pointers to the thread's root (tests/cli/record_memcached.sh: memcached's lock"
+	echo "waits, sleeps and CPU samples; test_stack_unwind: a capture inside qsort's callback).  What it"
+	echo "costs: \`hotpath --events-per-round 50000 --rounds 9\` (this tree's librec.a; its stacks are a few"
+	echo "frames deep), with \`REC_UNWIND=fp\` (the frame-pointer walk) and the default (CFI), alternately,"
+	echo "$HOT_RUNS runs each; ns per event, 1 thread: median of the runs' medians, and the least round of all"
+	echo "runs (on a loaded machine the medians move with the other work; the least round does not):"
 	echo
-	echo "| mode | base median | this tree median | base least | this tree least |"
+	echo "| mode | frame pointers median | CFI median | frame pointers least | CFI least |"
 	echo "|---|---:|---:|---:|---:|"
-	echo "| stack | $(hf base stack) | $(hf new stack) | $(hmin base stack) | $(hmin new stack) |"
-	echo "| on | $(hf base on) | $(hf new on) | $(hmin base on) | $(hmin new on) |"
+	echo "| stack (a stack captured per event) | $(hf fp stack) | $(hf cfi stack) | $(hmin fp stack) | $(hmin cfi stack) |"
+	echo "| on (no stack: the walk is not run) | $(hf fp on) | $(hf cfi on) | $(hmin fp on) | $(hmin cfi on) |"
+	echo
+	echo "The CFI walk looks up one row per frame; a process-wide cache of the rows last found (keyed by"
+	echo "address and table generation, a seqlock per slot: stack_unwind.c) keeps that to a few loads,"
+	echo "but the walk is a chain of dependent loads (row, then the frame's saved words, then the next row),"
+	echo "where the frame-pointer walk has one.  An event without a stack pays nothing."
 else
-	echo "(hotpath before/after not measured: UNWIND_BASE=none or the base build failed)"
+	echo "(not measured: hotpath did not build)"
 fi
 } >"$SEC"
 

@@ -697,6 +697,9 @@ void *rec_bg_main(void *arg)
 			run_periodic(r, now, (req & (REQ_PERIODIC | REQ_DUMP)) || sig_dump);
 		const bool flush_now = now >= next_flush || (req & (REQ_FLUSH | REQ_DUMP)) || sig_dump;
 		r->drops_defer = !flush_now && !stop;
+		/* what a dump or an explicit flush writes has its frames' files
+		 * and lines, however busy the round */
+		pd->sources_all = (req & (REQ_FLUSH | REQ_DUMP)) || sig_dump;
 		if (bg_collect(r, pd))
 			round_ns = round_min;
 		else if ((round_ns *= 2) > r->flush_ns)

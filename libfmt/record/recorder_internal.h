@@ -608,6 +608,7 @@ typedef struct rec_bg_pending {
 	rec_pending_frame *frames;
 	size_t nframes, cframes;
 	uint64_t drained;        /* records this round drained (a busy round resolves no sources) */
+	bool sources_all;        /* a dump or flush was asked for: resolve every source now */
 	rec_pending_frame *srcs; /* frame sources to define (1.2): id, file, flags, line, inl_* */
 	size_t nsrcs, csrcs;
 	rec_frame_inline *inl;   /* their inline frames */

@@ -194,6 +194,11 @@ void rec_symbolizer_set_lines(rec_symbolizer *s, int on);
  *  first and sources later, within a time budget per round
  *  (stack_symbolize.c).  Reads the module's DWARF on first need. */
 rec_status rec_symbolizer_source(rec_symbolizer *s, uintptr_t entry, rec_symbol *out);
+/*! rec_symbolizer_source_cheap() : whether rec_symbolizer_source() of
+ *  entry reads no DWARF for the first time (its module's was read already,
+ *  or there is none to read): a few microseconds, not the tens of
+ *  milliseconds of a first read (libc's with its debug file: ~50 ms). */
+int rec_symbolizer_source_cheap(rec_symbolizer *s, uintptr_t entry);
 /*! rec_symbolizer_close() : frees it and every string it handed out. */
 void rec_symbolizer_close(rec_symbolizer *s);
 
@@ -230,6 +235,10 @@ const char *rec_symbolizer_data(rec_symbolizer *s, uintptr_t addr, uint64_t *off
  *  thread-safe, like rec_symbolizer_lookup(). */
 const char *rec_symbolizer_name_now(rec_symbolizer *s, uintptr_t addr, int object, int exact,
 				    uint64_t *offset, int *ready);
+
+/* stack_symbol_dwarf.c: whether rec_symbols_resolve() ran on the module
+ * (its DWARF is read), or it has nothing to read. */
+int rec_symbols_dwarf_read_(rec_symbols *s, uint32_t handle);
 
 /* stack_symbol_dwarf.c: rec_symbols_function() (object == 0) or
  * rec_symbols_data() from a module whose symbol index is built (*built),

@@ -33,9 +33,11 @@
 /* One symbol of a module's index: its absolute address range. */
 typedef struct sym_ent {
 	GElf_Addr start, size;
-	const char *name; /* libdwfl's, valid while the Dwfl lives */
+	const char *name; /* libdwfl's, valid while the Dwfl lives, or in the
+			   * module's names (a symbol version cut off) */
 	uint8_t type;     /* STT_FUNC (and IFUNC), STT_OBJECT (and TLS, COMMON) */
 	uint8_t rank;     /* 0 global, 1 weak, 2 local: a smaller one wins at one address */
+	uint8_t versioned; /* the name had "@VERSION" or "@@VERSION" */
 } sym_ent;
 
 typedef struct sym_module {
@@ -47,6 +49,8 @@ typedef struct sym_module {
 	size_t nsyms;
 	int syms_state; /* 0 not built, 1 built, -1 failed */
 	GElf_Addr bias;  /* the module's load bias, once syms_state is 1 */
+	int dwarf_read;  /* rec_symbols_resolve() ran on it: its DWARF is read */
+	char *names;     /* the versioned symbols' names without the version */
 } sym_module;
 
 struct rec_symbols {
@@ -204,8 +208,10 @@ void rec_symbols_close(rec_symbols *s)
 		free(s->dirs[i]);
 	free(s->dirs);
 	free(s->debug_path);
-	for (size_t i = 0; i < s->nmods; i++)
+	for (size_t i = 0; i < s->nmods; i++) {
 		free(s->mods[i].syms);
+		free(s->mods[i].names);
+	}
 	free(s->mods);
 	free(s);
 }
@@ -306,7 +312,19 @@ static int sym_cmp(const void *a, const void *b)
 	const sym_ent *x = a, *y = b;
 	if (x->start != y->start)
 		return x->start < y->start ? -1 : 1;
-	return (x->rank > y->rank) - (x->rank < y->rank);
+	if (x->rank != y->rank)
+		return x->rank < y->rank ? -1 : 1;
+	return (x->versioned > y->versioned) - (x->versioned < y->versioned);
+}
+
+/* A symbol table's name of a versioned symbol ("__libc_start_main@@GLIBC_2.34"
+ * in libc's debug file: .dynsym keeps the version apart) is the name without
+ * the version, as the dynamic linker, dladdr() and the program's source spell
+ * it: a frame has one name whichever table named it. */
+static size_t version_at(const char *name)
+{
+	const char *at = strchr(name, '@');
+	return at != NULL && at != name ? (size_t)(at - name) : 0;
 }
 
 /* Build m's sorted symbol index (once). */
@@ -322,15 +340,37 @@ static bool module_symbols(sym_module *m)
 	int n = dwfl_module_getsymtab(m->mod);
 	if (n <= 0)
 		return false;
+	size_t names_len = 0;
+	for (int i = 1; i < n; i++) {
+		GElf_Sym sym;
+		GElf_Addr addr = 0;
+		const char *name = dwfl_module_getsym_info(m->mod, i, &sym, &addr, NULL, NULL, NULL);
+		size_t v = name ? version_at(name) : 0;
+		names_len += v ? v + 1 : 0;
+	}
 	m->syms = malloc((size_t)n * sizeof *m->syms);
-	if (!m->syms)
+	m->names = names_len ? malloc(names_len) : NULL;
+	if (!m->syms || (names_len && !m->names)) {
+		free(m->syms);
+		free(m->names);
+		m->syms = NULL;
+		m->names = NULL;
 		return false;
+	}
+	size_t names_used = 0;
 	for (int i = 1; i < n; i++) {
 		GElf_Sym sym;
 		GElf_Addr addr = 0;
 		const char *name = dwfl_module_getsym_info(m->mod, i, &sym, &addr, NULL, NULL, NULL);
 		if (!name || !*name || sym.st_shndx == SHN_UNDEF || addr == 0)
 			continue;
+		size_t v = version_at(name);
+		if (v && names_used + v + 1 <= names_len) {
+			memcpy(m->names + names_used, name, v);
+			m->names[names_used + v] = '\0';
+			name = m->names + names_used;
+			names_used += v + 1;
+		}
 		int t = GELF_ST_TYPE(sym.st_info), b = GELF_ST_BIND(sym.st_info);
 		uint8_t type;
 		if (t == STT_FUNC || t == STT_GNU_IFUNC)
@@ -345,6 +385,7 @@ static bool module_symbols(sym_module *m)
 		e->name = name;
 		e->type = type;
 		e->rank = b == STB_GLOBAL ? 0 : b == STB_WEAK ? 1 : 2;
+		e->versioned = v != 0;
 	}
 	qsort(m->syms, m->nsyms, sizeof *m->syms, sym_cmp);
 	m->syms_state = 1;
@@ -577,6 +618,7 @@ rec_status rec_symbols_resolve(rec_symbols *s, uint32_t handle, uint64_t module_
 	}
 	const char *file = "";
 	int line = 0;
+	sm->dwarf_read = 1; /* libdwfl reads the DWARF at the first of these */
 	Dwfl_Line *ln = dwfl_module_getsrc(mod, at);
 	if (ln) {
 		const char *f = dwfl_lineinfo(ln, NULL, &line, NULL, NULL, NULL);
@@ -604,6 +646,12 @@ rec_status rec_symbols_resolve(rec_symbols *s, uint32_t handle, uint64_t module_
 		out->function_offset = pc - low_pc;
 	}
 	return REC_OK;
+}
+
+int rec_symbols_dwarf_read_(rec_symbols *s, uint32_t handle)
+{
+	const sym_module *sm = s ? module_of(s, handle) : NULL;
+	return sm == NULL || sm->mod == NULL || sm->dwarf_read;
 }
 
 const char *rec_symbols_function(rec_symbols *s, uint32_t handle, uint64_t module_offset,

@@ -28,10 +28,12 @@ struct rec_frame_map {
 	 * up the round that drains the threads' buffers). */
 	struct pending_src { uintptr_t pc; uint64_t fid; } *src;
 	size_t nsrc, csrc, src_head;
+	uint64_t busy_load_ns; /* monotonic time of the last DWARF read in a busy round */
 };
 
 #define SOURCE_BUDGET_NS 2000000 /* 2 ms of CPU per round */
 #define SOURCE_BUSY_RECORDS 4096 /* a round that drained more is busy */
+#define SOURCE_BUSY_LOAD_NS 1000000000u /* a first DWARF read in busy rounds: 1 a second */
 
 rec_frame_map *rec_frame_map_new(void)
 {
@@ -155,7 +157,16 @@ static bool sources_off(void)
 	return v == 1;
 }
 
-/* Resolve queued frame sources while this round's budget lasts. */
+/* Resolve queued frame sources while this round's budget lasts.  The
+ * last rounds of a closing recorder resolve all (nothing comes later), and
+ * so does the round of a dump (a flight recording's file) or of an explicit
+ * flush: what they write is complete.  A busy round (many records drained)
+ * resolves those that read no DWARF for the first time (a few us each),
+ * and at most one first read of a module's DWARF (libc's: some 50 ms of
+ * CPU, which holds up the next drain while the threads fill their buffers)
+ * every SOURCE_BUSY_LOAD_NS: so a program that keeps the recorder busy gets
+ * its files and lines within seconds, not only in its last chunk.  The
+ * entries left wait in their order for a later round. */
 static void resolve_sources(rec_recorder *r, rec_bg_pending *pd)
 {
 	rec_frame_map *fm = r->frame_map;
@@ -165,22 +176,30 @@ static void resolve_sources(rec_recorder *r, rec_bg_pending *pd)
 		fm->src_head = fm->nsrc = 0;
 		return;
 	}
-	/* the last rounds of a closing recorder resolve all: nothing comes
-	 * later; a busy round (many records drained) none: the first source
-	 * of a module reads its DWARF (libc's: some 50 ms of CPU), which would
-	 * hold up the next drain while the threads fill their buffers */
-	const bool all = __atomic_load_n(&r->closing, __ATOMIC_ACQUIRE) != 0;
-	if (!all && pd->drained > SOURCE_BUSY_RECORDS)
-		return;
-	uint64_t t0 = thread_cpu_ns();
-	while (fm->src_head < fm->nsrc && (all || thread_cpu_ns() - t0 < SOURCE_BUDGET_NS)) {
-		struct pending_src *p = &fm->src[fm->src_head];
+	const bool all = __atomic_load_n(&r->closing, __ATOMIC_ACQUIRE) != 0 || pd->sources_all;
+	const bool busy = !all && pd->drained > SOURCE_BUSY_RECORDS;
+	const uint64_t t0 = thread_cpu_ns(), now = rec_clock_mono_ns();
+	bool may_load = !busy || fm->busy_load_ns == 0 || now - fm->busy_load_ns >= SOURCE_BUSY_LOAD_NS;
+	size_t keep = fm->src_head, i = fm->src_head;
+	while (i < fm->nsrc && (all || thread_cpu_ns() - t0 < SOURCE_BUDGET_NS)) {
+		struct pending_src p = fm->src[i++];
+		if (busy && !rec_symbolizer_source_cheap(r->symbolizer, p.pc)) {
+			if (!may_load) {
+				fm->src[keep++] = p; /* a later round reads that DWARF */
+				continue;
+			}
+			may_load = false;
+			fm->busy_load_ns = now;
+		}
 		rec_symbol sym;
-		if (rec_symbolizer_source(r->symbolizer, p->pc, &sym) != REC_OK ||
-		    !queue_source(r, pd, p->fid, &sym))
+		if (rec_symbolizer_source(r->symbolizer, p.pc, &sym) != REC_OK ||
+		    !queue_source(r, pd, p.fid, &sym)) {
+			fm->src[keep++] = p;
 			break;
-		fm->src_head++;
+		}
 	}
+	memmove(&fm->src[keep], &fm->src[i], (fm->nsrc - i) * sizeof *fm->src);
+	fm->nsrc = keep + (fm->nsrc - i);
 	if (fm->src_head == fm->nsrc)
 		fm->src_head = fm->nsrc = 0;
 }

@@ -486,6 +486,16 @@ const char *rec_symbolizer_name_now(rec_symbolizer *s, uintptr_t addr, int objec
 	return NULL;
 }
 
+int rec_symbolizer_source_cheap(rec_symbolizer *s, uintptr_t entry)
+{
+	rec_symbol sym;
+	if (s == NULL || rec_symbolizer_lookup(s, entry, &sym) != REC_OK || s->names_off ||
+	    !s->lines_off || !sym.module_index)
+		return 1;
+	module *m = &s->mods[sym.module_index - 1];
+	return m->sym_state == -1 || (m->sym_state == 1 && rec_symbols_dwarf_read_(s->syms, m->sym_handle));
+}
+
 rec_status rec_symbolizer_source(rec_symbolizer *s, uintptr_t entry, rec_symbol *out)
 {
 	if (s == NULL || out == NULL)

@@ -9,7 +9,8 @@
  * functions that made the call, with this file and a line; one pc is one
  * frame id in every event and chunk, two pcs two ids; and with symbolize
  * off (REC_RECORDER_NO_SYMBOLIZE) frames keep module and offset, flagged
- * for rec-symbolize, the same pcs still the same frames.
+ * for rec-symbolize, the same pcs still the same frames; a flight
+ * recording dumped while busy has its frames' files and lines.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -18,6 +19,7 @@
 #include <cmocka.h>
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -187,6 +189,94 @@ static void t_symbolize_off(void **state)
 	assert_int_equal(s.lines, 0);
 }
 
+/* A flight recording dumped while the program is busy: every round of the
+ * background thread is busy (more records than SOURCE_BUSY_RECORDS
+ * drained), where it resolves the sources that need no first read of a
+ * module's DWARF and at most one such read a second (it used to resolve
+ * none until a quiet round or the close, so the chunks of a busy program,
+ * and a dump of them, had no file or line: this test saw 0 of 1); and the
+ * round of the dump resolves all.  A thread emits events without a stack as
+ * fast as it can while another emits one with a stack from ss_path_a; the
+ * dump is taken 300 ms later, still busy, and its frame has its line. */
+static atomic_int g_busy_stop;
+static rec_event_type *g_busy_t;
+
+static void *busy(void *arg)
+{
+	(void)arg;
+	while (!atomic_load_explicit(&g_busy_stop, memory_order_relaxed)) {
+		rec_emit e;
+		if (rec_emit_begin(&e, g_busy_t)) {
+			rec_emit_u64(&e, 7);
+			rec_emit_commit(&e);
+		}
+	}
+	return NULL;
+}
+
+static void *one_stack(void *arg)
+{
+	(void)arg;
+	ss_path_a();
+	return NULL;
+}
+
+static void t_dump_has_sources(void **state)
+{
+	(void)state;
+	char path[300], dump[300];
+	snprintf(path, sizeof path, "%s/flight.rec", g_dir);
+	snprintf(dump, sizeof dump, "%s/flight-dump.rec", g_dir);
+	rec_recorder_options o = REC_RECORDER_OPTIONS_INIT;
+	o.path = path;
+	o.flags = REC_RECORDER_FLIGHT | REC_RECORDER_NO_SIGNAL;
+	o.flush_interval_ms = 1000;
+	o.max_age_ms = 60000;
+	rec_recorder *r = NULL;
+	assert_int_equal(rec_recorder_open(&r, &o), REC_OK);
+	assert_int_equal(rec_recorder_register_type(r, &s_def, 0, REC_DECLARE_STACK, &g_t), REC_OK);
+	static const rec_type busy_def = { 0, REC_EVENT_HAS_THREAD, "test.Busy", "", "", "test", 1,
+					   f_fields };
+	assert_int_equal(rec_recorder_register_type(r, &busy_def, 0, 0, &g_busy_t), REC_OK);
+	atomic_store(&g_busy_stop, 0);
+	pthread_t b, w;
+	assert_int_equal(pthread_create(&b, NULL, busy, NULL), 0);
+	usleep(200 * 1000); /* busy rounds under way */
+	assert_int_equal(pthread_create(&w, NULL, one_stack, NULL), 0);
+	assert_int_equal(pthread_join(w, NULL), 0);
+	usleep(300 * 1000); /* a few busy rounds: names, no sources */
+	assert_int_equal(rec_recorder_dump(r, dump), REC_OK);
+	atomic_store(&g_busy_stop, 1);
+	assert_int_equal(pthread_join(b, NULL), 0);
+	assert_int_equal(rec_recorder_close(r), REC_OK);
+
+	rec_reader *rd;
+	assert_int_equal(rec_reader_open_path(&rd, dump, NULL), REC_OK);
+	rec_event ev;
+	rec_status st;
+	uint64_t busy_n = 0, sym_n = 0, lines = 0;
+	while ((st = rec_reader_next_event(rd, &ev)) == REC_OK) {
+		if (strcmp(ev.type->name, "test.Busy") == 0) {
+			busy_n++;
+			continue;
+		}
+		if (strcmp(ev.type->name, "test.Sym") != 0)
+			continue;
+		sym_n++;
+		assert_non_null(ev.stack);
+		const rec_frame *leaf = ev.stack->frames[rec_stack_site(ev.stack)];
+		assert_string_equal(leaf->function, "ss_emit");
+		lines += leaf->line > 0 && strstr(leaf->file, "test_stack_symbolize.c") != NULL;
+	}
+	assert_int_equal(st, REC_END);
+	rec_reader_close(rd);
+	print_message("dump: %llu busy events, %llu with a stack, %llu of them with a line\n",
+		      (unsigned long long)busy_n, (unsigned long long)sym_n, (unsigned long long)lines);
+	assert_true(busy_n > 8192); /* the rounds were busy */
+	assert_int_equal(sym_n, 1);
+	assert_int_equal(lines, 1);
+}
+
 int main(void)
 {
 	if (rec_t_tmpdir_create(g_dir, sizeof g_dir, "rec-test-symbolize") != 0)
@@ -194,6 +284,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(t_frames_once_per_pc),
 		cmocka_unit_test(t_symbolize_off),
+		cmocka_unit_test(t_dump_has_sources),
 	};
 	return rec_t_tmpdir_finish(g_dir, cmocka_run_group_tests(tests, NULL, NULL));
 }
