@@ -300,8 +300,8 @@ REC_NO_ASAN static size_t walk(uintptr_t fp, uintptr_t lo, uintptr_t hi,
  * taken inside a callback of libc (qsort's comparator, a function called by
  * a library built without frame pointers) still names every caller up to
  * the thread's root; the frame-pointer chain serves where there are none.
- * Always inlined into the noinline capture functions: the registers read
- * here are those of that function's own frame, which the walk skips. */
+ * Always inlined into the noinline capture functions: fp is that
+ * function's own frame. */
 static inline __attribute__((always_inline)) size_t
 capture_from(uintptr_t fp, uintptr_t *pcs, size_t max, size_t skip, int *truncated)
 {
@@ -312,12 +312,26 @@ capture_from(uintptr_t fp, uintptr_t *pcs, size_t max, size_t skip, int *truncat
 	if (tls_stack_hi == 0 && tls_in_signal == 0)
 		(void)bounds_here(fp);
 #if defined(__x86_64__)
-	if (tls_stack_hi != 0) {
-		uintptr_t rpc, rsp, rbp;
-		__asm__ volatile("leaq 0(%%rip), %0\n\tmovq %%rsp, %1\n\tmovq %%rbp, %2"
-				 : "=r"(rpc), "=r"(rsp), "=r"(rbp));
-		size_t n = rec_unwind_here(rpc, rsp, rbp, tls_stack_lo, tls_stack_hi, 1 + skip, pcs,
-					   max, truncated);
+	if (tls_stack_hi != 0 && fp >= tls_stack_lo && fp <= tls_stack_hi - 16) {
+		/* librec's own frames, this one first, are left by their frame
+		 * records (librec is built with frame pointers: the Makefile's
+		 * OPT), the skipped ones among them: no table lookup for them;
+		 * the walk of the tables starts in the first caller outside
+		 * librec, with the registers its frame record gives: sp just
+		 * above the record, rbp the one it saved. */
+		uintptr_t f = fp, sk = skip;
+		uintptr_t ret = ((const volatile uintptr_t *)f)[1];
+		uintptr_t next = ((const volatile uintptr_t *)f)[0];
+		while (rec_stack_in_librec(ret) && next > f && next <= tls_stack_hi - 16 &&
+		       (next & 7) == 0) {
+			if (sk > 0)
+				sk--;
+			f = next;
+			ret = ((const volatile uintptr_t *)f)[1];
+			next = ((const volatile uintptr_t *)f)[0];
+		}
+		size_t n = rec_unwind_here(ret, f + 16, next, tls_stack_lo, tls_stack_hi, sk, pcs, max,
+					   truncated);
 		if (n != (size_t)-1)
 			return n;
 	}

@@ -148,15 +148,17 @@ size_t rec_unwind_regs(const rec_cfi_snapshot *s, uintptr_t pc, uintptr_t sp, ui
 		       rec_unwind_end *end);
 
 /*! rec_unwind_here() : the walk of the calling thread's own stack, for
- *  rec_stack_capture_ex(): from registers it read in its own frame (pc
- *  exact, sp, fp) within its stack [lo, hi), over the current snapshot;
- *  the first skip frames (its own, then its callers) are not written, then
- *  leading frames in librec are dropped; every entry is a return address.
+ *  rec_stack_capture_ex(): from a frame's return address ra, with sp and fp
+ *  as they are in the function ra returns into (the state a frame record
+ *  gives: sp = the record's address + 16, fp = the rbp it saved), within
+ *  the stack [lo, hi), over the current snapshot; the first skip frames
+ *  (ra's, then its callers') are not written, then leading frames in librec
+ *  are dropped; every entry is a return address.
  *  Async-signal-safe.  @return entries written, or (size_t)-1 when there is
  *  no snapshot (no tables built yet, REC_UNWIND=fp, not x86-64) or sp is
  *  outside [lo, hi): the caller walks frame pointers then.  *truncated (may
  *  be NULL) is set to 1 when the stack went deeper than max. */
-size_t rec_unwind_here(uintptr_t pc, uintptr_t sp, uintptr_t fp, uintptr_t lo, uintptr_t hi,
+size_t rec_unwind_here(uintptr_t ra, uintptr_t sp, uintptr_t fp, uintptr_t lo, uintptr_t hi,
 		       size_t skip, uintptr_t *pcs, size_t max, int *truncated);
 
 /*! rec_unwind_here_counts() : rec_unwind_here()'s walks by how they ended. */

@@ -108,10 +108,10 @@ REC_NO_ASAN static inline int stack_word(uintptr_t a, uintptr_t lo, uintptr_t hi
 }
 
 
-/* The walk; the first skip frames (the leaf, which is exact, then its
- * callers) are stepped over before anything is written, then leading
- * frames in librec are dropped. */
-REC_NO_ASAN static size_t unwind(const rec_cfi_snapshot *s, uintptr_t pc, uintptr_t sp,
+/* The walk from pc (exact: an interrupted pc; else a return address), sp
+ * and fp; the first skip frames are stepped over before anything is
+ * written, then leading frames in librec are dropped. */
+REC_NO_ASAN static size_t unwind(const rec_cfi_snapshot *s, uintptr_t pc, int exact, uintptr_t sp,
 				 uintptr_t fp, uintptr_t lo, uintptr_t hi, size_t skip,
 				 uintptr_t *pcs, size_t max, rec_unwind_end *end)
 {
@@ -119,10 +119,9 @@ REC_NO_ASAN static size_t unwind(const rec_cfi_snapshot *s, uintptr_t pc, uintpt
 	size_t n = 0;
 #if defined(__x86_64__)
 	const uintptr_t word = sizeof(uintptr_t);
-	int exact = 1;
 	if (s == NULL || pcs == NULL || max == 0 || hi < lo + 2 * word || sp < lo || sp >= hi) {
 		if (skip == 0 && pcs != NULL && max > 0 && pc != 0 && !rec_stack_in_librec(pc))
-			pcs[n++] = pc | REC_STACK_PC_EXACT;
+			pcs[n++] = exact ? (pc | REC_STACK_PC_EXACT) : (pc & ~REC_STACK_PC_EXACT);
 		goto out;
 	}
 	for (unsigned step = 0;; step++) {
@@ -214,7 +213,7 @@ REC_NO_ASAN static size_t unwind(const rec_cfi_snapshot *s, uintptr_t pc, uintpt
 	(void)lo;
 	(void)hi;
 	if (skip == 0 && pcs != NULL && max > 0 && pc != 0 && !rec_stack_in_librec(pc))
-		pcs[n++] = pc | REC_STACK_PC_EXACT;
+		pcs[n++] = exact ? (pc | REC_STACK_PC_EXACT) : (pc & ~REC_STACK_PC_EXACT);
 #endif
 out:
 	if (end)
@@ -226,10 +225,10 @@ REC_NO_ASAN size_t rec_unwind_regs(const rec_cfi_snapshot *s, uintptr_t pc, uint
 				   uintptr_t fp, uintptr_t lo, uintptr_t hi, uintptr_t *pcs,
 				   size_t max, rec_unwind_end *end)
 {
-	return unwind(s, pc, sp, fp, lo, hi, 0, pcs, max, end);
+	return unwind(s, pc, 1, sp, fp, lo, hi, 0, pcs, max, end);
 }
 
-REC_NO_ASAN size_t rec_unwind_here(uintptr_t pc, uintptr_t sp, uintptr_t fp, uintptr_t lo,
+REC_NO_ASAN size_t rec_unwind_here(uintptr_t ra, uintptr_t sp, uintptr_t fp, uintptr_t lo,
 				   uintptr_t hi, size_t skip, uintptr_t *pcs, size_t max,
 				   int *truncated)
 {
@@ -239,7 +238,7 @@ REC_NO_ASAN size_t rec_unwind_here(uintptr_t pc, uintptr_t sp, uintptr_t fp, uin
 		return (size_t)-1;
 	}
 	rec_unwind_end why;
-	size_t n = unwind(s, pc, sp, fp, lo, hi, skip, pcs, max, &why);
+	size_t n = unwind(s, ra, 0, sp, fp, lo, hi, skip, pcs, max, &why);
 	rec_cfi_leave();
 	if (why == REC_UNWIND_NO_TABLES)
 		return (size_t)-1; /* sp outside [lo, hi), not x86-64 */
