@@ -180,7 +180,8 @@ static void resolve_sources(rec_recorder *r, rec_bg_pending *pd)
 	const bool busy = !all && pd->drained > SOURCE_BUSY_RECORDS;
 	const uint64_t t0 = thread_cpu_ns(), now = rec_clock_mono_ns();
 	bool may_load = !busy || fm->busy_load_ns == 0 || now - fm->busy_load_ns >= SOURCE_BUSY_LOAD_NS;
-	size_t keep = fm->src_head, i = fm->src_head;
+	size_t keep = fm->src_head; /* entries before it stay for later */
+	size_t i = keep;
 	while (i < fm->nsrc && (all || thread_cpu_ns() - t0 < SOURCE_BUDGET_NS)) {
 		struct pending_src p = fm->src[i++];
 		if (busy && !rec_symbolizer_source_cheap(r->symbolizer, p.pc)) {
