@@ -260,7 +260,7 @@ static void sql_put(rec_cli_strbuf *b, const char *s, bool quote)
 
 /* rec-view --sql VIEW [--type TYPE] [--by FIELD]: the view's SQL, its
  * placeholders filled in. */
-static int print_sql(const char *view, const char *type, const char *by)
+static int print_sql(const char *view, const char *type, const char *by, uint32_t top)
 {
 	const view_sql *q = NULL;
 	bool any = false;
@@ -287,20 +287,32 @@ static int print_sql(const char *view, const char *type, const char *by)
 	for (size_t i = 0; i < sizeof view_sqls / sizeof view_sqls[0]; i++)
 		if (strcmp(view_sqls[i].view, "site.with") == 0)
 			site = view_sqls[i].text;
+	/* {top}: rec-view's --top, else its default for the slowest spans (10) */
+	char top_s[16];
+	snprintf(top_s, sizeof top_s, "%" PRIu32, top ? top : 10);
 	rec_cli_strbuf b = { 0 };
 	rec_cli_strbuf_str(&b, "");
 	for (const char *s = q->text; *s;) {
-		static const char *const names[] = { "{type}", "{table}", "{by}", "{column}", "{site}" };
-		const char *vals[] = { type, table, by, column, site };
+		static const char *const names[] = { "{type}", "{table}", "{by}", "{column}", "{site}", "{top}" };
+		const char *vals[] = { type, table, by, column, site, top_s };
 		size_t k = 0;
-		while (k < 5 && strncmp(s, names[k], strlen(names[k])) != 0)
+		while (k < 6 && strncmp(s, names[k], strlen(names[k])) != 0)
 			k++;
-		if (k < 5 && vals[k]) {
+		if (k < 6 && vals[k]) {
 			sql_put(&b, vals[k], k == 0 || k == 2);
 			s += strlen(names[k]);
 		} else {
 			rec_cli_strbuf_add(&b, s++, 1);
 		}
+	}
+	/* --top N cuts a view's tables to their N heaviest rows, as rec-view
+	 * does: a query without {top} gets LIMIT N */
+	if (top && !strstr(q->text, "{top}")) {
+		while (b.len && (b.s[b.len - 1] == '\n' || b.s[b.len - 1] == ' '))
+			b.s[--b.len] = '\0';
+		rec_cli_strbuf_str(&b, "\nLIMIT ");
+		rec_cli_strbuf_str(&b, top_s);
+		rec_cli_strbuf_str(&b, "\n");
 	}
 	rec_out_str(b.s);
 	rec_cli_strbuf_free(&b);
@@ -449,7 +461,7 @@ int main(int argc, char **argv)
 			rec_cli_usage_error("'%s' is not a view (rec-view --list shows them)", base);
 		if (o.by && !vi->by)
 			rec_cli_usage_error("--by: the %s view does not split by a field", vi->name);
-		return rec_cli_finish(print_sql(sql_view, o.type, o.by));
+		return rec_cli_finish(print_sql(sql_view, o.type, o.by, o.top));
 	}
 	if (optind >= argc)
 		rec_cli_usage_error("no view (rec-view --list shows them)");
