@@ -15,8 +15,9 @@
 #     the counts sum to the generator's truth (800 requests, 80 waits, 48
 #     allocations whose bytes are the weights, not the sizes: the SQL
 #     summing size gives the sizes' sum, 48 lock waits, 32 sleeps, 48 CPU
-#     samples and their CPU time, 140 events lost); recording's drops table
-#     (a type not known, a reason without a name); the percent columns
+#     samples and their CPU time, 140 events lost); recording's three
+#     tables (recording, recording.runs, recording.drops: a type not known,
+#     a reason without a name); the percent columns
 #     (allocation-by-site, live-heap, hot-functions: within 1e-9), p99 and
 #     holders of contention-by-lock/-site (p99 also equal to the true
 #     nearest-rank value per lock), the holder's activity columns (exact in
@@ -41,6 +42,15 @@
 #     start within 1 us in DuckDB), startup.sleeps ... startup.cond_waits
 #     (the demo has sleeps and allocations before its first request; the
 #     tables rec-view leaves out must give no rows);
+#   - the generated recording with "extra" (rec_test_sql_gen's header):
+#     startup (at 900 ms) and its cpu, lock_waits and cond_waits tables with
+#     rows, the holder activity columns of contention-by-lock/-site non-zero
+#     in every kind (sleeping, cond wait, I/O, lock wait, running) and equal
+#     to the generator's truth, recording's tables with two runs (a restart),
+#     a crash and a write failure; a truncated copy of the generated file
+#     whose run ended 'truncated' in rec-view, rec-sql and the Parquet runs;
+#   - --top N: requests.slowest keeps N spans (25, 12, 4, 3 with --by),
+#     another view (hot-functions --top 3) ends with LIMIT N;
 #   - the comparison itself fails on one number changed by one, on a p99
 #     or percentile off by more than 1/256 and on a percent off by 1e-6;
 #   - views without SQL exit 2 saying why; latency without --type exits 2.
