@@ -47,7 +47,8 @@
 #     rows, the holder activity columns of contention-by-lock/-site non-zero
 #     in every kind (sleeping, cond wait, I/O, lock wait, running) and equal
 #     to the generator's truth, recording's tables with two runs (a restart),
-#     a crash and a write failure; a truncated copy of the generated file
+#     a crash and a write failure, wall-by-site (every state; its SQL
+#     on the recording without wall samples gives no rows); a truncated copy of the generated file
 #     whose run ended 'truncated' in rec-view, rec-sql and the Parquet runs;
 #   - --top N: requests.slowest keeps N spans (25, 12, 4, 3 with --by),
 #     another view (hot-functions --top 3) ends with LIMIT N;
@@ -341,13 +342,21 @@ check "$xgen" "$tmp/xgen_ds" "{'startup': {'at': $startup_at_ns, 'cpu': $startup
 	'contention-by-site': {'holder_sleeping': $holder_sleeping, 'holder_io': $holder_io, 'holder_running': $holder_running,
 		'holder_lock_wait': $holder_lock_wait, 'holder_cond_wait': $holder_cond_wait},
 	'recording': {'files': 1, 'runs': 2, 'restarts': 1, 'crashes': 1, 'write_failures': 1, 'chunks_not_written': 3},
-	'recording.runs': {'chunks': 10}, 'recording.drops': {'lost': $dropped}}" \
-	"startup" "startup.sleeps" "startup.allocations" "startup.cpu" "startup.lock_waits" "startup.cond_waits" \
+	'recording.runs': {'chunks': 10}, 'recording.drops': {'lost': $dropped},
+	'wall-by-site': {'samples': $wall_samples, 'wall': $wall_ns}}" \
+	"wall-by-site" "startup" "startup.sleeps" "startup.allocations" "startup.cpu" "startup.lock_waits" "startup.cond_waits" \
 	"contention-by-lock" "contention-by-site" "recording" "recording.runs" "recording.drops" \
 	"threads" "hot-functions" "requests --type app.Request" "requests.slowest --type app.Request --top 12" ||
 	fail "generated recording (extra): rec-view, rec-sql and DuckDB differ"
 "$bin/rec-view" --sql recording.runs | "$bin/rec-sql" --format csv "$xgen" | tr -d '\r' | cut -d, -f8 | tr '\n' ' ' |
 	grep -qx 'ended crash event clean close ' || fail "xgen: the runs did not end as generated"
+
+# wall-by-site's SQL on a recording without rec.WallSample (rec-sql's empty
+# table): no rows (rec-sql's CSV prints no header without rows), as
+# rec-view has none
+"$bin/rec-view" --sql wall-by-site | "$bin/rec-sql" --format csv "$gen" >"$tmp/nowall.csv" ||
+	fail "wall-by-site's SQL without wall samples: exit $?"
+[ ! -s "$tmp/nowall.csv" ] || fail "wall-by-site's SQL without wall samples: $(cat "$tmp/nowall.csv")"
 
 # ---- a run whose file ends inside its last chunk: ended 'truncated' in
 # rec-view and in rec-sql (which reports the chunk and exits 1), and the

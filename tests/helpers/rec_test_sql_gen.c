@@ -57,6 +57,9 @@
  *   S + 1600 (period 100 ns); for wait 4 (S = base + 704 ms) a
  *   rec.LockWait at S + 2000 for 3000 ns (lock "L-b", no holder) and a
  *   rec.CondWait at S + 6000 for 2000 ns;
+ *   8 rec.WallSample per chunk at base + 860 ms + j ms, j = 0..7: states
+ *   running lock cond sleep io poll wait zzz (one rec-view calls other),
+ *   weight j + 1, period 5 ms, stacks 1 3 5 none 6 1 3 2, threads 501, 502;
  *   the run ends with a rec.Crash (thread 501, in a last chunk at T0 + 10
  *   s) and no final chunk (the writer abandoned), and a second run (id
  *   5a2, pid 778) follows in the same file: an app.Tick and a
@@ -192,6 +195,13 @@ static const rec_type extra_types[] = {
 	{ REC_TYPE_ID_IO, FLAGS_DTS, "rec.IO", "", "", "rec/IO", 6, io_fields },
 	{ REC_TYPE_ID_CRASH, FLAGS_TS, "rec.Crash", "", "", "rec", 5, crash_fields },
 };
+static const rec_field wall_fields[] = {
+	{ "state", "", "", REC_TYPE_STRING, REC_UNIT_NONE },
+	{ "weight", "", "", REC_TYPE_U32, REC_UNIT_COUNT },
+	{ "period", "", "", REC_TYPE_U64, REC_UNIT_NANOS },
+};
+static const rec_type wall_type = { REC_TYPE_ID_WALL_SAMPLE, FLAGS_TS, "rec.WallSample", "", "",
+				     "rec/Profiling", 3, wall_fields };
 static const rec_type write_failed_type = { REC_TYPE_ID_WRITE_FAILED, REC_EVENT_HAS_DURATION,
 					     "rec.WriteFailed", "", "", "rec", 6,
 					     write_failed_fields };
@@ -304,6 +314,16 @@ static void builtin_events(uint64_t base, uint64_t k)
 		ck(rec_writer_put_u64(w, j % 3), "put");
 		ck(rec_writer_end(w), "end");
 	}
+	/* "extra": wall samples of every state, one unknown to rec-view (other) */
+	static const char *const states[8] = { "running", "lock", "cond", "sleep",
+					       "io",      "poll", "wait", "zzz" };
+	static const uint64_t wall_stack[8] = { 1, 3, 5, 0, 6, 1, 3, 2 };
+	for (uint64_t j = 0; extra && j < 8; j++) {
+		ck(rec_writer_begin(w, REC_TYPE_ID_WALL_SAMPLE, base + 860 * MS + j * MS, 0, 1 + j % 2,
+				    wall_stack[j]), "begin");
+		const uint64_t v[3] = { str(states[j]), j + 1, 5 * MS };
+		put_all(v, 3);
+	}
 	const uint64_t drops[3][4] = { { 5 + k, 1, 0, 256 }, { 2, 2, 5, 257 }, { 7, 0, 9, 0 } };
 	for (int d = 0; d < 3; d++) {
 		ck(rec_writer_begin(w, REC_TYPE_ID_DROPPED, base + 870 * MS + (uint64_t)d * MS, 0, 0, 0),
@@ -353,6 +373,8 @@ int main(int argc, char **argv)
 		ck(rec_writer_add_type(w, &builtin_types[i]), "add_type");
 	for (size_t i = 0; extra && i < sizeof extra_types / sizeof extra_types[0]; i++)
 		ck(rec_writer_add_type(w, &extra_types[i]), "add_type");
+	if (extra)
+		ck(rec_writer_add_type(w, &wall_type), "add_type");
 	ck(rec_writer_define_thread(w, 1, 501, str("worker-a")), "thread");
 	ck(rec_writer_define_thread(w, 2, 502, str("worker-b")), "thread");
 	ck(rec_writer_define_module(w, 1, str("/usr/bin/app"), str("abcd"), 0x400000), "module");
@@ -460,6 +482,9 @@ int main(int argc, char **argv)
 		 * chunk 1000 sleeping, 300 in I/O, 100 running (wait 0), 3000 in a
 		 * lock wait and 2000 in a cond wait (wait 4); and the first startup
 		 * wait 3000 in a cond wait */
+		/* wall samples: per chunk weights 1 ... 8 of 5 ms */
+		printf("wall_samples=%d\nwall_ns=%llu\n", chunks * 8,
+		       (unsigned long long)chunks * 36 * 5 * MS);
 		printf("holder_sleeping=%d\nholder_io=%d\nholder_running=%d\nholder_lock_wait=%d\n"
 		       "holder_cond_wait=%d\n", chunks * 1000, chunks * 300, chunks * 100, chunks * 3000,
 		       chunks * 2000 + 3000);
