@@ -306,8 +306,9 @@ static int print_sql(const char *view, const char *type, const char *by, uint32_
 		}
 	}
 	/* --top N cuts a view's tables to their N heaviest rows, as rec-view
-	 * does: a query without {top} gets LIMIT N */
-	if (top && !strstr(q->text, "{top}")) {
+	 * does: a query without {top} gets LIMIT N, but for a table rec-view
+	 * does not cut (its SQL says so: recording.runs) */
+	if (top && !strstr(q->text, "{top}") && !strstr(q->text, "\n-- --top: every row")) {
 		while (b.len && (b.s[b.len - 1] == '\n' || b.s[b.len - 1] == ' '))
 			b.s[--b.len] = '\0';
 		rec_cli_strbuf_str(&b, "\nLIMIT ");

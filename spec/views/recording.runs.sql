@@ -10,6 +10,7 @@
 -- inside a chunk after one of the run), else 'no final chunk'.  Times
 -- through epoch_ns() (DuckDB over Parquet: rounded down to the
 -- microsecond).
+-- --top: every row (rec-view does not cut this table; no LIMIT)
 WITH last_chunk AS (
   SELECT run_id, max(chunk_seq) AS seq FROM chunks GROUP BY run_id
 ),

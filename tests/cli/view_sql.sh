@@ -346,6 +346,7 @@ check "$xgen" "$tmp/xgen_ds" "{'startup': {'at': $startup_at_ns, 'cpu': $startup
 	'wall-by-site': {'samples': $wall_samples, 'wall': $wall_ns}}" \
 	"wall-by-site" "startup" "startup.sleeps" "startup.allocations" "startup.cpu" "startup.lock_waits" "startup.cond_waits" \
 	"contention-by-lock" "contention-by-site" "recording" "recording.runs" "recording.drops" \
+	"recording.runs --top 1" "recording.drops --top 1" \
 	"threads" "hot-functions" "requests --type app.Request" "requests.slowest --type app.Request --top 12" ||
 	fail "generated recording (extra): rec-view, rec-sql and DuckDB differ"
 "$bin/rec-view" --sql recording.runs | "$bin/rec-sql" --format csv "$xgen" | tr -d '\r' | cut -d, -f8 | tr '\n' ' ' |
