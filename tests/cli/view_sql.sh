@@ -37,8 +37,9 @@
 #     app.Request --by path (10 requests), latency --type rec.LockWait,
 #     allocation-by-site (its SQL joins rec_Alloc, stacks and frames),
 #     contention-by-site, sleeps-by-site (the demo records no CPU samples);
-#   - a view's other tables (VIEW.TABLE): requests.slowest (the 10 slowest
-#     spans; at a tie at the 10th wall time their starts are not compared;
+#   - a view's other tables (VIEW.TABLE): requests.slowest (the --top
+#     slowest spans, 10 without it; at a tie at the last row's wall time
+#     their starts are not compared;
 #     start within 1 us in DuckDB), startup.sleeps ... startup.cond_waits
 #     (the demo has sleeps and allocations before its first request; the
 #     tables rec-view leaves out must give no rows);
