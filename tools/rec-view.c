@@ -260,7 +260,7 @@ static void sql_put(rec_cli_strbuf *b, const char *s, bool quote)
 
 /* rec-view --sql VIEW [--type TYPE] [--by FIELD]: the view's SQL, its
  * placeholders filled in. */
-static int print_sql(const char *view, const char *type, const char *by)
+static int print_sql(const char *view, const char *type, const char *by, uint32_t top)
 {
 	const view_sql *q = NULL;
 	bool any = false;
@@ -287,20 +287,33 @@ static int print_sql(const char *view, const char *type, const char *by)
 	for (size_t i = 0; i < sizeof view_sqls / sizeof view_sqls[0]; i++)
 		if (strcmp(view_sqls[i].view, "site.with") == 0)
 			site = view_sqls[i].text;
+	/* {top}: rec-view's --top, else its default for the slowest spans (10) */
+	char top_s[16];
+	snprintf(top_s, sizeof top_s, "%" PRIu32, top ? top : 10);
 	rec_cli_strbuf b = { 0 };
 	rec_cli_strbuf_str(&b, "");
 	for (const char *s = q->text; *s;) {
-		static const char *const names[] = { "{type}", "{table}", "{by}", "{column}", "{site}" };
-		const char *vals[] = { type, table, by, column, site };
+		static const char *const names[] = { "{type}", "{table}", "{by}", "{column}", "{site}", "{top}" };
+		const char *vals[] = { type, table, by, column, site, top_s };
 		size_t k = 0;
-		while (k < 5 && strncmp(s, names[k], strlen(names[k])) != 0)
+		while (k < 6 && strncmp(s, names[k], strlen(names[k])) != 0)
 			k++;
-		if (k < 5 && vals[k]) {
+		if (k < 6 && vals[k]) {
 			sql_put(&b, vals[k], k == 0 || k == 2);
 			s += strlen(names[k]);
 		} else {
 			rec_cli_strbuf_add(&b, s++, 1);
 		}
+	}
+	/* --top N cuts a view's tables to their N heaviest rows, as rec-view
+	 * does: a query without {top} gets LIMIT N, but for a table rec-view
+	 * does not cut (its SQL says so: recording.runs) */
+	if (top && !strstr(q->text, "{top}") && !strstr(q->text, "\n-- --top: every row")) {
+		while (b.len && (b.s[b.len - 1] == '\n' || b.s[b.len - 1] == ' '))
+			b.s[--b.len] = '\0';
+		rec_cli_strbuf_str(&b, "\nLIMIT ");
+		rec_cli_strbuf_str(&b, top_s);
+		rec_cli_strbuf_str(&b, "\n");
 	}
 	rec_out_str(b.s);
 	rec_cli_strbuf_free(&b);
@@ -313,7 +326,7 @@ static const char usage_text[] =
 	"Usage: rec-view [OPTIONS] VIEW FILE...\n"
 	"       rec-view --baseline BEFORE.rec [OPTIONS] VIEW FILE...\n"
 	"       rec-view --list\n"
-	"       rec-view --sql VIEW[.TABLE] [--type TYPE] [--by FIELD]\n"
+	"       rec-view --sql VIEW[.TABLE] [--type TYPE] [--by FIELD] [--top N]\n"
 	"Show a predefined table (a view) of rec recordings, like `jfr view`.  The\n"
 	"FILEs are read one after another into one table; FILE may be '-' for\n"
 	"standard input.\n"
@@ -324,7 +337,8 @@ static const char usage_text[] =
 	"                    the same text runs in DuckDB over rec-export's Parquet)\n"
 	"                    and exit (latency, requests and allocation-by-span need\n"
 	"                    --type); its comment says which columns it gives;\n"
-	"                    VIEW.TABLE: another table of the view (requests.slowest)\n"
+	"                    VIEW.TABLE: another table of the view (requests.slowest);\n"
+	"                    with --top N: N slowest spans, else LIMIT N\n"
 	"  --json            one JSON document (\"schema\": 1): the tables with their\n"
 	"                    columns and rows (durations in ns, sizes in bytes)\n"
 	"  --width N         text: lines at most N characters (default 160); the widest\n"
@@ -449,7 +463,7 @@ int main(int argc, char **argv)
 			rec_cli_usage_error("'%s' is not a view (rec-view --list shows them)", base);
 		if (o.by && !vi->by)
 			rec_cli_usage_error("--by: the %s view does not split by a field", vi->name);
-		return rec_cli_finish(print_sql(sql_view, o.type, o.by));
+		return rec_cli_finish(print_sql(sql_view, o.type, o.by, o.top));
 	}
 	if (optind >= argc)
 		rec_cli_usage_error("no view (rec-view --list shows them)");

@@ -2,9 +2,9 @@
 -- rec.LockWait events (waits), the total and longest wait (ns), p99,
 -- holders and what they did during the waits (holder_site, holder_sleeping
 -- ... holder_other) as in contention-by-lock.sql, exactly as rec-view
--- counts them; its first table.  WITH the sites: the call site of each
--- stack (spec/views/site.with.sql); the lock as in contention-by-lock.sql.
--- Not here: rec-view's second table (contention-by-lock.sql).
+-- counts them (rec-view's one table).  WITH the sites: the call site of
+-- each stack (spec/views/site.with.sql); the lock as in
+-- contention-by-lock.sql.
 WITH {site},
 w AS (
   SELECT x.recording_id, x.run_id, x.holderOsThreadId AS holder,

@@ -1,16 +1,38 @@
--- rec-view recording, its third table only: the events lost (lost) per
--- type and reason, from the rec.Dropped rows of drops, exactly as rec-view
--- counts them when every chunk with rec.Dropped events counts them in its
--- Dropped_Events statistic (rec-view reads rec.Dropped only in such chunks,
--- as the writers write them).  A type not known is (not known); rec-view
--- spells a type id missing from the chunk's METADATA "type id N", which
--- drops does not carry (its type_name is NULL).  A reason without a name
--- is "reason N".  Not here: the recording and runs tables (restarts,
--- crashes, how each run ended, damaged chunks: the reader's analysis of
--- the runs; spec/SCHEMA.md, "Views as SQL").
-SELECT coalesce(d.type_name, '(not known)') AS type,
-       coalesce(d.reason_name, 'reason ' || CAST(d.reason AS VARCHAR)) AS reason,
-       sum(d.count) AS lost
-FROM drops d
-GROUP BY coalesce(d.type_name, '(not known)'), d.reason, d.reason_name
-ORDER BY lost DESC, type, d.reason
+-- rec-view recording, its first table: files (the inputs with readable
+-- chunks), chunks (readable chunks), events and dropped (their
+-- Event_Count and Dropped_Events statistics), runs (as in
+-- recording.runs.sql: rows of runs with the same run_id, pid and
+-- process_start_ns are one), restarts (runs - 1), crashes (the runs that
+-- ended with a crash event, as recording.runs.sql tells it),
+-- write_failures (rec.WriteFailed events) and chunks_not_written (their
+-- chunks, for action 0: chunks discarded).  Not here: chunks_damaged (a
+-- damaged chunk is no row of chunks: rec-sql reports it on stderr and
+-- exits 1).
+WITH last_chunk AS (
+  SELECT run_id, max(chunk_seq) AS seq FROM chunks GROUP BY run_id
+),
+run AS (
+  SELECT r.run_id, r.pid, r.process_start_ns,
+         min(epoch_ns(r.first_event_ns)) AS first_ns, max(epoch_ns(r.last_event_ns)) AS last_ns,
+         sum(r.chunks) AS chunks, sum(r.events) AS events, sum(r.dropped_events) AS dropped,
+         CASE WHEN (SELECT max(CASE WHEN c.final THEN 1 ELSE 0 END)
+                    FROM chunks c JOIN last_chunk l ON l.run_id = c.run_id AND l.seq = c.chunk_seq
+                    WHERE c.run_id = r.run_id) = 1 THEN 'clean close'
+              WHEN sum(r.crash_events) > 0 THEN 'crash event'
+              WHEN max(CASE WHEN r.truncated THEN 1 ELSE 0 END) = 1 THEN 'truncated'
+              ELSE 'no final chunk' END AS ended,
+         (SELECT min(c.recording_id * 4294967296 + c.chunk_index) FROM chunks c
+          WHERE c.run_id = r.run_id) AS seen
+  FROM runs r
+  GROUP BY r.run_id, r.pid, r.process_start_ns
+)
+SELECT (SELECT count(DISTINCT recording_id) FROM chunks) AS files,
+       (SELECT count(*) FROM chunks) AS chunks,
+       (SELECT coalesce(sum(events), 0) FROM chunks) AS events,
+       (SELECT coalesce(sum(dropped_events), 0) FROM chunks) AS dropped,
+       (SELECT count(*) FROM run) AS runs,
+       CASE WHEN (SELECT count(*) FROM run) > 1 THEN (SELECT count(*) FROM run) - 1 ELSE 0 END AS restarts,
+       (SELECT count(*) FROM run WHERE ended = 'crash event') AS crashes,
+       (SELECT count(*) FROM rec_WriteFailed) AS write_failures,
+       (SELECT coalesce(sum(CASE WHEN w.action = 0 THEN w.chunks ELSE 0 END), 0)
+        FROM rec_WriteFailed w) AS chunks_not_written

@@ -1,6 +1,6 @@
--- rec-view requests --type {type}, its second table: the 10 slowest spans
--- (rec-view's default --top) by wall time, the earliest first among equal
--- ones (at a tie at the 10th wall time rec-view shows those the stream
+-- rec-view requests --type {type}, its second table: the {top} slowest spans
+-- (rec-view's --top, 10 by default) by wall time, the earliest first among equal
+-- ones (at a tie at the last row's wall time rec-view shows those the stream
 -- settled first, which may be others), each with: start (ns from the first
 -- event of the recording, of any type), thread (the span event's thread
 -- name, tid=N without one), its wall time and parts as in requests.sql (not
@@ -73,7 +73,7 @@ lock_wait AS (
         FROM rec_LockWait WHERE thread_id IS NOT NULL) w
     ON w.recording_id = sp.recording_id AND w.run_id = sp.run_id AND w.thread_id = sp.thread_id
    AND w.t >= sp.s AND w.t < sp.e
-  WHERE sp.id IN (SELECT id FROM slowest WHERE rk <= 10)
+  WHERE sp.id IN (SELECT id FROM slowest WHERE rk <= {top})
 ),
 longest AS (
   SELECT id, lockName, holder,
@@ -97,5 +97,5 @@ LEFT JOIN longest l ON l.id = x.id AND l.rk = 1
 LEFT JOIN (SELECT recording_id, run_id, thread_id, max(name) AS name
            FROM threads GROUP BY recording_id, run_id, thread_id) t
   ON t.recording_id = sp.recording_id AND t.run_id = sp.run_id AND t.thread_id = l.holder
-WHERE x.rk <= 10
+WHERE x.rk <= {top}
 ORDER BY x.rk

@@ -11,8 +11,9 @@
 -- before that first event (rec-view reads them in time order and stops
 -- there; of two at the same ns it counts the one read first).  Times
 -- through epoch_ns() (DuckDB over Parquet: rounded down to the
--- microsecond).  Not here: at (the offset from the input's start) and the
--- per-site tables of each kind.
+-- microsecond).  at: that first event's start in ns from the first event
+-- of the recording (of any type), NULL without one.  Not here: the
+-- per-site tables of each kind (startup.sleeps ... startup.cond_waits).
 WITH spans AS (
   SELECT epoch_ns(start_ns) AS t, type
   FROM all_events
@@ -38,6 +39,7 @@ ev AS (
 )
 SELECT coalesce((SELECT min(s.type) FROM spans s, cut WHERE s.t = cut.t),
                 '(no span: the whole recording)') AS before,
+       (SELECT t FROM cut) - (SELECT min(epoch_ns(start_ns)) FROM all_events) AS "at",
        coalesce(sum(CASE WHEN k = 0 THEN 1 ELSE 0 END), 0) AS sleeps,
        coalesce(sum(CASE WHEN k = 0 THEN w ELSE 0 END), 0) AS sleep,
        coalesce(sum(CASE WHEN k = 1 THEN 1 ELSE 0 END), 0) AS allocations,

@@ -4,7 +4,8 @@
 # real consumer.  On a real recording (tests/helpers/rec_test_pprof_work: CPU
 # samples, rec_malloc allocations and rec_mutex waits) and on the demo
 # scenario's (the real requestwatch: lock waits, sleeps, reported
-# allocations), for rec.CPUSample, rec.Alloc, rec.LockWait and rec.Sleep:
+# allocations), for rec.CPUSample, rec.Alloc, rec.LockWait and rec.Sleep,
+# and rec.WallSample of the plain requestwatch under rec-record --wall:
 #   - rec-export's file is byte for byte rec-flame's (with --weight too);
 #   - `go tool pprof -top` (Debian's golang-go, offline as in
 #     tests/cli/flame_pprof.sh) reads it, and its total equals the sum of
@@ -16,7 +17,8 @@
 set -euo pipefail
 # shellcheck source=tests/cli/lib/common.sh
 source "$(dirname "$0")/lib/common.sh"
-need_exe "$bin/rec-export" "$bin/rec-flame" "$bin/rec-print" "$tests/rec_test_pprof_work" "$bin/requestwatch"
+need_exe "$bin/rec-export" "$bin/rec-flame" "$bin/rec-print" "$tests/rec_test_pprof_work" "$bin/requestwatch" \
+	"$bin/requestwatch-plain" "$bin/rec-record"
 command -v python3 >/dev/null || { echo "FAIL: python3 missing"; exit 1; }
 
 if ! command -v go >/dev/null 2>&1; then
@@ -67,7 +69,7 @@ check() {
 		fail "$name: rec-export's profile differs from rec-flame's"
 	"$bin/rec-flame" --event "$event" "${weight[@]}" "$rec" >"$tmp/$name.folded" ||
 		{ fail "$name: rec-flame: exit $?"; return; }
-	case $event in rec.LockWait | rec.Sleep) unit=(-unit=ns) ;; rec.Alloc) unit=(-unit=B) ;; esac
+	case $event in rec.LockWait | rec.Sleep | rec.WallSample) unit=(-unit=ns) ;; rec.Alloc) unit=(-unit=B) ;; esac
 	[ "${3:-}" = count ] && unit=()
 	pprof -top "${unit[@]}" -nodefraction=0 -nodecount=1000000 "$tmp/$name.export.pb.gz" \
 		>"$tmp/$name.top" 2>"$tmp/$name.top.err" ||
@@ -91,6 +93,8 @@ for l in open(base + ".jsonl"):
         truth += 1
     elif event == "rec.Alloc":
         truth += v["weight"]
+    elif event == "rec.WallSample":
+        truth += v["weight"] * v["period"]
     else:
         truth += max(v["duration"], 0)
 print("   %s: go tool pprof -top total %s, rec-flame %d, truth %d" % (base.rsplit("/", 1)[1], shown, flame, truth))
@@ -116,4 +120,26 @@ rw_stop
 check "$work/run.rec" rec.LockWait
 check "$work/run.rec" rec.Sleep
 check "$work/run.rec" rec.Alloc
+
+# ---- wall samples: the plain requestwatch under rec-record --wall 200 (the
+# preload library), as tests/cli/record_wall.sh: the profile's sample types
+# are samples/count and wall/nanoseconds, its total the samples' weight x
+# period (not under SAN=1: the ASan-built preload library cannot be
+# preloaded into the ASan-built program, as record_wall.sh says)
+if [ "${SAN:-}" = 1 ]; then
+	echo "export_pprof: wall samples skipped under SAN=1"
+else
+	work=$tmp/wall rw_plain=1 rw_record_opts=(--wall 200)
+	mkdir -p "$work"
+	rw_start "$work/wall.rec"
+	burst 4 /requests/blocking
+	rw_stop
+	check "$work/wall.rec" rec.WallSample
+	grep -q '^Type: wall$' "$tmp/wall.rec.WallSample.top" ||
+		fail "wall profile: go tool pprof -top does not say Type: wall: $(head -5 "$tmp/wall.rec.WallSample.top")"
+	pprof -raw "$tmp/wall.rec.WallSample.export.pb.gz" >"$tmp/wall.raw" 2>/dev/null ||
+		fail "wall profile: go tool pprof -raw: exit $?"
+	grep -q 'samples/count wall/nanoseconds' "$tmp/wall.raw" ||
+		fail "wall profile: sample types are not samples/count wall/nanoseconds: $(head -5 "$tmp/wall.raw")"
+fi
 cli_done export_pprof

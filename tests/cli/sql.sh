@@ -14,7 +14,8 @@
 #     may-drop: 3000 attempts, "recorded=N"): one row, throttled, 3000 - N;
 #   - two files: recording_id 1 and 2; --format csv and jsonl read back by
 #     python3's csv and json, text aligned under a dashed rule; statements
-#     from standard input (one bad statement: exit 1, the others run);
+#     from standard input (one bad statement: exit 1, the others run), and
+#     on a terminal (a pty: the prompts on stderr, a statement over two lines);
 #     --schema is SQL python3's sqlite3 executes; --export writes a database
 #     python3's sqlite3 reads with the same numbers;
 #   - a damaged chunk (testdata/invalid/events-1.1.rec): reported once though
@@ -147,6 +148,24 @@ eq "stdin exit" "$rc" 1
 eq "stdin rows" "$(tr -d '\n' <"$tmp/stdin.out")" "{\"n\": $waits}{\"d\": $wait_duration_ns}"
 grep -q '^rec-sql: SQL error: no such column: nosuch$' "$tmp/stdin.err" || fail "stdin error: $(cat "$tmp/stdin.err")"
 grep -q 'rec-sql>' "$tmp/stdin.err" && fail "a prompt without a terminal"
+# interactive on a terminal (a pty from python3): a prompt on stderr per
+# statement, a continuation prompt inside one, each statement run once it
+# is complete, end of input (^D) ends it
+python3 - "$bin/rec-sql" "$gen" "$waits" <<'PY' || fail "interactive mode on a terminal"
+import os, pty, subprocess, sys
+m, s = pty.openpty()
+p = subprocess.Popen([sys.argv[1], "--format", "jsonl", sys.argv[2]], stdin=s,
+                     stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+os.close(s)
+os.write(m, b"SELECT count(*) AS n\n  FROM app_Wait;\nSELECT 1 AS one;\n\x04")
+out, err = p.communicate(timeout=60)
+os.close(m)
+want_out = '{"n": %s}\n{"one": 1}\n' % sys.argv[3]
+want_err = "rec-sql> " + "   ...> " + "rec-sql> " + "rec-sql> " + "\n"
+ok = p.returncode == 0 and out.decode() == want_out and err.decode() == want_err
+print("%s interactive: exit %d, out %r, err %r" % ("ok  " if ok else "FAIL", p.returncode, out, err))
+sys.exit(0 if ok else 1)
+PY
 
 # ---- --export: a real SQLite database ---------------------------------------
 sql --export "$tmp/out.db" "$gen" "$tmp/drop.rec" || fail "--export: exit $?"

@@ -15,8 +15,9 @@
 #     the counts sum to the generator's truth (800 requests, 80 waits, 48
 #     allocations whose bytes are the weights, not the sizes: the SQL
 #     summing size gives the sizes' sum, 48 lock waits, 32 sleeps, 48 CPU
-#     samples and their CPU time, 140 events lost); recording's drops table
-#     (a type not known, a reason without a name); the percent columns
+#     samples and their CPU time, 140 events lost); recording's three
+#     tables (recording, recording.runs, recording.drops: a type not known,
+#     a reason without a name); the percent columns
 #     (allocation-by-site, live-heap, hot-functions: within 1e-9), p99 and
 #     holders of contention-by-lock/-site (p99 also equal to the true
 #     nearest-rank value per lock), the holder's activity columns (exact in
@@ -36,11 +37,22 @@
 #     app.Request --by path (10 requests), latency --type rec.LockWait,
 #     allocation-by-site (its SQL joins rec_Alloc, stacks and frames),
 #     contention-by-site, sleeps-by-site (the demo records no CPU samples);
-#   - a view's other tables (VIEW.TABLE): requests.slowest (the 10 slowest
-#     spans; at a tie at the 10th wall time their starts are not compared;
+#   - a view's other tables (VIEW.TABLE): requests.slowest (the --top
+#     slowest spans, 10 without it; at a tie at the last row's wall time
+#     their starts are not compared;
 #     start within 1 us in DuckDB), startup.sleeps ... startup.cond_waits
 #     (the demo has sleeps and allocations before its first request; the
 #     tables rec-view leaves out must give no rows);
+#   - the generated recording with "extra" (rec_test_sql_gen's header):
+#     startup (at 900 ms) and its cpu, lock_waits and cond_waits tables with
+#     rows, the holder activity columns of contention-by-lock/-site non-zero
+#     in every kind (sleeping, cond wait, I/O, lock wait, running) and equal
+#     to the generator's truth, recording's tables with two runs (a restart),
+#     a crash and a write failure, wall-by-site (every state; its SQL
+#     on the recording without wall samples gives no rows); a truncated copy of the generated file
+#     whose run ended 'truncated' in rec-view, rec-sql and the Parquet runs;
+#   - --top N: requests.slowest keeps N spans (25, 12, 4, 3 with --by),
+#     another view (hot-functions --top 3) ends with LIMIT N;
 #   - the comparison itself fails on one number changed by one, on a p99
 #     or percentile off by more than 1/256 and on a percent off by 1e-6;
 #   - views without SQL exit 2 saying why; latency without --type exits 2.
@@ -96,7 +108,10 @@ def num(v):
         return int(v)
     return v
 TEXT = ("by", "lock", "type", "site", "function", "reason", "thread", "stack", "kind", "before",
-        "holders", "holder", "holder_site")
+        "holders", "holder", "holder_site", "run_id", "ended")
+# times DuckDB reads as microseconds: startup's at, recording.runs' start
+# and duration within 1 us there (each end rounded down), else exact
+DUCK_US = ("at", "start", "duration")
 # rec-view's percentiles come from its histogram, within 1/256 of the true
 # (nearest-rank) value the SQL gives: compared within that, the rest exactly
 PCT = ("p50", "p90", "p99", "p99_9")
@@ -112,16 +127,22 @@ def norm(rows, keys):
 # microseconds (within 1 us there); at a tie at the last row's wall time
 # rec-view shows the spans its stream settled first, the SQL the earliest:
 # their starts are not compared (spec/views/requests.slowest.sql)
-def same(want, got, keys, duck=False):
+def same(want, got, keys, duck=False, top=10):
     if len(want) != len(got):
         return False
     tie = want[-1][keys.index("wall")] if want and "wall" in keys and "start" in keys else None
     for w, g in zip(want, got):
         for k, a, b in zip(keys, w, g):
             if k == "start" and tie is not None:
-                if w[keys.index("wall")] == tie and len(want) == 10:
+                if w[keys.index("wall")] == tie and len(want) == top:
                     continue
                 if abs(a - b) >= (1000 if duck else 1):
+                    return False
+            elif duck and k in DUCK_US and (a is None or b is None):
+                if a != b:
+                    return False
+            elif duck and k in DUCK_US:
+                if abs(a - b) >= 1000:
                     return False
             elif duck and k in HOLDER_NS:
                 # the holder's overlaps from DuckDB's microsecond times:
@@ -148,6 +169,7 @@ def duck_type(col, sqltype):
 for case in cases:
     args = case.split()
     view, opts = args[0], args[1:]
+    top = int(opts[opts.index("--top") + 1]) if "--top" in opts else 10
     q = run(os.path.join(bindir, "rec-view"), "--sql", view, *opts)
     # VIEW.TABLE: that table of rec-view's VIEW (requests.slowest)
     view, _, tname = view.partition(".")
@@ -195,7 +217,8 @@ for case in cases:
     duck = json.loads(out[-1])
     want = norm(table["rows"], keys)
     got_sqlite, got_duck = norm(sqlite, keys), norm(duck, keys)
-    ok = (bool(want) or absent) and same(want, got_sqlite, keys) and same(want, got_duck, keys, duck=True)
+    ok = (bool(want) or absent) and same(want, got_sqlite, keys, top=top) and \
+        same(want, got_duck, keys, duck=True, top=top)
     print(("ok   " if ok else "FAIL ") + "%s: %s: %d rows %s%s" % (case, keys, len(want), want[:4],
           " (no such table in rec-view)" if absent else ""))
     if not ok:
@@ -256,7 +279,7 @@ for case in cases:
         i = next(i for i, k in enumerate(keys) if k not in TEXT and k != "start")
         bad = [list(r) for r in got_sqlite]
         bad[-1][i] += 1
-        if same(want, [tuple(r) for r in bad], keys):
+        if same(want, [tuple(r) for r in bad], keys, top=top):
             failures.append("%s: the comparison missed a changed number" % case)
 for f in failures:
     print("FAIL " + f)
@@ -275,7 +298,8 @@ check "$gen" "$tmp/gen_ds" "{'latency --type app.Request': {'count': $requests},
 	'latency --type app.Request --by path': {'count': $requests}, 'latency --type app.Wait --by lockName': {'count': $waits},
 	'allocation-by-site': {'allocations': $allocs, 'bytes': $alloc_weight}, 'contention-by-lock': {'waits': $lockwaits},
 	'contention-by-site': {'waits': $lockwaits}, 'sleeps-by-site': {'sleeps': $sleeps},
-	'hot-functions': {'self_samples': $cpu_samples, 'self_cpu': $cpu_ns}, 'recording': {'lost': $dropped},
+	'hot-functions': {'self_samples': $cpu_samples, 'self_cpu': $cpu_ns}, 'recording.drops': {'lost': $dropped},
+	'recording': {'runs': 1, 'restarts': 0, 'crashes': 0, 'dropped': $dropped}, 'recording.runs': {'dropped': $dropped},
 	'threads': {'cpu': $cpu_ns, 'allocated': $alloc_weight, 'lock_wait': 8 * 2000 * 21 + 6 * 28},
 	'requests --type app.Request': {'spans': $requests}, 'requests --type app.Request --by path': {'spans': $requests},
 	'allocation-by-span --type app.Request --by path': {'spans': $requests}}" \
@@ -283,11 +307,74 @@ check "$gen" "$tmp/gen_ds" "{'latency --type app.Request': {'count': $requests},
 	"latency --type app.Request --by status" "latency --type app.Wait --by lockName" \
 	"latency --type rec.Sleep" \
 	"allocation-by-site" "contention-by-lock" "contention-by-site" "sleeps-by-site" "hot-functions" \
-	"recording" "threads" "live-heap" "startup" "requests --type app.Request" \
+	"recording" "recording.runs" "recording.drops" "threads" "live-heap" "startup" "requests --type app.Request" \
 	"requests --type app.Request --by path" "allocation-by-span --type app.Request --by path" \
 	"requests.slowest --type app.Request" "requests.slowest --type app.Request --by path" \
+	"requests.slowest --type app.Request --top 25" "requests.slowest --type app.Request --by path --top 3" \
+	"hot-functions --top 3" \
 	"startup.sleeps" "startup.allocations" "startup.cpu" "startup.lock_waits" "startup.cond_waits" ||
 	fail "generated recording: rec-view, rec-sql and DuckDB differ"
+
+# ---- --top N: requests.slowest's N slowest spans, LIMIT N elsewhere ----------------
+"$bin/rec-view" --sql requests.slowest --type app.Request --top 25 | grep -q 'rk <= 25$' ||
+	fail "--sql requests.slowest --top 25 does not keep 25 spans"
+"$bin/rec-view" --sql requests.slowest --type app.Request | grep -q 'rk <= 10$' ||
+	fail "--sql requests.slowest without --top does not keep rec-view's default 10"
+"$bin/rec-view" --sql hot-functions --top 3 | tail -n 1 | grep -qx 'LIMIT 3' ||
+	fail "--sql hot-functions --top 3 has no LIMIT 3"
+
+# ---- the generated recording with "extra" (rec_test_sql_gen's header): CPU
+# samples, lock waits and cond waits before the first request (startup's
+# per-kind tables with rows, at 900 ms), lock holders that sleep, block in
+# I/O, wait for another lock or a condition and run while others wait, a
+# crash, a restart (a second run in the file) and a write failure
+xgen=$tmp/xgen.rec
+"$tests/rec_test_sql_gen" "$xgen" 8 extra >"$tmp/xtruth" || fail "rec_test_sql_gen extra: exit $?"
+# shellcheck disable=SC1090 # NAME=VALUE lines
+. "$tmp/xtruth"
+timeout 120 "$bin/rec-export" --format parquet -o "$tmp/xgen_ds" "$xgen" >/dev/null || fail "rec-export xgen: exit $?"
+# shellcheck disable=SC2154 # startup_cpu_ns ... holder_cond_wait: set by . "$tmp/xtruth"
+check "$xgen" "$tmp/xgen_ds" "{'startup': {'at': $startup_at_ns, 'cpu': $startup_cpu_ns, 'lock_waits': $startup_lock_waits,
+	'lock_wait': $startup_lock_wait_ns, 'cond_wait': $startup_cond_wait_ns},
+	'startup.cpu': {'total': $startup_cpu_ns}, 'startup.lock_waits': {'count': $startup_lock_waits, 'total': $startup_lock_wait_ns},
+	'startup.cond_waits': {'total': $startup_cond_wait_ns},
+	'contention-by-lock': {'holder_sleeping': $holder_sleeping, 'holder_io': $holder_io, 'holder_running': $holder_running,
+		'holder_lock_wait': $holder_lock_wait, 'holder_cond_wait': $holder_cond_wait},
+	'contention-by-site': {'holder_sleeping': $holder_sleeping, 'holder_io': $holder_io, 'holder_running': $holder_running,
+		'holder_lock_wait': $holder_lock_wait, 'holder_cond_wait': $holder_cond_wait},
+	'recording': {'files': 1, 'runs': 2, 'restarts': 1, 'crashes': 1, 'write_failures': 1, 'chunks_not_written': 3},
+	'recording.runs': {'chunks': 10}, 'recording.drops': {'lost': $dropped},
+	'wall-by-site': {'samples': $wall_samples, 'wall': $wall_ns}}" \
+	"wall-by-site" "startup" "startup.sleeps" "startup.allocations" "startup.cpu" "startup.lock_waits" "startup.cond_waits" \
+	"contention-by-lock" "contention-by-site" "recording" "recording.runs" "recording.drops" \
+	"recording.runs --top 1" "recording.drops --top 1" \
+	"threads" "hot-functions" "requests --type app.Request" "requests.slowest --type app.Request --top 12" ||
+	fail "generated recording (extra): rec-view, rec-sql and DuckDB differ"
+"$bin/rec-view" --sql recording.runs | "$bin/rec-sql" --format csv "$xgen" | tr -d '\r' | cut -d, -f8 | tr '\n' ' ' |
+	grep -qx 'ended crash event clean close ' || fail "xgen: the runs did not end as generated"
+
+# wall-by-site's SQL on a recording without rec.WallSample (rec-sql's empty
+# table): no rows (rec-sql's CSV prints no header without rows), as
+# rec-view has none
+"$bin/rec-view" --sql wall-by-site | "$bin/rec-sql" --format csv "$gen" >"$tmp/nowall.csv" ||
+	fail "wall-by-site's SQL without wall samples: exit $?"
+[ ! -s "$tmp/nowall.csv" ] || fail "wall-by-site's SQL without wall samples: $(cat "$tmp/nowall.csv")"
+
+# ---- a run whose file ends inside its last chunk: ended 'truncated' in
+# rec-view and in rec-sql (which reports the chunk and exits 1), and the
+# runs table's truncated column says so in the Parquet export too
+sz=$(stat -c %s "$gen")
+head -c $((sz - 10)) "$gen" >"$tmp/trunc.rec"
+"$bin/rec-view" --sql recording.runs | "$bin/rec-sql" --format csv "$tmp/trunc.rec" >"$tmp/trunc.csv" 2>"$tmp/trunc.err"
+rc=$?
+[ $rc = 1 ] && grep -q truncated "$tmp/trunc.err" || fail "rec-sql on a truncated file: exit $rc: $(cat "$tmp/trunc.err")"
+# (rec-view reports the damaged chunk too and exits 1)
+"$bin/rec-view" --json recording "$tmp/trunc.rec" >"$tmp/trunc.json" 2>/dev/null
+grep -q '"ended": "truncated"' "$tmp/trunc.json" || fail "rec-view recording: the truncated run did not end truncated"
+[ "$(tail -n +2 "$tmp/trunc.csv" | tr -d '\r' | cut -d, -f8)" = truncated ] || fail "recording.runs: $(cat "$tmp/trunc.csv")"
+timeout 120 "$bin/rec-export" --format parquet -o "$tmp/trunc_ds" "$tmp/trunc.rec" >/dev/null 2>&1
+out=$(node "$DUCKDB_QUERY" "SELECT truncated, clean_close FROM read_parquet('$tmp/trunc_ds/type=runs/**/*.parquet')" | tail -n 1)
+[ "$out" = '[{"truncated":true,"clean_close":false}]' ] || fail "Parquet runs of the truncated file: $out"
 
 # ---- inline frames (format 1.2) are rows of frames, the same in rec-sql,
 # rec-sql --export's SQLite file and the Parquet export: frame 1 (leaf) with
@@ -363,7 +450,8 @@ check "$demo" "$work/ds" "{'latency --type app.Request --by path': {'count': 10}
 	"threads" "live-heap" "startup" "requests --type app.Request" "requests --type app.Request --by path" \
 	"allocation-by-span --type app.Request" "allocation-by-span --type app.Request --by path" \
 	"requests.slowest --type app.Request" "requests.slowest --type app.Request --by path" \
-	"startup.sleeps" "startup.allocations" "startup.cpu" "startup.lock_waits" "startup.cond_waits" ||
+	"startup.sleeps" "startup.allocations" "startup.cpu" "startup.lock_waits" "startup.cond_waits" \
+	"recording" "recording.runs" "requests.slowest --type app.Request --top 4" ||
 	fail "demo recording: rec-view, rec-sql and DuckDB differ"
 "$bin/rec-view" --json contention-by-lock "$demo" | grep -q '"lock": "quote-cache-lock", "waits": 3' ||
 	fail "demo: contention-by-lock has no quote-cache-lock with 3 waits"

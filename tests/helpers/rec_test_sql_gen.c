@@ -42,8 +42,33 @@
  * source (format 1.2): app.c:10, where "inl_a" (inl.h:30, inline depth 1)
  * is inlined, into which "inl_b" (inl.h:42, depth 2, the address's line) is,
  * so rec-view's CPU leaf of stacks 1 is inl_b.
+ * With "extra" (implies "builtins"; tests/cli/view_sql.sh) every chunk
+ * starts 1 s later (T0 + 1 s + k s), and the recording has more:
+ *   before the first request (chunk 0, at T0 + 100 ms ... 400 ms, so
+ *   rec-view startup's at is 900 ms): 3 rec.CPUSample (thread 501, stacks
+ *   1 6 none, period 10 ms, overruns 0 1 0), 1 rec.Sleep (501, stack 1,
+ *   2 ms), 1 rec.Alloc (501, stack 3, weight 1000), 2 rec.LockWait (501,
+ *   stacks 3 5, 3000 and 5000 ns, lock "L-a", holder 502) and 2
+ *   rec.CondWait of thread 502 (stacks 1 5, 7000 and 11000 ns), the
+ *   first of which covers the first lock wait (its holder in a cond wait);
+ *   the holder of lock waits 0 and 4 of each chunk (502, worker-b) busy
+ *   meanwhile: for wait 0 (at S = base + 700 ms) a rec.Sleep from S - 500
+ *   for 1500 ns, a rec.IO at S + 1200 for 300 ns, a rec.CPUSample at
+ *   S + 1600 (period 100 ns); for wait 4 (S = base + 704 ms) a
+ *   rec.LockWait at S + 2000 for 3000 ns (lock "L-b", no holder) and a
+ *   rec.CondWait at S + 6000 for 2000 ns;
+ *   8 rec.WallSample per chunk at base + 860 ms + j ms, j = 0..7: states
+ *   running lock cond sleep io poll wait zzz (one rec-view calls other),
+ *   weight j + 1, period 5 ms, stacks 1 3 5 none 6 1 3 2, threads 501, 502;
+ *   the run ends with a rec.Crash (thread 501, in a last chunk at T0 + 10
+ *   s) and no final chunk (the writer abandoned), and a second run (id
+ *   5a2, pid 778) follows in the same file: an app.Tick and a
+ *   rec.WriteFailed (action 0: 3 chunks, 120 events, 4096 bytes) at
+ *   T0 + 20 s, closed cleanly (a restart, a crash, a write failure).
  * Prints the truth on stdout as NAME=VALUE lines.  Exits 0 on success.
  */
+#include <fcntl.h>
+#include <unistd.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -72,6 +97,7 @@ static const rec_field tick_fields[] = { { "n", "", "", REC_TYPE_U32, REC_UNIT_C
 
 static rec_writer *w;
 static int failed;
+static bool extra;      /* "extra": see the header */
 
 static void ck(rec_status st, const char *what)
 {
@@ -132,6 +158,105 @@ static const rec_type builtin_types[] = {
 	{ REC_TYPE_ID_DROPPED, 0, "rec.Dropped", "", "", "rec", 4, dropped_fields },
 	{ REC_TYPE_ID_CPU_SAMPLE, FLAGS_TS, "rec.CPUSample", "", "", "rec/Profiling", 2, cpu_fields },
 };
+static const rec_field cond_fields[] = {
+	{ "condAddress", "", "", REC_TYPE_U64, REC_UNIT_ADDRESS },
+	{ "mutexAddress", "", "", REC_TYPE_U64, REC_UNIT_ADDRESS },
+	{ "mutexName", "", "", REC_TYPE_STRING, REC_UNIT_NONE },
+	{ "timeout", "", "", REC_TYPE_U64, REC_UNIT_NANOS },
+	{ "timed", "", "", REC_TYPE_BOOL, REC_UNIT_NONE },
+	{ "timedOut", "", "", REC_TYPE_BOOL, REC_UNIT_NONE },
+};
+static const rec_field io_fields[] = {
+	{ "fd", "", "", REC_TYPE_I64, REC_UNIT_NONE },
+	{ "call", "", "", REC_TYPE_STRING, REC_UNIT_NONE },
+	{ "kind", "", "", REC_TYPE_STRING, REC_UNIT_NONE },
+	{ "address", "", "", REC_TYPE_STRING, REC_UNIT_NONE },
+	{ "bytes", "", "", REC_TYPE_U64, REC_UNIT_BYTES },
+	{ "error", "", "", REC_TYPE_U64, REC_UNIT_NONE },
+};
+static const rec_field crash_fields[] = {
+	{ "signal", "", "", REC_TYPE_U32, REC_UNIT_NONE },
+	{ "code", "", "", REC_TYPE_I32, REC_UNIT_NONE },
+	{ "address", "", "", REC_TYPE_U64, REC_UNIT_ADDRESS },
+	{ "senderPid", "", "", REC_TYPE_U32, REC_UNIT_NONE },
+	{ "osThreadId", "", "", REC_TYPE_U64, REC_UNIT_NONE },
+};
+static const rec_field write_failed_fields[] = {
+	{ "errno", "", "", REC_TYPE_U32, REC_UNIT_NONE },
+	{ "message", "", "", REC_TYPE_STRING, REC_UNIT_NONE },
+	{ "action", "", "", REC_TYPE_U8, REC_UNIT_NONE },
+	{ "chunks", "", "", REC_TYPE_U64, REC_UNIT_COUNT },
+	{ "events", "", "", REC_TYPE_U64, REC_UNIT_COUNT },
+	{ "bytes", "", "", REC_TYPE_U64, REC_UNIT_BYTES },
+};
+/* "extra" declares these too */
+static const rec_type extra_types[] = {
+	{ REC_TYPE_ID_COND_WAIT, FLAGS_DTS, "rec.CondWait", "", "", "rec/Waits", 6, cond_fields },
+	{ REC_TYPE_ID_IO, FLAGS_DTS, "rec.IO", "", "", "rec/IO", 6, io_fields },
+	{ REC_TYPE_ID_CRASH, FLAGS_TS, "rec.Crash", "", "", "rec", 5, crash_fields },
+};
+static const rec_field wall_fields[] = {
+	{ "state", "", "", REC_TYPE_STRING, REC_UNIT_NONE },
+	{ "weight", "", "", REC_TYPE_U32, REC_UNIT_COUNT },
+	{ "period", "", "", REC_TYPE_U64, REC_UNIT_NANOS },
+};
+static const rec_type wall_type = { REC_TYPE_ID_WALL_SAMPLE, FLAGS_TS, "rec.WallSample", "", "",
+				     "rec/Profiling", 3, wall_fields };
+static const rec_type write_failed_type = { REC_TYPE_ID_WRITE_FAILED, REC_EVENT_HAS_DURATION,
+					     "rec.WriteFailed", "", "", "rec", 6,
+					     write_failed_fields };
+
+static void put_all(const uint64_t *v, int n)
+{
+	for (int i = 0; i < n; i++)
+		ck(rec_writer_put_u64(w, v[i]), "put");
+	ck(rec_writer_end(w), "end");
+}
+
+static void sleep_event(uint64_t at, uint64_t dur, uint64_t th, uint64_t stack)
+{
+	ck(rec_writer_begin(w, REC_TYPE_ID_SLEEP, at, dur, th, stack), "begin");
+	const uint64_t v[3] = { str("sleep"), dur, 0 };
+	put_all(v, 3);
+}
+
+static void cond_event(uint64_t at, uint64_t dur, uint64_t th, uint64_t stack)
+{
+	ck(rec_writer_begin(w, REC_TYPE_ID_COND_WAIT, at, dur, th, stack), "begin");
+	const uint64_t v[6] = { 0xc000, 0xab00, str("L-a"), 0, 0, 0 };
+	put_all(v, 6);
+}
+
+static void lock_event(uint64_t at, uint64_t dur, uint64_t th, uint64_t stack, const char *lock,
+		       uint64_t holder)
+{
+	ck(rec_writer_begin(w, REC_TYPE_ID_LOCK_WAIT, at, dur, th, stack), "begin");
+	const uint64_t v[4] = { 0xab00, lock ? str(lock) : 0, holder, 0 };
+	put_all(v, 4);
+}
+
+static void cpu_event(uint64_t at, uint64_t th, uint64_t stack, uint64_t period, uint64_t overruns)
+{
+	ck(rec_writer_begin(w, REC_TYPE_ID_CPU_SAMPLE, at, 0, th, stack), "begin");
+	const uint64_t v[2] = { period, overruns };
+	put_all(v, 2);
+}
+
+/* "extra": the events before the first request (chunk 0, before T0 + 1 s) */
+static void startup_events(void)
+{
+	static const uint64_t cpu_stack[3] = { 1, 6, 0 };
+	for (uint64_t j = 0; j < 3; j++)
+		cpu_event(100 * MS + j * MS, 1, cpu_stack[j], 10 * MS, j % 2);
+	sleep_event(150 * MS, 2 * MS, 1, 1);
+	ck(rec_writer_begin(w, REC_TYPE_ID_ALLOC, 180 * MS, 0, 1, 3), "begin");
+	const uint64_t a[4] = { 0x20000, 100, 1000, 1 };
+	put_all(a, 4);
+	cond_event(200 * MS - 1000, 7000, 2, 1);
+	lock_event(200 * MS, 3000, 1, 3, "L-a", 502);
+	lock_event(300 * MS, 5000, 1, 5, "L-a", 502);
+	cond_event(400 * MS, 11000, 2, 5);
+}
 
 /* The "builtins" events of chunk k (at base), as the header lists them. */
 static void builtin_events(uint64_t base, uint64_t k)
@@ -152,13 +277,27 @@ static void builtin_events(uint64_t base, uint64_t k)
 		ck(rec_writer_end(w), "end");
 	}
 	for (uint64_t j = 0; j < 6; j++) {
-		ck(rec_writer_begin(w, REC_TYPE_ID_LOCK_WAIT, base + 700 * MS + j * MS, 2000 * (j + 1) + k,
+		const uint64_t at = base + 700 * MS + j * MS;
+		if (extra && j == 0) /* the holder (502) sleeps into the wait */
+			sleep_event(at - 500, 1500, 2, 5);
+		ck(rec_writer_begin(w, REC_TYPE_ID_LOCK_WAIT, at, 2000 * (j + 1) + k,
 				    1 + j % 2, wait_stack[j]), "begin");
 		ck(rec_writer_put_u64(w, 0xab00 + 16 * (j % 3)), "put");
 		ck(rec_writer_put_u64(w, locks[j % 3] ? str(locks[j % 3]) : 0), "put");
 		ck(rec_writer_put_u64(w, holders[j]), "put");
 		ck(rec_writer_put_u64(w, 0), "put");
 		ck(rec_writer_end(w), "end");
+		if (extra && j == 0) { /* then blocks in I/O, then runs */
+			ck(rec_writer_begin(w, REC_TYPE_ID_IO, at + 1200, 300, 2, 1), "begin");
+			ck(rec_writer_put_i64(w, 7), "put");
+			const uint64_t io[5] = { str("read"), str("file"), str("/tmp/x"), 64, 0 };
+			put_all(io, 5);
+			cpu_event(at + 1600, 2, 5, 100, 0);
+		}
+		if (extra && j == 4) { /* the holder waits for another lock, then a condition */
+			lock_event(at + 2000, 3000, 2, 5, "L-b", 0);
+			cond_event(at + 6000, 2000, 2, 3);
+		}
 	}
 	for (uint64_t j = 0; j < 4; j++) {
 		ck(rec_writer_begin(w, REC_TYPE_ID_SLEEP, base + 800 * MS + j * MS, MS * (j + 1) + k, 1,
@@ -175,6 +314,16 @@ static void builtin_events(uint64_t base, uint64_t k)
 		ck(rec_writer_put_u64(w, j % 3), "put");
 		ck(rec_writer_end(w), "end");
 	}
+	/* "extra": wall samples of every state, one unknown to rec-view (other) */
+	static const char *const states[8] = { "running", "lock", "cond", "sleep",
+					       "io",      "poll", "wait", "zzz" };
+	static const uint64_t wall_stack[8] = { 1, 3, 5, 0, 6, 1, 3, 2 };
+	for (uint64_t j = 0; extra && j < 8; j++) {
+		ck(rec_writer_begin(w, REC_TYPE_ID_WALL_SAMPLE, base + 860 * MS + j * MS, 0, 1 + j % 2,
+				    wall_stack[j]), "begin");
+		const uint64_t v[3] = { str(states[j]), j + 1, 5 * MS };
+		put_all(v, 3);
+	}
 	const uint64_t drops[3][4] = { { 5 + k, 1, 0, 256 }, { 2, 2, 5, 257 }, { 7, 0, 9, 0 } };
 	for (int d = 0; d < 3; d++) {
 		ck(rec_writer_begin(w, REC_TYPE_ID_DROPPED, base + 870 * MS + (uint64_t)d * MS, 0, 0, 0),
@@ -188,10 +337,11 @@ static void builtin_events(uint64_t base, uint64_t k)
 
 int main(int argc, char **argv)
 {
-	bool builtins = argc > 3 && strcmp(argv[argc - 1], "builtins") == 0;
+	extra = argc > 3 && strcmp(argv[argc - 1], "extra") == 0;
+	bool builtins = extra || (argc > 3 && strcmp(argv[argc - 1], "builtins") == 0);
 	argc -= builtins;
 	if (argc != 3 && argc != 5) {
-		fprintf(stderr, "usage: rec_test_sql_gen OUT.rec CHUNKS [RUN_ID DAYS] [builtins]\n");
+		fprintf(stderr, "usage: rec_test_sql_gen OUT.rec CHUNKS [RUN_ID DAYS] [builtins|extra]\n");
 		return 2;
 	}
 	int chunks = atoi(argv[2]);
@@ -221,6 +371,10 @@ int main(int argc, char **argv)
 		ck(rec_writer_add_type(w, &types[i]), "add_type");
 	for (size_t i = 0; builtins && i < sizeof builtin_types / sizeof builtin_types[0]; i++)
 		ck(rec_writer_add_type(w, &builtin_types[i]), "add_type");
+	for (size_t i = 0; extra && i < sizeof extra_types / sizeof extra_types[0]; i++)
+		ck(rec_writer_add_type(w, &extra_types[i]), "add_type");
+	if (extra)
+		ck(rec_writer_add_type(w, &wall_type), "add_type");
 	ck(rec_writer_define_thread(w, 1, 501, str("worker-a")), "thread");
 	ck(rec_writer_define_thread(w, 2, 502, str("worker-b")), "thread");
 	ck(rec_writer_define_module(w, 1, str("/usr/bin/app"), str("abcd"), 0x400000), "module");
@@ -246,8 +400,10 @@ int main(int argc, char **argv)
 	}
 
 	uint64_t req_dur = 0, wait_dur = 0, status500 = 0, bytes = 0;
+	if (extra)
+		startup_events();
 	for (int k = 0; k < chunks && !failed; k++) {
-		uint64_t base = (uint64_t)k * SEC;
+		uint64_t base = (extra ? SEC : 0) + (uint64_t)k * SEC;
 		for (uint64_t i = 0; i < 100; i++) {
 			uint64_t th = i % 2 ? 2 : 1;
 			ck(rec_writer_begin(w, 256, base + i * MS, (i + 1) * 1000, th, i % 2 ? 2 : 1), "begin");
@@ -279,12 +435,60 @@ int main(int argc, char **argv)
 		tick_event(258, base + 900 * MS, (uint64_t)k);
 		if (k == 0)
 			for (uint32_t t = 259; t <= 261; t++)
-				tick_event(t, 950 * MS, t);
+				tick_event(t, (extra ? SEC : 0) + 950 * MS, t);
 		ck(rec_writer_flush(w), "flush");
 	}
-	ck(rec_writer_close(w), "close");
+	if (extra) {
+		/* the run crashes: a rec.Crash, its chunk, and no final chunk */
+		ck(rec_writer_begin(w, REC_TYPE_ID_CRASH, 10 * SEC, 0, 1, 1), "begin");
+		ck(rec_writer_put_u64(w, 11), "put");
+		ck(rec_writer_put_i64(w, 1), "put");
+		const uint64_t c[3] = { 0x10, 0, 501 };
+		put_all(c, 3);
+		ck(rec_writer_flush(w), "flush");
+		rec_writer_abandon(w);
+		w = NULL;
+		/* a second run in the same file: a restart, with a write failure */
+		int fd = failed ? -1 : open(argv[1], O_WRONLY | O_APPEND);
+		if (fd < 0)
+			return 1;
+		o.run_id = run_id + 1;
+		o.pid = 778;
+		o.process_start_ns = T0 + shift + 19 * (int64_t)SEC;
+		o.anchor_wall_ns = T0 + shift + 20 * (int64_t)SEC;
+		ck(rec_writer_open_fd(&w, fd, &o), "open");
+		if (!failed) {
+			ck(rec_writer_add_type(w, &types[2]), "add_type");
+			ck(rec_writer_add_type(w, &write_failed_type), "add_type");
+			tick_event(258, 0, 99);
+			ck(rec_writer_begin(w, REC_TYPE_ID_WRITE_FAILED, MS, 2 * MS, 0, 0), "begin");
+			const uint64_t wf[6] = { 28, str("No space left on device"), 0, 3, 120, 4096 };
+			put_all(wf, 6);
+			ck(rec_writer_close(w), "close");
+		}
+		close(fd);
+	} else {
+		ck(rec_writer_close(w), "close");
+	}
 	if (failed)
 		return 1;
+	if (extra) {
+		/* before the first request: CPU 10 ms (1 + 2 + 1), 2 lock waits of
+		 * 8000 ns, cond waits 18000 ns, 1 sleep of 2 ms, 1 allocation of 1000 */
+		printf("startup_cpu_ns=%llu\nstartup_lock_waits=2\nstartup_lock_wait_ns=8000\n"
+		       "startup_cond_wait_ns=18000\nstartup_at_ns=%llu\n",
+		       (unsigned long long)(40 * MS), (unsigned long long)(900 * MS));
+		/* the holder's activity during its waits (contention-by-lock): per
+		 * chunk 1000 sleeping, 300 in I/O, 100 running (wait 0), 3000 in a
+		 * lock wait and 2000 in a cond wait (wait 4); and the first startup
+		 * wait 3000 in a cond wait */
+		/* wall samples: per chunk weights 1 ... 8 of 5 ms */
+		printf("wall_samples=%d\nwall_ns=%llu\n", chunks * 8,
+		       (unsigned long long)chunks * 36 * 5 * MS);
+		printf("holder_sleeping=%d\nholder_io=%d\nholder_running=%d\nholder_lock_wait=%d\n"
+		       "holder_cond_wait=%d\n", chunks * 1000, chunks * 300, chunks * 100, chunks * 3000,
+		       chunks * 2000 + 3000);
+	}
 	printf("requests=%d\nstatus500=%llu\nrequest_duration_ns=%llu\nbytes=%llu\n", chunks * 100,
 	       (unsigned long long)status500, (unsigned long long)req_dur, (unsigned long long)bytes);
 	printf("waits=%d\nwait_duration_ns=%llu\nticks=%d\n", chunks * 10,

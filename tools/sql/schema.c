@@ -61,6 +61,8 @@ static const sql_coldef runs_cols[SQL_RU_N] = {
 	[SQL_RU_EVENTS] = { "events", REC_TYPE_U64, "count" },
 	[SQL_RU_DROPPED] = { "dropped_events", REC_TYPE_U64, "count" },
 	[SQL_RU_CLEAN] = { "clean_close", REC_TYPE_BOOL, "0 or 1" },
+	[SQL_RU_TRUNCATED] = { "truncated", REC_TYPE_BOOL, "0 or 1" },
+	[SQL_RU_CRASHES] = { "crash_events", REC_TYPE_U64, "count, from STATS" },
 };
 static const sql_coldef threads_cols[SQL_TH_N] = {
 	[SQL_TH_RECORDING] = { "recording_id", REC_TYPE_U32, "" },
@@ -373,7 +375,7 @@ static sql_run *run_of(rec_sql *s, size_t file, const rec_chunk_info *ci)
 	return r;
 }
 
-static void note_chunk(rec_sql *s, size_t file, const rec_chunk_info *ci)
+static sql_run *note_chunk(rec_sql *s, size_t file, const rec_chunk_info *ci)
 {
 	for (uint32_t k = 0; k < ci->type_count; k++)
 		if (!event_table(s, ci->types[k].name))
@@ -385,6 +387,11 @@ static void note_chunk(rec_sql *s, size_t file, const rec_chunk_info *ci)
 			t->events += ts->count;
 	}
 	sql_run *r = run_of(s, file, ci);
+	for (uint32_t k = 0; k < ci->type_stats_count; k++) {
+		const rec_type_stats *ts = &ci->type_stats[k];
+		if (ts->type && ts->type->name && strcmp(ts->type->name, "rec.Crash") == 0)
+			r->crashes += ts->count;
+	}
 	if (r->chunks == 0 || ci->sequence < r->first_seq)
 		r->first_seq = ci->sequence;
 	if (r->chunks == 0 || ci->sequence > r->last_seq)
@@ -402,6 +409,7 @@ static void note_chunk(rec_sql *s, size_t file, const rec_chunk_info *ci)
 			r->last_ns = b;
 		r->events += ci->event_count;
 	}
+	return r;
 }
 
 bool rec_sql_load(rec_sql *s, size_t nfiles, char *const *files)
@@ -422,18 +430,25 @@ bool rec_sql_load(rec_sql *s, size_t nfiles, char *const *files)
 		rec_reader *r = rec_cli_input_open(&in, 0);
 		if (!r)
 			return false;
+		size_t last_run = SIZE_MAX; /* the run of the file's last good chunk */
 		for (;;) {
 			const rec_chunk_info *ci;
 			rec_status st = rec_reader_next_chunk(r, &ci);
 			if (st == REC_END)
 				break;
 			if (st != REC_OK) {
-				rec_sql_problem(s, f, rec_reader_problem(r), st);
+				const rec_problem *p = rec_reader_problem(r);
+				/* the file ends inside a chunk: its run (as rec-summary
+				 * tells a truncated run) is the last good chunk's */
+				if (((p && p->status) ? p->status : st) == REC_ERR_TRUNCATED &&
+				    last_run != SIZE_MAX)
+					s->runs[last_run].truncated = true;
+				rec_sql_problem(s, f, p, st);
 				if (st == REC_ERR_IO || st == REC_ERR_NOMEM)
 					break;
 				continue;
 			}
-			note_chunk(s, f, ci);
+			last_run = (size_t)(note_chunk(s, f, ci) - s->runs);
 		}
 		rec_reader_close(r);
 	}

@@ -33,6 +33,9 @@ static const struct {
 	{ "rec_Sleep", "kind TEXT, requested INTEGER, objectAddress INTEGER" },
 	{ "rec_IO", "fd INTEGER, call TEXT, kind TEXT, address TEXT, bytes INTEGER, error INTEGER" },
 	{ "rec_CPUSample", "period INTEGER, overruns INTEGER" },
+	{ "rec_WallSample", "state TEXT, weight INTEGER, period INTEGER" },
+	{ "rec_WriteFailed", "errno INTEGER, message TEXT, action INTEGER, chunks INTEGER, events INTEGER, "
+			     "bytes INTEGER" },
 };
 
 static void epoch_ns(sqlite3_context *ctx, int argc, sqlite3_value **argv)
