@@ -5,9 +5,11 @@
 -- process_start_ns are one), restarts (runs - 1), crashes (the runs that
 -- ended with a crash event, as recording.runs.sql tells it),
 -- write_failures (rec.WriteFailed events) and chunks_not_written (their
--- chunks, for action 0: chunks discarded).  Not here: chunks_damaged (a
--- damaged chunk is no row of chunks: rec-sql reports it on stderr and
--- exits 1).
+-- chunks, for action 0: chunks discarded); chunks_damaged from runs'
+-- damaged_chunks (a damaged chunk is no row of chunks: rec-sql reports it
+-- on stderr, exits 1, and counts it to the run of the good chunk before
+-- it, or after it; the damaged chunks of an input without a good chunk
+-- are not counted, as that input is not in files).
 WITH last_chunk AS (
   SELECT run_id, max(chunk_seq) AS seq FROM chunks GROUP BY run_id
 ),
@@ -28,6 +30,7 @@ run AS (
 )
 SELECT (SELECT count(DISTINCT recording_id) FROM chunks) AS files,
        (SELECT count(*) FROM chunks) AS chunks,
+       (SELECT coalesce(sum(damaged_chunks), 0) FROM runs) AS chunks_damaged,
        (SELECT coalesce(sum(events), 0) FROM chunks) AS events,
        (SELECT coalesce(sum(dropped_events), 0) FROM chunks) AS dropped,
        (SELECT count(*) FROM run) AS runs,

@@ -56,6 +56,9 @@
 #   - the comparison itself fails on one number changed by one, on a p99
 #     or percentile off by more than 1/256 and on a percent off by 1e-6;
 #   - views without SQL exit 2 saying why; latency without --type exits 2.
+#   - a copy with a damaged chunk and a truncated tail: chunks_damaged (2)
+#     and chunks (7) equal in rec-view and rec-sql, and the Parquet runs'
+#     damaged_chunks sum to 2;
 # DuckDB: lib/duckdb.sh (REC_SKIP_DUCKDB=1 skips the test without it).
 set -uo pipefail
 # shellcheck source=tests/cli/lib/common.sh
@@ -375,6 +378,26 @@ grep -q '"ended": "truncated"' "$tmp/trunc.json" || fail "rec-view recording: th
 timeout 120 "$bin/rec-export" --format parquet -o "$tmp/trunc_ds" "$tmp/trunc.rec" >/dev/null 2>&1
 out=$(node "$DUCKDB_QUERY" "SELECT truncated, clean_close FROM read_parquet('$tmp/trunc_ds/type=runs/**/*.parquet')" | tail -n 1)
 [ "$out" = '[{"truncated":true,"clean_close":false}]' ] || fail "Parquet runs of the truncated file: $out"
+
+# ---- damaged chunks: the truncated copy with one byte of its 4th chunk's
+# header changed too (its header checksum fails: the reader skips the
+# chunk): rec-view recording's chunks_damaged, the recording SQL's in
+# rec-sql (from runs.damaged_chunks) and in DuckDB over the Parquet export
+# are all 2, and its chunks 7
+off=$("$bin/rec-sql" --format csv "$tmp/trunc.rec" 'SELECT offset + 40 FROM chunks WHERE chunk_index = 3' 2>/dev/null |
+	tail -n 1 | tr -d '\r')
+[ -n "$off" ] || fail "no 4th chunk in the generated file"
+cp "$tmp/trunc.rec" "$tmp/dmg.rec"
+python3 -c 'import sys; f = open(sys.argv[1], "r+b"); f.seek(int(sys.argv[2])); b = f.read(1); f.seek(int(sys.argv[2])); f.write(bytes([b[0] ^ 0x5a]))' \
+	"$tmp/dmg.rec" "$off"
+"$bin/rec-view" --json recording "$tmp/dmg.rec" >"$tmp/dmg.json" 2>/dev/null
+view_dmg=$(python3 -c 'import json, sys; r = json.load(open(sys.argv[1]))["tables"][0]["rows"][0]; print(r["chunks_damaged"], r["chunks"])' "$tmp/dmg.json" 2>/dev/null)
+sql_dmg=$("$bin/rec-view" --sql recording | "$bin/rec-sql" --format csv "$tmp/dmg.rec" 2>/dev/null | python3 -c 'import csv, sys; r = list(csv.DictReader(sys.stdin))[0]; print(r["chunks_damaged"], r["chunks"])')
+rm -rf "$tmp/dmg_ds"
+timeout 120 "$bin/rec-export" --format parquet -o "$tmp/dmg_ds" "$tmp/dmg.rec" >/dev/null 2>&1
+duck_dmg=$(node "$DUCKDB_QUERY" "SELECT sum(damaged_chunks)::INTEGER AS d FROM read_parquet('$tmp/dmg_ds/type=runs/**/*.parquet')" | tail -n 1)
+[ "$view_dmg" = "2 7" ] && [ "$sql_dmg" = "2 7" ] && [ "$duck_dmg" = '[{"d":2}]' ] ||
+	fail "damaged and readable chunks: rec-view $view_dmg, rec-sql $sql_dmg, DuckDB $duck_dmg (want 2 7, 2)"
 
 # ---- inline frames (format 1.2) are rows of frames, the same in rec-sql,
 # rec-sql --export's SQLite file and the Parquet export: frame 1 (leaf) with

@@ -63,6 +63,7 @@ static const sql_coldef runs_cols[SQL_RU_N] = {
 	[SQL_RU_CLEAN] = { "clean_close", REC_TYPE_BOOL, "0 or 1" },
 	[SQL_RU_TRUNCATED] = { "truncated", REC_TYPE_BOOL, "0 or 1" },
 	[SQL_RU_CRASHES] = { "crash_events", REC_TYPE_U64, "count, from STATS" },
+	[SQL_RU_DAMAGED] = { "damaged_chunks", REC_TYPE_U64, "count" },
 };
 static const sql_coldef threads_cols[SQL_TH_N] = {
 	[SQL_TH_RECORDING] = { "recording_id", REC_TYPE_U32, "" },
@@ -431,6 +432,10 @@ bool rec_sql_load(rec_sql *s, size_t nfiles, char *const *files)
 		if (!r)
 			return false;
 		size_t last_run = SIZE_MAX; /* the run of the file's last good chunk */
+		/* A damaged chunk (the reader's count, as rec-view's) goes to the
+		 * run of the good chunk before it, or after it when none was
+		 * before: a damaged chunk names no run itself. */
+		uint64_t pending = 0, counted = 0;
 		for (;;) {
 			const rec_chunk_info *ci;
 			rec_status st = rec_reader_next_chunk(r, &ci);
@@ -446,10 +451,27 @@ bool rec_sql_load(rec_sql *s, size_t nfiles, char *const *files)
 				rec_sql_problem(s, f, p, st);
 				if (st == REC_ERR_IO || st == REC_ERR_NOMEM)
 					break;
+				rec_reader_stats rs;
+				memset(&rs, 0, sizeof rs);
+				rec_reader_get_stats(r, &rs);
+				if (rs.chunks_damaged > counted) {
+					if (last_run != SIZE_MAX)
+						s->runs[last_run].damaged += rs.chunks_damaged - counted;
+					else
+						pending += rs.chunks_damaged - counted;
+					counted = rs.chunks_damaged;
+				}
 				continue;
 			}
 			last_run = (size_t)(note_chunk(s, f, ci) - s->runs);
+			s->runs[last_run].damaged += pending;
+			pending = 0;
 		}
+		rec_reader_stats rs;
+		memset(&rs, 0, sizeof rs);
+		rec_reader_get_stats(r, &rs);
+		if (last_run != SIZE_MAX)
+			s->runs[last_run].damaged += pending + (rs.chunks_damaged > counted ? rs.chunks_damaged - counted : 0);
 		rec_reader_close(r);
 	}
 	return true;

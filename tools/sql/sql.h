@@ -50,7 +50,7 @@ enum { SQL_CH_RECORDING, SQL_CH_FILE, SQL_CH_INDEX, SQL_CH_OFFSET, SQL_CH_SIZE, 
        SQL_CH_N };
 enum { SQL_RU_RECORDING, SQL_RU_RUN, SQL_RU_PID, SQL_RU_PSTART, SQL_RU_FIRST, SQL_RU_LAST,
        SQL_RU_CHUNKS, SQL_RU_EVENTS, SQL_RU_DROPPED, SQL_RU_CLEAN, SQL_RU_TRUNCATED,
-       SQL_RU_CRASHES, SQL_RU_N };
+       SQL_RU_CRASHES, SQL_RU_DAMAGED, SQL_RU_N };
 enum { SQL_TH_RECORDING, SQL_TH_RUN, SQL_TH_ID, SQL_TH_NAME, SQL_TH_N };
 enum { SQL_ST_RECORDING, SQL_ST_RUN, SQL_ST_ID, SQL_ST_POSITION, SQL_ST_FRAME, SQL_ST_DEPTH,
        SQL_ST_TRUNCATED, SQL_ST_N };
@@ -93,6 +93,7 @@ typedef struct sql_run {
 	bool final;
 	bool truncated;   /* the file ends inside a chunk after one of the run */
 	uint64_t crashes; /* rec.Crash events, from STATS */
+	uint64_t damaged; /* damaged chunks of its input counted to it (rec_sql_load) */
 } sql_run;
 
 /* A problem already reported (reported once, though several scans meet it). */

@@ -794,6 +794,7 @@ static void runs_column(sql_cursor *c, sqlite3_context *ctx, int col)
 	case SQL_RU_CLEAN: sqlite3_result_int(ctx, r->final); return;
 	case SQL_RU_TRUNCATED: sqlite3_result_int(ctx, r->truncated); return;
 	case SQL_RU_CRASHES: result_u64(ctx, r->crashes); return;
+	case SQL_RU_DAMAGED: result_u64(ctx, r->damaged); return;
 	default: sqlite3_result_null(ctx); return;
 	}
 }
