@@ -62,7 +62,18 @@ static inline size_t rec_varint_len(uint64_t v)
  * varint, when it is longer than 10 bytes, or when the 10th byte carries more
  * than the one bit a uint64 has left (overlong/overflowing encodings). */
 bool rec_varint_get_slow(const uint8_t **pp, const uint8_t *end, uint64_t *out);
-static inline bool rec_varint_get(const uint8_t **pp, const uint8_t *end, uint64_t *out)
+/* The same decode returning the value and its length (0: failure) in
+ * registers, so an inlined caller's cursor need not live in memory. */
+typedef struct rec_varint_res {
+	uint64_t v;
+	size_t n;
+} rec_varint_res;
+rec_varint_res rec_varint_decode_slow(const uint8_t *p, const uint8_t *end);
+/* Always inlined: called out of line (GCC's choice in large loops) the
+ * cursor lives in memory and every field pays a store and a reload. */
+static inline __attribute__((always_inline)) bool rec_varint_get(const uint8_t **pp,
+								 const uint8_t *end,
+								 uint64_t *out)
 {
 	const uint8_t *p = *pp;
 	if (p < end && *p < 0x80) {
@@ -75,7 +86,12 @@ static inline bool rec_varint_get(const uint8_t **pp, const uint8_t *end, uint64
 		*pp = p + 2;
 		return true;
 	}
-	return rec_varint_get_slow(pp, end, out);
+	rec_varint_res r = rec_varint_decode_slow(p, end);
+	if (!r.n)
+		return false;
+	*out = r.v;
+	*pp = p + r.n;
+	return true;
 }
 
 /* ---- CRC32C (Castagnoli, reflected, poly 0x82F63B78, init/xorout ~0) --- */
