@@ -69,11 +69,12 @@ typedef struct rec_varint_res {
 	size_t n;
 } rec_varint_res;
 rec_varint_res rec_varint_decode_slow(const uint8_t *p, const uint8_t *end);
-/* Always inlined: called out of line (GCC's choice in large loops) the
- * cursor lives in memory and every field pays a store and a reload. */
-static inline __attribute__((always_inline)) bool rec_varint_get(const uint8_t **pp,
-								 const uint8_t *end,
-								 uint64_t *out)
+/* rec_varint_get, always inlined: for the hottest loops (the writer's take
+ * of the recorder's records), where GCC would call rec_varint_get out of
+ * line and the cursor would live in memory. */
+static inline __attribute__((always_inline)) bool rec_varint_get_inline(const uint8_t **pp,
+									const uint8_t *end,
+									uint64_t *out)
 {
 	const uint8_t *p = *pp;
 	if (p < end && *p < 0x80) {
@@ -92,6 +93,10 @@ static inline __attribute__((always_inline)) bool rec_varint_get(const uint8_t *
 	*out = r.v;
 	*pp = p + r.n;
 	return true;
+}
+static inline bool rec_varint_get(const uint8_t **pp, const uint8_t *end, uint64_t *out)
+{
+	return rec_varint_get_inline(pp, end, out);
 }
 
 /* ---- CRC32C (Castagnoli, reflected, poly 0x82F63B78, init/xorout ~0) --- */

@@ -803,7 +803,7 @@ static inline __attribute__((always_inline)) bool take_uv(const uint8_t **pp, co
 {
 	const uint8_t *start = *pp;
 
-	if (start >= end || !rec_varint_get(pp, lim, v) || *pp > end)
+	if (start >= end || !rec_varint_get_inline(pp, lim, v) || *pp > end)
 		return false;
 	/* Shortest: a varint of more than one byte does not end in 0x00. */
 	return *pp - start == 1 || (*pp)[-1] != 0;
