@@ -69,34 +69,51 @@ typedef struct rec_varint_res {
 	size_t n;
 } rec_varint_res;
 rec_varint_res rec_varint_decode_slow(const uint8_t *p, const uint8_t *end);
-/* rec_varint_get, always inlined: for the hottest loops (the writer's take
- * of the recorder's records), where GCC would call rec_varint_get out of
- * line and the cursor would live in memory. */
+/* The inline part of both decoders below: a one- or two-byte varint
+ * (timestamps' deltas, ids, small values).  Returns its length, 0 for
+ * anything else. */
+static inline __attribute__((always_inline)) size_t rec_varint_get_short(const uint8_t *p,
+									 const uint8_t *end,
+									 uint64_t *out)
+{
+	if (p < end && *p < 0x80) {
+		*out = *p;
+		return 1;
+	}
+	if (end - p >= 2 && p[1] < 0x80) {
+		*out = (uint64_t)(p[0] & 0x7Fu) | ((uint64_t)p[1] << 7);
+		return 2;
+	}
+	return 0;
+}
+static inline bool rec_varint_get(const uint8_t **pp, const uint8_t *end, uint64_t *out)
+{
+	size_t n = rec_varint_get_short(*pp, end, out);
+	if (n) {
+		*pp += n;
+		return true;
+	}
+	return rec_varint_get_slow(pp, end, out);
+}
+/* rec_varint_get, always inlined and with the longer varints' decode
+ * returning in registers: for the hottest loop (the writer's take of the
+ * recorder's records), where GCC calls rec_varint_get out of line and the
+ * cursor lives in memory. */
 static inline __attribute__((always_inline)) bool rec_varint_get_inline(const uint8_t **pp,
 									const uint8_t *end,
 									uint64_t *out)
 {
 	const uint8_t *p = *pp;
-	if (p < end && *p < 0x80) {
-		*out = *p;
-		*pp = p + 1;
-		return true;
+	size_t n = rec_varint_get_short(p, end, out);
+	if (!n) {
+		rec_varint_res r = rec_varint_decode_slow(p, end);
+		if (!r.n)
+			return false;
+		*out = r.v;
+		n = r.n;
 	}
-	if (end - p >= 2 && p[1] < 0x80) { /* two bytes: timestamps, ids */
-		*out = (uint64_t)(p[0] & 0x7Fu) | ((uint64_t)p[1] << 7);
-		*pp = p + 2;
-		return true;
-	}
-	rec_varint_res r = rec_varint_decode_slow(p, end);
-	if (!r.n)
-		return false;
-	*out = r.v;
-	*pp = p + r.n;
+	*pp = p + n;
 	return true;
-}
-static inline bool rec_varint_get(const uint8_t **pp, const uint8_t *end, uint64_t *out)
-{
-	return rec_varint_get_inline(pp, end, out);
 }
 
 /* ---- CRC32C (Castagnoli, reflected, poly 0x82F63B78, init/xorout ~0) --- */
