@@ -1,19 +1,21 @@
 #!/usr/bin/env bash
-# bench/bgcost.sh - what the recorder's background thread costs, before and after the
-# streamed chunk build (issue 22, "The chunk burst"), in one run with paired runs adjacent
-# in time: its CPU per recorded event (thread CPU clock / events), its wake-ups a second
+# bench/bgcost.sh - what the recorder's background thread costs, before and after a
+# change to it (issue 22: "The chunk burst", "The background thread's own CPU"), in one
+# run with paired runs adjacent in time: its CPU per recorded event (thread CPU clock / events), its wake-ups a second
 # (voluntary context switches), the largest single stretch of its work (the burst) and
 # the file's bytes per event, with the default settings and the codecs and levels compared.
 #
 #   BUILD=build bash bench/bgcost.sh [--quick]
 #
-# "before" is the library of BGCOST_BASE (default 8d8cd35, the last commit before the
-# streamed build), built from `git archive` in a temporary directory; "after" is
+# "before" is the library of BGCOST_BASE (default 279e2ff, the last commit before the
+# cheaper background thread; 8d8cd35 is the one before the streamed build), built from `git archive` in a temporary directory; "after" is
 # $BUILD/lib/librec.a.  Both run the same driver, bench/bgcost.c (see its header for what
 # each figure is), compiled with the Makefile's flags.  Settings:
 #   default     REC_OUTPUT's default recorder, no REC_OPTIONS (what an unmodified service
 #               gets: zstd level 3, the CPU sampler and the process statistics on)
-#   zstd N/lz4  a recorder opened by the program with that codec and level (no sampler)
+#   zstd N/lz4/none  a recorder opened by the program with that codec and level (no
+#               sampler; zstd 0 is the codec's default level, none shows the thread's own
+#               work without compression)
 # Each pair runs old then new; BGCOST_RUNS pairs per setting (3; --quick 1), medians with
 # min-max.  Also gen_events' bytes per event (the bytes goal's generator: one thread
 # through the writer API, 2M events) with either library.  Prints one markdown section on
@@ -22,7 +24,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 . bench/lib.sh
 BUILD=${BUILD:-build}
-BASE=${BGCOST_BASE:-8d8cd35}
+BASE=${BGCOST_BASE:-279e2ff}
 RUNS=${BGCOST_RUNS:-3}
 SECS=${BGCOST_SECONDS:-5}
 if [ "${1:-}" = --quick ]; then RUNS=1; SECS=3; fi
@@ -71,11 +73,12 @@ one() { # SETTING LIB ARGS...
 	done
 }
 
-SETTINGS=(default "zstd 3" "zstd 1" "zstd -1" lz4)
+SETTINGS=(default "zstd 0" "zstd 3" "zstd 1" "zstd -1" lz4 none)
 args_of() {
 	case "$1" in
 	default) ;;
 	lz4) echo "--codec lz4" ;;
+	none) echo "--codec none" ;;
 	*) echo "--codec zstd --level ${1#zstd }" ;;
 	esac
 }
@@ -129,7 +132,7 @@ for s in "${SETTINGS[@]}"; do
 	done
 done
 echo
-echo "gen_events, 2M events through the writer API (zstd level 3; the generator of the bytes goal,"
+echo "gen_events, 2M events through the writer API (zstd, the default level; the generator of the bytes goal,"
 echo "row 2), bytes/event: before $(mm "$GB_OLD" 3), after $(mm "$GB_NEW" 3)."
 echo
 d=$(med "${R[default.new.bg_ns_per_event]:-}")

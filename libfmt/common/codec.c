@@ -8,8 +8,9 @@
  * Decompression is strict and safe on hostile input: it never writes past
  * dst + raw_len and refuses any result other than exactly raw_len bytes.
  *
- * Levels: 0 is the codec default.  zstd: the zstd level (0 = 3), clamped to
- * [ZSTD_minCLevel(), ZSTD_maxCLevel()].  LZ4: the acceleration of
+ * Levels: 0 is the codec default.  zstd: the zstd level, clamped to
+ * [ZSTD_minCLevel(), ZSTD_maxCLevel()]; 0 is level 3 with smaller match
+ * tables (zstd_params).  LZ4: the acceleration of
  * LZ4_compress_fast (<= 1 means 1; larger is faster and compresses less).
  *
  * Status codes:
@@ -72,6 +73,30 @@ static int zstd_level(int level)
 	return level;
 }
 
+/* The codec default (level 0): zstd level 3 (the Codec_Level chunks carry)
+ * with smaller match tables: level 3's double-fast strategy and minMatch 5,
+ * with hashLog 15 and chainLog 10 instead of 17 and 16 (132 KiB of tables
+ * instead of 768 KiB, so they stay in a core's L2 cache between the
+ * background thread's rounds).  Measured with bench/bgcost.sh and on the
+ * EVENTS sections of its recordings and of bench/gen_events (the bytes
+ * goal): the background thread's CPU a quarter lower, gen_events' EVENTS
+ * 1.4 % smaller, the recorder's 8-thread data 2 % larger.  An explicit
+ * level is zstd's own. */
+enum { ZD_HASHLOG = 15, ZD_CHAINLOG = 10 };
+
+/* Set c's parameters for level (0: the codec default above). */
+static size_t zstd_params(ZSTD_CCtx *c, int level)
+{
+	size_t r = ZSTD_CCtx_setParameter(c, ZSTD_c_compressionLevel, zstd_level(level));
+	if (level != 0 || ZSTD_isError(r))
+		return r;
+	if (ZSTD_isError(r = ZSTD_CCtx_setParameter(c, ZSTD_c_strategy, ZSTD_dfast)) ||
+	    ZSTD_isError(r = ZSTD_CCtx_setParameter(c, ZSTD_c_minMatch, 5)) ||
+	    ZSTD_isError(r = ZSTD_CCtx_setParameter(c, ZSTD_c_hashLog, ZD_HASHLOG)))
+		return r;
+	return ZSTD_CCtx_setParameter(c, ZSTD_c_chainLog, ZD_CHAINLOG);
+}
+
 size_t rec_codec_bound(unsigned codec, size_t n)
 {
 	switch (codec) {
@@ -111,12 +136,14 @@ rec_status rec_codec_compress(rec_codec_ctx *ctx, unsigned codec, int level, con
 		rec_codec_ctx *c = ctx ? ctx : &tmp;
 		size_t r;
 
-		level = zstd_level(level);
 		if (!c->cctx && !(c->cctx = ZSTD_createCCtx()))
 			return REC_ERR_NOMEM;
-		/* ZSTD_compressCCtx ignores parameters set earlier and writes the
-		 * content size into the frame header. */
-		r = ZSTD_compressCCtx(c->cctx, dst, dst_cap, src, src_len, level);
+		/* ZSTD_compress2 writes the content size into the frame header
+		 * (ZSTD_c_contentSizeFlag is 1 by default). */
+		ZSTD_CCtx_reset(c->cctx, ZSTD_reset_session_and_parameters);
+		r = zstd_params(c->cctx, level);
+		if (!ZSTD_isError(r))
+			r = ZSTD_compress2(c->cctx, dst, dst_cap, src, src_len);
 		if (c == &tmp)
 			codec_ctx_clear(&tmp);
 		if (ZSTD_isError(r)) {
@@ -241,7 +268,7 @@ rec_status rec_codec_zstream_begin(rec_codec_ctx *ctx, int level, rec_buf *out)
 	if (!ctx->zs && !(ctx->zs = ZSTD_createCCtx()))
 		return REC_ERR_NOMEM;
 	ZSTD_CCtx_reset(ctx->zs, ZSTD_reset_session_and_parameters);
-	if (ZSTD_isError(ZSTD_CCtx_setParameter(ctx->zs, ZSTD_c_compressionLevel, zstd_level(level))) ||
+	if (ZSTD_isError(zstd_params(ctx->zs, level)) ||
 	    ZSTD_isError(ZSTD_CCtx_setParameter(ctx->zs, ZSTD_c_contentSizeFlag, 1)))
 		return REC_ERR_CODEC;
 	out->len = 0;

@@ -52,9 +52,9 @@ static inline size_t rec_varint_put(uint8_t *p, uint64_t v)
 }
 static inline size_t rec_varint_len(uint64_t v)
 {
-	size_t n = 1;
-	while (v >= 0x80) { v >>= 7; n++; }
-	return n;
+	/* 1 + (significant bits - 1) / 7, without a loop whose branches
+	 * mispredict on values of mixed lengths */
+	return ((size_t)(64 - __builtin_clzll(v | 1)) * 9 + 64) >> 6;
 }
 
 /* Decode a uvarint from [*pp, end).  On success advances *pp and returns
@@ -62,20 +62,58 @@ static inline size_t rec_varint_len(uint64_t v)
  * varint, when it is longer than 10 bytes, or when the 10th byte carries more
  * than the one bit a uint64 has left (overlong/overflowing encodings). */
 bool rec_varint_get_slow(const uint8_t **pp, const uint8_t *end, uint64_t *out);
-static inline bool rec_varint_get(const uint8_t **pp, const uint8_t *end, uint64_t *out)
+/* The same decode returning the value and its length (0: failure) in
+ * registers, so an inlined caller's cursor need not live in memory. */
+typedef struct rec_varint_res {
+	uint64_t v;
+	size_t n;
+} rec_varint_res;
+rec_varint_res rec_varint_decode_slow(const uint8_t *p, const uint8_t *end);
+/* The inline part of both decoders below: a one- or two-byte varint
+ * (timestamps' deltas, ids, small values).  Returns its length, 0 for
+ * anything else. */
+static inline __attribute__((always_inline)) size_t rec_varint_get_short(const uint8_t *p,
+									 const uint8_t *end,
+									 uint64_t *out)
 {
-	const uint8_t *p = *pp;
 	if (p < end && *p < 0x80) {
 		*out = *p;
-		*pp = p + 1;
-		return true;
+		return 1;
 	}
-	if (end - p >= 2 && p[1] < 0x80) { /* two bytes: timestamps, ids */
+	if (end - p >= 2 && p[1] < 0x80) {
 		*out = (uint64_t)(p[0] & 0x7Fu) | ((uint64_t)p[1] << 7);
-		*pp = p + 2;
+		return 2;
+	}
+	return 0;
+}
+static inline bool rec_varint_get(const uint8_t **pp, const uint8_t *end, uint64_t *out)
+{
+	size_t n = rec_varint_get_short(*pp, end, out);
+	if (n) {
+		*pp += n;
 		return true;
 	}
 	return rec_varint_get_slow(pp, end, out);
+}
+/* rec_varint_get, always inlined and with the longer varints' decode
+ * returning in registers: for the hottest loop (the writer's take of the
+ * recorder's records), where GCC calls rec_varint_get out of line and the
+ * cursor lives in memory. */
+static inline __attribute__((always_inline)) bool rec_varint_get_inline(const uint8_t **pp,
+									const uint8_t *end,
+									uint64_t *out)
+{
+	const uint8_t *p = *pp;
+	size_t n = rec_varint_get_short(p, end, out);
+	if (!n) {
+		rec_varint_res r = rec_varint_decode_slow(p, end);
+		if (!r.n)
+			return false;
+		*out = r.v;
+		n = r.n;
+	}
+	*pp = p + n;
+	return true;
 }
 
 /* ---- CRC32C (Castagnoli, reflected, poly 0x82F63B78, init/xorout ~0) --- */

@@ -35,49 +35,40 @@ static inline uint64_t pack7x8(uint64_t x)
 	return x;
 }
 
-bool rec_varint_get_slow(const uint8_t **pp, const uint8_t *end, uint64_t *out)
+rec_varint_res rec_varint_decode_slow(const uint8_t *p, const uint8_t *end)
 {
-	const uint8_t *p = *pp;
+	const rec_varint_res fail = { 0, 0 };
 	uint64_t v = 0;
 	uint8_t b;
 
 	if (p >= end)
-		return false;
+		return fail;
 	if ((size_t)(end - p) >= REC_VARINT_MAX) {
 		uint64_t x;
 		/* Two bytes (the commonest case here, since one-byte values are
 		 * decoded inline) with a well-predicted branch. */
-		if (p[1] < 0x80u) {
-			*out = (uint64_t)(p[0] & 0x7Fu) | ((uint64_t)p[1] << 7);
-			*pp = p + 2;
-			return true;
-		}
+		if (p[1] < 0x80u)
+			return (rec_varint_res){ (uint64_t)(p[0] & 0x7Fu) | ((uint64_t)p[1] << 7), 2 };
 		x = load_le64(p);
 		uint64_t stop = ~x & REC_HI1; /* bit 7 of every final-candidate byte */
 		if (stop) {
 			/* stop ^ (stop - 1): every bit up to the first final byte's bit 7 */
 			uint64_t keep = stop ^ (stop - 1);
-			*out = pack7x8(x & keep & REC_LO7);
-			*pp = p + (__builtin_ctzll(stop) >> 3) + 1;
-			return true;
+			return (rec_varint_res){ pack7x8(x & keep & REC_LO7),
+						 (size_t)(__builtin_ctzll(stop) >> 3) + 1 };
 		}
 		/* 9 or 10 bytes: the first 8 all continue. */
 		v = pack7x8(x & REC_LO7);
 		b = p[8];
 		v |= (uint64_t)(b & 0x7Fu) << 56;
-		if (b < 0x80u) {
-			*out = v;
-			*pp = p + 9;
-			return true;
-		}
+		if (b < 0x80u)
+			return (rec_varint_res){ v, 9 };
 		/* 10th byte: only bit 0 is left of a uint64, and it must end the
 		 * varint (so > 1 covers both overflow and an 11th byte). */
 		b = p[9];
 		if (b > 1u)
-			return false;
-		*out = v | ((uint64_t)b << 63);
-		*pp = p + 10;
-		return true;
+			return fail;
+		return (rec_varint_res){ v | ((uint64_t)b << 63), 10 };
 	}
 
 	/* Near the end of the input: check every byte. */
@@ -85,17 +76,22 @@ bool rec_varint_get_slow(const uint8_t **pp, const uint8_t *end, uint64_t *out)
 		b = p[i];
 		if (i == REC_VARINT_MAX - 1) {
 			if (b > 1u)
-				return false;
-			*out = v | ((uint64_t)b << 63);
-			*pp = p + i + 1;
-			return true;
+				return fail;
+			return (rec_varint_res){ v | ((uint64_t)b << 63), i + 1 };
 		}
 		v |= (uint64_t)(b & 0x7Fu) << (7 * i);
-		if (b < 0x80u) {
-			*out = v;
-			*pp = p + i + 1;
-			return true;
-		}
+		if (b < 0x80u)
+			return (rec_varint_res){ v, i + 1 };
 	}
-	return false; /* truncated inside the varint */
+	return fail; /* truncated inside the varint */
+}
+
+bool rec_varint_get_slow(const uint8_t **pp, const uint8_t *end, uint64_t *out)
+{
+	rec_varint_res r = rec_varint_decode_slow(*pp, end);
+	if (!r.n)
+		return false;
+	*out = r.v;
+	*pp += r.n;
+	return true;
 }

@@ -829,9 +829,12 @@ static void on_fork_child(void)
 }
 
 static pthread_once_t atfork_once = PTHREAD_ONCE_INIT;
+static int g_fp_only; /* REC_UNWIND=fp, read once (the sampler's rounds refresh 10 times a second) */
 static void register_atfork(void)
 {
 	(void)pthread_atfork(NULL, NULL, on_fork_child);
+	const char *env = getenv("REC_UNWIND");
+	g_fp_only = env != NULL && strcmp(env, "fp") == 0;
 }
 
 rec_status rec_cfi_refresh(void)
@@ -842,8 +845,7 @@ rec_status rec_cfi_refresh(void)
 	pthread_once(&atfork_once, register_atfork);
 	/* REC_UNWIND=fp: no tables, the frame-pointer walk (a way out, and the
 	 * "before" of bench/unwind.sh) */
-	const char *env = getenv("REC_UNWIND");
-	if (env != NULL && strcmp(env, "fp") == 0)
+	if (g_fp_only)
 		return REC_OK;
 	pthread_mutex_lock(&refresh_lock);
 	scan sc;

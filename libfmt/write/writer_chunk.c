@@ -803,9 +803,10 @@ static inline __attribute__((always_inline)) bool take_uv(const uint8_t **pp, co
 {
 	const uint8_t *start = *pp;
 
-	if (start >= end || !rec_varint_get(pp, lim, v) || *pp > end)
+	if (start >= end || !rec_varint_get_inline(pp, lim, v) || *pp > end)
 		return false;
-	return (size_t)(*pp - start) == rec_varint_len(*v);
+	/* Shortest: a varint of more than one byte does not end in 0x00. */
+	return *pp - start == 1 || (*pp)[-1] != 0;
 }
 
 /* Check one interchange record at *pp exactly as append_records' check_body

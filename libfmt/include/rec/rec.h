@@ -209,7 +209,7 @@ typedef struct rec_writer rec_writer;
 typedef struct rec_writer_options {
 	uint32_t struct_size;      /* sizeof(rec_writer_options) */
 	uint32_t codec;            /* rec_codec; default ZSTD */
-	int32_t level;             /* codec level; 0 = codec default (zstd 3) */
+	int32_t level;             /* codec level; 0 = codec default (zstd 3, smaller match tables) */
 	uint32_t chunk_events_size;/* raw event bytes that trigger a chunk; 0 = 4 MiB */
 	uint64_t run_id;           /* 0 = random */
 	uint32_t pid;              /* 0 = getpid() */

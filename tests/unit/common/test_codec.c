@@ -159,13 +159,28 @@ static void t_compresses(void **state)
 	assert_true(clen < n);
 	assert_true(clen >= lz4_1); /* higher acceleration: faster, not smaller */
 	assert_true(zstd3 < lz4_1);
-	/* level 0 really is zstd's level 3 */
+	/* level 3 really is zstd's level 3; level 0 (the default) is level 3
+	 * with the smaller tables codec.c documents (dfast, minMatch 5,
+	 * hashLog 15, chainLog 10) */
 	size_t bound = rec_codec_bound(REC_CODEC_ZSTD, n);
 	uint8_t *ref = malloc(bound);
 	assert_non_null(ref);
 	size_t rlen = ZSTD_compress(ref, bound, src, n, 3);
 	assert_false(ZSTD_isError(rlen));
+	roundtrip(ctx, REC_CODEC_ZSTD, 3, src, n, &clen);
+	assert_int_equal(rlen, clen);
+	ZSTD_CCtx *zc = ZSTD_createCCtx();
+	assert_non_null(zc);
+	assert_false(ZSTD_isError(ZSTD_CCtx_setParameter(zc, ZSTD_c_compressionLevel, 3)));
+	assert_false(ZSTD_isError(ZSTD_CCtx_setParameter(zc, ZSTD_c_strategy, ZSTD_dfast)));
+	assert_false(ZSTD_isError(ZSTD_CCtx_setParameter(zc, ZSTD_c_minMatch, 5)));
+	assert_false(ZSTD_isError(ZSTD_CCtx_setParameter(zc, ZSTD_c_hashLog, 15)));
+	assert_false(ZSTD_isError(ZSTD_CCtx_setParameter(zc, ZSTD_c_chainLog, 10)));
+	rlen = ZSTD_compress2(zc, ref, bound, src, n);
+	assert_false(ZSTD_isError(rlen));
 	assert_int_equal(rlen, zstd3);
+	assert_int_equal(ZSTD_getFrameContentSize(ref, rlen), n);
+	ZSTD_freeCCtx(zc);
 	free(ref);
 	rec_codec_ctx_free(ctx);
 	free(src);
