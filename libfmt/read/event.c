@@ -26,6 +26,39 @@ static const uint64_t umax[] = {
 	[REC_K_DURATION] = UINT64_MAX,
 };
 
+/* rec_varint_get() with the three- and four-byte values of fields (periods,
+ * durations, thread ids) decoded inline too. */
+static inline bool field_varint(const uint8_t **pp, const uint8_t *end, uint64_t *out)
+{
+	const uint8_t *p = *pp;
+	if (end - p >= 4) {
+		uint64_t v = p[0] & 0x7Fu;
+		if (p[0] < 0x80) {
+			*out = v;
+			*pp = p + 1;
+			return true;
+		}
+		v |= (uint64_t)(p[1] & 0x7Fu) << 7;
+		if (p[1] < 0x80) {
+			*out = v;
+			*pp = p + 2;
+			return true;
+		}
+		v |= (uint64_t)(p[2] & 0x7Fu) << 14;
+		if (p[2] < 0x80) {
+			*out = v;
+			*pp = p + 3;
+			return true;
+		}
+		if (p[3] < 0x80) {
+			*out = v | (uint64_t)p[3] << 21;
+			*pp = p + 4;
+			return true;
+		}
+	}
+	return rec_varint_get(pp, end, out);
+}
+
 rec_status rec_rd_decode_record(rec_reader *r, rec_rchunk *c, const uint8_t **pp,
 				uint64_t *ticks, rec_event *ev, bool *known, bool fixed_ticks)
 {
@@ -53,7 +86,7 @@ rec_status rec_rd_decode_record(rec_reader *r, rec_rchunk *c, const uint8_t **pp
 	*known = true;
 	const uint32_t tf = t->flags;
 	uint64_t dur = 0, th = 0, sk = 0;
-	if ((tf & REC_EVENT_HAS_DURATION) && !rec_varint_get(&p, rend, &dur))
+	if ((tf & REC_EVENT_HAS_DURATION) && !field_varint(&p, rend, &dur))
 		BAD("record at byte %zu (%s): malformed Duration", roff, t->name);
 	ev->thread = NULL;
 	ev->stack = NULL;
@@ -84,7 +117,7 @@ rec_status rec_rd_decode_record(rec_reader *r, rec_rchunk *c, const uint8_t **pp
 		const unsigned kd = kinds[f];
 		if (kd < sizeof umax / sizeof umax[0] && umax[kd]) {
 			/* the unsigned kinds, without a second dispatch */
-			if (!rec_varint_get(&p, rend, &u))
+			if (!field_varint(&p, rend, &u))
 				goto short_rec;
 			if (u > umax[kd])
 				goto width;
@@ -213,9 +246,13 @@ rec_status rec_rd_decode_record(rec_reader *r, rec_rchunk *c, const uint8_t **pp
 	ev->wall_ns = rec_rd_wall(&c->info, *ticks);
 	ev->duration_ticks = dur;
 	/* spec "Time": k ticks above INT64_MAX count as INT64_MAX (not negative) */
-	ev->duration_ns = dur ? rec_rd_ticks_ns(dur > INT64_MAX ? INT64_MAX : (int64_t)dur,
-						c->h.tick_frequency)
-			      : 0;
+	if (!dur)
+		ev->duration_ns = 0;
+	else if (c->h.tick_frequency == 1000000000u && dur <= INT64_MAX)
+		ev->duration_ns = (int64_t)dur; /* what rec_rd_ticks_ns() gives */
+	else
+		ev->duration_ns = rec_rd_ticks_ns(dur > INT64_MAX ? INT64_MAX : (int64_t)dur,
+						  c->h.tick_frequency);
 	ev->value_count = nf;
 	ev->values = vals;
 	ev->offset = roff;
