@@ -91,16 +91,16 @@ rec_status rec_rd_decode_record(rec_reader *r, rec_rchunk *c, const uint8_t **pp
 	ev->thread = NULL;
 	ev->stack = NULL;
 	if (tf & REC_EVENT_HAS_THREAD) {
-		if (!rec_varint_get(&p, rend, &th))
+		if (!field_varint(&p, rend, &th))
 			BAD("record at byte %zu (%s): malformed Thread", roff, t->name);
-		if (th && !(ev->thread = rec_rd_thread(c, th)))
+		if (th && !(ev->thread = rec_rd_thread_at(c, th)))
 			BAD("record at byte %zu (%s): references missing thread %llu", roff, t->name,
 			    (unsigned long long)th);
 	}
 	if (tf & REC_EVENT_HAS_STACK) {
-		if (!rec_varint_get(&p, rend, &sk))
+		if (!field_varint(&p, rend, &sk))
 			BAD("record at byte %zu (%s): malformed Stack", roff, t->name);
-		if (sk && !(ev->stack = rec_rd_stack(c, sk)))
+		if (sk && !(ev->stack = rec_rd_stack_at(c, sk)))
 			BAD("record at byte %zu (%s): references missing stack %llu", roff, t->name,
 			    (unsigned long long)sk);
 	}

@@ -347,6 +347,20 @@ rec_status rec_rd_load_pools(rec_reader *r, rec_rchunk *c);
 const rec_pstring *rec_rd_string(const rec_rchunk *c, uint64_t id);
 const rec_thread *rec_rd_thread(const rec_rchunk *c, uint64_t id);
 const rec_stack *rec_rd_stack(const rec_rchunk *c, uint64_t id);
+/* The same lookups with the direct slot (dense ids) tried inline: what an
+ * event's thread and stack take per record. */
+static inline const rec_thread *rec_rd_thread_at(const rec_rchunk *c, uint64_t id)
+{
+	if (id - 1 < c->nthreads && c->threads[id - 1].id == id)
+		return &c->threads[id - 1];
+	return rec_rd_thread(c, id);
+}
+static inline const rec_stack *rec_rd_stack_at(const rec_rchunk *c, uint64_t id)
+{
+	if (id - 1 < c->nstacks && c->stacks[id - 1].id == id)
+		return &c->stacks[id - 1];
+	return rec_rd_stack(c, id);
+}
 
 /* event.c */
 /* Decode the record at *pp (events of c) whose timestamp chain value before
