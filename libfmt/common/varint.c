@@ -2,7 +2,8 @@
 /*
  * varint.c - the out-of-line part of the LEB128 decoder.  rec_varint_get()
  * (common_internal.h) handles one-byte values inline and calls this for the
- * rest.  This is the only varint decoder of the project.
+ * rest (rec_varint_next(): up to four bytes inline, then this through
+ * rec_varint_next_slow()).  This is the only varint decoder of the project.
  *
  * With 10 or more bytes left, one 8-byte load finds the terminating byte
  * (the first with bit 7 clear) and the 7-bit groups are packed with three
@@ -98,4 +99,12 @@ bool rec_varint_get_slow(const uint8_t **pp, const uint8_t *end, uint64_t *out)
 		}
 	}
 	return false; /* truncated inside the varint */
+}
+
+rec_varint_res rec_varint_next_slow(const uint8_t *p, const uint8_t *end)
+{
+	rec_varint_res r = { p, 0 };
+	if (!rec_varint_get_slow(&r.p, end, &r.v))
+		r.p = NULL;
+	return r;
 }

@@ -26,37 +26,18 @@ static const uint64_t umax[] = {
 	[REC_K_DURATION] = UINT64_MAX,
 };
 
-/* rec_varint_get() with the three- and four-byte values of fields (periods,
- * durations, thread ids) decoded inline too. */
-static inline bool field_varint(const uint8_t **pp, const uint8_t *end, uint64_t *out)
+/* rec_varint_get() through rec_varint_next(): inline, the cursor's address
+ * goes nowhere (so it stays in a register), and values of up to four bytes
+ * (periods, durations, thread ids) are decoded without a call. */
+static inline __attribute__((always_inline)) bool vget(const uint8_t **pp, const uint8_t *end,
+							uint64_t *out)
 {
-	const uint8_t *p = *pp;
-	if (end - p >= 4) {
-		uint64_t v = p[0] & 0x7Fu;
-		if (p[0] < 0x80) {
-			*out = v;
-			*pp = p + 1;
-			return true;
-		}
-		v |= (uint64_t)(p[1] & 0x7Fu) << 7;
-		if (p[1] < 0x80) {
-			*out = v;
-			*pp = p + 2;
-			return true;
-		}
-		v |= (uint64_t)(p[2] & 0x7Fu) << 14;
-		if (p[2] < 0x80) {
-			*out = v;
-			*pp = p + 3;
-			return true;
-		}
-		if (p[3] < 0x80) {
-			*out = v | (uint64_t)p[3] << 21;
-			*pp = p + 4;
-			return true;
-		}
-	}
-	return rec_varint_get(pp, end, out);
+	rec_varint_res q = rec_varint_next(*pp, end);
+	if (!q.p)
+		return false;
+	*pp = q.p;
+	*out = q.v;
+	return true;
 }
 
 rec_status rec_rd_decode_record(rec_reader *r, rec_rchunk *c, const uint8_t **pp,
@@ -66,13 +47,13 @@ rec_status rec_rd_decode_record(rec_reader *r, rec_rchunk *c, const uint8_t **pp
 	const size_t roff = (size_t)(p - c->ev);
 	uint64_t size, tid, u;
 
-	if (!rec_varint_get(&p, end, &size))
+	if (!vget(&p, end, &size))
 		BAD("record at byte %zu: malformed Size", roff);
 	if (size < 2 || size > (uint64_t)(end - p))
 		BAD("record at byte %zu: Size %llu crosses the end of the events section", roff,
 		    (unsigned long long)size);
 	const uint8_t *rend = p + size;
-	if (!rec_varint_get(&p, rend, &tid) || !rec_varint_get(&p, rend, &u))
+	if (!vget(&p, rend, &tid) || !vget(&p, rend, &u))
 		BAD("record at byte %zu: malformed Type_Id or Time_Delta", roff);
 	*pp = rend;
 	if (!fixed_ticks)
@@ -86,19 +67,19 @@ rec_status rec_rd_decode_record(rec_reader *r, rec_rchunk *c, const uint8_t **pp
 	*known = true;
 	const uint32_t tf = t->flags;
 	uint64_t dur = 0, th = 0, sk = 0;
-	if ((tf & REC_EVENT_HAS_DURATION) && !field_varint(&p, rend, &dur))
+	if ((tf & REC_EVENT_HAS_DURATION) && !vget(&p, rend, &dur))
 		BAD("record at byte %zu (%s): malformed Duration", roff, t->name);
 	ev->thread = NULL;
 	ev->stack = NULL;
 	if (tf & REC_EVENT_HAS_THREAD) {
-		if (!field_varint(&p, rend, &th))
+		if (!vget(&p, rend, &th))
 			BAD("record at byte %zu (%s): malformed Thread", roff, t->name);
 		if (th && !(ev->thread = rec_rd_thread_at(c, th)))
 			BAD("record at byte %zu (%s): references missing thread %llu", roff, t->name,
 			    (unsigned long long)th);
 	}
 	if (tf & REC_EVENT_HAS_STACK) {
-		if (!field_varint(&p, rend, &sk))
+		if (!vget(&p, rend, &sk))
 			BAD("record at byte %zu (%s): malformed Stack", roff, t->name);
 		if (sk && !(ev->stack = rec_rd_stack_at(c, sk)))
 			BAD("record at byte %zu (%s): references missing stack %llu", roff, t->name,
@@ -117,7 +98,7 @@ rec_status rec_rd_decode_record(rec_reader *r, rec_rchunk *c, const uint8_t **pp
 		const unsigned kd = kinds[f];
 		if (kd < sizeof umax / sizeof umax[0] && umax[kd]) {
 			/* the unsigned kinds, without a second dispatch */
-			if (!field_varint(&p, rend, &u))
+			if (!vget(&p, rend, &u))
 				goto short_rec;
 			if (u > umax[kd])
 				goto width;
@@ -126,7 +107,7 @@ rec_status rec_rd_decode_record(rec_reader *r, rec_rchunk *c, const uint8_t **pp
 		}
 		switch (kd) {
 		case REC_K_UNK0:
-			if (!rec_varint_get(&p, rend, &u))
+			if (!vget(&p, rend, &u))
 				goto short_rec;
 			r->stats.unknown_fields++;
 			v->v.u = u;
@@ -136,7 +117,7 @@ rec_status rec_rd_decode_record(rec_reader *r, rec_rchunk *c, const uint8_t **pp
 		case REC_K_I32:
 		case REC_K_I64:
 		case REC_K_UNK1: {
-			if (!rec_varint_get(&p, rend, &u))
+			if (!vget(&p, rend, &u))
 				goto short_rec;
 			int64_t s = rec_unzigzag(u);
 			switch (kinds[f]) {
@@ -178,7 +159,7 @@ rec_status rec_rd_decode_record(rec_reader *r, rec_rchunk *c, const uint8_t **pp
 			p += 8;
 			break;
 		case REC_K_STRING:
-			if (!rec_varint_get(&p, rend, &u))
+			if (!vget(&p, rend, &u))
 				goto short_rec;
 			if (u == 0) {
 				v->v.s.ptr = NULL;
@@ -193,7 +174,7 @@ rec_status rec_rd_decode_record(rec_reader *r, rec_rchunk *c, const uint8_t **pp
 			}
 			break;
 		case REC_K_THREAD:
-			if (!rec_varint_get(&p, rend, &u))
+			if (!vget(&p, rend, &u))
 				goto short_rec;
 			v->v.thread = NULL;
 			if (u && !(v->v.thread = rec_rd_thread(c, u)))
@@ -201,7 +182,7 @@ rec_status rec_rd_decode_record(rec_reader *r, rec_rchunk *c, const uint8_t **pp
 				    roff, t->name, t->fields[f].name, (unsigned long long)u);
 			break;
 		case REC_K_STACK:
-			if (!rec_varint_get(&p, rend, &u))
+			if (!vget(&p, rend, &u))
 				goto short_rec;
 			v->v.stack = NULL;
 			if (u && !(v->v.stack = rec_rd_stack(c, u)))
@@ -212,7 +193,7 @@ rec_status rec_rd_decode_record(rec_reader *r, rec_rchunk *c, const uint8_t **pp
 		case REC_K_TEXT:
 		case REC_K_UNK4:
 		default:
-			if (!rec_varint_get(&p, rend, &u))
+			if (!vget(&p, rend, &u))
 				goto short_rec;
 			if (u > (uint64_t)(rend - p))
 				goto short_rec;
@@ -281,10 +262,10 @@ static bool skip_record(rec_reader *r, rec_rchunk *c)
 {
 	const uint8_t *p = c->cur, *end = c->ev_end;
 	uint64_t size, tid, d;
-	if (!rec_varint_get(&p, end, &size) || size < 2 || size > (uint64_t)(end - p))
+	if (!vget(&p, end, &size) || size < 2 || size > (uint64_t)(end - p))
 		return false;
 	const uint8_t *rend = p + size;
-	if (!rec_varint_get(&p, rend, &tid) || !rec_varint_get(&p, rend, &d))
+	if (!vget(&p, rend, &tid) || !vget(&p, rend, &d))
 		return false;
 	uint32_t ti;
 	if (!rec_rd_type(c, tid, &ti) || c->want[ti])

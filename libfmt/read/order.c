@@ -124,16 +124,29 @@ static ORDER_INLINE int frame_next(const uint8_t **pp, const uint8_t *end, uint6
 		p += 2;
 		if (size < 2 || size - 1 > (uint64_t)(end - p))
 			return 1;
-		if (!rec_varint_get(&p, rec + 1 + size, d))
+		rec_varint_res q = rec_varint_next(p, rec + 1 + size);
+		if (!q.p)
 			return 2;
+		*d = q.v;
 		*pp = rec + 1 + size;
 		return 0;
 	}
-	if (!rec_varint_get(&p, end, &size) || size < 2 || size > (uint64_t)(end - p))
+	rec_varint_res q = rec_varint_next(p, end);
+	if (!q.p)
+		return 1;
+	p = q.p;
+	size = q.v;
+	if (size < 2 || size > (uint64_t)(end - p))
 		return 1;
 	const uint8_t *rend = p + size;
-	if (!rec_varint_get(&p, rend, tid) || !rec_varint_get(&p, rend, d))
+	q = rec_varint_next(p, rend);
+	if (!q.p)
 		return 2;
+	*tid = q.v;
+	q = rec_varint_next(q.p, rend);
+	if (!q.p)
+		return 2;
+	*d = q.v;
 	*pp = rend;
 	return 0;
 }
