@@ -4,8 +4,11 @@
  * (spec "Order").  Each chunk's records are scanned once for (ticks,
  * offset); consecutive chunks whose event times overlap form a group that is
  * sorted (stable: equal times keep file order) and emitted; an event is
- * fully decoded only when it is returned.  A group stops growing at the
- * window cap (order_window_overflows counts it).
+ * fully decoded only when it is returned.  A chunk whose records are in
+ * time order already (one writer's chunk) needs no sort: alone in its group
+ * and with most of its records selected, it is emitted by walking its
+ * records once more; else its entries are made in file order.  A group
+ * stops growing at the window cap (order_window_overflows counts it).
  *
  * A chunk may hold an event that started before earlier chunks ended (a
  * duration longer than the chunks written while it lasted, an emit
@@ -156,7 +159,7 @@ static ORDER_INLINE int frame_next(const uint8_t **pp, const uint8_t *end, uint6
  * covers, made by scan_chunk). */
 static ORDER_INLINE unsigned record_action(const rec_rchunk *c, uint64_t tid)
 {
-	if (tid < c->nact)
+	if (tid < c->nact && c->act)
 		return c->act[tid];
 	uint32_t ti;
 	return !rec_rd_type(c, tid, &ti) ? 0 : rec_rd_wanted(c, ti) ? 2 : 1;

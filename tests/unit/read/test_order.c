@@ -371,7 +371,7 @@ static void t_in_order_walk_damage(void **state)
 		assert_int_equal(rec_reader_open_mem(&r, m.p, m.len, "walk", &ro), REC_OK);
 		rec_event ev;
 		rec_status st;
-		uint32_t got[WALK_N];
+		uint32_t got[WALK_N] = { 0 };
 		size_t n = 0, problems = 0;
 		while ((st = rec_reader_next_event(r, &ev)) != REC_END) {
 			if (st != REC_OK) {
