@@ -254,12 +254,12 @@ uint32_t rec_vi_site(rec_view *v, const rec_stack *s)
 	return site_of(v, s, NULL);
 }
 
-uint32_t rec_vi_ev_site(rec_view *v, const rec_event *ev)
+uint32_t rec_vi_ev_site_miss(rec_view *v, const rec_event *ev)
 {
 	return site_of(v, ev->stack, ev->chunk);
 }
 
-uint32_t rec_vi_ev_frame(rec_view *v, const rec_event *ev, uint32_t k)
+uint32_t rec_vi_ev_frame_miss(rec_view *v, const rec_event *ev, uint32_t k)
 {
 	if (k != 0)
 		return frame_of(v, ev->stack->frames[k], ev->chunk);

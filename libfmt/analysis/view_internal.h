@@ -190,8 +190,41 @@ uint32_t rec_vi_site(rec_view *v, const rec_stack *s);
 uint32_t rec_vi_frame(rec_view *v, const rec_frame *fr);
 /* rec_vi_site() of ev's stack, and rec_vi_frame() of its frame k: each
  * stack and frame of a chunk's pools is named once per chunk. */
-uint32_t rec_vi_ev_site(rec_view *v, const rec_event *ev);
-uint32_t rec_vi_ev_frame(rec_view *v, const rec_event *ev, uint32_t k);
+uint32_t rec_vi_ev_site_miss(rec_view *v, const rec_event *ev);
+uint32_t rec_vi_ev_frame_miss(rec_view *v, const rec_event *ev, uint32_t k);
+/* (Inline: the cache of the chunk's pool pointers tried first, as
+ * ptr_slot() in view.c finds an entry; the _miss functions do the rest.) */
+static inline const vptr_ent *rec_vi_ptr_hit(const vptr_ent *cache, size_t n, const void *p,
+					     size_t unit, const rec_chunk_info *c)
+{
+	if (!cache || !p || !c)
+		return NULL;
+	const vptr_ent *e = &cache[((uintptr_t)p / unit) & (n - 1)];
+	return e->p == p && e->chunk_offset == c->offset && e->run_id == c->run_id &&
+			       e->chunk_seq == c->sequence
+		       ? e
+		       : NULL;
+}
+static inline uint32_t rec_vi_ev_site(rec_view *v, const rec_event *ev)
+{
+	const rec_stack *s = ev->stack;
+	if (s && s->depth && s->frames) {
+		const vptr_ent *e = rec_vi_ptr_hit(v->site_cache, VPTR_CACHE, s, sizeof *s, ev->chunk);
+		if (e)
+			return e->id;
+	}
+	return rec_vi_ev_site_miss(v, ev);
+}
+static inline uint32_t rec_vi_ev_frame(rec_view *v, const rec_event *ev, uint32_t k)
+{
+	if (k == 0) {
+		const vptr_ent *e = rec_vi_ptr_hit(v->leaf_cache, VPTR_CACHE, ev->stack,
+						   sizeof *ev->stack, ev->chunk);
+		if (e)
+			return e->id;
+	}
+	return rec_vi_ev_frame_miss(v, ev, k);
+}
 /* The event's thread in the tracker (NULL: none or out of memory):
  * rec_vi_thread() tries the cache of the chunk's pool pointers inline (what
  * every CPU sample of contention-by-* asks), rec_vi_thread_miss() the rest. */

@@ -44,7 +44,7 @@ typedef struct rec_prefetch rec_prefetch;
  * prefetched. */
 #define PF_MIN_STORED ((uint32_t)64 * 1024)
 /* Chunks decompressed ahead at most (the worker's and the reader's). */
-#define PF_SLOTS 3
+#define PF_SLOTS 2
 /* pf->next when there is nothing to do, and while the reader itself reads
  * the header that tells where the next chunk starts. */
 #define PF_NONE UINT64_MAX
