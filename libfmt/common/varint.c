@@ -104,6 +104,17 @@ bool rec_varint_get_slow(const uint8_t **pp, const uint8_t *end, uint64_t *out)
 rec_varint_res rec_varint_next_slow(const uint8_t *p, const uint8_t *end)
 {
 	rec_varint_res r = { p, 0 };
+	if (p < end && (size_t)(end - p) >= REC_VARINT_MAX) {
+		/* up to eight bytes as rec_varint_get_slow() finds them */
+		uint64_t x = load_le64(p);
+		uint64_t stop = ~x & REC_HI1;
+		if (stop) {
+			uint64_t keep = stop ^ (stop - 1);
+			r.v = pack7x8(x & keep & REC_LO7);
+			r.p = p + (__builtin_ctzll(stop) >> 3) + 1;
+			return r;
+		}
+	}
 	if (!rec_varint_get_slow(&r.p, end, &r.v))
 		r.p = NULL;
 	return r;
