@@ -254,12 +254,12 @@ uint32_t rec_vi_site(rec_view *v, const rec_stack *s)
 	return site_of(v, s, NULL);
 }
 
-uint32_t rec_vi_ev_site(rec_view *v, const rec_event *ev)
+uint32_t rec_vi_ev_site_miss(rec_view *v, const rec_event *ev)
 {
 	return site_of(v, ev->stack, ev->chunk);
 }
 
-uint32_t rec_vi_ev_frame(rec_view *v, const rec_event *ev, uint32_t k)
+uint32_t rec_vi_ev_frame_miss(rec_view *v, const rec_event *ev, uint32_t k)
 {
 	if (k != 0)
 		return frame_of(v, ev->stack->frames[k], ev->chunk);
@@ -284,7 +284,7 @@ static void thread_key(char key[12], uint32_t pid, uint64_t tid)
 	memcpy(key + 4, &tid, 8);
 }
 
-vthread *rec_vi_thread(rec_view *v, const rec_event *ev, size_t *index)
+vthread *rec_vi_thread_miss(rec_view *v, const rec_event *ev, size_t *index)
 {
 	if (!ev->thread)
 		return NULL;
@@ -437,12 +437,6 @@ bool rec_vi_is_io(const rec_type *t)
 	return t && t->category && strncmp(t->category, "rec/IO", 6) == 0;
 }
 
-uint64_t rec_vi_cpu_weight(const vtype *t, const rec_event *ev)
-{
-	uint64_t p = vt_u64(t, ev, VF_PERIOD, 0);
-	uint64_t o = vt_u64(t, ev, VF_OVERRUNS, 0);
-	return p * (1 + o);
-}
 
 bool rec_vi_named(const rec_type *t, const char *name)
 {

@@ -20,13 +20,16 @@ bool rec_vi_act_wants(const rec_type *t)
 	       rec_vi_is_io_wait(t);
 }
 
-void rec_vi_act_note(rec_view *v, const vtype *vt, const rec_event *ev)
+vact *rec_vi_act_new(vthread *t)
+{
+	t->act = calloc(1, sizeof *t->act);
+	return t->act;
+}
+
+void rec_vi_act_note_wait(rec_view *v, const vtype *vt, const rec_event *ev)
 {
 	int kind = -1;
-	bool cpu = false;
-	if (vt->role == VT_CPU)
-		cpu = true;
-	else if (vt->role == VT_CONDWAIT)
+	if (vt->role == VT_CONDWAIT)
 		kind = ACT_COND;
 	else if (vt->role == VT_SLEEP) {
 		int k = vt_field(vt, ev, VF_KIND);
@@ -36,32 +39,15 @@ void rec_vi_act_note(rec_view *v, const vtype *vt, const rec_event *ev)
 		kind = ACT_LOCK;
 	else if (vt->io && (ev->type->flags & REC_EVENT_HAS_DURATION))
 		kind = ACT_IO;
-	if (kind < 0 && !cpu)
+	if (kind < 0)
 		return;
-	uint32_t site = cpu ? 0 : rec_vi_ev_site(v, ev);
+	uint32_t site = rec_vi_ev_site(v, ev);
 	vthread *t = rec_vi_thread(v, ev, NULL);
 	if (!t)
 		return;
-	if (!t->act) {
-		t->act = calloc(1, sizeof *t->act);
-		if (!t->act)
-			return;
-	}
-	vact *a = t->act;
-	if (cpu) {
-		int64_t ts = ev_start(ev);
-		uint64_t w = rec_vi_cpu_weight(vt, ev);
-		if (a->ncpu && ts < a->cpu_ts[(a->cpu_pos + CPU_RING - 1) % CPU_RING])
-			a->cpu_unsorted = true;
-		a->cpu_ts[a->cpu_pos] = ts;
-		a->cpu_w[a->cpu_pos] = w;
-		a->cpu_total += w;
-		a->cpu_cum[a->cpu_pos] = a->cpu_total;
-		a->cpu_pos = (a->cpu_pos + 1) % CPU_RING;
-		if (a->ncpu < CPU_RING)
-			a->ncpu++;
+	vact *a = t->act ? t->act : rec_vi_act_new(t);
+	if (!a)
 		return;
-	}
 	act_interval *iv = &a->ring[a->ring_pos];
 	iv->s = ev_start(ev);
 	iv->e = ev_end(ev);

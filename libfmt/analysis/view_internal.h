@@ -190,10 +190,64 @@ uint32_t rec_vi_site(rec_view *v, const rec_stack *s);
 uint32_t rec_vi_frame(rec_view *v, const rec_frame *fr);
 /* rec_vi_site() of ev's stack, and rec_vi_frame() of its frame k: each
  * stack and frame of a chunk's pools is named once per chunk. */
-uint32_t rec_vi_ev_site(rec_view *v, const rec_event *ev);
-uint32_t rec_vi_ev_frame(rec_view *v, const rec_event *ev, uint32_t k);
-/* The event's thread in the tracker (NULL: none or out of memory). */
-vthread *rec_vi_thread(rec_view *v, const rec_event *ev, size_t *index);
+uint32_t rec_vi_ev_site_miss(rec_view *v, const rec_event *ev);
+uint32_t rec_vi_ev_frame_miss(rec_view *v, const rec_event *ev, uint32_t k);
+/* (Inline: the cache of the chunk's pool pointers tried first, as
+ * ptr_slot() in view.c finds an entry; the _miss functions do the rest.) */
+static inline const vptr_ent *rec_vi_ptr_hit(const vptr_ent *cache, size_t n, const void *p,
+					     size_t unit, const rec_chunk_info *c)
+{
+	if (!cache || !p || !c)
+		return NULL;
+	const vptr_ent *e = &cache[((uintptr_t)p / unit) & (n - 1)];
+	return e->p == p && e->chunk_offset == c->offset && e->run_id == c->run_id &&
+			       e->chunk_seq == c->sequence
+		       ? e
+		       : NULL;
+}
+static inline uint32_t rec_vi_ev_site(rec_view *v, const rec_event *ev)
+{
+	const rec_stack *s = ev->stack;
+	if (s && s->depth && s->frames) {
+		const vptr_ent *e = rec_vi_ptr_hit(v->site_cache, VPTR_CACHE, s, sizeof *s, ev->chunk);
+		if (e)
+			return e->id;
+	}
+	return rec_vi_ev_site_miss(v, ev);
+}
+static inline uint32_t rec_vi_ev_frame(rec_view *v, const rec_event *ev, uint32_t k)
+{
+	if (k == 0) {
+		const vptr_ent *e = rec_vi_ptr_hit(v->leaf_cache, VPTR_CACHE, ev->stack,
+						   sizeof *ev->stack, ev->chunk);
+		if (e)
+			return e->id;
+	}
+	return rec_vi_ev_frame_miss(v, ev, k);
+}
+/* The event's thread in the tracker (NULL: none or out of memory):
+ * rec_vi_thread() tries the cache of the chunk's pool pointers inline (what
+ * every CPU sample of contention-by-* asks), rec_vi_thread_miss() the rest. */
+vthread *rec_vi_thread_miss(rec_view *v, const rec_event *ev, size_t *index);
+static inline vthread *rec_vi_thread(rec_view *v, const rec_event *ev, size_t *index)
+{
+	const rec_thread *th = ev->thread;
+	const rec_chunk_info *c = ev->chunk;
+	if (th && c && v->thread_cache) {
+		const vptr_ent *e =
+			&v->thread_cache[((uintptr_t)th / sizeof *th) & (VTHREAD_CACHE - 1)];
+		if (e->p == th && e->chunk_offset == c->offset && e->run_id == c->run_id &&
+		    e->chunk_seq == c->sequence) {
+			vthread *t = vmap_at(&v->threads, e->id);
+			if (e->name)
+				t->name = e->name;
+			if (index)
+				*index = e->id;
+			return t;
+		}
+	}
+	return rec_vi_thread_miss(v, ev, index);
+}
 /* A thread of the event's process by OS tid, if seen. */
 vthread *rec_vi_thread_by_tid(rec_view *v, uint32_t pid, uint64_t tid);
 /* "conn-2" or "tid=N" for an unnamed thread. */
@@ -279,10 +333,45 @@ int rec_vi_rank(const rec_view *v, uint64_t kx, uint64_t ky, uint32_t ax, uint32
  * out of memory (*a unchanged). */
 uint32_t *rec_vi_id_slot(uint32_t **a, size_t *n, size_t k, size_t first);
 
+/* CPU weight of a rec.CPUSample: period x (1 + overruns). */
+static inline uint64_t rec_vi_cpu_weight(const vtype *t, const rec_event *ev)
+{
+	uint64_t p = vt_u64(t, ev, VF_PERIOD, 0);
+	uint64_t o = vt_u64(t, ev, VF_OVERRUNS, 0);
+	return p * (1 + o);
+}
+
 /* ---- activity tracker (view_activity.c) ---- */
 /* Note the event in its thread's recent activity (sleeps, condition waits,
- * I/O, lock waits, CPU samples), for what a holder was doing. */
-void rec_vi_act_note(rec_view *v, const vtype *t, const rec_event *ev);
+ * I/O, lock waits, CPU samples), for what a holder was doing: a CPU sample
+ * inline (most events), the waits by rec_vi_act_note_wait(). */
+void rec_vi_act_note_wait(rec_view *v, const vtype *t, const rec_event *ev);
+/* t's activity, allocated (NULL: out of memory). */
+vact *rec_vi_act_new(vthread *t);
+static inline void rec_vi_act_note(rec_view *v, const vtype *vt, const rec_event *ev)
+{
+	if (vt->role != VT_CPU) {
+		rec_vi_act_note_wait(v, vt, ev);
+		return;
+	}
+	vthread *t = rec_vi_thread(v, ev, NULL);
+	if (!t)
+		return;
+	vact *a = t->act ? t->act : rec_vi_act_new(t);
+	if (!a)
+		return;
+	int64_t ts = ev_start(ev);
+	uint64_t w = rec_vi_cpu_weight(vt, ev);
+	if (a->ncpu && ts < a->cpu_ts[(a->cpu_pos + CPU_RING - 1) % CPU_RING])
+		a->cpu_unsorted = true;
+	a->cpu_ts[a->cpu_pos] = ts;
+	a->cpu_w[a->cpu_pos] = w;
+	a->cpu_total += w;
+	a->cpu_cum[a->cpu_pos] = a->cpu_total;
+	a->cpu_pos = (a->cpu_pos + 1) % CPU_RING;
+	if (a->ncpu < CPU_RING)
+		a->ncpu++;
+}
 /* The types rec_vi_act_note() notes. */
 bool rec_vi_act_wants(const rec_type *t);
 /* What thread t did in [s, e): ns per ACT_* kind (overlap of its recorded
@@ -297,8 +386,6 @@ typedef struct act_overlap {
 void rec_vi_act_during(const vthread *t, int64_t s, int64_t e, act_overlap *out);
 /* Bytes of a rec.Alloc: weight (size in recordings without it). */
 uint64_t rec_vi_alloc_bytes(const vtype *t, const rec_event *ev);
-/* CPU weight of a rec.CPUSample: period x (1 + overruns). */
-uint64_t rec_vi_cpu_weight(const vtype *t, const rec_event *ev);
 
 /* ---- sorting helper ---- */
 void rec_vi_sort(void *base, size_t n, size_t size, int (*cmp)(const void *, const void *, void *),

@@ -195,7 +195,15 @@ static rec_status settle(rec_view *v, const pend_wait *w)
 	return REC_OK;
 }
 
-static rec_status settle_until(rec_view *v, int64_t now)
+#if defined(__GNUC__)
+#define LK_NOINLINE __attribute__((noinline))
+#else
+#define LK_NOINLINE
+#endif
+
+/* Settle the waits that ended before now (called once now reaches the
+ * earliest end pending; out of line: most events settle nothing). */
+static LK_NOINLINE rec_status settle_until(rec_view *v, int64_t now)
 {
 	lock_state *s = v->state;
 	if (now < s->min_end)
@@ -218,16 +226,10 @@ static rec_status settle_until(rec_view *v, int64_t now)
 	return REC_OK;
 }
 
-static rec_status lk_add(rec_view *v, const rec_event *ev, bool selected)
+/* A selected lock wait: pending until the stream passes its end. */
+static LK_NOINLINE rec_status lk_add_wait(rec_view *v, const rec_event *ev, const vtype *vt)
 {
 	lock_state *s = v->state;
-	rec_status st = settle_until(v, ev_start(ev));
-	if (st != REC_OK)
-		return st;
-	const vtype *vt = rec_vi_vtype(v, ev);
-	rec_vi_act_note(v, vt, ev);
-	if (!selected || vt->role != VT_LOCKWAIT)
-		return REC_OK;
 	int li = vt_field(vt, ev, VF_LOCKNAME);
 	uint32_t lock;
 	if (li >= 0 && ev->values[li].v.s.ptr)
@@ -258,6 +260,21 @@ static rec_status lk_add(rec_view *v, const rec_event *ev, bool selected)
 	if (w->e < s->min_end)
 		s->min_end = w->e;
 	return REC_OK;
+}
+
+static rec_status lk_add(rec_view *v, const rec_event *ev, bool selected)
+{
+	lock_state *s = v->state;
+	if (ev_start(ev) >= s->min_end) {
+		rec_status st = settle_until(v, ev_start(ev));
+		if (st != REC_OK)
+			return st;
+	}
+	const vtype *vt = rec_vi_vtype(v, ev);
+	rec_vi_act_note(v, vt, ev);
+	if (!selected || vt->role != VT_LOCKWAIT)
+		return REC_OK;
+	return lk_add_wait(v, ev, vt);
 }
 
 /* Lock waits, and what rec_vi_act_note() keeps of the holders. */

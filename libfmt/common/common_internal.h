@@ -116,6 +116,34 @@ static inline __attribute__((always_inline)) bool rec_varint_get_inline(const ui
 	return true;
 }
 
+/* rec_varint_get() that takes no address of the caller's variables: the
+ * position after the value (NULL when it fails as rec_varint_get() fails)
+ * and the value, returned in two registers, so that a decoder's cursor
+ * stays in a register.  Values of up to four bytes (ids, periods,
+ * durations, thread ids) are decoded inline. */
+typedef struct rec_varint_res {
+	const uint8_t *p;
+	uint64_t v;
+} rec_varint_res;
+rec_varint_res rec_varint_next_slow(const uint8_t *p, const uint8_t *end);
+static inline rec_varint_res rec_varint_next(const uint8_t *p, const uint8_t *end)
+{
+	if (end - p >= 4) {
+		uint64_t v = p[0] & 0x7Fu;
+		if (p[0] < 0x80)
+			return (rec_varint_res){ p + 1, v };
+		v |= (uint64_t)(p[1] & 0x7Fu) << 7;
+		if (p[1] < 0x80)
+			return (rec_varint_res){ p + 2, v };
+		v |= (uint64_t)(p[2] & 0x7Fu) << 14;
+		if (p[2] < 0x80)
+			return (rec_varint_res){ p + 3, v };
+		if (p[3] < 0x80)
+			return (rec_varint_res){ p + 4, v | (uint64_t)p[3] << 21 };
+	}
+	return rec_varint_next_slow(p, end);
+}
+
 /* ---- CRC32C (Castagnoli, reflected, poly 0x82F63B78, init/xorout ~0) --- */
 /* rec_crc32c(0, buf, len) is the CRC of buf; pass a previous result as crc
  * to continue over more bytes.  Uses SSE4.2 when the CPU has it. */

@@ -2,7 +2,8 @@
 /*
  * varint.c - the out-of-line part of the LEB128 decoder.  rec_varint_get()
  * (common_internal.h) handles one-byte values inline and calls this for the
- * rest.  This is the only varint decoder of the project.
+ * rest (rec_varint_next(): up to four bytes inline, then this through
+ * rec_varint_next_slow()).  This is the only varint decoder of the project.
  *
  * With 10 or more bytes left, one 8-byte load finds the terminating byte
  * (the first with bit 7 clear) and the 7-bit groups are packed with three
@@ -94,4 +95,23 @@ bool rec_varint_get_slow(const uint8_t **pp, const uint8_t *end, uint64_t *out)
 	*out = r.v;
 	*pp += r.n;
 	return true;
+}
+
+rec_varint_res rec_varint_next_slow(const uint8_t *p, const uint8_t *end)
+{
+	rec_varint_res r = { p, 0 };
+	if (p < end && (size_t)(end - p) >= REC_VARINT_MAX) {
+		/* up to eight bytes as rec_varint_get_slow() finds them */
+		uint64_t x = load_le64(p);
+		uint64_t stop = ~x & REC_HI1;
+		if (stop) {
+			uint64_t keep = stop ^ (stop - 1);
+			r.v = pack7x8(x & keep & REC_LO7);
+			r.p = p + (__builtin_ctzll(stop) >> 3) + 1;
+			return r;
+		}
+	}
+	if (!rec_varint_get_slow(&r.p, end, &r.v))
+		r.p = NULL;
+	return r;
 }

@@ -26,6 +26,20 @@ static const uint64_t umax[] = {
 	[REC_K_DURATION] = UINT64_MAX,
 };
 
+/* rec_varint_get() through rec_varint_next(): inline, the cursor's address
+ * goes nowhere (so it stays in a register), and values of up to four bytes
+ * (periods, durations, thread ids) are decoded without a call. */
+static inline __attribute__((always_inline)) bool vget(const uint8_t **pp, const uint8_t *end,
+							uint64_t *out)
+{
+	rec_varint_res q = rec_varint_next(*pp, end);
+	if (!q.p)
+		return false;
+	*pp = q.p;
+	*out = q.v;
+	return true;
+}
+
 rec_status rec_rd_decode_record(rec_reader *r, rec_rchunk *c, const uint8_t **pp,
 				uint64_t *ticks, rec_event *ev, bool *known, bool fixed_ticks)
 {
@@ -33,13 +47,13 @@ rec_status rec_rd_decode_record(rec_reader *r, rec_rchunk *c, const uint8_t **pp
 	const size_t roff = (size_t)(p - c->ev);
 	uint64_t size, tid, u;
 
-	if (!rec_varint_get(&p, end, &size))
+	if (!vget(&p, end, &size))
 		BAD("record at byte %zu: malformed Size", roff);
 	if (size < 2 || size > (uint64_t)(end - p))
 		BAD("record at byte %zu: Size %llu crosses the end of the events section", roff,
 		    (unsigned long long)size);
 	const uint8_t *rend = p + size;
-	if (!rec_varint_get(&p, rend, &tid) || !rec_varint_get(&p, rend, &u))
+	if (!vget(&p, rend, &tid) || !vget(&p, rend, &u))
 		BAD("record at byte %zu: malformed Type_Id or Time_Delta", roff);
 	*pp = rend;
 	if (!fixed_ticks)
@@ -53,21 +67,21 @@ rec_status rec_rd_decode_record(rec_reader *r, rec_rchunk *c, const uint8_t **pp
 	*known = true;
 	const uint32_t tf = t->flags;
 	uint64_t dur = 0, th = 0, sk = 0;
-	if ((tf & REC_EVENT_HAS_DURATION) && !rec_varint_get(&p, rend, &dur))
+	if ((tf & REC_EVENT_HAS_DURATION) && !vget(&p, rend, &dur))
 		BAD("record at byte %zu (%s): malformed Duration", roff, t->name);
 	ev->thread = NULL;
 	ev->stack = NULL;
 	if (tf & REC_EVENT_HAS_THREAD) {
-		if (!rec_varint_get(&p, rend, &th))
+		if (!vget(&p, rend, &th))
 			BAD("record at byte %zu (%s): malformed Thread", roff, t->name);
-		if (th && !(ev->thread = rec_rd_thread(c, th)))
+		if (th && !(ev->thread = rec_rd_thread_at(c, th)))
 			BAD("record at byte %zu (%s): references missing thread %llu", roff, t->name,
 			    (unsigned long long)th);
 	}
 	if (tf & REC_EVENT_HAS_STACK) {
-		if (!rec_varint_get(&p, rend, &sk))
+		if (!vget(&p, rend, &sk))
 			BAD("record at byte %zu (%s): malformed Stack", roff, t->name);
-		if (sk && !(ev->stack = rec_rd_stack(c, sk)))
+		if (sk && !(ev->stack = rec_rd_stack_at(c, sk)))
 			BAD("record at byte %zu (%s): references missing stack %llu", roff, t->name,
 			    (unsigned long long)sk);
 	}
@@ -84,7 +98,7 @@ rec_status rec_rd_decode_record(rec_reader *r, rec_rchunk *c, const uint8_t **pp
 		const unsigned kd = kinds[f];
 		if (kd < sizeof umax / sizeof umax[0] && umax[kd]) {
 			/* the unsigned kinds, without a second dispatch */
-			if (!rec_varint_get(&p, rend, &u))
+			if (!vget(&p, rend, &u))
 				goto short_rec;
 			if (u > umax[kd])
 				goto width;
@@ -93,7 +107,7 @@ rec_status rec_rd_decode_record(rec_reader *r, rec_rchunk *c, const uint8_t **pp
 		}
 		switch (kd) {
 		case REC_K_UNK0:
-			if (!rec_varint_get(&p, rend, &u))
+			if (!vget(&p, rend, &u))
 				goto short_rec;
 			r->stats.unknown_fields++;
 			v->v.u = u;
@@ -103,7 +117,7 @@ rec_status rec_rd_decode_record(rec_reader *r, rec_rchunk *c, const uint8_t **pp
 		case REC_K_I32:
 		case REC_K_I64:
 		case REC_K_UNK1: {
-			if (!rec_varint_get(&p, rend, &u))
+			if (!vget(&p, rend, &u))
 				goto short_rec;
 			int64_t s = rec_unzigzag(u);
 			switch (kinds[f]) {
@@ -145,7 +159,7 @@ rec_status rec_rd_decode_record(rec_reader *r, rec_rchunk *c, const uint8_t **pp
 			p += 8;
 			break;
 		case REC_K_STRING:
-			if (!rec_varint_get(&p, rend, &u))
+			if (!vget(&p, rend, &u))
 				goto short_rec;
 			if (u == 0) {
 				v->v.s.ptr = NULL;
@@ -160,7 +174,7 @@ rec_status rec_rd_decode_record(rec_reader *r, rec_rchunk *c, const uint8_t **pp
 			}
 			break;
 		case REC_K_THREAD:
-			if (!rec_varint_get(&p, rend, &u))
+			if (!vget(&p, rend, &u))
 				goto short_rec;
 			v->v.thread = NULL;
 			if (u && !(v->v.thread = rec_rd_thread(c, u)))
@@ -168,7 +182,7 @@ rec_status rec_rd_decode_record(rec_reader *r, rec_rchunk *c, const uint8_t **pp
 				    roff, t->name, t->fields[f].name, (unsigned long long)u);
 			break;
 		case REC_K_STACK:
-			if (!rec_varint_get(&p, rend, &u))
+			if (!vget(&p, rend, &u))
 				goto short_rec;
 			v->v.stack = NULL;
 			if (u && !(v->v.stack = rec_rd_stack(c, u)))
@@ -179,7 +193,7 @@ rec_status rec_rd_decode_record(rec_reader *r, rec_rchunk *c, const uint8_t **pp
 		case REC_K_TEXT:
 		case REC_K_UNK4:
 		default:
-			if (!rec_varint_get(&p, rend, &u))
+			if (!vget(&p, rend, &u))
 				goto short_rec;
 			if (u > (uint64_t)(rend - p))
 				goto short_rec;
@@ -213,9 +227,13 @@ rec_status rec_rd_decode_record(rec_reader *r, rec_rchunk *c, const uint8_t **pp
 	ev->wall_ns = rec_rd_wall(&c->info, *ticks);
 	ev->duration_ticks = dur;
 	/* spec "Time": k ticks above INT64_MAX count as INT64_MAX (not negative) */
-	ev->duration_ns = dur ? rec_rd_ticks_ns(dur > INT64_MAX ? INT64_MAX : (int64_t)dur,
-						c->h.tick_frequency)
-			      : 0;
+	if (!dur)
+		ev->duration_ns = 0;
+	else if (c->h.tick_frequency == 1000000000u && dur <= INT64_MAX)
+		ev->duration_ns = (int64_t)dur; /* what rec_rd_ticks_ns() gives */
+	else
+		ev->duration_ns = rec_rd_ticks_ns(dur > INT64_MAX ? INT64_MAX : (int64_t)dur,
+						  c->h.tick_frequency);
 	ev->value_count = nf;
 	ev->values = vals;
 	ev->offset = roff;
@@ -244,10 +262,10 @@ static bool skip_record(rec_reader *r, rec_rchunk *c)
 {
 	const uint8_t *p = c->cur, *end = c->ev_end;
 	uint64_t size, tid, d;
-	if (!rec_varint_get(&p, end, &size) || size < 2 || size > (uint64_t)(end - p))
+	if (!vget(&p, end, &size) || size < 2 || size > (uint64_t)(end - p))
 		return false;
 	const uint8_t *rend = p + size;
-	if (!rec_varint_get(&p, rend, &tid) || !rec_varint_get(&p, rend, &d))
+	if (!vget(&p, rend, &tid) || !vget(&p, rend, &d))
 		return false;
 	uint32_t ti;
 	if (!rec_rd_type(c, tid, &ti) || c->want[ti])

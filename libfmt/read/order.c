@@ -4,8 +4,11 @@
  * (spec "Order").  Each chunk's records are scanned once for (ticks,
  * offset); consecutive chunks whose event times overlap form a group that is
  * sorted (stable: equal times keep file order) and emitted; an event is
- * fully decoded only when it is returned.  A group stops growing at the
- * window cap (order_window_overflows counts it).
+ * fully decoded only when it is returned.  A chunk whose records are in
+ * time order already (one writer's chunk) needs no sort: alone in its group
+ * and with most of its records selected, it is emitted by walking its
+ * records once more; else its entries are made in file order.  A group
+ * stops growing at the window cap (order_window_overflows counts it).
  *
  * A chunk may hold an event that started before earlier chunks ended (a
  * duration longer than the chunks written while it lasted, an emit
@@ -104,9 +107,95 @@ static size_t expected_entries(const rec_rchunk *c)
 	return n < c->ev_items ? (size_t)n : c->ev_items;
 }
 
-/* First pass over a chunk's records (framing, timestamps, known types),
- * then sort them.  Records of types left out by a type selection are passed
- * over here: they never enter the sort or the merge. */
+/* One record's frame at *pp (before end): its Size, Type_Id and
+ * Time_Delta, *pp moved past it.  0: fine; 1: the Size crosses the end of
+ * the section; 2: a malformed Type_Id or Time_Delta. */
+#if defined(__GNUC__)
+#define ORDER_INLINE inline __attribute__((always_inline))
+#else
+#define ORDER_INLINE inline
+#endif
+
+static ORDER_INLINE int frame_next(const uint8_t **pp, const uint8_t *end, uint64_t *tid, uint64_t *d)
+{
+	const uint8_t *p = *pp, *rec = p;
+	uint64_t size;
+	if (end - p >= 3 && p[0] < 0x80 && p[1] < 0x80) {
+		/* the common frame: Size and Type_Id of one byte each */
+		size = p[0];
+		*tid = p[1];
+		p += 2;
+		if (size < 2 || size - 1 > (uint64_t)(end - p))
+			return 1;
+		rec_varint_res q = rec_varint_next(p, rec + 1 + size);
+		if (!q.p)
+			return 2;
+		*d = q.v;
+		*pp = rec + 1 + size;
+		return 0;
+	}
+	rec_varint_res q = rec_varint_next(p, end);
+	if (!q.p)
+		return 1;
+	p = q.p;
+	size = q.v;
+	if (size < 2 || size > (uint64_t)(end - p))
+		return 1;
+	const uint8_t *rend = p + size;
+	q = rec_varint_next(p, rend);
+	if (!q.p)
+		return 2;
+	*tid = q.v;
+	q = rec_varint_next(q.p, rend);
+	if (!q.p)
+		return 2;
+	*d = q.v;
+	*pp = rend;
+	return 0;
+}
+
+/* What the scan does with a record of Type_Id tid: 0 an unknown type, 1
+ * passed over (not selected), 2 entered (c->act: the ids the dense lookup
+ * covers, made by scan_chunk). */
+static ORDER_INLINE unsigned record_action(const rec_rchunk *c, uint64_t tid)
+{
+	if (tid < c->nact && c->act)
+		return c->act[tid];
+	uint32_t ti;
+	return !rec_rd_type(c, tid, &ti) ? 0 : rec_rd_wanted(c, ti) ? 2 : 1;
+}
+
+/* The entries (ticks, offset) of c's entered records in file order, into
+ * c->oents (room for c->noents was made by the scan; the frames were
+ * checked by it). */
+static void fill_entries(rec_rchunk *c)
+{
+	const uint8_t *p = c->ev, *end = c->ev_end;
+	uint64_t ticks = c->h.start_ticks;
+	rec_oent *ents = c->oents.data;
+	size_t k = 0;
+	while (p < end && k < c->noents) {
+		const uint8_t *rec = p;
+		uint64_t tid, d;
+		if (frame_next(&p, end, &tid, &d) != 0)
+			break;
+		ticks += (uint64_t)rec_unzigzag(d);
+		if (record_action(c, tid) != 2)
+			continue;
+		ents[k].ticks = ticks;
+		ents[k].off = (uint32_t)(rec - c->ev);
+		k++;
+	}
+	c->ents_built = true;
+}
+
+/* First pass over a chunk's records (framing, timestamps, known types).
+ * Records of types left out by a type selection are passed over here: they
+ * never enter the sort or the merge.  When the entered records are in time
+ * order already (a chunk of one writer, the common case) and make most of
+ * them, nothing more is made: a group of that chunk alone is returned by
+ * walking its records again (c->seq); else their entries are made (and
+ * sorted when out of order). */
 static rec_status scan_chunk(rec_reader *r, rec_rchunk *c)
 {
 	rec_order *o = &r->ord;
@@ -114,77 +203,118 @@ static rec_status scan_chunk(rec_reader *r, rec_rchunk *c)
 	uint64_t ticks = c->h.start_ticks, n = 0;
 	uint64_t unknown = 0, skipped = 0;
 	size_t k = 0;
-	bool any = false;
-	if (!ents_reserve(&c->oents, expected_entries(c))) {
+	bool any = false, sorted = true;
+	size_t expect = expected_entries(c);
+	if (!ents_reserve(&c->oents, expect)) {
 		snprintf(r->detail, sizeof(r->detail), "out of memory");
 		return chunk_problem(r, c, REC_ERR_NOMEM);
 	}
-	rec_oent *ents = c->oents.data;
+	/* A selection of most records (STATS say) may not need entries: they
+	 * are made as the scan goes only for the others. */
+	bool dense = expect * 2 >= c->ev_items;
+	rec_oent *ents = dense ? NULL : c->oents.data;
 	size_t cap = c->oents.cap / sizeof(rec_oent);
+	/* What to do with a record by its Type_Id, for the ids the dense
+	 * lookup covers (record_action()). */
+	uint32_t nact = c->dense_n;
+	c->nact = 0;
+	c->act = rec_arena_alloc(&c->arena, nact ? nact : 1);
+	if (c->act) {
+		for (uint32_t id = 0; id < nact; id++) {
+			uint32_t ti;
+			c->act[id] = !rec_rd_type(c, id, &ti) ? 0 : rec_rd_wanted(c, ti) ? 2 : 1;
+		}
+		c->nact = nact;
+	}
+	uint64_t lo = 0, hi = 0;
 	while (p < end) {
 		const uint8_t *rec = p;
-		uint64_t size, tid, d;
-		if (!rec_varint_get(&p, end, &size) || size < 2 || size > (uint64_t)(end - p)) {
+		uint64_t tid, d;
+		int bad = frame_next(&p, end, &tid, &d);
+		if (bad) {
 			snprintf(r->detail, sizeof(r->detail),
-				 "record at byte %zu: Size crosses the end of the events section",
+				 bad == 1 ? "record at byte %zu: Size crosses the end of the events section"
+					  : "record at byte %zu: malformed Type_Id or Time_Delta",
 				 (size_t)(rec - c->ev));
 			return chunk_problem(r, c, REC_ERR_CORRUPT);
 		}
-		const uint8_t *rend = p + size;
-		if (!rec_varint_get(&p, rend, &tid) || !rec_varint_get(&p, rend, &d)) {
-			snprintf(r->detail, sizeof(r->detail),
-				 "record at byte %zu: malformed Type_Id or Time_Delta",
-				 (size_t)(rec - c->ev));
-			return chunk_problem(r, c, REC_ERR_CORRUPT);
-		}
-		p = rend;
 		n++;
 		ticks += (uint64_t)rec_unzigzag(d);
-		uint32_t ti;
-		if (!rec_rd_type(c, tid, &ti)) {
-			unknown++;
+		unsigned what = record_action(c, tid);
+		if (what != 2) {
+			if (what == 0)
+				unknown++;
+			else
+				skipped++;
 			continue;
 		}
-		if (!rec_rd_wanted(c, ti)) {
-			skipped++;
-			continue;
-		}
-		if (k == cap) {
-			/* More records than Item_Count: they are still ordered and
-			 * printed, and the mismatch reported (as in file order). */
-			rec_bigbuf nb = { NULL, 0 };
-			if (!ents_reserve(&nb, cap * 2 + 16)) {
-				snprintf(r->detail, sizeof(r->detail), "out of memory");
-				return chunk_problem(r, c, REC_ERR_NOMEM);
+		if (ents) {
+			if (k == cap) {
+				rec_bigbuf nb = { NULL, 0 };
+				if (!ents_reserve(&nb, cap * 2 + 16)) {
+					snprintf(r->detail, sizeof(r->detail), "out of memory");
+					return chunk_problem(r, c, REC_ERR_NOMEM);
+				}
+				memcpy(nb.data, ents, k * sizeof(rec_oent));
+				rec_bigbuf_free(&c->oents);
+				c->oents = nb;
+				ents = c->oents.data;
+				cap = c->oents.cap / sizeof(rec_oent);
 			}
-			memcpy(nb.data, ents, k * sizeof(rec_oent));
-			rec_bigbuf_free(&c->oents);
-			c->oents = nb;
-			ents = c->oents.data;
-			cap = c->oents.cap / sizeof(rec_oent);
+			ents[k].ticks = ticks;
+			ents[k].off = (uint32_t)(rec - c->ev);
 		}
-		rec_oent *e = &ents[k++];
-		e->ticks = ticks;
-		e->off = (uint32_t)(rec - c->ev);
-		if (!any || ticks < c->min_ticks)
-			c->min_ticks = ticks;
-		if (!any || ticks > c->max_ticks)
-			c->max_ticks = ticks;
+		k++;
+		if (!any || ticks < lo) {
+			if (any)
+				sorted = false;
+			lo = ticks;
+		}
+		if (!any || ticks > hi)
+			hi = ticks;
+		else if (ticks < hi)
+			sorted = false;
 		any = true;
+	}
+	if (any) {
+		c->min_ticks = lo;
+		c->max_ticks = hi;
+	}
+	/* Room for every entry, grown as the scan that stored them grew it
+	 * (more records than Item_Count: they are still ordered and printed,
+	 * and the mismatch reported, as in file order). */
+	while (k > cap) {
+		rec_bigbuf nb = { NULL, 0 };
+		if (!ents_reserve(&nb, cap * 2 + 16)) {
+			snprintf(r->detail, sizeof(r->detail), "out of memory");
+			return chunk_problem(r, c, REC_ERR_NOMEM);
+		}
+		rec_bigbuf_free(&c->oents);
+		c->oents = nb;
+		cap = c->oents.cap / sizeof(rec_oent);
 	}
 	c->count_mismatch = n != c->ev_items;
 	if (c->count_mismatch)
 		snprintf(r->detail, sizeof(r->detail), "holds %llu records but Item_Count is %u",
 			 (unsigned long long)n, c->ev_items);
+	c->noents = k;
+	/* Walking again pays where most records are entered; a selection of
+	 * the rarer types has its few entries made by the scan. */
+	c->seq = sorted && !ents;
+	c->ents_built = ents != NULL;
 	if (!ents_reserve(&o->aux, k)) {
 		snprintf(r->detail, sizeof(r->detail), "out of memory");
 		return chunk_problem(r, c, REC_ERR_NOMEM);
 	}
-	if (sort_ents(ents, o->aux.data, k) == o->aux.data) {
-		/* The result is in the sort buffer: trade buffers. */
-		rec_bigbuf t = c->oents;
-		c->oents = o->aux;
-		o->aux = t;
+	if (!c->ents_built && !sorted)
+		fill_entries(c);
+	if (!sorted) {
+		if (sort_ents(c->oents.data, o->aux.data, k) == o->aux.data) {
+			/* The result is in the sort buffer: trade buffers. */
+			rec_bigbuf t = c->oents;
+			c->oents = o->aux;
+			o->aux = t;
+		}
 	}
 	/* Held chunks need only their decoded parts: drop a copied payload
 	 * when the events live in their own decompressed buffer. */
@@ -198,7 +328,6 @@ static rec_status scan_chunk(rec_reader *r, rec_rchunk *c)
 	}
 	r->stats.unknown_types += unknown;
 	r->stats.events_skipped += skipped;
-	c->noents = k;
 	c->ocur = 0;
 	c->scanned = true;
 	c->mem_bytes = payload + (size_t)c->h.raw_size + c->oents.cap;
@@ -401,7 +530,19 @@ static void start_emit(rec_reader *r)
 {
 	rec_order *o = &r->ord;
 	o->nheap = 0;
+	/* A chunk in time order alone: its records walked once more, in place. */
+	o->seq = o->nheld == 1 && o->held[0]->seq;
+	if (o->seq) {
+		rec_rchunk *c = o->held[0];
+		c->walk = c->ev;
+		c->walk_ticks = c->h.start_ticks;
+		c->ocur = 0;
+		o->emitting = true;
+		return;
+	}
 	for (uint32_t i = 0; i < o->nheld; i++) {
+		if (!o->held[i]->ents_built)
+			fill_entries(o->held[i]);
 		o->held[i]->ocur = 0;
 		if (o->held[i]->noents)
 			o->heap[o->nheap++] = i;
@@ -426,7 +567,36 @@ rec_status rec_rd_order_next(rec_reader *r, rec_event *ev)
 		r->cur = NULL;
 	}
 	for (;;) {
-		if (o->emitting) {
+		if (o->emitting && o->seq) {
+			rec_rchunk *c = o->held[0];
+			while (!c->dead && c->ocur < c->noents && c->walk < c->ev_end) {
+				const uint8_t *rec = c->walk;
+				uint64_t tid, d;
+				if (frame_next(&c->walk, c->ev_end, &tid, &d) != 0)
+					break; /* not after the scan checked every frame */
+				c->walk_ticks += (uint64_t)rec_unzigzag(d);
+				if (record_action(c, tid) != 2)
+					continue;
+				c->ocur++;
+				const uint8_t *p = rec;
+				uint64_t t = c->walk_ticks;
+				bool known;
+				st = rec_rd_decode_record(r, c, &p, &t, ev, &known, true);
+				if (st != REC_OK)
+					return chunk_problem(r, c, st);
+				if (!known)
+					continue;
+				int64_t w = rec_rd_wall(&c->info, c->walk_ticks);
+				if (o->returned && w < o->last_wall)
+					r->stats.order_late++;
+				else
+					o->last_wall = w;
+				o->returned = true;
+				r->stats.events++;
+				return REC_OK;
+			}
+			release_group(r);
+		} else if (o->emitting) {
 			while (o->nheap) {
 				uint32_t slot = o->heap[0];
 				rec_rchunk *c = o->held[slot];

@@ -1,25 +1,34 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * prefetch.c - decompressing the next chunk's events on a second thread
+ * prefetch.c - decompressing the coming chunks' events on a second thread
  * while the current chunk's events are read.
  *
  * When a chunk's events are loaded from a file or memory, a worker thread
- * reads the chunk that starts where it ends (header, payload), finds its
- * EVENTS section and decompresses it into a buffer of its own.  Nothing of
- * that is presented: when the reader later reaches that chunk the usual way
- * (every check, the payload checksum, in order, each problem reported where
- * it always was), rec_rd_section() takes the worker's output instead of
- * decompressing, and only if the worker decompressed the very bytes the
- * reader holds for the section (same offset, sizes and codec; the stored
- * bytes compared).  Else, or when the worker failed, the section is
- * decompressed as before.  So a recording reads the same with or without
- * the worker; it only takes less wall time on a second core.
+ * walks the chunks that follow it (each header gives where the next one
+ * starts), finds each one's EVENTS section and decompresses it into a slot
+ * of its own, up to PF_SLOTS chunks ahead.  Nothing of that is presented:
+ * when the reader later reaches such a chunk the usual way (every check,
+ * the payload checksum, in order, each problem reported where it always
+ * was), rec_rd_section() takes the slot's output instead of decompressing,
+ * and only if the slot holds the very bytes the reader holds for the
+ * section (same offset, sizes and codec; the stored bytes compared).  Else,
+ * or when the slot failed, the section is decompressed as before.  So a
+ * recording reads the same with or without the worker; it only takes less
+ * wall time on a second core.
  *
- * One job at a time, one extra decompressed section (the worker's buffer
- * and the chunk's trade places): memory stays flat.  Pipes are read
- * forward by the reader alone and get no prefetch; nor does a reader whose
- * thread cannot be started, nor the chunk after one whose events are small
- * or not compressed (a hand-over would cost more than it saves).
+ * The two threads share the work: when the reader reaches a chunk the
+ * worker is still decompressing, it decompresses the next chunk nobody has
+ * taken into a free slot meanwhile (rather than wait), and a chunk the
+ * worker has not reached yet the reader decompresses itself (the worker
+ * moves on past it).  A reader whose own work per chunk is small (a view
+ * that passes over most records) so keeps both cores decompressing; one
+ * whose work is large finds every chunk ready.
+ *
+ * At most PF_SLOTS extra decompressed sections (a slot's buffer and the
+ * chunk's trade places): memory stays flat.  Pipes are read forward by the
+ * reader alone and get no prefetch; nor does a reader whose thread cannot
+ * be started, nor the chunks after one whose events are small or not
+ * compressed (a hand-over would cost more than it saves).
  */
 #include <errno.h>
 #include <pthread.h>
@@ -31,39 +40,50 @@
 
 typedef struct rec_prefetch rec_prefetch;
 
-/* The least stored EVENTS bytes of a chunk for its successor to be
+/* The least stored EVENTS bytes of a chunk for its successors to be
  * prefetched. */
 #define PF_MIN_STORED ((uint32_t)64 * 1024)
+/* Chunks decompressed ahead at most (the worker's and the reader's). */
+#define PF_SLOTS 2
+/* pf->next when there is nothing to do, and while the reader itself reads
+ * the header that tells where the next chunk starts. */
+#define PF_NONE UINT64_MAX
+#define PF_PENDING (UINT64_MAX - 1)
 
-struct rec_prefetch {
-	pthread_t thread;
-	pthread_mutex_t mu;
-	pthread_cond_t cv;
-	bool busy;    /* a job is queued or running */
-	bool running; /* the worker took it */
-	bool quit;
-	/* the job (written by the reader while idle, read by the worker) */
+enum { SLOT_FREE, SLOT_RUNNING, SLOT_DONE, SLOT_FAILED };
+
+typedef struct pf_slot {
+	int state;
 	uint64_t off;          /* file offset of the chunk header */
-	/* the result (written by the worker, read by the reader once idle) */
-	bool ok;
+	uint64_t end;          /* where the chunk after it starts (0: unknown) */
 	uint64_t stored_off;   /* file offset of the EVENTS stored bytes */
 	uint32_t stored, raw;
 	uint8_t codec;
 	rec_buf payload;       /* the stored bytes of the EVENTS section */
 	rec_bigbuf out;        /* decompressed */
-	/* the source and limits (fixed) */
+} pf_slot;
+
+struct rec_prefetch {
+	pthread_t thread;
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	bool quit;
+	uint64_t next;         /* the next chunk nobody has taken, PF_NONE, PF_PENDING */
+	pf_slot slot[PF_SLOTS];
+	/* the source and limits (size: refreshed by the reader) */
 	int fd;
 	uint64_t base;
 	const uint8_t *mem;
 	uint64_t size;
 	uint64_t max_payload, max_section_raw;
-	rec_codec_ctx *codec_ctx;
+	rec_codec_ctx *codec_ctx; /* the worker's */
+	rec_codec_ctx *own_ctx;   /* the reader's, for the chunks it takes ahead */
 };
 
 /* n bytes at file offset off into dst (false: short or error). */
-static bool pf_read(const rec_prefetch *pf, uint64_t off, void *dst, size_t n)
+static bool pf_read(const rec_prefetch *pf, uint64_t size, uint64_t off, void *dst, size_t n)
 {
-	if (off > pf->size || n > pf->size - off)
+	if (off > size || n > size - off)
 		return false;
 	if (pf->mem) {
 		memcpy(dst, pf->mem + off, n);
@@ -82,27 +102,39 @@ static bool pf_read(const rec_prefetch *pf, uint64_t off, void *dst, size_t n)
 	return true;
 }
 
-/* The job: the chunk at pf->off, its EVENTS section decompressed. */
-static bool pf_run(rec_prefetch *pf)
+/* The header of slot s's chunk (s->off set) into *h, and s->end where the
+ * next chunk starts (0: the header did not hold). */
+static bool pf_head(const rec_prefetch *pf, uint64_t size, pf_slot *s, rec_chunk_header *h)
 {
 	uint8_t hb[REC_HEADER_SIZE_V1];
-	uint64_t off = pf->off;
-	if (!pf_read(pf, off, hb, REC_PREFIX_SIZE))
+	uint64_t off = s->off;
+	s->end = 0;
+	if (!pf_read(pf, size, off, hb, REC_PREFIX_SIZE))
 		return false;
-	rec_chunk_header h;
 	const char *msg;
 	size_t avail = REC_PREFIX_SIZE;
-	if (pf->size - off >= sizeof hb && pf_read(pf, off, hb, sizeof hb))
+	if (size - off >= sizeof hb && pf_read(pf, size, off, hb, sizeof hb))
 		avail = sizeof hb;
-	if (rec_chunk_header_decode(hb, avail, &h, &msg) != REC_OK)
+	if (rec_chunk_header_decode(hb, avail, h, &msg) != REC_OK)
 		return false;
-	if (h.payload_size > pf->max_payload || h.payload_size > pf->size - off - h.header_size ||
-	    h.codec == REC_CODEC_NONE)
+	if (h->payload_size > pf->max_payload || h->payload_size > size - off - h->header_size)
 		return false;
-	uint64_t at = off + h.header_size, pend = at + h.payload_size;
-	for (uint32_t i = 0; i < h.section_count; i++) {
+	s->end = off + h->header_size + h->payload_size;
+	return true;
+}
+
+/* The rest of the job of slot s, whose header is h: its EVENTS section
+ * decompressed.  Runs without the lock: the slot is the caller's while
+ * RUNNING. */
+static bool pf_body(const rec_prefetch *pf, uint64_t size, pf_slot *s, const rec_chunk_header *h,
+		    rec_codec_ctx *ctx)
+{
+	if (h->codec == REC_CODEC_NONE)
+		return false;
+	uint64_t at = s->off + h->header_size, pend = s->end;
+	for (uint32_t i = 0; i < h->section_count; i++) {
 		uint8_t sb[REC_SECTION_HEADER_SIZE];
-		if (pend - at < REC_SECTION_HEADER_SIZE || !pf_read(pf, at, sb, sizeof sb))
+		if (pend - at < REC_SECTION_HEADER_SIZE || !pf_read(pf, size, at, sb, sizeof sb))
 			return false;
 		rec_section_header sh;
 		rec_section_header_decode(sb, &sh);
@@ -115,21 +147,68 @@ static bool pf_run(rec_prefetch *pf)
 		}
 		if (!(sh.flags & REC_SECTION_COMPRESSED) || sh.raw_size > pf->max_section_raw)
 			return false;
-		pf->payload.len = 0;
-		if (!rec_buf_reserve(&pf->payload, sh.stored_size ? sh.stored_size : 1) ||
-		    !pf_read(pf, at, pf->payload.data, sh.stored_size) ||
-		    !rec_bigbuf_reserve(&pf->out, sh.raw_size))
+		s->payload.len = 0;
+		if (!rec_buf_reserve(&s->payload, sh.stored_size ? sh.stored_size : 1) ||
+		    !pf_read(pf, size, at, s->payload.data, sh.stored_size) ||
+		    !rec_bigbuf_reserve(&s->out, sh.raw_size))
 			return false;
-		if (rec_codec_decompress(pf->codec_ctx, h.codec, pf->payload.data, sh.stored_size,
-					 pf->out.data, sh.raw_size) != REC_OK)
+		if (rec_codec_decompress(ctx, h->codec, s->payload.data, sh.stored_size, s->out.data,
+					 sh.raw_size) != REC_OK)
 			return false;
-		pf->stored_off = at;
-		pf->stored = sh.stored_size;
-		pf->raw = sh.raw_size;
-		pf->codec = h.codec;
+		s->stored_off = at;
+		s->stored = sh.stored_size;
+		s->raw = sh.raw_size;
+		s->codec = h->codec;
 		return true;
 	}
 	return false;
+}
+
+static pf_slot *free_slot(rec_prefetch *pf)
+{
+	for (int i = 0; i < PF_SLOTS; i++)
+		if (pf->slot[i].state == SLOT_FREE)
+			return &pf->slot[i];
+	return NULL;
+}
+
+static pf_slot *slot_of(rec_prefetch *pf, uint64_t off)
+{
+	for (int i = 0; i < PF_SLOTS; i++)
+		if (pf->slot[i].state != SLOT_FREE && pf->slot[i].off == off)
+			return &pf->slot[i];
+	return NULL;
+}
+
+/* Where the chunk after one ending at e starts: e, or PF_NONE at the end. */
+static uint64_t next_after(const rec_prefetch *pf, uint64_t e)
+{
+	return e && e < pf->size && pf->size - e >= REC_HEADER_SIZE_V1 ? e : PF_NONE;
+}
+
+/* The chunk at pf->next into slot s, run by the calling thread with ctx;
+ * called and returns with the lock held.  pf->next moves on to the chunk
+ * after it as soon as its header is read (nothing more when the header
+ * did not hold, or at the end), so that the other thread may take that
+ * one meanwhile. */
+static void take_next(rec_prefetch *pf, pf_slot *s, rec_codec_ctx *ctx)
+{
+	s->off = pf->next;
+	s->state = SLOT_RUNNING;
+	pf->next = PF_PENDING;
+	uint64_t size = pf->size;
+	pthread_mutex_unlock(&pf->mu);
+	rec_chunk_header h;
+	bool ok = pf_head(pf, size, s, &h);
+	pthread_mutex_lock(&pf->mu);
+	if (pf->next == PF_PENDING) /* unless the reader redirected the walk */
+		pf->next = next_after(pf, s->end);
+	pthread_cond_broadcast(&pf->cv);
+	pthread_mutex_unlock(&pf->mu);
+	ok = ok && pf_body(pf, size, s, &h, ctx);
+	pthread_mutex_lock(&pf->mu);
+	s->state = ok ? SLOT_DONE : SLOT_FAILED;
+	pthread_cond_broadcast(&pf->cv);
 }
 
 static void *pf_main(void *arg)
@@ -137,46 +216,25 @@ static void *pf_main(void *arg)
 	rec_prefetch *pf = arg;
 	pthread_mutex_lock(&pf->mu);
 	for (;;) {
-		while (!pf->busy && !pf->quit)
+		pf_slot *s = NULL;
+		while (!pf->quit && (pf->next >= PF_PENDING || !(s = free_slot(pf))))
 			pthread_cond_wait(&pf->cv, &pf->mu);
 		if (pf->quit)
 			break;
-		pf->running = true;
-		pthread_mutex_unlock(&pf->mu);
-		bool ok = pf_run(pf);
-		pthread_mutex_lock(&pf->mu);
-		pf->ok = ok;
-		pf->busy = false;
-		pf->running = false;
-		pthread_cond_broadcast(&pf->cv);
+		take_next(pf, s, pf->codec_ctx);
 	}
 	pthread_mutex_unlock(&pf->mu);
 	return NULL;
 }
 
-/* Wait until the worker is idle; a job it has not taken yet is withdrawn
- * (on a busy machine its thread may not run soon: the reader does the work
- * itself rather than wait for it).  Whether a job ran to its end. */
-static bool pf_wait(rec_prefetch *pf)
-{
-	pthread_mutex_lock(&pf->mu);
-	bool ran = true;
-	if (pf->busy && !pf->running) {
-		pf->busy = false;
-		pf->ok = false;
-		ran = false;
-	}
-	while (pf->busy)
-		pthread_cond_wait(&pf->cv, &pf->mu);
-	pthread_mutex_unlock(&pf->mu);
-	return ran;
-}
-
 static void pf_destroy(rec_prefetch *pf)
 {
 	rec_codec_ctx_free(pf->codec_ctx);
-	rec_buf_free(&pf->payload);
-	rec_bigbuf_free(&pf->out);
+	rec_codec_ctx_free(pf->own_ctx);
+	for (int i = 0; i < PF_SLOTS; i++) {
+		rec_buf_free(&pf->slot[i].payload);
+		rec_bigbuf_free(&pf->slot[i].out);
+	}
 	free(pf);
 }
 
@@ -196,8 +254,10 @@ static rec_prefetch *pf_get(rec_reader *r)
 	pf->mem = r->src.mem;
 	pf->max_payload = r->max_payload;
 	pf->max_section_raw = r->max_section_raw;
+	pf->next = PF_NONE;
 	pf->codec_ctx = rec_codec_ctx_new();
-	if (!pf->codec_ctx) {
+	pf->own_ctx = rec_codec_ctx_new();
+	if (!pf->codec_ctx || !pf->own_ctx) {
 		pf_destroy(pf);
 		return NULL;
 	}
@@ -235,12 +295,23 @@ void rec_rd_prefetch_next(rec_reader *r, const rec_rchunk *c)
 	rec_prefetch *pf = pf_get(r);
 	if (!pf)
 		return;
-	pf_wait(pf);
 	pthread_mutex_lock(&pf->mu);
-	pf->off = off;
 	pf->size = r->src.size;
-	pf->ok = false;
-	pf->busy = true;
+	/* What lies before the chunk after c will not be asked for. */
+	for (int i = 0; i < PF_SLOTS; i++) {
+		pf_slot *t = &pf->slot[i];
+		if ((t->state == SLOT_DONE || t->state == SLOT_FAILED) && t->off < off)
+			t->state = SLOT_FREE;
+	}
+	/* The walk ahead goes on from the chunk after c, unless it already
+	 * holds or passed it (the reader follows the same chain of headers). */
+	bool on_chain = slot_of(pf, off) || pf->next == off || pf->next == PF_PENDING;
+	if (!on_chain) {
+		for (int i = 0; i < PF_SLOTS; i++) /* not on the reader's way */
+			if (pf->slot[i].state == SLOT_DONE || pf->slot[i].state == SLOT_FAILED)
+				pf->slot[i].state = SLOT_FREE;
+		pf->next = off;
+	}
 	pthread_cond_broadcast(&pf->cv);
 	pthread_mutex_unlock(&pf->mu);
 }
@@ -251,21 +322,41 @@ bool rec_rd_prefetch_take(rec_reader *r, const rec_rchunk *c, const rec_rsec *s,
 	rec_prefetch *pf = r->pf;
 	if (!pf || s->kind != REC_SECTION_EVENTS)
 		return false;
+	uint64_t off = c->info.offset;
 	pthread_mutex_lock(&pf->mu);
-	bool mine = pf->off == c->info.offset && (pf->busy || pf->ok);
+	pf_slot *t = slot_of(pf, off);
+	if (!t) {
+		/* Not reached by the worker: the reader decompresses it, the
+		 * worker goes on after it. */
+		if (pf->next == off)
+			pf->next = next_after(pf, c->end);
+		pthread_cond_broadcast(&pf->cv);
+		pthread_mutex_unlock(&pf->mu);
+		return false;
+	}
+	while (t->state == SLOT_RUNNING) {
+		/* Rather than wait, decompress the chunk nobody took yet. */
+		pf_slot *e = pf->next < PF_PENDING ? free_slot(pf) : NULL;
+		if (e)
+			take_next(pf, e, pf->own_ctx);
+		else
+			pthread_cond_wait(&pf->cv, &pf->mu);
+	}
+	bool ok = t->state == SLOT_DONE;
+	uint64_t soff = off + c->info.header_size + s->poff;
+	if (ok && (t->stored_off != soff || t->stored != s->stored || t->raw != s->raw ||
+		   t->codec != c->h.codec || memcmp(t->payload.data, stored, s->stored) != 0))
+		ok = false;
+	if (ok) {
+		/* Trade buffers: the chunk gets the output, the slot the old one. */
+		rec_bigbuf b = *dst;
+		*dst = t->out;
+		t->out = b;
+	}
+	t->state = SLOT_FREE;
+	pthread_cond_broadcast(&pf->cv);
 	pthread_mutex_unlock(&pf->mu);
-	if (!mine || !pf_wait(pf))
-		return false;
-	uint64_t soff = c->info.offset + c->info.header_size + s->poff;
-	if (!pf->ok || pf->stored_off != soff || pf->stored != s->stored || pf->raw != s->raw ||
-	    pf->codec != c->h.codec || memcmp(pf->payload.data, stored, s->stored) != 0)
-		return false;
-	/* Trade buffers: the chunk gets the output, the worker the old one. */
-	rec_bigbuf t = *dst;
-	*dst = pf->out;
-	pf->out = t;
-	pf->ok = false;
-	return true;
+	return ok;
 }
 
 void rec_rd_prefetch_free(rec_reader *r)

@@ -17,7 +17,7 @@
  *   select_types.c type selection: which types' records are passed over
  *   event.c     one record into a rec_event; file-order iteration
  *   order.c     timestamp-order iteration (REC_READ_ORDERED)
- *   prefetch.c  the next chunk's events decompressed on a second thread
+ *   prefetch.c  the coming chunks' events decompressed on a second thread
  *   archive.c   whole verified chunks (rec/archive.h)
  * What may call what: this layer uses common/ only (codecs, checksums,
  * varints, the chunk header) and is used through rec.h and rec/archive.h.
@@ -165,6 +165,12 @@ typedef struct rec_rchunk {
 	size_t mem_bytes;
 	rec_bigbuf oents;     /* rec_oent: its events sorted by ticks */
 	size_t noents, ocur;
+	bool seq;             /* its entered records are in time order already */
+	bool ents_built;      /* oents holds them (else only room for them) */
+	uint8_t *act;         /* by Type_Id < nact: 0 unknown, 1 passed over, 2 entered */
+	uint32_t nact;
+	const uint8_t *walk;  /* a group of this chunk alone: the next record */
+	uint64_t walk_ticks;  /* and the timestamp chain before it */
 	struct rec_rchunk *next_free;
 } rec_rchunk;
 
@@ -179,6 +185,7 @@ typedef struct rec_order {
 	uint32_t *heap;      /* held slots by their next entry (k-way merge) */
 	uint32_t nheap;
 	rec_bigbuf aux;      /* sort buffer */
+	bool seq;            /* emitting one chunk in time order by walking it */
 	size_t bytes;
 	bool mixed;
 	uint64_t run_id;
@@ -226,7 +233,7 @@ struct rec_reader {
 	uint32_t *sel_ids;     /* rec_reader_select_type_ids()'s copies */
 	size_t sel_nids;
 	bool events_started;   /* a chunk's events were loaded: selection fixed */
-	/* the next chunk's events decompressed on a second thread (prefetch.c) */
+	/* the coming chunks' events decompressed on a second thread (prefetch.c) */
 	struct rec_prefetch *pf;
 	bool pf_failed;        /* no worker for this reader */
 };
@@ -340,6 +347,20 @@ rec_status rec_rd_load_pools(rec_reader *r, rec_rchunk *c);
 const rec_pstring *rec_rd_string(const rec_rchunk *c, uint64_t id);
 const rec_thread *rec_rd_thread(const rec_rchunk *c, uint64_t id);
 const rec_stack *rec_rd_stack(const rec_rchunk *c, uint64_t id);
+/* The same lookups with the direct slot (dense ids) tried inline: what an
+ * event's thread and stack take per record. */
+static inline const rec_thread *rec_rd_thread_at(const rec_rchunk *c, uint64_t id)
+{
+	if (id - 1 < c->nthreads && c->threads[id - 1].id == id)
+		return &c->threads[id - 1];
+	return rec_rd_thread(c, id);
+}
+static inline const rec_stack *rec_rd_stack_at(const rec_rchunk *c, uint64_t id)
+{
+	if (id - 1 < c->nstacks && c->stacks[id - 1].id == id)
+		return &c->stacks[id - 1];
+	return rec_rd_stack(c, id);
+}
 
 /* event.c */
 /* Decode the record at *pp (events of c) whose timestamp chain value before
@@ -359,11 +380,12 @@ static inline bool rec_rd_wanted(const rec_rchunk *c, uint32_t ti)
 }
 
 /* prefetch.c */
-/* Start decompressing the EVENTS of the chunk after c on the worker (a file
- * or memory; nothing when no worker can be had). */
+/* Have the worker decompress the EVENTS of the chunks after c, a few ahead
+ * (a file or memory; nothing when no worker can be had). */
 void rec_rd_prefetch_next(rec_reader *r, const rec_rchunk *c);
 /* Section s of c, whose stored bytes are at stored: true with its
- * decompressed bytes in *dst when the worker decompressed exactly these. */
+ * decompressed bytes in *dst when the worker (or the reader, ahead while it
+ * waited for the worker) decompressed exactly these. */
 bool rec_rd_prefetch_take(rec_reader *r, const rec_rchunk *c, const rec_rsec *s,
 			  const uint8_t *stored, rec_bigbuf *dst);
 /* Stop and free the worker. */

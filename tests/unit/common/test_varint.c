@@ -22,7 +22,8 @@ static size_t ref_encode(uint64_t v, uint8_t *out)
 	return n;
 }
 
-/* Decode buf[0..len) (optionally inside a bigger buffer) and check. */
+/* Decode buf[0..len) (optionally inside a bigger buffer) and check, with
+ * rec_varint_get() and rec_varint_next(). */
 static void check_decode(const uint8_t *buf, size_t len, size_t room, uint64_t want)
 {
 	const uint8_t *p = buf;
@@ -30,6 +31,9 @@ static void check_decode(const uint8_t *buf, size_t len, size_t room, uint64_t w
 	assert_true(rec_varint_get(&p, buf + room, &got));
 	assert_ptr_equal(p, buf + len);
 	assert_int_equal(got, want);
+	rec_varint_res q = rec_varint_next(buf, buf + room);
+	assert_ptr_equal(q.p, buf + len);
+	assert_int_equal(q.v, want);
 }
 
 static void t_boundaries(void **state)
@@ -109,6 +113,7 @@ static void t_truncated(void **state)
 			/* the slow path directly, too */
 			assert_false(rec_varint_get_slow(&p, enc + cut, &out));
 			assert_ptr_equal(p, enc);
+			assert_null(rec_varint_next(enc, enc + cut).p);
 		}
 	}
 }
@@ -127,6 +132,7 @@ static void t_overlong(void **state)
 		p = buf;
 		assert_false(rec_varint_get(&p, buf + room, &out));
 		assert_ptr_equal(p, buf);
+		assert_null(rec_varint_next(buf, buf + room).p);
 	}
 	/* 10th byte = 2 (bit 64) and 0x7F: do not fit in 64 bits. */
 	static const uint8_t bad10[] = { 0x02, 0x7F, 0x03, 0x81 };
@@ -223,6 +229,35 @@ static void t_paths(void **state)
 	}
 }
 
+/* rec_varint_next() against rec_varint_get() on random bytes (short,
+ * non-minimal and overlong encodings, every amount of input left): the same
+ * outcome, position and value. */
+static void t_next_same(void **state)
+{
+	(void)state;
+	uint8_t buf[16];
+	for (int rep = 0; rep < 200000; rep++) {
+		uint64_t a = rnd(), b = rnd();
+		memcpy(buf, &a, 8);
+		memcpy(buf + 8, &b, 8);
+		/* more continuation bytes than random bytes have */
+		unsigned cont = (unsigned)(rnd() % 12);
+		for (unsigned i = 0; i < cont && i < sizeof buf; i++)
+			buf[i] |= 0x80;
+		size_t room = (size_t)(rnd() % (sizeof buf + 1));
+		const uint8_t *p = buf;
+		uint64_t v = 0;
+		bool ok = rec_varint_get(&p, buf + room, &v);
+		rec_varint_res q = rec_varint_next(buf, buf + room);
+		if (!ok) {
+			assert_null(q.p);
+			continue;
+		}
+		assert_ptr_equal(q.p, p);
+		assert_int_equal(q.v, v);
+	}
+}
+
 static void t_zigzag(void **state)
 {
 	(void)state;
@@ -258,6 +293,7 @@ int main(void)
 		cmocka_unit_test(t_overlong),
 		cmocka_unit_test(t_stream_random),
 		cmocka_unit_test(t_paths),
+		cmocka_unit_test(t_next_same),
 		cmocka_unit_test(t_zigzag),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

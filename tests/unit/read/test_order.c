@@ -23,6 +23,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "common/common_internal.h"
 #include "rec/rec.h"
 #include "../../lib/ordrec.h"
 #include "../../lib/write_file.h"
@@ -215,6 +216,193 @@ typedef struct mt_arg {
 	uint32_t index;
 	uint64_t n;
 } mt_arg;
+
+/* ---- chunks already in time order: walked, not sorted -------------------------------- */
+
+/* test.Ord (id 1) as ord_writer() makes it, and test.Other (id 2: thread, a
+ * u64 v), with the given codec. */
+static const rec_field other_fields[] = { { "v", "", "", REC_TYPE_U64, 0 } };
+
+static rec_writer *walk_writer(membuf *m, rec_codec codec)
+{
+	rec_writer_options o = REC_WRITER_OPTIONS_INIT;
+	o.codec = codec;
+	o.run_id = 78;
+	o.anchor_wall_ns = 1000000000000LL;
+	o.anchor_ticks = 0;
+	o.tick_frequency = 1000000000u;
+	rec_sink s = { mem_write, NULL, m };
+	rec_writer *w;
+	assert_int_equal(rec_writer_open(&w, &s, &o), REC_OK);
+	rec_type t = { 1, REC_EVENT_HAS_THREAD, "test.Ord", "", "", "", 1, ord_fields };
+	assert_int_equal(rec_writer_add_type(w, &t), REC_OK);
+	rec_type t2 = { 2, REC_EVENT_HAS_THREAD, "test.Other", "", "", "", 1, other_fields };
+	assert_int_equal(rec_writer_add_type(w, &t2), REC_OK);
+	assert_int_equal(rec_writer_define_thread(w, 1, 11, 0), REC_OK);
+	assert_int_equal(rec_writer_define_thread(w, 2, 12, 0), REC_OK);
+	return w;
+}
+
+#define WALK_N 400 /* events, 100 per chunk */
+#define WALK_SEQ0 16384u /* seq = WALK_SEQ0 + index: three-byte varints */
+
+/* Event i: every 10th test.Other, the others test.Ord; its ticks. */
+static void walk_put(rec_writer *w, uint32_t i, uint64_t ticks)
+{
+	uint32_t type = i % 10 == 9 ? 2 : 1;
+	assert_int_equal(rec_writer_begin(w, type, ticks, 0, 1 + i % 2, 0), REC_OK);
+	assert_int_equal(rec_writer_put_u64(w, WALK_SEQ0 + i), REC_OK);
+	assert_int_equal(rec_writer_end(w), REC_OK);
+}
+
+/* Four chunks, each in time order: 0 and 1 apart, 2 and 3 overlapping
+ * (interleaved times, some equal: one group of two chunks). */
+static uint64_t walk_ticks(uint32_t i)
+{
+	if (i < 200)
+		return 1000 + 10 * (uint64_t)i;
+	if (i < 300)
+		return 5000 + 20 * (uint64_t)(i - 200);
+	uint32_t j = i - 300;
+	return 5000 + 20 * (uint64_t)j + (j % 5 == 0 ? 0 : 10);
+}
+
+static membuf walk_rec(rec_codec codec)
+{
+	membuf m = { 0 };
+	rec_writer *w = walk_writer(&m, codec);
+	for (uint32_t i = 0; i < WALK_N; i++) {
+		walk_put(w, i, walk_ticks(i));
+		if (i % 100 == 99 && i + 1 < WALK_N)
+			assert_int_equal(rec_writer_flush(w), REC_OK);
+	}
+	assert_int_equal(rec_writer_close(w), REC_OK);
+	return m;
+}
+
+static int sel_type(void *ctx, const rec_type *t)
+{
+	return t->id == *(const uint32_t *)ctx;
+}
+
+/* Ordered reading of every type, of the common type alone (most records:
+ * chunks in order are walked), of the rare one alone (its entries made by
+ * the scan), against a stable sort of the selected events by ticks. */
+static void t_in_order_walk(void **state)
+{
+	(void)state;
+	membuf m = walk_rec(REC_CODEC_ZSTD);
+	for (uint32_t sel = 0; sel <= 2; sel++) {
+		tk_idx want[WALK_N];
+		size_t n = 0;
+		for (uint32_t i = 0; i < WALK_N; i++)
+			if (sel == 0 || (i % 10 == 9 ? 2u : 1u) == sel)
+				want[n++] = (tk_idx){ walk_ticks(i), i };
+		qsort(want, n, sizeof want[0], cmp_tk);
+		rec_reader_options ro = REC_READER_OPTIONS_INIT;
+		ro.flags = REC_READ_ORDERED;
+		rec_reader *r;
+		assert_int_equal(rec_reader_open_mem(&r, m.p, m.len, "walk", &ro), REC_OK);
+		if (sel)
+			assert_int_equal(rec_reader_select_types(r, sel_type, &sel), REC_OK);
+		rec_event ev;
+		for (size_t k = 0; k < n; k++) {
+			assert_int_equal(rec_reader_next_event(r, &ev), REC_OK);
+			assert_int_equal(ev.values[0].v.u, WALK_SEQ0 + want[k].idx);
+			assert_int_equal(ev.ticks, want[k].ticks);
+			assert_int_equal(ev.type->id, want[k].idx % 10 == 9 ? 2 : 1);
+			assert_int_equal(ev.thread->os_tid, 11 + want[k].idx % 2);
+			assert_int_equal(ev.chunk->index, want[k].idx / 100);
+		}
+		assert_int_equal(rec_reader_next_event(r, &ev), REC_END);
+		rec_reader_stats rs;
+		rec_reader_get_stats(r, &rs);
+		assert_int_equal(rs.events, n);
+		assert_int_equal(rs.events_skipped, WALK_N - n);
+		assert_int_equal(rs.order_late, 0);
+		rec_reader_close(r);
+	}
+	free(m.p);
+}
+
+/* A record of a chunk in time order that does not decode (its thread is
+ * not in the pool; its frame is fine, so the scan passes it): the events
+ * before it come, then the problem, then the next chunks' events, as in
+ * file order. */
+static void t_in_order_walk_damage(void **state)
+{
+	(void)state;
+	membuf m = walk_rec(REC_CODEC_NONE);
+	/* Find event 150's record in chunk 1's events (uncompressed): its
+	 * thread byte (1) followed by its seq's three bytes. */
+	const uint32_t bad = 150, v = WALK_SEQ0 + bad;
+	const uint8_t pat[4] = { 1, (uint8_t)(0x80 | (v & 0x7f)), (uint8_t)(0x80 | ((v >> 7) & 0x7f)),
+				 (uint8_t)(v >> 14) };
+	size_t at = SIZE_MAX;
+	for (size_t i = 0; i + sizeof pat <= m.len; i++)
+		if (memcmp(m.p + i, pat, sizeof pat) == 0) {
+			assert_true(at == SIZE_MAX); /* once */
+			at = i;
+		}
+	assert_true(at != SIZE_MAX);
+	m.p[at] = 0x7f; /* thread 127: not in the pool */
+	/* the chunk holding it: its payload checksum made right again */
+	size_t off = 0;
+	bool fixed = false;
+	while (off < m.len) {
+		rec_chunk_header h;
+		const char *msg;
+		assert_int_equal(rec_chunk_header_decode(m.p + off, m.len - off, &h, &msg), REC_OK);
+		size_t pl = off + h.header_size;
+		if (at >= pl && at < pl + h.payload_size) {
+			h.payload_crc = rec_crc32c(0, m.p + pl, h.payload_size);
+			uint8_t hb[REC_HEADER_SIZE_V1];
+			rec_chunk_header_encode(&h, hb);
+			memcpy(m.p + off, hb, sizeof hb);
+			fixed = true;
+		}
+		off = pl + h.payload_size;
+	}
+	assert_true(fixed);
+	for (int ordered = 0; ordered < 2; ordered++) {
+		rec_reader_options ro = REC_READER_OPTIONS_INIT;
+		ro.flags = ordered ? REC_READ_ORDERED : 0;
+		rec_reader *r;
+		assert_int_equal(rec_reader_open_mem(&r, m.p, m.len, "walk", &ro), REC_OK);
+		rec_event ev;
+		rec_status st;
+		uint32_t got[WALK_N] = { 0 };
+		size_t n = 0, problems = 0;
+		while ((st = rec_reader_next_event(r, &ev)) != REC_END) {
+			if (st != REC_OK) {
+				const rec_problem *p = rec_reader_problem(r);
+				assert_int_equal(p->chunk, 1);
+				assert_non_null(strstr(p->message, "missing thread 127"));
+				problems++;
+				assert_true(problems < 3);
+				continue;
+			}
+			got[n++] = (uint32_t)(ev.values[0].v.u - WALK_SEQ0);
+		}
+		assert_int_equal(problems, 1);
+		/* 0..149, then chunks 2 and 3 (merged by time when ordered) */
+		assert_int_equal(n, bad + 200);
+		for (uint32_t i = 0; i < bad; i++)
+			assert_int_equal(got[i], i);
+		uint64_t last = 0;
+		for (size_t k = bad; k < n; k++) {
+			assert_true(got[k] >= 200);
+			if (ordered) {
+				assert_true(walk_ticks(got[k]) >= last);
+				last = walk_ticks(got[k]);
+			} else {
+				assert_int_equal(got[k], 200 + (k - bad));
+			}
+		}
+		rec_reader_close(r);
+	}
+	free(m.p);
+}
 
 static void *mt_emit(void *p)
 {
@@ -497,6 +685,8 @@ int main(void)
 		cmocka_unit_test(t_ordered_random),
 		cmocka_unit_test(t_many_threads),
 		cmocka_unit_test(t_long_duration),
+		cmocka_unit_test(t_in_order_walk),
+		cmocka_unit_test(t_in_order_walk_damage),
 	};
 	return rec_t_tmpdir_finish(g_dir, cmocka_run_group_tests(tests, NULL, NULL));
 }

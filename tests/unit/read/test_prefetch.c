@@ -6,7 +6,10 @@
  * (the worker runs while it is read and is gone after rec_reader_close);
  * and when a chunk's stored events change on disk after the worker read
  * them, the reader decodes what the file holds now (here: damage, reported
- * as such), never the worker's stale copy.
+ * as such), never the worker's stale copy.  More chunks than the worker
+ * holds ahead, read fast, slowly and closed halfway; damage ahead of the
+ * reader (spoiled events, a chunk header overwritten) reported, the other
+ * chunks' events all read.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -72,10 +75,10 @@ static uint64_t mix(uint64_t z)
 	return z ^ (z >> 31);
 }
 
-/* NCHUNKS zstd chunks of PER events each (u32 n = the event's number, u64
+/* nchunks zstd chunks of PER events each (u32 n = the event's number, u64
  * x = mix(n));
- * chunk offsets in off[] (off[NCHUNKS] = length). */
-static mem_sink make_rec(uint64_t *off)
+ * chunk offsets in off[] (off[nchunks] = length). */
+static mem_sink make_rec_n(uint64_t *off, int nchunks)
 {
 	mem_sink m = { 0 };
 	rec_sink s = { mem_write, NULL, &m };
@@ -91,7 +94,7 @@ static mem_sink make_rec(uint64_t *off)
 	assert_int_equal(rec_writer_intern_string(w, "main", 4, &name), REC_OK);
 	assert_int_equal(rec_writer_define_thread(w, 1, 7, name), REC_OK);
 	uint32_t n = 0;
-	for (int c = 0; c < NCHUNKS; c++) {
+	for (int c = 0; c < nchunks; c++) {
 		off[c] = m.n;
 		for (int i = 0; i < PER; i++, n++) {
 			assert_int_equal(rec_writer_begin(w, 1, 10 + n, 0, 1, 0), REC_OK);
@@ -99,12 +102,17 @@ static mem_sink make_rec(uint64_t *off)
 			assert_int_equal(rec_writer_put_u64(w, mix(n)), REC_OK);
 			assert_int_equal(rec_writer_end(w), REC_OK);
 		}
-		if (c + 1 < NCHUNKS)
+		if (c + 1 < nchunks)
 			assert_int_equal(rec_writer_flush(w), REC_OK);
 	}
 	assert_int_equal(rec_writer_close(w), REC_OK);
-	off[NCHUNKS] = m.n;
+	off[nchunks] = m.n;
 	return m;
+}
+
+static mem_sink make_rec(uint64_t *off)
+{
+	return make_rec_n(off, NCHUNKS);
 }
 
 static void write_file(const char *path, const void *p, size_t n)
@@ -253,6 +261,111 @@ static void t_changed_underneath(void **state)
 	free(m.p);
 }
 
+/* More chunks than the worker holds ahead (MANY): read fast (the reader
+ * then decompresses the chunks the worker has not reached, and the next
+ * one while it waits for the worker's), read slowly (the worker fills its
+ * slots and waits), and closed halfway (the worker stopped while it holds
+ * chunks nobody takes): every event once, in order, and no thread left. */
+#define MANY 14
+static void t_many_ahead(void **state)
+{
+	(void)state;
+	uint64_t off[MANY + 1];
+	mem_sink m = make_rec_n(off, MANY);
+	write_file(tpath("many.rec"), m.p, m.n);
+	int before = nthreads();
+	for (int ordered = 0; ordered < 2; ordered++) {
+		rec_reader_options o = REC_READER_OPTIONS_INIT;
+		o.flags = ordered ? REC_READ_ORDERED : 0;
+		rec_reader *r;
+		for (int rep = 0; rep < 3; rep++) {
+			assert_int_equal(rec_reader_open_path(&r, tpath("many.rec"), &o), REC_OK);
+			assert_int_equal(check_all(r), (uint64_t)MANY * PER);
+			rec_reader_close(r);
+			assert_int_equal(rec_reader_open_mem(&r, m.p, m.n, "mem", &o), REC_OK);
+			assert_int_equal(check_all(r), (uint64_t)MANY * PER);
+			rec_reader_close(r);
+		}
+		assert_int_equal(nthreads(), before);
+		/* slowly: a pause at each chunk's first event */
+		assert_int_equal(rec_reader_open_path(&r, tpath("many.rec"), &o), REC_OK);
+		rec_event ev;
+		rec_status st;
+		uint64_t k = 0;
+		while ((st = rec_reader_next_event(r, &ev)) == REC_OK) {
+			assert_int_equal(ev.values[0].v.u, k);
+			assert_int_equal(ev.values[1].v.u, mix(k));
+			if (k % PER == 0)
+				usleep(20 * 1000);
+			k++;
+		}
+		assert_int_equal(st, REC_END);
+		assert_int_equal(k, (uint64_t)MANY * PER);
+		rec_reader_close(r);
+		/* closed halfway, after the worker had time to fill its slots */
+		assert_int_equal(rec_reader_open_path(&r, tpath("many.rec"), &o), REC_OK);
+		for (k = 0; k < (uint64_t)PER * MANY / 2; k++) {
+			assert_int_equal(rec_reader_next_event(r, &ev), REC_OK);
+			assert_int_equal(ev.values[0].v.u, k);
+			if (k == PER)
+				usleep(100 * 1000);
+		}
+		rec_reader_close(r);
+		assert_int_equal(nthreads(), before);
+	}
+	free(m.p);
+}
+
+/* Damage ahead of the reader: chunk 4's stored events spoiled (with a
+ * payload checksum that matches them), chunk 8's header overwritten (the
+ * worker's walk from header to header stops there; the reader finds chunk
+ * 9 by its magic and the walk goes on from there).  Every event of the
+ * other chunks comes once, in order, with its value; both damages are
+ * reported. */
+static void t_damage_ahead(void **state)
+{
+	(void)state;
+	uint64_t off[MANY + 1];
+	mem_sink m = make_rec_n(off, MANY);
+	write_file(tpath("dmg.rec"), m.p, m.n);
+	spoil_events(tpath("dmg.rec"), &m, off, 4);
+	FILE *f = fopen(tpath("dmg.rec"), "r+b");
+	assert_non_null(f);
+	assert_int_equal(fseek(f, (long)off[8], SEEK_SET), 0);
+	static const uint8_t junk[16] = "not a chunk head";
+	assert_int_equal(fwrite(junk, 1, sizeof junk, f), sizeof junk);
+	assert_int_equal(fclose(f), 0);
+	for (int ordered = 0; ordered < 2; ordered++) {
+		rec_reader_options o = REC_READER_OPTIONS_INIT;
+		o.flags = ordered ? REC_READ_ORDERED : 0;
+		rec_reader *r;
+		assert_int_equal(rec_reader_open_path(&r, tpath("dmg.rec"), &o), REC_OK);
+		rec_event ev;
+		rec_status st;
+		uint64_t k = 0, problems = 0;
+		for (;;) {
+			st = rec_reader_next_event(r, &ev);
+			if (st == REC_END)
+				break;
+			if (st != REC_OK) {
+				problems++;
+				assert_true(problems < 10);
+				continue;
+			}
+			/* the events of chunks 4 and 8 are gone with their damage */
+			if (k == 4 * PER || k == 8 * PER)
+				k += PER;
+			assert_int_equal(ev.values[0].v.u, k);
+			assert_int_equal(ev.values[1].v.u, mix(k));
+			k++;
+		}
+		assert_int_equal(k, (uint64_t)MANY * PER);
+		assert_true(problems >= 2);
+		rec_reader_close(r);
+	}
+	free(m.p);
+}
+
 static int setup(void **state)
 {
 	(void)state;
@@ -272,6 +385,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(t_same_events),
 		cmocka_unit_test(t_changed_underneath),
+		cmocka_unit_test(t_many_ahead),
+		cmocka_unit_test(t_damage_ahead),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
