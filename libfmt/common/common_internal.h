@@ -64,12 +64,12 @@ static inline size_t rec_varint_len(uint64_t v)
 bool rec_varint_get_slow(const uint8_t **pp, const uint8_t *end, uint64_t *out);
 /* The same decode returning the value and its length (0: failure) in
  * registers, so an inlined caller's cursor need not live in memory. */
-typedef struct rec_varint_res {
+typedef struct rec_varint_vn {
 	uint64_t v;
 	size_t n;
-} rec_varint_res;
-rec_varint_res rec_varint_decode_slow(const uint8_t *p, const uint8_t *end);
-/* The inline part of both decoders below: a one- or two-byte varint
+} rec_varint_vn;
+rec_varint_vn rec_varint_decode_slow(const uint8_t *p, const uint8_t *end);
+/* The inline part of rec_varint_get(): a one- or two-byte varint
  * (timestamps' deltas, ids, small values).  Returns its length, 0 for
  * anything else. */
 static inline __attribute__((always_inline)) size_t rec_varint_get_short(const uint8_t *p,
@@ -94,26 +94,6 @@ static inline bool rec_varint_get(const uint8_t **pp, const uint8_t *end, uint64
 		return true;
 	}
 	return rec_varint_get_slow(pp, end, out);
-}
-/* rec_varint_get, always inlined and with the longer varints' decode
- * returning in registers: for the hottest loop (the writer's take of the
- * recorder's records), where GCC calls rec_varint_get out of line and the
- * cursor lives in memory. */
-static inline __attribute__((always_inline)) bool rec_varint_get_inline(const uint8_t **pp,
-									const uint8_t *end,
-									uint64_t *out)
-{
-	const uint8_t *p = *pp;
-	size_t n = rec_varint_get_short(p, end, out);
-	if (!n) {
-		rec_varint_res r = rec_varint_decode_slow(p, end);
-		if (!r.n)
-			return false;
-		*out = r.v;
-		n = r.n;
-	}
-	*pp = p + n;
-	return true;
 }
 
 /* rec_varint_get() that takes no address of the caller's variables: the

@@ -802,9 +802,13 @@ static inline __attribute__((always_inline)) bool take_uv(const uint8_t **pp, co
 							   const uint8_t *lim, uint64_t *v)
 {
 	const uint8_t *start = *pp;
-
-	if (start >= end || !rec_varint_get_inline(pp, lim, v) || *pp > end)
+	if (start >= end)
 		return false;
+	rec_varint_res r = rec_varint_next(start, lim);
+	if (r.p == NULL || r.p > end)
+		return false;
+	*v = r.v;
+	*pp = r.p;
 	/* Shortest: a varint of more than one byte does not end in 0x00. */
 	return *pp - start == 1 || (*pp)[-1] != 0;
 }
