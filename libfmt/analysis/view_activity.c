@@ -42,10 +42,7 @@ void rec_vi_act_note_wait(rec_view *v, const vtype *vt, const rec_event *ev)
 	if (kind < 0)
 		return;
 	uint32_t site = rec_vi_ev_site(v, ev);
-	vthread *t = rec_vi_thread(v, ev, NULL);
-	if (!t)
-		return;
-	vact *a = t->act ? t->act : rec_vi_act_new(t);
+	vact *a = rec_vi_act_of(v, ev);
 	if (!a)
 		return;
 	act_interval *iv = &a->ring[a->ring_pos];

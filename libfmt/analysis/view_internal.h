@@ -348,16 +348,22 @@ static inline uint64_t rec_vi_cpu_weight(const vtype *t, const rec_event *ev)
 void rec_vi_act_note_wait(rec_view *v, const vtype *t, const rec_event *ev);
 /* t's activity, allocated (NULL: out of memory). */
 vact *rec_vi_act_new(vthread *t);
+/* The activity record of ev's thread, made on first need; NULL when the
+ * thread is not known or memory ran out. */
+static inline vact *rec_vi_act_of(rec_view *v, const rec_event *ev)
+{
+	vthread *t = rec_vi_thread(v, ev, NULL);
+	if (!t)
+		return NULL;
+	return t->act ? t->act : rec_vi_act_new(t);
+}
 static inline void rec_vi_act_note(rec_view *v, const vtype *vt, const rec_event *ev)
 {
 	if (vt->role != VT_CPU) {
 		rec_vi_act_note_wait(v, vt, ev);
 		return;
 	}
-	vthread *t = rec_vi_thread(v, ev, NULL);
-	if (!t)
-		return;
-	vact *a = t->act ? t->act : rec_vi_act_new(t);
+	vact *a = rec_vi_act_of(v, ev);
 	if (!a)
 		return;
 	int64_t ts = ev_start(ev);

@@ -552,6 +552,32 @@ static void start_emit(rec_reader *r)
 	o->emitting = true;
 }
 
+/* Decode the record at rec (its frame's ticks) of c into ev, and count it
+ * returned: *known false for a record of a type not selected (nothing
+ * returned); the chunk's problem if it does not decode.  A start before one
+ * already returned is counted late: its chunk came after the group that
+ * held the later one was released. */
+static rec_status take_record(rec_reader *r, rec_rchunk *c, const uint8_t *rec, uint64_t ticks,
+			      rec_event *ev, bool *known)
+{
+	rec_order *o = &r->ord;
+	const uint8_t *p = rec;
+	uint64_t t = ticks;
+	rec_status st = rec_rd_decode_record(r, c, &p, &t, ev, known, true);
+	if (st != REC_OK)
+		return chunk_problem(r, c, st);
+	if (!*known)
+		return REC_OK;
+	int64_t w = rec_rd_wall(&c->info, ticks);
+	if (o->returned && w < o->last_wall)
+		r->stats.order_late++;
+	else
+		o->last_wall = w;
+	o->returned = true;
+	r->stats.events++;
+	return REC_OK;
+}
+
 rec_status rec_rd_order_next(rec_reader *r, rec_event *ev)
 {
 	rec_order *o = &r->ord;
@@ -578,22 +604,12 @@ rec_status rec_rd_order_next(rec_reader *r, rec_event *ev)
 				if (record_action(c, tid) != 2)
 					continue;
 				c->ocur++;
-				const uint8_t *p = rec;
-				uint64_t t = c->walk_ticks;
 				bool known;
-				st = rec_rd_decode_record(r, c, &p, &t, ev, &known, true);
+				st = take_record(r, c, rec, c->walk_ticks, ev, &known);
 				if (st != REC_OK)
-					return chunk_problem(r, c, st);
-				if (!known)
-					continue;
-				int64_t w = rec_rd_wall(&c->info, c->walk_ticks);
-				if (o->returned && w < o->last_wall)
-					r->stats.order_late++;
-				else
-					o->last_wall = w;
-				o->returned = true;
-				r->stats.events++;
-				return REC_OK;
+					return st;
+				if (known)
+					return REC_OK;
 			}
 			release_group(r);
 		} else if (o->emitting) {
@@ -610,24 +626,12 @@ rec_status rec_rd_order_next(rec_reader *r, rec_event *ev)
 					o->heap[0] = o->heap[--o->nheap];
 				if (o->nheap > 1)
 					heap_down(o, 0);
-				const uint8_t *p = c->ev + e->off;
-				uint64_t t = e->ticks;
 				bool known;
-				st = rec_rd_decode_record(r, c, &p, &t, ev, &known, true);
+				st = take_record(r, c, c->ev + e->off, e->ticks, ev, &known);
 				if (st != REC_OK)
-					return chunk_problem(r, c, st);
-				if (!known)
-					continue;
-				/* A start before one already returned: its chunk came
-				 * after the group that held the later one was released. */
-				int64_t w = rec_rd_wall(&c->info, e->ticks);
-				if (o->returned && w < o->last_wall)
-					r->stats.order_late++;
-				else
-					o->last_wall = w;
-				o->returned = true;
-				r->stats.events++;
-				return REC_OK;
+					return st;
+				if (known)
+					return REC_OK;
 			}
 			release_group(r);
 		}
