@@ -95,10 +95,11 @@ static void t_io_events(void **state)
 	assert_int_equal(lseek(fd, 0, SEEK_SET), 0);
 	uint64_t t0 = rec_type_ticks(t);
 	ssize_t k = read(fd, buf, sizeof buf);
-	uint64_t t1 = rec_type_ticks(t);
 	assert_int_equal(k, 10);
-	assert_true(t1 - t0 < ms_to_ticks(THRESHOLD_MS));
-	rec_io_emit_(fd, "read", "file", path, (uint64_t)k, 0, t0, t1);
+	/* timed as lasting 1 ms (a measured time of a read this short is
+	 * under the threshold unless a loaded machine preempted it: valgrind
+	 * in the fresh-clone CI saw more than 15 ms) */
+	rec_io_emit_(fd, "read", "file", path, (uint64_t)k, 0, t0, t0 + ms_to_ticks(1));
 	/* 3: the same read timed as lasting 20 ms: recorded, with its path */
 	rec_io_emit_(fd, "read", "file", path, (uint64_t)k, 0, t0, t0 + ms_to_ticks(20));
 	close(fd);
