@@ -40,6 +40,7 @@
 #include <unistd.h>
 
 #include "record/recorder_internal.h"
+#include "record/stack_cfi.h"
 #include "record/stack_internal.h"
 
 
@@ -525,6 +526,11 @@ rec_status rec_recorder_open(rec_recorder **out, const rec_recorder_options *opt
 		recorder_free(r);
 		return st;
 	}
+	/* The unwind tables before the first event (stack_cfi.h), so that
+	 * every stack the program captures walks the call-frame information:
+	 * the first recorder of a process builds them (~10 ms), later ones
+	 * find them built (a few us). */
+	(void)rec_cfi_refresh();
 	if (pthread_create(&r->bg, NULL, rec_bg_main, r) != 0) { /* 7 */
 		pthread_mutex_lock(&rec_g_lock);
 		g_default_opening = dflt ? 0 : g_default_opening;
