@@ -9,7 +9,7 @@
  *   rec_stack_capture_ucontext() (a signal's interrupted stack: the CPU and
  *   wall samplers, crash events) follow each module's call-frame
  *   information over the unwind tables of stack_cfi.h where they exist
- *   (x86-64: built by a recorder's background thread when it starts and as
+ *   (x86-64: built when a recorder opens, by its background thread as
  *   modules are loaded, by the preload library before the program's first
  *   instruction; not with REC_UNWIND=fp), so a stack goes through code
  *   without frame pointers (libc, libevent, a Debian-built program) to the
