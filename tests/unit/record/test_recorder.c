@@ -32,6 +32,7 @@
 
 #include "rec/rec.h"
 #include "rec/recorder.h"
+#include "../../lib/child_exit.h"
 #include "../../lib/roundtrip.h"
 
 #if defined(__SANITIZE_ADDRESS__)
@@ -493,7 +494,7 @@ static void t_fork(void **state)
 		/* ASan's allocator is not fork-safe (a lock held by another parent
 		 * thread at fork() stays held in the child); glibc's malloc is, so
 		 * the fresh-recorder part runs in the normal build only. */
-		_exit(bad ? bad : 32);
+		rec_t_child_exit(bad ? bad : 32);
 #endif
 		/* a fresh recorder works in the child */
 		rec_recorder_options co = REC_RECORDER_OPTIONS_INIT;
@@ -502,7 +503,7 @@ static void t_fork(void **state)
 		rec_event_type *ct = NULL;
 		if (rec_recorder_open(&cr, &co) != REC_OK ||
 		    rec_recorder_register_type(cr, &rec_t_ev_def, 0, 0, &ct) != REC_OK)
-			_exit(8);
+			rec_t_child_exit(8);
 		for (int i = 0; i < 7; i++)
 			if (rec_emit_begin(&e, ct)) {
 				rec_emit_string(&e, rec_recorder_intern(cr, "child"));
@@ -512,7 +513,7 @@ static void t_fork(void **state)
 			}
 		if (rec_recorder_close(cr) != REC_OK)
 			bad |= 16;
-		_exit(bad);
+		rec_t_child_exit(bad);
 	}
 	int ws;
 	assert_int_equal(waitpid(pid, &ws, 0), pid);

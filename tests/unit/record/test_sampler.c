@@ -28,6 +28,7 @@
 #include "rec/builtins.h"
 #include "rec/recorder.h"
 
+#include "../../lib/child_exit.h"
 #include "../../lib/readback.h"
 #include "../../lib/scale.h"
 
@@ -202,7 +203,11 @@ static void t_sampler_stress(void **state)
 	/* 4 threads on 2 shared cores for 2 s: about 1 s of CPU each at most.
 	 * The kernel checks CPU-time timers at its tick (HZ), so 1 kHz gives
 	 * at most HZ samples per CPU second (the rest are overruns). */
-	assert_true(taken + dropped >= rec_t_scaled(50)); /* fewer under valgrind (scale.h) */
+	/* Under valgrind (REC_TEST_SCALE < 1) these lock-and-malloc threads
+	 * were sampled 3 times in 2 s in one run: its scheduler runs one thread
+	 * at a time and delivers the timer's signal at its own points.  There
+	 * the test asks only that sampling happened and the counts reconcile. */
+	assert_true(taken + dropped >= (rec_t_scaled(50) < 50 ? 1 : 50));
 	assert_true(in_file <= taken);
 	assert_true(in_file + lost >= taken);
 	assert_true(rec_t_count_type("rec.Alloc") > 0);
@@ -436,7 +441,7 @@ static void t_fork_while_sampling(void **state)
 		int ok = rec_mutex_lock(&g_stress_mu) == 0 && rec_mutex_unlock(&g_stress_mu) == 0;
 		cp_burn(50e6);
 		ok = ok && rec_cpu_sampler_attach_thread() == REC_ERR_STATE;
-		_exit(ok ? 0 : 3);
+		rec_t_child_exit(ok ? 0 : 3);
 	}
 	int status = 0;
 	assert_int_equal(waitpid(pid, &status, 0), pid);
