@@ -25,8 +25,12 @@
  * id with the new name, with a rec.ThreadStart of its own (thread.c,
  * rec_thread_renamed_: a thread's pool entry keeps its meaning for the
  * whole run, spec/FORMAT.md, Pools); rec-view shows a tid under the name
- * it had last.  A rename of another thread after that is not recorded (its
- * buffer is that thread's own to switch).
+ * it had last.  A rename of another thread after that switches the thread
+ * id that thread's records carry to a new one with the new name (thread.c,
+ * switch_thread_id: the renamer stores the new id's encoding, the
+ * background thread defines it with a rec.ThreadStart at the rename's
+ * time), up to REC_RENAMES_MAX times per thread and while the new id
+ * encodes in as many bytes as the old one.
  */
 #include "preload/preload_internal.h"
 #include "record/builtin_internal.h"

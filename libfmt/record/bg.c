@@ -158,6 +158,7 @@ static bool bg_define_later(rec_bg_pending *pd, rec_tbuf_full *b)
 		return false;
 	rec_pending_thread *t = &pd->thrs[pd->nthrs++];
 	t->id = b->thread_id;
+	b->defined_id = t->id;
 	t->os_tid = b->os_tid;
 	pthread_mutex_lock(&b->r->lock); /* against rec_thread_renamed_() */
 	t->name_id = b->name_id;
@@ -169,8 +170,8 @@ static bool bg_define_later(rec_bg_pending *pd, rec_tbuf_full *b)
 
 /* The drops b counted since they were last reported: one rec.Dropped per
  * (type, reason) with a non-zero increase.  Returns the records written. */
-static uint64_t put_thread_drops(rec_recorder *r, rec_tbuf_full *b, uint64_t ticks,
-				 uint64_t *dropped)
+static uint64_t put_thread_drops(rec_recorder *r, rec_tbuf_full *b, uint64_t thread_id,
+				 uint64_t ticks, uint64_t *dropped)
 {
 	const uint32_t reason[REC_DK_N] = { b->has_ring ? REC_DROP_FULL : REC_DROP_NO_BUFFER,
 					    REC_DROP_NESTED, REC_DROP_THROTTLED };
@@ -195,7 +196,7 @@ static uint64_t put_thread_drops(rec_recorder *r, rec_tbuf_full *b, uint64_t tic
 			}
 			if (d == 0)
 				continue;
-			put_dropped(r, ticks, d, b->thread_id, reason[k], id);
+			put_dropped(r, ticks, d, thread_id, reason[k], id);
 			*dropped += d;
 			recs++;
 		}
@@ -292,6 +293,43 @@ static uint64_t put_write_failures(rec_recorder *r, const rec_wf_event *wfe, siz
 	return records;
 }
 
+/* A rename of b by another thread since the last look (b->renamed_at):
+ * its new id and name queued for definition and its rec.ThreadStart (at the
+ * rename's time) put in staging, counted in *records.  Returns the id
+ * defined last for b, the one its drops are reported under. */
+static uint64_t define_renamed(rec_recorder *r, rec_bg_pending *pd, rec_tbuf_full *b,
+			       uint64_t *records)
+{
+	if (!__atomic_load_n(&b->renamed_at, __ATOMIC_ACQUIRE))
+		return b->defined_id;
+	/* Room first: nothing is allocated under r->lock (a thread that
+	 * registers from inside the program's allocator waits for it). */
+	if (!pending_reserve((void **)&pd->thrs, &pd->cthrs, pd->nthrs + 1, sizeof *pd->thrs) ||
+	    !rec_buf_reserve(&r->staging, 64)) {
+		rec_report(r, REC_ERR_NOMEM, "recorder: out of memory defining a thread");
+		return b->defined_id; /* the next round tries again */
+	}
+	pthread_mutex_lock(&r->lock);
+	uint64_t at = b->renamed_at;
+	rec_pending_thread *t = &pd->thrs[pd->nthrs++];
+	*t = (rec_pending_thread){ b->thread_id, b->os_tid, b->name_id, { 0 } };
+	memcpy(t->name, b->name, sizeof t->name);
+	b->renamed_at = 0;
+	b->defined_id = t->id;
+	pthread_mutex_unlock(&r->lock);
+	uint8_t body[48], *p = body;
+	p += rec_varint_put(p, REC_TYPE_ID_THREAD_START);
+	p += rec_varint_put(p, at);
+	p += rec_varint_put(p, t->id);
+	p += rec_varint_put(p, t->os_tid);
+	p += rec_varint_put(p, t->name_id);
+	size_t len = (size_t)(p - body);
+	(void)rec_buf_varint(&r->staging, len); /* reserved */
+	(void)rec_buf_append(&r->staging, body, len);
+	(*records)++;
+	return t->id;
+}
+
 /* Step 4: drain every thread buffer into staging, without r->lock: threads
  * register (push at the head) while we copy.  Only this thread unlinks
  * buffers (under the lock, step 6) and close() frees them after joining
@@ -337,12 +375,17 @@ static rec_tbuf_full *drain_threads(rec_recorder *r, rec_bg_pending *pd, uint64_
 			continue;
 		}
 		*records += n;
+		/* Renamed by another thread (thread.c, switch_thread_id): the
+		 * records just drained may carry the new id, defined here, before
+		 * staging is appended; a switch after this look shows in the next
+		 * round's drain and is defined then. */
+		uint64_t tid = define_renamed(r, pd, b, records);
 		if (state == REC_TB_LIVE)
 			rec_ring_grow(b);
 		/* Drops: once per chunk (in the round that ends one), and
 		 * before an exited thread's buffer is reclaimed. */
 		if (!r->drops_defer || state == REC_TB_ORPHAN)
-			*records += put_thread_drops(r, b, ticks, dropped);
+			*records += put_thread_drops(r, b, tid, ticks, dropped);
 		/* The thread exited before we looked (acquire): everything it
 		 * wrote is drained and its drops are reported. */
 		if (state == REC_TB_ORPHAN && !closing) {
@@ -352,10 +395,12 @@ static rec_tbuf_full *drain_threads(rec_recorder *r, rec_bg_pending *pd, uint64_
 			 * records are in a chunk, unless the id was handed out
 			 * (rec_emit_thread() may still name it). */
 			if (!__atomic_load_n(&b->id_shared, __ATOMIC_RELAXED) &&
-			    pending_reserve((void **)&pd->retire, &pd->cretire, pd->nretire + 2,
-					    sizeof *pd->retire)) {
+			    pending_reserve((void **)&pd->retire, &pd->cretire,
+					    pd->nretire + 2 + 2 * b->nold, sizeof *pd->retire)) {
 				pd->retire[pd->nretire++] = b->thread_id;
 				pd->retire[pd->nretire++] = b->name_id;
+				for (uint32_t i = 0; i < 2 * b->nold; i++)
+					pd->retire[pd->nretire++] = b->old_ids[i];
 			}
 		}
 	}

@@ -143,6 +143,10 @@ typedef struct rec_drop_slot {
 	uint64_t n[REC_DK_N];            /* atomic counts by kind */
 } rec_drop_slot;
 
+/* Renames of a thread by another thread, once it was defined, that its
+ * buffer records (a further one is not recorded). */
+#define REC_RENAMES_MAX 4
+
 typedef struct rec_tbuf_full {
 	struct rec_tbuf_ pub;            /* first: what the inline emit path uses */
 	struct rec_recorder *r;          /* valid while the owner is inside an emit */
@@ -159,6 +163,15 @@ typedef struct rec_tbuf_full {
 	uint64_t os_tid;
 	uint64_t name_id;                /* REC_THREAD_NAME_BASE + thread_id, 0 = no name */
 	char name[16];                   /* the thread's name at registration */
+	/* Another thread renamed this one once it was defined (thread.c,
+	 * rec_thread_renamed_tid_, under r->lock): its records carry a new
+	 * thread id from then on (pub.thread_enc switched); renamed_at (ticks,
+	 * 0 = none) until the background thread defines the new id with a
+	 * rec.ThreadStart; the ids it had before retire with the buffer. */
+	uint64_t renamed_at;             /* atomic */
+	uint64_t defined_id;             /* background-only: the id it defined last */
+	uint64_t old_ids[2 * REC_RENAMES_MAX]; /* pairs: thread id, name id */
+	uint32_t nold;
 	rec_event_type *t_end;           /* the recorder's rec.ThreadEnd handle */
 	/* drops by type (owner and its signal handlers add) */
 	rec_drop_slot drops[REC_DROP_SLOTS];

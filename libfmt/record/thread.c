@@ -377,19 +377,60 @@ void rec_thread_renamed_(const char *name)
 		(void)thread_buffer(again[i], 0); /* its name: pthread_getname_np's, the new one */
 }
 
+/* b, defined under its old name, goes on under a new thread id named
+ * name: the records its owner commits from now on carry the new id (one
+ * 8-byte store of pub.thread_enc, which the owner's emits copy whole), and
+ * the background thread defines it, with a rec.ThreadStart at this time,
+ * before it appends any of them (bg.c, drain_threads, after each drain).
+ * The old id stays defined until the buffer is reclaimed: a record whose
+ * emit copied it before the switch may still be committed.  The new id
+ * must encode in as many bytes as the old one (the owner may have copied
+ * the length already); a thread past that, or renamed REC_RENAMES_MAX
+ * times this way, keeps its name (false).  Under r->lock. */
+static bool switch_thread_id(rec_recorder *r, rec_tbuf_full *b, const char *name)
+{
+	if (b->renamed_at) { /* the new id is not defined yet: rename it */
+		strncpy(b->name, name, sizeof b->name - 1);
+		b->name[sizeof b->name - 1] = 0;
+		b->name_id = b->name[0] ? REC_THREAD_NAME_BASE + b->thread_id : 0;
+		return true;
+	}
+	uint64_t id = r->threads_registered + 1, enc;
+	if (b->nold == REC_RENAMES_MAX || rec_varint_enc8(id, &enc) != b->pub.thread_len)
+		return false;
+	r->threads_registered = id;
+	b->old_ids[2 * b->nold] = b->thread_id;
+	b->old_ids[2 * b->nold + 1] = b->name_id;
+	b->nold++;
+	b->thread_id = id;
+	strncpy(b->name, name, sizeof b->name - 1);
+	b->name[sizeof b->name - 1] = 0;
+	b->name_id = b->name[0] ? REC_THREAD_NAME_BASE + id : 0;
+	uint64_t now = rec_type_ticks(r->t_start);
+	__atomic_store_n(&b->renamed_at, now ? now : 1, __ATOMIC_RELEASE);
+	__atomic_store_n(&b->pub.thread_enc, enc, __ATOMIC_RELEASE);
+	__atomic_fetch_add(&r->st_threads, 1, __ATOMIC_RELAXED);
+	return true;
+}
+
 /* Another thread (os_tid) was named: its buffers not yet defined in their
  * recorder's writer take the new name, as rec_thread_renamed_() does for
- * the calling thread.  rec_g_lock, then each r->lock (atfork_prepare's
- * order). */
+ * the calling thread; a buffer defined already goes on under a new thread
+ * id with the new name (switch_thread_id).  rec_g_lock, then each r->lock
+ * (atfork_prepare's order). */
 void rec_thread_renamed_tid_(uint64_t os_tid, const char *name)
 {
 	pthread_mutex_lock(&rec_g_lock);
 	for (rec_recorder *r = rec_g_open; r; r = r->g_next) {
 		pthread_mutex_lock(&r->lock);
 		for (rec_tbuf_full *b = r->threads; b; b = b->rec_next) {
-			if (b->os_tid != os_tid || b->defined ||
+			if (b->os_tid != os_tid ||
 			    __atomic_load_n(&b->state, __ATOMIC_ACQUIRE) != REC_TB_LIVE)
 				continue;
+			if (b->defined) {
+				(void)switch_thread_id(r, b, name);
+				continue;
+			}
 			strncpy(b->name, name, sizeof b->name - 1);
 			b->name[sizeof b->name - 1] = 0;
 			b->name_id = b->name[0] ? REC_THREAD_NAME_BASE + b->thread_id : 0;
