@@ -9,14 +9,19 @@
 # tests/cli/stacks_complete.sh and bench/unwind.sh.
 #
 #   stack_roots.py SAMPLES.jsonl PROGRAM [--top N] [--thread PREFIX] [--stacked]
+#                  [--require MIN:PCT]
 #
 # Any event type's JSON lines will do (tests/cli/record_memcached.sh checks
 # the stacks its threads captured themselves: lock waits, sleeps).
 # --thread PREFIX counts only the events of threads whose name starts with
 # PREFIX; --stacked leaves out events recorded without a stack (rec.Alloc's
 # tail records), which otherwise count as not reaching a root.
-# Prints "samples=N rooted=R pct=P frames=F" (F: mean frames per sample),
-# then the N (default 8) most common last frames, one a line.
+# Prints "samples=N rooted=R pct=P frames=F recorder_frames=K" (F: mean
+# frames per sample; K: frames in the recorder's own modules, librec*.so,
+# which no stack may hold), then the N (default 8) most common last frames,
+# one a line.  --require MIN:PCT (the tests' check) exits 1, saying why on
+# stderr, unless at least MIN events were counted, at least PCT % of them
+# reach a root and no frame is the recorder's.
 import collections, json, os, subprocess, sys
 
 def main():
@@ -24,8 +29,9 @@ def main():
     top = int(sys.argv[sys.argv.index("--top") + 1]) if "--top" in sys.argv else 8
     prefix = sys.argv[sys.argv.index("--thread") + 1] if "--thread" in sys.argv else None
     stacked = "--stacked" in sys.argv
+    require = sys.argv[sys.argv.index("--require") + 1] if "--require" in sys.argv else None
     lasts = collections.Counter()
-    n = frames_total = 0
+    n = frames_total = recorder_frames = 0
     for line in open(path):
         s = json.loads(line)["values"]
         if prefix is not None and not (s.get("eventThread") or {}).get("name", "").startswith(prefix):
@@ -35,6 +41,8 @@ def main():
         frames = s["stackTrace"]["frames"] if s.get("stackTrace") else []
         n += 1
         frames_total += len(frames)
+        recorder_frames += sum(1 for f in frames
+                               if os.path.basename(f.get("module") or "").startswith("librec"))
         lasts[(frames[-1]["module"], frames[-1]["moduleOffset"]) if frames else (None, None)] += 1
     by_module = collections.defaultdict(list)
     for mod, off in lasts:
@@ -59,11 +67,23 @@ def main():
         return os.path.realpath(mod) == program and fn in ("main", "_start")
 
     rooted = sum(c for k, c in lasts.items() if is_root(*k))
-    print("samples=%d rooted=%d pct=%.2f frames=%.1f" % (n, rooted, 100.0 * rooted / max(n, 1),
-                                                        frames_total / max(n, 1)))
+    print("samples=%d rooted=%d pct=%.2f frames=%.1f recorder_frames=%d" %
+          (n, rooted, 100.0 * rooted / max(n, 1), frames_total / max(n, 1), recorder_frames))
     for (mod, off), c in lasts.most_common(top):
         print("  %6d  last frame %s (%s+%s)%s" % (c, names.get((mod, off), "??"),
                                                  os.path.basename(mod or "?"), off,
                                                  "" if is_root(mod, off) else "  <- not a root"))
+    if require:
+        least, pct = require.split(":")
+        why = None
+        if n < int(least):
+            why = "only %d events with a stack, want >= %s" % (n, least)
+        elif rooted * 100 < n * float(pct):
+            why = "%d of %d stacks reach the thread's root, want >= %s %%" % (rooted, n, pct)
+        elif recorder_frames:
+            why = "%d frames of the recorder's own (librec*) in the stacks" % recorder_frames
+        if why:
+            sys.stderr.write(why + "\n")
+            sys.exit(1)
 
 main()

@@ -275,8 +275,10 @@ REC_NO_ASAN static size_t walk(uintptr_t fp, uintptr_t lo, uintptr_t hi,
 			break; /* end of chain (or garbage) */
 		if (skip > 0) {
 			skip--;
-		} else if (n == 0 && rec_stack_in_librec(ret)) {
-			/* a leading frame of librec's own: not part of the stack */
+		} else if (rec_stack_in_librec(ret)) {
+			/* librec's own frame (a leading one, or the preload
+			 * library's start routine at a thread's root): not part of
+			 * the stack */
 		} else {
 			if (n >= max) {
 				if (truncated)
@@ -421,7 +423,7 @@ REC_NO_ASAN size_t rec_stack_capture_ucontext_fp(const void *ucontext, uintptr_t
 				if (fp >= sp && fp <= hi - 2 * sizeof(uintptr_t) && (fp & 7) == 0)
 					framed = ((const volatile uintptr_t *)fp)[1] == ra;
 				if (target <= pc && pc - target < 65536 && !framed && n < max &&
-				    !(n == 0 && rec_stack_in_librec(ra)))
+				    !rec_stack_in_librec(ra))
 					pcs[n++] = ra;
 			}
 		}

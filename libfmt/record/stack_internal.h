@@ -38,11 +38,14 @@
  *   librec's code is one range, the section rec_text that the Makefile puts
  *   every librec function into (both in librec.a and librec.so; the linker's
  *   __start_rec_text/__stop_rec_text bound it in the module that holds
- *   librec).  Only LEADING librec frames are dropped: a librec function below
- *   a program frame (librec calling back into the program, which calls librec
- *   again) stays, so the stack keeps saying what called what.  A CPU sample
- *   or crash that interrupted librec itself is charged to the program frame
- *   that called into librec.  Two compare instructions per leading frame.
+ *   librec).  Every librec frame is dropped, the leading ones (the
+ *   recorder's own work) and those below a program frame: the preload
+ *   library's interposers in front of libc that call back into the program
+ *   (its start routine at the root of every thread, between start_thread
+ *   and the program's; its exit under the program's atexit handlers), whose
+ *   libc callers stay.  A CPU sample or crash that interrupted librec
+ *   itself is charged to the program frame that called into librec.  Two
+ *   compare instructions per frame.
  *
  * PC convention (what a captured entry means)
  *   Every captured entry is a *return address* (the instruction after a

@@ -110,7 +110,8 @@ REC_NO_ASAN static inline int stack_word(uintptr_t a, uintptr_t lo, uintptr_t hi
 
 /* The walk from pc (exact: an interrupted pc; else a return address), sp
  * and fp; the first skip frames are stepped over before anything is
- * written, then leading frames in librec are dropped. */
+ * written, then frames in librec are dropped (leading ones, and the preload
+ * library's start routine between a thread's root and the program's). */
 REC_NO_ASAN static size_t unwind(const rec_cfi_snapshot *s, uintptr_t pc, int exact, uintptr_t sp,
 				 uintptr_t fp, uintptr_t lo, uintptr_t hi, size_t skip,
 				 uintptr_t *pcs, size_t max, rec_unwind_end *end)
@@ -135,7 +136,7 @@ REC_NO_ASAN static size_t unwind(const rec_cfi_snapshot *s, uintptr_t pc, int ex
 		}
 		if (skip > 0) {
 			skip--;
-		} else if (!(n == 0 && rec_stack_in_librec(pc))) {
+		} else if (!rec_stack_in_librec(pc)) { /* librec's frames are not the program's */
 			if (n >= max) {
 				why = REC_UNWIND_FULL;
 				break;

@@ -47,19 +47,16 @@ check_recording "$tmp/memcached.rec" "$mc_pid" memcached \
 # frame of each stack of memcached's named threads (mc-*), resolved by
 # elfutils' eu-addr2line with Debian's libc6-dbg, is libc's start_thread or
 # __clone3 for at least 99 % of them (bench/stack_roots.py; the frame-pointer
-# walk, REC_UNWIND=fp, gave 0-1 % and one frame a stack).
+# walk, REC_UNWIND=fp, gave 0-1 % and one frame a stack), and no frame is the
+# recorder's own (the preload's start routine stood between start_thread and
+# memcached's thread function).
 for t in rec.LockWait rec.Sleep rec.CPUSample; do
 	timeout 60 "$bin/rec-print" --json-lines --events "$t" --stack-depth 4096 "$tmp/memcached.rec" \
 		>"$tmp/stacks-$t.jsonl" 2>/dev/null || fail "rec-print --events $t failed"
 	python3 "$root/bench/stack_roots.py" "$tmp/stacks-$t.jsonl" "$(command -v memcached)" \
-		--thread mc- --stacked >"$tmp/roots-$t.txt" || fail "bench/stack_roots.py failed on $t"
+		--thread mc- --stacked --require 10:99 >"$tmp/roots-$t.txt" 2>"$tmp/roots-$t.err" ||
+		fail "$t on memcached's threads: $(cat "$tmp/roots-$t.err")"
 	sed "s/^/  $t: /" "$tmp/roots-$t.txt" | head -4
-	summary=$(head -1 "$tmp/roots-$t.txt")
-	n=$(tr ' ' '\n' <<<"$summary" | sed -n 's/^samples=//p')
-	rooted=$(tr ' ' '\n' <<<"$summary" | sed -n 's/^rooted=//p')
-	[ "${n:-0}" -ge 10 ] || fail "only ${n:-0} $t events with a stack on memcached's threads"
-	[ $((${rooted:-0} * 100)) -ge $((${n:-0} * 99)) ] ||
-		fail "${rooted:-0} of ${n:-0} $t stacks of memcached's threads reach the thread's root, want >= 99 %"
 done
 
 cli_done record_memcached
