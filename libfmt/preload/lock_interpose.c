@@ -39,6 +39,17 @@ static inline void took(const void *lock)
 	rec_in_recorder_--;
 }
 
+/* A trylock that succeeded: held, but no rec.LockOrder pair (lock_wrap.c,
+ * rec_lock_tried_: a trylock cannot close a deadlock). */
+static inline void took_try(const void *lock)
+{
+	if (__builtin_expect(rec_lock_acquired_fast_(lock), 1))
+		return;
+	rec_in_recorder_++;
+	rec_lock_tried_(lock, NULL);
+	rec_in_recorder_--;
+}
+
 /* The fast path's test: recording, this thread not inside the recorder,
  * and the call not made by librec's own code in this library (caller: the
  * interposer's return address).  A program that calls librec's API itself
@@ -147,7 +158,7 @@ REC_PRELOAD_API int pthread_mutex_trylock(pthread_mutex_t *m)
 	rec_preload_ensure();
 	int rc = rec_real_.mutex_trylock(m);
 	if (got(rc) && rec_preload_active() && fast())
-		took(m);
+		took_try(m);
 	return rc;
 }
 
@@ -224,7 +235,7 @@ REC_PRELOAD_API int pthread_rwlock_tryrdlock(pthread_rwlock_t *l)
 	rec_preload_ensure();
 	int rc = rec_real_.rw_tryrdlock(l);
 	if (rc == 0 && rec_preload_active() && fast())
-		took(l);
+		took_try(l);
 	return rc;
 }
 
@@ -233,7 +244,7 @@ REC_PRELOAD_API int pthread_rwlock_trywrlock(pthread_rwlock_t *l)
 	rec_preload_ensure();
 	int rc = rec_real_.rw_trywrlock(l);
 	if (rc == 0 && rec_preload_active() && fast())
-		took(l);
+		took_try(l);
 	return rc;
 }
 

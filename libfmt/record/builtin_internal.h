@@ -82,6 +82,9 @@ void rec_alloc_free_with_(void (*free_fn)(void *), void *ptr);
  * rec_lock_wait_end_() : record the wait that began at t0 if it reached
  * the threshold (kind: 0 mutex, 1 read, 2 write). */
 void rec_lock_acquired_(const void *lock, const char *name);
+/* The same for a lock taken by a trylock: held, no rec.LockOrder pair (a
+ * trylock never waits, so it cannot close a deadlock). */
+void rec_lock_tried_(const void *lock, const char *name);
 int rec_lock_released_(const void *lock);
 /* Names a lock that has none (NULL) when an event is written, if set (the
  * preload library's lock_names.c); NULL: "0x<address>". */

@@ -324,6 +324,19 @@ static inline void acquired(const void *lock, const char *name, uint64_t *holder
 	note_acquired(lock, name);
 }
 
+/* The calling thread took lock by a trylock: held, but no rec.LockOrder
+ * pair with the locks it holds.  A trylock never waits, so taking it while
+ * holding others cannot close a deadlock (the rule of the kernel's
+ * lockdep); programs take locks out of order exactly this way on purpose
+ * (memcached's LRU maintainer trylocks item locks under an LRU lock).  A
+ * lock it acquires later while holding this one makes pairs as usual. */
+static inline void tried(const void *lock, const char *name, uint64_t *holder, uint64_t tid)
+{
+	__atomic_store_n(holder, tid, __ATOMIC_RELAXED);
+	rec_thread_seen();
+	held_push(lock, name);
+}
+
 static int still_held(const void *lock, uint32_t depth)
 {
 	for (uint32_t k = 0; k < depth; k++)
@@ -433,7 +446,7 @@ int rec_mutex_trylock(rec_mutex *m)
 {
 	int rc = pthread_mutex_trylock(&m->mu);
 	if (rc == 0)
-		acquired(m, m->name, &m->holder, rec_builtin_tid());
+		tried(m, m->name, &m->holder, rec_builtin_tid());
 	return rc;
 }
 
@@ -550,7 +563,7 @@ static inline int rwlock_try(rec_rwlock *l, int write)
 {
 	int rc = write ? pthread_rwlock_trywrlock(&l->rw) : pthread_rwlock_tryrdlock(&l->rw);
 	if (rc == 0)
-		acquired(l, l->name, &l->holder, rec_builtin_tid());
+		tried(l, l->name, &l->holder, rec_builtin_tid());
 	return rc;
 }
 
@@ -591,6 +604,12 @@ int rec_rwlock_unlock(rec_rwlock *l)
 void rec_lock_acquired_(const void *lock, const char *name)
 {
 	note_acquired(lock, name);
+}
+
+void rec_lock_tried_(const void *lock, const char *name)
+{
+	rec_thread_seen();
+	held_push(lock, name);
 }
 
 void rec_lock_reacquired_(const void *lock, const char *name)

@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # The preload library's other locks (tests/helpers/plain_locks.c, built
-# without librec): rec.LockOrder lock_a -> lock_b named by their symbols;
+# without librec): rec.LockOrder lock_a -> lock_b named by their symbols,
+# none for lock_b -> lock_a taken by a trylock, and lock_b -> lock_c and
+# lock_a -> lock_c for lock_c taken while holding both;
 # the main thread's read-lock wait on config_rwlock behind thread "writer"
 # (lockKind 1, the writer's tid as the holder, the duration the program
 # measured itself); a condition wait through glibc's old GLIBC_2.2.5
@@ -25,7 +27,8 @@ ev = json.load(open(path))["recording"]["events"]
 of = lambda t: [e["values"] for e in ev if e["type"] == t]
 bad = []
 lo = [(o["heldName"], o["acquiredName"]) for o in of("rec.LockOrder")]
-if lo != [("lock_a", "lock_b")]: bad.append("lock order %s" % lo)
+if sorted(lo) != [("lock_a", "lock_b"), ("lock_a", "lock_c"), ("lock_b", "lock_c")]:
+    bad.append("lock order %s" % lo)
 rw = [w for w in of("rec.LockWait") if w["lockName"] == "config_rwlock"]
 if len(rw) != 1: bad.append("rwlock waits %s" % of("rec.LockWait"))
 else:

@@ -3,7 +3,10 @@
  * plain_locks.c - a program that knows nothing of rec (built without
  * librec), for the preload library's tests, with the locks other than a
  * plain mutex:
- *   - lock order: the main thread takes lock_a then lock_b;
+ *   - lock order: the main thread takes lock_a then lock_b; then lock_b,
+ *     lock_a by a trylock (no pair: a trylock never waits) and lock_c
+ *     (pairs lock_b -> lock_c and lock_a -> lock_c: a lock taken by a
+ *     trylock is held like any other);
  *   - rwlock: thread "writer" write-locks config_rwlock for 150 ms while the
  *     main thread waits to read-lock it;
  *   - the old condition variable: this file calls pthread_cond_wait and
@@ -24,6 +27,7 @@ __asm__(".symver pthread_cond_wait, pthread_cond_wait@GLIBC_2.2.5");
 __asm__(".symver pthread_cond_signal, pthread_cond_signal@GLIBC_2.2.5");
 
 static pthread_mutex_t lock_a = PTHREAD_MUTEX_INITIALIZER, lock_b = PTHREAD_MUTEX_INITIALIZER;
+static pthread_mutex_t lock_c = PTHREAD_MUTEX_INITIALIZER;
 static pthread_rwlock_t config_rwlock = PTHREAD_RWLOCK_INITIALIZER;
 static pthread_mutex_t old_cond_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t old_cond = PTHREAD_COND_INITIALIZER;
@@ -70,6 +74,13 @@ int main(void)
 	pthread_mutex_lock(&lock_b);
 	pthread_mutex_unlock(&lock_b);
 	pthread_mutex_unlock(&lock_a);
+	pthread_mutex_lock(&lock_b);
+	if (pthread_mutex_trylock(&lock_a) != 0)
+		return 1; /* nobody else holds it */
+	pthread_mutex_lock(&lock_c);
+	pthread_mutex_unlock(&lock_c);
+	pthread_mutex_unlock(&lock_a);
+	pthread_mutex_unlock(&lock_b);
 
 	pthread_create(&s, NULL, sleeper, NULL);
 	pthread_create(&w, NULL, writer, NULL);

@@ -155,6 +155,7 @@ static void t_rwlock_wait(void **state)
 
 static rec_mutex g_a = REC_MUTEX_INITIALIZER("lock.A");
 static rec_mutex g_b = REC_MUTEX_INITIALIZER("lock.B");
+static rec_mutex g_c = REC_MUTEX_INITIALIZER("lock.C");
 
 void *order_ab_thread(void *arg);
 void *order_ba_thread(void *arg);
@@ -178,9 +179,12 @@ void *order_ba_thread(void *arg)
 	*tid = rec_t_my_tid();
 	for (int i = 0; i < 50; i++) {
 		assert_int_equal(rec_mutex_lock(&g_b), 0);
-		/* trylock: a B->A order without risking the deadlock */
-		if (rec_mutex_trylock(&g_a) == 0)
-			assert_int_equal(rec_mutex_unlock(&g_a), 0);
+		/* B->A (the A->B threads are done: no deadlock) */
+		assert_int_equal(rec_mutex_lock(&g_a), 0);
+		assert_int_equal(rec_mutex_unlock(&g_a), 0);
+		/* a trylock makes no pair (B->C): it never waits */
+		if (rec_mutex_trylock(&g_c) == 0)
+			assert_int_equal(rec_mutex_unlock(&g_c), 0);
 		assert_int_equal(rec_mutex_unlock(&g_b), 0);
 	}
 	return NULL;
