@@ -85,7 +85,7 @@ void rec_lock_acquired_(const void *lock, const char *name);
 /* The same for a lock taken by a trylock: held, no rec.LockOrder pair (a
  * trylock never waits, so it cannot close a deadlock). */
 void rec_lock_tried_(const void *lock, const char *name);
-int rec_lock_released_(const void *lock);
+int rec_lock_released_slow_(const void *lock);
 /* Names a lock that has none (NULL) when an event is written, if set (the
  * preload library's lock_names.c); NULL: "0x<address>". */
 extern const char *(*rec_lock_name_hook_)(const void *lock);
@@ -139,7 +139,41 @@ void rec_sleep_emit(uint64_t requested_ns, uint64_t start_ticks, uint64_t end_ti
  * rec_alloc_maybe_live_() is 0 when p is certainly not a live sampled
  * block (one byte load; nearly every free), so that its free needs no
  * rec_alloc_free_with_(). */
-int rec_lock_acquired_fast_(const void *lock);
+#define REC_HELD_MAX 32
+typedef struct rec_held_lock {
+	const void *lock;
+	const char *name;
+} rec_held_lock;
+/* The calling thread's held-lock stack (lock_wrap.c): depth, the locks
+ * past REC_HELD_MAX (counted, not kept), the locks, oldest first. */
+extern __thread uint32_t rec_held_depth_tls_, rec_held_overflow_tls_;
+extern __thread rec_held_lock rec_held_tls_[REC_HELD_MAX];
+static inline int rec_lock_acquired_fast_(const void *lock)
+{
+	if (__builtin_expect(rec_held_depth_tls_ == 0 && rec_held_overflow_tls_ == 0 &&
+				     rec_thread_seen_tls_ ==
+					     __atomic_load_n(&rec_thread_seen_gen_, __ATOMIC_RELAXED),
+			     1)) {
+		rec_held_tls_[0].lock = lock;
+		rec_held_tls_[0].name = NULL;
+		rec_held_depth_tls_ = 1;
+		return 1;
+	}
+	return 0;
+}
+/* rec_lock_released_() : lock is released by the calling thread: off its
+ * held-lock stack; 1 if it still holds it (recursively).  Inline for the
+ * usual case, the only lock held. */
+static inline int rec_lock_released_(const void *lock)
+{
+	if (__builtin_expect(rec_held_depth_tls_ == 1 && rec_held_overflow_tls_ == 0 &&
+				     rec_held_tls_[0].lock == lock,
+			     1)) {
+		rec_held_depth_tls_ = 0;
+		return 0;
+	}
+	return rec_lock_released_slow_(lock);
+}
 #define REC_ALLOC_LIVE_SLOTS 4096u
 extern uint8_t rec_alloc_live_home_[REC_ALLOC_LIVE_SLOTS];
 static inline size_t rec_alloc_live_slot_(uintptr_t p)

@@ -130,7 +130,6 @@ uint64_t rec_builtin_tid(void)
 	return tls_tid;
 }
 
-#define HELD_MAX 32
 /* The pairs a thread recorded: an open-addressing set that starts at
  * PAIRS_MIN slots and doubles (a new mapping, rehashed) when 3/4 full, up
  * to PAIRS_MAX slots (1 MiB); beyond 3/4 of that it starts over, so a pair
@@ -141,10 +140,6 @@ uint64_t rec_builtin_tid(void)
 #define PAIRS_MIN 512u
 #define PAIRS_MAX 65536u
 
-typedef struct held_lock {
-	const void *lock;
-	const char *name;
-} held_lock;
 
 typedef struct pair_slot {
 	uintptr_t held, acq;
@@ -156,8 +151,10 @@ typedef struct pair_set {
 	pair_slot slot[];
 } pair_set;
 
-static __thread uint32_t tls_depth, tls_overflow;
-static __thread held_lock tls_held[HELD_MAX];
+/* The held-lock stack (builtin_internal.h: the preload's inline fast paths
+ * read it too). */
+__thread uint32_t rec_held_depth_tls_, rec_held_overflow_tls_;
+__thread rec_held_lock rec_held_tls_[REC_HELD_MAX];
 static __thread pair_set *tls_pairs;
 
 static pthread_key_t pairs_key;
@@ -277,8 +274,8 @@ static __attribute__((noinline)) void rec_lock_order_record_(const void *lock, c
 	pair_set *ps = thread_pairs();
 	if (ps == NULL)
 		return;
-	for (uint32_t i = 0; i < tls_depth; i++) {
-		const held_lock *h = &tls_held[i];
+	for (uint32_t i = 0; i < rec_held_depth_tls_; i++) {
+		const rec_held_lock *h = &rec_held_tls_[i];
 		if (h->lock == lock || pair_seen(ps, (uintptr_t)h->lock, (uintptr_t)lock, 0))
 			continue;
 		rec_emit e;
@@ -294,15 +291,15 @@ static __attribute__((noinline)) void rec_lock_order_record_(const void *lock, c
 	}
 }
 
-/* Put lock on the calling thread's held stack (counted past HELD_MAX). */
+/* Put lock on the calling thread's held stack (counted past REC_HELD_MAX). */
 static inline void held_push(const void *lock, const char *name)
 {
-	if (tls_depth < HELD_MAX) {
-		tls_held[tls_depth].lock = lock;
-		tls_held[tls_depth].name = name;
-		tls_depth++;
+	if (rec_held_depth_tls_ < REC_HELD_MAX) {
+		rec_held_tls_[rec_held_depth_tls_].lock = lock;
+		rec_held_tls_[rec_held_depth_tls_].name = name;
+		rec_held_depth_tls_++;
 	} else {
-		tls_overflow++;
+		rec_held_overflow_tls_++;
 	}
 }
 
@@ -310,7 +307,7 @@ static inline void held_push(const void *lock, const char *name)
 static inline void note_acquired(const void *lock, const char *name)
 {
 	rec_thread_seen();
-	if (tls_depth > 0) {
+	if (rec_held_depth_tls_ > 0) {
 		ensure_types();
 		if (T_order != NULL && rec_type_enabled(T_order))
 			rec_lock_order_record_(lock, name);
@@ -340,7 +337,7 @@ static inline void tried(const void *lock, const char *name, uint64_t *holder, u
 static int still_held(const void *lock, uint32_t depth)
 {
 	for (uint32_t k = 0; k < depth; k++)
-		if (tls_held[k].lock == lock)
+		if (rec_held_tls_[k].lock == lock)
 			return 1;
 	return 0;
 }
@@ -348,15 +345,15 @@ static int still_held(const void *lock, uint32_t depth)
 /* Released out of order (not the most recent acquisition). */
 static __attribute__((noinline)) int released_slow(const void *lock)
 {
-	for (uint32_t i = tls_depth; i-- > 0;) {
-		if (tls_held[i].lock != lock)
+	for (uint32_t i = rec_held_depth_tls_; i-- > 0;) {
+		if (rec_held_tls_[i].lock != lock)
 			continue;
-		memmove(&tls_held[i], &tls_held[i + 1], (tls_depth - i - 1) * sizeof(held_lock));
-		tls_depth--;
-		return still_held(lock, tls_depth);
+		memmove(&rec_held_tls_[i], &rec_held_tls_[i + 1], (rec_held_depth_tls_ - i - 1) * sizeof(rec_held_lock));
+		rec_held_depth_tls_--;
+		return still_held(lock, rec_held_depth_tls_);
 	}
-	if (tls_overflow > 0)
-		tls_overflow--;
+	if (rec_held_overflow_tls_ > 0)
+		rec_held_overflow_tls_--;
 	return 0;
 }
 
@@ -364,9 +361,9 @@ static __attribute__((noinline)) int released_slow(const void *lock)
  * (recursive mutex, several read locks). */
 static inline int released(const void *lock)
 {
-	uint32_t d = tls_depth;
-	if (__builtin_expect(d > 0 && tls_overflow == 0 && tls_held[d - 1].lock == lock, 1)) {
-		tls_depth = d - 1;
+	uint32_t d = rec_held_depth_tls_;
+	if (__builtin_expect(d > 0 && rec_held_overflow_tls_ == 0 && rec_held_tls_[d - 1].lock == lock, 1)) {
+		rec_held_depth_tls_ = d - 1;
 		return d == 1 ? 0 : still_held(lock, d - 1);
 	}
 	return released_slow(lock);
@@ -617,19 +614,8 @@ void rec_lock_reacquired_(const void *lock, const char *name)
 	held_push(lock, name);
 }
 
-int rec_lock_acquired_fast_(const void *lock)
-{
-	if (__builtin_expect(tls_depth == 0 && tls_overflow == 0 &&
-			     rec_thread_seen_tls_ == __atomic_load_n(&rec_thread_seen_gen_, __ATOMIC_RELAXED), 1)) {
-		tls_held[0].lock = lock;
-		tls_held[0].name = NULL;
-		tls_depth = 1;
-		return 1;
-	}
-	return 0;
-}
 
-int rec_lock_released_(const void *lock)
+int rec_lock_released_slow_(const void *lock)
 {
 	return released(lock);
 }
@@ -641,7 +627,7 @@ int rec_lock_wait_begin_(uint64_t *t0)
 
 uint32_t rec_lock_held_count_(void)
 {
-	return tls_depth;
+	return rec_held_depth_tls_;
 }
 
 void rec_lock_wait_end_(const void *lock, const char *name, uint64_t holder, unsigned kind,
