@@ -35,7 +35,8 @@
 # recorded, from its own output: rec-summary --json; perf report --stats;
 # heaptrack_print; babeltrace2 -c sink.utils.counter.
 # Environment: SBS_DURATION, SBS_RUNS, SBS_RATE_RW, SBS_RATE_MC (requests/s
-# instead of 70 % of capacity), SBS_NO_MEMCACHED=1, SBS_NO_LTTNG=1.
+# instead of 70 % of capacity), SBS_NO_MEMCACHED=1, SBS_NO_LTTNG=1, SBS_ONLY=rw|mc
+# (one service).
 # Writes $BUILD/bench/sidebyside.md (also on stdout) and sidebyside.kv.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -177,6 +178,11 @@ if [ "$HAVE_MC" = 1 ]; then
 fi
 SERVICES=(rw)
 [ "$HAVE_MC" = 1 ] && SERVICES+=(mc)
+if [ -n "${SBS_ONLY:-}" ]; then # one service: rw or mc
+	[ "$SBS_ONLY" = rw ] || [ "$SBS_ONLY" = mc ] || die "SBS_ONLY: rw or mc, not $SBS_ONLY"
+	[ "$SBS_ONLY" = rw ] || [ "$HAVE_MC" = 1 ] || die "SBS_ONLY=mc: memcached is not here"
+	SERVICES=("$SBS_ONLY")
+fi
 arms_of() { if [ "$1" = rw ]; then echo "${RW_ARMS[@]}"; else echo "${MC_ARMS[@]}"; fi; }
 # program SERVICE PORT -> the program's argv (one word a line)
 program() {
