@@ -684,10 +684,8 @@ void *rec_bg_main(void *arg)
 		uint64_t now = rec_clock_mono_ns();
 		uint64_t deadline = next_periodic(r, next_flush < next_round ? next_flush : next_round);
 		if (deadline > now && !__atomic_load_n(&r->wake, __ATOMIC_ACQUIRE)) {
-			uint64_t wait = deadline - now;
-			if (r->flags & REC_RECORDER_FLIGHT && wait > 50000000u)
-				wait = 50000000u; /* poll the dump signal flag */
-			rec_futex_wait(&r->wake, 0, wait);
+			/* (the dump signal's handler wakes us: output.c) */
+			rec_futex_wait(&r->wake, 0, deadline - now);
 		}
 		__atomic_store_n(&r->wake, 0, __ATOMIC_RELEASE);
 		if (__atomic_load_n(&r->crash_req, __ATOMIC_ACQUIRE) &&
