@@ -427,6 +427,10 @@ static void t_idle_rounds(void **state)
 	if (getenv("REC_TEST_SCALE") == NULL)
 		assert_true(w1 - w0 <= 3);
 	assert_int_equal(p.later, 1);
+	/* Its attach brought the idle arming round (once a second) forward:
+	 * armed two 10 ms rounds later, not at the next idle round. */
+	if (getenv("REC_TEST_SCALE") == NULL)
+		assert_true(armed_after < 0.5);
 }
 
 /* fork() while sampling: the child runs (timers are not inherited; the
