@@ -11,7 +11,8 @@
  * string, an i64 i * 7919, an i64 i % 1000, the thread) at N events a second
  * in all (default 25000 on 8 threads, about the keep-alive service's request
  * rate at 70 % of capacity), in slices of 2 ms, for W seconds of warm-up and
- * S measured seconds, into FILE with the recorder's defaults (codec C and
+ * S measured seconds (--rate 0: the threads only sleep, an idle recorder:
+ * its wake-ups), into FILE with the recorder's defaults (codec C and
  * level L when given: none, zstd, lz4).  --default records into the default
  * recorder that REC_OUTPUT opened (the set-up of an unmodified service: the
  * CPU sampler and the process statistics on; REC_OPTIONS applies).  Over
@@ -195,12 +196,12 @@ int main(int argc, char **argv)
 	}
 	if (use_default && !path)
 		path = getenv("REC_OUTPUT");
-	if (!path || threads < 1 || threads > 64 || rate < threads) {
+	if (!path || threads < 1 || threads > 64 || rate < 0 || (rate > 0 && rate < threads)) {
 		fprintf(stderr, "bgcost: bad arguments\n");
 		return 2;
 	}
 	g_per_slice = rate / threads / (1000000000L / SLICE_NS);
-	if (g_per_slice < 1)
+	if (g_per_slice < 1 && rate > 0)
 		g_per_slice = 1;
 
 	rec_recorder_options o = REC_RECORDER_OPTIONS_INIT;

@@ -16,6 +16,8 @@
 #   zstd N/lz4/none  a recorder opened by the program with that codec and level (no
 #               sampler; zstd 0 is the codec's default level, none shows the thread's own
 #               work without compression)
+#   idle        the default recorder while the threads record nothing (--rate 0): its
+#               wake-ups a second (issue 22: "cut the wake-ups that do no work")
 # Each pair runs old then new; BGCOST_RUNS pairs per setting (3; --quick 1), medians with
 # min-max.  Also gen_events' bytes per event (the bytes goal's generator: one thread
 # through the writer API, 2M events) with either library.  Prints one markdown section on
@@ -60,7 +62,10 @@ one() { # SETTING LIB ARGS...
 	shift 2
 	local f="$TMP/$lib.rec"
 	rm -f "$f"
-	if [ "$set" = default ]; then
+	if [ "$set" = idle ]; then
+		line=$(env -u REC_OPTIONS REC_OUTPUT="$f" "$TMP/bgcost_$lib" --default --rate 0 \
+			--threads "$THREADS" --seconds "$SECS") || { log "$set $lib failed"; return; }
+	elif [ "$set" = default ]; then
 		line=$(env -u REC_OPTIONS REC_OUTPUT="$f" "$TMP/bgcost_$lib" --default --rate "$RATE" \
 			--threads "$THREADS" --seconds "$SECS") || { log "$set $lib failed"; return; }
 	else
@@ -71,12 +76,14 @@ one() { # SETTING LIB ARGS...
 	for k in bg_ns_per_event wakeups_per_s burst_us bursts_over_1ms bytes_per_event dropped; do
 		R[$set.$lib.$k]="${R[$set.$lib.$k]:-} $(kv $k "$line")"
 	done
+	R[$set.$lib.cpu_us_s]="${R[$set.$lib.cpu_us_s]:-} $(awk -v n="$(kv bg_ns_per_event "$line")" \
+		-v e="$(kv events "$line")" -v s="$SECS" 'BEGIN { printf "%.1f", n * e / s / 1000 }')"
 }
 
-SETTINGS=(default "zstd 0" "zstd 3" "zstd 1" "zstd -1" lz4 none)
+SETTINGS=(default "zstd 0" "zstd 3" "zstd 1" "zstd -1" lz4 none idle)
 args_of() {
 	case "$1" in
-	default) ;;
+	default | idle) ;;
 	lz4) echo "--codec lz4" ;;
 	none) echo "--codec none" ;;
 	*) echo "--codec zstd --level ${1#zstd }" ;;
@@ -119,14 +126,17 @@ echo "$START UTC, load average $LOAD0 at the start and $LOAD1 at the end (a shar
 echo "jobs ran meanwhile). CPU: the thread's CPU clock over the measured seconds / events the recorder"
 echo "took; wake-ups: its voluntary context switches a second; burst: the largest stretch of its work"
 echo "(its CPU clock read every 1 ms, consecutive growing readings summed); bursts > 1 ms: such"
-echo "stretches over the measured seconds; bytes/event: the closed file / all events recorded."
+echo "stretches over the measured seconds; bytes/event: the closed file / all events recorded; idle: the"
+echo "default recorder while the threads record nothing (its CPU time a second instead of per event)."
 echo
 echo "| setting | library | bg CPU ns/event | wake-ups/s | largest burst us | bursts > 1 ms | bytes/event | dropped |"
 echo "|---|---|---|---|---|---|---|---|"
 for s in "${SETTINGS[@]}"; do
 	for lib in old new; do
 		name=$([ "$lib" = old ] && echo "before ($BASE)" || echo "after")
-		echo "| $s | $name | $(mm "${R[$s.$lib.bg_ns_per_event]:-}") | $(mm "${R[$s.$lib.wakeups_per_s]:-}") |" \
+		ns=$(mm "${R[$s.$lib.bg_ns_per_event]:-}")
+		[ "$s" = idle ] && ns="(no events) $(mm "${R[$s.$lib.cpu_us_s]:-}") us a second"
+		echo "| $s | $name | $ns | $(mm "${R[$s.$lib.wakeups_per_s]:-}") |" \
 			"$(mm "${R[$s.$lib.burst_us]:-}" 0) | $(mm "${R[$s.$lib.bursts_over_1ms]:-}" 0) |" \
 			"$(mm "${R[$s.$lib.bytes_per_event]:-}" 3) | $(mm "${R[$s.$lib.dropped]:-}" 0) |"
 	done

@@ -33,6 +33,10 @@
 #define CAL_SETTLE_NS (UINT64_C(5) * 1000 * 1000)
 /* Rounds per flush interval while records come (rec_bg_main). */
 #define BG_ROUNDS 10u
+/* A round that takes fewer records than this lets the rounds slow down:
+ * the records the periodic tasks emit (metrics, process statistics, once
+ * a second each) are no reason for three more wake-ups before the flush. */
+#define BG_ROUND_RECORDS 64u
 
 
 static void put_write_failed(rec_recorder *r, const rec_wf_event *e, uint64_t msg)
@@ -598,6 +602,17 @@ static void bg_flush(rec_recorder *r)
 		rec_report(r, st, rec_writer_errmsg(r->w));
 }
 
+/* A periodic task runs in a round that comes at most an eighth of its
+ * period before it is due: a wake-up for another deadline (the flush, a
+ * task of the same period added a little later) takes it along, and both
+ * are due at the same time from then on, so an idle recorder whose tasks
+ * have the flush interval's period wakes once per interval, not once per
+ * task (issue 22). */
+static bool periodic_due(const rec_periodic *p, uint64_t now)
+{
+	return now + p->period_ns / 8 >= p->next_ns;
+}
+
 static void run_periodic(rec_recorder *r, uint64_t now, bool all)
 {
 	/* The copy is allocated without r->lock (LOCK ORDER: its holders
@@ -617,11 +632,11 @@ static void run_periodic(rec_recorder *r, uint64_t now, bool all)
 	if (copy)
 		memcpy(copy, r->periodic, n * sizeof *copy);
 	for (size_t i = 0; i < n; i++)
-		if (all || now >= r->periodic[i].next_ns)
+		if (all || periodic_due(&r->periodic[i], now))
 			r->periodic[i].next_ns = now + r->periodic[i].period_ns;
 	pthread_mutex_unlock(&r->lock);
 	for (size_t i = 0; copy && i < n; i++)
-		if (all || now >= copy[i].next_ns)
+		if (all || periodic_due(&copy[i], now))
 			copy[i].fn(r, copy[i].opaque);
 	free(copy);
 }
@@ -700,8 +715,9 @@ void *rec_bg_main(void *arg)
 	 * (the writer scans, transcodes and compresses what each round
 	 * appends), so a flush is left with little to do.  Every
 	 * BG_ROUNDS-th of the flush interval while rounds find records;
-	 * a round that finds none doubles the wait, up to the flush
-	 * interval, so an idle recorder wakes once per interval.  Any wake
+	 * a round that finds fewer than BG_ROUND_RECORDS doubles the wait,
+	 * up to the flush interval, so an idle recorder wakes once per
+	 * interval (its periodic tasks join that wake-up: periodic_due).  Any wake
 	 * (a periodic task, a request, a full buffer) is a round and
 	 * restarts the wait, so the rounds add no wake-up of their own to
 	 * a recorder whose periodic tasks (the CPU sampler's arming) wake
@@ -713,10 +729,8 @@ void *rec_bg_main(void *arg)
 		uint64_t now = rec_clock_mono_ns();
 		uint64_t deadline = next_periodic(r, next_flush < next_round ? next_flush : next_round);
 		if (deadline > now && !__atomic_load_n(&r->wake, __ATOMIC_ACQUIRE)) {
-			uint64_t wait = deadline - now;
-			if (r->flags & REC_RECORDER_FLIGHT && wait > 50000000u)
-				wait = 50000000u; /* poll the dump signal flag */
-			rec_futex_wait(&r->wake, 0, wait);
+			/* (the dump signal's handler wakes us: output.c) */
+			rec_futex_wait(&r->wake, 0, deadline - now);
 		}
 		__atomic_store_n(&r->wake, 0, __ATOMIC_RELEASE);
 		if (__atomic_load_n(&r->crash_req, __ATOMIC_ACQUIRE) &&
@@ -745,7 +759,7 @@ void *rec_bg_main(void *arg)
 		/* what a dump or an explicit flush writes has its frames' files
 		 * and lines, however busy the round */
 		pd->sources_all = (req & (REQ_FLUSH | REQ_DUMP)) || sig_dump;
-		if (bg_collect(r, pd))
+		if (bg_collect(r, pd) >= BG_ROUND_RECORDS)
 			round_ns = round_min;
 		else if ((round_ns *= 2) > r->flush_ns)
 			round_ns = r->flush_ns;

@@ -10,6 +10,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -22,8 +23,8 @@
 
 /* The dump signal of flight mode: installed by the first flight recorder
  * that opens with one (rec_g_sig_owner, g_old_sa: what it replaced), until
- * that recorder closes; the handler only sets rec_g_dump_pending, the
- * owner's background thread dumps. */
+ * that recorder closes; the handler only sets rec_g_dump_pending and wakes
+ * the owner's background thread, which dumps. */
 int rec_g_dump_pending; /* atomic: set by the signal handler */
 rec_recorder *rec_g_sig_owner;
 static struct sigaction g_old_sa;
@@ -119,10 +120,24 @@ static void flight_atexit(void)
 		(void)rec_recorder_dump(list[i], NULL);
 }
 
+/* Handlers between their look at the owner and their wake of it: the
+ * owner's closing waits for none (rec_flight_closing), so a handler never
+ * wakes a recorder that is freed. */
+static int g_handlers;
+
 static void dump_signal_handler(int sig)
 {
 	(void)sig;
+	const int saved = errno;
 	__atomic_store_n(&rec_g_dump_pending, 1, __ATOMIC_RELAXED);
+	/* Wake the owner's background thread, which sleeps until its next
+	 * deadline (it polled this flag every 50 ms before: issue 22). */
+	__atomic_add_fetch(&g_handlers, 1, __ATOMIC_SEQ_CST);
+	rec_recorder *o = __atomic_load_n(&rec_g_sig_owner, __ATOMIC_SEQ_CST);
+	if (o)
+		rec_wake_bg(o);
+	__atomic_sub_fetch(&g_handlers, 1, __ATOMIC_SEQ_CST);
+	errno = saved;
 }
 
 void rec_flight_opened(rec_recorder *r, uint32_t flags)
@@ -143,11 +158,21 @@ void rec_flight_opened(rec_recorder *r, uint32_t flags)
 	}
 }
 
+void rec_flight_atfork_child(void)
+{
+	/* the child's one thread is in no handler */
+	__atomic_store_n(&g_handlers, 0, __ATOMIC_RELAXED);
+}
+
 void rec_flight_closing(rec_recorder *r)
 {
 	if (rec_g_sig_owner == r) {
 		sigaction(g_old_sig, &g_old_sa, NULL);
-		__atomic_store_n(&rec_g_sig_owner, NULL, __ATOMIC_RELAXED);
+		__atomic_store_n(&rec_g_sig_owner, NULL, __ATOMIC_SEQ_CST);
+		/* A handler that saw r before the store above ends within a few
+		 * instructions (it takes no lock). */
+		while (__atomic_load_n(&g_handlers, __ATOMIC_SEQ_CST))
+			sched_yield();
 	}
 }
 

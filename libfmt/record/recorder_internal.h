@@ -592,6 +592,8 @@ void rec_flight_closing(rec_recorder *r);
  * that installed it; a fork child clears both. */
 extern int rec_g_dump_pending;
 extern rec_recorder *rec_g_sig_owner;
+/* A fork child: no dump signal handler is running (output.c). */
+void rec_flight_atfork_child(void);
 
 /* ---- the background thread's round (bg.c, stack_symbolize.c) ---------------- */
 /* What a round of the background thread found to define in the writer

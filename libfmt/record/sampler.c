@@ -86,16 +86,22 @@ typedef struct sampled_thread {
 /* Period of the background thread's arming round while a thread waits to
  * be armed: it is armed at the first round after the one that first saw it
  * (10-20 ms after attaching).  When none waits, the round runs every
- * ARM_IDLE_MS, so a service whose threads all live long (a pool, an event
- * loop) does not wake the background thread 100 times a second for
- * nothing; a thread that comes after such a quiet spell is seen within
- * ARM_IDLE_MS and armed 10 ms later. */
+ * ARM_IDLE_MS (the default flush interval's period: the background thread
+ * runs it in the flush's wake-up, bg.c), only to refresh the unwind tables
+ * for modules loaded since, so a service whose threads all live long (a
+ * pool, an event loop) does not wake the background thread for nothing; a
+ * thread that attaches after such a quiet spell brings the round forward
+ * itself (attach_thread: g_arm_idle, one wake-up of the background thread)
+ * and is armed 10-20 ms later. */
 #define ARM_ROUND_MS 10u
-#define ARM_IDLE_MS 100u
+#define ARM_IDLE_MS 1000u
 
 /* A leaf of the lock order (recorder_internal.h, LOCK ORDER). */
 static pthread_mutex_t reg_lock = PTHREAD_MUTEX_INITIALIZER;
 static sampled_thread *reg_head;
+/* The arming round runs every ARM_IDLE_MS (no thread waited at its last
+ * run): the next thread to attach brings it forward (reg_lock). */
+static int g_arm_idle;
 static pthread_key_t reg_key;
 static int reg_key_ok;
 
@@ -290,6 +296,18 @@ static void arm_round(rec_recorder *r, void *opaque)
 		}
 	pthread_mutex_unlock(&reg_lock);
 	(void)rec_recorder_set_periodic(r, arm_round, opaque, waiting ? ARM_ROUND_MS : ARM_IDLE_MS);
+	if (waiting)
+		return;
+	/* Idle from now on, unless a thread attached since the scan: it did
+	 * not see g_arm_idle, so it is looked at here (after the period set
+	 * above, which a later attach's brings forward again). */
+	pthread_mutex_lock(&reg_lock);
+	for (sampled_thread *st = reg_head; st != NULL; st = st->next)
+		waiting |= !st->armed;
+	g_arm_idle = !waiting;
+	pthread_mutex_unlock(&reg_lock);
+	if (waiting)
+		(void)rec_recorder_set_periodic(r, arm_round, opaque, ARM_ROUND_MS);
 }
 
 static void on_default(rec_recorder *r, int opened, void *opaque)
@@ -381,8 +399,18 @@ static rec_status attach_thread(int now)
 		pthread_mutex_lock(&reg_lock);
 		t->next = reg_head;
 		reg_head = t;
+		const int kick = !now && g_arm_idle;
+		g_arm_idle = 0;
 		pthread_mutex_unlock(&reg_lock);
 		tls_self = t;
+		if (kick) {
+			/* The arming round was idle: due in ARM_ROUND_MS (not
+			 * reg_lock: r->lock comes first in the lock order), and
+			 * the background thread told so (it sleeps until the
+			 * deadlines it knew). */
+			(void)rec_recorder_set_periodic(r, arm_round, NULL, ARM_ROUND_MS);
+			rec_wake_bg(r);
+		}
 	}
 	if (!now && !tls_self->armed)
 		return REC_OK; /* the background thread arms it */

@@ -493,6 +493,7 @@ static void atfork_child(void)
 	rec_g_default = NULL;
 	__atomic_store_n(&rec_g_sig_owner, NULL, __ATOMIC_RELAXED);
 	__atomic_store_n(&rec_g_dump_pending, 0, __ATOMIC_RELAXED);
+	rec_flight_atfork_child();
 	rec_crash_atfork_child();
 	pthread_mutex_unlock(&rec_g_lock);
 	rec_clock_fork_lock(0);

@@ -327,7 +327,9 @@ REC_API rec_status rec_default_listen(rec_default_listener fn, void *opaque);
 /* Periodic callback run by r's background thread every period_ms (>= the
  * flush interval granularity), before each drain; it emits with the normal
  * API (counters, gauges, process statistics).  Also run once at close before
- * the final drain. */
+ * the final drain.  A run may come up to an eighth of period_ms early, in a
+ * wake-up the thread has for another reason (the flush, another task), so
+ * that an idle recorder wakes once for all of them. */
 typedef void (*rec_periodic_fn)(rec_recorder *r, void *opaque);
 REC_API rec_status rec_recorder_add_periodic(rec_recorder *r, rec_periodic_fn fn, void *opaque,
 					     uint32_t period_ms);

@@ -16,6 +16,7 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -692,6 +693,84 @@ static void t_flight_signal(void **state)
 	assert_true(sa.sa_handler == SIG_DFL);
 }
 
+/* The voluntary context switches of the background thread ("rec-writer"):
+ * each is one sleep, so one wake-up.  -1: not found. */
+static long writer_switches(void)
+{
+	char path[300], line[256];
+	long n = -1;
+	DIR *d = opendir("/proc/self/task");
+	if (d == NULL)
+		return -1;
+	struct dirent *de;
+	while (n < 0 && (de = readdir(d)) != NULL) {
+		if (de->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof path, "/proc/self/task/%s/comm", de->d_name);
+		FILE *f = fopen(path, "r");
+		if (f == NULL)
+			continue;
+		int is_writer = fgets(line, sizeof line, f) != NULL && strcmp(line, "rec-writer\n") == 0;
+		fclose(f);
+		if (!is_writer)
+			continue;
+		snprintf(path, sizeof path, "/proc/self/task/%s/status", de->d_name);
+		if ((f = fopen(path, "r")) == NULL)
+			continue;
+		while (fgets(line, sizeof line, f) != NULL)
+			if (sscanf(line, "voluntary_ctxt_switches: %ld", &n) == 1)
+				break;
+		fclose(f);
+	}
+	closedir(d);
+	return n;
+}
+
+/* An idle flight recorder sleeps until its flush interval (it polled the
+ * dump signal's flag every 50 ms before: 20 wake-ups a second, issue 22);
+ * the signal's handler wakes it, so the dump comes long before the flush
+ * interval would have. */
+static void t_flight_signal_idle(void **state)
+{
+	(void)state;
+	char path[300];
+	tmp_path(path, sizeof path, "flight-idle.rec");
+	rec_recorder_options o = REC_RECORDER_OPTIONS_INIT;
+	o.flags = REC_RECORDER_FLIGHT;
+	o.flush_interval_ms = 10000;
+	o.dump_signal = SIGUSR1;
+	rec_recorder *r = rec_t_open_rec(path, &o);
+	rec_event_type *t;
+	assert_int_equal(rec_recorder_register_type(r, &rec_t_ev_def, 0, 0, &t), REC_OK);
+	rec_str s = rec_recorder_intern(r, "idle");
+	emit_marks(t, s, 3, 25);
+	sleep_ms(300); /* the rounds after the marks slow down */
+	long w0 = writer_switches();
+	sleep_ms(1000);
+	long w1 = writer_switches();
+	print_message("idle flight recorder: %ld wake-ups in 1 s\n", w1 - w0);
+	assert_true(w0 >= 0 && w1 >= w0);
+	if (getenv("REC_TEST_SCALE") == NULL) /* valgrind serializes threads */
+		assert_true(w1 - w0 <= 4);
+	struct stat sb;
+	assert_int_not_equal(stat(path, &sb), 0);
+	assert_int_equal(kill(getpid(), SIGUSR1), 0);
+	int waited = 0;
+	while (stat(path, &sb) != 0 && waited < 5000) {
+		sleep_ms(10);
+		waited += 10;
+	}
+	print_message("dumped %d ms after the signal\n", waited);
+	assert_int_equal(stat(path, &sb), 0);
+	assert_true(waited < 5000); /* before the 10 s flush interval */
+	assert_int_equal(rec_recorder_close(r), REC_OK);
+	rec_t_readback rb;
+	rec_t_rb_read(path, &rb);
+	assert_int_equal(rb.end, REC_END);
+	assert_int_equal(count_mark(&rb, 3), 25);
+	rec_t_rb_free(&rb);
+}
+
 /* ---- a record that does not match its type ----------------------------------------------- */
 static const rec_field two_fields[] = {
 	{ "a", "A", "", REC_TYPE_U64, REC_UNIT_NONE },
@@ -999,6 +1078,7 @@ int main(void)
 		cmocka_unit_test(t_thread_tids),
 		cmocka_unit_test(t_fork),
 		cmocka_unit_test(t_flight_dump),   cmocka_unit_test(t_flight_signal),
+		cmocka_unit_test(t_flight_signal_idle),
 		cmocka_unit_test(t_default),
 		cmocka_unit_test(t_rejected),      cmocka_unit_test(t_undefined_refs),
 		cmocka_unit_test(t_signal),        cmocka_unit_test(t_deterministic),
