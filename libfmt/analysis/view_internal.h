@@ -381,7 +381,7 @@ static inline void rec_vi_act_note(rec_view *v, const vtype *vt, const rec_event
 /* The types rec_vi_act_note() notes. */
 bool rec_vi_act_wants(const rec_type *t);
 /* What thread t did in [s, e): ns per ACT_* kind (overlap of its recorded
- * intervals), CPU ns from samples, and the site of the interval that
+ * intervals), CPU ns from samples (each at most e - s), and the site of the interval that
  * overlapped most (UINT32_MAX: none). */
 typedef struct act_overlap {
 	uint64_t ns[ACT_KINDS];
