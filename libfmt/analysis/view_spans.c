@@ -153,6 +153,10 @@ static uint64_t clipped(const rec_event *ev, int64_t end)
 static rec_status sp_add(rec_view *v, const rec_event *ev, bool selected)
 {
 	span_state *s = v->state;
+	/* No span open and ev none: nothing to settle or to add to (most
+	 * events of a recording without spans, e.g. its CPU samples). */
+	if (!s->nopen && !rec_vi_vtype(v, ev)->span)
+		return REC_OK;
 	rec_status st = settle_until(v, ev_start(ev));
 	if (st != REC_OK)
 		return st;
