@@ -176,6 +176,11 @@ extern const view_impl rec_view_latency, rec_view_contention_lock, rec_view_cont
 	rec_view_sleeps_site, rec_view_requests, rec_view_startup, rec_view_threads,
 	rec_view_recording;
 extern const view_impl rec_view_wall_site; /* view_wall.c */
+/* Whether ev, given to requests or allocation-by-span (view_spans.c), would
+ * change nothing in it (no span open, ev no span: most events of a
+ * recording without spans): rec_view_add_event()'s bookkeeping done, the
+ * event need not be added. */
+bool rec_vi_spans_pass(rec_view *v, const rec_event *ev);
 
 /* ---- helpers (view.c) ---- */
 rec_status rec_vi_fail(rec_view *v, rec_status st, const char *msg);

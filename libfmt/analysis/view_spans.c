@@ -150,6 +150,18 @@ static uint64_t clipped(const rec_event *ev, int64_t end)
 	return e > ev_start(ev) ? (uint64_t)(e - ev_start(ev)) : 0;
 }
 
+static rec_status sp_add(rec_view *v, const rec_event *ev, bool selected);
+
+bool rec_vi_spans_pass(rec_view *v, const rec_event *ev)
+{
+	const span_state *s = v->state;
+	if (v->impl->add != sp_add || !v->have_start || v->type || v->finished || s->nopen ||
+	    (ev->type->flags & REC_EVENT_HAS_DURATION))
+		return false;
+	v->now = ev->wall_ns;
+	return true;
+}
+
 static rec_status sp_add(rec_view *v, const rec_event *ev, bool selected)
 {
 	span_state *s = v->state;
