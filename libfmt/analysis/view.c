@@ -654,7 +654,7 @@ int rec_vi_rank(const rec_view *v, uint64_t kx, uint64_t ky, uint32_t ax, uint32
 	return c ? c : strcmp(view_name(v, bx), view_name(v, by));
 }
 
-uint32_t *rec_vi_id_slot(uint32_t **a, size_t *n, size_t k, size_t first)
+uint32_t *rec_vi_id_slot_grow(uint32_t **a, size_t *n, size_t k, size_t first)
 {
 	if (k >= *n) {
 		size_t nn = *n ? *n : first;

@@ -335,8 +335,13 @@ int rec_vi_rank(const rec_view *v, uint64_t kx, uint64_t ky, uint32_t ax, uint32
 /* ---- an array from small ids (interned names) to rows ---- */
 /* The slot of index k in *a, a zero-filled array of *n uint32_t (a row
  * index + 1, 0: none yet), grown by doubling from first to hold k; NULL when
- * out of memory (*a unchanged). */
-uint32_t *rec_vi_id_slot(uint32_t **a, size_t *n, size_t k, size_t first);
+ * out of memory (*a unchanged); inline while k fits, rec_vi_id_slot_grow()
+ * grows. */
+uint32_t *rec_vi_id_slot_grow(uint32_t **a, size_t *n, size_t k, size_t first);
+static inline uint32_t *rec_vi_id_slot(uint32_t **a, size_t *n, size_t k, size_t first)
+{
+	return k < *n ? &(*a)[k] : rec_vi_id_slot_grow(a, n, k, first);
+}
 
 /* CPU weight of a rec.CPUSample: period x (1 + overruns). */
 static inline uint64_t rec_vi_cpu_weight(const vtype *t, const rec_event *ev)
