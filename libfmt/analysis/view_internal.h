@@ -122,6 +122,21 @@ typedef struct vptr_ent {
 #define VPTR_CACHE 4096
 #define VTHREAD_CACHE 256
 
+/* The names of one chunk's stacks by stack id (ids are unique in a chunk's
+ * pool): gen << 32 | (name + 1) per id, valid while gen is the table's;
+ * moving to another chunk takes a new gen (the entries need no clearing).
+ * Filled where the pointer caches miss, so it serves the chunk whose stacks
+ * were last met new, the caches the others. */
+typedef struct vdense {
+	uint64_t chunk_offset, run_id;
+	uint32_t chunk_seq;
+	uint32_t gen;
+	bool valid;
+	uint64_t *e;
+	size_t n;
+} vdense;
+#define VDENSE_MAX_ID ((uint64_t)1 << 20)
+
 typedef struct view_impl view_impl;
 
 struct rec_view {
@@ -151,6 +166,8 @@ struct rec_view {
 	vptr_ent *thread_cache; /* threads -> index (VTHREAD_CACHE, when used) */
 	vptr_ent *str_cache;    /* pooled strings -> interned (VPTR_CACHE, when used) */
 	vptr_ent *leaf_cache;   /* stacks -> name of frame 0 (VPTR_CACHE, when used) */
+	vdense leaf_dense;      /* the same by stack id for one chunk (rec_vi_ev_frame) */
+	vdense site_dense;      /* sites by stack id for one chunk (rec_vi_ev_site) */
 	const vtype *cur_vt;    /* the type of the event being added, during the add */
 };
 
@@ -214,6 +231,14 @@ static inline uint32_t rec_vi_ev_site(rec_view *v, const rec_event *ev)
 {
 	const rec_stack *s = ev->stack;
 	if (s && s->depth && s->frames) {
+		const vdense *d = &v->site_dense;
+		const rec_chunk_info *c = ev->chunk;
+		if (c && s->id < d->n && d->valid && d->chunk_offset == c->offset &&
+		    d->run_id == c->run_id && d->chunk_seq == c->sequence) {
+			uint64_t x = d->e[s->id];
+			if ((uint32_t)(x >> 32) == d->gen)
+				return (uint32_t)x - 1;
+		}
 		const vptr_ent *e = rec_vi_ptr_hit(v->site_cache, VPTR_CACHE, s, sizeof *s, ev->chunk);
 		if (e)
 			return e->id;
@@ -223,6 +248,15 @@ static inline uint32_t rec_vi_ev_site(rec_view *v, const rec_event *ev)
 static inline uint32_t rec_vi_ev_frame(rec_view *v, const rec_event *ev, uint32_t k)
 {
 	if (k == 0) {
+		const vdense *d = &v->leaf_dense;
+		const rec_stack *s = ev->stack;
+		const rec_chunk_info *c = ev->chunk;
+		if (s && c && s->id < d->n && d->valid && d->chunk_offset == c->offset &&
+		    d->run_id == c->run_id && d->chunk_seq == c->sequence) {
+			uint64_t x = d->e[s->id];
+			if ((uint32_t)(x >> 32) == d->gen)
+				return (uint32_t)x - 1;
+		}
 		const vptr_ent *e = rec_vi_ptr_hit(v->leaf_cache, VPTR_CACHE, ev->stack,
 						   sizeof *ev->stack, ev->chunk);
 		if (e)
