@@ -230,14 +230,14 @@ static void dense_fill(vdense *d, uint64_t sid, const rec_chunk_info *c, uint32_
 		d->chunk_seq = c->sequence;
 		d->valid = true;
 	}
-	if (sid >= d->n) {
-		size_t nn = d->n ? d->n : 1024;
+	if (!d->e || sid >= d->n) {
+		size_t old = d->e ? d->n : 0, nn = old ? old : 1024;
 		while (nn <= sid)
 			nn *= 2;
 		uint64_t *e = realloc(d->e, nn * sizeof *e);
 		if (!e)
 			return;
-		memset(e + d->n, 0, (nn - d->n) * sizeof *e);
+		memset(e + old, 0, (nn - old) * sizeof *e);
 		d->e = e;
 		d->n = nn;
 	}
