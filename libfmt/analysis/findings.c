@@ -378,6 +378,8 @@ rec_status rec_findings_add_event(rec_findings *f, const rec_event *ev)
 	for (int k = 0; k < FV_COUNT; k++) {
 		if (!(views & (1u << k)))
 			continue;
+		if ((k == FV_REQUESTS || k == FV_ALLOC_SPAN) && rec_vi_spans_pass(f->views[k], ev))
+			continue;
 		rec_status st = rec_view_add_event(f->views[k], ev);
 		if (st != REC_OK)
 			return fail(f, st, rec_view_errmsg(f->views[k]));

@@ -212,6 +212,38 @@ static uint32_t frame_of(rec_view *v, const rec_frame *fr, const rec_chunk_info 
 	return id;
 }
 
+/* Note name for stack id of chunk c in d (moving d to c first when it
+ * holds another chunk); nothing when out of memory or for a large id. */
+static void dense_fill(vdense *d, uint64_t sid, const rec_chunk_info *c, uint32_t name)
+{
+	if (sid >= VDENSE_MAX_ID || name >= UINT32_MAX - 1)
+		return;
+	if (!d->valid || d->chunk_offset != c->offset || d->run_id != c->run_id ||
+	    d->chunk_seq != c->sequence) {
+		if (++d->gen == 0) { /* wrapped: no entry may look current */
+			if (d->e)
+				memset(d->e, 0, d->n * sizeof *d->e);
+			d->gen = 1;
+		}
+		d->chunk_offset = c->offset;
+		d->run_id = c->run_id;
+		d->chunk_seq = c->sequence;
+		d->valid = true;
+	}
+	if (!d->e || sid >= d->n) {
+		size_t old = d->e ? d->n : 0, nn = old ? old : 1024;
+		while (nn <= sid)
+			nn *= 2;
+		uint64_t *e = realloc(d->e, nn * sizeof *e);
+		if (!e)
+			return;
+		memset(e + old, 0, (nn - old) * sizeof *e);
+		d->e = e;
+		d->n = nn;
+	}
+	d->e[sid] = (uint64_t)d->gen << 32 | (name + 1);
+}
+
 static uint32_t site_of(rec_view *v, const rec_stack *s, const rec_chunk_info *c)
 {
 	if (!s || s->depth == 0 || !s->frames)
@@ -221,8 +253,10 @@ static uint32_t site_of(rec_view *v, const rec_stack *s, const rec_chunk_info *c
 	if (hit)
 		return e->id;
 	uint32_t id = frame_name(v, s->frames[rec_stack_site(s)]);
-	if (e && id != UINT32_MAX)
+	if (e && id != UINT32_MAX) {
 		ptr_fill(e, s, c, id);
+		dense_fill(&v->site_dense, s->id, c, id);
+	}
 	return id;
 }
 
@@ -270,8 +304,10 @@ uint32_t rec_vi_ev_frame_miss(rec_view *v, const rec_event *ev, uint32_t k)
 	if (hit)
 		return e->id;
 	uint32_t id = frame_of(v, ev->stack->frames[0], ev->chunk);
-	if (e && id != UINT32_MAX)
+	if (e && id != UINT32_MAX) {
 		ptr_fill(e, ev->stack, ev->chunk, id);
+		dense_fill(&v->leaf_dense, ev->stack->id, ev->chunk, id);
+	}
 	return id;
 }
 
@@ -517,6 +553,8 @@ static void clear_caches(rec_view *v)
 		memset(v->str_cache, 0, VPTR_CACHE * sizeof *v->str_cache);
 	if (v->leaf_cache)
 		memset(v->leaf_cache, 0, VPTR_CACHE * sizeof *v->leaf_cache);
+	v->leaf_dense.valid = false; /* their gen moves on at the next fill */
+	v->site_dense.valid = false;
 }
 
 bool rec_view_wants_type(const rec_view *v, const rec_type *t)
@@ -654,7 +692,7 @@ int rec_vi_rank(const rec_view *v, uint64_t kx, uint64_t ky, uint32_t ax, uint32
 	return c ? c : strcmp(view_name(v, bx), view_name(v, by));
 }
 
-uint32_t *rec_vi_id_slot(uint32_t **a, size_t *n, size_t k, size_t first)
+uint32_t *rec_vi_id_slot_grow(uint32_t **a, size_t *n, size_t k, size_t first)
 {
 	if (k >= *n) {
 		size_t nn = *n ? *n : first;
@@ -735,6 +773,8 @@ void rec_view_close(rec_view *v)
 	free(v->thread_cache);
 	free(v->str_cache);
 	free(v->leaf_cache);
+	free(v->leaf_dense.e);
+	free(v->site_dense.e);
 	free(v->by);
 	free(v->type);
 	free(v->thread);

@@ -6,7 +6,11 @@
  * events stream by in timestamp order, so that a lock wait can be told what
  * its holder did while it waited (contention-by-lock, contention-by-site).
  * Bounded: a thread that did more than ACT_RING things during one wait has
- * only its last ones counted.
+ * only its last ones counted.  Each state's time in one wait is at most the
+ * wait's length: a CPU sample claims its whole period (rec.CPUSample's
+ * period x (1 + overruns)), and samples closer together than their period,
+ * or intervals of one kind that overlap (two I/O waits at once), would sum
+ * to more than the thread can have spent in the wait.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -70,6 +74,16 @@ static uint32_t lower_ts(const vact *a, uint32_t first, uint32_t n, int64_t ts)
 	return lo;
 }
 
+/* No state of one wait counts longer than the wait (len ns). */
+static void cap_at(act_overlap *out, uint64_t len)
+{
+	for (int k = 0; k < ACT_KINDS; k++)
+		if (out->ns[k] > len)
+			out->ns[k] = len;
+	if (out->cpu_ns > len)
+		out->cpu_ns = len;
+}
+
 void rec_vi_act_during(const vthread *t, int64_t s, int64_t e, act_overlap *out)
 {
 	memset(out, 0, sizeof *out);
@@ -94,6 +108,7 @@ void rec_vi_act_during(const vthread *t, int64_t s, int64_t e, act_overlap *out)
 		for (uint32_t i = 0; i < a->ncpu; i++)
 			if (a->cpu_ts[i] >= s && a->cpu_ts[i] < e)
 				out->cpu_ns += a->cpu_w[i];
+		cap_at(out, (uint64_t)(e - s));
 		return;
 	}
 	/* The samples in time order (oldest first from first): the ones in
@@ -105,4 +120,5 @@ void rec_vi_act_during(const vthread *t, int64_t s, int64_t e, act_overlap *out)
 		uint32_t x = (first + lo) % CPU_RING, y = (first + hi - 1) % CPU_RING;
 		out->cpu_ns += a->cpu_cum[y] - a->cpu_cum[x] + a->cpu_w[x];
 	}
+	cap_at(out, (uint64_t)(e - s));
 }

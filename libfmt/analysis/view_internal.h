@@ -122,6 +122,21 @@ typedef struct vptr_ent {
 #define VPTR_CACHE 4096
 #define VTHREAD_CACHE 256
 
+/* The names of one chunk's stacks by stack id (ids are unique in a chunk's
+ * pool): gen << 32 | (name + 1) per id, valid while gen is the table's;
+ * moving to another chunk takes a new gen (the entries need no clearing).
+ * Filled where the pointer caches miss, so it serves the chunk whose stacks
+ * were last met new, the caches the others. */
+typedef struct vdense {
+	uint64_t chunk_offset, run_id;
+	uint32_t chunk_seq;
+	uint32_t gen;
+	bool valid;
+	uint64_t *e;
+	size_t n;
+} vdense;
+#define VDENSE_MAX_ID ((uint64_t)1 << 20)
+
 typedef struct view_impl view_impl;
 
 struct rec_view {
@@ -151,6 +166,8 @@ struct rec_view {
 	vptr_ent *thread_cache; /* threads -> index (VTHREAD_CACHE, when used) */
 	vptr_ent *str_cache;    /* pooled strings -> interned (VPTR_CACHE, when used) */
 	vptr_ent *leaf_cache;   /* stacks -> name of frame 0 (VPTR_CACHE, when used) */
+	vdense leaf_dense;      /* the same by stack id for one chunk (rec_vi_ev_frame) */
+	vdense site_dense;      /* sites by stack id for one chunk (rec_vi_ev_site) */
 	const vtype *cur_vt;    /* the type of the event being added, during the add */
 };
 
@@ -176,6 +193,11 @@ extern const view_impl rec_view_latency, rec_view_contention_lock, rec_view_cont
 	rec_view_sleeps_site, rec_view_requests, rec_view_startup, rec_view_threads,
 	rec_view_recording;
 extern const view_impl rec_view_wall_site; /* view_wall.c */
+/* Whether ev, given to requests or allocation-by-span (view_spans.c), would
+ * change nothing in it (no span open, ev no span: most events of a
+ * recording without spans): rec_view_add_event()'s bookkeeping done, the
+ * event need not be added. */
+bool rec_vi_spans_pass(rec_view *v, const rec_event *ev);
 
 /* ---- helpers (view.c) ---- */
 rec_status rec_vi_fail(rec_view *v, rec_status st, const char *msg);
@@ -209,6 +231,14 @@ static inline uint32_t rec_vi_ev_site(rec_view *v, const rec_event *ev)
 {
 	const rec_stack *s = ev->stack;
 	if (s && s->depth && s->frames) {
+		const vdense *d = &v->site_dense;
+		const rec_chunk_info *c = ev->chunk;
+		if (c && s->id < d->n && d->valid && d->chunk_offset == c->offset &&
+		    d->run_id == c->run_id && d->chunk_seq == c->sequence) {
+			uint64_t x = d->e[s->id];
+			if ((uint32_t)(x >> 32) == d->gen)
+				return (uint32_t)x - 1;
+		}
 		const vptr_ent *e = rec_vi_ptr_hit(v->site_cache, VPTR_CACHE, s, sizeof *s, ev->chunk);
 		if (e)
 			return e->id;
@@ -218,6 +248,15 @@ static inline uint32_t rec_vi_ev_site(rec_view *v, const rec_event *ev)
 static inline uint32_t rec_vi_ev_frame(rec_view *v, const rec_event *ev, uint32_t k)
 {
 	if (k == 0) {
+		const vdense *d = &v->leaf_dense;
+		const rec_stack *s = ev->stack;
+		const rec_chunk_info *c = ev->chunk;
+		if (s && c && s->id < d->n && d->valid && d->chunk_offset == c->offset &&
+		    d->run_id == c->run_id && d->chunk_seq == c->sequence) {
+			uint64_t x = d->e[s->id];
+			if ((uint32_t)(x >> 32) == d->gen)
+				return (uint32_t)x - 1;
+		}
 		const vptr_ent *e = rec_vi_ptr_hit(v->leaf_cache, VPTR_CACHE, ev->stack,
 						   sizeof *ev->stack, ev->chunk);
 		if (e)
@@ -330,8 +369,13 @@ int rec_vi_rank(const rec_view *v, uint64_t kx, uint64_t ky, uint32_t ax, uint32
 /* ---- an array from small ids (interned names) to rows ---- */
 /* The slot of index k in *a, a zero-filled array of *n uint32_t (a row
  * index + 1, 0: none yet), grown by doubling from first to hold k; NULL when
- * out of memory (*a unchanged). */
-uint32_t *rec_vi_id_slot(uint32_t **a, size_t *n, size_t k, size_t first);
+ * out of memory (*a unchanged); inline while k fits, rec_vi_id_slot_grow()
+ * grows. */
+uint32_t *rec_vi_id_slot_grow(uint32_t **a, size_t *n, size_t k, size_t first);
+static inline uint32_t *rec_vi_id_slot(uint32_t **a, size_t *n, size_t k, size_t first)
+{
+	return k < *n ? &(*a)[k] : rec_vi_id_slot_grow(a, n, k, first);
+}
 
 /* CPU weight of a rec.CPUSample: period x (1 + overruns). */
 static inline uint64_t rec_vi_cpu_weight(const vtype *t, const rec_event *ev)
@@ -381,7 +425,7 @@ static inline void rec_vi_act_note(rec_view *v, const vtype *vt, const rec_event
 /* The types rec_vi_act_note() notes. */
 bool rec_vi_act_wants(const rec_type *t);
 /* What thread t did in [s, e): ns per ACT_* kind (overlap of its recorded
- * intervals), CPU ns from samples, and the site of the interval that
+ * intervals), CPU ns from samples (each at most e - s), and the site of the interval that
  * overlapped most (UINT32_MAX: none). */
 typedef struct act_overlap {
 	uint64_t ns[ACT_KINDS];

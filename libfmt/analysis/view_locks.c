@@ -4,7 +4,9 @@
  * per lock (or per waiter call site and lock): waits, total, max, p99, the
  * holders, and what the holders did while the others waited: the overlap of
  * each wait with the holder thread's sleeps, condition waits, I/O waits and
- * lock waits and its CPU samples (view_activity.c), and the holder's call
+ * lock waits and its CPU samples (view_activity.c; each state at most the
+ * wait's length per wait: a holder cannot run longer than the wait lasted,
+ * whatever periods its samples claim), and the holder's call
  * site that overlapped most.  The holder is the one rec.LockWait names
  * (holderOsThreadId: the thread holding the lock when the wait began): the
  * whole wait is looked at on that thread.
@@ -366,7 +368,8 @@ static rec_status lk_finish(rec_view *v)
 		cell_u(&c[k++], r->other);
 	}
 	rec_vi_note(v, t, "holder: the thread holding the lock when each wait began; Sleeping ... "
-			"Other: what it did during the waits (Running: its CPU samples; Other: no "
+			"Other: what it did during the waits (Running: its CPU samples' periods; "
+			"each state counts at most the wait's length per wait; Other: no "
 			"recorded activity)");
 	rec_vi_cut(v, t, v->o.top);
 	return REC_OK;

@@ -150,9 +150,25 @@ static uint64_t clipped(const rec_event *ev, int64_t end)
 	return e > ev_start(ev) ? (uint64_t)(e - ev_start(ev)) : 0;
 }
 
+static rec_status sp_add(rec_view *v, const rec_event *ev, bool selected);
+
+bool rec_vi_spans_pass(rec_view *v, const rec_event *ev)
+{
+	const span_state *s = v->state;
+	if (v->impl->add != sp_add || !v->have_start || v->type || v->finished || s->nopen ||
+	    (ev->type->flags & REC_EVENT_HAS_DURATION))
+		return false;
+	v->now = ev->wall_ns;
+	return true;
+}
+
 static rec_status sp_add(rec_view *v, const rec_event *ev, bool selected)
 {
 	span_state *s = v->state;
+	/* No span open and ev none: nothing to settle or to add to (most
+	 * events of a recording without spans, e.g. its CPU samples). */
+	if (!s->nopen && !rec_vi_vtype(v, ev)->span)
+		return REC_OK;
 	rec_status st = settle_until(v, ev_start(ev));
 	if (st != REC_OK)
 		return st;

@@ -40,24 +40,15 @@ static inline __attribute__((always_inline)) bool vget(const uint8_t **pp, const
 	return true;
 }
 
-rec_status rec_rd_decode_record(rec_reader *r, rec_rchunk *c, const uint8_t **pp,
-				uint64_t *ticks, rec_event *ev, bool *known, bool fixed_ticks)
+/* The record at rec whose frame (Size, Type_Id tid, Time_Delta) was read:
+ * its fields from p to rend, its timestamp ticks. */
+static inline __attribute__((always_inline)) rec_status
+decode_body(rec_reader *r, rec_rchunk *c, const uint8_t *rec, const uint8_t *p,
+	    const uint8_t *rend, uint64_t tid, uint64_t ticks, rec_event *ev, bool *known)
 {
-	const uint8_t *p = *pp, *end = c->ev_end;
-	const size_t roff = (size_t)(p - c->ev);
-	uint64_t size, tid, u;
-
-	if (!vget(&p, end, &size))
-		BAD("record at byte %zu: malformed Size", roff);
-	if (size < 2 || size > (uint64_t)(end - p))
-		BAD("record at byte %zu: Size %llu crosses the end of the events section", roff,
-		    (unsigned long long)size);
-	const uint8_t *rend = p + size;
-	if (!vget(&p, rend, &tid) || !vget(&p, rend, &u))
-		BAD("record at byte %zu: malformed Type_Id or Time_Delta", roff);
-	*pp = rend;
-	if (!fixed_ticks)
-		*ticks += (uint64_t)rec_unzigzag(u);
+	const size_t roff = (size_t)(rec - c->ev);
+	const uint64_t size = (uint64_t)(rend - rec);
+	uint64_t u;
 	uint32_t ti;
 	const rec_type *t = rec_rd_type(c, tid, &ti);
 	if (!t) {
@@ -223,8 +214,8 @@ rec_status rec_rd_decode_record(rec_reader *r, rec_rchunk *c, const uint8_t **pp
 
 	ev->type = t;
 	ev->chunk = &c->info;
-	ev->ticks = *ticks;
-	ev->wall_ns = rec_rd_wall(&c->info, *ticks);
+	ev->ticks = ticks;
+	ev->wall_ns = rec_rd_wall(&c->info, ticks);
 	ev->duration_ticks = dur;
 	/* spec "Time": k ticks above INT64_MAX count as INT64_MAX (not negative) */
 	if (!dur)
@@ -244,6 +235,34 @@ short_rec:
 width:
 	BAD("record at byte %zu (%s): field '%s' holds a value outside the width of %s", roff,
 	    t->name, t->fields[f].name, rec_field_type_name(t->fields[f].type));
+}
+
+rec_status rec_rd_decode_record(rec_reader *r, rec_rchunk *c, const uint8_t **pp,
+				uint64_t *ticks, rec_event *ev, bool *known, bool fixed_ticks)
+{
+	const uint8_t *p = *pp, *end = c->ev_end, *rec = p;
+	const size_t roff = (size_t)(p - c->ev);
+	uint64_t size, tid, u;
+
+	if (!vget(&p, end, &size))
+		BAD("record at byte %zu: malformed Size", roff);
+	if (size < 2 || size > (uint64_t)(end - p))
+		BAD("record at byte %zu: Size %llu crosses the end of the events section", roff,
+		    (unsigned long long)size);
+	const uint8_t *rend = p + size;
+	if (!vget(&p, rend, &tid) || !vget(&p, rend, &u))
+		BAD("record at byte %zu: malformed Type_Id or Time_Delta", roff);
+	*pp = rend;
+	if (!fixed_ticks)
+		*ticks += (uint64_t)rec_unzigzag(u);
+	return decode_body(r, c, rec, p, rend, tid, *ticks, ev, known);
+}
+
+rec_status rec_rd_decode_framed(rec_reader *r, rec_rchunk *c, const uint8_t *rec,
+				const uint8_t *body, const uint8_t *rend, uint64_t tid,
+				uint64_t ticks, rec_event *ev, bool *known)
+{
+	return decode_body(r, c, rec, body, rend, tid, ticks, ev, known);
 }
 
 /* A bad record in chunk c: report it (the rest of the chunk is skipped). */

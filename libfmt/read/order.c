@@ -116,7 +116,8 @@ static size_t expected_entries(const rec_rchunk *c)
 #define ORDER_INLINE inline
 #endif
 
-static ORDER_INLINE int frame_next(const uint8_t **pp, const uint8_t *end, uint64_t *tid, uint64_t *d)
+static ORDER_INLINE int frame_body(const uint8_t **pp, const uint8_t *end, uint64_t *tid,
+				   uint64_t *d, const uint8_t **body)
 {
 	const uint8_t *p = *pp, *rec = p;
 	uint64_t size;
@@ -131,6 +132,7 @@ static ORDER_INLINE int frame_next(const uint8_t **pp, const uint8_t *end, uint6
 		if (!q.p)
 			return 2;
 		*d = q.v;
+		*body = q.p;
 		*pp = rec + 1 + size;
 		return 0;
 	}
@@ -150,8 +152,16 @@ static ORDER_INLINE int frame_next(const uint8_t **pp, const uint8_t *end, uint6
 	if (!q.p)
 		return 2;
 	*d = q.v;
+	*body = q.p;
 	*pp = rend;
 	return 0;
+}
+
+/* frame_body() without where the fields start. */
+static ORDER_INLINE int frame_next(const uint8_t **pp, const uint8_t *end, uint64_t *tid, uint64_t *d)
+{
+	const uint8_t *body;
+	return frame_body(pp, end, tid, d, &body);
 }
 
 /* What the scan does with a record of Type_Id tid: 0 an unknown type, 1
@@ -552,18 +562,15 @@ static void start_emit(rec_reader *r)
 	o->emitting = true;
 }
 
-/* Decode the record at rec (its frame's ticks) of c into ev, and count it
- * returned: *known false for a record of a type not selected (nothing
- * returned); the chunk's problem if it does not decode.  A start before one
- * already returned is counted late: its chunk came after the group that
- * held the later one was released. */
-static rec_status take_record(rec_reader *r, rec_rchunk *c, const uint8_t *rec, uint64_t ticks,
-			      rec_event *ev, bool *known)
+/* After decoding a record of c (st) at ticks into ev: count it returned,
+ * *known false for a record of a type not selected (nothing returned); the
+ * chunk's problem if it did not decode.  A start before one already
+ * returned is counted late: its chunk came after the group that held the
+ * later one was released. */
+static ORDER_INLINE rec_status took_record(rec_reader *r, rec_rchunk *c, rec_status st,
+					   uint64_t ticks, const bool *known)
 {
 	rec_order *o = &r->ord;
-	const uint8_t *p = rec;
-	uint64_t t = ticks;
-	rec_status st = rec_rd_decode_record(r, c, &p, &t, ev, known, true);
 	if (st != REC_OK)
 		return chunk_problem(r, c, st);
 	if (!*known)
@@ -576,6 +583,26 @@ static rec_status take_record(rec_reader *r, rec_rchunk *c, const uint8_t *rec, 
 	o->returned = true;
 	r->stats.events++;
 	return REC_OK;
+}
+
+/* Decode the record at rec (its frame's ticks) of c into ev: took_record(). */
+static ORDER_INLINE rec_status take_record(rec_reader *r, rec_rchunk *c, const uint8_t *rec,
+					  uint64_t ticks, rec_event *ev, bool *known)
+{
+	const uint8_t *p = rec;
+	uint64_t t = ticks;
+	rec_status st = rec_rd_decode_record(r, c, &p, &t, ev, known, true);
+	return took_record(r, c, st, ticks, known);
+}
+
+/* take_record() of a record whose frame the walk read (Type_Id tid, its
+ * fields from body to rend). */
+static ORDER_INLINE rec_status take_framed(rec_reader *r, rec_rchunk *c, const uint8_t *rec,
+					  const uint8_t *body, const uint8_t *rend, uint64_t tid,
+					  uint64_t ticks, rec_event *ev, bool *known)
+{
+	rec_status st = rec_rd_decode_framed(r, c, rec, body, rend, tid, ticks, ev, known);
+	return took_record(r, c, st, ticks, known);
 }
 
 rec_status rec_rd_order_next(rec_reader *r, rec_event *ev)
@@ -596,16 +623,16 @@ rec_status rec_rd_order_next(rec_reader *r, rec_event *ev)
 		if (o->emitting && o->seq) {
 			rec_rchunk *c = o->held[0];
 			while (!c->dead && c->ocur < c->noents && c->walk < c->ev_end) {
-				const uint8_t *rec = c->walk;
+				const uint8_t *rec = c->walk, *body;
 				uint64_t tid, d;
-				if (frame_next(&c->walk, c->ev_end, &tid, &d) != 0)
+				if (frame_body(&c->walk, c->ev_end, &tid, &d, &body) != 0)
 					break; /* not after the scan checked every frame */
 				c->walk_ticks += (uint64_t)rec_unzigzag(d);
 				if (record_action(c, tid) != 2)
 					continue;
 				c->ocur++;
 				bool known;
-				st = take_record(r, c, rec, c->walk_ticks, ev, &known);
+				st = take_framed(r, c, rec, body, c->walk, tid, c->walk_ticks, ev, &known);
 				if (st != REC_OK)
 					return st;
 				if (known)

@@ -368,6 +368,11 @@ static inline const rec_stack *rec_rd_stack_at(const rec_rchunk *c, uint64_t id)
  * (*known = false).  REC_ERR_CORRUPT with r->msg filled on a bad record. */
 rec_status rec_rd_decode_record(rec_reader *r, rec_rchunk *c, const uint8_t **pp,
 				uint64_t *ticks, rec_event *ev, bool *known, bool fixed_ticks);
+/* The same for the record at rec whose frame the caller read: Type_Id tid,
+ * its fields from body to rend, its timestamp ticks. */
+rec_status rec_rd_decode_framed(rec_reader *r, rec_rchunk *c, const uint8_t *rec,
+				const uint8_t *body, const uint8_t *rend, uint64_t tid,
+				uint64_t ticks, rec_event *ev, bool *known);
 
 /* select_types.c */
 /* c->want from r's selection and c's metadata (NULL without a selection). */

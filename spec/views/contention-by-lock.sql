@@ -12,7 +12,10 @@
 -- rec.CondWait and rec.Sleep of kind cond (holder_cond_wait), rec.IO
 -- (holder_io) and rec.LockWait (holder_lock_wait) with each wait, its
 -- rec.CPUSample inside each wait (holder_running: period x (1 + overruns)),
--- the rest (holder_other), and holder_site: per wait the holder's event
+-- the rest (holder_other); each of these per wait at most the wait's length
+-- (a holder cannot run or sleep longer than the wait lasted: samples closer
+-- together than their period, or overlapping I/O, would claim more), and
+-- holder_site: per wait the holder's event
 -- that overlaps it most (the earliest of equal ones), the site (WITH
 -- spec/views/site.with.sql) of those with the most overlap.  rec-view keeps
 -- a holder's last 32 such events (128 samples): exact while it does fewer
@@ -108,7 +111,7 @@ running AS (
    AND epoch_ns(c.start_ns) >= w.s AND epoch_ns(c.start_ns) < w.e
   GROUP BY w.id
 ),
-per_wait AS (
+per_wait_raw AS (
   SELECT w.id, w.lock, w.d,
          coalesce(sum(CASE WHEN o.k = 0 THEN o.o END), 0) AS sleeping,
          coalesce(sum(CASE WHEN o.k = 1 THEN o.o END), 0) AS cond_wait,
@@ -119,6 +122,15 @@ per_wait AS (
   LEFT JOIN overlap o ON o.id = w.id
   LEFT JOIN running c ON c.id = w.id
   GROUP BY w.id, w.lock, w.d
+),
+per_wait AS (
+  SELECT id, lock, d,
+         CASE WHEN sleeping > d THEN d ELSE sleeping END AS sleeping,
+         CASE WHEN cond_wait > d THEN d ELSE cond_wait END AS cond_wait,
+         CASE WHEN io > d THEN d ELSE io END AS io,
+         CASE WHEN lock_wait > d THEN d ELSE lock_wait END AS lock_wait,
+         CASE WHEN running > d THEN d ELSE running END AS running
+  FROM per_wait_raw
 ),
 doing AS (
   SELECT lock,

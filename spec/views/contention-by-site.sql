@@ -1,7 +1,8 @@
 -- rec-view contention-by-site: per call site of the waiter and lock, the
 -- rec.LockWait events (waits), the total and longest wait (ns), p99,
 -- holders and what they did during the waits (holder_site, holder_sleeping
--- ... holder_other) as in contention-by-lock.sql, exactly as rec-view
+-- ... holder_other; each per wait at most the wait's length) as in
+-- contention-by-lock.sql, exactly as rec-view
 -- counts them (rec-view's one table).  WITH the sites: the call site of
 -- each stack (spec/views/site.with.sql); the lock as in
 -- contention-by-lock.sql.
@@ -97,7 +98,7 @@ running AS (
    AND epoch_ns(c.start_ns) >= w.s AND epoch_ns(c.start_ns) < w.e
   GROUP BY w.id
 ),
-per_wait AS (
+per_wait_raw AS (
   SELECT w.id, w.site, w.lock, w.d,
          coalesce(sum(CASE WHEN o.k = 0 THEN o.o END), 0) AS sleeping,
          coalesce(sum(CASE WHEN o.k = 1 THEN o.o END), 0) AS cond_wait,
@@ -108,6 +109,15 @@ per_wait AS (
   LEFT JOIN overlap o ON o.id = w.id
   LEFT JOIN running c ON c.id = w.id
   GROUP BY w.id, w.site, w.lock, w.d
+),
+per_wait AS (
+  SELECT id, site, lock, d,
+         CASE WHEN sleeping > d THEN d ELSE sleeping END AS sleeping,
+         CASE WHEN cond_wait > d THEN d ELSE cond_wait END AS cond_wait,
+         CASE WHEN io > d THEN d ELSE io END AS io,
+         CASE WHEN lock_wait > d THEN d ELSE lock_wait END AS lock_wait,
+         CASE WHEN running > d THEN d ELSE running END AS running
+  FROM per_wait_raw
 ),
 doing AS (
   SELECT site, lock,

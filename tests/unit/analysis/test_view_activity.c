@@ -19,7 +19,9 @@
  * The bound: a holder that sleeps 40 times (1 ms each) during one 100 ms
  * wait has only its last 32 (ACT_RING) counted: 32 ms sleeping, 68 other;
  * likewise its last 128 CPU samples (CPU_RING, summed by bisection of the
- * ring), also when two inputs leave them out of time order.
+ * ring), also when two inputs leave them out of time order.  And no state
+ * counts more than the wait's length in one wait (samples 1 us apart that
+ * each claim 10 ms, overlapping I/O).
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -121,10 +123,11 @@ static void t_ring_bound(void **state)
 }
 
 /* The CPU samples' ring (CPU_RING = 128) wrapped: worker-2 runs 200
- * samples of 10 ms at 1000..1199 ms.  cache-lock's wait 1000-1300 settles
- * after 1199 (the request at 1400): its last 128 samples, 1072..1199, lie
- * in the wait: 1280 ms running.  other-lock's wait 1150-1180 settles at
- * the sample of 1181: samples 1150..1179 are in it, 300 ms. */
+ * samples of 10 ms, 10 ms apart, at 1000..2990 ms.  cache-lock's wait
+ * 1000-3000 settles after 2990 (the request at 3100): its last 128 samples,
+ * 1720..2990, lie in the wait: 1280 ms running.  other-lock's wait
+ * 1500-1800 settles at the sample of 1810: samples 1500..1790 are in it,
+ * 300 ms. */
 static void t_cpu_ring(void **state)
 {
 	(void)state;
@@ -132,16 +135,59 @@ static void t_cpu_ring(void **state)
 	gen g;
 	open_gen(&g, &m, 300);
 	for (int k = 0; k < 200; k++)
-		cpu_ev(&g, TH_W2, S_CPU, 1000 + k, 0);
-	lock_wait(&g, TH_W1, 1000, 1300, "cache-lock", 102);
-	lock_wait(&g, TH_MAIN, 1150, 1180, "other-lock", 102);
-	req_ev(&g, TH_MAIN, 1400, 1401, "/after");
+		cpu_ev(&g, TH_W2, S_CPU, 1000 + 10 * k, 0);
+	lock_wait(&g, TH_W1, 1000, 3000, "cache-lock", 102);
+	lock_wait(&g, TH_MAIN, 1500, 1800, "other-lock", 102);
+	req_ev(&g, TH_MAIN, 3100, 3101, "/after");
 	ok(rec_writer_close(g.w));
 	run r;
 	simple(&r, &m, "contention-by-lock", NULL);
 	const rec_view_table *t = table(&r, "contention_by_lock");
 	assert_int_equal(U(t, row_of(t, "lock", "cache-lock"), "holder_running"), 1280 * MS);
 	assert_int_equal(U(t, row_of(t, "lock", "other-lock"), "holder_running"), 300 * MS);
+	rec_view_close(r.v);
+	free(m.p);
+}
+
+/* A holder's states count at most the wait's length per wait: worker-2
+ * takes 50 CPU samples 1 us apart at 1000 ms, each claiming a 10 ms period
+ * (500 ms in all), and two file reads that overlap wholly (1002-1018 ms,
+ * twice: 32 ms of I/O), during cache-lock's wait 1000-1020 (20 ms) of
+ * worker-1: running 20 ms and I/O 20 ms (the wait's length), other 0.
+ * other-lock's wait 1000-1002 (2 ms, of main) holds the samples too:
+ * running 2 ms, I/O 0.  Without the cap: running 500 ms in both, I/O 32. */
+static void t_cap_at_wait(void **state)
+{
+	(void)state;
+	membuf m = { 0 };
+	gen g;
+	open_gen(&g, &m, 300);
+	const rec_type tio = { T_IO, D_T_S, "rec.FileRead", "", "", "rec/IO", 1, f_io };
+	ok(rec_writer_add_type(g.w, &tio));
+	for (int k = 0; k < 50; k++)
+		cpu_ev(&g, TH_W2, S_CPU, 1000 + 0.001 * k, 0);
+	for (int k = 0; k < 2; k++) {
+		ok(rec_writer_begin(g.w, T_IO, at(1002), at(1018) - at(1002), TH_W2, S_HOLD));
+		ok(rec_writer_put_u64(g.w, 4096));
+		ok(rec_writer_end(g.w));
+	}
+	lock_wait(&g, TH_W1, 1000, 1020, "cache-lock", 102);
+	lock_wait(&g, TH_MAIN, 1000, 1002, "other-lock", 102);
+	req_ev(&g, TH_MAIN, 1100, 1101, "/after");
+	ok(rec_writer_close(g.w));
+	run r;
+	simple(&r, &m, "contention-by-lock", NULL);
+	const rec_view_table *t = table(&r, "contention_by_lock");
+	size_t row = row_of(t, "lock", "cache-lock");
+	assert_int_equal(U(t, row, "total"), 20 * MS);
+	assert_int_equal(U(t, row, "holder_running"), 20 * MS);
+	assert_int_equal(U(t, row, "holder_io"), 20 * MS);
+	assert_int_equal(U(t, row, "holder_other"), 0);
+	row = row_of(t, "lock", "other-lock");
+	assert_int_equal(U(t, row, "total"), 2 * MS);
+	assert_int_equal(U(t, row, "holder_running"), 2 * MS);
+	assert_int_equal(U(t, row, "holder_io"), 0);
+	assert_int_equal(U(t, row, "holder_other"), 0);
 	rec_view_close(r.v);
 	free(m.p);
 }
@@ -203,6 +249,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(t_holder_activity),
 		cmocka_unit_test(t_ring_bound),
 		cmocka_unit_test(t_cpu_ring),
+		cmocka_unit_test(t_cap_at_wait),
 		cmocka_unit_test(t_cpu_unordered),
 	};
 	if (argc > 1)
