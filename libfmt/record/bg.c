@@ -400,7 +400,7 @@ static rec_tbuf_full *drain_threads(rec_recorder *r, rec_bg_pending *pd, uint64_
 			 * (rec_emit_thread() may still name it). */
 			if (!__atomic_load_n(&b->id_shared, __ATOMIC_RELAXED) &&
 			    pending_reserve((void **)&pd->retire, &pd->cretire,
-					    pd->nretire + 2 + 2 * b->nold, sizeof *pd->retire)) {
+					    pd->nretire + 2 + (size_t)2 * b->nold, sizeof *pd->retire)) {
 				pd->retire[pd->nretire++] = b->thread_id;
 				pd->retire[pd->nretire++] = b->name_id;
 				for (uint32_t i = 0; i < 2 * b->nold; i++)

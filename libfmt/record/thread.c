@@ -399,8 +399,8 @@ static bool switch_thread_id(rec_recorder *r, rec_tbuf_full *b, const char *name
 	if (b->nold == REC_RENAMES_MAX || rec_varint_enc8(id, &enc) != b->pub.thread_len)
 		return false;
 	r->threads_registered = id;
-	b->old_ids[2 * b->nold] = b->thread_id;
-	b->old_ids[2 * b->nold + 1] = b->name_id;
+	b->old_ids[(size_t)2 * b->nold] = b->thread_id;
+	b->old_ids[(size_t)2 * b->nold + 1] = b->name_id;
 	b->nold++;
 	b->thread_id = id;
 	strncpy(b->name, name, sizeof b->name - 1);
