@@ -16,7 +16,6 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -34,6 +33,7 @@
 #include "rec/rec.h"
 #include "rec/recorder.h"
 #include "../../lib/child_exit.h"
+#include "../../lib/writer_wakeups.h"
 #include "../../lib/roundtrip.h"
 
 #if defined(__SANITIZE_ADDRESS__)
@@ -693,39 +693,6 @@ static void t_flight_signal(void **state)
 	assert_true(sa.sa_handler == SIG_DFL);
 }
 
-/* The voluntary context switches of the background thread ("rec-writer"):
- * each is one sleep, so one wake-up.  -1: not found. */
-static long writer_switches(void)
-{
-	char path[300], line[256];
-	long n = -1;
-	DIR *d = opendir("/proc/self/task");
-	if (d == NULL)
-		return -1;
-	struct dirent *de;
-	while (n < 0 && (de = readdir(d)) != NULL) {
-		if (de->d_name[0] == '.')
-			continue;
-		snprintf(path, sizeof path, "/proc/self/task/%s/comm", de->d_name);
-		FILE *f = fopen(path, "r");
-		if (f == NULL)
-			continue;
-		int is_writer = fgets(line, sizeof line, f) != NULL && strcmp(line, "rec-writer\n") == 0;
-		fclose(f);
-		if (!is_writer)
-			continue;
-		snprintf(path, sizeof path, "/proc/self/task/%s/status", de->d_name);
-		if ((f = fopen(path, "r")) == NULL)
-			continue;
-		while (fgets(line, sizeof line, f) != NULL)
-			if (sscanf(line, "voluntary_ctxt_switches: %ld", &n) == 1)
-				break;
-		fclose(f);
-	}
-	closedir(d);
-	return n;
-}
-
 /* An idle flight recorder sleeps until its flush interval (it polled the
  * dump signal's flag every 50 ms before: 20 wake-ups a second, issue 22);
  * the signal's handler wakes it, so the dump comes long before the flush
@@ -745,9 +712,9 @@ static void t_flight_signal_idle(void **state)
 	rec_str s = rec_recorder_intern(r, "idle");
 	emit_marks(t, s, 3, 25);
 	sleep_ms(300); /* the rounds after the marks slow down */
-	long w0 = writer_switches();
+	long w0 = rec_t_writer_wakeups();
 	sleep_ms(1000);
-	long w1 = writer_switches();
+	long w1 = rec_t_writer_wakeups();
 	print_message("idle flight recorder: %ld wake-ups in 1 s\n", w1 - w0);
 	assert_true(w0 >= 0 && w1 >= w0);
 	if (getenv("REC_TEST_SCALE") == NULL) /* valgrind serializes threads */

@@ -12,7 +12,6 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
-#include <dirent.h>
 #include <inttypes.h>
 #include <pthread.h>
 #include <signal.h>
@@ -30,6 +29,7 @@
 
 #include "../../lib/child_exit.h"
 #include "../../lib/readback.h"
+#include "../../lib/writer_wakeups.h"
 #include "../../lib/scale.h"
 
 /* ---- CPU samples of a burning thread ------------------------------------------ */
@@ -348,42 +348,6 @@ static void t_cpu_sample_off(void **state)
 	assert_int_equal(rec_t_count_type("rec.CPUSample"), 0);
 }
 
-/* The background thread's rounds: every 10 ms while a thread waits to be
- * armed, every 100 ms when none does (all threads armed: a service whose
- * threads live long), and a thread that comes after such a quiet spell is
- * still armed.  Wake-ups counted as the rec-writer thread's voluntary
- * context switches (each round ends in a futex wait). */
-static long writer_wakeups(void)
-{
-	char path[300], line[256];
-	long n = -1;
-	DIR *d = opendir("/proc/self/task");
-	if (d == NULL)
-		return -1;
-	struct dirent *de;
-	while (n < 0 && (de = readdir(d)) != NULL) {
-		if (de->d_name[0] == '.')
-			continue;
-		snprintf(path, sizeof path, "/proc/self/task/%s/comm", de->d_name);
-		FILE *f = fopen(path, "r");
-		if (f == NULL)
-			continue;
-		int is_writer = fgets(line, sizeof line, f) != NULL && strcmp(line, "rec-writer\n") == 0;
-		fclose(f);
-		if (!is_writer)
-			continue;
-		snprintf(path, sizeof path, "/proc/self/task/%s/status", de->d_name);
-		if ((f = fopen(path, "r")) == NULL)
-			continue;
-		while (fgets(line, sizeof line, f) != NULL)
-			if (sscanf(line, "voluntary_ctxt_switches: %ld", &n) == 1)
-				break;
-		fclose(f);
-	}
-	closedir(d);
-	return n;
-}
-
 static void sleep_s(double s)
 {
 	double end = now_s() + s;
@@ -393,6 +357,11 @@ static void sleep_s(double s)
 	}
 }
 
+/* The background thread's rounds: every 10 ms while a thread waits to be
+ * armed, about once a second when none does (all threads armed: a service
+ * whose threads live long), and a thread that comes after such a quiet
+ * spell is still armed.  Wake-ups counted as the rec-writer thread's
+ * voluntary context switches (tests/lib/writer_wakeups.h). */
 static void t_idle_rounds(void **state)
 {
 	(void)state;
@@ -404,9 +373,9 @@ static void t_idle_rounds(void **state)
 	 * thread attached itself at its first records (the process
 	 * statistics) and was armed after the first flush. */
 	sleep_s(1.2);
-	long w0 = writer_wakeups();
+	long w0 = rec_t_writer_wakeups();
 	sleep_s(1.0);
-	long w1 = writer_wakeups();
+	long w1 = rec_t_writer_wakeups();
 	lazy_probe p;
 	memset(&p, 0, sizeof p);
 	pthread_t th;
