@@ -289,8 +289,21 @@ static void warm(void)
 	pthread_mutex_unlock(&names_lock);
 }
 
+/* A fork child has only the forking thread: the parent's writer may have
+ * held names_lock at the fork (names_tick, warm), and a recording child's
+ * writer takes it every 250 ms: it waited for ever.  The symbolizer it may
+ * have been updating is left to the parent; the child opens its own at its
+ * first warm().  The names cached so far stay (each published whole). */
+static void names_fork_child(void)
+{
+	pthread_mutex_init(&names_lock, NULL);
+	sym = NULL;
+	stale = 1;
+}
+
 void rec_lock_names_init(void)
 {
+	(void)pthread_atfork(NULL, NULL, names_fork_child);
 	warm();
 }
 

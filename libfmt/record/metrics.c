@@ -127,8 +127,23 @@ static uint32_t env_period_ms(const char *name)
 	return (uint32_t)(ns / 1000000);
 }
 
+/* A fork child has only the forking thread: the background thread of the
+ * parent may have been sampling at the fork (process_lock or sample_lock
+ * held while it emitted), and a recorder the child opens samples at once
+ * (on_default_recorder): it waited for ever (tests/cli/preload_fork_phdr.sh,
+ * one child in 20 under load).  What they guard is consistent between
+ * operations or reset by that first sample; the registry only grows, at
+ * its tail (an entry appended during the fork may be left out). */
+static void metrics_fork_child(void)
+{
+	pthread_mutex_init(&registry_lock, NULL);
+	pthread_mutex_init(&process_lock, NULL);
+	pthread_mutex_init(&sample_lock, NULL);
+}
+
 static void metrics_init(void)
 {
+	(void)pthread_atfork(NULL, NULL, metrics_fork_child);
 	/* Before the listener: a recorder REC_OUTPUT opened already gets them. */
 	(void)rec_metrics_set_periods(env_period_ms("REC_METRICS_PERIOD"),
 				      env_period_ms("REC_PROCESS_STATS_PERIOD"));

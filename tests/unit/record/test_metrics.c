@@ -11,6 +11,7 @@
 #include <cmocka.h>
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,6 +27,9 @@
 #include "rec/metrics.h"
 #include "rec/rec.h"
 #include "rec/recorder.h"
+
+#include "../../lib/child_exit.h"
+#include "../../lib/tmpdir.h"
 
 /* ---- a default recorder to a temporary file ------------------------------- */
 static char rec_path[64];
@@ -706,6 +710,83 @@ static void t_log_levels_and_text(void **state)
 	remove_file();
 }
 
+/* ---- fork while another thread samples ----------------------------------- */
+/* A fork while another thread samples the metrics (it holds their locks
+ * while it emits): a child that opens a default recorder samples at once
+ * (the counters' and the process's first samples), and must not wait for a
+ * lock held by a thread it does not have (preload_fork_phdr saw a recording
+ * child hang so, one in 20, under load).  20 children, 10 s each. */
+static atomic_int g_fork_stop;
+void *fm_sampler_thread(void *arg);
+void *fm_sampler_thread(void *arg)
+{
+	(void)arg;
+	while (!atomic_load(&g_fork_stop))
+		(void)rec_metrics_sample();
+	return NULL;
+}
+
+static void t_fork_while_sampling(void **state)
+{
+	(void)state;
+	rec_counter *c = NULL;
+	for (int i = 0; i < 16; i++) {
+		char name[32];
+		snprintf(name, sizeof name, "fork.c%d", i);
+		assert_int_equal(rec_counter_get(name, &c), REC_OK);
+	}
+	snprintf(rec_path, sizeof rec_path, "/tmp/test_metrics.XXXXXX");
+	int fd = mkstemp(rec_path);
+	assert_true(fd >= 0);
+	close(fd);
+	char child_path[80];
+	snprintf(child_path, sizeof child_path, "%s.child", rec_path);
+	/* the parent's default recorder: rec_metrics_sample() samples into it */
+	rec_recorder_options po = REC_RECORDER_OPTIONS_INIT;
+	po.path = rec_path;
+	po.flags = REC_RECORDER_DEFAULT;
+	rec_recorder *pr = NULL;
+	assert_int_equal(rec_recorder_open(&pr, &po), REC_OK);
+	atomic_store(&g_fork_stop, 0);
+	pthread_t th;
+	assert_int_equal(pthread_create(&th, NULL, fm_sampler_thread, NULL), 0);
+	int hung = 0, bad = 0;
+	for (int i = 0; i < 20; i++) {
+		pid_t pid = fork();
+		assert_true(pid >= 0);
+		if (pid == 0) {
+			rec_recorder_options o = REC_RECORDER_OPTIONS_INIT;
+			o.path = child_path;
+			o.flags = REC_RECORDER_DEFAULT;
+			rec_recorder *r = NULL;
+			if (rec_recorder_open(&r, &o) != REC_OK)
+				rec_t_child_exit(3);
+			rec_t_child_exit(rec_recorder_close(r) == REC_OK ? 0 : 4);
+		}
+		int status = 0, done = 0;
+		for (int ms = 0; ms < 10000 && !done; ms++) {
+			done = waitpid(pid, &status, WNOHANG) == pid;
+			if (!done)
+				rec_t_sleep_ms(1);
+		}
+		if (!done) {
+			kill(pid, SIGKILL);
+			(void)waitpid(pid, &status, 0);
+			hung++;
+		} else if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+			bad++;
+		}
+	}
+	atomic_store(&g_fork_stop, 1);
+	assert_int_equal(pthread_join(th, NULL), 0);
+	assert_int_equal(rec_recorder_close(pr), REC_OK);
+	unlink(child_path);
+	remove_file();
+	print_message("20 children: %d hung, %d failed\n", hung, bad);
+	assert_int_equal(hung, 0);
+	assert_int_equal(bad, 0);
+}
+
 int main(int argc, char **argv)
 {
 	if (argc == 2 && strcmp(argv[1], "--env-child") == 0)
@@ -725,6 +806,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(t_counter_totals_five_restarts),
 		cmocka_unit_test(t_counter_totals_sigkill),
 		cmocka_unit_test(t_process_start),
+		cmocka_unit_test(t_fork_while_sampling),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
