@@ -29,6 +29,7 @@
 #include "rec/recorder.h"
 
 #include "../../lib/child_exit.h"
+#include "../../lib/scale.h"
 #include "../../lib/tmpdir.h"
 
 /* ---- a default recorder to a temporary file ------------------------------- */
@@ -715,7 +716,8 @@ static void t_log_levels_and_text(void **state)
  * while it emits): a child that opens a default recorder samples at once
  * (the counters' and the process's first samples), and must not wait for a
  * lock held by a thread it does not have (preload_fork_phdr saw a recording
- * child hang so, one in 20, under load).  20 children, 10 s each. */
+ * child hang so, one in 20, under load).  20 children, 10 s each (13 of
+ * them hung before the fix). */
 static atomic_int g_fork_stop;
 void *fm_sampler_thread(void *arg);
 void *fm_sampler_thread(void *arg)
@@ -750,8 +752,11 @@ static void t_fork_while_sampling(void **state)
 	atomic_store(&g_fork_stop, 0);
 	pthread_t th;
 	assert_int_equal(pthread_create(&th, NULL, fm_sampler_thread, NULL), 0);
+	/* fewer children and more time under valgrind (scale.h) */
+	const int children = (int)rec_t_scaled(20);
+	const long wait_ms = (long)(rec_t_budget_ns(10ull * 1000 * 1000 * 1000) / 1000000);
 	int hung = 0, bad = 0;
-	for (int i = 0; i < 20; i++) {
+	for (int i = 0; i < children; i++) {
 		pid_t pid = fork();
 		assert_true(pid >= 0);
 		if (pid == 0) {
@@ -764,7 +769,7 @@ static void t_fork_while_sampling(void **state)
 			rec_t_child_exit(rec_recorder_close(r) == REC_OK ? 0 : 4);
 		}
 		int status = 0, done = 0;
-		for (int ms = 0; ms < 10000 && !done; ms++) {
+		for (long ms = 0; ms < wait_ms && !done; ms++) {
 			done = waitpid(pid, &status, WNOHANG) == pid;
 			if (!done)
 				rec_t_sleep_ms(1);
@@ -782,7 +787,7 @@ static void t_fork_while_sampling(void **state)
 	assert_int_equal(rec_recorder_close(pr), REC_OK);
 	unlink(child_path);
 	remove_file();
-	print_message("20 children: %d hung, %d failed\n", hung, bad);
+	print_message("%d children: %d hung, %d failed\n", children, hung, bad);
 	assert_int_equal(hung, 0);
 	assert_int_equal(bad, 0);
 }
