@@ -32,20 +32,10 @@
 
 #include "rec/rec.h"
 #include "rec/recorder.h"
+#include "../../lib/asan.h"
 #include "../../lib/child_exit.h"
 #include "../../lib/writer_wakeups.h"
 #include "../../lib/roundtrip.h"
-
-#if defined(__SANITIZE_ADDRESS__)
-#define TEST_UNDER_ASAN 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define TEST_UNDER_ASAN 1
-#endif
-#endif
-#ifndef TEST_UNDER_ASAN
-#define TEST_UNDER_ASAN 0
-#endif
 
 static char g_dir[256];
 
