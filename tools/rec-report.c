@@ -38,6 +38,22 @@ static void begin_input(void *ctx, const rec_cli_input *in)
 	c->name = in->name;
 }
 
+/* The summary of the inputs (flags: REC_SUMMARY_*) into f's recording
+ * rules, replacing an earlier one.  The exit code. */
+static int add_summary(rec_findings *f, const rec_cli_input *in, size_t n, uint32_t flags)
+{
+	rec_summary *s = NULL;
+	if (rec_summary_open(&s) != REC_OK) {
+		rec_cli_error("out of memory");
+		return REC_EXIT_DATA;
+	}
+	int rc = rec_cli_summary_inputs(s, in, n, flags);
+	if (rec_findings_add_summary(f, rec_summary_get(s)) != REC_OK)
+		rc = REC_EXIT_DATA;
+	rec_summary_close(s);
+	return rc;
+}
+
 static int add_one(void *ctx, const rec_event *ev)
 {
 	read_ctx *c = ctx;
@@ -72,24 +88,23 @@ int rec_report_findings(const rec_report_tool_opts *o, const rec_cli_input *in, 
 		rec_cli_error("out of memory");
 		return REC_EXIT_DATA;
 	}
-	int rc;
 	/* The recording rules' numbers: rec-summary's, read first (damaged
 	 * chunks are reported once, by the event pass below). */
-	rec_summary *s = NULL;
-	if (rec_summary_open(&s) != REC_OK) {
-		rec_cli_error("out of memory");
-		rec_findings_close(f);
-		return REC_EXIT_DATA;
-	}
-	rc = rec_cli_summary_inputs(s, in, n, REC_SUMMARY_DROPS | REC_SUMMARY_COUNTERS);
-	if (rec_findings_add_summary(f, rec_summary_get(s)) != REC_OK)
-		rc = REC_EXIT_DATA;
-	rec_summary_close(s);
+	int rc = add_summary(f, in, n, REC_SUMMARY_DROPS | REC_SUMMARY_COUNTERS);
 	/* one pass with the union of the types the rules read */
 	read_ctx ctx = { f, false, NULL };
 	rec_cli_event_pass pass = { begin_input, rec_findings_type_filter, f, add_one, &ctx,
 				    &ctx.nomem };
 	int frc = rec_cli_each_input_event(in, n, &pass);
+	/* The pass met damage that the summary, which decodes only the
+	 * chunks with counters or drops, may not have seen (a chunk whose
+	 * header and statistics are intact but whose events are not): then
+	 * the summary again, verifying every chunk, so that a damaged chunk
+	 * is counted as damaged and nothing of it as readable.  Intact
+	 * input never pays for this pass. */
+	if (frc == REC_EXIT_DATA && !ctx.nomem)
+		rc = add_summary(f, in, n,
+				 REC_SUMMARY_DROPS | REC_SUMMARY_COUNTERS | REC_SUMMARY_VERIFY);
 	if (frc > rc)
 		rc = frc;
 	const rec_finding *list;

@@ -127,13 +127,12 @@ static void print_counters(const rec_summary_result *res)
 
 /* Drops by type and reason (REC_SUMMARY_DROPS), and what no rec.Dropped
  * accounts for: the statistics' dropped count beyond the rec.Dropped counts
- * read ("no rec.Dropped record"), or of chunks whose rec.Dropped records
- * could not be read. */
+ * read ("no rec.Dropped record"). */
 static bool g_drops;
 
 static uint64_t drops_unattributed(const rec_summary_result *res)
 {
-	uint64_t sum = res->drops_unread;
+	uint64_t sum = 0;
 	for (size_t i = 0; i < res->drop_count; i++)
 		sum += res->drops[i].count;
 	return res->dropped > sum ? res->dropped - sum : 0;
@@ -153,7 +152,7 @@ static const char *drop_reason_str(uint32_t reason, char *buf, size_t size)
 static void print_drops(const rec_summary_result *res)
 {
 	static const char h_type[] = "Dropped Type", h_count[] = "Count", h_reason[] = "Reason";
-	static const char no_rec[] = "(no rec.Dropped record)", unread[] = "(rec.Dropped unreadable)";
+	static const char no_rec[] = "(no rec.Dropped record)";
 	const uint64_t rest = drops_unattributed(res);
 	size_t wn = sizeof h_type - 1, wc = sizeof h_count - 1, wr = sizeof h_reason - 1;
 	char tmp[32];
@@ -168,12 +167,8 @@ static void print_drops(const rec_summary_result *res)
 	}
 	if (rest && sizeof no_rec - 1 > wn)
 		wn = sizeof no_rec - 1;
-	if (res->drops_unread && sizeof unread - 1 > wn)
-		wn = sizeof unread - 1;
 	if (digits(rest) > wc)
 		wc = digits(rest);
-	if (digits(res->drops_unread) > wc)
-		wc = digits(res->drops_unread);
 	rec_out_char('\n');
 	rec_out_char(' ');
 	rec_out_str(h_type);
@@ -185,16 +180,13 @@ static void print_drops(const rec_summary_result *res)
 	for (size_t i = 0; i < 1 + wn + 2 + wc + 2 + wr; i++)
 		rec_out_char('=');
 	rec_out_char('\n');
-	for (size_t i = 0; i <= res->drop_count + 1; i++) {
+	for (size_t i = 0; i <= res->drop_count; i++) {
 		const char *name, *reason = "-";
 		uint64_t count;
 		if (i < res->drop_count) {
 			name = res->drops[i].type;
 			count = res->drops[i].count;
 			reason = drop_reason_str(res->drops[i].reason, tmp, sizeof tmp);
-		} else if (i == res->drop_count) {
-			name = unread;
-			count = res->drops_unread;
 		} else {
 			name = no_rec;
 			count = rest;
@@ -349,7 +341,7 @@ static void print_text(const rec_summary_result *res)
 
 	if (res->counter_count)
 		print_counters(res);
-	if (g_drops && (res->drop_count || res->drops_unread))
+	if (g_drops && (res->drop_count || drops_unattributed(res)))
 		print_drops(res);
 
 	/* Event type table, like jfr summary. */
@@ -465,9 +457,9 @@ static void print_json(const rec_summary_result *res, bool counters)
 	rec_json_u64(&j, res->events);
 	rec_json_key(&j, "dropped");
 	rec_json_u64(&j, res->dropped);
-	if (g_drops && (res->drop_count || res->drops_unread)) {
+	if (g_drops && (res->drop_count || drops_unattributed(res))) {
 		/* by type and reason; type null: no rec.Dropped record says
-		 * (reason null), or the chunk's rec.Dropped were unreadable */
+		 * (reason null) */
 		rec_json_key(&j, "drops");
 		rec_json_begin_array(&j, false);
 		char tmp[32];
@@ -487,20 +479,17 @@ static void print_json(const rec_summary_result *res, bool counters)
 			rec_json_u64(&j, d->count);
 			rec_json_end_object(&j);
 		}
-		const uint64_t extra[2] = { res->drops_unread, drops_unattributed(res) };
-		static const char *const what[2] = { "rec.Dropped unreadable", "no rec.Dropped record" };
-		for (int k = 0; k < 2; k++) {
-			if (!extra[k])
-				continue;
+		const uint64_t rest = drops_unattributed(res);
+		if (rest) {
 			rec_json_begin_object(&j, true);
 			rec_json_key(&j, "type");
 			rec_json_null(&j);
 			rec_json_key(&j, "reason");
 			rec_json_null(&j);
 			rec_json_key(&j, "reason_name");
-			rec_json_str(&j, what[k]);
+			rec_json_str(&j, "no rec.Dropped record");
 			rec_json_key(&j, "count");
-			rec_json_u64(&j, extra[k]);
+			rec_json_u64(&j, rest);
 			rec_json_end_object(&j);
 		}
 		rec_json_end_array(&j);

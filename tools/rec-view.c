@@ -115,7 +115,7 @@ static int read_inputs(rec_view *v, const rec_view_tool_opts *o, const rec_cli_i
 			rec_cli_error("out of memory");
 			return REC_EXIT_DATA;
 		}
-		rc = rec_cli_summary_inputs(s, in, n, REC_SUMMARY_DROPS);
+		rc = rec_cli_summary_inputs(s, in, n, REC_SUMMARY_DROPS | REC_SUMMARY_VERIFY);
 		if (rec_view_add_summary(v, rec_summary_get(s)) != REC_OK)
 			rc = REC_EXIT_DATA;
 		rec_summary_close(s);

@@ -166,11 +166,13 @@ static rec_status damaged(rec_findings *f, const rec_view_table *rt)
 	if (!b)
 		return REC_ERR_NOMEM;
 	rec_fi_subject(f, b, "%" PRIu64 " damaged chunks", n);
+	/* "chunks" counts the readable ones, never a damaged one too */
+	uint64_t readable = rec_fi_u(rt, 0, "chunks");
 	rec_fi_summary(f, b, "%" PRIu64 " of %" PRIu64 " chunks are damaged and were skipped: every "
-		       "number here misses their events%s%s.", n, rec_fi_u(rt, 0, "chunks"),
+		       "number here misses their events%s%s.", n, readable + n,
 		       f->first_problem[0] ? "; the first problem: " : "", f->first_problem);
 	rec_fi_fact_u(b, "chunks_damaged", "damaged chunks", REC_VIEW_COUNT, n);
-	rec_fi_fact_u(b, "chunks", "chunks", REC_VIEW_COUNT, rec_fi_u(rt, 0, "chunks"));
+	rec_fi_fact_u(b, "chunks", "readable chunks", REC_VIEW_COUNT, readable);
 	rec_fi_fact_u(b, "problems", "problems reported", REC_VIEW_COUNT, f->problems);
 	if (f->first_problem[0])
 		rec_fi_example_untimed(f, b, f->first_problem);

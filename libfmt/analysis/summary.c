@@ -48,7 +48,6 @@ struct rec_summary {
 	rec_summary_drop *drops;  /* REC_SUMMARY_DROPS: by (type, reason) */
 	size_t drop_count, drop_cap;
 	rec_summary_drop *drops_sorted;
-	uint64_t drops_unread;
 	uint64_t chunks_unsupported;
 	bool have_time;
 	char errmsg[256];
@@ -252,15 +251,22 @@ static void add_sat(uint64_t *acc, uint64_t v)
 		*acc = UINT64_MAX;
 }
 
-static rec_status add_chunk(rec_summary *s, const rec_chunk_info *c, const char *file,
-			    size_t *last_run)
+/* Can chunk c be counted without overflowing the totals or its run's? */
+static bool chunk_fits(const rec_summary *s, const rec_chunk_info *c)
 {
 	if (!totals_fit(s, NULL, c))
-		return REC_ERR_LIMIT;
+		return false;
 	for (size_t i = s->run_count; i-- > 0;)
 		if (s->runs[i].run_id == c->run_id && s->runs[i].pid == c->pid &&
 		    s->runs[i].process_start_ns == c->process_start_ns && !totals_fit(s, &s->runs[i], c))
-			return REC_ERR_LIMIT;
+			return false;
+	return true;
+}
+
+/* Count chunk c (chunk_fits() said it fits). */
+static rec_status add_chunk(rec_summary *s, const rec_chunk_info *c, const char *file,
+			    size_t *last_run)
+{
 	size_t ri;
 	rec_summary_run *r = run_find(s, c, file, &ri);
 	if (!r)
@@ -474,8 +480,12 @@ rec_status rec_summary_add_reader(rec_summary *s, rec_reader *r, const char *nam
 			last_err_offset = off;
 			continue;
 		}
-		rec_status as = add_chunk(s, c, fname, &last_run);
-		if (as == REC_ERR_LIMIT) {
+		/* A chunk is counted only when every check asked for passed:
+		 * one whose events fail to decode (a payload checksum, a
+		 * malformed record) is a damaged chunk (the reader counts it
+		 * in chunks_damaged), and nothing of it, not even the totals
+		 * of its STATS, is counted beside the readable ones. */
+		if (!chunk_fits(s, c)) {
 			char msg[160];
 			snprintf(msg, sizeof msg,
 				 "not counted: its %llu events and %llu dropped "
@@ -491,50 +501,29 @@ rec_status rec_summary_add_reader(rec_summary *s, rec_reader *r, const char *nam
 			not_counted++; /* shown with the damaged chunks */
 			continue;
 		}
+		rec_status cs = REC_OK;
+		if (flags & REC_SUMMARY_VERIFY)
+			cs = rec_reader_verify_chunk(r);
+		if (cs >= 0 && (flags & REC_SUMMARY_COUNTERS))
+			cs = rec_counters_add_chunk(s->counters, r);
+		if (cs >= 0 && (flags & REC_SUMMARY_DROPS) && c->dropped_events)
+			cs = rec_reader_chunk_events(r, "rec.Dropped", add_drop, s);
+		if (cs < 0) {
+			if (!add_problem(s, fname, rec_reader_problem(r), cs)) {
+				result = fail(s, REC_ERR_NOMEM, "out of memory");
+				break;
+			}
+			s->files[fi].problems++;
+			if (fatal_status(cs))
+				break;
+			continue;
+		}
+		rec_status as = add_chunk(s, c, fname, &last_run);
 		if (as != REC_OK) {
 			result = as;
 			break;
 		}
 		s->files[fi].chunks++;
-		if (flags & REC_SUMMARY_COUNTERS) {
-			rec_status cs = rec_counters_add_chunk(s->counters, r);
-			if (cs < 0) {
-				if (!add_problem(s, fname, rec_reader_problem(r), cs)) {
-					result = fail(s, REC_ERR_NOMEM, "out of memory");
-					break;
-				}
-				s->files[fi].problems++;
-				if (fatal_status(cs))
-					break;
-				continue; /* damaged: verifying it again says the same */
-			}
-		}
-		if ((flags & REC_SUMMARY_DROPS) && c->dropped_events) {
-			rec_status ds = rec_reader_chunk_events(r, "rec.Dropped", add_drop, s);
-			if (ds < 0) {
-				s->drops_unread += c->dropped_events;
-				if (!add_problem(s, fname, rec_reader_problem(r), ds)) {
-					result = fail(s, REC_ERR_NOMEM, "out of memory");
-					break;
-				}
-				s->files[fi].problems++;
-				if (fatal_status(ds))
-					break;
-				continue; /* damaged: verifying it again says the same */
-			}
-		}
-		if (flags & REC_SUMMARY_VERIFY) {
-			rec_status vs = rec_reader_verify_chunk(r);
-			if (vs < 0) {
-				if (!add_problem(s, fname, rec_reader_problem(r), vs)) {
-					result = fail(s, REC_ERR_NOMEM, "out of memory");
-					break;
-				}
-				s->files[fi].problems++;
-				if (fatal_status(vs))
-					break;
-			}
-		}
 	}
 	rec_reader_stats st;
 	memset(&st, 0, sizeof st);
@@ -618,7 +607,7 @@ const rec_summary_result *rec_summary_get(rec_summary *s)
 	}
 	res->drops = s->drops_sorted ? s->drops_sorted : s->drops;
 	res->drop_count = s->drop_count;
-	res->drops_unread = s->drops_unread;
+	res->drops_unread = 0;
 	res->problems = s->problems;
 	res->problem_count = s->problem_count;
 	qsort(s->versions, s->version_count, sizeof s->versions[0], u32_cmp);

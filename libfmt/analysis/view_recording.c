@@ -28,7 +28,6 @@ typedef struct run_copy {
 typedef struct rc_state {
 	drop_row *drops;
 	size_t ndrops;
-	uint64_t drops_unread;
 	bool have_summary;
 	uint64_t files, chunks, damaged, events, dropped, restarts, crashes, problems;
 	run_copy *runs;
@@ -111,7 +110,6 @@ rec_status rec_view_add_summary(rec_view *v, const rec_summary_result *res)
 	free(s->drops);
 	s->drops = drops;
 	s->ndrops = res->drop_count;
-	s->drops_unread = res->drops_unread;
 	s->have_summary = true;
 	s->files = res->file_count;
 	s->chunks = res->chunks;
@@ -196,12 +194,6 @@ static rec_status rc_finish(rec_view *v)
 		rec_vi_cell_text(v, &dc[0], view_name(v, s->drops[i].type));
 		rec_vi_cell_text(v, &dc[1], view_name(v, s->drops[i].reason));
 		cell_u(&dc[2], s->drops[i].count);
-	}
-	if (s->drops_unread) {
-		char note[160];
-		snprintf(note, sizeof note, "%" PRIu64 " dropped events of chunks whose rec.Dropped "
-			 "records could not be read are not in this table", s->drops_unread);
-		rec_vi_note(v, dt, note);
 	}
 	rec_vi_cut(v, dt, v->o.top);
 	return REC_OK;

@@ -91,6 +91,36 @@ else
 	fail "rec_test_hostile not built ($hostile)"
 fi
 
+# A chunk whose header, METADATA and STATS are intact (format 1.1's front
+# checksum) but whose events are not: every tool that finds the damage counts
+# it as damaged and nothing of it as readable (it was counted twice, readable
+# and damaged, by rec-view recording and rec-report): rec-check's verdict,
+# rec-summary --verify, rec-view recording and rec-report's damaged-chunks
+# agree on 2 readable + 1 damaged chunks and 31 events (46 less chunk 1's 15).
+off=$("$bin/rec-sql" --format csv "$root/testdata/valid/zstd-1.1.rec" 'SELECT offset FROM chunks WHERE chunk_index = 2' 2>/dev/null | tail -n 1 | tr -d '\r')
+cp "$root/testdata/valid/zstd-1.1.rec" "$tmp/ev.rec"
+printf '\xa5' | dd of="$tmp/ev.rec" bs=1 seek=$((off - 2)) conv=notrunc status=none
+"$bin/rec-check" "$tmp/ev.rec" >"$tmp/ev-check.txt" 2>&1
+grep -q "DAMAGED, 1 of 3 chunks" "$tmp/ev-check.txt" || fail "ev.rec: rec-check: $(cat "$tmp/ev-check.txt")"
+"$bin/rec-summary" --verify --json "$tmp/ev.rec" >"$tmp/ev-summary.json" 2>/dev/null
+"$bin/rec-view" --json recording "$tmp/ev.rec" >"$tmp/ev-view.json" 2>/dev/null
+"$bin/rec-report" --json "$tmp/ev.rec" >"$tmp/ev-report.json" 2>"$tmp/ev-report.err"
+[ "$(grep -c 'payload checksum mismatch' "$tmp/ev-report.err")" = 1 ] || fail "ev.rec: rec-report reports the damage $(grep -c 'payload checksum mismatch' "$tmp/ev-report.err") times, want once"
+python3 - "$tmp" <<'PY' || fail "ev.rec: the tools disagree on what is readable"
+import json, sys
+t = sys.argv[1]
+s = json.load(open(t + "/ev-summary.json"))
+v = json.load(open(t + "/ev-view.json"))["tables"][0]["rows"][0]
+r = [f for f in json.load(open(t + "/ev-report.json"))["findings"] if f["rule"] == "damaged-chunks"]
+facts = {x["key"]: x["value"] for x in r[0]["facts"]} if r else {}
+got = [(s["chunks"], s["chunks_damaged"], s["events"]), (v["chunks"], v["chunks_damaged"], v["events"]),
+       (facts.get("chunks"), facts.get("chunks_damaged"), None)]
+want = [(2, 1, 31), (2, 1, 31), (2, 1, None)]
+if got != want or "1 of 3 chunks" not in r[0]["summary"]:
+    print("got", got, "want", want, r[0]["summary"] if r else "no damaged-chunks finding")
+    sys.exit(1)
+PY
+
 # --events on a recording with no chunk yet is not a usage error: nothing
 # printed, a note on stderr, exit 0 (empty file); a first chunk cut short is
 # damage (exit 1), still no usage error.

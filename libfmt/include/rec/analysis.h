@@ -142,8 +142,9 @@ typedef struct rec_summary_result {
 	size_t drop_count;
 	const rec_summary_drop *drops;     /* only with REC_SUMMARY_DROPS: by count
 					    * descending, then type, then reason */
-	uint64_t drops_unread;             /* dropped events (STATS) of chunks whose
-					    * rec.Dropped records could not be read */
+	uint64_t drops_unread;             /* always 0 (kept for binary compatibility):
+					    * a chunk whose rec.Dropped records cannot be
+					    * read is a damaged chunk, not counted at all */
 } rec_summary_result;
 
 /* Flags for rec_summary_add_*(). */
