@@ -30,23 +30,24 @@
 #include <errno.h>
 
 /* The lock is now held by the calling thread (inside the recorder). */
-static inline void took(const void *lock)
+static inline void took(const void *lock, uintptr_t caller)
 {
-	if (__builtin_expect(rec_lock_acquired_fast_(lock), 1))
+	if (__builtin_expect(rec_lock_acquired_fast_(lock, caller), 1))
 		return;
 	rec_in_recorder_++;
-	rec_lock_acquired_(lock, NULL); /* named when an event needs it (lock_names.c's hook) */
+	/* named when an event needs it (lock_names.c's hook) */
+	rec_lock_acquired_(lock, NULL, caller);
 	rec_in_recorder_--;
 }
 
 /* A trylock that succeeded: held, but no rec.LockOrder pair (lock_wrap.c,
  * rec_lock_tried_: a trylock cannot close a deadlock). */
-static inline void took_try(const void *lock)
+static inline void took_try(const void *lock, uintptr_t caller)
 {
-	if (__builtin_expect(rec_lock_acquired_fast_(lock), 1))
+	if (__builtin_expect(rec_lock_acquired_fast_(lock, caller), 1))
 		return;
 	rec_in_recorder_++;
-	rec_lock_tried_(lock, NULL);
+	rec_lock_tried_(lock, NULL, caller);
 	rec_in_recorder_--;
 }
 
@@ -78,7 +79,7 @@ static __attribute__((noinline)) void waited(const void *lock, uint64_t holder, 
 	if (on)
 		rec_lock_wait_end_(lock, rec_lock_name(lock, caller), holder, kind, t0);
 	if (stack)
-		rec_lock_acquired_(lock, NULL);
+		rec_lock_acquired_(lock, NULL, caller);
 	rec_in_recorder_--;
 }
 
@@ -133,7 +134,7 @@ REC_PRELOAD_API int pthread_mutex_lock(pthread_mutex_t *m)
 	}
 	int rc = rec_real_.mutex_trylock(m);
 	if (__builtin_expect(got(rc), 1)) {
-		took(m);
+		took(m, (uintptr_t)__builtin_return_address(0));
 		return rc;
 	}
 	return mutex_contended(m, NULL, (uintptr_t)__builtin_return_address(0));
@@ -147,7 +148,7 @@ REC_PRELOAD_API int pthread_mutex_timedlock(pthread_mutex_t *m, const struct tim
 	}
 	int rc = rec_real_.mutex_trylock(m);
 	if (got(rc)) {
-		took(m);
+		took(m, (uintptr_t)__builtin_return_address(0));
 		return rc;
 	}
 	return mutex_contended(m, abstime, (uintptr_t)__builtin_return_address(0));
@@ -158,7 +159,7 @@ REC_PRELOAD_API int pthread_mutex_trylock(pthread_mutex_t *m)
 	rec_preload_ensure();
 	int rc = rec_real_.mutex_trylock(m);
 	if (got(rc) && rec_preload_active() && fast())
-		took_try(m);
+		took_try(m, (uintptr_t)__builtin_return_address(0));
 	return rc;
 }
 
@@ -202,7 +203,7 @@ static inline int rw_lock(pthread_rwlock_t *l, int write, const struct timespec 
 	}
 	int rc = write ? rec_real_.rw_trywrlock(l) : rec_real_.rw_tryrdlock(l);
 	if (__builtin_expect(rc == 0, 1)) {
-		took(l);
+		took(l, caller);
 		return 0;
 	}
 	if (rc != EBUSY) /* EAGAIN (too many readers), EDEADLK: as the lock says */
@@ -235,7 +236,7 @@ REC_PRELOAD_API int pthread_rwlock_tryrdlock(pthread_rwlock_t *l)
 	rec_preload_ensure();
 	int rc = rec_real_.rw_tryrdlock(l);
 	if (rc == 0 && rec_preload_active() && fast())
-		took_try(l);
+		took_try(l, (uintptr_t)__builtin_return_address(0));
 	return rc;
 }
 
@@ -244,7 +245,7 @@ REC_PRELOAD_API int pthread_rwlock_trywrlock(pthread_rwlock_t *l)
 	rec_preload_ensure();
 	int rc = rec_real_.rw_trywrlock(l);
 	if (rc == 0 && rec_preload_active() && fast())
-		took_try(l);
+		took_try(l, (uintptr_t)__builtin_return_address(0));
 	return rc;
 }
 

@@ -81,10 +81,12 @@ void rec_alloc_free_with_(void (*free_fn)(void *), void *ptr);
  * rec_lock_wait_begin_() : 1 and *t0 set if rec.LockWait is on.
  * rec_lock_wait_end_() : record the wait that began at t0 if it reached
  * the threshold (kind: 0 mutex, 1 read, 2 write). */
-void rec_lock_acquired_(const void *lock, const char *name);
+void rec_lock_acquired_(const void *lock, const char *name, uintptr_t site);
 /* The same for a lock taken by a trylock: held, no rec.LockOrder pair (a
- * trylock never waits, so it cannot close a deadlock). */
-void rec_lock_tried_(const void *lock, const char *name);
+ * trylock never waits, so it cannot close a deadlock).  site: the call
+ * site that took the lock (the lock's class when it is not a static
+ * variable: lock_wrap.c), 0 if not known. */
+void rec_lock_tried_(const void *lock, const char *name, uintptr_t site);
 int rec_lock_released_slow_(const void *lock);
 /* Names a lock that has none (NULL) when an event is written, if set (the
  * preload library's lock_names.c); NULL: "0x<address>". */
@@ -143,12 +145,13 @@ void rec_sleep_emit(uint64_t requested_ns, uint64_t start_ticks, uint64_t end_ti
 typedef struct rec_held_lock {
 	const void *lock;
 	const char *name;
+	uintptr_t site; /* the call site that took it; 0 if not known */
 } rec_held_lock;
 /* The calling thread's held-lock stack (lock_wrap.c): depth, the locks
  * past REC_HELD_MAX (counted, not kept), the locks, oldest first. */
 extern __thread uint32_t rec_held_depth_tls_, rec_held_overflow_tls_;
 extern __thread rec_held_lock rec_held_tls_[REC_HELD_MAX];
-static inline int rec_lock_acquired_fast_(const void *lock)
+static inline int rec_lock_acquired_fast_(const void *lock, uintptr_t site)
 {
 	if (__builtin_expect(rec_held_depth_tls_ == 0 && rec_held_overflow_tls_ == 0 &&
 				     rec_thread_seen_tls_ ==
@@ -156,6 +159,7 @@ static inline int rec_lock_acquired_fast_(const void *lock)
 			     1)) {
 		rec_held_tls_[0].lock = lock;
 		rec_held_tls_[0].name = NULL;
+		rec_held_tls_[0].site = site;
 		rec_held_depth_tls_ = 1;
 		return 1;
 	}

@@ -140,6 +140,27 @@ uint64_t rec_builtin_tid(void)
 #define PAIRS_MIN 512u
 #define PAIRS_MAX 65536u
 
+/* Lock classes, as the kernel's lockdep has them, bound what a lock array
+ * costs: a class is the call site that took the lock (memcached's 4096
+ * item locks are all taken in item_lock()), and a thread writes at most
+ * ORDER_PER_CLASSES distinct pairs for one pair of classes (held lock's
+ * site, acquired lock's site).  Past that bound the thread looks nothing
+ * up for that pair of sites: a worker that nests an item lock and an LRU
+ * lock stops probing a set of tens of thousands of pairs that misses the
+ * cache on every nested acquisition.  Up to the bound every pair is
+ * written, so a program whose threads take fewer distinct pairs at one
+ * pair of sites (globals, a few per-object locks) loses nothing.  Up to
+ * CLASSES_MAX pairs of classes per thread (beyond: unbounded, as before);
+ * a lock whose site is not known (0: back on the stack after a condition
+ * wait) has no class. */
+#define ORDER_PER_CLASSES 64u
+#define CLASSES_MAX 256u /* power of two */
+
+typedef struct class_slot {
+	uintptr_t held_site, acq_site; /* 0: free */
+	uint32_t pairs;                /* distinct pairs written for these two sites */
+} class_slot;
+
 
 typedef struct pair_slot {
 	uintptr_t held, acq;
@@ -148,6 +169,8 @@ typedef struct pair_slot {
 typedef struct pair_set {
 	uint64_t epoch;
 	uint32_t count, cap; /* pairs in it; slots (a power of two) */
+	uint32_t classes;    /* class slots in use */
+	class_slot cls[CLASSES_MAX];
 	pair_slot slot[];
 } pair_set;
 
@@ -175,6 +198,15 @@ static pair_set *map_pairs(uint32_t cap)
 }
 static void make_pairs_key(void) { pairs_key_ok = pthread_key_create(&pairs_key, free_pairs) == 0; }
 
+/* Forget every pair and every class count. */
+static void pairs_clear(pair_set *ps)
+{
+	memset(ps->slot, 0, ps->cap * sizeof(pair_slot));
+	memset(ps->cls, 0, sizeof ps->cls);
+	ps->count = 0;
+	ps->classes = 0;
+}
+
 static pair_set *thread_pairs(void)
 {
 	pair_set *ps = tls_pairs;
@@ -193,8 +225,7 @@ static pair_set *thread_pairs(void)
 	}
 	uint64_t ep = __atomic_load_n(&epoch, __ATOMIC_RELAXED);
 	if (ps->epoch != ep) {
-		memset(ps->slot, 0, ps->cap * sizeof(pair_slot));
-		ps->count = 0;
+		pairs_clear(ps);
 		ps->epoch = ep;
 	}
 	return ps;
@@ -216,11 +247,12 @@ static pair_set *pairs_room(pair_set *ps)
 	if (big == NULL || pthread_setspecific(pairs_key, big) != 0) {
 		if (big != NULL)
 			free_pairs(big);
-		memset(ps->slot, 0, ps->cap * sizeof(pair_slot));
-		ps->count = 0;
+		pairs_clear(ps);
 		return ps;
 	}
 	big->epoch = ps->epoch;
+	memcpy(big->cls, ps->cls, sizeof ps->cls);
+	big->classes = ps->classes;
 	for (uint32_t i = 0; i < ps->cap; i++) {
 		if (ps->slot[i].held == 0)
 			continue;
@@ -252,6 +284,29 @@ static int pair_seen(pair_set *ps, uintptr_t a, uintptr_t b, int insert)
 	return 0;
 }
 
+/* The count of (held_site, acq_site), added when new; NULL when either
+ * site is not known or the table is full. */
+static class_slot *class_pair(pair_set *ps, uintptr_t held_site, uintptr_t acq_site)
+{
+	if (held_site == 0 || acq_site == 0)
+		return NULL;
+	size_t h = pair_hash(held_site, acq_site, CLASSES_MAX);
+	for (uint32_t i = 0; i < CLASSES_MAX; i++, h = (h + 1) & (CLASSES_MAX - 1)) {
+		class_slot *c = &ps->cls[h];
+		if (c->held_site == held_site && c->acq_site == acq_site)
+			return c;
+		if (c->held_site == 0) {
+			if (ps->classes >= CLASSES_MAX / 4 * 3)
+				return NULL;
+			c->held_site = held_site;
+			c->acq_site = acq_site;
+			ps->classes++;
+			return c;
+		}
+	}
+	return NULL;
+}
+
 /* ---- emitting ----------------------------------------------------------------- */
 
 const char *(*rec_lock_name_hook_)(const void *lock);
@@ -269,14 +324,19 @@ static void emit_name(rec_emit *e, const void *lock, const char *name)
 	}
 }
 
-static __attribute__((noinline)) void rec_lock_order_record_(const void *lock, const char *name)
+static __attribute__((noinline)) void rec_lock_order_record_(const void *lock, const char *name,
+								   uintptr_t site)
 {
 	pair_set *ps = thread_pairs();
 	if (ps == NULL)
 		return;
 	for (uint32_t i = 0; i < rec_held_depth_tls_; i++) {
 		const rec_held_lock *h = &rec_held_tls_[i];
-		if (h->lock == lock || pair_seen(ps, (uintptr_t)h->lock, (uintptr_t)lock, 0))
+		if (h->lock == lock)
+			continue;
+		class_slot *c = class_pair(ps, h->site, site);
+		if ((c != NULL && c->pairs >= ORDER_PER_CLASSES) ||
+		    pair_seen(ps, (uintptr_t)h->lock, (uintptr_t)lock, 0))
 			continue;
 		rec_emit e;
 		if (!rec_emit_begin(&e, T_order))
@@ -286,17 +346,20 @@ static __attribute__((noinline)) void rec_lock_order_record_(const void *lock, c
 		rec_emit_u64(&e, (uintptr_t)lock);
 		emit_name(&e, lock, name);
 		rec_emit_commit(&e);
+		if (c != NULL)
+			c->pairs++; /* before pairs_room(): it may move the set */
 		ps = pairs_room(ps);
 		(void)pair_seen(ps, (uintptr_t)h->lock, (uintptr_t)lock, 1);
 	}
 }
 
 /* Put lock on the calling thread's held stack (counted past REC_HELD_MAX). */
-static inline void held_push(const void *lock, const char *name)
+static inline void held_push(const void *lock, const char *name, uintptr_t site)
 {
 	if (rec_held_depth_tls_ < REC_HELD_MAX) {
 		rec_held_tls_[rec_held_depth_tls_].lock = lock;
 		rec_held_tls_[rec_held_depth_tls_].name = name;
+		rec_held_tls_[rec_held_depth_tls_].site = site;
 		rec_held_depth_tls_++;
 	} else {
 		rec_held_overflow_tls_++;
@@ -304,21 +367,22 @@ static inline void held_push(const void *lock, const char *name)
 }
 
 /* The calling thread now holds lock. */
-static inline void note_acquired(const void *lock, const char *name)
+static inline void note_acquired(const void *lock, const char *name, uintptr_t site)
 {
 	rec_thread_seen();
 	if (rec_held_depth_tls_ > 0) {
 		ensure_types();
 		if (T_order != NULL && rec_type_enabled(T_order))
-			rec_lock_order_record_(lock, name);
+			rec_lock_order_record_(lock, name, site);
 	}
-	held_push(lock, name);
+	held_push(lock, name, site);
 }
 
-static inline void acquired(const void *lock, const char *name, uint64_t *holder, uint64_t tid)
+static inline void acquired(const void *lock, const char *name, uint64_t *holder, uint64_t tid,
+			    uintptr_t site)
 {
 	__atomic_store_n(holder, tid, __ATOMIC_RELAXED);
-	note_acquired(lock, name);
+	note_acquired(lock, name, site);
 }
 
 /* The calling thread took lock by a trylock: held, but no rec.LockOrder
@@ -327,11 +391,12 @@ static inline void acquired(const void *lock, const char *name, uint64_t *holder
  * lockdep); programs take locks out of order exactly this way on purpose
  * (memcached's LRU maintainer trylocks item locks under an LRU lock).  A
  * lock it acquires later while holding this one makes pairs as usual. */
-static inline void tried(const void *lock, const char *name, uint64_t *holder, uint64_t tid)
+static inline void tried(const void *lock, const char *name, uint64_t *holder, uint64_t tid,
+			 uintptr_t site)
 {
 	__atomic_store_n(holder, tid, __ATOMIC_RELAXED);
 	rec_thread_seen();
-	held_push(lock, name);
+	held_push(lock, name, site);
 }
 
 static int still_held(const void *lock, uint32_t depth)
@@ -412,7 +477,8 @@ int rec_mutex_destroy(rec_mutex *m)
 	return pthread_mutex_destroy(&m->mu);
 }
 
-static __attribute__((noinline)) int rec_mutex_lock_contended_(rec_mutex *m, uint64_t tid)
+static __attribute__((noinline)) int rec_mutex_lock_contended_(rec_mutex *m, uint64_t tid,
+								 uintptr_t site)
 {
 	uint64_t holder = __atomic_load_n(&m->holder, __ATOMIC_RELAXED);
 	uint64_t t0 = 0;
@@ -422,28 +488,30 @@ static __attribute__((noinline)) int rec_mutex_lock_contended_(rec_mutex *m, uin
 		return rc;
 	if (on)
 		rec_lock_wait_record_(m, m->name, holder, 0, t0);
-	acquired(m, m->name, &m->holder, tid);
+	acquired(m, m->name, &m->holder, tid, site);
 	return 0;
 }
 
 int rec_mutex_lock(rec_mutex *m)
 {
 	uint64_t tid = rec_builtin_tid();
+	uintptr_t site = (uintptr_t)__builtin_return_address(0);
 	int rc = pthread_mutex_trylock(&m->mu);
 	if (__builtin_expect(rc == 0, 1)) {
-		acquired(m, m->name, &m->holder, tid);
+		acquired(m, m->name, &m->holder, tid, site);
 		return 0;
 	}
 	if (rc != EBUSY)
 		return rc;
-	return rec_mutex_lock_contended_(m, tid);
+	return rec_mutex_lock_contended_(m, tid, site);
 }
 
 int rec_mutex_trylock(rec_mutex *m)
 {
 	int rc = pthread_mutex_trylock(&m->mu);
 	if (rc == 0)
-		tried(m, m->name, &m->holder, rec_builtin_tid());
+		tried(m, m->name, &m->holder, rec_builtin_tid(),
+		      (uintptr_t)__builtin_return_address(0));
 	return rc;
 }
 
@@ -527,7 +595,8 @@ int rec_rwlock_destroy(rec_rwlock *l)
 	return pthread_rwlock_destroy(&l->rw);
 }
 
-static __attribute__((noinline)) int rec_rwlock_contended_(rec_rwlock *l, int write, uint64_t tid)
+static __attribute__((noinline)) int rec_rwlock_contended_(rec_rwlock *l, int write, uint64_t tid,
+							     uintptr_t site)
 {
 	uint64_t holder = __atomic_load_n(&l->holder, __ATOMIC_RELAXED);
 	uint64_t t0 = 0;
@@ -537,51 +606,51 @@ static __attribute__((noinline)) int rec_rwlock_contended_(rec_rwlock *l, int wr
 		return rc;
 	if (on)
 		rec_lock_wait_record_(l, l->name, holder, write ? 2 : 1, t0);
-	acquired(l, l->name, &l->holder, tid);
+	acquired(l, l->name, &l->holder, tid, site);
 	return 0;
 }
 
 /* The read (write 0) or write lock: tried first, waited for (and recorded)
  * when busy. */
-static inline int rwlock_lock(rec_rwlock *l, int write)
+static inline int rwlock_lock(rec_rwlock *l, int write, uintptr_t site)
 {
 	uint64_t tid = rec_builtin_tid();
 	int rc = write ? pthread_rwlock_trywrlock(&l->rw) : pthread_rwlock_tryrdlock(&l->rw);
 	if (__builtin_expect(rc == 0, 1)) {
-		acquired(l, l->name, &l->holder, tid);
+		acquired(l, l->name, &l->holder, tid, site);
 		return 0;
 	}
 	if (rc != EBUSY)
 		return rc;
-	return rec_rwlock_contended_(l, write, tid);
+	return rec_rwlock_contended_(l, write, tid, site);
 }
 
-static inline int rwlock_try(rec_rwlock *l, int write)
+static inline int rwlock_try(rec_rwlock *l, int write, uintptr_t site)
 {
 	int rc = write ? pthread_rwlock_trywrlock(&l->rw) : pthread_rwlock_tryrdlock(&l->rw);
 	if (rc == 0)
-		tried(l, l->name, &l->holder, rec_builtin_tid());
+		tried(l, l->name, &l->holder, rec_builtin_tid(), site);
 	return rc;
 }
 
 int rec_rwlock_rdlock(rec_rwlock *l)
 {
-	return rwlock_lock(l, 0);
+	return rwlock_lock(l, 0, (uintptr_t)__builtin_return_address(0));
 }
 
 int rec_rwlock_wrlock(rec_rwlock *l)
 {
-	return rwlock_lock(l, 1);
+	return rwlock_lock(l, 1, (uintptr_t)__builtin_return_address(0));
 }
 
 int rec_rwlock_tryrdlock(rec_rwlock *l)
 {
-	return rwlock_try(l, 0);
+	return rwlock_try(l, 0, (uintptr_t)__builtin_return_address(0));
 }
 
 int rec_rwlock_trywrlock(rec_rwlock *l)
 {
-	return rwlock_try(l, 1);
+	return rwlock_try(l, 1, (uintptr_t)__builtin_return_address(0));
 }
 
 int rec_rwlock_unlock(rec_rwlock *l)
@@ -598,20 +667,20 @@ int rec_rwlock_unlock(rec_rwlock *l)
 
 /* ---- for the preload library's interposers (stack_internal.h) ---------------- */
 
-void rec_lock_acquired_(const void *lock, const char *name)
+void rec_lock_acquired_(const void *lock, const char *name, uintptr_t site)
 {
-	note_acquired(lock, name);
+	note_acquired(lock, name, site);
 }
 
-void rec_lock_tried_(const void *lock, const char *name)
+void rec_lock_tried_(const void *lock, const char *name, uintptr_t site)
 {
 	rec_thread_seen();
-	held_push(lock, name);
+	held_push(lock, name, site);
 }
 
 void rec_lock_reacquired_(const void *lock, const char *name)
 {
-	held_push(lock, name);
+	held_push(lock, name, 0);
 }
 
 

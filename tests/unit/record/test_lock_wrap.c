@@ -26,6 +26,8 @@
 #include "rec/builtins.h"
 #include "rec/recorder.h"
 
+#include "record/builtin_internal.h"
+
 #include "../../lib/readback.h"
 
 /* ---- rec.LockWait ------------------------------------------------------------ */
@@ -250,11 +252,31 @@ static void t_lock_order_new_recording(void **state)
 	}
 }
 
-/* Many distinct pairs in one thread (a server with a lock per object): each
- * is written once, also when the thread takes them all again (the set
- * grows instead of starting over at a few hundred pairs). */
+/* The rec.LockOrder events of the last recording: written (into *n) and
+ * dropped (rec.Dropped of type 17, rec.LockOrder's id); each pair's held
+ * lock must be held. */
+static void count_order(const void *held, size_t *n, size_t *dropped)
+{
+	*n = *dropped = 0;
+	for (size_t i = 0; i < rec_t_nev; i++) {
+		const rec_t_ev *e = &rec_t_evs[i];
+		if (strcmp(e->type, "rec.LockOrder") == 0) {
+			assert_int_equal(rec_t_fu(e, "heldAddress"), (uintptr_t)held);
+			(*n)++;
+		} else if (strcmp(e->type, "rec.Dropped") == 0 && rec_t_fu(e, "type") == 17) {
+			*dropped += rec_t_fu(e, "count");
+		}
+	}
+}
+
+/* A lock array taken at one call site (a server with a lock per object,
+ * such as memcached's item locks): lock classes bound it.  A thread writes
+ * 64 distinct pairs for one pair of call sites (held lock's, acquired
+ * lock's), each once, and then looks nothing up for those sites; another
+ * pair of sites has its own 64. */
 #define MANY_PAIRS 5000
-static void t_lock_order_many_pairs(void **state)
+#define PER_CLASSES 64 /* lock_wrap.c's ORDER_PER_CLASSES */
+static void t_lock_order_lock_array(void **state)
 {
 	(void)state;
 	rec_mutex *locks = calloc(MANY_PAIRS, sizeof *locks);
@@ -270,24 +292,65 @@ static void t_lock_order_many_pairs(void **state)
 			assert_int_equal(rec_mutex_unlock(&g_a), 0);
 		}
 	rec_t_stop_and_load();
-	size_t n = 0, dropped = 0;
+	size_t n, dropped;
+	count_order(&g_a, &n, &dropped);
+	/* a pair the buffer dropped does not count toward the bound */
+	assert_int_equal(n, PER_CLASSES);
+	uintptr_t seen[PER_CLASSES];
+	size_t k = 0;
 	for (size_t i = 0; i < rec_t_nev; i++) {
 		const rec_t_ev *e = &rec_t_evs[i];
-		if (strcmp(e->type, "rec.LockOrder") == 0) {
-			assert_int_equal(rec_t_fu(e, "heldAddress"), (uintptr_t)&g_a);
-			n++;
-		} else if (strcmp(e->type, "rec.Dropped") == 0 &&
-			   rec_t_fu(e, "type") == 17) { /* rec.LockOrder's id */
-			dropped += rec_t_fu(e, "count");
-		}
+		if (strcmp(e->type, "rec.LockOrder") != 0)
+			continue;
+		uintptr_t a = (uintptr_t)rec_t_fu(e, "acquiredAddress");
+		assert_true(a >= (uintptr_t)locks && a < (uintptr_t)(locks + MANY_PAIRS));
+		for (size_t j = 0; j < k; j++)
+			assert_true(seen[j] != a); /* each pair once */
+		seen[k++] = a;
 	}
-	/* Every pair once: none again in rounds 2 and 3 (the buffer may drop
-	 * some under load: those are counted, and never written twice). */
-	assert_int_equal(n + dropped, MANY_PAIRS);
-	assert_true(n >= MANY_PAIRS / 2);
+	/* the same locks at another call site: a new pair of classes */
+	rec_t_start(NULL);
+	for (int i = 0; i < 200; i++) {
+		assert_int_equal(rec_mutex_lock(&g_b), 0);
+		assert_int_equal(rec_mutex_lock(&locks[i]), 0);
+		assert_int_equal(rec_mutex_unlock(&locks[i]), 0);
+		assert_int_equal(rec_mutex_unlock(&g_b), 0);
+		assert_int_equal(rec_mutex_lock(&g_b), 0);
+		assert_int_equal(rec_mutex_lock(&locks[MANY_PAIRS - 1 - i]), 0);
+		assert_int_equal(rec_mutex_unlock(&locks[MANY_PAIRS - 1 - i]), 0);
+		assert_int_equal(rec_mutex_unlock(&g_b), 0);
+	}
+	rec_t_stop_and_load();
+	count_order(&g_b, &n, &dropped);
+	assert_int_equal(n, 2 * PER_CLASSES);
 	for (int i = 0; i < MANY_PAIRS; i++)
 		assert_int_equal(rec_mutex_destroy(&locks[i]), 0);
 	free(locks);
+}
+
+/* Many distinct pairs at distinct call sites (the interposers' entry,
+ * with made-up sites): no bound applies, each pair is written once, also
+ * when the thread takes them all again (the set grows instead of starting
+ * over at a few hundred pairs). */
+static void t_lock_order_many_sites(void **state)
+{
+	(void)state;
+	static char items[MANY_PAIRS];
+	rec_t_start(NULL);
+	for (int round = 0; round < 3; round++)
+		for (uintptr_t i = 0; i < MANY_PAIRS; i++) {
+			rec_lock_acquired_(&g_c, "lock.C", 0x1000);
+			rec_lock_acquired_(&items[i], "item", 0x2000 + i);
+			assert_int_equal(rec_lock_released_(&items[i]), 0);
+			assert_int_equal(rec_lock_released_(&g_c), 0);
+		}
+	rec_t_stop_and_load();
+	size_t n, dropped;
+	count_order(&g_c, &n, &dropped);
+	/* every pair once: none again in rounds 2 and 3 (the buffer may drop
+	 * some under load: those are counted, and never written twice) */
+	assert_int_equal(n + dropped, MANY_PAIRS);
+	assert_true(n >= MANY_PAIRS / 2);
 }
 
 /* With no recorder open the wrappers are plain locks and sleeps. */
@@ -362,7 +425,8 @@ int main(void)
 		cmocka_unit_test(t_rwlock_wait),
 		cmocka_unit_test(t_lock_order_once_per_pair_per_thread),
 		cmocka_unit_test(t_lock_order_new_recording),
-		cmocka_unit_test(t_lock_order_many_pairs),
+		cmocka_unit_test(t_lock_order_lock_array),
+		cmocka_unit_test(t_lock_order_many_sites),
 		cmocka_unit_test(t_held_stack),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
