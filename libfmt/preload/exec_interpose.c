@@ -74,13 +74,13 @@ static int runnable(const char *file, int search)
 /* Before an exec that should succeed: close this process's recording. */
 static void before_exec(int ok)
 {
-	if (!ok || !__atomic_load_n(&rec_preload_on_, __ATOMIC_ACQUIRE) ||
+	if (!ok || !__atomic_load_n(&rec_preload_hot_.on, __ATOMIC_ACQUIRE) ||
 	    rec_preload_pid_ != getpid())
 		return;
 	int saved = errno;
 	unsigned in = rec_in_recorder_;
 	rec_in_recorder_ = in + 1;
-	__atomic_store_n(&rec_preload_on_, 0, __ATOMIC_RELAXED);
+	__atomic_store_n(&rec_preload_hot_.on, 0, __ATOMIC_RELAXED);
 	rec_env_stop_();
 	rec_in_recorder_ = in;
 	errno = saved;

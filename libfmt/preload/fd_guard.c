@@ -17,7 +17,7 @@
 /* The recording's descriptor, -1 if none. */
 static int rec_fd(void)
 {
-	if (!__atomic_load_n(&rec_preload_on_, __ATOMIC_RELAXED) || rec_in_recorder_ > 0)
+	if (!__atomic_load_n(&rec_preload_hot_.on, __ATOMIC_RELAXED) || rec_in_recorder_ > 0)
 		return -1;
 	rec_recorder *r = rec_preload_recorder_;
 	return r != NULL ? __atomic_load_n(&r->out.fd, __ATOMIC_RELAXED) : -1;

@@ -44,13 +44,12 @@ static inline io_start begin(void)
 		rec_preload_ensure();
 		return s;
 	}
-	static struct rec_event_type *type;
-	struct rec_event_type *t = __atomic_load_n(&type, __ATOMIC_ACQUIRE);
+	struct rec_event_type *t = __atomic_load_n(&rec_preload_hot_.io, __ATOMIC_ACQUIRE);
 	if (__builtin_expect(t == NULL, 0)) { /* declaring it is the recorder's work */
 		rec_in_recorder_++;
 		t = rec_io_type_();
 		rec_in_recorder_--;
-		__atomic_store_n(&type, t, __ATOMIC_RELEASE);
+		__atomic_store_n(&rec_preload_hot_.io, t, __ATOMIC_RELEASE);
 	}
 	if (t != NULL && rec_type_enabled(t)) {
 		s.t = t;

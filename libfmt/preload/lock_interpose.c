@@ -61,7 +61,8 @@ static inline void took_try(const void *lock, uintptr_t caller)
 static inline int fast_from(uintptr_t caller)
 {
 	return rec_preload_recording() && rec_in_recorder_ == 0 &&
-	       caller - rec_stack_hide_lo_ >= rec_stack_hide_hi_ - rec_stack_hide_lo_;
+	       caller - rec_preload_hot_.text_lo >=
+		       rec_preload_hot_.text_hi - rec_preload_hot_.text_lo;
 }
 #define fast() fast_from((uintptr_t)__builtin_return_address(0))
 

@@ -91,7 +91,7 @@
  * librec linked into the program itself: recorder_internal.h). */
 #define OWNER_ENV REC_PRELOAD_OWNER_ENV
 
-int rec_preload_on_;
+rec_preload_hot rec_preload_hot_ __attribute__((aligned(64)));
 rec_recorder *rec_preload_recorder_;
 int rec_preload_forks_;
 pid_t rec_preload_pid_;
@@ -118,7 +118,7 @@ static void at_exit(void)
 	 * on nothing it does is recorded, and the interposers of the other
 	 * threads let the recorder close. */
 	rec_in_recorder_ = 1;
-	__atomic_store_n(&rec_preload_on_, 0, __ATOMIC_RELAXED);
+	__atomic_store_n(&rec_preload_hot_.on, 0, __ATOMIC_RELAXED);
 	uint64_t n = __atomic_load_n(&rec_lock_names_given_up, __ATOMIC_RELAXED);
 	if (n != 0 && !rec_env_quiet_())
 		fprintf(stderr,
@@ -131,7 +131,7 @@ static void at_exit(void)
  * duration= timer): the interposers only call the real functions. */
 static void stop_recording(void)
 {
-	__atomic_store_n(&rec_preload_on_, 0, __ATOMIC_RELAXED);
+	__atomic_store_n(&rec_preload_hot_.on, 0, __ATOMIC_RELAXED);
 }
 
 /* First of the library's constructors: the main thread is inside the
@@ -148,8 +148,8 @@ static int text_cb(struct dl_phdr_info *info, size_t size, void *arg)
 		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
 		uintptr_t lo = info->dlpi_addr + ph->p_vaddr, hi = lo + ph->p_memsz;
 		if (ph->p_type == PT_LOAD && (ph->p_flags & PF_X) && me >= lo && me < hi) {
-			rec_stack_hide_lo_ = lo;
-			rec_stack_hide_hi_ = hi;
+			rec_stack_hide_lo_ = rec_preload_hot_.text_lo = lo;
+			rec_stack_hide_hi_ = rec_preload_hot_.text_hi = hi;
 			return 1;
 		}
 	}
@@ -201,7 +201,7 @@ static void record_here(void)
 	rec_lock_names_start(r);
 	rec_preload_recorder_ = r;
 	rec_preload_pid_ = getpid();
-	__atomic_store_n(&rec_preload_on_, 1, __ATOMIC_RELEASE);
+	__atomic_store_n(&rec_preload_hot_.on, 1, __ATOMIC_RELEASE);
 	rec_env_start_duration_();
 }
 
@@ -341,7 +341,7 @@ REC_PRELOAD_API void _exit(int status)
 	static void (*real)(int); /* does not return */
 	if (real == NULL)
 		*(void **)&real = dlsym(RTLD_NEXT, "_exit");
-	__atomic_store_n(&rec_preload_on_, 0, __ATOMIC_RELAXED);
+	__atomic_store_n(&rec_preload_hot_.on, 0, __ATOMIC_RELAXED);
 	rec_in_recorder_ = 1;
 	rec_env_stop_();
 	real(status);

@@ -34,19 +34,35 @@
  * preloaded library's), from dlsym(RTLD_NEXT) / dlvsym; filled by
  * rec_preload_resolve() (real.c) on the first interposed call. */
 typedef struct rec_real {
+	/* The calls a server makes per request first, so that the interposers'
+	 * fast paths find them in the table's first two cache lines: a thread
+	 * that wakes from epoll_wait or a futex finds the recorder's data
+	 * evicted (its first interposed call paid one miss per line). */
+	ssize_t (*read)(int, void *, size_t);
+	ssize_t (*write)(int, const void *, size_t);
+	ssize_t (*sendmsg)(int, const struct msghdr *, int);
+	ssize_t (*recv)(int, void *, size_t, int);
+	ssize_t (*send)(int, const void *, size_t, int);
+	int (*mutex_lock)(pthread_mutex_t *);
+	int (*mutex_trylock)(pthread_mutex_t *);
+	int (*mutex_unlock)(pthread_mutex_t *);
+	/* the second cache line */
 	void *(*malloc)(size_t);
-	void *(*calloc)(size_t, size_t);
-	void *(*realloc)(void *, size_t);
 	void (*free)(void *);
+	ssize_t (*recvfrom)(int, void *, size_t, int, struct sockaddr *, socklen_t *);
+	ssize_t (*sendto)(int, const void *, size_t, int, const struct sockaddr *, socklen_t);
+	ssize_t (*recvmsg)(int, struct msghdr *, int);
+	ssize_t (*readv)(int, const struct iovec *, int);
+	ssize_t (*writev)(int, const struct iovec *, int);
+	void *(*calloc)(size_t, size_t);
+	/* the rest */
+	void *(*realloc)(void *, size_t);
 	int (*posix_memalign)(void **, size_t, size_t);
 	void *(*aligned_alloc)(size_t, size_t);
 	void *(*memalign)(size_t, size_t);
 	void *(*valloc)(size_t);
 	void *(*pvalloc)(size_t);
-	int (*mutex_lock)(pthread_mutex_t *);
-	int (*mutex_trylock)(pthread_mutex_t *);
 	int (*mutex_timedlock)(pthread_mutex_t *, const struct timespec *);
-	int (*mutex_unlock)(pthread_mutex_t *);
 	int (*rw_rdlock)(pthread_rwlock_t *);
 	int (*rw_wrlock)(pthread_rwlock_t *);
 	int (*rw_tryrdlock)(pthread_rwlock_t *);
@@ -74,24 +90,14 @@ typedef struct rec_real {
 	int (*close_range)(unsigned, unsigned, int);
 	int (*sigaction)(int, const struct sigaction *, struct sigaction *);
 	sighandler_t (*signal)(int, sighandler_t);
-	ssize_t (*read)(int, void *, size_t);
-	ssize_t (*write)(int, const void *, size_t);
 	ssize_t (*pread)(int, void *, size_t, off_t);
 	ssize_t (*pwrite)(int, const void *, size_t, off_t);
-	ssize_t (*readv)(int, const struct iovec *, int);
-	ssize_t (*writev)(int, const struct iovec *, int);
-	ssize_t (*recv)(int, void *, size_t, int);
-	ssize_t (*recvfrom)(int, void *, size_t, int, struct sockaddr *, socklen_t *);
-	ssize_t (*recvmsg)(int, struct msghdr *, int);
-	ssize_t (*send)(int, const void *, size_t, int);
-	ssize_t (*sendto)(int, const void *, size_t, int, const struct sockaddr *, socklen_t);
-	ssize_t (*sendmsg)(int, const struct msghdr *, int);
 	int (*accept)(int, struct sockaddr *, socklen_t *);
 	int (*accept4)(int, struct sockaddr *, socklen_t *, int);
 	int (*connect)(int, const struct sockaddr *, socklen_t);
 } rec_real;
 
-extern rec_real rec_real_;
+extern rec_real rec_real_ __attribute__((aligned(64)));
 extern int rec_real_ready_; /* rec_real_ is filled */
 
 /* Fill rec_real_ (once; allocations dlsym makes meanwhile go to the
@@ -109,17 +115,28 @@ static inline void rec_preload_ensure(void)
  * made under it passes it on), a program thread while an interposer calls
  * into the recorder.  A count, since recorder code may nest. */
 extern __thread unsigned rec_in_recorder_ __attribute__((tls_model("initial-exec")));
-/* 1 once the default recorder is open and recording (preload.c); 0 again
- * in a fork child and from exit on. */
-extern int rec_preload_on_;
-/* That recorder (valid while rec_preload_on_ is 1). */
+/* What every interposer's fast path reads besides rec_real_, on one cache
+ * line (a thread that wakes from a wait finds the recorder's data evicted,
+ * and its first interposed call pays a miss per line it reads):
+ *   on: 1 once the default recorder is open and recording (preload.c); 0
+ *       again in a fork child and from exit on;
+ *   io: rec.IO's handle once declared (io_interpose.c);
+ *   text_lo, text_hi: this library's code (preload.c; lock_interpose.c
+ *       tells the recorder's own lock calls by their return address). */
+typedef struct rec_preload_hot {
+	int on;
+	struct rec_event_type *io;
+	uintptr_t text_lo, text_hi;
+} rec_preload_hot;
+extern rec_preload_hot rec_preload_hot_ __attribute__((aligned(64)));
+/* That recorder (valid while rec_preload_hot_.on is 1). */
 extern struct rec_recorder *rec_preload_recorder_;
 
 /* Record in this thread now: the recorder is on and the thread is not
  * inside it. */
 static inline int rec_preload_active(void)
 {
-	return __builtin_expect(__atomic_load_n(&rec_preload_on_, __ATOMIC_RELAXED) &&
+	return __builtin_expect(__atomic_load_n(&rec_preload_hot_.on, __ATOMIC_RELAXED) &&
 					rec_in_recorder_ == 0,
 				1);
 }
@@ -168,11 +185,11 @@ static inline void rec_preload_wall_leave(unsigned marked)
 }
 
 /* The interposers' fast path (issue 18, per-call cost): the recorder
- * records.  rec_preload_on_ is set after the real functions are resolved,
+ * records.  rec_preload_hot_.on is set after the real functions are resolved,
  * so that this also says rec_real_ is filled (no rec_preload_ensure()). */
 static inline int rec_preload_recording(void)
 {
-	return __builtin_expect(__atomic_load_n(&rec_preload_on_, __ATOMIC_ACQUIRE) != 0, 1);
+	return __builtin_expect(__atomic_load_n(&rec_preload_hot_.on, __ATOMIC_ACQUIRE) != 0, 1);
 }
 /* bootstrap_alloc.c's arena, for free's address check without a call. */
 #define REC_BOOT_SIZE ((size_t)64 * 1024)

@@ -20,7 +20,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-rec_real rec_real_;
+rec_real rec_real_ __attribute__((aligned(64)));
 int rec_real_ready_;
 __thread unsigned rec_in_recorder_ __attribute__((tls_model("initial-exec")));
 

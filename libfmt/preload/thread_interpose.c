@@ -70,7 +70,7 @@ REC_PRELOAD_API int pthread_create(pthread_t *th, const pthread_attr_t *attr,
 				   void *(*fn)(void *), void *arg)
 {
 	rec_preload_ensure();
-	if (rec_in_recorder_ == 0 && !__atomic_load_n(&rec_preload_on_, __ATOMIC_RELAXED))
+	if (rec_in_recorder_ == 0 && !__atomic_load_n(&rec_preload_hot_.on, __ATOMIC_RELAXED))
 		return rec_real_.pthread_create(th, attr, fn, arg);
 	start_arg *a = rec_real_.malloc(sizeof *a);
 	if (a == NULL)
@@ -120,7 +120,7 @@ REC_PRELOAD_API pid_t fork(void)
 {
 	rec_preload_ensure();
 	int saved = errno;
-	int was_on = __atomic_load_n(&rec_preload_on_, __ATOMIC_RELAXED);
+	int was_on = __atomic_load_n(&rec_preload_hot_.on, __ATOMIC_RELAXED);
 	int guard = was_on && rec_preload_forks_;
 	int held = guard ? rec_phdr_fork_begin_() : 0;
 	rec_in_recorder_++;
