@@ -198,13 +198,23 @@ static pair_set *map_pairs(uint32_t cap)
 }
 static void make_pairs_key(void) { pairs_key_ok = pthread_key_create(&pairs_key, free_pairs) == 0; }
 
-/* Forget every pair and every class count. */
+/* The pair of classes the calling thread last found at its bound, and the
+ * recording it was in: the same nesting again (a worker's item lock, then
+ * its LRU lock) is skipped without touching the thread's set. */
+typedef struct bound_memo {
+	uintptr_t held_site, acq_site;
+	uint64_t epoch;
+} bound_memo;
+static __thread bound_memo tls_bound;
+
+/* Forget every pair and every class count (the memo with them). */
 static void pairs_clear(pair_set *ps)
 {
 	memset(ps->slot, 0, ps->cap * sizeof(pair_slot));
 	memset(ps->cls, 0, sizeof ps->cls);
 	ps->count = 0;
 	ps->classes = 0;
+	tls_bound.epoch = UINT64_MAX;
 }
 
 static pair_set *thread_pairs(void)
@@ -327,16 +337,23 @@ static void emit_name(rec_emit *e, const void *lock, const char *name)
 static __attribute__((noinline)) void rec_lock_order_record_(const void *lock, const char *name,
 								   uintptr_t site)
 {
-	pair_set *ps = thread_pairs();
-	if (ps == NULL)
-		return;
+	uint64_t ep = __atomic_load_n(&epoch, __ATOMIC_RELAXED);
+	pair_set *ps = NULL;
 	for (uint32_t i = 0; i < rec_held_depth_tls_; i++) {
 		const rec_held_lock *h = &rec_held_tls_[i];
 		if (h->lock == lock)
 			continue;
+		if (site != 0 && h->site == tls_bound.held_site && site == tls_bound.acq_site &&
+		    ep == tls_bound.epoch)
+			continue;
+		if (ps == NULL && (ps = thread_pairs()) == NULL)
+			return;
 		class_slot *c = class_pair(ps, h->site, site);
-		if ((c != NULL && c->pairs >= ORDER_PER_CLASSES) ||
-		    pair_seen(ps, (uintptr_t)h->lock, (uintptr_t)lock, 0))
+		if (c != NULL && c->pairs >= ORDER_PER_CLASSES) {
+			tls_bound = (bound_memo){ h->site, site, ep };
+			continue;
+		}
+		if (pair_seen(ps, (uintptr_t)h->lock, (uintptr_t)lock, 0))
 			continue;
 		rec_emit e;
 		if (!rec_emit_begin(&e, T_order))
