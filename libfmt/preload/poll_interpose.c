@@ -78,7 +78,13 @@ static inline poll_start begin(void)
 	poll_start s = { NULL, 0 };
 	if (!rec_preload_recording() || rec_in_recorder_ != 0)
 		return s;
-	struct rec_event_type *t = rec_poll_type_(); /* declared by the constructor */
+	struct rec_event_type *t = __atomic_load_n(&rec_preload_hot_.poll, __ATOMIC_ACQUIRE);
+	if (__builtin_expect(t == NULL, 0)) { /* declared by the constructor: not yet */
+		rec_in_recorder_++;
+		t = rec_poll_type_();
+		rec_in_recorder_--;
+		__atomic_store_n(&rec_preload_hot_.poll, t, __ATOMIC_RELEASE);
+	}
 	if (t != NULL && rec_type_enabled(t)) {
 		s.t = t;
 		s.t0 = rec_type_ticks(t);

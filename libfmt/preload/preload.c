@@ -170,8 +170,8 @@ static void init_eagerly(void)
 	uint64_t t0 = 0;
 	(void)rec_lock_wait_begin_(&t0); /* rec.LockWait, rec.LockOrder */
 	(void)rec_sleep_type();          /* rec.Sleep, rec.CondWait */
-	(void)rec_io_type_();            /* rec.IO */
-	(void)rec_poll_type_();          /* rec.Poll */
+	__atomic_store_n(&rec_preload_hot_.io, rec_io_type_(), __ATOMIC_RELEASE);     /* rec.IO */
+	__atomic_store_n(&rec_preload_hot_.poll, rec_poll_type_(), __ATOMIC_RELEASE); /* rec.Poll */
 	(void)rec_builtin_tid();
 	/* The unwind tables, before the program's first instruction, so that
 	 * its start-up's stacks (allocations, sleeps, lock waits before the

@@ -120,12 +120,13 @@ extern __thread unsigned rec_in_recorder_ __attribute__((tls_model("initial-exec
  * and its first interposed call pays a miss per line it reads):
  *   on: 1 once the default recorder is open and recording (preload.c); 0
  *       again in a fork child and from exit on;
- *   io: rec.IO's handle once declared (io_interpose.c);
+ *   io, poll: rec.IO's and rec.Poll's handles once declared
+ *       (io_interpose.c, poll_interpose.c);
  *   text_lo, text_hi: this library's code (preload.c; lock_interpose.c
  *       tells the recorder's own lock calls by their return address). */
 typedef struct rec_preload_hot {
 	int on;
-	struct rec_event_type *io;
+	struct rec_event_type *io, *poll;
 	uintptr_t text_lo, text_hi;
 } rec_preload_hot;
 extern rec_preload_hot rec_preload_hot_ __attribute__((aligned(64)));
