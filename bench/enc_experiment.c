@@ -26,8 +26,10 @@
  *            what this program numbers and rebuilds).
  *   runs     the Thread field left out of every record; a 2-3 byte marker
  *            (Size 0, then the thread id) wherever the thread changes.
- *   runs+tdelta  runs, plus Time_Delta to the previous record of the same
- *            thread (the chunk's Start_Ticks for its first).
+ *   tdelta   today's record with Time_Delta to the previous record of the
+ *            same thread (the chunk's Start_Ticks for its first): what an
+ *            emitting thread could write itself, knowing only its own past.
+ *   runs+tdelta  both.
  *   delta    runs+tdelta, plus every numeric field (u*, i*, duration; wire class 0/1,
  *            not pool references) as the svarint difference to the same
  *            field of the previous record of the same type and thread; a
@@ -35,7 +37,8 @@
  *   split    today's fields, but in four streams one after the other in the
  *            section (Size+Type_Id and markers; Time_Delta; Duration and
  *            Stack; Thread and Fields), so like bytes sit together.
- *   runs+tdelta+split, delta+split  those values in split's streams.
+ *   tdelta+split, runs+tdelta+split, delta+split  those values in split's
+ *            streams.
  *
  * For each: raw bytes an event, the encode time (ns an event, from the
  * decoded records: the transcode part of the take only, not its decode,
@@ -479,9 +482,11 @@ struct cand {
 static const struct cand CANDS[] = {
 	{ "today", 0 },
 	{ "runs", F_RUNS },
+	{ "tdelta", F_TDELTA },
 	{ "runs+tdelta", F_RUNS | F_TDELTA },
 	{ "delta", F_RUNS | F_DELTA },
 	{ "split", F_SPLIT },
+	{ "tdelta+split", F_TDELTA | F_SPLIT },
 	{ "runs+tdelta+split", F_RUNS | F_TDELTA | F_SPLIT },
 	{ "delta+split", F_RUNS | F_DELTA | F_SPLIT },
 };
