@@ -5,7 +5,7 @@
  * the records of real recordings (not built by make; one command):
  *
  *   . bench/lib.sh && BUILD=build bench_flags && $B_CC $B_CFLAGS -o build/enc_experiment bench/enc_experiment.c build/lib/librec.a $B_LIBS
- *   build/enc_experiment [--reps N] [--markdown] FILE...
+ *   build/enc_experiment [--reps N] [--markdown] [--take] FILE...
  *
  * (bench/enc_experiment.sh makes the recordings of bench/RESULTS.md and runs
  * it on them.)
@@ -50,7 +50,17 @@
  *
  *   file=F events=E chunks=C enc=NAME raw=B encode_ns=N codec=C c_bytes=B c_ns=N
  *
- * (--markdown: a table per file instead, the one in bench/RESULTS.md) *
+ * (--markdown: a table per file instead, the one in bench/RESULTS.md)
+ *
+ * --take measures, instead, what an emitter-side final encoding would take
+ * off the background thread: the writer's take of each chunk's records in
+ * the interchange form (absolute Ticks; stack references 0, no stacks
+ * defined) through rec_writer_append_records() in batches of at most 64 KiB
+ * and rec_writer_flush() (decode, checks, pool marks, transcode and the
+ * chunk's build; codec none, a sink that discards), against a memcpy of the
+ * same bytes, the fastest of --reps for each chunk:
+ *
+ *   file=F events=E interchange_bytes=B take_ns=N memcpy_ns=M *
  * plus a line per file: other_bytes_per_event (file bytes - raw EVENTS
  * bytes, over events: the sections and headers that are not EVENTS, an upper
  * bound of what they add compressed).  Single-threaded; run it on a quiet
@@ -68,9 +78,20 @@
 
 #include "rec/rec.h"
 
+static int g_reps = 5;
+static int g_markdown;
+static int g_take;
+
+static double now_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
+}
+
 /* ---- decoded records ---------------------------------------------------- */
 
-enum { V_NUM, V_SNUM, V_POOL, V_F32, V_F64, V_BYTES, V_TS, V_SKIP };
+enum { V_NUM, V_SNUM, V_POOL, V_F32, V_F64, V_BYTES, V_TS, V_SKIP, V_THREAD, V_STACK };
 
 struct val {
 	uint8_t kind;
@@ -98,6 +119,10 @@ struct chunk {
 	const void **sp;
 	uint64_t *sid;
 	size_t scap, scount;
+	/* by id: the strings' bytes (--take defines them in a writer) */
+	const void **sbptr;
+	size_t *sblen;
+	size_t sbcap;
 };
 
 static void *xrealloc(void *p, size_t n)
@@ -110,7 +135,7 @@ static void *xrealloc(void *p, size_t n)
 	return q;
 }
 
-static uint64_t str_id(struct chunk *c, const void *ptr)
+static uint64_t str_id(struct chunk *c, const void *ptr, size_t len)
 {
 	if (!ptr)
 		return 0;
@@ -143,6 +168,13 @@ static uint64_t str_id(struct chunk *c, const void *ptr)
 	}
 	c->sp[h] = ptr;
 	c->sid[h] = ++c->scount;
+	if (c->scount >= c->sbcap) {
+		c->sbcap = c->sbcap ? c->sbcap * 2 : 1024;
+		c->sbptr = xrealloc(c->sbptr, c->sbcap * sizeof *c->sbptr);
+		c->sblen = xrealloc(c->sblen, c->sbcap * sizeof *c->sblen);
+	}
+	c->sbptr[c->scount] = ptr;
+	c->sblen[c->scount] = len;
 	return c->sid[h];
 }
 
@@ -183,9 +215,9 @@ static void add_event(struct chunk *c, const rec_event *ev)
 			continue;
 		}
 		switch (t) {
-		case 0x60: v->kind = V_POOL; v->u = str_id(c, x->v.s.ptr); break;
-		case 0x78: v->kind = V_POOL; v->u = x->v.thread ? x->v.thread->id : 0; break;
-		case 0x80: v->kind = V_POOL; v->u = x->v.stack ? x->v.stack->id : 0; break;
+		case 0x60: v->kind = V_POOL; v->u = str_id(c, x->v.s.ptr, x->v.s.len); break;
+		case 0x78: v->kind = V_THREAD; v->u = x->v.thread ? x->v.thread->id : 0; break;
+		case 0x80: v->kind = V_STACK; v->u = x->v.stack ? x->v.stack->id : 0; break;
 		case 0x68: v->kind = V_TS; v->u = x->v.u; break;
 		default:
 			switch (REC_WIRE_OF(t)) {
@@ -389,7 +421,9 @@ static void encode(const struct chunk *c, unsigned flags, struct out *o, struct 
 				continue;
 			}
 			switch (v->kind) {
-			case V_NUM: case V_POOL: case V_TS: put_uv(bf, v->u); break;
+			case V_NUM: case V_POOL: case V_TS: case V_THREAD: case V_STACK:
+				put_uv(bf, v->u);
+				break;
 			case V_SNUM: put_sv(bf, (int64_t)v->u); break;
 			case V_F32:
 				memcpy(bf->b + bf->n, &v->u, 4);
@@ -431,6 +465,154 @@ static void encode(const struct chunk *c, unsigned flags, struct out *o, struct 
 	}
 }
 
+/* ---- the take (--take) ------------------------------------------------ */
+
+/* The chunk's records in the interchange form (spec/FORMAT.md "Record
+ * interchange form": absolute Ticks), every stack reference 0 (this program
+ * defines no stacks in the writer). */
+static void encode_interchange(const struct chunk *c, struct out *o)
+{
+	uint8_t body[1 << 16];
+	o->n = 0;
+	for (size_t i = 0; i < c->n; i++) {
+		const struct rec *r = &c->r[i];
+		struct out b = { body, 0, sizeof body };
+		put_uv(&b, r->ticks);
+		if (r->flags & REC_EVENT_HAS_DURATION)
+			put_uv(&b, r->dur);
+		if (r->flags & REC_EVENT_HAS_THREAD)
+			put_uv(&b, r->thread);
+		if (r->flags & REC_EVENT_HAS_STACK)
+			put_uv(&b, 0);
+		for (uint32_t j = 0; j < r->nv; j++) {
+			const struct val *v = &c->v[r->v0 + j];
+			switch (v->kind) {
+			case V_NUM: case V_POOL: case V_TS: case V_THREAD: put_uv(&b, v->u); break;
+			case V_STACK: put_uv(&b, 0); break;
+			case V_SNUM: put_sv(&b, (int64_t)v->u); break;
+			case V_F32: memcpy(b.b + b.n, &v->u, 4); b.n += 4; break;
+			case V_F64: memcpy(b.b + b.n, &v->u, 8); b.n += 8; break;
+			case V_BYTES:
+				put_uv(&b, v->len);
+				memcpy(b.b + b.n, c->arena + v->u, v->len);
+				b.n += v->len;
+				break;
+			default: break;
+			}
+		}
+		reserve(o, b.n + 24);
+		put_uv(o, uv_len(r->type) + b.n);
+		put_uv(o, r->type);
+		memcpy(o->b + o->n, b.b, b.n);
+		o->n += b.n;
+	}
+}
+
+static int null_write(void *opaque, const void *buf, size_t len)
+{
+	(void)opaque;
+	(void)buf;
+	(void)len;
+	return 0;
+}
+
+static void define_thread_once(rec_writer *w, uint64_t id, uint8_t *seen, size_t cap)
+{
+	if (id == 0)
+		return;
+	if (id < cap) {
+		if (seen[id])
+			return;
+		seen[id] = 1;
+	}
+	rec_writer_define_thread(w, id, id, 0);
+}
+
+/* the take's buffers: the interchange bytes and their copy */
+static struct out ib;
+static uint8_t *cp;
+static size_t cpcap;
+
+struct take_totals {
+	double writer_ns, memcpy_ns;
+	uint64_t bytes, events;
+	int failed;
+};
+
+/* The writer's take of the chunk's records (codec none, a sink that
+ * discards): rec_writer_append_records() in batches of at most 64 KiB, then
+ * rec_writer_flush(), the fastest of --reps; and a memcpy of the same bytes. */
+static void take_chunk(const struct chunk *c, const rec_chunk_info *info, struct take_totals *tt)
+{
+	encode_interchange(c, &ib);
+	if (ib.n > cpcap) {
+		cpcap = ib.n;
+		cp = xrealloc(cp, cpcap);
+	}
+	double best = 1e30, bestcp = 1e30;
+	uint8_t seen[4096];
+	for (int rep = 0; rep < g_reps; rep++) {
+		rec_sink sink = { null_write, NULL, NULL };
+		rec_writer_options opts = REC_WRITER_OPTIONS_INIT;
+		opts.codec = REC_CODEC_NONE;
+		opts.chunk_events_size = 64u << 20;
+		rec_writer *w;
+		if (rec_writer_open(&w, &sink, &opts) != REC_OK) {
+			tt->failed = 1;
+			return;
+		}
+		for (uint32_t i = 0; i < info->type_count; i++)
+			if (rec_writer_add_type(w, &info->types[i]) != REC_OK)
+				tt->failed = 1;
+		for (size_t id = 1; id <= c->scount; id++)
+			rec_writer_define_string(w, id, c->sbptr[id], c->sblen[id]);
+		memset(seen, 0, sizeof seen);
+		for (size_t i = 0; i < c->n; i++) {
+			define_thread_once(w, c->r[i].thread, seen, sizeof seen);
+			for (uint32_t j = 0; j < c->r[i].nv; j++)
+				if (c->v[c->r[i].v0 + j].kind == V_THREAD)
+					define_thread_once(w, c->v[c->r[i].v0 + j].u, seen, sizeof seen);
+		}
+		double t0 = now_ns();
+		size_t at = 0;
+		while (at < ib.n) {
+			/* whole records, at most 64 KiB (or one larger record) */
+			size_t end = at;
+			while (end < ib.n) {
+				uint64_t sz = 0;
+				unsigned sh = 0;
+				size_t k = end;
+				while (ib.b[k] & 0x80) {
+					sz |= (uint64_t)(ib.b[k++] & 0x7f) << sh;
+					sh += 7;
+				}
+				sz |= (uint64_t)ib.b[k++] << sh;
+				if (end > at && k + sz - at > 65536)
+					break;
+				end = k + sz;
+			}
+			if (rec_writer_append_records(w, ib.b + at, end - at) != REC_OK)
+				tt->failed = 1;
+			at = end;
+		}
+		if (rec_writer_flush(w) != REC_OK)
+			tt->failed = 1;
+		double t1 = now_ns() - t0;
+		rec_writer_close(w);
+		if (t1 < best)
+			best = t1;
+		t0 = now_ns();
+		memcpy(cp, ib.b, ib.n);
+		t1 = now_ns() - t0;
+		if (t1 < bestcp)
+			bestcp = t1;
+	}
+	tt->writer_ns += best;
+	tt->memcpy_ns += bestcp;
+	tt->bytes += ib.n;
+	tt->events += c->n;
+}
+
 /* ---- compressors ------------------------------------------------------- */
 
 struct comp {
@@ -444,13 +626,6 @@ static const struct comp COMPS[] = {
 	{ "zstd0 (librec default)", 3, 1 }, { "zstd3", 3, 0 }, { "lz4", 99, 0 },
 };
 #define NCOMP (sizeof COMPS / sizeof COMPS[0])
-
-static double now_ns(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
-}
 
 static size_t compress_one(ZSTD_CCtx *cc, const struct comp *k, const struct out *src, uint8_t *dst,
 			   size_t cap)
@@ -499,8 +674,6 @@ struct totals {
 	double cns[NCOMP];
 };
 
-static int g_reps = 5;
-static int g_markdown;
 
 /* the encoders' and compressors' buffers, kept from chunk to chunk */
 static struct out o, s[4];
@@ -515,6 +688,8 @@ static void free_buffers(void)
 		free(s[k].b);
 	free(dst);
 	ZSTD_freeCCtx(cc);
+	free(ib.b);
+	free(cp);
 }
 
 static void do_chunk(struct chunk *c, struct totals *t, uint64_t *check_bad, struct dtab *dt)
@@ -574,6 +749,7 @@ static int run_file(const char *path)
 	dt.pool = calloc(dt.pcap, sizeof *dt.pool);
 	dt.used = calloc(dt.cap, sizeof *dt.used);
 	uint64_t events = 0, chunks = 0, check_bad = 0, raw_events = 0;
+	struct take_totals tt = { 0 };
 	const rec_chunk_info *info;
 	while ((st = rec_reader_next_chunk(r, &info)) == REC_OK) {
 		chunk_reset(&c);
@@ -593,9 +769,29 @@ static int run_file(const char *path)
 		chunks++;
 		events += c.n;
 		raw_events += c.stats_bytes;
-		do_chunk(&c, t, &check_bad, &dt);
+		if (g_take)
+			take_chunk(&c, info, &tt);
+		else
+			do_chunk(&c, t, &check_bad, &dt);
 	}
 	rec_reader_close(r);
+	if (g_take) {
+		const char *b = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
+		printf("file=%s events=%" PRIu64 " interchange_bytes=%.3f take_ns=%.1f memcpy_ns=%.1f%s\n", b,
+		       tt.events, (double)tt.bytes / (double)tt.events, tt.writer_ns / (double)tt.events,
+		       tt.memcpy_ns / (double)tt.events, tt.failed ? " (the writer refused some)" : "");
+		free(dt.e);
+		free(dt.pool);
+		free(dt.used);
+		free(c.r);
+		free(c.v);
+		free(c.arena);
+		free(c.sp);
+		free(c.sid);
+		free(c.sbptr);
+		free(c.sblen);
+		return tt.failed;
+	}
 	struct stat sb;
 	stat(path, &sb);
 	const char *base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
@@ -636,6 +832,8 @@ static int run_file(const char *path)
 	free(c.arena);
 	free(c.sp);
 	free(c.sid);
+	free(c.sbptr);
+	free(c.sblen);
 	return 0;
 }
 
@@ -649,12 +847,15 @@ int main(int argc, char **argv)
 		} else if (i < argc && strcmp(argv[i], "--markdown") == 0) {
 			g_markdown = 1;
 			i++;
+		} else if (i < argc && strcmp(argv[i], "--take") == 0) {
+			g_take = 1;
+			i++;
 		} else {
 			break;
 		}
 	}
 	if (i >= argc) {
-		fprintf(stderr, "usage: enc_experiment [--reps N] [--markdown] FILE...\n");
+		fprintf(stderr, "usage: enc_experiment [--reps N] [--markdown] [--take] FILE...\n");
 		return 2;
 	}
 	for (; i < argc; i++)

@@ -12,15 +12,18 @@
 #   bg_none.rec    bgcost --codec none (8 threads, 25000 events/s, 4 s; the CPU goal's load)
 #   rw.rec         requestwatch under `loadgen open --keepalive --rate 5000 --duration 4`,
 #                  REC_OPTIONS=codec=none (a service's own events with the defaults)
-# and runs `enc_experiment --reps 7 --markdown` over them (--quick: --reps 2).
+# and runs `enc_experiment --reps 7 --markdown` over them (--quick: --reps 2), then
+# `enc_experiment --take` (the writer's take of the same records against a memcpy).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 # shellcheck source=bench/lib.sh
 . bench/lib.sh
-quick_args 15 "$@"
+quick_args 16 "$@"
 BUILD=${BUILD:-build}
-[ -f "$BUILD/lib/librec.a" ] && [ -x "$BUILD/bin/requestwatch" ] ||
-	{ echo "enc_experiment: build first (make -j2 all BUILD=$BUILD)" >&2; exit 1; }
+if [ ! -f "$BUILD/lib/librec.a" ] || [ ! -x "$BUILD/bin/requestwatch" ]; then
+	echo "enc_experiment: build first (make -j2 all BUILD=$BUILD)" >&2
+	exit 1
+fi
 bench_flags
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
@@ -40,4 +43,9 @@ REPS=7
 [ "$QUICK" = 1 ] && REPS=2
 log "measuring, --reps $REPS (load $(cut -d' ' -f1-3 /proc/loadavg))"
 "$TMP/enc_experiment" --reps "$REPS" --markdown "$TMP/gen_none.rec" "$TMP/bg_none.rec" "$TMP/rw.rec"
+echo
+echo "The take (\`enc_experiment --take\`):"
+echo
+"$TMP/enc_experiment" --reps "$REPS" --take "$TMP/gen_none.rec" "$TMP/bg_none.rec" "$TMP/rw.rec" |
+	sed 's/^/    /'
 log "done (load $(cut -d' ' -f1-3 /proc/loadavg))"
