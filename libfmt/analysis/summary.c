@@ -480,8 +480,8 @@ rec_status rec_summary_add_reader(rec_summary *s, rec_reader *r, const char *nam
 			last_err_offset = off;
 			continue;
 		}
-		/* A chunk is counted only when every check asked for passed:
-		 * one whose events fail to decode (a payload checksum, a
+		/* A chunk is counted only after the checks asked for: one
+		 * whose events fail to decode (a payload checksum, a
 		 * malformed record) is a damaged chunk (the reader counts it
 		 * in chunks_damaged), and nothing of it, not even the totals
 		 * of its STATS, is counted beside the readable ones. */
@@ -501,6 +501,9 @@ rec_status rec_summary_add_reader(rec_summary *s, rec_reader *r, const char *nam
 			not_counted++; /* shown with the damaged chunks */
 			continue;
 		}
+		rec_reader_stats before;
+		memset(&before, 0, sizeof before);
+		rec_reader_get_stats(r, &before);
 		rec_status cs = REC_OK;
 		if (flags & REC_SUMMARY_VERIFY)
 			cs = rec_reader_verify_chunk(r);
@@ -516,7 +519,15 @@ rec_status rec_summary_add_reader(rec_summary *s, rec_reader *r, const char *nam
 			s->files[fi].problems++;
 			if (fatal_status(cs))
 				break;
-			continue;
+			/* Damaged (the reader counted it): nothing of it.  A
+			 * chunk whose events decode but whose statistics do
+			 * not match them is not damaged: counted, with the
+			 * problem beside it. */
+			rec_reader_stats after;
+			memset(&after, 0, sizeof after);
+			rec_reader_get_stats(r, &after);
+			if (after.chunks_damaged > before.chunks_damaged)
+				continue;
 		}
 		rec_status as = add_chunk(s, c, fname, &last_run);
 		if (as != REC_OK) {
