@@ -208,6 +208,46 @@ static uint64_t put_thread_drops(rec_recorder *r, rec_tbuf_full *b, uint64_t thr
 	return recs;
 }
 
+/* The signal-context emits that found no buffer for r on their thread
+ * (thread.c: the CPU sampler's samples of a thread that registered with an
+ * earlier recorder and has not emitted since r opened): one rec.Dropped
+ * per type, reason "no buffer", thread 0 (it has no id in r).  The counts
+ * are taken under r->lock (r->types can lose an entry) into a bounded
+ * list, put without it; the declared types' list is append-only and read
+ * without rec_g_lock.  Returns the records written. */
+typedef struct sig_drop {
+	uint32_t id;
+	uint64_t n;
+} sig_drop;
+
+static void take_signal_drops(rec_type_entry *e, sig_drop *got, size_t *k)
+{
+	if (__atomic_load_n(&e->nobuf_signal, __ATOMIC_RELAXED) == 0)
+		return;
+	got[*k].id = e->id;
+	got[*k].n = __atomic_exchange_n(&e->nobuf_signal, 0, __ATOMIC_RELAXED);
+	(*k)++;
+}
+
+static uint64_t put_signal_drops(rec_recorder *r, uint64_t ticks, uint64_t *dropped)
+{
+	sig_drop got[32];
+	size_t k = 0;
+	pthread_mutex_lock(&r->lock);
+	for (rec_type_entry *e = r->types; e && k < 32; e = e->next)
+		take_signal_drops(e, got, &k);
+	pthread_mutex_unlock(&r->lock);
+	for (rec_type_entry *e = __atomic_load_n(&rec_g_declared, __ATOMIC_ACQUIRE); e && k < 32;
+	     e = e->next)
+		if (__atomic_load_n(&e->h.gen, __ATOMIC_RELAXED) == r->gen)
+			take_signal_drops(e, got, &k);
+	for (size_t i = 0; i < k; i++) {
+		put_dropped(r, ticks, got[i].n, 0, REC_DROP_NO_BUFFER, got[i].id);
+		*dropped += got[i].n;
+	}
+	return k;
+}
+
 /* ---- one round (bg_collect) and its steps --------------------------------------- */
 
 /* Step 1, no lock held: until the first chunk is built, the TSC frequency is
@@ -408,6 +448,8 @@ static rec_tbuf_full *drain_threads(rec_recorder *r, rec_bg_pending *pd, uint64_
 			}
 		}
 	}
+	if (!r->drops_defer)
+		*records += put_signal_drops(r, ticks, dropped);
 	return head;
 }
 

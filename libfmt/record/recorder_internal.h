@@ -114,7 +114,13 @@ typedef struct rec_type_entry {
 	uint32_t thr_budget;
 	uint8_t thr_pad_[64];
 	uint64_t thr_state;
-	uint8_t thr_pad2_[56];
+	/* Emits of this type from a signal handler on a thread that has no
+	 * buffer for the type's recorder (a signal handler cannot register
+	 * one: thread.c), counted with an atomic add; the recorder's
+	 * background thread reports them as rec.Dropped, reason "no buffer"
+	 * (bg.c put_signal_drops), and subtracts what it reported. */
+	uint64_t nobuf_signal;
+	uint8_t thr_pad2_[48];
 } rec_type_entry;
 
 /* ---- thread buffers -------------------------------------------------------- */

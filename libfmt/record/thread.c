@@ -304,6 +304,8 @@ static rec_tbuf_full *thread_buffer(uint64_t gen, int in_signal)
 struct rec_tbuf_ *rec_emit_thread_slow_(rec_event_type *t, int in_signal)
 {
 	rec_tbuf_full *b = thread_buffer(__atomic_load_n(&t->gen, __ATOMIC_RELAXED), in_signal);
+	if (b == NULL && in_signal) /* lost: its recorder says so (bg.c) */
+		__atomic_add_fetch(&((rec_type_entry *)t)->nobuf_signal, 1, __ATOMIC_RELAXED);
 	return b ? &b->pub : NULL;
 }
 

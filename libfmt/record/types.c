@@ -501,7 +501,9 @@ rec_status rec_type_declare(const rec_type *def, uint64_t threshold_ns, uint32_t
 			e->h.gen = 0;
 	}
 	e->next = rec_g_declared;
-	rec_g_declared = e;
+	/* published for bg.c's reading without the lock (entries are never
+	 * removed nor freed) */
+	__atomic_store_n(&rec_g_declared, e, __ATOMIC_RELEASE);
 	*out = &e->h;
 	pthread_mutex_unlock(&rec_g_lock);
 	return st;

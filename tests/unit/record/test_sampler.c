@@ -448,6 +448,70 @@ static void t_fork_while_sampling(void **state)
 	assert_true(burner >= 20); /* 300 ms */
 }
 
+/* ---- a recorder replaced under a sampled thread ---------------------------------- */
+
+typedef struct replaced_probe {
+	atomic_int phase; /* 1: attached (first recorder), 2: stop burning */
+} replaced_probe;
+
+void *cp_replaced_thread(void *arg);
+void *cp_replaced_thread(void *arg)
+{
+	replaced_probe *p = arg;
+	assert_int_equal(rec_cpu_sampler_attach_thread(), REC_OK);
+	atomic_store(&p->phase, 1);
+	while (atomic_load(&p->phase) != 2)
+		cp_burn(5e6);
+	return NULL;
+}
+
+/* The default recorder closed and another opened while a sampled thread
+ * burns CPU and emits nothing: its samples find no buffer for the new
+ * recorder (a signal handler cannot register one) and are lost.  The new
+ * recording says so: rec.Dropped of rec.CPUSample, reason "no buffer",
+ * thread 0; and the drops of rec.CPUSample it reports reconcile with the
+ * sampler's own count (every drop counted until the thread stopped is in
+ * it, none that was not counted). */
+static void t_replaced_recorder(void **state)
+{
+	(void)state;
+	replaced_probe p = { 0 };
+	rec_t_start(NULL);
+	pthread_t th;
+	assert_int_equal(pthread_create(&th, NULL, cp_replaced_thread, &p), 0);
+	while (atomic_load(&p.phase) != 1)
+		sched_yield();
+	struct timespec ts = { 0, 50 * 1000 * 1000 };
+	nanosleep(&ts, NULL);
+	rec_t_stop_and_load();
+	uint64_t d0 = 0, d1 = 0, d2 = 0;
+	rec_cpu_sampler_counts(NULL, &d0);
+	rec_t_start(NULL);
+	ts.tv_nsec = 300 * 1000 * 1000;
+	for (uint64_t i = 0; i < (uint64_t)rec_t_scaled(1); i++)
+		nanosleep(&ts, NULL);
+	atomic_store(&p.phase, 2);
+	assert_int_equal(pthread_join(th, NULL), 0);
+	rec_cpu_sampler_counts(NULL, &d1);
+	rec_t_stop_and_load();
+	rec_cpu_sampler_counts(NULL, &d2);
+	uint64_t nobuf = 0, all = 0;
+	for (size_t i = 0; i < rec_t_nev; i++) {
+		const rec_t_ev *e = &rec_t_evs[i];
+		if (strcmp(e->type, "rec.Dropped") != 0 ||
+		    rec_t_fu(e, "type") != REC_TYPE_ID_CPU_SAMPLE)
+			continue;
+		all += rec_t_fu(e, "count");
+		if (rec_t_fu(e, "reason") == REC_DROP_NO_BUFFER && e->tid == 0)
+			nobuf += rec_t_fu(e, "count");
+	}
+	print_message("sampler drops %" PRIu64 " (%" PRIu64 " by the close); reported %" PRIu64
+		      ", of them no buffer %" PRIu64 "\n", d1 - d0, d2 - d0, all, nobuf);
+	assert_true(nobuf >= 1);
+	assert_true(all >= d1 - d0);
+	assert_true(all <= d2 - d0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -459,6 +523,7 @@ int main(void)
 		cmocka_unit_test(t_idle_rounds),
 		cmocka_unit_test(t_cpu_sample_off),
 		cmocka_unit_test(t_fork_while_sampling),
+		cmocka_unit_test(t_replaced_recorder),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
