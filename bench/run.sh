@@ -623,7 +623,7 @@ if [ "${BENCH_NO_LOAD:-0}" != 1 ]; then
 	printf '\n%s\n' "$sec" >>"$BODY"
 fi
 # issue 22: the side-by-side table (goes first in RESULTS.md) and the JFR anchors on both JDKs
-SBS_SEC=""; rm -f "$OUT/sidebyside.kv" "$OUT/anchors.kv"; qq=""; [ "$QUICK" = 1 ] && qq=--quick
+SBS_SEC=""; rm -f "$OUT/sidebyside.kv" "$OUT/anchors.kv" "$OUT/bgcost.kv"; qq=""; [ "$QUICK" = 1 ] && qq=--quick
 [ "${BENCH_NO_SIDEBYSIDE:-0}" != 1 ] && { say "side by side: bench/sidebyside.sh"; SBS_SEC=$(BUILD="$BUILD" bash bench/sidebyside.sh $qq 2>>"$LOG") || true; }
 [ "${BENCH_NO_ANCHORS:-0}" != 1 ] && { say "anchors: bench/anchors.sh"; sec=$(BUILD="$BUILD" bash bench/anchors.sh $qq 2>>"$LOG") && printf '\n%s\n' "$sec" >>"$BODY"; }
 [ "${BENCH_NO_BGCOST:-0}" = 1 ] || { say "background thread: bench/bgcost.sh"; printf '\n%s\n' "$(BUILD="$BUILD" bash bench/bgcost.sh $([ "$QUICK" = 1 ] && echo --quick) 2>>"$LOG" || echo "bench/bgcost.sh failed; see $LOG")" >>"$BODY"; }
@@ -744,6 +744,12 @@ for m in on duration; do
 		fi
 	done
 done
+# issue 22: the background thread's CPU per event (bench/bgcost.sh)
+declare -A BG
+if [ -s "$OUT/bgcost.kv" ]; then while IFS='=' read -r k v; do BG[$k]=$v; done <"$OUT/bgcost.kv"; fi
+if [ -n "${BG[bg_ns]:-}" ]; then
+	echo "| 7 | the recorder's background thread: CPU per event, default settings (draining, encoding, zstd, writing; bench/bgcost.sh: 8 threads, 25000 events/s), ns, median (min-max) | ${BG[bg_ns_range]} | | | | <= 100 ns | $(metle "${BG[bg_ns]}" 100) |"
+fi
 for svc in rw mc; do
 	[ -n "${SB[$svc.rec-record.p90_us]:-}" ] || continue
 	sn=requestwatch; [ "$svc" = mc ] && sn=memcached
