@@ -36,12 +36,19 @@
 /* ---- a default recorder to a temporary file ------------------------------- */
 static char rec_path[64];
 
-static void start_default_every(uint32_t period_ms)
+/* A new empty file under /tmp; its name into p. */
+static void new_path(char *p, size_t size)
 {
-	snprintf(rec_path, sizeof rec_path, "/tmp/test_metrics.XXXXXX");
-	int fd = mkstemp(rec_path);
+	snprintf(p, size, "/tmp/test_metrics.XXXXXX");
+	int fd = mkstemp(p);
 	assert_true(fd >= 0);
 	close(fd);
+}
+
+
+static void start_default_every(uint32_t period_ms)
+{
+	new_path(rec_path, sizeof rec_path);
 	assert_int_equal(rec_metrics_set_periods(period_ms, period_ms), REC_OK);
 	rec_recorder_options o = REC_RECORDER_OPTIONS_INIT;
 	o.flags = REC_RECORDER_DEFAULT;
@@ -382,10 +389,7 @@ static int env_child(void)
 static void t_rec_output_env_periods(void **state)
 {
 	(void)state;
-	snprintf(rec_path, sizeof rec_path, "/tmp/test_metrics.XXXXXX");
-	int fd = mkstemp(rec_path);
-	assert_true(fd >= 0);
-	close(fd);
+	new_path(rec_path, sizeof rec_path);
 	char self[4096];
 	ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
 	assert_true(n > 0);
@@ -474,10 +478,7 @@ static void t_counter_totals_from_open_and_wrap(void **state)
 static void t_counter_totals_flight_dump(void **state)
 {
 	(void)state;
-	snprintf(rec_path, sizeof rec_path, "/tmp/test_metrics.XXXXXX");
-	int fd = mkstemp(rec_path);
-	assert_true(fd >= 0);
-	close(fd);
+	new_path(rec_path, sizeof rec_path);
 	char dump_path[80];
 	snprintf(dump_path, sizeof dump_path, "%s.dump", rec_path);
 	assert_int_equal(rec_metrics_set_periods(3600 * 1000, 3600 * 1000), REC_OK);
@@ -576,14 +577,6 @@ static void wait_counted(int rfd)
 	char b;
 	assert_int_equal(read(rfd, &b, 1), 1);
 	close(rfd);
-}
-
-static void new_path(char *p, size_t size)
-{
-	snprintf(p, size, "/tmp/test_metrics.XXXXXX");
-	int fd = mkstemp(p);
-	assert_true(fd >= 0);
-	close(fd);
 }
 
 /* A service restarted five times: each run counts from 0 (its counter's
@@ -742,10 +735,7 @@ static void t_fork_while_sampling(void **state)
 		snprintf(name, sizeof name, "fork.c%d", i);
 		assert_int_equal(rec_counter_get(name, &c), REC_OK);
 	}
-	snprintf(rec_path, sizeof rec_path, "/tmp/test_metrics.XXXXXX");
-	int fd = mkstemp(rec_path);
-	assert_true(fd >= 0);
-	close(fd);
+	new_path(rec_path, sizeof rec_path);
 	char child_path[80];
 	snprintf(child_path, sizeof child_path, "%s.child", rec_path);
 	/* the parent's default recorder: rec_metrics_sample() samples into it */
