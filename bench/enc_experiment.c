@@ -731,6 +731,21 @@ static void do_chunk(struct chunk *c, struct totals *t, uint64_t *check_bad, str
 	}
 }
 
+/* What run_file allocated for one recording. */
+static void free_state(struct chunk *c, struct dtab *dt)
+{
+	free(dt->e);
+	free(dt->pool);
+	free(dt->used);
+	free(c->r);
+	free(c->v);
+	free(c->arena);
+	free(c->sp);
+	free(c->sid);
+	free(c->sbptr);
+	free(c->sblen);
+}
+
 static int run_file(const char *path)
 {
 	rec_reader *r;
@@ -780,16 +795,7 @@ static int run_file(const char *path)
 		printf("file=%s events=%" PRIu64 " interchange_bytes=%.3f take_ns=%.1f memcpy_ns=%.1f%s\n", b,
 		       tt.events, (double)tt.bytes / (double)tt.events, tt.writer_ns / (double)tt.events,
 		       tt.memcpy_ns / (double)tt.events, tt.failed ? " (the writer refused some)" : "");
-		free(dt.e);
-		free(dt.pool);
-		free(dt.used);
-		free(c.r);
-		free(c.v);
-		free(c.arena);
-		free(c.sp);
-		free(c.sid);
-		free(c.sbptr);
-		free(c.sblen);
+		free_state(&c, &dt);
 		return tt.failed;
 	}
 	struct stat sb;
@@ -824,16 +830,7 @@ static int run_file(const char *path)
 			       base, CANDS[k].name, (double)t[k].raw / (double)events,
 			       t[k].enc_ns / (double)events, COMPS[m].name,
 			       (double)t[k].cbytes[m] / (double)events, t[k].cns[m] / (double)events);
-	free(dt.e);
-	free(dt.pool);
-	free(dt.used);
-	free(c.r);
-	free(c.v);
-	free(c.arena);
-	free(c.sp);
-	free(c.sid);
-	free(c.sbptr);
-	free(c.sblen);
+	free_state(&c, &dt);
 	return 0;
 }
 
