@@ -147,6 +147,7 @@ typedef struct rec_rchunk {
 	rec_module *modules; size_t nmodules;
 	rec_frame *frames;   size_t nframes;
 	rec_stack *stacks;   size_t nstacks;
+	bool threads_dense, stacks_dense; /* the ids are 1..n: id's entry is [id - 1] */
 	/* events */
 	bool events_loaded;
 	const uint8_t *ev, *ev_end;
@@ -351,12 +352,16 @@ const rec_stack *rec_rd_stack(const rec_rchunk *c, uint64_t id);
  * event's thread and stack take per record. */
 static inline const rec_thread *rec_rd_thread_at(const rec_rchunk *c, uint64_t id)
 {
+	if (c->threads_dense) /* no load of the entry: most events never read it */
+		return id - 1 < c->nthreads ? &c->threads[id - 1] : NULL;
 	if (id - 1 < c->nthreads && c->threads[id - 1].id == id)
 		return &c->threads[id - 1];
 	return rec_rd_thread(c, id);
 }
 static inline const rec_stack *rec_rd_stack_at(const rec_rchunk *c, uint64_t id)
 {
+	if (c->stacks_dense)
+		return id - 1 < c->nstacks ? &c->stacks[id - 1] : NULL;
 	if (id - 1 < c->nstacks && c->stacks[id - 1].id == id)
 		return &c->stacks[id - 1];
 	return rec_rd_stack(c, id);
