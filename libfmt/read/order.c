@@ -107,62 +107,11 @@ static size_t expected_entries(const rec_rchunk *c)
 	return n < c->ev_items ? (size_t)n : c->ev_items;
 }
 
-/* One record's frame at *pp (before end): its Size, Type_Id and
- * Time_Delta, *pp moved past it.  0: fine; 1: the Size crosses the end of
- * the section; 2: a malformed Type_Id or Time_Delta. */
 #if defined(__GNUC__)
 #define ORDER_INLINE inline __attribute__((always_inline))
 #else
 #define ORDER_INLINE inline
 #endif
-
-static ORDER_INLINE int frame_body(const uint8_t **pp, const uint8_t *end, uint64_t *tid,
-				   uint64_t *d, const uint8_t **body)
-{
-	const uint8_t *p = *pp, *rec = p;
-	uint64_t size;
-	if (end - p >= 3 && p[0] < 0x80 && p[1] < 0x80) {
-		/* the common frame: Size and Type_Id of one byte each */
-		size = p[0];
-		*tid = p[1];
-		p += 2;
-		if (size < 2 || size - 1 > (uint64_t)(end - p))
-			return 1;
-		rec_varint_res q = rec_varint_next(p, rec + 1 + size);
-		if (!q.p)
-			return 2;
-		*d = q.v;
-		*body = q.p;
-		*pp = rec + 1 + size;
-		return 0;
-	}
-	rec_varint_res q = rec_varint_next(p, end);
-	if (!q.p)
-		return 1;
-	p = q.p;
-	size = q.v;
-	if (size < 2 || size > (uint64_t)(end - p))
-		return 1;
-	const uint8_t *rend = p + size;
-	q = rec_varint_next(p, rend);
-	if (!q.p)
-		return 2;
-	*tid = q.v;
-	q = rec_varint_next(q.p, rend);
-	if (!q.p)
-		return 2;
-	*d = q.v;
-	*body = q.p;
-	*pp = rend;
-	return 0;
-}
-
-/* frame_body() without where the fields start. */
-static ORDER_INLINE int frame_next(const uint8_t **pp, const uint8_t *end, uint64_t *tid, uint64_t *d)
-{
-	const uint8_t *body;
-	return frame_body(pp, end, tid, d, &body);
-}
 
 /* What the scan does with a record of Type_Id tid: 0 an unknown type, 1
  * passed over (not selected), 2 entered (c->act: the ids the dense lookup
@@ -187,7 +136,7 @@ static void fill_entries(rec_rchunk *c)
 	while (p < end && k < c->noents) {
 		const uint8_t *rec = p;
 		uint64_t tid, d;
-		if (frame_next(&p, end, &tid, &d) != 0)
+		if (rec_rd_frame_next(&p, end, &tid, &d) != 0)
 			break;
 		ticks += (uint64_t)rec_unzigzag(d);
 		if (record_action(c, tid) != 2)
@@ -237,10 +186,40 @@ static rec_status scan_chunk(rec_reader *r, rec_rchunk *c)
 		c->nact = nact;
 	}
 	uint64_t lo = 0, hi = 0;
+	/* The prefetch worker passed over these records already (every frame
+	 * held, the times never go down): the counts and bounds of the entered
+	 * records from its counts per Type_Id, no pass here.  It does that for
+	 * the chunks to come while the scans take it (no entries to make). */
+	r->prescan_wanted = !ents;
+	if (!ents && c->ps_valid && c->ps) {
+		const rec_prescan *ps = c->ps;
+		for (uint32_t id = 0; id < REC_PRESCAN_IDS; id++) {
+			uint64_t cnt = ps->count[id];
+			if (!cnt)
+				continue;
+			unsigned what = record_action(c, id);
+			if (what != 2) {
+				if (what == 0)
+					unknown += cnt;
+				else
+					skipped += cnt;
+				continue;
+			}
+			k += (size_t)cnt;
+			if (!any || ps->first[id] < lo)
+				lo = ps->first[id];
+			if (!any || ps->last[id] > hi)
+				hi = ps->last[id];
+			any = true;
+		}
+		n = ps->n;
+		p = end;
+		r->prescans_used++;
+	}
 	while (p < end) {
 		const uint8_t *rec = p;
 		uint64_t tid, d;
-		int bad = frame_next(&p, end, &tid, &d);
+		int bad = rec_rd_frame_next(&p, end, &tid, &d);
 		if (bad) {
 			snprintf(r->detail, sizeof(r->detail),
 				 bad == 1 ? "record at byte %zu: Size crosses the end of the events section"
@@ -625,7 +604,7 @@ rec_status rec_rd_order_next(rec_reader *r, rec_event *ev)
 			while (!c->dead && c->ocur < c->noents && c->walk < c->ev_end) {
 				const uint8_t *rec = c->walk, *body;
 				uint64_t tid, d;
-				if (frame_body(&c->walk, c->ev_end, &tid, &d, &body) != 0)
+				if (rec_rd_frame_body(&c->walk, c->ev_end, &tid, &d, &body) != 0)
 					break; /* not after the scan checked every frame */
 				c->walk_ticks += (uint64_t)rec_unzigzag(d);
 				if (record_action(c, tid) != 2)

@@ -373,6 +373,10 @@ rec_status rec_rd_load_pools(rec_reader *r, rec_rchunk *c)
 			s->frames = x;
 		}
 	}
+	/* Ids rise by at least 1 from 1 on: the last is the count exactly when
+	 * the ids are 1..n, the direct slot of each (rec_rd_stack_at()). */
+	c->threads_dense = c->nthreads && c->threads[c->nthreads - 1].id == c->nthreads;
+	c->stacks_dense = c->nstacks && c->stacks[c->nstacks - 1].id == c->nstacks;
 	c->pools_loaded = true;
 	return REC_OK;
 }

@@ -61,6 +61,9 @@ typedef struct pf_slot {
 	uint8_t codec;
 	rec_buf payload;       /* the stored bytes of the EVENTS section */
 	rec_bigbuf out;        /* decompressed */
+	rec_prescan *ps;       /* its records passed over (prescan below) */
+	bool ps_ok;
+	uint64_t start_ticks;  /* the header's, where the pre-scan's times start */
 } pf_slot;
 
 struct rec_prefetch {
@@ -69,6 +72,7 @@ struct rec_prefetch {
 	pthread_cond_t cv;
 	bool quit;
 	uint64_t next;         /* the next chunk nobody has taken, PF_NONE, PF_PENDING */
+	bool prescan;          /* pre-scan what is decompressed (the reader's ordered scan takes it) */
 	pf_slot slot[PF_SLOTS];
 	/* the source and limits (size: refreshed by the reader) */
 	int fd;
@@ -123,12 +127,38 @@ static bool pf_head(const rec_prefetch *pf, uint64_t size, pf_slot *s, rec_chunk
 	return true;
 }
 
-/* The rest of the job of slot s, whose header is h: its EVENTS section
- * decompressed.  Runs without the lock: the slot is the caller's while
- * RUNNING. */
-static bool pf_body(const rec_prefetch *pf, uint64_t size, pf_slot *s, const rec_chunk_header *h,
-		    rec_codec_ctx *ctx)
+/* The records of the events from p to end, whose times start at ticks,
+ * passed over as the ordered reader's scan passes over them (its frame
+ * reading): into ps, false (nothing to take) at a frame that does not hold,
+ * a Type_Id from REC_PRESCAN_IDS on or a time below the one before it. */
+static bool prescan(const uint8_t *p, const uint8_t *end, uint64_t ticks, rec_prescan *ps)
 {
+	memset(ps->count, 0, sizeof ps->count);
+	uint64_t n = 0, prev = 0;
+	while (p < end) {
+		uint64_t tid, d;
+		if (rec_rd_frame_next(&p, end, &tid, &d) != 0 || tid >= REC_PRESCAN_IDS)
+			return false;
+		ticks += (uint64_t)rec_unzigzag(d);
+		if (n && ticks < prev)
+			return false;
+		prev = ticks;
+		n++;
+		if (!ps->count[tid]++)
+			ps->first[tid] = ticks;
+		ps->last[tid] = ticks;
+	}
+	ps->n = n;
+	return true;
+}
+
+/* The rest of the job of slot s, whose header is h: its EVENTS section
+ * decompressed (and pre-scanned when want_ps).  Runs without the lock: the
+ * slot is the caller's while RUNNING. */
+static bool pf_body(const rec_prefetch *pf, uint64_t size, pf_slot *s, const rec_chunk_header *h,
+		    rec_codec_ctx *ctx, bool want_ps)
+{
+	s->ps_ok = false;
 	if (h->codec == REC_CODEC_NONE)
 		return false;
 	uint64_t at = s->off + h->header_size, pend = s->end;
@@ -159,6 +189,10 @@ static bool pf_body(const rec_prefetch *pf, uint64_t size, pf_slot *s, const rec
 		s->stored = sh.stored_size;
 		s->raw = sh.raw_size;
 		s->codec = h->codec;
+		s->start_ticks = h->start_ticks;
+		if (want_ps && (s->ps || (s->ps = malloc(sizeof *s->ps))))
+			s->ps_ok = prescan(s->out.data, (const uint8_t *)s->out.data + sh.raw_size,
+					   h->start_ticks, s->ps);
 		return true;
 	}
 	return false;
@@ -197,6 +231,7 @@ static void take_next(rec_prefetch *pf, pf_slot *s, rec_codec_ctx *ctx)
 	s->state = SLOT_RUNNING;
 	pf->next = PF_PENDING;
 	uint64_t size = pf->size;
+	bool want_ps = pf->prescan;
 	pthread_mutex_unlock(&pf->mu);
 	rec_chunk_header h;
 	bool ok = pf_head(pf, size, s, &h);
@@ -205,7 +240,7 @@ static void take_next(rec_prefetch *pf, pf_slot *s, rec_codec_ctx *ctx)
 		pf->next = next_after(pf, s->end);
 	pthread_cond_broadcast(&pf->cv);
 	pthread_mutex_unlock(&pf->mu);
-	ok = ok && pf_body(pf, size, s, &h, ctx);
+	ok = ok && pf_body(pf, size, s, &h, ctx, want_ps);
 	pthread_mutex_lock(&pf->mu);
 	s->state = ok ? SLOT_DONE : SLOT_FAILED;
 	pthread_cond_broadcast(&pf->cv);
@@ -234,6 +269,7 @@ static void pf_destroy(rec_prefetch *pf)
 	for (int i = 0; i < PF_SLOTS; i++) {
 		rec_buf_free(&pf->slot[i].payload);
 		rec_bigbuf_free(&pf->slot[i].out);
+		free(pf->slot[i].ps);
 	}
 	free(pf);
 }
@@ -297,6 +333,7 @@ void rec_rd_prefetch_next(rec_reader *r, const rec_rchunk *c)
 		return;
 	pthread_mutex_lock(&pf->mu);
 	pf->size = r->src.size;
+	pf->prescan = r->prescan_wanted;
 	/* What lies before the chunk after c will not be asked for. */
 	for (int i = 0; i < PF_SLOTS; i++) {
 		pf_slot *t = &pf->slot[i];
@@ -316,7 +353,7 @@ void rec_rd_prefetch_next(rec_reader *r, const rec_rchunk *c)
 	pthread_mutex_unlock(&pf->mu);
 }
 
-bool rec_rd_prefetch_take(rec_reader *r, const rec_rchunk *c, const rec_rsec *s,
+bool rec_rd_prefetch_take(rec_reader *r, rec_rchunk *c, const rec_rsec *s,
 			  const uint8_t *stored, rec_bigbuf *dst)
 {
 	rec_prefetch *pf = r->pf;
@@ -352,6 +389,12 @@ bool rec_rd_prefetch_take(rec_reader *r, const rec_rchunk *c, const rec_rsec *s,
 		rec_bigbuf b = *dst;
 		*dst = t->out;
 		t->out = b;
+		if (t->ps_ok && t->start_ticks == c->h.start_ticks) { /* and its pre-scan */
+			rec_prescan *ps = c->ps;
+			c->ps = t->ps;
+			t->ps = ps;
+			c->ps_valid = true;
+		}
 	}
 	t->state = SLOT_FREE;
 	pthread_cond_broadcast(&pf->cv);

@@ -110,6 +110,18 @@ typedef struct rec_oent {
 	uint32_t off;   /* record offset in the events section */
 } rec_oent;
 
+/* What the prefetch worker found passing over a chunk's decompressed
+ * EVENTS (prefetch.c), so that the ordered reader's scan need not pass over
+ * them again (order.c): made only when every record's frame holds, every
+ * Type_Id is below REC_PRESCAN_IDS and the record times never go down;
+ * then per Type_Id its records and the times of its first and last. */
+#define REC_PRESCAN_IDS 256
+typedef struct rec_prescan {
+	uint64_t n;                       /* records */
+	uint64_t count[REC_PRESCAN_IDS];
+	uint64_t first[REC_PRESCAN_IDS], last[REC_PRESCAN_IDS]; /* ticks */
+} rec_prescan;
+
 typedef struct rec_rchunk {
 	rec_chunk_info info;
 	rec_chunk_header h;
@@ -147,6 +159,7 @@ typedef struct rec_rchunk {
 	rec_module *modules; size_t nmodules;
 	rec_frame *frames;   size_t nframes;
 	rec_stack *stacks;   size_t nstacks;
+	bool threads_dense, stacks_dense; /* the ids are 1..n: id's entry is [id - 1] */
 	/* events */
 	bool events_loaded;
 	const uint8_t *ev, *ev_end;
@@ -169,6 +182,8 @@ typedef struct rec_rchunk {
 	bool ents_built;      /* oents holds them (else only room for them) */
 	uint8_t *act;         /* by Type_Id < nact: 0 unknown, 1 passed over, 2 entered */
 	uint32_t nact;
+	rec_prescan *ps;      /* its records passed over by the prefetch worker, */
+	bool ps_valid;        /* when ps holds them (else the scan reads them) */
 	const uint8_t *walk;  /* a group of this chunk alone: the next record */
 	uint64_t walk_ticks;  /* and the timestamp chain before it */
 	struct rec_rchunk *next_free;
@@ -236,6 +251,8 @@ struct rec_reader {
 	/* the coming chunks' events decompressed on a second thread (prefetch.c) */
 	struct rec_prefetch *pf;
 	bool pf_failed;        /* no worker for this reader */
+	bool prescan_wanted;   /* the ordered scan took the pre-scans (its last chunk) */
+	uint64_t prescans_used; /* chunks whose scan the pre-scan spared (tests) */
 };
 
 /* reader.c */
@@ -351,12 +368,16 @@ const rec_stack *rec_rd_stack(const rec_rchunk *c, uint64_t id);
  * event's thread and stack take per record. */
 static inline const rec_thread *rec_rd_thread_at(const rec_rchunk *c, uint64_t id)
 {
+	if (c->threads_dense) /* no load of the entry: most events never read it */
+		return id - 1 < c->nthreads ? &c->threads[id - 1] : NULL;
 	if (id - 1 < c->nthreads && c->threads[id - 1].id == id)
 		return &c->threads[id - 1];
 	return rec_rd_thread(c, id);
 }
 static inline const rec_stack *rec_rd_stack_at(const rec_rchunk *c, uint64_t id)
 {
+	if (c->stacks_dense)
+		return id - 1 < c->nstacks ? &c->stacks[id - 1] : NULL;
 	if (id - 1 < c->nstacks && c->stacks[id - 1].id == id)
 		return &c->stacks[id - 1];
 	return rec_rd_stack(c, id);
@@ -374,6 +395,64 @@ rec_status rec_rd_decode_framed(rec_reader *r, rec_rchunk *c, const uint8_t *rec
 				const uint8_t *body, const uint8_t *rend, uint64_t tid,
 				uint64_t ticks, rec_event *ev, bool *known);
 
+/* ---- record frames (order.c's scan and walk, prefetch.c's pre-scan) ---- */
+#if defined(__GNUC__)
+#define REC_RD_INLINE inline __attribute__((always_inline))
+#else
+#define REC_RD_INLINE inline
+#endif
+/* One record's frame at *pp (before end): its Size, Type_Id and
+ * Time_Delta, *pp moved past it.  0: fine; 1: the Size crosses the end of
+ * the section; 2: a malformed Type_Id or Time_Delta. */
+static REC_RD_INLINE int rec_rd_frame_body(const uint8_t **pp, const uint8_t *end,
+					   uint64_t *tid, uint64_t *d, const uint8_t **body)
+{
+	const uint8_t *p = *pp, *rec = p;
+	uint64_t size;
+	if (end - p >= 3 && p[0] < 0x80 && p[1] < 0x80) {
+		/* the common frame: Size and Type_Id of one byte each */
+		size = p[0];
+		*tid = p[1];
+		p += 2;
+		if (size < 2 || size - 1 > (uint64_t)(end - p))
+			return 1;
+		rec_varint_res q = rec_varint_next(p, rec + 1 + size);
+		if (!q.p)
+			return 2;
+		*d = q.v;
+		*body = q.p;
+		*pp = rec + 1 + size;
+		return 0;
+	}
+	rec_varint_res q = rec_varint_next(p, end);
+	if (!q.p)
+		return 1;
+	p = q.p;
+	size = q.v;
+	if (size < 2 || size > (uint64_t)(end - p))
+		return 1;
+	const uint8_t *rend = p + size;
+	q = rec_varint_next(p, rend);
+	if (!q.p)
+		return 2;
+	*tid = q.v;
+	q = rec_varint_next(q.p, rend);
+	if (!q.p)
+		return 2;
+	*d = q.v;
+	*body = q.p;
+	*pp = rend;
+	return 0;
+}
+
+/* rec_rd_frame_body() without where the fields start. */
+static REC_RD_INLINE int rec_rd_frame_next(const uint8_t **pp, const uint8_t *end, uint64_t *tid,
+					   uint64_t *d)
+{
+	const uint8_t *body;
+	return rec_rd_frame_body(pp, end, tid, d, &body);
+}
+
 /* select_types.c */
 /* c->want from r's selection and c's metadata (NULL without a selection). */
 rec_status rec_rd_select_chunk(rec_reader *r, rec_rchunk *c);
@@ -390,8 +469,9 @@ static inline bool rec_rd_wanted(const rec_rchunk *c, uint32_t ti)
 void rec_rd_prefetch_next(rec_reader *r, const rec_rchunk *c);
 /* Section s of c, whose stored bytes are at stored: true with its
  * decompressed bytes in *dst when the worker (or the reader, ahead while it
- * waited for the worker) decompressed exactly these. */
-bool rec_rd_prefetch_take(rec_reader *r, const rec_rchunk *c, const rec_rsec *s,
+ * waited for the worker) decompressed exactly these; with the worker's
+ * pre-scan of them in c->ps when it made one (c->ps_valid). */
+bool rec_rd_prefetch_take(rec_reader *r, rec_rchunk *c, const rec_rsec *s,
 			  const uint8_t *stored, rec_bigbuf *dst);
 /* Stop and free the worker. */
 void rec_rd_prefetch_free(rec_reader *r);

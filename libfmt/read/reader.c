@@ -178,6 +178,7 @@ void rec_rd_chunk_destroy(rec_rchunk *c)
 	rec_buf_free(&c->front_buf[1]);
 	rec_arena_free(&c->arena);
 	rec_bigbuf_free(&c->oents);
+	free(c->ps);
 	free(c);
 }
 
@@ -232,7 +233,9 @@ rec_rchunk *rec_rd_chunk_get(rec_reader *r)
 		rec_bigbuf raw[REC_NKINDS], oents = c->oents;
 		memcpy(raw, c->raw, sizeof(raw));
 		rec_arena arena = c->arena;
+		rec_prescan *ps = c->ps;
 		memset(c, 0, sizeof(*c));
+		c->ps = ps; /* room kept; ps_valid false */
 		c->oents = oents;
 		c->secs = secs;
 		c->secs_cap = secs_cap;
