@@ -57,7 +57,9 @@ if missing:
 alloc = [w for w in waits if w["values"].get("lockName") == "heap_lock"
          or str(w["values"].get("lockName", "")).startswith("0x")]
 if not alloc:
-    bad.append("no lock wait on heap_lock or the bin lock: %d waits" % len(waits))
+    holds = [l.split()[3] for l in out if l.startswith("hog ")]
+    bad.append("no lock wait on heap_lock or the bin lock: %d waits (on %s); the hog held the bin lock %s times"
+               % (len(waits), sorted({str(w["values"].get("lockName")) for w in waits}), holds))
 for b in bad:
     print("FAIL:", b)
 print("%d workers recorded, %d lock waits, %d on the allocator's locks" % (len(workers - missing), len(waits), len(alloc)))
