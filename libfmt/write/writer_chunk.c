@@ -9,7 +9,9 @@
  * interchange form to the EVENTS form (absolute Ticks -> svarint
  * Time_Delta from the previous record) into w->events, counted in the
  * per-type STATS and every pool entry it references marked with the
- * chunk's mark.  The first record's delta is relative to Start_Ticks,
+ * chunk's mark (rec_w_take_checked's records away from the batch's end:
+ * take_run, which checks and transcodes in one pass, reading each varint
+ * 8 bytes at a time).  The first record's delta is relative to Start_Ticks,
  * chosen as late as possible (fix_start: the earliest tick taken so far),
  * so room is left for it in front of the others.  With zstd, once
  * REC_W_STREAM_SLICE bytes are taken, Start_Ticks is fixed and the EVENTS
