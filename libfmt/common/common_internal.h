@@ -146,7 +146,7 @@ static inline rec_varint_res rec_varint_next(const uint8_t *p, const uint8_t *en
 /* An 8-byte little-endian load (any alignment) and the packing of its eight
  * 7-bit groups (bit 7 of each byte already clear) into the low 56 bits,
  * least significant group first: the wide decodes' pieces. */
-static inline uint64_t rec_load_le64(const uint8_t *p)
+static inline __attribute__((always_inline)) uint64_t rec_load_le64(const uint8_t *p)
 {
 	uint64_t x;
 	memcpy(&x, p, 8);
@@ -155,7 +155,7 @@ static inline uint64_t rec_load_le64(const uint8_t *p)
 #endif
 	return x;
 }
-static inline uint64_t rec_varint_pack7x8(uint64_t x)
+static inline __attribute__((always_inline)) uint64_t rec_varint_pack7x8(uint64_t x)
 {
 	x = (x & 0x007F007F007F007Full) | ((x & 0x7F007F007F007F00ull) >> 1);
 	x = (x & 0x00003FFF00003FFFull) | ((x & 0x3FFF00003FFF0000ull) >> 2);
