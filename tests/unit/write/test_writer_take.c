@@ -81,9 +81,9 @@ static rec_writer *open_writer(membuf *m, int no_run)
 	o.codec = REC_CODEC_NONE;
 	o.run_id = 0x1122334455667788ull;
 	o.pid = 4321;
-	o.process_start_ns = 1700000000000000000ll;
+	o.process_start_ns = 1700000000000000000LL;
 	o.tick_frequency = 1000000000u;
-	o.anchor_wall_ns = 1700000000500000000ll;
+	o.anchor_wall_ns = 1700000000500000000LL;
 	o.anchor_ticks = 1000;
 	o.chunk_events_size = REC_W_MAX_CHUNK;
 	assert_int_equal(rec_writer_open(&w, &sink, &o), REC_OK);
@@ -166,7 +166,7 @@ static arec a_default(uint64_t ticks)
 	a.s[0] = -5;
 	a.s[1] = 300;
 	a.s[2] = -70000;
-	a.s[3] = 1ll << 40;
+	a.s[3] = 1LL << 40;
 	a.name = 7;
 	a.other = 2;
 	a.where = 5;
@@ -534,7 +534,7 @@ static void t_random_mutations(void **state)
 				a.u[4] = x >> (x % 64);
 				a.s[3] = (int64_t)(x >> (x % 60)) * ((x & 4) ? -1 : 1);
 				a.u[1] = (x >> 8) & 0xFF;
-				a.s[0] = (int8_t)(x >> 16);
+				a.s[0] = (int64_t)((x >> 16) & 0xFF) - 128;
 				a.name = 1 + (x % 20);
 				a.thread = (x & 8) ? 200 : 1;
 				a.blob_len = (uint8_t)(x % 7);
@@ -543,7 +543,7 @@ static void t_random_mutations(void **state)
 			} else {
 				r.n = 0;
 				b_record(&r, p.ticks, 1 + ((x >> 3) & 1), 1 + (x % 20), x >> (x % 64),
-					 (int64_t)(x >> 20) - (1ll << 42));
+					 (int64_t)(x >> 20) - (1LL << 42));
 			}
 			if (k == nrec - 1 && (x >> 40) % 3 == 0) { /* mutate the last one */
 				size_t at = (x >> 8) % r.n;
