@@ -56,6 +56,25 @@ static inline size_t rec_varint_len(uint64_t v)
 	 * mispredict on values of mixed lengths */
 	return ((size_t)(64 - __builtin_clzll(v | 1)) * 9 + 64) >> 6;
 }
+/* Encode v at p with one 8-byte store (p has 8 bytes of room, and the bytes
+ * after the varint may be overwritten) when it takes at most 8 bytes, else as
+ * rec_varint_put(); the same bytes.  Returns bytes used. */
+static inline __attribute__((always_inline)) size_t rec_varint_put_w8(uint8_t *p, uint64_t v)
+{
+	if (v >> 56)
+		return rec_varint_put(p, v);
+	const size_t n = rec_varint_len(v);
+	uint64_t x = v; /* spread the 7-bit groups one to a byte */
+	x = (x & 0x000000000FFFFFFFull) | ((x & 0x00FFFFFFF0000000ull) << 4);
+	x = (x & 0x00003FFF00003FFFull) | ((x & 0x0FFFC0000FFFC000ull) << 2);
+	x = (x & 0x007F007F007F007Full) | ((x & 0x3F803F803F803F80ull) << 1);
+	x |= 0x8080808080808080ull & ((1ull << (8 * (n - 1))) - 1); /* continuation bits */
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+	x = __builtin_bswap64(x);
+#endif
+	memcpy(p, &x, 8);
+	return n;
+}
 
 /* Decode a uvarint from [*pp, end).  On success advances *pp and returns
  * true.  Fails (returns false, *pp unchanged) when the input ends inside the
@@ -122,6 +141,67 @@ static inline rec_varint_res rec_varint_next(const uint8_t *p, const uint8_t *en
 			return (rec_varint_res){ p + 4, v | (uint64_t)p[3] << 21 };
 	}
 	return rec_varint_next_slow(p, end);
+}
+
+/* An 8-byte little-endian load (any alignment) and the packing of its eight
+ * 7-bit groups (bit 7 of each byte already clear) into the low 56 bits,
+ * least significant group first: the wide decodes' pieces. */
+static inline __attribute__((always_inline)) uint64_t rec_load_le64(const uint8_t *p)
+{
+	uint64_t x;
+	memcpy(&x, p, 8);
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+	x = __builtin_bswap64(x);
+#endif
+	return x;
+}
+static inline __attribute__((always_inline)) uint64_t rec_varint_pack7x8(uint64_t x)
+{
+	x = (x & 0x007F007F007F007Full) | ((x & 0x7F007F007F007F00ull) >> 1);
+	x = (x & 0x00003FFF00003FFFull) | ((x & 0x3FFF00003FFF0000ull) >> 2);
+	x = (x & 0x000000000FFFFFFFull) | ((x & 0x0FFFFFFF00000000ull) >> 4);
+	return x;
+}
+
+/* The decode of a varint at p with at least 8 readable bytes from p (the
+ * writer's take, where most records lie that far from the input's end): a
+ * varint of 1-8 bytes with one unaligned load and no branch on its length.
+ * n: its length, 0 for a varint of 9 or 10 bytes (decode those with
+ * rec_varint_next(), which also rejects the malformed ones); overlong: 1
+ * when it is not the shortest encoding of v (more than one byte, the last
+ * 0x00), which the interchange form forbids. */
+typedef struct rec_varint_w8 {
+	uint64_t v;
+	uint32_t n, overlong;
+} rec_varint_w8;
+static inline __attribute__((always_inline)) rec_varint_w8 rec_varint_next_w8(const uint8_t *p)
+{
+	const uint64_t x = rec_load_le64(p);
+	rec_varint_w8 r;
+
+	/* One or two bytes (sizes, type and pool ids, small values): branches
+	 * that, predicted, let the next field's load start before this one is
+	 * decoded. */
+	if (!(x & 0x80u)) {
+		r.v = x & 0x7Fu;
+		r.n = 1;
+		r.overlong = 0;
+		return r;
+	}
+	if (!(x & 0x8000u)) {
+		r.v = (x & 0x7Fu) | ((x >> 1) & 0x3F80u);
+		r.n = 2;
+		r.overlong = !(x & 0xFF00u);
+		return r;
+	}
+	const uint64_t stop = ~x & 0x8080808080808080ull; /* bit 7 of each final candidate */
+	const uint64_t keep = (stop ^ (stop - 1)) & x;     /* the bytes up to the first final one */
+	const unsigned b = (unsigned)__builtin_ctzll(stop | (1ull << 63)); /* 8n - 1 */
+
+	r.v = rec_varint_pack7x8(keep & 0x7F7F7F7F7F7F7F7Full);
+	r.n = stop ? (b + 1) >> 3 : 0;
+	r.overlong = b > 7 && (keep >> (b - 7)) == 0;
+	return r;
 }
 
 /* ---- CRC32C (Castagnoli, reflected, poly 0x82F63B78, init/xorout ~0) --- */

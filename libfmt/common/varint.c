@@ -17,26 +17,6 @@
 #define REC_LO7 0x7F7F7F7F7F7F7F7Full
 #define REC_HI1 0x8080808080808080ull
 
-static inline uint64_t load_le64(const uint8_t *p)
-{
-	uint64_t x;
-	memcpy(&x, p, 8);
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
-	x = __builtin_bswap64(x);
-#endif
-	return x;
-}
-
-/* Pack the eight 7-bit groups of x (bit 7 of each byte already clear) into
- * the low 56 bits, least significant group first. */
-static inline uint64_t pack7x8(uint64_t x)
-{
-	x = (x & 0x007F007F007F007Full) | ((x & 0x7F007F007F007F00ull) >> 1);
-	x = (x & 0x00003FFF00003FFFull) | ((x & 0x3FFF00003FFF0000ull) >> 2);
-	x = (x & 0x000000000FFFFFFFull) | ((x & 0x0FFFFFFF00000000ull) >> 4);
-	return x;
-}
-
 rec_varint_vn rec_varint_decode_slow(const uint8_t *p, const uint8_t *end)
 {
 	const rec_varint_vn fail = { 0, 0 };
@@ -51,16 +31,16 @@ rec_varint_vn rec_varint_decode_slow(const uint8_t *p, const uint8_t *end)
 		 * decoded inline) with a well-predicted branch. */
 		if (p[1] < 0x80u)
 			return (rec_varint_vn){ (uint64_t)(p[0] & 0x7Fu) | ((uint64_t)p[1] << 7), 2 };
-		x = load_le64(p);
+		x = rec_load_le64(p);
 		uint64_t stop = ~x & REC_HI1; /* bit 7 of every final-candidate byte */
 		if (stop) {
 			/* stop ^ (stop - 1): every bit up to the first final byte's bit 7 */
 			uint64_t keep = stop ^ (stop - 1);
-			return (rec_varint_vn){ pack7x8(x & keep & REC_LO7),
+			return (rec_varint_vn){ rec_varint_pack7x8(x & keep & REC_LO7),
 						 (size_t)(__builtin_ctzll(stop) >> 3) + 1 };
 		}
 		/* 9 or 10 bytes: the first 8 all continue. */
-		v = pack7x8(x & REC_LO7);
+		v = rec_varint_pack7x8(x & REC_LO7);
 		b = p[8];
 		v |= (uint64_t)(b & 0x7Fu) << 56;
 		if (b < 0x80u)

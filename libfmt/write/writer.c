@@ -523,6 +523,9 @@ static bool field_class(uint32_t type, rec_wfield *f)
 	case REC_TYPE_TEXT: break;
 	default: return false;
 	}
+	/* The signed ranges are two's complement (-2^(k-1) .. 2^(k-1)-1), whose
+	 * zigzag values are exactly 0 .. 2^k-1: one unsigned compare. */
+	f->vmax = f->wire == REC_WIRE_SVARINT ? (uint64_t)f->smax * 2u + 1u : f->umax;
 	return true;
 }
 

@@ -9,7 +9,9 @@
  * interchange form to the EVENTS form (absolute Ticks -> svarint
  * Time_Delta from the previous record) into w->events, counted in the
  * per-type STATS and every pool entry it references marked with the
- * chunk's mark.  The first record's delta is relative to Start_Ticks,
+ * chunk's mark (rec_w_take_checked's records away from the batch's end:
+ * take_run, which checks and transcodes in one pass, reading each varint
+ * 8 bytes at a time).  The first record's delta is relative to Start_Ticks,
  * chosen as late as possible (fix_start: the earliest tick taken so far),
  * so room is left for it in front of the others.  With zstd, once
  * REC_W_STREAM_SLICE bytes are taken, Start_Ticks is fixed and the EVENTS
@@ -888,6 +890,163 @@ static inline __attribute__((always_inline)) bool check_scan(rec_writer *w, cons
 	return true;
 }
 
+/* ---- the take's fast path: records away from the batch's end ---------------- */
+
+/* Bytes that take_run may write past a record it transcodes (its 8- and
+ * 16-byte stores), reserved on top of the records' growth. */
+#define REC_W_TAKE_SLACK 16u
+
+/* A varint at p (p <= end, end + 8 <= lim) that must end inside the record
+ * [.., end) and be shortest: the position after it, or NULL.  The same
+ * decisions and value as take_uv(), one 8-byte load for 1-8 bytes. */
+static inline __attribute__((always_inline)) const uint8_t *
+take_v(const uint8_t *p, const uint8_t *end, const uint8_t *lim, uint64_t *v)
+{
+	const rec_varint_w8 d = rec_varint_next_w8(p);
+
+	if (__builtin_expect(d.n != 0, 1)) {
+		*v = d.v;
+		p += d.n;
+		return d.overlong || p > end ? NULL : p;
+	}
+	const rec_varint_res r = rec_varint_next(p, lim); /* 9 or 10 bytes */
+	if (!r.p || r.p > end || r.p[-1] == 0)
+		return NULL;
+	*v = r.v;
+	return r.p;
+}
+
+/* Check and transcode, in one pass, the records at *pp while each ends at
+ * least 8 bytes before lim (so that every varint of it can be loaded 8 bytes
+ * at a time) and the chunk has its first record: the checks of check_scan()
+ * (the same accept and reject decisions), the marks of its references, and
+ * the bytes of place_record() (Time_Delta to the previous record), with the
+ * chunk's state in registers.  Room: every record's growth and
+ * REC_W_TAKE_SLACK after them.  Returns false at a record that fails (the
+ * batch goes to the checked path, as with check_scan()); true when it
+ * stopped at lim or at a record for check_scan() (*pp there). */
+static inline __attribute__((always_inline)) bool take_run(rec_writer *w, const uint8_t **pp,
+							    const uint8_t *lim)
+{
+	const uint8_t *p = *pp;
+	uint8_t *const q0 = w->events.data, *q = q0 + w->events.len;
+	uint64_t prev = w->c_prev, cmin = w->c_min, cmax = w->c_max_end, count = w->c_count;
+	const uint64_t mark = w->mark;
+	rec_wtype *t = w->last_type;
+	uint64_t last_tid = 0; /* the thread last marked (records come in runs of a thread) */
+	bool ok = false;
+
+	while (lim - p >= 8) {
+		const uint8_t *const r0 = p, *end, *tid, *tk, *rest;
+		uint64_t v, ticks, dur = 0, zz, endt;
+		uint8_t *const o = q;
+		rec_varint_w8 d = rec_varint_next_w8(p);
+
+		/* Size: 9-10 bytes is above REC_W_MAX_RECORD (or overlong). */
+		if (!d.n || d.overlong || d.v < 2 || d.v > REC_W_MAX_RECORD)
+			goto out;
+		p += d.n;
+		if (d.v > (uint64_t)(lim - p))
+			goto out;
+		end = p + d.v;
+		if (lim - end < 8) { /* near the batch's end: check_scan() */
+			p = r0;
+			ok = true;
+			goto out;
+		}
+		tid = p;
+		d = rec_varint_next_w8(p);
+		if (!d.n || d.overlong || d.v > UINT32_MAX)
+			goto out;
+		tk = p += d.n;
+		if (p > end)
+			goto out;
+		if (!t || t->id != d.v) {
+			t = rec_w_type_find(w, (uint32_t)d.v);
+			if (!t)
+				goto out;
+		}
+		if (!(p = take_v(p, end, lim, &ticks)))
+			goto out;
+		rest = p;
+		if ((t->flags & REC_EVENT_HAS_DURATION) && !(p = take_v(p, end, lim, &dur)))
+			goto out;
+		if (t->flags & REC_EVENT_HAS_THREAD) {
+			if (!(p = take_v(p, end, lim, &v)))
+				goto out;
+			if (v != last_tid) {
+				if (!mark_ref(&w->pools[REC_W_THREADS], v, mark))
+					goto out;
+				last_tid = v;
+			}
+		}
+		if (t->flags & REC_EVENT_HAS_STACK) {
+			if (!(p = take_v(p, end, lim, &v)) ||
+			    !mark_ref(&w->pools[REC_W_STACKS], v, mark))
+				goto out;
+		}
+		for (const rec_wfield *f = t->fields, *fe = f + t->nfields; f < fe; f++) {
+			if (f->wire <= REC_WIRE_SVARINT) {
+				if (!(p = take_v(p, end, lim, &v)) || v > f->vmax)
+					goto out;
+				if (f->ref && !mark_ref(&w->pools[ref_pool(f->ref)], v, mark))
+					goto out;
+			} else if (f->wire == REC_WIRE_FIXED32) {
+				if (end - p < 4)
+					goto out;
+				p += 4;
+			} else if (f->wire == REC_WIRE_FIXED64) {
+				if (end - p < 8)
+					goto out;
+				p += 8;
+			} else {
+				if (!(p = take_v(p, end, lim, &v)) || v > (uint64_t)(end - p))
+					goto out;
+				p += v;
+			}
+		}
+		/* The EVENTS form: Size, Type_Id, Time_Delta, the rest as it is. */
+		{
+			const size_t tl = (size_t)(tk - tid), rl = (size_t)(end - rest);
+			size_t body;
+			zz = rec_zigzag((int64_t)(ticks - prev));
+			body = tl + rec_varint_len(zz) + rl;
+			if (body < 0x80)
+				*q++ = (uint8_t)body;
+			else
+				q += rec_varint_put(q, body);
+			memcpy(q, tid, 8); /* tl <= 5; tid + 8 <= lim */
+			q += tl;
+			q += rec_varint_put_w8(q, zz);
+			if (rl <= 16 && lim - rest >= 16) {
+				memcpy(q, rest, 16);
+			} else {
+				copy_bytes(q, rest, rl);
+			}
+			q += rl;
+		}
+		t->count++;
+		t->bytes += (uint64_t)(q - o);
+		prev = ticks;
+		if (ticks < cmin)
+			cmin = ticks;
+		endt = ticks + dur < ticks ? UINT64_MAX : ticks + dur;
+		if (endt > cmax)
+			cmax = endt;
+		count++;
+		p = end;
+	}
+	ok = true;
+out:
+	w->events.len = (size_t)(q - q0);
+	w->c_prev = prev;
+	w->c_min = cmin;
+	w->c_max_end = cmax;
+	w->c_count = count;
+	*pp = p;
+	return ok;
+}
+
 /* Undo the takes of a batch that failed: the open chunk as it was (extra
  * marks stay: an unreferenced pool entry in a chunk is harmless). */
 static void untake(rec_writer *w, size_t ev_len, uint64_t count, uint64_t prev, uint64_t min,
@@ -929,6 +1088,7 @@ int rec_w_take_checked(rec_writer *w, const uint8_t *buf, size_t len)
 	const uint8_t *p = buf, *lim = buf + len;
 	const size_t ev_len = w->events.len;
 	const uint64_t count = w->c_count, prev = w->c_prev, min = w->c_min, max_end = w->c_max_end;
+	const size_t need = len + (len / 3 + 1) * REC_W_RECORD_GROWTH + REC_W_TAKE_SLACK;
 
 	if (w->sticky || w->pending.len || w->build_blocked)
 		return 0;
@@ -939,19 +1099,28 @@ int rec_w_take_checked(rec_writer *w, const uint8_t *buf, size_t len)
 		return 0;
 	if (!reserve_used(w))
 		return 0;
-	/* Room for every record grown by REC_W_RECORD_GROWTH (at least 3 bytes each). */
-	if (w->events.cap - w->events.len < len + (len / 3 + 1) * REC_W_RECORD_GROWTH &&
-	    !rec_buf_reserve(&w->events, len + (len / 3 + 1) * REC_W_RECORD_GROWTH))
+	/* Room for every record grown by REC_W_RECORD_GROWTH (at least 3 bytes
+	 * each), and for take_run's wide stores after the last. */
+	if (w->events.cap - w->events.len < need && !rec_buf_reserve(&w->events, need))
 		return 0;
 	while (p < lim) {
 		const uint8_t *p0 = p;
 		rec_wscan s;
+		if (w->c_count && !w->take_no_run) {
+			if (!take_run(w, &p, lim)) {
+				untake(w, ev_len, count, prev, min, max_end);
+				return 0;
+			}
+			if (p >= lim)
+				break;
+			p0 = p;
+		}
+		/* The chunk's first record, or one near the batch's end. */
 		if (!check_scan(w, &p, lim, &s)) {
 			untake(w, ev_len, count, prev, min, max_end);
 			return 0;
 		}
-		if (!place_record(w, &s, p0, (size_t)(p - p0),
-				  len + (len / 3 + 1) * REC_W_RECORD_GROWTH)) {
+		if (!place_record(w, &s, p0, (size_t)(p - p0), need)) {
 			untake(w, ev_len, count, prev, min, max_end);
 			return 0;
 		}

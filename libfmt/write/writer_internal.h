@@ -52,6 +52,7 @@ typedef struct rec_wfield {
 	uint8_t is_f32;
 	uint64_t umax;  /* wire UVARINT: largest value of the type */
 	int64_t smin, smax; /* wire SVARINT: range of the type */
+	uint64_t vmax;  /* wire UVARINT: umax; SVARINT: largest zigzag value in range */
 } rec_wfield;
 
 typedef struct rec_wtype {
@@ -198,6 +199,10 @@ struct rec_writer {
 	rec_codec_ctx *cctx;
 
 	rec_writer_stats stats;
+	/* Unit tests only (test_writer_take.c): rec_w_take_checked() checks and
+	 * places every record with check_scan(), never take_run(), so that the
+	 * fast path can be compared with the path before it. */
+	int take_no_run;
 };
 
 /* Errors (writer.c).  Sets errmsg, returns st. */
