@@ -345,25 +345,31 @@ static void note_event(rec_findings *f, fnote *list, uint32_t *n, const rec_even
 /* Which views read ev's type (bit k: views[k]), once per type of a chunk:
  * a view is given only those (rec_view_add_event() would pass over the
  * others). */
-static uint32_t views_of(rec_findings *f, const rec_event *ev)
+/* The views that read ev's type, in *views; the mask entry of ev's type in
+ * its chunk, or NULL (an event without a chunk). */
+static struct fmask *views_of(rec_findings *f, const rec_event *ev, uint32_t *views)
 {
 	const rec_chunk_info *c = ev->chunk;
 	struct fmask *m = &f->masks[VTYPE_SLOT(ev->type)];
 	if (c && m->type == ev->type && m->chunk_offset == c->offset && m->run_id == c->run_id &&
-	    m->chunk_seq == c->sequence)
-		return m->views;
-	uint32_t views = 0;
+	    m->chunk_seq == c->sequence) {
+		*views = m->views;
+		return m;
+	}
+	uint32_t vs = 0;
 	for (int k = 0; k < FV_COUNT; k++)
 		if (rec_view_wants_type(f->views[k], ev->type))
-			views |= 1u << k;
-	if (c) {
-		m->type = ev->type;
-		m->chunk_offset = c->offset;
-		m->run_id = c->run_id;
-		m->chunk_seq = c->sequence;
-		m->views = views;
-	}
-	return views;
+			vs |= 1u << k;
+	*views = vs;
+	if (!c)
+		return NULL;
+	m->type = ev->type;
+	m->chunk_offset = c->offset;
+	m->run_id = c->run_id;
+	m->chunk_seq = c->sequence;
+	m->views = vs;
+	m->have_vt = false;
+	return m;
 }
 
 rec_status rec_findings_add_event(rec_findings *f, const rec_event *ev)
@@ -374,7 +380,8 @@ rec_status rec_findings_add_event(rec_findings *f, const rec_event *ev)
 		f->have_start = true;
 		f->input_start = ev->wall_ns;
 	}
-	uint32_t views = views_of(f, ev);
+	uint32_t views;
+	struct fmask *m = views_of(f, ev, &views);
 	for (int k = 0; k < FV_COUNT; k++) {
 		if (!(views & (1u << k)))
 			continue;
@@ -391,8 +398,18 @@ rec_status rec_findings_add_event(rec_findings *f, const rec_event *ev)
 		return fail(f, REC_ERR_NOMEM, "out of memory");
 	if (!selected(f, ev))
 		return REC_OK;
-	/* the type as the latency view resolved it for this chunk */
-	const vtype *vt = rec_vi_vtype(f->views[FV_LATENCY], ev);
+	/* the type as the latency view resolved it for this chunk (kept in
+	 * the mask entry: one lookup per type and chunk) */
+	const vtype *vt;
+	if (m && m->have_vt) {
+		vt = &m->vt;
+	} else {
+		vt = rec_vi_vtype(f->views[FV_LATENCY], ev);
+		if (m) {
+			m->vt = *vt;
+			m->have_vt = true;
+		}
+	}
 	if (vt->role == VT_LOCKWAIT) {
 		if (note_wait(f, vt, ev) != REC_OK)
 			return fail(f, REC_ERR_NOMEM, "out of memory");

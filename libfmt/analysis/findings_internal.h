@@ -74,6 +74,8 @@ struct rec_findings {
 		uint64_t chunk_offset, run_id;
 		uint32_t chunk_seq;
 		uint32_t views;
+		bool have_vt;   /* vt holds the latency view's vtype of the type */
+		vtype vt;       /* (a copy: the view's own cache slot may move on) */
 	} masks[VTYPE_CACHE];
 	bool have_start;
 	int64_t input_start;

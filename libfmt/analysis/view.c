@@ -214,7 +214,7 @@ static uint32_t frame_of(rec_view *v, const rec_frame *fr, const rec_chunk_info 
 
 /* Note name for stack id of chunk c in d (moving d to c first when it
  * holds another chunk); nothing when out of memory or for a large id. */
-static void dense_fill(vdense *d, uint64_t sid, const rec_chunk_info *c, uint32_t name)
+void rec_vi_dense_fill(vdense *d, uint64_t sid, const rec_chunk_info *c, uint32_t name)
 {
 	if (sid >= VDENSE_MAX_ID || name >= UINT32_MAX - 1)
 		return;
@@ -255,7 +255,7 @@ static uint32_t site_of(rec_view *v, const rec_stack *s, const rec_chunk_info *c
 	uint32_t id = frame_name(v, s->frames[rec_stack_site(s)]);
 	if (e && id != UINT32_MAX) {
 		ptr_fill(e, s, c, id);
-		dense_fill(&v->site_dense, s->id, c, id);
+		rec_vi_dense_fill(&v->site_dense, s->id, c, id);
 	}
 	return id;
 }
@@ -306,7 +306,7 @@ uint32_t rec_vi_ev_frame_miss(rec_view *v, const rec_event *ev, uint32_t k)
 	uint32_t id = frame_of(v, ev->stack->frames[0], ev->chunk);
 	if (e && id != UINT32_MAX) {
 		ptr_fill(e, ev->stack, ev->chunk, id);
-		dense_fill(&v->leaf_dense, ev->stack->id, ev->chunk, id);
+		rec_vi_dense_fill(&v->leaf_dense, ev->stack->id, ev->chunk, id);
 	}
 	return id;
 }
@@ -555,6 +555,7 @@ static void clear_caches(rec_view *v)
 		memset(v->leaf_cache, 0, VPTR_CACHE * sizeof *v->leaf_cache);
 	v->leaf_dense.valid = false; /* their gen moves on at the next fill */
 	v->site_dense.valid = false;
+	v->row_dense.valid = false;
 }
 
 bool rec_view_wants_type(const rec_view *v, const rec_type *t)
@@ -775,6 +776,7 @@ void rec_view_close(rec_view *v)
 	free(v->leaf_cache);
 	free(v->leaf_dense.e);
 	free(v->site_dense.e);
+	free(v->row_dense.e);
 	free(v->by);
 	free(v->type);
 	free(v->thread);

@@ -136,6 +136,21 @@ typedef struct vdense {
 	size_t n;
 } vdense;
 #define VDENSE_MAX_ID ((uint64_t)1 << 20)
+/* Note val (< UINT32_MAX - 1) for stack id sid of chunk c in d (moving d to c
+ * first when it holds another chunk); nothing when out of memory or for a
+ * large id. */
+void rec_vi_dense_fill(vdense *d, uint64_t sid, const rec_chunk_info *c, uint32_t val);
+/* The value noted for stack id sid of chunk c in d, or UINT32_MAX. */
+static inline uint32_t rec_vi_dense_get(const vdense *d, uint64_t sid, const rec_chunk_info *c)
+{
+	if (c && sid < d->n && d->valid && d->chunk_offset == c->offset && d->run_id == c->run_id &&
+	    d->chunk_seq == c->sequence) {
+		uint64_t x = d->e[sid];
+		if ((uint32_t)(x >> 32) == d->gen)
+			return (uint32_t)x - 1;
+	}
+	return UINT32_MAX;
+}
 
 typedef struct view_impl view_impl;
 
@@ -168,6 +183,8 @@ struct rec_view {
 	vptr_ent *leaf_cache;   /* stacks -> name of frame 0 (VPTR_CACHE, when used) */
 	vdense leaf_dense;      /* the same by stack id for one chunk (rec_vi_ev_frame) */
 	vdense site_dense;      /* sites by stack id for one chunk (rec_vi_ev_site) */
+	vdense row_dense;       /* the view's own value by stack id for one chunk
+				 * (rec_vi_dense_get/_fill; the startup view's CPU row) */
 	const vtype *cur_vt;    /* the type of the event being added, during the add */
 };
 

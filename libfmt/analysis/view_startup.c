@@ -76,6 +76,21 @@ static rec_status su_add(rec_view *v, const rec_event *ev, bool selected)
 	}
 	if (!selected)
 		return REC_OK;
+	const rec_stack *st = ev->stack;
+	bool framed = st && st->depth && st->frames;
+	if (vt->role == VT_CPU && framed) {
+		/* a stack of this chunk seen before: its row, by stack id */
+		uint32_t ri = rec_vi_dense_get(&v->row_dense, st->id, ev->chunk);
+		if (ri != UINT32_MAX) {
+			uint64_t w = rec_vi_cpu_weight(vt, ev);
+			su_row *r = vmap_at(&s->rows, ri);
+			r->count++;
+			r->total += w;
+			s->counts[K_CPU]++;
+			s->totals[K_CPU] += w;
+			return REC_OK;
+		}
+	}
 	int kind;
 	uint64_t w;
 	uint32_t site;
@@ -98,9 +113,7 @@ static rec_status su_add(rec_view *v, const rec_event *ev, bool selected)
 		return REC_OK;
 	}
 	if (kind == K_CPU)
-		site = ev->stack && ev->stack->depth && ev->stack->frames
-			       ? rec_vi_ev_frame(v, ev, 0)
-			       : rec_vi_intern(v, "[no stack]", 10);
+		site = framed ? rec_vi_ev_frame(v, ev, 0) : rec_vi_intern(v, "[no stack]", 10);
 	else
 		site = rec_vi_ev_site(v, ev);
 	if (site == UINT32_MAX)
@@ -108,6 +121,8 @@ static rec_status su_add(rec_view *v, const rec_event *ev, bool selected)
 	size_t i = row_index(s, kind, site);
 	if (i == SIZE_MAX)
 		return rec_vi_fail(v, REC_ERR_NOMEM, "out of memory");
+	if (kind == K_CPU && framed && ev->chunk && i < UINT32_MAX - 1)
+		rec_vi_dense_fill(&v->row_dense, st->id, ev->chunk, (uint32_t)i);
 	su_row *r = vmap_at(&s->rows, i);
 	r->kind = (uint32_t)kind;
 	r->site = site;
