@@ -575,6 +575,8 @@ static rec_status define_stacks(rec_recorder *r, rec_bg_pending *pd, uint64_t la
 		if (e->defined || ready == 0)
 			continue;
 		if (ready == 1) {
+			if (!e->mapped)
+				continue; /* published after the symbolizer looked */
 			uint64_t frames[REC_STACK_MAX_DEPTH];
 			for (uint32_t k = 0; k < e->depth; k++)
 				frames[k] = rec_frame_map_get(r->frame_map, stk->arena[e->off + k]);
@@ -591,6 +593,8 @@ static rec_status define_stacks(rec_recorder *r, rec_bg_pending *pd, uint64_t la
  * every buffer, symbolize new stacks, then under w_lock define what the
  * staged records reference, append them, note the drops and retire the
  * exited threads' pool entries (once these records are in a chunk). */
+void (*rec_test_after_symbolize_)(rec_recorder *r);
+
 static uint64_t bg_collect(rec_recorder *r, rec_bg_pending *pd)
 {
 	uint64_t records = 0, dropped = 0, wf_dropped = 0, ticks = rec_now_ticks(r);
@@ -608,6 +612,8 @@ static uint64_t bg_collect(rec_recorder *r, rec_bg_pending *pd)
 
 	pd->drained = records;
 	uint64_t last_stack = rec_bg_symbolize(r, pd);           /* 7 */
+	if (rec_test_after_symbolize_)
+		rec_test_after_symbolize_(r);
 	uint64_t s0, s1;
 	copy_new_strings(r, pd, &s0, &s1);                       /* 8 */
 

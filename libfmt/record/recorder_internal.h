@@ -216,6 +216,7 @@ typedef struct rec_stackent {
 	uint32_t depth;
 	uint32_t flags;    /* REC_STACK_TRUNCATED */
 	uint32_t ready;    /* set (release) once off/depth are valid */
+	uint32_t mapped;   /* background: its pcs are in the frame map */
 	uint32_t defined;  /* background: already given to the writer */
 } rec_stackent;
 
@@ -665,6 +666,10 @@ uint64_t rec_frame_map_get(const rec_frame_map *m, uintptr_t k);
  * interned, modules/frames queued in pd).  Returns the last stack id to
  * define. */
 uint64_t rec_bg_symbolize(rec_recorder *r, rec_bg_pending *pd);
+/* Tests only (NULL otherwise): the background thread calls it between
+ * symbolizing a round's stacks and defining them, so a test can publish a
+ * stack in that window as a preempted thread would. */
+extern void (*rec_test_after_symbolize_)(rec_recorder *r);
 
 /* ---- errors (recorder.c) ------------------------------------------------------ */
 /* Record st as r's first error if it is; tell on_error once per status. */

@@ -220,7 +220,7 @@ uint64_t rec_bg_symbolize(rec_recorder *r, rec_bg_pending *pd)
 	rec_frame_map *fm = r->frame_map;
 	for (uint64_t id = st->defined_upto + 1; id <= last; id++) {
 		rec_stackent *e = &st->ents[id - 1];
-		if (e->defined || __atomic_load_n(&e->ready, __ATOMIC_ACQUIRE) != 1)
+		if (e->defined || e->mapped || __atomic_load_n(&e->ready, __ATOMIC_ACQUIRE) != 1)
 			continue;
 		for (uint32_t k = 0; k < e->depth; k++) {
 			uintptr_t pc = st->arena[e->off + k];
@@ -281,6 +281,10 @@ uint64_t rec_bg_symbolize(rec_recorder *r, rec_bg_pending *pd)
 				return id - 1;
 			pd->frames[pd->nframes++] = f;
 		}
+		/* Only a stack seen ready here is defined in this round: one
+		 * that a thread publishes after this look waits for the next
+		 * round, which maps its pcs first. */
+		e->mapped = 1;
 	}
 	resolve_sources(r, pd);
 	return last;

@@ -161,6 +161,20 @@ static const rec_field user_fields[] = {
 static const rec_type user_def = { 0, REC_EVENT_HAS_THREAD | REC_EVENT_HAS_STACK, "test.Stress", "Stress",
 				   "", "test", 2, user_fields };
 
+/* The stress test's rates back to the defaults, also when it failed (a
+ * 1 kHz sampler left on made the next test count 196 periods, not ~20). */
+static int stress_teardown(void **state)
+{
+	(void)state;
+	rec_cpu_sampler_set_period(10 * 1000 * 1000);
+	rec_alloc_set_sample_interval(512 * 1024);
+	if (rec_t_rec) {
+		(void)rec_recorder_close(rec_t_rec);
+		rec_t_rec = NULL;
+	}
+	return 0;
+}
+
 static void t_sampler_stress(void **state)
 {
 	(void)state;
@@ -184,8 +198,6 @@ static void t_sampler_stress(void **state)
 	double t1 = now_s();
 	rec_t_stop_and_load();
 	print_message("join %.2f s, close+read %.2f s\n", t1 - t0, now_s() - t1);
-	rec_cpu_sampler_set_period(10 * 1000 * 1000);
-	rec_alloc_set_sample_interval(512 * 1024);
 	uint64_t taken, dropped;
 	rec_cpu_sampler_counts(&taken, &dropped);
 	taken -= taken0;
@@ -517,7 +529,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(t_no_recorder),
 		cmocka_unit_test(t_cpu_burn),
-		cmocka_unit_test(t_sampler_stress),
+		cmocka_unit_test_teardown(t_sampler_stress, stress_teardown),
 		cmocka_unit_test(t_registered_thread_sampled),
 		cmocka_unit_test(t_lazy_timer),
 		cmocka_unit_test(t_idle_rounds),

@@ -10,7 +10,9 @@
  * frame id in every event and chunk, two pcs two ids; and with symbolize
  * off (REC_RECORDER_NO_SYMBOLIZE) frames keep module and offset, flagged
  * for rec-symbolize, the same pcs still the same frames; a flight
- * recording dumped while busy has its frames' files and lines.
+ * recording dumped while busy has its frames' files and lines; a stack a
+ * thread publishes while the background thread is between symbolizing and
+ * defining a round's stacks is defined in the next round, its pcs mapped.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -27,6 +29,7 @@
 
 #include "rec/rec.h"
 #include "rec/recorder.h"
+#include "record/recorder_internal.h"
 #include "../../lib/tmpdir.h"
 
 #if defined(__clang__)
@@ -277,6 +280,80 @@ static void t_dump_has_sources(void **state)
 	assert_int_equal(lines, 1);
 }
 
+/* A thread claims a stack id, then is preempted before it publishes the
+ * stack (rec_stack_intern: the id is taken, ready is set later).  The
+ * background thread's symbolizer looks at the id first, not ready, and
+ * skips it; the thread publishes it before the same round defines its
+ * stacks.  The round used to define it then with frame ids it never mapped
+ * (0), and the writer refused the stack and every record after it: the
+ * close returned "invalid argument" (seen once in test_sampler under ASan
+ * in CI).  Now it waits for the next round, which maps its pcs. */
+static rec_recorder *g_late_r;
+static uint64_t g_late_id;
+static int g_late_calls;
+
+static void publish_late(rec_recorder *r)
+{
+	if (r != g_late_r || g_late_calls++ != 0)
+		return;
+	__atomic_store_n(&r->stacks.ents[g_late_id - 1].ready, 1u, __ATOMIC_RELEASE);
+}
+
+static void t_stack_published_late(void **state)
+{
+	(void)state;
+	char path[300];
+	snprintf(path, sizeof path, "%s/late.rec", g_dir);
+	rec_recorder_options o = REC_RECORDER_OPTIONS_INIT;
+	o.path = path;
+	o.flush_interval_ms = 60000; /* rounds only when flushed */
+	rec_recorder *r = NULL;
+	assert_int_equal(rec_recorder_open(&r, &o), REC_OK);
+	assert_int_equal(rec_recorder_register_type(r, &s_def, 0, REC_DECLARE_STACK, &g_t), REC_OK);
+	assert_int_equal(rec_recorder_flush(r), REC_OK);
+	/* what rec_stack_intern does up to publishing, with pcs in this file */
+	rec_stacktab *st = &r->stacks;
+	const uintptr_t pcs[2] = { (uintptr_t)&ss_path_a + 1, (uintptr_t)&worker + 1 };
+	uint64_t off = __atomic_fetch_add(&st->arena_used, 2, __ATOMIC_RELAXED);
+	uint64_t id = __atomic_fetch_add(&st->next_id, 1, __ATOMIC_RELAXED) + 1;
+	memcpy(&st->arena[off], pcs, sizeof pcs);
+	st->ents[id - 1].off = off;
+	st->ents[id - 1].depth = 2;
+	g_late_r = r;
+	g_late_id = id;
+	g_late_calls = 0;
+	rec_test_after_symbolize_ = publish_late;
+	assert_int_equal(rec_recorder_flush(r), REC_OK); /* published mid-round */
+	assert_int_equal(g_late_calls, 1);
+	assert_int_equal(__atomic_load_n(&st->ents[id - 1].ready, __ATOMIC_ACQUIRE), 1);
+	assert_int_equal(st->ents[id - 1].defined, 0); /* not in the round it was late for */
+	assert_int_equal(rec_recorder_flush(r), REC_OK);
+	rec_test_after_symbolize_ = NULL;
+	assert_int_equal(st->ents[id - 1].mapped, 1);
+	assert_int_equal(st->ents[id - 1].defined, 1);
+	assert_true(rec_frame_map_get(r->frame_map, pcs[0]) != 0);
+	assert_true(rec_frame_map_get(r->frame_map, pcs[1]) != 0);
+	pthread_t w;
+	assert_int_equal(pthread_create(&w, NULL, one_stack, NULL), 0);
+	assert_int_equal(pthread_join(w, NULL), 0);
+	assert_int_equal(rec_recorder_close(r), REC_OK);
+
+	rec_reader *rd;
+	assert_int_equal(rec_reader_open_path(&rd, path, NULL), REC_OK);
+	rec_event ev;
+	rec_status rs;
+	uint64_t n = 0;
+	while ((rs = rec_reader_next_event(rd, &ev)) == REC_OK)
+		if (strcmp(ev.type->name, "test.Sym") == 0) {
+			n++;
+			assert_string_equal(ev.stack->frames[rec_stack_site(ev.stack)]->function,
+					    "ss_emit");
+		}
+	assert_int_equal(rs, REC_END);
+	rec_reader_close(rd);
+	assert_int_equal(n, 1);
+}
+
 int main(void)
 {
 	if (rec_t_tmpdir_create(g_dir, sizeof g_dir, "rec-test-symbolize") != 0)
@@ -285,6 +362,7 @@ int main(void)
 		cmocka_unit_test(t_frames_once_per_pc),
 		cmocka_unit_test(t_symbolize_off),
 		cmocka_unit_test(t_dump_has_sources),
+		cmocka_unit_test(t_stack_published_late),
 	};
 	return rec_t_tmpdir_finish(g_dir, cmocka_run_group_tests(tests, NULL, NULL));
 }
