@@ -63,8 +63,32 @@
  *   file=F events=E interchange_bytes=B take_ns=N memcpy_ns=M *
  * plus a line per file: other_bytes_per_event (file bytes - raw EVENTS
  * bytes, over events: the sections and headers that are not EVENTS, an upper
- * bound of what they add compressed).  Single-threaded; run it on a quiet
- * host or read the ns as relative.
+ * bound of what they add compressed).
+ *
+ * --streamed [--round-events N] [--pollute KIB] measures, for today, split
+ * and runs+tdelta+split at zstd -1 and librec's default, how the section
+ * would be compressed by the background thread, which compresses a chunk
+ * in pieces as records arrive, between which the program's threads run:
+ *
+ *   one      the section in one frame, one call (the tables above)
+ *   four     (split layouts) each stream its own frame, one call each
+ *   pieces   the section in one frame fed in rounds of N events' bytes
+ *            (2500 by default: bgcost's 25,000 events/s at ten rounds a
+ *            second), KIB KiB of memory written between rounds (4096 by
+ *            default; 0: none) so that the tables come back cold, as they
+ *            do in the recorder; the writing is not timed
+ *   four-pieces  each stream its own frame, every frame fed its share of
+ *            each round
+ *   blocks   (split layouts) one frame; each round's share of the four
+ *            streams put one after the other (a block of the round's
+ *            records split in four) and fed as one piece: what a writer
+ *            can stream, since the whole of a stream is not known before
+ *            the chunk closes (the shares are each stream's bytes divided
+ *            evenly between the rounds, not cut at records: an estimate)
+ *
+ *   file=F events=E enc=NAME layout=L codec=C c_bytes=B c_ns=N
+ *
+ * Single-threaded; run it on a quiet host or read the ns as relative.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <inttypes.h>
@@ -81,6 +105,9 @@
 static int g_reps = 5;
 static int g_markdown;
 static int g_take;
+static int g_streamed;
+static size_t g_round_events = 2500;
+static size_t g_pollute_kib = 4096;
 
 static double now_ns(void)
 {
@@ -680,6 +707,12 @@ static struct out o, s[4];
 static uint8_t *dst;
 static size_t dcap;
 static ZSTD_CCtx *cc;
+static ZSTD_CCtx *scc[4]; /* --streamed: a context per stream */
+static uint8_t *pollution;
+/* --streamed: the four streams as blocks of a round each (see "blocks"
+ * above); the round boundaries in blk_end[] for compress_rounds */
+static struct out blk;
+static size_t *blk_end, blk_cap;
 
 static void free_buffers(void)
 {
@@ -690,6 +723,11 @@ static void free_buffers(void)
 	ZSTD_freeCCtx(cc);
 	free(ib.b);
 	free(cp);
+	for (int k = 0; k < 4; k++)
+		ZSTD_freeCCtx(scc[k]);
+	free(pollution);
+	free(blk.b);
+	free(blk_end);
 }
 
 static void do_chunk(struct chunk *c, struct totals *t, uint64_t *check_bad, struct dtab *dt)
@@ -731,6 +769,151 @@ static void do_chunk(struct chunk *c, struct totals *t, uint64_t *check_bad, str
 	}
 }
 
+/* ---- the section compressed in pieces (--streamed) ------------------------ */
+
+enum { L_ONE, L_FOUR, L_PIECES, L_FOUR_PIECES, L_BLOCKS, NLAYOUT };
+static const char *const LAYOUTS[NLAYOUT] = { "one", "four", "pieces", "four-pieces", "blocks" };
+static const struct cand SCANDS[] = {
+	{ "today", 0 },
+	{ "split", F_SPLIT },
+	{ "runs+tdelta+split", F_RUNS | F_TDELTA | F_SPLIT },
+};
+#define NSCAND (sizeof SCANDS / sizeof SCANDS[0])
+static const int SCOMPS[] = { 1, 2, 3 }; /* COMPS[]: zstd-1, zstd1, librec's default */
+#define NSCOMP (sizeof SCOMPS / sizeof SCOMPS[0])
+
+struct stotals {
+	uint64_t cbytes[NSCAND][NSCOMP][NLAYOUT];
+	double cns[NSCAND][NSCOMP][NLAYOUT];
+};
+
+static void set_params(ZSTD_CCtx *c, const struct comp *k, size_t pledged)
+{
+	ZSTD_CCtx_reset(c, ZSTD_reset_session_and_parameters);
+	ZSTD_CCtx_setParameter(c, ZSTD_c_compressionLevel, k->zlevel);
+	if (k->libdefault) {
+		ZSTD_CCtx_setParameter(c, ZSTD_c_strategy, ZSTD_dfast);
+		ZSTD_CCtx_setParameter(c, ZSTD_c_minMatch, 5);
+		ZSTD_CCtx_setParameter(c, ZSTD_c_hashLog, 15);
+		ZSTD_CCtx_setParameter(c, ZSTD_c_chainLog, 10);
+	}
+	ZSTD_CCtx_setPledgedSrcSize(c, pledged);
+}
+
+/* Compress n streams, each its own frame, in rounds: round r feeds every
+ * stream bytes [r * len / rounds, (r + 1) * len / rounds) of it, then the
+ * pollution is written (not timed).  Returns the ns spent in zstd; *bytes:
+ * the frames' total size. */
+static double compress_rounds(const struct comp *k, const struct out *src, int n, size_t rounds,
+			      size_t *bytes)
+{
+	double ns = 0;
+	size_t total = 0, off[4] = { 0 };
+	uint8_t *d = dst;
+	size_t left = dcap;
+	for (int i = 0; i < n; i++) {
+		if (!scc[i])
+			scc[i] = ZSTD_createCCtx();
+		set_params(scc[i], k, src[i].n);
+	}
+	for (size_t r = 0; r < rounds; r++) {
+		double t0 = now_ns();
+		for (int i = 0; i < n; i++) {
+			size_t to = (r + 1 == rounds) ? src[i].n
+				    : src == &blk   ? blk_end[r]
+						    : (r + 1) * src[i].n / rounds;
+			ZSTD_inBuffer in = { src[i].b + off[i], to - off[i], 0 };
+			ZSTD_EndDirective e = (r + 1 == rounds) ? ZSTD_e_end : ZSTD_e_continue;
+			size_t ret;
+			do {
+				ZSTD_outBuffer ob = { d, left, 0 };
+				ret = ZSTD_compressStream2(scc[i], &ob, &in, e);
+				if (ZSTD_isError(ret)) {
+					fprintf(stderr, "enc_experiment: zstd: %s\n", ZSTD_getErrorName(ret));
+					exit(1);
+				}
+				d += ob.pos;
+				left -= ob.pos;
+				total += ob.pos;
+			} while (e == ZSTD_e_end ? ret != 0 : in.pos < in.size);
+			off[i] = to;
+		}
+		ns += now_ns() - t0;
+		if (g_pollute_kib && r + 1 < rounds) {
+			memset(pollution, (int)(r & 0xff), g_pollute_kib << 10);
+			__asm__ volatile("" ::"r"(pollution) : "memory");
+		}
+	}
+	*bytes = total;
+	return ns;
+}
+
+static void blocks_of(const struct out st[4], size_t rounds)
+{
+	size_t total = st[0].n + st[1].n + st[2].n + st[3].n, off[4] = { 0 };
+	reserve(&blk, total + 64);
+	blk.n = 0;
+	if (rounds > blk_cap) {
+		blk_cap = rounds;
+		blk_end = xrealloc(blk_end, blk_cap * sizeof *blk_end);
+	}
+	for (size_t r = 0; r < rounds; r++) {
+		for (int i = 0; i < 4; i++) {
+			size_t to = (r + 1 == rounds) ? st[i].n : (r + 1) * st[i].n / rounds;
+			memcpy(blk.b + blk.n, st[i].b + off[i], to - off[i]);
+			blk.n += to - off[i];
+			off[i] = to;
+		}
+		blk_end[r] = blk.n;
+	}
+}
+
+static void do_chunk_streamed(struct chunk *c, struct stotals *t, struct dtab *dt)
+{
+	if (!pollution && g_pollute_kib)
+		pollution = xrealloc(NULL, g_pollute_kib << 10);
+	size_t rounds = (c->n + g_round_events - 1) / g_round_events;
+	for (size_t k = 0; k < NSCAND; k++) {
+		encode(c, SCANDS[k].flags, &o, dt, s);
+		size_t need = 2 * (ZSTD_compressBound(o.n) + 4096);
+		if (need > dcap) {
+			dcap = need;
+			dst = xrealloc(dst, dcap);
+		}
+		for (size_t m = 0; m < NSCOMP; m++) {
+			const struct comp *cp_ = &COMPS[SCOMPS[m]];
+			for (int l = 0; l < NLAYOUT; l++) {
+				int four = l == L_FOUR || l == L_FOUR_PIECES;
+				if ((four || l == L_BLOCKS) && !(SCANDS[k].flags & F_SPLIT))
+					continue;
+				if (l == L_BLOCKS) {
+					blocks_of(&s[0], rounds);
+					double best = 1e30;
+					size_t n = 0;
+					for (int rep = 0; rep < g_reps; rep++) {
+						double ns = compress_rounds(cp_, &blk, 1, rounds, &n);
+						if (ns < best)
+							best = ns;
+					}
+					t->cbytes[k][m][l] += n;
+					t->cns[k][m][l] += best;
+					continue;
+				}
+				double best = 1e30;
+				size_t n = 0;
+				for (int rep = 0; rep < g_reps; rep++) {
+					double ns = compress_rounds(cp_, four ? s : &o, four ? 4 : 1,
+								    l >= L_PIECES ? rounds : 1, &n);
+					if (ns < best)
+						best = ns;
+				}
+				t->cbytes[k][m][l] += n;
+				t->cns[k][m][l] += best;
+			}
+		}
+	}
+}
+
 /* What run_file allocated for one recording. */
 static void free_state(struct chunk *c, struct dtab *dt)
 {
@@ -765,6 +948,8 @@ static int run_file(const char *path)
 	dt.used = calloc(dt.cap, sizeof *dt.used);
 	uint64_t events = 0, chunks = 0, check_bad = 0, raw_events = 0;
 	struct take_totals tt = { 0 };
+	static struct stotals stt;
+	memset(&stt, 0, sizeof stt);
 	const rec_chunk_info *info;
 	while ((st = rec_reader_next_chunk(r, &info)) == REC_OK) {
 		chunk_reset(&c);
@@ -786,6 +971,8 @@ static int run_file(const char *path)
 		raw_events += c.stats_bytes;
 		if (g_take)
 			take_chunk(&c, info, &tt);
+		else if (g_streamed)
+			do_chunk_streamed(&c, &stt, &dt);
 		else
 			do_chunk(&c, t, &check_bad, &dt);
 	}
@@ -797,6 +984,23 @@ static int run_file(const char *path)
 		       tt.memcpy_ns / (double)tt.events, tt.failed ? " (the writer refused some)" : "");
 		free_state(&c, &dt);
 		return tt.failed;
+	}
+	if (g_streamed) {
+		const char *b = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
+		for (size_t k = 0; k < NSCAND; k++)
+			for (size_t m = 0; m < NSCOMP; m++)
+				for (int l = 0; l < NLAYOUT; l++) {
+					if (!stt.cbytes[k][m][l])
+						continue;
+					printf("file=%s events=%" PRIu64 " enc=%s layout=%s codec=%s round_events=%zu "
+					       "pollute_kib=%zu c_bytes=%.3f c_ns=%.1f\n",
+					       b, events, SCANDS[k].name, LAYOUTS[l], COMPS[SCOMPS[m]].name,
+					       g_round_events, g_pollute_kib,
+					       (double)stt.cbytes[k][m][l] / (double)events,
+					       stt.cns[k][m][l] / (double)events);
+				}
+		free_state(&c, &dt);
+		return 0;
 	}
 	struct stat sb;
 	stat(path, &sb);
@@ -847,12 +1051,24 @@ int main(int argc, char **argv)
 		} else if (i < argc && strcmp(argv[i], "--take") == 0) {
 			g_take = 1;
 			i++;
+		} else if (i < argc && strcmp(argv[i], "--streamed") == 0) {
+			g_streamed = 1;
+			i++;
+		} else if (i + 1 < argc && strcmp(argv[i], "--round-events") == 0) {
+			g_round_events = (size_t)strtoul(argv[i + 1], NULL, 10);
+			if (g_round_events == 0)
+				g_round_events = 1;
+			i += 2;
+		} else if (i + 1 < argc && strcmp(argv[i], "--pollute") == 0) {
+			g_pollute_kib = (size_t)strtoul(argv[i + 1], NULL, 10);
+			i += 2;
 		} else {
 			break;
 		}
 	}
 	if (i >= argc) {
-		fprintf(stderr, "usage: enc_experiment [--reps N] [--markdown] [--take] FILE...\n");
+		fprintf(stderr, "usage: enc_experiment [--reps N] [--markdown] [--take] [--streamed "
+				"[--round-events N] [--pollute KIB]] FILE...\n");
 		return 2;
 	}
 	for (; i < argc; i++)

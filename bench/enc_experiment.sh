@@ -13,7 +13,9 @@
 #   rw.rec         requestwatch under `loadgen open --keepalive --rate 5000 --duration 4`,
 #                  REC_OPTIONS=codec=none (a service's own events with the defaults)
 # and runs `enc_experiment --reps 7 --markdown` over them (--quick: --reps 2), then
-# `enc_experiment --take` (the writer's take of the same records against a memcpy).
+# `enc_experiment --take` (the writer's take of the same records against a memcpy) and
+# `enc_experiment --streamed` (the section compressed in pieces, as the recorder does, with
+# the caches written over between pieces; four streams each in its own frame).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 # shellcheck source=bench/lib.sh
@@ -47,5 +49,10 @@ echo
 echo "The take (\`enc_experiment --take\`):"
 echo
 "$TMP/enc_experiment" --reps "$REPS" --take "$TMP/gen_none.rec" "$TMP/bg_none.rec" "$TMP/rw.rec" |
+	sed 's/^/    /'
+echo
+echo "The section compressed in pieces (\`enc_experiment --streamed\`):"
+echo
+"$TMP/enc_experiment" --reps "$REPS" --streamed "$TMP/gen_none.rec" "$TMP/bg_none.rec" "$TMP/rw.rec" |
 	sed 's/^/    /'
 log "done (load $(cut -d' ' -f1-3 /proc/loadavg))"
