@@ -226,6 +226,8 @@ static void t_sampler_stress(void **state)
 	assert_true(rec_t_count_type("test.Stress") > 0);
 }
 
+static int has_prof_timer(uint64_t tid);
+
 /* A thread that only emits its own events (no wrapper, no explicit
  * attach) is sampled from its registration with the recorder on. */
 void *cp_emitter_thread(void *arg);
@@ -240,10 +242,20 @@ void *cp_emitter_thread(void *arg)
 		rec_emit_commit(&e);
 	}
 	/* The background thread arms it 10-110 ms after registering
-	 * (sampler.c, ARM_IDLE_MS + ARM_ROUND_MS): sleeping (no CPU) past that
-	 * lets the 200 ms below all count, however loaded the machine. */
-	struct timespec armed = { 0, 300 * 1000 * 1000 };
-	nanosleep(&armed, NULL);
+	 * (sampler.c, ARM_IDLE_MS + ARM_ROUND_MS), later when it is starved
+	 * (648 ms seen at load 5 under ASan): wait (no CPU) until its timer
+	 * is there, so that the 200 ms below all count, however loaded the
+	 * machine; without /proc/self/timers, 300 ms. */
+	struct timespec tick = { 0, 10 * 1000 * 1000 };
+	int armed = has_prof_timer(*tid);
+	for (int i = 0; armed == 0 && i < 1000; i++) {
+		nanosleep(&tick, NULL);
+		armed = has_prof_timer(*tid);
+	}
+	if (armed < 0) {
+		struct timespec wait = { 0, 300 * 1000 * 1000 };
+		nanosleep(&wait, NULL);
+	}
 	cp_burn(200e6);
 	return NULL;
 }
