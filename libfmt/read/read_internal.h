@@ -409,7 +409,9 @@ rec_status rec_rd_decode_framed(rec_reader *r, rec_rchunk *c, const uint8_t *rec
  * They ask for the line this many bytes ahead of the record they read. */
 #define REC_RD_AHEAD_BYTES 1024
 #if defined(__GNUC__)
-#define REC_RD_PREFETCH(p) __builtin_prefetch((const char *)(p) + REC_RD_AHEAD_BYTES)
+/* (an address past the section's end is only a hint, never read: made as
+ * an integer, not as a pointer past the object) */
+#define REC_RD_PREFETCH(p) __builtin_prefetch((const void *)((uintptr_t)(p) + REC_RD_AHEAD_BYTES))
 #else
 #define REC_RD_PREFETCH(p) ((void)(p))
 #endif
