@@ -136,6 +136,7 @@ static void fill_entries(rec_rchunk *c)
 	while (p < end && k < c->noents) {
 		const uint8_t *rec = p;
 		uint64_t tid, d;
+		REC_RD_PREFETCH(p);
 		if (rec_rd_frame_next(&p, end, &tid, &d) != 0)
 			break;
 		ticks += (uint64_t)rec_unzigzag(d);
@@ -219,6 +220,7 @@ static rec_status scan_chunk(rec_reader *r, rec_rchunk *c)
 	while (p < end) {
 		const uint8_t *rec = p;
 		uint64_t tid, d;
+		REC_RD_PREFETCH(p);
 		int bad = rec_rd_frame_next(&p, end, &tid, &d);
 		if (bad) {
 			snprintf(r->detail, sizeof(r->detail),
@@ -604,6 +606,7 @@ rec_status rec_rd_order_next(rec_reader *r, rec_event *ev)
 			while (!c->dead && c->ocur < c->noents && c->walk < c->ev_end) {
 				const uint8_t *rec = c->walk, *body;
 				uint64_t tid, d;
+				REC_RD_PREFETCH(rec);
 				if (rec_rd_frame_body(&c->walk, c->ev_end, &tid, &d, &body) != 0)
 					break; /* not after the scan checked every frame */
 				c->walk_ticks += (uint64_t)rec_unzigzag(d);

@@ -137,6 +137,7 @@ static bool prescan(const uint8_t *p, const uint8_t *end, uint64_t ticks, rec_pr
 	uint64_t n = 0, prev = 0;
 	while (p < end) {
 		uint64_t tid, d;
+		REC_RD_PREFETCH(p);
 		if (rec_rd_frame_next(&p, end, &tid, &d) != 0 || tid >= REC_PRESCAN_IDS)
 			return false;
 		ticks += (uint64_t)rec_unzigzag(d);
