@@ -17,6 +17,7 @@
 #include <link.h>
 #include <pthread.h>
 #include <stdbool.h>
+#include <string.h>
 #include <ucontext.h>
 #include <unistd.h>
 
@@ -242,7 +243,48 @@ extern const char __stop_rec_text[] __attribute__((weak, visibility("hidden")));
 int rec_stack_in_librec(uintptr_t pc)
 {
 	pc &= ~REC_STACK_PC_EXACT;
-	return pc >= (uintptr_t)__start_rec_text && pc < (uintptr_t)__stop_rec_text;
+	return (pc >= (uintptr_t)__start_rec_text && pc < (uintptr_t)__stop_rec_text) ||
+	       pc - rec_stack_hide_lo_ < rec_stack_hide_hi_ - rec_stack_hide_lo_;
+}
+
+/* When librec is a shared object of its own (librec.so, the preload library
+ * librec-preload.so), all of that module's code is the recorder's: the
+ * linker puts code outside rec_text there, its PLT and the compiler's
+ * helpers from libgcc (__udivti3, __cpu_indicator_init), and a CPU sample
+ * that lands in one of them must not show a frame of the recorder
+ * (cli/record_memcached saw one, in one run of four).  A module is taken as
+ * librec's by its file name (librec*), as bench/stack_roots.py does: a
+ * library or program that links librec.a into itself keeps rec_text alone,
+ * since the rest of its code is its own.  The range is the executable
+ * segment that holds rec_text. */
+int rec_stack_librec_module_cb(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	(void)size;
+	const uintptr_t me = (uintptr_t)arg;
+	for (int i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		uintptr_t lo = info->dlpi_addr + ph->p_vaddr, hi = lo + ph->p_memsz;
+		if (ph->p_type != PT_LOAD || !(ph->p_flags & PF_X) || me < lo || me >= hi)
+			continue;
+		const char *name = info->dlpi_name ? info->dlpi_name : "";
+		const char *base = strrchr(name, '/');
+		base = base ? base + 1 : name;
+		if (strncmp(base, "librec", 6) == 0) {
+			rec_stack_hide_lo_ = lo;
+			rec_stack_hide_hi_ = hi;
+		}
+		return 1;
+	}
+	return 0;
+}
+
+/* Before the recorder can start (librec.so's and the preload library's
+ * own constructors, default priority, come later; preload.c's, also 101,
+ * sets the same range). */
+__attribute__((constructor(101))) static void librec_module_range(void)
+{
+	if ((uintptr_t)__start_rec_text != (uintptr_t)__stop_rec_text && rec_stack_hide_hi_ == 0)
+		(void)dl_iterate_phdr(rec_stack_librec_module_cb, (void *)(uintptr_t)__start_rec_text);
 }
 
 void rec_stack_librec_range(uintptr_t *lo, uintptr_t *hi)

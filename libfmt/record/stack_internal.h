@@ -123,9 +123,17 @@ void rec_stack_signal_enter(void);
 void rec_stack_signal_leave(void);
 
 /*! rec_stack_in_librec() : whether the address of a captured entry (flag
- *  ignored) lies in librec's code, the section rec_text of the module that
- *  holds this copy of librec.  Async-signal-safe (two compares). */
+ *  ignored) lies in librec's code: the section rec_text of the module that
+ *  holds this copy of librec, and when that module is librec's own
+ *  (librec*.so) its whole code (PLT, libgcc's helpers).  Async-signal-safe
+ *  (four compares). */
 int rec_stack_in_librec(uintptr_t pc);
+/*! rec_stack_librec_module_cb() : dl_iterate_phdr's callback that finds the
+ *  module holding the address arg and, when its file is librec*, sets
+ *  rec_stack_hide_lo_/hi_ to its executable segment; 1 when found (a
+ *  constructor calls it; tests call it with made-up modules). */
+struct dl_phdr_info;
+int rec_stack_librec_module_cb(struct dl_phdr_info *info, size_t size, void *arg);
 /*! rec_stack_librec_range() : that range, [*lo, *hi); both 0 when librec
  *  was built without the section (nothing is dropped then). */
 void rec_stack_librec_range(uintptr_t *lo, uintptr_t *hi);
@@ -257,8 +265,9 @@ size_t rec_module_build_id(uintptr_t base, char *buf, size_t cap);
 /* ---- the loaded modules ------------------------------------------------ */
 
 /* intern.c: the leading frames of a captured event stack that lie in
- * [lo, hi) are dropped (the preload library sets its own code's range; 0
- * otherwise). */
+ * [lo, hi) are dropped: the code of librec's own shared object (librec.so,
+ * librec-preload.so; set by stack_capture.c's and preload.c's constructors);
+ * 0 when librec is linked into the program. */
 extern uintptr_t rec_stack_hide_lo_, rec_stack_hide_hi_;
 
 /* thread.c: dl_iterate_phdr for the recorder's own walks of the loaded

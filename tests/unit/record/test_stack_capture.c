@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <link.h>
 #include <ucontext.h>
 #include <unistd.h>
 
@@ -383,6 +384,60 @@ static void t_librec_range(void **state)
 	assert_false(rec_stack_in_librec(0));
 }
 
+/* When librec is a shared object of its own (librec.so, librec-preload.so)
+ * all its code is the recorder's, also what the linker adds outside rec_text
+ * (the PLT, libgcc's __udivti3): a CPU sample landing there showed a frame of
+ * librec-preload.so in cli/record_memcached.  This program links librec.a,
+ * so its constructor left the range empty; made-up modules show the rule:
+ * the module whose executable segment holds the address counts when its file
+ * is librec*, and only then. */
+static void t_librec_module_range(void **state)
+{
+	(void)state;
+	assert_int_equal(rec_stack_hide_lo_, 0); /* librec.a in this program */
+	assert_int_equal(rec_stack_hide_hi_, 0);
+	ElfW(Phdr) ph[2];
+	memset(ph, 0, sizeof ph);
+	ph[0].p_type = PT_LOAD; /* read-only data: not code */
+	ph[0].p_flags = PF_R;
+	ph[0].p_vaddr = 0;
+	ph[0].p_memsz = 0x1000;
+	ph[1].p_type = PT_LOAD;
+	ph[1].p_flags = PF_R | PF_X;
+	ph[1].p_vaddr = 0x1000;
+	ph[1].p_memsz = 0x8000;
+	struct dl_phdr_info info;
+	memset(&info, 0, sizeof info);
+	info.dlpi_addr = 0x7f0000000000;
+	info.dlpi_phdr = ph;
+	info.dlpi_phnum = 2;
+	const uintptr_t in = 0x7f0000001000 + 0x20, plt = 0x7f0000001000, end = 0x7f0000009000;
+	/* another library that holds the address (librec.a linked into it) */
+	info.dlpi_name = "/usr/lib/libservice.so.1";
+	assert_int_equal(rec_stack_librec_module_cb(&info, sizeof info, (void *)in), 1);
+	assert_false(rec_stack_in_librec(in));
+	/* the address is in no executable segment of this module */
+	info.dlpi_name = "/opt/rec/lib/librec-preload.so";
+	assert_int_equal(rec_stack_librec_module_cb(&info, sizeof info, (void *)0x7f0000000010), 0);
+	assert_false(rec_stack_in_librec(in));
+	/* librec's own module: its whole executable segment */
+	assert_int_equal(rec_stack_librec_module_cb(&info, sizeof info, (void *)in), 1);
+	assert_true(rec_stack_in_librec(in));
+	assert_true(rec_stack_in_librec(plt));
+	assert_true(rec_stack_in_librec(end - 1));
+	assert_true(rec_stack_in_librec((end - 1) | REC_STACK_PC_EXACT));
+	assert_false(rec_stack_in_librec(plt - 1));
+	assert_false(rec_stack_in_librec(end));
+	assert_false(rec_stack_in_librec((uintptr_t)stk_chain_leaf)); /* still the program's */
+	assert_true(rec_stack_in_librec((uintptr_t)rec_stack_capture)); /* and rec_text librec's */
+	info.dlpi_name = "librec.so.0";
+	rec_stack_hide_lo_ = rec_stack_hide_hi_ = 0;
+	assert_int_equal(rec_stack_librec_module_cb(&info, sizeof info, (void *)in), 1);
+	assert_true(rec_stack_in_librec(plt));
+	rec_stack_hide_lo_ = rec_stack_hide_hi_ = 0;
+	assert_false(rec_stack_in_librec(plt));
+}
+
 /* Frames in librec are dropped, the leading ones from the interrupted pc on
  * and one below a program frame (the preload's start routine under a
  * thread function).  Fake frame-pointer frames: the
@@ -592,6 +647,7 @@ int main(void)
 		cmocka_unit_test(t_garbage_frame_pointers),
 		cmocka_unit_test(t_frameless_leaf),
 		cmocka_unit_test(t_librec_range),
+		cmocka_unit_test(t_librec_module_range),
 		cmocka_unit_test(t_librec_frames_dropped),
 		cmocka_unit_test(t_unregistered_thread),
 		cmocka_unit_test(t_bounds_from_maps),
