@@ -148,9 +148,12 @@ static int churn(unsigned n, double rate)
 	getrusage(RUSAGE_THREAD, &me);
 	if (r)
 		rec_recorder_get_stats(r, &rs);
-	printf("threads=%u wall_s=%.4f cpu_s=%.4f main_s=%.4f writer_s=%.4f registered=%llu\n", n,
-	       wall, tv_s(self.ru_utime) + tv_s(self.ru_stime), tv_s(me.ru_utime) + tv_s(me.ru_stime),
-	       writer_cpu_s(), (unsigned long long)(rs.threads - rs0.threads));
+	printf("threads=%u wall_s=%.4f cpu_s=%.4f main_s=%.4f writer_s=%.4f registered=%llu "
+	       "rounds=%llu\n",
+	       n, wall, tv_s(self.ru_utime) + tv_s(self.ru_stime),
+	       tv_s(me.ru_utime) + tv_s(me.ru_stime), writer_cpu_s(),
+	       (unsigned long long)(rs.threads - rs0.threads),
+	       (unsigned long long)(rs.drains - rs0.drains));
 	fflush(stdout);
 	return 0;
 }

@@ -568,10 +568,14 @@ static inline void rec_wake_bg(rec_recorder *r)
 /* ---- threads (thread.c) ------------------------------------------------------- */
 /* rec_thread_global_init: the process-wide set-up, once (TLS key with the
  * thread-exit handler, fork handlers, membarrier registration).
- * rec_tbuf_free: unmap and free a thread buffer.  rec_process_barrier: a full
- * memory barrier on every thread of the process that runs now. */
+ * rec_tbuf_free: unmap and free a thread buffer.  rec_tbuf_reset: a drained
+ * buffer of an exited thread made to look like a new one, its ring kept
+ * (the background thread, before it goes on the free list).
+ * rec_process_barrier: a full memory barrier on every thread of the process
+ * that runs now. */
 void rec_thread_global_init(void);
 void rec_tbuf_free(rec_tbuf_full *b);
+void rec_tbuf_reset(rec_tbuf_full *b);
 void rec_process_barrier(void);
 
 /* ---- output and flight mode (output.c) -------------------------------------- */

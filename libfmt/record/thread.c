@@ -161,14 +161,8 @@ static rec_recorder *find_open(uint64_t gen)
  * between two flushes). */
 #define REC_REG_WAKE 32u
 
-/* A buffer from r's free list, reset to what a new one looks like (its
- * ring kept: counted in mem_used), or NULL.  Caller holds r->lock. */
-static rec_tbuf_full *free_list_pop(rec_recorder *r)
+void rec_tbuf_reset(rec_tbuf_full *b)
 {
-	rec_tbuf_full *b = r->free_bufs;
-	if (!b)
-		return NULL;
-	r->free_bufs = b->rec_next;
 	uint8_t *base = b->pub.base;
 	uint64_t cap = b->cap, populated = b->populated;
 	memset(b, 0, sizeof *b);
@@ -176,7 +170,39 @@ static rec_tbuf_full *free_list_pop(rec_recorder *r)
 	b->cap = cap;
 	b->populated = populated;
 	b->has_ring = 1;
+}
+
+/* A buffer from r's free list (reset by the background thread when it put
+ * it there, rec_tbuf_reset: the registering thread does not clear its 2 KB
+ * of cold cache lines; its ring kept, counted in mem_used), or NULL.
+ * Caller holds r->lock. */
+static rec_tbuf_full *free_list_pop(rec_recorder *r)
+{
+	rec_tbuf_full *b = r->free_bufs;
+	if (b)
+		r->free_bufs = b->rec_next;
 	return b;
+}
+
+/* b, from the free list or new, becomes the calling thread's (os_tid, named
+ * name) in r: its thread id, on r's thread list.  Caller holds r->lock.
+ * Returns whether to wake the background thread. */
+static bool thread_link(rec_recorder *r, rec_tbuf_full *b, uint64_t os_tid, const char *name)
+{
+	b->r = r;
+	b->t_end = r->t_end;
+	b->os_tid = os_tid;
+	memcpy(b->name, name, sizeof b->name);
+	b->name[sizeof b->name - 1] = 0;
+	b->thread_id = ++r->threads_registered;
+	b->name_id = b->name[0] ? REC_THREAD_NAME_BASE + b->thread_id : 0;
+	b->rec_next = r->threads;
+	r->threads = b;
+	__atomic_fetch_add(&r->st_threads, 1, __ATOMIC_RELAXED);
+	/* Wake the background thread to reclaim exited threads' buffers when
+	 * threads come and go quickly, or when memory runs short. */
+	return ++r->regs_since_drain >= REC_REG_WAKE ||
+	       (!r->free_bufs && r->mem_used + r->buf_size > r->memory_limit / 2);
 }
 
 /* Register the calling thread with r.  Caller holds rec_g_lock (r stays open).
@@ -192,8 +218,10 @@ static rec_tbuf_full *thread_register(rec_recorder *r)
 
 	pthread_mutex_lock(&r->lock);
 	rec_tbuf_full *b = free_list_pop(r);
-	bool reserved = false;
-	if (!b && r->mem_used + r->buf_size <= r->memory_limit) {
+	bool reserved = false, wake = false;
+	if (b) /* the common case of a service's churn: one lock hold */
+		wake = thread_link(r, b, os_tid, name);
+	else if (r->mem_used + r->buf_size <= r->memory_limit) {
 		r->mem_used += r->buf_size;
 		reserved = true;
 	}
@@ -214,32 +242,15 @@ static rec_tbuf_full *thread_register(rec_recorder *r)
 				reserved = false;
 			}
 		}
-		if (reserved) { /* the memory was not used after all */
-			pthread_mutex_lock(&r->lock);
+		pthread_mutex_lock(&r->lock);
+		if (reserved) /* the memory was not used after all */
 			r->mem_used -= r->buf_size;
-			pthread_mutex_unlock(&r->lock);
-		}
+		if (b)
+			wake = thread_link(r, b, os_tid, name);
+		pthread_mutex_unlock(&r->lock);
 		if (!b)
 			return NULL;
 	}
-	b->r = r;
-	b->t_end = r->t_end;
-	b->os_tid = os_tid;
-
-	memcpy(b->name, name, sizeof b->name);
-	b->name[sizeof b->name - 1] = 0;
-
-	pthread_mutex_lock(&r->lock);
-	b->thread_id = ++r->threads_registered;
-	b->name_id = b->name[0] ? REC_THREAD_NAME_BASE + b->thread_id : 0;
-	b->rec_next = r->threads;
-	r->threads = b;
-	/* Wake the background thread to reclaim exited threads' buffers when
-	 * threads come and go quickly, or when memory runs short. */
-	bool wake = ++r->regs_since_drain >= REC_REG_WAKE ||
-		    (!r->free_bufs && r->mem_used + r->buf_size > r->memory_limit / 2);
-	__atomic_fetch_add(&r->st_threads, 1, __ATOMIC_RELAXED);
-	pthread_mutex_unlock(&r->lock);
 	if (wake)
 		rec_wake_bg(r);
 
