@@ -147,6 +147,11 @@ static void thread_exit(void *arg)
 
 static void global_init(void);
 
+/* Renames of a thread by another (rec_thread_renamed_tid_), counted under
+ * rec_g_lock: a thread that read its name before taking the lock to
+ * register reads it again if this moved meanwhile. */
+static uint64_t g_renames_tid;
+
 static rec_recorder *find_open(uint64_t gen)
 {
 	for (rec_recorder *r = rec_g_open; r; r = r->g_next)
@@ -205,17 +210,13 @@ static bool thread_link(rec_recorder *r, rec_tbuf_full *b, uint64_t os_tid, cons
 	       (!r->free_bufs && r->mem_used + r->buf_size > r->memory_limit / 2);
 }
 
-/* Register the calling thread with r.  Caller holds rec_g_lock (r stays open).
- * A buffer of an exited thread is reused when there is one; a new one is
- * allocated outside r->lock (the memory reserved first), so threads
- * registering and the background thread do not wait on a 256 KiB malloc. */
-static rec_tbuf_full *thread_register(rec_recorder *r)
+/* Register the calling thread (os_tid, named name) with r.  Caller holds
+ * rec_g_lock (r stays open).  A buffer of an exited thread is reused when
+ * there is one; a new one is allocated outside r->lock (the memory
+ * reserved first), so threads registering and the background thread do not
+ * wait on a 256 KiB malloc. */
+static rec_tbuf_full *thread_register(rec_recorder *r, uint64_t os_tid, const char *name)
 {
-	const uint64_t os_tid = rec_builtin_tid(); /* cached: the sampler asks too */
-	char name[16] = ""; /* the kernel keeps 15 bytes */
-	if (pthread_getname_np(pthread_self(), name, sizeof name) != 0)
-		name[0] = 0;
-
 	pthread_mutex_lock(&r->lock);
 	rec_tbuf_full *b = free_list_pop(r);
 	bool reserved = false, wake = false;
@@ -287,9 +288,21 @@ static rec_tbuf_full *thread_buffer(uint64_t gen, int in_signal)
 		}
 	}
 	rec_thread_global_init();
+	/* The name before rec_g_lock, which every registering thread takes: it
+	 * is a system call (prctl), and a thread that waited for the lock
+	 * through another's would pay a futex wait and wake.  Read again under
+	 * the lock if another thread renamed one meanwhile (the preload
+	 * library: rec_thread_renamed_tid_ found no buffer of ours to rename). */
+	const uint64_t os_tid = rec_builtin_tid(); /* cached: the sampler asks too */
+	const uint64_t renames = __atomic_load_n(&g_renames_tid, __ATOMIC_ACQUIRE);
+	char name[16] = ""; /* the kernel keeps 15 bytes */
+	if (pthread_getname_np(pthread_self(), name, sizeof name) != 0)
+		name[0] = 0;
 	pthread_mutex_lock(&rec_g_lock);
+	if (g_renames_tid != renames && pthread_getname_np(pthread_self(), name, sizeof name) != 0)
+		name[0] = 0;
 	rec_recorder *r = find_open(gen);
-	b = (r && !r->closing) ? thread_register(r) : NULL;
+	b = (r && !r->closing) ? thread_register(r, os_tid, name) : NULL;
 	rec_event_type *t_start = b ? r->t_start : NULL;
 	pthread_mutex_unlock(&rec_g_lock);
 	if (!b)
@@ -434,6 +447,7 @@ static bool switch_thread_id(rec_recorder *r, rec_tbuf_full *b, const char *name
 void rec_thread_renamed_tid_(uint64_t os_tid, const char *name)
 {
 	pthread_mutex_lock(&rec_g_lock);
+	__atomic_store_n(&g_renames_tid, g_renames_tid + 1, __ATOMIC_RELEASE);
 	for (rec_recorder *r = rec_g_open; r; r = r->g_next) {
 		pthread_mutex_lock(&r->lock);
 		for (rec_tbuf_full *b = r->threads; b; b = b->rec_next) {
