@@ -511,7 +511,7 @@ struct rec_recorder {
  * stale), the process-wide declared types and the retired type entries. */
 extern pthread_mutex_t rec_g_lock;
 extern rec_recorder *rec_g_open;
-extern rec_recorder *rec_g_default;
+extern rec_recorder *rec_g_default; /* stored with release (rec_recorder_default) */
 extern uint64_t rec_g_gen;
 extern rec_type_entry *rec_g_declared;
 extern rec_type_entry *rec_g_retired;

@@ -517,7 +517,7 @@ static void atfork_child(void)
 		pthread_mutex_unlock(&r->lock);
 	}
 	rec_g_open = NULL;
-	rec_g_default = NULL;
+	__atomic_store_n(&rec_g_default, NULL, __ATOMIC_RELEASE);
 	__atomic_store_n(&rec_g_sig_owner, NULL, __ATOMIC_RELAXED);
 	__atomic_store_n(&rec_g_dump_pending, 0, __ATOMIC_RELAXED);
 	rec_flight_atfork_child();
