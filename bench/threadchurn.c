@@ -222,11 +222,11 @@ static int run_one(variant *v, int run, unsigned n, const char *rate, const char
 	double cpu = tv_s(ru.ru_utime) + tv_s(ru.ru_stime), ccpu = 0, cmain = 0, cwriter = 0;
 	const char *p;
 	if ((p = strstr(line, "cpu_s=")) != NULL)
-		ccpu = atof(p + 6);
+		ccpu = strtod(p + 6, NULL);
 	if ((p = strstr(line, "main_s=")) != NULL)
-		cmain = atof(p + 7);
+		cmain = strtod(p + 7, NULL);
 	if ((p = strstr(line, "writer_s=")) != NULL)
-		cwriter = atof(p + 9);
+		cwriter = strtod(p + 9, NULL);
 	if ((p = strstr(line, "registered=")) != NULL)
 		v->registered[run] = (double)strtoull(p + 11, NULL, 10);
 	v->cpu[run] = cpu / n * 1e6;
@@ -244,11 +244,11 @@ static int bench(int argc, char **argv)
 	unsigned n = 20000;
 	const char *rate = "6000";
 	const char *out = NULL;
-	variant *vs = calloc(MAXV, sizeof *vs);
+	static variant vs[MAXV];
 	int nv = 0;
 	for (int i = 2; i < argc; i++) {
 		if (!strcmp(argv[i], "--runs") && i + 1 < argc)
-			runs = atoi(argv[++i]);
+			runs = (int)strtol(argv[++i], NULL, 10);
 		else if (!strcmp(argv[i], "--threads") && i + 1 < argc)
 			n = (unsigned)strtoul(argv[++i], NULL, 10);
 		else if (!strcmp(argv[i], "--rate") && i + 1 < argc)
@@ -289,14 +289,13 @@ static int bench(int argc, char **argv)
 		printf("| %s | %.2f (%.2f-%.2f) | %.2f | %.2f | %.2f | %.0f (%.0f-%.0f) |\n", vs[i].label,
 		       m, lo, hi, thr, mn, wr, rg, a, b);
 	}
-	free(vs);
 	return 0;
 }
 
 int main(int argc, char **argv)
 {
 	if ((argc == 3 || argc == 4) && !strcmp(argv[1], "churn"))
-		return churn((unsigned)strtoul(argv[2], NULL, 10), argc == 4 ? atof(argv[3]) : 0);
+		return churn((unsigned)strtoul(argv[2], NULL, 10), argc == 4 ? strtod(argv[3], NULL) : 0);
 	if (argc >= 2 && !strcmp(argv[1], "bench"))
 		return bench(argc, argv);
 	fprintf(stderr, "usage: threadchurn churn N | threadchurn bench --runs K --threads N "

@@ -43,7 +43,9 @@ log() { echo "threadchurn: $*" >&2; }
 log "building the library of $BASE in $TMP/old"
 mkdir -p "$TMP/old"
 git archive "$BASE" | tar -x -C "$TMP/old"
-make -s -C "$TMP/old" -j2 build/lib/librec.a $( [ "$SERVICE" = 1 ] && echo build/bin/requestwatch ) \
+OLD_TARGETS=(build/lib/librec.a)
+[ "$SERVICE" = 1 ] && OLD_TARGETS+=(build/bin/requestwatch)
+make -s -C "$TMP/old" -j2 "${OLD_TARGETS[@]}" \
 	>"$TMP/old.log" 2>&1 ||
 	{ echo "threadchurn: building $BASE failed" >&2; tail -20 "$TMP/old.log" >&2; exit 1; }
 # shellcheck disable=SC2086
@@ -67,6 +69,7 @@ echo "$TABLE"
 
 [ "$SERVICE" = 1 ] || exit 0
 # ---- requestwatch, a new connection per request -----------------------------------------
+# shellcheck disable=SC2086
 $B_CC $B_CFLAGS -o "$TMP/loadgen" bench/loadgen.c
 declare -A R
 one() { # LIB (old|new) REC (off|on)

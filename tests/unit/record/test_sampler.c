@@ -287,7 +287,7 @@ __attribute__((noinline)) void *cp_plain_thread(void *arg)
 		rec_emit_string_dyn(&e, "plain");
 		rec_emit_commit(&e);
 	}
-	struct timespec armed = { 0, 300 * 1000 * 1000 }; /* as cp_emitter_thread */
+	struct timespec armed = { 0, 300000000L }; /* 300 ms, as cp_emitter_thread */
 	nanosleep(&armed, NULL);
 	cp_burn(200e6);
 	__asm__ volatile("" ::: "memory"); /* no tail call: the frame stays */
