@@ -12,7 +12,10 @@
  *       REC_OUTPUT opens the default recorder and is off otherwise.  Prints
  *       one line: threads=N wall_s=... cpu_s=... main_s=... writer_s=...
  *       (process CPU, the creating thread's, the background thread's
- *       "rec-writer" at the end of the churn, before the recording closes).
+ *       "rec-writer" at the end of the churn, before the recording closes)
+ *       and first_emit_ns: the threads' own CPU time (their CPU-time clock)
+ *       in their one emit, per thread: with the recording on, the
+ *       registration (buffer, name, CPU sampler, rec.ThreadStart).
  *
  *   threadchurn bench --runs K --threads N [--rate R] --out DIR LABEL=PROG...
  *       runs every PROG (a threadchurn binary, e.g. one per library build)
@@ -26,7 +29,8 @@
  *       the threads the recorder registered during the churn (recorder
  *       stats: N, plus its own threads that registered meanwhile; fewer
  *       means the memory limit was reached before the background thread
- *       reclaimed exited threads' buffers: those threads cost less).
+ *       reclaimed exited threads' buffers: those threads cost less); and
+ *       the median first emit.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -51,6 +55,14 @@ static const rec_type churn_def = {
 	1, churn_fields,
 };
 static rec_event_type *churn_type;
+static uint64_t g_first_emit_ns; /* the threads' CPU time in their first emit, summed */
+
+static uint64_t thread_cpu_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
 
 static void *churn_main(void *arg)
 {
@@ -58,11 +70,13 @@ static void *churn_main(void *arg)
 	char name[16];
 	snprintf(name, sizeof name, "churn-%u", n % 100000000u);
 	pthread_setname_np(pthread_self(), name);
+	uint64_t t0 = thread_cpu_ns();
 	rec_emit e;
 	if (rec_emit_begin(&e, churn_type)) {
 		rec_emit_u64(&e, n);
 		rec_emit_commit(&e);
 	}
+	__atomic_fetch_add(&g_first_emit_ns, thread_cpu_ns() - t0, __ATOMIC_RELAXED);
 	return NULL;
 }
 
@@ -149,11 +163,12 @@ static int churn(unsigned n, double rate)
 	if (r)
 		rec_recorder_get_stats(r, &rs);
 	printf("threads=%u wall_s=%.4f cpu_s=%.4f main_s=%.4f writer_s=%.4f registered=%llu "
-	       "rounds=%llu\n",
+	       "rounds=%llu first_emit_ns=%.0f\n",
 	       n, wall, tv_s(self.ru_utime) + tv_s(self.ru_stime),
 	       tv_s(me.ru_utime) + tv_s(me.ru_stime), writer_cpu_s(),
 	       (unsigned long long)(rs.threads - rs0.threads),
-	       (unsigned long long)(rs.drains - rs0.drains));
+	       (unsigned long long)(rs.drains - rs0.drains),
+	       (double)__atomic_load_n(&g_first_emit_ns, __ATOMIC_RELAXED) / n);
 	fflush(stdout);
 	return 0;
 }
@@ -168,6 +183,7 @@ typedef struct variant {
 	int on;
 	double cpu[MAXRUNS], thr[MAXRUNS], main_[MAXRUNS], writer[MAXRUNS];
 	double registered[MAXRUNS]; /* on: threads registered during the churn */
+	double first[MAXRUNS];      /* the threads' CPU in their first emit, ns per thread */
 } variant;
 
 static int cmp_d(const void *a, const void *b)
@@ -229,6 +245,8 @@ static int run_one(variant *v, int run, unsigned n, const char *rate, const char
 		cwriter = strtod(p + 9, NULL);
 	if ((p = strstr(line, "registered=")) != NULL)
 		v->registered[run] = (double)strtoull(p + 11, NULL, 10);
+	if ((p = strstr(line, "first_emit_ns=")) != NULL)
+		v->first[run] = strtod(p + 14, NULL);
 	v->cpu[run] = cpu / n * 1e6;
 	v->thr[run] = (ccpu - cmain - cwriter) / n * 1e6;
 	v->main_[run] = cmain / n * 1e6;
@@ -279,15 +297,16 @@ static int bench(int argc, char **argv)
 				fprintf(stderr, "threadchurn: %s failed\n", vs[i].label);
 				return 1;
 			}
-	printf("| variant | process CPU per thread, us (wait4) | threads' own | creating thread | background thread | threads registered |\n");
-	printf("|---|---|---|---|---|---|\n");
+	printf("| variant | process CPU per thread, us (wait4) | threads' own | creating thread | background thread | threads registered | first emit, ns (thread CPU) |\n");
+	printf("|---|---|---|---|---|---|---|\n");
 	for (int i = 0; i < nv; i++) {
 		double lo, hi, m = median(vs[i].cpu, runs, &lo, &hi), a, b;
 		double thr = median(vs[i].thr, runs, &a, &b), mn = median(vs[i].main_, runs, &a, &b);
 		double wr = median(vs[i].writer, runs, &a, &b);
-		double rg = median(vs[i].registered, runs, &a, &b);
-		printf("| %s | %.2f (%.2f-%.2f) | %.2f | %.2f | %.2f | %.0f (%.0f-%.0f) |\n", vs[i].label,
-		       m, lo, hi, thr, mn, wr, rg, a, b);
+		double rg = median(vs[i].registered, runs, &a, &b), c, d;
+		double fe = median(vs[i].first, runs, &c, &d);
+		printf("| %s | %.2f (%.2f-%.2f) | %.2f | %.2f | %.2f | %.0f (%.0f-%.0f) | %.0f (%.0f-%.0f) |\n",
+		       vs[i].label, m, lo, hi, thr, mn, wr, rg, a, b, fe, c, d);
 	}
 	return 0;
 }
