@@ -470,7 +470,7 @@ static void define_late_threads(rec_recorder *r, rec_bg_pending *pd, const rec_t
 /* Step 6: the nreclaim buffers marked in step 4 leave the thread list
  * (under r->lock); one with a ring is reset here, without the lock, and
  * goes to the free list (the next thread that registers gets it, ready to
- * use: the reset's 2 KB of stores are this thread's, not the registering
+ * use: the reset's 3 KB of stores are this thread's, not the registering
  * one's), one without is freed. */
 static void reclaim_buffers(rec_recorder *r, uint64_t nreclaim)
 {

@@ -178,7 +178,7 @@ void rec_tbuf_reset(rec_tbuf_full *b)
 }
 
 /* A buffer from r's free list (reset by the background thread when it put
- * it there, rec_tbuf_reset: the registering thread does not clear its 2 KB
+ * it there, rec_tbuf_reset: the registering thread does not clear its 3 KB
  * of cold cache lines; its ring kept, counted in mem_used), or NULL.
  * Caller holds r->lock. */
 static rec_tbuf_full *free_list_pop(rec_recorder *r)
