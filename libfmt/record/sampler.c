@@ -167,7 +167,10 @@ static void on_sigprof(int sig, siginfo_t *si, void *uc)
 	 * (the preload library's threads, a stack captured before).  Not at
 	 * attach: pthread_getattr_np there cost every thread a system call
 	 * and its first malloc (the thread cache), and most threads of a
-	 * thread-per-request service never live to be sampled. */
+	 * thread-per-request service never live to be sampled.  The mapping
+	 * can be wider than pthread_getattr_np's stack (merged with a
+	 * neighbour of the same protection: still mapped memory), and a first
+	 * sample on an alternate signal stack would keep that one's. */
 	(void)rec_stack_bounds_signal(uc);
 	uintptr_t pcs[MAX_DEPTH];
 	int truncated = 0;
