@@ -467,13 +467,16 @@ static void define_late_threads(rec_recorder *r, rec_bg_pending *pd, const rec_t
 			b->defined = 1;
 }
 
-/* Step 6, under r->lock: the nreclaim buffers marked in step 4 leave the
- * thread list; one with a ring goes to the free list (the next thread that
- * registers gets it), one without is freed. */
+/* Step 6: the nreclaim buffers marked in step 4 leave the thread list
+ * (under r->lock); one with a ring is reset here, without the lock, and
+ * goes to the free list (the next thread that registers gets it, ready to
+ * use: the reset's 3 KB of stores are this thread's, not the registering
+ * one's), one without is freed. */
 static void reclaim_buffers(rec_recorder *r, uint64_t nreclaim)
 {
 	if (!nreclaim)
 		return;
+	rec_tbuf_full *got = NULL, *next;
 	pthread_mutex_lock(&r->lock);
 	for (rec_tbuf_full **pp = &r->threads, *b; (b = *pp) != NULL && nreclaim;) {
 		if (!b->reclaim) {
@@ -482,13 +485,26 @@ static void reclaim_buffers(rec_recorder *r, uint64_t nreclaim)
 		}
 		*pp = b->rec_next;
 		nreclaim--;
-		if (b->has_ring) { /* the next thread that registers gets it */
-			b->rec_next = r->free_bufs;
-			r->free_bufs = b;
+		if (b->has_ring) {
+			b->rec_next = got;
+			got = b;
 		} else {
 			rec_tbuf_free(b);
 		}
 	}
+	pthread_mutex_unlock(&r->lock);
+	if (!got)
+		return;
+	rec_tbuf_full *head = NULL, *tail = got;
+	for (rec_tbuf_full *b = got; b; b = next) {
+		next = b->rec_next;
+		rec_tbuf_reset(b);
+		b->rec_next = head;
+		head = b;
+	}
+	pthread_mutex_lock(&r->lock);
+	tail->rec_next = r->free_bufs;
+	r->free_bufs = head;
 	pthread_mutex_unlock(&r->lock);
 }
 

@@ -441,7 +441,6 @@ static void publish(rec_recorder *r, uint32_t flags)
 	r->g_next = rec_g_open;
 	rec_g_open = r;
 	if (flags & REC_RECORDER_DEFAULT) {
-		rec_g_default = r;
 		pthread_mutex_lock(&r->lock);
 		for (rec_type_entry *e = rec_g_declared; e; e = e->next) {
 			rec_status s2 = rec_type_bind_declared(r, e);
@@ -449,6 +448,9 @@ static void publish(rec_recorder *r, uint32_t flags)
 				rec_report(r, s2, "recorder: cannot declare a type in the writer");
 		}
 		pthread_mutex_unlock(&r->lock);
+		/* last, with release: rec_recorder_default() reads it without
+		 * rec_g_lock */
+		__atomic_store_n(&rec_g_default, r, __ATOMIC_RELEASE);
 	}
 	if (flags & REC_RECORDER_FLIGHT)
 		rec_flight_opened(r, flags);
@@ -583,7 +585,7 @@ rec_status rec_recorder_close(rec_recorder *r)
 			break;
 		}
 	if (rec_g_default == r)
-		rec_g_default = NULL;
+		__atomic_store_n(&rec_g_default, NULL, __ATOMIC_RELEASE);
 	rec_flight_closing(r);
 	__atomic_store_n(&r->closing, 1, __ATOMIC_RELEASE);
 	pthread_mutex_lock(&r->lock);
@@ -686,12 +688,12 @@ rec_status rec_recorder_dump(rec_recorder *r, const char *path)
 	return st;
 }
 
+/* Without rec_g_lock (every thread that registers takes it; the CPU
+ * sampler asks for each of them): the pointer is stored with release under
+ * the lock, and the lock never kept it valid past the return anyway. */
 rec_recorder *rec_recorder_default(void)
 {
-	pthread_mutex_lock(&rec_g_lock);
-	rec_recorder *r = rec_g_default;
-	pthread_mutex_unlock(&rec_g_lock);
-	return r;
+	return __atomic_load_n(&rec_g_default, __ATOMIC_ACQUIRE);
 }
 
 uint64_t rec_recorder_run_id(const rec_recorder *r) { return r ? r->run_id : 0; }

@@ -511,7 +511,7 @@ struct rec_recorder {
  * stale), the process-wide declared types and the retired type entries. */
 extern pthread_mutex_t rec_g_lock;
 extern rec_recorder *rec_g_open;
-extern rec_recorder *rec_g_default;
+extern rec_recorder *rec_g_default; /* stored with release (rec_recorder_default) */
 extern uint64_t rec_g_gen;
 extern rec_type_entry *rec_g_declared;
 extern rec_type_entry *rec_g_retired;
@@ -568,10 +568,14 @@ static inline void rec_wake_bg(rec_recorder *r)
 /* ---- threads (thread.c) ------------------------------------------------------- */
 /* rec_thread_global_init: the process-wide set-up, once (TLS key with the
  * thread-exit handler, fork handlers, membarrier registration).
- * rec_tbuf_free: unmap and free a thread buffer.  rec_process_barrier: a full
- * memory barrier on every thread of the process that runs now. */
+ * rec_tbuf_free: unmap and free a thread buffer.  rec_tbuf_reset: a drained
+ * buffer of an exited thread made to look like a new one, its ring kept
+ * (the background thread, before it goes on the free list).
+ * rec_process_barrier: a full memory barrier on every thread of the process
+ * that runs now. */
 void rec_thread_global_init(void);
 void rec_tbuf_free(rec_tbuf_full *b);
+void rec_tbuf_reset(rec_tbuf_full *b);
 void rec_process_barrier(void);
 
 /* ---- output and flight mode (output.c) -------------------------------------- */

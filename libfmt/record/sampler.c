@@ -78,7 +78,6 @@ typedef struct sampled_thread {
 	uint64_t tid;
 	clockid_t clock;  /* the thread's CPU-time clock */
 	pthread_t self;
-	uintptr_t stack_lo, stack_hi; /* the thread's own, at attach; hi published last */
 	int armed;        /* timer created (reg_lock) */
 	int rounds;       /* arming rounds that saw it unarmed (reg_lock) */
 } sampled_thread;
@@ -162,10 +161,17 @@ static void on_sigprof(int sig, siginfo_t *si, void *uc)
 		return;
 	int saved_errno = errno;
 	rec_stack_signal_enter();
-	sampled_thread *me = tls_self;
-	uintptr_t hi = me ? __atomic_load_n(&me->stack_hi, __ATOMIC_ACQUIRE) : 0;
-	if (hi)
-		rec_stack_set_bounds(me->stack_lo, hi); /* no-op once it has some */
+	/* The walk's stack bounds: found at the thread's first sample (the
+	 * mapping that holds its stack pointer in /proc/self/maps, read once
+	 * per thread: async-signal-safe) unless the thread has them already
+	 * (the preload library's threads, a stack captured before).  Not at
+	 * attach: pthread_getattr_np there cost every thread a system call
+	 * and its first malloc (the thread cache), and most threads of a
+	 * thread-per-request service never live to be sampled.  The mapping
+	 * can be wider than pthread_getattr_np's stack (merged with a
+	 * neighbour of the same protection: still mapped memory), and a first
+	 * sample on an alternate signal stack would keep that one's. */
+	(void)rec_stack_bounds_signal(uc);
 	uintptr_t pcs[MAX_DEPTH];
 	int truncated = 0;
 	size_t n = rec_stack_capture_ucontext(uc, pcs, MAX_DEPTH, &truncated);
@@ -365,7 +371,7 @@ static rec_status attach_thread(int now)
 	if (r == NULL)
 		return REC_ERR_STATE;
 	/* The handler needs the thread registered with the recorder (no
-	 * registration from a signal handler) and its stack bounds cached. */
+	 * registration from a signal handler). */
 	rec_status st = rec_recorder_attach_thread(r);
 	if (st != REC_OK)
 		return st;
@@ -379,14 +385,6 @@ static rec_status attach_thread(int now)
 		memset(t, 0, sizeof *t);
 		t->tid = rec_builtin_tid();
 		t->self = pthread_self();
-		/* The handler walks the stack within these bounds, found by the
-		 * thread itself (no allocation under the preload library; else
-		 * the handler reads /proc/self/maps). */
-		uintptr_t lo, hi;
-		if (rec_stack_bounds_here(&lo, &hi)) {
-			t->stack_lo = lo;
-			__atomic_store_n(&t->stack_hi, hi, __ATOMIC_RELEASE);
-		}
 		if (pthread_getcpuclockid(pthread_self(), &t->clock) != 0)
 			t->clock = CLOCK_THREAD_CPUTIME_ID;
 		if (now && create_timer(t, 0) != 0)

@@ -80,9 +80,10 @@
  *  the first call) and attach it to the CPU sampler (sampler.c) when
  *  sampling is on.  Call from a normal context.  The recorder does not call
  *  it when it registers a thread (pthread_getattr_np costs a system call):
- *  a capture from a normal context and the samplers' attach take the bounds
- *  themselves (rec_stack_bounds_here), and the fatal-signal handler reads
- *  /proc/self/maps.
+ *  a capture from a normal context and the wall sampler's attach take the
+ *  bounds themselves (rec_stack_bounds_here), and the CPU sampler's handler
+ *  (at a thread's first sample) and the fatal-signal handler read
+ *  /proc/self/maps (rec_stack_bounds_signal).
  *  @return REC_OK, or REC_ERR_STATE if the bounds cannot be determined. */
 rec_status rec_stack_thread_register(void);
 
@@ -112,7 +113,8 @@ void rec_stack_set_bounds(uintptr_t lo, uintptr_t hi);
 /*! rec_stack_bounds_signal() : if the calling thread has no cached bounds,
  *  take the mapping that contains the interrupted stack pointer of ucontext
  *  from /proc/self/maps (open, read, close: async-signal-safe; for the
- *  fatal-signal handler).  Returns 1 when the thread has bounds afterwards. */
+ *  fatal-signal handler and the CPU sampler's).  Returns 1 when the thread
+ *  has bounds afterwards. */
 int rec_stack_bounds_signal(const void *ucontext);
 
 /*! rec_stack_signal_enter()/rec_stack_signal_leave() :

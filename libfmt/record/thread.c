@@ -147,6 +147,11 @@ static void thread_exit(void *arg)
 
 static void global_init(void);
 
+/* Renames of a thread by another (rec_thread_renamed_tid_), counted under
+ * rec_g_lock: a thread that read its name before taking the lock to
+ * register reads it again if this moved meanwhile. */
+static uint64_t g_renames_tid;
+
 static rec_recorder *find_open(uint64_t gen)
 {
 	for (rec_recorder *r = rec_g_open; r; r = r->g_next)
@@ -161,14 +166,8 @@ static rec_recorder *find_open(uint64_t gen)
  * between two flushes). */
 #define REC_REG_WAKE 32u
 
-/* A buffer from r's free list, reset to what a new one looks like (its
- * ring kept: counted in mem_used), or NULL.  Caller holds r->lock. */
-static rec_tbuf_full *free_list_pop(rec_recorder *r)
+void rec_tbuf_reset(rec_tbuf_full *b)
 {
-	rec_tbuf_full *b = r->free_bufs;
-	if (!b)
-		return NULL;
-	r->free_bufs = b->rec_next;
 	uint8_t *base = b->pub.base;
 	uint64_t cap = b->cap, populated = b->populated;
 	memset(b, 0, sizeof *b);
@@ -176,24 +175,54 @@ static rec_tbuf_full *free_list_pop(rec_recorder *r)
 	b->cap = cap;
 	b->populated = populated;
 	b->has_ring = 1;
+}
+
+/* A buffer from r's free list (reset by the background thread when it put
+ * it there, rec_tbuf_reset: the registering thread does not clear its 3 KB
+ * of cold cache lines; its ring kept, counted in mem_used), or NULL.
+ * Caller holds r->lock. */
+static rec_tbuf_full *free_list_pop(rec_recorder *r)
+{
+	rec_tbuf_full *b = r->free_bufs;
+	if (b)
+		r->free_bufs = b->rec_next;
 	return b;
 }
 
-/* Register the calling thread with r.  Caller holds rec_g_lock (r stays open).
- * A buffer of an exited thread is reused when there is one; a new one is
- * allocated outside r->lock (the memory reserved first), so threads
- * registering and the background thread do not wait on a 256 KiB malloc. */
-static rec_tbuf_full *thread_register(rec_recorder *r)
+/* b, from the free list or new, becomes the calling thread's (os_tid, named
+ * name) in r: its thread id, on r's thread list.  Caller holds r->lock.
+ * Returns whether to wake the background thread. */
+static bool thread_link(rec_recorder *r, rec_tbuf_full *b, uint64_t os_tid, const char *name)
 {
-	const uint64_t os_tid = rec_builtin_tid(); /* cached: the sampler asks too */
-	char name[16] = ""; /* the kernel keeps 15 bytes */
-	if (pthread_getname_np(pthread_self(), name, sizeof name) != 0)
-		name[0] = 0;
+	b->r = r;
+	b->t_end = r->t_end;
+	b->os_tid = os_tid;
+	memcpy(b->name, name, sizeof b->name);
+	b->name[sizeof b->name - 1] = 0;
+	b->thread_id = ++r->threads_registered;
+	b->name_id = b->name[0] ? REC_THREAD_NAME_BASE + b->thread_id : 0;
+	b->rec_next = r->threads;
+	r->threads = b;
+	__atomic_fetch_add(&r->st_threads, 1, __ATOMIC_RELAXED);
+	/* Wake the background thread to reclaim exited threads' buffers when
+	 * threads come and go quickly, or when memory runs short. */
+	return ++r->regs_since_drain >= REC_REG_WAKE ||
+	       (!r->free_bufs && r->mem_used + r->buf_size > r->memory_limit / 2);
+}
 
+/* Register the calling thread (os_tid, named name) with r.  Caller holds
+ * rec_g_lock (r stays open).  A buffer of an exited thread is reused when
+ * there is one; a new one is allocated outside r->lock (the memory
+ * reserved first), so threads registering and the background thread do not
+ * wait on a 256 KiB malloc. */
+static rec_tbuf_full *thread_register(rec_recorder *r, uint64_t os_tid, const char *name)
+{
 	pthread_mutex_lock(&r->lock);
 	rec_tbuf_full *b = free_list_pop(r);
-	bool reserved = false;
-	if (!b && r->mem_used + r->buf_size <= r->memory_limit) {
+	bool reserved = false, wake = false;
+	if (b) /* the common case of a service's churn: one lock hold */
+		wake = thread_link(r, b, os_tid, name);
+	else if (r->mem_used + r->buf_size <= r->memory_limit) {
 		r->mem_used += r->buf_size;
 		reserved = true;
 	}
@@ -214,32 +243,15 @@ static rec_tbuf_full *thread_register(rec_recorder *r)
 				reserved = false;
 			}
 		}
-		if (reserved) { /* the memory was not used after all */
-			pthread_mutex_lock(&r->lock);
+		pthread_mutex_lock(&r->lock);
+		if (reserved) /* the memory was not used after all */
 			r->mem_used -= r->buf_size;
-			pthread_mutex_unlock(&r->lock);
-		}
+		if (b)
+			wake = thread_link(r, b, os_tid, name);
+		pthread_mutex_unlock(&r->lock);
 		if (!b)
 			return NULL;
 	}
-	b->r = r;
-	b->t_end = r->t_end;
-	b->os_tid = os_tid;
-
-	memcpy(b->name, name, sizeof b->name);
-	b->name[sizeof b->name - 1] = 0;
-
-	pthread_mutex_lock(&r->lock);
-	b->thread_id = ++r->threads_registered;
-	b->name_id = b->name[0] ? REC_THREAD_NAME_BASE + b->thread_id : 0;
-	b->rec_next = r->threads;
-	r->threads = b;
-	/* Wake the background thread to reclaim exited threads' buffers when
-	 * threads come and go quickly, or when memory runs short. */
-	bool wake = ++r->regs_since_drain >= REC_REG_WAKE ||
-		    (!r->free_bufs && r->mem_used + r->buf_size > r->memory_limit / 2);
-	__atomic_fetch_add(&r->st_threads, 1, __ATOMIC_RELAXED);
-	pthread_mutex_unlock(&r->lock);
 	if (wake)
 		rec_wake_bg(r);
 
@@ -276,9 +288,21 @@ static rec_tbuf_full *thread_buffer(uint64_t gen, int in_signal)
 		}
 	}
 	rec_thread_global_init();
+	/* The name before rec_g_lock, which every registering thread takes: it
+	 * is a system call (prctl), and a thread that waited for the lock
+	 * through another's would pay a futex wait and wake.  Read again under
+	 * the lock if another thread renamed one meanwhile (the preload
+	 * library: rec_thread_renamed_tid_ found no buffer of ours to rename). */
+	const uint64_t os_tid = rec_builtin_tid(); /* cached: the sampler asks too */
+	const uint64_t renames = __atomic_load_n(&g_renames_tid, __ATOMIC_ACQUIRE);
+	char name[16] = ""; /* the kernel keeps 15 bytes */
+	if (pthread_getname_np(pthread_self(), name, sizeof name) != 0)
+		name[0] = 0;
 	pthread_mutex_lock(&rec_g_lock);
+	if (g_renames_tid != renames && pthread_getname_np(pthread_self(), name, sizeof name) != 0)
+		name[0] = 0;
 	rec_recorder *r = find_open(gen);
-	b = (r && !r->closing) ? thread_register(r) : NULL;
+	b = (r && !r->closing) ? thread_register(r, os_tid, name) : NULL;
 	rec_event_type *t_start = b ? r->t_start : NULL;
 	pthread_mutex_unlock(&rec_g_lock);
 	if (!b)
@@ -423,6 +447,7 @@ static bool switch_thread_id(rec_recorder *r, rec_tbuf_full *b, const char *name
 void rec_thread_renamed_tid_(uint64_t os_tid, const char *name)
 {
 	pthread_mutex_lock(&rec_g_lock);
+	__atomic_store_n(&g_renames_tid, g_renames_tid + 1, __ATOMIC_RELEASE);
 	for (rec_recorder *r = rec_g_open; r; r = r->g_next) {
 		pthread_mutex_lock(&r->lock);
 		for (rec_tbuf_full *b = r->threads; b; b = b->rec_next) {
@@ -492,7 +517,7 @@ static void atfork_child(void)
 		pthread_mutex_unlock(&r->lock);
 	}
 	rec_g_open = NULL;
-	rec_g_default = NULL;
+	__atomic_store_n(&rec_g_default, NULL, __ATOMIC_RELEASE);
 	__atomic_store_n(&rec_g_sig_owner, NULL, __ATOMIC_RELAXED);
 	__atomic_store_n(&rec_g_dump_pending, 0, __ATOMIC_RELAXED);
 	rec_flight_atfork_child();

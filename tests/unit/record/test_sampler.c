@@ -4,7 +4,9 @@
  * 300 ms of CPU under the 10 ms sampler, and the sampler at 1 kHz against
  * threads that malloc, lock and emit heavily for 2 s (no crash, no
  * deadlock, every sample accounted for), lazy arming of new threads and the
- * background thread's slower rounds once every thread is armed.
+ * background thread's slower rounds once every thread is armed; the
+ * stacks of a thread the sampler found its bounds for only at its first
+ * sample.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -278,6 +280,59 @@ static void t_registered_thread_sampled(void **state)
 	assert_true(n >= 12 && n <= 28); /* 200 ms of CPU at 10 ms */
 }
 
+/* A thread registered by an event without a stack (no capture, no
+ * explicit attach: nothing but the CPU sampler's handler looks for its
+ * stack bounds, at its first sample) gets samples walked to its thread
+ * function, not the interrupted pc alone. */
+static const rec_type plain_def = { 0, REC_EVENT_HAS_THREAD, "test.Plain", "Plain", "", "test",
+				    2, user_fields };
+static rec_event_type *g_plain_t;
+
+void *cp_plain_thread(void *arg);
+__attribute__((noinline)) void *cp_plain_thread(void *arg)
+{
+	uint64_t *tid = arg;
+	*tid = rec_t_my_tid();
+	rec_emit e;
+	if (rec_emit_begin(&e, g_plain_t)) {
+		rec_emit_u64(&e, 1);
+		rec_emit_string_dyn(&e, "plain");
+		rec_emit_commit(&e);
+	}
+	struct timespec armed = { 0, 300000000L }; /* 300 ms, as cp_emitter_thread */
+	nanosleep(&armed, NULL);
+	cp_burn(200e6);
+	__asm__ volatile("" ::: "memory"); /* no tail call: the frame stays */
+	return NULL;
+}
+
+static void t_registered_thread_stacks(void **state)
+{
+	(void)state;
+	assert_int_equal(rec_type_declare(&plain_def, 0, 0, &g_plain_t), REC_OK);
+	rec_t_start(NULL);
+	uint64_t tid = 0;
+	pthread_t th;
+	assert_int_equal(pthread_create(&th, NULL, cp_plain_thread, &tid), 0);
+	assert_int_equal(pthread_join(th, NULL), 0);
+	rec_t_stop_and_load();
+	size_t samples = 0, with_burn = 0, with_root = 0;
+	for (size_t i = 0; i < rec_t_nev; i++) {
+		const rec_t_ev *e = &rec_t_evs[i];
+		if (strcmp(e->type, "rec.CPUSample") != 0 || e->tid != tid)
+			continue;
+		if (samples++ == 0)
+			print_message("first sample: %s\n", e->stack);
+		with_burn += rec_t_stack_has(e, "cp_burn");
+		with_root += rec_t_stack_has(e, "cp_plain_thread");
+	}
+	print_message("%zu samples, %zu with cp_burn, %zu with cp_plain_thread\n", samples,
+		      with_burn, with_root);
+	assert_true(samples >= 10);
+	assert_true(with_burn >= samples * 9 / 10);
+	assert_true(with_root >= samples * 9 / 10);
+}
+
 /* Does /proc/self/timers list a SIGPROF timer notifying thread tid?  -1
  * when the file cannot be read (kernel without CONFIG_CHECKPOINT_RESTORE). */
 static int has_prof_timer(uint64_t tid)
@@ -543,6 +598,7 @@ int main(void)
 		cmocka_unit_test(t_cpu_burn),
 		cmocka_unit_test_teardown(t_sampler_stress, stress_teardown),
 		cmocka_unit_test(t_registered_thread_sampled),
+		cmocka_unit_test(t_registered_thread_stacks),
 		cmocka_unit_test(t_lazy_timer),
 		cmocka_unit_test(t_idle_rounds),
 		cmocka_unit_test(t_cpu_sample_off),
