@@ -232,7 +232,7 @@ EOF
 # ---- text
 grep -q '^Went away:' "$tmp/report_text.out" || fail "rec-report text: no 'Went away:'"
 grep -Eq '^[0-9]+\. \[critical\] lock-held-while-blocked: quote-cache-lock$' "$tmp/report_text.out" ||
-	fail "rec-report text: lock-held-while-blocked: quote-cache-lock not listed"
+	fail "rec-report text: lock-held-while-blocked: quote-cache-lock not listed as critical: $(grep -E 'lock-held-while-blocked|blocked for' "$tmp/report_text.out" | head -4)"
 grep -Eq "^Findings of $after against the baseline $before: [1-9][0-9]* went away" "$tmp/report_text.out" ||
 	fail "rec-report text: the first line: $(head -1 "$tmp/report_text.out")"
 run view_text rec-view --baseline "$before" contention-by-lock "$after"
