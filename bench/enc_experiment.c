@@ -654,20 +654,28 @@ static const struct comp COMPS[] = {
 };
 #define NCOMP (sizeof COMPS / sizeof COMPS[0])
 
+/* A context set to compressor k (librec's default: level 3's dfast with
+ * hashLog 15, chainLog 10, as libfmt/common/codec.c) for pledged bytes. */
+static void set_params(ZSTD_CCtx *c, const struct comp *k, size_t pledged)
+{
+	ZSTD_CCtx_reset(c, ZSTD_reset_session_and_parameters);
+	ZSTD_CCtx_setParameter(c, ZSTD_c_compressionLevel, k->zlevel);
+	if (k->libdefault) {
+		ZSTD_CCtx_setParameter(c, ZSTD_c_strategy, ZSTD_dfast);
+		ZSTD_CCtx_setParameter(c, ZSTD_c_minMatch, 5);
+		ZSTD_CCtx_setParameter(c, ZSTD_c_hashLog, 15);
+		ZSTD_CCtx_setParameter(c, ZSTD_c_chainLog, 10);
+	}
+	ZSTD_CCtx_setPledgedSrcSize(c, pledged);
+}
+
 static size_t compress_one(ZSTD_CCtx *cc, const struct comp *k, const struct out *src, uint8_t *dst,
 			   size_t cap)
 {
 	if (k->zlevel == 99)
 		return (size_t)LZ4_compress_default((const char *)src->b, (char *)dst, (int)src->n,
 						    (int)cap);
-	ZSTD_CCtx_reset(cc, ZSTD_reset_session_and_parameters);
-	ZSTD_CCtx_setParameter(cc, ZSTD_c_compressionLevel, k->zlevel);
-	if (k->libdefault) {
-		ZSTD_CCtx_setParameter(cc, ZSTD_c_strategy, ZSTD_dfast);
-		ZSTD_CCtx_setParameter(cc, ZSTD_c_minMatch, 5);
-		ZSTD_CCtx_setParameter(cc, ZSTD_c_hashLog, 15);
-		ZSTD_CCtx_setParameter(cc, ZSTD_c_chainLog, 10);
-	}
+	set_params(cc, k, src->n);
 	size_t r = ZSTD_compress2(cc, dst, cap, src->b, src->n);
 	if (ZSTD_isError(r)) {
 		fprintf(stderr, "enc_experiment: zstd: %s\n", ZSTD_getErrorName(r));
@@ -786,19 +794,6 @@ struct stotals {
 	uint64_t cbytes[NSCAND][NSCOMP][NLAYOUT];
 	double cns[NSCAND][NSCOMP][NLAYOUT];
 };
-
-static void set_params(ZSTD_CCtx *c, const struct comp *k, size_t pledged)
-{
-	ZSTD_CCtx_reset(c, ZSTD_reset_session_and_parameters);
-	ZSTD_CCtx_setParameter(c, ZSTD_c_compressionLevel, k->zlevel);
-	if (k->libdefault) {
-		ZSTD_CCtx_setParameter(c, ZSTD_c_strategy, ZSTD_dfast);
-		ZSTD_CCtx_setParameter(c, ZSTD_c_minMatch, 5);
-		ZSTD_CCtx_setParameter(c, ZSTD_c_hashLog, 15);
-		ZSTD_CCtx_setParameter(c, ZSTD_c_chainLog, 10);
-	}
-	ZSTD_CCtx_setPledgedSrcSize(c, pledged);
-}
 
 /* Compress n streams, each its own frame, in rounds: round r feeds every
  * stream bytes [r * len / rounds, (r + 1) * len / rounds) of it, then the
