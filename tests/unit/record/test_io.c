@@ -20,6 +20,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -39,9 +40,18 @@ typedef struct late_writer {
 	long delay_ms;
 } late_writer;
 
+/* Set by the reader once it has read the clock before its read: the
+ * writer's delay starts after that, so the read blocks for at least the
+ * delay however slowly the reader got there (valgrind in the fresh-clone
+ * CI, on a slow host: the reader reached its read more than 5 ms after the
+ * writer had started a delay counted from its own start). */
+static atomic_int g_reader_timed;
+
 static void *write_late(void *arg)
 {
 	late_writer *lw = arg;
+	for (int i = 0; i < 10000 && !atomic_load(&g_reader_timed); i++)
+		rec_t_sleep_ms(1);
 	rec_t_sleep_ms(lw->delay_ms);
 	ssize_t w = write(lw->fd, "hello, pipe", 11);
 	(void)w;
@@ -59,6 +69,7 @@ __attribute__((noinline)) static ssize_t io_test_blocking_read(int fd, char *buf
 {
 	rec_event_type *t = rec_io_type_();
 	uint64_t t0 = rec_type_ticks(t);
+	atomic_store(&g_reader_timed, 1);
 	ssize_t k = read(fd, buf, n);
 	uint64_t t1 = rec_type_ticks(t);
 	*took_ticks = t1 - t0;
@@ -79,6 +90,7 @@ static void t_io_events(void **state)
 	int p[2];
 	assert_int_equal(pipe(p), 0);
 	late_writer lw = { p[1], 30 };
+	atomic_store(&g_reader_timed, 0);
 	pthread_t th;
 	assert_int_equal(pthread_create(&th, NULL, write_late, &lw), 0);
 	char buf[64];
