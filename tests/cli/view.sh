@@ -82,18 +82,25 @@ def tables(name):
 t = tables("lock")["contention_by_lock"]["rows"]
 check(len(t) == 1 and t[0]["lock"] == "quote-cache-lock", "one contended lock, quote-cache-lock: %s" % [r["lock"] for r in t])
 r = t[0]
-check(r["waits"] == 3, "3 waits: %d" % r["waits"])
+# the three waits behind the holder that sleeps inside the lock; the fixed
+# endpoint's short holds can add a few short waits on a slow host (ASan in
+# the fresh-clone CI: 5 waits, 2 of them at serve_blocking_fixed)
+s = tables("site")["contention_by_site"]["rows"]
+blk = [x for x in s if x["site"] == "serve_blocking"]
+extra = [x for x in s if x["site"] != "serve_blocking"]
+check(r["waits"] >= 3 and r["waits"] == 3 + sum(x["waits"] for x in extra),
+      "3 waits at serve_blocking, others only elsewhere: %d" % r["waits"])
 check(r["total"] >= 800 * MS, "total wait >= 800 ms (150 + 300 + 450): %.1f ms" % (r["total"] / MS))
 check(400 * MS <= r["max"] <= 600 * MS, "max wait about 450 ms: %.1f ms" % (r["max"] / MS))
 check(r["holder_site"] == "serve_blocking", "the holder's site is serve_blocking: %s" % r["holder_site"])
-check(r["holders"].count("(") == 1 and r["holders"].startswith("conn-") and r["holders"].endswith("(3)"),
+check(r["holders"].startswith("conn-") and r["holders"].split(",")[0].endswith("(3)")
+      and (r["holders"].count("(") == 1 or extra),
       "one holder, conn-N, for the 3 waits: %s" % r["holders"])
 check(r["holder_sleeping"] >= 400 * MS, "the holder slept >= 400 ms of the waits: %.1f ms" % (r["holder_sleeping"] / MS))
 check(r["holder_sleeping"] + r["holder_other"] + r["holder_running"] + r["holder_cond_wait"]
       + r["holder_io"] + r["holder_lock_wait"] == r["total"], "the holder's parts add up to the total")
 
-s = tables("site")["contention_by_site"]["rows"]
-check(len(s) == 1 and s[0]["site"] == "serve_blocking" and s[0]["waits"] == 3,
+check(len(blk) == 1 and blk[0]["waits"] == 3 and all(x["site"] == "serve_blocking_fixed" for x in extra),
       "contention-by-site: serve_blocking, 3 waits: %s" % [(x["site"], x["waits"]) for x in s])
 
 rq = tables("requests")
