@@ -25,7 +25,7 @@
  * pending; the sampler stores pending = 1, then loads kind, and signals
  * only if kind is still 0, then sets pending = 2 (sent).  So a thread that
  * sees pending != 0 after marking itself may have a signal on its way: it
- * waits in rec_wall_enter_slow_() until the handler ran (pending 0) before
+ * waits in rec_wall_mark_() until the handler ran (pending 0) before
  * it enters the real call.  If the signal is blocked in the thread it
  * takes it back (sigtimedwait, zero timeout) so that no signal of the
  * sampler is ever pending in a thread that blocks in a call.
@@ -90,7 +90,6 @@ void rec_wall_program_takes_signal(void);
  * librec.a and librec.so: there wall= says it needs rec-record and samples
  * nothing. */
 extern const int rec_wall_preload_marker_ __attribute__((weak, visibility("hidden")));
-void rec_wall_enter_slow_(rec_wall_thread *w);
 /* Emit the rec.WallSample of a marked call that got ticks (the caller is
  * inside the recorder; the stack is captured here). */
 void rec_wall_emit_call_(unsigned kind, uint32_t ticks);
@@ -106,6 +105,13 @@ static inline uint64_t rec_wall_tick_now(void)
 	return ns > o && p ? (ns - o) / p : 0;
 }
 
+/* The marking itself (wall_sampler.c), out of line so that an
+ * interposer's fast path, when wall sampling is off, is one thread-local
+ * load and holds no clock buffer (no stack-protector canary, fewer saved
+ * registers: the short read's per-call cost, issue 18). */
+unsigned rec_wall_mark_(rec_wall_thread *w, unsigned kind);
+uint32_t rec_wall_unmark_(unsigned marked);
+
 /* Mark the calling thread inside a blocking call of kind; returns what to
  * pass to rec_wall_leave() (0: not marked: the thread is not sampled, or
  * already inside a marked call).  The clock is read after the mark: a
@@ -113,14 +119,9 @@ static inline uint64_t rec_wall_tick_now(void)
 static inline unsigned rec_wall_enter(unsigned kind)
 {
 	rec_wall_thread *w = &rec_wall_tls_;
-	if (__builtin_expect(!__atomic_load_n(&w->listed, __ATOMIC_RELAXED), 1) ||
-	    __atomic_load_n(&w->kind, __ATOMIC_RELAXED) != 0)
+	if (__builtin_expect(!__atomic_load_n(&w->listed, __ATOMIC_RELAXED), 1))
 		return 0;
-	__atomic_store_n(&w->kind, kind, __ATOMIC_SEQ_CST);
-	if (__builtin_expect(__atomic_load_n(&w->pending, __ATOMIC_SEQ_CST) != 0, 0))
-		rec_wall_enter_slow_(w);
-	w->call_tick = rec_wall_tick_now();
-	return kind;
+	return rec_wall_mark_(w, kind);
 }
 
 /* The marked call returned: the grid ticks it spanned (0: nothing to emit),
@@ -128,15 +129,9 @@ static inline unsigned rec_wall_enter(unsigned kind)
  * thread's running ticks as the ticks since it attached less those). */
 static inline uint32_t rec_wall_leave(unsigned marked)
 {
-	if (!marked)
+	if (__builtin_expect(!marked, 1))
 		return 0;
-	rec_wall_thread *w = &rec_wall_tls_;
-	uint64_t t = rec_wall_tick_now();
-	uint32_t n = t > w->call_tick ? (uint32_t)(t - w->call_tick) : 0;
-	if (n)
-		__atomic_store_n(&w->call_ticks, w->call_ticks + n, __ATOMIC_RELAXED);
-	__atomic_store_n(&w->kind, 0, __ATOMIC_SEQ_CST);
-	return n;
+	return rec_wall_unmark_(marked);
 }
 
 #endif /* LIBREC_RECORD_WALL_INTERNAL_H */

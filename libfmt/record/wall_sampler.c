@@ -160,7 +160,7 @@ static void on_signal(int sig, siginfo_t *si, void *uc)
 
 /* ---- the hand-off and the call's sample ------------------------------------- */
 
-void rec_wall_enter_slow_(rec_wall_thread *w)
+static void wait_for_pending(rec_wall_thread *w)
 {
 	int saved = errno;
 	/* pending 1: the sampler is between its look at kind and its signal */
@@ -182,6 +182,29 @@ void rec_wall_enter_slow_(rec_wall_thread *w)
 						  __ATOMIC_RELAXED);
 	}
 	errno = saved;
+}
+
+unsigned rec_wall_mark_(rec_wall_thread *w, unsigned kind)
+{
+	if (__atomic_load_n(&w->kind, __ATOMIC_RELAXED) != 0)
+		return 0; /* already inside a marked call */
+	__atomic_store_n(&w->kind, kind, __ATOMIC_SEQ_CST);
+	if (__builtin_expect(__atomic_load_n(&w->pending, __ATOMIC_SEQ_CST) != 0, 0))
+		wait_for_pending(w);
+	w->call_tick = rec_wall_tick_now();
+	return kind;
+}
+
+uint32_t rec_wall_unmark_(unsigned marked)
+{
+	(void)marked;
+	rec_wall_thread *w = &rec_wall_tls_;
+	uint64_t t = rec_wall_tick_now();
+	uint32_t n = t > w->call_tick ? (uint32_t)(t - w->call_tick) : 0;
+	if (n)
+		__atomic_store_n(&w->call_ticks, w->call_ticks + n, __ATOMIC_RELAXED);
+	__atomic_store_n(&w->kind, 0, __ATOMIC_SEQ_CST);
+	return n;
 }
 
 void rec_wall_emit_call_(unsigned kind, uint32_t ticks)
