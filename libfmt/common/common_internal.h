@@ -420,6 +420,40 @@ typedef struct rec_section_header {
 void rec_section_header_encode(const rec_section_header *s, uint8_t out[REC_SECTION_HEADER_SIZE]);
 void rec_section_header_decode(const uint8_t in[REC_SECTION_HEADER_SIZE], rec_section_header *s);
 
+/* Split EVENTS (format 1.3, header flag REC_CHUNK_SPLIT_EVENTS;
+ * events_split.c): the section's stored bytes are a table of the four
+ * streams' Stored_Size and Raw_Size (u32 each, REC_EVS_TABLE_SIZE bytes),
+ * then each stream compressed on its own with the chunk's codec. */
+enum { REC_EVS_HEADS, REC_EVS_TIMES, REC_EVS_REFS, REC_EVS_BODIES, REC_EVS_N };
+#define REC_EVS_TABLE_SIZE ((size_t)REC_EVS_N * 8u)
+/* A type's flags for cutting its records: REC_EVENT_HAS_* | REC_EVS_KNOWN,
+ * 0 for a Type_Id the chunk does not declare.  tf[id] for id < n, else
+ * more(ctx, id) (NULL: undeclared). */
+#define REC_EVS_KNOWN 0x80u
+typedef struct rec_evs_types {
+	const uint8_t *tf;
+	size_t n;
+	unsigned (*more)(const void *ctx, uint64_t id);
+	const void *ctx;
+} rec_evs_types;
+/* Append the records of [p, end) to the four streams; false if a record
+ * does not frame, its type is undeclared, or out of memory. */
+bool rec_events_split(const uint8_t *p, const uint8_t *end, const rec_evs_types *ty,
+		      rec_buf out[REC_EVS_N]);
+/* Join the four streams s[] (len[] bytes) into the items records of the
+ * section, raw bytes at dst.  NULL when they join exactly, else what is
+ * wrong, *bad_record the record where it was found. */
+const char *rec_events_join(const uint8_t *const s[REC_EVS_N], const size_t len[REC_EVS_N],
+			    uint32_t items, const rec_evs_types *ty, uint8_t *dst, size_t raw,
+			    uint32_t *bad_record);
+/* The stream table at p of a split section of stored bytes, raw bytes:
+ * false unless the streams' sizes add up to the section's (and a stream is
+ * empty in both or neither). */
+bool rec_events_split_table_decode(const uint8_t *p, size_t stored, uint32_t raw,
+				   uint32_t sstored[REC_EVS_N], uint32_t sraw[REC_EVS_N]);
+void rec_events_split_table_encode(uint8_t *p, const uint32_t sstored[REC_EVS_N],
+				   const uint32_t sraw[REC_EVS_N]);
+
 /* Front_Checksum (spec "Front checksum", format 1.1): CRC32C over the payload
  * with the stored bytes of every section but METADATA and STATS left out,
  * that is every section header and the stored bytes of those two. */

@@ -153,6 +153,57 @@ static bool prescan(const uint8_t *p, const uint8_t *end, uint64_t ticks, rec_pr
 	return true;
 }
 
+/* prescan() of a split section's streams (1.3): the records' Type_Ids
+ * from the heads stream (after each Size), their times from the times
+ * stream; false where a stream does not hold what items records need. */
+static bool prescan_split(const uint8_t *h, const uint8_t *he, const uint8_t *t, const uint8_t *te,
+			  uint32_t items, uint64_t ticks, rec_prescan *ps)
+{
+	memset(ps->count, 0, sizeof ps->count);
+	uint64_t prev = 0;
+	for (uint32_t n = 0; n < items; n++) {
+		uint64_t size, tid, d;
+		if (!rec_varint_get(&h, he, &size) || !rec_varint_get(&h, he, &tid) ||
+		    tid >= REC_PRESCAN_IDS || !rec_varint_get(&t, te, &d))
+			return false;
+		ticks += (uint64_t)rec_unzigzag(d);
+		if (n && ticks < prev)
+			return false;
+		prev = ticks;
+		if (!ps->count[tid]++)
+			ps->first[tid] = ticks;
+		ps->last[tid] = ticks;
+	}
+	ps->n = items;
+	return h == he && t == te;
+}
+
+/* A split EVENTS section (1.3) of items records, stored bytes in
+ * s->payload: its four streams decompressed one after the other into
+ * s->out (the reader joins them: split_events.c), pre-scanned from the
+ * heads and times streams when want_ps. */
+static bool pf_split(pf_slot *s, const rec_section_header *sh, const rec_chunk_header *h,
+		     rec_codec_ctx *ctx, bool want_ps)
+{
+	uint32_t sst[REC_EVS_N], srw[REC_EVS_N];
+	if (!rec_events_split_table_decode(s->payload.data, sh->stored_size, sh->raw_size, sst, srw))
+		return false;
+	const uint8_t *in = (const uint8_t *)s->payload.data + REC_EVS_TABLE_SIZE;
+	uint8_t *out = s->out.data;
+	for (int i = 0; i < REC_EVS_N; i++) {
+		if (srw[i] && rec_codec_decompress(ctx, h->codec, in, sst[i], out, srw[i]) != REC_OK)
+			return false;
+		in += sst[i];
+		out += srw[i];
+	}
+	if (want_ps && (s->ps || (s->ps = malloc(sizeof *s->ps)))) {
+		const uint8_t *hd = s->out.data, *tm = hd + srw[REC_EVS_HEADS];
+		s->ps_ok = prescan_split(hd, tm, tm, tm + srw[REC_EVS_TIMES], sh->item_count,
+					 h->start_ticks, s->ps);
+	}
+	return true;
+}
+
 /* The rest of the job of slot s, whose header is h: its EVENTS section
  * decompressed (and pre-scanned when want_ps).  Runs without the lock: the
  * slot is the caller's while RUNNING. */
@@ -183,15 +234,22 @@ static bool pf_body(const rec_prefetch *pf, uint64_t size, pf_slot *s, const rec
 		    !pf_read(pf, size, at, s->payload.data, sh.stored_size) ||
 		    !rec_bigbuf_reserve(&s->out, sh.raw_size))
 			return false;
-		if (rec_codec_decompress(ctx, h->codec, s->payload.data, sh.stored_size, s->out.data,
-					 sh.raw_size) != REC_OK)
+		if (h->flags & REC_CHUNK_SPLIT_EVENTS) {
+			/* Decompressed, not joined: joining needs the chunk's types,
+			 * which are the reader's (split_events.c). */
+			if (!pf_split(s, &sh, h, ctx, want_ps))
+				return false;
+		} else if (rec_codec_decompress(ctx, h->codec, s->payload.data, sh.stored_size,
+						s->out.data, sh.raw_size) != REC_OK) {
 			return false;
+		}
 		s->stored_off = at;
 		s->stored = sh.stored_size;
 		s->raw = sh.raw_size;
 		s->codec = h->codec;
 		s->start_ticks = h->start_ticks;
-		if (want_ps && (s->ps || (s->ps = malloc(sizeof *s->ps))))
+		if (want_ps && !(h->flags & REC_CHUNK_SPLIT_EVENTS) &&
+		    (s->ps || (s->ps = malloc(sizeof *s->ps))))
 			s->ps_ok = prescan(s->out.data, (const uint8_t *)s->out.data + sh.raw_size,
 					   h->start_ticks, s->ps);
 		return true;

@@ -239,6 +239,7 @@ struct rec_reader {
 	rec_value *values;
 	uint32_t values_cap;
 	rec_buf scratch;     /* text/blob copies of the current event */
+	rec_bigbuf split;    /* a split EVENTS section's streams, decompressed (split_events.c) */
 	rec_order ord;
 	/* type selection (select_types.c) */
 	rec_type_filter want;  /* NULL: every type */
@@ -284,6 +285,11 @@ rec_status rec_rd_read_chunk(rec_reader *r, rec_rchunk **out, bool for_events);
 rec_status rec_rd_read_section_table(rec_reader *r, rec_rchunk *c);
 /* Decompressed bytes of section index si of c. */
 rec_status rec_rd_section(rec_reader *r, rec_rchunk *c, uint32_t si, const uint8_t **p);
+/* The EVENTS section of a 1.3 split chunk (stored bytes sp) decompressed
+ * stream by stream and joined into b (split_events.c); a problem of c when
+ * it does not. */
+rec_status rec_rd_split_events(rec_reader *r, rec_rchunk *c, const rec_rsec *s, const uint8_t *sp,
+			       rec_bigbuf *b);
 
 /* A cursor over a section's bytes for metadata.c and stats.c: on failure,
  * what names the value and st the status. */

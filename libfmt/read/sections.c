@@ -67,11 +67,17 @@ rec_status rec_rd_section(rec_reader *r, rec_rchunk *c, uint32_t si, const uint8
 	rec_status st = section_stored(r, c, s, &sp);
 	if (st != REC_OK)
 		return st;
+	rec_bigbuf *b = &c->raw[s->kind < REC_NKINDS ? s->kind : 0];
+	if (s->kind == REC_SECTION_EVENTS && (c->h.flags & REC_CHUNK_SPLIT_EVENTS)) {
+		if ((st = rec_rd_split_events(r, c, s, sp, b)) != REC_OK)
+			return st;
+		*p = b->data;
+		return REC_OK;
+	}
 	if (!(s->flags & REC_SECTION_COMPRESSED)) {
 		*p = sp;
 		return REC_OK;
 	}
-	rec_bigbuf *b = &c->raw[s->kind < REC_NKINDS ? s->kind : 0];
 	if (rec_rd_prefetch_take(r, c, s, sp, b)) {
 		*p = b->data;
 		return REC_OK;

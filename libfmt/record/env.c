@@ -87,7 +87,7 @@ static bool key_is(const char *k, size_t kl, const char *name)
 }
 
 #define REC_OPTION_KEYS                                                                    \
-	"the options are codec, level, chunk, flush, memory, buffer, full, flight, crash, " \
+	"the options are codec, level, layout, chunk, flush, memory, buffer, full, flight, crash, " \
 	"maxage, maxsize, signal, events, quiet, cpu, alloc, io, duration, forks, wall, symbolize"
 
 /* What a key accepts, for the error message; NULL for an unknown key.  The
@@ -100,6 +100,8 @@ static const char *option_values(const char *k, size_t kl)
 	} tab[] = {
 		{ "codec", "codec is none, zstd or lz4" },
 		{ "level", "level is an integer from -100 to 100" },
+		{ "layout", "layout is split (format 1.3: EVENTS in four streams, the default) or "
+			    "one (one stream, what readers of format 1.2 and older read)" },
 		{ "chunk", "chunk is a size up to 256MiB, like 1MiB or 65536" },
 		{ "flush", "flush is a duration from 1ms to below 1h, like 500ms or 2s" },
 		{ "memory", "memory is a size, like 64MiB" },
@@ -254,6 +256,13 @@ rec_status rec_recorder_options_parse(rec_recorder_options *o, const char *text,
 					o->codec = REC_CODEC_ZSTD;
 				else if (vl == 3 && memcmp(v, "lz4", 3) == 0)
 					o->codec = REC_CODEC_LZ4;
+				else
+					ok = false;
+			} else if (key_is(k, kl, "layout")) {
+				if (vl == 5 && memcmp(v, "split", 5) == 0)
+					o->events_layout = REC_EVENTS_SPLIT;
+				else if (vl == 3 && memcmp(v, "one", 3) == 0)
+					o->events_layout = REC_EVENTS_ONE_STREAM;
 				else
 					ok = false;
 			} else if (key_is(k, kl, "level")) {

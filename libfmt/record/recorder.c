@@ -204,7 +204,7 @@ static bool reserved_zero(const rec_recorder_options *o)
 	for (size_t i = 0; i < 4; i++)
 		if (o->reserved[i])
 			return false;
-	return o->reserved0 == 0 && o->reserved1 == 0;
+	return o->events_layout <= REC_EVENTS_SPLIT && o->reserved1 == 0;
 }
 
 /* ---- open, in steps ------------------------------------------------------------------------- */
@@ -372,6 +372,7 @@ static rec_status open_writer(rec_recorder *r, const rec_recorder_options *o, in
 	rec_writer_options wo = REC_WRITER_OPTIONS_INIT;
 	wo.codec = o->codec;
 	wo.level = o->level;
+	wo.events_layout = o->events_layout;
 	wo.chunk_events_size = o->chunk_size;
 	wo.run_id = r->run_id;
 	wo.pid = o->pid;

@@ -188,8 +188,9 @@ static rec_status apply_options(rec_writer *w, const rec_writer_options *user)
 		if (n < sizeof(o))
 			memset((uint8_t *)&o + n, 0, sizeof(o) - n);
 	}
-	if (o.reserved0)
-		return rec_w_fail(w, REC_ERR_INVALID_ARG, "options: reserved0 must be zero");
+	if (o.events_layout > REC_EVENTS_SPLIT)
+		return rec_w_fail(w, REC_ERR_INVALID_ARG, "options: events_layout %u is not a layout",
+				  o.events_layout);
 	for (size_t i = 0; i < sizeof(o.reserved) / sizeof(o.reserved[0]); i++)
 		if (o.reserved[i])
 			return rec_w_fail(w, REC_ERR_INVALID_ARG,
@@ -213,6 +214,7 @@ static rec_status apply_options(rec_writer *w, const rec_writer_options *user)
 
 	w->codec = o.codec;
 	w->level = o.level;
+	w->split = o.codec != REC_CODEC_NONE && o.events_layout != REC_EVENTS_ONE_STREAM;
 	if (o.codec == REC_CODEC_ZSTD && o.level == 0)
 		w->header_level = 3; /* what the codec uses for 0 */
 	else if (o.codec == REC_CODEC_NONE)
@@ -264,6 +266,7 @@ static void writer_free(rec_writer *w)
 	rec_buf_free(&w->scratch);
 	rec_buf_free(&w->out);
 	rec_codec_ctx_free(w->cctx);
+	rec_w_split_free(w);
 	free(w);
 }
 

@@ -455,6 +455,7 @@ static rec_status chunk_open(rec_writer *w)
 	w->c_zended = 0;
 	w->c_ev0 = w->c_head = 0;
 	w->events.len = 0;
+	rec_w_split_reset(w);
 	return REC_OK;
 }
 
@@ -567,6 +568,13 @@ static void stream_more(rec_writer *w)
 		w->c_zended = 1;
 		return;
 	}
+	if (w->split) { /* four streams (writer_split.c), begun as they get bytes */
+		size_t from = w->c_zin ? w->c_zin : w->c_ev0;
+		if (!rec_w_split_feed(w, w->events.data + from, w->events.len - from))
+			w->c_zended = 1;
+		w->c_zin = w->events.len;
+		return;
+	}
 	if (!w->c_zin) {
 		if (rec_codec_zstream_begin(w->cctx, w->level, &w->zout) != REC_OK) {
 			w->c_zended = 1;
@@ -593,6 +601,7 @@ static rec_status close_chunk(rec_writer *w, int final)
 	rec_chunk_header h;
 	rec_wchunk c = { 0, 0 };
 	rec_status st;
+	int split = 0; /* the EVENTS section was stored in four streams */
 
 	if (!w->c_open && (st = chunk_open(w)) != REC_OK)
 		return st;
@@ -687,7 +696,19 @@ static rec_status close_chunk(rec_writer *w, int final)
 	if (ev_len > (size_t)REC_MAX_SECTION_RAW)
 		return rec_w_fail(w, REC_ERR_LIMIT, "chunk: section %u would hold %zu bytes (limit %u)",
 				  REC_SECTION_EVENTS, ev_len, REC_MAX_SECTION_RAW);
-	if (w->c_zin && !w->c_zended) {
+	if (w->c_zin && !w->c_zended && w->split) {
+		/* The four frames streamed while the records came: their ends. */
+		w->c_zended = 1;
+		if (rec_w_split_feed(w, w->events.data + w->c_zin, w->events.len - w->c_zin) &&
+		    rec_w_split_end(w) && w->ssec.len < ev_len) {
+			st = put_section(w, &c, REC_SECTION_EVENTS, count, ev_len,
+					 REC_SECTION_COMPRESSED, w->ssec.data, w->ssec.len);
+			if (st != REC_OK)
+				return st;
+			split = 1;
+			st = REC_OK;
+		}
+	} else if (w->c_zin && !w->c_zended) {
 		/* The frame streamed while the records came: its end. */
 		size_t off = 0;
 		w->c_zended = 1;
@@ -701,6 +722,13 @@ static rec_status close_chunk(rec_writer *w, int final)
 			st = REC_ERR_CODEC;
 		if (st != REC_OK && st != REC_ERR_CODEC)
 			return st;
+	}
+	if (st == REC_ERR_CODEC && w->split && count && rec_w_split_oneshot(w, ev_raw, ev_len)) {
+		st = put_section(w, &c, REC_SECTION_EVENTS, count, ev_len, REC_SECTION_COMPRESSED,
+				 w->ssec.data, w->ssec.len);
+		if (st != REC_OK)
+			return st;
+		split = 1;
 	}
 	if (st == REC_ERR_CODEC) /* not streamed, or the stream failed */
 		st = add_section(w, &c, REC_SECTION_EVENTS, count, ev_raw, ev_len);
@@ -723,6 +751,8 @@ static rec_status close_chunk(rec_writer *w, int final)
 				&h.front_crc))
 		return rec_w_fail(w, REC_ERR_STATE, "chunk: section table does not fit its payload");
 	h.flags |= REC_CHUNK_FRONT_CRC;
+	if (split)
+		h.flags |= REC_CHUNK_SPLIT_EVENTS;
 	h.codec = (uint8_t)w->codec;
 	h.level = w->header_level;
 	h.section_count = c.sections;

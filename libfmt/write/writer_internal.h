@@ -198,6 +198,17 @@ struct rec_writer {
 	rec_buf out;             /* header + payload of the chunk */
 	rec_codec_ctx *cctx;
 
+	/* Split EVENTS (format 1.3; writer_split.c). */
+	int split;                       /* chunks store EVENTS in four streams */
+	rec_buf sbuf[REC_EVS_N];         /* the streams cut from EVENTS bytes */
+	rec_buf szout[REC_EVS_N];        /* streamed: each stream's frame so far */
+	rec_codec_ctx *sctx[REC_EVS_N];  /* streamed: each stream's compressor */
+	uint64_t s_raw[REC_EVS_N];       /* streamed: bytes fed to each stream */
+	int s_begun[REC_EVS_N];
+	rec_buf ssec;                    /* the section's stored bytes, assembled */
+	uint8_t *tf;                     /* type flags by id (rec_evs_types) */
+	size_t ntf, tf_ntypes;
+
 	rec_writer_stats stats;
 	/* Unit tests only (test_writer_take.c): rec_w_take_checked() checks and
 	 * places every record with check_scan(), never take_run(), so that the
@@ -219,6 +230,21 @@ static inline rec_wtype *rec_w_type_find(rec_writer *w, uint32_t id)
 		w->last_type = t;
 	return t;
 }
+
+/* Split EVENTS (writer_split.c).  The open chunk's EVENTS bytes p..p+n cut
+ * into the four streams and fed to their compressors (zstd, streamed);
+ * false: the streams stopped (the chunk is then split in one step). */
+bool rec_w_split_feed(rec_writer *w, const uint8_t *p, size_t n);
+/* The streamed section ended: its stored bytes in w->ssec.  false: not
+ * streamed or failed (then split in one step, or store one stream). */
+bool rec_w_split_end(rec_writer *w);
+/* The section's records ev..ev+n split and compressed in one step into
+ * w->ssec; false: failed, or not smaller than the records (store one
+ * stream). */
+bool rec_w_split_oneshot(rec_writer *w, const uint8_t *ev, size_t n);
+/* A new chunk: the streams empty, none begun. */
+void rec_w_split_reset(rec_writer *w);
+void rec_w_split_free(rec_writer *w);
 
 /* Pools (writer_pool.c). */
 void rec_w_pools_init(rec_writer *w);

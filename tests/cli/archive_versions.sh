@@ -12,8 +12,10 @@
 # 2.0 chunk once as "chunk 2 at offset 1033: unsupported format version 2.0"
 # with the file name, counts it, goes on to the chunks after it, and exits 1.
 # The same holds for a file built now from the current testdata parts, where
-# newer-minor.rec is 1.2 and zstd-1.1.rec (format 1.1, Front_Checksum) takes
-# zstd.rec's place: 1.0, 1.2, 2.0 and 1.1 chunks in one file.  Then the
+# newer-minor.rec is 1.4 (one minor newer than the writer's 1.3) and
+# zstd-1.1.rec (format 1.1, Front_Checksum) takes zstd.rec's place: 1.0, 1.4,
+# 2.0 and 1.1 chunks in one file.  Then format 1.3's split EVENTS through
+# the archive tools.  Then the
 # archive tools on 1.1 chunks damaged in STATS or in EVENTS, from a pipe too.
 set -uo pipefail
 if [ ! -d "${REC_BIN:-}" ] && [ -n "${BUILD:-}" ] && [ -d "$BUILD/bin" ]; then REC_BIN=$BUILD/bin; fi
@@ -116,7 +118,33 @@ for f in tiny newer-minor zstd-1.1; do
 	now_events=$((now_events + n))
 done
 cp "$tmp/now.rec" "$tmp/now-mixed.rec"
-check "$tmp/now-mixed.rec" "$now_bad" "$now_events" "$((next - off))" "1.0 1.1 1.3"
+check "$tmp/now-mixed.rec" "$now_bad" "$now_events" "$((next - off))" "1.0 1.1 1.4"
+
+# Format 1.3 (testdata/valid/split-1.3.rec: two chunks with split EVENTS,
+# one in one stream): checked, copied byte for byte by rec-cat, rec-recover
+# and rec-split, re-encoded by rec-scrub into split chunks again, the same
+# events throughout; after it, a 1.2 chunk (zstd-1.1.rec) in the same file.
+s13=$root/testdata/valid/split-1.3.rec
+"$bin/rec-check" -q "$s13" || fail "split-1.3: rec-check"
+"$bin/rec-cat" "$s13" >"$tmp/s13-cat.rec" 2>"$tmp/err" && cmp -s "$s13" "$tmp/s13-cat.rec" \
+	|| fail "split-1.3: rec-cat: $(cat "$tmp/err")"
+"$bin/rec-recover" "$s13" "$tmp/s13-rec.rec" 2>"$tmp/err" && cmp -s "$s13" "$tmp/s13-rec.rec" \
+	|| fail "split-1.3: rec-recover: $(cat "$tmp/err")"
+rm -f "$tmp"/s13-piece-*
+"$bin/rec-split" --by run -o "$tmp/s13-piece" "$s13" >"$tmp/out" 2>"$tmp/err" &&
+	cmp -s "$s13" "$tmp/s13-piece-0001.rec" || fail "split-1.3: rec-split: $(cat "$tmp/out" "$tmp/err")"
+"$bin/rec-scrub" -q --blank '*.message' "$s13" "$tmp/s13-scrub.rec" 2>"$tmp/err" || fail "split-1.3: rec-scrub: $(cat "$tmp/err")"
+for f in "$s13" "$tmp/s13-scrub.rec"; do
+	"$bin/rec-summary" --json "$f" | python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+assert d["events"] == 559 and d["versions"] == ["1.3"] and d["chunks"] == 3 and d["chunks_damaged"] == 0, d
+' || fail "split-1.3: rec-summary --json $(basename "$f")"
+done
+cat "$s13" "$root/testdata/valid/zstd-1.1.rec" >"$tmp/s13-mixed.rec"
+"$bin/rec-check" -q "$tmp/s13-mixed.rec" || fail "split-1.3 + zstd-1.1: rec-check"
+n=$("$bin/rec-print" --json "$tmp/s13-mixed.rec" | python3 -c 'import json,sys; print(len(json.load(sys.stdin)["recording"]["events"]))')
+[ "$n" = $((559 + 46)) ] || fail "split-1.3 + zstd-1.1: rec-print printed $n events"
 
 # Format 1.1 damage (testdata/invalid/*-1.1.rec, 3 chunks of 8 events, chunk 1
 # hit).  front-1.1: a STATS byte, so Front_Checksum fails and every tool

@@ -222,7 +222,7 @@ def check_invalid(name):
 
 valid = sorted(f[:-4] for f in os.listdir(os.path.join(data, "valid")) if f.endswith(".rec"))
 invalid = sorted(f[:-4] for f in os.listdir(os.path.join(data, "invalid")) if f.endswith(".rec"))
-if set(valid) != {"tiny", "zstd", "lz4", "two-runs", "newer-minor", "tiny-1.1", "zstd-1.1", "frames-1.2"}:
+if set(valid) != {"tiny", "zstd", "lz4", "two-runs", "newer-minor", "tiny-1.1", "zstd-1.1", "frames-1.2", "split-1.3"}:
     fail(f"unexpected valid set {valid}")
 for n in valid:
     check_valid(n)

@@ -80,7 +80,7 @@ said codec "rec: REC_OPTIONS=codec=gzip: bad option 'codec=gzip' (codec is none,
 	"$good" codec=gzip 10 expect-off
 said threshold "rec: REC_OPTIONS=threshold=5: bad option 'threshold=5' (unknown option; a threshold is set per type: events=PATTERN:threshold=DUR); not recording" \
 	"$good" threshold=5 10 expect-off
-said unknown "rec: REC_OPTIONS=flush=1s,colour=red: bad option 'colour=red' (unknown option; the options are codec, level, chunk, flush, memory, buffer, full, flight, crash, maxage, maxsize, signal, events, quiet, cpu, alloc, io, duration, forks, wall, symbolize); not recording" \
+said unknown "rec: REC_OPTIONS=flush=1s,colour=red: bad option 'colour=red' (unknown option; the options are codec, level, layout, chunk, flush, memory, buffer, full, flight, crash, maxage, maxsize, signal, events, quiet, cpu, alloc, io, duration, forks, wall, symbolize); not recording" \
 	"$good" flush=1s,colour=red 10 expect-off
 said flush "rec: REC_OPTIONS=flush=0: bad option 'flush=0' (flush is a duration from 1ms to below 1h, like 500ms or 2s); not recording" \
 	"$good" flush=0 10 expect-off

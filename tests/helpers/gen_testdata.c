@@ -11,7 +11,9 @@
  *   as format 1.0 (the writer writes 1.1; these keep testing 1.0 input, so
  *   each chunk is turned into 1.0: tests/lib/v10.h), and as format 1.1
  *   valid/{tiny-1.1,zstd-1.1}.rec, invalid/{front-1.1,events-1.1}.rec and
- *   valid/newer-minor.rec (1.2: one minor newer than the writer's)
+ *   valid/newer-minor.rec (1.4: one minor newer than the writer's),
+ *   valid/frames-1.2.rec (1.2, frame sources) and valid/split-1.3.rec
+ *   (1.3, split EVENTS; every other file is written in one stream)
  *   and next to each NAME.rec a NAME.facts file: what the generator wrote
  *   (events per type, chunks and their offsets, runs, dropped events, the
  *   first and last event time) for the CLI tests to check the tools'
@@ -97,7 +99,11 @@ typedef struct run {
 	bool closed;      /* FINAL written */
 	bool v11;         /* keep the writer's format 1.1; else made 1.0 at close */
 	bool v12;         /* with v11: keep the writer's 1.2 (frame sources); else made 1.1 */
+	bool v13;         /* with v12: keep the writer's 1.3 (split EVENTS); else made 1.2 */
 } run;
+
+/* Written in one stream (1.0-1.2), unless run_open_split(). */
+static uint32_t open_layout = REC_EVENTS_ONE_STREAM;
 
 static void run_open(run *r, unsigned codec, uint64_t run_id, uint32_t pid, uint64_t freq)
 {
@@ -115,6 +121,7 @@ static void run_open(run *r, unsigned codec, uint64_t run_id, uint32_t pid, uint
 	o.tick_frequency = freq;
 	o.anchor_wall_ns = ANCHOR_WALL;
 	o.anchor_ticks = ANCHOR_TICKS;
+	o.events_layout = open_layout;
 	rec_sink sink = { mem_write, NULL, &r->out };
 	check(rec_writer_open(&r->w, &sink, &o), "rec_writer_open");
 }
@@ -269,6 +276,8 @@ static void run_close(run *r)
 		die("not every chunk became 1.0");
 	if (r->v11 && !r->v12 && rec_t_to_v11(r->out.p, r->out.len) != r->nchunks)
 		die("not every chunk became 1.1");
+	if (r->v12 && !r->v13 && rec_t_to_v12(r->out.p, r->out.len) != r->nchunks)
+		die("not every chunk became 1.2");
 	r->closed = true;
 	free(r->pend);
 	r->pend = NULL;
@@ -283,6 +292,8 @@ static void run_abandon(run *r)
 		die("not every chunk became 1.0");
 	if (r->v11 && !r->v12 && rec_t_to_v11(r->out.p, r->out.len) != r->nchunks)
 		die("not every chunk became 1.1");
+	if (r->v12 && !r->v13 && rec_t_to_v12(r->out.p, r->out.len) != r->nchunks)
+		die("not every chunk became 1.2");
 	free(r->pend);
 	r->pend = NULL;
 }
@@ -697,6 +708,46 @@ static void gen_zstd(const char *dir, const char *name, bool v11)
 	free(r.out.p);
 }
 
+/* split-1.3: format 1.3's split EVENTS: zstd chunks of every field type
+ * and a few hundred events each (a chunk of a dozen events is stored in
+ * one stream, the split would not be smaller), and a last small chunk in
+ * one stream beside them. */
+static void gen_split(const char *dir, const char *name)
+{
+	run r;
+	open_layout = REC_EVENTS_SPLIT;
+	run_open(&r, REC_CODEC_ZSTD, 0x5eed0000c0ffee13ull, 5353, 1000000000ull);
+	open_layout = REC_EVENTS_ONE_STREAM;
+	r.v11 = r.v12 = r.v13 = true;
+	types_full(&r);
+	pools_full(&r);
+	uint64_t us = 1000;
+	for (unsigned k = 0; k < 4; k++)
+		alltypes(&r, ANCHOR_TICKS + k * 100 * us, k, us);
+	mix(&r, ANCHOR_TICKS + 500 * us, 300, us, 4);
+	run_flush(&r);
+	mix(&r, ANCHOR_TICKS + 400000 * us, 250, us, 5);
+	dropped(&r, 2);
+	run_flush(&r);
+	mix(&r, ANCHOR_TICKS + 800000 * us, 5, us, 6);
+	run_close(&r);
+	/* the first two chunks split, the last in one stream */
+	size_t off = 0;
+	for (size_t i = 0; i < r.nchunks; i++) {
+		const uint8_t *h = r.out.p + off;
+		bool split = (rec_le32(h + REC_HOFF_FLAGS) & REC_CHUNK_SPLIT_EVENTS) != 0;
+		if (split != (i < 2))
+			die("split-1.3: chunk %zu is %s split", i, split ? "" : "not");
+		off += rec_le32(h + REC_HOFF_HEADER_SIZE) + rec_le64(h + REC_HOFF_PAYLOAD_SIZE);
+	}
+	write_file(dir, name, r.out.p, r.out.len);
+	FILE *f = facts_open(dir, name);
+	run *rs[] = { &r };
+	facts_runs(f, rs, 1, 0);
+	facts_close(f);
+	free(r.out.p);
+}
+
 static void gen_lz4(const char *dir)
 {
 	run r;
@@ -1041,6 +1092,7 @@ int main(int argc, char **argv)
 	gen_zstd(valid, "zstd", false);
 	gen_zstd(valid, "zstd-1.1", true);
 	gen_frames(valid, "frames-1.2");
+	gen_split(valid, "split-1.3");
 	gen_lz4(valid);
 	gen_two_runs(valid);
 	gen_newer_minor(valid);

@@ -143,7 +143,7 @@ typedef struct rec_recorder_options {
 	uint64_t max_age_ms;         /* drop chunks older than this; 0 = no age limit */
 	uint64_t max_size;           /* bytes of encoded chunks kept; 0 = 64 MiB */
 	int32_t dump_signal;         /* 0 = SIGUSR2; -1 = none */
-	uint32_t reserved0;          /* must be zero */
+	uint32_t events_layout;      /* rec_events_layout (rec.h); 0 = split with a codec */
 	/* Which event types are on and how: comma-separated entries
 	 * "PATTERN[:threshold=DUR][:stack=on|off][:enabled=on|off][:throttle=RATE]",
 	 * PATTERN an exact name, a prefix ending in '*', or "*"; DUR as
@@ -179,7 +179,7 @@ typedef struct rec_recorder_options {
 
 /*! rec_recorder_options_parse() :
  *  Apply a REC_OPTIONS-style string to opts: comma-separated key=value with
- *  keys codec=none|zstd|lz4, level=N, chunk=SIZE, flush=DUR, memory=SIZE,
+ *  keys codec=none|zstd|lz4, level=N, layout=split|one, chunk=SIZE, flush=DUR, memory=SIZE,
  *  buffer=SIZE, full=drop|wait, flight=on|off, maxage=DUR, maxsize=SIZE,
  *  signal=N|none, crash=on|off|1|0 (fatal-signal handlers: REC_RECORDER_CRASH /
  *  REC_RECORDER_NO_CRASH), events=LIST (LIST uses ';' instead of ',' between entries),

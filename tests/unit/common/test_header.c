@@ -232,8 +232,13 @@ static void t_errors(void **state)
 	assert_int_equal(dec(buf, 128, &msg), REC_ERR_CORRUPT);
 	assert_string_not_equal(msg, "header checksum mismatch");
 
-	/* reserved flags (each bit 16..31) with a valid checksum */
-	for (unsigned bit = 16; bit < 32; bit++) {
+	/* reserved flags (each bit 17..31) with a valid checksum; bit 16 is
+	 * 1.3's SPLIT_EVENTS */
+	h = sample();
+	h.flags = REC_CHUNK_SPLIT_EVENTS;
+	rec_chunk_header_encode(&h, buf);
+	assert_int_equal(dec(buf, 128, &msg), REC_OK);
+	for (unsigned bit = 17; bit < 32; bit++) {
 		h = sample();
 		h.flags = 1u << bit;
 		rec_chunk_header_encode(&h, buf);

@@ -168,6 +168,15 @@ static void t_options_parse(void **state)
 	assert_int_equal(o.level, 5);
 	assert_int_equal(o.chunk_size, 1u << 20);
 	assert_string_equal(o.events, "rec.LockWait:threshold=10ms:stack=on,app.*");
+	assert_int_equal(o.events_layout, REC_EVENTS_DEFAULT);
+	assert_int_equal(rec_recorder_options_parse(&o, "layout=one", storage, sizeof storage, err,
+						    sizeof err),
+			 REC_OK);
+	assert_int_equal(o.events_layout, REC_EVENTS_ONE_STREAM);
+	assert_int_equal(rec_recorder_options_parse(&o, "layout=split", storage, sizeof storage, err,
+						    sizeof err),
+			 REC_OK);
+	assert_int_equal(o.events_layout, REC_EVENTS_SPLIT);
 	assert_int_equal(rec_recorder_options_parse(&o, "flush=fast", storage, sizeof storage, err,
 						    sizeof err),
 			 REC_ERR_INVALID_ARG);
@@ -188,6 +197,9 @@ static void t_options_errors(void **state)
 	(void)state;
 	static const bad_case bad[] = {
 		{ "codec=gzip", "bad option 'codec=gzip' (codec is none, zstd or lz4)" },
+		{ "layout=two", "bad option 'layout=two' (layout is split (format 1.3: EVENTS in four "
+				"streams, the default) or one (one stream, what readers of format 1.2 "
+				"and older read))" },
 		{ "level=101", "bad option 'level=101' (level is an integer from -100 to 100)" },
 		{ "level=-101", "bad option 'level=-101' (level is an integer from -100 to 100)" },
 		{ "level=1x", "bad option 'level=1x' (level is an integer from -100 to 100)" },

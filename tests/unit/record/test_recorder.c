@@ -58,6 +58,67 @@ static const rec_type stk_def = { 0, REC_EVENT_HAS_THREAD | REC_EVENT_HAS_STACK,
 				  "Stack", "", "test", 1, stk_fields };
 
 /* ---- basic round trip ----------------------------------------------------------- */
+/* The chunks of the file at path with the 1.3 SPLIT_EVENTS flag, of all
+ * *chunks; every event read. */
+static size_t split_chunks(const char *path, size_t *chunks, uint64_t *events)
+{
+	rec_reader *rd;
+	const rec_chunk_info *ci;
+	rec_event ev;
+	size_t split = 0;
+	*chunks = 0;
+	*events = 0;
+	assert_int_equal(rec_reader_open_path(&rd, path, NULL), REC_OK);
+	while (rec_reader_next_chunk(rd, &ci) == REC_OK) {
+		(*chunks)++;
+		split += (ci->flags & REC_CHUNK_SPLIT_EVENTS) != 0;
+		while (rec_reader_next_chunk_event(rd, &ev) == REC_OK)
+			(*events)++;
+	}
+	rec_reader_close(rd);
+	return split;
+}
+
+/* The recorder's chunks store their events in four streams (1.3) by
+ * default, and in one stream with events_layout ONE_STREAM (REC_OPTIONS
+ * layout=one); the same events either way. */
+static void t_events_layout(void **state)
+{
+	(void)state;
+	for (int one = 0; one < 2; one++) {
+		char path[300];
+		tmp_path(path, sizeof path, one ? "layout-one.rec" : "layout-split.rec");
+		rec_recorder_options o = REC_RECORDER_OPTIONS_INIT;
+		o.events = "test.*";
+		if (one)
+			o.events_layout = REC_EVENTS_ONE_STREAM;
+		rec_recorder *r = rec_t_open_rec(path, &o);
+		rec_event_type *t;
+		assert_int_equal(rec_recorder_register_type(r, &rec_t_ev_def, 0, 0, &t), REC_OK);
+		rec_str s = rec_recorder_intern(r, "layout");
+		for (int i = 0; i < 20000; i++) {
+			rec_emit e = { 0 };
+			assert_true(rec_emit_begin(&e, t));
+			rec_emit_string(&e, s);
+			rec_emit_u64(&e, (uint64_t)i);
+			rec_emit_i64(&e, -i);
+			rec_emit_commit(&e);
+			if (i % 5000 == 4999)
+				assert_int_equal(rec_recorder_flush(r), REC_OK);
+		}
+		assert_int_equal(rec_recorder_close(r), REC_OK);
+		size_t chunks;
+		uint64_t events;
+		size_t split = split_chunks(path, &chunks, &events);
+		assert_true(events >= 20000);
+		assert_true(chunks >= 4);
+		if (one)
+			assert_int_equal(split, 0);
+		else
+			assert_true(split >= 4); /* each flush's 5000 events */
+	}
+}
+
 static void t_roundtrip(void **state)
 {
 	(void)state;
@@ -1028,6 +1089,7 @@ int main(void)
 	mkdir(g_dir, 0700);
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(t_roundtrip),     cmocka_unit_test(t_overwrite),
+		cmocka_unit_test(t_events_layout),
 		cmocka_unit_test(t_overwrite_killed),
 		cmocka_unit_test(t_threshold),
 		cmocka_unit_test(t_stack),

@@ -74,7 +74,109 @@ typedef struct tchunk {
 	uint32_t items[NKINDS];
 	uint16_t flags[NKINDS];
 	int present[NKINDS];
+	int split; /* 1.3: EVENTS was stored in four streams */
 } tchunk;
+
+static uint64_t uv(const uint8_t **p, const uint8_t *end);
+
+/* Type_Flags by Type_Id from a METADATA section, read by the spec's
+ * table (not the library's decoder). */
+typedef struct tflags {
+	size_t n;
+	uint64_t id[64];
+	unsigned flags[64];
+} tflags;
+
+static unsigned flags_of(const tflags *tf, uint64_t id)
+{
+	for (size_t i = 0; i < tf->n; i++)
+		if (tf->id[i] == id)
+			return tf->flags[i] | 0x100u;
+	return 0;
+}
+
+static void meta_flags(const uint8_t *p, size_t len, tflags *tf)
+{
+	const uint8_t *end = p + len;
+	tf->n = 0;
+	while (p < end) {
+		uint64_t id = uv(&p, end), flags = uv(&p, end);
+		assert_true(tf->n < 64);
+		tf->id[tf->n] = id;
+		tf->flags[tf->n++] = (unsigned)flags;
+		for (int i = 0; i < 4; i++) /* Name, Label, Description, Category */
+			p += uv(&p, end);
+		uint64_t nf = uv(&p, end);
+		for (uint64_t f = 0; f < nf; f++) {
+			p += uv(&p, end); /* Name */
+			p += uv(&p, end); /* Label */
+			(void)uv(&p, end); /* Field_Type */
+			(void)uv(&p, end); /* Unit */
+			p += uv(&p, end); /* Description */
+		}
+		assert_true(p <= end);
+	}
+}
+
+static size_t vbytes(const uint8_t *p)
+{
+	size_t n = 1;
+	while (p[n - 1] & 0x80)
+		n++;
+	return n;
+}
+
+/* A split EVENTS section (1.3) at buf, stored bytes: the stream table,
+ * each stream decompressed, then the records put back together by the
+ * spec's "Split EVENTS" (a second implementation, not the library's). */
+static void join_split(const uint8_t *buf, const rec_section_header *sh, unsigned codec,
+		       const tflags *tf, uint8_t *out)
+{
+	uint8_t *st[4];
+	size_t at = 32, raw = 0;
+	const uint8_t *q[4], *qe[4];
+	assert_true(sh->stored_size >= 32);
+	for (int i = 0; i < 4; i++) {
+		uint32_t sst = rec_le32(buf + 8 * i), srw = rec_le32(buf + 8 * i + 4);
+		assert_true((sst == 0) == (srw == 0));
+		st[i] = malloc(srw + 1);
+		assert_non_null(st[i]);
+		if (srw)
+			assert_int_equal(rec_codec_decompress(NULL, codec, buf + at, sst, st[i], srw), REC_OK);
+		at += sst;
+		raw += srw;
+		q[i] = st[i];
+		qe[i] = st[i] + srw;
+	}
+	assert_int_equal(at, sh->stored_size);
+	assert_int_equal(raw, sh->raw_size);
+	uint8_t *o = out;
+	for (uint32_t k = 0; k < sh->item_count; k++) {
+		const uint8_t *h0 = q[0];
+		uint64_t size = uv(&q[0], qe[0]);
+		const uint8_t *idp = q[0];
+		uint64_t id = uv(&q[0], qe[0]);
+		unsigned f = flags_of(tf, id);
+		assert_true(f != 0);
+		size_t head = (size_t)(q[0] - idp);
+		memcpy(o, h0, (size_t)(q[0] - h0)), o += q[0] - h0;
+		size_t n = vbytes(q[1]);
+		memcpy(o, q[1], n), o += n, q[1] += n, head += n;
+		size_t dn = (f & REC_EVENT_HAS_DURATION) ? vbytes(q[2]) : 0;
+		memcpy(o, q[2], dn), o += dn, q[2] += dn, head += dn;
+		size_t tn = (f & REC_EVENT_HAS_THREAD) ? vbytes(q[3]) : 0;
+		memcpy(o, q[3], tn), o += tn, q[3] += tn, head += tn;
+		size_t sn = (f & REC_EVENT_HAS_STACK) ? vbytes(q[2]) : 0;
+		memcpy(o, q[2], sn), o += sn, q[2] += sn, head += sn;
+		assert_true(size >= head);
+		memcpy(o, q[3], size - head), o += size - head, q[3] += size - head;
+	}
+	for (int i = 0; i < 4; i++) {
+		assert_ptr_equal(q[i], qe[i]);
+		free(st[i]);
+	}
+	assert_int_equal((size_t)(o - out), sh->raw_size);
+}
 
 /* Parse and check one chunk at buf: header, checksums, sections. */
 static void parse_chunk(const uint8_t *buf, size_t avail, tchunk *c)
@@ -117,7 +219,15 @@ static void parse_chunk(const uint8_t *buf, size_t avail, tchunk *c)
 		c->sec_len[sh.kind] = sh.raw_size;
 		c->sec[sh.kind] = malloc(sh.raw_size + 1);
 		assert_non_null(c->sec[sh.kind]);
-		if (sh.flags & REC_SECTION_COMPRESSED) {
+		if (sh.kind == REC_SECTION_EVENTS && (c->h.flags & REC_CHUNK_SPLIT_EVENTS)) {
+			tflags tf;
+			assert_int_not_equal(c->h.codec, REC_CODEC_NONE);
+			assert_int_equal(sh.flags, REC_SECTION_COMPRESSED);
+			assert_true(sh.stored_size < sh.raw_size);
+			assert_true(c->present[REC_SECTION_METADATA]);
+			meta_flags(c->sec[REC_SECTION_METADATA], c->sec_len[REC_SECTION_METADATA], &tf);
+			join_split(buf + off, &sh, c->h.codec, &tf, c->sec[sh.kind]);
+		} else if (sh.flags & REC_SECTION_COMPRESSED) {
 			assert_int_not_equal(c->h.codec, REC_CODEC_NONE);
 			assert_true(sh.stored_size < sh.raw_size);
 			assert_int_equal(rec_codec_decompress(NULL, c->h.codec, buf + off, sh.stored_size,
@@ -134,6 +244,8 @@ static void parse_chunk(const uint8_t *buf, size_t avail, tchunk *c)
 	assert_int_equal(off, c->size);
 	assert_int_equal(rec_le32(buf + 112), front);
 	c->h.flags &= ~(uint32_t)REC_CHUNK_FRONT_CRC; /* checked: callers look at the rest */
+	c->split = (c->h.flags & REC_CHUNK_SPLIT_EVENTS) != 0;
+	c->h.flags &= ~(uint32_t)REC_CHUNK_SPLIT_EVENTS; /* joined above */
 	assert_int_equal(c->nsec, c->h.section_count);
 	assert_int_equal(raw_sum, c->h.raw_size);
 	/* Order: kinds strictly increasing, METADATA, STATS, EVENTS present. */
@@ -984,6 +1096,116 @@ static void t_auto_chunk_undefined(void **state)
 	assert_true(check_chunked_file(path, 300, 1000, 1) >= 2);
 }
 
+/* ---- split EVENTS (1.3) ------------------------------------------------------------ */
+static const rec_field far_fields[] = { { "v", "V", "", REC_TYPE_I64, REC_UNIT_NONE } };
+/* a type id past the writer's dense flag table (writer_split.c) */
+static const rec_type far_type = { 70000, 0, "test.Far", "Far", "", "test", 1, far_fields };
+
+/* A file of the small types and a far type id, two chunks of 1500
+ * events, in the given layout: its bytes. */
+static uint8_t *layout_file(unsigned codec, uint32_t layout, size_t *len)
+{
+	const char *path = tpath("layout.rec");
+	rec_writer_options o = fixed_opts(codec);
+	o.events_layout = layout;
+	rec_writer *w;
+	assert_int_equal(rec_writer_open_path(&w, path, &o), REC_OK);
+	define_small(w);
+	assert_int_equal(rec_writer_add_type(w, &far_type), REC_OK);
+	uint64_t x = 12345;
+	for (int i = 0; i < 3000; i++) {
+		x = x * 6364136223846793005ull + 1442695040888963407ull;
+		uint64_t t = 10000 + (uint64_t)i * 1000 + (x >> 54);
+		switch (i % 3) {
+		case 0:
+			assert_int_equal(rec_writer_begin(w, 1, t, x >> 40, 1, i % 7 ? 1 : 0), REC_OK);
+			assert_int_equal(rec_writer_put_u64(w, 2), REC_OK);
+			assert_int_equal(rec_writer_put_u64(w, x >> 33), REC_OK);
+			assert_int_equal(rec_writer_put_i64(w, (int32_t)(x >> 32) >> 8), REC_OK);
+			break;
+		case 1:
+			assert_int_equal(rec_writer_begin(w, 2, t, 0, 1, 0), REC_OK);
+			assert_int_equal(rec_writer_put_bytes(w, "abcdefgh", 1 + (x >> 61)), REC_OK);
+			assert_int_equal(rec_writer_put_u64(w, x >> 62), REC_OK);
+			break;
+		default:
+			assert_int_equal(rec_writer_begin(w, 70000, t, 0, 0, 0), REC_OK);
+			assert_int_equal(rec_writer_put_i64(w, -(int64_t)(x >> 20)), REC_OK);
+			break;
+		}
+		assert_int_equal(rec_writer_end(w), REC_OK);
+		if (i == 1499)
+			assert_int_equal(rec_writer_flush(w), REC_OK);
+	}
+	assert_int_equal(rec_writer_close(w), REC_OK);
+	return read_file(path, len);
+}
+
+/* The same events in four streams and in one: every compressed chunk
+ * split (zstd, LZ4), its streams joined by the spec (parse_chunk) byte for
+ * byte the one-stream chunk's EVENTS, and smaller; without a codec, or
+ * asked for one stream, no chunk split. */
+static void t_split_layouts(void **state)
+{
+	(void)state;
+	const unsigned codecs[] = { REC_CODEC_ZSTD, REC_CODEC_LZ4, REC_CODEC_NONE };
+	for (size_t k = 0; k < 3; k++) {
+		size_t ls, lo;
+		uint8_t *fs = layout_file(codecs[k], REC_EVENTS_DEFAULT, &ls);
+		uint8_t *fo = layout_file(codecs[k], REC_EVENTS_ONE_STREAM, &lo);
+		size_t as = 0, ao = 0, chunks = 0, ev_s = 0, ev_o = 0;
+		while (as < ls && ao < lo) {
+			tchunk cs, co;
+			parse_chunk(fs + as, ls - as, &cs);
+			parse_chunk(fo + ao, lo - ao, &co);
+			assert_int_equal(cs.split, codecs[k] != REC_CODEC_NONE && cs.h.event_count > 0);
+			assert_false(co.split);
+			assert_int_equal(cs.h.event_count, co.h.event_count);
+			assert_int_equal(cs.sec_len[REC_SECTION_EVENTS], co.sec_len[REC_SECTION_EVENTS]);
+			assert_memory_equal(cs.sec[REC_SECTION_EVENTS], co.sec[REC_SECTION_EVENTS],
+					    cs.sec_len[REC_SECTION_EVENTS]);
+			assert_int_equal(cs.h.raw_size, co.h.raw_size);
+			if (cs.split) {
+				ev_s += cs.size;
+				ev_o += co.size;
+			}
+			as += cs.size;
+			ao += co.size;
+			chunks++;
+			free_chunk(&cs);
+			free_chunk(&co);
+		}
+		assert_int_equal(as, ls);
+		assert_int_equal(ao, lo);
+		assert_int_equal(chunks, 2); /* flushed at 1500, the rest at close */
+		if (codecs[k] == REC_CODEC_ZSTD)
+			assert_true(ev_s < ev_o);
+		/* the reader returns the same events from both */
+		rec_reader *a, *b;
+		assert_int_equal(rec_reader_open_mem(&a, fs, ls, "split", NULL), REC_OK);
+		assert_int_equal(rec_reader_open_mem(&b, fo, lo, "one", NULL), REC_OK);
+		rec_event ea, eb;
+		size_t n = 0;
+		rec_status sa, sb;
+		while ((sa = rec_reader_next_event(a, &ea)) == REC_OK) {
+			assert_int_equal(sb = rec_reader_next_event(b, &eb), REC_OK);
+			assert_int_equal(ea.type->id, eb.type->id);
+			assert_int_equal(ea.ticks, eb.ticks);
+			assert_int_equal(ea.duration_ticks, eb.duration_ticks);
+			assert_int_equal(ea.offset, eb.offset);
+			assert_int_equal(ea.value_count, eb.value_count);
+			n++;
+		}
+		assert_int_equal(sa, REC_END);
+		assert_int_equal(rec_reader_next_event(b, &eb), REC_END);
+		assert_int_equal(n, 3000);
+		rec_reader_close(a);
+		rec_reader_close(b);
+		free(fs);
+		free(fo);
+	}
+}
+
 static void t_options(void **state)
 {
 	rec_writer_options o = fixed_opts(REC_CODEC_ZSTD);
@@ -995,7 +1217,7 @@ static void t_options(void **state)
 	assert_null(w);
 	assert_int_equal(access(tpath("opts.rec"), F_OK), -1); /* not created */
 	o = fixed_opts(REC_CODEC_ZSTD);
-	o.reserved0 = 1;
+	o.events_layout = 3;
 	assert_int_equal(rec_writer_open_fd(&w, 1, &o), REC_ERR_INVALID_ARG);
 	o = fixed_opts(REC_CODEC_ZSTD);
 	o.struct_size = 8;
@@ -1460,6 +1682,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(t_define_errors),
 		cmocka_unit_test(t_auto_chunk_undefined),
 		cmocka_unit_test(t_options),
+		cmocka_unit_test(t_split_layouts),
 		cmocka_unit_test(t_sink_failure),
 		cmocka_unit_test(t_callback_sink_flush),
 		cmocka_unit_test(t_fd_pipe_signals),

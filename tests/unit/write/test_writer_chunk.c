@@ -167,7 +167,12 @@ static size_t check_file(const char *path, uint64_t n, const uint64_t *skip, siz
 /* Each chunk's EVENTS section of the file at path: how many are a zstd
  * frame with the header a stream's end writes (a 4-byte content size, not
  * single-segment: a one-shot compression of these sizes writes a
- * single-segment frame). */
+ * single-segment frame), or, split (1.3), four streams each such a frame. */
+static int streamed_header(const uint8_t *f)
+{
+	return rec_le32(f) == 0xFD2FB528u && (f[4] >> 6) == 2 && !(f[4] & 0x20);
+}
+
 static size_t streamed_frames(const char *path)
 {
 	FILE *f = fopen(path, "rb");
@@ -186,12 +191,25 @@ static size_t streamed_frames(const char *path)
 		uint64_t payload = rec_le64(h + 24);
 		uint16_t nsec = (uint16_t)(h[38] | h[39] << 8);
 		size_t p = off + hsize;
+		const int split = (rec_le32(h + 32) & REC_CHUNK_SPLIT_EVENTS) != 0;
 		for (uint16_t k = 0; k < nsec; k++) {
 			uint16_t kind = (uint16_t)(b[p] | b[p + 1] << 8);
 			uint32_t stored = rec_le32(b + p + 8);
-			if (kind == REC_SECTION_EVENTS && (b[p + 2] & 1) && rec_le32(b + p + 16) == 0xFD2FB528u &&
-			    (b[p + 16 + 4] >> 6) == 2 && !(b[p + 16 + 4] & 0x20))
+			if (kind == REC_SECTION_EVENTS && (b[p + 2] & 1) && !split &&
+			    streamed_header(b + p + 16))
 				n++;
+			if (kind == REC_SECTION_EVENTS && (b[p + 2] & 1) && split) {
+				/* 1.3: every stream that has bytes is such a frame */
+				size_t at = p + 16 + 32;
+				int all = 1;
+				for (int i = 0; i < 4; i++) {
+					uint32_t sst = rec_le32(b + p + 16 + 8 * i);
+					if (sst && !streamed_header(b + at))
+						all = 0;
+					at += sst;
+				}
+				n += all;
+			}
 			p += 16 + stored;
 		}
 		off += hsize + payload;
@@ -204,11 +222,11 @@ static size_t streamed_frames(const char *path)
  * multi-block zstd frame built while the records came, read back exactly;
  * chunks where an earlier record came after Start_Ticks was chosen say so
  * with a negative First_Delta and their events keep their times. */
-static void t_streamed_chunks(void **state)
+static void streamed_chunks(uint32_t layout)
 {
-	(void)state;
 	const char *path = tpath("streamed.rec");
 	rec_writer_options o = opts(REC_CODEC_ZSTD, 400u << 10);
+	o.events_layout = layout;
 	rec_writer *w = NULL;
 	rec_writer_stats ws;
 	size_t negative = 0;
@@ -225,6 +243,13 @@ static void t_streamed_chunks(void **state)
 	size_t sf = streamed_frames(path); /* the last chunk may be too small to stream */
 	assert_true(sf >= 2 && sf + 1 >= chunks);
 	assert_true(negative >= 1);
+}
+
+static void t_streamed_chunks(void **state)
+{
+	(void)state;
+	streamed_chunks(REC_EVENTS_ONE_STREAM);
+	streamed_chunks(REC_EVENTS_DEFAULT); /* split, four frames streamed */
 }
 
 /* The same events through the builder (begin/put/end) and with LZ4 and no

@@ -1,0 +1,193 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * events_split.c - the 1.3 split EVENTS layout (spec/FORMAT.md "Split
+ * EVENTS"): a chunk's event records cut into four streams of like bytes,
+ * each compressed on its own, and joined back into the records.
+ *
+ *   heads   Size and Type_Id of every record
+ *   times   Time_Delta of every record
+ *   refs    Duration and Stack, of the records whose type has them
+ *   bodies  Thread (if the type has one), then the fields and any
+ *           trailing bytes: the rest of the record
+ *
+ * The streams hold exactly the bytes of the records, so the joined
+ * section is byte for byte the EVENTS section of an unsplit chunk: the
+ * reader decodes it as before (offsets, STATS byte counts and all).  Only
+ * the lengths of Time_Delta, Duration, Thread and Stack are read here; a
+ * value that is not a shortest encoding or out of range is the record
+ * decoder's to refuse, after the join.  Cutting a record needs its type's
+ * flags (METADATA), so a split section may hold no record of a type the
+ * chunk does not declare.
+ */
+#include <string.h>
+
+#include "common/common_internal.h"
+
+/* Bytes of the uvarint at p (at most 10, within end); 0 if it does not end. */
+static inline size_t vlen(const uint8_t *p, const uint8_t *end)
+{
+	size_t max = (size_t)(end - p) < REC_VARINT_MAX ? (size_t)(end - p) : REC_VARINT_MAX;
+	for (size_t i = 0; i < max; i++)
+		if (p[i] < 0x80)
+			return i + 1;
+	return 0;
+}
+
+static inline unsigned type_flags(const rec_evs_types *ty, uint64_t id)
+{
+	if (id < ty->n)
+		return ty->tf[id];
+	return ty->more ? ty->more(ty->ctx, id) : 0;
+}
+
+static inline uint8_t *put(uint8_t *q, const uint8_t *p, size_t n)
+{
+	memcpy(q, p, n);
+	return q + n;
+}
+
+bool rec_events_split(const uint8_t *p, const uint8_t *end, const rec_evs_types *ty,
+		      rec_buf out[REC_EVS_N])
+{
+	size_t len = (size_t)(end - p);
+	/* Every stream gets at most the section's bytes: reserve once. */
+	for (int i = 0; i < REC_EVS_N; i++)
+		if (out[i].cap - out[i].len < len && !rec_buf_reserve(&out[i], len))
+			return false;
+	uint8_t *h = out[REC_EVS_HEADS].data + out[REC_EVS_HEADS].len;
+	uint8_t *t = out[REC_EVS_TIMES].data + out[REC_EVS_TIMES].len;
+	uint8_t *r = out[REC_EVS_REFS].data + out[REC_EVS_REFS].len;
+	uint8_t *b = out[REC_EVS_BODIES].data + out[REC_EVS_BODIES].len;
+	while (p < end) {
+		const uint8_t *rec = p;
+		uint64_t size, id;
+		if (!rec_varint_get(&p, end, &size) || size > (uint64_t)(end - p))
+			return false;
+		const uint8_t *rend = p + size;
+		if (!rec_varint_get(&p, rend, &id))
+			return false;
+		unsigned f = type_flags(ty, id);
+		if (!(f & REC_EVS_KNOWN))
+			return false;
+		h = put(h, rec, (size_t)(p - rec));
+		size_t n = vlen(p, rend); /* Time_Delta */
+		if (!n)
+			return false;
+		t = put(t, p, n);
+		p += n;
+		if (f & REC_EVENT_HAS_DURATION) {
+			if (!(n = vlen(p, rend)))
+				return false;
+			r = put(r, p, n);
+			p += n;
+		}
+		const uint8_t *body = p;
+		if (f & REC_EVENT_HAS_THREAD) {
+			if (!(n = vlen(p, rend)))
+				return false;
+			p += n;
+		}
+		if (f & REC_EVENT_HAS_STACK) {
+			if (!(n = vlen(p, rend)))
+				return false;
+			b = put(b, body, (size_t)(p - body)); /* the Thread */
+			r = put(r, p, n);
+			p += n;
+			body = p;
+		}
+		b = put(b, body, (size_t)(rend - body));
+		p = rend;
+	}
+	out[REC_EVS_HEADS].len = (size_t)(h - out[REC_EVS_HEADS].data);
+	out[REC_EVS_TIMES].len = (size_t)(t - out[REC_EVS_TIMES].data);
+	out[REC_EVS_REFS].len = (size_t)(r - out[REC_EVS_REFS].data);
+	out[REC_EVS_BODIES].len = (size_t)(b - out[REC_EVS_BODIES].data);
+	return true;
+}
+
+const char *rec_events_join(const uint8_t *const s[REC_EVS_N], const size_t len[REC_EVS_N],
+			    uint32_t items, const rec_evs_types *ty, uint8_t *dst, size_t raw,
+			    uint32_t *bad_record)
+{
+	const uint8_t *h = s[REC_EVS_HEADS], *he = h + len[REC_EVS_HEADS];
+	const uint8_t *t = s[REC_EVS_TIMES], *te = t + len[REC_EVS_TIMES];
+	const uint8_t *r = s[REC_EVS_REFS], *re = r + len[REC_EVS_REFS];
+	const uint8_t *b = s[REC_EVS_BODIES], *be = b + len[REC_EVS_BODIES];
+	uint8_t *q = dst, *qe = dst + raw;
+	uint32_t i = 0;
+
+	*bad_record = 0;
+	for (; i < items; i++) {
+		const uint8_t *h0 = h;
+		uint64_t size, id;
+		*bad_record = i;
+		if (!rec_varint_get(&h, he, &size))
+			return "the heads stream ends inside a record's Size";
+		const uint8_t *hid = h;
+		if (!rec_varint_get(&h, he, &id))
+			return "the heads stream ends inside a record's Type_Id";
+		unsigned f = type_flags(ty, id);
+		if (!(f & REC_EVS_KNOWN))
+			return "a record's Type_Id has no metadata in the chunk";
+		size_t id_len = (size_t)(h - hid), nt, nd = 0, nth = 0, ns = 0;
+		if (!(nt = vlen(t, te)))
+			return "the times stream ends inside a record's Time_Delta";
+		if ((f & REC_EVENT_HAS_DURATION) && !(nd = vlen(r, re)))
+			return "the refs stream ends inside a record's Duration";
+		if ((f & REC_EVENT_HAS_THREAD) && !(nth = vlen(b, be)))
+			return "the bodies stream ends inside a record's Thread";
+		if ((f & REC_EVENT_HAS_STACK) && !(ns = vlen(r + nd, re)))
+			return "the refs stream ends inside a record's Stack";
+		size_t head = id_len + nt + nd + nth + ns;
+		if (size < head)
+			return "a record's Size is less than its header fields";
+		size_t rest = (size_t)size - head; /* the fields and trailing bytes */
+		if (rest > (size_t)(be - b) - nth)
+			return "the bodies stream ends inside a record's fields";
+		size_t whole = (size_t)(hid - h0) + (size_t)size;
+		if (whole > (size_t)(qe - q))
+			return "the records are longer than the section's Raw_Size";
+		q = put(q, h0, (size_t)(h - h0));
+		q = put(q, t, nt);
+		t += nt;
+		q = put(q, r, nd);
+		q = put(q, b, nth);
+		b += nth;
+		q = put(q, r + nd, ns);
+		r += nd + ns;
+		q = put(q, b, rest);
+		b += rest;
+	}
+	*bad_record = items;
+	if (h != he || t != te || r != re || b != be)
+		return "the streams hold more bytes than the section's records";
+	if (q != qe)
+		return "the records are shorter than the section's Raw_Size";
+	return NULL;
+}
+
+bool rec_events_split_table_decode(const uint8_t *p, size_t stored, uint32_t raw,
+				   uint32_t sstored[REC_EVS_N], uint32_t sraw[REC_EVS_N])
+{
+	if (stored < REC_EVS_TABLE_SIZE)
+		return false;
+	uint64_t st = REC_EVS_TABLE_SIZE, rs = 0;
+	for (int i = 0; i < REC_EVS_N; i++) {
+		sstored[i] = rec_le32(p + 8 * (size_t)i);
+		sraw[i] = rec_le32(p + 8 * (size_t)i + 4);
+		if ((sraw[i] == 0) != (sstored[i] == 0))
+			return false;
+		st += sstored[i];
+		rs += sraw[i];
+	}
+	return st == stored && rs == raw;
+}
+
+void rec_events_split_table_encode(uint8_t *p, const uint32_t sstored[REC_EVS_N],
+				   const uint32_t sraw[REC_EVS_N])
+{
+	for (int i = 0; i < REC_EVS_N; i++) {
+		rec_put_le32(p + 8 * (size_t)i, sstored[i]);
+		rec_put_le32(p + 8 * (size_t)i + 4, sraw[i]);
+	}
+}

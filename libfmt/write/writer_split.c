@@ -1,0 +1,177 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * writer_split.c - the open chunk's EVENTS section in four streams
+ * (format 1.3, spec/FORMAT.md "Split EVENTS"; common/events_split.c cuts
+ * the records): with zstd, each stream is its own frame, fed while the
+ * records arrive (writer_chunk.c's stream_more hands over each slice of
+ * EVENTS bytes), and the section is the stream table and the four frames;
+ * otherwise, or when streaming failed, the records are cut and each stream
+ * compressed in one step when the chunk closes.  Like bytes together
+ * (sizes and type ids, time deltas, durations and stack ids, thread ids
+ * and fields) compress to fewer bytes for less CPU than the records do in
+ * one stream (bench/RESULTS.md, "Encodings of EVENTS").
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "write/writer_internal.h"
+
+/* Type ids at or above this are looked up in the writer's type map. */
+#define TF_DENSE_MAX 65536u
+
+static unsigned map_flags(const void *ctx, uint64_t id)
+{
+	const rec_wtype *t = id <= UINT32_MAX ? rec_w_type_find_slow(ctx, (uint32_t)id) : NULL;
+	return t ? (t->flags & 0x7u) | REC_EVS_KNOWN : 0;
+}
+
+/* The flags of the writer's types by id, rebuilt when types were added. */
+static bool split_types(rec_writer *w, rec_evs_types *ty)
+{
+	if (w->tf_ntypes != w->ntypes || !w->tf) {
+		uint32_t max = 0;
+		for (size_t i = 0; i < w->ntypes; i++)
+			if (w->types_by_id[i]->id > max)
+				max = w->types_by_id[i]->id;
+		size_t n = max < TF_DENSE_MAX ? (size_t)max + 1 : 1;
+		uint8_t *tf = realloc(w->tf, n);
+		if (!tf)
+			return false;
+		memset(tf, 0, n);
+		if (max < TF_DENSE_MAX)
+			for (size_t i = 0; i < w->ntypes; i++)
+				tf[w->types_by_id[i]->id] =
+					(uint8_t)((w->types_by_id[i]->flags & 0x7u) | REC_EVS_KNOWN);
+		w->tf = tf;
+		w->ntf = max < TF_DENSE_MAX ? n : 0;
+		w->tf_ntypes = w->ntypes;
+	}
+	*ty = (rec_evs_types){ w->tf, w->ntf, w->ntf ? NULL : map_flags, w };
+	return true;
+}
+
+static bool cut(rec_writer *w, const uint8_t *p, size_t n)
+{
+	rec_evs_types ty;
+	for (int i = 0; i < REC_EVS_N; i++)
+		w->sbuf[i].len = 0;
+	return split_types(w, &ty) && rec_events_split(p, p + n, &ty, w->sbuf);
+}
+
+void rec_w_split_reset(rec_writer *w)
+{
+	for (int i = 0; i < REC_EVS_N; i++) {
+		w->s_raw[i] = 0;
+		w->s_begun[i] = 0;
+	}
+}
+
+bool rec_w_split_feed(rec_writer *w, const uint8_t *p, size_t n)
+{
+	if (!cut(w, p, n))
+		return false;
+	for (int i = 0; i < REC_EVS_N; i++) {
+		if (!w->sbuf[i].len)
+			continue;
+		if (!w->s_begun[i]) {
+			if (!w->sctx[i] && !(w->sctx[i] = rec_codec_ctx_new()))
+				return false;
+			if (rec_codec_zstream_begin(w->sctx[i], w->level, &w->szout[i]) != REC_OK)
+				return false;
+			w->s_begun[i] = 1;
+		}
+		if (rec_codec_zstream_add(w->sctx[i], w->sbuf[i].data, w->sbuf[i].len, &w->szout[i],
+					  0) != REC_OK)
+			return false;
+		w->s_raw[i] += w->sbuf[i].len;
+	}
+	return true;
+}
+
+/* The stream table and the stored streams into w->ssec. */
+static bool assemble(rec_writer *w, const uint32_t sst[REC_EVS_N], const uint32_t srw[REC_EVS_N],
+		     const uint8_t *const frame[REC_EVS_N])
+{
+	size_t need = REC_EVS_TABLE_SIZE;
+	for (int i = 0; i < REC_EVS_N; i++)
+		need += sst[i];
+	w->ssec.len = 0;
+	if (!rec_buf_reserve(&w->ssec, need))
+		return false;
+	rec_events_split_table_encode(w->ssec.data, sst, srw);
+	w->ssec.len = REC_EVS_TABLE_SIZE;
+	for (int i = 0; i < REC_EVS_N; i++)
+		if (frame[i] && !rec_buf_append(&w->ssec, frame[i], sst[i]))
+			return false;
+	return true;
+}
+
+bool rec_w_split_end(rec_writer *w)
+{
+	uint32_t sst[REC_EVS_N] = { 0 }, srw[REC_EVS_N] = { 0 };
+	const uint8_t *frame[REC_EVS_N] = { NULL };
+	for (int i = 0; i < REC_EVS_N; i++) {
+		if (!w->s_raw[i])
+			continue;
+		size_t off = 0;
+		if (!w->s_begun[i] || w->s_raw[i] > UINT32_MAX ||
+		    rec_codec_zstream_end(w->sctx[i], &w->szout[i], (size_t)w->s_raw[i], &off) != REC_OK)
+			return false;
+		w->s_begun[i] = 0;
+		srw[i] = (uint32_t)w->s_raw[i];
+		sst[i] = (uint32_t)(w->szout[i].len - off);
+		frame[i] = w->szout[i].data + off;
+	}
+	return assemble(w, sst, srw, frame);
+}
+
+bool rec_w_split_oneshot(rec_writer *w, const uint8_t *ev, size_t n)
+{
+	uint32_t sst[REC_EVS_N] = { 0 }, srw[REC_EVS_N] = { 0 };
+	const uint8_t *frame[REC_EVS_N] = { NULL };
+	size_t need = REC_EVS_TABLE_SIZE;
+	if (!cut(w, ev, n))
+		return false;
+	for (int i = 0; i < REC_EVS_N; i++) {
+		size_t b = w->sbuf[i].len ? rec_codec_bound(w->codec, w->sbuf[i].len) : 0;
+		if (w->sbuf[i].len && !b)
+			return false;
+		need += b;
+	}
+	/* Compressed into w->scratch (free while the EVENTS section is
+	 * built), then assembled. */
+	rec_buf *z = &w->scratch;
+	z->len = 0;
+	if (!rec_buf_reserve(z, need))
+		return false;
+	for (int i = 0; i < REC_EVS_N; i++) {
+		size_t len = w->sbuf[i].len, clen = 0;
+		if (!len)
+			continue;
+		if (rec_codec_compress(w->cctx, w->codec, w->level, w->sbuf[i].data, len,
+				       z->data + z->len, z->cap - z->len, &clen) != REC_OK || clen == 0)
+			return false;
+		srw[i] = (uint32_t)len;
+		sst[i] = (uint32_t)clen;
+		z->len += clen;
+	}
+	size_t at = 0;
+	for (int i = 0; i < REC_EVS_N; i++) {
+		frame[i] = sst[i] ? z->data + at : NULL;
+		at += sst[i];
+	}
+	return assemble(w, sst, srw, frame) && w->ssec.len < n;
+}
+
+void rec_w_split_free(rec_writer *w)
+{
+	for (int i = 0; i < REC_EVS_N; i++) {
+		rec_buf_free(&w->sbuf[i]);
+		rec_buf_free(&w->szout[i]);
+		rec_codec_ctx_free(w->sctx[i]);
+		w->sctx[i] = NULL;
+	}
+	rec_buf_free(&w->ssec);
+	free(w->tf);
+	w->tf = NULL;
+}
