@@ -28,6 +28,7 @@
 #include <stdlib.h>
 
 #include <lz4.h>
+#define ZSTD_STATIC_LINKING_ONLY /* ZSTD_getFrameProgression: exported by the shared library too */
 #include <zstd.h>
 #include <zstd_errors.h>
 
@@ -305,6 +306,16 @@ rec_status rec_codec_zstream_add(rec_codec_ctx *ctx, const void *src, size_t len
 	if (!ctx || !ctx->zs || !out || (len && !src))
 		return REC_ERR_INVALID_ARG;
 	return zstream_run(ctx, src, len, out, flush ? ZSTD_e_flush : ZSTD_e_continue);
+}
+
+/* Bytes fed to the stream that zstd holds uncompressed (it compresses a
+ * block when it has a whole one: 128 KiB). */
+size_t rec_codec_zstream_pending(const rec_codec_ctx *ctx)
+{
+	if (!ctx || !ctx->zs)
+		return 0;
+	ZSTD_frameProgression fp = ZSTD_getFrameProgression(ctx->zs);
+	return fp.ingested > fp.consumed ? (size_t)(fp.ingested - fp.consumed) : 0;
 }
 
 rec_status rec_codec_zstream_end(rec_codec_ctx *ctx, rec_buf *out, size_t raw_len, size_t *frame_off)

@@ -320,6 +320,8 @@ rec_status rec_codec_decompress(rec_codec_ctx *ctx, unsigned codec, const void *
  * the frame is then out->data + *frame_off .. out->len.  Uses its own zstd
  * context in ctx (one-shot compression with ctx may run in between). */
 rec_status rec_codec_zstream_begin(rec_codec_ctx *ctx, int level, rec_buf *out);
+/* Bytes fed that the stream holds uncompressed (short of a whole block). */
+size_t rec_codec_zstream_pending(const rec_codec_ctx *ctx);
 rec_status rec_codec_zstream_add(rec_codec_ctx *ctx, const void *src, size_t len, rec_buf *out,
 				 int flush);
 rec_status rec_codec_zstream_end(rec_codec_ctx *ctx, rec_buf *out, size_t raw_len,
@@ -436,13 +438,18 @@ typedef struct rec_evs_types {
 	unsigned (*more)(const void *ctx, uint64_t id);
 	const void *ctx;
 } rec_evs_types;
+/* Bytes of room past the end of the output (and of the streams, which lie
+ * one after the other in the join) that events_split.c's copies need. */
+#define REC_EVS_SLACK 16u
 /* Append the records of [p, end) to the four streams; false if a record
  * does not frame, its type is undeclared, or out of memory. */
 bool rec_events_split(const uint8_t *p, const uint8_t *end, const rec_evs_types *ty,
 		      rec_buf out[REC_EVS_N]);
-/* Join the four streams s[] (len[] bytes) into the items records of the
- * section, raw bytes at dst.  NULL when they join exactly, else what is
- * wrong, *bad_record the record where it was found. */
+/* Join the four streams s[] (len[] bytes, one after the other in memory,
+ * as the reader decompresses them) into the items records of the section,
+ * raw bytes at dst, which has raw + REC_EVS_SLACK bytes of room.  NULL when
+ * they join exactly, else what is wrong, *bad_record the record where it
+ * was found. */
 const char *rec_events_join(const uint8_t *const s[REC_EVS_N], const size_t len[REC_EVS_N],
 			    uint32_t items, const rec_evs_types *ty, uint8_t *dst, size_t raw,
 			    uint32_t *bad_record);

@@ -40,9 +40,16 @@ static inline unsigned type_flags(const rec_evs_types *ty, uint64_t id)
 	return ty->more ? ty->more(ty->ctx, id) : 0;
 }
 
-static inline uint8_t *put(uint8_t *q, const uint8_t *p, size_t n)
+/* n bytes from p to q; q has REC_EVS_SLACK bytes of room past them.  Most
+ * pieces are a varint or a few fields: one 16-byte copy (the bytes past n
+ * are overwritten by the next piece) where 16 bytes can be read at p
+ * (before lim), instead of a call with a length the CPU cannot predict. */
+static inline uint8_t *put(uint8_t *q, const uint8_t *p, size_t n, const uint8_t *lim)
 {
-	memcpy(q, p, n);
+	if (n <= REC_EVS_SLACK && (size_t)(lim - p) >= REC_EVS_SLACK)
+		memcpy(q, p, REC_EVS_SLACK);
+	else
+		memcpy(q, p, n);
 	return q + n;
 }
 
@@ -52,7 +59,8 @@ bool rec_events_split(const uint8_t *p, const uint8_t *end, const rec_evs_types 
 	size_t len = (size_t)(end - p);
 	/* Every stream gets at most the section's bytes: reserve once. */
 	for (int i = 0; i < REC_EVS_N; i++)
-		if (out[i].cap - out[i].len < len && !rec_buf_reserve(&out[i], len))
+		if (out[i].cap - out[i].len < len + REC_EVS_SLACK &&
+		    !rec_buf_reserve(&out[i], len + REC_EVS_SLACK))
 			return false;
 	uint8_t *h = out[REC_EVS_HEADS].data + out[REC_EVS_HEADS].len;
 	uint8_t *t = out[REC_EVS_TIMES].data + out[REC_EVS_TIMES].len;
@@ -69,16 +77,16 @@ bool rec_events_split(const uint8_t *p, const uint8_t *end, const rec_evs_types 
 		unsigned f = type_flags(ty, id);
 		if (!(f & REC_EVS_KNOWN))
 			return false;
-		h = put(h, rec, (size_t)(p - rec));
+		h = put(h, rec, (size_t)(p - rec), end);
 		size_t n = vlen(p, rend); /* Time_Delta */
 		if (!n)
 			return false;
-		t = put(t, p, n);
+		t = put(t, p, n, end);
 		p += n;
 		if (f & REC_EVENT_HAS_DURATION) {
 			if (!(n = vlen(p, rend)))
 				return false;
-			r = put(r, p, n);
+			r = put(r, p, n, end);
 			p += n;
 		}
 		const uint8_t *body = p;
@@ -90,12 +98,12 @@ bool rec_events_split(const uint8_t *p, const uint8_t *end, const rec_evs_types 
 		if (f & REC_EVENT_HAS_STACK) {
 			if (!(n = vlen(p, rend)))
 				return false;
-			b = put(b, body, (size_t)(p - body)); /* the Thread */
-			r = put(r, p, n);
+			b = put(b, body, (size_t)(p - body), end); /* the Thread */
+			r = put(r, p, n, end);
 			p += n;
 			body = p;
 		}
-		b = put(b, body, (size_t)(rend - body));
+		b = put(b, body, (size_t)(rend - body), end);
 		p = rend;
 	}
 	out[REC_EVS_HEADS].len = (size_t)(h - out[REC_EVS_HEADS].data);
@@ -115,6 +123,8 @@ const char *rec_events_join(const uint8_t *const s[REC_EVS_N], const size_t len[
 	const uint8_t *b = s[REC_EVS_BODIES], *be = b + len[REC_EVS_BODIES];
 	uint8_t *q = dst, *qe = dst + raw;
 	uint32_t i = 0;
+	/* The streams lie one after the other: reads may run on into the next. */
+	const uint8_t *lim = s[REC_EVS_N - 1] + len[REC_EVS_N - 1];
 
 	*bad_record = 0;
 	for (; i < items; i++) {
@@ -147,15 +157,15 @@ const char *rec_events_join(const uint8_t *const s[REC_EVS_N], const size_t len[
 		size_t whole = (size_t)(hid - h0) + (size_t)size;
 		if (whole > (size_t)(qe - q))
 			return "the records are longer than the section's Raw_Size";
-		q = put(q, h0, (size_t)(h - h0));
-		q = put(q, t, nt);
+		q = put(q, h0, (size_t)(h - h0), lim);
+		q = put(q, t, nt, lim);
 		t += nt;
-		q = put(q, r, nd);
-		q = put(q, b, nth);
+		q = put(q, r, nd, lim);
+		q = put(q, b, nth, lim);
 		b += nth;
-		q = put(q, r + nd, ns);
+		q = put(q, r + nd, ns, lim);
 		r += nd + ns;
-		q = put(q, b, rest);
+		q = put(q, b, rest, lim);
 		b += rest;
 	}
 	*bad_record = items;

@@ -32,7 +32,7 @@ rec_status rec_rd_split_events(rec_reader *r, rec_rchunk *c, const rec_rsec *s, 
 		return rec_rd_chunk_problem(r, c, REC_ERR_CORRUPT, s->hoff,
 					    "section 8 (EVENTS): its stream table does not add up to its "
 					    "Stored_Size %u and Raw_Size %u", s->stored, s->raw);
-	if (!rec_bigbuf_reserve(b, s->raw ? s->raw : 1))
+	if (!rec_bigbuf_reserve(b, (size_t)s->raw + REC_EVS_SLACK))
 		return rec_rd_chunk_problem(r, c, REC_ERR_NOMEM, s->hoff, "out of memory");
 
 	/* The streams, decompressed by the prefetch worker or here. */

@@ -16,6 +16,8 @@
 
 #include "write/writer_internal.h"
 
+/* A small stream's bytes waiting in its compressor that end a block. */
+#define REC_W_SPLIT_FLUSH ((size_t)16 << 10)
 /* Type ids at or above this are looked up in the writer's type map. */
 #define TF_DENSE_MAX 65536u
 
@@ -84,6 +86,15 @@ bool rec_w_split_feed(rec_writer *w, const uint8_t *p, size_t n)
 					  0) != REC_OK)
 			return false;
 		w->s_raw[i] += w->sbuf[i].len;
+		/* The small streams (a few bytes an event) would not fill a
+		 * zstd block (128 KiB) in a chunk's time: all their bytes
+		 * would be compressed when the chunk closes, a burst of the
+		 * background thread's work.  Ending a block once 16 KiB wait
+		 * spreads it (bench/bgcost.sh: bursts over 1 ms 4 -> 1-2 a
+		 * run, the largest 1.33 -> 1.07 ms, CPU about 7 % more). */
+		if (i != REC_EVS_BODIES && rec_codec_zstream_pending(w->sctx[i]) >= REC_W_SPLIT_FLUSH &&
+		    rec_codec_zstream_add(w->sctx[i], NULL, 0, &w->szout[i], 1) != REC_OK)
+			return false;
 	}
 	return true;
 }
