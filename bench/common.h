@@ -241,6 +241,14 @@ static inline int bench_writer_option(int argc, char **argv, int *i, rec_writer_
 			opts->codec = REC_CODEC_NONE;
 		else
 			return -1;
+	} else if (strcmp(a, "--layout") == 0) { /* how EVENTS is stored (format 1.3) */
+		const char *l = argv[++*i];
+		if (strcmp(l, "one") == 0)
+			opts->events_layout = REC_EVENTS_ONE_STREAM;
+		else if (strcmp(l, "split") == 0)
+			opts->events_layout = REC_EVENTS_SPLIT;
+		else
+			return -1;
 	} else if ((accept & BENCH_OPT_LEVEL) && strcmp(a, "--level") == 0) {
 		opts->level = (int32_t)strtol(argv[++*i], NULL, 10);
 	} else if ((accept & BENCH_OPT_CHUNK_SIZE) && strcmp(a, "--chunk-size") == 0) {

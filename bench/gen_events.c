@@ -24,7 +24,7 @@
 
 static int usage(void)
 {
-	fprintf(stderr, "usage: gen_events [--codec zstd|lz4|none] [--level L] [--chunk-size BYTES] [--no-clock]\n"
+	fprintf(stderr, "usage: gen_events [--codec zstd|lz4|none] [--layout one|split] [--level L] [--chunk-size BYTES] [--no-clock]\n"
 		"                  [--value-step S] N FILE\n");
 	return 2;
 }

@@ -16,7 +16,7 @@
  * the root down) = f<next(r) % 8>.  Event k uses pool index
  * splitmix64(k) % 2000.  C frames are named "svc_f<d>" (Java: StackEvents.f<d>).
  *
- *   gen_stacks [--codec zstd|lz4|none] N FILE
+ *   gen_stacks [--codec zstd|lz4|none] [--layout one|split] N FILE
  *
  * Prints: events=N samples=S lockwaits=L seconds=T bytes=B
  */
@@ -48,7 +48,7 @@ static uint64_t next_r(uint64_t *state)
 
 static int usage(void)
 {
-	fprintf(stderr, "usage: gen_stacks [--codec zstd|lz4|none] N FILE\n");
+	fprintf(stderr, "usage: gen_stacks [--codec zstd|lz4|none] [--layout one|split] N FILE\n");
 	return 2;
 }
 

@@ -445,14 +445,22 @@ typedef struct rec_evs_types {
  * does not frame, its type is undeclared, or out of memory. */
 bool rec_events_split(const uint8_t *p, const uint8_t *end, const rec_evs_types *ty,
 		      rec_buf out[REC_EVS_N]);
-/* Join the four streams s[] (len[] bytes, one after the other in memory,
- * as the reader decompresses them) into the items records of the section,
- * raw bytes at dst, which has raw + REC_EVS_SLACK bytes of room.  NULL when
- * they join exactly, else what is wrong, *bad_record the record where it
- * was found. */
+/* Join the four streams s[] (len[] bytes each, followed by at least
+ * REC_EVS_READ_SLACK readable bytes: one after the other in one buffer with
+ * that much room after the last, as the reader decompresses them) into the
+ * items records of the section, raw bytes at dst, which has raw +
+ * REC_EVS_SLACK bytes of room.  NULL when they join exactly, else what is
+ * wrong, *bad_record the record where it was found. */
+#define REC_EVS_READ_SLACK 32u
 const char *rec_events_join(const uint8_t *const s[REC_EVS_N], const size_t len[REC_EVS_N],
 			    uint32_t items, const rec_evs_types *ty, uint8_t *dst, size_t raw,
 			    uint32_t *bad_record);
+/* The types' flags of a METADATA section (raw bytes p..p+n) into tf[id]
+ * (REC_EVENT_HAS_* | REC_EVS_KNOWN) for ids below cap, tf zeroed first:
+ * what joining a split section needs, without a reader (the prefetch
+ * worker).  false if the section does not decode or declares an id of cap
+ * or more. */
+bool rec_events_meta_flags(const uint8_t *p, size_t n, uint8_t *tf, size_t cap);
 /* The stream table at p of a split section of stored bytes, raw bytes:
  * false unless the streams' sizes add up to the section's (and a stream is
  * empty in both or neither). */

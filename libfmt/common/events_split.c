@@ -23,9 +23,18 @@
 
 #include "common/common_internal.h"
 
-/* Bytes of the uvarint at p (at most 10, within end); 0 if it does not end. */
-static inline size_t vlen(const uint8_t *p, const uint8_t *end)
+/* Bytes of the uvarint at p (at most 10, within end); 0 if it does not
+ * end.  Up to 8 bytes from one load where 8 can be read (before lim): the
+ * first byte without its high bit ends it. */
+static inline size_t vlen(const uint8_t *p, const uint8_t *end, const uint8_t *lim)
 {
+	if (lim - p >= 8) {
+		uint64_t stop = ~rec_le64(p) & 0x8080808080808080ull; /* byte i at bits 8i.. */
+		if (stop) {
+			size_t n = (size_t)(__builtin_ctzll(stop) >> 3) + 1;
+			return n <= (size_t)(end - p) ? n : 0;
+		}
+	}
 	size_t max = (size_t)(end - p) < REC_VARINT_MAX ? (size_t)(end - p) : REC_VARINT_MAX;
 	for (size_t i = 0; i < max; i++)
 		if (p[i] < 0x80)
@@ -66,6 +75,8 @@ bool rec_events_split(const uint8_t *p, const uint8_t *end, const rec_evs_types 
 	uint8_t *t = out[REC_EVS_TIMES].data + out[REC_EVS_TIMES].len;
 	uint8_t *r = out[REC_EVS_REFS].data + out[REC_EVS_REFS].len;
 	uint8_t *b = out[REC_EVS_BODIES].data + out[REC_EVS_BODIES].len;
+	uint64_t last_id = UINT64_MAX;
+	unsigned f = 0;
 	while (p < end) {
 		const uint8_t *rec = p;
 		uint64_t size, id;
@@ -74,29 +85,32 @@ bool rec_events_split(const uint8_t *p, const uint8_t *end, const rec_evs_types 
 		const uint8_t *rend = p + size;
 		if (!rec_varint_get(&p, rend, &id))
 			return false;
-		unsigned f = type_flags(ty, id);
-		if (!(f & REC_EVS_KNOWN))
-			return false;
+		if (id != last_id) { /* records of one type come in runs */
+			f = type_flags(ty, id);
+			if (!(f & REC_EVS_KNOWN))
+				return false;
+			last_id = id;
+		}
 		h = put(h, rec, (size_t)(p - rec), end);
-		size_t n = vlen(p, rend); /* Time_Delta */
+		size_t n = vlen(p, rend, end); /* Time_Delta */
 		if (!n)
 			return false;
 		t = put(t, p, n, end);
 		p += n;
 		if (f & REC_EVENT_HAS_DURATION) {
-			if (!(n = vlen(p, rend)))
+			if (!(n = vlen(p, rend, end)))
 				return false;
 			r = put(r, p, n, end);
 			p += n;
 		}
 		const uint8_t *body = p;
 		if (f & REC_EVENT_HAS_THREAD) {
-			if (!(n = vlen(p, rend)))
+			if (!(n = vlen(p, rend, end)))
 				return false;
 			p += n;
 		}
 		if (f & REC_EVENT_HAS_STACK) {
-			if (!(n = vlen(p, rend)))
+			if (!(n = vlen(p, rend, end)))
 				return false;
 			b = put(b, body, (size_t)(p - body), end); /* the Thread */
 			r = put(r, p, n, end);
@@ -113,9 +127,11 @@ bool rec_events_split(const uint8_t *p, const uint8_t *end, const rec_evs_types 
 	return true;
 }
 
-const char *rec_events_join(const uint8_t *const s[REC_EVS_N], const size_t len[REC_EVS_N],
-			    uint32_t items, const rec_evs_types *ty, uint8_t *dst, size_t raw,
-			    uint32_t *bad_record)
+/* The join, every piece checked against its stream's end: where the fast
+ * join below found something wrong, what and where. */
+static const char *join_checked(const uint8_t *const s[REC_EVS_N], const size_t len[REC_EVS_N],
+				uint32_t items, const rec_evs_types *ty, uint8_t *dst, size_t raw,
+				uint32_t *bad_record)
 {
 	const uint8_t *h = s[REC_EVS_HEADS], *he = h + len[REC_EVS_HEADS];
 	const uint8_t *t = s[REC_EVS_TIMES], *te = t + len[REC_EVS_TIMES];
@@ -140,13 +156,13 @@ const char *rec_events_join(const uint8_t *const s[REC_EVS_N], const size_t len[
 		if (!(f & REC_EVS_KNOWN))
 			return "a record's Type_Id has no metadata in the chunk";
 		size_t id_len = (size_t)(h - hid), nt, nd = 0, nth = 0, ns = 0;
-		if (!(nt = vlen(t, te)))
+		if (!(nt = vlen(t, te, lim)))
 			return "the times stream ends inside a record's Time_Delta";
-		if ((f & REC_EVENT_HAS_DURATION) && !(nd = vlen(r, re)))
+		if ((f & REC_EVENT_HAS_DURATION) && !(nd = vlen(r, re, lim)))
 			return "the refs stream ends inside a record's Duration";
-		if ((f & REC_EVENT_HAS_THREAD) && !(nth = vlen(b, be)))
+		if ((f & REC_EVENT_HAS_THREAD) && !(nth = vlen(b, be, lim)))
 			return "the bodies stream ends inside a record's Thread";
-		if ((f & REC_EVENT_HAS_STACK) && !(ns = vlen(r + nd, re)))
+		if ((f & REC_EVENT_HAS_STACK) && !(ns = vlen(r + nd, re, lim)))
 			return "the refs stream ends inside a record's Stack";
 		size_t head = id_len + nt + nd + nth + ns;
 		if (size < head)
@@ -174,6 +190,125 @@ const char *rec_events_join(const uint8_t *const s[REC_EVS_N], const size_t len[
 	if (q != qe)
 		return "the records are shorter than the section's Raw_Size";
 	return NULL;
+}
+
+/* 16 bytes from p to q (the caller has room and bytes to read). */
+static inline void copy16(uint8_t *q, const uint8_t *p)
+{
+	memcpy(q, p, 16);
+}
+
+/* The join of well-formed streams, the way the reader meets them: each
+ * record's varints measured with one load, its short pieces moved 16 bytes
+ * at a time, the streams' ends checked once a record; false at anything
+ * unexpected (join_checked() then says what).  Reads run up to
+ * REC_EVS_READ_SLACK bytes past the last stream's end. */
+static bool join_fast(const uint8_t *const s[REC_EVS_N], const size_t len[REC_EVS_N],
+		      uint32_t items, const rec_evs_types *ty, uint8_t *dst, size_t raw)
+{
+	const uint8_t *h = s[REC_EVS_HEADS], *t = s[REC_EVS_TIMES];
+	const uint8_t *r = s[REC_EVS_REFS], *b = s[REC_EVS_BODIES];
+	const uint8_t *const he = h + len[REC_EVS_HEADS], *const te = t + len[REC_EVS_TIMES];
+	const uint8_t *const re = r + len[REC_EVS_REFS], *const be = b + len[REC_EVS_BODIES];
+	uint8_t *q = dst, *const qe = dst + raw;
+	uint64_t last_id = UINT64_MAX;
+	unsigned f = 0;
+
+	for (uint32_t i = 0; i < items; i++) {
+		const uint8_t *h0 = h;
+		uint64_t size, id;
+		if (!rec_varint_get(&h, he, &size))
+			return false;
+		const uint8_t *hid = h;
+		if (!rec_varint_get(&h, he, &id))
+			return false;
+		if (id != last_id) {
+			f = type_flags(ty, id);
+			if (!(f & REC_EVS_KNOWN))
+				return false;
+			last_id = id;
+		}
+		size_t nt = vlen(t, te, te + REC_EVS_READ_SLACK), nd = 0, nth = 0, ns = 0;
+		if (f & REC_EVENT_HAS_DURATION)
+			nd = vlen(r, re, re + REC_EVS_READ_SLACK);
+		if (f & REC_EVENT_HAS_THREAD)
+			nth = vlen(b, be, be + REC_EVS_READ_SLACK);
+		if (f & REC_EVENT_HAS_STACK)
+			ns = vlen(r + nd, re, re + REC_EVS_READ_SLACK);
+		if (!nt || ((f & REC_EVENT_HAS_DURATION) && !nd) || ((f & REC_EVENT_HAS_THREAD) && !nth) ||
+		    ((f & REC_EVENT_HAS_STACK) && !ns))
+			return false;
+		size_t head = (size_t)(h - hid) + nt + nd + nth + ns;
+		if (size < head || (size_t)size - head > (size_t)(be - b) - nth ||
+		    (size_t)(hid - h0) + (size_t)size > (size_t)(qe - q))
+			return false;
+		size_t rest = (size_t)size - head;
+		/* Size and Type_Id (at most 20 bytes: two moves), then each piece */
+		copy16(q, h0);
+		if (h - h0 > 16)
+			copy16(q + 16, h0 + 16);
+		q += h - h0;
+		copy16(q, t);
+		q += nt;
+		t += nt;
+		copy16(q, r);
+		q += nd;
+		copy16(q, b);
+		q += nth;
+		b += nth;
+		copy16(q, r + nd);
+		q += ns;
+		r += nd + ns;
+		if (rest <= 16)
+			copy16(q, b);
+		else
+			memcpy(q, b, rest);
+		q += rest;
+		b += rest;
+	}
+	return h == he && t == te && r == re && b == be && q == qe;
+}
+
+const char *rec_events_join(const uint8_t *const s[REC_EVS_N], const size_t len[REC_EVS_N],
+			    uint32_t items, const rec_evs_types *ty, uint8_t *dst, size_t raw,
+			    uint32_t *bad_record)
+{
+	*bad_record = items;
+	if (join_fast(s, len, items, ty, dst, raw))
+		return NULL;
+	return join_checked(s, len, items, ty, dst, raw, bad_record);
+}
+
+/* Past a str (uvarint length, bytes) at *p. */
+static bool skip_str(const uint8_t **p, const uint8_t *end)
+{
+	uint64_t n;
+	if (!rec_varint_get(p, end, &n) || n > (uint64_t)(end - *p))
+		return false;
+	*p += n;
+	return true;
+}
+
+bool rec_events_meta_flags(const uint8_t *p, size_t n, uint8_t *tf, size_t cap)
+{
+	const uint8_t *end = p + n;
+	memset(tf, 0, cap);
+	while (p < end) {
+		uint64_t id, flags, nf, v;
+		if (!rec_varint_get(&p, end, &id) || !rec_varint_get(&p, end, &flags) || id >= cap)
+			return false;
+		for (int i = 0; i < 4; i++) /* Name, Label, Description, Category */
+			if (!skip_str(&p, end))
+				return false;
+		if (!rec_varint_get(&p, end, &nf))
+			return false;
+		for (uint64_t f = 0; f < nf; f++)
+			if (!skip_str(&p, end) || !skip_str(&p, end) || !rec_varint_get(&p, end, &v) ||
+			    !rec_varint_get(&p, end, &v) || !skip_str(&p, end))
+				return false;
+		tf[id] = (uint8_t)((flags & 0x7u) | REC_EVS_KNOWN);
+	}
+	return true;
 }
 
 bool rec_events_split_table_decode(const uint8_t *p, size_t stored, uint32_t raw,

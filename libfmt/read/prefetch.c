@@ -60,7 +60,12 @@ typedef struct pf_slot {
 	uint32_t stored, raw;
 	uint8_t codec;
 	rec_buf payload;       /* the stored bytes of the EVENTS section */
-	rec_bigbuf out;        /* decompressed */
+	rec_bigbuf out;        /* decompressed (a split section: joined) */
+	/* A split section (1.3): the METADATA bytes its join read the types'
+	 * flags from (stored), the streams decompressed, the flags by id. */
+	rec_buf meta;
+	rec_bigbuf streams;
+	uint8_t *tf;
 	rec_prescan *ps;       /* its records passed over (prescan below) */
 	bool ps_ok;
 	uint64_t start_ticks;  /* the header's, where the pre-scan's times start */
@@ -153,55 +158,55 @@ static bool prescan(const uint8_t *p, const uint8_t *end, uint64_t ticks, rec_pr
 	return true;
 }
 
-/* prescan() of a split section's streams (1.3): the records' Type_Ids
- * from the heads stream (after each Size), their times from the times
- * stream; false where a stream does not hold what items records need. */
-static bool prescan_split(const uint8_t *h, const uint8_t *he, const uint8_t *t, const uint8_t *te,
-			  uint32_t items, uint64_t ticks, rec_prescan *ps)
-{
-	memset(ps->count, 0, sizeof ps->count);
-	uint64_t prev = 0;
-	for (uint32_t n = 0; n < items; n++) {
-		uint64_t size, tid, d;
-		if (!rec_varint_get(&h, he, &size) || !rec_varint_get(&h, he, &tid) ||
-		    tid >= REC_PRESCAN_IDS || !rec_varint_get(&t, te, &d))
-			return false;
-		ticks += (uint64_t)rec_unzigzag(d);
-		if (n && ticks < prev)
-			return false;
-		prev = ticks;
-		if (!ps->count[tid]++)
-			ps->first[tid] = ticks;
-		ps->last[tid] = ticks;
-	}
-	ps->n = items;
-	return h == he && t == te;
-}
+/* The dense type ids the worker joins a split section for (a chunk with
+ * larger ids is joined by the reader). */
+#define PF_TYPE_IDS 4096u
 
 /* A split EVENTS section (1.3) of items records, stored bytes in
- * s->payload: its four streams decompressed one after the other into
- * s->out (the reader joins them: split_events.c), pre-scanned from the
- * heads and times streams when want_ps. */
+ * s->payload, its chunk's METADATA in s->meta (stored): its four streams
+ * decompressed one after the other into s->streams and joined into s->out,
+ * the types' flags read from the METADATA as the reader will read them
+ * (the reader takes the result only if its METADATA is these very bytes:
+ * rec_rd_prefetch_take). */
 static bool pf_split(pf_slot *s, const rec_section_header *sh, const rec_chunk_header *h,
-		     rec_codec_ctx *ctx, bool want_ps)
+		     uint16_t meta_flags, uint32_t meta_raw, rec_codec_ctx *ctx)
 {
 	uint32_t sst[REC_EVS_N], srw[REC_EVS_N];
 	if (!rec_events_split_table_decode(s->payload.data, sh->stored_size, sh->raw_size, sst, srw))
 		return false;
+	if (!s->tf && !(s->tf = malloc(PF_TYPE_IDS)))
+		return false;
+	/* the types' flags, from METADATA decompressed into the streams'
+	 * buffer before the streams go there */
+	const uint8_t *meta = s->meta.data;
+	if (meta_flags & REC_SECTION_COMPRESSED) {
+		if (!rec_bigbuf_reserve(&s->streams, meta_raw ? meta_raw : 1) ||
+		    rec_codec_decompress(ctx, h->codec, s->meta.data, s->meta.len, s->streams.data,
+					 meta_raw) != REC_OK)
+			return false;
+		meta = s->streams.data;
+	} else if (meta_raw != s->meta.len) {
+		return false;
+	}
+	if (!rec_events_meta_flags(meta, meta_raw, s->tf, PF_TYPE_IDS))
+		return false;
+	if (!rec_bigbuf_reserve(&s->streams, (size_t)sh->raw_size + REC_EVS_READ_SLACK))
+		return false;
 	const uint8_t *in = (const uint8_t *)s->payload.data + REC_EVS_TABLE_SIZE;
-	uint8_t *out = s->out.data;
+	uint8_t *out = s->streams.data;
+	const uint8_t *st[REC_EVS_N];
+	size_t len[REC_EVS_N];
 	for (int i = 0; i < REC_EVS_N; i++) {
 		if (srw[i] && rec_codec_decompress(ctx, h->codec, in, sst[i], out, srw[i]) != REC_OK)
 			return false;
+		st[i] = out;
+		len[i] = srw[i];
 		in += sst[i];
 		out += srw[i];
 	}
-	if (want_ps && (s->ps || (s->ps = malloc(sizeof *s->ps)))) {
-		const uint8_t *hd = s->out.data, *tm = hd + srw[REC_EVS_HEADS];
-		s->ps_ok = prescan_split(hd, tm, tm, tm + srw[REC_EVS_TIMES], sh->item_count,
-					 h->start_ticks, s->ps);
-	}
-	return true;
+	rec_evs_types ty = { s->tf, PF_TYPE_IDS, NULL, NULL };
+	uint32_t bad;
+	return rec_events_join(st, len, sh->item_count, &ty, s->out.data, sh->raw_size, &bad) == NULL;
 }
 
 /* The rest of the job of slot s, whose header is h: its EVENTS section
@@ -214,6 +219,10 @@ static bool pf_body(const rec_prefetch *pf, uint64_t size, pf_slot *s, const rec
 	if (h->codec == REC_CODEC_NONE)
 		return false;
 	uint64_t at = s->off + h->header_size, pend = s->end;
+	const bool split = (h->flags & REC_CHUNK_SPLIT_EVENTS) != 0;
+	uint16_t meta_flags = 0;
+	uint32_t meta_raw = 0;
+	bool have_meta = false;
 	for (uint32_t i = 0; i < h->section_count; i++) {
 		uint8_t sb[REC_SECTION_HEADER_SIZE];
 		if (pend - at < REC_SECTION_HEADER_SIZE || !pf_read(pf, size, at, sb, sizeof sb))
@@ -223,21 +232,33 @@ static bool pf_body(const rec_prefetch *pf, uint64_t size, pf_slot *s, const rec
 		at += REC_SECTION_HEADER_SIZE;
 		if (sh.stored_size > pend - at)
 			return false;
+		if (split && sh.kind == REC_SECTION_METADATA && !have_meta) {
+			/* a split chunk's join needs its types' flags */
+			s->meta.len = 0;
+			if (sh.raw_size > pf->max_section_raw ||
+			    !rec_buf_reserve(&s->meta, sh.stored_size ? sh.stored_size : 1) ||
+			    !pf_read(pf, size, at, s->meta.data, sh.stored_size))
+				return false;
+			s->meta.len = sh.stored_size;
+			meta_flags = sh.flags;
+			meta_raw = sh.raw_size;
+			have_meta = true;
+		}
 		if (sh.kind != REC_SECTION_EVENTS) {
 			at += sh.stored_size;
 			continue;
 		}
+		if (split && !have_meta)
+			return false;
 		if (!(sh.flags & REC_SECTION_COMPRESSED) || sh.raw_size > pf->max_section_raw)
 			return false;
 		s->payload.len = 0;
 		if (!rec_buf_reserve(&s->payload, sh.stored_size ? sh.stored_size : 1) ||
 		    !pf_read(pf, size, at, s->payload.data, sh.stored_size) ||
-		    !rec_bigbuf_reserve(&s->out, sh.raw_size))
+		    !rec_bigbuf_reserve(&s->out, (size_t)sh.raw_size + REC_EVS_SLACK))
 			return false;
-		if (h->flags & REC_CHUNK_SPLIT_EVENTS) {
-			/* Decompressed, not joined: joining needs the chunk's types,
-			 * which are the reader's (split_events.c). */
-			if (!pf_split(s, &sh, h, ctx, want_ps))
+		if (split) {
+			if (!pf_split(s, &sh, h, meta_flags, meta_raw, ctx))
 				return false;
 		} else if (rec_codec_decompress(ctx, h->codec, s->payload.data, sh.stored_size,
 						s->out.data, sh.raw_size) != REC_OK) {
@@ -248,8 +269,7 @@ static bool pf_body(const rec_prefetch *pf, uint64_t size, pf_slot *s, const rec
 		s->raw = sh.raw_size;
 		s->codec = h->codec;
 		s->start_ticks = h->start_ticks;
-		if (want_ps && !(h->flags & REC_CHUNK_SPLIT_EVENTS) &&
-		    (s->ps || (s->ps = malloc(sizeof *s->ps))))
+		if (want_ps && (s->ps || (s->ps = malloc(sizeof *s->ps))))
 			s->ps_ok = prescan(s->out.data, (const uint8_t *)s->out.data + sh.raw_size,
 					   h->start_ticks, s->ps);
 		return true;
@@ -328,6 +348,9 @@ static void pf_destroy(rec_prefetch *pf)
 	for (int i = 0; i < PF_SLOTS; i++) {
 		rec_buf_free(&pf->slot[i].payload);
 		rec_bigbuf_free(&pf->slot[i].out);
+		rec_buf_free(&pf->slot[i].meta);
+		rec_bigbuf_free(&pf->slot[i].streams);
+		free(pf->slot[i].tf);
 		free(pf->slot[i].ps);
 	}
 	free(pf);
@@ -443,6 +466,13 @@ bool rec_rd_prefetch_take(rec_reader *r, rec_rchunk *c, const rec_rsec *s,
 	if (ok && (t->stored_off != soff || t->stored != s->stored || t->raw != s->raw ||
 		   t->codec != c->h.codec || memcmp(t->payload.data, stored, s->stored) != 0))
 		ok = false;
+	if (ok && (c->h.flags & REC_CHUNK_SPLIT_EVENTS)) {
+		/* joined by the types of these METADATA bytes: the reader's? */
+		const rec_rsec *m = &c->secs[c->known[REC_SECTION_METADATA]];
+		if (!c->payload || t->meta.len != m->stored ||
+		    memcmp(t->meta.data, c->payload + m->poff, m->stored) != 0)
+			ok = false;
+	}
 	if (ok) {
 		/* Trade buffers: the chunk gets the output, the slot the old one. */
 		rec_bigbuf b = *dst;

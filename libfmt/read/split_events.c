@@ -2,13 +2,12 @@
 /*
  * split_events.c - the EVENTS section of a 1.3 chunk with the
  * SPLIT_EVENTS flag (spec/FORMAT.md "Split EVENTS"): its four streams
- * decompressed one after the other into the reader's split buffer (by the
- * prefetch worker when it got there first: prefetch.c, which also
- * pre-scans the heads and times streams), then joined
- * (common/events_split.c) into the section's records, byte for byte what
- * an unsplit chunk stores, so that everything after this reads both alike.
- * The types' flags come from the chunk's METADATA, decoded before any
- * event is.
+ * decompressed one after the other into the reader's split buffer, then
+ * joined (common/events_split.c) into the section's records, byte for byte
+ * what an unsplit chunk stores, so that everything after this reads both
+ * alike.  The types' flags come from the chunk's METADATA, decoded before
+ * any event is.  The prefetch worker does the same ahead of the reader
+ * (prefetch.c), the flags read from the same METADATA bytes.
  */
 #include "read/read_internal.h"
 
@@ -32,13 +31,12 @@ rec_status rec_rd_split_events(rec_reader *r, rec_rchunk *c, const rec_rsec *s, 
 		return rec_rd_chunk_problem(r, c, REC_ERR_CORRUPT, s->hoff,
 					    "section 8 (EVENTS): its stream table does not add up to its "
 					    "Stored_Size %u and Raw_Size %u", s->stored, s->raw);
-	if (!rec_bigbuf_reserve(b, (size_t)s->raw + REC_EVS_SLACK))
-		return rec_rd_chunk_problem(r, c, REC_ERR_NOMEM, s->hoff, "out of memory");
-
-	/* The streams, decompressed by the prefetch worker or here. */
+	/* Joined by the prefetch worker, from these very bytes? */
+	if (rec_rd_prefetch_take(r, c, s, sp, b))
+		return REC_OK;
 	static const char *const names[REC_EVS_N] = { "heads", "times", "refs", "bodies" };
-	bool ahead = rec_rd_prefetch_take(r, c, s, sp, &r->split);
-	if (!ahead && !rec_bigbuf_reserve(&r->split, s->raw ? s->raw : 1))
+	if (!rec_bigbuf_reserve(&r->split, (size_t)s->raw + REC_EVS_READ_SLACK) ||
+	    !rec_bigbuf_reserve(b, (size_t)s->raw + REC_EVS_SLACK))
 		return rec_rd_chunk_problem(r, c, REC_ERR_NOMEM, s->hoff, "out of memory");
 	const uint8_t *in = sp + REC_EVS_TABLE_SIZE;
 	uint8_t *out = r->split.data;
@@ -47,7 +45,7 @@ rec_status rec_rd_split_events(rec_reader *r, rec_rchunk *c, const rec_rsec *s, 
 	for (int i = 0; i < REC_EVS_N; i++) {
 		streams[i] = out;
 		lens[i] = sraw[i];
-		if (sraw[i] && !ahead) {
+		if (sraw[i]) {
 			rec_status st = rec_codec_decompress(r->codec, c->h.codec, in, sstored[i], out, sraw[i]);
 			if (st != REC_OK)
 				return rec_rd_chunk_problem(
