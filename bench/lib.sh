@@ -34,15 +34,16 @@ median() { sort -g | awk '{v[NR]=$1} END {if (NR==0) {print "nan"; exit}
 	print (NR%2) ? v[(NR+1)/2] : (v[NR/2]+v[NR/2+1])/2}'; }
 
 # results_section HEADING MD: put the markdown file MD into bench/RESULTS.md
-# in place of the section that starts with "HEADING " (to the next "## "),
-# or at the end when there is none.
+# in place of the section that starts with "HEADING " (to the next "## ", or
+# to its first "#### " heading: the hand-written notes under a generated
+# section stay), or at the end when there is none.
 results_section() {
 	python3 - "$1" "$2" bench/RESULTS.md <<'PY'
 import re, sys
 head, sec = sys.argv[1], open(sys.argv[2]).read().rstrip("\n") + "\n"
 path = sys.argv[3]
 text = open(path).read()
-m = re.search(r"^" + re.escape(head) + r" .*?(?=^## |\Z)", text, re.S | re.M)
+m = re.search(r"^" + re.escape(head) + r" .*?(?=^## |^#### |\Z)", text, re.S | re.M)
 text = text[:m.start()] + sec + ("\n" if text[m.end():] else "") + text[m.end():] if m else text.rstrip("\n") + "\n\n" + sec
 open(path, "w").write(text)
 PY
