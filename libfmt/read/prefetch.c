@@ -62,9 +62,8 @@ typedef struct pf_slot {
 	rec_buf payload;       /* the stored bytes of the EVENTS section */
 	rec_bigbuf out;        /* decompressed (a split section: joined) */
 	/* A split section (1.3): the METADATA bytes its join read the types'
-	 * flags from (stored), the streams decompressed, the flags by id. */
+	 * flags from (stored), the flags by id. */
 	rec_buf meta;
-	rec_bigbuf streams;
 	uint8_t *tf;
 	rec_prescan *ps;       /* its records passed over (prescan below) */
 	bool ps_ok;
@@ -87,6 +86,11 @@ struct rec_prefetch {
 	uint64_t max_payload, max_section_raw;
 	rec_codec_ctx *codec_ctx; /* the worker's */
 	rec_codec_ctx *own_ctx;   /* the reader's, for the chunks it takes ahead */
+	/* A split section's streams before the join: the worker's, and the
+	 * reader's (its own split buffer: the reader joins chunks itself too,
+	 * never at the same time as it takes one ahead). */
+	rec_bigbuf wstreams;
+	rec_bigbuf *rstreams;
 };
 
 /* n bytes at file offset off into dst (false: short or error). */
@@ -164,12 +168,13 @@ static bool prescan(const uint8_t *p, const uint8_t *end, uint64_t ticks, rec_pr
 
 /* A split EVENTS section (1.3) of items records, stored bytes in
  * s->payload, its chunk's METADATA in s->meta (stored): its four streams
- * decompressed one after the other into s->streams and joined into s->out,
+ * decompressed one after the other into sb (the running thread's) and
+ * joined into s->out,
  * the types' flags read from the METADATA as the reader will read them
  * (the reader takes the result only if its METADATA is these very bytes:
  * rec_rd_prefetch_take). */
 static bool pf_split(pf_slot *s, const rec_section_header *sh, const rec_chunk_header *h,
-		     uint16_t meta_flags, uint32_t meta_raw, rec_codec_ctx *ctx)
+		     uint16_t meta_flags, uint32_t meta_raw, rec_codec_ctx *ctx, rec_bigbuf *sb)
 {
 	uint32_t sst[REC_EVS_N], srw[REC_EVS_N];
 	if (!rec_events_split_table_decode(s->payload.data, sh->stored_size, sh->raw_size, sst, srw))
@@ -180,20 +185,20 @@ static bool pf_split(pf_slot *s, const rec_section_header *sh, const rec_chunk_h
 	 * buffer before the streams go there */
 	const uint8_t *meta = s->meta.data;
 	if (meta_flags & REC_SECTION_COMPRESSED) {
-		if (!rec_bigbuf_reserve(&s->streams, meta_raw ? meta_raw : 1) ||
-		    rec_codec_decompress(ctx, h->codec, s->meta.data, s->meta.len, s->streams.data,
+		if (!rec_bigbuf_reserve(sb, meta_raw ? meta_raw : 1) ||
+		    rec_codec_decompress(ctx, h->codec, s->meta.data, s->meta.len, sb->data,
 					 meta_raw) != REC_OK)
 			return false;
-		meta = s->streams.data;
+		meta = sb->data;
 	} else if (meta_raw != s->meta.len) {
 		return false;
 	}
 	if (!rec_events_meta_flags(meta, meta_raw, s->tf, PF_TYPE_IDS))
 		return false;
-	if (!rec_bigbuf_reserve(&s->streams, (size_t)sh->raw_size + REC_EVS_READ_SLACK))
+	if (!rec_bigbuf_reserve(sb, (size_t)sh->raw_size + REC_EVS_READ_SLACK))
 		return false;
 	const uint8_t *in = (const uint8_t *)s->payload.data + REC_EVS_TABLE_SIZE;
-	uint8_t *out = s->streams.data;
+	uint8_t *out = sb->data;
 	const uint8_t *st[REC_EVS_N];
 	size_t len[REC_EVS_N];
 	for (int i = 0; i < REC_EVS_N; i++) {
@@ -212,7 +217,7 @@ static bool pf_split(pf_slot *s, const rec_section_header *sh, const rec_chunk_h
 /* The rest of the job of slot s, whose header is h: its EVENTS section
  * decompressed (and pre-scanned when want_ps).  Runs without the lock: the
  * slot is the caller's while RUNNING. */
-static bool pf_body(const rec_prefetch *pf, uint64_t size, pf_slot *s, const rec_chunk_header *h,
+static bool pf_body(rec_prefetch *pf, uint64_t size, pf_slot *s, const rec_chunk_header *h,
 		    rec_codec_ctx *ctx, bool want_ps)
 {
 	s->ps_ok = false;
@@ -258,7 +263,8 @@ static bool pf_body(const rec_prefetch *pf, uint64_t size, pf_slot *s, const rec
 		    !rec_bigbuf_reserve(&s->out, (size_t)sh.raw_size + REC_EVS_SLACK))
 			return false;
 		if (split) {
-			if (!pf_split(s, &sh, h, meta_flags, meta_raw, ctx))
+			if (!pf_split(s, &sh, h, meta_flags, meta_raw, ctx,
+				      ctx == pf->codec_ctx ? &pf->wstreams : pf->rstreams))
 				return false;
 		} else if (rec_codec_decompress(ctx, h->codec, s->payload.data, sh.stored_size,
 						s->out.data, sh.raw_size) != REC_OK) {
@@ -345,11 +351,11 @@ static void pf_destroy(rec_prefetch *pf)
 {
 	rec_codec_ctx_free(pf->codec_ctx);
 	rec_codec_ctx_free(pf->own_ctx);
+	rec_bigbuf_free(&pf->wstreams);
 	for (int i = 0; i < PF_SLOTS; i++) {
 		rec_buf_free(&pf->slot[i].payload);
 		rec_bigbuf_free(&pf->slot[i].out);
 		rec_buf_free(&pf->slot[i].meta);
-		rec_bigbuf_free(&pf->slot[i].streams);
 		free(pf->slot[i].tf);
 		free(pf->slot[i].ps);
 	}
@@ -373,6 +379,7 @@ static rec_prefetch *pf_get(rec_reader *r)
 	pf->max_payload = r->max_payload;
 	pf->max_section_raw = r->max_section_raw;
 	pf->next = PF_NONE;
+	pf->rstreams = &r->split;
 	pf->codec_ctx = rec_codec_ctx_new();
 	pf->own_ctx = rec_codec_ctx_new();
 	if (!pf->codec_ctx || !pf->own_ctx) {
