@@ -623,6 +623,17 @@ static void mix(run *r, uint64_t t0, unsigned n, uint64_t us, unsigned salt)
 	}
 }
 
+/* NAME.rec and its facts from the closed run r. */
+static void write_run(const char *dir, const char *name, run *r)
+{
+	write_file(dir, name, r->out.p, r->out.len);
+	FILE *f = facts_open(dir, name);
+	run *rs[] = { r };
+	facts_runs(f, rs, 1, 0);
+	facts_close(f);
+	free(r->out.p);
+}
+
 static void gen_tiny(const char *dir, const char *name, bool v11)
 {
 	run r;
@@ -636,12 +647,7 @@ static void gen_tiny(const char *dir, const char *name, bool v11)
 	lockwait(&r, t + 2000000, 850, 1, 1, S_MUTEX);
 	heap(&r, t + 3000000, 512);
 	run_close(&r);
-	write_file(dir, name, r.out.p, r.out.len);
-	FILE *f = facts_open(dir, name);
-	run *rs[] = { &r };
-	facts_runs(f, rs, 1, 0);
-	facts_close(f);
-	free(r.out.p);
+	write_run(dir, name, &r);
 }
 
 /* frames-1.2: format 1.2's frame sources (FRAME_SOURCE): a frame with its
@@ -674,12 +680,28 @@ static void gen_frames(const char *dir, const char *name)
 	lockwait(&r, t + 100000, 1502000, 1, 1, S_MUTEX);
 	lockwait(&r, t + 2000000, 850, 1, 2, S_MUTEX);
 	run_close(&r);
-	write_file(dir, name, r.out.p, r.out.len);
-	FILE *f = facts_open(dir, name);
-	run *rs[] = { &r };
-	facts_runs(f, rs, 1, 0);
-	facts_close(f);
-	free(r.out.p);
+	write_run(dir, name, &r);
+}
+
+/* The full types in three chunks: every field type at least once in the
+ * first, then n[k] mixed events from at_us[k] (salt k + first_salt) in
+ * chunk k, drops noted in the second; closed. */
+static void three_chunks(run *r, const unsigned n[3], const uint64_t at_us[3], unsigned first_salt,
+			 uint64_t drops)
+{
+	types_full(r);
+	pools_full(r);
+	uint64_t us = 1000;
+	for (unsigned k = 0; k < 4; k++)
+		alltypes(r, ANCHOR_TICKS + k * 100 * us, k, us);
+	for (unsigned c = 0; c < 3; c++) {
+		mix(r, ANCHOR_TICKS + at_us[c] * us, n[c], us, first_salt + c);
+		if (c == 1)
+			dropped(r, drops);
+		if (c < 2)
+			run_flush(r);
+	}
+	run_close(r);
 }
 
 static void gen_zstd(const char *dir, const char *name, bool v11)
@@ -687,25 +709,8 @@ static void gen_zstd(const char *dir, const char *name, bool v11)
 	run r;
 	run_open(&r, REC_CODEC_ZSTD, 0x5eed0000c0ffee02ull, 5151, 1000000000ull);
 	r.v11 = v11;
-	types_full(&r);
-	pools_full(&r);
-	uint64_t us = 1000;
-	/* every field type at least once, in the first chunk */
-	for (unsigned k = 0; k < 4; k++)
-		alltypes(&r, ANCHOR_TICKS + k * 100 * us, k, us);
-	mix(&r, ANCHOR_TICKS + 500 * us, 12, us, 1);
-	run_flush(&r);
-	mix(&r, ANCHOR_TICKS + 20000 * us, 15, us, 2);
-	dropped(&r, 3);
-	run_flush(&r);
-	mix(&r, ANCHOR_TICKS + 40000 * us, 15, us, 3);
-	run_close(&r);
-	write_file(dir, name, r.out.p, r.out.len);
-	FILE *f = facts_open(dir, name);
-	run *rs[] = { &r };
-	facts_runs(f, rs, 1, 0);
-	facts_close(f);
-	free(r.out.p);
+	three_chunks(&r, (const unsigned[]){ 12, 15, 15 }, (const uint64_t[]){ 500, 20000, 40000 }, 1, 3);
+	write_run(dir, name, &r);
 }
 
 /* split-1.3: format 1.3's split EVENTS: zstd chunks of every field type
@@ -719,18 +724,7 @@ static void gen_split(const char *dir, const char *name)
 	run_open(&r, REC_CODEC_ZSTD, 0x5eed0000c0ffee13ull, 5353, 1000000000ull);
 	open_layout = REC_EVENTS_ONE_STREAM;
 	r.v11 = r.v12 = r.v13 = true;
-	types_full(&r);
-	pools_full(&r);
-	uint64_t us = 1000;
-	for (unsigned k = 0; k < 4; k++)
-		alltypes(&r, ANCHOR_TICKS + k * 100 * us, k, us);
-	mix(&r, ANCHOR_TICKS + 500 * us, 300, us, 4);
-	run_flush(&r);
-	mix(&r, ANCHOR_TICKS + 400000 * us, 250, us, 5);
-	dropped(&r, 2);
-	run_flush(&r);
-	mix(&r, ANCHOR_TICKS + 800000 * us, 5, us, 6);
-	run_close(&r);
+	three_chunks(&r, (const unsigned[]){ 300, 250, 5 }, (const uint64_t[]){ 500, 400000, 800000 }, 4, 2);
 	/* the first two chunks split, the last in one stream */
 	size_t off = 0;
 	for (size_t i = 0; i < r.nchunks; i++) {
@@ -740,12 +734,7 @@ static void gen_split(const char *dir, const char *name)
 			die("split-1.3: chunk %zu is %s split", i, split ? "" : "not");
 		off += rec_le32(h + REC_HOFF_HEADER_SIZE) + rec_le64(h + REC_HOFF_PAYLOAD_SIZE);
 	}
-	write_file(dir, name, r.out.p, r.out.len);
-	FILE *f = facts_open(dir, name);
-	run *rs[] = { &r };
-	facts_runs(f, rs, 1, 0);
-	facts_close(f);
-	free(r.out.p);
+	write_run(dir, name, &r);
 }
 
 static void gen_lz4(const char *dir)
@@ -760,12 +749,7 @@ static void gen_lz4(const char *dir)
 	run_flush(&r);
 	mix(&r, ANCHOR_TICKS + 30000 * us, 20, us, 8);
 	run_close(&r);
-	write_file(dir, "lz4", r.out.p, r.out.len);
-	FILE *f = facts_open(dir, "lz4");
-	run *rs[] = { &r };
-	facts_runs(f, rs, 1, 0);
-	facts_close(f);
-	free(r.out.p);
+	write_run(dir, "lz4", &r);
 }
 
 static void gen_two_runs(const char *dir)
