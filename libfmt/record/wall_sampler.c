@@ -134,6 +134,15 @@ static void on_signal(int sig, siginfo_t *si, void *uc)
 	if (__atomic_load_n(&w->pending, __ATOMIC_ACQUIRE) == 0)
 		return;
 	int saved_errno = errno;
+	/* Interrupting the thread's own emit (as the preload's call-end sample
+	 * right after rec_wall_leave()): a begin here would be a nested one,
+	 * dropped with its ticks.  The ticks stay for the next signal (or are
+	 * counted as not emitted when none comes). */
+	const struct rec_tbuf_ *tb = REC_TLS_TBUF_;
+	if (tb != NULL && __atomic_load_n(&tb->busy, __ATOMIC_RELAXED)) {
+		__atomic_store_n(&w->pending, 0, __ATOMIC_RELEASE);
+		return;
+	}
 	uint32_t n = __atomic_exchange_n(&w->ticks_run, 0, __ATOMIC_RELAXED);
 	rec_event_type *t = T_wall;
 	if (n != 0 && t != NULL && __atomic_load_n(&g_on, __ATOMIC_RELAXED) && rec_type_enabled(t)) {

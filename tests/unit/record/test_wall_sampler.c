@@ -68,6 +68,8 @@ typedef struct worker_out {
 	uint64_t in_calls;              /* ticks of its finished marked calls */
 } worker_out;
 
+static void worker_end(worker_out *o);
+
 static void *worker(void *p)
 {
 	worker_out *o = p;
@@ -89,11 +91,18 @@ static void *worker(void *p)
 	if (o->sleep_ticks)
 		rec_wall_emit_call_(k, o->sleep_ticks);
 	wall_burn(100000000u);
-	/* Until the sampler has looked at it at a tick since it ran again
-	 * (handed out every running tick up to t), then into a marked call
-	 * that never returns before the thread ends: the sampler leaves a
-	 * thread in a marked call alone, so what it handed out stays put.
-	 * Two periods in the call let a look that began before it end. */
+	worker_end(o);
+	return NULL;
+}
+
+/* The end of a worker's life: until the sampler has looked at it at a
+ * tick since it ran again (handed out every running tick up to t), then
+ * into a marked call that never returns before the thread ends: the
+ * sampler leaves a thread in a marked call alone, so what it handed out
+ * stays put.  Two periods in the call let a look that began before it
+ * end. */
+static void worker_end(worker_out *o)
+{
 	rec_wall_thread *w = &rec_wall_tls_;
 	uint64_t t = rec_wall_tick_now();
 	for (int i = 0; i < 5000 && w->run_reported + w->call_ticks < t - o->attach_tick; i++)
@@ -106,7 +115,6 @@ static void *worker(void *p)
 	o->handed = __atomic_load_n(&w->run_reported, __ATOMIC_ACQUIRE);
 	o->unemitted = __atomic_load_n(&w->ticks_run, __ATOMIC_ACQUIRE);
 	o->in_calls = __atomic_load_n(&w->call_ticks, __ATOMIC_ACQUIRE);
-	return NULL;
 }
 
 static void t_running_and_sleep(void **state)
@@ -178,10 +186,72 @@ static void t_running_and_sleep(void **state)
 	assert_true(o.handed + o.in_calls <= o.end_tick - o.attach_tick + 1);
 }
 
+/* A worker that holds an emit of its own open (begin, 60 ms, commit) while
+ * the sampler signals it (a 10 ms period: several signals inside), as the
+ * preload's call-end sample is open when a signal comes right after
+ * rec_wall_leave(): the handler must not begin a nested emit (dropped, its
+ * ticks with it) but leave the ticks for the next signal. */
+static rec_event_type *g_ev_type;
+static const rec_field busy_fields[] = { { "n", "N", "", REC_TYPE_U64, REC_UNIT_COUNT } };
+static const rec_type busy_def = { 0, REC_EVENT_HAS_THREAD, "test.Busy", "Busy", "", "test", 1,
+				   busy_fields };
+
+static void *busy_worker(void *p)
+{
+	worker_out *o = p;
+	o->tid = rec_t_my_tid();
+	assert_int_equal(rec_recorder_attach_thread(rec_recorder_default()), REC_OK);
+	rec_wall_attach_thread();
+	o->attach_tick = rec_wall_tls_.attach_tick;
+	wall_burn(50000000u);
+	rec_emit e = { 0 };
+	assert_true(rec_emit_begin(&e, g_ev_type));
+	wall_burn(60000000u); /* inside the emit */
+	rec_emit_u64(&e, 1);
+	rec_emit_commit(&e);
+	wall_burn(50000000u);
+	worker_end(o);
+	return NULL;
+}
+
+static void t_signal_inside_emit(void **state)
+{
+	(void)state;
+	rec_wall_set_period(PERIOD_NS);
+	rec_t_start(NULL);
+	assert_int_equal(rec_recorder_register_type(rec_recorder_default(), &busy_def, 0, 0,
+						    &g_ev_type),
+			 REC_OK);
+	worker_out o;
+	memset(&o, 0, sizeof o);
+	pthread_t th;
+	assert_int_equal(pthread_create(&th, NULL, busy_worker, &o), 0);
+	assert_int_equal(pthread_join(th, NULL), 0);
+	rec_t_stop_and_load();
+	rec_wall_set_period(0);
+	uint64_t emitted = 0, dropped = 0;
+	for (size_t i = 0; i < rec_t_nev; i++) {
+		const rec_t_ev *e = &rec_t_evs[i];
+		if (strcmp(e->type, "rec.WallSample") == 0 && e->tid == o.tid)
+			emitted += rec_t_fu(e, "weight");
+		if (strcmp(e->type, "rec.Dropped") == 0 &&
+		    rec_t_fu(e, "type") == REC_TYPE_ID_WALL_SAMPLE) /* (the CPU sampler's own
+								 * signals drop nested) */
+			dropped += rec_t_fu(e, "count");
+	}
+	print_message("handed %llu running ticks, %llu not emitted, %llu in samples, %llu events "
+		      "of rec.WallSample dropped\n", (unsigned long long)o.handed, (unsigned long long)o.unemitted,
+		      (unsigned long long)emitted, (unsigned long long)dropped);
+	assert_true(o.handed >= 10); /* 160 ms of running at 10 ms */
+	assert_int_equal(emitted, o.handed - o.unemitted);
+	assert_int_equal(dropped, 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(t_running_and_sleep),
+		cmocka_unit_test(t_signal_inside_emit),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
