@@ -70,15 +70,21 @@ typedef struct worker_out {
 
 static void worker_end(worker_out *o);
 
-static void *worker(void *p)
+/* A worker's start, as the preload library's pthread_create does it:
+ * registered with the recorder (a signal handler's emit cannot register
+ * its thread) and attached to the wall sampler. */
+static void worker_start(worker_out *o)
 {
-	worker_out *o = p;
 	o->tid = rec_t_my_tid();
-	/* as the preload library's pthread_create does: registered with the
-	 * recorder (a signal handler's emit cannot register its thread) */
 	assert_int_equal(rec_recorder_attach_thread(rec_recorder_default()), REC_OK);
 	rec_wall_attach_thread();
 	o->attach_tick = rec_wall_tls_.attach_tick;
+}
+
+static void *worker(void *p)
+{
+	worker_out *o = p;
+	worker_start(o);
 	wall_burn(200000000u);
 	/* a blocking call as the interposers mark it */
 	unsigned k = rec_wall_enter(REC_WALL_SLEEP);
@@ -199,10 +205,7 @@ static const rec_type busy_def = { 0, REC_EVENT_HAS_THREAD, "test.Busy", "Busy",
 static void *busy_worker(void *p)
 {
 	worker_out *o = p;
-	o->tid = rec_t_my_tid();
-	assert_int_equal(rec_recorder_attach_thread(rec_recorder_default()), REC_OK);
-	rec_wall_attach_thread();
-	o->attach_tick = rec_wall_tls_.attach_tick;
+	worker_start(o);
 	wall_burn(50000000u);
 	rec_emit e = { 0 };
 	assert_true(rec_emit_begin(&e, g_ev_type));
