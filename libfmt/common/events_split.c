@@ -192,6 +192,16 @@ static const char *join_checked(const uint8_t *const s[REC_EVS_N], const size_t 
 	return NULL;
 }
 
+/* The uvarint at p (before end) by value, so that the cursor of an inlined
+ * caller stays in a register: its length 0 if it does not end. */
+static inline __attribute__((always_inline)) rec_varint_vn head_varint(const uint8_t *p,
+									 const uint8_t *end)
+{
+	if (p < end && *p < 0x80)
+		return (rec_varint_vn){ *p, 1 };
+	return rec_varint_decode_slow(p, end);
+}
+
 /* 16 bytes from p to q (the caller has room and bytes to read). */
 static inline void copy16(uint8_t *q, const uint8_t *p)
 {
@@ -216,12 +226,16 @@ static bool join_fast(const uint8_t *const s[REC_EVS_N], const size_t len[REC_EV
 
 	for (uint32_t i = 0; i < items; i++) {
 		const uint8_t *h0 = h;
-		uint64_t size, id;
-		if (!rec_varint_get(&h, he, &size))
+		rec_varint_vn sv = head_varint(h, he);
+		if (!sv.n)
 			return false;
-		const uint8_t *hid = h;
-		if (!rec_varint_get(&h, he, &id))
+		const uint64_t size = sv.v;
+		const uint8_t *hid = h += sv.n;
+		rec_varint_vn iv = head_varint(h, he);
+		if (!iv.n)
 			return false;
+		const uint64_t id = iv.v;
+		h += iv.n;
 		if (id != last_id) {
 			f = type_flags(ty, id);
 			if (!(f & REC_EVS_KNOWN))
