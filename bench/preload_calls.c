@@ -35,6 +35,8 @@
  * read_tsc    the read above timed by hand as the preload times it: a TSC
  *             read before and after, the difference compared with a
  *             threshold (the floor of a timed read in this binary)
+ * pipe_tsc    the pipe's write and read, each timed by hand the same way
+ *             (the floor of two timed calls)
  * clock2_tsc  two reads of the TSC (rdtsc), the recorder's clock where the
  *             TSC is invariant: what a timed call adds at the least
  * clock2_mono two clock_gettime(CLOCK_MONOTONIC), its clock elsewhere
@@ -157,6 +159,24 @@ static inline uint64_t tsc(void)
 #endif
 }
 
+static void do_pipe_tsc(long n)
+{
+	char buf[64];
+	memset(buf, 'x', sizeof buf);
+	for (long i = 0; i < n; i++) {
+		uint64_t t0 = tsc();
+		if (write(pipe_fd[1], buf, sizeof buf) != (ssize_t)sizeof buf)
+			abort();
+		if (tsc() - t0 >= threshold)
+			over++;
+		t0 = tsc();
+		if (read(pipe_fd[0], buf, sizeof buf) != (ssize_t)sizeof buf)
+			abort();
+		if (tsc() - t0 >= threshold)
+			over++;
+	}
+}
+
 static void do_clock2_tsc(long n)
 {
 	for (long i = 0; i < n; i++) {
@@ -193,13 +213,12 @@ static int cmp_double(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-#define CASES 7
-static void (*const case_fn[CASES])(long) = { do_lock,		 do_malloc,	 do_read,
-					       do_pipe,		 do_read_tsc,	 do_clock2_tsc,
-					       do_clock2_mono };
-static const char *const case_name[CASES] = { "lock", "malloc", "read", "pipe", "read_tsc",
-					       "clock2_tsc", "clock2_mono" };
-static const long case_div[CASES] = { 1, 1, 16, 16, 16, 1, 1 }; /* the system calls: N/16 */
+#define CASES 8
+static void (*const case_fn[CASES])(long) = { do_lock,	   do_malloc,	  do_read,	 do_pipe,
+					       do_read_tsc, do_pipe_tsc, do_clock2_tsc, do_clock2_mono };
+static const char *const case_name[CASES] = { "lock",	  "malloc",   "read",	    "pipe",
+					       "read_tsc", "pipe_tsc", "clock2_tsc", "clock2_mono" };
+static const long case_div[CASES] = { 1, 1, 16, 16, 16, 16, 1, 1 }; /* the system calls: N/16 */
 
 /* The rounds of the cases interleave (a burst of load on the machine
  * falls on all of them alike): v[c][r] = ns per call of case c in round r. */
