@@ -158,11 +158,13 @@ static int scrub(const rec_cli_input *input, const char *out)
 int rec_scrub_run(const rec_scrub_opts *opts, const rec_cli_input *input, FILE *out, FILE *err)
 {
 	rec_cli_set_streams(out ? out : stdout, err);
-	if (!opts->nexclude && !opts->ninclude && !opts->nblank)
-		return rec_cli_usage_fail("nothing to scrub: give --exclude-events, --include-events or --blank");
+	if (!opts->nexclude && !opts->ninclude && !opts->nblank && !opts->layout)
+		return rec_cli_usage_fail(
+			"nothing to scrub: give --exclude-events, --include-events, --blank or --layout");
 	g_opts = opts;
 	memset(&rw, 0, sizeof rw);
 	rw.in_name = input->name;
+	rw.layout = opts->layout;
 	rec_cli_typesel_init(&incl_sel, opts->include, opts->ninclude, 0);
 	rec_cli_typesel_init(&excl_sel, opts->exclude, opts->nexclude, 0);
 	int rc = scrub(input, opts->output ? opts->output : "-");
@@ -197,6 +199,11 @@ static const char usage_text[] =
 	"                                   dot: 'rec.FileRead.path') or FIELD for\n"
 	"                                   every type; both parts may be globs\n"
 	"                                   ('*.path', 'app.*.user')\n"
+	"  --layout=one|split               the EVENTS layout of OUT: one stream (what\n"
+	"                                   readers before format 1.3 read) or split\n"
+	"                                   in four streams (1.3, smaller); default:\n"
+	"                                   each run's as in IN.  '--layout=one' alone\n"
+	"                                   converts a file for such a reader\n"
 	"  -q, --quiet                      no report line\n"
 	"  -h, --help                       show this help and exit\n"
 	"  --version                        show the library version and exit\n"
@@ -215,12 +222,13 @@ static const char usage_text[] =
 	"Exit status: 0 success, 1 a damaged or unsupported chunk was left out or\n"
 	"reading or writing failed, 2 usage error.\n";
 
-enum { OPT_EXCLUDE = 256, OPT_INCLUDE, OPT_BLANK };
+enum { OPT_EXCLUDE = 256, OPT_INCLUDE, OPT_BLANK, OPT_LAYOUT };
 
 static const struct option long_opts[] = {
 	{ "exclude-events", required_argument, NULL, OPT_EXCLUDE },
 	{ "include-events", required_argument, NULL, OPT_INCLUDE },
 	{ "blank", required_argument, NULL, OPT_BLANK },
+	{ "layout", required_argument, NULL, OPT_LAYOUT },
 	{ "quiet", no_argument, NULL, 'q' },
 	REC_CLI_COMMON_OPTIONS,
 };
@@ -237,12 +245,21 @@ int main(int argc, char **argv)
 		case OPT_EXCLUDE: rec_cli_list_add_csv(&excl, optarg); break;
 		case OPT_INCLUDE: rec_cli_list_add_csv(&incl, optarg); break;
 		case OPT_BLANK: rec_cli_list_add_csv(&blank, optarg); break;
+		case OPT_LAYOUT:
+			if (strcmp(optarg, "one") == 0)
+				so.layout = REC_EVENTS_ONE_STREAM;
+			else if (strcmp(optarg, "split") == 0)
+				so.layout = REC_EVENTS_SPLIT;
+			else
+				rec_cli_usage_error("--layout: '%s' is not one or split", optarg);
+			break;
 		case 'q': so.quiet = true; break;
 		default: rec_cli_common_option(c, usage_text);
 		}
 	}
-	if (!excl.count && !incl.count && !blank.count)
-		rec_cli_usage_error("nothing to scrub: give --exclude-events, --include-events or --blank");
+	if (!excl.count && !incl.count && !blank.count && !so.layout)
+		rec_cli_usage_error(
+			"nothing to scrub: give --exclude-events, --include-events, --blank or --layout");
 	if (argc - optind != 2)
 		rec_cli_usage_error(argc - optind < 2 ? "need IN and OUT" : "too many arguments");
 	const rec_cli_input in = { .name = argv[optind] };

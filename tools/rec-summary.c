@@ -231,6 +231,14 @@ static void print_text(const rec_summary_result *res)
 		rec_out_char('.');
 		rec_out_u64(res->versions[i] & 0xFFFF);
 	}
+	if (res->chunks_split) {
+		/* what an older reader would refuse, said before it is tried */
+		REC_OUT_LIT(" (EVENTS split in ");
+		rec_out_u64(res->chunks_split);
+		REC_OUT_LIT(" of ");
+		rec_out_u64(res->chunks);
+		REC_OUT_LIT(" chunks: readers before 1.3 refuse those)");
+	}
 	rec_out_char('\n');
 	out_label("Codec");
 	bool any = false;
@@ -432,6 +440,8 @@ static void print_json(const rec_summary_result *res, bool counters)
 	rec_json_end_array(&j);
 	rec_json_key(&j, "chunks");
 	rec_json_u64(&j, res->chunks);
+	rec_json_key(&j, "chunks_split");
+	rec_json_u64(&j, res->chunks_split);
 	rec_json_key(&j, "chunks_damaged");
 	rec_json_u64(&j, res->chunks_damaged);
 	rec_json_key(&j, "bytes_skipped");
@@ -696,8 +706,9 @@ static const char usage_text[] =
 	"Times are local wall-clock times (set TZ to choose the zone).\n"
 	"\n"
 	"--json keys: schema (1), files [{path, size, chunks, chunks_damaged,\n"
-	"bytes_skipped}], total_size, versions, codecs, chunks, chunks_damaged,\n"
-	"bytes_skipped, unknown_sections, first_event, last_event (ISO 8601),\n"
+	"bytes_skipped}], total_size, versions, codecs, chunks, chunks_split (split\n"
+	"EVENTS, format 1.3), chunks_damaged, bytes_skipped, unknown_sections,\n"
+	"first_event, last_event (ISO 8601),\n"
 	"first_event_ns, last_event_ns, duration_ns, events, dropped, drops [{type,\n"
 	"reason, reason_name, count}] (when the input has rec.Dropped events, not\n"
 	"with --no-counters; by count; type and reason null for dropped events no\n"

@@ -281,6 +281,8 @@ static rec_status add_chunk(rec_summary *s, const rec_chunk_info *c, const char 
 	r->events += c->event_count;
 	r->dropped += c->dropped_events;
 	s->result.chunks++;
+	if (c->flags & REC_CHUNK_SPLIT_EVENTS)
+		s->result.chunks_split++;
 	s->result.events += c->event_count;
 	s->result.dropped += c->dropped_events;
 	note_version(s, c->major, c->minor);

@@ -4,8 +4,10 @@
 # by event (and rec-summary --json: runs, times, chunks, dropped, how runs
 # ended): an identity scrub changes nothing; --exclude-events and
 # --include-events remove exactly the matching types (from the metadata too);
-# --blank sets exactly the chosen fields to "", empty, 0 or none.  On every
-# valid testdata file and on a real recorder recording.  Damaged input, usage.
+# --blank sets exactly the chosen fields to "", empty, 0 or none; the EVENTS
+# layout is the input's unless --layout says (rec-summary says which chunks
+# are split).  On every valid testdata file and on a real recorder
+# recording.  Damaged input, usage.
 set -uo pipefail
 if [ ! -d "${REC_BIN:-}" ] && [ -n "${BUILD:-}" ] && [ -d "$BUILD/bin" ]; then REC_BIN=$BUILD/bin; fi
 if [ ! -d "${REC_TESTS:-}" ] && [ -n "${BUILD:-}" ] && [ -d "$BUILD/tests" ]; then REC_TESTS=$BUILD/tests; fi
@@ -146,6 +148,27 @@ compare "$real" "$tmp/b4.rec" blank 'app.*.i'
 "$bin/rec-scrub" -q --exclude-events 'rec.CpuSample' --blank 'payload' "$z" "$tmp/b5.rec" || fail "combined exit"
 "$bin/rec-scrub" -q --exclude-events 'rec.CpuSample' "$z" "$tmp/b5x.rec"
 compare "$tmp/b5x.rec" "$tmp/b5.rec" blank 'payload'
+
+# layout: kept as the input's by default (a one-stream file stays readable
+# by readers before 1.3), converted with --layout (alone: a conversion)
+split_of() { "$bin/rec-summary" --json "$1" | python3 -c 'import json,sys; s=json.load(sys.stdin); print(s["chunks_split"], s["chunks"])'; }
+sp=$root/testdata/valid/split-1.3.rec
+[ "$(split_of "$sp")" = "2 3" ] || fail "split-1.3.rec: split chunks $(split_of "$sp"), want 2 of 3"
+"$bin/rec-scrub" -q --include-events='*' "$sp" "$tmp/l0.rec" || fail "layout kept (split) exit"
+[ "$(split_of "$tmp/l0.rec")" = "2 3" ] || fail "layout kept (split): $(split_of "$tmp/l0.rec"), want 2 of 3 as in the input (a chunk is split only when that is smaller)"
+"$bin/rec-scrub" -q --include-events='*' "$z" "$tmp/l1.rec" || fail "layout kept (one) exit"
+[ "$(split_of "$tmp/l1.rec")" = "0 3" ] || fail "layout kept (one stream): $(split_of "$tmp/l1.rec")"
+"$bin/rec-scrub" -q --layout=one "$sp" "$tmp/l2.rec" || fail "--layout=one exit"
+[ "$(split_of "$tmp/l2.rec")" = "0 3" ] || fail "--layout=one: $(split_of "$tmp/l2.rec")"
+"$bin/rec-check" -q "$tmp/l2.rec" || fail "--layout=one: output does not check"
+compare "$sp" "$tmp/l2.rec" none ""
+"$bin/rec-summary" "$tmp/l2.rec" | grep -q 'EVENTS split' && fail "--layout=one: rec-summary still says split"
+"$bin/rec-summary" "$sp" | grep -q 'EVENTS split in 2 of 3 chunks' || fail "rec-summary does not say which chunks are split"
+"$bin/rec-scrub" -q --layout=split --blank name "$z" "$tmp/l3.rec" || fail "--layout=split exit"
+[ "$(split_of "$tmp/l3.rec")" = "3 3" ] || fail "--layout=split: $(split_of "$tmp/l3.rec")"
+compare "$z" "$tmp/l3.rec" blank name
+rc=0; "$bin/rec-scrub" --layout=two "$z" "$tmp/l4.rec" 2>"$tmp/err" || rc=$?
+[ "$rc" = 2 ] && grep -q "not one or split" "$tmp/err" || fail "--layout=two: exit $rc"
 
 # damaged input: damaged chunks left out (exit 1), the rest scrubbed
 rc=0; "$bin/rec-scrub" --blank x "$root/testdata/invalid/corrupt-middle.rec" "$tmp/d.rec" 2>"$tmp/err" || rc=$?

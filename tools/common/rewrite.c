@@ -227,6 +227,9 @@ static rec_status start_run(rec_rewrite *rw, const rec_chunk_info *ci)
 	}
 	rec_writer_options wo = REC_WRITER_OPTIONS_INIT;
 	wo.codec = ci->codec;
+	wo.events_layout = rw->layout ? rw->layout
+				      : (ci->flags & REC_CHUNK_SPLIT_EVENTS) ? REC_EVENTS_SPLIT
+									   : REC_EVENTS_ONE_STREAM;
 	wo.chunk_events_size = 32u << 20; /* one output chunk per input chunk */
 	wo.run_id = ci->run_id;
 	wo.pid = ci->pid;

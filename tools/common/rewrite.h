@@ -39,6 +39,10 @@ struct rec_rewrite {
 	rec_status (*put_event)(rec_rewrite *rw, const rec_event *ev);
 	/* Told of each intact chunk before it is copied (NULL: nothing). */
 	void (*chunk_read)(void *ctx, const rec_chunk_info *ci);
+	/* The output's EVENTS layout (rec_events_layout); 0: each run's as
+	 * its first input chunk has it, so that a copy of a file written for
+	 * readers before format 1.3 (one stream) stays readable by them. */
+	uint32_t layout;
 
 	/* the output run */
 	rec_writer *w;

@@ -155,8 +155,9 @@ typedef struct rec_scrub_opts {
 	const char *const *include, *const *exclude, *const *blank; /* type names, TYPE.FIELD */
 	size_t ninclude, nexclude, nblank;
 	bool quiet;
+	uint32_t layout;             /* rec_events_layout of OUT; 0: as IN's runs */
 } rec_scrub_opts;
-/* Nothing to scrub (no list) is a usage error. */
+/* Nothing to do (no list and no layout) is a usage error. */
 int rec_scrub_run(const rec_scrub_opts *o, const rec_cli_input *in, FILE *out, FILE *err);
 
 /* ---- rec-export (Parquet, JSON lines; --format pprof is rec_flame_run) ---- */

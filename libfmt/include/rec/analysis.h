@@ -145,6 +145,9 @@ typedef struct rec_summary_result {
 	uint64_t drops_unread;             /* always 0 (kept for binary compatibility):
 					    * a chunk whose rec.Dropped records cannot be
 					    * read is a damaged chunk, not counted at all */
+	uint64_t chunks_split;             /* chunks read whose EVENTS are split in four
+					    * streams (format 1.3, REC_CHUNK_SPLIT_EVENTS):
+					    * what a reader before 1.3 refuses */
 } rec_summary_result;
 
 /* Flags for rec_summary_add_*(). */
