@@ -267,6 +267,8 @@ $(UNITS):
 # without main(), as the fuzzing harnesses link it (rule below).
 TEST_TOOLS_OBJS := $(foreach t,cat check recover scrub split summary symbolize,$(BUILD)/obj/fuzz/tools/rec-$(t).o)
 $(BUILD)/tests/test_tools: $(TEST_TOOLS_OBJS) $(CLI_OBJS)
+# test_out: the tools' output buffer and JSON strings (tools/common).
+$(BUILD)/tests/test_out: $(CLI_OBJS)
 
 $(BUILD)/tests/%: $(BUILD)/obj/tests/helpers/%.o $(TESTLIB_OBJS) $(STATIC)
 	@mkdir -p $(dir $@)

@@ -174,10 +174,44 @@ extern rec_out_buf rec_out_g;
 
 void rec_out_flush(void);
 void rec_out_write_slow(const void *p, size_t n);
+/* n bytes from s to d, n at most 32, without a call: most pieces a tool
+ * writes (field names, numbers, short strings) are that short, and a call
+ * with a length the processor cannot predict costs more than the copy.
+ * Two overlapping moves of the widest size that fits cover every n. */
+static inline void rec_out_copy_short(char *d, const char *s, size_t n)
+{
+	if (n >= 16) {
+		uint64_t a[2], b[2];
+		memcpy(a, s, 16);
+		memcpy(b, s + n - 16, 16);
+		memcpy(d, a, 16);
+		memcpy(d + n - 16, b, 16);
+	} else if (n >= 8) {
+		uint64_t a, b;
+		memcpy(&a, s, 8);
+		memcpy(&b, s + n - 8, 8);
+		memcpy(d, &a, 8);
+		memcpy(d + n - 8, &b, 8);
+	} else if (n >= 4) {
+		uint32_t a, b;
+		memcpy(&a, s, 4);
+		memcpy(&b, s + n - 4, 4);
+		memcpy(d, &a, 4);
+		memcpy(d + n - 4, &b, 4);
+	} else if (n) {
+		char a = s[0], b = s[n / 2], c = s[n - 1];
+		d[0] = a;
+		d[n / 2] = b;
+		d[n - 1] = c;
+	}
+}
 static inline void rec_out_write(const void *p, size_t n)
 {
 	if (REC_OUT_SIZE - rec_out_g.len >= n) {
-		memcpy(rec_out_g.buf + rec_out_g.len, p, n);
+		if (n <= 32)
+			rec_out_copy_short(rec_out_g.buf + rec_out_g.len, p, n);
+		else
+			memcpy(rec_out_g.buf + rec_out_g.len, p, n);
 		rec_out_g.len += n;
 	} else {
 		rec_out_write_slow(p, n);

@@ -117,12 +117,24 @@ static void wall_fill(int64_t sec)
 	g_wall.valid = true;
 }
 
+/* Three digits of v (< 1000) at p. */
+static inline void put3(char *p, uint32_t v)
+{
+	uint32_t h = v / 100, t = v % 100;
+	p[0] = (char)('0' + h);
+	p[1] = (char)('0' + t / 10);
+	p[2] = (char)('0' + t % 10);
+}
+
+/* The nine digits of nsec (< 10^9) at p, in three groups (constant
+ * divisions, which the compiler makes multiplications, three at a time in
+ * parallel instead of nine in a chain). */
 static char *put_nanos(char *p, uint32_t nsec)
 {
-	for (int i = 8; i >= 0; i--) {
-		p[i] = (char)('0' + nsec % 10);
-		nsec /= 10;
-	}
+	uint32_t a = nsec / 1000000, r = nsec % 1000000;
+	put3(p, a % 1000);
+	put3(p + 3, r / 1000);
+	put3(p + 6, r % 1000);
 	return p + 9;
 }
 

@@ -8,6 +8,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 /* Length of the valid UTF-8 sequence at s (n bytes left), or 0 if invalid
  * (bad lead byte, bad continuation, overlong, surrogate, > U+10FFFF). */
@@ -44,6 +45,55 @@ static size_t utf8_seq(const unsigned char *s, size_t n)
 	return 0;
 }
 
+/* Whether JSON text holds byte c as it is (printable ASCII but '"' and
+ * '\\'); the others are escaped, or checked as UTF-8. */
+static inline bool plain(unsigned char c)
+{
+	return c >= 0x20 && c < 0x7F && c != '"' && c != '\\';
+}
+
+/* The bytes of s[0..n) before the first that is not plain(), eight at a
+ * time: in each word the bytes below 0x20 and those equal to '"', '\\'
+ * or DEL get their high bit set by the usual borrow tricks (exact for the
+ * lowest such byte, which is all that is used), and bytes of 0x80 and up
+ * have it already. */
+static inline uint64_t not_plain8(const unsigned char *p)
+{
+	const uint64_t ones = 0x0101010101010101ull, high = 0x8080808080808080ull;
+	uint64_t w;
+	memcpy(&w, p, 8);
+	uint64_t q = w ^ (ones * '"'), b = w ^ (ones * '\\'), d = w ^ (ones * 0x7F);
+	return (((w - ones * 0x20) & ~w) | ((q - ones) & ~q) | ((b - ones) & ~b) |
+		((d - ones) & ~d) | w) &
+	       high;
+}
+
+static size_t plain_run(const unsigned char *s, size_t n)
+{
+	size_t i = 0, k = n;
+	if (n < 8) {
+		while (i < n && plain(s[i]))
+			i++;
+		return i;
+	}
+	for (; n - i >= 8; i += 8) {
+		uint64_t m = not_plain8(s + i);
+		if (m) {
+			k = i + ((size_t)__builtin_ctzll(m) >> 3);
+			break;
+		}
+	}
+	if (k == n && i < n) { /* the tail: the last eight bytes (some seen already) */
+		uint64_t m = not_plain8(s + n - 8);
+		if (m)
+			k = n - 8 + ((size_t)__builtin_ctzll(m) >> 3);
+	}
+	/* The lowest flagged byte is a true one (a flag above it can only be a
+	 * borrow's), so the bytes before it are plain.  (Were it not, the
+	 * caller would still write that byte right: it looks at it alone.) */
+	return k;
+}
+
 void rec_out_json_string(const char *str, size_t len)
 {
 	static const char hx[] = "0123456789abcdef";
@@ -52,9 +102,7 @@ void rec_out_json_string(const char *str, size_t len)
 	size_t i = 0;
 	while (i < len) {
 		/* Fast run of plain printable ASCII. */
-		size_t j = i;
-		while (j < len && s[j] >= 0x20 && s[j] < 0x7F && s[j] != '"' && s[j] != '\\')
-			j++;
+		size_t j = i + plain_run(s + i, len - i);
 		if (j > i) {
 			rec_out_write(s + i, j - i);
 			i = j;

@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <stdarg.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 static int g_out_errno; /* of the fast buffer's first failed write */
 rec_out_buf rec_out_g;
@@ -45,11 +46,38 @@ int rec_cli_finish(int rc)
 	return rc;
 }
 
+/* The buffer straight to f's descriptor, after what stdio holds of f: an
+ * fwrite() of it would first copy it into stdio's buffer (as large), every
+ * byte a tool prints moved twice.  false (errno set) if a write failed. */
+static bool write_direct(FILE *f, int fd)
+{
+	if (fflush(f) != 0)
+		return false;
+	const char *p = rec_out_g.buf;
+	size_t n = rec_out_g.len;
+	while (n) {
+		ssize_t k = write(fd, p, n);
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k <= 0) {
+			if (k == 0)
+				errno = EIO;
+			return false;
+		}
+		p += k;
+		n -= (size_t)k;
+	}
+	return true;
+}
+
 void rec_out_flush(void)
 {
 	if (rec_out_g.len) {
 		FILE *f = rec_out_g.file ? rec_out_g.file : stdout;
-		if (!rec_out_g.failed && fwrite(rec_out_g.buf, 1, rec_out_g.len, f) != rec_out_g.len) {
+		int fd = fileno(f); /* -1: a stream without one (fmemopen) */
+		if (!rec_out_g.failed &&
+		    (fd >= 0 ? !write_direct(f, fd)
+			     : fwrite(rec_out_g.buf, 1, rec_out_g.len, f) != rec_out_g.len)) {
 			rec_cli_out_failed(errno);
 		}
 		rec_out_g.len = 0;
