@@ -80,7 +80,29 @@ typedef struct sampled_thread {
 	pthread_t self;
 	int armed;        /* timer created (reg_lock) */
 	int rounds;       /* arming rounds that saw it unarmed (reg_lock) */
+	int held;         /* its sample waiting in g_held: slot + 1 (0: none) */
 } sampled_thread;
+
+/* A sample whose signal came while its thread was inside an emit of its
+ * own (a built-in's or the program's event half written: the thread's
+ * buffer busy) cannot be written there: a second record would be dropped
+ * as nested, and the CPU time spent inside emits with it.  Its time and
+ * stack wait in a slot instead (claimed by the handler, no allocation),
+ * and the thread's next sample writes it first, with its own timestamp
+ * (the reader orders it); more signals while the same emit runs add their
+ * periods to it.  A thread that ends first writes it from thread_gone().
+ * Only when every slot is taken is a sample dropped as nested (counted).
+ * The slots live outside TLS: a thread's static TLS stays small (librec
+ * may be dlopen()ed), and most threads never hold one. */
+#define HELD_SLOTS 64
+typedef struct held_sample {
+	int taken;          /* claimed (atomic) */
+	int truncated;
+	size_t n;
+	uint64_t ticks, overruns;
+	uintptr_t pcs[MAX_DEPTH];
+} held_sample;
+static held_sample g_held[HELD_SLOTS];
 
 /* Period of the background thread's arming round while a thread waits to
  * be armed: it is armed at the first round after the one that first saw it
@@ -121,6 +143,8 @@ static struct itimerspec period_spec(uint64_t ns)
 	return its;
 }
 
+static void emit_held(sampled_thread *st);
+
 static void thread_gone(void *p)
 {
 	sampled_thread *st = p;
@@ -134,7 +158,17 @@ static void thread_gone(void *p)
 	pthread_mutex_unlock(&reg_lock);
 	if (armed)
 		timer_delete(st->timer);
+	/* No more signals for this thread (its timer is gone, and one already
+	 * queued finds tls_self NULL below only after this line): its held
+	 * sample, if any, is written now. */
+	sigset_t prof, old;
+	sigemptyset(&prof);
+	sigaddset(&prof, SIGPROF);
+	pthread_sigmask(SIG_BLOCK, &prof, &old);
 	tls_self = NULL; /* the SIGPROF handler reads it */
+	if (st->held)
+		emit_held(st);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
 }
 
 static void thread_seen_hook(void);
@@ -145,12 +179,68 @@ static void on_fork_child(void)
 	 * entries live in their TLS: nothing to free). */
 	reg_head = NULL;
 	tls_self = NULL;
+	tls_node.held = 0; /* the parent's waiting samples are not the child's */
+	for (int i = 0; i < HELD_SLOTS; i++)
+		g_held[i].taken = 0;
 	__atomic_store_n(&g_on, 0, __ATOMIC_RELAXED);
 	rec_thread_seen_again();
 	pthread_mutex_init(&reg_lock, NULL);
 }
 
 /* ---- the signal handler -------------------------------------------------- */
+
+/* One rec.CPUSample: true if written. */
+static bool emit_sample(uint64_t ticks, const uintptr_t *pcs, size_t n, int truncated,
+			uint64_t overruns)
+{
+	rec_emit e;
+	if (!rec_emit_begin_signal_pcs(&e, T_cpu, ticks, 0, pcs, n, truncated)) {
+		__atomic_add_fetch(&g_dropped, 1, __ATOMIC_RELAXED);
+		return false;
+	}
+	rec_emit_u64(&e, __atomic_load_n(&g_period_ns, __ATOMIC_RELAXED));
+	rec_emit_u64(&e, overruns);
+	rec_emit_commit(&e);
+	__atomic_add_fetch(&g_taken, 1, __ATOMIC_RELAXED);
+	return true;
+}
+
+/* The thread's held sample written and its slot freed (the thread's own
+ * signal handler, or thread_gone() with SIGPROF blocked). */
+static void emit_held(sampled_thread *st)
+{
+	held_sample *h = &g_held[st->held - 1];
+	st->held = 0;
+	(void)emit_sample(h->ticks, h->pcs, h->n, h->truncated, h->overruns);
+	__atomic_store_n(&h->taken, 0, __ATOMIC_RELEASE);
+}
+
+/* A sample of a thread inside its own emit: held (see held_sample), or
+ * added to the one it holds already; false if no slot was free. */
+static bool hold_sample(sampled_thread *st, uint64_t ticks, const uintptr_t *pcs, size_t n,
+			int truncated, uint64_t overruns)
+{
+	if (st->held) { /* the same emit still running: its periods add up */
+		g_held[st->held - 1].overruns += 1 + overruns;
+		return true;
+	}
+	for (int i = 0; i < HELD_SLOTS; i++) {
+		int free_ = 0;
+		if (__atomic_load_n(&g_held[i].taken, __ATOMIC_RELAXED) ||
+		    !__atomic_compare_exchange_n(&g_held[i].taken, &free_, 1, false,
+						 __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
+			continue;
+		held_sample *h = &g_held[i];
+		h->ticks = ticks;
+		h->n = n;
+		h->truncated = truncated;
+		h->overruns = overruns;
+		memcpy(h->pcs, pcs, n * sizeof pcs[0]);
+		st->held = i + 1;
+		return true;
+	}
+	return false;
+}
 
 static void on_sigprof(int sig, siginfo_t *si, void *uc)
 {
@@ -176,15 +266,19 @@ static void on_sigprof(int sig, siginfo_t *si, void *uc)
 	int truncated = 0;
 	size_t n = rec_stack_capture_ucontext(uc, pcs, MAX_DEPTH, &truncated);
 	uint64_t now = rec_type_ticks(T_cpu);
-	rec_emit e;
-	if (rec_emit_begin_signal_pcs(&e, T_cpu, now, 0, pcs, n, truncated)) {
-		int over = si->si_overrun;
-		rec_emit_u64(&e, __atomic_load_n(&g_period_ns, __ATOMIC_RELAXED));
-		rec_emit_u64(&e, over > 0 ? (uint64_t)over : 0);
-		rec_emit_commit(&e);
-		__atomic_add_fetch(&g_taken, 1, __ATOMIC_RELAXED);
+	uint64_t over = si->si_overrun > 0 ? (uint64_t)si->si_overrun : 0;
+	sampled_thread *st = tls_self;
+	struct rec_tbuf_ *b = REC_TLS_TBUF_;
+	if (st != NULL && b != NULL && __atomic_load_n(&b->busy, __ATOMIC_RELAXED)) {
+		/* inside an emit of the thread's own: hold the sample */
+		if (!hold_sample(st, now, pcs, n, truncated, over)) {
+			rec_emit_drop_nested_(b, T_cpu);
+			__atomic_add_fetch(&g_dropped, 1, __ATOMIC_RELAXED);
+		}
 	} else {
-		__atomic_add_fetch(&g_dropped, 1, __ATOMIC_RELAXED);
+		if (st != NULL && st->held)
+			emit_held(st);
+		(void)emit_sample(now, pcs, n, truncated, over);
 	}
 	rec_stack_signal_leave();
 	errno = saved_errno;

@@ -280,6 +280,77 @@ static void t_registered_thread_sampled(void **state)
 	assert_true(n >= 12 && n <= 28); /* 200 ms of CPU at 10 ms */
 }
 
+/* A thread that burns 100 ms of CPU between rec_emit_begin() and
+ * rec_emit_commit() (its buffer busy the whole time) and 60 ms after:
+ * the samples whose signal came inside the emit are written, held until
+ * the thread's next sample (sampler.c, held_sample), not dropped as
+ * nested.  Without the hold: about ten of them dropped, none written with
+ * cp_in_emit on its stack. */
+void *cp_in_emit_thread(void *arg);
+void cp_in_emit(void);
+__attribute__((noinline)) void cp_in_emit(void)
+{
+	rec_emit e;
+	if (rec_emit_begin(&e, g_user_t)) {
+		cp_burn(100e6);
+		rec_emit_u64(&e, 7);
+		rec_emit_string_dyn(&e, "in emit");
+		rec_emit_commit(&e);
+	}
+	__asm__ volatile("" ::: "memory"); /* no tail call: the frame stays */
+}
+
+__attribute__((noinline)) void *cp_in_emit_thread(void *arg)
+{
+	uint64_t *tid = arg;
+	*tid = rec_t_my_tid();
+	assert_int_equal(rec_cpu_sampler_attach_thread(), REC_OK);
+	struct timespec tick = { 0, 10000000L };
+	int armed = has_prof_timer(*tid);
+	for (int i = 0; armed == 0 && i < 1000; i++) {
+		nanosleep(&tick, NULL);
+		armed = has_prof_timer(*tid);
+	}
+	if (armed < 0) {
+		struct timespec wait = { 0, 300000000L };
+		nanosleep(&wait, NULL);
+	}
+	cp_in_emit();
+	cp_burn(60e6);
+	__asm__ volatile("" ::: "memory");
+	return NULL;
+}
+
+static void t_sample_inside_emit(void **state)
+{
+	(void)state;
+	assert_int_equal(rec_type_declare(&user_def, 0, REC_DECLARE_STACK, &g_user_t), REC_OK);
+	rec_t_start(NULL);
+	uint64_t tid = 0;
+	pthread_t th;
+	assert_int_equal(pthread_create(&th, NULL, cp_in_emit_thread, &tid), 0);
+	assert_int_equal(pthread_join(th, NULL), 0);
+	rec_t_stop_and_load();
+	uint64_t periods = 0, in_emit = 0, dropped = 0;
+	for (size_t i = 0; i < rec_t_nev; i++) {
+		const rec_t_ev *e = &rec_t_evs[i];
+		if (strcmp(e->type, "rec.CPUSample") == 0 && e->tid == tid) {
+			uint64_t w = 1 + rec_t_fu(e, "overruns");
+			periods += w;
+			if (rec_t_stack_has(e, "cp_in_emit"))
+				in_emit += w;
+		}
+		if (strcmp(e->type, "rec.Dropped") == 0 &&
+		    rec_t_fu(e, "type") == REC_TYPE_ID_CPU_SAMPLE)
+			dropped += rec_t_fu(e, "count");
+	}
+	print_message("%" PRIu64 " sampled periods, %" PRIu64 " inside the emit, %" PRIu64
+		      " samples dropped\n", periods, in_emit, dropped);
+	assert_int_equal(dropped, 0);
+	assert_true(periods >= rec_t_scaled(10)); /* 160 ms of CPU at 10 ms */
+	assert_true(in_emit >= rec_t_scaled(5));  /* 100 ms of them inside */
+}
+
 /* A thread registered by an event without a stack (no capture, no
  * explicit attach: nothing but the CPU sampler's handler looks for its
  * stack bounds, at its first sample) gets samples walked to its thread
@@ -599,6 +670,7 @@ int main(void)
 		cmocka_unit_test_teardown(t_sampler_stress, stress_teardown),
 		cmocka_unit_test(t_registered_thread_sampled),
 		cmocka_unit_test(t_registered_thread_stacks),
+		cmocka_unit_test(t_sample_inside_emit),
 		cmocka_unit_test(t_lazy_timer),
 		cmocka_unit_test(t_idle_rounds),
 		cmocka_unit_test(t_cpu_sample_off),
