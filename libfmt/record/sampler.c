@@ -89,8 +89,10 @@ typedef struct sampled_thread {
  * as nested, and the CPU time spent inside emits with it.  Its time and
  * stack wait in a slot instead (claimed by the handler, no allocation),
  * and the thread's next sample writes it first, with its own timestamp
- * (the reader orders it); more signals while the same emit runs add their
- * periods to it.  A thread that ends first writes it from thread_gone().
+ * (the reader orders it); more signals before that sample is written add
+ * their periods to it (the same emit still running; rarely a later emit
+ * of the thread, whose period then counts on the first one's stack).  A
+ * thread that ends first writes it from thread_gone().
  * Only when every slot is taken is a sample dropped as nested (counted).
  * The slots live outside TLS: a thread's static TLS stays small (librec
  * may be dlopen()ed), and most threads never hold one. */
@@ -220,7 +222,7 @@ static void emit_held(sampled_thread *st)
 static bool hold_sample(sampled_thread *st, uint64_t ticks, const uintptr_t *pcs, size_t n,
 			int truncated, uint64_t overruns)
 {
-	if (st->held) { /* the same emit still running: its periods add up */
+	if (st->held) { /* not written yet: the periods add up on its stack */
 		g_held[st->held - 1].overruns += 1 + overruns;
 		return true;
 	}
