@@ -46,9 +46,17 @@ int rec_cli_finish(int rc)
 	return rc;
 }
 
-/* The buffer straight to f's descriptor, after what stdio holds of f: an
- * fwrite() of it would first copy it into stdio's buffer (as large), every
- * byte a tool prints moved twice.  false (errno set) if a write failed. */
+/* A full buffer goes straight to f's descriptor, after what stdio holds of
+ * f: an fwrite() of it would first copy it into stdio's buffer (as large:
+ * rec_cli_init), every byte a tool prints moved twice.  A smaller flush
+ * (before a message on stderr, rec_cli_json_quoted's scratch) goes to
+ * stdio, which gathers such pieces into one write: a write per piece would
+ * be a system call per event for some tools, and a reader that stops early
+ * (`| grep -q`) would see a tool killed by SIGPIPE where one write at exit
+ * had gone through. */
+#define REC_OUT_DIRECT_MIN ((size_t)64 << 10)
+
+/* false (errno set) if a write failed. */
 static bool write_direct(FILE *f, int fd)
 {
 	if (fflush(f) != 0)
@@ -74,7 +82,8 @@ void rec_out_flush(void)
 {
 	if (rec_out_g.len) {
 		FILE *f = rec_out_g.file ? rec_out_g.file : stdout;
-		int fd = fileno(f); /* -1: a stream without one (fmemopen) */
+		int fd = rec_out_g.len >= REC_OUT_DIRECT_MIN ? fileno(f) : -1; /* -1: also a
+										     * stream without one */
 		if (!rec_out_g.failed &&
 		    (fd >= 0 ? !write_direct(f, fd)
 			     : fwrite(rec_out_g.buf, 1, rec_out_g.len, f) != rec_out_g.len)) {
