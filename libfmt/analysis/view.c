@@ -252,7 +252,9 @@ static uint32_t site_of(rec_view *v, const rec_stack *s, const rec_chunk_info *c
 	vptr_ent *e = ptr_slot(&v->site_cache, VPTR_CACHE, s, c, sizeof *s, &hit);
 	if (hit)
 		return e->id;
-	uint32_t id = frame_name(v, s->frames[rec_stack_site(s)]);
+	/* by its frame: the stacks of a chunk share few frames, each named
+	 * once per chunk */
+	uint32_t id = frame_of(v, s->frames[rec_stack_site(s)], c);
 	if (e && id != UINT32_MAX) {
 		ptr_fill(e, s, c, id);
 		rec_vi_dense_fill(&v->site_dense, s->id, c, id);
@@ -738,6 +740,7 @@ rec_status rec_view_open(rec_view **out, const rec_view_options *opts)
 	v->thread = rec_strdup_opt(opts->thread, &bad);
 	rec_vi_vmap_init(&v->names, 1);
 	rec_vi_vmap_init(&v->threads, sizeof(vthread));
+	v->act_wake = INT64_MIN;
 	v->state = calloc(1, impl->state_size ? impl->state_size : 1);
 	if (bad || !v->state || rec_vi_intern(v, "", 0) != 0) {
 		rec_view_close(v);
@@ -823,6 +826,15 @@ rec_status rec_view_add_event(rec_view *v, const rec_event *ev)
 	const vtype *vt = rec_vi_vtype_lookup(v, ev);
 	if (!vt->wanted)
 		return REC_OK;
+	/* Most events of a view that follows what threads do (contention-by-*)
+	 * are CPU samples with nothing due before them: noted here, without
+	 * the view's own call (what it would do with them, selected or not). */
+	if (vt->role == VT_CPU && ev->wall_ns < v->act_wake) {
+		vact *a = rec_vi_act_of(v, ev);
+		if (a)
+			rec_vi_act_cpu(a, ev_start(ev), rec_vi_cpu_weight(vt, ev));
+		return REC_OK;
+	}
 	bool sel = thread_selected(v, ev);
 	if ((v->o.flags & REC_VIEW_FROM) && ev->wall_ns < v->o.from_wall_ns)
 		sel = false;

@@ -64,20 +64,32 @@ enum { ACT_SLEEP = 0, ACT_COND, ACT_IO, ACT_LOCK, ACT_KINDS };
 #define CPU_RING 128
 typedef struct act_interval {
 	int64_t s, e;
+	/* the latest end of this interval and every one noted before it in
+	 * its thread: a look back from the newest stops at the first whose
+	 * pmax is before the time looked at */
+	int64_t pmax;
 	uint32_t site;   /* interned name */
 	uint8_t kind;
 } act_interval;
+/* A CPU sample: its time and the running sum of the weights noted before
+ * it (mod 2^64): a range of samples sums as the difference of the sums
+ * before its first and after its last (the sum before the next one, or the
+ * total after the newest), and each weight is one such difference. */
+typedef struct act_cpu {
+	int64_t ts;
+	uint64_t before;
+} act_cpu;
 typedef struct vact {
-	act_interval ring[ACT_RING];
-	uint32_t nring, ring_pos;
-	int64_t cpu_ts[CPU_RING];
-	uint64_t cpu_w[CPU_RING];
-	/* the running sum of the weights noted, through each sample (mod
-	 * 2^64): a range of samples sums as a difference */
-	uint64_t cpu_cum[CPU_RING];
+	/* what every CPU sample reads and writes, first, in one cache line
+	 * with the ring positions */
+	int64_t cpu_last;  /* the time of the latest sample (INT64_MIN: none) */
 	uint64_t cpu_total;
 	uint32_t ncpu, cpu_pos;
 	bool cpu_unsorted; /* a sample came before the one noted before it */
+	uint32_t nring, ring_pos;
+	int64_t ring_pmax; /* the latest end of the intervals noted (INT64_MIN: none) */
+	act_cpu cpu[CPU_RING];
+	act_interval ring[ACT_RING];
 } vact;
 typedef struct vthread {
 	uint32_t name;   /* interned thread name (0: unnamed) */
@@ -186,6 +198,10 @@ struct rec_view {
 	vdense row_dense;       /* the view's own value by stack id for one chunk
 				 * (rec_vi_dense_get/_fill; the startup view's CPU row) */
 	const vtype *cur_vt;    /* the type of the event being added, during the add */
+	/* A view that only notes CPU samples in their thread's activity
+	 * (rec_vi_act_note()) until some time sets that time here: the samples
+	 * before it are noted without calling the view.  INT64_MIN: none. */
+	int64_t act_wake;
 };
 
 struct view_impl {
@@ -407,6 +423,11 @@ static inline uint64_t rec_vi_cpu_weight(const vtype *t, const rec_event *ev)
  * I/O, lock waits, CPU samples), for what a holder was doing: a CPU sample
  * inline (most events), the waits by rec_vi_act_note_wait(). */
 void rec_vi_act_note_wait(rec_view *v, const vtype *t, const rec_event *ev);
+/* What rec_vi_act_note_wait() does in two steps, for a caller that needs
+ * ev's site too: the ACT_* kind of ev (-1: none of them), and noting ev as
+ * an interval of that kind at site (rec_vi_ev_site(), asked first). */
+int rec_vi_act_kind(const vtype *vt, const rec_event *ev);
+void rec_vi_act_interval(rec_view *v, const rec_event *ev, int kind, uint32_t site);
 /* t's activity, allocated (NULL: out of memory). */
 vact *rec_vi_act_new(vthread *t);
 /* The activity record of ev's thread, made on first need; NULL when the
@@ -418,6 +439,19 @@ static inline vact *rec_vi_act_of(rec_view *v, const rec_event *ev)
 		return NULL;
 	return t->act ? t->act : rec_vi_act_new(t);
 }
+/* Note a CPU sample of weight w at ts in a. */
+static inline void rec_vi_act_cpu(vact *a, int64_t ts, uint64_t w)
+{
+	uint32_t p = a->cpu_pos;
+	if (ts < a->cpu_last)
+		a->cpu_unsorted = true;
+	a->cpu_last = ts;
+	a->cpu[p].ts = ts;
+	a->cpu[p].before = a->cpu_total;
+	a->cpu_total += w;
+	a->cpu_pos = (p + 1) % CPU_RING;
+	a->ncpu += a->ncpu < CPU_RING;
+}
 static inline void rec_vi_act_note(rec_view *v, const vtype *vt, const rec_event *ev)
 {
 	if (vt->role != VT_CPU) {
@@ -425,19 +459,8 @@ static inline void rec_vi_act_note(rec_view *v, const vtype *vt, const rec_event
 		return;
 	}
 	vact *a = rec_vi_act_of(v, ev);
-	if (!a)
-		return;
-	int64_t ts = ev_start(ev);
-	uint64_t w = rec_vi_cpu_weight(vt, ev);
-	if (a->ncpu && ts < a->cpu_ts[(a->cpu_pos + CPU_RING - 1) % CPU_RING])
-		a->cpu_unsorted = true;
-	a->cpu_ts[a->cpu_pos] = ts;
-	a->cpu_w[a->cpu_pos] = w;
-	a->cpu_total += w;
-	a->cpu_cum[a->cpu_pos] = a->cpu_total;
-	a->cpu_pos = (a->cpu_pos + 1) % CPU_RING;
-	if (a->ncpu < CPU_RING)
-		a->ncpu++;
+	if (a)
+		rec_vi_act_cpu(a, ev_start(ev), rec_vi_cpu_weight(vt, ev));
 }
 /* The types rec_vi_act_note() notes. */
 bool rec_vi_act_wants(const rec_type *t);

@@ -26,9 +26,10 @@
 
 typedef struct pend_wait {
 	int64_t s, e;
-	uint32_t pid;
 	uint64_t holder_tid;
+	uint32_t pid;
 	uint32_t lock, site;
+	uint32_t row;    /* its row in rows, made when the wait came */
 } pend_wait;
 
 typedef struct named_ns {
@@ -56,7 +57,7 @@ typedef struct holder_ent {
 	bool used;
 } holder_ent;
 #define HOLDER_CACHE 64
-#define ROW_CACHE 256
+#define ROW_CACHE 1024
 
 typedef struct lock_state {
 	bool by_site;
@@ -64,9 +65,15 @@ typedef struct lock_state {
 	holder_ent holders[HOLDER_CACHE];
 	/* rows by (lock, site): index + 1 of the row, 0 none */
 	uint32_t row_key[ROW_CACHE][2], row_idx[ROW_CACHE];
-	pend_wait *pend;
+	/* the waits in flight: in slots (a freed slot is taken again), and
+	 * in the order they came by slot with their ends, so that a look for
+	 * the ones to settle reads and moves little */
+	pend_wait *slots;
+	uint32_t *free_slots;
+	size_t nslots, nfree;
+	uint32_t *order;
+	int64_t *ends;
 	size_t npend, cap;
-	int64_t min_end;
 } lock_state;
 
 static rec_status lk_init(rec_view *v)
@@ -74,7 +81,9 @@ static rec_status lk_init(rec_view *v)
 	lock_state *s = v->state;
 	s->by_site = v->impl == &rec_view_contention_site;
 	rec_vi_vmap_init(&s->rows, sizeof(lock_row));
-	s->min_end = INT64_MAX;
+	/* the earliest end of the waits in flight (rec_view_add_event() notes
+	 * the CPU samples before it) */
+	v->act_wake = INT64_MAX;
 	return REC_OK;
 }
 
@@ -84,7 +93,10 @@ static void lk_free(rec_view *v)
 	for (size_t i = 0; i < s->rows.n; i++)
 		rec_histogram_close(((lock_row *)vmap_at(&s->rows, i))->h);
 	rec_vi_vmap_free(&s->rows);
-	free(s->pend);
+	free(s->slots);
+	free(s->free_slots);
+	free(s->order);
+	free(s->ends);
 }
 
 static void add_named(named_ns *a, uint32_t *n, uint32_t cap, uint32_t name, uint64_t ns)
@@ -146,26 +158,32 @@ static const vthread *holder_of(rec_view *v, const pend_wait *w, uint32_t *hn)
 	return h;
 }
 
+/* The row of (lock, site) (site 0 by lock), made when new: its index, or
+ * SIZE_MAX when out of memory.  A row is made when its first wait comes
+ * and filled in when a wait settles (its lock, site and histogram when the
+ * first does, as the rows of the waits in flight are not shown). */
+static size_t row_of(lock_state *s, uint32_t lock, uint32_t site)
+{
+	uint32_t key[2] = { lock, site };
+	size_t slot = (size_t)(((uint64_t)lock * 0x9E3779B1u + site) * 0x9E3779B97F4A7C15ull >> 54) %
+		      ROW_CACHE;
+	if (s->row_idx[slot] && s->row_key[slot][0] == lock && s->row_key[slot][1] == site)
+		return s->row_idx[slot] - 1;
+	size_t i = rec_vi_vmap_get(&s->rows, (const char *)key, sizeof key, NULL);
+	if (i != SIZE_MAX && i < UINT32_MAX) {
+		s->row_key[slot][0] = lock;
+		s->row_key[slot][1] = site;
+		s->row_idx[slot] = (uint32_t)i + 1;
+	}
+	return i;
+}
+
 static rec_status settle(rec_view *v, const pend_wait *w)
 {
 	lock_state *s = v->state;
-	uint32_t key[2] = { w->lock, s->by_site ? w->site : 0 };
-	size_t slot = (key[0] * 31u + key[1]) % ROW_CACHE, i;
-	bool created = false;
-	if (s->row_idx[slot] && s->row_key[slot][0] == key[0] && s->row_key[slot][1] == key[1]) {
-		i = s->row_idx[slot] - 1;
-	} else {
-		i = rec_vi_vmap_get(&s->rows, (const char *)key, sizeof key, &created);
-		if (i == SIZE_MAX)
-			return rec_vi_fail(v, REC_ERR_NOMEM, "out of memory");
-		if (i < UINT32_MAX) {
-			s->row_key[slot][0] = key[0];
-			s->row_key[slot][1] = key[1];
-			s->row_idx[slot] = (uint32_t)i + 1;
-		}
-	}
+	size_t i = w->row;
 	lock_row *r = vmap_at(&s->rows, i);
-	if (created) {
+	if (!r->h) {
 		r->lock = w->lock;
 		r->site = w->site;
 		if (rec_histogram_open(&r->h) != REC_OK)
@@ -208,28 +226,33 @@ static rec_status settle(rec_view *v, const pend_wait *w)
 static LK_NOINLINE rec_status settle_until(rec_view *v, int64_t now)
 {
 	lock_state *s = v->state;
-	if (now < s->min_end)
+	if (now < v->act_wake)
 		return REC_OK;
 	int64_t m = INT64_MAX;
 	size_t k = 0;
 	for (size_t i = 0; i < s->npend; i++) {
-		if (s->pend[i].e < now) {
-			rec_status st = settle(v, &s->pend[i]);
+		int64_t e = s->ends[i];
+		uint32_t slot = s->order[i];
+		if (e < now) {
+			rec_status st = settle(v, &s->slots[slot]);
 			if (st != REC_OK)
 				return st;
+			s->free_slots[s->nfree++] = slot;
 		} else {
-			if (s->pend[i].e < m)
-				m = s->pend[i].e;
-			s->pend[k++] = s->pend[i];
+			if (e < m)
+				m = e;
+			s->ends[k] = e;
+			s->order[k++] = slot;
 		}
 	}
 	s->npend = k;
-	s->min_end = m;
+	v->act_wake = m;
 	return REC_OK;
 }
 
-/* A selected lock wait: pending until the stream passes its end. */
-static LK_NOINLINE rec_status lk_add_wait(rec_view *v, const rec_event *ev, const vtype *vt)
+/* A selected lock wait at site (its waiter's call site, rec_vi_ev_site()):
+ * pending until the stream passes its end. */
+static rec_status lk_add_wait(rec_view *v, const rec_event *ev, const vtype *vt, uint32_t site)
 {
 	lock_state *s = v->state;
 	int li = vt_field(vt, ev, VF_LOCKNAME);
@@ -241,42 +264,82 @@ static LK_NOINLINE rec_status lk_add_wait(rec_view *v, const rec_event *ev, cons
 		int n = snprintf(buf, sizeof buf, "0x%" PRIx64, vt_u64(vt, ev, VF_LOCKADDR, 0));
 		lock = rec_vi_intern(v, buf, (size_t)n);
 	}
-	uint32_t site = s->by_site ? rec_vi_ev_site(v, ev) : 0;
+	if (!s->by_site)
+		site = 0;
 	if (lock == UINT32_MAX || site == UINT32_MAX)
 		return rec_vi_fail(v, REC_ERR_NOMEM, "out of memory");
+	size_t row = row_of(s, lock, site);
+	if (row >= UINT32_MAX)
+		return rec_vi_fail(v, REC_ERR_NOMEM, "out of memory");
 	if (s->npend == s->cap) {
+		/* every slot is taken (npend == nslots): room for twice as many */
 		size_t nc = s->cap ? s->cap * 2 : 16;
-		pend_wait *p = realloc(s->pend, nc * sizeof *p);
-		if (!p)
+		if (nc > UINT32_MAX)
 			return rec_vi_fail(v, REC_ERR_NOMEM, "out of memory");
-		s->pend = p;
+		pend_wait *p = realloc(s->slots, nc * sizeof *p);
+		if (p)
+			s->slots = p;
+		uint32_t *f = p ? realloc(s->free_slots, nc * sizeof *f) : NULL;
+		if (f)
+			s->free_slots = f;
+		uint32_t *o = f ? realloc(s->order, nc * sizeof *o) : NULL;
+		if (o)
+			s->order = o;
+		int64_t *en = o ? realloc(s->ends, nc * sizeof *en) : NULL;
+		if (!en)
+			return rec_vi_fail(v, REC_ERR_NOMEM, "out of memory");
+		s->ends = en;
 		s->cap = nc;
 	}
-	pend_wait *w = &s->pend[s->npend++];
+	uint32_t slot = s->nfree ? s->free_slots[--s->nfree] : (uint32_t)s->nslots++;
+	pend_wait *w = &s->slots[slot];
+	s->order[s->npend] = slot;
+	s->ends[s->npend++] = ev_end(ev);
 	w->s = ev_start(ev);
 	w->e = ev_end(ev);
 	w->pid = ev->chunk ? ev->chunk->pid : 0;
 	w->holder_tid = vt_u64(vt, ev, VF_HOLDER, 0);
 	w->lock = lock;
 	w->site = site;
-	if (w->e < s->min_end)
-		s->min_end = w->e;
+	w->row = (uint32_t)row;
+	if (w->e < v->act_wake)
+		v->act_wake = w->e;
 	return REC_OK;
 }
 
+/* An event not a CPU sample: a wait noted in its thread's activity (what
+ * rec_vi_act_note_wait() does), and a selected lock wait added; the site
+ * named once for both. */
+static LK_NOINLINE rec_status lk_add_other(rec_view *v, const rec_event *ev, const vtype *vt,
+					   bool selected)
+{
+	int kind = rec_vi_act_kind(vt, ev);
+	if (kind < 0)
+		return REC_OK; /* not a wait, so not a lock wait either */
+	uint32_t site = rec_vi_ev_site(v, ev);
+	rec_vi_act_interval(v, ev, kind, site);
+	if (!selected || vt->role != VT_LOCKWAIT)
+		return REC_OK;
+	return lk_add_wait(v, ev, vt, site);
+}
+
+/* (A CPU sample before v->act_wake, the earliest end in flight, is noted
+ * by rec_view_add_event() without this call.) */
 static rec_status lk_add(rec_view *v, const rec_event *ev, bool selected)
 {
-	lock_state *s = v->state;
-	if (ev_start(ev) >= s->min_end) {
+	if (ev_start(ev) >= v->act_wake) {
 		rec_status st = settle_until(v, ev_start(ev));
 		if (st != REC_OK)
 			return st;
 	}
 	const vtype *vt = rec_vi_vtype(v, ev);
-	rec_vi_act_note(v, vt, ev);
-	if (!selected || vt->role != VT_LOCKWAIT)
+	if (vt->role == VT_CPU) {
+		vact *a = rec_vi_act_of(v, ev);
+		if (a)
+			rec_vi_act_cpu(a, ev_start(ev), rec_vi_cpu_weight(vt, ev));
 		return REC_OK;
-	return lk_add_wait(v, ev, vt);
+	}
+	return lk_add_other(v, ev, vt, selected);
 }
 
 /* Lock waits, and what rec_vi_act_note() keeps of the holders. */
@@ -334,6 +397,8 @@ static rec_status lk_finish(rec_view *v)
 	rec_vi_sort(s->rows.vals, s->rows.n, sizeof(lock_row), cmp_rows, v);
 	for (size_t i = 0; i < s->rows.n; i++) {
 		lock_row *r = vmap_at(&s->rows, i);
+		if (!r->waits)
+			continue; /* its waits never settled (an error stopped the input) */
 		rec_view_cell *c = rec_vi_row(v, t);
 		if (!c)
 			return rec_vi_fail(v, REC_ERR_NOMEM, "out of memory");
