@@ -512,6 +512,7 @@ static void vtype_fill(rec_view *v, vtype *t, const rec_type *ty)
 	t->io = rec_vi_is_io(ty);
 	t->span = rec_vi_is_span_type(v, ty);
 	t->wanted = rec_view_wants_type(v, ty);
+	t->cpu = t->wanted && t->role == VT_CPU;
 	t->name = rec_vi_intern(v, ty->name ? ty->name : "", ty->name ? strlen(ty->name) : 0);
 	for (int k = 0; k < VF_COUNT; k++) {
 		t->f[k] = -1;
@@ -524,19 +525,45 @@ static void vtype_fill(rec_view *v, vtype *t, const rec_type *ty)
 	}
 }
 
+/* The number of chunk c (vtype.gen): the one given to it lately, else a new
+ * one; a number is never given to two chunks (UINT32_MAX, none, once they
+ * have all been given: nothing is cached by it). */
+static uint32_t chunk_gen(rec_view *v, const rec_chunk_info *c)
+{
+	for (size_t i = 0; i < VCHUNK_GENS; i++) {
+		const vchunk_gen *g = &v->chunk_gens[i];
+		if (g->gen && g->offset == c->offset && g->run_id == c->run_id &&
+		    g->sequence == c->sequence)
+			return g->gen;
+	}
+	if (v->chunk_gen_next == 0)
+		v->chunk_gen_next = 1;
+	if (v->chunk_gen_next == UINT32_MAX)
+		return UINT32_MAX; /* all given: no more is cached by them */
+	vchunk_gen *g = &v->chunk_gens[v->chunk_gen_pos++ % VCHUNK_GENS];
+	g->offset = c->offset;
+	g->run_id = c->run_id;
+	g->sequence = c->sequence;
+	g->gen = v->chunk_gen_next++;
+	return g->gen;
+}
+
 const vtype *rec_vi_vtype_fill(rec_view *v, const rec_event *ev)
 {
 	const rec_chunk_info *c = ev->chunk;
+	uint32_t gen = c ? chunk_gen(v, c) : UINT32_MAX; /* (may clear tcache) */
 	vtype *t = &v->tcache[VTYPE_SLOT(ev->type)];
 	if (!c) { /* nothing tells this type from another at its address later */
 		vtype_fill(v, t, ev->type);
 		t->type = NULL;
+		t->gen = UINT32_MAX;
 		return t;
 	}
 	vtype_fill(v, t, ev->type);
 	t->chunk_offset = c->offset;
 	t->run_id = c->run_id;
 	t->chunk_seq = c->sequence;
+	t->gen = gen;
 	return t;
 }
 
@@ -545,6 +572,8 @@ const vtype *rec_vi_vtype_fill(rec_view *v, const rec_event *ev)
 static void clear_caches(rec_view *v)
 {
 	memset(v->tcache, 0, sizeof v->tcache);
+	memset(v->act_cache, 0, sizeof v->act_cache);
+	memset(v->chunk_gens, 0, sizeof v->chunk_gens);
 	if (v->site_cache)
 		memset(v->site_cache, 0, VPTR_CACHE * sizeof *v->site_cache);
 	if (v->frame_cache)
@@ -794,6 +823,7 @@ rec_status rec_view_begin_input(rec_view *v)
 	if (v->have_start && v->impl->end_input)
 		st = v->impl->end_input(v);
 	v->have_start = false;
+	v->quick = false;
 	clear_caches(v);
 	return st;
 }
@@ -808,14 +838,21 @@ static bool thread_selected(rec_view *v, const rec_event *ev)
 	return !v->thread || rec_thread_selected(v->thread, ev->thread);
 }
 
-rec_status rec_view_add_event(rec_view *v, const rec_event *ev)
+#if defined(__GNUC__)
+#define VIEW_NOINLINE __attribute__((noinline))
+#else
+#define VIEW_NOINLINE
+#endif
+
+/* rec_view_add_event() but for what it does before it reads ev's type (out
+ * of line: the CPU samples it notes need no frame of their own). */
+static VIEW_NOINLINE rec_status add_event(rec_view *v, const rec_event *ev)
 {
-	if (!v || !ev || !ev->type)
-		return REC_ERR_INVALID_ARG;
 	if (v->finished)
 		return view_fail_state(v);
 	if (!v->have_start) {
 		v->have_start = true;
+		v->quick = !v->type;
 		v->input_start = ev->wall_ns;
 	}
 	v->now = ev->wall_ns;
@@ -829,10 +866,8 @@ rec_status rec_view_add_event(rec_view *v, const rec_event *ev)
 	/* Most events of a view that follows what threads do (contention-by-*)
 	 * are CPU samples with nothing due before them: noted here, without
 	 * the view's own call (what it would do with them, selected or not). */
-	if (vt->role == VT_CPU && ev->wall_ns < v->act_wake) {
-		vact *a = rec_vi_act_of(v, ev);
-		if (a)
-			rec_vi_act_cpu(a, ev_start(ev), rec_vi_cpu_weight(vt, ev));
+	if (vt->cpu && ev->wall_ns < v->act_wake) {
+		rec_vi_act_note_cpu(v, vt, ev);
 		return REC_OK;
 	}
 	bool sel = thread_selected(v, ev);
@@ -846,6 +881,23 @@ rec_status rec_view_add_event(rec_view *v, const rec_event *ev)
 	return st;
 }
 
+rec_status rec_view_add_event(rec_view *v, const rec_event *ev)
+{
+	if (!v || !ev || !ev->type)
+		return REC_ERR_INVALID_ARG;
+	/* the CPU samples of add_event() with the fewest steps: they are most
+	 * events of the views that note them */
+	if (v->quick) {
+		const vtype *vt = rec_vi_vtype_lookup(v, ev);
+		if (vt->cpu && ev->wall_ns < v->act_wake) {
+			v->now = ev->wall_ns;
+			rec_vi_act_note_cpu(v, vt, ev);
+			return REC_OK;
+		}
+	}
+	return add_event(v, ev);
+}
+
 rec_status rec_view_get(rec_view *v, const rec_view_table **tables, size_t *count)
 {
 	if (!v || !tables || !count)
@@ -855,6 +907,7 @@ rec_status rec_view_get(rec_view *v, const rec_view_table **tables, size_t *coun
 		if (v->have_start && v->impl->end_input)
 			st = v->impl->end_input(v);
 		v->have_start = false;
+		v->quick = false;
 		if (st == REC_OK && v->impl->finish)
 			st = v->impl->finish(v);
 		if (st != REC_OK)

@@ -34,6 +34,26 @@ vact *rec_vi_act_new(vthread *t)
 	return t->act;
 }
 
+vact *rec_vi_act_cpu_miss(rec_view *v, const vtype *vt, const rec_event *ev)
+{
+	size_t index;
+	vthread *t = rec_vi_thread(v, ev, &index);
+	if (!t)
+		return NULL;
+	vact *a = t->act ? t->act : rec_vi_act_new(t);
+	if (a && vt->gen != UINT32_MAX && index < UINT32_MAX) {
+		/* what rec_vi_thread() does for the thread next time: the name
+		 * its pool entry carries, if any, is the thread's again */
+		vact_ent *e = &v->act_cache[VACT_SLOT(ev->thread)];
+		e->p = ev->thread;
+		e->gen = vt->gen;
+		e->index = (uint32_t)index;
+		e->name = ev->thread->name && ev->thread->name[0] ? t->name : 0;
+		e->act = a;
+	}
+	return a;
+}
+
 int rec_vi_act_kind(const vtype *vt, const rec_event *ev)
 {
 	if (vt->role == VT_LOCKWAIT)
@@ -108,8 +128,8 @@ static uint32_t lower_ts_back(const vact *a, uint32_t first, uint32_t n, int64_t
  * next, or the total after the newest. */
 static uint64_t cpu_after(const vact *a, uint32_t i)
 {
-	return i == (a->cpu_pos + CPU_RING - 1) % CPU_RING ? a->cpu_total
-							  : a->cpu[(i + 1) % CPU_RING].before;
+	return i == (a->cpu_count + CPU_RING - 1) % CPU_RING ? a->cpu_total
+							    : a->cpu[(i + 1) % CPU_RING].before;
 }
 
 /* No state of one wait counts longer than the wait (len ns). */
@@ -152,7 +172,8 @@ void rec_vi_act_during(const vthread *t, int64_t s, int64_t e, act_overlap *out)
 		}
 	}
 	if (a->cpu_unsorted) {
-		for (uint32_t i = 0; i < a->ncpu; i++)
+		uint32_t n = a->cpu_count < CPU_RING ? (uint32_t)a->cpu_count : CPU_RING;
+		for (uint32_t i = 0; i < n; i++)
 			if (a->cpu[i].ts >= s && a->cpu[i].ts < e)
 				out->cpu_ns += cpu_after(a, i) - a->cpu[i].before;
 		cap_at(out, (uint64_t)(e - s));
@@ -161,7 +182,8 @@ void rec_vi_act_during(const vthread *t, int64_t s, int64_t e, act_overlap *out)
 	/* The samples in time order (oldest first from first): the ones in
 	 * [s, e) are a range, found by bisection, summed by the running sums
 	 * (the same sum mod 2^64 as adding them one by one). */
-	uint32_t n = a->ncpu, first = n < CPU_RING ? 0 : a->cpu_pos;
+	uint32_t n = a->cpu_count < CPU_RING ? (uint32_t)a->cpu_count : CPU_RING;
+	uint32_t first = n < CPU_RING ? 0 : (uint32_t)(a->cpu_count % CPU_RING);
 	uint32_t hi = lower_ts_back(a, first, n, e), lo = lower_ts_back(a, first, hi, s);
 	if (lo < hi) {
 		uint64_t end = hi == n ? a->cpu_total : a->cpu[(first + hi) % CPU_RING].before;

@@ -84,7 +84,7 @@ typedef struct vact {
 	 * with the ring positions */
 	int64_t cpu_last;  /* the time of the latest sample (INT64_MIN: none) */
 	uint64_t cpu_total;
-	uint32_t ncpu, cpu_pos;
+	uint64_t cpu_count; /* samples noted: the next goes to slot cpu_count % CPU_RING */
 	bool cpu_unsorted; /* a sample came before the one noted before it */
 	uint32_t nring, ring_pos;
 	int64_t ring_pmax; /* the latest end of the intervals noted (INT64_MIN: none) */
@@ -118,7 +118,13 @@ typedef struct vtype {
 	bool io;         /* rec_vi_is_io() */
 	bool span;       /* rec_vi_is_span_type() */
 	bool wanted;     /* rec_view_wants_type() */
+	bool cpu;        /* role VT_CPU and wanted: a sample rec_view_add_event()
+			  * may note itself (rec_view.act_wake) */
 	uint32_t name;   /* the type's interned name (UINT32_MAX: out of memory) */
+	/* the number the view gave its chunk (rec_view.chunk_gens; UINT32_MAX:
+	 * none): what else is cached for the chunk is keyed by it, checked
+	 * once with the type instead of again by the chunk's identity */
+	uint32_t gen;
 	int16_t f[VF_COUNT];
 } vtype;
 #define VTYPE_CACHE 32
@@ -133,6 +139,26 @@ typedef struct vptr_ent {
 } vptr_ent;
 #define VPTR_CACHE 4096
 #define VTHREAD_CACHE 256
+/* A thread of a chunk's pool (by the chunk's gen, vtype.gen) and what a CPU
+ * sample of it notes: its index in the tracker, the name it carries (0:
+ * none) and its activity record. */
+typedef struct vact_ent {
+	const void *p;
+	uint32_t gen;
+	uint32_t index;
+	uint32_t name;
+	vact *act;
+} vact_ent;
+#define VACT_CACHE 64
+/* (a chunk's threads lie in one array: consecutive ones take consecutive
+ * slots) */
+#define VACT_SLOT(p) ((size_t)((uintptr_t)(p) / sizeof(rec_thread)) % VACT_CACHE)
+/* The chunks a view numbered lately (vtype.gen). */
+typedef struct vchunk_gen {
+	uint64_t offset, run_id;
+	uint32_t sequence, gen;
+} vchunk_gen;
+#define VCHUNK_GENS 8
 
 /* The names of one chunk's stacks by stack id (ids are unique in a chunk's
  * pool): gen << 32 | (name + 1) per id, valid while gen is the table's;
@@ -182,6 +208,9 @@ struct rec_view {
 	bool type_found;
 	bool finished;          /* rec_view_get() built the tables */
 	bool have_start;
+	/* have_start, not finished, no --type to look for: what
+	 * rec_view_add_event() checks before it notes a CPU sample itself */
+	bool quick;
 	int64_t input_start;    /* wall ns of the current input's first event */
 	int64_t now;            /* start of the latest event */
 	char err[256];
@@ -202,6 +231,10 @@ struct rec_view {
 	 * (rec_vi_act_note()) until some time sets that time here: the samples
 	 * before it are noted without calling the view.  INT64_MIN: none. */
 	int64_t act_wake;
+	/* chunk numbers (vtype.gen): the last ones given, and the next */
+	vchunk_gen chunk_gens[VCHUNK_GENS];
+	uint32_t chunk_gen_pos, chunk_gen_next;
+	vact_ent act_cache[VACT_CACHE]; /* threads -> activity, for CPU samples */
 };
 
 struct view_impl {
@@ -363,13 +396,13 @@ uint32_t rec_vi_ev_str(rec_view *v, const rec_event *ev, const rec_value *val);
  * without the name. */
 static inline int vt_field(const vtype *t, const rec_event *ev, int k)
 {
-	int i = t->f[k];
-	return i >= 0 && (uint32_t)i < ev->value_count && ev->values[i].present ? i : -1;
+	uint32_t i = (uint32_t)(int)t->f[k]; /* none (-1): above any count */
+	return i < ev->value_count && ev->values[i].present ? (int)i : -1;
 }
 static inline uint64_t vt_u64(const vtype *t, const rec_event *ev, int k, uint64_t dflt)
 {
-	int i = vt_field(t, ev, k);
-	return i < 0 ? dflt : ev->values[i].v.u;
+	uint32_t i = (uint32_t)(int)t->f[k]; /* as vt_field() */
+	return i < ev->value_count && ev->values[i].present ? ev->values[i].v.u : dflt;
 }
 /* The built-in type named name, or of category rec/IO with a duration:
  * what the views' wants() test. */
@@ -442,25 +475,43 @@ static inline vact *rec_vi_act_of(rec_view *v, const rec_event *ev)
 /* Note a CPU sample of weight w at ts in a. */
 static inline void rec_vi_act_cpu(vact *a, int64_t ts, uint64_t w)
 {
-	uint32_t p = a->cpu_pos;
-	if (ts < a->cpu_last)
-		a->cpu_unsorted = true;
+	uint64_t n = a->cpu_count;
+	uint32_t p = (uint32_t)(n % CPU_RING);
+	a->cpu_unsorted |= ts < a->cpu_last;
 	a->cpu_last = ts;
 	a->cpu[p].ts = ts;
 	a->cpu[p].before = a->cpu_total;
 	a->cpu_total += w;
-	a->cpu_pos = (p + 1) % CPU_RING;
-	a->ncpu += a->ncpu < CPU_RING;
+	a->cpu_count = n + 1;
+}
+/* The activity record of ev's thread for a CPU sample, vt its type: from the
+ * cache of its chunk's threads (vact_ent), else rec_vi_act_cpu_miss(). */
+vact *rec_vi_act_cpu_miss(rec_view *v, const vtype *vt, const rec_event *ev);
+static inline vact *rec_vi_act_cpu_of(rec_view *v, const vtype *vt, const rec_event *ev)
+{
+	const vact_ent *e = &v->act_cache[VACT_SLOT(ev->thread)];
+	/* (an entry is filled for a thread and a chunk gen, never UINT32_MAX;
+	 * an empty one has gen 0, never a type's) */
+	if (e->p == ev->thread && e->gen == vt->gen) {
+		if (e->name)
+			((vthread *)(void *)v->threads.vals)[e->index].name = e->name;
+		return e->act;
+	}
+	return rec_vi_act_cpu_miss(v, vt, ev);
+}
+/* Note CPU sample ev, of type vt. */
+static inline void rec_vi_act_note_cpu(rec_view *v, const vtype *vt, const rec_event *ev)
+{
+	vact *a = rec_vi_act_cpu_of(v, vt, ev);
+	if (a)
+		rec_vi_act_cpu(a, ev_start(ev), rec_vi_cpu_weight(vt, ev));
 }
 static inline void rec_vi_act_note(rec_view *v, const vtype *vt, const rec_event *ev)
 {
-	if (vt->role != VT_CPU) {
+	if (vt->role != VT_CPU)
 		rec_vi_act_note_wait(v, vt, ev);
-		return;
-	}
-	vact *a = rec_vi_act_of(v, ev);
-	if (a)
-		rec_vi_act_cpu(a, ev_start(ev), rec_vi_cpu_weight(vt, ev));
+	else
+		rec_vi_act_note_cpu(v, vt, ev);
 }
 /* The types rec_vi_act_note() notes. */
 bool rec_vi_act_wants(const rec_type *t);

@@ -22,7 +22,7 @@
 #include "view_internal.h"
 
 #define MAX_HOLDERS 8
-#define MAX_HSITES 8
+#define MAX_HSITES MAX_HOLDERS /* (one named_set) */
 
 typedef struct pend_wait {
 	int64_t s, e;
@@ -37,15 +37,28 @@ typedef struct named_ns {
 	uint64_t count, ns;
 } named_ns;
 
+/* At most cap names with their count and ns, the names apart from the rest:
+ * what is looked through at every wait is one line. */
+typedef struct named_set {
+	uint32_t name[MAX_HOLDERS];
+	uint32_t n;
+	uint64_t count[MAX_HOLDERS], ns[MAX_HOLDERS];
+} named_set;
+
+/* Waits settled into a row's histogram this many at a time: the row keeps
+ * their lengths till then (a histogram is not touched at every wait). */
+#define HIST_BATCH 16
+
 typedef struct lock_row {
-	uint32_t lock, site;
+	/* what every wait settled in the row reads or writes, first */
 	uint64_t waits, total, max;
 	rec_histogram *h;
 	uint64_t doing[ACT_KINDS], cpu, other;
-	named_ns holders[MAX_HOLDERS];
-	uint32_t nholders;
-	named_ns hsites[MAX_HSITES];
-	uint32_t nhsites;
+	named_set holders;
+	uint32_t lock, site;
+	uint32_t nbatch;
+	uint64_t batch[HIST_BATCH];
+	named_set hsites;
 } lock_row;
 
 /* A holder seen before: its thread (index in v->threads), the name it had
@@ -58,6 +71,16 @@ typedef struct holder_ent {
 } holder_ent;
 #define HOLDER_CACHE 64
 #define ROW_CACHE 1024
+
+/* What a pointer of a chunk's pools (numbered gen) was made into. */
+typedef struct lk_ptr_ent {
+	const void *p;
+	uint32_t gen;
+	uint32_t id;
+	size_t len;
+} lk_ptr_ent;
+#define LK_NAMES 16
+#define LK_SITES 2048
 
 typedef struct lock_state {
 	bool by_site;
@@ -74,6 +97,9 @@ typedef struct lock_state {
 	uint32_t *order;
 	int64_t *ends;
 	size_t npend, cap;
+	/* lock names by their pooled string, sites by their stack, for the
+	 * chunk numbered gen (vtype.gen) */
+	lk_ptr_ent names[LK_NAMES], sites[LK_SITES];
 } lock_state;
 
 static rec_status lk_init(rec_view *v)
@@ -99,26 +125,49 @@ static void lk_free(rec_view *v)
 	free(s->ends);
 }
 
-static void add_named(named_ns *a, uint32_t *n, uint32_t cap, uint32_t name, uint64_t ns)
+static void add_named(named_set *a, uint32_t cap, uint32_t name, uint64_t ns)
 {
-	for (uint32_t i = 0; i < *n; i++)
-		if (a[i].name == name) {
-			a[i].count++;
-			a[i].ns += ns;
+	for (uint32_t i = 0; i < a->n; i++)
+		if (a->name[i] == name) {
+			a->count[i]++;
+			a->ns[i] += ns;
 			return;
 		}
-	if (*n < cap) {
-		a[*n] = (named_ns){ name, 1, ns };
-		(*n)++;
-		return;
+	uint32_t i = a->n;
+	if (i >= cap) {
+		/* Full: the lightest gives way (bounded; the heavy ones stay exact). */
+		i = 0;
+		for (uint32_t k = 1; k < cap; k++)
+			if (a->ns[k] < a->ns[i])
+				i = k;
+		if (a->ns[i] >= ns)
+			return;
+	} else {
+		a->n++;
 	}
-	/* Full: the lightest gives way (bounded; the heavy ones stay exact). */
-	uint32_t low = 0;
-	for (uint32_t i = 1; i < cap; i++)
-		if (a[i].ns < a[low].ns)
-			low = i;
-	if (a[low].ns < ns)
-		a[low] = (named_ns){ name, 1, ns };
+	a->name[i] = name;
+	a->count[i] = 1;
+	a->ns[i] = ns;
+}
+
+/* a's entries as named_ns, sorted (cmp_named); how many. */
+static int cmp_named(const void *a, const void *b, void *ctx);
+static uint32_t named_sorted(const named_set *a, named_ns *out)
+{
+	for (uint32_t i = 0; i < a->n; i++)
+		out[i] = (named_ns){ a->name[i], a->count[i], a->ns[i] };
+	rec_vi_sort(out, a->n, sizeof *out, cmp_named, NULL);
+	return a->n;
+}
+
+/* The lengths r keeps into its histogram. */
+static rec_status flush_batch(rec_view *v, lock_row *r)
+{
+	for (uint32_t i = 0; i < r->nbatch; i++)
+		if (rec_histogram_add(r->h, r->batch[i]) != REC_OK)
+			return rec_vi_fail(v, REC_ERR_NOMEM, "out of memory");
+	r->nbatch = 0;
+	return REC_OK;
 }
 
 /* The holder of w (NULL: none, or not seen) and its label interned in *hn
@@ -194,13 +243,17 @@ static rec_status settle(rec_view *v, const pend_wait *w)
 	r->total += d;
 	if (d > r->max)
 		r->max = d;
-	if (rec_histogram_add(r->h, d) != REC_OK)
-		return rec_vi_fail(v, REC_ERR_NOMEM, "out of memory");
+	if (r->nbatch == HIST_BATCH) {
+		rec_status st = flush_batch(v, r);
+		if (st != REC_OK)
+			return st;
+	}
+	r->batch[r->nbatch++] = d;
 	uint32_t hn;
 	const vthread *h = holder_of(v, w, &hn);
 	r = vmap_at(&s->rows, i);
 	if (hn != UINT32_MAX)
-		add_named(r->holders, &r->nholders, MAX_HOLDERS, hn, d);
+		add_named(&r->holders, MAX_HOLDERS, hn, d);
 	act_overlap ov;
 	rec_vi_act_during(h, w->s, w->e, &ov);
 	uint64_t seen = ov.cpu_ns;
@@ -211,7 +264,7 @@ static rec_status settle(rec_view *v, const pend_wait *w)
 	r->cpu += ov.cpu_ns;
 	r->other += seen < d ? d - seen : 0;
 	if (ov.top_site != UINT32_MAX)
-		add_named(r->hsites, &r->nhsites, MAX_HSITES, ov.top_site, ov.top_ns);
+		add_named(&r->hsites, MAX_HSITES, ov.top_site, ov.top_ns);
 	return REC_OK;
 }
 
@@ -228,26 +281,67 @@ static LK_NOINLINE rec_status settle_until(rec_view *v, int64_t now)
 	lock_state *s = v->state;
 	if (now < v->act_wake)
 		return REC_OK;
+	/* The ones due go to the free slots (in the order they came, as they
+	 * are settled next), the rest stay in order; without a branch per
+	 * wait on which it is. */
 	int64_t m = INT64_MAX;
-	size_t k = 0;
+	size_t k = 0, first_due = s->nfree, nfree = s->nfree;
 	for (size_t i = 0; i < s->npend; i++) {
 		int64_t e = s->ends[i];
 		uint32_t slot = s->order[i];
-		if (e < now) {
-			rec_status st = settle(v, &s->slots[slot]);
-			if (st != REC_OK)
-				return st;
-			s->free_slots[s->nfree++] = slot;
-		} else {
-			if (e < m)
-				m = e;
-			s->ends[k] = e;
-			s->order[k++] = slot;
-		}
+		bool keep = e >= now;
+		s->ends[k] = e;
+		s->order[k] = slot;
+		s->free_slots[nfree] = slot;
+		k += keep;
+		nfree += !keep;
+		m = keep && e < m ? e : m;
+	}
+	s->nfree = nfree;
+	for (size_t i = first_due; i < nfree; i++) {
+		rec_status st = settle(v, &s->slots[s->free_slots[i]]);
+		if (st != REC_OK)
+			return st;
 	}
 	s->npend = k;
 	v->act_wake = m;
 	return REC_OK;
+}
+
+/* rec_vi_ev_str() of lock name val of ev (vt its type), the ones of the
+ * chunk's string pool looked up here first. */
+static uint32_t lk_name(rec_view *v, const vtype *vt, const rec_event *ev, const rec_value *val)
+{
+	lock_state *s = v->state;
+	if (val->type != REC_TYPE_STRING) /* not pooled */
+		return rec_vi_ev_str(v, ev, val);
+	lk_ptr_ent *e = &s->names[((uintptr_t)val->v.s.ptr / 8) % LK_NAMES];
+	if (e->p == val->v.s.ptr && e->gen == vt->gen && e->len == val->v.s.len)
+		return e->id; /* (an empty entry has gen 0, never a type's) */
+	uint32_t id = rec_vi_ev_str(v, ev, val);
+	if (id != UINT32_MAX && vt->gen != UINT32_MAX) {
+		e->p = val->v.s.ptr;
+		e->gen = vt->gen;
+		e->id = id;
+		e->len = val->v.s.len;
+	}
+	return id;
+}
+
+/* rec_vi_ev_site() of ev (vt its type), by its stack looked up here first. */
+static uint32_t lk_site(rec_view *v, const vtype *vt, const rec_event *ev)
+{
+	lock_state *s = v->state;
+	lk_ptr_ent *e = &s->sites[((uintptr_t)ev->stack / sizeof(rec_stack)) % LK_SITES];
+	if (e->p == ev->stack && e->gen == vt->gen)
+		return e->id;
+	uint32_t id = rec_vi_ev_site(v, ev);
+	if (id != UINT32_MAX && vt->gen != UINT32_MAX) {
+		e->p = ev->stack;
+		e->gen = vt->gen;
+		e->id = id;
+	}
+	return id;
 }
 
 /* A selected lock wait at site (its waiter's call site, rec_vi_ev_site()):
@@ -258,7 +352,7 @@ static rec_status lk_add_wait(rec_view *v, const rec_event *ev, const vtype *vt,
 	int li = vt_field(vt, ev, VF_LOCKNAME);
 	uint32_t lock;
 	if (li >= 0 && ev->values[li].v.s.ptr)
-		lock = rec_vi_ev_str(v, ev, &ev->values[li]);
+		lock = lk_name(v, vt, ev, &ev->values[li]);
 	else {
 		char buf[40];
 		int n = snprintf(buf, sizeof buf, "0x%" PRIx64, vt_u64(vt, ev, VF_LOCKADDR, 0));
@@ -316,7 +410,7 @@ static LK_NOINLINE rec_status lk_add_other(rec_view *v, const rec_event *ev, con
 	int kind = rec_vi_act_kind(vt, ev);
 	if (kind < 0)
 		return REC_OK; /* not a wait, so not a lock wait either */
-	uint32_t site = rec_vi_ev_site(v, ev);
+	uint32_t site = lk_site(v, vt, ev);
 	rec_vi_act_interval(v, ev, kind, site);
 	if (!selected || vt->role != VT_LOCKWAIT)
 		return REC_OK;
@@ -334,9 +428,7 @@ static rec_status lk_add(rec_view *v, const rec_event *ev, bool selected)
 	}
 	const vtype *vt = rec_vi_vtype(v, ev);
 	if (vt->role == VT_CPU) {
-		vact *a = rec_vi_act_of(v, ev);
-		if (a)
-			rec_vi_act_cpu(a, ev_start(ev), rec_vi_cpu_weight(vt, ev));
+		rec_vi_act_note_cpu(v, vt, ev);
 		return REC_OK;
 	}
 	return lk_add_other(v, ev, vt, selected);
@@ -409,21 +501,24 @@ static rec_status lk_finish(rec_view *v)
 		cell_u(&c[k++], r->waits);
 		cell_u(&c[k++], r->total);
 		cell_u(&c[k++], r->max);
+		rec_status st = flush_batch(v, r);
+		if (st != REC_OK)
+			return st;
 		cell_u(&c[k++], rec_histogram_percentile(r->h, 99));
-		rec_vi_sort(r->holders, r->nholders, sizeof(named_ns), cmp_named, NULL);
+		named_ns holders[MAX_HOLDERS], hsites[MAX_HSITES];
+		uint32_t nholders = named_sorted(&r->holders, holders);
 		char buf[512];
 		size_t off = 0;
 		buf[0] = '\0';
-		for (uint32_t h = 0; h < r->nholders && h < 3 && off < sizeof buf; h++)
+		for (uint32_t h = 0; h < nholders && h < 3 && off < sizeof buf; h++)
 			off += (size_t)snprintf(buf + off, sizeof buf - off, "%s%s (%" PRIu64 ")",
-						h ? ", " : "", view_name(v, r->holders[h].name),
-						r->holders[h].count);
-		if (r->nholders > 3 && off < sizeof buf)
+						h ? ", " : "", view_name(v, holders[h].name),
+						holders[h].count);
+		if (nholders > 3 && off < sizeof buf)
 			snprintf(buf + off, sizeof buf - off, ", ...");
 		rec_vi_cell_text(v, &c[k++], buf);
-		rec_vi_sort(r->hsites, r->nhsites, sizeof(named_ns), cmp_named, NULL);
-		if (r->nhsites)
-			rec_vi_cell_text(v, &c[k], view_name(v, r->hsites[0].name));
+		if (named_sorted(&r->hsites, hsites))
+			rec_vi_cell_text(v, &c[k], view_name(v, hsites[0].name));
 		k++;
 		cell_u(&c[k++], r->doing[ACT_SLEEP]);
 		cell_u(&c[k++], r->doing[ACT_COND]);
