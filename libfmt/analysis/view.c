@@ -844,9 +844,24 @@ static bool thread_selected(rec_view *v, const rec_event *ev)
 #define VIEW_NOINLINE
 #endif
 
-/* rec_view_add_event() but for what it does before it reads ev's type (out
- * of line: the CPU samples it notes need no frame of their own). */
-static VIEW_NOINLINE rec_status add_event(rec_view *v, const rec_event *ev)
+/* ev of type vt, one the view reads, given to the view with whether it is
+ * selected (--thread, --from, --to). */
+static VIEW_NOINLINE rec_status add_typed(rec_view *v, const rec_event *ev, const vtype *vt)
+{
+	bool sel = thread_selected(v, ev);
+	if ((v->o.flags & REC_VIEW_FROM) && ev->wall_ns < v->o.from_wall_ns)
+		sel = false;
+	if ((v->o.flags & REC_VIEW_TO) && ev->wall_ns >= v->o.to_wall_ns)
+		sel = false;
+	v->cur_vt = vt;
+	rec_status st = v->impl->add(v, ev, sel);
+	v->cur_vt = NULL;
+	return st;
+}
+
+/* rec_view_add_event() when not v->quick: the first event of an input, a
+ * --type to look for, or the view finished. */
+static VIEW_NOINLINE rec_status add_slow(rec_view *v, const rec_event *ev)
 {
 	if (v->finished)
 		return view_fail_state(v);
@@ -854,10 +869,31 @@ static VIEW_NOINLINE rec_status add_event(rec_view *v, const rec_event *ev)
 		v->have_start = true;
 		v->quick = !v->type;
 		v->input_start = ev->wall_ns;
+		if (v->quick)
+			return rec_view_add_event(v, ev);
 	}
 	v->now = ev->wall_ns;
 	if (v->type && !v->type_found && ev->type->name && strcmp(ev->type->name, v->type) == 0)
 		v->type_found = true;
+	const vtype *vt = rec_vi_vtype_lookup(v, ev);
+	if (!vt->wanted)
+		return REC_OK;
+	if (vt->cpu && ev->wall_ns < v->act_wake) {
+		rec_vi_act_note_cpu(v, vt, ev);
+		return REC_OK;
+	}
+	return add_typed(v, ev, vt);
+}
+
+rec_status rec_view_add_event(rec_view *v, const rec_event *ev)
+{
+	if (!v || !ev || !ev->type)
+		return REC_ERR_INVALID_ARG;
+	if (!v->quick)
+		return add_slow(v, ev);
+	/* (what add_slow() does once an input has begun, with no --type to
+	 * look for) */
+	v->now = ev->wall_ns;
 	/* A type the view does not read changes nothing in it (what a reader
 	 * with rec_view_type_filter() leaves out). */
 	const vtype *vt = rec_vi_vtype_lookup(v, ev);
@@ -870,32 +906,7 @@ static VIEW_NOINLINE rec_status add_event(rec_view *v, const rec_event *ev)
 		rec_vi_act_note_cpu(v, vt, ev);
 		return REC_OK;
 	}
-	bool sel = thread_selected(v, ev);
-	if ((v->o.flags & REC_VIEW_FROM) && ev->wall_ns < v->o.from_wall_ns)
-		sel = false;
-	if ((v->o.flags & REC_VIEW_TO) && ev->wall_ns >= v->o.to_wall_ns)
-		sel = false;
-	v->cur_vt = vt;
-	rec_status st = v->impl->add(v, ev, sel);
-	v->cur_vt = NULL;
-	return st;
-}
-
-rec_status rec_view_add_event(rec_view *v, const rec_event *ev)
-{
-	if (!v || !ev || !ev->type)
-		return REC_ERR_INVALID_ARG;
-	/* the CPU samples of add_event() with the fewest steps: they are most
-	 * events of the views that note them */
-	if (v->quick) {
-		const vtype *vt = rec_vi_vtype_lookup(v, ev);
-		if (vt->cpu && ev->wall_ns < v->act_wake) {
-			v->now = ev->wall_ns;
-			rec_vi_act_note_cpu(v, vt, ev);
-			return REC_OK;
-		}
-	}
-	return add_event(v, ev);
+	return add_typed(v, ev, vt);
 }
 
 rec_status rec_view_get(rec_view *v, const rec_view_table **tables, size_t *count)

@@ -12,7 +12,10 @@
  * whole wait is looked at on that thread.
  *
  * A wait is settled once the stream has passed its end (events come in
- * timestamp order), so pending waits are the waits in flight, not all.
+ * timestamp order), so pending waits are the waits in flight, not all; the
+ * waits due at an event are settled in the order they came.  Until the
+ * earliest end in flight (rec_view.act_wake) the CPU samples, most events,
+ * are noted by rec_view_add_event() without a call here.
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -30,7 +33,15 @@ typedef struct pend_wait {
 	uint32_t pid;
 	uint32_t lock, site;
 	uint32_t row;    /* its row in rows, made when the wait came */
+	uint64_t seq;    /* the order the waits came in */
 } pend_wait;
+
+/* A wait in flight by its end: the queue of them is in the order of their
+ * ends, so the ones due are at its head. */
+typedef struct pend_end {
+	int64_t e;
+	uint32_t slot;
+} pend_end;
 
 typedef struct named_ns {
 	uint32_t name;
@@ -89,14 +100,13 @@ typedef struct lock_state {
 	/* rows by (lock, site): index + 1 of the row, 0 none */
 	uint32_t row_key[ROW_CACHE][2], row_idx[ROW_CACHE];
 	/* the waits in flight: in slots (a freed slot is taken again), and
-	 * in the order they came by slot with their ends, so that a look for
-	 * the ones to settle reads and moves little */
+	 * in the queue [qhead, qtail) of q by their ends */
 	pend_wait *slots;
 	uint32_t *free_slots;
-	size_t nslots, nfree;
-	uint32_t *order;
-	int64_t *ends;
-	size_t npend, cap;
+	size_t nslots, nfree, cap;
+	pend_end *q;
+	size_t qhead, qtail, qcap;
+	uint64_t seq;
 	/* lock names by their pooled string, sites by their stack, for the
 	 * chunk numbered gen (vtype.gen) */
 	lk_ptr_ent names[LK_NAMES], sites[LK_SITES];
@@ -121,8 +131,7 @@ static void lk_free(rec_view *v)
 	rec_vi_vmap_free(&s->rows);
 	free(s->slots);
 	free(s->free_slots);
-	free(s->order);
-	free(s->ends);
+	free(s->q);
 }
 
 static void add_named(named_set *a, uint32_t cap, uint32_t name, uint64_t ns)
@@ -268,6 +277,14 @@ static rec_status settle(rec_view *v, const pend_wait *w)
 	return REC_OK;
 }
 
+/* Slots of waits (uint32_t) by the order the waits came in. */
+static int cmp_seq(const void *a, const void *b, void *ctx)
+{
+	const lock_state *s = ctx;
+	uint64_t x = s->slots[*(const uint32_t *)a].seq, y = s->slots[*(const uint32_t *)b].seq;
+	return x < y ? -1 : x > y;
+}
+
 #if defined(__GNUC__)
 #define LK_NOINLINE __attribute__((noinline))
 #else
@@ -281,31 +298,74 @@ static LK_NOINLINE rec_status settle_until(rec_view *v, int64_t now)
 	lock_state *s = v->state;
 	if (now < v->act_wake)
 		return REC_OK;
-	/* The ones due go to the free slots (in the order they came, as they
-	 * are settled next), the rest stay in order; without a branch per
-	 * wait on which it is. */
-	int64_t m = INT64_MAX;
-	size_t k = 0, first_due = s->nfree, nfree = s->nfree;
-	for (size_t i = 0; i < s->npend; i++) {
-		int64_t e = s->ends[i];
-		uint32_t slot = s->order[i];
-		bool keep = e >= now;
-		s->ends[k] = e;
-		s->order[k] = slot;
-		s->free_slots[nfree] = slot;
-		k += keep;
-		nfree += !keep;
-		m = keep && e < m ? e : m;
-	}
+	/* The ones due are the head of the queue (by their end): they are
+	 * settled in the order they came, their slots freed. */
+	size_t h = s->qhead, first = s->nfree, nfree = s->nfree;
+	while (h < s->qtail && s->q[h].e < now)
+		s->free_slots[nfree++] = s->q[h++].slot;
+	if (h == s->qtail)
+		h = s->qtail = 0; /* empty: the queue starts again at 0 */
+	s->qhead = h;
+	v->act_wake = h < s->qtail ? s->q[h].e : INT64_MAX;
 	s->nfree = nfree;
-	for (size_t i = first_due; i < nfree; i++) {
-		rec_status st = settle(v, &s->slots[s->free_slots[i]]);
+	uint32_t *due = s->free_slots + first;
+	size_t ndue = nfree - first;
+	if (ndue > 8) {
+		rec_vi_sort(due, ndue, sizeof *due, cmp_seq, s);
+	} else {
+		for (size_t i = 1; i < ndue; i++) {
+			uint32_t x = due[i];
+			size_t j = i;
+			for (; j > 0 && s->slots[due[j - 1]].seq > s->slots[x].seq; j--)
+				due[j] = due[j - 1];
+			due[j] = x;
+		}
+	}
+	for (size_t i = 0; i < ndue; i++) {
+		rec_status st = settle(v, &s->slots[due[i]]);
 		if (st != REC_OK)
 			return st;
 	}
-	s->npend = k;
-	v->act_wake = m;
 	return REC_OK;
+}
+
+/* Room in s for one more wait in flight (a slot and a place in the
+ * queue); false when out of memory. */
+static bool pend_room(lock_state *s)
+{
+	if (s->nfree == 0 && s->nslots == s->cap) {
+		size_t nc = s->cap ? s->cap * 2 : 16;
+		if (nc > UINT32_MAX)
+			return false;
+		pend_wait *p = realloc(s->slots, nc * sizeof *p);
+		if (!p)
+			return false;
+		s->slots = p;
+		uint32_t *f = realloc(s->free_slots, nc * sizeof *f);
+		if (!f)
+			return false;
+		s->free_slots = f;
+		s->cap = nc;
+	}
+	if (s->qtail == s->qcap) {
+		size_t n = s->qtail - s->qhead;
+		if (s->qhead > 0 && n < s->qcap / 2) {
+			memmove(s->q, s->q + s->qhead, n * sizeof *s->q);
+		} else {
+			size_t nc = s->qcap ? s->qcap * 2 : 16;
+			pend_end *q = malloc(nc * sizeof *q);
+			if (!q)
+				return false;
+			if (n)
+				memcpy(q, s->q + s->qhead, n * sizeof *q);
+			free(s->q);
+			s->q = q;
+			s->qcap = nc;
+		}
+		s->qhead = 0;
+		s->qtail = n;
+	}
+	return true;
 }
 
 /* rec_vi_ev_str() of lock name val of ev (vt its type), the ones of the
@@ -365,30 +425,18 @@ static rec_status lk_add_wait(rec_view *v, const rec_event *ev, const vtype *vt,
 	size_t row = row_of(s, lock, site);
 	if (row >= UINT32_MAX)
 		return rec_vi_fail(v, REC_ERR_NOMEM, "out of memory");
-	if (s->npend == s->cap) {
-		/* every slot is taken (npend == nslots): room for twice as many */
-		size_t nc = s->cap ? s->cap * 2 : 16;
-		if (nc > UINT32_MAX)
-			return rec_vi_fail(v, REC_ERR_NOMEM, "out of memory");
-		pend_wait *p = realloc(s->slots, nc * sizeof *p);
-		if (p)
-			s->slots = p;
-		uint32_t *f = p ? realloc(s->free_slots, nc * sizeof *f) : NULL;
-		if (f)
-			s->free_slots = f;
-		uint32_t *o = f ? realloc(s->order, nc * sizeof *o) : NULL;
-		if (o)
-			s->order = o;
-		int64_t *en = o ? realloc(s->ends, nc * sizeof *en) : NULL;
-		if (!en)
-			return rec_vi_fail(v, REC_ERR_NOMEM, "out of memory");
-		s->ends = en;
-		s->cap = nc;
-	}
+	if (!pend_room(s))
+		return rec_vi_fail(v, REC_ERR_NOMEM, "out of memory");
 	uint32_t slot = s->nfree ? s->free_slots[--s->nfree] : (uint32_t)s->nslots++;
 	pend_wait *w = &s->slots[slot];
-	s->order[s->npend] = slot;
-	s->ends[s->npend++] = ev_end(ev);
+	/* into the queue by its end, after the ones that end at the same time */
+	int64_t end = ev_end(ev);
+	size_t k = s->qtail++;
+	for (; k > s->qhead && s->q[k - 1].e > end; k--)
+		s->q[k] = s->q[k - 1];
+	s->q[k] = (pend_end){ end, slot };
+	v->act_wake = s->q[s->qhead].e;
+	w->seq = s->seq++;
 	w->s = ev_start(ev);
 	w->e = ev_end(ev);
 	w->pid = ev->chunk ? ev->chunk->pid : 0;
@@ -396,8 +444,6 @@ static rec_status lk_add_wait(rec_view *v, const rec_event *ev, const vtype *vt,
 	w->lock = lock;
 	w->site = site;
 	w->row = (uint32_t)row;
-	if (w->e < v->act_wake)
-		v->act_wake = w->e;
 	return REC_OK;
 }
 
