@@ -54,40 +54,6 @@ vact *rec_vi_act_cpu_miss(rec_view *v, const vtype *vt, const rec_event *ev)
 	return a;
 }
 
-int rec_vi_act_kind(const vtype *vt, const rec_event *ev)
-{
-	if (vt->role == VT_LOCKWAIT)
-		return ACT_LOCK;
-	if (vt->role == VT_CONDWAIT)
-		return ACT_COND;
-	if (vt->role == VT_SLEEP) {
-		int k = vt_field(vt, ev, VF_KIND);
-		return (k >= 0 && ev->values[k].v.s.ptr && ev->values[k].v.s.len == 4 &&
-			memcmp(ev->values[k].v.s.ptr, "cond", 4) == 0) ? ACT_COND : ACT_SLEEP;
-	}
-	if (vt->io && (ev->type->flags & REC_EVENT_HAS_DURATION))
-		return ACT_IO;
-	return -1;
-}
-
-void rec_vi_act_interval(rec_view *v, const rec_event *ev, int kind, uint32_t site)
-{
-	vact *a = rec_vi_act_of(v, ev);
-	if (!a)
-		return;
-	act_interval *iv = &a->ring[a->ring_pos];
-	iv->s = ev_start(ev);
-	iv->e = ev_end(ev);
-	if (iv->e > a->ring_pmax)
-		a->ring_pmax = iv->e;
-	iv->pmax = a->ring_pmax;
-	iv->site = site == UINT32_MAX ? 0 : site;
-	iv->kind = (uint8_t)kind;
-	a->ring_pos = (a->ring_pos + 1) % ACT_RING;
-	if (a->nring < ACT_RING)
-		a->nring++;
-}
-
 void rec_vi_act_note_wait(rec_view *v, const vtype *vt, const rec_event *ev)
 {
 	int kind = rec_vi_act_kind(vt, ev);
@@ -113,7 +79,7 @@ static uint32_t lower_ts(const vact *a, uint32_t first, uint32_t n, int64_t ts)
 /* lower_ts(), looking back from the newest first: a wait is settled soon
  * after it ends, so its holder's samples are among the last few (a
  * bisection finds the ones further back). */
-static uint32_t lower_ts_back(const vact *a, uint32_t first, uint32_t n, int64_t ts)
+static inline uint32_t lower_ts_back(const vact *a, uint32_t first, uint32_t n, int64_t ts)
 {
 	uint32_t stop = n > 8 ? n - 8 : 0;
 	while (n > stop) {
@@ -184,7 +150,9 @@ void rec_vi_act_during(const vthread *t, int64_t s, int64_t e, act_overlap *out)
 	 * (the same sum mod 2^64 as adding them one by one). */
 	uint32_t n = a->cpu_count < CPU_RING ? (uint32_t)a->cpu_count : CPU_RING;
 	uint32_t first = n < CPU_RING ? 0 : (uint32_t)(a->cpu_count % CPU_RING);
-	uint32_t hi = lower_ts_back(a, first, n, e), lo = lower_ts_back(a, first, hi, s);
+	uint32_t hi = lower_ts_back(a, first, n, e);
+	uint32_t lo = hi && a->cpu[(first + hi - 1) % CPU_RING].ts >= s ? lower_ts_back(a, first, hi - 1, s)
+								   : hi;
 	if (lo < hi) {
 		uint64_t end = hi == n ? a->cpu_total : a->cpu[(first + hi) % CPU_RING].before;
 		out->cpu_ns += end - a->cpu[(first + lo) % CPU_RING].before;

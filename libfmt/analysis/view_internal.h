@@ -19,6 +19,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "rec/view.h"
 
@@ -456,11 +457,6 @@ static inline uint64_t rec_vi_cpu_weight(const vtype *t, const rec_event *ev)
  * I/O, lock waits, CPU samples), for what a holder was doing: a CPU sample
  * inline (most events), the waits by rec_vi_act_note_wait(). */
 void rec_vi_act_note_wait(rec_view *v, const vtype *t, const rec_event *ev);
-/* What rec_vi_act_note_wait() does in two steps, for a caller that needs
- * ev's site too: the ACT_* kind of ev (-1: none of them), and noting ev as
- * an interval of that kind at site (rec_vi_ev_site(), asked first). */
-int rec_vi_act_kind(const vtype *vt, const rec_event *ev);
-void rec_vi_act_interval(rec_view *v, const rec_event *ev, int kind, uint32_t site);
 /* t's activity, allocated (NULL: out of memory). */
 vact *rec_vi_act_new(vthread *t);
 /* The activity record of ev's thread, made on first need; NULL when the
@@ -512,6 +508,41 @@ static inline void rec_vi_act_note(rec_view *v, const vtype *vt, const rec_event
 		rec_vi_act_note_wait(v, vt, ev);
 	else
 		rec_vi_act_note_cpu(v, vt, ev);
+}
+/* What rec_vi_act_note_wait() does in two steps, for a caller that needs
+ * ev's site too: the ACT_* kind of ev (-1: none of them), and noting ev as
+ * an interval of that kind at site (rec_vi_ev_site(), asked first). */
+static inline int rec_vi_act_kind(const vtype *vt, const rec_event *ev)
+{
+	if (vt->role == VT_LOCKWAIT)
+		return ACT_LOCK;
+	if (vt->role == VT_CONDWAIT)
+		return ACT_COND;
+	if (vt->role == VT_SLEEP) {
+		int k = vt_field(vt, ev, VF_KIND);
+		return (k >= 0 && ev->values[k].v.s.ptr && ev->values[k].v.s.len == 4 &&
+			memcmp(ev->values[k].v.s.ptr, "cond", 4) == 0) ? ACT_COND : ACT_SLEEP;
+	}
+	if (vt->io && (ev->type->flags & REC_EVENT_HAS_DURATION))
+		return ACT_IO;
+	return -1;
+}
+static inline void rec_vi_act_interval(rec_view *v, const rec_event *ev, int kind, uint32_t site)
+{
+	vact *a = rec_vi_act_of(v, ev);
+	if (!a)
+		return;
+	act_interval *iv = &a->ring[a->ring_pos];
+	iv->s = ev_start(ev);
+	iv->e = ev_end(ev);
+	if (iv->e > a->ring_pmax)
+		a->ring_pmax = iv->e;
+	iv->pmax = a->ring_pmax;
+	iv->site = site == UINT32_MAX ? 0 : site;
+	iv->kind = (uint8_t)kind;
+	a->ring_pos = (a->ring_pos + 1) % ACT_RING;
+	if (a->nring < ACT_RING)
+		a->nring++;
 }
 /* The types rec_vi_act_note() notes. */
 bool rec_vi_act_wants(const rec_type *t);
