@@ -878,10 +878,8 @@ static VIEW_NOINLINE rec_status add_slow(rec_view *v, const rec_event *ev)
 	const vtype *vt = rec_vi_vtype_lookup(v, ev);
 	if (!vt->wanted)
 		return REC_OK;
-	if (vt->cpu && ev->wall_ns < v->act_wake) {
-		rec_vi_act_note_cpu(v, vt, ev);
-		return REC_OK;
-	}
+	if (vt->cpu && ev->wall_ns < v->act_wake)
+		return rec_vi_act_note_cpu(v, vt, ev);
 	return add_typed(v, ev, vt);
 }
 
@@ -902,10 +900,8 @@ rec_status rec_view_add_event(rec_view *v, const rec_event *ev)
 	/* Most events of a view that follows what threads do (contention-by-*)
 	 * are CPU samples with nothing due before them: noted here, without
 	 * the view's own call (what it would do with them, selected or not). */
-	if (vt->cpu && ev->wall_ns < v->act_wake) {
-		rec_vi_act_note_cpu(v, vt, ev);
-		return REC_OK;
-	}
+	if (vt->cpu && ev->wall_ns < v->act_wake)
+		return rec_vi_act_note_cpu(v, vt, ev);
 	return add_typed(v, ev, vt);
 }
 

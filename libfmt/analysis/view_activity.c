@@ -34,14 +34,16 @@ vact *rec_vi_act_new(vthread *t)
 	return t->act;
 }
 
-vact *rec_vi_act_cpu_miss(rec_view *v, const vtype *vt, const rec_event *ev)
+rec_status rec_vi_act_cpu_miss(rec_view *v, const vtype *vt, const rec_event *ev)
 {
 	size_t index;
 	vthread *t = rec_vi_thread(v, ev, &index);
 	if (!t)
-		return NULL;
+		return REC_OK;
 	vact *a = t->act ? t->act : rec_vi_act_new(t);
-	if (a && vt->gen != UINT32_MAX && index < UINT32_MAX) {
+	if (!a)
+		return REC_OK;
+	if (vt->gen != UINT32_MAX && index < UINT32_MAX) {
 		/* what rec_vi_thread() does for the thread next time: the name
 		 * its pool entry carries, if any, is the thread's again */
 		vact_ent *e = &v->act_cache[VACT_SLOT(ev->thread)];
@@ -51,7 +53,8 @@ vact *rec_vi_act_cpu_miss(rec_view *v, const vtype *vt, const rec_event *ev)
 		e->name = ev->thread->name && ev->thread->name[0] ? t->name : 0;
 		e->act = a;
 	}
-	return a;
+	rec_vi_act_cpu(a, ev_start(ev), rec_vi_cpu_weight(vt, ev));
+	return REC_OK;
 }
 
 void rec_vi_act_note_wait(rec_view *v, const vtype *vt, const rec_event *ev)

@@ -151,9 +151,9 @@ typedef struct vact_ent {
 	vact *act;
 } vact_ent;
 #define VACT_CACHE 64
-/* (a chunk's threads lie in one array: consecutive ones take consecutive
- * slots) */
-#define VACT_SLOT(p) ((size_t)((uintptr_t)(p) / sizeof(rec_thread)) % VACT_CACHE)
+/* (a chunk's threads lie in one array, 24 bytes apart: up to 64 consecutive
+ * ones take different slots, as 3 and 64 have no common factor) */
+#define VACT_SLOT(p) ((size_t)((uintptr_t)(p) >> 3) % VACT_CACHE)
 /* The chunks a view numbered lately (vtype.gen). */
 typedef struct vchunk_gen {
 	uint64_t offset, run_id;
@@ -480,34 +480,28 @@ static inline void rec_vi_act_cpu(vact *a, int64_t ts, uint64_t w)
 	a->cpu_total += w;
 	a->cpu_count = n + 1;
 }
-/* The activity record of ev's thread for a CPU sample, vt its type: from the
- * cache of its chunk's threads (vact_ent), else rec_vi_act_cpu_miss(). */
-vact *rec_vi_act_cpu_miss(rec_view *v, const vtype *vt, const rec_event *ev);
-static inline vact *rec_vi_act_cpu_of(rec_view *v, const vtype *vt, const rec_event *ev)
+/* Note CPU sample ev of type vt: its thread's activity record from the
+ * cache of its chunk's threads (vact_ent), else by rec_vi_act_cpu_miss().
+ * REC_OK (a status, so that callers can end with it). */
+rec_status rec_vi_act_cpu_miss(rec_view *v, const vtype *vt, const rec_event *ev);
+static inline rec_status rec_vi_act_note_cpu(rec_view *v, const vtype *vt, const rec_event *ev)
 {
 	const vact_ent *e = &v->act_cache[VACT_SLOT(ev->thread)];
 	/* (an entry is filled for a thread and a chunk gen, never UINT32_MAX;
 	 * an empty one has gen 0, never a type's) */
-	if (e->p == ev->thread && e->gen == vt->gen) {
-		if (e->name)
-			((vthread *)(void *)v->threads.vals)[e->index].name = e->name;
-		return e->act;
-	}
-	return rec_vi_act_cpu_miss(v, vt, ev);
-}
-/* Note CPU sample ev, of type vt. */
-static inline void rec_vi_act_note_cpu(rec_view *v, const vtype *vt, const rec_event *ev)
-{
-	vact *a = rec_vi_act_cpu_of(v, vt, ev);
-	if (a)
-		rec_vi_act_cpu(a, ev_start(ev), rec_vi_cpu_weight(vt, ev));
+	if (e->p != ev->thread || e->gen != vt->gen)
+		return rec_vi_act_cpu_miss(v, vt, ev);
+	if (e->name)
+		((vthread *)(void *)v->threads.vals)[e->index].name = e->name;
+	rec_vi_act_cpu(e->act, ev_start(ev), rec_vi_cpu_weight(vt, ev));
+	return REC_OK;
 }
 static inline void rec_vi_act_note(rec_view *v, const vtype *vt, const rec_event *ev)
 {
 	if (vt->role != VT_CPU)
 		rec_vi_act_note_wait(v, vt, ev);
 	else
-		rec_vi_act_note_cpu(v, vt, ev);
+		(void)rec_vi_act_note_cpu(v, vt, ev);
 }
 /* What rec_vi_act_note_wait() does in two steps, for a caller that needs
  * ev's site too: the ACT_* kind of ev (-1: none of them), and noting ev as

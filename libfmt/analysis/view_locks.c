@@ -473,10 +473,8 @@ static rec_status lk_add(rec_view *v, const rec_event *ev, bool selected)
 			return st;
 	}
 	const vtype *vt = rec_vi_vtype(v, ev);
-	if (vt->role == VT_CPU) {
-		rec_vi_act_note_cpu(v, vt, ev);
-		return REC_OK;
-	}
+	if (vt->role == VT_CPU)
+		return rec_vi_act_note_cpu(v, vt, ev);
 	return lk_add_other(v, ev, vt, selected);
 }
 
