@@ -25,7 +25,7 @@
 #include "view_internal.h"
 
 #define MAX_HOLDERS 8
-#define MAX_HSITES MAX_HOLDERS /* (one named_set) */
+#define MAX_HSITES MAX_HOLDERS /* (a named_set) */
 
 typedef struct pend_wait {
 	int64_t s, e;
@@ -48,12 +48,16 @@ typedef struct named_ns {
 	uint64_t count, ns;
 } named_ns;
 
-/* At most cap names with their count and ns, the names apart from the rest:
- * what is looked through at every wait is one line. */
+/* A name's count and ns, kept apart from the names: what is looked through
+ * at every wait is the names, one line, and one of these. */
+typedef struct named_cnt {
+	uint64_t count, ns;
+} named_cnt;
+
 typedef struct named_set {
 	uint32_t name[MAX_HOLDERS];
 	uint32_t n;
-	uint64_t count[MAX_HOLDERS], ns[MAX_HOLDERS];
+	named_cnt cnt[MAX_HOLDERS];
 } named_set;
 
 /* Waits settled into a row's histogram this many at a time: the row keeps
@@ -61,13 +65,15 @@ typedef struct named_set {
 #define HIST_BATCH 16
 
 typedef struct lock_row {
-	/* what every wait settled in the row reads or writes, first */
+	/* what every wait settled in the row reads or writes, first (in two
+	 * lines of 64 bytes, the holders' names in the second) */
 	uint64_t waits, total, max;
 	rec_histogram *h;
-	uint64_t doing[ACT_KINDS], cpu, other;
-	named_set holders;
-	uint32_t lock, site;
-	uint32_t nbatch;
+	uint64_t doing[ACT_KINDS];
+	uint32_t holder[MAX_HOLDERS];
+	uint32_t nholders, lock, site, nbatch;
+	uint64_t cpu, other;
+	named_cnt holder_cnt[MAX_HOLDERS];
 	uint64_t batch[HIST_BATCH];
 	named_set hsites;
 } lock_row;
@@ -134,39 +140,43 @@ static void lk_free(rec_view *v)
 	free(s->q);
 }
 
-static void add_named(named_set *a, uint32_t cap, uint32_t name, uint64_t ns)
+/* Count ns for name among the *n (at most cap) names of names, their counts
+ * and ns in cnt. */
+static void add_named(uint32_t *names, uint32_t *n, named_cnt *cnt, uint32_t cap, uint32_t name,
+		      uint64_t ns)
 {
-	for (uint32_t i = 0; i < a->n; i++)
-		if (a->name[i] == name) {
-			a->count[i]++;
-			a->ns[i] += ns;
+	for (uint32_t i = 0; i < *n; i++)
+		if (names[i] == name) {
+			cnt[i].count++;
+			cnt[i].ns += ns;
 			return;
 		}
-	uint32_t i = a->n;
+	uint32_t i = *n;
 	if (i >= cap) {
 		/* Full: the lightest gives way (bounded; the heavy ones stay exact). */
 		i = 0;
 		for (uint32_t k = 1; k < cap; k++)
-			if (a->ns[k] < a->ns[i])
+			if (cnt[k].ns < cnt[i].ns)
 				i = k;
-		if (a->ns[i] >= ns)
+		if (cnt[i].ns >= ns)
 			return;
 	} else {
-		a->n++;
+		(*n)++;
 	}
-	a->name[i] = name;
-	a->count[i] = 1;
-	a->ns[i] = ns;
+	names[i] = name;
+	cnt[i] = (named_cnt){ 1, ns };
 }
 
-/* a's entries as named_ns, sorted (cmp_named); how many. */
+/* The n names of names with their counts and ns (cnt) as named_ns, sorted
+ * (cmp_named) into out; n. */
 static int cmp_named(const void *a, const void *b, void *ctx);
-static uint32_t named_sorted(const named_set *a, named_ns *out)
+static uint32_t named_sorted(const uint32_t *names, uint32_t n, const named_cnt *cnt,
+			     named_ns *out)
 {
-	for (uint32_t i = 0; i < a->n; i++)
-		out[i] = (named_ns){ a->name[i], a->count[i], a->ns[i] };
-	rec_vi_sort(out, a->n, sizeof *out, cmp_named, NULL);
-	return a->n;
+	for (uint32_t i = 0; i < n; i++)
+		out[i] = (named_ns){ names[i], cnt[i].count, cnt[i].ns };
+	rec_vi_sort(out, n, sizeof *out, cmp_named, NULL);
+	return n;
 }
 
 /* The lengths r keeps into its histogram. */
@@ -262,7 +272,7 @@ static rec_status settle(rec_view *v, const pend_wait *w)
 	const vthread *h = holder_of(v, w, &hn);
 	r = vmap_at(&s->rows, i);
 	if (hn != UINT32_MAX)
-		add_named(&r->holders, MAX_HOLDERS, hn, d);
+		add_named(r->holder, &r->nholders, r->holder_cnt, MAX_HOLDERS, hn, d);
 	act_overlap ov;
 	rec_vi_act_during(h, w->s, w->e, &ov);
 	uint64_t seen = ov.cpu_ns;
@@ -273,7 +283,8 @@ static rec_status settle(rec_view *v, const pend_wait *w)
 	r->cpu += ov.cpu_ns;
 	r->other += seen < d ? d - seen : 0;
 	if (ov.top_site != UINT32_MAX)
-		add_named(&r->hsites, MAX_HSITES, ov.top_site, ov.top_ns);
+		add_named(r->hsites.name, &r->hsites.n, r->hsites.cnt, MAX_HSITES, ov.top_site,
+			  ov.top_ns);
 	return REC_OK;
 }
 
@@ -550,7 +561,7 @@ static rec_status lk_finish(rec_view *v)
 			return st;
 		cell_u(&c[k++], rec_histogram_percentile(r->h, 99));
 		named_ns holders[MAX_HOLDERS], hsites[MAX_HSITES];
-		uint32_t nholders = named_sorted(&r->holders, holders);
+		uint32_t nholders = named_sorted(r->holder, r->nholders, r->holder_cnt, holders);
 		char buf[512];
 		size_t off = 0;
 		buf[0] = '\0';
@@ -561,7 +572,7 @@ static rec_status lk_finish(rec_view *v)
 		if (nholders > 3 && off < sizeof buf)
 			snprintf(buf + off, sizeof buf - off, ", ...");
 		rec_vi_cell_text(v, &c[k++], buf);
-		if (named_sorted(&r->hsites, hsites))
+		if (named_sorted(r->hsites.name, r->hsites.n, r->hsites.cnt, hsites))
 			rec_vi_cell_text(v, &c[k], view_name(v, hsites[0].name));
 		k++;
 		cell_u(&c[k++], r->doing[ACT_SLEEP]);
