@@ -81,8 +81,8 @@ typedef struct act_cpu {
 	uint64_t before;
 } act_cpu;
 typedef struct vact {
-	/* what every CPU sample reads and writes, first, in one cache line
-	 * with the ring positions */
+	/* what every CPU sample reads and writes, first, next to the ring
+	 * positions (a few lines are touched per sample, not three arrays) */
 	int64_t cpu_last;  /* the time of the latest sample (INT64_MIN: none) */
 	uint64_t cpu_total;
 	uint64_t cpu_count; /* samples noted: the next goes to slot cpu_count % CPU_RING */
