@@ -252,7 +252,9 @@ static uint32_t site_of(rec_view *v, const rec_stack *s, const rec_chunk_info *c
 	vptr_ent *e = ptr_slot(&v->site_cache, VPTR_CACHE, s, c, sizeof *s, &hit);
 	if (hit)
 		return e->id;
-	uint32_t id = frame_name(v, s->frames[rec_stack_site(s)]);
+	/* by its frame: the stacks of a chunk share few frames, each named
+	 * once per chunk */
+	uint32_t id = frame_of(v, s->frames[rec_stack_site(s)], c);
 	if (e && id != UINT32_MAX) {
 		ptr_fill(e, s, c, id);
 		rec_vi_dense_fill(&v->site_dense, s->id, c, id);
@@ -510,6 +512,7 @@ static void vtype_fill(rec_view *v, vtype *t, const rec_type *ty)
 	t->io = rec_vi_is_io(ty);
 	t->span = rec_vi_is_span_type(v, ty);
 	t->wanted = rec_view_wants_type(v, ty);
+	t->cpu = t->wanted && t->role == VT_CPU;
 	t->name = rec_vi_intern(v, ty->name ? ty->name : "", ty->name ? strlen(ty->name) : 0);
 	for (int k = 0; k < VF_COUNT; k++) {
 		t->f[k] = -1;
@@ -522,19 +525,45 @@ static void vtype_fill(rec_view *v, vtype *t, const rec_type *ty)
 	}
 }
 
+/* The number of chunk c (vtype.gen): the one given to it lately, else a new
+ * one; a number is never given to two chunks (UINT32_MAX, none, once they
+ * have all been given: nothing is cached by it). */
+static uint32_t chunk_gen(rec_view *v, const rec_chunk_info *c)
+{
+	for (size_t i = 0; i < VCHUNK_GENS; i++) {
+		const vchunk_gen *g = &v->chunk_gens[i];
+		if (g->gen && g->offset == c->offset && g->run_id == c->run_id &&
+		    g->sequence == c->sequence)
+			return g->gen;
+	}
+	if (v->chunk_gen_next == 0)
+		v->chunk_gen_next = 1;
+	if (v->chunk_gen_next == UINT32_MAX)
+		return UINT32_MAX; /* all given: no more is cached by them */
+	vchunk_gen *g = &v->chunk_gens[v->chunk_gen_pos++ % VCHUNK_GENS];
+	g->offset = c->offset;
+	g->run_id = c->run_id;
+	g->sequence = c->sequence;
+	g->gen = v->chunk_gen_next++;
+	return g->gen;
+}
+
 const vtype *rec_vi_vtype_fill(rec_view *v, const rec_event *ev)
 {
 	const rec_chunk_info *c = ev->chunk;
+	uint32_t gen = c ? chunk_gen(v, c) : UINT32_MAX; /* (may clear tcache) */
 	vtype *t = &v->tcache[VTYPE_SLOT(ev->type)];
 	if (!c) { /* nothing tells this type from another at its address later */
 		vtype_fill(v, t, ev->type);
 		t->type = NULL;
+		t->gen = UINT32_MAX;
 		return t;
 	}
 	vtype_fill(v, t, ev->type);
 	t->chunk_offset = c->offset;
 	t->run_id = c->run_id;
 	t->chunk_seq = c->sequence;
+	t->gen = gen;
 	return t;
 }
 
@@ -543,6 +572,8 @@ const vtype *rec_vi_vtype_fill(rec_view *v, const rec_event *ev)
 static void clear_caches(rec_view *v)
 {
 	memset(v->tcache, 0, sizeof v->tcache);
+	memset(v->act_cache, 0, sizeof v->act_cache);
+	memset(v->chunk_gens, 0, sizeof v->chunk_gens);
 	if (v->site_cache)
 		memset(v->site_cache, 0, VPTR_CACHE * sizeof *v->site_cache);
 	if (v->frame_cache)
@@ -738,6 +769,7 @@ rec_status rec_view_open(rec_view **out, const rec_view_options *opts)
 	v->thread = rec_strdup_opt(opts->thread, &bad);
 	rec_vi_vmap_init(&v->names, 1);
 	rec_vi_vmap_init(&v->threads, sizeof(vthread));
+	v->act_wake = INT64_MIN;
 	v->state = calloc(1, impl->state_size ? impl->state_size : 1);
 	if (bad || !v->state || rec_vi_intern(v, "", 0) != 0) {
 		rec_view_close(v);
@@ -791,6 +823,7 @@ rec_status rec_view_begin_input(rec_view *v)
 	if (v->have_start && v->impl->end_input)
 		st = v->impl->end_input(v);
 	v->have_start = false;
+	v->quick = false;
 	clear_caches(v);
 	return st;
 }
@@ -805,24 +838,16 @@ static bool thread_selected(rec_view *v, const rec_event *ev)
 	return !v->thread || rec_thread_selected(v->thread, ev->thread);
 }
 
-rec_status rec_view_add_event(rec_view *v, const rec_event *ev)
+#if defined(__GNUC__)
+#define VIEW_NOINLINE __attribute__((noinline))
+#else
+#define VIEW_NOINLINE
+#endif
+
+/* ev of type vt, one the view reads, given to the view with whether it is
+ * selected (--thread, --from, --to). */
+static VIEW_NOINLINE rec_status add_typed(rec_view *v, const rec_event *ev, const vtype *vt)
 {
-	if (!v || !ev || !ev->type)
-		return REC_ERR_INVALID_ARG;
-	if (v->finished)
-		return view_fail_state(v);
-	if (!v->have_start) {
-		v->have_start = true;
-		v->input_start = ev->wall_ns;
-	}
-	v->now = ev->wall_ns;
-	if (v->type && !v->type_found && ev->type->name && strcmp(ev->type->name, v->type) == 0)
-		v->type_found = true;
-	/* A type the view does not read changes nothing in it (what a reader
-	 * with rec_view_type_filter() leaves out). */
-	const vtype *vt = rec_vi_vtype_lookup(v, ev);
-	if (!vt->wanted)
-		return REC_OK;
 	bool sel = thread_selected(v, ev);
 	if ((v->o.flags & REC_VIEW_FROM) && ev->wall_ns < v->o.from_wall_ns)
 		sel = false;
@@ -834,6 +859,52 @@ rec_status rec_view_add_event(rec_view *v, const rec_event *ev)
 	return st;
 }
 
+/* rec_view_add_event() when not v->quick: the first event of an input, a
+ * --type to look for, or the view finished. */
+static VIEW_NOINLINE rec_status add_slow(rec_view *v, const rec_event *ev)
+{
+	if (v->finished)
+		return view_fail_state(v);
+	if (!v->have_start) {
+		v->have_start = true;
+		v->quick = !v->type;
+		v->input_start = ev->wall_ns;
+		if (v->quick)
+			return rec_view_add_event(v, ev);
+	}
+	v->now = ev->wall_ns;
+	if (v->type && !v->type_found && ev->type->name && strcmp(ev->type->name, v->type) == 0)
+		v->type_found = true;
+	const vtype *vt = rec_vi_vtype_lookup(v, ev);
+	if (!vt->wanted)
+		return REC_OK;
+	if (vt->cpu && ev->wall_ns < v->act_wake)
+		return rec_vi_act_note_cpu(v, vt, ev);
+	return add_typed(v, ev, vt);
+}
+
+rec_status rec_view_add_event(rec_view *v, const rec_event *ev)
+{
+	if (!v || !ev || !ev->type)
+		return REC_ERR_INVALID_ARG;
+	if (!v->quick)
+		return add_slow(v, ev);
+	/* (what add_slow() does once an input has begun, with no --type to
+	 * look for) */
+	v->now = ev->wall_ns;
+	/* A type the view does not read changes nothing in it (what a reader
+	 * with rec_view_type_filter() leaves out). */
+	const vtype *vt = rec_vi_vtype_lookup(v, ev);
+	if (!vt->wanted)
+		return REC_OK;
+	/* Most events of a view that follows what threads do (contention-by-*)
+	 * are CPU samples with nothing due before them: noted here, without
+	 * the view's own call (what it would do with them, selected or not). */
+	if (vt->cpu && ev->wall_ns < v->act_wake)
+		return rec_vi_act_note_cpu(v, vt, ev);
+	return add_typed(v, ev, vt);
+}
+
 rec_status rec_view_get(rec_view *v, const rec_view_table **tables, size_t *count)
 {
 	if (!v || !tables || !count)
@@ -843,6 +914,7 @@ rec_status rec_view_get(rec_view *v, const rec_view_table **tables, size_t *coun
 		if (v->have_start && v->impl->end_input)
 			st = v->impl->end_input(v);
 		v->have_start = false;
+		v->quick = false;
 		if (st == REC_OK && v->impl->finish)
 			st = v->impl->finish(v);
 		if (st != REC_OK)

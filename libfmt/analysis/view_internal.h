@@ -19,6 +19,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "rec/view.h"
 
@@ -64,20 +65,32 @@ enum { ACT_SLEEP = 0, ACT_COND, ACT_IO, ACT_LOCK, ACT_KINDS };
 #define CPU_RING 128
 typedef struct act_interval {
 	int64_t s, e;
+	/* the latest end of this interval and every one noted before it in
+	 * its thread: a look back from the newest stops at the first whose
+	 * pmax is before the time looked at */
+	int64_t pmax;
 	uint32_t site;   /* interned name */
 	uint8_t kind;
 } act_interval;
+/* A CPU sample: its time and the running sum of the weights noted before
+ * it (mod 2^64): a range of samples sums as the difference of the sums
+ * before its first and after its last (the sum before the next one, or the
+ * total after the newest), and each weight is one such difference. */
+typedef struct act_cpu {
+	int64_t ts;
+	uint64_t before;
+} act_cpu;
 typedef struct vact {
-	act_interval ring[ACT_RING];
-	uint32_t nring, ring_pos;
-	int64_t cpu_ts[CPU_RING];
-	uint64_t cpu_w[CPU_RING];
-	/* the running sum of the weights noted, through each sample (mod
-	 * 2^64): a range of samples sums as a difference */
-	uint64_t cpu_cum[CPU_RING];
+	/* what every CPU sample reads and writes, first, next to the ring
+	 * positions (a few lines are touched per sample, not three arrays) */
+	int64_t cpu_last;  /* the time of the latest sample (INT64_MIN: none) */
 	uint64_t cpu_total;
-	uint32_t ncpu, cpu_pos;
+	uint64_t cpu_count; /* samples noted: the next goes to slot cpu_count % CPU_RING */
 	bool cpu_unsorted; /* a sample came before the one noted before it */
+	uint32_t nring, ring_pos;
+	int64_t ring_pmax; /* the latest end of the intervals noted (INT64_MIN: none) */
+	act_cpu cpu[CPU_RING];
+	act_interval ring[ACT_RING];
 } vact;
 typedef struct vthread {
 	uint32_t name;   /* interned thread name (0: unnamed) */
@@ -106,7 +119,13 @@ typedef struct vtype {
 	bool io;         /* rec_vi_is_io() */
 	bool span;       /* rec_vi_is_span_type() */
 	bool wanted;     /* rec_view_wants_type() */
+	bool cpu;        /* role VT_CPU and wanted: a sample rec_view_add_event()
+			  * may note itself (rec_view.act_wake) */
 	uint32_t name;   /* the type's interned name (UINT32_MAX: out of memory) */
+	/* the number the view gave its chunk (rec_view.chunk_gens; UINT32_MAX:
+	 * none): what else is cached for the chunk is keyed by it, checked
+	 * once with the type instead of again by the chunk's identity */
+	uint32_t gen;
 	int16_t f[VF_COUNT];
 } vtype;
 #define VTYPE_CACHE 32
@@ -121,6 +140,26 @@ typedef struct vptr_ent {
 } vptr_ent;
 #define VPTR_CACHE 4096
 #define VTHREAD_CACHE 256
+/* A thread of a chunk's pool (by the chunk's gen, vtype.gen) and what a CPU
+ * sample of it notes: its index in the tracker, the name it carries (0:
+ * none) and its activity record. */
+typedef struct vact_ent {
+	const void *p;
+	uint32_t gen;
+	uint32_t index;
+	uint32_t name;
+	vact *act;
+} vact_ent;
+#define VACT_CACHE 64
+/* (a chunk's threads lie in one array, 24 bytes apart: up to 64 consecutive
+ * ones take different slots, as 3 and 64 have no common factor) */
+#define VACT_SLOT(p) ((size_t)((uintptr_t)(p) >> 3) % VACT_CACHE)
+/* The chunks a view numbered lately (vtype.gen). */
+typedef struct vchunk_gen {
+	uint64_t offset, run_id;
+	uint32_t sequence, gen;
+} vchunk_gen;
+#define VCHUNK_GENS 8
 
 /* The names of one chunk's stacks by stack id (ids are unique in a chunk's
  * pool): gen << 32 | (name + 1) per id, valid while gen is the table's;
@@ -170,6 +209,9 @@ struct rec_view {
 	bool type_found;
 	bool finished;          /* rec_view_get() built the tables */
 	bool have_start;
+	/* have_start, not finished, no --type to look for: what
+	 * rec_view_add_event() checks before it notes a CPU sample itself */
+	bool quick;
 	int64_t input_start;    /* wall ns of the current input's first event */
 	int64_t now;            /* start of the latest event */
 	char err[256];
@@ -186,6 +228,14 @@ struct rec_view {
 	vdense row_dense;       /* the view's own value by stack id for one chunk
 				 * (rec_vi_dense_get/_fill; the startup view's CPU row) */
 	const vtype *cur_vt;    /* the type of the event being added, during the add */
+	/* A view that only notes CPU samples in their thread's activity
+	 * (rec_vi_act_note()) until some time sets that time here: the samples
+	 * before it are noted without calling the view.  INT64_MIN: none. */
+	int64_t act_wake;
+	/* chunk numbers (vtype.gen): the last ones given, and the next */
+	vchunk_gen chunk_gens[VCHUNK_GENS];
+	uint32_t chunk_gen_pos, chunk_gen_next;
+	vact_ent act_cache[VACT_CACHE]; /* threads -> activity, for CPU samples */
 };
 
 struct view_impl {
@@ -347,13 +397,13 @@ uint32_t rec_vi_ev_str(rec_view *v, const rec_event *ev, const rec_value *val);
  * without the name. */
 static inline int vt_field(const vtype *t, const rec_event *ev, int k)
 {
-	int i = t->f[k];
-	return i >= 0 && (uint32_t)i < ev->value_count && ev->values[i].present ? i : -1;
+	uint32_t i = (uint32_t)(int)t->f[k]; /* none (-1): above any count */
+	return i < ev->value_count && ev->values[i].present ? (int)i : -1;
 }
 static inline uint64_t vt_u64(const vtype *t, const rec_event *ev, int k, uint64_t dflt)
 {
-	int i = vt_field(t, ev, k);
-	return i < 0 ? dflt : ev->values[i].v.u;
+	uint32_t i = (uint32_t)(int)t->f[k]; /* as vt_field() */
+	return i < ev->value_count && ev->values[i].present ? ev->values[i].v.u : dflt;
 }
 /* The built-in type named name, or of category rec/IO with a duration:
  * what the views' wants() test. */
@@ -418,26 +468,75 @@ static inline vact *rec_vi_act_of(rec_view *v, const rec_event *ev)
 		return NULL;
 	return t->act ? t->act : rec_vi_act_new(t);
 }
+/* Note a CPU sample of weight w at ts in a. */
+static inline void rec_vi_act_cpu(vact *a, int64_t ts, uint64_t w)
+{
+	uint64_t n = a->cpu_count;
+	uint32_t p = (uint32_t)(n % CPU_RING);
+	a->cpu_unsorted |= ts < a->cpu_last;
+	a->cpu_last = ts;
+	a->cpu[p].ts = ts;
+	a->cpu[p].before = a->cpu_total;
+	a->cpu_total += w;
+	a->cpu_count = n + 1;
+}
+/* Note CPU sample ev of type vt: its thread's activity record from the
+ * cache of its chunk's threads (vact_ent), else by rec_vi_act_cpu_miss().
+ * REC_OK (a status, so that callers can end with it). */
+rec_status rec_vi_act_cpu_miss(rec_view *v, const vtype *vt, const rec_event *ev);
+static inline rec_status rec_vi_act_note_cpu(rec_view *v, const vtype *vt, const rec_event *ev)
+{
+	const vact_ent *e = &v->act_cache[VACT_SLOT(ev->thread)];
+	/* (an entry is filled for a thread and a chunk gen, never UINT32_MAX;
+	 * an empty one has gen 0, never a type's) */
+	if (e->p != ev->thread || e->gen != vt->gen)
+		return rec_vi_act_cpu_miss(v, vt, ev);
+	if (e->name)
+		((vthread *)(void *)v->threads.vals)[e->index].name = e->name;
+	rec_vi_act_cpu(e->act, ev_start(ev), rec_vi_cpu_weight(vt, ev));
+	return REC_OK;
+}
 static inline void rec_vi_act_note(rec_view *v, const vtype *vt, const rec_event *ev)
 {
-	if (vt->role != VT_CPU) {
+	if (vt->role != VT_CPU)
 		rec_vi_act_note_wait(v, vt, ev);
-		return;
+	else
+		(void)rec_vi_act_note_cpu(v, vt, ev);
+}
+/* What rec_vi_act_note_wait() does in two steps, for a caller that needs
+ * ev's site too: the ACT_* kind of ev (-1: none of them), and noting ev as
+ * an interval of that kind at site (rec_vi_ev_site(), asked first). */
+static inline int rec_vi_act_kind(const vtype *vt, const rec_event *ev)
+{
+	if (vt->role == VT_LOCKWAIT)
+		return ACT_LOCK;
+	if (vt->role == VT_CONDWAIT)
+		return ACT_COND;
+	if (vt->role == VT_SLEEP) {
+		int k = vt_field(vt, ev, VF_KIND);
+		return (k >= 0 && ev->values[k].v.s.ptr && ev->values[k].v.s.len == 4 &&
+			memcmp(ev->values[k].v.s.ptr, "cond", 4) == 0) ? ACT_COND : ACT_SLEEP;
 	}
+	if (vt->io && (ev->type->flags & REC_EVENT_HAS_DURATION))
+		return ACT_IO;
+	return -1;
+}
+static inline void rec_vi_act_interval(rec_view *v, const rec_event *ev, int kind, uint32_t site)
+{
 	vact *a = rec_vi_act_of(v, ev);
 	if (!a)
 		return;
-	int64_t ts = ev_start(ev);
-	uint64_t w = rec_vi_cpu_weight(vt, ev);
-	if (a->ncpu && ts < a->cpu_ts[(a->cpu_pos + CPU_RING - 1) % CPU_RING])
-		a->cpu_unsorted = true;
-	a->cpu_ts[a->cpu_pos] = ts;
-	a->cpu_w[a->cpu_pos] = w;
-	a->cpu_total += w;
-	a->cpu_cum[a->cpu_pos] = a->cpu_total;
-	a->cpu_pos = (a->cpu_pos + 1) % CPU_RING;
-	if (a->ncpu < CPU_RING)
-		a->ncpu++;
+	act_interval *iv = &a->ring[a->ring_pos];
+	iv->s = ev_start(ev);
+	iv->e = ev_end(ev);
+	if (iv->e > a->ring_pmax)
+		a->ring_pmax = iv->e;
+	iv->pmax = a->ring_pmax;
+	iv->site = site == UINT32_MAX ? 0 : site;
+	iv->kind = (uint8_t)kind;
+	a->ring_pos = (a->ring_pos + 1) % ACT_RING;
+	if (a->nring < ACT_RING)
+		a->nring++;
 }
 /* The types rec_vi_act_note() notes. */
 bool rec_vi_act_wants(const rec_type *t);
