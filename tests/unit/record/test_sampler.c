@@ -230,6 +230,25 @@ static void t_sampler_stress(void **state)
 
 static int has_prof_timer(uint64_t tid);
 
+/* Until thread tid's CPU timer is there (no CPU used meanwhile): the
+ * background thread arms it 10-110 ms after the thread registered
+ * (sampler.c, ARM_IDLE_MS + ARM_ROUND_MS), later when it is starved (648
+ * ms seen at load 5 under ASan), so that the CPU a test burns after it all
+ * counts, however loaded the machine; without /proc/self/timers, 300 ms. */
+static void wait_armed(uint64_t tid)
+{
+	struct timespec tick = { 0, 10000000L };
+	int armed = has_prof_timer(tid);
+	for (int i = 0; armed == 0 && i < 1000; i++) {
+		nanosleep(&tick, NULL);
+		armed = has_prof_timer(tid);
+	}
+	if (armed < 0) {
+		struct timespec wait = { 0, 300000000L };
+		nanosleep(&wait, NULL);
+	}
+}
+
 /* A thread that only emits its own events (no wrapper, no explicit
  * attach) is sampled from its registration with the recorder on. */
 void *cp_emitter_thread(void *arg);
@@ -243,21 +262,7 @@ void *cp_emitter_thread(void *arg)
 		rec_emit_string_dyn(&e, "registered");
 		rec_emit_commit(&e);
 	}
-	/* The background thread arms it 10-110 ms after registering
-	 * (sampler.c, ARM_IDLE_MS + ARM_ROUND_MS), later when it is starved
-	 * (648 ms seen at load 5 under ASan): wait (no CPU) until its timer
-	 * is there, so that the 200 ms below all count, however loaded the
-	 * machine; without /proc/self/timers, 300 ms. */
-	struct timespec tick = { 0, 10 * 1000 * 1000 };
-	int armed = has_prof_timer(*tid);
-	for (int i = 0; armed == 0 && i < 1000; i++) {
-		nanosleep(&tick, NULL);
-		armed = has_prof_timer(*tid);
-	}
-	if (armed < 0) {
-		struct timespec wait = { 0, 300 * 1000 * 1000 };
-		nanosleep(&wait, NULL);
-	}
+	wait_armed(*tid);
 	cp_burn(200e6);
 	return NULL;
 }
@@ -305,16 +310,7 @@ __attribute__((noinline)) void *cp_in_emit_thread(void *arg)
 	uint64_t *tid = arg;
 	*tid = rec_t_my_tid();
 	assert_int_equal(rec_cpu_sampler_attach_thread(), REC_OK);
-	struct timespec tick = { 0, 10000000L };
-	int armed = has_prof_timer(*tid);
-	for (int i = 0; armed == 0 && i < 1000; i++) {
-		nanosleep(&tick, NULL);
-		armed = has_prof_timer(*tid);
-	}
-	if (armed < 0) {
-		struct timespec wait = { 0, 300000000L };
-		nanosleep(&wait, NULL);
-	}
+	wait_armed(*tid);
 	cp_in_emit();
 	cp_burn(60e6);
 	__asm__ volatile("" ::: "memory");
