@@ -319,8 +319,10 @@ static LK_NOINLINE rec_status settle_until(rec_view *v, int64_t now)
 	s->qhead = h;
 	v->act_wake = h < s->qtail ? s->q[h].e : INT64_MAX;
 	s->nfree = nfree;
-	uint32_t *due = s->free_slots + first;
 	size_t ndue = nfree - first;
+	if (ndue == 0)
+		return REC_OK; /* (and free_slots may be NULL: no wait came yet) */
+	uint32_t *due = s->free_slots + first;
 	if (ndue > 8) {
 		rec_vi_sort(due, ndue, sizeof *due, cmp_seq, s);
 	} else {
