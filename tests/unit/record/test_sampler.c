@@ -267,16 +267,24 @@ void *cp_emitter_thread(void *arg)
 	return NULL;
 }
 
-static void t_registered_thread_sampled(void **state)
+/* A recording of one thread, fn(&its tid), with test.Stress declared:
+ * the events loaded (rec_t_evs); the thread's tid. */
+static uint64_t record_user_thread(void *(*fn)(void *))
 {
-	(void)state;
 	assert_int_equal(rec_type_declare(&user_def, 0, REC_DECLARE_STACK, &g_user_t), REC_OK);
 	rec_t_start(NULL);
 	uint64_t tid = 0;
 	pthread_t th;
-	assert_int_equal(pthread_create(&th, NULL, cp_emitter_thread, &tid), 0);
+	assert_int_equal(pthread_create(&th, NULL, fn, &tid), 0);
 	assert_int_equal(pthread_join(th, NULL), 0);
 	rec_t_stop_and_load();
+	return tid;
+}
+
+static void t_registered_thread_sampled(void **state)
+{
+	(void)state;
+	uint64_t tid = record_user_thread(cp_emitter_thread);
 	size_t n = 0;
 	for (size_t i = 0; i < rec_t_nev; i++)
 		if (strcmp(rec_t_evs[i].type, "rec.CPUSample") == 0 && rec_t_evs[i].tid == tid)
@@ -320,13 +328,7 @@ __attribute__((noinline)) void *cp_in_emit_thread(void *arg)
 static void t_sample_inside_emit(void **state)
 {
 	(void)state;
-	assert_int_equal(rec_type_declare(&user_def, 0, REC_DECLARE_STACK, &g_user_t), REC_OK);
-	rec_t_start(NULL);
-	uint64_t tid = 0;
-	pthread_t th;
-	assert_int_equal(pthread_create(&th, NULL, cp_in_emit_thread, &tid), 0);
-	assert_int_equal(pthread_join(th, NULL), 0);
-	rec_t_stop_and_load();
+	uint64_t tid = record_user_thread(cp_in_emit_thread);
 	uint64_t periods = 0, in_emit = 0, dropped = 0;
 	for (size_t i = 0; i < rec_t_nev; i++) {
 		const rec_t_ev *e = &rec_t_evs[i];
