@@ -612,8 +612,8 @@ static rec_status holder_edges(rec_lockgraph *g)
 	rec_lockattrib_part p;
 	rec_status st;
 	while ((st = rec_lockattrib_next(g->attrib, &p)) == REC_OK) {
-		if (!p.holder)
-			continue; /* unknown holder: no edge (as the event's 0) */
+		/* holder 0 (not known): the thread node of tid 0, "(holder
+		 * unknown)", so that the holder edges add up to the waits */
 		uint32_t lock = map_find(&g->lock_map, p.lock), hthread;
 		if (lock == UINT32_MAX)
 			continue;
@@ -1161,8 +1161,9 @@ rec_status rec_lockgraph_get(rec_lockgraph *g, const rec_lockgraph_result **out)
 		rec_lockgraph_thread *o = &g->rthreads[i];
 		o->os_tid = t->tid;
 		o->name = t->name;
-		o->label = *t->name ? rprintf(g, "%s (tid %" PRIu64 ")", t->name, t->tid)
-				    : rprintf(g, "tid %" PRIu64, t->tid);
+		o->label = !t->tid   ? rprintf(g, "(holder unknown)")
+			   : *t->name ? rprintf(g, "%s (tid %" PRIu64 ")", t->name, t->tid)
+				      : rprintf(g, "tid %" PRIu64, t->tid);
 		if (!o->label) {
 			st = nomem(g);
 			goto out;

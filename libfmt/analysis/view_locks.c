@@ -207,7 +207,7 @@ static const vthread *holder_of(rec_view *v, const pend_wait *w, uint32_t *hn)
 	const vthread *h = w->holder_tid ? rec_vi_thread_by_tid(v, w->pid, w->holder_tid) : NULL;
 	const char *hl;
 	if (!w->holder_tid)
-		hl = "(released)";
+		hl = "(unknown)";
 	else if (h)
 		hl = rec_vi_thread_label(v, h, buf, sizeof buf);
 	else {

@@ -262,7 +262,7 @@ static rec_status sp_add(rec_view *v, const rec_event *ev, bool selected)
 				uint64_t htid = vt_u64(vt, ev, VF_HOLDER, 0);
 				vthread *h = htid ? rec_vi_thread_by_tid(v, ev->chunk ? ev->chunk->pid : 0, htid) : NULL;
 				char buf[40];
-				const char *hl = !htid ? "(released)" : rec_vi_thread_label(v, h, buf, sizeof buf);
+				const char *hl = !htid ? "(unknown)" : rec_vi_thread_label(v, h, buf, sizeof buf);
 				if (!h && htid) {
 					snprintf(buf, sizeof buf, "tid=%" PRIu64, htid);
 					hl = buf;

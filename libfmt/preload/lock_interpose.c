@@ -18,7 +18,8 @@
  * state "lock": wall_internal.h), take the time again.
  *
  * The holder: glibc keeps the owner's tid in the mutex (__data.__owner, set
- * for every mutex type) and a write-locked rwlock's writer
+ * for every mutex type; read again while it is 0 as the lock changes hands:
+ * REC_HOLDER_REREADS) and a write-locked rwlock's writer
  * (__data.__cur_writer); a rwlock held by readers has no owner (0, unknown).
  * Spinlocks have no owner (0) and are not on the held-lock stack (their
  * unlock is not interposed), so they take part in no rec.LockOrder.
@@ -111,6 +112,13 @@ static inline uint64_t rwlock_writer(const pthread_rwlock_t *l)
 	return (uint32_t)__atomic_load_n(&l->__data.__cur_writer, __ATOMIC_RELAXED);
 }
 
+/* Whether readers hold (or are taking) l: glibc counts them in
+ * __data.__readers above its three state bits. */
+static inline int rwlock_readers(const pthread_rwlock_t *l)
+{
+	return (__atomic_load_n(&l->__data.__readers, __ATOMIC_RELAXED) >> 3) != 0;
+}
+
 /* ---- mutex ------------------------------------------------------------------ */
 
 static __attribute__((noinline)) int mutex_contended(pthread_mutex_t *m,
@@ -118,6 +126,15 @@ static __attribute__((noinline)) int mutex_contended(pthread_mutex_t *m,
 						     uintptr_t caller)
 {
 	uint64_t holder = mutex_owner(m), t0 = 0;
+	for (int i = 0; holder == 0 && i < REC_HOLDER_REREADS; i++) {
+		rec_holder_pause(i); /* changing hands: builtin_internal.h */
+		int rc = rec_real_.mutex_trylock(m);
+		if (got(rc)) {
+			took(m, caller);
+			return rc;
+		}
+		holder = mutex_owner(m);
+	}
 	int on = wait_begin(&t0, m, caller);
 	unsigned w = rec_wall_enter(REC_WALL_LOCK);
 	int rc = abstime ? rec_real_.mutex_timedlock(m, abstime) : rec_real_.mutex_lock(m);
@@ -179,6 +196,16 @@ static __attribute__((noinline)) int rw_contended(pthread_rwlock_t *l, int write
 						  const struct timespec *abstime, uintptr_t caller)
 {
 	uint64_t holder = rwlock_writer(l), t0 = 0;
+	/* changing hands (builtin_internal.h), unless readers hold it: then
+	 * there is no one holder to wait for */
+	for (int i = 0; holder == 0 && !rwlock_readers(l) && i < REC_HOLDER_REREADS; i++) {
+		rec_holder_pause(i);
+		if ((write ? rec_real_.rw_trywrlock(l) : rec_real_.rw_tryrdlock(l)) == 0) {
+			took(l, caller);
+			return 0;
+		}
+		holder = rwlock_writer(l);
+	}
 	int on = wait_begin(&t0, l, caller);
 	int rc;
 	unsigned w = rec_wall_enter(REC_WALL_LOCK);

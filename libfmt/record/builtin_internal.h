@@ -20,6 +20,7 @@
 #ifndef LIBREC_RECORD_BUILTIN_INTERNAL_H
 #define LIBREC_RECORD_BUILTIN_INTERNAL_H
 
+#include <sched.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -62,6 +63,34 @@ static inline void rec_thread_seen(void)
  *  from its CPU-clock id (no system call; gettid if that does not work) and
  *  cached in TLS (reset in a fork child).  Async-signal-safe once cached. */
 uint64_t rec_builtin_tid(void);
+
+/* A lock changes hands with its holder field at 0 for a moment: the old
+ * holder clears it before it releases, the new one stores its tid after it
+ * acquired.  A contended path that reads 0 reads again up to this many
+ * times, pausing and trying the lock in between (a retry that gets the lock
+ * has no wait to record), so that a wait names the thread it waited behind;
+ * 0 stays only where the holder is not known (a lock held by readers, a
+ * holder preempted inside that moment for longer than the rereads).
+ * tests: test_lock_wrap.c t_every_wait_names_its_holder. */
+#define REC_HOLDER_REREADS 72
+
+/* The pause before reread i: a CPU pause, and for the last few a yield, so
+ * that a new holder preempted before its store (more threads than cores)
+ * can run and make it. */
+static inline void rec_holder_pause(int i)
+{
+	if (i >= REC_HOLDER_REREADS - 8) {
+		sched_yield();
+		return;
+	}
+#if defined(__x86_64__) || defined(__i386__)
+	__builtin_ia32_pause();
+#elif defined(__aarch64__)
+	__asm__ __volatile__("yield" ::: "memory");
+#else
+	__asm__ __volatile__("" ::: "memory");
+#endif
+}
 
 
 /* alloc.c, for the preload library's malloc interposers (libfmt/preload/):

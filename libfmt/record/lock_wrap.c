@@ -11,7 +11,8 @@
  * when the thread already holds other rec_ locks (and rec.LockOrder is on)
  * does it look the (held, acquired) pairs up in a small per-thread set.
  *
- * Contended path: read the holder (relaxed), take the time, block in
+ * Contended path: read the holder (relaxed; a 0 read again while the lock
+ * changes hands: REC_HOLDER_REREADS), take the time, block in
  * pthread, take the time again and let rec_emit_begin_at() keep the event
  * if the wait reached the type's threshold (default 10 us: shorter waits
  * are mostly the futex hand-off itself, and a stack capture would cost a
@@ -498,14 +499,25 @@ static __attribute__((noinline)) int rec_mutex_lock_contended_(rec_mutex *m, uin
 								 uintptr_t site)
 {
 	uint64_t holder = __atomic_load_n(&m->holder, __ATOMIC_RELAXED);
+	for (int i = 0; holder == 0 && i < REC_HOLDER_REREADS; i++) {
+		rec_holder_pause(i);
+		if (pthread_mutex_trylock(&m->mu) == 0) {
+			acquired(m, m->name, &m->holder, tid, site);
+			return 0;
+		}
+		holder = __atomic_load_n(&m->holder, __ATOMIC_RELAXED);
+	}
 	uint64_t t0 = 0;
 	int on = wait_begin(&t0);
 	int rc = pthread_mutex_lock(&m->mu);
 	if (rc != 0)
 		return rc;
+	/* the holder first: recording the wait takes microseconds, which
+	 * others would otherwise see as a held lock without a holder */
+	__atomic_store_n(&m->holder, tid, __ATOMIC_RELAXED);
 	if (on)
 		rec_lock_wait_record_(m, m->name, holder, 0, t0);
-	acquired(m, m->name, &m->holder, tid, site);
+	note_acquired(m, m->name, site);
 	return 0;
 }
 
@@ -616,14 +628,23 @@ static __attribute__((noinline)) int rec_rwlock_contended_(rec_rwlock *l, int wr
 							     uintptr_t site)
 {
 	uint64_t holder = __atomic_load_n(&l->holder, __ATOMIC_RELAXED);
+	for (int i = 0; holder == 0 && i < REC_HOLDER_REREADS; i++) {
+		rec_holder_pause(i);
+		if ((write ? pthread_rwlock_trywrlock(&l->rw) : pthread_rwlock_tryrdlock(&l->rw)) == 0) {
+			acquired(l, l->name, &l->holder, tid, site);
+			return 0;
+		}
+		holder = __atomic_load_n(&l->holder, __ATOMIC_RELAXED);
+	}
 	uint64_t t0 = 0;
 	int on = wait_begin(&t0);
 	int rc = write ? pthread_rwlock_wrlock(&l->rw) : pthread_rwlock_rdlock(&l->rw);
 	if (rc != 0)
 		return rc;
+	__atomic_store_n(&l->holder, tid, __ATOMIC_RELAXED); /* first: as the mutex's */
 	if (on)
 		rec_lock_wait_record_(l, l->name, holder, write ? 2 : 1, t0);
-	acquired(l, l->name, &l->holder, tid, site);
+	note_acquired(l, l->name, site);
 	return 0;
 }
 

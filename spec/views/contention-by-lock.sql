@@ -6,7 +6,7 @@
 -- began (holderOsThreadId: its name in threads once rec-view has seen it,
 -- that is when it has a rec.Sleep, rec.CondWait, rec.IO, rec.LockWait or
 -- rec.CPUSample event that starts by the wait's end, else tid=N;
--- (released) for 0), the three with the most wait time first, each with its
+-- (unknown) for 0), the three with the most wait time first, each with its
 -- number of waits, ", ..." after them when there are more; what the holder
 -- did during the waits: the overlap of its rec.Sleep (holder_sleeping),
 -- rec.CondWait and rec.Sleep of kind cond (holder_cond_wait), rec.IO
@@ -52,7 +52,7 @@ seen AS (
   GROUP BY recording_id, run_id, thread_id
 ),
 holder AS (
-  SELECT w.lock, CASE WHEN coalesce(w.holder, 0) = 0 THEN '(released)'
+  SELECT w.lock, CASE WHEN coalesce(w.holder, 0) = 0 THEN '(unknown)'
                           WHEN coalesce(t.name, '') <> '' AND sn.first <= w.e THEN t.name
                           ELSE 'tid=' || CAST(w.holder AS VARCHAR) END AS name,
          count(*) AS c, sum(w.d) AS ns

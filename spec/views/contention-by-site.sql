@@ -39,7 +39,7 @@ seen AS (
   GROUP BY recording_id, run_id, thread_id
 ),
 holder AS (
-  SELECT w.site, w.lock, CASE WHEN coalesce(w.holder, 0) = 0 THEN '(released)'
+  SELECT w.site, w.lock, CASE WHEN coalesce(w.holder, 0) = 0 THEN '(unknown)'
                           WHEN coalesce(t.name, '') <> '' AND sn.first <= w.e THEN t.name
                           ELSE 'tid=' || CAST(w.holder AS VARCHAR) END AS name,
          count(*) AS c, sum(w.d) AS ns

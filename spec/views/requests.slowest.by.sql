@@ -7,7 +7,7 @@
 -- averaged), and the lock of its longest rec.LockWait inside it (the time
 -- cut at the span's end; the earliest of equal ones; '' for a lock without
 -- a name; NULL when it has none longer than 0) with that wait's holder
--- (holderOsThreadId: its name in threads, tid=N without one, (released) for
+-- (holderOsThreadId: its name in threads, tid=N without one, (unknown) for
 -- 0).  Times through epoch_ns() as in requests.sql: in DuckDB over Parquet
 -- start is rounded down to the microsecond (within 1 us of rec-view's).
 -- Not here: I/O of a program's own types of category rec/IO.
@@ -89,7 +89,7 @@ SELECT epoch_ns(sp.start_ns0) - (SELECT min(epoch_ns(start_ns)) FROM all_events)
        x.wall, x.cpu, x.lock_wait, x.cond_wait, x.sleep, x.io, x.unaccounted,
        CASE WHEN l.id IS NULL THEN NULL ELSE coalesce(l.lockName, '') END AS lock,
        CASE WHEN l.id IS NULL THEN NULL
-            WHEN coalesce(l.holder, 0) = 0 THEN '(released)'
+            WHEN coalesce(l.holder, 0) = 0 THEN '(unknown)'
             WHEN coalesce(t.name, '') <> '' THEN t.name
             ELSE 'tid=' || CAST(l.holder AS VARCHAR) END AS holder
 FROM slowest x

@@ -18,8 +18,10 @@
  *     hand-offs inside it (rec/lock_attrib.h) and each part weighs on the
  *     thread that held the lock during it (the event's holderOsThreadId
  *     until the first hand-off, then the waiter who acquired it); a holder
- *     edge's count is the parts charged to it.  The waits the filters leave
- *     out still count as hand-offs;
+ *     edge's count is the parts charged to it; a part whose holder is not
+ *     known (holderOsThreadId 0) weighs on the thread of tid 0, labelled
+ *     "(holder unknown)", so that the holder edges add up to the waits.
+ *     The waits the filters leave out still count as hand-offs;
  *   - the lock-order graph, from rec.LockOrder: an edge A -> B when some
  *     thread acquired B while holding A, with the threads that did and the
  *     stack of each thread's first such acquisition.  Every cycle of it is

@@ -203,7 +203,7 @@ static const rec_lockgraph_order_edge *oedge(const rec_lockgraph_result *r, size
 
 /* w1 (101) waits 5 + 3 ms on "cache" held by h (103); w2 (102) waits 10 ms
  * on "cache" held by w1, and 1 ms on the unnamed lock at 0x2000 (taken in
- * take_m) with no holder known.  h only ever appears in an app.Tick. */
+ * take_m) with no holder known (charged to "(holder unknown)").  h only ever appears in an app.Tick. */
 static void write_waits(rec_mem *m)
 {
 	rm_open(m);
@@ -264,8 +264,16 @@ static void t_wait_graph(void **state)
 	assert_int_equal(e->total_ns, 10 * MS);
 	assert_non_null(wedge(r, w2, 0, false));
 	assert_non_null(wedge(r, w2, 1, false));
-	assert_null(wedge(r, h, 1, true)); /* holder 0: no edge */
-	assert_int_equal(r->wait_edge_count, 5);
+	assert_null(wedge(r, h, 1, true));
+	/* holder 0: the part weighs on "(holder unknown)", the edges add up */
+	size_t u = thread_by_tid(r, 0);
+	assert_string_equal(r->threads[u].label, "(holder unknown)");
+	e = wedge(r, u, 1, true);
+	assert_non_null(e);
+	assert_int_equal(e->count, 1);
+	assert_int_equal(e->total_ns, 1 * MS);
+	assert_int_equal(r->threads[u].held_total_ns, 1 * MS);
+	assert_int_equal(r->wait_edge_count, 6);
 	assert_int_equal(r->order_edge_count, 0);
 	assert_int_equal(r->cycle_count, 0);
 	rec_lockgraph_close(g);
