@@ -16,9 +16,14 @@
  * Prints "main_tid", "writer_tid", "sleeper_tid", "rd_wait_ms" (the read
  * lock's wait as the program measured it) and "cond_ok 1" if the old
  * condition variable worked.
+ *
+ * plain_locks hammer: instead, 4 threads take hammer_lock 4000 times each,
+ * holding it a moment (the lock changes hands often, its owner field 0 for
+ * an instant each time); prints "hammer_tid K TID" for each.
  */
 #include <pthread.h>
 #include <stdio.h>
+#include <string.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -67,8 +72,42 @@ static void *sleeper(void *arg)
 	return NULL;
 }
 
-int main(void)
+#define HAMMER_THREADS 4
+static pthread_mutex_t hammer_lock = PTHREAD_MUTEX_INITIALIZER;
+static long hammer_tids[HAMMER_THREADS];
+
+static void *hammer(void *arg)
 {
+	long *tid = arg;
+	*tid = syscall(SYS_gettid);
+	for (int i = 0; i < 4000; i++) {
+		pthread_mutex_lock(&hammer_lock);
+		for (volatile int spin = 0; spin < 200; spin++)
+			;
+		pthread_mutex_unlock(&hammer_lock);
+		for (volatile int spin = 0; spin < 50; spin++)
+			;
+	}
+	return NULL;
+}
+
+static int hammer_main(void)
+{
+	pthread_t th[HAMMER_THREADS];
+	for (int k = 0; k < HAMMER_THREADS; k++)
+		if (pthread_create(&th[k], NULL, hammer, &hammer_tids[k]) != 0)
+			return 1;
+	for (int k = 0; k < HAMMER_THREADS; k++)
+		pthread_join(th[k], NULL);
+	for (int k = 0; k < HAMMER_THREADS; k++)
+		printf("hammer_tid %d %ld\n", k, hammer_tids[k]);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc > 1 && strcmp(argv[1], "hammer") == 0)
+		return hammer_main();
 	pthread_t w, s;
 	pthread_mutex_lock(&lock_a);
 	pthread_mutex_lock(&lock_b);
