@@ -22,9 +22,10 @@
 #    closed loop, recording off), LOAD_CAP_RUNS runs, median requests/s (and
 #    --conns 8 for information); the same with --keepalive (persistent
 #    connections: the service's threads live for the whole run);
-# 3. rate = 70 % of that capacity (of the keep-alive one for the k* settings);
-#    for run 1..RUNS, for each setting in turn (interleaved, so slow phases of
-#    this shared machine hit every setting):
+# 3. rate = 70 % of that capacity (of the keep-alive one for the k* settings),
+#    both measured again at the start of every round (one run each) and the
+#    round's rates taken from those; for run 1..RUNS, for each setting in turn
+#    (interleaved, so slow phases of this shared machine hit every setting):
 #    `loadgen open [--keepalive] --rate RATE --duration D -- requestwatch --port 0`, which
 #    starts the service, times its start-up, sends GET /requests/fast on a
 #    fixed schedule, latency from each request's scheduled send time
@@ -144,6 +145,28 @@ say "capacity (closed loop, recording off): 2 connections $CAP requests/s, 8 con
 rate_of() { # NAME -> the open-loop rate of the setting
 	case " $(setting "$1" 6) " in *" --keepalive "*) echo "$RATEK" ;; *) echo "$RATE" ;; esac
 }
+# calibrate ROUND: the capacities measured again (one closed-loop run each) and
+# this round's rates set to 70 % of them (unless LOAD_RATE/LOAD_RATE_KEEPALIVE
+# say otherwise).  This host's speed drifts 1.4-3x within the hour: a rate
+# fixed from the measurement before all rounds was at or above the capacity of
+# the moment some rounds later, and every setting of that round queued.
+: >"$DATA/rate"; : >"$DATA/ratek"
+calibrate() {
+	local c ka line
+	for c in 2 k; do
+		if [ "$c" = k ]; then ka=(--keepalive); else ka=(); fi
+		line=$("$LG" closed "${ka[@]}" --conns 2 --duration "$CAPDUR" -- env -u REC_OUTPUT -u REC_OPTIONS "$RW" --port 0 2>>"$LOG") ||
+			die "loadgen closed failed (see $LOG)"
+		echo "round $1 closed $c $line" >>"$LOG"
+		if [ "$c" = k ]; then
+			RATEK=${LOAD_RATE_KEEPALIVE:-$(awk -v c="$(kv throughput "$line")" 'BEGIN{printf "%.0f", 0.7 * c}')}
+		else
+			RATE=${LOAD_RATE:-$(awk -v c="$(kv throughput "$line")" 'BEGIN{printf "%.0f", 0.7 * c}')}
+		fi
+	done
+	echo "$RATE" >>"$DATA/rate"; echo "$RATEK" >>"$DATA/ratek"
+	say "round $1: open-loop rates $RATE and (persistent) $RATEK requests/s (70 % of the capacities just measured)"
+}
 
 # ---- 2. open-loop runs --------------------------------------------------------------
 # split_kv NAME LINE [SKIP]: every key=value of LINE (but SKIP) appended to
@@ -154,6 +177,7 @@ split_kv() {
 # per_sent VALUE SENT FORMAT SCALE: VALUE / SENT * SCALE, or nan without requests
 per_sent() { awk -v c="$1" -v n="$2" -v f="$3" -v m="$4" 'BEGIN{ if (n>0) printf f "\n", c/n*m; else print "nan" }'; }
 for ((r = 1; r <= RUNS; r++)); do
+	calibrate "$r"
 	for name in $(names); do
 		CUR_REC="$DATA/$name-$r.rec"
 		rm -f "$CUR_REC"
@@ -269,6 +293,11 @@ paired() { # NAME KEY... -> per key, the median over runs r of (run r against ru
 	done
 	join " | " "${out[@]}"
 }
+pmed() { # NAME KEY -> the median over runs r of (run r / run r of base_of NAME - 1) in %, or nan
+	paste "$DATA/$1.$2" "$DATA/$(base_of "$1").$2" | awk '{ if ($2 > 0 && $1 != "nan" && $2 != "nan") printf "%.4f\n", ($1 - $2) / $2 * 100 }' |
+		sort -g | awk '{ v[NR] = $1 } END { if (NR == 0) { print "nan"; exit }
+			printf "%.4f\n", (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
+}
 compared() { # -> the names of the settings compared with another (base_of NAME is not NAME)
 	local n
 	for n in $(names); do [ "$(base_of "$n")" != "$n" ] && echo "$n"; done
@@ -306,17 +335,19 @@ run_row() { # NAME RUN KEY... -> line RUN of each $DATA/NAME.KEY, joined by " | 
 	fi
 	echo
 	echo "Capacity: \`loadgen closed --conns 2 --duration $CAPDUR -- requestwatch --port 0\` (2 connections, one"
-	echo "per core, in a closed loop, recording off), median of $CAPRUNS: **$CAP requests/s**. Open-loop rate: **$RATE requests/s**"
-	echo "(70 % of it$( [ -n "${LOAD_RATE:-}" ] && echo ", overridden by LOAD_RATE"))."
-	echo "Persistent connections: \`loadgen closed --keepalive --conns 2 ...\` reaches **$CAPK requests/s**; their"
-	echo "open-loop rate: **$RATEK requests/s** (70 %$( [ -n "${LOAD_RATE_KEEPALIVE:-}" ] && echo ", overridden by LOAD_RATE_KEEPALIVE"))."
+	echo "per core, in a closed loop, recording off), median of $CAPRUNS before the runs: **$CAP requests/s**."
+	echo "Persistent connections: \`loadgen closed --keepalive --conns 2 ...\` reaches **$CAPK requests/s**."
+	echo "Both are measured again at the start of every round, and that round's open-loop rates are 70 % of"
+	echo "them$( [ -n "${LOAD_RATE:-}${LOAD_RATE_KEEPALIVE:-}" ] && echo " (but where LOAD_RATE or LOAD_RATE_KEEPALIVE sets one)")"
+	echo "(the host's speed drifts 1.4-3x within the hour): round by round **$(tr '\n' ' ' <"$DATA/rate" | sed 's/ $//')** requests/s, and"
+	echo "with persistent connections **$(tr '\n' ' ' <"$DATA/ratek" | sed 's/ $//')** requests/s."
 	if [ "$CAP8" != nan ]; then
 		echo "With 8 connections the closed loop reaches $CAP8 requests/s,"
 		echo "but that is a burst figure: in trial runs on this shared machine, open-loop arrivals at 70 % of the"
 		echo "8-connection figure queued up (latencies of tens of milliseconds and more) with the recording off."
 	fi
-	echo "Each run: \`loadgen open --rate $RATE --duration $DURATION -- requestwatch --port 0\`"
-	echo "(persistent: \`loadgen open --keepalive --rate $RATEK ...\`)"
+	echo "Each run: \`loadgen open --rate R --duration $DURATION -- requestwatch --port 0\`"
+	echo "(persistent: \`loadgen open --keepalive --rate RK ...\`)"
 	echo "with the setting's environment; $RUNS runs per setting, the settings interleaved (run 1 of each, then"
 	echo "run 2 of each, ...). Open loop: request i is sent at t0 + i/rate whatever the earlier responses"
 	echo "did, and its latency runs from that scheduled time to the end of its response, so a stall of"
@@ -332,18 +363,20 @@ run_row() { # NAME RUN KEY... -> line RUN of each $DATA/NAME.KEY, joined by " | 
 		echo "| $name: $(setting "$name" 4) | $(cells "$name" throughput:1:1 p50_us p90_us p99_us p999_us max_us raw_p99_us cpu_us:1:1 flt:1:2) | $(( $(sum "$name" errors) + $(sum "$name" timeouts) )) |"
 	done
 	echo
-	echo "Difference from the same service with the recording off (medians; kon and kall against koff,"
-	echo "on8m against off8m, and off8m against off: what 8 MiB stacks cost the service by themselves):"
+	echo "Difference from the same service with the recording off (medians of each setting, for information:"
+	echo "the rounds ran at different rates; kon and kall against koff, on8m against off8m, and off8m against"
+	echo "off: what 8 MiB stacks cost the service by themselves):"
 	echo
 	echo "| setting | against | throughput | p50 | p90 | p99 | p99.9 | service CPU per request | goal |"
 	echo "|---|---|---|---|---|---|---|---|---|"
 	for name in $(compared); do
-		echo "| $name | $(base_of "$name") | $(vs_base "$name" throughput p50_us p90_us p99_us p999_us cpu_us) | p50, p90 within 2 %, p99 within 5 %, throughput within 1 % (CPU: no goal) |"
+		echo "| $name | $(base_of "$name") | $(vs_base "$name" throughput p50_us p90_us p99_us p999_us cpu_us) | (judged run by run, below) |"
 	done
 	echo
 	echo "The same, run by run: run r of a setting against run r of the setting it is compared with (they"
 	echo "ran one after the other, so a drift of the host's speed over minutes cancels out), median of the"
-	echo "$RUNS per-run differences (min..max). The goals above are judged on the medians, not on these:"
+	echo "$RUNS per-run differences (min..max). The goals (the leading table of bench/RESULTS.md) are judged"
+	echo "on these, as each round has its own rate:"
 	echo
 	echo "| setting | against | p50 | p90 | p99 | p99.9 | service CPU per request |"
 	echo "|---|---|---|---|---|---|---|"
@@ -391,8 +424,8 @@ run_row() { # NAME RUN KEY... -> line RUN of each $DATA/NAME.KEY, joined by " | 
 	echo "cap=$CAP"
 	echo "cap8=$CAP8"
 	echo "capk=$CAPK"
-	echo "rate=$RATE"
-	echo "ratek=$RATEK"
+	echo "rate=$(median <"$DATA/rate")"
+	echo "ratek=$(median <"$DATA/ratek")"
 	echo "runs=$RUNS"
 	echo "duration=$DURATION"
 	for name in $(names); do
@@ -400,6 +433,10 @@ run_row() { # NAME RUN KEY... -> line RUN of each $DATA/NAME.KEY, joined by " | 
 			echo "$name.$k=$(med "$name" "$k")"
 		done
 		[ -f "$DATA/$name.startup_only" ] && echo "$name.startup=$(med "$name" startup_only)"
+		# paired with the base setting, round by round (each round has its own rate)
+		if [ "$(base_of "$name")" != "$name" ]; then
+			for k in throughput p50_us p90_us p99_us cpu_us; do echo "$name.d_$k=$(pmed "$name" "$k")"; done
+		fi
 		if [ "$(setting "$name" 2)" = 1 ]; then
 			echo "$name.agree=$(sort -u "$DATA/$name.agree" | tr '\n' ' ' | sed 's/ $//')"
 			echo "$name.dropped=$(sum "$name" dropped)"

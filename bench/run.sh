@@ -715,12 +715,13 @@ if [ -n "${LD[rate]:-}" ]; then
 		case $st in k*) rate=${LD[ratek]:-?}; cap=${LD[capk]:-0}; conn="16 persistent connections" ;; esac
 		for k in p50 p90 p99; do
 			lim=2; [ "$k" = p99 ] && lim=5
-			d=$(pctd "${LD[$st.${k}_us]:-nan}" "${LD[$base.${k}_us]:-nan}")
-			echo "| 4 | service, $conn, at $rate req/s ($(awk -v r="$rate" -v c="$cap" 'BEGIN{ if (c > 0) printf "%.0f %% of", 100 * r / c; else printf "rate given,"}') capacity $cap req/s), $lbl: $k latency, median of ${LD[runs]} runs | $(ms "${LD[$st.${k}_us]:-}") | | | $(n2 "$d" 1) % vs $base ($(ms "${LD[$base.${k}_us]:-}")) | within $lim % of off | $(notworse "$d" "$lim") |"
+			# paired round by round where load.sh gives it (each round its own rate), else the medians
+			d=${LD[$st.d_${k}_us]:-$(pctd "${LD[$st.${k}_us]:-nan}" "${LD[$base.${k}_us]:-nan}")}
+			echo "| 4 | service, $conn, at $rate req/s (the median of the rounds' rates: 70 % of the capacity measured at each round's start; $cap req/s before the rounds), $lbl: $k latency, median of ${LD[runs]} runs, against $base paired round by round | $(ms "${LD[$st.${k}_us]:-}") | | | $(n2 "$d" 1) % vs $base ($(ms "${LD[$base.${k}_us]:-}")) | within $lim % of off | $(notworse "$d" "$lim") |"
 		done
-		d=$(pctd "${LD[$st.cpu_us]:-nan}" "${LD[$base.cpu_us]:-nan}")
+		d=${LD[$st.d_cpu_us]:-$(pctd "${LD[$st.cpu_us]:-nan}" "${LD[$base.cpu_us]:-nan}")}
 		echo "| 4 | same, $lbl: service CPU per request (all its threads, start-up and shutdown included, from wait4), us | $(n2 "${LD[$st.cpu_us]:-}" 1) | | | $(n2 "$d" 1) % vs $base ($(n2 "${LD[$base.cpu_us]:-}" 1)) | (no goal: what the recording costs) | - |"
-		d=$(pctd "${LD[$st.throughput]:-nan}" "${LD[$base.throughput]:-nan}")
+		d=${LD[$st.d_throughput]:-$(pctd "${LD[$st.throughput]:-nan}" "${LD[$base.throughput]:-nan}")}
 		echo "| 4 | same, $lbl: throughput, req/s | $(n2 "${LD[$st.throughput]:-}" 1) | | | $(n2 "$d" 1) % vs $base ($(n2 "${LD[$base.throughput]:-}" 1)) | within 1 % of off | $(within "$d" 1) |"
 		echo "| 4 | same, $lbl: requests sent = app.Request recorded + requests lost with reported drops (all runs) | sent ${LD[$st.sent]:-n/a}, recorded ${LD[$st.requests]:-n/a}, events dropped ${LD[$st.dropped]:-n/a} | | | | agree exactly, or drops explain the difference | $(case "${LD[$st.agree]:-}" in yes) echo "met (difference all explained by drops)" ;; *NO*|"") echo "**missed** (${LD[$st.agree]:-n/a})" ;; *within*) echo "met (difference within the reported drops: ${LD[$st.agree]})" ;; *) echo "met except requests the client abandoned (${LD[$st.agree]})" ;; esac) |"
 	done
