@@ -112,13 +112,6 @@ static inline uint64_t rwlock_writer(const pthread_rwlock_t *l)
 	return (uint32_t)__atomic_load_n(&l->__data.__cur_writer, __ATOMIC_RELAXED);
 }
 
-/* Whether readers hold (or are taking) l: glibc counts them in
- * __data.__readers above its three state bits. */
-static inline int rwlock_readers(const pthread_rwlock_t *l)
-{
-	return (__atomic_load_n(&l->__data.__readers, __ATOMIC_RELAXED) >> 3) != 0;
-}
-
 /* ---- mutex ------------------------------------------------------------------ */
 
 static __attribute__((noinline)) int mutex_contended(pthread_mutex_t *m,
@@ -198,7 +191,7 @@ static __attribute__((noinline)) int rw_contended(pthread_rwlock_t *l, int write
 	uint64_t holder = rwlock_writer(l), t0 = 0;
 	/* changing hands (builtin_internal.h), unless readers hold it: then
 	 * there is no one holder to wait for */
-	for (int i = 0; holder == 0 && !rwlock_readers(l) && i < REC_HOLDER_REREADS; i++) {
+	for (int i = 0; holder == 0 && !rec_rwlock_readers(l) && i < REC_HOLDER_REREADS; i++) {
 		rec_holder_pause(i);
 		if ((write ? rec_real_.rw_trywrlock(l) : rec_real_.rw_tryrdlock(l)) == 0) {
 			took(l, caller);

@@ -20,6 +20,7 @@
 #ifndef LIBREC_RECORD_BUILTIN_INTERNAL_H
 #define LIBREC_RECORD_BUILTIN_INTERNAL_H
 
+#include <pthread.h>
 #include <sched.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -73,6 +74,14 @@ uint64_t rec_builtin_tid(void);
  * holder preempted inside that moment for longer than the rereads).
  * tests: test_lock_wrap.c t_every_wait_names_its_holder. */
 #define REC_HOLDER_REREADS 72
+
+/* Whether readers hold (or are taking) l: glibc counts them in
+ * __data.__readers above its three state bits.  Such a lock has no one
+ * holder to read again for. */
+static inline int rec_rwlock_readers(const pthread_rwlock_t *l)
+{
+	return (__atomic_load_n(&l->__data.__readers, __ATOMIC_RELAXED) >> 3) != 0;
+}
 
 /* The pause before reread i: a CPU pause, and for the last few a yield, so
  * that a new holder preempted before its store (more threads than cores)

@@ -628,7 +628,9 @@ static __attribute__((noinline)) int rec_rwlock_contended_(rec_rwlock *l, int wr
 							     uintptr_t site)
 {
 	uint64_t holder = __atomic_load_n(&l->holder, __ATOMIC_RELAXED);
-	for (int i = 0; holder == 0 && i < REC_HOLDER_REREADS; i++) {
+	/* read again while it changes hands, not while readers hold it (the
+	 * holder field names the last reader, 0 once that one let go) */
+	for (int i = 0; holder == 0 && !rec_rwlock_readers(&l->rw) && i < REC_HOLDER_REREADS; i++) {
 		rec_holder_pause(i);
 		if ((write ? pthread_rwlock_trywrlock(&l->rw) : pthread_rwlock_tryrdlock(&l->rw)) == 0) {
 			acquired(l, l->name, &l->holder, tid, site);
