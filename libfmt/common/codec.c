@@ -9,8 +9,8 @@
  * dst + raw_len and refuses any result other than exactly raw_len bytes.
  *
  * Levels: 0 is the codec default.  zstd: the zstd level, clamped to
- * [ZSTD_minCLevel(), ZSTD_maxCLevel()]; 0 is level 3 with smaller match
- * tables (zstd_params).  LZ4: the acceleration of
+ * [ZSTD_minCLevel(), ZSTD_maxCLevel()]; 0 is level 1 with a shorter
+ * minimum match and a smaller table (zstd_params).  LZ4: the acceleration of
  * LZ4_compress_fast (<= 1 means 1; larger is faster and compresses less).
  *
  * Status codes:
@@ -63,10 +63,21 @@ void rec_codec_ctx_free(rec_codec_ctx *ctx)
 	free(ctx);
 }
 
+/* The codec default (level 0): zstd level 1 (the fast strategy, a 512 KiB
+ * window) with minMatch 4 instead of 7 and hashLog 13 instead of 14 (one
+ * 32 KiB table, which stays in a core's L1/L2 cache between the background
+ * thread's rounds).  Chosen by measurement on format 1.3's split EVENTS
+ * (bench/RESULTS.md "Background thread cost", 2026-12-06): against the
+ * previous default (level 3's double-fast matcher, hashLog 15, chainLog 10)
+ * the background thread's CPU 14 % lower, the recorder's 8-thread data the
+ * same size, bench/gen_events' (the bytes goal's) 9 % smaller.  An explicit
+ * level is zstd's own. */
+enum { ZD_LEVEL = 1, ZD_MINMATCH = 4, ZD_HASHLOG = 13 };
+
 static int zstd_level(int level)
 {
 	if (level == 0)
-		level = ZSTD_CLEVEL_DEFAULT;
+		return ZD_LEVEL;
 	if (level < ZSTD_minCLevel())
 		level = ZSTD_minCLevel();
 	if (level > ZSTD_maxCLevel())
@@ -74,28 +85,15 @@ static int zstd_level(int level)
 	return level;
 }
 
-/* The codec default (level 0): zstd level 3 (the Codec_Level chunks carry)
- * with smaller match tables: level 3's double-fast strategy and minMatch 5,
- * with hashLog 15 and chainLog 10 instead of 17 and 16 (132 KiB of tables
- * instead of 768 KiB, so they stay in a core's L2 cache between the
- * background thread's rounds).  Measured with bench/bgcost.sh and on the
- * EVENTS sections of its recordings and of bench/gen_events (the bytes
- * goal): the background thread's CPU a quarter lower, gen_events' EVENTS
- * 1.4 % smaller, the recorder's 8-thread data 2 % larger.  An explicit
- * level is zstd's own. */
-enum { ZD_HASHLOG = 15, ZD_CHAINLOG = 10 };
-
 /* Set c's parameters for level (0: the codec default above). */
 static size_t zstd_params(ZSTD_CCtx *c, int level)
 {
 	size_t r = ZSTD_CCtx_setParameter(c, ZSTD_c_compressionLevel, zstd_level(level));
 	if (level != 0 || ZSTD_isError(r))
 		return r;
-	if (ZSTD_isError(r = ZSTD_CCtx_setParameter(c, ZSTD_c_strategy, ZSTD_dfast)) ||
-	    ZSTD_isError(r = ZSTD_CCtx_setParameter(c, ZSTD_c_minMatch, 5)) ||
-	    ZSTD_isError(r = ZSTD_CCtx_setParameter(c, ZSTD_c_hashLog, ZD_HASHLOG)))
+	if (ZSTD_isError(r = ZSTD_CCtx_setParameter(c, ZSTD_c_minMatch, ZD_MINMATCH)))
 		return r;
-	return ZSTD_CCtx_setParameter(c, ZSTD_c_chainLog, ZD_CHAINLOG);
+	return ZSTD_CCtx_setParameter(c, ZSTD_c_hashLog, ZD_HASHLOG);
 }
 
 size_t rec_codec_bound(unsigned codec, size_t n)

@@ -216,7 +216,7 @@ static rec_status apply_options(rec_writer *w, const rec_writer_options *user)
 	w->level = o.level;
 	w->split = o.codec != REC_CODEC_NONE && o.events_layout != REC_EVENTS_ONE_STREAM;
 	if (o.codec == REC_CODEC_ZSTD && o.level == 0)
-		w->header_level = 3; /* what the codec uses for 0 */
+		w->header_level = 1; /* the zstd level the codec default tunes (codec.c) */
 	else if (o.codec == REC_CODEC_NONE)
 		w->header_level = 0;
 	else

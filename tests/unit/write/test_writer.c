@@ -477,7 +477,7 @@ static void check_small(unsigned codec)
 	/* header */
 	assert_int_equal(c.h.flags, REC_CHUNK_FINAL);
 	assert_int_equal(c.h.codec, codec);
-	assert_int_equal(c.h.level, codec == REC_CODEC_ZSTD ? 3 : 0);
+	assert_int_equal(c.h.level, codec == REC_CODEC_ZSTD ? 1 : 0);
 	assert_int_equal(c.h.event_count, 3);
 	assert_int_equal(c.h.start_ticks, 4000);
 	assert_int_equal(c.h.start_wall_ns, 1700000000500000000ll + 3000);
