@@ -529,11 +529,13 @@ rec_status rec_recorder_open(rec_recorder **out, const rec_recorder_options *opt
 		recorder_free(r);
 		return st;
 	}
-	/* The unwind tables before the first event (stack_cfi.h), so that
-	 * every stack the program captures walks the call-frame information:
-	 * the first recorder of a process builds them (~10 ms), later ones
-	 * find them built (a few us). */
-	(void)rec_cfi_refresh();
+	/* The unwind tables (stack_cfi.h): built by the background thread as
+	 * it starts (3-4 ms for a program and a dozen libraries, on the other
+	 * core while the program goes on), or by the first capture that comes
+	 * before (rec_cfi_ensure), so that every stack the program captures
+	 * walks the call-frame information; not here, where the program's
+	 * start-up would wait for them. */
+	rec_cfi_want();
 	if (pthread_create(&r->bg, NULL, rec_bg_main, r) != 0) { /* 7 */
 		pthread_mutex_lock(&rec_g_lock);
 		g_default_opening = dflt ? 0 : g_default_opening;

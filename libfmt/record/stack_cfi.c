@@ -23,23 +23,31 @@ typedef struct reader {
 	const uintptr_t *lo, *hi;
 	size_t n;
 	int bad; /* a read fell outside: everything after is ignored */
+	size_t last; /* the segment of the last read (reads come in runs) */
 } reader;
 
 static int rd_ok(reader *r, uintptr_t a, size_t len)
 {
 	if (r->bad)
 		return 0;
+	size_t k = r->last;
+	if (k < r->n && a >= r->lo[k] && a < r->hi[k] && r->hi[k] - a >= len)
+		return 1;
 	for (size_t i = 0; i < r->n; i++)
-		if (a >= r->lo[i] && a < r->hi[i] && r->hi[i] - a >= len)
+		if (a >= r->lo[i] && a < r->hi[i] && r->hi[i] - a >= len) {
+			r->last = i;
 			return 1;
+		}
 	r->bad = 1;
 	return 0;
 }
 
 static uint64_t rd_u(reader *r, uintptr_t a, size_t len)
 {
-	if (!rd_ok(r, a, len))
+	if (a == 0 || !rd_ok(r, a, len)) { /* 0: never mapped (an indirect pointer read as 0) */
+		r->bad = 1;
 		return 0;
+	}
 	uint64_t v = 0;
 	memcpy(&v, (const void *)a, len); /* little-endian targets only (x86-64) */
 	return v;
@@ -459,9 +467,17 @@ static int parse_cie(reader *r, uintptr_t c, cie_info *cie, cfi_state *st)
 	return !r->bad;
 }
 
+/* The last CIE parsed: a module's FDEs share a few CIEs, and each was
+ * parsed (its initial instructions run) again for every FDE. */
+typedef struct cie_cache {
+	uintptr_t at; /* 0: none */
+	cie_info cie;
+	cfi_state initial;
+} cie_cache;
+
 /* Rows of the FDE at f (its code range, then a gap row at its end). */
 static void parse_fde(reader *r, uintptr_t f, rows_buf *b, uintptr_t base, uintptr_t code_lo,
-		      uintptr_t code_hi, uintptr_t plt_lo, uintptr_t plt_hi)
+		      uintptr_t code_hi, uintptr_t plt_lo, uintptr_t plt_hi, cie_cache *cc)
 {
 	uintptr_t p = f, end;
 	if (!rd_entry(r, &p, &end))
@@ -471,10 +487,14 @@ static void parse_fde(reader *r, uintptr_t f, rows_buf *b, uintptr_t base, uintp
 		return; /* a CIE */
 	uintptr_t c = p - cie_ptr;
 	p += 4;
-	cie_info cie;
-	cfi_state initial;
-	if (!parse_cie(r, c, &cie, &initial))
-		return;
+	if (cc->at != c || c == 0) {
+		cc->at = 0;
+		if (!parse_cie(r, c, &cc->cie, &cc->initial))
+			return;
+		cc->at = c;
+	}
+	const cie_info cie = cc->cie;
+	const cfi_state initial = cc->initial;
 	uintptr_t pc_begin = rd_enc(r, &p, cie.fde_enc, 0);
 	uintptr_t range = rd_enc(r, &p, (uint8_t)(cie.fde_enc & 0x0f), 0);
 	if (cie.has_z)
@@ -572,7 +592,7 @@ rec_status rec_cfi_build(const void *hdr, const uintptr_t *lo, const uintptr_t *
 			 uintptr_t base, uintptr_t code_lo, uintptr_t code_hi, rec_cfi_table *t)
 {
 	memset(t, 0, sizeof *t);
-	reader r = { lo, hi, n, 0 };
+	reader r = { lo, hi, n, 0, 0 };
 	uintptr_t h = (uintptr_t)hdr;
 	if (rd_u(&r, h, 1) != 1)
 		return REC_OK;
@@ -590,13 +610,14 @@ rec_status rec_cfi_build(const void *hdr, const uintptr_t *lo, const uintptr_t *
 	 * start of the code counts as the PLT (ld puts the .plt sections first). */
 	uintptr_t plt_lo = code_lo, plt_hi = code_lo + 65536;
 	rows_buf b = { NULL, 0, 0, 0, 0 };
+	cie_cache cc = { 0 };
 	for (uintptr_t i = 0; i < count && i < (uintptr_t)1 << 24; i++) {
 		(void)rd_enc(&r, &p, tab_enc, h); /* initial location */
 		uintptr_t fde = rd_enc(&r, &p, tab_enc, h);
 		if (r.bad)
 			break;
-		reader fr = { lo, hi, n, 0 }; /* a bad FDE loses only itself */
-		parse_fde(&fr, fde, &b, base, code_lo, code_hi, plt_lo, plt_hi);
+		reader fr = { lo, hi, n, 0, 0 }; /* a bad FDE loses only itself */
+		parse_fde(&fr, fde, &b, base, code_lo, code_hi, plt_lo, plt_hi, &cc);
 		if (b.nomem)
 			break;
 	}
@@ -656,6 +677,7 @@ static rec_cfi_snapshot *g_retired;        /* replaced, not freed yet */
 static unsigned long long g_adds, g_subs;  /* dl_iterate_phdr's at the last build */
 static int g_built;
 static unsigned g_walkers;                 /* walks under way */
+static int g_wanted;                       /* a recorder was opened (rec_cfi_want) */
 
 const rec_cfi_snapshot *rec_cfi_enter(void)
 {
@@ -907,4 +929,16 @@ rec_status rec_cfi_refresh(void)
 	pthread_mutex_unlock(&refresh_lock);
 	return REC_OK;
 #endif
+}
+
+void rec_cfi_want(void)
+{
+	__atomic_store_n(&g_wanted, 1, __ATOMIC_RELAXED);
+}
+
+void rec_cfi_ensure(void)
+{
+	if (__atomic_load_n(&g_current, __ATOMIC_ACQUIRE) == NULL &&
+	    __atomic_load_n(&g_wanted, __ATOMIC_RELAXED))
+		(void)rec_cfi_refresh();
 }

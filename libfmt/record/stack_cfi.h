@@ -96,6 +96,20 @@ typedef struct rec_cfi_snapshot {
  *  @return REC_OK, or REC_ERR_NOMEM (the old snapshot stays). */
 rec_status rec_cfi_refresh(void);
 
+/*! rec_cfi_want() : a recorder was opened, so every stack it captures
+ *  should walk the tables: from now on rec_cfi_ensure() builds them if no
+ *  one has yet.  rec_recorder_open() calls it instead of building them
+ *  itself (a few ms the program's start-up would wait for); its background
+ *  thread builds them as it starts.
+ *  rec_cfi_ensure() : before a capture in normal context (not a signal
+ *  handler): when tables are wanted and none were built yet, build them
+ *  now (or wait for the background thread building them), so that the
+ *  same site never has two stacks, one walked over frame pointers before
+ *  the tables existed and one over the tables after.  One load once they
+ *  exist; nothing without a recorder. */
+void rec_cfi_want(void);
+void rec_cfi_ensure(void);
+
 /*! rec_cfi_enter() / rec_cfi_leave() : bracket a walk: the current
  *  snapshot (NULL if none was built) stays valid until leave.
  *  Async-signal-safe, reentrant. */

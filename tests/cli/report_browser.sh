@@ -13,7 +13,8 @@
 #     around the mouse, dragging pans, only what is visible is drawn, Reset;
 #     hovering the longest lock wait names quote-cache-lock and its holder;
 #     the parts of the waits charged to each holder (hand-offs) add up to
-#     rec-lockgraph's held_total_ns per thread;
+#     rec-lockgraph --all's held_total_ns per thread (--all: by default a
+#     lock's holders past the three heaviest are one group node, no tid);
 #     the wait-for graph as Graphviz SVG; each flame graph tab shows its
 #     graph alone, with rec-flame's total for the same event type;
 #   - rec_test_flame_big's 221,000 CPU samples: the timeline embeds the first
@@ -91,7 +92,7 @@ timeout 120 "$bin/rec-summary" --json "$tmp/demo.rec" >"$tmp/summary.json" || fa
 flame_total() { # EVENT: rec-flame's total weight (the sum of its collapsed stacks)
 	timeout 120 "$bin/rec-flame" --event "$1" "$tmp/demo.rec" 2>/dev/null | awk '{ s += $NF } END { printf "%d\n", s }'
 }
-timeout 120 "$bin/rec-lockgraph" "$tmp/demo.rec" >"$tmp/demo.dot" 2>/dev/null || fail "rec-lockgraph: exit $?"
+timeout 120 "$bin/rec-lockgraph" --all "$tmp/demo.rec" >"$tmp/demo.dot" 2>/dev/null || fail "rec-lockgraph: exit $?"
 cpu=$(flame_total rec.CPUSample) alloc=$(flame_total rec.Alloc) lock=$(flame_total rec.LockWait)
 wall=$(flame_total rec.WallSample) # 0: the instrumented demo has no wall samples (its tab is disabled)
 if [ "$lock" -le 0 ] || [ "$alloc" -le 0 ]; then fail "rec-flame: no lock wait ($lock) or allocation ($alloc) weight"; fi
@@ -103,6 +104,8 @@ counts = {t["name"]: t["count"] for t in json.load(open(d + "/summary.json"))["t
 import re  # rec-lockgraph's wait-for graph: the time each thread made others wait
 held = {m.group(1): int(m.group(2)) for m in
         re.finditer(r'"[^"]*\(tid (\d+)\)"\s*\[held_total_ns=(\d+)', open(d + "/demo.dot").read())}
+for m in re.finditer(r'"\(holder unknown\)"\s*\[held_total_ns=(\d+)', open(d + "/demo.dot").read()):
+    held["0"] = int(m.group(1))  # the parts no holder was known for (tid 0)
 assert held, "no held_total_ns in rec-lockgraph's DOT"
 json.dump({"latency": lat, "counts": counts, "flame": {"cpu": cpu, "alloc": alloc, "lock": lock, "wall": wall},
            "bigSamples": 20 * 11000 + 1000, "held": held,

@@ -332,6 +332,48 @@ static void t_capture_here_through_qsort(void **state)
 	expect_chain(want, 4, between);
 }
 
+/* Tables are built on demand (rec_recorder_open no longer builds them: its
+ * background thread does as it starts): once rec_cfi_want() says a
+ * recorder wants them, the first capture in normal context builds them
+ * itself if no one has yet, so it walks them as every later capture does
+ * (one stack per site).  Before that, none is built and a capture walks
+ * frame pointers.  Runs first: no table exists yet in this process. */
+static void t_first_capture_builds_tables(void **state)
+{
+	(void)state;
+	self_path();
+	const rec_cfi_snapshot *s = rec_cfi_enter();
+	rec_cfi_leave();
+	assert_null(s);
+	uint64_t before[REC_UNWIND_END_COUNT], after[REC_UNWIND_END_COUNT];
+	pthread_t th;
+	/* not wanted: nothing is built, the walk is the frame-pointer one */
+	rec_unwind_here_counts(before);
+	g_n = 0;
+	assert_int_equal(pthread_create(&th, NULL, uw_here_thread, NULL), 0);
+	assert_int_equal(pthread_join(th, NULL), 0);
+	rec_unwind_here_counts(after);
+	assert_memory_equal(before, after, sizeof before);
+	s = rec_cfi_enter();
+	rec_cfi_leave();
+	assert_null(s);
+	/* wanted: the capture builds the tables and walks them to the root */
+	rec_cfi_want();
+	g_n = 0;
+	g_here_truncated = -1;
+	assert_int_equal(pthread_create(&th, NULL, uw_here_thread, NULL), 0);
+	assert_int_equal(pthread_join(th, NULL), 0);
+	rec_unwind_here_counts(after);
+	s = rec_cfi_enter();
+	rec_cfi_leave();
+	assert_non_null(s);
+	assert_int_equal(after[REC_UNWIND_ROOT], before[REC_UNWIND_ROOT] + 1);
+	assert_int_equal(g_here_truncated, 0);
+	const char *want[] = { "uw_here_cmp", "uw_here_sorter", "uw_here_mid", "uw_here_thread" };
+	const int between[] = { 1, 0, 0 }; /* qsort's frames after uw_here_cmp */
+	expect_chain(want, 4, between);
+}
+
 /* The main thread reaches its root too (_start's undefined return address). */
 static void t_main_thread_root(void **state)
 {
@@ -427,6 +469,7 @@ static void t_garbage_stack(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(t_first_capture_builds_tables),
 		cmocka_unit_test(t_chain_through_qsort),
 		cmocka_unit_test(t_chain_through_signal_frame),
 		cmocka_unit_test(t_capture_here_through_qsort),
