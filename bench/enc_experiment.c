@@ -43,10 +43,10 @@
  * For each: raw bytes an event, the encode time (ns an event, from the
  * decoded records: the transcode part of the take only, not its decode,
  * checks and pool marks), and for zstd levels -5, -1, 1, 3, librec's default
- * (level "0": level 3's dfast with hashLog 15, chainLog 10: libfmt/common/
- * codec.c) and LZ4 (acceleration 1): compressed bytes and compression ns an
- * event (each chunk compressed --reps times, 5 by default, the fastest
- * kept).  One line per (file, candidate, compressor) on stdout:
+ * (level "0": level 1 with minMatch 4 and hashLog 13 since 2026-12-06, level
+ * 3's dfast with hashLog 15, chainLog 10 before: libfmt/common/codec.c) and
+ * LZ4 (acceleration 1): compressed bytes and compression ns an event (each
+ * chunk compressed --reps times, 5 by default, the fastest kept).  One line per (file, candidate, compressor) on stdout:
  *
  *   file=F events=E chunks=C enc=NAME raw=B encode_ns=N codec=C c_bytes=B c_ns=N
  *
@@ -650,21 +650,19 @@ struct comp {
 
 static const struct comp COMPS[] = {
 	{ "zstd-5", -5, 0 }, { "zstd-1", -1, 0 }, { "zstd1", 1, 0 },
-	{ "zstd0 (librec default)", 3, 1 }, { "zstd3", 3, 0 }, { "lz4", 99, 0 },
+	{ "zstd0 (librec default)", 1, 1 }, { "zstd3", 3, 0 }, { "lz4", 99, 0 },
 };
 #define NCOMP (sizeof COMPS / sizeof COMPS[0])
 
-/* A context set to compressor k (librec's default: level 3's dfast with
- * hashLog 15, chainLog 10, as libfmt/common/codec.c) for pledged bytes. */
+/* A context set to compressor k (librec's default: level 1 with minMatch 4
+ * and hashLog 13, as libfmt/common/codec.c) for pledged bytes. */
 static void set_params(ZSTD_CCtx *c, const struct comp *k, size_t pledged)
 {
 	ZSTD_CCtx_reset(c, ZSTD_reset_session_and_parameters);
 	ZSTD_CCtx_setParameter(c, ZSTD_c_compressionLevel, k->zlevel);
 	if (k->libdefault) {
-		ZSTD_CCtx_setParameter(c, ZSTD_c_strategy, ZSTD_dfast);
-		ZSTD_CCtx_setParameter(c, ZSTD_c_minMatch, 5);
-		ZSTD_CCtx_setParameter(c, ZSTD_c_hashLog, 15);
-		ZSTD_CCtx_setParameter(c, ZSTD_c_chainLog, 10);
+		ZSTD_CCtx_setParameter(c, ZSTD_c_minMatch, 4);
+		ZSTD_CCtx_setParameter(c, ZSTD_c_hashLog, 13);
 	}
 	ZSTD_CCtx_setPledgedSrcSize(c, pledged);
 }

@@ -429,7 +429,7 @@ start-up, as in issue #2's reference figure (0.86 s, 0.25 s of it start-up).
 
 | file | bytes | bytes/event |
 |---|---|---|
-| ours, zstd (default level 3) | $(fsize "$DATA/ours-zstd-$N.rec") | $(fmt "${GEN_BPE[zstd]}" 3) |
+| ours, zstd (the codec default: level 1, minMatch 4) | $(fsize "$DATA/ours-zstd-$N.rec") | $(fmt "${GEN_BPE[zstd]}" 3) |
 | ours, lz4 | $(fsize "$DATA/ours-lz4-$N.rec") | $(fmt "${GEN_BPE[lz4]}" 3) |
 | ours, none | $(fsize "$DATA/ours-none-$N.rec") | $(fmt "${GEN_BPE[none]}" 3) |
 | ours, none, then \`zstd -3\` of the whole file | $OURS_NONE_Z3 | $(fmt "$(calc "$OURS_NONE_Z3 / $N")" 3) |
@@ -517,7 +517,7 @@ cost without interference.
 Events dropped by the recorder: on ${HOT[ours_drop.on.1]:-n/a}/${HOT[ours_drop.on.2]:-n/a}, stack
 ${HOT[ours_drop.stack.1]:-n/a}/${HOT[ours_drop.stack.2]:-n/a} (1/2 threads).
 Background CPU per recorded event (the recorder's writer thread: draining the thread buffers, chunk
-encoding, zstd level 3, write; \`rec_recorder_stats.background_cpu_ns\` / events, whole recording):
+encoding, zstd at the codec default, write; \`rec_recorder_stats.background_cpu_ns\` / events, whole recording):
 recording on ${HOT[ours_bg.on.1]:-n/a} ns (1 thread), ${HOT[ours_bg.on.2]:-n/a} ns (2 threads); with stack
 traces ${HOT[ours_bg.stack.1]:-n/a} / ${HOT[ours_bg.stack.2]:-n/a} ns. On a busy 2-core host this CPU
 competes with the service; it is not part of the per-event hot-path figures above.
