@@ -46,7 +46,8 @@
  * (level "0": level 1 with minMatch 4 and hashLog 13 since 2026-12-06, level
  * 3's dfast with hashLog 15, chainLog 10 before: libfmt/common/codec.c) and
  * LZ4 (acceleration 1): compressed bytes and compression ns an event (each
- * chunk compressed --reps times, 5 by default, the fastest kept).  One line per (file, candidate, compressor) on stdout:
+ * chunk compressed --reps times, 5 by default, the fastest kept).  One line
+ * per (file, candidate, compressor) on stdout:
  *
  *   file=F events=E chunks=C enc=NAME raw=B encode_ns=N codec=C c_bytes=B c_ns=N
  *
