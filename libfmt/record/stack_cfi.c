@@ -487,26 +487,25 @@ static void parse_fde(reader *r, uintptr_t f, rows_buf *b, uintptr_t base, uintp
 		return; /* a CIE */
 	uintptr_t c = p - cie_ptr;
 	p += 4;
-	if (cc->at != c || c == 0) {
+	if (cc->at != c) {
 		cc->at = 0;
 		if (!parse_cie(r, c, &cc->cie, &cc->initial))
 			return;
 		cc->at = c;
 	}
-	const cie_info cie = cc->cie;
-	const cfi_state initial = cc->initial;
-	uintptr_t pc_begin = rd_enc(r, &p, cie.fde_enc, 0);
-	uintptr_t range = rd_enc(r, &p, (uint8_t)(cie.fde_enc & 0x0f), 0);
-	if (cie.has_z)
+	const cie_info *cie = &cc->cie;
+	uintptr_t pc_begin = rd_enc(r, &p, cie->fde_enc, 0);
+	uintptr_t range = rd_enc(r, &p, (uint8_t)(cie->fde_enc & 0x0f), 0);
+	if (cie->has_z)
 		p += rd_uleb(r, &p);
 	if (r->bad || p > end || pc_begin + range < pc_begin)
 		return;
 	uintptr_t pc_end = pc_begin + range;
 	/* plt: 1 a PLT entry, -1 a signal frame (emit_row) */
-	int plt = cie.signal ? -1 : pc_begin >= plt_lo && pc_end <= plt_hi && plt_hi > plt_lo;
-	cfi_state st = initial;
+	int plt = cie->signal ? -1 : pc_begin >= plt_lo && pc_end <= plt_hi && plt_hi > plt_lo;
+	cfi_state st = cc->initial;
 	uintptr_t loc = pc_begin;
-	run_cfa(r, p, end, &cie, &st, &initial, &loc, pc_end, b, 1, base, code_lo, code_hi, plt);
+	run_cfa(r, p, end, cie, &st, &cc->initial, &loc, pc_end, b, 1, base, code_lo, code_hi, plt);
 	if (r->bad)
 		return;
 	if (loc < pc_end)
@@ -877,8 +876,11 @@ rec_status rec_cfi_refresh(void)
 	pthread_once(&atfork_once, register_atfork);
 	/* REC_UNWIND=fp: no tables, the frame-pointer walk (a way out, and the
 	 * "before" of bench/unwind.sh) */
-	if (g_fp_only)
+	if (g_fp_only) {
+		/* nothing to build: rec_cfi_ensure() need not come back */
+		__atomic_store_n(&g_wanted, 0, __ATOMIC_RELAXED);
 		return REC_OK;
+	}
 	pthread_mutex_lock(&refresh_lock);
 	scan sc;
 	memset(&sc, 0, sizeof sc);
