@@ -67,7 +67,7 @@ fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
 [ "$(grep -c ' 200$' "$tmp/statuses")" -eq 14 ] || fail "expected 14 responses with 200: $(cat "$tmp/statuses")"
 report demo --by path "$tmp/demo.rec"
 report fixed --by path "$tmp/fixed.rec"
-timeout 60 "$bin/rec-print" --json --events rec.LockWait,app.Request "$tmp/demo.rec" >"$tmp/demo.events.json" ||
+timeout 60 "$bin/rec-print" --json --events rec.LockWait,app.Request,rec.CPUSample "$tmp/demo.rec" >"$tmp/demo.events.json" ||
 	fail "rec-print --json failed"
 timeout 60 "$bin/rec-print" --json "$tmp/fixed.rec" >"$tmp/fixed.events.json" ||
 	fail "rec-print --json (fixed) failed"
@@ -117,6 +117,13 @@ def rules(fs):
 RECORDING_RULES = {"dropped-events", "write-failures", "crashes", "restarts", "counter-resets",
                    "sampler-behind", "damaged-chunks"}
 
+def check_sampler(name, fs, ev):
+    cs = [e["values"]["overruns"] for e in ev if e["type"] == "rec.CPUSample"]
+    behind = bool(cs) and sum(1 for o in cs if o > 0) * 100 >= 10 * len(cs)
+    check(bool(find(fs, "sampler-behind")) == behind,
+          "%s: sampler-behind iff >= 10 %% of rec-print's %d samples have overruns (%d do)"
+          % (name, len(cs), sum(1 for o in cs if o > 0)))
+
 # -- demo
 rc, fs = load("demo")
 check(rc == 0, "demo: exit 0 with findings (%d)" % rc)
@@ -165,7 +172,10 @@ if su:
 wn = [f["subject"] for f in find(fs, "waiting-not-computing")]
 check("app.Request path=/requests/blocking" in wn, "waiting-not-computing on /requests/blocking (%s)" % wn)
 check(not [f for f in fs if "/requests/fast" in f["subject"]], "no finding on /requests/fast")
-check(not RECORDING_RULES & set(rules(fs)), "demo: no recording finding (%s)" % rules(fs))
+# The sampler can fall behind under ASan or valgrind or on a loaded host; the
+# rule must then say exactly what the samples say (see cpu below).
+check(not (RECORDING_RULES - {"sampler-behind"}) & set(rules(fs)), "demo: no recording finding (%s)" % rules(fs))
+check_sampler("demo", fs, ev)
 check(not find(fs, "lock-order-cycle"), "demo: no lock-order-cycle")
 
 # -- blocking-fixed
@@ -183,11 +193,7 @@ check(rc == 0 and not find(fs, "waiting-not-computing"), "cpu: no waiting-not-co
 # one loaded by other test suites can merge expirations there too.  The
 # rule must say exactly what the samples say: >= 10 % of them with overruns.
 ev = json.load(open(os.path.join(d, "cpu.events.json")))["recording"]["events"]
-cs = [e["values"]["overruns"] for e in ev if e["type"] == "rec.CPUSample"]
-behind = bool(cs) and sum(1 for o in cs if o > 0) * 100 >= 10 * len(cs)
-check(bool(find(fs, "sampler-behind")) == behind,
-      "cpu (10 ms period): sampler-behind iff >= 10 %% of rec-print's %d samples have overruns (%d do)"
-      % (len(cs), sum(1 for o in cs if o > 0)))
+check_sampler("cpu (10 ms period)", fs, ev)
 rc, fs = load("cpufast")
 sb = find(fs, "sampler-behind")
 check(len(sb) == 1, "cpu (100 us period): sampler-behind (%s)" % rules(fs))
