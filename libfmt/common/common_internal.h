@@ -455,6 +455,32 @@ bool rec_events_split(const uint8_t *p, const uint8_t *end, const rec_evs_types 
 const char *rec_events_join(const uint8_t *const s[REC_EVS_N], const size_t len[REC_EVS_N],
 			    uint32_t items, const rec_evs_types *ty, uint8_t *dst, size_t raw,
 			    uint32_t *bad_record);
+/* A sparse join: only the records of the selected types are written, each
+ * at its place in the section (the bytes between them are left as they
+ * were), with an entry (timestamp, offset) per record in file order; what
+ * an ordered reader that passes over most records needs instead of the
+ * whole section.  It accepts exactly what the join's fast path accepts
+ * (every frame holds, the streams and Raw_Size add up); false otherwise,
+ * or with overflow set when the selected records are more than cap. */
+typedef struct rec_evs_ent {
+	uint64_t ticks; /* the record's timestamp */
+	uint32_t off;   /* its offset in the events section */
+} rec_evs_ent;
+typedef struct rec_evs_sparse {
+	const uint8_t *act;   /* by Type_Id < nact: 2 selected, else passed over */
+	size_t nact;          /* (a record of an id from nact on: false) */
+	uint64_t start_ticks; /* the chunk's, where the times start */
+	rec_evs_ent *ents;    /* room for cap entries */
+	size_t cap;
+	/* results */
+	size_t k;             /* entries made */
+	uint64_t lo, hi;      /* the earliest and latest of their times (k > 0) */
+	bool sorted;          /* their times never go down */
+	bool overflow;
+} rec_evs_sparse;
+bool rec_events_join_sparse(const uint8_t *const s[REC_EVS_N], const size_t len[REC_EVS_N],
+			    uint32_t items, const rec_evs_types *ty, uint8_t *dst, size_t raw,
+			    rec_evs_sparse *sp);
 /* The types' flags of a METADATA section (raw bytes p..p+n) into tf[id]
  * (REC_EVENT_HAS_* | REC_EVS_KNOWN) for ids below cap, tf zeroed first:
  * what joining a split section needs, without a reader (the prefetch

@@ -283,6 +283,206 @@ static bool join_fast(const uint8_t *const s[REC_EVS_N], const size_t len[REC_EV
 	return h == he && t == te && r == re && b == be && q == qe;
 }
 
+/* The time delta at t (vlen n there): by one load where 8 bytes can be
+ * read (the streams have REC_EVS_READ_SLACK after their ends). */
+static inline uint64_t time_delta(const uint8_t *t, const uint8_t *te, size_t n)
+{
+	rec_varint_w8 w = rec_varint_next_w8(t);
+	if (w.n == n)
+		return w.v;
+	rec_varint_res q = rec_varint_next(t, te);
+	return q.v;
+}
+
+/* Where a sparse join is in its streams. */
+typedef struct sp_pos {
+	const uint8_t *h, *t, *r, *b;
+	uint8_t *q;
+	uint64_t ticks;
+	uint32_t i;
+} sp_pos;
+
+/* The records of Type_Id id (< 128, flags f: a constant where inlined)
+ * passed over from *p while they come in a run and their frames are the
+ * common ones (Size and Type_Id of a byte each, Time_Delta of at most 8):
+ * only where the next record starts, the checks of the general loop made.
+ * It stops before any other record; the general loop takes that one (and
+ * refuses it if it does not hold). */
+static inline __attribute__((always_inline)) void skip_run(sp_pos *p, uint64_t id, unsigned f,
+							   uint32_t items, const uint8_t *he,
+							   const uint8_t *te, const uint8_t *re,
+							   const uint8_t *be, const uint8_t *qe)
+{
+	const uint8_t *h = p->h, *t = p->t, *r = p->r, *b = p->b;
+	uint8_t *q = p->q;
+	uint64_t ticks = p->ticks;
+	uint32_t i = p->i;
+	while (i < items && he - h >= 2 && h[0] < 0x80 && h[1] == id) {
+		const size_t size = h[0];
+		rec_varint_w8 tw = rec_varint_next_w8(t);
+		const size_t nt = tw.n;
+		size_t nd = 0, ns = 0;
+		if (!nt || nt > (size_t)(te - t))
+			break;
+		if ((f & REC_EVENT_HAS_DURATION) && !(nd = vlen(r, re, re + REC_EVS_READ_SLACK)))
+			break;
+		if ((f & REC_EVENT_HAS_STACK) && !(ns = vlen(r + nd, re, re + REC_EVS_READ_SLACK)))
+			break;
+		const size_t head = 1 + nt + nd + ns;
+		if (size < head + ((f & REC_EVENT_HAS_THREAD) != 0) || size - head > (size_t)(be - b) ||
+		    1 + size > (size_t)(qe - q))
+			break;
+		ticks += (uint64_t)rec_unzigzag(tw.v);
+		h += 2;
+		t += nt;
+		r += nd + ns;
+		b += size - head;
+		q += 1 + size;
+		i++;
+	}
+	*p = (sp_pos){ h, t, r, b, q, ticks, i };
+}
+
+bool rec_events_join_sparse(const uint8_t *const s[REC_EVS_N], const size_t len[REC_EVS_N],
+			    uint32_t items, const rec_evs_types *ty, uint8_t *dst, size_t raw,
+			    rec_evs_sparse *sp)
+{
+	const uint8_t *h = s[REC_EVS_HEADS], *t = s[REC_EVS_TIMES];
+	const uint8_t *r = s[REC_EVS_REFS], *b = s[REC_EVS_BODIES];
+	const uint8_t *const he = h + len[REC_EVS_HEADS], *const te = t + len[REC_EVS_TIMES];
+	const uint8_t *const re = r + len[REC_EVS_REFS], *const be = b + len[REC_EVS_BODIES];
+	uint8_t *q = dst, *const qe = dst + raw;
+	uint64_t last_id = UINT64_MAX, ticks = sp->start_ticks, lo = 0, hi = 0;
+	unsigned f = 0;
+	bool take = false, sorted = true;
+	size_t k = 0;
+
+	sp->k = 0;
+	sp->overflow = false;
+	for (uint32_t i = 0; i < items; i++) {
+		if (!take && last_id < 0x80 && i) {
+			/* the rest of a run of records passed over */
+			sp_pos at = { h, t, r, b, q, ticks, i };
+			switch (f & 7u) {
+#define SKIP_RUN(F)                                                    \
+	case F:                                                         \
+		skip_run(&at, last_id, F, items, he, te, re, be, qe); \
+		break;
+				SKIP_RUN(0) SKIP_RUN(1) SKIP_RUN(2) SKIP_RUN(3)
+				SKIP_RUN(4) SKIP_RUN(5) SKIP_RUN(6) SKIP_RUN(7)
+#undef SKIP_RUN
+			}
+			h = at.h, t = at.t, r = at.r, b = at.b, q = at.q, ticks = at.ticks, i = at.i;
+			if (i == items)
+				break;
+		}
+		const uint8_t *h0 = h;
+		uint64_t size, id;
+		const uint8_t *hid;
+		if (he - h >= 2 && h[0] < 0x80 && h[1] < 0x80) { /* Size and Type_Id of a byte each */
+			size = h[0];
+			id = h[1];
+			hid = h + 1;
+			h += 2;
+		} else {
+			rec_varint_vn sv = head_varint(h, he);
+			if (!sv.n)
+				return false;
+			size = sv.v;
+			hid = h += sv.n;
+			rec_varint_vn iv = head_varint(h, he);
+			if (!iv.n)
+				return false;
+			id = iv.v;
+			h += iv.n;
+		}
+		if (id != last_id) {
+			f = type_flags(ty, id);
+			if (!(f & REC_EVS_KNOWN) || id >= sp->nact)
+				return false;
+			take = sp->act[id] == 2;
+			last_id = id;
+		}
+		/* Time_Delta: length and value from one load */
+		rec_varint_w8 tw = rec_varint_next_w8(t);
+		size_t nt = tw.n, nd = 0, nth = 0, ns = 0;
+		uint64_t delta = tw.v;
+		if (!nt || nt > (size_t)(te - t)) {
+			if (!(nt = vlen(t, te, te + REC_EVS_READ_SLACK)))
+				return false;
+			delta = time_delta(t, te, nt);
+		}
+		if (f & REC_EVENT_HAS_DURATION)
+			nd = vlen(r, re, re + REC_EVS_READ_SLACK);
+		if (f & REC_EVENT_HAS_STACK)
+			ns = vlen(r + nd, re, re + REC_EVS_READ_SLACK);
+		if (((f & REC_EVENT_HAS_DURATION) && !nd) || ((f & REC_EVENT_HAS_STACK) && !ns))
+			return false;
+		ticks += (uint64_t)rec_unzigzag(delta);
+		if (!take) { /* passed over: only where the next one starts */
+			size_t head = (size_t)(h - hid) + nt + nd + ns;
+			if (size < head + ((f & REC_EVENT_HAS_THREAD) != 0) ||
+			    (size_t)size - head > (size_t)(be - b) ||
+			    (size_t)(hid - h0) + (size_t)size > (size_t)(qe - q))
+				return false;
+			q += (size_t)(hid - h0) + (size_t)size;
+			t += nt;
+			r += nd + ns;
+			b += (size_t)size - head;
+			continue;
+		}
+		if ((f & REC_EVENT_HAS_THREAD) && !(nth = vlen(b, be, be + REC_EVS_READ_SLACK)))
+			return false;
+		size_t head = (size_t)(h - hid) + nt + nd + nth + ns;
+		if (size < head || (size_t)size - head > (size_t)(be - b) - nth ||
+		    (size_t)(hid - h0) + (size_t)size > (size_t)(qe - q))
+			return false;
+		size_t rest = (size_t)size - head;
+		if (k == sp->cap) {
+			sp->overflow = true;
+			return false;
+		}
+		if (k && ticks < hi)
+			sorted = false;
+		if (!k || ticks < lo)
+			lo = ticks;
+		if (!k || ticks > hi)
+			hi = ticks;
+		sp->ents[k].ticks = ticks;
+		sp->ents[k].off = (uint32_t)(q - dst);
+		k++;
+		/* the record at its place in the section, as join_fast() */
+		copy16(q, h0);
+		if (h - h0 > 16)
+			copy16(q + 16, h0 + 16);
+		q += h - h0;
+		copy16(q, t);
+		q += nt;
+		t += nt;
+		copy16(q, r);
+		q += nd;
+		copy16(q, b);
+		q += nth;
+		b += nth;
+		copy16(q, r + nd);
+		q += ns;
+		r += nd + ns;
+		if (rest <= 16)
+			copy16(q, b);
+		else
+			memcpy(q, b, rest);
+		q += rest;
+		b += rest;
+	}
+	if (h != he || t != te || r != re || b != be || q != qe)
+		return false;
+	sp->k = k;
+	sp->lo = lo;
+	sp->hi = hi;
+	sp->sorted = sorted;
+	return true;
+}
+
 const char *rec_events_join(const uint8_t *const s[REC_EVS_N], const size_t len[REC_EVS_N],
 			    uint32_t items, const rec_evs_types *ty, uint8_t *dst, size_t raw,
 			    uint32_t *bad_record)

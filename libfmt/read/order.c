@@ -7,7 +7,9 @@
  * fully decoded only when it is returned.  A chunk whose records are in
  * time order already (one writer's chunk) needs no sort: alone in its group
  * and with most of its records selected, it is emitted by walking its
- * records once more; else its entries are made in file order.  A group
+ * records once more; else its entries are made in file order (by the
+ * prefetch worker's sparse join where it had the selection: prefetch.c, and
+ * then no pass here reads the records passed over).  A group
  * stops growing at the window cap (order_window_overflows counts it).
  *
  * A chunk may hold an event that started before earlier chunks ended (a
@@ -149,6 +151,27 @@ static void fill_entries(rec_rchunk *c)
 	c->ents_built = true;
 }
 
+/* The end of a scan: c's room for the entries' sort, its sort when its
+ * entries are out of order, its copied payload dropped, its counts. */
+static rec_status scan_done(rec_reader *r, rec_rchunk *c, size_t k, bool sorted, uint64_t skipped,
+			    uint64_t unknown);
+
+/* The scan of a chunk joined sparse (prefetch.c): its entries and their
+ * bounds came with the section; every record framed, and every one not
+ * entered is of a type passed over. */
+static rec_status scan_sparse(rec_reader *r, rec_rchunk *c)
+{
+	if (c->sp_k) {
+		c->min_ticks = c->sp_lo;
+		c->max_ticks = c->sp_hi;
+	}
+	r->sparse_used++;
+	c->count_mismatch = false; /* the join took exactly Item_Count records */
+	c->seq = false;
+	c->ents_built = true;
+	return scan_done(r, c, c->sp_k, c->sp_sorted, (uint64_t)c->ev_items - c->sp_k, 0);
+}
+
 /* First pass over a chunk's records (framing, timestamps, known types).
  * Records of types left out by a type selection are passed over here: they
  * never enter the sort or the merge.  When the entered records are in time
@@ -158,13 +181,14 @@ static void fill_entries(rec_rchunk *c)
  * sorted when out of order). */
 static rec_status scan_chunk(rec_reader *r, rec_rchunk *c)
 {
-	rec_order *o = &r->ord;
 	const uint8_t *p = c->ev, *end = c->ev_end;
 	uint64_t ticks = c->h.start_ticks, n = 0;
 	uint64_t unknown = 0, skipped = 0;
 	size_t k = 0;
 	bool any = false, sorted = true;
 	size_t expect = expected_entries(c);
+	if (c->ev_sparse)
+		return scan_sparse(r, c);
 	if (!ents_reserve(&c->oents, expect)) {
 		snprintf(r->detail, sizeof(r->detail), "out of memory");
 		return chunk_problem(r, c, REC_ERR_NOMEM);
@@ -186,6 +210,9 @@ static rec_status scan_chunk(rec_reader *r, rec_rchunk *c)
 		}
 		c->nact = nact;
 	}
+	/* The worker may join the coming chunks sparse for a selection of the
+	 * rarer types (the scan below then has only their entries to take). */
+	rec_rd_prefetch_select(r, ents ? c : NULL);
 	uint64_t lo = 0, hi = 0;
 	/* The prefetch worker passed over these records already (every frame
 	 * held, the times never go down): the counts and bounds of the entered
@@ -288,11 +315,18 @@ static rec_status scan_chunk(rec_reader *r, rec_rchunk *c)
 	if (c->count_mismatch)
 		snprintf(r->detail, sizeof(r->detail), "holds %llu records but Item_Count is %u",
 			 (unsigned long long)n, c->ev_items);
-	c->noents = k;
 	/* Walking again pays where most records are entered; a selection of
 	 * the rarer types has its few entries made by the scan. */
 	c->seq = sorted && !ents;
 	c->ents_built = ents != NULL;
+	return scan_done(r, c, k, sorted, skipped, unknown);
+}
+
+static rec_status scan_done(rec_reader *r, rec_rchunk *c, size_t k, bool sorted, uint64_t skipped,
+			    uint64_t unknown)
+{
+	rec_order *o = &r->ord;
+	c->noents = k;
 	if (!ents_reserve(&o->aux, k)) {
 		snprintf(r->detail, sizeof(r->detail), "out of memory");
 		return chunk_problem(r, c, REC_ERR_NOMEM);
@@ -663,7 +697,9 @@ rec_status rec_rd_order_next(rec_reader *r, rec_event *ev)
 				return st;
 		}
 		if (!c->scanned) {
+			r->sparse_ok = true;
 			st = rec_rd_load_events(r, c);
+			r->sparse_ok = false;
 			if (st == REC_OK)
 				st = scan_chunk(r, c);
 			if (st != REC_OK) {

@@ -24,6 +24,16 @@
  * that passes over most records) so keeps both cores decompressing; one
  * whose work is large finds every chunk ready.
  *
+ * An ordered reader with a selection of the rarer types (a view of lock
+ * waits among CPU samples) tells the worker its selection by Type_Id
+ * (rec_rd_prefetch_select); a split section of a chunk with the same
+ * METADATA bytes is then joined sparse: only the selected records are
+ * written, each at its offset in the section, with their entries (time,
+ * offset) for the ordered reader's scan, which takes them instead of
+ * passing over every record (rec_events_join_sparse, order.c).  Such a
+ * section goes only to that scan; any other reader of the chunk gets it
+ * whole.
+ *
  * At most PF_SLOTS extra decompressed sections (a slot's buffer and the
  * chunk's trade places): memory stays flat.  Pipes are read forward by the
  * reader alone and get no prefetch; nor does a reader whose thread cannot
@@ -51,6 +61,9 @@ typedef struct rec_prefetch rec_prefetch;
  * 21 alternating runs), about 5 MiB more resident; views bound by their own
  * work per record unchanged. */
 #define PF_SLOTS 3
+/* The dense type ids the worker joins a split section for (a chunk with
+ * larger ids is joined by the reader). */
+#define PF_TYPE_IDS 4096u
 /* pf->next when there is nothing to do, and while the reader itself reads
  * the header that tells where the next chunk starts. */
 #define PF_NONE UINT64_MAX
@@ -74,6 +87,16 @@ typedef struct pf_slot {
 	rec_prescan *ps;       /* its records passed over (prescan below) */
 	bool ps_ok;
 	uint64_t start_ticks;  /* the header's, where the pre-scan's times start */
+	/* A sparse join (pf_split): the reader's selection by Type_Id as the
+	 * job started (act, nact: 0 for none) and the METADATA bytes it was
+	 * made from; the result: only the selected records in out, their
+	 * entries in ents. */
+	uint8_t *act;
+	size_t nact;
+	rec_buf act_meta;
+	bool sparse;
+	rec_bigbuf ents;
+	rec_evs_sparse sp;
 } pf_slot;
 
 struct rec_prefetch {
@@ -97,6 +120,12 @@ struct rec_prefetch {
 	 * never at the same time as it takes one ahead). */
 	rec_bigbuf wstreams;
 	rec_bigbuf *rstreams;
+	/* The ordered reader's selection by Type_Id for sparse joins
+	 * (rec_rd_prefetch_select): nact 0 for none; the METADATA stored
+	 * bytes of the chunk it was made for. */
+	uint8_t act[PF_TYPE_IDS];
+	size_t nact;
+	rec_buf act_meta;
 };
 
 /* n bytes at file offset off into dst (false: short or error). */
@@ -168,10 +197,6 @@ static bool prescan(const uint8_t *p, const uint8_t *end, uint64_t ticks, rec_pr
 	return true;
 }
 
-/* The dense type ids the worker joins a split section for (a chunk with
- * larger ids is joined by the reader). */
-#define PF_TYPE_IDS 4096u
-
 /* A split EVENTS section (1.3) of items records, stored bytes in
  * s->payload, its chunk's METADATA in s->meta (stored): its four streams
  * decompressed one after the other into sb (the running thread's) and
@@ -216,6 +241,28 @@ static bool pf_split(pf_slot *s, const rec_section_header *sh, const rec_chunk_h
 		out += srw[i];
 	}
 	rec_evs_types ty = { s->tf, PF_TYPE_IDS, NULL, NULL };
+	/* Sparse when the reader's selection was made for these very types. */
+	s->sparse = s->nact && s->act_meta.len == s->meta.len &&
+		    memcmp(s->act_meta.data, s->meta.data, s->meta.len) == 0;
+	if (s->sparse) {
+		/* Room for a quarter of the records, or for all of them when
+		 * more are selected (then joined again). */
+		size_t cap = sh->item_count / 4 + 64;
+		for (int pass = 0; pass < 2; pass++) {
+			if (!rec_bigbuf_reserve(&s->ents, cap * sizeof(rec_evs_ent)))
+				return false;
+			s->sp = (rec_evs_sparse){ .act = s->act, .nact = s->nact,
+						  .start_ticks = h->start_ticks, .ents = s->ents.data,
+						  .cap = s->ents.cap / sizeof(rec_evs_ent) };
+			if (rec_events_join_sparse(st, len, sh->item_count, &ty, s->out.data,
+						   sh->raw_size, &s->sp))
+				return true;
+			if (!s->sp.overflow)
+				return false;
+			cap = (size_t)sh->item_count + 1;
+		}
+		return false;
+	}
 	uint32_t bad;
 	return rec_events_join(st, len, sh->item_count, &ty, s->out.data, sh->raw_size, &bad) == NULL;
 }
@@ -227,6 +274,7 @@ static bool pf_body(rec_prefetch *pf, uint64_t size, pf_slot *s, const rec_chunk
 		    rec_codec_ctx *ctx, bool want_ps)
 {
 	s->ps_ok = false;
+	s->sparse = false;
 	if (h->codec == REC_CODEC_NONE)
 		return false;
 	uint64_t at = s->off + h->header_size, pend = s->end;
@@ -281,7 +329,7 @@ static bool pf_body(rec_prefetch *pf, uint64_t size, pf_slot *s, const rec_chunk
 		s->raw = sh.raw_size;
 		s->codec = h->codec;
 		s->start_ticks = h->start_ticks;
-		if (want_ps && (s->ps || (s->ps = malloc(sizeof *s->ps))))
+		if (want_ps && !s->sparse && (s->ps || (s->ps = malloc(sizeof *s->ps))))
 			s->ps_ok = prescan(s->out.data, (const uint8_t *)s->out.data + sh.raw_size,
 					   h->start_ticks, s->ps);
 		return true;
@@ -323,6 +371,15 @@ static void take_next(rec_prefetch *pf, pf_slot *s, rec_codec_ctx *ctx)
 	pf->next = PF_PENDING;
 	uint64_t size = pf->size;
 	bool want_ps = pf->prescan;
+	/* the reader's selection as it is now, the slot's own copy */
+	s->nact = 0;
+	if (pf->nact && (s->act || (s->act = malloc(PF_TYPE_IDS))) &&
+	    rec_buf_reserve(&s->act_meta, pf->act_meta.len ? pf->act_meta.len : 1)) {
+		memcpy(s->act, pf->act, pf->nact);
+		memcpy(s->act_meta.data, pf->act_meta.data, pf->act_meta.len);
+		s->act_meta.len = pf->act_meta.len;
+		s->nact = pf->nact;
+	}
 	pthread_mutex_unlock(&pf->mu);
 	rec_chunk_header h;
 	bool ok = pf_head(pf, size, s, &h);
@@ -358,7 +415,11 @@ static void pf_destroy(rec_prefetch *pf)
 	rec_codec_ctx_free(pf->codec_ctx);
 	rec_codec_ctx_free(pf->own_ctx);
 	rec_bigbuf_free(&pf->wstreams);
+	rec_buf_free(&pf->act_meta);
 	for (int i = 0; i < PF_SLOTS; i++) {
+		free(pf->slot[i].act);
+		rec_buf_free(&pf->slot[i].act_meta);
+		rec_bigbuf_free(&pf->slot[i].ents);
 		rec_buf_free(&pf->slot[i].payload);
 		rec_bigbuf_free(&pf->slot[i].out);
 		rec_buf_free(&pf->slot[i].meta);
@@ -486,11 +547,25 @@ bool rec_rd_prefetch_take(rec_reader *r, rec_rchunk *c, const rec_rsec *s,
 		    memcmp(t->meta.data, c->payload + m->poff, m->stored) != 0)
 			ok = false;
 	}
+	/* A sparse section only for the ordered reader's scan, which takes
+	 * its entries instead of reading the records (order.c). */
+	if (ok && t->sparse && !r->sparse_ok)
+		ok = false;
 	if (ok) {
 		/* Trade buffers: the chunk gets the output, the slot the old one. */
 		rec_bigbuf b = *dst;
 		*dst = t->out;
 		t->out = b;
+		if (t->sparse) { /* and its entries */
+			rec_bigbuf e = c->oents;
+			c->oents = t->ents;
+			t->ents = e;
+			c->ev_sparse = true;
+			c->sp_k = t->sp.k;
+			c->sp_lo = t->sp.lo;
+			c->sp_hi = t->sp.hi;
+			c->sp_sorted = t->sp.sorted;
+		}
 		if (t->ps_ok && t->start_ticks == c->h.start_ticks) { /* and its pre-scan */
 			rec_prescan *ps = c->ps;
 			c->ps = t->ps;
@@ -518,4 +593,25 @@ void rec_rd_prefetch_free(rec_reader *r)
 	pthread_mutex_destroy(&pf->mu);
 	pf_destroy(pf);
 	r->pf = NULL;
+}
+
+void rec_rd_prefetch_select(rec_reader *r, const rec_rchunk *c)
+{
+	rec_prefetch *pf = r->pf;
+	if (!pf)
+		return;
+	const rec_rsec *m = c && c->known[REC_SECTION_METADATA] >= 0
+				    ? &c->secs[c->known[REC_SECTION_METADATA]]
+				    : NULL;
+	pthread_mutex_lock(&pf->mu);
+	pf->nact = 0;
+	if (c && (c->h.flags & REC_CHUNK_SPLIT_EVENTS) && c->act && c->nact && c->payload && m &&
+	    rec_buf_reserve(&pf->act_meta, m->stored ? m->stored : 1)) {
+		size_t n = c->nact < PF_TYPE_IDS ? c->nact : PF_TYPE_IDS;
+		memcpy(pf->act, c->act, n);
+		memcpy(pf->act_meta.data, c->payload + m->poff, m->stored);
+		pf->act_meta.len = m->stored;
+		pf->nact = n;
+	}
+	pthread_mutex_unlock(&pf->mu);
 }

@@ -105,10 +105,7 @@ typedef struct rec_pstring {
 	size_t len;
 } rec_pstring;
 
-typedef struct rec_oent {
-	uint64_t ticks; /* the record's timestamp */
-	uint32_t off;   /* record offset in the events section */
-} rec_oent;
+typedef rec_evs_ent rec_oent; /* (ticks, off): common_internal.h */
 
 /* What the prefetch worker found passing over a chunk's decompressed
  * EVENTS (prefetch.c), so that the ordered reader's scan need not pass over
@@ -184,6 +181,14 @@ typedef struct rec_rchunk {
 	uint32_t nact;
 	rec_prescan *ps;      /* its records passed over by the prefetch worker, */
 	bool ps_valid;        /* when ps holds them (else the scan reads them) */
+	/* Its events joined sparse by the prefetch worker (prefetch.c): only
+	 * the selected records are in the section, at their places, and
+	 * c->oents holds their sp_k entries in file order; the bytes between
+	 * them are not records.  Only order.c's scan reads such a chunk. */
+	bool ev_sparse;
+	bool sp_sorted;
+	size_t sp_k;
+	uint64_t sp_lo, sp_hi;
 	const uint8_t *walk;  /* a group of this chunk alone: the next record */
 	uint64_t walk_ticks;  /* and the timestamp chain before it */
 	struct rec_rchunk *next_free;
@@ -253,7 +258,9 @@ struct rec_reader {
 	struct rec_prefetch *pf;
 	bool pf_failed;        /* no worker for this reader */
 	bool prescan_wanted;   /* the ordered scan took the pre-scans (its last chunk) */
+	bool sparse_ok;        /* order.c is loading a chunk: a sparse section will do */
 	uint64_t prescans_used; /* chunks whose scan the pre-scan spared (tests) */
+	uint64_t sparse_used;  /* chunks read from a sparse join (tests) */
 };
 
 /* reader.c */
@@ -494,6 +501,9 @@ void rec_rd_prefetch_next(rec_reader *r, const rec_rchunk *c);
  * pre-scan of them in c->ps when it made one (c->ps_valid). */
 bool rec_rd_prefetch_take(rec_reader *r, rec_rchunk *c, const rec_rsec *s,
 			  const uint8_t *stored, rec_bigbuf *dst);
+/* The selection of c's scan (c->act by Type_Id) for the worker's sparse
+ * joins of the chunks with the same METADATA; NULL: none (whole sections). */
+void rec_rd_prefetch_select(rec_reader *r, const rec_rchunk *c);
 /* Stop and free the worker. */
 void rec_rd_prefetch_free(rec_reader *r);
 

@@ -13,7 +13,9 @@
  * spares the ordered reader's scan of the chunks whose records are in time
  * order and of Type_Ids below REC_PRESCAN_IDS, and the events, their order
  * and the counts are what the recording holds, also where a chunk is out of
- * order or holds a higher Type_Id (scanned as before).
+ * order or holds a higher Type_Id (scanned as before).  With a selection
+ * of the rarer types the worker joins the chunks sparse, and the events,
+ * their offsets, order and counts are the same as from whole sections.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -500,6 +502,128 @@ static void t_prescan(void **state)
 	free(m.p);
 }
 
+/* The ordered reader with a selection of the rarer types: the worker joins
+ * the coming chunks sparse (only the selected records, prefetch.c), and the
+ * events, their order, their offsets in the section and the counts are
+ * those of the whole section: p.T (1 record in 20, one chunk's out of
+ * order, one chunk's with another METADATA: a type more) selected, p.U
+ * passed over. */
+#define SP_CHUNKS 10
+#define SP_UNSORTED 4
+#define SP_NEWTYPE 7
+static void t_sparse(void **state)
+{
+	(void)state;
+	mem_sink m = { 0 };
+	rec_sink sk = { mem_write, NULL, &m };
+	rec_writer_options o = REC_WRITER_OPTIONS_INIT;
+	o.codec = REC_CODEC_ZSTD;
+	o.anchor_wall_ns = 1000;
+	o.anchor_ticks = 1;
+	rec_writer *w;
+	assert_int_equal(rec_writer_open(&w, &sk, &o), REC_OK);
+	rec_type tt = { 1, REC_EVENT_HAS_THREAD | REC_EVENT_HAS_DURATION, "p.T", "", "", "", 2, fields };
+	rec_type tu = { 2, REC_EVENT_HAS_THREAD, "p.U", "", "", "", 2, fields };
+	assert_int_equal(rec_writer_add_type(w, &tt), REC_OK);
+	assert_int_equal(rec_writer_add_type(w, &tu), REC_OK);
+	assert_int_equal(rec_writer_define_thread(w, 1, 7, 0), REC_OK);
+	static ps_ev want[SP_CHUNKS * PER];
+	size_t nwant = 0, chunk_first = 0;
+	uint64_t skipped = 0;
+	uint32_t n = 0;
+	for (int c = 0; c < SP_CHUNKS; c++) {
+		if (c == SP_NEWTYPE) {
+			rec_type tv = { 3, REC_EVENT_HAS_THREAD, "p.V", "", "", "", 2, fields };
+			assert_int_equal(rec_writer_add_type(w, &tv), REC_OK);
+		}
+		for (int j = 0; j < PER; j++, n++) {
+			uint32_t type = j % 20 == 7 ? 1 : 2;
+			uint64_t ticks = 10 + (uint64_t)n * 3;
+			if (c == SP_UNSORTED && j == 107)
+				ticks -= 3 * 60; /* before the 3 selected events before it */
+			if (c == SP_NEWTYPE && j == 300)
+				type = 3;
+			assert_int_equal(rec_writer_begin(w, type, ticks, type == 1 ? 5 + n % 7 : 0, 1, 0),
+					 REC_OK);
+			assert_int_equal(rec_writer_put_u64(w, n), REC_OK);
+			assert_int_equal(rec_writer_put_u64(w, mix(n)), REC_OK);
+			assert_int_equal(rec_writer_end(w), REC_OK);
+			if (type == 1)
+				want[nwant++] = (ps_ev){ type, n, ticks };
+			else
+				skipped++;
+		}
+		qsort(want + chunk_first, nwant - chunk_first, sizeof want[0], cmp_ps);
+		chunk_first = nwant;
+		if (c + 1 < SP_CHUNKS)
+			assert_int_equal(rec_writer_flush(w), REC_OK);
+	}
+	assert_int_equal(rec_writer_close(w), REC_OK);
+	write_file(tpath("sp.rec"), m.p, m.n);
+
+	/* every event's offset in its section, read in file order without a
+	 * selection (no sparse join there) */
+	static uint32_t offset_of[SP_CHUNKS * PER];
+	{
+		rec_reader *r;
+		assert_int_equal(rec_reader_open_path(&r, tpath("sp.rec"), NULL), REC_OK);
+		rec_event ev;
+		rec_status st;
+		uint64_t k = 0;
+		while ((st = rec_reader_next_event(r, &ev)) == REC_OK) {
+			assert_int_equal(ev.values[0].v.u, k);
+			offset_of[k++] = (uint32_t)ev.offset;
+		}
+		assert_int_equal(st, REC_END);
+		assert_int_equal(k, n);
+		assert_int_equal(r->sparse_used, 0);
+		rec_reader_close(r);
+	}
+	for (int src = 0; src < 2; src++) {
+		rec_reader_options ro = REC_READER_OPTIONS_INIT;
+		ro.flags = REC_READ_ORDERED;
+		rec_reader *r;
+		if (src == 0)
+			assert_int_equal(rec_reader_open_path(&r, tpath("sp.rec"), &ro), REC_OK);
+		else
+			assert_int_equal(rec_reader_open_mem(&r, m.p, m.n, "mem", &ro), REC_OK);
+		const uint32_t sel[] = { 1 };
+		assert_int_equal(rec_reader_select_type_ids(r, sel, 1), REC_OK);
+		rec_event ev;
+		rec_status st;
+		size_t k = 0;
+		uint64_t chunk = UINT64_MAX;
+		while ((st = rec_reader_next_event(r, &ev)) == REC_OK) {
+			if (ev.chunk->index != chunk) {
+				chunk = ev.chunk->index;
+				usleep(20000); /* a slow reader: the worker is ahead */
+			}
+			assert_true(k < nwant);
+			assert_int_equal(ev.type->id, 1);
+			assert_int_equal(ev.values[0].v.u, want[k].n);
+			assert_int_equal(ev.values[1].v.u, mix(want[k].n));
+			assert_int_equal(ev.ticks, want[k].ticks);
+			assert_int_equal(ev.duration_ticks, 5 + want[k].n % 7);
+			assert_int_equal(ev.offset, offset_of[want[k].n]);
+			k++;
+		}
+		assert_int_equal(st, REC_END);
+		assert_int_equal(k, nwant);
+		rec_reader_stats rs;
+		rec_reader_get_stats(r, &rs);
+		assert_int_equal(rs.events, nwant);
+		assert_int_equal(rs.events_skipped, skipped);
+		assert_int_equal(rs.order_late, 0);
+		/* the chunks the worker took after the first scan chose the
+		 * selection, but not the first ones nor the one with p.V (its
+		 * METADATA differs: joined whole, scanned as before) */
+		assert_true(r->sparse_used >= 2);
+		assert_true(r->sparse_used <= SP_CHUNKS - 2);
+		rec_reader_close(r);
+	}
+	free(m.p);
+}
+
 static int setup(void **state)
 {
 	(void)state;
@@ -522,6 +646,7 @@ int main(void)
 		cmocka_unit_test(t_many_ahead),
 		cmocka_unit_test(t_damage_ahead),
 		cmocka_unit_test(t_prescan),
+		cmocka_unit_test(t_sparse),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
