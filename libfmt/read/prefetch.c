@@ -551,15 +551,21 @@ bool rec_rd_prefetch_take(rec_reader *r, rec_rchunk *c, const rec_rsec *s,
 	 * its entries instead of reading the records (order.c). */
 	if (ok && t->sparse && !r->sparse_ok)
 		ok = false;
+	/* Its entries copied into the chunk's own room (both buffers stay
+	 * where their pages are: trading them put fresh pages under the
+	 * worker's writes, a fault every 4 KiB). */
+	if (ok && t->sparse) {
+		if (rec_bigbuf_reserve(&c->oents, (t->sp.k ? t->sp.k : 1) * sizeof(rec_evs_ent)))
+			memcpy(c->oents.data, t->ents.data, t->sp.k * sizeof(rec_evs_ent));
+		else
+			ok = false;
+	}
 	if (ok) {
 		/* Trade buffers: the chunk gets the output, the slot the old one. */
 		rec_bigbuf b = *dst;
 		*dst = t->out;
 		t->out = b;
-		if (t->sparse) { /* and its entries */
-			rec_bigbuf e = c->oents;
-			c->oents = t->ents;
-			t->ents = e;
+		if (t->sparse) { /* and its entries' numbers */
 			c->ev_sparse = true;
 			c->sp_k = t->sp.k;
 			c->sp_lo = t->sp.lo;
