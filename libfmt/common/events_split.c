@@ -208,6 +208,39 @@ static inline void copy16(uint8_t *q, const uint8_t *p)
 	memcpy(q, p, 16);
 }
 
+/* One record into q from its pieces: Size and Type_Id (hl bytes at h0, at
+ * most 20: two moves), then Time_Delta (nt bytes at *t), Duration (nd at
+ * *r), Thread (nth at *b), Stack (ns at *r after the Duration) and the rest
+ * (rest at *b), each cursor moved past its piece; where the record ends.
+ * Short pieces move 16 bytes at a time (the caller has the room and bytes
+ * to read: REC_EVS_SLACK, REC_EVS_READ_SLACK). */
+static inline __attribute__((always_inline)) uint8_t *
+put_record(uint8_t *q, const uint8_t *h0, size_t hl, const uint8_t **t, const uint8_t **r,
+	   const uint8_t **b, size_t nt, size_t nd, size_t nth, size_t ns, size_t rest)
+{
+	copy16(q, h0);
+	if (hl > 16)
+		copy16(q + 16, h0 + 16);
+	q += hl;
+	copy16(q, *t);
+	q += nt;
+	*t += nt;
+	copy16(q, *r);
+	q += nd;
+	copy16(q, *b);
+	q += nth;
+	*b += nth;
+	copy16(q, *r + nd);
+	q += ns;
+	*r += nd + ns;
+	if (rest <= 16)
+		copy16(q, *b);
+	else
+		memcpy(q, *b, rest);
+	*b += rest;
+	return q + rest;
+}
+
 /* The join of well-formed streams, the way the reader meets them: each
  * record's varints measured with one load, its short pieces moved 16 bytes
  * at a time, the streams' ends checked once a record; false at anything
@@ -257,28 +290,7 @@ static bool join_fast(const uint8_t *const s[REC_EVS_N], const size_t len[REC_EV
 		    (size_t)(hid - h0) + (size_t)size > (size_t)(qe - q))
 			return false;
 		size_t rest = (size_t)size - head;
-		/* Size and Type_Id (at most 20 bytes: two moves), then each piece */
-		copy16(q, h0);
-		if (h - h0 > 16)
-			copy16(q + 16, h0 + 16);
-		q += h - h0;
-		copy16(q, t);
-		q += nt;
-		t += nt;
-		copy16(q, r);
-		q += nd;
-		copy16(q, b);
-		q += nth;
-		b += nth;
-		copy16(q, r + nd);
-		q += ns;
-		r += nd + ns;
-		if (rest <= 16)
-			copy16(q, b);
-		else
-			memcpy(q, b, rest);
-		q += rest;
-		b += rest;
+		q = put_record(q, h0, (size_t)(h - h0), &t, &r, &b, nt, nd, nth, ns, rest);
 	}
 	return h == he && t == te && r == re && b == be && q == qe;
 }
@@ -451,28 +463,8 @@ bool rec_events_join_sparse(const uint8_t *const s[REC_EVS_N], const size_t len[
 		sp->ents[k].ticks = ticks;
 		sp->ents[k].off = (uint32_t)(q - dst);
 		k++;
-		/* the record at its place in the section, as join_fast() */
-		copy16(q, h0);
-		if (h - h0 > 16)
-			copy16(q + 16, h0 + 16);
-		q += h - h0;
-		copy16(q, t);
-		q += nt;
-		t += nt;
-		copy16(q, r);
-		q += nd;
-		copy16(q, b);
-		q += nth;
-		b += nth;
-		copy16(q, r + nd);
-		q += ns;
-		r += nd + ns;
-		if (rest <= 16)
-			copy16(q, b);
-		else
-			memcpy(q, b, rest);
-		q += rest;
-		b += rest;
+		/* the record at its place in the section */
+		q = put_record(q, h0, (size_t)(h - h0), &t, &r, &b, nt, nd, nth, ns, rest);
 	}
 	if (h != he || t != te || r != re || b != be || q != qe)
 		return false;

@@ -124,22 +124,22 @@ static void make_streams(const section *sec, streams *st)
 	}
 }
 
+/* The section and its streams every test reads (setup). */
+static section g_sec;
+static streams g_st;
+
 static void t_join_round_trip(void **state)
 {
 	(void)state;
-	section sec;
-	streams st;
-	make_section(&sec);
-	make_streams(&sec, &st);
+	const section *sec = &g_sec;
+	const streams *st = &g_st;
 	rec_evs_types ty = { tflags, 4, NULL, NULL };
-	uint8_t *dst = malloc(sec.len + REC_EVS_SLACK);
+	uint8_t *dst = malloc(sec->len + REC_EVS_SLACK);
 	assert_non_null(dst);
 	uint32_t bad = 0;
-	assert_null(rec_events_join(st.s, st.len, sec.n, &ty, dst, sec.len, &bad));
-	assert_memory_equal(dst, sec.p, sec.len);
+	assert_null(rec_events_join(st->s, st->len, sec->n, &ty, dst, sec->len, &bad));
+	assert_memory_equal(dst, sec->p, sec->len);
 	free(dst);
-	free(st.buf);
-	free(sec.p);
 }
 
 /* Sparse join of sec with the types where sel[id] is set; checks every
@@ -198,10 +198,8 @@ static void check_sparse(const section *sec, const streams *st, const bool sel[4
 static void t_sparse_selections(void **state)
 {
 	(void)state;
-	section sec;
-	streams st;
-	make_section(&sec);
-	make_streams(&sec, &st);
+	const section *sec = &g_sec;
+	const streams *st = &g_st;
 	static const bool sels[][4] = {
 		{ false, false, true, false }, /* the lock waits alone */
 		{ false, true, false, false },
@@ -211,14 +209,12 @@ static void t_sparse_selections(void **state)
 	};
 	size_t unsorted = 0;
 	for (size_t i = 0; i < sizeof sels / sizeof sels[0]; i++)
-		check_sparse(&sec, &st, sels[i]);
+		check_sparse(sec, st, sels[i]);
 	/* the section goes back in time between records of one type too (the
 	 * sorted flag above was tested both ways) */
-	for (uint32_t i = 1; i < sec.n; i++)
-		unsorted += sec.ticks[i] < sec.ticks[i - 1];
+	for (uint32_t i = 1; i < sec->n; i++)
+		unsorted += sec->ticks[i] < sec->ticks[i - 1];
 	assert_true(unsorted > 0);
-	free(st.buf);
-	free(sec.p);
 }
 
 /* A record of a type without metadata, or of an id the selection does not
@@ -226,26 +222,22 @@ static void t_sparse_selections(void **state)
 static void t_sparse_unknown_type(void **state)
 {
 	(void)state;
-	section sec;
-	streams st;
-	make_section(&sec);
-	make_streams(&sec, &st);
+	const section *sec = &g_sec;
+	const streams *st = &g_st;
 	uint8_t act[4] = { 1, 1, 2, 1 };
-	uint8_t *dst = malloc(sec.len + REC_EVS_SLACK);
+	uint8_t *dst = malloc(sec->len + REC_EVS_SLACK);
 	rec_evs_ent *ents = malloc(sizeof(rec_evs_ent) * NREC);
 	rec_evs_sparse sp = { .act = act, .nact = 3, .start_ticks = START_TICKS, .ents = ents,
 			      .cap = NREC };
 	rec_evs_types ty = { tflags, 4, NULL, NULL };
-	assert_false(rec_events_join_sparse(st.s, st.len, sec.n, &ty, dst, sec.len, &sp));
+	assert_false(rec_events_join_sparse(st->s, st->len, sec->n, &ty, dst, sec->len, &sp));
 	assert_false(sp.overflow);
 	const uint8_t no3[4] = { 0, tflags[1], tflags[2], 0 };
 	rec_evs_types ty3 = { no3, 4, NULL, NULL };
 	sp.nact = 4;
-	assert_false(rec_events_join_sparse(st.s, st.len, sec.n, &ty3, dst, sec.len, &sp));
+	assert_false(rec_events_join_sparse(st->s, st->len, sec->n, &ty3, dst, sec->len, &sp));
 	free(ents);
 	free(dst);
-	free(st.buf);
-	free(sec.p);
 }
 
 /* Streams spoiled one byte or one length at a time: with every type
@@ -254,45 +246,43 @@ static void t_sparse_unknown_type(void **state)
 static void t_sparse_refuses_what_join_refuses(void **state)
 {
 	(void)state;
-	section sec;
-	streams st;
-	make_section(&sec);
-	make_streams(&sec, &st);
+	const section *sec = &g_sec;
+	const streams *st = &g_st;
 	rec_evs_types ty = { tflags, 4, NULL, NULL };
 	uint8_t act[4] = { 1, 2, 2, 2 };
-	uint8_t *dst = malloc(sec.len + REC_EVS_SLACK);
+	uint8_t *dst = malloc(sec->len + REC_EVS_SLACK);
 	rec_evs_ent *ents = malloc(sizeof(rec_evs_ent) * NREC);
 	size_t total = 0;
 	for (int i = 0; i < REC_EVS_N; i++)
-		total += st.len[i];
+		total += st->len[i];
 	unsigned refused = 0, partial_differs = 0;
 	for (int round = 0; round < 400; round++) {
-		streams t = st;
+		streams t = *st;
 		t.buf = malloc(total + REC_EVS_READ_SLACK);
 		assert_non_null(t.buf);
-		memcpy(t.buf, st.buf, total + REC_EVS_READ_SLACK);
+		memcpy(t.buf, st->buf, total + REC_EVS_READ_SLACK);
 		for (int i = 0; i < REC_EVS_N; i++)
-			t.s[i] = t.buf + (st.s[i] - st.buf);
+			t.s[i] = t.buf + (st->s[i] - st->buf);
 		uint64_t r = next_rand();
 		int which = (int)(r % REC_EVS_N);
 		if (round % 4 == 3 && t.len[which]) {
 			t.len[which]--; /* a stream one byte short */
 		} else {
-			size_t at = (size_t)((r >> 8) % (st.len[which] ? st.len[which] : 1));
+			size_t at = (size_t)((r >> 8) % (st->len[which] ? st->len[which] : 1));
 			((uint8_t *)t.s[which])[at] ^= (uint8_t)(1u << ((r >> 40) % 8));
 		}
 		uint32_t bad;
-		bool joined = rec_events_join(t.s, t.len, sec.n, &ty, dst, sec.len, &bad) == NULL;
+		bool joined = rec_events_join(t.s, t.len, sec->n, &ty, dst, sec->len, &bad) == NULL;
 		rec_evs_sparse sp = { .act = act, .nact = 4, .start_ticks = START_TICKS,
 				      .ents = ents, .cap = NREC };
-		bool sparse = rec_events_join_sparse(t.s, t.len, sec.n, &ty, dst, sec.len, &sp);
+		bool sparse = rec_events_join_sparse(t.s, t.len, sec->n, &ty, dst, sec->len, &sp);
 		assert_int_equal(sparse, joined);
 		/* with the lock waits alone selected, the records passed over
 		 * are only framed: what the join accepts, it accepts */
 		uint8_t act2[4] = { 1, 1, 2, 1 };
 		sp = (rec_evs_sparse){ .act = act2, .nact = 4, .start_ticks = START_TICKS,
 				       .ents = ents, .cap = NREC };
-		bool partial = rec_events_join_sparse(t.s, t.len, sec.n, &ty, dst, sec.len, &sp);
+		bool partial = rec_events_join_sparse(t.s, t.len, sec->n, &ty, dst, sec->len, &sp);
 		if (joined)
 			assert_true(partial && sp.k > 0);
 		partial_differs += partial != joined;
@@ -305,8 +295,22 @@ static void t_sparse_refuses_what_join_refuses(void **state)
 	assert_true(partial_differs < refused);
 	free(ents);
 	free(dst);
-	free(st.buf);
-	free(sec.p);
+}
+
+static int setup(void **state)
+{
+	(void)state;
+	make_section(&g_sec);
+	make_streams(&g_sec, &g_st);
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	free(g_st.buf);
+	free(g_sec.p);
+	return 0;
 }
 
 int main(void)
@@ -317,5 +321,5 @@ int main(void)
 		cmocka_unit_test(t_sparse_unknown_type),
 		cmocka_unit_test(t_sparse_refuses_what_join_refuses),
 	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	return cmocka_run_group_tests(tests, setup, teardown);
 }

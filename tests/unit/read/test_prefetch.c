@@ -82,19 +82,26 @@ static uint64_t mix(uint64_t z)
 	return z ^ (z >> 31);
 }
 
+/* A zstd writer into m (the writer copies the sink). */
+static rec_writer *open_writer(mem_sink *m)
+{
+	rec_sink sk = { mem_write, NULL, m };
+	rec_writer_options o = REC_WRITER_OPTIONS_INIT;
+	o.codec = REC_CODEC_ZSTD;
+	o.anchor_wall_ns = 1000;
+	o.anchor_ticks = 1;
+	rec_writer *w;
+	assert_int_equal(rec_writer_open(&w, &sk, &o), REC_OK);
+	return w;
+}
+
 /* nchunks zstd chunks of PER events each (u32 n = the event's number, u64
  * x = mix(n));
  * chunk offsets in off[] (off[nchunks] = length). */
 static mem_sink make_rec_n(uint64_t *off, int nchunks)
 {
 	mem_sink m = { 0 };
-	rec_sink s = { mem_write, NULL, &m };
-	rec_writer_options o = REC_WRITER_OPTIONS_INIT;
-	o.codec = REC_CODEC_ZSTD;
-	o.anchor_wall_ns = 1000;
-	o.anchor_ticks = 1;
-	rec_writer *w;
-	assert_int_equal(rec_writer_open(&w, &s, &o), REC_OK);
+	rec_writer *w = open_writer(&m);
 	rec_type t = { 1, REC_EVENT_HAS_THREAD, "p.T", "", "", "", 2, fields };
 	assert_int_equal(rec_writer_add_type(w, &t), REC_OK);
 	uint64_t name;
@@ -411,13 +418,7 @@ static void t_prescan(void **state)
 {
 	(void)state;
 	mem_sink m = { 0 };
-	rec_sink sk = { mem_write, NULL, &m };
-	rec_writer_options o = REC_WRITER_OPTIONS_INIT;
-	o.codec = REC_CODEC_ZSTD;
-	o.anchor_wall_ns = 1000;
-	o.anchor_ticks = 1;
-	rec_writer *w;
-	assert_int_equal(rec_writer_open(&w, &sk, &o), REC_OK);
+	rec_writer *w = open_writer(&m);
 	static const uint32_t ids[] = { 1, 2, 300 };
 	static const char *const names[] = { "p.T", "p.U", "p.V" };
 	for (int i = 0; i < 3; i++) {
@@ -515,13 +516,7 @@ static void t_sparse(void **state)
 {
 	(void)state;
 	mem_sink m = { 0 };
-	rec_sink sk = { mem_write, NULL, &m };
-	rec_writer_options o = REC_WRITER_OPTIONS_INIT;
-	o.codec = REC_CODEC_ZSTD;
-	o.anchor_wall_ns = 1000;
-	o.anchor_ticks = 1;
-	rec_writer *w;
-	assert_int_equal(rec_writer_open(&w, &sk, &o), REC_OK);
+	rec_writer *w = open_writer(&m);
 	rec_type tt = { 1, REC_EVENT_HAS_THREAD | REC_EVENT_HAS_DURATION, "p.T", "", "", "", 2, fields };
 	rec_type tu = { 2, REC_EVENT_HAS_THREAD, "p.U", "", "", "", 2, fields };
 	assert_int_equal(rec_writer_add_type(w, &tt), REC_OK);
