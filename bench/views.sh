@@ -15,7 +15,10 @@
 #   BUILD=build bash bench/views.sh --quick   quick: N = 1M (JSON path 5k), 3 runs
 #
 # Environment: VIEWS_N, VIEWS_N_SMALL, VIEWS_JSON_N, VIEWS_RUNS, VIEWS_NO_MAKE=1
-# (use $BUILD as it is), REC_DUCKDB_DIR (as tests/cli/lib/duckdb.sh), JDK25
+# (use $BUILD as it is), VIEWS_BASE=COMMIT (also rec-view of that commit
+# against this tree's on the N-event file: latency and contention-by-site,
+# VIEWS_BASE_PAIRS runs each (default 11), old and new back to back in
+# alternating order, wall and CPU), REC_DUCKDB_DIR (as tests/cli/lib/duckdb.sh), JDK25
 # (default /usr/lib/jvm/temurin-25-jdk-amd64).  The recording is
 # bench/gen_stacks.c's (90% rec.CPUSample, 10% rec.LockWait on 8 locks, 2000
 # stacks, 16 threads); the JFR file is bench/jfr/ViewEvents.java's: the same
@@ -174,6 +177,44 @@ JSON_SAMPLES=$($DUCK "SELECT count(*) AS n FROM (SELECT unnest(recording.events)
 rm -f "$JSON_TMP"
 rm -rf "$DATA/ds-run"
 
+# ---- before/after: rec-view of VIEWS_BASE against this tree's, alternating ------------------
+AB_MD="$DATA/ab.md"
+: >"$AB_MD"
+if [ -n "${VIEWS_BASE:-}" ]; then
+	BASE_DIR="$OUT/views-base"
+	rm -rf "$BASE_DIR"
+	mkdir -p "$BASE_DIR"
+	say "building rec-view of $VIEWS_BASE in $BASE_DIR"
+	git archive "$VIEWS_BASE" | tar -x -C "$BASE_DIR" || die "git archive $VIEWS_BASE failed"
+	make -s -C "$BASE_DIR" BUILD=build build/bin/rec-view >>"$LOG" 2>&1 || die "building $VIEWS_BASE failed (see $LOG)"
+	PAIRS=${VIEWS_BASE_PAIRS:-11}
+	{
+		echo "Before/after: \`rec-view\` of $VIEWS_BASE (before) and of this tree (after) on the $N-event file, $PAIRS"
+		echo "runs each, the two back to back in alternating order; median (min-max); CPU = user + sys."
+		echo
+		echo "| view | wall s, before | wall s, after | CPU s, before | CPU s, after |"
+		echo "|---|---|---|---|---|"
+	} >>"$AB_MD"
+	for v in latency contention-by-site; do
+		bw=() aw=() bc=() ac=()
+		for ((i = 0; i < PAIRS; i++)); do
+			for side in $([ $((i % 2)) = 0 ] && echo "b a" || echo "a b"); do
+				bin=$BIN/rec-view
+				[ "$side" = b ] && bin=$BASE_DIR/build/bin/rec-view
+				line=$("$RUNSTAT" "$bin" "$v" "$REC" 2>>"$LOG") || die "rec-view $v failed ($bin)"
+				read -r ws us ss _ rc <<<"$line"
+				[ "$rc" = 0 ] || die "rec-view $v exited $rc ($bin)"
+				cpu=$(awk -v u="$us" -v s="$ss" 'BEGIN{printf "%.6f", u + s}')
+				if [ "$side" = b ]; then bw+=("$ws"); bc+=("$cpu"); else aw+=("$ws"); ac+=("$cpu"); fi
+			done
+		done
+		abcell() { local m lo hi; m=$(printf '%s\n' "$@" | median); lo=$(printf '%s\n' "$@" | sort -g | head -1)
+			hi=$(printf '%s\n' "$@" | sort -g | tail -1); awk -v m="$m" -v a="$lo" -v b="$hi" 'BEGIN{printf "%.3f (%.3f-%.3f)", m, a, b}'; }
+		echo "| $v | $(abcell "${bw[@]}") | $(abcell "${aw[@]}") | $(abcell "${bc[@]}") | $(abcell "${ac[@]}") |" >>"$AB_MD"
+		say "before/after $v done"
+	done
+fi
+
 # ---- where the time goes: perf profiles of our commands on the N-event file ----------------
 # (VIEWS_NO_PROFILE=1 skips; needs perf, Debian's linux-perf)
 PROF_MD="$DATA/profile.md"
@@ -283,6 +324,10 @@ R_DUCK_T=$(ratio "${WALL[sql-time]}" "${WALL[duck-time]}")
 	echo
 	echo "Commands: as in the tables, through bench/runstat.c (wall around fork/exec/wait4, peak RSS = ru_maxrss),"
 	echo "stdout to /dev/null; files under $DATA.  Rerun: \`BUILD=build bash bench/views.sh\`."
+	if [ -s "$AB_MD" ]; then
+		echo
+		cat "$AB_MD"
+	fi
 	if [ -s "$PROF_MD" ]; then
 		echo
 		echo "### Where our time goes ($N events; perf, one run each after the measurements)"
