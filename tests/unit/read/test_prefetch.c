@@ -414,6 +414,20 @@ static int cmp_ps(const void *a, const void *b)
 	return x->n < y->n ? -1 : x->n > y->n; /* equal times keep file order */
 }
 
+/* The end of an ordered read of a selection: every wanted event was
+ * returned (k of nwant), the others counted as skipped, none late. */
+static void check_end(rec_reader *r, rec_status st, size_t k, size_t nwant, uint64_t skipped)
+{
+	assert_int_equal(st, REC_END);
+	assert_int_equal(k, nwant);
+	rec_reader_stats rs;
+	rec_reader_get_stats(r, &rs);
+	assert_int_equal(rs.events, nwant);
+	assert_int_equal(rs.events_skipped, skipped);
+	assert_int_equal(rs.unknown_types, 0);
+	assert_int_equal(rs.order_late, 0);
+}
+
 static void t_prescan(void **state)
 {
 	(void)state;
@@ -485,14 +499,7 @@ static void t_prescan(void **state)
 			assert_int_equal(ev.ticks, want[k].ticks);
 			k++;
 		}
-		assert_int_equal(st, REC_END);
-		assert_int_equal(k, nwant);
-		rec_reader_stats rs;
-		rec_reader_get_stats(r, &rs);
-		assert_int_equal(rs.events, nwant);
-		assert_int_equal(rs.events_skipped, skipped);
-		assert_int_equal(rs.unknown_types, 0);
-		assert_int_equal(rs.order_late, 0);
+		check_end(r, st, k, nwant, skipped);
 		/* the pre-scan spared the scans of chunks 2, 4, 6 and 7 (some of
 		 * them: the worker may take chunk 2 before the first scan asks for
 		 * pre-scans), not the unsorted chunk's or the one with type 300 */
@@ -602,13 +609,7 @@ static void t_sparse(void **state)
 			assert_int_equal(ev.offset, offset_of[want[k].n]);
 			k++;
 		}
-		assert_int_equal(st, REC_END);
-		assert_int_equal(k, nwant);
-		rec_reader_stats rs;
-		rec_reader_get_stats(r, &rs);
-		assert_int_equal(rs.events, nwant);
-		assert_int_equal(rs.events_skipped, skipped);
-		assert_int_equal(rs.order_late, 0);
+		check_end(r, st, k, nwant, skipped);
 		/* the chunks the worker took after the first scan chose the
 		 * selection, but not the first ones nor the one with p.V (its
 		 * METADATA differs: joined whole, scanned as before) */
