@@ -37,6 +37,14 @@
  * the records the periodic tasks emit (metrics, process statistics, once
  * a second each) are no reason for three more wake-ups before the flush. */
 #define BG_ROUND_RECORDS 64u
+/* A round at most 1/BG_FLUSH_EARLY of the flush interval before the flush
+ * is due flushes: a periodic task due a little before the flush (one
+ * added as the recorder opened, before the thread computed its first
+ * flush; one added a little before a requested flush) takes the flush
+ * along, and both are due at the same time from then on; without it the
+ * two kept their offset and an idle recorder woke twice an interval
+ * (a periodic task due a little after the flush joins it: periodic_due). */
+#define BG_FLUSH_EARLY 64u
 
 
 static void put_write_failed(rec_recorder *r, const rec_wf_event *e, uint64_t msg)
@@ -771,10 +779,13 @@ void *rec_bg_main(void *arg)
 	rec_bg_pending *pd_heap = calloc(1, sizeof *pd_heap);
 	rec_bg_pending *pd = pd_heap ? pd_heap : &pd_local;
 	r->bg_scratch = pd_heap;
+	/* The first flush is due an interval after the thread started, not
+	 * after the work below (the unwind tables take milliseconds): the
+	 * periodic tasks added as the recorder opened are due then too. */
+	uint64_t next_flush = rec_clock_mono_ns() + r->flush_ns;
 	rec_process_info_init(r);
 	(void)rec_cfi_refresh(); /* unwind tables for every capture (stack_cfi.h) */
 	rec_out_truncate(r);
-	uint64_t next_flush = rec_clock_mono_ns() + r->flush_ns;
 	/* Rounds between flushes: the chunk is built as the records come
 	 * (the writer scans, transcodes and compresses what each round
 	 * appends), so a flush is left with little to do.  Every
@@ -818,7 +829,8 @@ void *rec_bg_main(void *arg)
 		now = rec_clock_mono_ns();
 		if (!stop) /* a dump carries the counters' values at the dump */
 			run_periodic(r, now, (req & (REQ_PERIODIC | REQ_DUMP)) || sig_dump);
-		const bool flush_now = now >= next_flush || (req & (REQ_FLUSH | REQ_DUMP)) || sig_dump;
+		const bool flush_now = now + r->flush_ns / BG_FLUSH_EARLY >= next_flush ||
+				       (req & (REQ_FLUSH | REQ_DUMP)) || sig_dump;
 		r->drops_defer = !flush_now && !stop;
 		/* what a dump or an explicit flush writes has its frames' files
 		 * and lines, however busy the round */
