@@ -89,6 +89,15 @@
  *
  *   file=F events=E enc=NAME layout=L codec=C c_bytes=B c_ns=N
  *
+ * --per-stream [--round-events N] [--pollute KIB] takes split's four
+ * streams apart: each stream alone in its own frame, fed in rounds as
+ * --streamed's four-pieces, with each zstd compressor above; which stream
+ * costs the compressor's time and which gives it its bytes (a writer may
+ * choose a level per stream: the format says only that each stream is one
+ * frame of the chunk's codec):
+ *
+ *   file=F events=E stream=S raw=B codec=C c_bytes=B c_ns=N
+ *
  * Single-threaded; run it on a quiet host or read the ns as relative.
  */
 #define _POSIX_C_SOURCE 200809L
@@ -107,6 +116,7 @@ static int g_reps = 5;
 static int g_markdown;
 static int g_take;
 static int g_streamed;
+static int g_per_stream;
 static size_t g_round_events = 2500;
 static size_t g_pollute_kib = 4096;
 
@@ -908,6 +918,43 @@ static void do_chunk_streamed(struct chunk *c, struct stotals *t, struct dtab *d
 	}
 }
 
+/* --per-stream: totals per stream and zstd compressor (COMPS[] but LZ4). */
+#define NPS_COMP (NCOMP - 1)
+struct ptotals {
+	uint64_t raw[4];
+	uint64_t cbytes[4][NPS_COMP];
+	double cns[4][NPS_COMP];
+};
+
+static void do_chunk_per_stream(struct chunk *c, struct ptotals *t, struct dtab *dt)
+{
+	if (!pollution && g_pollute_kib)
+		pollution = xrealloc(NULL, g_pollute_kib << 10);
+	size_t rounds = (c->n + g_round_events - 1) / g_round_events;
+	encode(c, F_SPLIT, &o, dt, s);
+	size_t need = 2 * (ZSTD_compressBound(o.n) + 4096);
+	if (need > dcap) {
+		dcap = need;
+		dst = xrealloc(dst, dcap);
+	}
+	for (int i = 0; i < 4; i++) {
+		t->raw[i] += s[i].n;
+		if (!s[i].n)
+			continue;
+		for (size_t m = 0; m < NPS_COMP; m++) {
+			double best = 1e30;
+			size_t n = 0;
+			for (int rep = 0; rep < g_reps; rep++) {
+				double ns = compress_rounds(&COMPS[m], &s[i], 1, rounds, &n);
+				if (ns < best)
+					best = ns;
+			}
+			t->cbytes[i][m] += n;
+			t->cns[i][m] += best;
+		}
+	}
+}
+
 /* What run_file allocated for one recording. */
 static void free_state(struct chunk *c, struct dtab *dt)
 {
@@ -944,6 +991,8 @@ static int run_file(const char *path)
 	struct take_totals tt = { 0 };
 	static struct stotals stt;
 	memset(&stt, 0, sizeof stt);
+	static struct ptotals ptt;
+	memset(&ptt, 0, sizeof ptt);
 	const rec_chunk_info *info;
 	while ((st = rec_reader_next_chunk(r, &info)) == REC_OK) {
 		chunk_reset(&c);
@@ -967,6 +1016,8 @@ static int run_file(const char *path)
 			take_chunk(&c, info, &tt);
 		else if (g_streamed)
 			do_chunk_streamed(&c, &stt, &dt);
+		else if (g_per_stream)
+			do_chunk_per_stream(&c, &ptt, &dt);
 		else
 			do_chunk(&c, t, &check_bad, &dt);
 	}
@@ -993,6 +1044,20 @@ static int run_file(const char *path)
 					       (double)stt.cbytes[k][m][l] / (double)events,
 					       stt.cns[k][m][l] / (double)events);
 				}
+		free_state(&c, &dt);
+		return 0;
+	}
+	if (g_per_stream) {
+		static const char *const SNAME[4] = { "heads", "times", "refs", "bodies" };
+		const char *b = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
+		for (int i = 0; i < 4; i++)
+			for (size_t m = 0; m < NPS_COMP; m++)
+				if (ptt.raw[i])
+					printf("file=%s events=%" PRIu64 " stream=%s raw=%.3f codec=%s "
+					       "c_bytes=%.3f c_ns=%.1f\n",
+					       b, events, SNAME[i], (double)ptt.raw[i] / (double)events,
+					       COMPS[m].name, (double)ptt.cbytes[i][m] / (double)events,
+					       ptt.cns[i][m] / (double)events);
 		free_state(&c, &dt);
 		return 0;
 	}
@@ -1048,6 +1113,9 @@ int main(int argc, char **argv)
 		} else if (i < argc && strcmp(argv[i], "--streamed") == 0) {
 			g_streamed = 1;
 			i++;
+		} else if (i < argc && strcmp(argv[i], "--per-stream") == 0) {
+			g_per_stream = 1;
+			i++;
 		} else if (i + 1 < argc && strcmp(argv[i], "--round-events") == 0) {
 			g_round_events = (size_t)strtoul(argv[i + 1], NULL, 10);
 			if (g_round_events == 0)
@@ -1062,7 +1130,7 @@ int main(int argc, char **argv)
 	}
 	if (i >= argc) {
 		fprintf(stderr, "usage: enc_experiment [--reps N] [--markdown] [--take] [--streamed "
-				"[--round-events N] [--pollute KIB]] FILE...\n");
+				"[--round-events N] [--pollute KIB]] [--per-stream] FILE...\n");
 		return 2;
 	}
 	for (; i < argc; i++)

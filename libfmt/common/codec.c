@@ -10,7 +10,8 @@
  *
  * Levels: 0 is the codec default.  zstd: the zstd level, clamped to
  * [ZSTD_minCLevel(), ZSTD_maxCLevel()]; 0 is level 1 with a shorter
- * minimum match and a smaller table (zstd_params).  LZ4: the acceleration of
+ * minimum match and a smaller table (zstd_params; a split EVENTS section's
+ * streams have their own default levels: write/writer_split.c).  LZ4: the acceleration of
  * LZ4_compress_fast (<= 1 means 1; larger is faster and compresses less).
  *
  * Status codes:

@@ -18,6 +18,19 @@
 
 /* A small stream's bytes waiting in its compressor that end a block. */
 #define REC_W_SPLIT_FLUSH ((size_t)16 << 10)
+/* The zstd levels of the codec default (level 0) per stream.  The bodies
+ * (thread and fields) at zstd's level -1: the fast matcher with its
+ * literals stored, not Huffman-coded; the other three at zstd's own
+ * level 1.  Against level 0's one setting for all four (codec.c: level 1,
+ * minMatch 4, hashLog 13), measured 2026-12-06 (bench/RESULTS.md,
+ * "Background thread cost"): the background thread's CPU 15 % lower on
+ * bgcost's load; a service's recording about as large (requestwatch under
+ * load 3 % larger, memcached under rec-record the same within the runs'
+ * spread: their bodies are mostly matches); synthetic fields larger
+ * (gen_events 3.84 -> 4.80 bytes an event, 0.68x JFR's; bgcost's 7.85 ->
+ * 11.42).  An explicit level applies to every stream. */
+#define REC_W_BODIES_LEVEL (-1)
+#define REC_W_SMALL_LEVEL 1
 /* Type ids at or above this are looked up in the writer's type map. */
 #define TF_DENSE_MAX 65536u
 
@@ -52,6 +65,13 @@ static bool split_types(rec_writer *w, rec_evs_types *ty)
 	return true;
 }
 
+static int stream_level(const rec_writer *w, int stream)
+{
+	if (w->level != 0 || w->codec != REC_CODEC_ZSTD)
+		return w->level;
+	return stream == REC_EVS_BODIES ? REC_W_BODIES_LEVEL : REC_W_SMALL_LEVEL;
+}
+
 static bool cut(rec_writer *w, const uint8_t *p, size_t n)
 {
 	rec_evs_types ty;
@@ -78,7 +98,8 @@ bool rec_w_split_feed(rec_writer *w, const uint8_t *p, size_t n)
 		if (!w->s_begun[i]) {
 			if (!w->sctx[i] && !(w->sctx[i] = rec_codec_ctx_new()))
 				return false;
-			if (rec_codec_zstream_begin(w->sctx[i], w->level, &w->szout[i]) != REC_OK)
+			if (rec_codec_zstream_begin(w->sctx[i], stream_level(w, i), &w->szout[i]) !=
+			    REC_OK)
 				return false;
 			w->s_begun[i] = 1;
 		}
@@ -159,7 +180,7 @@ bool rec_w_split_oneshot(rec_writer *w, const uint8_t *ev, size_t n)
 		size_t len = w->sbuf[i].len, clen = 0;
 		if (!len)
 			continue;
-		if (rec_codec_compress(w->cctx, w->codec, w->level, w->sbuf[i].data, len,
+		if (rec_codec_compress(w->cctx, w->codec, stream_level(w, i), w->sbuf[i].data, len,
 				       z->data + z->len, z->cap - z->len, &clen) != REC_OK || clen == 0)
 			return false;
 		srw[i] = (uint32_t)len;

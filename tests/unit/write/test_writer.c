@@ -75,6 +75,10 @@ typedef struct tchunk {
 	uint16_t flags[NKINDS];
 	int present[NKINDS];
 	int split; /* 1.3: EVENTS was stored in four streams */
+	/* zstd: the kinds of literals in each stream's compressed blocks
+	 * (bit t: Literals_Block_Type t, RFC 8878 3.1.1.3.1.1; 0 raw, 2
+	 * Huffman-coded) */
+	unsigned lit_kinds[4];
 } tchunk;
 
 static uint64_t uv(const uint8_t **p, const uint8_t *end);
@@ -129,8 +133,36 @@ static size_t vbytes(const uint8_t *p)
 /* A split EVENTS section (1.3) at buf, stored bytes: the stream table,
  * each stream decompressed, then the records put back together by the
  * spec's "Split EVENTS" (a second implementation, not the library's). */
+/* The literals kinds of a zstd frame's compressed blocks (tchunk's
+ * lit_kinds), read by RFC 8878 from its frame and block headers. */
+static unsigned zstd_literal_kinds(const uint8_t *p, size_t n)
+{
+	assert_true(n >= 6);
+	assert_int_equal(rec_le32(p), 0xFD2FB528u);
+	const uint8_t fhd = p[4];
+	const unsigned fcs_flag = fhd >> 6, single = (fhd >> 5) & 1, dict = fhd & 3;
+	static const size_t dict_len[4] = { 0, 1, 2, 4 };
+	const size_t fcs_len = fcs_flag == 0 ? single : (size_t)1 << fcs_flag;
+	size_t at = 5 + (single ? 0 : 1) + dict_len[dict] + fcs_len;
+	unsigned kinds = 0;
+	for (;;) {
+		assert_true(at + 3 <= n);
+		const uint32_t bh = p[at] | (uint32_t)p[at + 1] << 8 | (uint32_t)p[at + 2] << 16;
+		const uint32_t type = (bh >> 1) & 3, size = bh >> 3;
+		at += 3;
+		if (type == 2) {
+			assert_true(size >= 1 && at + size <= n);
+			kinds |= 1u << (p[at] & 3);
+		}
+		at += type == 1 ? 1 : size;
+		if (bh & 1)
+			break;
+	}
+	return kinds;
+}
+
 static void join_split(const uint8_t *buf, const rec_section_header *sh, unsigned codec,
-		       const tflags *tf, uint8_t *out)
+		       const tflags *tf, uint8_t *out, unsigned lit_kinds[4])
 {
 	uint8_t *st[4];
 	size_t at = 32, raw = 0;
@@ -143,6 +175,7 @@ static void join_split(const uint8_t *buf, const rec_section_header *sh, unsigne
 		assert_non_null(st[i]);
 		if (srw)
 			assert_int_equal(rec_codec_decompress(NULL, codec, buf + at, sst, st[i], srw), REC_OK);
+		lit_kinds[i] = srw && codec == REC_CODEC_ZSTD ? zstd_literal_kinds(buf + at, sst) : 0;
 		at += sst;
 		raw += srw;
 		q[i] = st[i];
@@ -226,7 +259,7 @@ static void parse_chunk(const uint8_t *buf, size_t avail, tchunk *c)
 			assert_true(sh.stored_size < sh.raw_size);
 			assert_true(c->present[REC_SECTION_METADATA]);
 			meta_flags(c->sec[REC_SECTION_METADATA], c->sec_len[REC_SECTION_METADATA], &tf);
-			join_split(buf + off, &sh, c->h.codec, &tf, c->sec[sh.kind]);
+			join_split(buf + off, &sh, c->h.codec, &tf, c->sec[sh.kind], c->lit_kinds);
 		} else if (sh.flags & REC_SECTION_COMPRESSED) {
 			assert_int_not_equal(c->h.codec, REC_CODEC_NONE);
 			assert_true(sh.stored_size < sh.raw_size);
@@ -1102,12 +1135,13 @@ static const rec_field far_fields[] = { { "v", "V", "", REC_TYPE_I64, REC_UNIT_N
 static const rec_type far_type = { 70000, 0, "test.Far", "Far", "", "test", 1, far_fields };
 
 /* A file of the small types and a far type id, two chunks of 1500
- * events, in the given layout: its bytes. */
-static uint8_t *layout_file(unsigned codec, uint32_t layout, size_t *len)
+ * events, in the given layout and codec level: its bytes. */
+static uint8_t *layout_file(unsigned codec, int32_t level, uint32_t layout, size_t *len)
 {
 	const char *path = tpath("layout.rec");
 	rec_writer_options o = fixed_opts(codec);
 	o.events_layout = layout;
+	o.level = level;
 	rec_writer *w;
 	assert_int_equal(rec_writer_open_path(&w, path, &o), REC_OK);
 	define_small(w);
@@ -1143,16 +1177,20 @@ static uint8_t *layout_file(unsigned codec, uint32_t layout, size_t *len)
 
 /* The same events in four streams and in one: every compressed chunk
  * split (zstd, LZ4), its streams joined by the spec (parse_chunk) byte for
- * byte the one-stream chunk's EVENTS, and smaller; without a codec, or
- * asked for one stream, no chunk split. */
+ * byte the one-stream chunk's EVENTS, and, at the same zstd level for
+ * every stream, smaller; without a codec, or asked for one stream, no
+ * chunk split.  (zstd's default level is not one level: the split's
+ * bodies stream is compressed faster and larger, writer_split.c.) */
 static void t_split_layouts(void **state)
 {
 	(void)state;
-	const unsigned codecs[] = { REC_CODEC_ZSTD, REC_CODEC_LZ4, REC_CODEC_NONE };
-	for (size_t k = 0; k < 3; k++) {
+	const unsigned codecs[] = { REC_CODEC_ZSTD, REC_CODEC_ZSTD, REC_CODEC_ZSTD, REC_CODEC_LZ4,
+				    REC_CODEC_NONE };
+	const int32_t levels[] = { 0, 1, 3, 0, 0 };
+	for (size_t k = 0; k < 5; k++) {
 		size_t ls, lo;
-		uint8_t *fs = layout_file(codecs[k], REC_EVENTS_DEFAULT, &ls);
-		uint8_t *fo = layout_file(codecs[k], REC_EVENTS_ONE_STREAM, &lo);
+		uint8_t *fs = layout_file(codecs[k], levels[k], REC_EVENTS_DEFAULT, &ls);
+		uint8_t *fo = layout_file(codecs[k], levels[k], REC_EVENTS_ONE_STREAM, &lo);
 		size_t as = 0, ao = 0, chunks = 0, ev_s = 0, ev_o = 0;
 		while (as < ls && ao < lo) {
 			tchunk cs, co;
@@ -1169,6 +1207,11 @@ static void t_split_layouts(void **state)
 				ev_s += cs.size;
 				ev_o += co.size;
 			}
+			/* zstd's default: the bodies (stream 3) at a negative
+			 * level, their literals stored raw; an explicit level
+			 * Huffman-codes them */
+			if (cs.split && codecs[k] == REC_CODEC_ZSTD)
+				assert_int_equal(cs.lit_kinds[3] == 1u, levels[k] == 0);
 			as += cs.size;
 			ao += co.size;
 			chunks++;
@@ -1178,7 +1221,7 @@ static void t_split_layouts(void **state)
 		assert_int_equal(as, ls);
 		assert_int_equal(ao, lo);
 		assert_int_equal(chunks, 2); /* flushed at 1500, the rest at close */
-		if (codecs[k] == REC_CODEC_ZSTD)
+		if (codecs[k] == REC_CODEC_ZSTD && levels[k] != 0)
 			assert_true(ev_s < ev_o);
 		/* the reader returns the same events from both */
 		rec_reader *a, *b;
