@@ -150,14 +150,20 @@ static void count_cb(rec_recorder *r, void *opaque)
 	__atomic_add_fetch((uint64_t *)opaque, 1, __ATOMIC_ACQ_REL);
 }
 
+/* A recorder into NAME in the test directory, flushed every flush_ms. */
+static rec_recorder *open_flushing(const char *name, uint32_t flush_ms)
+{
+	char path[300];
+	tmp_path(path, sizeof path, name);
+	rec_recorder_options o = REC_RECORDER_OPTIONS_INIT;
+	o.flush_interval_ms = flush_ms;
+	return rec_t_open_rec(path, &o);
+}
+
 static void t_set_periodic(void **state)
 {
 	(void)state;
-	char path[300];
-	tmp_path(path, sizeof path, "setper.rec");
-	rec_recorder_options o = REC_RECORDER_OPTIONS_INIT;
-	o.flush_interval_ms = 10;
-	rec_recorder *r = rec_t_open_rec(path, &o);
+	rec_recorder *r = open_flushing("setper.rec", 10);
 	uint64_t n = 0, other = 0;
 	/* an hour: it would not run before close */
 	assert_int_equal(rec_recorder_add_periodic(r, count_cb, &n, 3600000), REC_OK);
@@ -188,11 +194,7 @@ static void t_set_periodic(void **state)
 static void t_idle_joins_flush(void **state)
 {
 	(void)state;
-	char path[300];
-	tmp_path(path, sizeof path, "idle.rec");
-	rec_recorder_options o = REC_RECORDER_OPTIONS_INIT;
-	o.flush_interval_ms = 400;
-	rec_recorder *r = rec_t_open_rec(path, &o);
+	rec_recorder *r = open_flushing("idle.rec", 400);
 	uint64_t n = 0;
 	sleep_ms(100);
 	assert_int_equal(rec_recorder_add_periodic(r, count_cb, &n, 400), REC_OK);
