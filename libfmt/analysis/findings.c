@@ -44,7 +44,7 @@ static const rec_finding_rule rules[] = {
 	{ "restarts", "the recording holds more than one run of the program" },
 	{ "counter-resets", "a counter went down within a run (a reset, not a wrap)" },
 	{ "sampler-behind", ">= 10 % of the CPU samples stand for several timer expirations "
-			    "(overruns: the period is shorter than the kernel can deliver)" },
+			    "(overruns: the kernel delivered the timer late)" },
 	{ "damaged-chunks", "chunks of the input are damaged and were skipped" },
 };
 

@@ -144,7 +144,10 @@ static rec_status sampler_behind(rec_findings *f)
 	rec_fi_subject(f, b, "rec.CPUSample");
 	rec_fi_summary(f, b, "%" PRIu64 " of %" PRIu64 " CPU samples (%.0f %%; this rule: >= %.0f %%) "
 		       "merged %" PRIu64 " timer expirations the sampler could not deliver one by one: "
-		       "the period is shorter than the kernel's tick, so samples are coarser than asked.",
+		       "the kernel checks a thread's CPU-time timer at a scheduler tick while the thread "
+		       "runs, so a period near or below the tick, or threads that run in bursts shorter "
+		       "than a tick, make the samples coarser than asked (each counts as 1 + overruns "
+		       "periods in the views).",
 		       f->cpu_overrun_samples, f->cpu_samples, share, SAMPLER_BEHIND_PCT, f->cpu_overruns);
 	rec_fi_fact_u(b, "samples", "CPU samples", REC_VIEW_COUNT, f->cpu_samples);
 	rec_fi_fact_u(b, "overrun_samples", "samples with overruns", REC_VIEW_COUNT, f->cpu_overrun_samples);
