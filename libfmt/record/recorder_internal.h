@@ -674,6 +674,11 @@ uint64_t rec_bg_symbolize(rec_recorder *r, rec_bg_pending *pd);
  * symbolizing a round's stacks and defining them, so a test can publish a
  * stack in that window as a preempted thread would. */
 extern void (*rec_test_after_symbolize_)(rec_recorder *r);
+/* Tests only (0 otherwise): how long the symbolizer's DWARF is kept after
+ * the last source it resolved, instead of a minute (stack_symbolize.c);
+ * and how many times it was let go. */
+extern uint64_t rec_test_symbols_keep_ns_;
+uint64_t rec_bg_symbols_released_(const rec_recorder *r);
 
 /* ---- errors (recorder.c) ------------------------------------------------------ */
 /* Record st as r's first error if it is; tell on_error once per status. */

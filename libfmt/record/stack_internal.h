@@ -249,9 +249,19 @@ const char *rec_symbolizer_data(rec_symbolizer *s, uintptr_t addr, uint64_t *off
 const char *rec_symbolizer_name_now(rec_symbolizer *s, uintptr_t addr, int object, int exact,
 				    uint64_t *offset, int *ready);
 
+/*! rec_symbolizer_release() : closes libdwfl (the modules' symbol indexes
+ *  and the DWARF it read, inflated from a compressed debug file) and
+ *  forgets which modules it opened; the next lookup or source that needs
+ *  one opens it again.  The entries resolved so far stay cached (their
+ *  strings are s's).  Returns whether it held a module's DWARF. */
+int rec_symbolizer_release(rec_symbolizer *s);
+
 /* stack_symbol_dwarf.c: whether rec_symbols_resolve() ran on the module
  * (its DWARF is read), or it has nothing to read. */
 int rec_symbols_dwarf_read_(rec_symbols *s, uint32_t handle);
+/* stack_symbol_dwarf.c: whether rec_symbols_resolve() ran on a module
+ * libdwfl opened (so it holds that module's DWARF). */
+int rec_symbols_dwarf_held_(const rec_symbols *s);
 
 /* stack_symbol_dwarf.c: rec_symbols_function() (object == 0) or
  * rec_symbols_data() from a module whose symbol index is built (*built),

@@ -654,6 +654,14 @@ int rec_symbols_dwarf_read_(rec_symbols *s, uint32_t handle)
 	return sm == NULL || sm->mod == NULL || sm->dwarf_read;
 }
 
+int rec_symbols_dwarf_held_(const rec_symbols *s)
+{
+	for (size_t i = 0; s && i < s->nmods; i++)
+		if (s->mods[i].mod && s->mods[i].dwarf_read)
+			return 1;
+	return 0;
+}
+
 const char *rec_symbols_function(rec_symbols *s, uint32_t handle, uint64_t module_offset,
 				 int exact, uint64_t *function_offset)
 {

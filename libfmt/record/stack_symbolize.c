@@ -7,6 +7,7 @@
  * line and inline frames are queued for the writer's pools (bg.c defines them before the stacks that use
  * them).  Background thread only: no locks but the string table's.
  */
+#include <malloc.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -29,11 +30,23 @@ struct rec_frame_map {
 	struct pending_src { uintptr_t pc; uint64_t fid; } *src;
 	size_t nsrc, csrc, src_head;
 	uint64_t busy_load_ns; /* monotonic time of the last DWARF read in a busy round */
+	/* The DWARF the sources read stays in memory (libc's, inflated from
+	 * Debian's libc6-dbg: ~17 MB resident, README) until no frame has
+	 * needed a source for keep_ns; each time a frame needs it again after
+	 * that, twice as long (release_idle). */
+	uint64_t last_source_ns; /* monotonic time of the last source resolved; 0: none yet */
+	uint64_t keep_ns;        /* 0: SYMBOLS_KEEP_NS */
+	uint64_t released;       /* times the DWARF was let go */
+	int reread;              /* a source was resolved since the last release */
 };
 
 #define SOURCE_BUDGET_NS 2000000 /* 2 ms of CPU per round */
 #define SOURCE_BUSY_RECORDS 4096 /* a round that drained more is busy */
 #define SOURCE_BUSY_LOAD_NS 1000000000u /* a first DWARF read in busy rounds: 1 a second */
+#define SYMBOLS_KEEP_NS (UINT64_C(60) * 1000000000u) /* the first wait before letting it go */
+#define SYMBOLS_KEEP_MAX_NS (UINT64_C(3600) * 1000000000u)
+
+uint64_t rec_test_symbols_keep_ns_;
 
 rec_frame_map *rec_frame_map_new(void)
 {
@@ -198,11 +211,41 @@ static void resolve_sources(rec_recorder *r, rec_bg_pending *pd)
 			fm->src[keep++] = p;
 			break;
 		}
+		fm->last_source_ns = now;
+		if (fm->released && !fm->reread) { /* let go too early: keep it longer */
+			fm->reread = 1;
+			fm->keep_ns = fm->keep_ns * 2 < SYMBOLS_KEEP_MAX_NS ? fm->keep_ns * 2
+									 : SYMBOLS_KEEP_MAX_NS;
+		}
 	}
 	memmove(&fm->src[keep], &fm->src[i], (fm->nsrc - i) * sizeof *fm->src);
 	fm->nsrc = keep + (fm->nsrc - i);
 	if (fm->src_head == fm->nsrc)
 		fm->src_head = fm->nsrc = 0;
+}
+
+/* Let the symbolizer's DWARF go once no frame has needed a source for
+ * keep_ns and none waits for one (the next that does reads it again:
+ * ~60 ms for libc's, rate-limited as any first read), and give the freed
+ * pages back (the inflated sections are large blocks of the heap). */
+static void release_idle(rec_recorder *r, rec_frame_map *fm)
+{
+	if (!fm->keep_ns)
+		fm->keep_ns = rec_test_symbols_keep_ns_ ? rec_test_symbols_keep_ns_ : SYMBOLS_KEEP_NS;
+	if (!r->symbolizer || !fm->last_source_ns || fm->nsrc != fm->src_head ||
+	    rec_clock_mono_ns() - fm->last_source_ns < fm->keep_ns)
+		return;
+	fm->last_source_ns = 0; /* until a source is read again */
+	if (rec_symbolizer_release(r->symbolizer)) {
+		fm->released++;
+		fm->reread = 0;
+		(void)malloc_trim(0);
+	}
+}
+
+uint64_t rec_bg_symbols_released_(const rec_recorder *r)
+{
+	return r->frame_map ? r->frame_map->released : 0;
 }
 
 /* Symbolize the pcs of stacks interned since the last round (strings get
@@ -287,5 +330,6 @@ uint64_t rec_bg_symbolize(rec_recorder *r, rec_bg_pending *pd)
 		e->mapped = 1;
 	}
 	resolve_sources(r, pd);
+	release_idle(r, fm);
 	return last;
 }

@@ -186,6 +186,19 @@ void rec_symbolizer_set_lines(rec_symbolizer *s, int on)
 		s->lines_off = !on;
 }
 
+int rec_symbolizer_release(rec_symbolizer *s)
+{
+	if (s == NULL || s->syms == NULL)
+		return 0;
+	const int held = rec_symbols_dwarf_held_(s->syms);
+	rec_symbols_close(s->syms);
+	s->syms = NULL;
+	for (size_t i = 0; i < s->nmods; i++)
+		if (s->mods[i].sym_state == 1)
+			s->mods[i].sym_state = 0; /* opened again on need */
+	return held;
+}
+
 void rec_symbolizer_close(rec_symbolizer *s)
 {
 	if (s == NULL)

@@ -354,6 +354,75 @@ static void t_stack_published_late(void **state)
 	assert_int_equal(n, 1);
 }
 
+/* ---- the DWARF let go when no frame needs it ---------------------------------------- */
+static NOINLINE void ss_path_c(void)
+{
+	ss_emit(3);
+	__asm__ volatile("" ::: "memory");
+}
+
+static uint64_t wait_released(rec_recorder *r, uint64_t at_least)
+{
+	for (int i = 0; i < 500 && rec_bg_symbols_released_(r) < at_least; i++)
+		usleep(10 * 1000);
+	return rec_bg_symbols_released_(r);
+}
+
+/* With the symbolizer's DWARF kept 100 ms after the last source it
+ * resolved (a minute outside tests): once the frames of ss_path_a have
+ * their sources and nothing comes, the background thread lets the DWARF
+ * go; a new call path afterwards (ss_path_c) is named and gets its file
+ * and line again, read anew, and the DWARF is let go again after twice the
+ * wait.  Every frame of the recording is named, the callers by their own
+ * functions, the same pc one frame id throughout. */
+static void t_dwarf_let_go(void **state)
+{
+	(void)state;
+	char path[300];
+	snprintf(path, sizeof path, "%s/letgo.rec", g_dir);
+	rec_test_symbols_keep_ns_ = 100u * 1000 * 1000;
+	rec_recorder_options o = REC_RECORDER_OPTIONS_INIT;
+	o.path = path;
+	o.flush_interval_ms = 20;
+	rec_recorder *r = NULL;
+	assert_int_equal(rec_recorder_open(&r, &o), REC_OK);
+	assert_int_equal(rec_recorder_register_type(r, &s_def, 0, REC_DECLARE_STACK, &g_t), REC_OK);
+	ss_path_a();
+	assert_int_equal(wait_released(r, 1), 1);
+	ss_path_c();
+	ss_path_a();
+	uint64_t twice = wait_released(r, 2);
+	print_message("let go %llu times\n", (unsigned long long)twice);
+	assert_int_equal(twice, 2);
+	assert_int_equal(rec_recorder_close(r), REC_OK);
+	rec_test_symbols_keep_ns_ = 0;
+
+	rec_reader *rd;
+	assert_int_equal(rec_reader_open_path(&rd, path, NULL), REC_OK);
+	rec_event ev;
+	rec_status st;
+	uint64_t n = 0, lines = 0, a_id = 0;
+	while ((st = rec_reader_next_event(rd, &ev)) == REC_OK) {
+		if (strcmp(ev.type->name, "test.Sym") != 0)
+			continue;
+		n++;
+		uint32_t site = rec_stack_site(ev.stack);
+		const rec_frame *leaf = ev.stack->frames[site], *caller = ev.stack->frames[site + 1];
+		const uint64_t p = ev.values[0].v.u;
+		assert_string_equal(leaf->function, "ss_emit");
+		assert_string_equal(caller->function, p == 1 ? "ss_path_a" : "ss_path_c");
+		lines += caller->line > 0 && strstr(caller->file, "test_stack_symbolize.c") != NULL;
+		if (p == 1) {
+			assert_true(a_id == 0 || a_id == caller->id);
+			a_id = caller->id;
+		}
+	}
+	assert_int_equal(st, REC_END);
+	rec_reader_close(rd);
+	assert_int_equal(n, 3);
+	assert_int_equal(lines, 3); /* ss_path_c's source read after the first let-go */
+}
+
 int main(void)
 {
 	if (rec_t_tmpdir_create(g_dir, sizeof g_dir, "rec-test-symbolize") != 0)
@@ -363,6 +432,7 @@ int main(void)
 		cmocka_unit_test(t_symbolize_off),
 		cmocka_unit_test(t_dump_has_sources),
 		cmocka_unit_test(t_stack_published_late),
+		cmocka_unit_test(t_dwarf_let_go),
 	};
 	return rec_t_tmpdir_finish(g_dir, cmocka_run_group_tests(tests, NULL, NULL));
 }
