@@ -23,9 +23,12 @@
  * arms the timers of the threads that were on the list at its previous
  * round (every ARM_ROUND_MS while threads wait for it, every ARM_IDLE_MS
  * when none does), so a short-lived thread (a thread per request)
- * never pays for timer_create/settime/delete: it could not have used a
- * whole period of CPU time before its timer was armed anyway.  An explicit
- * rec_cpu_sampler_attach_thread() arms at once.  The timers are disarmed
+ * never pays for timer_create/settime/delete; the CPU a thread uses
+ * before its timer is armed is not sampled (a thread that exits within
+ * ARM_ROUND_MS of wall time is not).  A timer's first expiry comes at a
+ * random point of its first period (period_spec), so a thread armed is
+ * sampled CPU time / period times on average however little it runs.  An
+ * explicit rec_cpu_sampler_attach_thread() arms at once.  The timers are disarmed
  * when the default recorder starts closing, re-armed when one opens again,
  * and deleted when their thread exits.  If the program has its own SIGPROF
  * handler the sampler stays off.
@@ -41,6 +44,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #ifndef sigev_notify_thread_id
 #define sigev_notify_thread_id _sigev_un._tid
@@ -135,13 +139,36 @@ static __thread sampled_thread *tls_self; /* its registry entry: &tls_node */
  * before the thread's TLS goes). */
 static __thread sampled_thread tls_node;
 
+/* A uniform draw (splitmix64 over a counter seeded at start-up). */
+static uint64_t g_phase_state;
+
+static uint64_t phase_draw(void)
+{
+	uint64_t z = __atomic_add_fetch(&g_phase_state, 0x9E3779B97F4A7C15ull, __ATOMIC_RELAXED);
+	z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+	z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+	return z ^ (z >> 31);
+}
+
+/* Every ns of the thread's CPU time, the first expiry at a random point
+ * of the first period (1..ns): a timer that waited a whole period first
+ * never sampled a thread that used less than one period after it was
+ * armed (a connection thread of a service at 3 ms of CPU a second, a
+ * thread per request) and left out the last partial period of every
+ * thread, so the profile missed such threads' CPU.  With a uniform phase
+ * a thread is sampled (CPU time / period) times on average, however
+ * little it runs. */
 static struct itimerspec period_spec(uint64_t ns)
 {
 	struct itimerspec its;
 	memset(&its, 0, sizeof(its));
 	its.it_interval.tv_sec = (time_t)(ns / 1000000000u);
 	its.it_interval.tv_nsec = (long)(ns % 1000000000u);
-	its.it_value = its.it_interval;
+	if (ns) {
+		const uint64_t first = 1 + phase_draw() % ns;
+		its.it_value.tv_sec = (time_t)(first / 1000000000u);
+		its.it_value.tv_nsec = (long)(first % 1000000000u);
+	}
 	return its;
 }
 
@@ -322,6 +349,11 @@ static void on_default(rec_recorder *r, int opened, void *opaque);
 
 static void init_sampler(void)
 {
+	struct timespec now;
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	__atomic_store_n(&g_phase_state,
+			 (uint64_t)now.tv_nsec ^ ((uint64_t)now.tv_sec << 32) ^ (uint64_t)getpid(),
+			 __ATOMIC_RELAXED);
 	const char *env = getenv("REC_CPU_SAMPLE_PERIOD");
 	if (env != NULL && *env != '\0') {
 		uint64_t ns = parse_duration(env);
@@ -350,11 +382,12 @@ __attribute__((constructor)) static void sampler_ctor(void) { ensure_init(); }
 
 static void arm_all(uint64_t ns)
 {
-	struct itimerspec its = period_spec(ns);
 	pthread_mutex_lock(&reg_lock);
 	for (sampled_thread *st = reg_head; st != NULL; st = st->next)
-		if (st->armed)
+		if (st->armed) {
+			struct itimerspec its = period_spec(ns); /* a phase each */
 			(void)timer_settime(st->timer, 0, &its, NULL);
+		}
 	pthread_mutex_unlock(&reg_lock);
 }
 

@@ -118,6 +118,45 @@ static void t_cpu_burn(void **state)
 	assert_true(with_inner >= samples * 8 / 10);
 }
 
+/* ---- threads that use less than a period ------------------------------------------ */
+#define SHORT_THREADS 30
+void *cp_short_thread(void *arg);
+void *cp_short_thread(void *arg)
+{
+	(void)arg;
+	assert_int_equal(rec_cpu_sampler_attach_thread(), REC_OK);
+	cp_burn(6e6); /* 6 ms of CPU: less than one 10 ms period */
+	return NULL;
+}
+
+/* 30 threads of 6 ms of CPU each, at the 10 ms period: a timer whose first
+ * expiry waited a whole period sampled none of them (0 samples, every
+ * time); with a random first expiry each is sampled with probability
+ * 0.6 (less where its last tick came after its expiry), once at most. */
+static void t_short_threads_sampled(void **state)
+{
+	(void)state;
+	rec_t_start(NULL);
+	pthread_t th[SHORT_THREADS];
+	for (int i = 0; i < SHORT_THREADS; i++) {
+		assert_int_equal(pthread_create(&th[i], NULL, cp_short_thread, NULL), 0);
+		assert_int_equal(pthread_join(th[i], NULL), 0);
+	}
+	rec_t_stop_and_load();
+	size_t samples = 0, periods = 0;
+	for (size_t i = 0; i < rec_t_nev; i++) {
+		const rec_t_ev *e = &rec_t_evs[i];
+		if (strcmp(e->type, "rec.CPUSample") != 0 || !rec_t_stack_has(e, "cp_short_thread"))
+			continue;
+		samples++;
+		periods += 1 + rec_t_fu(e, "overruns");
+	}
+	print_message("%zu samples (%zu periods) of %d threads of 6 ms of CPU each\n", samples,
+		      periods, SHORT_THREADS);
+	assert_true(samples >= 3);      /* about 18 expected */
+	assert_true(periods <= SHORT_THREADS); /* at most one period each */
+}
+
 /* ---- 1 kHz against threads that malloc, lock and emit heavily ---------------- */
 
 #define STRESS_THREADS 4
@@ -665,6 +704,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(t_no_recorder),
 		cmocka_unit_test(t_cpu_burn),
+		cmocka_unit_test(t_short_threads_sampled),
 		cmocka_unit_test_teardown(t_sampler_stress, stress_teardown),
 		cmocka_unit_test(t_registered_thread_sampled),
 		cmocka_unit_test(t_registered_thread_stacks),
