@@ -94,10 +94,9 @@ static void note_id(uint64_t *id, uint64_t *distinct, uint64_t v)
 	}
 }
 
-static void record_and_read(uint32_t flags, sym_seen *s)
+/* A recorder into path (flags, a 20 ms flush) with test.Sym registered. */
+static rec_recorder *open_sym(const char *path, uint32_t flags)
 {
-	char path[300];
-	snprintf(path, sizeof path, "%s/sym-%u.rec", g_dir, flags);
 	rec_recorder_options o = REC_RECORDER_OPTIONS_INIT;
 	o.path = path;
 	o.flags = flags;
@@ -105,6 +104,14 @@ static void record_and_read(uint32_t flags, sym_seen *s)
 	rec_recorder *r = NULL;
 	assert_int_equal(rec_recorder_open(&r, &o), REC_OK);
 	assert_int_equal(rec_recorder_register_type(r, &s_def, 0, REC_DECLARE_STACK, &g_t), REC_OK);
+	return r;
+}
+
+static void record_and_read(uint32_t flags, sym_seen *s)
+{
+	char path[300];
+	snprintf(path, sizeof path, "%s/sym-%u.rec", g_dir, flags);
+	rec_recorder *r = open_sym(path, flags);
 	for (int round = 0; round < 3; round++) {
 		pthread_t th[4];
 		for (int i = 0; i < 4; i++)
@@ -381,12 +388,7 @@ static void t_dwarf_let_go(void **state)
 	char path[300];
 	snprintf(path, sizeof path, "%s/letgo.rec", g_dir);
 	rec_test_symbols_keep_ns_ = 100u * 1000 * 1000;
-	rec_recorder_options o = REC_RECORDER_OPTIONS_INIT;
-	o.path = path;
-	o.flush_interval_ms = 20;
-	rec_recorder *r = NULL;
-	assert_int_equal(rec_recorder_open(&r, &o), REC_OK);
-	assert_int_equal(rec_recorder_register_type(r, &s_def, 0, REC_DECLARE_STACK, &g_t), REC_OK);
+	rec_recorder *r = open_sym(path, 0);
 	ss_path_a();
 	assert_int_equal(wait_released(r, 1), 1);
 	ss_path_c();
