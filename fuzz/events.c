@@ -2,7 +2,8 @@
 /*
  * events.c - fuzz full event iteration: pools (strings, threads, modules,
  * frames, stacks), event records and field decoding, once in file order and
- * once in timestamp order (REC_READ_ORDERED, which sorts and merges chunks).
+ * once in timestamp order (REC_READ_ORDERED, which sorts and merges chunks),
+ * and once so with the CPU samples as digests.
  * Every value the reader hands out is read completely: strings, texts and
  * blobs byte by byte, threads, stacks with all their frames and modules,
  * the frames' sources and inlined functions (format 1.2) and their text.
@@ -79,11 +80,29 @@ static void touch_event(const rec_event *ev)
 	}
 }
 
-static void iterate(const uint8_t *data, size_t size, uint32_t flags)
+/* A digest's every part read (rec_reader_digest_type()). */
+static void touch_digests(void *ctx, const rec_chunk_info *c, const rec_type *t, const rec_digest *d,
+			  size_t n)
+{
+	(void)ctx;
+	rec_fuzz_chunk_info(c);
+	rec_fuzz_type(t);
+	for (size_t i = 0; i < n; i++) {
+		rec_fuzz_sink += d[i].ticks + (uint64_t)d[i].wall_ns + d[i].field[0] + d[i].field[1];
+		touch_thread(d[i].thread);
+	}
+}
+
+/* digest: in timestamp order, rec.CPUSample's events as digests */
+static void iterate(const uint8_t *data, size_t size, uint32_t flags, bool digest)
 {
 	rec_reader *r = rec_fuzz_open(data, size, flags);
 	if (!r)
 		return;
+	if (digest && rec_reader_digest_type(r, "rec.CPUSample", touch_digests, NULL) != REC_OK) {
+		rec_reader_close(r);
+		return;
+	}
 	for (;;) {
 		rec_event ev;
 		rec_status st = rec_reader_next_event(r, &ev);
@@ -102,7 +121,8 @@ static void iterate(const uint8_t *data, size_t size, uint32_t flags)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	iterate(data, size, 0);
-	iterate(data, size, REC_READ_ORDERED);
+	iterate(data, size, 0, false);
+	iterate(data, size, REC_READ_ORDERED, false);
+	iterate(data, size, REC_READ_ORDERED, true);
 	return 0;
 }

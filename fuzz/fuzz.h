@@ -8,6 +8,7 @@
 #ifndef REC_FUZZ_H
 #define REC_FUZZ_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>

@@ -459,24 +459,47 @@ const char *rec_events_join(const uint8_t *const s[REC_EVS_N], const size_t len[
  * at its place in the section (the bytes between them are left as they
  * were), with an entry (timestamp, offset) per record in file order; what
  * an ordered reader that passes over most records needs instead of the
- * whole section.  It accepts exactly what the join's fast path accepts
+ * whole section.  The records of a digested type are not written either:
+ * their digests are made instead (rec_evs_dig, in file order); a record
+ * whose digest does not hold fails the join.  It accepts exactly what the join's fast path accepts
  * (every frame holds, the streams and Raw_Size add up); false otherwise,
  * or with overflow set when the selected records are more than cap. */
 typedef struct rec_evs_ent {
 	uint64_t ticks; /* the record's timestamp */
 	uint32_t off;   /* its offset in the events section */
 } rec_evs_ent;
+/* A digested record (rec_reader_digest_type()): its time, Thread (the pool
+ * id, 0 none) and first two fields (uvarints; 0 for a field the type does
+ * not have). */
+typedef struct rec_evs_dig {
+	uint64_t ticks;
+	uint64_t f0;
+	uint32_t thread;
+	uint32_t f1;
+} rec_evs_dig;
+/* The digest of the record body at [p, end) whose frame is read (Duration,
+ * Thread, Stack as flags f says, then the first nf <= 2 fields, the ones
+ * after them not read): false when one of those is missing or does not
+ * decode, or the thread id or a field is above its max (f0 <= dmax[0], f1
+ * <= dmax[1] and UINT32_MAX). */
+bool rec_evs_digest_body(const uint8_t *p, const uint8_t *end, unsigned f, unsigned nf,
+			 const uint64_t dmax[2], rec_evs_dig *d);
 typedef struct rec_evs_sparse {
-	const uint8_t *act;   /* by Type_Id < nact: 2 selected, else passed over */
+	const uint8_t *act;   /* by Type_Id < nact: 2 selected, 3 digested, else passed over */
 	size_t nact;          /* (a record of an id from nact on: false) */
 	uint64_t start_ticks; /* the chunk's, where the times start */
 	rec_evs_ent *ents;    /* room for cap entries */
 	size_t cap;
+	rec_evs_dig *digs;    /* room for dcap digests (of the records of act 3) */
+	size_t dcap;
+	unsigned dnf;         /* the digested fields (rec_evs_digest_body()) */
+	uint64_t dmax[2];
 	/* results */
 	size_t k;             /* entries made */
+	size_t dk;            /* digests made, in file order */
 	uint64_t lo, hi;      /* the earliest and latest of their times (k > 0) */
 	bool sorted;          /* their times never go down */
-	bool overflow;
+	bool overflow;        /* more entries or digests than room */
 } rec_evs_sparse;
 bool rec_events_join_sparse(const uint8_t *const s[REC_EVS_N], const size_t len[REC_EVS_N],
 			    uint32_t items, const rec_evs_types *ty, uint8_t *dst, size_t raw,

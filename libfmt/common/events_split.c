@@ -314,6 +314,25 @@ typedef struct sp_pos {
 	uint32_t i;
 } sp_pos;
 
+/* A uvarint at *p below end into *v, at most max. */
+static inline bool dig_get(const uint8_t **p, const uint8_t *end, uint64_t max, uint64_t *v)
+{
+	return rec_varint_get(p, end, v) && *v <= max;
+}
+
+/* dig_get() in the bodies stream, which has REC_EVS_READ_SLACK readable
+ * bytes after it: by one load where the varint has at most 8 bytes. */
+static inline bool dig_w8(const uint8_t **p, const uint8_t *end, uint64_t max, uint64_t *v)
+{
+	rec_varint_w8 w = rec_varint_next_w8(*p);
+	if (w.n && w.n <= (size_t)(end - *p)) {
+		*p += w.n;
+		*v = w.v;
+		return w.v <= max;
+	}
+	return dig_get(p, end, max, v);
+}
+
 /* The records of Type_Id id (< 128, flags f: a constant where inlined)
  * passed over from *p while they come in a run and their frames are the
  * common ones (Size and Type_Id of a byte each, Time_Delta of at most 8):
@@ -355,6 +374,83 @@ static inline __attribute__((always_inline)) void skip_run(sp_pos *p, uint64_t i
 	*p = (sp_pos){ h, t, r, b, q, ticks, i };
 }
 
+
+/* skip_run() for the digested records of Type_Id id: each one's digest
+ * made (rec_evs_digest_body() from the bodies stream: Thread, then the
+ * fields).  It stops before a record whose digest does not hold, or when
+ * sp has no room left; the general loop takes that one. */
+static inline __attribute__((always_inline)) void dig_run(sp_pos *p, uint64_t id, unsigned f,
+							  uint32_t items, const uint8_t *he,
+							  const uint8_t *te, const uint8_t *re,
+							  const uint8_t *be, const uint8_t *qe,
+							  rec_evs_sparse *sp, size_t *dk)
+{
+	const uint8_t *h = p->h, *t = p->t, *r = p->r, *b = p->b;
+	uint8_t *q = p->q;
+	uint64_t ticks = p->ticks;
+	uint32_t i = p->i;
+	size_t k = *dk;
+	const unsigned nf = sp->dnf;
+	const uint64_t max0 = sp->dmax[0], max1 = sp->dmax[1] < UINT32_MAX ? sp->dmax[1] : UINT32_MAX;
+	while (i < items && k < sp->dcap && he - h >= 2 && h[0] < 0x80 && h[1] == id) {
+		const size_t size = h[0];
+		rec_varint_w8 tw = rec_varint_next_w8(t);
+		const size_t nt = tw.n;
+		size_t nd = 0, ns = 0;
+		if (!nt || nt > (size_t)(te - t))
+			break;
+		if ((f & REC_EVENT_HAS_DURATION) && !(nd = vlen(r, re, re + REC_EVS_READ_SLACK)))
+			break;
+		if ((f & REC_EVENT_HAS_STACK) && !(ns = vlen(r + nd, re, re + REC_EVS_READ_SLACK)))
+			break;
+		const size_t head = 1 + nt + nd + ns;
+		if (size < head + ((f & REC_EVENT_HAS_THREAD) != 0) || size - head > (size_t)(be - b) ||
+		    1 + size > (size_t)(qe - q))
+			break;
+		const uint8_t *x = b, *xe = b + (size - head);
+		uint64_t th = 0, v0 = 0, v1 = 0;
+		if (((f & REC_EVENT_HAS_THREAD) && !dig_w8(&x, xe, UINT32_MAX, &th)) ||
+		    (nf > 0 && !dig_w8(&x, xe, max0, &v0)) || (nf > 1 && !dig_w8(&x, xe, max1, &v1)))
+			break;
+		ticks += (uint64_t)rec_unzigzag(tw.v);
+		sp->digs[k++] = (rec_evs_dig){ ticks, v0, (uint32_t)th, (uint32_t)v1 };
+		h += 2;
+		t += nt;
+		r += nd + ns;
+		b += size - head;
+		q += 1 + size;
+		i++;
+	}
+	*dk = k;
+	*p = (sp_pos){ h, t, r, b, q, ticks, i };
+}
+
+bool rec_evs_digest_body(const uint8_t *p, const uint8_t *end, unsigned f, unsigned nf,
+			 const uint64_t dmax[2], rec_evs_dig *d)
+{
+	uint64_t v = 0;
+	d->thread = 0;
+	d->f0 = 0;
+	d->f1 = 0;
+	if ((f & REC_EVENT_HAS_DURATION) && !rec_varint_get(&p, end, &v))
+		return false;
+	if (f & REC_EVENT_HAS_THREAD) {
+		if (!dig_get(&p, end, UINT32_MAX, &v))
+			return false;
+		d->thread = (uint32_t)v;
+	}
+	if ((f & REC_EVENT_HAS_STACK) && !rec_varint_get(&p, end, &v))
+		return false;
+	if (nf > 0 && !dig_get(&p, end, dmax[0], &d->f0))
+		return false;
+	if (nf > 1) {
+		if (!dig_get(&p, end, dmax[1] < UINT32_MAX ? dmax[1] : UINT32_MAX, &v))
+			return false;
+		d->f1 = (uint32_t)v;
+	}
+	return true;
+}
+
 bool rec_events_join_sparse(const uint8_t *const s[REC_EVS_N], const size_t len[REC_EVS_N],
 			    uint32_t items, const rec_evs_types *ty, uint8_t *dst, size_t raw,
 			    rec_evs_sparse *sp)
@@ -366,23 +462,32 @@ bool rec_events_join_sparse(const uint8_t *const s[REC_EVS_N], const size_t len[
 	uint8_t *q = dst, *const qe = dst + raw;
 	uint64_t last_id = UINT64_MAX, ticks = sp->start_ticks, lo = 0, hi = 0;
 	unsigned f = 0;
-	bool take = false, sorted = true;
-	size_t k = 0;
+	bool take = false, dig = false, sorted = true;
+	size_t k = 0, dk = 0;
 
 	sp->k = 0;
+	sp->dk = 0;
 	sp->overflow = false;
 	for (uint32_t i = 0; i < items; i++) {
 		if (!take && last_id < 0x80 && i) {
-			/* the rest of a run of records passed over */
+			/* the rest of a run of records passed over, or digested */
 			sp_pos at = { h, t, r, b, q, ticks, i };
-			switch (f & 7u) {
+			if (!dig) {
+				switch (f & 7u) {
 #define SKIP_RUN(F)                                                    \
 	case F:                                                         \
 		skip_run(&at, last_id, F, items, he, te, re, be, qe); \
 		break;
-				SKIP_RUN(0) SKIP_RUN(1) SKIP_RUN(2) SKIP_RUN(3)
-				SKIP_RUN(4) SKIP_RUN(5) SKIP_RUN(6) SKIP_RUN(7)
+					SKIP_RUN(0) SKIP_RUN(1) SKIP_RUN(2) SKIP_RUN(3)
+					SKIP_RUN(4) SKIP_RUN(5) SKIP_RUN(6) SKIP_RUN(7)
 #undef SKIP_RUN
+				}
+			} else if ((f & 7u) == (REC_EVENT_HAS_THREAD | REC_EVENT_HAS_STACK)) {
+				/* (CPU samples: the run specialized for their flags) */
+				dig_run(&at, last_id, REC_EVENT_HAS_THREAD | REC_EVENT_HAS_STACK, items,
+					he, te, re, be, qe, sp, &dk);
+			} else {
+				dig_run(&at, last_id, f, items, he, te, re, be, qe, sp, &dk);
 			}
 			h = at.h, t = at.t, r = at.r, b = at.b, q = at.q, ticks = at.ticks, i = at.i;
 			if (i == items)
@@ -413,6 +518,7 @@ bool rec_events_join_sparse(const uint8_t *const s[REC_EVS_N], const size_t len[
 			if (!(f & REC_EVS_KNOWN) || id >= sp->nact)
 				return false;
 			take = sp->act[id] == 2;
+			dig = sp->act[id] == 3;
 			last_id = id;
 		}
 		/* Time_Delta: length and value from one load */
@@ -437,6 +543,18 @@ bool rec_events_join_sparse(const uint8_t *const s[REC_EVS_N], const size_t len[
 			    (size_t)size - head > (size_t)(be - b) ||
 			    (size_t)(hid - h0) + (size_t)size > (size_t)(qe - q))
 				return false;
+			if (dig) { /* the body in the bodies stream: Thread, then the fields */
+				if (dk == sp->dcap) {
+					sp->overflow = true;
+					return false;
+				}
+				rec_evs_dig *d = &sp->digs[dk++];
+				if (!rec_evs_digest_body(b, b + ((size_t)size - head),
+							 f & REC_EVENT_HAS_THREAD, sp->dnf, sp->dmax,
+							 d))
+					return false;
+				d->ticks = ticks;
+			}
 			q += (size_t)(hid - h0) + (size_t)size;
 			t += nt;
 			r += nd + ns;
@@ -469,6 +587,7 @@ bool rec_events_join_sparse(const uint8_t *const s[REC_EVS_N], const size_t len[
 	if (h != he || t != te || r != re || b != be || q != qe)
 		return false;
 	sp->k = k;
+	sp->dk = dk;
 	sp->lo = lo;
 	sp->hi = hi;
 	sp->sorted = sorted;

@@ -26,6 +26,11 @@ static const uint64_t umax[] = {
 	[REC_K_DURATION] = UINT64_MAX,
 };
 
+uint64_t rec_rd_kind_umax(unsigned kind)
+{
+	return kind < sizeof umax / sizeof umax[0] ? umax[kind] : 0;
+}
+
 /* rec_varint_get() through rec_varint_next(): inline, the cursor's address
  * goes nowhere (so it stays in a register), and values of up to four bytes
  * (periods, durations, thread ids) are decoded without a call. */

@@ -21,6 +21,7 @@
  * a pipe, or past the window cap, such an event is returned late and counted
  * (order_late): the order is approximate there, never silently.
  */
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -98,12 +99,13 @@ static rec_status chunk_problem(rec_reader *r, rec_rchunk *c, rec_status st)
  * count too few only cost the growth below.) */
 static size_t expected_entries(const rec_rchunk *c)
 {
-	if (!c->want)
+	if (!c->want && c->dig_ti == UINT32_MAX)
 		return c->ev_items;
 	uint64_t n = 0;
 	for (uint32_t i = 0; i < c->info.type_stats_count; i++) {
 		const rec_type_stats *ts = &c->info.type_stats[i];
-		if (ts->type && c->want[ts->type - c->types])
+		if (ts->type && rec_rd_wanted(c, (uint32_t)(ts->type - c->types)) &&
+		    (uint32_t)(ts->type - c->types) != c->dig_ti)
 			n += ts->count;
 	}
 	return n < c->ev_items ? (size_t)n : c->ev_items;
@@ -115,15 +117,35 @@ static size_t expected_entries(const rec_rchunk *c)
 #define ORDER_INLINE inline
 #endif
 
+/* What the scan does with a record of type index ti. */
+static ORDER_INLINE unsigned type_action(const rec_rchunk *c, uint32_t ti)
+{
+	return ti == c->dig_ti ? 3 : rec_rd_wanted(c, ti) ? 2 : 1;
+}
+
 /* What the scan does with a record of Type_Id tid: 0 an unknown type, 1
- * passed over (not selected), 2 entered (c->act: the ids the dense lookup
- * covers, made by scan_chunk). */
+ * passed over (not selected), 2 entered, 3 digested (c->act: the ids the
+ * dense lookup covers, made by scan_chunk).  A later walk enters only 2. */
 static ORDER_INLINE unsigned record_action(const rec_rchunk *c, uint64_t tid)
 {
 	if (tid < c->nact && c->act)
 		return c->act[tid];
 	uint32_t ti;
-	return !rec_rd_type(c, tid, &ti) ? 0 : rec_rd_wanted(c, ti) ? 2 : 1;
+	return !rec_rd_type(c, tid, &ti) ? 0 : type_action(c, ti);
+}
+
+/* The digest of the record of c whose body is [body, rend) into r->digs
+ * (room made by the scan): false when it does not hold (the record is then
+ * entered, so that its decoding reports it). */
+static bool digest_record(rec_reader *r, rec_rchunk *c, const uint8_t *body, const uint8_t *rend,
+			  uint64_t ticks)
+{
+	rec_evs_dig *d = (rec_evs_dig *)r->digs.data + c->ndigs;
+	if (!rec_evs_digest_body(body, rend, c->types[c->dig_ti].flags, c->dig_nf, c->dig_max, d))
+		return false;
+	d->ticks = ticks;
+	c->ndigs++;
+	return true;
 }
 
 /* The entries (ticks, offset) of c's entered records in file order, into
@@ -169,7 +191,8 @@ static rec_status scan_sparse(rec_reader *r, rec_rchunk *c)
 	c->count_mismatch = false; /* the join took exactly Item_Count records */
 	c->seq = false;
 	c->ents_built = true;
-	return scan_done(r, c, c->sp_k, c->sp_sorted, (uint64_t)c->ev_items - c->sp_k, 0);
+	return scan_done(r, c, c->sp_k, c->sp_sorted, (uint64_t)c->ev_items - c->sp_k - c->ndigs,
+			 0);
 }
 
 /* First pass over a chunk's records (framing, timestamps, known types).
@@ -189,13 +212,17 @@ static rec_status scan_chunk(rec_reader *r, rec_rchunk *c)
 	size_t expect = expected_entries(c);
 	if (c->ev_sparse)
 		return scan_sparse(r, c);
-	if (!ents_reserve(&c->oents, expect)) {
+	c->ndigs = 0;
+	const bool digest = c->dig_ti != UINT32_MAX;
+	if (!ents_reserve(&c->oents, expect) ||
+	    (digest && !rec_bigbuf_reserve(&r->digs, ((size_t)c->ev_items + 1) * sizeof(rec_evs_dig)))) {
 		snprintf(r->detail, sizeof(r->detail), "out of memory");
 		return chunk_problem(r, c, REC_ERR_NOMEM);
 	}
 	/* A selection of most records (STATS say) may not need entries: they
-	 * are made as the scan goes only for the others. */
-	bool dense = expect * 2 >= c->ev_items;
+	 * are made as the scan goes only for the others (and always with
+	 * digests: a record whose digest fails is entered instead). */
+	bool dense = expect * 2 >= c->ev_items && !digest;
 	rec_oent *ents = dense ? NULL : c->oents.data;
 	size_t cap = c->oents.cap / sizeof(rec_oent);
 	/* What to do with a record by its Type_Id, for the ids the dense
@@ -206,7 +233,7 @@ static rec_status scan_chunk(rec_reader *r, rec_rchunk *c)
 	if (c->act) {
 		for (uint32_t id = 0; id < nact; id++) {
 			uint32_t ti;
-			c->act[id] = !rec_rd_type(c, id, &ti) ? 0 : rec_rd_wanted(c, ti) ? 2 : 1;
+			c->act[id] = !rec_rd_type(c, id, &ti) ? 0 : type_action(c, ti);
 		}
 		c->nact = nact;
 	}
@@ -245,10 +272,10 @@ static rec_status scan_chunk(rec_reader *r, rec_rchunk *c)
 		r->prescans_used++;
 	}
 	while (p < end) {
-		const uint8_t *rec = p;
+		const uint8_t *rec = p, *body;
 		uint64_t tid, d;
 		REC_RD_PREFETCH(p);
-		int bad = rec_rd_frame_next(&p, end, &tid, &d);
+		int bad = rec_rd_frame_body(&p, end, &tid, &d, &body);
 		if (bad) {
 			snprintf(r->detail, sizeof(r->detail),
 				 bad == 1 ? "record at byte %zu: Size crosses the end of the events section"
@@ -259,6 +286,10 @@ static rec_status scan_chunk(rec_reader *r, rec_rchunk *c)
 		n++;
 		ticks += (uint64_t)rec_unzigzag(d);
 		unsigned what = record_action(c, tid);
+		if (what == 3 && c->ndigs <= c->ev_items && digest_record(r, c, body, p, ticks))
+			continue;
+		if (what == 3)
+			what = 2;
 		if (what != 2) {
 			if (what == 0)
 				unknown++;
@@ -620,6 +651,48 @@ static ORDER_INLINE rec_status take_framed(rec_reader *r, rec_rchunk *c, const u
 	return took_record(r, c, st, ticks, known);
 }
 
+/* c's digests to the consumer (rec_reader_digest_type()), their threads
+ * found in its pool; a digest whose thread is not there is a problem of the
+ * chunk, reported after the others are given. */
+static rec_status give_digests(rec_reader *r, rec_rchunk *c)
+{
+	enum { BATCH = 256 };
+	rec_digest batch[BATCH];
+	const rec_type *t = &c->types[c->dig_ti];
+	const rec_evs_dig *d = r->digs.data;
+	size_t nb = 0, bad = 0;
+	uint32_t bad_thread = 0;
+	for (size_t i = 0; i < c->ndigs; i++) {
+		const rec_thread *th = NULL;
+		if (d[i].thread && !(th = rec_rd_thread_at(c, d[i].thread))) {
+			if (!bad++)
+				bad_thread = d[i].thread;
+			continue;
+		}
+		batch[nb].ticks = d[i].ticks;
+		batch[nb].wall_ns = rec_rd_wall(&c->info, d[i].ticks);
+		batch[nb].thread = th;
+		batch[nb].field[0] = d[i].f0;
+		batch[nb].field[1] = d[i].f1;
+		if (++nb == BATCH) {
+			r->dig_fn(r->dig_ctx, &c->info, t, batch, nb);
+			nb = 0;
+		}
+	}
+	if (nb)
+		r->dig_fn(r->dig_ctx, &c->info, t, batch, nb);
+	r->stats.events_digested += c->ndigs - bad;
+	if (!bad)
+		return REC_OK;
+	const rec_rsec *s = &c->secs[c->known[REC_SECTION_EVENTS]];
+	r->stats.chunks_damaged++;
+	c->damaged = true;
+	return rec_rd_problem(r, REC_ERR_CORRUPT, s->hoff, (int64_t)c->info.index,
+			      "section 8 (EVENTS): %zu records of %s reference a thread not in "
+			      "the chunk's pool (the first: thread %" PRIu32 "); left out",
+			      bad, t->name, bad_thread);
+}
+
 rec_status rec_rd_order_next(rec_reader *r, rec_event *ev)
 {
 	rec_order *o = &r->ord;
@@ -717,6 +790,13 @@ rec_status rec_rd_order_next(rec_reader *r, rec_event *ev)
 					       detail);
 				r->stats.chunks_damaged++;
 				c->damaged = true;
+				o->pending = c;
+				return REC_ERR_CORRUPT;
+			}
+		}
+		if (c->ndigs && !c->digs_given) {
+			c->digs_given = true;
+			if (give_digests(r, c) != REC_OK) {
 				o->pending = c;
 				return REC_ERR_CORRUPT;
 			}

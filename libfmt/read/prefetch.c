@@ -30,9 +30,10 @@
  * METADATA bytes is then joined sparse: only the selected records are
  * written, each at its offset in the section, with their entries (time,
  * offset) for the ordered reader's scan, which takes them instead of
- * passing over every record (rec_events_join_sparse, order.c).  Such a
- * section goes only to that scan; any other reader of the chunk gets it
- * whole.
+ * passing over every record (rec_events_join_sparse, order.c); the
+ * records of a digested type (rec_reader_digest_type()) are not written
+ * either, their digests are made instead.  Such a section goes only to that
+ * scan; any other reader of the chunk gets it whole.
  *
  * At most PF_SLOTS extra decompressed sections (a slot's buffer and the
  * chunk's trade places): memory stays flat.  Pipes are read forward by the
@@ -94,8 +95,12 @@ typedef struct pf_slot {
 	uint8_t *act;
 	size_t nact;
 	rec_buf act_meta;
+	bool dig;              /* act holds a digested type (3), with: */
+	unsigned dnf;
+	uint64_t dmax[2];
 	bool sparse;
 	rec_bigbuf ents;
+	rec_bigbuf digs;       /* rec_evs_dig: the digests of a sparse join */
 	rec_evs_sparse sp;
 } pf_slot;
 
@@ -126,6 +131,9 @@ struct rec_prefetch {
 	uint8_t act[PF_TYPE_IDS];
 	size_t nact;
 	rec_buf act_meta;
+	bool dig;              /* a type digested (act 3): its fields as rec_evs_sparse */
+	unsigned dnf;
+	uint64_t dmax[2];
 };
 
 /* n bytes at file offset off into dst (false: short or error). */
@@ -248,12 +256,18 @@ static bool pf_split(pf_slot *s, const rec_section_header *sh, const rec_chunk_h
 		/* Room for a quarter of the records, or for all of them when
 		 * more are selected (then joined again). */
 		size_t cap = sh->item_count / 4 + 64;
+		/* Digests: room for every record (most are, or none). */
+		size_t dcap = s->dig ? (size_t)sh->item_count + 1 : 0;
+		if (dcap && !rec_bigbuf_reserve(&s->digs, dcap * sizeof(rec_evs_dig)))
+			return false;
 		for (int pass = 0; pass < 2; pass++) {
 			if (!rec_bigbuf_reserve(&s->ents, cap * sizeof(rec_evs_ent)))
 				return false;
 			s->sp = (rec_evs_sparse){ .act = s->act, .nact = s->nact,
 						  .start_ticks = h->start_ticks, .ents = s->ents.data,
-						  .cap = s->ents.cap / sizeof(rec_evs_ent) };
+						  .cap = s->ents.cap / sizeof(rec_evs_ent),
+						  .digs = s->digs.data, .dcap = dcap, .dnf = s->dnf,
+						  .dmax = { s->dmax[0], s->dmax[1] } };
 			if (rec_events_join_sparse(st, len, sh->item_count, &ty, s->out.data,
 						   sh->raw_size, &s->sp))
 				return true;
@@ -379,6 +393,9 @@ static void take_next(rec_prefetch *pf, pf_slot *s, rec_codec_ctx *ctx)
 		memcpy(s->act_meta.data, pf->act_meta.data, pf->act_meta.len);
 		s->act_meta.len = pf->act_meta.len;
 		s->nact = pf->nact;
+		s->dig = pf->dig;
+		s->dnf = pf->dnf;
+		memcpy(s->dmax, pf->dmax, sizeof s->dmax);
 	}
 	pthread_mutex_unlock(&pf->mu);
 	rec_chunk_header h;
@@ -420,6 +437,7 @@ static void pf_destroy(rec_prefetch *pf)
 		free(pf->slot[i].act);
 		rec_buf_free(&pf->slot[i].act_meta);
 		rec_bigbuf_free(&pf->slot[i].ents);
+		rec_bigbuf_free(&pf->slot[i].digs);
 		rec_buf_free(&pf->slot[i].payload);
 		rec_bigbuf_free(&pf->slot[i].out);
 		rec_buf_free(&pf->slot[i].meta);
@@ -565,7 +583,11 @@ bool rec_rd_prefetch_take(rec_reader *r, rec_rchunk *c, const rec_rsec *s,
 		rec_bigbuf b = *dst;
 		*dst = t->out;
 		t->out = b;
-		if (t->sparse) { /* and its entries' numbers */
+		if (t->sparse) { /* and its entries' numbers, and its digests */
+			rec_bigbuf d = r->digs;
+			r->digs = t->digs;
+			t->digs = d;
+			c->ndigs = t->sp.dk;
 			c->ev_sparse = true;
 			c->sp_k = t->sp.k;
 			c->sp_lo = t->sp.lo;
@@ -618,6 +640,9 @@ void rec_rd_prefetch_select(rec_reader *r, const rec_rchunk *c)
 		memcpy(pf->act_meta.data, c->payload + m->poff, m->stored);
 		pf->act_meta.len = m->stored;
 		pf->nact = n;
+		pf->dig = c->dig_ti != UINT32_MAX;
+		pf->dnf = c->dig_nf;
+		memcpy(pf->dmax, c->dig_max, sizeof pf->dmax);
 	}
 	pthread_mutex_unlock(&pf->mu);
 }

@@ -149,6 +149,11 @@ typedef struct rec_rchunk {
 	/* type selection (select_types.c): per type index, 1 if its events are
 	 * returned; NULL: every type */
 	uint8_t *want;
+	/* the type index digested (rec_reader_digest_type(); UINT32_MAX: none),
+	 * its fields digested (0-2) and their max (rec_evs_digest_body()) */
+	uint32_t dig_ti;
+	unsigned dig_nf;
+	uint64_t dig_max[2];
 	/* pools */
 	bool pools_loaded;
 	rec_pstring *strs;   size_t nstrs;
@@ -177,7 +182,8 @@ typedef struct rec_rchunk {
 	size_t noents, ocur;
 	bool seq;             /* its entered records are in time order already */
 	bool ents_built;      /* oents holds them (else only room for them) */
-	uint8_t *act;         /* by Type_Id < nact: 0 unknown, 1 passed over, 2 entered */
+	uint8_t *act;         /* by Type_Id < nact: 0 unknown, 1 passed over, 2 entered,
+			       * 3 digested */
 	uint32_t nact;
 	rec_prescan *ps;      /* its records passed over by the prefetch worker, */
 	bool ps_valid;        /* when ps holds them (else the scan reads them) */
@@ -186,6 +192,8 @@ typedef struct rec_rchunk {
 	 * c->oents holds their sp_k entries in file order; the bytes between
 	 * them are not records.  Only order.c's scan reads such a chunk. */
 	bool ev_sparse;
+	size_t ndigs;         /* its digests, in rec_reader.digs till given */
+	bool digs_given;      /* to rec_reader_digest_type()'s callback */
 	bool sp_sorted;
 	size_t sp_k;
 	uint64_t sp_lo, sp_hi;
@@ -254,6 +262,13 @@ struct rec_reader {
 	uint32_t *sel_ids;     /* rec_reader_select_type_ids()'s copies */
 	size_t sel_nids;
 	bool events_started;   /* a chunk's events were loaded: selection fixed */
+	/* rec_reader_digest_type() (NULL name: none) */
+	char *dig_name;
+	rec_digest_fn dig_fn;
+	void *dig_ctx;
+	/* rec_evs_dig: the digests of the chunk scanned last (its ndigs),
+	 * given before another is scanned (order.c) */
+	rec_bigbuf digs;
 	/* the coming chunks' events decompressed on a second thread (prefetch.c) */
 	struct rec_prefetch *pf;
 	bool pf_failed;        /* no worker for this reader */
@@ -485,11 +500,15 @@ static REC_RD_INLINE int rec_rd_frame_next(const uint8_t **pp, const uint8_t *en
 /* c->want from r's selection and c's metadata (NULL without a selection). */
 rec_status rec_rd_select_chunk(rec_reader *r, rec_rchunk *c);
 void rec_rd_select_free(rec_reader *r);
+void rec_rd_digest_free(rec_reader *r);
 /* Whether the events of c's type index ti are returned. */
 static inline bool rec_rd_wanted(const rec_rchunk *c, uint32_t ti)
 {
 	return !c->want || c->want[ti];
 }
+/* The largest value of an unsigned decode kind (REC_K_*), 0 for the others
+ * (event.c). */
+uint64_t rec_rd_kind_umax(unsigned kind);
 
 /* prefetch.c */
 /* Have the worker decompress the EVENTS of the chunks after c, a few ahead

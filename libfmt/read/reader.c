@@ -189,6 +189,7 @@ REC_API void rec_reader_close(rec_reader *r)
 	rec_rd_prefetch_free(r);
 	rec_rd_order_free(r);
 	rec_rd_select_free(r);
+	rec_rd_digest_free(r);
 	rec_rd_chunk_destroy(r->cur);
 	while (r->free_chunks) {
 		rec_rchunk *n = r->free_chunks->next_free;
@@ -199,6 +200,7 @@ REC_API void rec_reader_close(rec_reader *r)
 	rec_codec_ctx_free(r->codec);
 	rec_buf_free(&r->scratch);
 	rec_bigbuf_free(&r->split);
+	rec_bigbuf_free(&r->digs);
 	free(r->values);
 	free(r->name);
 	free(r);
@@ -256,6 +258,7 @@ rec_rchunk *rec_rd_chunk_get(rec_reader *r)
 	}
 	for (int k = 0; k < REC_NKINDS; k++)
 		c->known[k] = -1;
+	c->dig_ti = UINT32_MAX;
 	return c;
 }
 

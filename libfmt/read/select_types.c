@@ -5,6 +5,7 @@
  * selection is resolved once per chunk against its metadata into c->want
  * (one byte per type index); event.c and order.c pass over the records of
  * the other types by their Size, after their framing and timestamps.
+ * And which type is given as digests (rec_reader_digest_type(), order.c).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -23,6 +24,12 @@ void rec_rd_select_free(rec_reader *r)
 	r->sel_nids = 0;
 	r->want = NULL;
 	r->want_ctx = NULL;
+}
+
+void rec_rd_digest_free(rec_reader *r)
+{
+	free(r->dig_name);
+	r->dig_name = NULL;
 }
 
 REC_API rec_status rec_reader_select_types(rec_reader *r, rec_type_filter want, void *ctx)
@@ -107,10 +114,55 @@ REC_API rec_status rec_reader_select_type_ids(rec_reader *r, const uint32_t *ids
 	return REC_OK;
 }
 
+REC_API rec_status rec_reader_digest_type(rec_reader *r, const char *name, rec_digest_fn fn,
+					  void *ctx)
+{
+	if (!r || (name && !fn))
+		return REC_ERR_INVALID_ARG;
+	if (!(r->flags & REC_READ_ORDERED) || r->events_started)
+		return rec_rd_problem(r, REC_ERR_STATE, r->pos, -1,
+				      r->events_started ? "digests asked for after events were read"
+							: "digests need REC_READ_ORDERED");
+	char *copy = NULL;
+	if (name && !(copy = strdup(name)))
+		return REC_ERR_NOMEM;
+	free(r->dig_name);
+	r->dig_name = copy;
+	r->dig_fn = fn;
+	r->dig_ctx = ctx;
+	return REC_OK;
+}
+
+/* c->dig_ti and its fields: the type named r->dig_name whose first two
+ * fields (as many as it has) can be digested. */
+static void select_digest(const rec_reader *r, rec_rchunk *c)
+{
+	c->dig_ti = UINT32_MAX;
+	if (!r->dig_name)
+		return;
+	for (uint32_t i = 0; i < c->info.type_count; i++) {
+		const rec_type *t = &c->types[i];
+		if (!t->name || strcmp(t->name, r->dig_name) != 0)
+			continue;
+		unsigned nf = t->field_count < 2 ? t->field_count : 2;
+		uint64_t max[2] = { 0, 0 };
+		for (unsigned f = 0; f < nf; f++)
+			max[f] = rec_rd_kind_umax(c->kinds[i][f]);
+		if ((nf > 0 && !max[0]) || (nf > 1 && (!max[1] || max[1] > UINT32_MAX)))
+			return; /* returned as events */
+		c->dig_ti = i;
+		c->dig_nf = nf;
+		c->dig_max[0] = max[0];
+		c->dig_max[1] = max[1];
+		return;
+	}
+}
+
 rec_status rec_rd_select_chunk(rec_reader *r, rec_rchunk *c)
 {
 	r->events_started = true;
 	c->want = NULL;
+	select_digest(r, c);
 	if (!r->want)
 		return REC_OK;
 	uint32_t n = c->info.type_count;

@@ -653,6 +653,7 @@ typedef struct rec_reader_stats {
 				      already released ended: a duration longer than
 				      the chunks between, or an emit descheduled across
 				      chunks); order approximate there (spec "Order") */
+	uint64_t events_digested;  /* events given as digests (rec_reader_digest_type()) */
 } rec_reader_stats;
 REC_API void rec_reader_get_stats(const rec_reader *r, rec_reader_stats *st);
 
@@ -704,6 +705,51 @@ REC_API rec_status rec_reader_select_type_names(rec_reader *r, const char *const
  *  types, REC_TYPE_ID_*).
  *  @return as rec_reader_select_type_names(). */
 REC_API rec_status rec_reader_select_type_ids(rec_reader *r, const uint32_t *ids, size_t count);
+
+/* Digests: of the events of one frequent type, only when, on which thread and
+ * the first two fields.
+ *
+ * A consumer that needs that much of most records (a view that weighs what
+ * each thread did by its CPU samples) has them without an event each: with
+ * REC_READ_ORDERED, the records of the digested type are neither decoded
+ * nor ordered nor returned by rec_reader_next_event(); each chunk's are
+ * given to a callback, in file order, as the chunk is read: when an event is
+ * returned, the digests of every event before it in time have been given
+ * (as far as the order holds: order_late), and some after it may have been.
+ * With a second core the reader's worker makes them as it decompresses.
+ * They are counted in rec_reader_stats.events_digested.
+ *
+ * A chunk's type of that name is digested when its first two fields (as
+ * many as it has) are unsigned integers (bool, u8-u64, timestamp, duration)
+ * and the second at most 32 bits wide; otherwise its events are returned as
+ * usual.  A digested record is checked as far as it is read (its frame, its
+ * Thread and those fields, their widths); the fields after them are not
+ * read.  A record whose digest does not hold is returned as an event
+ * instead, so its problem is reported as usual; a digest whose Thread is
+ * not in the chunk's pool is a problem of the chunk (the other digests are
+ * given). */
+
+/*! rec_digest : what a digest says of one event. */
+typedef struct rec_digest {
+	uint64_t ticks;           /* absolute, chunk timebase */
+	int64_t wall_ns;          /* ns since epoch */
+	const rec_thread *thread; /* NULL if none */
+	uint64_t field[2];        /* the type's first two fields (0 for one it lacks) */
+} rec_digest;
+
+/*! rec_digest_fn : n digests d[] of events of type in chunk (each valid
+ *  during the call only). */
+typedef void (*rec_digest_fn)(void *ctx, const rec_chunk_info *chunk, const rec_type *type,
+			      const rec_digest *d, size_t n);
+
+/*! rec_reader_digest_type() :
+ *  Give the events of the type named name (exact; copied) to fn as digests
+ *  (name NULL: none, the default).  Replaces an earlier one.
+ *  @return REC_OK; REC_ERR_STATE without REC_READ_ORDERED or once events
+ *          were read; REC_ERR_INVALID_ARG for NULL r, or a name without fn;
+ *          REC_ERR_NOMEM. */
+REC_API rec_status rec_reader_digest_type(rec_reader *r, const char *name, rec_digest_fn fn,
+					  void *ctx);
 
 /*! rec_ticks_to_ns() : convert a tick difference to nanoseconds. */
 REC_API int64_t rec_ticks_to_ns(int64_t ticks, uint64_t frequency);

@@ -217,6 +217,103 @@ static void t_sparse_selections(void **state)
 	assert_true(unsorted > 0);
 }
 
+/* Sparse joins that digest type dig (nf fields at most dmax0, dmax1) and
+ * select type 3: each record's digest made from its bytes in the section
+ * (rec_evs_digest_body() after its frame) is the oracle: the join gives
+ * exactly those digests, in file order with the records' times, or fails
+ * when one of them does not hold (the fields are random bytes); with one
+ * digest less room, an overflow. */
+static void check_digests(const section *sec, const streams *st, uint8_t dig, unsigned nf,
+			  uint64_t dmax0, uint64_t dmax1, size_t *held, size_t *failed)
+{
+	rec_evs_types ty = { tflags, 4, NULL, NULL };
+	uint8_t act[4] = { 1, 1, 1, 2 };
+	act[dig] = 3;
+	const uint64_t dmax[2] = { dmax0, dmax1 };
+	rec_evs_dig *want = malloc(sizeof *want * NREC);
+	rec_evs_dig *digs = malloc(sizeof *digs * NREC);
+	uint8_t *dst = malloc(sec->len + REC_EVS_SLACK);
+	rec_evs_ent *ents = malloc(sizeof(rec_evs_ent) * NREC);
+	assert_non_null(want);
+	assert_non_null(digs);
+	assert_non_null(dst);
+	assert_non_null(ents);
+	size_t nwant = 0, nsel = 0;
+	bool ok = true;
+	for (uint32_t i = 0; i < sec->n; i++) {
+		nsel += sec->id[i] == 3;
+		if (sec->id[i] != dig)
+			continue;
+		const uint8_t *p = sec->p + sec->off[i], *end = sec->p + sec->len;
+		uint64_t size, id, d;
+		assert_true(rec_varint_get(&p, end, &size));
+		const uint8_t *rend = p + size;
+		assert_true(rec_varint_get(&p, rend, &id) && rec_varint_get(&p, rend, &d));
+		if (!rec_evs_digest_body(p, rend, tflags[dig], nf, dmax, &want[nwant]))
+			ok = false;
+		want[nwant++].ticks = sec->ticks[i];
+	}
+	rec_evs_sparse sp = { .act = act, .nact = 4, .start_ticks = START_TICKS, .ents = ents,
+			      .cap = NREC, .digs = digs, .dcap = NREC, .dnf = nf,
+			      .dmax = { dmax0, dmax1 } };
+	bool got = rec_events_join_sparse(st->s, st->len, sec->n, &ty, dst, sec->len, &sp);
+	assert_int_equal(got, ok);
+	assert_false(sp.overflow);
+	if (ok) {
+		(*held)++;
+		assert_int_equal(sp.dk, nwant);
+		assert_int_equal(sp.k, nsel);
+		for (size_t k = 0; k < nwant; k++) {
+			assert_int_equal(digs[k].ticks, want[k].ticks);
+			assert_int_equal(digs[k].thread, want[k].thread);
+			assert_int_equal(digs[k].f0, want[k].f0);
+			assert_int_equal(digs[k].f1, want[k].f1);
+			assert_true(want[k].thread >= 1 && want[k].thread <= 200);
+		}
+		sp.dcap = nwant - 1;
+		assert_false(rec_events_join_sparse(st->s, st->len, sec->n, &ty, dst, sec->len, &sp));
+		assert_true(sp.overflow);
+	} else {
+		(*failed)++;
+	}
+	free(ents);
+	free(dst);
+	free(digs);
+	free(want);
+}
+
+static void t_sparse_digests(void **state)
+{
+	(void)state;
+	size_t held = 0, failed = 0;
+	for (uint8_t dig = 1; dig <= 2; dig++)
+		for (unsigned nf = 0; nf <= 2; nf++) {
+			check_digests(&g_sec, &g_st, dig, nf, UINT64_MAX, UINT32_MAX, &held, &failed);
+			check_digests(&g_sec, &g_st, dig, nf, 200, 100, &held, &failed);
+		}
+	/* both outcomes seen: the thread alone always holds; random field
+	 * bytes make a digest fail somewhere */
+	assert_true(held >= 2);
+	assert_true(failed >= 1);
+	/* the oracle itself: a field missing, past its max, a varint cut */
+	const uint64_t dmax[2] = { 300, 5 };
+	rec_evs_dig d;
+	const uint8_t full[] = { 9, 0xAC, 0x02, 5 }; /* thread 9, 300, 5 */
+	assert_true(rec_evs_digest_body(full, full + 4, REC_EVENT_HAS_THREAD, 2, dmax, &d));
+	assert_int_equal(d.thread, 9);
+	assert_int_equal(d.f0, 300);
+	assert_int_equal(d.f1, 5);
+	assert_false(rec_evs_digest_body(full, full + 3, REC_EVENT_HAS_THREAD, 2, dmax, &d));
+	assert_true(rec_evs_digest_body(full, full + 3, REC_EVENT_HAS_THREAD, 1, dmax, &d));
+	assert_false(rec_evs_digest_body(full, full + 2, REC_EVENT_HAS_THREAD, 1, dmax, &d));
+	const uint64_t small[2] = { 299, 5 };
+	assert_false(rec_evs_digest_body(full, full + 4, REC_EVENT_HAS_THREAD, 2, small, &d));
+	const uint64_t small1[2] = { 300, 4 };
+	assert_false(rec_evs_digest_body(full, full + 4, REC_EVENT_HAS_THREAD, 2, small1, &d));
+	const uint8_t big_thread[] = { 0x80, 0x80, 0x80, 0x80, 0x10 }; /* 2^32 */
+	assert_false(rec_evs_digest_body(big_thread, big_thread + 5, REC_EVENT_HAS_THREAD, 0, dmax, &d));
+}
+
 /* A record of a type without metadata, or of an id the selection does not
  * cover, is refused. */
 static void t_sparse_unknown_type(void **state)
@@ -318,6 +415,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(t_join_round_trip),
 		cmocka_unit_test(t_sparse_selections),
+		cmocka_unit_test(t_sparse_digests),
 		cmocka_unit_test(t_sparse_unknown_type),
 		cmocka_unit_test(t_sparse_refuses_what_join_refuses),
 	};

@@ -404,6 +404,198 @@ static void t_in_order_walk_damage(void **state)
 	free(m.p);
 }
 
+/* ---- digests (rec_reader_digest_type()) ---------------------------------------- */
+
+/* What a walk's digests gave: each test.Ord event's number, in the order
+ * given. */
+typedef struct dig_got {
+	uint32_t i[WALK_N];
+	size_t n;
+} dig_got;
+
+static void dig_take(void *ctx, const rec_chunk_info *c, const rec_type *t, const rec_digest *d,
+		     size_t n)
+{
+	dig_got *g = ctx;
+	assert_string_equal(t->name, "test.Ord");
+	for (size_t k = 0; k < n; k++) {
+		assert_true(g->n < WALK_N);
+		assert_true(d[k].field[0] >= WALK_SEQ0);
+		uint32_t i = (uint32_t)(d[k].field[0] - WALK_SEQ0);
+		assert_true(i < WALK_N && i % 10 != 9);
+		assert_int_equal(d[k].field[1], 0); /* the type has one field */
+		assert_int_equal(d[k].ticks, walk_ticks(i));
+		assert_int_equal(d[k].wall_ns, rec_chunk_wall_ns(c, d[k].ticks));
+		assert_int_equal(d[k].wall_ns, 1000000000000LL + (int64_t)walk_ticks(i));
+		assert_non_null(d[k].thread);
+		assert_int_equal(d[k].thread->os_tid, 11 + i % 2);
+		g->i[g->n++] = i;
+	}
+}
+
+/* The test.Ord events (all but every 10th) of the walk before ticks t, and
+ * the number of them given so far. */
+static size_t ord_before(uint64_t t)
+{
+	size_t n = 0;
+	for (uint32_t i = 0; i < WALK_N; i++)
+		n += i % 10 != 9 && walk_ticks(i) < t;
+	return n;
+}
+
+static size_t given_before(const dig_got *g, uint64_t t)
+{
+	size_t n = 0;
+	for (size_t k = 0; k < g->n; k++)
+		n += walk_ticks(g->i[k]) < t;
+	return n;
+}
+
+/* The walk read ordered with test.Ord as digests: each of its events given
+ * once, in file order, with its time, thread and field; the test.Other
+ * events returned in time order, each after the digests of every event
+ * before it; the counts.  Uncompressed and zstd (chunks this small are read
+ * by the reader alone: test_prefetch has the worker's digests). */
+static void t_digest_walk(void **state)
+{
+	(void)state;
+	for (int z = 0; z < 2; z++) {
+		membuf m = walk_rec(z ? REC_CODEC_ZSTD : REC_CODEC_NONE);
+		rec_reader_options ro = REC_READER_OPTIONS_INIT;
+		ro.flags = REC_READ_ORDERED;
+		rec_reader *r;
+		assert_int_equal(rec_reader_open_mem(&r, m.p, m.len, "walk", &ro), REC_OK);
+		static dig_got g;
+		memset(&g, 0, sizeof g);
+		assert_int_equal(rec_reader_digest_type(r, "test.Ord", NULL, NULL), REC_ERR_INVALID_ARG);
+		assert_int_equal(rec_reader_digest_type(r, "test.Ord", dig_take, &g), REC_OK);
+		rec_event ev;
+		rec_status st;
+		size_t n = 0;
+		uint64_t last = 0;
+		while ((st = rec_reader_next_event(r, &ev)) == REC_OK) {
+			assert_string_equal(ev.type->name, "test.Other");
+			assert_true(ev.ticks >= last);
+			last = ev.ticks;
+			assert_int_equal(given_before(&g, ev.ticks), ord_before(ev.ticks));
+			n++;
+		}
+		assert_int_equal(st, REC_END);
+		assert_int_equal(n, WALK_N / 10);
+		assert_int_equal(g.n, WALK_N - WALK_N / 10);
+		for (size_t k = 0; k < g.n; k++) /* file order: by number */
+			assert_int_equal(g.i[k], k + k / 9);
+		rec_reader_stats rs;
+		rec_reader_get_stats(r, &rs);
+		assert_int_equal(rs.events, WALK_N / 10);
+		assert_int_equal(rs.events_digested, WALK_N - WALK_N / 10);
+		assert_int_equal(rs.events_skipped, 0);
+		assert_int_equal(rs.order_late, 0);
+		/* once events were read, and on a reader not ordered: no */
+		assert_int_equal(rec_reader_digest_type(r, "test.Ord", dig_take, &g), REC_ERR_STATE);
+		rec_reader_close(r);
+		assert_int_equal(rec_reader_open_mem(&r, m.p, m.len, "walk", NULL), REC_OK);
+		assert_int_equal(rec_reader_digest_type(r, "test.Ord", dig_take, &g), REC_ERR_STATE);
+		assert_non_null(strstr(rec_reader_problem(r)->message, "REC_READ_ORDERED"));
+		rec_reader_close(r);
+		free(m.p);
+	}
+}
+
+/* The walk's uncompressed bytes with the three bytes of event i's seq
+ * (after its thread byte) found once, at *at; chunk payload checksums made
+ * right again by fix_payloads() after a change. */
+static size_t find_seq(const membuf *m, uint32_t i)
+{
+	const uint32_t v = WALK_SEQ0 + i;
+	const uint8_t pat[4] = { (uint8_t)(1 + i % 2), (uint8_t)(0x80 | (v & 0x7f)),
+				 (uint8_t)(0x80 | ((v >> 7) & 0x7f)), (uint8_t)(v >> 14) };
+	size_t at = SIZE_MAX;
+	for (size_t k = 0; k + sizeof pat <= m->len; k++)
+		if (memcmp(m->p + k, pat, sizeof pat) == 0) {
+			assert_true(at == SIZE_MAX); /* once */
+			at = k;
+		}
+	assert_true(at != SIZE_MAX);
+	return at;
+}
+
+static void fix_payloads(membuf *m)
+{
+	size_t off = 0;
+	while (off < m->len) {
+		rec_chunk_header h;
+		const char *msg;
+		assert_int_equal(rec_chunk_header_decode(m->p + off, m->len - off, &h, &msg), REC_OK);
+		size_t pl = off + h.header_size;
+		h.payload_crc = rec_crc32c(0, m->p + pl, h.payload_size);
+		uint8_t hb[REC_HEADER_SIZE_V1];
+		rec_chunk_header_encode(&h, hb);
+		memcpy(m->p + off, hb, sizeof hb);
+		off = pl + h.payload_size;
+	}
+}
+
+/* Digests of a damaged walk: event 150's thread not in the pool (a problem
+ * of chunk 1 naming the type and the thread, the chunk's other digests
+ * given), or event 151's seq running past its record's end (its digest does
+ * not hold: it is returned as an event, so its decoding reports it, and
+ * the chunk's events after it are lost as they are without digests). */
+static void t_digest_damage(void **state)
+{
+	(void)state;
+	for (int kind = 0; kind < 2; kind++) {
+		membuf m = walk_rec(REC_CODEC_NONE);
+		size_t at = find_seq(&m, kind ? 151 : 150);
+		if (kind)
+			m.p[at + 3] |= 0x80; /* the varint goes on past the record */
+		else
+			m.p[at] = 0x7f; /* thread 127 */
+		fix_payloads(&m);
+		rec_reader_options ro = REC_READER_OPTIONS_INIT;
+		ro.flags = REC_READ_ORDERED;
+		rec_reader *r;
+		assert_int_equal(rec_reader_open_mem(&r, m.p, m.len, "walk", &ro), REC_OK);
+		static dig_got g;
+		memset(&g, 0, sizeof g);
+		assert_int_equal(rec_reader_digest_type(r, "test.Ord", dig_take, &g), REC_OK);
+		rec_event ev;
+		rec_status st;
+		size_t n = 0, problems = 0;
+		while ((st = rec_reader_next_event(r, &ev)) != REC_END) {
+			if (st != REC_OK) {
+				const rec_problem *p = rec_reader_problem(r);
+				assert_int_equal(p->chunk, 1);
+				if (kind)
+					assert_non_null(strstr(p->message, "(test.Ord): ends before all 1 "
+									   "declared fields are read"));
+				else
+					assert_non_null(strstr(p->message, "1 records of test.Ord reference a "
+									   "thread not in the chunk's pool (the "
+									   "first: thread 127)"));
+				problems++;
+				assert_true(problems < 3);
+				continue;
+			}
+			assert_string_equal(ev.type->name, "test.Other");
+			n++;
+		}
+		assert_int_equal(problems, 1);
+		/* the bad record ends its chunk's events (as without digests:
+		 * t_in_order_walk_damage), 159 ... 199 not returned; the
+		 * chunk's digests came before */
+		assert_int_equal(n, WALK_N / 10 - (kind ? 5 : 0));
+		assert_int_equal(g.n, WALK_N - WALK_N / 10 - 1);
+		for (size_t k = 0; k < g.n; k++)
+			assert_true(g.i[k] != (kind ? 151u : 150u));
+		rec_reader_stats rs;
+		rec_reader_get_stats(r, &rs);
+		assert_int_equal(rs.events_digested, WALK_N - WALK_N / 10 - 1);
+		rec_reader_close(r);
+		free(m.p);
+	}
+}
+
 static void *mt_emit(void *p)
 {
 	mt_arg *a = p;
@@ -687,6 +879,8 @@ int main(void)
 		cmocka_unit_test(t_long_duration),
 		cmocka_unit_test(t_in_order_walk),
 		cmocka_unit_test(t_in_order_walk_damage),
+		cmocka_unit_test(t_digest_walk),
+		cmocka_unit_test(t_digest_damage),
 	};
 	return rec_t_tmpdir_finish(g_dir, cmocka_run_group_tests(tests, NULL, NULL));
 }

@@ -620,6 +620,141 @@ static void t_sparse(void **state)
 	free(m.p);
 }
 
+/* ---- digests made by the worker (rec_reader_digest_type()) ---- */
+
+static const rec_field dig_fields[] = {
+	{ "x", "", "", REC_TYPE_U64, 0 },
+	{ "n", "", "", REC_TYPE_U32, 0 },
+};
+
+#define DG_CHUNKS 8
+
+/* What the digests gave, by event number (0: not given). */
+typedef struct dg_got {
+	uint8_t given[DG_CHUNKS * PER];
+	size_t n;
+	uint64_t max_ticks;
+} dg_got;
+
+static void dg_take(void *ctx, const rec_chunk_info *c, const rec_type *t, const rec_digest *d,
+		    size_t n)
+{
+	dg_got *g = ctx;
+	assert_string_equal(t->name, "p.U");
+	for (size_t k = 0; k < n; k++) {
+		uint64_t i = d[k].field[1];
+		assert_true(i < DG_CHUNKS * PER);
+		assert_int_equal(g->given[i], 0);
+		g->given[i] = 1;
+		assert_int_equal(d[k].field[0], mix(i));
+		assert_int_equal(d[k].ticks, 10 + i * 3);
+		assert_int_equal(d[k].wall_ns, rec_chunk_wall_ns(c, d[k].ticks));
+		assert_non_null(d[k].thread);
+		assert_int_equal(d[k].thread->os_tid, 7 + i % 2);
+		if (d[k].ticks > g->max_ticks)
+			g->max_ticks = d[k].ticks;
+		g->n++;
+	}
+}
+
+/* A recording of zstd chunks big enough for the worker, of p.T (1 record in
+ * 20: thread, duration) and p.U (the others: thread, and a stack or a
+ * duration by variant; fields x u64, n u32, both digested), read ordered
+ * with p.U as digests: the worker's sparse joins make them (after the
+ * first chunk, which the reader scans itself), each given once with its
+ * time, thread and fields, before any p.T event after it in time; the p.T
+ * events as with a type selection.  And p.T asked for as digests is not
+ * digestible (its second field is 64 bits wide): returned as events. */
+static void t_digest(void **state)
+{
+	(void)state;
+	for (int variant = 0; variant < 2; variant++) {
+		mem_sink m = { 0 };
+		rec_writer *w = open_writer(&m);
+		rec_type tt = { 1, REC_EVENT_HAS_THREAD | REC_EVENT_HAS_DURATION, "p.T", "", "", "", 2,
+				fields };
+		unsigned uf = REC_EVENT_HAS_THREAD | (variant ? REC_EVENT_HAS_DURATION : REC_EVENT_HAS_STACK);
+		rec_type tu = { 2, uf, "p.U", "", "", "", 2, dig_fields };
+		assert_int_equal(rec_writer_add_type(w, &tt), REC_OK);
+		assert_int_equal(rec_writer_add_type(w, &tu), REC_OK);
+		assert_int_equal(rec_writer_define_thread(w, 1, 7, 0), REC_OK);
+		assert_int_equal(rec_writer_define_thread(w, 2, 8, 0), REC_OK);
+		size_t nt = 0, nu = 0;
+		uint32_t n = 0;
+		for (int c = 0; c < DG_CHUNKS; c++) {
+			for (int j = 0; j < PER; j++, n++) {
+				uint64_t ticks = 10 + (uint64_t)n * 3;
+				bool t = j % 20 == 7;
+				assert_int_equal(rec_writer_begin(w, t ? 1 : 2, ticks, t || variant ? 5 : 0,
+								  1 + n % 2, 0),
+						 REC_OK);
+				if (t) {
+					assert_int_equal(rec_writer_put_u64(w, n), REC_OK);
+					assert_int_equal(rec_writer_put_u64(w, mix(n)), REC_OK);
+					nt++;
+				} else {
+					assert_int_equal(rec_writer_put_u64(w, mix(n)), REC_OK);
+					assert_int_equal(rec_writer_put_u64(w, n), REC_OK);
+					nu++;
+				}
+				assert_int_equal(rec_writer_end(w), REC_OK);
+			}
+			if (c + 1 < DG_CHUNKS)
+				assert_int_equal(rec_writer_flush(w), REC_OK);
+		}
+		assert_int_equal(rec_writer_close(w), REC_OK);
+		rec_reader_options ro = REC_READER_OPTIONS_INIT;
+		ro.flags = REC_READ_ORDERED;
+		rec_reader *r;
+		assert_int_equal(rec_reader_open_mem(&r, m.p, m.n, "mem", &ro), REC_OK);
+		static dg_got g;
+		memset(&g, 0, sizeof g);
+		assert_int_equal(rec_reader_digest_type(r, "p.U", dg_take, &g), REC_OK);
+		rec_event ev;
+		rec_status st;
+		size_t k = 0;
+		uint64_t chunk = UINT64_MAX, last = 0;
+		while ((st = rec_reader_next_event(r, &ev)) == REC_OK) {
+			if (ev.chunk->index != chunk) {
+				chunk = ev.chunk->index;
+				usleep(20000); /* a slow reader: the worker is ahead */
+			}
+			assert_string_equal(ev.type->name, "p.T");
+			assert_true(ev.ticks >= last);
+			last = ev.ticks;
+			/* every p.U before it given (they come in time order here) */
+			assert_true(g.max_ticks + 3 >= ev.ticks);
+			assert_int_equal(ev.values[1].v.u, mix(ev.values[0].v.u));
+			k++;
+		}
+		assert_int_equal(st, REC_END);
+		assert_int_equal(k, nt);
+		assert_int_equal(g.n, nu);
+		rec_reader_stats rs;
+		rec_reader_get_stats(r, &rs);
+		assert_int_equal(rs.events, nt);
+		assert_int_equal(rs.events_digested, nu);
+		assert_int_equal(rs.events_skipped, 0);
+		assert_int_equal(rs.order_late, 0);
+		assert_true(r->sparse_used >= 2);
+		assert_true(r->sparse_used <= DG_CHUNKS - 1);
+		rec_reader_close(r);
+
+		/* p.T cannot be digested: every event returned */
+		assert_int_equal(rec_reader_open_mem(&r, m.p, m.n, "mem", &ro), REC_OK);
+		assert_int_equal(rec_reader_digest_type(r, "p.T", dg_take, &g), REC_OK);
+		k = 0;
+		while ((st = rec_reader_next_event(r, &ev)) == REC_OK)
+			k++;
+		assert_int_equal(st, REC_END);
+		assert_int_equal(k, nt + nu);
+		rec_reader_get_stats(r, &rs);
+		assert_int_equal(rs.events_digested, 0);
+		rec_reader_close(r);
+		free(m.p);
+	}
+}
+
 static int setup(void **state)
 {
 	(void)state;
@@ -643,6 +778,7 @@ int main(void)
 		cmocka_unit_test(t_damage_ahead),
 		cmocka_unit_test(t_prescan),
 		cmocka_unit_test(t_sparse),
+		cmocka_unit_test(t_digest),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
