@@ -94,7 +94,7 @@ int rec_report_findings(const rec_report_tool_opts *o, const rec_cli_input *in, 
 	/* one pass with the union of the types the rules read */
 	read_ctx ctx = { f, false, NULL };
 	rec_cli_event_pass pass = { begin_input, rec_findings_type_filter, f, add_one, &ctx,
-				    &ctx.nomem };
+				    &ctx.nomem, NULL, NULL, NULL };
 	int frc = rec_cli_each_input_event(in, n, &pass);
 	/* The pass met damage that the summary, which decodes only the
 	 * chunks with counters or drops, may not have seen (a chunk whose

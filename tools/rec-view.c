@@ -124,7 +124,7 @@ static int read_inputs(rec_view *v, const rec_view_tool_opts *o, const rec_cli_i
 	 * --type is checked against the chunks the events come from. */
 	read_ctx ctx = { v, NULL, false, tsel, NULL };
 	rec_cli_event_pass pass = { begin_input, tsel ? NULL : rec_view_type_filter, v, add_one,
-				    &ctx, &ctx.nomem };
+				    &ctx, &ctx.nomem, rec_view_digest_type(v), rec_view_add_digests, v };
 	int frc = rec_cli_each_input_event(in, n, &pass);
 	return frc > rc ? frc : rc;
 }

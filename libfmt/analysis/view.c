@@ -573,6 +573,7 @@ static void clear_caches(rec_view *v)
 {
 	memset(v->tcache, 0, sizeof v->tcache);
 	memset(v->act_cache, 0, sizeof v->act_cache);
+	memset(v->dig_cache, 0, sizeof v->dig_cache);
 	memset(v->chunk_gens, 0, sizeof v->chunk_gens);
 	if (v->site_cache)
 		memset(v->site_cache, 0, VPTR_CACHE * sizeof *v->site_cache);
@@ -601,6 +602,25 @@ bool rec_view_wants_type(const rec_view *v, const rec_type *t)
 int rec_view_type_filter(void *ctx, const rec_type *t)
 {
 	return rec_view_wants_type(ctx, t);
+}
+
+const char *rec_view_digest_type(const rec_view *v)
+{
+	/* not while --type is looked for among the events */
+	return v && v->act_floor && !v->type ? "rec.CPUSample" : NULL;
+}
+
+void rec_view_add_digests(void *ctx, const rec_chunk_info *chunk, const rec_type *type,
+			  const rec_digest *d, size_t n)
+{
+	rec_view *v = ctx;
+	if (!v || v->finished || !chunk || !type || (n && !d))
+		return;
+	rec_vi_act_digests(v, chunk, type, d, n);
+	if (v->dig_status != REC_OK) {
+		rec_vi_fail(v, v->dig_status, "out of memory");
+		v->quick = false; /* add_slow() says so */
+	}
 }
 
 /* ---- tables ---------------------------------------------------------------- */
@@ -797,8 +817,12 @@ void rec_view_close(rec_view *v)
 		free(v->tables[i].cols);
 		free(v->tables[i].cells);
 	}
-	for (size_t i = 0; i < v->threads.n; i++)
-		free(((vthread *)vmap_at(&v->threads, i))->act);
+	for (size_t i = 0; i < v->threads.n; i++) {
+		vact *a = ((vthread *)vmap_at(&v->threads, i))->act;
+		if (a)
+			free(a->dig);
+		free(a);
+	}
 	rec_vi_vmap_free(&v->names);
 	rec_vi_vmap_free(&v->threads);
 	free(v->site_cache);
@@ -865,6 +889,8 @@ static VIEW_NOINLINE rec_status add_slow(rec_view *v, const rec_event *ev)
 {
 	if (v->finished)
 		return view_fail_state(v);
+	if (v->dig_status != REC_OK)
+		return v->dig_status;
 	if (!v->have_start) {
 		v->have_start = true;
 		v->quick = !v->type;
@@ -909,6 +935,8 @@ rec_status rec_view_get(rec_view *v, const rec_view_table **tables, size_t *coun
 {
 	if (!v || !tables || !count)
 		return REC_ERR_INVALID_ARG;
+	if (v->dig_status != REC_OK)
+		return v->dig_status;
 	if (!v->finished) {
 		rec_status st = REC_OK;
 		if (v->have_start && v->impl->end_input)

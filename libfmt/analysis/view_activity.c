@@ -11,6 +11,15 @@
  * period x (1 + overruns)), and samples closer together than their period,
  * or intervals of one kind that overlap (two I/O waits at once), would sum
  * to more than the thread can have spent in the wait.
+ *
+ * CPU samples may come instead as digests (rec_view_add_digests(): the
+ * reader gives a chunk's time, thread and weight of each, ahead of the
+ * events): kept per thread in time order from the earliest time a wait in
+ * flight or to come can ask about (rec_view.act_floor) on, at most DIG_MAX
+ * (a wait of a holder with more samples has its last ones counted).  The
+ * tables are the same either way, as far as both bounds hold; the samples
+ * of a chunk that gives them as events (where they cannot be digested) add
+ * to the digests.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -30,6 +39,7 @@ vact *rec_vi_act_new(vthread *t)
 	if (t->act) {
 		t->act->cpu_last = INT64_MIN;
 		t->act->ring_pmax = INT64_MIN;
+		t->act->first_ns = INT64_MAX;
 	}
 	return t->act;
 }
@@ -111,6 +121,183 @@ static void cap_at(act_overlap *out, uint64_t len)
 		out->cpu_ns = len;
 }
 
+/* ---- CPU samples as digests ---- */
+
+/* The first of a's digests in [lo, hi) at ts or later (hi: none). */
+static uint32_t dig_bisect(const vact *a, uint32_t lo, uint32_t hi, int64_t ts)
+{
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+		if (a->dig[mid].ts < ts)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* The first of a's digests (in time order) at ts or later. */
+static uint32_t dig_lower(const vact *a, int64_t ts)
+{
+	return dig_bisect(a, 0, a->ndig, ts);
+}
+
+/* dig_lower() looked for from index h on, in steps that double (the waits
+ * ask about times close to each other's). */
+static uint32_t dig_seek(const vact *a, uint32_t h, int64_t ts)
+{
+	uint32_t n = a->ndig, lo, hi, step = 1;
+	if (h > n)
+		h = n;
+	if (h < n && a->dig[h].ts < ts) { /* forward: [lo - 1] is before ts */
+		lo = h + 1;
+		hi = lo;
+		while (hi < n && a->dig[hi].ts < ts) {
+			lo = hi + 1;
+			hi = lo + step;
+			step *= 2;
+		}
+		return dig_bisect(a, lo, hi < n ? hi : n, ts);
+	}
+	/* back: [hi] is at ts or later (or hi == n) */
+	hi = h;
+	lo = h;
+	while (lo > 0 && a->dig[lo - 1].ts >= ts) {
+		hi = lo - 1;
+		lo = hi > step ? hi - step : 0;
+		step *= 2;
+	}
+	return dig_bisect(a, lo, hi, ts);
+}
+
+/* The weight of a's digested samples in [s, e). */
+static uint64_t dig_during(vact *a, int64_t s, int64_t e)
+{
+	if (!a->ndig)
+		return 0;
+	uint32_t lo = dig_seek(a, a->dig_hint, s), hi = dig_seek(a, lo, e);
+	a->dig_hint = lo;
+	if (lo >= hi)
+		return 0;
+	return (hi == a->ndig ? a->dig_total : a->dig[hi].before) - a->dig[lo].before;
+}
+
+/* The most digests one thread keeps: a wait longer than this many of its
+ * holder's samples has only the last ones counted (as the ring bounds the
+ * samples given as events). */
+#define DIG_MAX ((uint32_t)1 << 20)
+
+/* Room for one more digest in a: the ones before floor dropped first, then
+ * the room doubled unless a quarter of it is free (so that each digest is
+ * moved a bounded number of times), at DIG_MAX the older half dropped.
+ * false: out of memory. */
+static bool dig_room(vact *a, int64_t floor)
+{
+	uint32_t drop = dig_lower(a, floor);
+	if (drop < a->ndig / 2 && a->dig_cap >= DIG_MAX)
+		drop = a->ndig / 2;
+	if (drop && a->dig) {
+		memmove(a->dig, a->dig + drop, (size_t)(a->ndig - drop) * sizeof *a->dig);
+		a->ndig -= drop;
+		a->dig_hint = a->dig_hint > drop ? a->dig_hint - drop : 0;
+	}
+	if (a->ndig < a->dig_cap && (a->ndig <= a->dig_cap - a->dig_cap / 4 || a->dig_cap >= DIG_MAX))
+		return true;
+	uint32_t cap = a->dig_cap ? a->dig_cap * 2 : 256;
+	act_cpu *d = realloc(a->dig, (size_t)cap * sizeof *d);
+	if (!d)
+		return false;
+	a->dig = d;
+	a->dig_cap = cap;
+	return true;
+}
+
+/* A digested sample of weight w at ts into a (room made). */
+static void dig_add(vact *a, int64_t ts, uint64_t w)
+{
+	uint32_t n = a->ndig;
+	if (n == 0 || a->dig[n - 1].ts <= ts) {
+		a->dig[n] = (act_cpu){ ts, a->dig_total };
+	} else {
+		/* out of order (rare: chunks that overlap in time): in its
+		 * place, after the ones of the same time, the sums after it
+		 * moved by w */
+		uint32_t i = dig_lower(a, ts);
+		while (i < n && a->dig[i].ts == ts)
+			i++;
+		memmove(a->dig + i + 1, a->dig + i, (size_t)(n - i) * sizeof *a->dig);
+		a->dig[i].ts = ts;
+		for (uint32_t k = i + 1; k <= n; k++)
+			a->dig[k].before += w;
+	}
+	a->dig_total += w;
+	a->ndig = n + 1;
+	if (ts < a->first_ns)
+		a->first_ns = ts;
+}
+
+void rec_vi_act_digests(rec_view *v, const rec_chunk_info *chunk, const rec_type *type,
+			const rec_digest *d, size_t n)
+{
+	if (!v->act_floor || v->dig_status != REC_OK)
+		return;
+	/* the weight's fields among the two a digest has (0: absent) */
+	int fp = -1, fo = -1;
+	for (uint32_t f = 0; f < type->field_count && f < 2; f++) {
+		if (strcmp(type->fields[f].name, "period") == 0)
+			fp = (int)f;
+		else if (strcmp(type->fields[f].name, "overruns") == 0)
+			fo = (int)f;
+	}
+	int64_t floor = v->act_floor(v);
+	rec_event ev;
+	memset(&ev, 0, sizeof ev);
+	ev.chunk = chunk;
+	const rec_thread *last = NULL;
+	vact *a = NULL;
+	for (size_t i = 0; i < n; i++) {
+		if (!d[i].thread)
+			continue;
+		if (d[i].thread != last) {
+			/* the thread's activity: from the cache by its pool entry
+			 * in this chunk, else as for an event */
+			last = d[i].thread;
+			vdig_ent *e = &v->dig_cache[((uintptr_t)last >> 4) % VDIG_CACHE];
+			if (e->p == last && e->chunk_offset == chunk->offset) {
+				a = e->act;
+			} else {
+				ev.thread = last;
+				vthread *t = rec_vi_thread(v, &ev, NULL);
+				a = t ? (t->act ? t->act : rec_vi_act_new(t)) : NULL;
+				if (!a) {
+					v->dig_status = REC_ERR_NOMEM;
+					return;
+				}
+				*e = (vdig_ent){ last, chunk->offset, a };
+			}
+		}
+		if (a->ndig == a->dig_cap && !dig_room(a, floor)) {
+			v->dig_status = REC_ERR_NOMEM;
+			return;
+		}
+		uint64_t p = fp >= 0 ? d[i].field[fp] : 0, o = fo >= 0 ? d[i].field[fo] : 0;
+		dig_add(a, d[i].wall_ns, p * (1 + o));
+	}
+}
+
+void rec_vi_act_digests_clear(rec_view *v)
+{
+	memset(v->dig_cache, 0, sizeof v->dig_cache);
+	for (size_t i = 0; i < v->threads.n; i++) {
+		vact *a = ((vthread *)vmap_at(&v->threads, i))->act;
+		if (a) {
+			free(a->dig);
+			a->dig = NULL;
+			a->ndig = a->dig_cap = a->dig_hint = 0;
+		}
+	}
+}
+
 void rec_vi_act_during(const vthread *t, int64_t s, int64_t e, act_overlap *out)
 {
 	memset(out, 0, sizeof *out);
@@ -140,6 +327,7 @@ void rec_vi_act_during(const vthread *t, int64_t s, int64_t e, act_overlap *out)
 			top_idx = idx;
 		}
 	}
+	out->cpu_ns = dig_during(t->act, s, e);
 	if (a->cpu_unsorted) {
 		uint32_t n = a->cpu_count < CPU_RING ? (uint32_t)a->cpu_count : CPU_RING;
 		for (uint32_t i = 0; i < n; i++)

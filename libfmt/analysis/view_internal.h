@@ -89,9 +89,27 @@ typedef struct vact {
 	bool cpu_unsorted; /* a sample came before the one noted before it */
 	uint32_t nring, ring_pos;
 	int64_t ring_pmax; /* the latest end of the intervals noted (INT64_MIN: none) */
+	/* the earliest start of what was noted (INT64_MAX: nothing): digests
+	 * come ahead of the events, so a thread is looked at as a holder only
+	 * once the stream has passed it (what the events alone would give) */
+	int64_t first_ns;
 	act_cpu cpu[CPU_RING];
 	act_interval ring[ACT_RING];
+	/* The CPU samples given as digests (rec_view_add_digests()), ahead of
+	 * the events: in time order, dig_total the sum after the last; the
+	 * ones no wait can look at any more are dropped as it grows. */
+	act_cpu *dig;
+	uint32_t ndig, dig_cap;
+	uint32_t dig_hint; /* where the last wait's samples began */
+	uint64_t dig_total;
 } vact;
+/* A chunk's thread (its pool entry) and its activity, for digests. */
+typedef struct vdig_ent {
+	const rec_thread *p;
+	uint64_t chunk_offset;
+	vact *act;
+} vdig_ent;
+#define VDIG_CACHE 64
 typedef struct vthread {
 	uint32_t name;   /* interned thread name (0: unnamed) */
 	uint32_t pid;
@@ -236,6 +254,12 @@ struct rec_view {
 	vchunk_gen chunk_gens[VCHUNK_GENS];
 	uint32_t chunk_gen_pos, chunk_gen_next;
 	vact_ent act_cache[VACT_CACHE]; /* threads -> activity, for CPU samples */
+	/* Digests (rec_view_add_digests()): the earliest time a wait may still
+	 * ask about (the view's; NULL: digests not taken), and a failure to
+	 * report at the next call */
+	int64_t (*act_floor)(const rec_view *v);
+	rec_status dig_status;
+	vdig_ent dig_cache[VDIG_CACHE];
 };
 
 struct view_impl {
@@ -474,6 +498,7 @@ static inline void rec_vi_act_cpu(vact *a, int64_t ts, uint64_t w)
 	uint64_t n = a->cpu_count;
 	uint32_t p = (uint32_t)(n % CPU_RING);
 	a->cpu_unsorted |= ts < a->cpu_last;
+	a->first_ns = ts < a->first_ns ? ts : a->first_ns;
 	a->cpu_last = ts;
 	a->cpu[p].ts = ts;
 	a->cpu[p].before = a->cpu_total;
@@ -528,6 +553,8 @@ static inline void rec_vi_act_interval(rec_view *v, const rec_event *ev, int kin
 		return;
 	act_interval *iv = &a->ring[a->ring_pos];
 	iv->s = ev_start(ev);
+	if (iv->s < a->first_ns)
+		a->first_ns = iv->s;
 	iv->e = ev_end(ev);
 	if (iv->e > a->ring_pmax)
 		a->ring_pmax = iv->e;
@@ -550,6 +577,11 @@ typedef struct act_overlap {
 	uint64_t top_ns;
 } act_overlap;
 void rec_vi_act_during(const vthread *t, int64_t s, int64_t e, act_overlap *out);
+/* Note n digests of CPU samples (rec_view_add_digests()). */
+void rec_vi_act_digests(rec_view *v, const rec_chunk_info *chunk, const rec_type *type,
+			const rec_digest *d, size_t n);
+/* Forget the digests of every thread (an input is over). */
+void rec_vi_act_digests_clear(rec_view *v);
 /* Bytes of a rec.Alloc: weight (size in recordings without it). */
 uint64_t rec_vi_alloc_bytes(const vtype *t, const rec_event *ev);
 

@@ -15,7 +15,8 @@
  * timestamp order), so pending waits are the waits in flight, not all; the
  * waits due at an event are settled in the order they came.  Until the
  * earliest end in flight (rec_view.act_wake) the CPU samples, most events,
- * are noted by rec_view_add_event() without a call here.
+ * are noted by rec_view_add_event() without a call here; a reader that gives
+ * them as digests (rec_view_digest_type()) spares even that.
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -118,6 +119,21 @@ typedef struct lock_state {
 	lk_ptr_ent names[LK_NAMES], sites[LK_SITES];
 } lock_state;
 
+/* The earliest time a wait may still ask about its holder's activity: the
+ * start of the earliest wait in flight, or the latest event's (waits come
+ * in the order they start). */
+static int64_t lk_floor(const rec_view *v)
+{
+	const lock_state *s = v->state;
+	if (!v->have_start)
+		return INT64_MIN; /* an input's digests before its first event */
+	int64_t floor = v->now;
+	for (size_t i = s->qhead; i < s->qtail; i++)
+		if (s->slots[s->q[i].slot].s < floor)
+			floor = s->slots[s->q[i].slot].s;
+	return floor;
+}
+
 static rec_status lk_init(rec_view *v)
 {
 	lock_state *s = v->state;
@@ -126,6 +142,7 @@ static rec_status lk_init(rec_view *v)
 	/* the earliest end of the waits in flight (rec_view_add_event() notes
 	 * the CPU samples before it) */
 	v->act_wake = INT64_MAX;
+	v->act_floor = lk_floor;
 	return REC_OK;
 }
 
@@ -205,6 +222,10 @@ static const vthread *holder_of(rec_view *v, const pend_wait *w, uint32_t *hn)
 	}
 	char buf[40];
 	const vthread *h = w->holder_tid ? rec_vi_thread_by_tid(v, w->pid, w->holder_tid) : NULL;
+	/* known once something of it started by the wait's end (its CPU
+	 * samples given as digests are known ahead of the events) */
+	if (h && (!h->act || h->act->first_ns > w->e))
+		h = NULL;
 	const char *hl;
 	if (!w->holder_tid)
 		hl = "(unknown)";
@@ -500,7 +521,9 @@ static bool lk_wants(const rec_view *v, const rec_type *t)
 
 static rec_status lk_end_input(rec_view *v)
 {
-	return settle_until(v, INT64_MAX);
+	rec_status st = settle_until(v, INT64_MAX);
+	rec_vi_act_digests_clear(v);
+	return st;
 }
 
 static int cmp_named(const void *a, const void *b, void *ctx)

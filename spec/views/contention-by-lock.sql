@@ -18,7 +18,8 @@
 -- holder_site: per wait the holder's event
 -- that overlaps it most (the earliest of equal ones), the site (WITH
 -- spec/views/site.with.sql) of those with the most overlap.  rec-view keeps
--- a holder's last 32 such events (128 samples): exact while it does fewer
+-- a holder's last 32 such events (and 2^20 samples: it reads them as
+-- digests; 128 given as events): exact while it does fewer
 -- during one wait.  Times through epoch_ns() (DuckDB over Parquet:
 -- microseconds, the overlaps within 2 us per wait).  Not here: I/O of a
 -- program's own types of category rec/IO.

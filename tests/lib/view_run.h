@@ -15,6 +15,7 @@
 #ifndef REC_TESTS_LIB_VIEW_RUN_H
 #define REC_TESTS_LIB_VIEW_RUN_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -38,24 +39,67 @@ typedef struct run {
 	size_t n;
 } run;
 
+/* The view of m read by r (ordered), its CPU samples given as digests
+ * when dig and the view takes them (rec_view_digest_type()). */
+static __attribute__((unused))
+void read_view(rec_view *v, const membuf *m, bool dig)
+{
+	rec_reader_options ro = REC_READER_OPTIONS_INIT;
+	ro.flags = REC_READ_ORDERED;
+	rec_reader *rd = NULL;
+	ok(rec_reader_open_mem(&rd, m->p, m->len, "mem", &ro));
+	if (dig && rec_view_digest_type(v))
+		ok(rec_reader_digest_type(rd, rec_view_digest_type(v), rec_view_add_digests, v));
+	ok(rec_view_begin_input(v));
+	rec_event ev;
+	rec_status st;
+	while ((st = rec_reader_next_event(rd, &ev)) == REC_OK)
+		ok(rec_view_add_event(v, &ev));
+	assert_int_equal(st, REC_END);
+	rec_reader_close(rd);
+}
+
+/* Tables a and b (na, nb of them) the same, cell by cell. */
+static __attribute__((unused))
+void same_tables(const rec_view_table *a, size_t na, const rec_view_table *b, size_t nb)
+{
+	assert_int_equal(na, nb);
+	for (size_t i = 0; i < na; i++) {
+		assert_string_equal(a[i].name, b[i].name);
+		assert_int_equal(a[i].column_count, b[i].column_count);
+		assert_int_equal(a[i].row_count, b[i].row_count);
+		assert_int_equal(a[i].rows_total, b[i].rows_total);
+		for (size_t k = 0; k < a[i].row_count * a[i].column_count; k++) {
+			const rec_view_cell *x = &a[i].cells[k], *y = &b[i].cells[k];
+			assert_int_equal(x->null, y->null);
+			assert_int_equal(x->u, y->u);
+			assert_int_equal(x->i, y->i);
+			assert_true(x->f == y->f || (x->f != x->f && y->f != y->f));
+			assert_int_equal(x->text == NULL, y->text == NULL);
+			if (x->text)
+				assert_string_equal(x->text, y->text);
+		}
+	}
+}
+
+/* How run_view() gives a view that takes CPU samples as digests: both ways
+ * compared (VIEW_BOTH, the default), or only as events or digests (a test of
+ * where the two differ: a bound of one of them). */
+enum { VIEW_BOTH, VIEW_EVENTS, VIEW_DIGESTS };
+static int view_digests __attribute__((unused)) = VIEW_BOTH;
+
+/* The view o of m, in r.  A view that takes CPU samples as digests is run
+ * both ways, with the same tables (the one kept: with digests, as rec-view
+ * runs it), unless view_digests says otherwise. */
 static __attribute__((unused))
 void run_view(run *r, const membuf *m, rec_view_options *o)
 {
 	memset(r, 0, sizeof *r);
 	ok(rec_view_open(&r->v, o));
-	rec_reader_options ro = REC_READER_OPTIONS_INIT;
-	ro.flags = REC_READ_ORDERED;
-	rec_reader *rd = NULL;
-	ok(rec_reader_open_mem(&rd, m->p, m->len, "mem", &ro));
-	ok(rec_view_begin_input(r->v));
-	rec_event ev;
-	rec_status st;
-	while ((st = rec_reader_next_event(rd, &ev)) == REC_OK)
-		ok(rec_view_add_event(r->v, &ev));
-	assert_int_equal(st, REC_END);
-	rec_reader_close(rd);
+	read_view(r->v, m, view_digests != VIEW_EVENTS);
 	if (strcmp(o->view, "recording") == 0) {
 		rec_summary *s = NULL;
+		rec_reader *rd = NULL;
 		ok(rec_summary_open(&s));
 		ok(rec_reader_open_mem(&rd, m->p, m->len, "mem", NULL));
 		ok(rec_summary_add_reader(s, rd, "mem", REC_SUMMARY_DROPS));
@@ -64,6 +108,16 @@ void run_view(run *r, const membuf *m, rec_view_options *o)
 		rec_summary_close(s);
 	}
 	ok(rec_view_get(r->v, &r->t, &r->n));
+	if (rec_view_digest_type(r->v) && view_digests == VIEW_BOTH) {
+		rec_view *e = NULL;
+		const rec_view_table *et;
+		size_t en;
+		ok(rec_view_open(&e, o));
+		read_view(e, m, false);
+		ok(rec_view_get(e, &et, &en));
+		same_tables(r->t, r->n, et, en);
+		rec_view_close(e);
+	}
 }
 
 static __attribute__((unused))

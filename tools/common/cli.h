@@ -469,6 +469,10 @@ typedef struct rec_cli_event_pass {
 	rec_cli_event_fn fn;
 	void *ctx;
 	const bool *stop;
+	/* a type to take as digests (rec_reader_digest_type(); NULL: none) */
+	const char *digest_type;
+	rec_digest_fn digest_fn;
+	void *digest_ctx;
 } rec_cli_event_pass;
 int rec_cli_each_input_event(const rec_cli_input *in, size_t n, const rec_cli_event_pass *p);
 /* Every input that can be opened (the others are left to the event pass to

@@ -219,7 +219,9 @@ int rec_cli_each_input_event(const rec_cli_input *in, size_t n, const rec_cli_ev
 		}
 		if (p->begin)
 			p->begin(p->ctx, &in[i]);
-		if (p->filter && rec_reader_select_types(r, p->filter, p->filter_ctx) != REC_OK) {
+		if ((p->filter && rec_reader_select_types(r, p->filter, p->filter_ctx) != REC_OK) ||
+		    (p->digest_type && rec_reader_digest_type(r, p->digest_type, p->digest_fn,
+							      p->digest_ctx) != REC_OK)) {
 			rec_cli_file_error(in[i].name, "%s", rec_reader_problem(r)->message);
 			rec_reader_close(r);
 			rc = REC_EXIT_DATA;

@@ -165,7 +165,7 @@ static int pass_run(pass *p, const rec_cli_input *in, size_t n, FILE *out)
 	rec_out_flush();
 	if (quiet)
 		rec_cli_set_streams(out, quiet);
-	rec_cli_event_pass ep = { begin_input, NULL, NULL, add_one, p, &p->failed };
+	rec_cli_event_pass ep = { begin_input, NULL, NULL, add_one, p, &p->failed, NULL, NULL, NULL };
 	int rc = rec_cli_each_input_event(in, n, &ep);
 	if (quiet) {
 		rec_cli_set_streams(out, err);

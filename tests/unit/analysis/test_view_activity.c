@@ -30,6 +30,7 @@
 #include <cmocka.h>
 
 #include "../../lib/view_fixture.h"
+#include "analysis/view_internal.h"
 
 enum { T_IO = 40 };
 
@@ -127,7 +128,8 @@ static void t_ring_bound(void **state)
  * 1000-3000 settles after 2990 (the request at 3100): its last 128 samples,
  * 1720..2990, lie in the wait: 1280 ms running.  other-lock's wait
  * 1500-1800 settles at the sample of 1810: samples 1500..1790 are in it,
- * 300 ms. */
+ * 300 ms.  The samples given as digests (kept up to 2^20 a thread): all
+ * 200 in cache-lock's wait, 2000 ms. */
 static void t_cpu_ring(void **state)
 {
 	(void)state;
@@ -141,11 +143,16 @@ static void t_cpu_ring(void **state)
 	req_ev(&g, TH_MAIN, 3100, 3101, "/after");
 	ok(rec_writer_close(g.w));
 	run r;
-	simple(&r, &m, "contention-by-lock", NULL);
-	const rec_view_table *t = table(&r, "contention_by_lock");
-	assert_int_equal(U(t, row_of(t, "lock", "cache-lock"), "holder_running"), 1280 * MS);
-	assert_int_equal(U(t, row_of(t, "lock", "other-lock"), "holder_running"), 300 * MS);
-	rec_view_close(r.v);
+	for (int dig = 0; dig < 2; dig++) {
+		view_digests = dig ? VIEW_DIGESTS : VIEW_EVENTS;
+		simple(&r, &m, "contention-by-lock", NULL);
+		const rec_view_table *t = table(&r, "contention_by_lock");
+		assert_int_equal(U(t, row_of(t, "lock", "cache-lock"), "holder_running"),
+				 (dig ? 2000 : 1280) * MS);
+		assert_int_equal(U(t, row_of(t, "lock", "other-lock"), "holder_running"), 300 * MS);
+		rec_view_close(r.v);
+	}
+	view_digests = VIEW_BOTH;
 	free(m.p);
 }
 
@@ -243,12 +250,89 @@ static void t_cpu_unordered(void **state)
 	free(b.p);
 }
 
+/* The CPU samples given as digests are kept only as far back as a wait can
+ * still ask about: worker-2 runs 20,000 samples of 10 ms, 10 ms apart (200
+ * s), in chunks of a few hundred events, and holds cache-lock for worker-1's
+ * 200 waits of 500 ms, one every second: each wait sees 50 samples, 500 ms
+ * running (100 s in all, the same as the samples given as events, which
+ * run_view() compares).  Read with digests by hand, the most digests a
+ * thread holds at once stays under 2,000 (a few chunks' worth), never the
+ * 20,000 of the recording; none are held once the input is over. */
+static void t_digests_bounded(void **state)
+{
+	(void)state;
+	membuf m = { 0 };
+	gen g;
+	open_gen(&g, &m, 4096);
+	for (int k = 0; k < 20000; k++) {
+		double t = 1000 + 10.0 * k;
+		cpu_ev(&g, TH_W2, S_CPU, t, 0);
+		if (k % 100 == 0)
+			lock_wait(&g, TH_W1, t, t + 500, "cache-lock", 102);
+	}
+	ok(rec_writer_close(g.w));
+	run r;
+	simple(&r, &m, "contention-by-lock", NULL);
+	const rec_view_table *t = table(&r, "contention_by_lock");
+	assert_int_equal(U(t, 0, "waits"), 200);
+	assert_int_equal(U(t, 0, "holder_running"), 200 * 500 * MS);
+	rec_view_close(r.v);
+
+	rec_view_options o = REC_VIEW_OPTIONS_INIT;
+	o.view = "contention-by-lock";
+	rec_view *v = NULL;
+	ok(rec_view_open(&v, &o));
+	rec_reader_options ro = REC_READER_OPTIONS_INIT;
+	ro.flags = REC_READ_ORDERED;
+	rec_reader *rd = NULL;
+	ok(rec_reader_open_mem(&rd, m.p, m.len, "mem", &ro));
+	assert_string_equal(rec_view_digest_type(v), "rec.CPUSample");
+	ok(rec_reader_digest_type(rd, "rec.CPUSample", rec_view_add_digests, v));
+	ok(rec_view_begin_input(v));
+	rec_event ev;
+	rec_status st;
+	uint32_t most = 0;
+	size_t events = 0;
+	while ((st = rec_reader_next_event(rd, &ev)) == REC_OK) {
+		ok(rec_view_add_event(v, &ev));
+		events++;
+		for (size_t i = 0; i < v->threads.n; i++) {
+			const vact *a = ((const vthread *)vmap_at(&v->threads, i))->act;
+			if (a && a->ndig > most)
+				most = a->ndig;
+		}
+	}
+	assert_int_equal(st, REC_END);
+	assert_int_equal(events, 200); /* the lock waits: the samples came as digests */
+	rec_reader_stats rs;
+	rec_reader_get_stats(rd, &rs);
+	assert_int_equal(rs.events_digested, 20000);
+	assert_true(rs.chunks >= 20);
+	assert_true(most >= 50);
+	assert_true(most < 2000);
+	rec_reader_close(rd);
+	ok(rec_view_begin_input(v)); /* the input is over: nothing held */
+	for (size_t i = 0; i < v->threads.n; i++) {
+		const vact *a = ((const vthread *)vmap_at(&v->threads, i))->act;
+		assert_true(!a || (a->ndig == 0 && a->dig == NULL));
+	}
+	const rec_view_table *tt;
+	size_t n;
+	ok(rec_view_get(v, &tt, &n));
+	r = (run){ v, tt, n };
+	t = table(&r, "contention_by_lock");
+	assert_int_equal(U(t, 0, "holder_running"), 200 * 500 * MS);
+	rec_view_close(v);
+	free(m.p);
+}
+
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(t_holder_activity),
 		cmocka_unit_test(t_ring_bound),
 		cmocka_unit_test(t_cpu_ring),
+		cmocka_unit_test(t_digests_bounded),
 		cmocka_unit_test(t_cap_at_wait),
 		cmocka_unit_test(t_cpu_unordered),
 	};
