@@ -3,6 +3,8 @@
  * view_cpu.c - "hot-functions": CPU time per function from rec.CPUSample
  * stacks (each sample weighs period x (1 + overruns)): self (the sample's
  * leaf frame) and total (every function on the stack, once per sample).
+ * A chunk's samples are summed per stack, each stack's functions found once
+ * (the rows it adds to), and added to the rows when the chunk changes.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -12,12 +14,30 @@
 typedef struct fn_row {
 	uint32_t name;
 	uint64_t self_n, self_ns, total_n, total_ns;
-	uint64_t last;       /* the sample that counted it in total last */
+	uint64_t last;       /* the stack that counted it in total last */
 } fn_row;
+
+/* The samples of one stack of the current chunk, added to its functions'
+ * rows when the chunk changes (or at the end): the stack's rows are found
+ * once per chunk, not once per sample.  Its rows: rowix[off], the leaf's
+ * (self), then each function once (total). */
+typedef struct stk_acc {
+	uint64_t n, w;
+	uint32_t off, cnt;
+} stk_acc;
 
 typedef struct cpu_state {
 	vmap rows;
 	uint64_t samples, ns, seq;
+	/* the current chunk's stacks (their index in acc by stack id:
+	 * rec_view.row_dense) */
+	bool have_chunk;
+	uint64_t chunk_offset, run_id;
+	uint32_t chunk_seq;
+	stk_acc *acc;
+	size_t nacc, cap_acc;
+	uint32_t *rowix;
+	size_t nrowix, cap_rowix;
 } cpu_state;
 
 static rec_status cpu_init(rec_view *v)
@@ -29,13 +49,82 @@ static rec_status cpu_init(rec_view *v)
 
 static void cpu_free(rec_view *v)
 {
-	rec_vi_vmap_free(&((cpu_state *)v->state)->rows);
+	cpu_state *s = v->state;
+	rec_vi_vmap_free(&s->rows);
+	free(s->acc);
+	free(s->rowix);
 }
 
 static fn_row *row_of(rec_view *v, uint32_t name)
 {
 	cpu_state *s = v->state;
 	return rec_vi_id_row(&s->rows, name, NULL);
+}
+
+/* n samples weighing w of a's stack into its rows. */
+static void add_acc(cpu_state *s, const stk_acc *a, uint64_t n, uint64_t w)
+{
+	fn_row *leaf = vmap_at(&s->rows, s->rowix[a->off]);
+	leaf->self_n += n;
+	leaf->self_ns += w;
+	for (uint32_t k = 1; k < a->cnt; k++) {
+		fn_row *r = vmap_at(&s->rows, s->rowix[a->off + k]);
+		r->total_n += n;
+		r->total_ns += w;
+	}
+}
+
+/* The current chunk's stacks into their rows. */
+static void flush_stacks(cpu_state *s)
+{
+	for (size_t i = 0; i < s->nacc; i++)
+		if (s->acc[i].n)
+			add_acc(s, &s->acc[i], s->acc[i].n, s->acc[i].w);
+	s->nacc = 0;
+	s->nrowix = 0;
+}
+
+/* The rows of ev's stack (depth > 0) into s->rowix, as a new stk_acc: its
+ * index, or SIZE_MAX when out of memory. */
+static size_t stack_rows(rec_view *v, cpu_state *s, const rec_event *ev)
+{
+	const rec_stack *st = ev->stack;
+	if (s->nacc == s->cap_acc) {
+		size_t cap = s->cap_acc ? s->cap_acc * 2 : 256;
+		stk_acc *a = realloc(s->acc, cap * sizeof *a);
+		if (!a)
+			return SIZE_MAX;
+		s->acc = a;
+		s->cap_acc = cap;
+	}
+	if (s->cap_rowix - s->nrowix < (size_t)st->depth + 1) {
+		size_t cap = s->cap_rowix ? s->cap_rowix : 4096;
+		while (cap - s->nrowix < (size_t)st->depth + 1)
+			cap *= 2;
+		uint32_t *r = realloc(s->rowix, cap * sizeof *r);
+		if (!r)
+			return SIZE_MAX;
+		s->rowix = r;
+		s->cap_rowix = cap;
+	}
+	stk_acc *a = &s->acc[s->nacc];
+	*a = (stk_acc){ 0, 0, (uint32_t)s->nrowix, 0 };
+	s->seq++; /* each function once per stack */
+	for (uint32_t k = 0; k < st->depth; k++) {
+		uint32_t n = rec_vi_ev_frame(v, ev, k);
+		fn_row *r = n == UINT32_MAX ? NULL : row_of(v, n);
+		if (!r)
+			return SIZE_MAX;
+		uint32_t ix = (uint32_t)(((unsigned char *)r - s->rows.vals) / s->rows.esize);
+		if (k == 0)
+			s->rowix[a->off + a->cnt++] = ix;
+		if (r->last != s->seq) {
+			r->last = s->seq;
+			s->rowix[a->off + a->cnt++] = ix;
+		}
+	}
+	s->nrowix += a->cnt;
+	return s->nacc++;
 }
 
 static rec_status cpu_add(rec_view *v, const rec_event *ev, bool selected)
@@ -49,7 +138,6 @@ static rec_status cpu_add(rec_view *v, const rec_event *ev, bool selected)
 	uint64_t w = rec_vi_cpu_weight(vt, ev);
 	s->samples++;
 	s->ns += w;
-	s->seq++;
 	const rec_stack *st = ev->stack;
 	if (!st || !st->depth || !st->frames) {
 		uint32_t n = rec_vi_intern(v, "[no stack]", 10);
@@ -59,21 +147,32 @@ static rec_status cpu_add(rec_view *v, const rec_event *ev, bool selected)
 		r->self_n++, r->self_ns += w, r->total_n++, r->total_ns += w;
 		return REC_OK;
 	}
-	for (uint32_t k = 0; k < st->depth; k++) {
-		uint32_t n = rec_vi_ev_frame(v, ev, k);
-		fn_row *r = n == UINT32_MAX ? NULL : row_of(v, n);
-		if (!r)
+	const rec_chunk_info *c = ev->chunk;
+	if (!s->have_chunk || c->offset != s->chunk_offset || c->run_id != s->run_id ||
+	    c->sequence != s->chunk_seq) {
+		flush_stacks(s);
+		s->have_chunk = true;
+		s->chunk_offset = c->offset;
+		s->run_id = c->run_id;
+		s->chunk_seq = c->sequence;
+	}
+	uint32_t ai = rec_vi_dense_get(&v->row_dense, st->id, c);
+	if (ai == UINT32_MAX || ai >= s->nacc) {
+		size_t i = stack_rows(v, s, ev);
+		if (i == SIZE_MAX)
 			return rec_vi_fail(v, REC_ERR_NOMEM, "out of memory");
-		if (k == 0) {
-			r->self_n++;
-			r->self_ns += w;
-		}
-		if (r->last != s->seq) {
-			r->last = s->seq;
-			r->total_n++;
-			r->total_ns += w;
+		rec_vi_dense_fill(&v->row_dense, st->id, c, (uint32_t)i);
+		ai = (uint32_t)i;
+		if (rec_vi_dense_get(&v->row_dense, st->id, c) != ai) {
+			/* not kept (a large stack id): counted now, the entry dropped */
+			add_acc(s, &s->acc[ai], 1, w);
+			s->nrowix = s->acc[ai].off;
+			s->nacc--;
+			return REC_OK;
 		}
 	}
+	s->acc[ai].n++;
+	s->acc[ai].w += w;
 	return REC_OK;
 }
 
@@ -97,6 +196,7 @@ static int cmp_rows(const void *a, const void *b, void *ctx)
 static rec_status cpu_finish(rec_view *v)
 {
 	cpu_state *s = v->state;
+	flush_stacks(s);
 	static const rec_view_column cols[] = {
 		{ "Function", "function", REC_VIEW_TEXT },
 		{ "Self Samples", "self_samples", REC_VIEW_COUNT },
