@@ -63,6 +63,8 @@ rec_status rec_vi_act_cpu_miss(rec_view *v, const vtype *vt, const rec_event *ev
 		e->name = ev->thread->name && ev->thread->name[0] ? t->name : 0;
 		e->act = a;
 	}
+	if (ev_start(ev) < a->first_ns)
+		a->first_ns = ev_start(ev);
 	rec_vi_act_cpu(a, ev_start(ev), rec_vi_cpu_weight(vt, ev));
 	return REC_OK;
 }

@@ -91,7 +91,10 @@ typedef struct vact {
 	int64_t ring_pmax; /* the latest end of the intervals noted (INT64_MIN: none) */
 	/* the earliest start of what was noted (INT64_MAX: nothing): digests
 	 * come ahead of the events, so a thread is looked at as a holder only
-	 * once the stream has passed it (what the events alone would give) */
+	 * once the stream has passed it (what the events alone would give).
+	 * A CPU sample given as an event sets it where its thread's entry of
+	 * the cache is made (rec_vi_act_cpu_miss(): the thread's first in its
+	 * chunk, the earliest as the events come in time order). */
 	int64_t first_ns;
 	act_cpu cpu[CPU_RING];
 	act_interval ring[ACT_RING];
@@ -498,7 +501,6 @@ static inline void rec_vi_act_cpu(vact *a, int64_t ts, uint64_t w)
 	uint64_t n = a->cpu_count;
 	uint32_t p = (uint32_t)(n % CPU_RING);
 	a->cpu_unsorted |= ts < a->cpu_last;
-	a->first_ns = ts < a->first_ns ? ts : a->first_ns;
 	a->cpu_last = ts;
 	a->cpu[p].ts = ts;
 	a->cpu[p].before = a->cpu_total;
