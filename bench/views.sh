@@ -234,7 +234,7 @@ if [ "${VIEWS_NO_PROFILE:-0}" != 1 ] && command -v perf >/dev/null &&
 			echo
 			echo '```'
 			perf report -i "$DATA/prof.perf" --no-children --sort dso,symbol --percent-limit 3 --stdio 2>/dev/null |
-				grep '%' | sed -e 's/ *- *- *$//' -e 's/ *$//' | head -12
+				grep '%' | grep -v '^#' | sed -e 's/ *- *- *$//' -e 's/ *$//' | head -12
 			echo '```'
 			echo
 		} >>"$PROF_MD"
