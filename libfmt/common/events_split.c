@@ -314,6 +314,70 @@ typedef struct sp_pos {
 	uint32_t i;
 } sp_pos;
 
+/* The next record of a run of Type_Id id (< 128, flags f: a constant where
+ * inlined) at *p, when its frame is a common one (Size and Type_Id of a byte
+ * each, Time_Delta of at most 8) and holds by the checks of the general
+ * loop: its Time_Delta, the lengths of its refs and its body's length in
+ * *x; false where the general loop must take it. */
+typedef struct run_rec {
+	rec_varint_w8 tw;
+	size_t nd, ns, body, size;
+} run_rec;
+
+static inline __attribute__((always_inline)) bool run_next(const sp_pos *p, uint64_t id, unsigned f,
+							    uint32_t items, const uint8_t *he,
+							    const uint8_t *te, const uint8_t *re,
+							    const uint8_t *be, const uint8_t *qe,
+							    run_rec *x)
+{
+	const uint8_t *h = p->h;
+	if (!(p->i < items && he - h >= 2 && h[0] < 0x80 && h[1] == id))
+		return false;
+	x->size = h[0];
+	x->tw = rec_varint_next_w8(p->t);
+	x->nd = x->ns = 0;
+	if (!x->tw.n || x->tw.n > (size_t)(te - p->t))
+		return false;
+	if ((f & REC_EVENT_HAS_DURATION) && !(x->nd = vlen(p->r, re, re + REC_EVS_READ_SLACK)))
+		return false;
+	if ((f & REC_EVENT_HAS_STACK) && !(x->ns = vlen(p->r + x->nd, re, re + REC_EVS_READ_SLACK)))
+		return false;
+	const size_t head = 1 + x->tw.n + x->nd + x->ns;
+	if (x->size < head + ((f & REC_EVENT_HAS_THREAD) != 0) || x->size - head > (size_t)(be - p->b) ||
+	    1 + x->size > (size_t)(qe - p->q))
+		return false;
+	x->body = x->size - head;
+	return true;
+}
+
+/* Past the record run_next() read. */
+static inline __attribute__((always_inline)) void run_past(sp_pos *p, const run_rec *x)
+{
+	p->ticks += (uint64_t)rec_unzigzag(x->tw.v);
+	p->h += 2;
+	p->t += x->tw.n;
+	p->r += x->nd + x->ns;
+	p->b += x->body;
+	p->q += 1 + x->size;
+	p->i++;
+}
+
+/* The records of Type_Id id passed over from *p while they come in a run
+ * and their frames are the common ones (run_next()): only where the next
+ * record starts.  It stops before any other record; the general loop takes
+ * that one (and refuses it if it does not hold). */
+static inline __attribute__((always_inline)) void skip_run(sp_pos *p, uint64_t id, unsigned f,
+							   uint32_t items, const uint8_t *he,
+							   const uint8_t *te, const uint8_t *re,
+							   const uint8_t *be, const uint8_t *qe)
+{
+	sp_pos at = *p;
+	run_rec x;
+	while (run_next(&at, id, f, items, he, te, re, be, qe, &x))
+		run_past(&at, &x);
+	*p = at;
+}
+
 /* A uvarint at *p below end into *v, at most max. */
 static inline bool dig_get(const uint8_t **p, const uint8_t *end, uint64_t max, uint64_t *v)
 {
@@ -333,48 +397,6 @@ static inline bool dig_w8(const uint8_t **p, const uint8_t *end, uint64_t max, u
 	return dig_get(p, end, max, v);
 }
 
-/* The records of Type_Id id (< 128, flags f: a constant where inlined)
- * passed over from *p while they come in a run and their frames are the
- * common ones (Size and Type_Id of a byte each, Time_Delta of at most 8):
- * only where the next record starts, the checks of the general loop made.
- * It stops before any other record; the general loop takes that one (and
- * refuses it if it does not hold). */
-static inline __attribute__((always_inline)) void skip_run(sp_pos *p, uint64_t id, unsigned f,
-							   uint32_t items, const uint8_t *he,
-							   const uint8_t *te, const uint8_t *re,
-							   const uint8_t *be, const uint8_t *qe)
-{
-	const uint8_t *h = p->h, *t = p->t, *r = p->r, *b = p->b;
-	uint8_t *q = p->q;
-	uint64_t ticks = p->ticks;
-	uint32_t i = p->i;
-	while (i < items && he - h >= 2 && h[0] < 0x80 && h[1] == id) {
-		const size_t size = h[0];
-		rec_varint_w8 tw = rec_varint_next_w8(t);
-		const size_t nt = tw.n;
-		size_t nd = 0, ns = 0;
-		if (!nt || nt > (size_t)(te - t))
-			break;
-		if ((f & REC_EVENT_HAS_DURATION) && !(nd = vlen(r, re, re + REC_EVS_READ_SLACK)))
-			break;
-		if ((f & REC_EVENT_HAS_STACK) && !(ns = vlen(r + nd, re, re + REC_EVS_READ_SLACK)))
-			break;
-		const size_t head = 1 + nt + nd + ns;
-		if (size < head + ((f & REC_EVENT_HAS_THREAD) != 0) || size - head > (size_t)(be - b) ||
-		    1 + size > (size_t)(qe - q))
-			break;
-		ticks += (uint64_t)rec_unzigzag(tw.v);
-		h += 2;
-		t += nt;
-		r += nd + ns;
-		b += size - head;
-		q += 1 + size;
-		i++;
-	}
-	*p = (sp_pos){ h, t, r, b, q, ticks, i };
-}
-
-
 /* skip_run() for the digested records of Type_Id id: each one's digest
  * made (rec_evs_digest_body() from the bodies stream: Thread, then the
  * fields).  It stops before a record whose digest does not hold, or when
@@ -385,44 +407,22 @@ static inline __attribute__((always_inline)) void dig_run(sp_pos *p, uint64_t id
 							  const uint8_t *be, const uint8_t *qe,
 							  rec_evs_sparse *sp, size_t *dk)
 {
-	const uint8_t *h = p->h, *t = p->t, *r = p->r, *b = p->b;
-	uint8_t *q = p->q;
-	uint64_t ticks = p->ticks;
-	uint32_t i = p->i;
+	sp_pos at = *p;
 	size_t k = *dk;
 	const unsigned nf = sp->dnf;
 	const uint64_t max0 = sp->dmax[0], max1 = sp->dmax[1] < UINT32_MAX ? sp->dmax[1] : UINT32_MAX;
-	while (i < items && k < sp->dcap && he - h >= 2 && h[0] < 0x80 && h[1] == id) {
-		const size_t size = h[0];
-		rec_varint_w8 tw = rec_varint_next_w8(t);
-		const size_t nt = tw.n;
-		size_t nd = 0, ns = 0;
-		if (!nt || nt > (size_t)(te - t))
-			break;
-		if ((f & REC_EVENT_HAS_DURATION) && !(nd = vlen(r, re, re + REC_EVS_READ_SLACK)))
-			break;
-		if ((f & REC_EVENT_HAS_STACK) && !(ns = vlen(r + nd, re, re + REC_EVS_READ_SLACK)))
-			break;
-		const size_t head = 1 + nt + nd + ns;
-		if (size < head + ((f & REC_EVENT_HAS_THREAD) != 0) || size - head > (size_t)(be - b) ||
-		    1 + size > (size_t)(qe - q))
-			break;
-		const uint8_t *x = b, *xe = b + (size - head);
+	run_rec x;
+	while (k < sp->dcap && run_next(&at, id, f, items, he, te, re, be, qe, &x)) {
+		const uint8_t *y = at.b, *ye = at.b + x.body;
 		uint64_t th = 0, v0 = 0, v1 = 0;
-		if (((f & REC_EVENT_HAS_THREAD) && !dig_w8(&x, xe, UINT32_MAX, &th)) ||
-		    (nf > 0 && !dig_w8(&x, xe, max0, &v0)) || (nf > 1 && !dig_w8(&x, xe, max1, &v1)))
+		if (((f & REC_EVENT_HAS_THREAD) && !dig_w8(&y, ye, UINT32_MAX, &th)) ||
+		    (nf > 0 && !dig_w8(&y, ye, max0, &v0)) || (nf > 1 && !dig_w8(&y, ye, max1, &v1)))
 			break;
-		ticks += (uint64_t)rec_unzigzag(tw.v);
-		sp->digs[k++] = (rec_evs_dig){ ticks, v0, (uint32_t)th, (uint32_t)v1 };
-		h += 2;
-		t += nt;
-		r += nd + ns;
-		b += size - head;
-		q += 1 + size;
-		i++;
+		run_past(&at, &x);
+		sp->digs[k++] = (rec_evs_dig){ at.ticks, v0, (uint32_t)th, (uint32_t)v1 };
 	}
 	*dk = k;
-	*p = (sp_pos){ h, t, r, b, q, ticks, i };
+	*p = at;
 }
 
 bool rec_evs_digest_body(const uint8_t *p, const uint8_t *end, unsigned f, unsigned nf,

@@ -451,6 +451,20 @@ static size_t given_before(const dig_got *g, uint64_t t)
 	return n;
 }
 
+/* An ordered reader of m with test.Ord's events as digests into *g (emptied);
+ * a digest type without its callback refused. */
+static rec_reader *open_digests(const membuf *m, dig_got *g)
+{
+	rec_reader_options ro = REC_READER_OPTIONS_INIT;
+	ro.flags = REC_READ_ORDERED;
+	rec_reader *r;
+	assert_int_equal(rec_reader_open_mem(&r, m->p, m->len, "walk", &ro), REC_OK);
+	memset(g, 0, sizeof *g);
+	assert_int_equal(rec_reader_digest_type(r, "test.Ord", NULL, NULL), REC_ERR_INVALID_ARG);
+	assert_int_equal(rec_reader_digest_type(r, "test.Ord", dig_take, g), REC_OK);
+	return r;
+}
+
 /* The walk read ordered with test.Ord as digests: each of its events given
  * once, in file order, with its time, thread and field; the test.Other
  * events returned in time order, each after the digests of every event
@@ -461,14 +475,8 @@ static void t_digest_walk(void **state)
 	(void)state;
 	for (int z = 0; z < 2; z++) {
 		membuf m = walk_rec(z ? REC_CODEC_ZSTD : REC_CODEC_NONE);
-		rec_reader_options ro = REC_READER_OPTIONS_INIT;
-		ro.flags = REC_READ_ORDERED;
-		rec_reader *r;
-		assert_int_equal(rec_reader_open_mem(&r, m.p, m.len, "walk", &ro), REC_OK);
 		static dig_got g;
-		memset(&g, 0, sizeof g);
-		assert_int_equal(rec_reader_digest_type(r, "test.Ord", NULL, NULL), REC_ERR_INVALID_ARG);
-		assert_int_equal(rec_reader_digest_type(r, "test.Ord", dig_take, &g), REC_OK);
+		rec_reader *r = open_digests(&m, &g);
 		rec_event ev;
 		rec_status st;
 		size_t n = 0;
@@ -552,13 +560,8 @@ static void t_digest_damage(void **state)
 		else
 			m.p[at] = 0x7f; /* thread 127 */
 		fix_payloads(&m);
-		rec_reader_options ro = REC_READER_OPTIONS_INIT;
-		ro.flags = REC_READ_ORDERED;
-		rec_reader *r;
-		assert_int_equal(rec_reader_open_mem(&r, m.p, m.len, "walk", &ro), REC_OK);
 		static dig_got g;
-		memset(&g, 0, sizeof g);
-		assert_int_equal(rec_reader_digest_type(r, "test.Ord", dig_take, &g), REC_OK);
+		rec_reader *r = open_digests(&m, &g);
 		rec_event ev;
 		rec_status st;
 		size_t n = 0, problems = 0;
