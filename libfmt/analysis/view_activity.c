@@ -24,6 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/common_internal.h"
 #include "view_internal.h"
 
 bool rec_vi_act_wants(const rec_type *t)
@@ -205,13 +206,7 @@ static bool dig_room(vact *a, int64_t floor)
 	}
 	if (a->ndig < a->dig_cap && (a->ndig <= a->dig_cap - a->dig_cap / 4 || a->dig_cap >= DIG_MAX))
 		return true;
-	uint32_t cap = a->dig_cap ? a->dig_cap * 2 : 256;
-	act_cpu *d = realloc(a->dig, (size_t)cap * sizeof *d);
-	if (!d)
-		return false;
-	a->dig = d;
-	a->dig_cap = cap;
-	return true;
+	return rec_array_grow((void **)&a->dig, &a->dig_cap, a->dig_cap + 1, sizeof *a->dig, 256);
 }
 
 /* A digested sample of weight w at ts into a (room made). */

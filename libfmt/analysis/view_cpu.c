@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/common_internal.h"
 #include "view_internal.h"
 
 typedef struct fn_row {
@@ -89,24 +90,10 @@ static void flush_stacks(cpu_state *s)
 static size_t stack_rows(rec_view *v, cpu_state *s, const rec_event *ev)
 {
 	const rec_stack *st = ev->stack;
-	if (s->nacc == s->cap_acc) {
-		size_t cap = s->cap_acc ? s->cap_acc * 2 : 256;
-		stk_acc *a = realloc(s->acc, cap * sizeof *a);
-		if (!a)
-			return SIZE_MAX;
-		s->acc = a;
-		s->cap_acc = cap;
-	}
-	if (s->cap_rowix - s->nrowix < (size_t)st->depth + 1) {
-		size_t cap = s->cap_rowix ? s->cap_rowix : 4096;
-		while (cap - s->nrowix < (size_t)st->depth + 1)
-			cap *= 2;
-		uint32_t *r = realloc(s->rowix, cap * sizeof *r);
-		if (!r)
-			return SIZE_MAX;
-		s->rowix = r;
-		s->cap_rowix = cap;
-	}
+	if (!rec_array_grow((void **)&s->acc, &s->cap_acc, s->nacc + 1, sizeof *s->acc, 256) ||
+	    !rec_array_grow((void **)&s->rowix, &s->cap_rowix, s->nrowix + (size_t)st->depth + 1,
+			    sizeof *s->rowix, 4096))
+		return SIZE_MAX;
 	stk_acc *a = &s->acc[s->nacc];
 	*a = (stk_acc){ 0, 0, (uint32_t)s->nrowix, 0 };
 	s->seq++; /* each function once per stack */

@@ -102,7 +102,8 @@ typedef struct vact {
 	 * the events: in time order, dig_total the sum after the last; the
 	 * ones no wait can look at any more are dropped as it grows. */
 	act_cpu *dig;
-	uint32_t ndig, dig_cap;
+	uint32_t ndig;
+	size_t dig_cap;
 	uint32_t dig_hint; /* where the last wait's samples began */
 	uint64_t dig_total;
 } vact;
