@@ -477,13 +477,18 @@ typedef struct rec_evs_dig {
 	uint32_t thread;
 	uint32_t f1;
 } rec_evs_dig;
+/* The fields a digest reads of its type's records: the first nf <= 2, each
+ * at most its max (max[1] at most UINT32_MAX too). */
+typedef struct rec_evs_digfields {
+	unsigned nf;
+	uint64_t max[2];
+} rec_evs_digfields;
 /* The digest of the record body at [p, end) whose frame is read (Duration,
- * Thread, Stack as flags f says, then the first nf <= 2 fields, the ones
- * after them not read): false when one of those is missing or does not
- * decode, or the thread id or a field is above its max (f0 <= dmax[0], f1
- * <= dmax[1] and UINT32_MAX). */
-bool rec_evs_digest_body(const uint8_t *p, const uint8_t *end, unsigned f, unsigned nf,
-			 const uint64_t dmax[2], rec_evs_dig *d);
+ * Thread, Stack as flags f says, then the fields df says, the ones after
+ * them not read): false when one of those is missing or does not decode, or
+ * the thread id (UINT32_MAX) or a field is above its max. */
+bool rec_evs_digest_body(const uint8_t *p, const uint8_t *end, unsigned f,
+			 const rec_evs_digfields *df, rec_evs_dig *d);
 typedef struct rec_evs_sparse {
 	const uint8_t *act;   /* by Type_Id < nact: 2 selected, 3 digested, else passed over */
 	size_t nact;          /* (a record of an id from nact on: false) */
@@ -492,8 +497,7 @@ typedef struct rec_evs_sparse {
 	size_t cap;
 	rec_evs_dig *digs;    /* room for dcap digests (of the records of act 3) */
 	size_t dcap;
-	unsigned dnf;         /* the digested fields (rec_evs_digest_body()) */
-	uint64_t dmax[2];
+	rec_evs_digfields dig; /* the digested fields (rec_evs_digest_body()) */
 	/* results */
 	size_t k;             /* entries made */
 	size_t dk;            /* digests made, in file order */

@@ -409,8 +409,9 @@ static inline __attribute__((always_inline)) void dig_run(sp_pos *p, uint64_t id
 {
 	sp_pos at = *p;
 	size_t k = *dk;
-	const unsigned nf = sp->dnf;
-	const uint64_t max0 = sp->dmax[0], max1 = sp->dmax[1] < UINT32_MAX ? sp->dmax[1] : UINT32_MAX;
+	const unsigned nf = sp->dig.nf;
+	const uint64_t max0 = sp->dig.max[0],
+		       max1 = sp->dig.max[1] < UINT32_MAX ? sp->dig.max[1] : UINT32_MAX;
 	run_rec x;
 	while (k < sp->dcap && run_next(&at, id, f, items, he, te, re, be, qe, &x)) {
 		const uint8_t *y = at.b, *ye = at.b + x.body;
@@ -425,8 +426,8 @@ static inline __attribute__((always_inline)) void dig_run(sp_pos *p, uint64_t id
 	*p = at;
 }
 
-bool rec_evs_digest_body(const uint8_t *p, const uint8_t *end, unsigned f, unsigned nf,
-			 const uint64_t dmax[2], rec_evs_dig *d)
+bool rec_evs_digest_body(const uint8_t *p, const uint8_t *end, unsigned f,
+			 const rec_evs_digfields *df, rec_evs_dig *d)
 {
 	uint64_t v = 0;
 	d->thread = 0;
@@ -441,10 +442,10 @@ bool rec_evs_digest_body(const uint8_t *p, const uint8_t *end, unsigned f, unsig
 	}
 	if ((f & REC_EVENT_HAS_STACK) && !rec_varint_get(&p, end, &v))
 		return false;
-	if (nf > 0 && !dig_get(&p, end, dmax[0], &d->f0))
+	if (df->nf > 0 && !dig_get(&p, end, df->max[0], &d->f0))
 		return false;
-	if (nf > 1) {
-		if (!dig_get(&p, end, dmax[1] < UINT32_MAX ? dmax[1] : UINT32_MAX, &v))
+	if (df->nf > 1) {
+		if (!dig_get(&p, end, df->max[1] < UINT32_MAX ? df->max[1] : UINT32_MAX, &v))
 			return false;
 		d->f1 = (uint32_t)v;
 	}
@@ -550,8 +551,7 @@ bool rec_events_join_sparse(const uint8_t *const s[REC_EVS_N], const size_t len[
 				}
 				rec_evs_dig *d = &sp->digs[dk++];
 				if (!rec_evs_digest_body(b, b + ((size_t)size - head),
-							 f & REC_EVENT_HAS_THREAD, sp->dnf, sp->dmax,
-							 d))
+							 f & REC_EVENT_HAS_THREAD, &sp->dig, d))
 					return false;
 				d->ticks = ticks;
 			}

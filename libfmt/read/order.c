@@ -141,7 +141,7 @@ static bool digest_record(rec_reader *r, rec_rchunk *c, const uint8_t *body, con
 			  uint64_t ticks)
 {
 	rec_evs_dig *d = (rec_evs_dig *)r->digs.data + c->ndigs;
-	if (!rec_evs_digest_body(body, rend, c->types[c->dig_ti].flags, c->dig_nf, c->dig_max, d))
+	if (!rec_evs_digest_body(body, rend, c->types[c->dig_ti].flags, &c->dig, d))
 		return false;
 	d->ticks = ticks;
 	c->ndigs++;

@@ -95,9 +95,8 @@ typedef struct pf_slot {
 	uint8_t *act;
 	size_t nact;
 	rec_buf act_meta;
-	bool dig;              /* act holds a digested type (3), with: */
-	unsigned dnf;
-	uint64_t dmax[2];
+	bool dig;              /* act holds a digested type (3), of these fields */
+	rec_evs_digfields digf;
 	bool sparse;
 	rec_bigbuf ents;
 	rec_bigbuf digs;       /* rec_evs_dig: the digests of a sparse join */
@@ -131,9 +130,8 @@ struct rec_prefetch {
 	uint8_t act[PF_TYPE_IDS];
 	size_t nact;
 	rec_buf act_meta;
-	bool dig;              /* a type digested (act 3): its fields as rec_evs_sparse */
-	unsigned dnf;
-	uint64_t dmax[2];
+	bool dig;              /* a type digested (act 3), of these fields */
+	rec_evs_digfields digf;
 };
 
 /* n bytes at file offset off into dst (false: short or error). */
@@ -266,8 +264,7 @@ static bool pf_split(pf_slot *s, const rec_section_header *sh, const rec_chunk_h
 			s->sp = (rec_evs_sparse){ .act = s->act, .nact = s->nact,
 						  .start_ticks = h->start_ticks, .ents = s->ents.data,
 						  .cap = s->ents.cap / sizeof(rec_evs_ent),
-						  .digs = s->digs.data, .dcap = dcap, .dnf = s->dnf,
-						  .dmax = { s->dmax[0], s->dmax[1] } };
+						  .digs = s->digs.data, .dcap = dcap, .dig = s->digf };
 			if (rec_events_join_sparse(st, len, sh->item_count, &ty, s->out.data,
 						   sh->raw_size, &s->sp))
 				return true;
@@ -394,8 +391,7 @@ static void take_next(rec_prefetch *pf, pf_slot *s, rec_codec_ctx *ctx)
 		s->act_meta.len = pf->act_meta.len;
 		s->nact = pf->nact;
 		s->dig = pf->dig;
-		s->dnf = pf->dnf;
-		memcpy(s->dmax, pf->dmax, sizeof s->dmax);
+		s->digf = pf->digf;
 	}
 	pthread_mutex_unlock(&pf->mu);
 	rec_chunk_header h;
@@ -641,8 +637,7 @@ void rec_rd_prefetch_select(rec_reader *r, const rec_rchunk *c)
 		pf->act_meta.len = m->stored;
 		pf->nact = n;
 		pf->dig = c->dig_ti != UINT32_MAX;
-		pf->dnf = c->dig_nf;
-		memcpy(pf->dmax, c->dig_max, sizeof pf->dmax);
+		pf->digf = c->dig;
 	}
 	pthread_mutex_unlock(&pf->mu);
 }

@@ -152,8 +152,7 @@ typedef struct rec_rchunk {
 	/* the type index digested (rec_reader_digest_type(); UINT32_MAX: none),
 	 * its fields digested (0-2) and their max (rec_evs_digest_body()) */
 	uint32_t dig_ti;
-	unsigned dig_nf;
-	uint64_t dig_max[2];
+	rec_evs_digfields dig;
 	/* pools */
 	bool pools_loaded;
 	rec_pstring *strs;   size_t nstrs;

@@ -151,9 +151,7 @@ static void select_digest(const rec_reader *r, rec_rchunk *c)
 		if ((nf > 0 && !max[0]) || (nf > 1 && (!max[1] || max[1] > UINT32_MAX)))
 			return; /* returned as events */
 		c->dig_ti = i;
-		c->dig_nf = nf;
-		c->dig_max[0] = max[0];
-		c->dig_max[1] = max[1];
+		c->dig = (rec_evs_digfields){ nf, { max[0], max[1] } };
 		return;
 	}
 }

@@ -229,7 +229,7 @@ static void check_digests(const section *sec, const streams *st, uint8_t dig, un
 	rec_evs_types ty = { tflags, 4, NULL, NULL };
 	uint8_t act[4] = { 1, 1, 1, 2 };
 	act[dig] = 3;
-	const uint64_t dmax[2] = { dmax0, dmax1 };
+	const rec_evs_digfields df = { nf, { dmax0, dmax1 } };
 	rec_evs_dig *want = malloc(sizeof *want * NREC);
 	rec_evs_dig *digs = malloc(sizeof *digs * NREC);
 	uint8_t *dst = malloc(sec->len + REC_EVS_SLACK);
@@ -249,13 +249,12 @@ static void check_digests(const section *sec, const streams *st, uint8_t dig, un
 		assert_true(rec_varint_get(&p, end, &size));
 		const uint8_t *rend = p + size;
 		assert_true(rec_varint_get(&p, rend, &id) && rec_varint_get(&p, rend, &d));
-		if (!rec_evs_digest_body(p, rend, tflags[dig], nf, dmax, &want[nwant]))
+		if (!rec_evs_digest_body(p, rend, tflags[dig], &df, &want[nwant]))
 			ok = false;
 		want[nwant++].ticks = sec->ticks[i];
 	}
 	rec_evs_sparse sp = { .act = act, .nact = 4, .start_ticks = START_TICKS, .ents = ents,
-			      .cap = NREC, .digs = digs, .dcap = NREC, .dnf = nf,
-			      .dmax = { dmax0, dmax1 } };
+			      .cap = NREC, .digs = digs, .dcap = NREC, .dig = df };
 	bool got = rec_events_join_sparse(st->s, st->len, sec->n, &ty, dst, sec->len, &sp);
 	assert_int_equal(got, ok);
 	assert_false(sp.overflow);
@@ -296,22 +295,23 @@ static void t_sparse_digests(void **state)
 	assert_true(held >= 2);
 	assert_true(failed >= 1);
 	/* the oracle itself: a field missing, past its max, a varint cut */
-	const uint64_t dmax[2] = { 300, 5 };
+	const rec_evs_digfields two = { 2, { 300, 5 } }, one = { 1, { 300, 5 } },
+				none = { 0, { 300, 5 } };
 	rec_evs_dig d;
 	const uint8_t full[] = { 9, 0xAC, 0x02, 5 }; /* thread 9, 300, 5 */
-	assert_true(rec_evs_digest_body(full, full + 4, REC_EVENT_HAS_THREAD, 2, dmax, &d));
+	assert_true(rec_evs_digest_body(full, full + 4, REC_EVENT_HAS_THREAD, &two, &d));
 	assert_int_equal(d.thread, 9);
 	assert_int_equal(d.f0, 300);
 	assert_int_equal(d.f1, 5);
-	assert_false(rec_evs_digest_body(full, full + 3, REC_EVENT_HAS_THREAD, 2, dmax, &d));
-	assert_true(rec_evs_digest_body(full, full + 3, REC_EVENT_HAS_THREAD, 1, dmax, &d));
-	assert_false(rec_evs_digest_body(full, full + 2, REC_EVENT_HAS_THREAD, 1, dmax, &d));
-	const uint64_t small[2] = { 299, 5 };
-	assert_false(rec_evs_digest_body(full, full + 4, REC_EVENT_HAS_THREAD, 2, small, &d));
-	const uint64_t small1[2] = { 300, 4 };
-	assert_false(rec_evs_digest_body(full, full + 4, REC_EVENT_HAS_THREAD, 2, small1, &d));
+	assert_false(rec_evs_digest_body(full, full + 3, REC_EVENT_HAS_THREAD, &two, &d));
+	assert_true(rec_evs_digest_body(full, full + 3, REC_EVENT_HAS_THREAD, &one, &d));
+	assert_false(rec_evs_digest_body(full, full + 2, REC_EVENT_HAS_THREAD, &one, &d));
+	const rec_evs_digfields small = { 2, { 299, 5 } };
+	assert_false(rec_evs_digest_body(full, full + 4, REC_EVENT_HAS_THREAD, &small, &d));
+	const rec_evs_digfields small1 = { 2, { 300, 4 } };
+	assert_false(rec_evs_digest_body(full, full + 4, REC_EVENT_HAS_THREAD, &small1, &d));
 	const uint8_t big_thread[] = { 0x80, 0x80, 0x80, 0x80, 0x10 }; /* 2^32 */
-	assert_false(rec_evs_digest_body(big_thread, big_thread + 5, REC_EVENT_HAS_THREAD, 0, dmax, &d));
+	assert_false(rec_evs_digest_body(big_thread, big_thread + 5, REC_EVENT_HAS_THREAD, &none, &d));
 }
 
 /* A record of a type without metadata, or of an id the selection does not
