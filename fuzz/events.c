@@ -90,6 +90,7 @@ static void touch_digests(void *ctx, const rec_chunk_info *c, const rec_type *t,
 	for (size_t i = 0; i < n; i++) {
 		rec_fuzz_sink += d[i].ticks + (uint64_t)d[i].wall_ns + d[i].field[0] + d[i].field[1];
 		touch_thread(d[i].thread);
+		touch_stack(d[i].stack);
 	}
 }
 

@@ -468,14 +468,15 @@ typedef struct rec_evs_ent {
 	uint64_t ticks; /* the record's timestamp */
 	uint32_t off;   /* its offset in the events section */
 } rec_evs_ent;
-/* A digested record (rec_reader_digest_type()): its time, Thread (the pool
- * id, 0 none) and first two fields (uvarints; 0 for a field the type does
- * not have). */
+/* A digested record (rec_reader_digest_type()): its time, Thread and Stack
+ * (pool ids, 0 none) and first two fields (uvarints; 0 for a field the type
+ * does not have). */
 typedef struct rec_evs_dig {
 	uint64_t ticks;
 	uint64_t f0;
 	uint32_t thread;
 	uint32_t f1;
+	uint32_t stack;
 } rec_evs_dig;
 /* The fields a digest reads of its type's records: the first nf <= 2, each
  * at most its max (max[1] at most UINT32_MAX too). */
@@ -486,7 +487,7 @@ typedef struct rec_evs_digfields {
 /* The digest of the record body at [p, end) whose frame is read (Duration,
  * Thread, Stack as flags f says, then the fields df says, the ones after
  * them not read): false when one of those is missing or does not decode, or
- * the thread id (UINT32_MAX) or a field is above its max. */
+ * the thread or stack id (UINT32_MAX) or a field is above its max. */
 bool rec_evs_digest_body(const uint8_t *p, const uint8_t *end, unsigned f,
 			 const rec_evs_digfields *df, rec_evs_dig *d);
 typedef struct rec_evs_sparse {

@@ -384,8 +384,9 @@ static inline bool dig_get(const uint8_t **p, const uint8_t *end, uint64_t max, 
 	return rec_varint_get(p, end, v) && *v <= max;
 }
 
-/* dig_get() in the bodies stream, which has REC_EVS_READ_SLACK readable
- * bytes after it: by one load where the varint has at most 8 bytes. */
+/* dig_get() in the bodies or refs stream, which have REC_EVS_READ_SLACK
+ * readable bytes after them: by one load where the varint has at most 8
+ * bytes. */
 static inline bool dig_w8(const uint8_t **p, const uint8_t *end, uint64_t max, uint64_t *v)
 {
 	rec_varint_w8 w = rec_varint_next_w8(*p);
@@ -399,7 +400,7 @@ static inline bool dig_w8(const uint8_t **p, const uint8_t *end, uint64_t max, u
 
 /* skip_run() for the digested records of Type_Id id: each one's digest
  * made (rec_evs_digest_body() from the bodies stream: Thread, then the
- * fields).  It stops before a record whose digest does not hold, or when
+ * fields; the Stack from the refs stream).  It stops before a record whose digest does not hold, or when
  * sp has no room left; the general loop takes that one. */
 static inline __attribute__((always_inline)) void dig_run(sp_pos *p, uint64_t id, unsigned f,
 							  uint32_t items, const uint8_t *he,
@@ -415,12 +416,14 @@ static inline __attribute__((always_inline)) void dig_run(sp_pos *p, uint64_t id
 	run_rec x;
 	while (k < sp->dcap && run_next(&at, id, f, items, he, te, re, be, qe, &x)) {
 		const uint8_t *y = at.b, *ye = at.b + x.body;
-		uint64_t th = 0, v0 = 0, v1 = 0;
+		const uint8_t *z = at.r + x.nd; /* the Stack in the refs stream */
+		uint64_t th = 0, v0 = 0, v1 = 0, sk = 0;
 		if (((f & REC_EVENT_HAS_THREAD) && !dig_w8(&y, ye, UINT32_MAX, &th)) ||
-		    (nf > 0 && !dig_w8(&y, ye, max0, &v0)) || (nf > 1 && !dig_w8(&y, ye, max1, &v1)))
+		    (nf > 0 && !dig_w8(&y, ye, max0, &v0)) || (nf > 1 && !dig_w8(&y, ye, max1, &v1)) ||
+		    ((f & REC_EVENT_HAS_STACK) && !dig_w8(&z, re, UINT32_MAX, &sk)))
 			break;
 		run_past(&at, &x);
-		sp->digs[k++] = (rec_evs_dig){ at.ticks, v0, (uint32_t)th, (uint32_t)v1 };
+		sp->digs[k++] = (rec_evs_dig){ at.ticks, v0, (uint32_t)th, (uint32_t)v1, (uint32_t)sk };
 	}
 	*dk = k;
 	*p = at;
@@ -431,6 +434,7 @@ bool rec_evs_digest_body(const uint8_t *p, const uint8_t *end, unsigned f,
 {
 	uint64_t v = 0;
 	d->thread = 0;
+	d->stack = 0;
 	d->f0 = 0;
 	d->f1 = 0;
 	if ((f & REC_EVENT_HAS_DURATION) && !rec_varint_get(&p, end, &v))
@@ -440,8 +444,11 @@ bool rec_evs_digest_body(const uint8_t *p, const uint8_t *end, unsigned f,
 			return false;
 		d->thread = (uint32_t)v;
 	}
-	if ((f & REC_EVENT_HAS_STACK) && !rec_varint_get(&p, end, &v))
-		return false;
+	if (f & REC_EVENT_HAS_STACK) {
+		if (!dig_get(&p, end, UINT32_MAX, &v))
+			return false;
+		d->stack = (uint32_t)v;
+	}
 	if (df->nf > 0 && !dig_get(&p, end, df->max[0], &d->f0))
 		return false;
 	if (df->nf > 1) {
@@ -550,10 +557,14 @@ bool rec_events_join_sparse(const uint8_t *const s[REC_EVS_N], const size_t len[
 					return false;
 				}
 				rec_evs_dig *d = &sp->digs[dk++];
+				const uint8_t *z = r + nd; /* the Stack in the refs stream */
+				uint64_t sk = 0;
 				if (!rec_evs_digest_body(b, b + ((size_t)size - head),
-							 f & REC_EVENT_HAS_THREAD, &sp->dig, d))
+							 f & REC_EVENT_HAS_THREAD, &sp->dig, d) ||
+				    ((f & REC_EVENT_HAS_STACK) && !dig_get(&z, re, UINT32_MAX, &sk)))
 					return false;
 				d->ticks = ticks;
+				d->stack = (uint32_t)sk;
 			}
 			q += (size_t)(hid - h0) + (size_t)size;
 			t += nt;

@@ -652,35 +652,60 @@ static ORDER_INLINE rec_status take_framed(rec_reader *r, rec_rchunk *c, const u
 }
 
 /* c's digests to the consumer (rec_reader_digest_type()), their threads
- * found in its pool; a digest whose thread is not there is a problem of the
- * chunk, reported after the others are given. */
+ * and stacks found in its pools; a digest whose thread or stack is not there
+ * is a problem of the chunk, reported after the others are given. */
 static rec_status give_digests(rec_reader *r, rec_rchunk *c)
 {
 	enum { BATCH = 256 };
 	rec_digest batch[BATCH];
 	const rec_type *t = &c->types[c->dig_ti];
 	const rec_evs_dig *d = r->digs.data;
-	size_t nb = 0, bad = 0;
-	uint32_t bad_thread = 0;
-	for (size_t i = 0; i < c->ndigs; i++) {
-		const rec_thread *th = NULL;
-		if (d[i].thread && !(th = rec_rd_thread_at(c, d[i].thread))) {
-			if (!bad++)
-				bad_thread = d[i].thread;
-			continue;
+	size_t bad = 0;
+	const char *bad_what = NULL;
+	uint32_t bad_id = 0;
+	/* what each digest reads of the chunk, in locals: the consumer's
+	 * call between two batches could change nothing of it, but the
+	 * compiler cannot know */
+	const bool dense = c->threads_dense && c->stacks_dense;
+	const rec_thread *const threads = c->threads;
+	const rec_stack *const stacks = c->stacks;
+	const uint64_t nthreads = c->nthreads, nstacks = c->nstacks;
+	const uint64_t start = c->info.start_ticks;
+	const int64_t wall0 = c->info.start_wall_ns;
+	const bool ns_ticks = c->info.tick_frequency == 1000000000u;
+	for (size_t i = 0; i < c->ndigs;) {
+		size_t nb = 0;
+		for (; i < c->ndigs && nb < BATCH; i++) {
+			const rec_evs_dig *x = &d[i];
+			const rec_thread *th = NULL;
+			const rec_stack *sk = NULL;
+			if (dense && x->thread - 1u < nthreads && x->stack - 1u < nstacks) {
+				th = &threads[x->thread - 1];
+				sk = &stacks[x->stack - 1];
+			} else {
+				/* (also a digest without a thread or a stack: id 0) */
+				if ((x->thread && !(th = rec_rd_thread_at(c, x->thread))) ||
+				    (x->stack && !(sk = rec_rd_stack_at(c, x->stack)))) {
+					if (!bad++) {
+						bool thread = x->thread && !th;
+						bad_what = thread ? "thread" : "stack";
+						bad_id = thread ? x->thread : x->stack;
+					}
+					continue;
+				}
+			}
+			rec_digest *b = &batch[nb++];
+			b->ticks = x->ticks;
+			b->wall_ns = ns_ticks ? (int64_t)((uint64_t)wall0 + (x->ticks - start))
+					      : rec_rd_wall(&c->info, x->ticks);
+			b->thread = th;
+			b->stack = sk;
+			b->field[0] = x->f0;
+			b->field[1] = x->f1;
 		}
-		batch[nb].ticks = d[i].ticks;
-		batch[nb].wall_ns = rec_rd_wall(&c->info, d[i].ticks);
-		batch[nb].thread = th;
-		batch[nb].field[0] = d[i].f0;
-		batch[nb].field[1] = d[i].f1;
-		if (++nb == BATCH) {
+		if (nb)
 			r->dig_fn(r->dig_ctx, &c->info, t, batch, nb);
-			nb = 0;
-		}
 	}
-	if (nb)
-		r->dig_fn(r->dig_ctx, &c->info, t, batch, nb);
 	r->stats.events_digested += c->ndigs - bad;
 	if (!bad)
 		return REC_OK;
@@ -688,9 +713,9 @@ static rec_status give_digests(rec_reader *r, rec_rchunk *c)
 	r->stats.chunks_damaged++;
 	c->damaged = true;
 	return rec_rd_problem(r, REC_ERR_CORRUPT, s->hoff, (int64_t)c->info.index,
-			      "section 8 (EVENTS): %zu records of %s reference a thread not in "
-			      "the chunk's pool (the first: thread %" PRIu32 "); left out",
-			      bad, t->name, bad_thread);
+			      "section 8 (EVENTS): %zu records of %s reference a thread or stack not "
+			      "in the chunk's pools (the first: %s %" PRIu32 "); left out",
+			      bad, t->name, bad_what, bad_id);
 }
 
 rec_status rec_rd_order_next(rec_reader *r, rec_event *ev)

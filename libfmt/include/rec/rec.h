@@ -706,8 +706,8 @@ REC_API rec_status rec_reader_select_type_names(rec_reader *r, const char *const
  *  @return as rec_reader_select_type_names(). */
 REC_API rec_status rec_reader_select_type_ids(rec_reader *r, const uint32_t *ids, size_t count);
 
-/* Digests: of the events of one frequent type, only when, on which thread and
- * the first two fields.
+/* Digests: of the events of one frequent type, only when, on which thread,
+ * with which stack and the first two fields.
  *
  * A consumer that needs that much of most records (a view that weighs what
  * each thread did by its CPU samples) has them without an event each: with
@@ -723,22 +723,23 @@ REC_API rec_status rec_reader_select_type_ids(rec_reader *r, const uint32_t *ids
  * many as it has) are unsigned integers (bool, u8-u64, timestamp, duration)
  * and the second at most 32 bits wide; otherwise its events are returned as
  * usual.  A digested record is checked as far as it is read (its frame, its
- * Thread and those fields, their widths); the fields after them are not
- * read.  A record whose digest does not hold is returned as an event
- * instead, so its problem is reported as usual; a digest whose Thread is
- * not in the chunk's pool is a problem of the chunk (the other digests are
- * given). */
+ * Thread, Stack and those fields, their widths); the fields after them are
+ * not read.  A record whose digest does not hold is returned as an event
+ * instead, so its problem is reported as usual; a digest whose Thread or
+ * Stack is not in the chunk's pools is a problem of the chunk (the other
+ * digests are given). */
 
 /*! rec_digest : what a digest says of one event. */
 typedef struct rec_digest {
 	uint64_t ticks;           /* absolute, chunk timebase */
 	int64_t wall_ns;          /* ns since epoch */
 	const rec_thread *thread; /* NULL if none */
+	const rec_stack *stack;   /* NULL if none */
 	uint64_t field[2];        /* the type's first two fields (0 for one it lacks) */
 } rec_digest;
 
 /*! rec_digest_fn : n digests d[] of events of type in chunk (each valid
- *  during the call only). */
+ *  during the call only, as are the threads and stacks they point to). */
 typedef void (*rec_digest_fn)(void *ctx, const rec_chunk_info *chunk, const rec_type *type,
 			      const rec_digest *d, size_t n);
 

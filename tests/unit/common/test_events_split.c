@@ -218,7 +218,8 @@ static void t_sparse_selections(void **state)
 }
 
 /* Sparse joins that digest type dig (nf fields at most dmax0, dmax1) and
- * select type 3: each record's digest made from its bytes in the section
+ * select type 3: each record's digest (thread, stack, fields) made from its
+ * bytes in the section
  * (rec_evs_digest_body() after its frame) is the oracle: the join gives
  * exactly those digests, in file order with the records' times, or fails
  * when one of them does not hold (the fields are random bytes); with one
@@ -238,7 +239,7 @@ static void check_digests(const section *sec, const streams *st, uint8_t dig, un
 	assert_non_null(digs);
 	assert_non_null(dst);
 	assert_non_null(ents);
-	size_t nwant = 0, nsel = 0;
+	size_t nwant = 0, nsel = 0, stacks = 0;
 	bool ok = true;
 	for (uint32_t i = 0; i < sec->n; i++) {
 		nsel += sec->id[i] == 3;
@@ -265,13 +266,17 @@ static void check_digests(const section *sec, const streams *st, uint8_t dig, un
 		for (size_t k = 0; k < nwant; k++) {
 			assert_int_equal(digs[k].ticks, want[k].ticks);
 			assert_int_equal(digs[k].thread, want[k].thread);
+			assert_int_equal(digs[k].stack, want[k].stack);
 			assert_int_equal(digs[k].f0, want[k].f0);
 			assert_int_equal(digs[k].f1, want[k].f1);
 			assert_true(want[k].thread >= 1 && want[k].thread <= 200);
+			assert_true(want[k].stack < 3000);
+			stacks += want[k].stack != 0;
 		}
 		sp.dcap = nwant - 1;
 		assert_false(rec_events_join_sparse(st->s, st->len, sec->n, &ty, dst, sec->len, &sp));
 		assert_true(sp.overflow);
+		assert_true(stacks > nwant / 2); /* the stacks are read, not left 0 */
 	} else {
 		(*failed)++;
 	}
@@ -312,6 +317,16 @@ static void t_sparse_digests(void **state)
 	assert_false(rec_evs_digest_body(full, full + 4, REC_EVENT_HAS_THREAD, &small1, &d));
 	const uint8_t big_thread[] = { 0x80, 0x80, 0x80, 0x80, 0x10 }; /* 2^32 */
 	assert_false(rec_evs_digest_body(big_thread, big_thread + 5, REC_EVENT_HAS_THREAD, &none, &d));
+	/* a Stack after the Thread: its id, at most UINT32_MAX */
+	const unsigned ts = REC_EVENT_HAS_THREAD | REC_EVENT_HAS_STACK;
+	assert_true(rec_evs_digest_body(full, full + 4, ts, &one, &d));
+	assert_int_equal(d.thread, 9);
+	assert_int_equal(d.stack, 300);
+	assert_int_equal(d.f0, 5);
+	const uint8_t big_stack[] = { 9, 0x80, 0x80, 0x80, 0x80, 0x10 };
+	assert_false(rec_evs_digest_body(big_stack, big_stack + 6, ts, &none, &d));
+	assert_true(rec_evs_digest_body(big_stack, big_stack + 1, REC_EVENT_HAS_THREAD, &none, &d));
+	assert_int_equal(d.stack, 0);
 }
 
 /* A record of a type without metadata, or of an id the selection does not

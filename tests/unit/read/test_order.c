@@ -574,8 +574,8 @@ static void t_digest_damage(void **state)
 									   "declared fields are read"));
 				else
 					assert_non_null(strstr(p->message, "1 records of test.Ord reference a "
-									   "thread not in the chunk's pool (the "
-									   "first: thread 127)"));
+									   "thread or stack not in the chunk's "
+									   "pools (the first: thread 127)"));
 				problems++;
 				assert_true(problems < 3);
 				continue;
@@ -594,6 +594,98 @@ static void t_digest_damage(void **state)
 		rec_reader_stats rs;
 		rec_reader_get_stats(r, &rs);
 		assert_int_equal(rs.events_digested, WALK_N - WALK_N / 10 - 1);
+		rec_reader_close(r);
+		free(m.p);
+	}
+}
+
+typedef struct dg_stk {
+	uint8_t seen[30];
+	size_t n;
+} dg_stk;
+
+static void stk_take(void *ctx, const rec_chunk_info *c, const rec_type *t, const rec_digest *d,
+		     size_t n)
+{
+	(void)c;
+	(void)t;
+	dg_stk *g = ctx;
+	for (size_t k = 0; k < n; k++) {
+		uint64_t i = d[k].field[0] - WALK_SEQ0;
+		assert_true(i < 30);
+		assert_int_equal(g->seen[i], 0);
+		g->seen[i] = 1;
+		g->n++;
+		assert_int_equal(d[k].ticks, 100 + i);
+		assert_non_null(d[k].stack);
+		assert_int_equal(d[k].stack->id, 1 + i % 2);
+		assert_int_equal(d[k].stack->depth, 1 + i % 2);
+	}
+}
+
+/* Digests of a type with stacks: test.Stk event i (of 30, one chunk, read by
+ * the reader's own scan) on stack 1 + i % 2 of depth 1 + i % 2, given with
+ * it; then event 17's stack made 126, not in the pool: the chunk's problem
+ * names the stack, the other 29 are given. */
+static void t_digest_stacks(void **state)
+{
+	(void)state;
+	for (int damage = 0; damage < 2; damage++) {
+		membuf m = { 0 };
+		rec_writer_options o = REC_WRITER_OPTIONS_INIT;
+		o.codec = REC_CODEC_NONE;
+		rec_sink sk = { mem_write, NULL, &m };
+		rec_writer *w;
+		assert_int_equal(rec_writer_open(&w, &sk, &o), REC_OK);
+		rec_type t = { 1, REC_EVENT_HAS_THREAD | REC_EVENT_HAS_STACK, "test.Stk", "", "", "", 1,
+			       other_fields };
+		assert_int_equal(rec_writer_add_type(w, &t), REC_OK);
+		assert_int_equal(rec_writer_define_thread(w, 1, 11, 0), REC_OK);
+		assert_int_equal(rec_writer_define_string(w, 1, "f", 1), REC_OK);
+		assert_int_equal(rec_writer_define_frame(w, 1, 1, 0, 0x10, 0), REC_OK);
+		const uint64_t frames[] = { 1, 1 };
+		assert_int_equal(rec_writer_define_stack(w, 1, 0, frames, 1), REC_OK);
+		assert_int_equal(rec_writer_define_stack(w, 2, 0, frames, 2), REC_OK);
+		for (uint32_t i = 0; i < 30; i++) {
+			assert_int_equal(rec_writer_begin(w, 1, 100 + i, 0, 1, 1 + i % 2), REC_OK);
+			assert_int_equal(rec_writer_put_u64(w, WALK_SEQ0 + i), REC_OK);
+			assert_int_equal(rec_writer_end(w), REC_OK);
+		}
+		assert_int_equal(rec_writer_close(w), REC_OK);
+		if (damage) { /* thread 1, stack 2, seq 16384 + 17 in three bytes */
+			const uint32_t v = WALK_SEQ0 + 17;
+			const uint8_t pat[5] = { 1, 2, (uint8_t)(0x80 | (v & 0x7f)),
+						 (uint8_t)(0x80 | ((v >> 7) & 0x7f)), (uint8_t)(v >> 14) };
+			size_t at = SIZE_MAX;
+			for (size_t k = 0; k + sizeof pat <= m.len; k++)
+				if (memcmp(m.p + k, pat, sizeof pat) == 0) {
+					assert_true(at == SIZE_MAX);
+					at = k;
+				}
+			assert_true(at != SIZE_MAX);
+			m.p[at + 1] = 126;
+			fix_payloads(&m);
+		}
+		rec_reader_options ro = REC_READER_OPTIONS_INIT;
+		ro.flags = REC_READ_ORDERED;
+		rec_reader *r;
+		assert_int_equal(rec_reader_open_mem(&r, m.p, m.len, "stk", &ro), REC_OK);
+		static dg_stk g;
+		memset(&g, 0, sizeof g);
+		assert_int_equal(rec_reader_digest_type(r, "test.Stk", stk_take, &g), REC_OK);
+		rec_event ev;
+		rec_status st = rec_reader_next_event(r, &ev);
+		if (damage) {
+			assert_int_equal(st, REC_ERR_CORRUPT);
+			assert_non_null(strstr(rec_reader_problem(r)->message,
+					       "1 records of test.Stk reference a thread or stack not in the "
+					       "chunk's pools (the first: stack 126)"));
+			st = rec_reader_next_event(r, &ev);
+		}
+		assert_int_equal(st, REC_END);
+		assert_int_equal(g.n, damage ? 29 : 30);
+		for (uint32_t i = 0; i < 30; i++)
+			assert_int_equal(g.seen[i], damage && i == 17 ? 0 : 1);
 		rec_reader_close(r);
 		free(m.p);
 	}
@@ -884,6 +976,7 @@ int main(void)
 		cmocka_unit_test(t_in_order_walk_damage),
 		cmocka_unit_test(t_digest_walk),
 		cmocka_unit_test(t_digest_damage),
+		cmocka_unit_test(t_digest_stacks),
 	};
 	return rec_t_tmpdir_finish(g_dir, cmocka_run_group_tests(tests, NULL, NULL));
 }

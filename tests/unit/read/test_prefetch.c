@@ -634,6 +634,7 @@ typedef struct dg_got {
 	uint8_t given[DG_CHUNKS * PER];
 	size_t n;
 	uint64_t max_ticks;
+	bool stacks; /* p.U has stacks: one in three without */
 } dg_got;
 
 static void dg_take(void *ctx, const rec_chunk_info *c, const rec_type *t, const rec_digest *d,
@@ -651,6 +652,13 @@ static void dg_take(void *ctx, const rec_chunk_info *c, const rec_type *t, const
 		assert_int_equal(d[k].wall_ns, rec_chunk_wall_ns(c, d[k].ticks));
 		assert_non_null(d[k].thread);
 		assert_int_equal(d[k].thread->os_tid, 7 + i % 2);
+		if (g->stacks && i % 3) { /* its stack from the chunk's pool */
+			assert_non_null(d[k].stack);
+			assert_int_equal(d[k].stack->id, i % 3);
+			assert_int_equal(d[k].stack->depth, i % 3);
+		} else {
+			assert_null(d[k].stack);
+		}
 		if (d[k].ticks > g->max_ticks)
 			g->max_ticks = d[k].ticks;
 		g->n++;
@@ -658,11 +666,11 @@ static void dg_take(void *ctx, const rec_chunk_info *c, const rec_type *t, const
 }
 
 /* A recording of zstd chunks big enough for the worker, of p.T (1 record in
- * 20: thread, duration) and p.U (the others: thread, and a stack or a
- * duration by variant; fields x u64, n u32, both digested), read ordered
- * with p.U as digests: the worker's sparse joins make them (after the
- * first chunk, which the reader scans itself), each given once with its
- * time, thread and fields, before any p.T event after it in time; the p.T
+ * 20: thread, duration) and p.U (the others: thread, and a stack (none in
+ * one of three) or a duration by variant; fields x u64, n u32, both
+ * digested), read ordered with p.U as digests: the worker's sparse joins
+ * make them (after the first chunk, which the reader scans itself), each
+ * given once with its time, thread, stack and fields, before any p.T event after it in time; the p.T
  * events as with a type selection.  And p.T asked for as digests is not
  * digestible (its second field is 64 bits wide): returned as events. */
 static void t_digest(void **state)
@@ -679,6 +687,11 @@ static void t_digest(void **state)
 		assert_int_equal(rec_writer_add_type(w, &tu), REC_OK);
 		assert_int_equal(rec_writer_define_thread(w, 1, 7, 0), REC_OK);
 		assert_int_equal(rec_writer_define_thread(w, 2, 8, 0), REC_OK);
+		const uint64_t frames[] = { 1, 1 };
+		assert_int_equal(rec_writer_define_string(w, 1, "leaf", 4), REC_OK);
+		assert_int_equal(rec_writer_define_frame(w, 1, 1, 0, 0x10, 0), REC_OK);
+		assert_int_equal(rec_writer_define_stack(w, 1, 0, frames, 1), REC_OK);
+		assert_int_equal(rec_writer_define_stack(w, 2, 0, frames, 2), REC_OK);
 		size_t nt = 0, nu = 0;
 		uint32_t n = 0;
 		for (int c = 0; c < DG_CHUNKS; c++) {
@@ -686,7 +699,7 @@ static void t_digest(void **state)
 				uint64_t ticks = 10 + (uint64_t)n * 3;
 				bool t = j % 20 == 7;
 				assert_int_equal(rec_writer_begin(w, t ? 1 : 2, ticks, t || variant ? 5 : 0,
-								  1 + n % 2, 0),
+								  1 + n % 2, t || variant ? 0 : n % 3),
 						 REC_OK);
 				if (t) {
 					assert_int_equal(rec_writer_put_u64(w, n), REC_OK);
@@ -709,6 +722,7 @@ static void t_digest(void **state)
 		assert_int_equal(rec_reader_open_mem(&r, m.p, m.n, "mem", &ro), REC_OK);
 		static dg_got g;
 		memset(&g, 0, sizeof g);
+		g.stacks = !variant;
 		assert_int_equal(rec_reader_digest_type(r, "p.U", dg_take, &g), REC_OK);
 		rec_event ev;
 		rec_status st;
