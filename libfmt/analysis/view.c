@@ -607,18 +607,44 @@ int rec_view_type_filter(void *ctx, const rec_type *t)
 const char *rec_view_digest_type(const rec_view *v)
 {
 	/* not while --type is looked for among the events */
-	return v && v->act_floor && !v->type ? "rec.CPUSample" : NULL;
+	return v && v->impl->digests && !v->type ? "rec.CPUSample" : NULL;
+}
+
+void rec_vi_dig_cpu_fields(const rec_type *type, int *period, int *overruns)
+{
+	*period = *overruns = -1;
+	for (uint32_t f = 0; f < type->field_count && f < 2; f++) {
+		if (strcmp(type->fields[f].name, "period") == 0)
+			*period = (int)f;
+		else if (strcmp(type->fields[f].name, "overruns") == 0)
+			*overruns = (int)f;
+	}
+}
+
+bool rec_vi_dig_selected(rec_view *v, const rec_digest *d)
+{
+	if ((v->o.flags & REC_VIEW_FROM) && d->wall_ns < v->o.from_wall_ns)
+		return false;
+	if ((v->o.flags & REC_VIEW_TO) && d->wall_ns >= v->o.to_wall_ns)
+		return false;
+	return !v->thread || rec_thread_selected(v->thread, d->thread);
 }
 
 void rec_view_add_digests(void *ctx, const rec_chunk_info *chunk, const rec_type *type,
 			  const rec_digest *d, size_t n)
 {
 	rec_view *v = ctx;
-	if (!v || v->finished || !chunk || !type || (n && !d))
+	if (!v || v->finished || !chunk || !type || (n && !d) || !rec_view_digest_type(v))
 		return;
-	rec_vi_act_digests(v, chunk, type, d, n);
+	v->dig_seen = true;
+	if (!v->have_start) /* the input's start may be one of these */
+		for (size_t i = 0; i < n; i++)
+			if (d[i].wall_ns < v->dig_first)
+				v->dig_first = d[i].wall_ns;
+	v->impl->digests(v, chunk, type, d, n);
 	if (v->dig_status != REC_OK) {
-		rec_vi_fail(v, v->dig_status, "out of memory");
+		if (!v->err[0]) /* (else the view said what) */
+			rec_vi_fail(v, v->dig_status, "out of memory");
 		v->quick = false; /* add_slow() says so */
 	}
 }
@@ -790,6 +816,7 @@ rec_status rec_view_open(rec_view **out, const rec_view_options *opts)
 	rec_vi_vmap_init(&v->names, 1);
 	rec_vi_vmap_init(&v->threads, sizeof(vthread));
 	v->act_wake = INT64_MIN;
+	v->dig_first = INT64_MAX;
 	v->state = calloc(1, impl->state_size ? impl->state_size : 1);
 	if (bad || !v->state || rec_vi_intern(v, "", 0) != 0) {
 		rec_view_close(v);
@@ -844,10 +871,12 @@ rec_status rec_view_begin_input(rec_view *v)
 	if (!v)
 		return REC_ERR_INVALID_ARG;
 	rec_status st = REC_OK;
-	if (v->have_start && v->impl->end_input)
+	if ((v->have_start || v->dig_seen) && v->impl->end_input)
 		st = v->impl->end_input(v);
 	v->have_start = false;
 	v->quick = false;
+	v->dig_seen = false;
+	v->dig_first = INT64_MAX;
 	clear_caches(v);
 	return st;
 }
@@ -894,7 +923,7 @@ static VIEW_NOINLINE rec_status add_slow(rec_view *v, const rec_event *ev)
 	if (!v->have_start) {
 		v->have_start = true;
 		v->quick = !v->type;
-		v->input_start = ev->wall_ns;
+		v->input_start = ev->wall_ns < v->dig_first ? ev->wall_ns : v->dig_first;
 		if (v->quick)
 			return rec_view_add_event(v, ev);
 	}
@@ -939,7 +968,7 @@ rec_status rec_view_get(rec_view *v, const rec_view_table **tables, size_t *coun
 		return v->dig_status;
 	if (!v->finished) {
 		rec_status st = REC_OK;
-		if (v->have_start && v->impl->end_input)
+		if ((v->have_start || v->dig_seen) && v->impl->end_input)
 			st = v->impl->end_input(v);
 		v->have_start = false;
 		v->quick = false;

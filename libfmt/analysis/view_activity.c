@@ -16,7 +16,9 @@
  * reader gives a chunk's time, thread and weight of each, ahead of the
  * events): kept per thread in time order from the earliest time a wait in
  * flight or to come can ask about (rec_view.act_floor) on, at most DIG_MAX
- * (a wait of a holder with more samples has its last ones counted).  The
+ * (a wait of a holder with more samples has its last ones counted), with
+ * their running sum (rec_vi_act_cpu_before(): what the requests view
+ * reads at each span's start and end).  The
  * tables are the same either way, as far as both bounds hold; the samples
  * of a chunk that gives them as events (where they cannot be digested) add
  * to the digests.
@@ -233,19 +235,23 @@ static void dig_add(vact *a, int64_t ts, uint64_t w)
 		a->first_ns = ts;
 }
 
+uint64_t rec_vi_act_cpu_before(vact *a, int64_t ts)
+{
+	if (!a || !a->ndig)
+		return a ? a->dig_total : 0;
+	uint32_t i = dig_seek(a, a->dig_hint, ts);
+	a->dig_hint = i;
+	return i == a->ndig ? a->dig_total : a->dig[i].before;
+}
+
 void rec_vi_act_digests(rec_view *v, const rec_chunk_info *chunk, const rec_type *type,
 			const rec_digest *d, size_t n)
 {
 	if (!v->act_floor || v->dig_status != REC_OK)
 		return;
 	/* the weight's fields among the two a digest has (0: absent) */
-	int fp = -1, fo = -1;
-	for (uint32_t f = 0; f < type->field_count && f < 2; f++) {
-		if (strcmp(type->fields[f].name, "period") == 0)
-			fp = (int)f;
-		else if (strcmp(type->fields[f].name, "overruns") == 0)
-			fo = (int)f;
-	}
+	int fp, fo;
+	rec_vi_dig_cpu_fields(type, &fp, &fo);
 	int64_t floor = v->act_floor(v);
 	rec_event ev;
 	memset(&ev, 0, sizeof ev);

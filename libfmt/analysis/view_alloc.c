@@ -344,9 +344,11 @@ static rec_status live_finish(rec_view *v)
 const view_impl rec_view_alloc_site = {
 	"allocation-by-site", "allocated bytes (rec.Alloc weight) per call site",
 	false, sizeof(alloc_state), al_init, site_add, NULL, site_finish, al_free, site_wants,
+	NULL,
 };
 
 const view_impl rec_view_live_heap = {
 	"live-heap", "blocks not freed by the end of the recording, by stack",
 	false, sizeof(alloc_state), al_init, live_add, NULL, live_finish, al_free, live_wants,
+	NULL,
 };

@@ -218,4 +218,5 @@ static rec_status cpu_finish(rec_view *v)
 const view_impl rec_view_hot_functions = {
 	"hot-functions", "CPU time per function from rec.CPUSample stacks: self and total",
 	false, sizeof(cpu_state), cpu_init, cpu_add, NULL, cpu_finish, cpu_free, cpu_wants,
+	NULL,
 };

@@ -258,12 +258,18 @@ struct rec_view {
 	vchunk_gen chunk_gens[VCHUNK_GENS];
 	uint32_t chunk_gen_pos, chunk_gen_next;
 	vact_ent act_cache[VACT_CACHE]; /* threads -> activity, for CPU samples */
-	/* Digests (rec_view_add_digests()): the earliest time a wait may still
-	 * ask about (the view's; NULL: digests not taken), and a failure to
-	 * report at the next call */
+	/* Digests (rec_view_add_digests()): the earliest time the view may
+	 * still ask a thread's CPU samples about (a view whose digests are its
+	 * threads' activity: rec_vi_act_digests()), and a failure to report
+	 * at the next call */
 	int64_t (*act_floor)(const rec_view *v);
 	rec_status dig_status;
 	vdig_ent dig_cache[VDIG_CACHE];
+	/* digests came in this input (dig_seen), the earliest of those before
+	 * its first event: that event's time if later (the input's start, as
+	 * if the samples had come as events) */
+	bool dig_seen;
+	int64_t dig_first;
 };
 
 struct view_impl {
@@ -281,6 +287,10 @@ struct view_impl {
 	/* whether the view reads events of type t (NULL: every type); the
 	 * tables must be the same whether the others are given or not */
 	bool (*wants)(const rec_view *v, const rec_type *t);
+	/* the view's CPU samples as digests (rec_view_add_digests(); NULL: it
+	 * takes them as events only); the tables must be the same either way */
+	void (*digests)(rec_view *v, const rec_chunk_info *chunk, const rec_type *type,
+			const rec_digest *d, size_t n);
 };
 
 extern const view_impl rec_view_latency, rec_view_contention_lock, rec_view_contention_site,
@@ -288,6 +298,10 @@ extern const view_impl rec_view_latency, rec_view_contention_lock, rec_view_cont
 	rec_view_sleeps_site, rec_view_requests, rec_view_startup, rec_view_threads,
 	rec_view_recording;
 extern const view_impl rec_view_wall_site; /* view_wall.c */
+/* Whether the inputs of the startup view v have no span (their summary
+ * says so): its digested CPU samples count at once, none waits for the
+ * first span (a span given to it then fails it with REC_ERR_STATE). */
+void rec_vi_startup_no_span(rec_view *v, bool none);
 /* Whether ev, given to requests or allocation-by-span (view_spans.c), would
  * change nothing in it (no span open, ev no span: most events of a
  * recording without spans): rec_view_add_event()'s bookkeeping done, the
@@ -585,6 +599,15 @@ void rec_vi_act_digests(rec_view *v, const rec_chunk_info *chunk, const rec_type
 			const rec_digest *d, size_t n);
 /* Forget the digests of every thread (an input is over). */
 void rec_vi_act_digests_clear(rec_view *v);
+/* The weight of thread t's CPU samples given as digests before time ts (a
+ * running sum: the difference of two is the weight between them), for ts
+ * at or after the view's act_floor when they were given. */
+uint64_t rec_vi_act_cpu_before(vact *a, int64_t ts);
+/* Which of a digested type's two fields are the CPU sample's period and
+ * overruns (-1: not among them). */
+void rec_vi_dig_cpu_fields(const rec_type *type, int *period, int *overruns);
+/* Whether a digest passes --thread, --from and --to. */
+bool rec_vi_dig_selected(rec_view *v, const rec_digest *d);
 /* Bytes of a rec.Alloc: weight (size in recordings without it). */
 uint64_t rec_vi_alloc_bytes(const vtype *t, const rec_event *ev);
 

@@ -162,4 +162,5 @@ const rec_histogram *rec_view_latency_histogram(const rec_view *v, size_t row)
 const view_impl rec_view_latency = {
 	"latency", "per event type with a duration: count, mean, p50, p90, p99, p99.9, max, total",
 	true, sizeof(lat_state), lat_init, lat_add, NULL, lat_finish, lat_free, lat_wants,
+	NULL,
 };

@@ -619,10 +619,12 @@ const view_impl rec_view_contention_lock = {
 	"contention-by-lock",
 	"lock waits per lock: waits, total, max, p99, holders and what they did meanwhile",
 	false, sizeof(lock_state), lk_init, lk_add, lk_end_input, lk_finish, lk_free, lk_wants,
+	rec_vi_act_digests,
 };
 
 const view_impl rec_view_contention_site = {
 	"contention-by-site",
 	"lock waits per waiter call site and lock, with the holders and what they did",
 	false, sizeof(lock_state), lk_init, lk_add, lk_end_input, lk_finish, lk_free, lk_wants,
+	rec_vi_act_digests,
 };

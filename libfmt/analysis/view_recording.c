@@ -202,4 +202,5 @@ static rec_status rc_finish(rec_view *v)
 const view_impl rec_view_recording = {
 	"recording", "chunks, runs, restarts, crashes, write failures, drops per type and reason",
 	false, sizeof(rc_state), NULL, rc_add, NULL, rc_finish, rc_free, rc_wants,
+	NULL,
 };

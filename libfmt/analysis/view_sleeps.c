@@ -95,4 +95,5 @@ static rec_status sl_finish(rec_view *v)
 const view_impl rec_view_sleeps_site = {
 	"sleeps-by-site", "rec.Sleep per call site: sleeps, total, mean, p99, max",
 	false, sizeof(sl_state), sl_init, sl_add, NULL, sl_finish, sl_free, sl_wants,
+	NULL,
 };

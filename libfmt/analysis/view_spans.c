@@ -17,6 +17,10 @@
  *
  * A span is settled when the stream (in timestamp order) passes its end:
  * memory follows the spans in flight, the rows and the N slowest kept.
+ * "requests" may take the CPU samples as digests (rec_view_add_digests(),
+ * ahead of the events): its thread's running sum of them at the span's
+ * start and at its end (view_activity.c keeps them from the earliest end of
+ * a span in flight on).
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -35,6 +39,7 @@ typedef struct span {
 	uint64_t alloc;
 	uint64_t max_lock;
 	uint32_t lock, holder;
+	uint64_t cpu0;       /* its thread's digested CPU before it began */
 } span;
 
 typedef struct span_row {
@@ -55,10 +60,23 @@ typedef struct span_state {
 	size_t nslow, maxslow;
 } span_state;
 
+/* The earliest time a span may still ask its thread's digested CPU samples
+ * about: the earliest end of the spans open, or the latest event's time
+ * (spans come in the order they start). */
+static int64_t sp_floor(const rec_view *v)
+{
+	const span_state *s = v->state;
+	if (!v->have_start)
+		return INT64_MIN; /* an input's digests before its first event */
+	return s->min_end < v->now ? s->min_end : v->now;
+}
+
 static rec_status sp_init(rec_view *v)
 {
 	span_state *s = v->state;
 	s->alloc_view = v->impl == &rec_view_alloc_span;
+	if (!s->alloc_view)
+		v->act_floor = sp_floor;
 	rec_vi_vmap_init(&s->rows, sizeof(span_row));
 	s->min_end = INT64_MAX;
 	s->maxslow = v->o.top ? v->o.top : 10;
@@ -80,6 +98,11 @@ static rec_status settle(rec_view *v, span *sp)
 {
 	span_state *s = v->state;
 	uint64_t wall = (uint64_t)(sp->e - sp->s);
+	/* its thread's CPU samples given as digests: all of those before its
+	 * end have been (the stream is past it) */
+	vact *a = ((vthread *)vmap_at(&v->threads, sp->thread))->act;
+	if (a && !s->alloc_view)
+		sp->part[P_CPU] += rec_vi_act_cpu_before(a, sp->e) - sp->cpu0;
 	uint64_t seen = 0;
 	for (int k = 0; k < P_UNACC; k++)
 		seen += sp->part[k];
@@ -207,6 +230,8 @@ static rec_status sp_add(rec_view *v, const rec_event *ev, bool selected)
 		sp->type = type;
 		sp->by = by;
 		sp->thread_name = thread_name;
+		/* (every digest before its start has been given) */
+		sp->cpu0 = t->act && !s->alloc_view ? rec_vi_act_cpu_before(t->act, sp->s) : 0;
 		if (!sp->thread_name) {
 			char buf[40];
 			snprintf(buf, sizeof buf, "tid=%" PRIu64, ev->thread->os_tid);
@@ -280,7 +305,9 @@ static rec_status sp_add(rec_view *v, const rec_event *ev, bool selected)
 
 static rec_status sp_end_input(rec_view *v)
 {
-	return settle_until(v, INT64_MAX);
+	rec_status st = settle_until(v, INT64_MAX);
+	rec_vi_act_digests_clear(v);
+	return st;
 }
 
 static int cmp_rows(const void *a, const void *b, void *ctx)
@@ -404,9 +431,11 @@ const view_impl rec_view_requests = {
 	"each span of a user duration type broken into CPU, lock, condition, sleep, I/O "
 	"and unaccounted time; the slowest spans",
 	true, sizeof(span_state), sp_init, sp_add, sp_end_input, requests_finish, sp_free, NULL,
+	rec_vi_act_digests,
 };
 
 const view_impl rec_view_alloc_span = {
 	"allocation-by-span", "allocated bytes inside the spans of a user duration type, per span",
 	true, sizeof(span_state), sp_init, sp_add, sp_end_input, alloc_finish, sp_free, NULL,
+	NULL,
 };

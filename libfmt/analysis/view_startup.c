@@ -6,12 +6,22 @@
  * sleeps, allocations (rec.Alloc weight), CPU (samples by leaf function),
  * lock waits and condition waits, by call site.  Events come in timestamp
  * order, so reading stops counting at that first event.
+ *
+ * CPU samples may come as digests (rec_view_add_digests()), ahead of the
+ * events: one before the latest event's time is before the first span (no
+ * span came by then), so it counts at once; a later one waits (pend) until
+ * an event passes it, the first span comes (it counts if before it) or the
+ * input ends (it counts).  Those waiting are a few chunks' worth, unless
+ * the samples are most of the input: at PEND_MAX the older half is summed
+ * by site and counts if the first span comes after all of them, the view
+ * failing if it comes among them (never a number that may be wrong).
  */
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/common_internal.h"
 #include "view_internal.h"
 
 enum { K_SLEEP = 0, K_ALLOC, K_CPU, K_LOCK, K_COND, K_KINDS };
@@ -21,6 +31,24 @@ typedef struct su_row {
 	uint64_t count, total;
 } su_row;
 
+/* A digested CPU sample not yet known to be before the first span, and the
+ * row it counts in if it is (made for it: a row of no samples is shown
+ * nowhere). */
+typedef struct su_pend {
+	int64_t ts;
+	uint32_t row;
+	uint64_t w;
+} su_pend;
+
+/* The samples summed by row when too many waited: they count if the first
+ * span comes after the latest of them (held_hi). */
+typedef struct su_held {
+	uint32_t row;
+	uint64_t count, total;
+} su_held;
+
+#define PEND_MAX ((size_t)1 << 21)
+
 typedef struct su_state {
 	vmap rows;
 	uint32_t *row_of;       /* [site * K_KINDS + kind]: row index + 1 (0: none yet) */
@@ -29,18 +57,35 @@ typedef struct su_state {
 	int64_t cut_at;
 	uint32_t cut_type;
 	uint64_t totals[K_KINDS], counts[K_KINDS];
+	su_pend *pend;
+	size_t npend, pcap;
+	su_held *held;          /* by site, summed from the pending */
+	size_t nheld, hcap;
+	int64_t held_hi;        /* the latest time among them (INT64_MIN: none) */
+	bool no_span;           /* rec_vi_startup_no_span() */
 } su_state;
+
+void rec_vi_startup_no_span(rec_view *v, bool none)
+{
+	if (v && v->impl == &rec_view_startup)
+		((su_state *)v->state)->no_span = none;
+}
 
 static rec_status su_init(rec_view *v)
 {
-	rec_vi_vmap_init(&((su_state *)v->state)->rows, sizeof(su_row));
+	su_state *s = v->state;
+	rec_vi_vmap_init(&s->rows, sizeof(su_row));
+	s->held_hi = INT64_MIN;
 	return REC_OK;
 }
 
 static void su_free(rec_view *v)
 {
-	rec_vi_vmap_free(&((su_state *)v->state)->rows);
-	free(((su_state *)v->state)->row_of);
+	su_state *s = v->state;
+	rec_vi_vmap_free(&s->rows);
+	free(s->row_of);
+	free(s->pend);
+	free(s->held);
 }
 
 /* The row of (kind, site), created when new: SIZE_MAX when out of memory.
@@ -60,6 +105,170 @@ static size_t row_index(su_state *s, int kind, uint32_t site)
 	return i;
 }
 
+/* The CPU row of site (made with no samples when new): its index, or
+ * UINT32_MAX when out of memory. */
+static uint32_t cpu_row(su_state *s, uint32_t site)
+{
+	size_t i = row_index(s, K_CPU, site);
+	if (i >= UINT32_MAX)
+		return UINT32_MAX;
+	su_row *r = vmap_at(&s->rows, i);
+	r->kind = K_CPU;
+	r->site = site;
+	return (uint32_t)i;
+}
+
+/* count samples of weight total in CPU row ri: before the first span. */
+static void cpu_count(su_state *s, uint32_t ri, uint64_t count, uint64_t total)
+{
+	su_row *r = vmap_at(&s->rows, ri);
+	r->count += count;
+	r->total += total;
+	s->counts[K_CPU] += count;
+	s->totals[K_CPU] += total;
+}
+
+/* The pending samples before cut counted, the others kept (cut INT64_MAX:
+ * all counted; keep false: the others dropped, the first span came). */
+static void pend_settle(su_state *s, int64_t cut, bool keep)
+{
+	size_t k = 0;
+	for (size_t i = 0; i < s->npend; i++) {
+		const su_pend *p = &s->pend[i];
+		if (p->ts < cut)
+			cpu_count(s, p->row, 1, p->w);
+		else if (keep)
+			s->pend[k++] = *p;
+	}
+	s->npend = k;
+}
+
+/* The held sums counted (the first span comes after them, or none does). */
+static void held_settle(su_state *s)
+{
+	for (size_t i = 0; i < s->nheld; i++)
+		cpu_count(s, s->held[i].row, s->held[i].count, s->held[i].total);
+	s->nheld = 0;
+	s->held_hi = INT64_MIN;
+}
+
+static int cmp_pend(const void *a, const void *b, void *ctx)
+{
+	(void)ctx;
+	const su_pend *x = a, *y = b;
+	return x->ts < y->ts ? -1 : x->ts > y->ts;
+}
+
+/* At PEND_MAX pending: the older half summed by site into s->held. */
+static bool pend_hold(su_state *s)
+{
+	rec_vi_sort(s->pend, s->npend, sizeof *s->pend, cmp_pend, NULL);
+	size_t half = s->npend / 2;
+	for (size_t i = 0; i < half; i++) {
+		const su_pend *p = &s->pend[i];
+		size_t h = 0;
+		while (h < s->nheld && s->held[h].row != p->row)
+			h++;
+		if (h == s->nheld) {
+			if (!rec_array_grow((void **)&s->held, &s->hcap, s->nheld + 1, sizeof *s->held, 64))
+				return false;
+			s->held[s->nheld++] = (su_held){ p->row, 0, 0 };
+		}
+		s->held[h].count++;
+		s->held[h].total += p->w;
+		if (p->ts > s->held_hi)
+			s->held_hi = p->ts;
+	}
+	memmove(s->pend, s->pend + half, (s->npend - half) * sizeof *s->pend);
+	s->npend -= half;
+	return true;
+}
+
+/* The first span at (absolute) time at: the samples that waited for it
+ * counted if before it. */
+static rec_status cut_digests(rec_view *v, su_state *s, int64_t at)
+{
+	if (s->nheld && at <= s->held_hi)
+		return rec_vi_fail(v, REC_ERR_LIMIT,
+				   "startup: more than 2^21 CPU samples came ahead of every other "
+				   "event and the first span began among them (read them as events)");
+	held_settle(s);
+	pend_settle(s, at, false);
+	free(s->pend);
+	s->pend = NULL;
+	s->pcap = 0;
+	return REC_OK;
+}
+
+static void su_digests(rec_view *v, const rec_chunk_info *chunk, const rec_type *type,
+		       const rec_digest *d, size_t n)
+{
+	su_state *s = v->state;
+	if (s->cut || v->dig_status != REC_OK)
+		return; /* (the samples after the first span count nothing) */
+	int fp, fo;
+	rec_vi_dig_cpu_fields(type, &fp, &fo);
+	rec_event ev;
+	memset(&ev, 0, sizeof ev);
+	ev.chunk = chunk;
+	ev.type = type;
+	for (size_t i = 0; i < n; i++) {
+		if (!rec_vi_dig_selected(v, &d[i]))
+			continue;
+		uint64_t p = fp >= 0 ? d[i].field[fp] : 0, o = fo >= 0 ? d[i].field[fo] : 0;
+		const rec_stack *st = d[i].stack;
+		bool framed = st && st->depth && st->frames;
+		/* the row of its leaf: by stack id for the chunk (as su_add()) */
+		uint32_t ri = framed ? rec_vi_dense_get(&v->row_dense, st->id, chunk) : UINT32_MAX;
+		if (ri == UINT32_MAX) {
+			uint32_t site;
+			if (framed) {
+				ev.stack = st;
+				site = rec_vi_ev_frame(v, &ev, 0);
+			} else {
+				site = rec_vi_intern(v, "[no stack]", 10);
+			}
+			ri = site == UINT32_MAX ? UINT32_MAX : cpu_row(s, site);
+			if (ri == UINT32_MAX)
+				goto nomem;
+			if (framed && ri < UINT32_MAX - 1)
+				rec_vi_dense_fill(&v->row_dense, st->id, chunk, ri);
+		}
+		if (s->no_span || (v->have_start && d[i].wall_ns < v->now)) {
+			/* no span by the latest event: before the first */
+			cpu_count(s, ri, 1, p * (1 + o));
+			continue;
+		}
+		if (s->npend == s->pcap) {
+			/* the ones an event has passed counted; the room doubled
+			 * unless half of it is free (so that each is walked
+			 * over a bounded number of times) */
+			if (v->have_start)
+				pend_settle(s, v->now, true);
+			if (s->npend >= PEND_MAX && !pend_hold(s))
+				goto nomem;
+			if ((!s->pcap || s->npend > s->pcap / 2) &&
+			    !rec_array_grow((void **)&s->pend, &s->pcap, s->pcap + 1, sizeof *s->pend, 1024))
+				goto nomem;
+		}
+		s->pend[s->npend++] = (su_pend){ d[i].wall_ns, ri, p * (1 + o) };
+	}
+	return;
+nomem:
+	v->dig_status = REC_ERR_NOMEM;
+}
+
+/* The input is over: no span in it, so the samples that waited count. */
+static rec_status su_end_input(rec_view *v)
+{
+	su_state *s = v->state;
+	if (!s->cut) {
+		held_settle(s);
+		pend_settle(s, INT64_MAX, false);
+	}
+	return REC_OK;
+}
+
 static rec_status su_add(rec_view *v, const rec_event *ev, bool selected)
 {
 	su_state *s = v->state;
@@ -67,12 +276,14 @@ static rec_status su_add(rec_view *v, const rec_event *ev, bool selected)
 		return REC_OK;
 	const vtype *vt = rec_vi_vtype(v, ev);
 	if (vt->span) {
+		if (s->no_span)
+			return rec_vi_fail(v, REC_ERR_STATE, "startup: a span in an input said to have none");
 		s->cut = true;
 		s->cut_at = ev_start(ev) - v->input_start;
 		s->cut_type = vt->name;
 		if (s->cut_type == UINT32_MAX)
 			s->cut_type = 0;
-		return REC_OK;
+		return cut_digests(v, s, ev_start(ev));
 	}
 	if (!selected)
 		return REC_OK;
@@ -197,7 +408,7 @@ static rec_status su_finish(rec_view *v)
 			return rec_vi_fail(v, REC_ERR_NOMEM, "out of memory");
 		for (size_t i = 0; i < s->rows.n; i++) {
 			su_row *r = vmap_at(&s->rows, i);
-			if (r->kind != (uint32_t)k)
+			if (r->kind != (uint32_t)k || !r->count) /* (a row made for samples after the first span) */
 				continue;
 			rec_view_cell *rc = rec_vi_row(v, kt);
 			if (!rc)
@@ -214,5 +425,6 @@ static rec_status su_finish(rec_view *v)
 const view_impl rec_view_startup = {
 	"startup",
 	"sleeps, allocations, CPU and lock waits before the first span (e.g. the first request)",
-	false, sizeof(su_state), su_init, su_add, NULL, su_finish, su_free, NULL,
+	false, sizeof(su_state), su_init, su_add, su_end_input, su_finish, su_free, NULL,
+	su_digests,
 };

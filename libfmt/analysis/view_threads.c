@@ -115,4 +115,5 @@ static rec_status th_finish(rec_view *v)
 const view_impl rec_view_threads = {
 	"threads", "per thread: events, CPU time, lock, condition, sleep and I/O waits, allocated bytes",
 	false, sizeof(th_state), th_init, th_add, NULL, th_finish, th_free, NULL,
+	NULL,
 };

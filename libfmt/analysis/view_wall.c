@@ -122,4 +122,5 @@ const view_impl rec_view_wall_site = {
 	"wall-by-site", "rec.WallSample per call site: wall time, running or waiting (lock, cond, "
 	"sleep, io, poll, wait)",
 	false, sizeof(wl_state), wl_init, wl_add, NULL, wl_finish, wl_free, wl_wants,
+	NULL,
 };

@@ -204,14 +204,19 @@ REC_API bool rec_view_wants_type(const rec_view *v, const rec_type *t);
  *  ctx the rec_view. */
 REC_API int rec_view_type_filter(void *ctx, const rec_type *t);
 /*! rec_view_digest_type() : the type whose events the view can take as
- *  digests (contention-by-*: rec.CPUSample, of which it needs the time,
- *  thread and weight), NULL for none: a reader may give them so, with the
- *  same tables:
- *  rec_reader_digest_type(r, rec_view_digest_type(v), rec_view_add_digests, v). */
+ *  digests (rec.CPUSample, of which contention-by-* and requests need the
+ *  time, thread and weight, startup the stack too), NULL for none (the
+ *  other views; any view with opts.type): a reader may give them so, with
+ *  the same tables:
+ *  rec_reader_digest_type(r, rec_view_digest_type(v), rec_view_add_digests, v).
+ *  (What a view holds of the digests read ahead of the events is a few
+ *  chunks' worth; startup fails with REC_ERR_LIMIT, rather than count
+ *  wrong, if more than 2^21 samples come before any other event and the
+ *  first span begins among them.) */
 REC_API const char *rec_view_digest_type(const rec_view *v);
-/*! rec_view_add_digests() : a rec_digest_fn, ctx the rec_view.  Out of memory
- *  here makes the next rec_view_add_event() and rec_view_get() fail with
- *  REC_ERR_NOMEM. */
+/*! rec_view_add_digests() : a rec_digest_fn, ctx the rec_view.  A failure
+ *  here (out of memory, or startup's limit) makes the next
+ *  rec_view_add_event() and rec_view_get() fail with its status. */
 REC_API void rec_view_add_digests(void *ctx, const rec_chunk_info *chunk, const rec_type *type,
 				  const rec_digest *d, size_t n);
 
