@@ -27,7 +27,8 @@
 
 typedef struct read_ctx {
 	rec_findings *f;
-	bool nomem;
+	bool stop;    /* out of memory, or changed */
+	bool changed; /* the input is not what its summary said: read again */
 	const char *name;
 } read_ctx;
 
@@ -57,16 +58,24 @@ static int add_summary(rec_findings *f, const rec_cli_input *in, size_t n, uint3
 static int add_one(void *ctx, const rec_event *ev)
 {
 	read_ctx *c = ctx;
-	if (rec_findings_add_event(c->f, ev) == REC_ERR_NOMEM) {
+	rec_status st = rec_findings_add_event(c->f, ev);
+	if (st == REC_ERR_STATE || st == REC_ERR_LIMIT) { /* (said by the reading again) */
+		c->changed = c->stop = true;
+		return REC_EXIT_DATA;
+	}
+	if (st == REC_ERR_NOMEM) {
 		rec_cli_file_error(c->name, "%s", rec_findings_errmsg(c->f));
-		c->nomem = true;
+		c->stop = true;
 		return REC_EXIT_DATA;
 	}
 	return REC_EXIT_OK;
 }
 
-int rec_report_findings(const rec_report_tool_opts *o, const rec_cli_input *in, size_t n,
-			rec_findings **out)
+/* rec_report_findings(), the CPU samples as digests when digests; *changed
+ * set when the input was not what its summary said (nothing is said then:
+ * the caller reads again, without digests). */
+static int findings_pass(const rec_report_tool_opts *o, const rec_cli_input *in, size_t n,
+			 rec_findings **out, bool digests, bool *changed)
 {
 	*out = NULL;
 	rec_findings_options fo = REC_FINDINGS_OPTIONS_INIT;
@@ -91,18 +100,25 @@ int rec_report_findings(const rec_report_tool_opts *o, const rec_cli_input *in, 
 	/* The recording rules' numbers: rec-summary's, read first (damaged
 	 * chunks are reported once, by the event pass below). */
 	int rc = add_summary(f, in, n, REC_SUMMARY_DROPS | REC_SUMMARY_COUNTERS);
-	/* one pass with the union of the types the rules read */
-	read_ctx ctx = { f, false, NULL };
+	/* one pass with the union of the types the rules read, the CPU samples
+	 * as digests */
+	read_ctx ctx = { f, false, false, NULL };
 	rec_cli_event_pass pass = { begin_input, rec_findings_type_filter, f, add_one, &ctx,
-				    &ctx.nomem, NULL, NULL, NULL };
+				    &ctx.stop, digests ? rec_findings_digest_type(f) : NULL,
+				    rec_findings_add_digests, f };
 	int frc = rec_cli_each_input_event(in, n, &pass);
+	if (ctx.changed) {
+		*changed = true;
+		rec_findings_close(f);
+		return REC_EXIT_DATA;
+	}
 	/* The pass met damage that the summary, which decodes only the
 	 * chunks with counters or drops, may not have seen (a chunk whose
 	 * header and statistics are intact but whose events are not): then
 	 * the summary again, verifying every chunk, so that a damaged chunk
 	 * is counted as damaged and nothing of it as readable.  Intact
 	 * input never pays for this pass. */
-	if (frc == REC_EXIT_DATA && !ctx.nomem)
+	if (frc == REC_EXIT_DATA && !ctx.stop)
 		rc = add_summary(f, in, n,
 				 REC_SUMMARY_DROPS | REC_SUMMARY_COUNTERS | REC_SUMMARY_VERIFY);
 	if (frc > rc)
@@ -124,6 +140,19 @@ int rec_report_findings(const rec_report_tool_opts *o, const rec_cli_input *in, 
 					  o->type ? o->type : "span", o->by);
 	}
 	*out = f;
+	return rc;
+}
+
+int rec_report_findings(const rec_report_tool_opts *o, const rec_cli_input *in, size_t n,
+			rec_findings **out)
+{
+	/* The CPU samples as digests; once more as events if the inputs were
+	 * not what their summary said (a file that grew in between: the
+	 * digests' handling trusted the summary). */
+	bool changed = false;
+	int rc = findings_pass(o, in, n, out, true, &changed);
+	if (changed)
+		rc = findings_pass(o, in, n, out, false, &changed);
 	return rc;
 }
 

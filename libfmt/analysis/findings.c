@@ -103,6 +103,7 @@ rec_status rec_findings_open(rec_findings **out, const rec_findings_options *opt
 	o.by = f->by;
 	o.type = f->type;
 	f->o = o;
+	f->dig_first = INT64_MAX;
 	rec_vi_vmap_init(&f->locks, sizeof(flock));
 	rec_vi_vmap_init(&f->threads, sizeof(uint32_t));
 	rec_vi_vmap_init(&f->names, 1);
@@ -196,10 +197,24 @@ static rec_status fail(rec_findings *f, rec_status st, const char *msg)
 	return st;
 }
 
+/* The input's start known (its first event at first_ev, INT64_MAX: none
+ * came, only digests): the offset of a worst overrun noted before it. */
+static void place_start(rec_findings *f, int64_t first_ev)
+{
+	f->input_start = first_ev < f->dig_first ? first_ev : f->dig_first;
+	if (f->overrun_unplaced)
+		f->worst_overrun.offset = f->worst_overrun.wall - f->input_start;
+	f->overrun_unplaced = false;
+}
+
 rec_status rec_findings_begin_input(rec_findings *f)
 {
 	if (!f || f->finished)
 		return REC_ERR_INVALID_ARG;
+	if (!f->have_start && f->dig_first != INT64_MAX)
+		place_start(f, INT64_MAX);
+	f->dig_first = INT64_MAX;
+	memset(f->dig_threads, 0, sizeof f->dig_threads);
 	f->have_start = false;
 	memset(f->tcache, 0, sizeof f->tcache);
 	memset(f->masks, 0, sizeof f->masks);
@@ -360,6 +375,14 @@ static struct fmask *views_of(rec_findings *f, const rec_event *ev, uint32_t *vi
 	for (int k = 0; k < FV_COUNT; k++)
 		if (rec_view_wants_type(f->views[k], ev->type))
 			vs |= 1u << k;
+	if (f->no_spans && (!ev->type->name || strncmp(ev->type->name, "rec.", 4) != 0)) {
+		if (f->digested) { /* they were counted as if none could come */
+			f->unexpected = ev->type->name ? ev->type->name : "(unnamed)";
+		} else {
+			f->no_spans = false;
+			rec_vi_startup_no_span(f->views[FV_STARTUP], false);
+		}
+	}
 	*views = vs;
 	if (!c)
 		return NULL;
@@ -376,12 +399,23 @@ rec_status rec_findings_add_event(rec_findings *f, const rec_event *ev)
 {
 	if (!f || !ev || f->finished)
 		return REC_ERR_INVALID_ARG;
+	if (f->dig_status != REC_OK)
+		return f->dig_status;
+	f->pass_begun = true;
 	if (!f->have_start) {
 		f->have_start = true;
-		f->input_start = ev->wall_ns;
+		place_start(f, ev->wall_ns);
 	}
 	uint32_t views;
 	struct fmask *m = views_of(f, ev, &views);
+	if (f->unexpected) {
+		char msg[200];
+		snprintf(msg, sizeof msg,
+			 "an event of type %.100s, of which the summary added counted none (the input "
+			 "changed while it was read?)",
+			 f->unexpected);
+		return f->dig_status = fail(f, REC_ERR_STATE, msg);
+	}
 	for (int k = 0; k < FV_COUNT; k++) {
 		if (!(views & (1u << k)))
 			continue;
@@ -434,10 +468,99 @@ rec_status rec_findings_add_event(rec_findings *f, const rec_event *ev)
 	return REC_OK;
 }
 
+const char *rec_findings_digest_type(const rec_findings *f)
+{
+	/* the views that read CPU samples take them as digests (the others:
+	 * latency, recording and the allocation views read none of them) */
+	if (!f || f->type)
+		return NULL;
+	static const int dig_views[] = { FV_REQUESTS, FV_CONTENTION, FV_STARTUP };
+	for (size_t k = 0; k < sizeof dig_views / sizeof dig_views[0]; k++)
+		if (!rec_view_digest_type(f->views[dig_views[k]]))
+			return NULL;
+	return "rec.CPUSample";
+}
+
+/* Whether view k is given the digests (requests is not when no span can
+ * come: it would hold them for none). */
+static bool gives_digests(const rec_findings *f, int k)
+{
+	return rec_view_digest_type(f->views[k]) && !(k == FV_REQUESTS && f->no_spans);
+}
+
+void rec_findings_add_digests(void *ctx, const rec_chunk_info *chunk, const rec_type *type,
+			      const rec_digest *d, size_t n)
+{
+	rec_findings *f = ctx;
+	if (!f || f->finished || !chunk || !type || (n && !d) || !rec_findings_digest_type(f) ||
+	    f->dig_status != REC_OK)
+		return;
+	f->pass_begun = true;
+	f->digested |= n > 0;
+	for (int k = 0; k < FV_COUNT; k++)
+		if (gives_digests(f, k))
+			rec_view_add_digests(f->views[k], chunk, type, d, n);
+	int fp, fo; /* (the findings read the overruns; the views, the weight) */
+	rec_vi_dig_cpu_fields(type, &fp, &fo);
+	/* as rec_findings_add_event() does with each as an event */
+	rec_event ev;
+	memset(&ev, 0, sizeof ev);
+	ev.chunk = chunk;
+	ev.type = type;
+	for (size_t i = 0; i < n; i++) {
+		ev.ticks = d[i].ticks;
+		ev.wall_ns = d[i].wall_ns;
+		ev.thread = d[i].thread;
+		ev.stack = d[i].stack;
+		if (!f->have_start && d[i].wall_ns < f->dig_first)
+			f->dig_first = d[i].wall_ns;
+		struct fdig_thread *dt = &f->dig_threads[((uintptr_t)d[i].thread >> 4) % 64];
+		if (d[i].thread && (dt->p != d[i].thread || dt->chunk_offset != chunk->offset)) {
+			/* the thread's name (the lock-order graph reads nothing
+			 * else of a CPU sample), once per thread of a chunk */
+			dt->p = d[i].thread;
+			dt->chunk_offset = chunk->offset;
+			rec_status st = rec_lockgraph_add_event(f->order, &ev);
+			if (st != REC_OK) {
+				f->dig_status = fail(f, st, rec_lockgraph_errmsg(f->order));
+				return;
+			}
+			if (note_thread(f, &ev) != REC_OK) {
+				f->dig_status = fail(f, REC_ERR_NOMEM, "out of memory");
+				return;
+			}
+		}
+		if (!selected(f, &ev))
+			continue;
+		uint64_t ov = fo >= 0 ? d[i].field[fo] : 0;
+		f->cpu_samples++;
+		if (ov) {
+			f->cpu_overrun_samples++;
+			f->cpu_overruns += ov;
+			if (ov > f->worst_overrun.u) {
+				uint32_t one = 0;
+				note_event(f, &f->worst_overrun, &one, &ev, ov, NULL, 0);
+				/* before the input's first event: its start may be earlier */
+				f->overrun_unplaced = !f->have_start;
+			}
+		}
+	}
+	/* (a view's failure is said by its next rec_view_add_event() or
+	 * rec_view_get()) */
+}
+
 rec_status rec_findings_add_summary(rec_findings *f, const rec_summary_result *res)
 {
 	if (!f || !res || f->finished)
 		return REC_ERR_INVALID_ARG;
+	if (!f->pass_begun && !f->type) {
+		bool user = false;
+		for (size_t i = 0; i < res->type_count && !user; i++)
+			user = res->types[i].count &&
+			       (!res->types[i].name || strncmp(res->types[i].name, "rec.", 4) != 0);
+		f->no_spans = !user;
+		rec_vi_startup_no_span(f->views[FV_STARTUP], f->no_spans);
+	}
 	rec_status st = rec_view_add_summary(f->views[FV_RECORDING], res);
 	if (st != REC_OK)
 		return fail(f, st, rec_view_errmsg(f->views[FV_RECORDING]));
@@ -708,7 +831,11 @@ rec_status rec_findings_get(rec_findings *f, const rec_finding **list, size_t *c
 {
 	if (!f || !list || !count)
 		return REC_ERR_INVALID_ARG;
+	if (f->dig_status != REC_OK)
+		return f->dig_status;
 	if (!f->finished) {
+		if (!f->have_start && f->dig_first != INT64_MAX)
+			place_start(f, INT64_MAX);
 		for (int k = 0; k < FV_COUNT; k++) {
 			rec_status st = rec_view_get(f->views[k], &f->tables[k], &f->ntables[k]);
 			if (st != REC_OK)

@@ -79,6 +79,22 @@ struct rec_findings {
 	} masks[VTYPE_CACHE];
 	bool have_start;
 	int64_t input_start;
+	/* digests (rec_findings_add_digests()) of this input before its first
+	 * event: the earliest time among them (its start if before that
+	 * event's), whether worst_overrun is one of them (its offset not yet
+	 * known); a failure to report at the next call */
+	int64_t dig_first;
+	bool overrun_unplaced;
+	rec_status dig_status;
+	/* the summary (added before the first event) counted no event of a
+	 * type not named rec.*: no span can come, and the requests view needs
+	 * no CPU sample (an event of such a type fails the pass) */
+	bool no_spans, pass_begun, digested;
+	const char *unexpected; /* the type of such an event after digests */
+	struct fdig_thread {   /* the threads of a chunk whose names were noted */
+		const rec_thread *p;
+		uint64_t chunk_offset;
+	} dig_threads[64];
 	/* CPU samples */
 	uint64_t cpu_samples, cpu_overrun_samples, cpu_overruns;
 	fnote worst_overrun;

@@ -153,6 +153,26 @@ void write_rec(membuf *m, bool fixed)
 	ok(rec_writer_close(g.w));
 }
 
+/* Recording NOSPAN: SLOW's events without its spans (only types named
+ * rec.*), w3's CPU samples with 2 overruns each; with late_span, one
+ * app.Request at 900-901 after them all. */
+static __attribute__((unused))
+void write_nospan(membuf *m, bool late_span)
+{
+	gen g;
+	open_gen(&g, m);
+	alloc_ev(&g, TH_MAIN, S_ALLOC_WARM, 1, 0x1000, 2 * MIB);
+	sleep_ev(&g, TH_MAIN, S_WARM, 0, 300);
+	for (int i = 0; i < 10; i++)
+		cpu_ev(&g, TH_W3, 410 + 10 * i - 0.5, 2);
+	cpu_ev(&g, TH_W2, 415, 0);
+	sleep_ev(&g, TH_W2, S_HOLD, 410, 560);
+	wait_ev(&g, 420, 580);
+	if (late_span)
+		req_ev(&g, TH_MAIN, 900, 901, "/late");
+	ok(rec_writer_close(g.w));
+}
+
 /* ---- running the rules ---- */
 
 typedef struct run {
@@ -161,8 +181,11 @@ typedef struct run {
 	size_t n;
 } run;
 
+/* The findings of m in r (by: the --by field), its summary added first as
+ * rec-report does; its CPU samples given as digests when dig and the
+ * findings take them (rec_findings_digest_type()). */
 static __attribute__((unused))
-void run_findings(run *r, const membuf *m, const char *by)
+void read_findings(run *r, const membuf *m, const char *by, bool dig)
 {
 	memset(r, 0, sizeof *r);
 	rec_findings_options o = REC_FINDINGS_OPTIONS_INIT;
@@ -179,6 +202,9 @@ void run_findings(run *r, const membuf *m, const char *by)
 	rec_reader_options ro = REC_READER_OPTIONS_INIT;
 	ro.flags = REC_READ_ORDERED;
 	ok(rec_reader_open_mem(&rd, m->p, m->len, "mem", &ro));
+	if (dig && rec_findings_digest_type(r->f))
+		ok(rec_reader_digest_type(rd, rec_findings_digest_type(r->f), rec_findings_add_digests,
+					  r->f));
 	ok(rec_findings_begin_input(r->f));
 	rec_event ev;
 	rec_status st;
@@ -187,6 +213,69 @@ void run_findings(run *r, const membuf *m, const char *by)
 	assert_int_equal(st, REC_END);
 	rec_reader_close(rd);
 	ok(rec_findings_get(r->f, &r->list, &r->n));
+}
+
+static __attribute__((unused))
+void same_text(const char *a, const char *b)
+{
+	assert_true((a == NULL) == (b == NULL));
+	if (a)
+		assert_string_equal(a, b);
+}
+
+/* a and b say the same, number for number. */
+static __attribute__((unused))
+void same_findings(const run *a, const run *b)
+{
+	assert_int_equal(a->n, b->n);
+	for (size_t i = 0; i < a->n; i++) {
+		const rec_finding *x = &a->list[i], *y = &b->list[i];
+		same_text(x->rule, y->rule);
+		assert_int_equal(x->severity, y->severity);
+		same_text(x->subject, y->subject);
+		same_text(x->summary, y->summary);
+		same_text(x->next, y->next);
+		assert_int_equal(x->fact_count, y->fact_count);
+		for (size_t k = 0; k < x->fact_count; k++) {
+			const rec_finding_fact *p = &x->facts[k], *q = &y->facts[k];
+			same_text(p->key, q->key);
+			assert_int_equal(p->kind, q->kind);
+			assert_int_equal(p->value.null, q->value.null);
+			same_text(p->value.text, q->value.text);
+			assert_int_equal(p->value.u, q->value.u);
+			assert_int_equal(p->value.i, q->value.i);
+			assert_true(p->value.f == q->value.f);
+		}
+		assert_int_equal(x->example_count, y->example_count);
+		for (size_t k = 0; k < x->example_count; k++) {
+			const rec_finding_example *p = &x->examples[k], *q = &y->examples[k];
+			assert_int_equal(p->timed, q->timed);
+			assert_int_equal(p->wall_ns, q->wall_ns);
+			assert_int_equal(p->offset_ns, q->offset_ns);
+			assert_int_equal(p->duration_ns, q->duration_ns);
+			same_text(p->thread, q->thread);
+			same_text(p->what, q->what);
+		}
+	}
+}
+
+/* How many runs gave CPU samples as digests (a test that the comparison
+ * below happened). */
+static __attribute__((unused)) unsigned digest_runs;
+
+/* The findings of m, read as rec-report reads it (CPU samples as digests)
+ * and as events: the same findings both ways (the one kept: digests). */
+static __attribute__((unused))
+void run_findings(run *r, const membuf *m, const char *by)
+{
+	read_findings(r, m, by, true);
+	if (!rec_findings_digest_type(r->f))
+		return;
+	run e;
+	read_findings(&e, m, by, false);
+	same_findings(r, &e);
+	rec_findings_close(e.f);
+	digest_runs++;
 }
 
 static __attribute__((unused))

@@ -137,6 +137,18 @@ REC_API bool rec_findings_wants_type(const rec_findings *f, const rec_type *t);
 /*! rec_findings_type_filter() : rec_findings_wants_type() as a
  *  rec_type_filter, ctx the rec_findings. */
 REC_API int rec_findings_type_filter(void *ctx, const rec_type *t);
+/*! rec_findings_digest_type() : the type whose events the findings can take
+ *  as digests (rec.CPUSample; NULL with opts.type), with the same findings:
+ *  rec_reader_digest_type(r, rec_findings_digest_type(f),
+ *  rec_findings_add_digests, f), as rec_view_digest_type().  (A thread's
+ *  name is the one it has in the first chunk that shows it, events or
+ *  digests.) */
+REC_API const char *rec_findings_digest_type(const rec_findings *f);
+/*! rec_findings_add_digests() : a rec_digest_fn, ctx the rec_findings.  A
+ *  failure here makes the next rec_findings_add_event() and
+ *  rec_findings_get() fail. */
+REC_API void rec_findings_add_digests(void *ctx, const rec_chunk_info *chunk, const rec_type *type,
+				      const rec_digest *d, size_t n);
 /*! rec_findings_errmsg() : text of the last failure; never NULL. */
 REC_API const char *rec_findings_errmsg(const rec_findings *f);
 
