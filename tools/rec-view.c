@@ -103,10 +103,11 @@ static rec_view_options view_options(const rec_view_tool_opts *o, const rec_cli_
 	return vo;
 }
 
-/* Read the inputs into v (the recording view: their summary first); tsel
- * checks --type while reading, or NULL.  The exit code. */
+/* Read the inputs into v (the recording view: their summary first), its
+ * CPU samples as digests when digests; tsel checks --type while reading, or
+ * NULL.  The exit code. */
 static int read_inputs(rec_view *v, const rec_view_tool_opts *o, const rec_cli_input *in, size_t n,
-		       rec_cli_typesel *tsel)
+		       rec_cli_typesel *tsel, bool digests)
 {
 	int rc = REC_EXIT_OK;
 	if (strcmp(o->view, "recording") == 0) {
@@ -124,7 +125,8 @@ static int read_inputs(rec_view *v, const rec_view_tool_opts *o, const rec_cli_i
 	 * --type is checked against the chunks the events come from. */
 	read_ctx ctx = { v, NULL, false, tsel, NULL };
 	rec_cli_event_pass pass = { begin_input, tsel ? NULL : rec_view_type_filter, v, add_one,
-				    &ctx, &ctx.nomem, rec_view_digest_type(v), rec_view_add_digests, v };
+				    &ctx, &ctx.nomem, digests ? rec_view_digest_type(v) : NULL,
+				    rec_view_add_digests, v };
 	int frc = rec_cli_each_input_event(in, n, &pass);
 	return frc > rc ? frc : rc;
 }
@@ -185,10 +187,41 @@ int rec_view_run(const rec_view_tool_opts *o, const rec_cli_input *in, size_t n,
 		rec_cli_typesel_free(&tsel);
 		return REC_EXIT_DATA;
 	}
-	int rc = o->baseline ? read_inputs(vb, o, o->baseline, 1, NULL) : REC_EXIT_OK;
-	int irc = read_inputs(v, o, in, n, (o->type && !scanned) ? &tsel : NULL);
-	if (irc > rc)
-		rc = irc;
+	int brc = o->baseline ? read_inputs(vb, o, o->baseline, 1, NULL, true) : REC_EXIT_OK;
+	int irc = read_inputs(v, o, in, n, (o->type && !scanned) ? &tsel : NULL, true);
+	/* A side read once more with its CPU samples as events where their
+	 * digests could not be told apart (startup, most rarely: REC_ERR_LIMIT)
+	 * and its inputs can be read again.  (--type takes no digests.) */
+	const rec_view_table *tables = NULL, *btables = NULL;
+	size_t count = 0, bcount = 0;
+	bool again = rec_view_get(v, &tables, &count) == REC_ERR_LIMIT;
+	bool again_b = vb && rec_view_get(vb, &btables, &bcount) == REC_ERR_LIMIT &&
+		       rec_cli_input_rereadable(o->baseline);
+	for (size_t i = 0; again && i < n; i++)
+		again = rec_cli_input_rereadable(&in[i]);
+	if (again) {
+		rec_view_close(v);
+		v = NULL;
+		st = rec_view_open(&v, &vo);
+	}
+	if (again_b && st == REC_OK) {
+		rec_view_options bo = view_options(o, o->baseline, 0);
+		rec_view_close(vb);
+		vb = NULL;
+		st = rec_view_open(&vb, &bo);
+	}
+	if (st != REC_OK) {
+		rec_cli_error("%s", rec_strerror(st));
+		rec_view_close(v);
+		rec_view_close(vb);
+		rec_cli_typesel_free(&tsel);
+		return REC_EXIT_DATA;
+	}
+	if (again_b)
+		brc = read_inputs(vb, o, o->baseline, 1, NULL, false);
+	if (again)
+		irc = read_inputs(v, o, in, n, NULL, false);
+	int rc = irc > brc ? irc : brc;
 	int trc = (o->type && !scanned) ? rec_cli_typesel_check(&tsel) : REC_EXIT_OK;
 	rec_cli_typesel_free(&tsel);
 	if (trc != REC_EXIT_OK) {
@@ -196,8 +229,6 @@ int rec_view_run(const rec_view_tool_opts *o, const rec_cli_input *in, size_t n,
 		rec_view_close(vb);
 		return trc;
 	}
-	const rec_view_table *tables = NULL, *btables = NULL;
-	size_t count = 0, bcount = 0;
 	st = rec_view_get(v, &tables, &count);
 	if (st != REC_OK || (vb && rec_view_get(vb, &btables, &bcount) != REC_OK)) {
 		rec_cli_error("%s", rec_view_errmsg(st != REC_OK ? v : vb));

@@ -302,6 +302,9 @@ extern const view_impl rec_view_wall_site; /* view_wall.c */
  * says so): its digested CPU samples count at once, none waits for the
  * first span (a span given to it then fails it with REC_ERR_STATE). */
 void rec_vi_startup_no_span(rec_view *v, bool none);
+/* The most digested CPU samples startup holds one by one while it cannot
+ * tell whether the first span is before them (2^21; a test sets it lower). */
+extern size_t rec_vi_su_pend_max;
 /* Whether ev, given to requests or allocation-by-span (view_spans.c), would
  * change nothing in it (no span open, ev no span: most events of a
  * recording without spans): rec_view_add_event()'s bookkeeping done, the

@@ -12,7 +12,7 @@
  * span came by then), so it counts at once; a later one waits (pend) until
  * an event passes it, the first span comes (it counts if before it) or the
  * input ends (it counts).  Those waiting are a few chunks' worth, unless
- * the samples are most of the input: at PEND_MAX the older half is summed
+ * the samples are most of the input: at rec_vi_su_pend_max the older half is summed
  * by site and counts if the first span comes after all of them, the view
  * failing if it comes among them (never a number that may be wrong).
  */
@@ -47,7 +47,7 @@ typedef struct su_held {
 	uint64_t count, total;
 } su_held;
 
-#define PEND_MAX ((size_t)1 << 21)
+size_t rec_vi_su_pend_max = (size_t)1 << 21;
 
 typedef struct su_state {
 	vmap rows;
@@ -159,7 +159,7 @@ static int cmp_pend(const void *a, const void *b, void *ctx)
 	return x->ts < y->ts ? -1 : x->ts > y->ts;
 }
 
-/* At PEND_MAX pending: the older half summed by site into s->held. */
+/* At rec_vi_su_pend_max pending: the older half summed by row into s->held. */
 static bool pend_hold(su_state *s)
 {
 	rec_vi_sort(s->pend, s->npend, sizeof *s->pend, cmp_pend, NULL);
@@ -188,10 +188,18 @@ static bool pend_hold(su_state *s)
  * counted if before it. */
 static rec_status cut_digests(rec_view *v, su_state *s, int64_t at)
 {
-	if (s->nheld && at <= s->held_hi)
-		return rec_vi_fail(v, REC_ERR_LIMIT,
-				   "startup: more than 2^21 CPU samples came ahead of every other "
-				   "event and the first span began among them (read them as events)");
+	if (s->nheld && at <= s->held_hi) {
+		/* (sticky: rec_view_get() fails too) */
+		char msg[240];
+		snprintf(msg, sizeof msg,
+			 "startup: more than %zu CPU samples came as digests ahead of every other "
+			 "event, and the first span began among them: which were before it is not "
+			 "known (read the CPU samples as events)",
+			 rec_vi_su_pend_max);
+		v->dig_status = REC_ERR_LIMIT;
+		v->quick = false;
+		return rec_vi_fail(v, REC_ERR_LIMIT, msg);
+	}
 	held_settle(s);
 	pend_settle(s, at, false);
 	free(s->pend);
@@ -245,7 +253,7 @@ static void su_digests(rec_view *v, const rec_chunk_info *chunk, const rec_type 
 			 * over a bounded number of times) */
 			if (v->have_start)
 				pend_settle(s, v->now, true);
-			if (s->npend >= PEND_MAX && !pend_hold(s))
+			if (s->npend >= rec_vi_su_pend_max && !pend_hold(s))
 				goto nomem;
 			if ((!s->pcap || s->npend > s->pcap / 2) &&
 			    !rec_array_grow((void **)&s->pend, &s->pcap, s->pcap + 1, sizeof *s->pend, 1024))
