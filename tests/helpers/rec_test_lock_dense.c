@@ -15,6 +15,8 @@
 
 #include "rec/rec.h"
 
+#include "../lib/file_gen.h"
+
 static const rec_field wait_fields[] = {
 	{ "lockAddress", "", "", REC_TYPE_U64, REC_UNIT_ADDRESS },
 	{ "lockName", "", "", REC_TYPE_STRING, REC_UNIT_NONE },
@@ -22,23 +24,16 @@ static const rec_field wait_fields[] = {
 	{ "lockKind", "", "", REC_TYPE_U8, REC_UNIT_NONE },
 };
 
-static rec_writer *w;
-static int failed;
+static rec_t_fgen g;
 
 static void ck(rec_status st, const char *what)
 {
-	if (st != REC_OK && !failed) {
-		fprintf(stderr, "rec_test_lock_dense: %s: %s (%s)\n", what, rec_strerror(st),
-			w ? rec_writer_errmsg(w) : "");
-		failed = 1;
-	}
+	rec_t_fgen_ck(&g, st, what);
 }
 
 static uint64_t str(const char *s)
 {
-	uint64_t id = 0;
-	ck(rec_writer_intern_string(w, s, strlen(s), &id), "intern");
-	return id;
+	return rec_t_fgen_str(&g, s);
 }
 
 int main(int argc, char **argv)
@@ -53,31 +48,30 @@ int main(int argc, char **argv)
 	o.anchor_wall_ns = 1700000000000000000ll;
 	o.anchor_ticks = 0;
 	o.tick_frequency = 1000000000u;
-	ck(rec_writer_open_path(&w, argv[1], &o), "open");
-	if (failed)
+	if (!rec_t_fgen_open(&g, "rec_test_lock_dense", argv[1], &o))
 		return 1;
 	rec_type tw = { 16, REC_EVENT_HAS_DURATION | REC_EVENT_HAS_THREAD | REC_EVENT_HAS_STACK,
 			"rec.LockWait", "", "", "rec/Locks", 4, wait_fields };
-	ck(rec_writer_add_type(w, &tw), "add_type");
+	ck(rec_writer_add_type(g.w, &tw), "add_type");
 	for (uint64_t t = 1; t <= 30; t++) {
 		char name[8];
 		snprintf(name, sizeof name, "w%llu", (unsigned long long)t);
-		ck(rec_writer_define_thread(w, t, 1000 + t, str(name)), "thread");
+		ck(rec_writer_define_thread(g.w, t, 1000 + t, str(name)), "thread");
 	}
 	uint64_t at = 1000000;
 	for (uint64_t i = 0; i < 40; i++) {
 		char name[8];
 		snprintf(name, sizeof name, "L%02llu", (unsigned long long)i);
 		for (uint64_t t = 1; t <= 30; t++) {
-			ck(rec_writer_begin(w, 16, at, (i + 1) * t * 1000, t, 0), "begin");
-			ck(rec_writer_put_u64(w, 0x1000 + 16 * i), "put");
-			ck(rec_writer_put_u64(w, str(name)), "put");
-			ck(rec_writer_put_u64(w, 5000 + t % 7), "put");
-			ck(rec_writer_put_u64(w, 0), "put");
-			ck(rec_writer_end(w), "end");
+			ck(rec_writer_begin(g.w, 16, at, (i + 1) * t * 1000, t, 0), "begin");
+			ck(rec_writer_put_u64(g.w, 0x1000 + 16 * i), "put");
+			ck(rec_writer_put_u64(g.w, str(name)), "put");
+			ck(rec_writer_put_u64(g.w, 5000 + t % 7), "put");
+			ck(rec_writer_put_u64(g.w, 0), "put");
+			ck(rec_writer_end(g.w), "end");
 			at += 2000000;
 		}
 	}
-	ck(rec_writer_close(w), "close");
-	return failed;
+	ck(rec_writer_close(g.w), "close");
+	return g.failed;
 }

@@ -18,6 +18,8 @@
 
 #include "rec/rec.h"
 
+#include "../lib/file_gen.h"
+
 #define T0 5000000000ull
 #define N ((1u << 21) + (1u << 16))
 
@@ -27,23 +29,16 @@ static const rec_field cpu_fields[] = {
 };
 static const rec_field req_fields[] = { { "path", "", "", REC_TYPE_STRING, REC_UNIT_NONE } };
 
-static rec_writer *w;
-static int failed;
+static rec_t_fgen g;
 
 static void ck(rec_status st, const char *what)
 {
-	if (st != REC_OK && !failed) {
-		fprintf(stderr, "rec_test_pending_gen: %s: %s (%s)\n", what, rec_strerror(st),
-			w ? rec_writer_errmsg(w) : "");
-		failed = 1;
-	}
+	rec_t_fgen_ck(&g, st, what);
 }
 
 static uint64_t str(const char *s)
 {
-	uint64_t id = 0;
-	ck(rec_writer_intern_string(w, s, strlen(s), &id), "intern");
-	return id;
+	return rec_t_fgen_str(&g, s);
 }
 
 int main(int argc, char **argv)
@@ -58,33 +53,32 @@ int main(int argc, char **argv)
 	o.anchor_wall_ns = 1700000000000000000LL;
 	o.anchor_ticks = 0;
 	o.tick_frequency = 1000000000u;
-	ck(rec_writer_open_path(&w, argv[1], &o), "open");
-	if (failed)
+	if (!rec_t_fgen_open(&g, "rec_test_pending_gen", argv[1], &o))
 		return 1;
 	const rec_type cpu = { 21, REC_EVENT_HAS_THREAD | REC_EVENT_HAS_STACK, "rec.CPUSample", "", "",
 			       "rec/Profiling", 2, cpu_fields };
 	const rec_type req = { 256, REC_EVENT_HAS_DURATION | REC_EVENT_HAS_THREAD, "app.Request", "",
 			       "", "app", 1, req_fields };
-	ck(rec_writer_add_type(w, &cpu), "add_type");
-	ck(rec_writer_add_type(w, &req), "add_type");
-	ck(rec_writer_define_thread(w, 1, 77, str("cruncher")), "thread");
+	ck(rec_writer_add_type(g.w, &cpu), "add_type");
+	ck(rec_writer_add_type(g.w, &req), "add_type");
+	ck(rec_writer_define_thread(g.w, 1, 77, str("cruncher")), "thread");
 	const uint64_t frames[2] = { 10, 11 };
-	ck(rec_writer_define_frame(w, 10, str("hot"), 0, 0x10, 0), "frame");
-	ck(rec_writer_define_frame(w, 11, str("main"), 0, 0x20, 0), "frame");
-	ck(rec_writer_define_stack(w, 1, 0, frames, 2), "stack");
-	for (uint32_t i = 0; i < N && !failed; i++) {
+	ck(rec_writer_define_frame(g.w, 10, str("hot"), 0, 0x10, 0), "frame");
+	ck(rec_writer_define_frame(g.w, 11, str("main"), 0, 0x20, 0), "frame");
+	ck(rec_writer_define_stack(g.w, 1, 0, frames, 2), "stack");
+	for (uint32_t i = 0; i < N && !g.failed; i++) {
 		if (i == 1000) {
-			ck(rec_writer_begin(w, 256, T0 + 1000000, 10000, 1, 0), "begin");
-			ck(rec_writer_put_u64(w, str("/first")), "put");
-			ck(rec_writer_end(w), "end");
+			ck(rec_writer_begin(g.w, 256, T0 + 1000000, 10000, 1, 0), "begin");
+			ck(rec_writer_put_u64(g.w, str("/first")), "put");
+			ck(rec_writer_end(g.w), "end");
 		}
-		ck(rec_writer_begin(w, 21, T0 + (uint64_t)i * 1000, 0, 1, 1), "begin");
-		ck(rec_writer_put_u64(w, 1000), "put");
-		ck(rec_writer_put_u64(w, 0), "put");
-		ck(rec_writer_end(w), "end");
+		ck(rec_writer_begin(g.w, 21, T0 + (uint64_t)i * 1000, 0, 1, 1), "begin");
+		ck(rec_writer_put_u64(g.w, 1000), "put");
+		ck(rec_writer_put_u64(g.w, 0), "put");
+		ck(rec_writer_end(g.w), "end");
 		if (i % 65536 == 65535)
-			ck(rec_writer_flush(w), "flush");
+			ck(rec_writer_flush(g.w), "flush");
 	}
-	ck(rec_writer_close(w), "close");
-	return failed;
+	ck(rec_writer_close(g.w), "close");
+	return g.failed;
 }

@@ -78,6 +78,8 @@
 #include "rec/builtins.h"
 #include "rec/rec.h"
 
+#include "../lib/file_gen.h"
+
 #define T0 1700000000000000000ll
 #define SEC 1000000000ull
 #define MS 1000000ull
@@ -95,31 +97,24 @@ static const rec_field req_fields[] = {
 static const rec_field wait_fields[] = { { "lockName", "", "", REC_TYPE_STRING, REC_UNIT_NONE } };
 static const rec_field tick_fields[] = { { "n", "", "", REC_TYPE_U32, REC_UNIT_COUNT } };
 
-static rec_writer *w;
-static int failed;
+static rec_t_fgen g;
 static bool extra;      /* "extra": see the header */
 
 static void ck(rec_status st, const char *what)
 {
-	if (st != REC_OK && !failed) {
-		fprintf(stderr, "rec_test_sql_gen: %s: %s (%s)\n", what, rec_strerror(st),
-			w ? rec_writer_errmsg(w) : "");
-		failed = 1;
-	}
+	rec_t_fgen_ck(&g, st, what);
 }
 
 static uint64_t str(const char *s)
 {
-	uint64_t id = 0;
-	ck(rec_writer_intern_string(w, s, strlen(s), &id), "intern");
-	return id;
+	return rec_t_fgen_str(&g, s);
 }
 
 static void tick_event(uint32_t type, uint64_t at, uint64_t n)
 {
-	ck(rec_writer_begin(w, type, at, 0, 0, 0), "begin");
-	ck(rec_writer_put_u64(w, n), "put");
-	ck(rec_writer_end(w), "end");
+	ck(rec_writer_begin(g.w, type, at, 0, 0, 0), "begin");
+	ck(rec_writer_put_u64(g.w, n), "put");
+	ck(rec_writer_end(g.w), "end");
 }
 
 static const rec_field alloc_fields[] = {
@@ -209,20 +204,20 @@ static const rec_type write_failed_type = { REC_TYPE_ID_WRITE_FAILED, REC_EVENT_
 static void put_all(const uint64_t *v, int n)
 {
 	for (int i = 0; i < n; i++)
-		ck(rec_writer_put_u64(w, v[i]), "put");
-	ck(rec_writer_end(w), "end");
+		ck(rec_writer_put_u64(g.w, v[i]), "put");
+	ck(rec_writer_end(g.w), "end");
 }
 
 static void sleep_event(uint64_t at, uint64_t dur, uint64_t th, uint64_t stack)
 {
-	ck(rec_writer_begin(w, REC_TYPE_ID_SLEEP, at, dur, th, stack), "begin");
+	ck(rec_writer_begin(g.w, REC_TYPE_ID_SLEEP, at, dur, th, stack), "begin");
 	const uint64_t v[3] = { str("sleep"), dur, 0 };
 	put_all(v, 3);
 }
 
 static void cond_event(uint64_t at, uint64_t dur, uint64_t th, uint64_t stack)
 {
-	ck(rec_writer_begin(w, REC_TYPE_ID_COND_WAIT, at, dur, th, stack), "begin");
+	ck(rec_writer_begin(g.w, REC_TYPE_ID_COND_WAIT, at, dur, th, stack), "begin");
 	const uint64_t v[6] = { 0xc000, 0xab00, str("L-a"), 0, 0, 0 };
 	put_all(v, 6);
 }
@@ -230,14 +225,14 @@ static void cond_event(uint64_t at, uint64_t dur, uint64_t th, uint64_t stack)
 static void lock_event(uint64_t at, uint64_t dur, uint64_t th, uint64_t stack, const char *lock,
 		       uint64_t holder)
 {
-	ck(rec_writer_begin(w, REC_TYPE_ID_LOCK_WAIT, at, dur, th, stack), "begin");
+	ck(rec_writer_begin(g.w, REC_TYPE_ID_LOCK_WAIT, at, dur, th, stack), "begin");
 	const uint64_t v[4] = { 0xab00, lock ? str(lock) : 0, holder, 0 };
 	put_all(v, 4);
 }
 
 static void cpu_event(uint64_t at, uint64_t th, uint64_t stack, uint64_t period, uint64_t overruns)
 {
-	ck(rec_writer_begin(w, REC_TYPE_ID_CPU_SAMPLE, at, 0, th, stack), "begin");
+	ck(rec_writer_begin(g.w, REC_TYPE_ID_CPU_SAMPLE, at, 0, th, stack), "begin");
 	const uint64_t v[2] = { period, overruns };
 	put_all(v, 2);
 }
@@ -249,7 +244,7 @@ static void startup_events(void)
 	for (uint64_t j = 0; j < 3; j++)
 		cpu_event(100 * MS + j * MS, 1, cpu_stack[j], 10 * MS, j % 2);
 	sleep_event(150 * MS, 2 * MS, 1, 1);
-	ck(rec_writer_begin(w, REC_TYPE_ID_ALLOC, 180 * MS, 0, 1, 3), "begin");
+	ck(rec_writer_begin(g.w, REC_TYPE_ID_ALLOC, 180 * MS, 0, 1, 3), "begin");
 	const uint64_t a[4] = { 0x20000, 100, 1000, 1 };
 	put_all(a, 4);
 	cond_event(200 * MS - 1000, 7000, 2, 1);
@@ -268,28 +263,28 @@ static void builtin_events(uint64_t base, uint64_t k)
 	static const char *const locks[3] = { "L-a", "L-b", NULL };
 	static const uint64_t holders[6] = { 502, 9999, 0, 0, 502, 9999 };
 	for (uint64_t i = 0; i < 6; i++) {
-		ck(rec_writer_begin(w, REC_TYPE_ID_ALLOC, base + 600 * MS + i * MS, 0, 1 + i % 2,
+		ck(rec_writer_begin(g.w, REC_TYPE_ID_ALLOC, base + 600 * MS + i * MS, 0, 1 + i % 2,
 				    alloc_stack[i]), "begin");
-		ck(rec_writer_put_u64(w, 0x10000 + 64 * i), "put");
-		ck(rec_writer_put_u64(w, 16 * (i + 1)), "put");
-		ck(rec_writer_put_u64(w, 4096 * (i + 1) + k), "put");
-		ck(rec_writer_put_u64(w, i % 2), "put");
-		ck(rec_writer_end(w), "end");
+		ck(rec_writer_put_u64(g.w, 0x10000 + 64 * i), "put");
+		ck(rec_writer_put_u64(g.w, 16 * (i + 1)), "put");
+		ck(rec_writer_put_u64(g.w, 4096 * (i + 1) + k), "put");
+		ck(rec_writer_put_u64(g.w, i % 2), "put");
+		ck(rec_writer_end(g.w), "end");
 	}
 	for (uint64_t j = 0; j < 6; j++) {
 		const uint64_t at = base + 700 * MS + j * MS;
 		if (extra && j == 0) /* the holder (502) sleeps into the wait */
 			sleep_event(at - 500, 1500, 2, 5);
-		ck(rec_writer_begin(w, REC_TYPE_ID_LOCK_WAIT, at, 2000 * (j + 1) + k,
+		ck(rec_writer_begin(g.w, REC_TYPE_ID_LOCK_WAIT, at, 2000 * (j + 1) + k,
 				    1 + j % 2, wait_stack[j]), "begin");
-		ck(rec_writer_put_u64(w, 0xab00 + 16 * (j % 3)), "put");
-		ck(rec_writer_put_u64(w, locks[j % 3] ? str(locks[j % 3]) : 0), "put");
-		ck(rec_writer_put_u64(w, holders[j]), "put");
-		ck(rec_writer_put_u64(w, 0), "put");
-		ck(rec_writer_end(w), "end");
+		ck(rec_writer_put_u64(g.w, 0xab00 + 16 * (j % 3)), "put");
+		ck(rec_writer_put_u64(g.w, locks[j % 3] ? str(locks[j % 3]) : 0), "put");
+		ck(rec_writer_put_u64(g.w, holders[j]), "put");
+		ck(rec_writer_put_u64(g.w, 0), "put");
+		ck(rec_writer_end(g.w), "end");
 		if (extra && j == 0) { /* then blocks in I/O, then runs */
-			ck(rec_writer_begin(w, REC_TYPE_ID_IO, at + 1200, 300, 2, 1), "begin");
-			ck(rec_writer_put_i64(w, 7), "put");
+			ck(rec_writer_begin(g.w, REC_TYPE_ID_IO, at + 1200, 300, 2, 1), "begin");
+			ck(rec_writer_put_i64(g.w, 7), "put");
 			const uint64_t io[5] = { str("read"), str("file"), str("/tmp/x"), 64, 0 };
 			put_all(io, 5);
 			cpu_event(at + 1600, 2, 5, 100, 0);
@@ -300,38 +295,38 @@ static void builtin_events(uint64_t base, uint64_t k)
 		}
 	}
 	for (uint64_t j = 0; j < 4; j++) {
-		ck(rec_writer_begin(w, REC_TYPE_ID_SLEEP, base + 800 * MS + j * MS, MS * (j + 1) + k, 1,
+		ck(rec_writer_begin(g.w, REC_TYPE_ID_SLEEP, base + 800 * MS + j * MS, MS * (j + 1) + k, 1,
 				    sleep_stack[j]), "begin");
-		ck(rec_writer_put_u64(w, str("sleep")), "put");
-		ck(rec_writer_put_u64(w, MS * (j + 1)), "put");
-		ck(rec_writer_put_u64(w, 0), "put");
-		ck(rec_writer_end(w), "end");
+		ck(rec_writer_put_u64(g.w, str("sleep")), "put");
+		ck(rec_writer_put_u64(g.w, MS * (j + 1)), "put");
+		ck(rec_writer_put_u64(g.w, 0), "put");
+		ck(rec_writer_end(g.w), "end");
 	}
 	for (uint64_t j = 0; j < 6; j++) {
-		ck(rec_writer_begin(w, REC_TYPE_ID_CPU_SAMPLE, base + 850 * MS + j * MS, 0, 1 + j % 2,
+		ck(rec_writer_begin(g.w, REC_TYPE_ID_CPU_SAMPLE, base + 850 * MS + j * MS, 0, 1 + j % 2,
 				    cpu_stack[j]), "begin");
-		ck(rec_writer_put_u64(w, 10 * MS + k), "put");
-		ck(rec_writer_put_u64(w, j % 3), "put");
-		ck(rec_writer_end(w), "end");
+		ck(rec_writer_put_u64(g.w, 10 * MS + k), "put");
+		ck(rec_writer_put_u64(g.w, j % 3), "put");
+		ck(rec_writer_end(g.w), "end");
 	}
 	/* "extra": wall samples of every state, one unknown to rec-view (other) */
 	static const char *const states[8] = { "running", "lock", "cond", "sleep",
 					       "io",      "poll", "wait", "zzz" };
 	static const uint64_t wall_stack[8] = { 1, 3, 5, 0, 6, 1, 3, 2 };
 	for (uint64_t j = 0; extra && j < 8; j++) {
-		ck(rec_writer_begin(w, REC_TYPE_ID_WALL_SAMPLE, base + 860 * MS + j * MS, 0, 1 + j % 2,
+		ck(rec_writer_begin(g.w, REC_TYPE_ID_WALL_SAMPLE, base + 860 * MS + j * MS, 0, 1 + j % 2,
 				    wall_stack[j]), "begin");
 		const uint64_t v[3] = { str(states[j]), j + 1, 5 * MS };
 		put_all(v, 3);
 	}
 	const uint64_t drops[3][4] = { { 5 + k, 1, 0, 256 }, { 2, 2, 5, 257 }, { 7, 0, 9, 0 } };
 	for (int d = 0; d < 3; d++) {
-		ck(rec_writer_begin(w, REC_TYPE_ID_DROPPED, base + 870 * MS + (uint64_t)d * MS, 0, 0, 0),
+		ck(rec_writer_begin(g.w, REC_TYPE_ID_DROPPED, base + 870 * MS + (uint64_t)d * MS, 0, 0, 0),
 		   "begin");
 		for (int f = 0; f < 4; f++)
-			ck(rec_writer_put_u64(w, drops[d][f]), "put");
-		ck(rec_writer_end(w), "end");
-		rec_writer_note_dropped(w, drops[d][0]);
+			ck(rec_writer_put_u64(g.w, drops[d][f]), "put");
+		ck(rec_writer_end(g.w), "end");
+		rec_writer_note_dropped(g.w, drops[d][0]);
 	}
 }
 
@@ -354,8 +349,7 @@ int main(int argc, char **argv)
 	o.anchor_wall_ns = T0 + shift;
 	o.anchor_ticks = 0;
 	o.tick_frequency = SEC;
-	ck(rec_writer_open_path(&w, argv[1], &o), "open");
-	if (failed)
+	if (!rec_t_fgen_open(&g, "rec_test_sql_gen", argv[1], &o))
 		return 1;
 	rec_type types[] = {
 		{ 256, REC_EVENT_HAS_DURATION | REC_EVENT_HAS_THREAD | REC_EVENT_HAS_STACK, "app.Request",
@@ -368,66 +362,66 @@ int main(int argc, char **argv)
 		{ 261, 0, "9lives", "", "", "app", 1, tick_fields },
 	};
 	for (size_t i = 0; i < sizeof types / sizeof types[0]; i++)
-		ck(rec_writer_add_type(w, &types[i]), "add_type");
+		ck(rec_writer_add_type(g.w, &types[i]), "add_type");
 	for (size_t i = 0; builtins && i < sizeof builtin_types / sizeof builtin_types[0]; i++)
-		ck(rec_writer_add_type(w, &builtin_types[i]), "add_type");
+		ck(rec_writer_add_type(g.w, &builtin_types[i]), "add_type");
 	for (size_t i = 0; extra && i < sizeof extra_types / sizeof extra_types[0]; i++)
-		ck(rec_writer_add_type(w, &extra_types[i]), "add_type");
+		ck(rec_writer_add_type(g.w, &extra_types[i]), "add_type");
 	if (extra)
-		ck(rec_writer_add_type(w, &wall_type), "add_type");
-	ck(rec_writer_define_thread(w, 1, 501, str("worker-a")), "thread");
-	ck(rec_writer_define_thread(w, 2, 502, str("worker-b")), "thread");
-	ck(rec_writer_define_module(w, 1, str("/usr/bin/app"), str("abcd"), 0x400000), "module");
+		ck(rec_writer_add_type(g.w, &wall_type), "add_type");
+	ck(rec_writer_define_thread(g.w, 1, 501, str("worker-a")), "thread");
+	ck(rec_writer_define_thread(g.w, 2, 502, str("worker-b")), "thread");
+	ck(rec_writer_define_module(g.w, 1, str("/usr/bin/app"), str("abcd"), 0x400000), "module");
 	const char *fns[3] = { "leaf", "mid", "other" };
 	for (int i = 0; i < 3; i++)
-		ck(rec_writer_define_frame(w, (uint64_t)i + 1, str(fns[i]), 1, 0x100 * (uint64_t)(i + 1), 8),
+		ck(rec_writer_define_frame(g.w, (uint64_t)i + 1, str(fns[i]), 1, 0x100 * (uint64_t)(i + 1), 8),
 		   "frame");
 	const uint64_t s1[2] = { 1, 2 }, s2[2] = { 1, 3 };
-	ck(rec_writer_define_stack(w, 1, 0, s1, 2), "stack");
-	ck(rec_writer_define_stack(w, 2, 0, s2, 2), "stack");
+	ck(rec_writer_define_stack(g.w, 1, 0, s1, 2), "stack");
+	ck(rec_writer_define_stack(g.w, 2, 0, s2, 2), "stack");
 	if (builtins) {
-		ck(rec_writer_define_frame(w, 4, str("rec_mutex_lock"), 1, 0x400, 4), "frame");
-		ck(rec_writer_define_frame(w, 5, 0, 1, 0x1234, 0), "frame");
-		ck(rec_writer_define_frame(w, 6, str("ns;fn"), 1, 0x600, 8), "frame");
+		ck(rec_writer_define_frame(g.w, 4, str("rec_mutex_lock"), 1, 0x400, 4), "frame");
+		ck(rec_writer_define_frame(g.w, 5, 0, 1, 0x1234, 0), "frame");
+		ck(rec_writer_define_frame(g.w, 6, str("ns;fn"), 1, 0x600, 8), "frame");
 		const uint64_t s3[3] = { 4, 1, 2 }, s4[1] = { 4 }, s5[2] = { 5, 3 }, s6[4] = { 6, 2, 1, 2 };
-		ck(rec_writer_define_stack(w, 3, 0, s3, 3), "stack");
-		ck(rec_writer_define_stack(w, 4, 0, s4, 1), "stack");
-		ck(rec_writer_define_stack(w, 5, 0, s5, 2), "stack");
-		ck(rec_writer_define_stack(w, 6, 0, s6, 4), "stack");
+		ck(rec_writer_define_stack(g.w, 3, 0, s3, 3), "stack");
+		ck(rec_writer_define_stack(g.w, 4, 0, s4, 1), "stack");
+		ck(rec_writer_define_stack(g.w, 5, 0, s5, 2), "stack");
+		ck(rec_writer_define_stack(g.w, 6, 0, s6, 4), "stack");
 		const rec_frame_inline inl[2] = { { str("inl_b"), str("inl.h"), 42 },
 						  { str("inl_a"), str("inl.h"), 30 } };
-		ck(rec_writer_define_frame_source(w, 1, 0, str("app.c"), 10, inl, 2), "frame source");
+		ck(rec_writer_define_frame_source(g.w, 1, 0, str("app.c"), 10, inl, 2), "frame source");
 	}
 
 	uint64_t req_dur = 0, wait_dur = 0, status500 = 0, bytes = 0;
 	if (extra)
 		startup_events();
-	for (int k = 0; k < chunks && !failed; k++) {
+	for (int k = 0; k < chunks && !g.failed; k++) {
 		uint64_t base = (extra ? SEC : 0) + (uint64_t)k * SEC;
 		for (uint64_t i = 0; i < 100; i++) {
 			uint64_t th = i % 2 ? 2 : 1;
-			ck(rec_writer_begin(w, 256, base + i * MS, (i + 1) * 1000, th, i % 2 ? 2 : 1), "begin");
+			ck(rec_writer_begin(g.w, 256, base + i * MS, (i + 1) * 1000, th, i % 2 ? 2 : 1), "begin");
 			char path[16];
 			snprintf(path, sizeof path, "/p/%u", (unsigned)(i % 4));
-			ck(rec_writer_put_u64(w, str(path)), "put");
-			ck(rec_writer_put_u64(w, i % 10 == 0 ? 500 : 200), "put");
-			ck(rec_writer_put_u64(w, i * 10), "put");
-			ck(rec_writer_put_i64(w, -(int64_t)i), "put");
-			ck(rec_writer_put_u64(w, 3 - th), "put");
-			ck(rec_writer_put_u64(w, (1ull << 63) + i), "put");
-			ck(rec_writer_put_f64(w, (double)i / 4), "put");
+			ck(rec_writer_put_u64(g.w, str(path)), "put");
+			ck(rec_writer_put_u64(g.w, i % 10 == 0 ? 500 : 200), "put");
+			ck(rec_writer_put_u64(g.w, i * 10), "put");
+			ck(rec_writer_put_i64(g.w, -(int64_t)i), "put");
+			ck(rec_writer_put_u64(g.w, 3 - th), "put");
+			ck(rec_writer_put_u64(g.w, (1ull << 63) + i), "put");
+			ck(rec_writer_put_f64(g.w, (double)i / 4), "put");
 			unsigned char blob[2] = { (unsigned char)k, (unsigned char)i };
-			ck(rec_writer_put_bytes(w, blob, 2), "put");
-			ck(rec_writer_end(w), "end");
+			ck(rec_writer_put_bytes(g.w, blob, 2), "put");
+			ck(rec_writer_end(g.w), "end");
 			req_dur += (i + 1) * 1000;
 			status500 += i % 10 == 0;
 			bytes += i * 10;
 		}
 		for (uint64_t j = 0; j < 10; j++) {
-			ck(rec_writer_begin(w, 257, base + 500 * MS + j * MS, 5000 * (j + 1), 1 + j % 2, 0),
+			ck(rec_writer_begin(g.w, 257, base + 500 * MS + j * MS, 5000 * (j + 1), 1 + j % 2, 0),
 			   "begin");
-			ck(rec_writer_put_u64(w, str(j % 2 ? "L1" : "L0")), "put");
-			ck(rec_writer_end(w), "end");
+			ck(rec_writer_put_u64(g.w, str(j % 2 ? "L1" : "L0")), "put");
+			ck(rec_writer_end(g.w), "end");
 			wait_dur += 5000 * (j + 1);
 		}
 		if (builtins)
@@ -436,41 +430,41 @@ int main(int argc, char **argv)
 		if (k == 0)
 			for (uint32_t t = 259; t <= 261; t++)
 				tick_event(t, (extra ? SEC : 0) + 950 * MS, t);
-		ck(rec_writer_flush(w), "flush");
+		ck(rec_writer_flush(g.w), "flush");
 	}
 	if (extra) {
 		/* the run crashes: a rec.Crash, its chunk, and no final chunk */
-		ck(rec_writer_begin(w, REC_TYPE_ID_CRASH, 10 * SEC, 0, 1, 1), "begin");
-		ck(rec_writer_put_u64(w, 11), "put");
-		ck(rec_writer_put_i64(w, 1), "put");
+		ck(rec_writer_begin(g.w, REC_TYPE_ID_CRASH, 10 * SEC, 0, 1, 1), "begin");
+		ck(rec_writer_put_u64(g.w, 11), "put");
+		ck(rec_writer_put_i64(g.w, 1), "put");
 		const uint64_t c[3] = { 0x10, 0, 501 };
 		put_all(c, 3);
-		ck(rec_writer_flush(w), "flush");
-		rec_writer_abandon(w);
-		w = NULL;
+		ck(rec_writer_flush(g.w), "flush");
+		rec_writer_abandon(g.w);
+		g.w = NULL;
 		/* a second run in the same file: a restart, with a write failure */
-		int fd = failed ? -1 : open(argv[1], O_WRONLY | O_APPEND);
+		int fd = g.failed ? -1 : open(argv[1], O_WRONLY | O_APPEND);
 		if (fd < 0)
 			return 1;
 		o.run_id = run_id + 1;
 		o.pid = 778;
 		o.process_start_ns = T0 + shift + 19 * (int64_t)SEC;
 		o.anchor_wall_ns = T0 + shift + 20 * (int64_t)SEC;
-		ck(rec_writer_open_fd(&w, fd, &o), "open");
-		if (!failed) {
-			ck(rec_writer_add_type(w, &types[2]), "add_type");
-			ck(rec_writer_add_type(w, &write_failed_type), "add_type");
+		ck(rec_writer_open_fd(&g.w, fd, &o), "open");
+		if (!g.failed) {
+			ck(rec_writer_add_type(g.w, &types[2]), "add_type");
+			ck(rec_writer_add_type(g.w, &write_failed_type), "add_type");
 			tick_event(258, 0, 99);
-			ck(rec_writer_begin(w, REC_TYPE_ID_WRITE_FAILED, MS, 2 * MS, 0, 0), "begin");
+			ck(rec_writer_begin(g.w, REC_TYPE_ID_WRITE_FAILED, MS, 2 * MS, 0, 0), "begin");
 			const uint64_t wf[6] = { 28, str("No space left on device"), 0, 3, 120, 4096 };
 			put_all(wf, 6);
-			ck(rec_writer_close(w), "close");
+			ck(rec_writer_close(g.w), "close");
 		}
 		close(fd);
 	} else {
-		ck(rec_writer_close(w), "close");
+		ck(rec_writer_close(g.w), "close");
 	}
-	if (failed)
+	if (g.failed)
 		return 1;
 	if (extra) {
 		/* before the first request: CPU 10 ms (1 + 2 + 1), 2 lock waits of

@@ -22,6 +22,8 @@
 
 #include "rec/rec.h"
 
+#include "../lib/file_gen.h"
+
 #define T0 5000000000ull
 
 static const rec_field req_fields[] = {
@@ -46,36 +48,29 @@ static const rec_field gauge_fields[] = {
 static const rec_field mark_fields[] = { { "note", "", "", REC_TYPE_TEXT, REC_UNIT_NONE } };
 static const rec_field tick_fields[] = { { "n", "", "", REC_TYPE_U32, REC_UNIT_COUNT } };
 
-static rec_writer *w;
-static int failed;
+static rec_t_fgen g;
 
 static void ck(rec_status st, const char *what)
 {
-	if (st != REC_OK && !failed) {
-		fprintf(stderr, "rec_test_timeline_gen: %s: %s (%s)\n", what, rec_strerror(st),
-			w ? rec_writer_errmsg(w) : "");
-		failed = 1;
-	}
+	rec_t_fgen_ck(&g, st, what);
 }
 
 static uint64_t str(const char *s)
 {
-	uint64_t id = 0;
-	ck(rec_writer_intern_string(w, s, strlen(s), &id), "intern");
-	return id;
+	return rec_t_fgen_str(&g, s);
 }
 
 static void counter(uint64_t at, uint32_t type, const char *name, int64_t v, int64_t max)
 {
-	ck(rec_writer_begin(w, type, T0 + at, 0, 0, 0), "begin");
-	ck(rec_writer_put_u64(w, str(name)), "put");
+	ck(rec_writer_begin(g.w, type, T0 + at, 0, 0, 0), "begin");
+	ck(rec_writer_put_u64(g.w, str(name)), "put");
 	if (type == 24) {
-		ck(rec_writer_put_u64(w, (uint64_t)v), "put");
+		ck(rec_writer_put_u64(g.w, (uint64_t)v), "put");
 	} else {
-		ck(rec_writer_put_i64(w, v), "put");
-		ck(rec_writer_put_i64(w, max), "put");
+		ck(rec_writer_put_i64(g.w, v), "put");
+		ck(rec_writer_put_i64(g.w, max), "put");
 	}
-	ck(rec_writer_end(w), "end");
+	ck(rec_writer_end(g.w), "end");
 }
 
 int main(int argc, char **argv)
@@ -91,8 +86,7 @@ int main(int argc, char **argv)
 	o.anchor_wall_ns = 1700000000000000000ll;
 	o.anchor_ticks = 0;
 	o.tick_frequency = 1000000000u;
-	ck(rec_writer_open_path(&w, argv[1], &o), "open");
-	if (failed)
+	if (!rec_t_fgen_open(&g, "rec_test_timeline_gen", argv[1], &o))
 		return 1;
 	rec_type types[] = {
 		{ 16, REC_EVENT_HAS_DURATION | REC_EVENT_HAS_THREAD | REC_EVENT_HAS_STACK, "rec.LockWait",
@@ -105,43 +99,43 @@ int main(int argc, char **argv)
 		{ 258, 0, "app.Tick", "", "", "app", 1, tick_fields },
 	};
 	for (size_t i = 0; i < sizeof types / sizeof types[0]; i++)
-		ck(rec_writer_add_type(w, &types[i]), "add_type");
-	ck(rec_writer_define_thread(w, 1, 501, str("worker-a")), "thread");
-	ck(rec_writer_define_thread(w, 2, 502, str("worker-b")), "thread");
+		ck(rec_writer_add_type(g.w, &types[i]), "add_type");
+	ck(rec_writer_define_thread(g.w, 1, 501, str("worker-a")), "thread");
+	ck(rec_writer_define_thread(g.w, 2, 502, str("worker-b")), "thread");
 	uint64_t frames[3];
 	const char *fns[3] = { "rec_lock_wait_record_", "handler", "main" };
 	for (int i = 0; i < 3; i++) {
 		frames[i] = (uint64_t)(10 + i);
-		ck(rec_writer_define_frame(w, frames[i], str(fns[i]), 0, (uint64_t)i * 16, 4), "frame");
+		ck(rec_writer_define_frame(g.w, frames[i], str(fns[i]), 0, (uint64_t)i * 16, 4), "frame");
 	}
-	ck(rec_writer_define_stack(w, 1, 0, frames, 3), "stack");
+	ck(rec_writer_define_stack(g.w, 1, 0, frames, 3), "stack");
 
 	counter(0, 24, "requests", 0, 0);
 
-	ck(rec_writer_begin(w, 256, T0 + 1234567, 2000001, 1, 0), "begin");
-	ck(rec_writer_put_u64(w, str("/a")), "put");
-	ck(rec_writer_put_u64(w, 200), "put");
-	ck(rec_writer_end(w), "end");
+	ck(rec_writer_begin(g.w, 256, T0 + 1234567, 2000001, 1, 0), "begin");
+	ck(rec_writer_put_u64(g.w, str("/a")), "put");
+	ck(rec_writer_put_u64(g.w, 200), "put");
+	ck(rec_writer_end(g.w), "end");
 
-	ck(rec_writer_begin(w, 16, T0 + 1500000, 750250, 2, 1), "begin");
-	ck(rec_writer_put_u64(w, 0xdead0), "put");
-	ck(rec_writer_put_u64(w, str("big-lock")), "put");
-	ck(rec_writer_put_u64(w, 501), "put");
-	ck(rec_writer_put_u64(w, 0), "put");
-	ck(rec_writer_end(w), "end");
+	ck(rec_writer_begin(g.w, 16, T0 + 1500000, 750250, 2, 1), "begin");
+	ck(rec_writer_put_u64(g.w, 0xdead0), "put");
+	ck(rec_writer_put_u64(g.w, str("big-lock")), "put");
+	ck(rec_writer_put_u64(g.w, 501), "put");
+	ck(rec_writer_put_u64(g.w, 0), "put");
+	ck(rec_writer_end(g.w), "end");
 
 	static const char note[] = "he said \"hi\"\n";
-	ck(rec_writer_begin(w, 257, T0 + 3000003, 0, 2, 0), "begin");
-	ck(rec_writer_put_bytes(w, note, sizeof note - 1), "put");
-	ck(rec_writer_end(w), "end");
+	ck(rec_writer_begin(g.w, 257, T0 + 3000003, 0, 2, 0), "begin");
+	ck(rec_writer_put_bytes(g.w, note, sizeof note - 1), "put");
+	ck(rec_writer_end(g.w), "end");
 
 	counter(4000000, 25, "inflight", 2, 5);
 	counter(4000000, 24, "requests", 1, 0);
 
-	ck(rec_writer_begin(w, 258, T0 + 5000000, 0, 0, 0), "begin");
-	ck(rec_writer_put_u64(w, 7), "put");
-	ck(rec_writer_end(w), "end");
+	ck(rec_writer_begin(g.w, 258, T0 + 5000000, 0, 0, 0), "begin");
+	ck(rec_writer_put_u64(g.w, 7), "put");
+	ck(rec_writer_end(g.w), "end");
 
-	ck(rec_writer_close(w), "close");
-	return failed;
+	ck(rec_writer_close(g.w), "close");
+	return g.failed;
 }
