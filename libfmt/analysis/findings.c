@@ -357,6 +357,23 @@ static void note_event(rec_findings *f, fnote *list, uint32_t *n, const rec_even
 	snprintf(x->text, sizeof x->text, "%.*s", (int)(tlen < 100 ? tlen : 100), text ? text : "");
 }
 
+/* A selected CPU sample ev (as an event or a digest) with ov overruns. */
+static void note_cpu(rec_findings *f, const rec_event *ev, uint64_t ov)
+{
+	f->cpu_samples++;
+	if (!ov)
+		return;
+	f->cpu_overrun_samples++;
+	f->cpu_overruns += ov;
+	if (ov > f->worst_overrun.u) {
+		uint32_t one = 0;
+		note_event(f, &f->worst_overrun, &one, ev, ov, NULL, 0);
+		/* a digest before the input's first event: its start may be
+		 * earlier (place_start() sets the offset) */
+		f->overrun_unplaced = !f->have_start;
+	}
+}
+
 /* Which views read ev's type (bit k: views[k]), once per type of a chunk:
  * a view is given only those (rec_view_add_event() would pass over the
  * others). */
@@ -448,16 +465,7 @@ rec_status rec_findings_add_event(rec_findings *f, const rec_event *ev)
 		if (note_wait(f, vt, ev) != REC_OK)
 			return fail(f, REC_ERR_NOMEM, "out of memory");
 	} else if (vt->role == VT_CPU) {
-		uint64_t ov = vt_u64(vt, ev, VF_OVERRUNS, 0);
-		f->cpu_samples++;
-		if (ov) {
-			f->cpu_overrun_samples++;
-			f->cpu_overruns += ov;
-			if (ov > f->worst_overrun.u) {
-				uint32_t one = 0;
-				note_event(f, &f->worst_overrun, &one, ev, ov, NULL, 0);
-			}
-		}
+		note_cpu(f, ev, vt_u64(vt, ev, VF_OVERRUNS, 0));
 	} else if (vt->role == VT_CRASH) {
 		note_event(f, f->crashes, &f->ncrashes, ev, vt_u64(vt, ev, VF_SIGNAL, 0), NULL, 0);
 	} else if (vt->role == VT_WRITEFAILED) {
@@ -532,18 +540,7 @@ void rec_findings_add_digests(void *ctx, const rec_chunk_info *chunk, const rec_
 		}
 		if (!selected(f, &ev))
 			continue;
-		uint64_t ov = fo >= 0 ? d[i].field[fo] : 0;
-		f->cpu_samples++;
-		if (ov) {
-			f->cpu_overrun_samples++;
-			f->cpu_overruns += ov;
-			if (ov > f->worst_overrun.u) {
-				uint32_t one = 0;
-				note_event(f, &f->worst_overrun, &one, &ev, ov, NULL, 0);
-				/* before the input's first event: its start may be earlier */
-				f->overrun_unplaced = !f->have_start;
-			}
-		}
+		note_cpu(f, &ev, fo >= 0 ? d[i].field[fo] : 0);
 	}
 	/* (a view's failure is said by its next rec_view_add_event() or
 	 * rec_view_get()) */

@@ -66,42 +66,6 @@ static void same_table(const run *a, const run *b, const char *name)
 	}
 }
 
-/* The events of m read with digests, the summary of sum added first: the
- * status of the first event refused (REC_OK: none). */
-static rec_status read_with_summary(run *r, const membuf *sum, const membuf *m, bool dig)
-{
-	memset(r, 0, sizeof *r);
-	ok(rec_findings_open(&r->f, NULL));
-	rec_summary *s = NULL;
-	rec_reader *rd = NULL;
-	ok(rec_summary_open(&s));
-	ok(rec_reader_open_mem(&rd, sum->p, sum->len, "sum", NULL));
-	ok(rec_summary_add_reader(s, rd, "sum", REC_SUMMARY_DROPS | REC_SUMMARY_COUNTERS));
-	rec_reader_close(rd);
-	ok(rec_findings_add_summary(r->f, rec_summary_get(s)));
-	rec_summary_close(s);
-	rec_reader_options ro = REC_READER_OPTIONS_INIT;
-	ro.flags = REC_READ_ORDERED;
-	ok(rec_reader_open_mem(&rd, m->p, m->len, "mem", &ro));
-	if (dig)
-		ok(rec_reader_digest_type(rd, rec_findings_digest_type(r->f), rec_findings_add_digests,
-					  r->f));
-	ok(rec_findings_begin_input(r->f));
-	rec_event ev;
-	rec_status st;
-	while ((st = rec_reader_next_event(rd, &ev)) == REC_OK) {
-		rec_status a = rec_findings_add_event(r->f, &ev);
-		if (a != REC_OK) {
-			rec_reader_close(rd);
-			return a;
-		}
-	}
-	assert_int_equal(st, REC_END);
-	rec_reader_close(rd);
-	ok(rec_findings_get(r->f, &r->list, &r->n));
-	return REC_OK;
-}
-
 /* A recording whose summary counts no type of the user's (so no span can
  * come): its CPU samples as digests give the same findings and startup
  * tables as events (sampler-behind from the overruns, the whole recording
@@ -122,7 +86,7 @@ static void t_digests_no_span(void **state)
 	assert_int_equal(digest_runs, before + 1);
 	assert_int_equal(count(&r, "sampler-behind"), 1);
 	run e;
-	read_findings(&e, &none, NULL, false);
+	ok(read_findings(&e, &none, NULL, NULL, false));
 	same_table(&r, &e, "startup");
 	same_table(&r, &e, "cpu");
 	const rec_view_table *cpu = rec_findings_table(r.f, "cpu");
@@ -131,10 +95,10 @@ static void t_digests_no_span(void **state)
 	rec_findings_close(e.f);
 	rec_findings_close(r.f);
 
-	assert_int_equal(read_with_summary(&r, &none, &late, true), REC_ERR_STATE);
+	assert_int_equal(read_findings(&r, &late, &none, NULL, true), REC_ERR_STATE);
 	assert_non_null(strstr(rec_findings_errmsg(r.f), "app.Request"));
 	rec_findings_close(r.f);
-	ok(read_with_summary(&r, &none, &late, false));
+	ok(read_findings(&r, &late, &none, NULL, false));
 	run_findings(&e, &late, NULL);
 	same_findings(&r, &e);
 	same_table(&r, &e, "startup");
