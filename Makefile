@@ -352,10 +352,12 @@ $(BUILD)/obj/fuzz/tools/%.o: tools/%.c $(DEPS_STAMP)
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  CC      $< (no main)")
 	$(Q)$(CC) $(CPPFLAGS_ALL) $(CFLAGS_ALL) $(PKG_CFLAGS) -DREC_TOOL_NO_MAIN -MMD -MP -c $< -o $@
-$(foreach t,print flame lockgraph timeline view,$(eval \
+$(foreach t,print flame lockgraph timeline view report,$(eval \
   $(BUILD)/fuzz/$(t)_replay: $(BUILD)/obj/fuzz/tools/rec-$(t).o $(CLI_OBJS)))
 $(BUILD)/fuzz/lockgraph_replay: $(GV_OBJS)
 $(BUILD)/fuzz/lockgraph_replay: LIBS_ALL += $(GV_LIBS)
+$(BUILD)/fuzz/report_replay: $(REPORT_OBJS) $(GV_OBJS)
+$(BUILD)/fuzz/report_replay: LIBS_ALL += $(GV_LIBS)
 
 fuzz-build: $(DEPS_STAMP)
 	$(Q)$(MAKE) --no-print-directory -f fuzz/Makefile FUZZ_BUILD=$(FUZZ_BUILD) all
