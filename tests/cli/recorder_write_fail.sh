@@ -46,8 +46,11 @@ if by[2] != 2000: bad(f"{by[2]} events after the limit was raised, want 2000")
 wf = [e["values"] for e in evs if e["type"] == "rec.WriteFailed"]
 if not wf: bad("no rec.WriteFailed")
 for w in wf:
-    if w["errno"] != 27 or w["action"] != 0 or w["events"] <= 0 or w["chunks"] <= 0 or w["bytes"] <= 0:
+    # (a failed chunk may hold only the recorder's own records, rec.Dropped of
+    # the chunks lost before it: events 0, as under valgrind's timing)
+    if w["errno"] != 27 or w["action"] != 0 or w["events"] < 0 or w["chunks"] <= 0 or w["bytes"] <= 0:
         bad(f"rec.WriteFailed {w}")
+if not any(w["events"] > 0 for w in wf): bad(f"no rec.WriteFailed lost an event: {wf}")
 drops = [e["values"] for e in evs if e["type"] == "rec.Dropped"]
 lost = sum(d["count"] for d in drops if d["reason"] == 4)
 wf_events = sum(w["events"] for w in wf)
