@@ -4,8 +4,10 @@
 #   fsize   RLIMIT_FSIZE (SIGXFSZ ignored): writes fail with EFBIG, the host
 #           goes on, the failure is reported once; the limit is raised and
 #           the recording goes on.  rec-check: clean (no partial chunk left);
-#           a rec.WriteFailed (errno 27) with what was lost, a rec.Dropped
-#           reason 4; events before and after; the counts reconcile:
+#           a rec.WriteFailed (errno 27) with what was lost (no event when
+#           the chunk that met the limit held only the recorder's own
+#           records), rec.Dropped reason 4 for at least those events;
+#           events before and after; the counts reconcile:
 #           attempts + 1 rec.ThreadStart = events in the file + dropped.
 #   unlink  the file removed while recording: a new file appears at the path
 #           with a rec.WriteFailed (action 1); both files check clean and
@@ -46,11 +48,11 @@ if by[2] != 2000: bad(f"{by[2]} events after the limit was raised, want 2000")
 wf = [e["values"] for e in evs if e["type"] == "rec.WriteFailed"]
 if not wf: bad("no rec.WriteFailed")
 for w in wf:
-    # (a failed chunk may hold only the recorder's own records, rec.Dropped of
-    # the chunks lost before it: events 0, as under valgrind's timing)
+    # (the chunk that meets the limit may hold only the recorder's own
+    # records, which the events field leaves out: events 0; which chunk
+    # that is depends on timing.  What was lost reconciles below.)
     if w["errno"] != 27 or w["action"] != 0 or w["events"] < 0 or w["chunks"] <= 0 or w["bytes"] <= 0:
         bad(f"rec.WriteFailed {w}")
-if not any(w["events"] > 0 for w in wf): bad(f"no rec.WriteFailed lost an event: {wf}")
 drops = [e["values"] for e in evs if e["type"] == "rec.Dropped"]
 lost = sum(d["count"] for d in drops if d["reason"] == 4)
 wf_events = sum(w["events"] for w in wf)
