@@ -12,8 +12,8 @@
  * span came by then), so it counts at once; a later one waits (pend) until
  * an event passes it, the first span comes (it counts if before it) or the
  * input ends (it counts).  Those waiting are a few chunks' worth, unless
- * the samples are most of the input: at rec_vi_su_pend_max the older half is summed
- * by site and counts if the first span comes after all of them, the view
+ * the samples are most of the input: at rec_vi_su_pend_max the older half is
+ * summed in its rows and counts if the first span comes after all of it, the view
  * failing if it comes among them (never a number that may be wrong).
  */
 #include <inttypes.h>
@@ -29,6 +29,9 @@ enum { K_SLEEP = 0, K_ALLOC, K_CPU, K_LOCK, K_COND, K_KINDS };
 typedef struct su_row {
 	uint32_t kind, site;
 	uint64_t count, total;
+	/* CPU rows: digested samples held summed (too many waited): they
+	 * count if the first span comes after the latest of them (held_hi) */
+	uint64_t held_count, held_total;
 } su_row;
 
 /* A digested CPU sample not yet known to be before the first span, and the
@@ -39,13 +42,6 @@ typedef struct su_pend {
 	uint32_t row;
 	uint64_t w;
 } su_pend;
-
-/* The samples summed by row when too many waited: they count if the first
- * span comes after the latest of them (held_hi). */
-typedef struct su_held {
-	uint32_t row;
-	uint64_t count, total;
-} su_held;
 
 size_t rec_vi_su_pend_max = (size_t)1 << 21;
 
@@ -59,8 +55,7 @@ typedef struct su_state {
 	uint64_t totals[K_KINDS], counts[K_KINDS];
 	su_pend *pend;
 	size_t npend, pcap;
-	su_held *held;          /* by site, summed from the pending */
-	size_t nheld, hcap;
+	bool held;              /* some rows hold samples (su_row.held_*) */
 	int64_t held_hi;        /* the latest time among them (INT64_MIN: none) */
 	bool no_span;           /* rec_vi_startup_no_span() */
 } su_state;
@@ -85,7 +80,6 @@ static void su_free(rec_view *v)
 	rec_vi_vmap_free(&s->rows);
 	free(s->row_of);
 	free(s->pend);
-	free(s->held);
 }
 
 /* The row of (kind, site), created when new: SIZE_MAX when out of memory.
@@ -146,9 +140,13 @@ static void pend_settle(su_state *s, int64_t cut, bool keep)
 /* The held sums counted (the first span comes after them, or none does). */
 static void held_settle(su_state *s)
 {
-	for (size_t i = 0; i < s->nheld; i++)
-		cpu_count(s, s->held[i].row, s->held[i].count, s->held[i].total);
-	s->nheld = 0;
+	for (size_t i = 0; s->held && i < s->rows.n; i++) {
+		su_row *r = vmap_at(&s->rows, i);
+		if (r->held_count)
+			cpu_count(s, (uint32_t)i, r->held_count, r->held_total);
+		r->held_count = r->held_total = 0;
+	}
+	s->held = false;
 	s->held_hi = INT64_MIN;
 }
 
@@ -159,36 +157,29 @@ static int cmp_pend(const void *a, const void *b, void *ctx)
 	return x->ts < y->ts ? -1 : x->ts > y->ts;
 }
 
-/* At rec_vi_su_pend_max pending: the older half summed by row into s->held. */
-static bool pend_hold(su_state *s)
+/* At rec_vi_su_pend_max pending: the older half summed in their rows. */
+static void pend_hold(su_state *s)
 {
 	rec_vi_sort(s->pend, s->npend, sizeof *s->pend, cmp_pend, NULL);
 	size_t half = s->npend / 2;
 	for (size_t i = 0; i < half; i++) {
 		const su_pend *p = &s->pend[i];
-		size_t h = 0;
-		while (h < s->nheld && s->held[h].row != p->row)
-			h++;
-		if (h == s->nheld) {
-			if (!rec_array_grow((void **)&s->held, &s->hcap, s->nheld + 1, sizeof *s->held, 64))
-				return false;
-			s->held[s->nheld++] = (su_held){ p->row, 0, 0 };
-		}
-		s->held[h].count++;
-		s->held[h].total += p->w;
+		su_row *r = vmap_at(&s->rows, p->row);
+		r->held_count++;
+		r->held_total += p->w;
 		if (p->ts > s->held_hi)
 			s->held_hi = p->ts;
 	}
+	s->held = s->held || half;
 	memmove(s->pend, s->pend + half, (s->npend - half) * sizeof *s->pend);
 	s->npend -= half;
-	return true;
 }
 
 /* The first span at (absolute) time at: the samples that waited for it
  * counted if before it. */
 static rec_status cut_digests(rec_view *v, su_state *s, int64_t at)
 {
-	if (s->nheld && at <= s->held_hi) {
+	if (s->held && at <= s->held_hi) {
 		/* (sticky: rec_view_get() fails too) */
 		char msg[240];
 		snprintf(msg, sizeof msg,
@@ -253,8 +244,8 @@ static void su_digests(rec_view *v, const rec_chunk_info *chunk, const rec_type 
 			 * over a bounded number of times) */
 			if (v->have_start)
 				pend_settle(s, v->now, true);
-			if (s->npend >= rec_vi_su_pend_max && !pend_hold(s))
-				goto nomem;
+			if (s->npend >= rec_vi_su_pend_max)
+				pend_hold(s);
 			if ((!s->pcap || s->npend > s->pcap / 2) &&
 			    !rec_array_grow((void **)&s->pend, &s->pcap, s->pcap + 1, sizeof *s->pend, 1024))
 				goto nomem;

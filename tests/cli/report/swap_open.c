@@ -31,26 +31,33 @@ static void report(void)
 	fprintf(stderr, "swap_open: %d\n", opens);
 }
 
+/* The real NAME (open or open64) on path, swapped, with the mode when
+ * flags ask for one. */
+static int real_open(const char *name, int (**real)(const char *, int, ...), const char *path,
+		     int flags, va_list ap)
+{
+	if (!*real)
+		*real = (int (*)(const char *, int, ...))dlsym(RTLD_NEXT, name);
+	mode_t mode = (flags & (O_CREAT | O_TMPFILE)) ? va_arg(ap, mode_t) : 0;
+	return (*real)(swapped(path), flags, mode);
+}
+
 int open(const char *path, int flags, ...)
 {
 	static int (*real)(const char *, int, ...);
-	if (!real)
-		real = (int (*)(const char *, int, ...))dlsym(RTLD_NEXT, "open");
 	va_list ap;
 	va_start(ap, flags);
-	mode_t mode = (flags & (O_CREAT | O_TMPFILE)) ? va_arg(ap, mode_t) : 0;
+	int fd = real_open("open", &real, path, flags, ap);
 	va_end(ap);
-	return real(swapped(path), flags, mode);
+	return fd;
 }
 
 int open64(const char *path, int flags, ...)
 {
 	static int (*real)(const char *, int, ...);
-	if (!real)
-		real = (int (*)(const char *, int, ...))dlsym(RTLD_NEXT, "open64");
 	va_list ap;
 	va_start(ap, flags);
-	mode_t mode = (flags & (O_CREAT | O_TMPFILE)) ? va_arg(ap, mode_t) : 0;
+	int fd = real_open("open64", &real, path, flags, ap);
 	va_end(ap);
-	return real(swapped(path), flags, mode);
+	return fd;
 }
