@@ -57,6 +57,8 @@ static void *thread_start(void *p)
 		rec_recorder *r = rec_recorder_default();
 		if (r != NULL)
 			(void)rec_recorder_attach_thread(r);
+		/* + 1: symbolized as a return address would be (pc - 1), still the routine */
+		rec_cpu_sampler_thread_root_((uintptr_t)a.fn + 1);
 		(void)rec_cpu_sampler_attach_thread();
 		rec_wall_attach_thread();
 		rec_in_recorder_--;

@@ -164,6 +164,11 @@ void rec_poll_emit_(const char *call, int fd, uint64_t watched, int64_t timeout_
 void rec_thread_renamed_(const char *name);
 void rec_thread_renamed_tid_(uint64_t os_tid, const char *name);
 
+/* sampler.c, for the preload library's thread start: pc is the calling
+ * thread's start routine, the stack of the CPU sample that carries the
+ * periods its timer's signals did not bring before the thread's end. */
+void rec_cpu_sampler_thread_root_(uintptr_t pc);
+
 /* sleep.c: record one rec.Sleep of requested ns, from start to end ticks
  * of the Sleep type's recorder.  rec_sleep_type() is NULL until declared. */
 struct rec_event_type;
