@@ -65,6 +65,7 @@ static inline FILE *rec_fuzz_tool_begin(rec_fuzz_tool *t)
 static inline void rec_fuzz_tool_end(rec_fuzz_tool *t, int rc, const char *what)
 {
 	rec_cli_set_streams(NULL, NULL);
+	rec_cli_problems_forget();
 	REC_FUZZ_CHECK(fclose(t->out) == 0, "%s: closing the capture failed", what);
 	t->out = NULL;
 	REC_FUZZ_CHECK(rc >= REC_EXIT_OK && rc <= REC_EXIT_CYCLE, "%s: exit code %d", what, rc);

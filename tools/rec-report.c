@@ -151,8 +151,10 @@ int rec_report_findings(const rec_report_tool_opts *o, const rec_cli_input *in, 
 	 * digests' handling trusted the summary). */
 	bool changed = false;
 	int rc = findings_pass(o, in, n, out, true, &changed);
-	if (changed)
+	if (changed) {
+		rec_cli_reading_again();
 		rc = findings_pass(o, in, n, out, false, &changed);
+	}
 	return rc;
 }
 

@@ -217,6 +217,8 @@ int rec_view_run(const rec_view_tool_opts *o, const rec_cli_input *in, size_t n,
 		rec_cli_typesel_free(&tsel);
 		return REC_EXIT_DATA;
 	}
+	if (again || again_b)
+		rec_cli_reading_again();
 	if (again_b)
 		brc = read_inputs(vb, o, o->baseline, 1, NULL, false);
 	if (again)

@@ -46,4 +46,33 @@ if [ ${#count[@]} -gt 0 ]; then
 	grep -qx 'swap_open: 4' "$tmp/r.err" || fail "rec-report did not read the file twice, twice: $(cat "$tmp/r.err")"
 fi
 [ "$(grep -cv '^swap_open: ' "$tmp/r.err")" = 0 ] || fail "rec-report said something: $(cat "$tmp/r.err")"
+
+# A damaged chunk among the samples (a payload checksum that fails; two
+# chunks more samples, so that more than startup holds are left): both
+# tools still read the file again, give the same numbers, and say the
+# damage once (the reading again does not repeat what the first said),
+# exit 1.
+"$tests/rec_test_pending_gen" "$tmp/damaged.rec" 2 || fail "rec_test_pending_gen 2: exit $?"
+printf '\377\377\377\377' | dd of="$tmp/damaged.rec" bs=1 seek=10000 conv=notrunc 2>/dev/null
+dcount=()
+[ ${#count[@]} -gt 0 ] && dcount=(env SWAP_OPEN="$tmp/damaged.rec:$tmp/damaged.rec" LD_PRELOAD="$tmp/swap_open.so")
+for tool in rec-view rec-report; do
+	args=(--json "$tmp/damaged.rec")
+	[ "$tool" = rec-view ] && args=(--json startup "$tmp/damaged.rec")
+	rc=0
+	"${dcount[@]}" "$bin/$tool" "${args[@]}" >"$tmp/d.json" 2>"$tmp/d.err" || rc=$?
+	[ "$rc" = 1 ] || fail "$tool on a damaged chunk: exit $rc, want 1: $(cat "$tmp/d.err")"
+	grep -v '^swap_open: ' "$tmp/d.err" >"$tmp/d.said"
+	[ "$(wc -l <"$tmp/d.said")" = 1 ] && grep -q 'chunk [0-9]* at offset [0-9]*: payload checksum mismatch' "$tmp/d.said" ||
+		fail "$tool: the damage not said exactly once: $(cat "$tmp/d.err")"
+	if [ ${#dcount[@]} -gt 0 ]; then
+		want=2 # rec-report: its summary and events twice, and a summary that verifies every chunk
+		[ "$tool" = rec-report ] && want=5
+		grep -qx "swap_open: $want" "$tmp/d.err" || fail "$tool did not read the damaged file again: $(cat "$tmp/d.err")"
+	fi
+done
+python3 - "$tmp/d.json" <<'PY' || fail "rec-report on the damaged file: not JSON"
+import json, sys
+json.load(open(sys.argv[1]))
+PY
 cli_done cli/view_pending

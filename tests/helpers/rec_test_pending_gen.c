@@ -3,9 +3,9 @@
  * rec_test_pending_gen.c - a recording whose CPU samples, read as digests,
  * all come ahead of its only other event, for tests/cli/view_pending.sh:
  *
- *   rec_test_pending_gen OUT.rec
+ *   rec_test_pending_gen OUT.rec [EXTRA]
  *
- * 2^21 + 2^16 rec.CPUSample of thread 1 ("cruncher", tid 77) on one stack
+ * 2^21 + 2^16 (+ EXTRA x 2^16) rec.CPUSample of thread 1 ("cruncher", tid 77) on one stack
  * (leaf "hot", then "main"), sample i at i us after the first (period
  * 1000 ns, no overruns), chunks of 2^16 records; the first chunk also holds
  * one app.Request at 1 ms (10 us long, path "/first").  The reader gives
@@ -14,6 +14,7 @@
  * Before the first span: 1000 samples, 1 ms of CPU.  Exits 0 on success.
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "rec/rec.h"
@@ -21,7 +22,6 @@
 #include "../lib/file_gen.h"
 
 #define T0 5000000000ull
-#define N ((1u << 21) + (1u << 16))
 
 static const rec_field cpu_fields[] = {
 	{ "period", "", "", REC_TYPE_U64, REC_UNIT_NANOS },
@@ -43,10 +43,11 @@ static uint64_t str(const char *s)
 
 int main(int argc, char **argv)
 {
-	if (argc != 2) {
-		fprintf(stderr, "usage: rec_test_pending_gen OUT.rec\n");
+	if (argc != 2 && (argc != 3 || atoi(argv[2]) < 0 || atoi(argv[2]) > 64)) {
+		fprintf(stderr, "usage: rec_test_pending_gen OUT.rec [EXTRA]\n");
 		return 2;
 	}
+	const uint32_t N = (1u << 21) + (1u << 16) * (1u + (argc == 3 ? (uint32_t)atoi(argv[2]) : 0u));
 	rec_writer_options o = REC_WRITER_OPTIONS_INIT;
 	o.run_id = 5;
 	o.pid = 4242;

@@ -67,6 +67,11 @@ void rec_cli_file_error(const char *file, const char *fmt, ...) REC_CLI_PRINTF(2
 /* A reader problem: "TOOL: FILE: chunk C at offset O: message\n" (without
  * "chunk C" when p->chunk is -1).  p may be NULL (then status is described). */
 void rec_cli_problem(const char *file, const rec_problem *p, rec_status status);
+/* The inputs are read again (rec-view and rec-report, when a first reading
+ * is given up): a problem said already is not said again. */
+void rec_cli_reading_again(void);
+/* Forget the problems said (a harness that runs a tool many times). */
+void rec_cli_problems_forget(void);
 /* Usage error: "TOOL: message\ntry 'TOOL --help'\n" on stderr, exit 2. */
 REC_CLI_NORETURN void rec_cli_usage_error(const char *fmt, ...) REC_CLI_PRINTF(1, 2);
 /* The same message, without exiting: returns REC_EXIT_USAGE (for the run
