@@ -95,6 +95,10 @@ typedef struct sampled_thread {
 	 * and the periods its signals brought so far (the thread's handler). */
 	uint64_t period_ns, first_cpu, arm_periods;
 	uint64_t periods;
+	/* Its CPU clock at the last arming, and the CPU before the timer that
+	 * tail_periods() counts too (a thread the preload library started,
+	 * armed before its start routine: its start), else 0. */
+	uint64_t arm_cpu, pre_cpu;
 } sampled_thread;
 
 /* A sample whose signal came while its thread was inside an emit of its
@@ -220,9 +224,16 @@ static uint64_t tail_periods(const sampled_thread *st)
 	const uint64_t cpu = clock_ns(CLOCK_THREAD_CPUTIME_ID);
 	if (cpu < st->first_cpu)
 		return 0;
-	const uint64_t due = 1 + (cpu - st->first_cpu) / st->period_ns;
+	uint64_t due = 1 + (cpu - st->first_cpu) / st->period_ns;
 	const uint64_t got = __atomic_load_n(&st->periods, __ATOMIC_RELAXED) - st->arm_periods;
-	return due > got ? due - got : 0;
+	due = due > got ? due - got : 0;
+	/* The CPU before the timer: its periods, the last partial one counted
+	 * with the probability of its fraction (a uniform phase, as the
+	 * timer's own first period has). */
+	if (st->pre_cpu != 0)
+		due += st->pre_cpu / st->period_ns +
+		       (phase_draw() % st->period_ns < st->pre_cpu % st->period_ns);
+	return due;
 }
 
 /* The thread's end: from the recorder's exit hook (thread.c runs it before
@@ -472,6 +483,8 @@ static int arm_timer(sampled_thread *st, uint64_t ns)
 	const uint64_t cpu = ns ? clock_ns(st->clock) : 0;
 	const int rc = timer_settime(st->timer, 0, &its, NULL);
 	st->period_ns = rc == 0 && cpu != 0 ? ns : 0;
+	st->arm_cpu = cpu;
+	st->pre_cpu = 0;
 	st->first_cpu = cpu + (uint64_t)its.it_value.tv_sec * 1000000000u +
 			(uint64_t)its.it_value.tv_nsec;
 	st->arm_periods = __atomic_load_n(&st->periods, __ATOMIC_RELAXED);
@@ -637,9 +650,18 @@ static rec_status attach_thread(int now)
 	if (!now && !tls_self->armed)
 		return REC_OK; /* the background thread arms it */
 	pthread_mutex_lock(&reg_lock); /* against arm_round creating it meanwhile */
-	int rc = tls_self->armed ? 0 : create_timer(tls_self, 0);
+	const int fresh = !tls_self->armed;
+	int rc = fresh ? create_timer(tls_self, 0) : 0;
 	if (rc == 0)
 		rc = arm_timer(tls_self, __atomic_load_n(&g_on, __ATOMIC_RELAXED) ? ns : 0);
+	/* A thread the preload library started, armed before its start
+	 * routine while the recording is on: the CPU of its start so far (the
+	 * kernel's and libc's thread set-up, the recorder's attach: some
+	 * microseconds, much of a short thread's CPU) is counted in its tail.
+	 * Not for a thread armed later: its CPU clock counts from its start,
+	 * which may be long before the recording's. */
+	if (rc == 0 && fresh && tls_root != 0)
+		tls_self->pre_cpu = tls_self->arm_cpu;
 	pthread_mutex_unlock(&reg_lock);
 	return rc == 0 ? REC_OK : REC_ERR_IO;
 }
