@@ -49,13 +49,14 @@ int main(int argc, char **argv)
 {
 	uint64_t total = 0;
 	for (int g = 1; g < argc; g++) {
-		int n = 0;
-		double ms = 0;
-		if (sscanf(argv[g], "%d:%lf", &n, &ms) != 2 || n <= 0 || ms <= 0) {
+		char *end;
+		const long n = strtol(argv[g], &end, 10);
+		const double ms = *end == ':' ? strtod(end + 1, &end) : 0;
+		if (n <= 0 || n > 100000 || ms <= 0 || *end != '\0') {
 			fprintf(stderr, "usage: plain_short_threads N:MS...\n");
 			return 2;
 		}
-		for (int i = 0; i < n; i++) {
+		for (long i = 0; i < n; i++) {
 			job j = { (uint64_t)(ms * 1e6), 0, 0 };
 			pthread_t th;
 			if (pthread_create(&th, NULL, short_thread_main, &j) != 0 ||
