@@ -2,7 +2,9 @@
 /*
  * view_threads.c - "threads": per thread (process and OS tid), its events,
  * CPU time (rec.CPUSample weights), lock waits, condition waits, sleeps,
- * I/O waits (category rec/IO) and allocated bytes (rec.Alloc weight).
+ * I/O waits (category rec/IO) and allocated bytes (rec.Alloc weight); a
+ * note says how much of the process's CPU (rec.ProcessStats) the samples
+ * cover.
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -16,9 +18,40 @@ typedef struct th_row {
 	uint64_t events, cpu, lock, cond, sleep, io, alloc;
 } th_row;
 
+/* The process's CPU time by run (rec.ProcessStats, cumulative within a
+ * run) against the CPU samples' between its first and last statistics. */
+#define TH_RUNS 64
+typedef struct th_run {
+	uint64_t run_id;
+	uint64_t cpu0, cpu;            /* at the first and the last statistics */
+	uint64_t sampled, sampled_last; /* since the first; at the last */
+	uint32_t stats;
+} th_run;
+
 typedef struct th_state {
 	vmap rows;           /* by thread index */
+	th_run runs[TH_RUNS];
+	size_t nruns;
+	bool runs_over;      /* more runs than TH_RUNS: no note */
 } th_state;
+
+static th_run *run_of(th_state *s, const rec_event *ev, bool add)
+{
+	const uint64_t id = ev->chunk ? ev->chunk->run_id : 0;
+	for (size_t i = 0; i < s->nruns; i++)
+		if (s->runs[i].run_id == id)
+			return &s->runs[i];
+	if (!add)
+		return NULL;
+	if (s->nruns == TH_RUNS) {
+		s->runs_over = true;
+		return NULL;
+	}
+	th_run *r = &s->runs[s->nruns++];
+	memset(r, 0, sizeof *r);
+	r->run_id = id;
+	return r;
+}
 
 static rec_status th_init(rec_view *v)
 {
@@ -34,6 +67,18 @@ static void th_free(rec_view *v)
 static rec_status th_add(rec_view *v, const rec_event *ev, bool selected)
 {
 	th_state *s = v->state;
+	if (selected && !ev->thread && ev->type && strcmp(ev->type->name, "rec.ProcessStats") == 0) {
+		th_run *r = run_of(s, ev, true);
+		if (r) {
+			const uint64_t cpu = rec_vi_field_u64(ev, "cpuUser", 0) +
+					     rec_vi_field_u64(ev, "cpuSystem", 0);
+			if (r->stats++ == 0)
+				r->cpu0 = cpu;
+			r->cpu = cpu;
+			r->sampled_last = r->sampled;
+		}
+		return REC_OK;
+	}
 	if (!selected || !ev->thread)
 		return REC_OK;
 	size_t ti;
@@ -47,9 +92,13 @@ static rec_status th_add(rec_view *v, const rec_event *ev, bool selected)
 	r->events++;
 	uint64_t d = (uint64_t)(ev->duration_ns > 0 ? ev->duration_ns : 0);
 	const vtype *vt = rec_vi_vtype(v, ev);
-	if (vt->role == VT_CPU)
-		r->cpu += rec_vi_cpu_weight(vt, ev);
-	else if (vt->role == VT_LOCKWAIT)
+	if (vt->role == VT_CPU) {
+		const uint64_t w = rec_vi_cpu_weight(vt, ev);
+		r->cpu += w;
+		th_run *run = run_of(s, ev, false);
+		if (run && run->stats)
+			run->sampled += w;
+	} else if (vt->role == VT_LOCKWAIT)
 		r->lock += d;
 	else if (vt->role == VT_CONDWAIT)
 		r->cond += d;
@@ -109,6 +158,31 @@ static rec_status th_finish(rec_view *v)
 		cell_u(&c[8], r->alloc);
 	}
 	rec_vi_cut(v, t, v->o.top);
+	/* How much of the process's CPU the samples cover (not with --thread:
+	 * the process's time is every thread's). */
+	uint64_t used = 0, sampled = 0;
+	size_t runs = 0;
+	for (size_t i = 0; i < s->nruns && !s->runs_over && !v->thread; i++) {
+		const th_run *r = &s->runs[i];
+		if (r->stats < 2 || r->cpu < r->cpu0)
+			continue;
+		used += r->cpu - r->cpu0;
+		sampled += r->sampled_last;
+		runs++;
+	}
+	if (runs && used) {
+		char note[400];
+		snprintf(note, sizeof note,
+			 "CPU: samples x period x (1 + overruns) of rec.CPUSample. From its first "
+			 "rec.ProcessStats to its last the process used %.3f s of CPU, and its samples "
+			 "in that time stand for %.3f s (%.0f %%): the recorder's own threads, each "
+			 "thread's start and end and threads never attached (without the preload "
+			 "library) are not sampled",
+			 (double)used / 1e9, (double)sampled / 1e9, 100.0 * (double)sampled / (double)used);
+		rec_vi_note(v, t, note);
+	} else {
+		rec_vi_note(v, t, "CPU: samples x period x (1 + overruns) of rec.CPUSample");
+	}
 	return REC_OK;
 }
 

@@ -14,6 +14,7 @@
 #include <cmocka.h>
 
 #include <stdio.h>
+#include <string.h>
 
 #include "../../lib/view_fixture.h"
 
@@ -39,9 +40,22 @@ static void t_threads_a(void **state)
 	rec_view_close(r.v);
 }
 
-enum { T_IO = 40, NTH = 5 };
+enum { T_IO = 40, T_PS = 41, NTH = 5 };
 
 static const rec_field f_io[] = { { "bytes", "", "", REC_TYPE_U64, REC_UNIT_BYTES } };
+static const rec_field f_ps[] = { { "cpuUser", "", "", REC_TYPE_U64, REC_UNIT_NANOS },
+				  { "cpuSystem", "", "", REC_TYPE_U64, REC_UNIT_NANOS } };
+/* The CPU samples' weight between the first and the last rec.ProcessStats
+ * write_threads() wrote (the process's CPU went from 1 s to 6 s there). */
+static uint64_t g_ps_sampled;
+
+static void ps_ev(gen *g, uint64_t t, uint64_t user, uint64_t sys)
+{
+	ok(rec_writer_begin(g->w, T_PS, t, 0, 0, 0));
+	ok(rec_writer_put_u64(g->w, user));
+	ok(rec_writer_put_u64(g->w, sys));
+	ok(rec_writer_end(g->w));
+}
 
 typedef struct th_want {
 	uint64_t tid, events, cpu, lock, cond, sleep, io, alloc;
@@ -76,6 +90,9 @@ static void write_threads(membuf *m, th_want *want)
 	open_gen(&g, m, 700);
 	const rec_type tio = { T_IO, D_T_S, "rec.FileRead", "", "", "rec/IO", 1, f_io };
 	ok(rec_writer_add_type(g.w, &tio));
+	const rec_type tps = { T_PS, 0, "rec.ProcessStats", "", "", "rec/Process", 2, f_ps };
+	ok(rec_writer_add_type(g.w, &tps));
+	g_ps_sampled = 0;
 	ok(rec_writer_define_thread(g.w, 4, 103, str(&g, "worker-3")));
 	ok(rec_writer_define_thread(g.w, 5, 104, str(&g, "worker-4")));
 	memset(want, 0, NTH * sizeof *want);
@@ -93,6 +110,8 @@ static void write_threads(membuf *m, th_want *want)
 				cpu_ev(&g, th, S_CPU, (double)(t - T0) / (double)MS, over);
 				w->cpu += 10 * MS * (1 + over);
 				w->events++;
+				if (round >= 3) /* after the first statistics */
+					g_ps_sampled += 10 * MS * (1 + over);
 			}
 			switch ((seed >> 33) % 6) {
 			case 0: wait_like(&g, T_LOCKWAIT, th, t + 1, d); w->lock += d; break;
@@ -109,7 +128,12 @@ static void write_threads(membuf *m, th_want *want)
 				break;
 			}
 			w->events++;
+			if (round == 2 && th == NTH)
+				ps_ev(&g, t + 2, 700 * MS, 300 * MS);
+			if (round == 30 && th == NTH)
+				ps_ev(&g, t + 2, 2000 * MS, 900 * MS);
 		}
+	ps_ev(&g, t + 2 * MS, 4500 * MS, 1500 * MS);
 	/* an event of no thread counts nowhere */
 	ok(rec_writer_begin(g.w, T_DROPPED, t + MS, 0, 0, 0));
 	ok(rec_writer_put_u64(g.w, 1));
@@ -147,6 +171,25 @@ static void t_threads_written(void **state)
 		/* every kind occurs on every thread */
 		assert_true(w->lock && w->cond && w->sleep && w->io && w->alloc);
 	}
+	/* the process's CPU from its first statistics to its last, 5 s, and
+	 * the samples in that time (not those before the first) */
+	char want_note[200];
+	snprintf(want_note, sizeof want_note,
+		 "the process used 5.000 s of CPU, and its samples in that time stand for %.3f s (%.0f %%)",
+		 (double)g_ps_sampled / 1e9, 100.0 * (double)g_ps_sampled / 5e9);
+	assert_non_null(t->note);
+	print_message("%s\n", t->note);
+	assert_non_null(strstr(t->note, want_note));
+	rec_view_close(r.v);
+
+	/* --thread: the process's time is not one thread's: no such note */
+	rec_view_options ot = REC_VIEW_OPTIONS_INIT;
+	ot.view = "threads";
+	ot.thread = "worker-1";
+	run_view(&r, &m, &ot);
+	t = table(&r, "threads");
+	assert_int_equal(t->row_count, 1);
+	assert_null(strstr(t->note, "ProcessStats"));
 	rec_view_close(r.v);
 
 	rec_view_options o = REC_VIEW_OPTIONS_INIT;
