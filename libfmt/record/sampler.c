@@ -323,8 +323,9 @@ static void emit_held(sampled_thread *st)
  * periods whose stack is the thread's start routine alone when the preload
  * library started the thread (where inside the routine the CPU went is not
  * known: views show it as the routine's self time), else no stack (Stack
- * 0).  The timestamp is the thread's end, which the tail's CPU preceded
- * by at most a tick. */
+ * 0).  The timestamp is the thread's end; the tail's CPU came before it:
+ * after the last tick that found the thread running (for a thread that runs
+ * in short bursts, possibly long before), and at its start. */
 static void emit_tail(uint64_t periods)
 {
 	if (!__atomic_load_n(&g_on, __ATOMIC_RELAXED) || T_cpu == NULL || !rec_type_enabled(T_cpu))
