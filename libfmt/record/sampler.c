@@ -99,6 +99,7 @@ typedef struct sampled_thread {
 	 * tail_periods() counts too (a thread the preload library started,
 	 * armed before its start routine: its start), else 0. */
 	uint64_t arm_cpu, pre_cpu;
+	int timed;        /* its timer was set with a period once */
 } sampled_thread;
 
 /* A sample whose signal came while its thread was inside an emit of its
@@ -484,6 +485,7 @@ static int arm_timer(sampled_thread *st, uint64_t ns)
 	const uint64_t cpu = ns ? clock_ns(st->clock) : 0;
 	const int rc = timer_settime(st->timer, 0, &its, NULL);
 	st->period_ns = rc == 0 && cpu != 0 ? ns : 0;
+	st->timed |= st->period_ns != 0;
 	st->arm_cpu = cpu;
 	st->pre_cpu = 0;
 	st->first_cpu = cpu + (uint64_t)its.it_value.tv_sec * 1000000000u +
@@ -651,8 +653,8 @@ static rec_status attach_thread(int now)
 	if (!now && !tls_self->armed)
 		return REC_OK; /* the background thread arms it */
 	pthread_mutex_lock(&reg_lock); /* against arm_round creating it meanwhile */
-	const int fresh = !tls_self->armed;
-	int rc = fresh ? create_timer(tls_self, 0) : 0;
+	const int fresh = !tls_self->timed;
+	int rc = tls_self->armed ? 0 : create_timer(tls_self, 0);
 	if (rc == 0)
 		rc = arm_timer(tls_self, __atomic_load_n(&g_on, __ATOMIC_RELAXED) ? ns : 0);
 	/* A thread the preload library started, armed before its start
