@@ -31,6 +31,11 @@
  *       means the memory limit was reached before the background thread
  *       reclaimed exited threads' buffers: those threads cost less); and
  *       the median first emit.
+ *
+ * Built with -DTHREADCHURN_PLAIN the program knows nothing of rec (no event,
+ * no recorder statistics: registered=0, first_emit_ns=0), for the preload
+ * library (bench/threadchurn.sh --preload: its threads are registered by
+ * the preload's pthread_create).
  */
 #include <dirent.h>
 #include <errno.h>
@@ -45,6 +50,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#ifndef THREADCHURN_PLAIN
 #include "rec/recorder.h"
 
 static const rec_field churn_fields[] = {
@@ -55,14 +61,17 @@ static const rec_type churn_def = {
 	1, churn_fields,
 };
 static rec_event_type *churn_type;
+#endif
 static uint64_t g_first_emit_ns; /* the threads' CPU time in their first emit, summed */
 
+#ifndef THREADCHURN_PLAIN
 static uint64_t thread_cpu_ns(void)
 {
 	struct timespec ts;
 	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
+#endif
 
 static void *churn_main(void *arg)
 {
@@ -70,6 +79,7 @@ static void *churn_main(void *arg)
 	char name[16];
 	snprintf(name, sizeof name, "churn-%u", n % 100000000u);
 	pthread_setname_np(pthread_self(), name);
+#ifndef THREADCHURN_PLAIN
 	uint64_t t0 = thread_cpu_ns();
 	rec_emit e;
 	if (rec_emit_begin(&e, churn_type)) {
@@ -77,6 +87,7 @@ static void *churn_main(void *arg)
 		rec_emit_commit(&e);
 	}
 	__atomic_fetch_add(&g_first_emit_ns, thread_cpu_ns() - t0, __ATOMIC_RELAXED);
+#endif
 	return NULL;
 }
 
@@ -125,14 +136,20 @@ static double writer_cpu_s(void)
 
 static int churn(unsigned n, double rate)
 {
+	struct { unsigned long long threads, drains; } rs0 = { 0, 0 }, rs = { 0, 0 };
+#ifndef THREADCHURN_PLAIN
 	if (rec_type_declare(&churn_def, 0, 0, &churn_type) != REC_OK) {
 		fprintf(stderr, "threadchurn: rec_type_declare failed\n");
 		return 1;
 	}
-	rec_recorder_stats rs0 = { 0 }, rs = { 0 };
+	rec_recorder_stats st;
 	rec_recorder *r = rec_recorder_default();
-	if (r)
-		rec_recorder_get_stats(r, &rs0);
+	if (r) {
+		rec_recorder_get_stats(r, &st);
+		rs0.threads = st.threads;
+		rs0.drains = st.drains;
+	}
+#endif
 	struct timespec due;
 	clock_gettime(CLOCK_MONOTONIC, &due);
 	double t0 = mono_s();
@@ -160,8 +177,13 @@ static int churn(unsigned n, double rate)
 	struct rusage self, me;
 	getrusage(RUSAGE_SELF, &self);
 	getrusage(RUSAGE_THREAD, &me);
-	if (r)
-		rec_recorder_get_stats(r, &rs);
+#ifndef THREADCHURN_PLAIN
+	if (r) {
+		rec_recorder_get_stats(r, &st);
+		rs.threads = st.threads;
+		rs.drains = st.drains;
+	}
+#endif
 	printf("threads=%u wall_s=%.4f cpu_s=%.4f main_s=%.4f writer_s=%.4f registered=%llu "
 	       "rounds=%llu first_emit_ns=%.0f\n",
 	       n, wall, tv_s(self.ru_utime) + tv_s(self.ru_stime),

@@ -3,7 +3,7 @@
 # starts a thread per connection), old library against new, recording off and on,
 # alternated in one run.
 #
-#   BUILD=build bash bench/threadchurn.sh [--service]
+#   BUILD=build bash bench/threadchurn.sh [--service | --preload]
 #
 # "old" is the library of THREADCHURN_BASE (a commit, default HEAD~1), built from
 # `git archive` in a temporary directory; "new" is $BUILD/lib/librec.a (make all).
@@ -17,6 +17,10 @@
 #    `loadgen open --rate LOAD_RATE --duration 6` (a new connection per request, as
 #    bench/load.sh's settings off and on; LOAD_RATE default 6500), THREADCHURN_PAIRS rounds
 #    (4) of old-off, old-on, new-off, new-on: service CPU per request, p50, p90, p99.
+# 3. with --preload: bench/threadchurn.c built without rec (-DTHREADCHURN_PLAIN: no event
+#    of its own) under LD_PRELOAD of either build's librec-preload.so, off (no REC_OUTPUT:
+#    the library loaded, idle) and on (REC_OUTPUT: every thread registered by the preload's
+#    pthread_create, CPU-sampled from its start); the same rounds and table as 1.
 # Prints markdown on stdout; progress and every run's line on stderr.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -29,8 +33,10 @@ RATE=${THREADCHURN_RATE:-6000}
 PAIRS=${THREADCHURN_PAIRS:-4}
 SRATE=${LOAD_RATE:-6500}
 SERVICE=0
+PRELOAD=0
 case "${1:-}" in
 --service) SERVICE=1 ;;
+--preload) PRELOAD=1 ;;
 "") ;;
 *) sed -n '2,19p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2 ;;
 esac
@@ -45,6 +51,7 @@ mkdir -p "$TMP/old"
 git archive "$BASE" | tar -x -C "$TMP/old"
 OLD_TARGETS=(build/lib/librec.a)
 [ "$SERVICE" = 1 ] && OLD_TARGETS+=(build/bin/requestwatch)
+[ "$PRELOAD" = 1 ] && OLD_TARGETS+=(build/lib/librec-preload.so)
 make -s -C "$TMP/old" -j2 "${OLD_TARGETS[@]}" \
 	>"$TMP/old.log" 2>&1 ||
 	{ echo "threadchurn: building $BASE failed" >&2; tail -20 "$TMP/old.log" >&2; exit 1; }
@@ -58,10 +65,26 @@ NEW=$(git rev-parse --short HEAD)$(git diff --quiet HEAD -- libfmt || echo "+cha
 LOAD0=$(cut -d' ' -f1-3 /proc/loadavg)
 START=$(date -u +%H:%M)
 mkdir -p "$TMP/out"
-TABLE=$("$TMP/churn_new" bench --runs "$RUNS" --threads "$N" --rate "$RATE" --out "$TMP/out" \
-	old="$TMP/churn_old" new="$TMP/churn_new")
+if [ "$PRELOAD" = 1 ]; then
+	[ -f "$BUILD/lib/librec-preload.so" ] || { echo "threadchurn: $BUILD/lib/librec-preload.so is missing (make all)" >&2; exit 1; }
+	# shellcheck disable=SC2086
+	$B_CC $B_CFLAGS -Ibench -DTHREADCHURN_PLAIN -o "$TMP/churn_plain" bench/threadchurn.c -pthread
+	for v in old new; do
+		lib="$TMP/old/build/lib/librec-preload.so"
+		[ $v = new ] && lib=$(cd "$BUILD/lib" && pwd)/librec-preload.so
+		printf '#!/bin/sh\nexec env LD_PRELOAD=%s %s "$@"\n' "$lib" "$TMP/churn_plain" >"$TMP/preload_$v"
+		chmod +x "$TMP/preload_$v"
+	done
+	TABLE=$("$TMP/churn_new" bench --runs "$RUNS" --threads "$N" --rate "$RATE" --out "$TMP/out" \
+		old="$TMP/preload_old" new="$TMP/preload_new")
+else
+	TABLE=$("$TMP/churn_new" bench --runs "$RUNS" --threads "$N" --rate "$RATE" --out "$TMP/out" \
+		old="$TMP/churn_old" new="$TMP/churn_new")
+fi
 LOAD1=$(cut -d' ' -f1-3 /proc/loadavg)
-echo "### Per thread: bench/threadchurn.sh (old $OLD, new $NEW)"
+WHAT="bench/threadchurn.sh"
+[ "$PRELOAD" = 1 ] && WHAT="bench/threadchurn.sh --preload (a program without rec under LD_PRELOAD=librec-preload.so)"
+echo "### Per thread: $WHAT (old $OLD, new $NEW)"
 echo
 echo "\`threadchurn bench --runs $RUNS --threads $N --rate $RATE\`, $START UTC, load average $LOAD0 before, $LOAD1 after:"
 echo
