@@ -5,6 +5,7 @@
  * --version and --help.
  */
 #include "cli.h"
+#include "common/common_internal.h" /* rec_fnv1a */
 
 #include <inttypes.h>
 #include <stdarg.h>
@@ -66,72 +67,29 @@ void rec_cli_file_error(const char *file, const char *fmt, ...)
 
 /* The problems said so far, a hash of each (file, chunk, offset, what), so
  * that a reading of the same inputs again (rec_cli_reading_again()) does
- * not say them twice.  Open addressing; 0 is an empty slot. */
-static struct {
-	uint64_t *slot;
-	size_t cap, n;
-	bool again;
-} g_said;
+ * not say them twice. */
+static rec_cli_idmap g_said;
+static bool g_again;
 
-static uint64_t said_hash(uint64_t h, const void *p, size_t n)
-{
-	const unsigned char *b = p;
-	for (size_t i = 0; i < n; i++)
-		h = (h ^ b[i]) * 0x100000001b3ull;
-	return h;
-}
-
-/* Whether the problem of hash h was said before; noted if not (a set that
- * cannot grow only forgets: a problem is then said again). */
-static bool said_before(uint64_t h)
-{
-	h = h ? h : 1;
-	if (2 * (g_said.n + 1) > g_said.cap) {
-		size_t cap = g_said.cap ? 2 * g_said.cap : 64;
-		uint64_t *t = calloc(cap, sizeof *t);
-		if (t == NULL)
-			return false;
-		for (size_t i = 0; i < g_said.cap; i++)
-			if (g_said.slot[i])
-				for (size_t j = g_said.slot[i] & (cap - 1);; j = (j + 1) & (cap - 1))
-					if (!t[j]) {
-						t[j] = g_said.slot[i];
-						break;
-					}
-		free(g_said.slot);
-		g_said.slot = t;
-		g_said.cap = cap;
-	}
-	for (size_t j = h & (g_said.cap - 1);; j = (j + 1) & (g_said.cap - 1)) {
-		if (g_said.slot[j] == h)
-			return true;
-		if (!g_said.slot[j]) {
-			g_said.slot[j] = h;
-			g_said.n++;
-			return false;
-		}
-	}
-}
-
-void rec_cli_reading_again(void) { g_said.again = true; }
+void rec_cli_reading_again(void) { g_again = true; }
 
 void rec_cli_problems_forget(void)
 {
-	free(g_said.slot);
-	memset(&g_said, 0, sizeof g_said);
+	rec_cli_idmap_free(&g_said);
+	g_again = false;
 }
 
 void rec_cli_problem(const char *file, const rec_problem *p, rec_status status)
 {
-	uint64_t h = said_hash(0xcbf29ce484222325ull, file, strlen(file) + 1);
+	uint64_t h = rec_fnv1a(REC_NAME_HASH_SEED, file, strlen(file) + 1);
 	if (p) {
-		h = said_hash(h, &p->chunk, sizeof p->chunk);
-		h = said_hash(h, &p->offset, sizeof p->offset);
+		h = rec_fnv1a(h, &p->chunk, sizeof p->chunk);
+		h = rec_fnv1a(h, &p->offset, sizeof p->offset);
 		if (p->message)
-			h = said_hash(h, p->message, strlen(p->message));
+			h = rec_fnv1a(h, p->message, strlen(p->message));
 	}
-	h = said_hash(h, &status, sizeof status);
-	if (said_before(h) && g_said.again)
+	h = rec_fnv1a(h, &status, sizeof status);
+	if (!rec_cli_idmap_add(&g_said, h ? h : 1) && g_again)
 		return;
 	if (!p || !p->message || !*p->message) {
 		if (p && p->chunk >= 0)
