@@ -33,14 +33,17 @@ typedef struct th_state {
 	th_run runs[TH_RUNS];
 	size_t nruns;
 	bool runs_over;      /* more runs than TH_RUNS: no note */
+	th_run *last_run;    /* the last one looked up (events come run by run) */
 } th_state;
 
 static th_run *run_of(th_state *s, const rec_event *ev, bool add)
 {
 	const uint64_t id = ev->chunk ? ev->chunk->run_id : 0;
+	if (s->last_run && s->last_run->run_id == id)
+		return s->last_run;
 	for (size_t i = 0; i < s->nruns; i++)
 		if (s->runs[i].run_id == id)
-			return &s->runs[i];
+			return s->last_run = &s->runs[i];
 	if (!add)
 		return NULL;
 	if (s->nruns == TH_RUNS) {
@@ -50,7 +53,7 @@ static th_run *run_of(th_state *s, const rec_event *ev, bool add)
 	th_run *r = &s->runs[s->nruns++];
 	memset(r, 0, sizeof *r);
 	r->run_id = id;
-	return r;
+	return s->last_run = r;
 }
 
 static rec_status th_init(rec_view *v)
