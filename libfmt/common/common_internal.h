@@ -455,18 +455,20 @@ bool rec_events_split(const uint8_t *p, const uint8_t *end, const rec_evs_types 
 const char *rec_events_join(const uint8_t *const s[REC_EVS_N], const size_t len[REC_EVS_N],
 			    uint32_t items, const rec_evs_types *ty, uint8_t *dst, size_t raw,
 			    uint32_t *bad_record);
-/* A sparse join: only the records of the selected types are written, each
- * at its place in the section (the bytes between them are left as they
- * were), with an entry (timestamp, offset) per record in file order; what
- * an ordered reader that passes over most records needs instead of the
- * whole section.  The records of a digested type are not written either:
+/* A sparse join: only the records of the selected types are written, one
+ * after the other from dst (the bytes after them are left as they were:
+ * the pages of the records passed over are never touched), with an entry
+ * (timestamp, where it was written, where it stands in the section) per
+ * record in file order; what an ordered reader that passes over most
+ * records needs instead of the whole section.  The records of a digested type are not written either:
  * their digests are made instead (rec_evs_dig, in file order); a record
  * whose digest does not hold fails the join.  It accepts exactly what the join's fast path accepts
  * (every frame holds, the streams and Raw_Size add up); false otherwise,
  * or with overflow set when the selected records are more than cap. */
 typedef struct rec_evs_ent {
 	uint64_t ticks; /* the record's timestamp */
-	uint32_t off;   /* its offset in the events section */
+	uint32_t off;   /* its offset in the events section (a sparse join: in its output) */
+	uint32_t at;    /* a sparse join: its offset in the events section */
 } rec_evs_ent;
 /* A digested record (rec_reader_digest_type()): its time, Thread and Stack
  * (pool ids, 0 none) and first two fields (uvarints; 0 for a field the type

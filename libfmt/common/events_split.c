@@ -467,7 +467,9 @@ bool rec_events_join_sparse(const uint8_t *const s[REC_EVS_N], const size_t len[
 	const uint8_t *r = s[REC_EVS_REFS], *b = s[REC_EVS_BODIES];
 	const uint8_t *const he = h + len[REC_EVS_HEADS], *const te = t + len[REC_EVS_TIMES];
 	const uint8_t *const re = r + len[REC_EVS_REFS], *const be = b + len[REC_EVS_BODIES];
-	uint8_t *q = dst, *const qe = dst + raw;
+	/* q: where the record stands in the section (no byte is written
+	 * there); w: where a selected one is written */
+	uint8_t *q = dst, *const qe = dst + raw, *w = dst;
 	uint64_t last_id = UINT64_MAX, ticks = sp->start_ticks, lo = 0, hi = 0;
 	unsigned f = 0;
 	bool take = false, dig = false, sorted = true;
@@ -590,10 +592,13 @@ bool rec_events_join_sparse(const uint8_t *const s[REC_EVS_N], const size_t len[
 		if (!k || ticks > hi)
 			hi = ticks;
 		sp->ents[k].ticks = ticks;
-		sp->ents[k].off = (uint32_t)(q - dst);
+		sp->ents[k].off = (uint32_t)(w - dst);
+		sp->ents[k].at = (uint32_t)(q - dst);
 		k++;
-		/* the record at its place in the section */
-		q = put_record(q, h0, (size_t)(h - h0), &t, &r, &b, nt, nd, nth, ns, rest);
+		/* the record after the last one written (w <= q: the room and
+		 * the slack put_record() needs are the section's) */
+		w = put_record(w, h0, (size_t)(h - h0), &t, &r, &b, nt, nd, nth, ns, rest);
+		q += (size_t)(hid - h0) + (size_t)size;
 	}
 	if (h != he || t != te || r != re || b != be || q != qe)
 		return false;

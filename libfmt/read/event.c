@@ -51,7 +51,7 @@ static inline __attribute__((always_inline)) rec_status
 decode_body(rec_reader *r, rec_rchunk *c, const uint8_t *rec, const uint8_t *p,
 	    const uint8_t *rend, uint64_t tid, uint64_t ticks, rec_event *ev, bool *known)
 {
-	const size_t roff = (size_t)(rec - c->ev);
+	const size_t roff = (size_t)(rec - c->ev) + c->ev_shift;
 	const uint64_t size = (uint64_t)(rend - rec);
 	uint64_t u;
 	uint32_t ti;
@@ -246,7 +246,7 @@ rec_status rec_rd_decode_record(rec_reader *r, rec_rchunk *c, const uint8_t **pp
 				uint64_t *ticks, rec_event *ev, bool *known, bool fixed_ticks)
 {
 	const uint8_t *p = *pp, *end = c->ev_end, *rec = p;
-	const size_t roff = (size_t)(p - c->ev);
+	const size_t roff = (size_t)(p - c->ev) + c->ev_shift;
 	uint64_t size, tid, u;
 
 	if (!vget(&p, end, &size))

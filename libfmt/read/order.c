@@ -378,7 +378,15 @@ static rec_status scan_done(rec_reader *r, rec_rchunk *c, size_t k, bool sorted,
 	size_t payload = (size_t)c->h.payload_size;
 	if ((c->secs[si].flags & REC_SECTION_COMPRESSED) && c->payload &&
 	    c->payload == c->payload_buf.data) {
-		rec_buf_free(&c->payload_buf);
+		/* kept as the reader's one spare (the next chunk's payload is
+		 * read into pages already there: a fresh one is a fault every
+		 * 4 KiB, at once a copy of the file's bytes) */
+		if (!r->spare_payload.data) {
+			r->spare_payload = c->payload_buf;
+			c->payload_buf = (rec_buf){ 0 };
+		} else {
+			rec_buf_free(&c->payload_buf);
+		}
 		c->payload = NULL;
 		payload = 0;
 	}
@@ -768,6 +776,8 @@ rec_status rec_rd_order_next(rec_reader *r, rec_event *ev)
 				if (o->nheap > 1)
 					heap_down(o, 0);
 				bool known;
+				if (c->ev_sparse)
+					c->ev_shift = (size_t)(e->at - e->off);
 				st = take_record(r, c, c->ev + e->off, e->ticks, ev, &known);
 				if (st != REC_OK)
 					return st;

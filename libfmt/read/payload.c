@@ -21,6 +21,10 @@ rec_status rec_rd_load_payload(rec_reader *r, rec_rchunk *c)
 		c->payload = m;
 		return REC_OK;
 	}
+	if (!c->payload_buf.data && r->spare_payload.data) { /* (order.c) */
+		c->payload_buf = r->spare_payload;
+		r->spare_payload = (rec_buf){ 0 };
+	}
 	c->payload_buf.len = 0;
 	size_t got = 0;
 	rec_status st = REC_OK;
@@ -98,6 +102,9 @@ rec_status rec_rd_load_events(rec_reader *r, rec_rchunk *c)
 	rec_status st = rec_rd_check_payload(r, c);
 	if (st != REC_OK)
 		return st;
+	/* The worker on the chunks after c from now, while c's events are
+	 * decompressed here (prefetch.c). */
+	rec_rd_prefetch_next(r, c);
 	st = rec_rd_load_pools(r, c);
 	if (st != REC_OK)
 		return st;
@@ -124,7 +131,6 @@ rec_status rec_rd_load_events(rec_reader *r, rec_rchunk *c)
 	if (st != REC_OK)
 		return st;
 	c->events_loaded = true;
-	rec_rd_prefetch_next(r, c);
 	return REC_OK;
 }
 

@@ -203,6 +203,21 @@ static bool prescan(const uint8_t *p, const uint8_t *end, uint64_t ticks, rec_pr
 	return true;
 }
 
+/* The reader's selection as it is now into slot s, its own copy (with the
+ * lock held). */
+static void slot_select(rec_prefetch *pf, pf_slot *s)
+{
+	if (pf->nact && (s->act || (s->act = malloc(PF_TYPE_IDS))) &&
+	    rec_buf_reserve(&s->act_meta, pf->act_meta.len ? pf->act_meta.len : 1)) {
+		memcpy(s->act, pf->act, pf->nact);
+		memcpy(s->act_meta.data, pf->act_meta.data, pf->act_meta.len);
+		s->act_meta.len = pf->act_meta.len;
+		s->nact = pf->nact;
+		s->dig = pf->dig;
+		s->digf = pf->digf;
+	}
+}
+
 /* A split EVENTS section (1.3) of items records, stored bytes in
  * s->payload, its chunk's METADATA in s->meta (stored): its four streams
  * decompressed one after the other into sb (the running thread's) and
@@ -327,6 +342,14 @@ static bool pf_body(rec_prefetch *pf, uint64_t size, pf_slot *s, const rec_chunk
 		    !pf_read(pf, size, at, s->payload.data, sh.stored_size) ||
 		    !rec_bigbuf_reserve(&s->out, (size_t)sh.raw_size + REC_EVS_SLACK))
 			return false;
+		if (split && !s->nact) {
+			/* The reader starts the worker on the chunk after its
+			 * first one before it has made its selection (payload.c):
+			 * taken now, when the join needs it. */
+			pthread_mutex_lock(&pf->mu);
+			slot_select(pf, s);
+			pthread_mutex_unlock(&pf->mu);
+		}
 		if (split) {
 			if (!pf_split(s, &sh, h, meta_flags, meta_raw, ctx,
 				      ctx == pf->codec_ctx ? &pf->wstreams : pf->rstreams))
@@ -382,17 +405,8 @@ static void take_next(rec_prefetch *pf, pf_slot *s, rec_codec_ctx *ctx)
 	pf->next = PF_PENDING;
 	uint64_t size = pf->size;
 	bool want_ps = pf->prescan;
-	/* the reader's selection as it is now, the slot's own copy */
 	s->nact = 0;
-	if (pf->nact && (s->act || (s->act = malloc(PF_TYPE_IDS))) &&
-	    rec_buf_reserve(&s->act_meta, pf->act_meta.len ? pf->act_meta.len : 1)) {
-		memcpy(s->act, pf->act, pf->nact);
-		memcpy(s->act_meta.data, pf->act_meta.data, pf->act_meta.len);
-		s->act_meta.len = pf->act_meta.len;
-		s->nact = pf->nact;
-		s->dig = pf->dig;
-		s->digf = pf->digf;
-	}
+	slot_select(pf, s);
 	pthread_mutex_unlock(&pf->mu);
 	rec_chunk_header h;
 	bool ok = pf_head(pf, size, s, &h);
@@ -504,10 +518,11 @@ void rec_rd_prefetch_next(rec_reader *r, const rec_rchunk *c)
 	pthread_mutex_lock(&pf->mu);
 	pf->size = r->src.size;
 	pf->prescan = r->prescan_wanted;
-	/* What lies before the chunk after c will not be asked for. */
+	/* What lies before c will not be asked for (c's own slot is taken
+	 * next: this runs before c's events are). */
 	for (int i = 0; i < PF_SLOTS; i++) {
 		pf_slot *t = &pf->slot[i];
-		if ((t->state == SLOT_DONE || t->state == SLOT_FAILED) && t->off < off)
+		if ((t->state == SLOT_DONE || t->state == SLOT_FAILED) && t->off < c->info.offset)
 			t->state = SLOT_FREE;
 	}
 	/* The walk ahead goes on from the chunk after c, unless it already

@@ -187,10 +187,16 @@ typedef struct rec_rchunk {
 	rec_prescan *ps;      /* its records passed over by the prefetch worker, */
 	bool ps_valid;        /* when ps holds them (else the scan reads them) */
 	/* Its events joined sparse by the prefetch worker (prefetch.c): only
-	 * the selected records are in the section, at their places, and
-	 * c->oents holds their sp_k entries in file order; the bytes between
-	 * them are not records.  Only order.c's scan reads such a chunk. */
+	 * the selected records are in the section's buffer, one after the
+	 * other from c->ev, and c->oents holds their sp_k entries in file
+	 * order (each where it was written and where it stands in the
+	 * section); the bytes after them are not records.  Only order.c's scan
+	 * reads such a chunk. */
 	bool ev_sparse;
+	/* The record being decoded stands in the section this many bytes
+	 * after where it is (a sparse chunk's; else 0): what ev->offset and
+	 * the messages say. */
+	size_t ev_shift;
 	size_t ndigs;         /* its digests, in rec_reader.digs till given */
 	bool digs_given;      /* to rec_reader_digest_type()'s callback */
 	bool sp_sorted;
@@ -250,6 +256,8 @@ struct rec_reader {
 	/* current event */
 	rec_value *values;
 	uint32_t values_cap;
+	rec_buf spare_payload; /* a copied payload's buffer a held chunk let go (order.c),
+				* for the next chunk read: its pages stay */
 	rec_buf scratch;     /* text/blob copies of the current event */
 	rec_bigbuf split;    /* a split EVENTS section's streams, decompressed (split_events.c) */
 	rec_order ord;

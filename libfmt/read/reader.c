@@ -198,6 +198,7 @@ REC_API void rec_reader_close(rec_reader *r)
 	}
 	rec_src_close(&r->src);
 	rec_codec_ctx_free(r->codec);
+	rec_buf_free(&r->spare_payload);
 	rec_buf_free(&r->scratch);
 	rec_bigbuf_free(&r->split);
 	rec_bigbuf_free(&r->digs);

@@ -261,6 +261,14 @@ bool rec_bigbuf_reserve(rec_bigbuf *b, size_t n)
 {
 	if (n <= b->cap && b->data)
 		return true;
+	/* An eighth more than asked, and grown by a quarter at least: a need
+	 * that creeps up from chunk to chunk (their entries, a few bytes more
+	 * each time) keeps its buffer, or moves it a few times, not at every
+	 * chunk; each move puts fresh pages under its writes. */
+	if (n <= SIZE_MAX / 2)
+		n += n / 8;
+	if (b->data && b->cap <= SIZE_MAX / 2 && n < b->cap + b->cap / 4)
+		n = b->cap + b->cap / 4;
 	rec_bigbuf_free(b);
 	if (n == 0)
 		n = 1;
