@@ -195,6 +195,37 @@ static rec_status scan_sparse(rec_reader *r, rec_rchunk *c)
 			 0);
 }
 
+/* A selection of most of c's records (STATS say) may not need entries:
+ * they are made as the scan goes only for the others (and always with
+ * digests: a record whose digest fails is entered instead). */
+static bool scan_dense(const rec_rchunk *c)
+{
+	return expected_entries(c) * 2 >= c->ev_items && c->dig_ti == UINT32_MAX;
+}
+
+void rec_rd_order_plan(rec_reader *r, rec_rchunk *c)
+{
+	/* What to do with a record by its Type_Id, for the ids the dense
+	 * lookup covers (record_action()). */
+	uint32_t nact = c->dense_n;
+	c->nact = 0;
+	c->act = rec_arena_alloc(&c->arena, nact ? nact : 1);
+	if (c->act) {
+		for (uint32_t id = 0; id < nact; id++) {
+			uint32_t ti;
+			c->act[id] = !rec_rd_type(c, id, &ti) ? 0 : type_action(c, ti);
+		}
+		c->nact = nact;
+	}
+	bool dense = scan_dense(c);
+	/* The worker may join the coming chunks sparse for a selection of the
+	 * rarer types (their scans then have only their entries to take), or
+	 * pass over their records for scans that make no entries. */
+	rec_rd_prefetch_select(r, dense ? NULL : c);
+	r->prescan_wanted = dense;
+	c->planned = true;
+}
+
 /* First pass over a chunk's records (framing, timestamps, known types).
  * Records of types left out by a type selection are passed over here: they
  * never enter the sort or the merge.  When the entered records are in time
@@ -219,33 +250,16 @@ static rec_status scan_chunk(rec_reader *r, rec_rchunk *c)
 		snprintf(r->detail, sizeof(r->detail), "out of memory");
 		return chunk_problem(r, c, REC_ERR_NOMEM);
 	}
-	/* A selection of most records (STATS say) may not need entries: they
-	 * are made as the scan goes only for the others (and always with
-	 * digests: a record whose digest fails is entered instead). */
-	bool dense = expect * 2 >= c->ev_items && !digest;
+	bool dense = scan_dense(c);
 	rec_oent *ents = dense ? NULL : c->oents.data;
 	size_t cap = c->oents.cap / sizeof(rec_oent);
-	/* What to do with a record by its Type_Id, for the ids the dense
-	 * lookup covers (record_action()). */
-	uint32_t nact = c->dense_n;
-	c->nact = 0;
-	c->act = rec_arena_alloc(&c->arena, nact ? nact : 1);
-	if (c->act) {
-		for (uint32_t id = 0; id < nact; id++) {
-			uint32_t ti;
-			c->act[id] = !rec_rd_type(c, id, &ti) ? 0 : type_action(c, ti);
-		}
-		c->nact = nact;
-	}
-	/* The worker may join the coming chunks sparse for a selection of the
-	 * rarer types (the scan below then has only their entries to take). */
-	rec_rd_prefetch_select(r, ents ? c : NULL);
+	if (!c->planned)
+		rec_rd_order_plan(r, c);
 	uint64_t lo = 0, hi = 0;
 	/* The prefetch worker passed over these records already (every frame
 	 * held, the times never go down): the counts and bounds of the entered
 	 * records from its counts per Type_Id, no pass here.  It does that for
 	 * the chunks to come while the scans take it (no entries to make). */
-	r->prescan_wanted = !ents;
 	if (!ents && c->ps_valid && c->ps) {
 		const rec_prescan *ps = c->ps;
 		for (uint32_t id = 0; id < REC_PRESCAN_IDS; id++) {

@@ -109,13 +109,21 @@ rec_status rec_rd_load_events(rec_reader *r, rec_rchunk *c)
 	if (st != REC_OK)
 		return st;
 	int si = c->known[REC_SECTION_EVENTS];
+	c->ev_items = c->secs[si].items;
+	st = rec_rd_select_chunk(r, c);
+	if (st != REC_OK)
+		return st;
+	/* The ordered scan's plan for c before its events are decompressed:
+	 * the worker, busy with the chunk after it, joins that one for this
+	 * selection (order.c). */
+	if (r->sparse_ok)
+		rec_rd_order_plan(r, c);
 	const uint8_t *p;
 	st = rec_rd_section(r, c, (uint32_t)si, &p);
 	if (st != REC_OK)
 		return st;
 	c->ev = p;
 	c->ev_end = p + c->secs[si].raw;
-	c->ev_items = c->secs[si].items;
 	c->cur = c->ev;
 	c->cur_ticks = c->h.start_ticks;
 	c->cur_count = 0;
@@ -127,9 +135,6 @@ rec_status rec_rd_load_events(rec_reader *r, rec_rchunk *c)
 		r->values = nv;
 		r->values_cap = c->max_fields;
 	}
-	st = rec_rd_select_chunk(r, c);
-	if (st != REC_OK)
-		return st;
 	c->events_loaded = true;
 	return REC_OK;
 }

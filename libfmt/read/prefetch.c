@@ -3,8 +3,9 @@
  * prefetch.c - decompressing the coming chunks' events on a second thread
  * while the current chunk's events are read.
  *
- * When a chunk's events are loaded from a file or memory, a worker thread
- * walks the chunks that follow it (each header gives where the next one
+ * When a chunk's events are loaded from a file or memory (from the moment
+ * its payload is checked, before its events are decompressed), a worker
+ * thread walks the chunks that follow it (each header gives where the next one
  * starts), finds each one's EVENTS section and decompresses it into a slot
  * of its own, up to PF_SLOTS chunks ahead.  Nothing of that is presented:
  * when the reader later reaches such a chunk the usual way (every check,
@@ -26,11 +27,15 @@
  *
  * An ordered reader with a selection of the rarer types (a view of lock
  * waits among CPU samples) tells the worker its selection by Type_Id
- * (rec_rd_prefetch_select); a split section of a chunk with the same
+ * (rec_rd_prefetch_select, from its plan for a chunk made before that
+ * chunk's events are decompressed; a slot started before there was one
+ * takes it when it joins); a split section of a chunk with the same
  * METADATA bytes is then joined sparse: only the selected records are
- * written, each at its offset in the section, with their entries (time,
- * offset) for the ordered reader's scan, which takes them instead of
- * passing over every record (rec_events_join_sparse, order.c); the
+ * written, one after the other, with their entries (time, where written,
+ * offset in the section) for the ordered reader's scan, which takes them
+ * instead of passing over every record (rec_events_join_sparse, order.c);
+ * a chunk the worker has not reached (the first) the reader then joins
+ * itself in a free slot the same way; the
  * records of a digested type (rec_reader_digest_type()) are not written
  * either, their digests are made instead.  Such a section goes only to that
  * scan; any other reader of the chunk gets it whole.
@@ -393,16 +398,17 @@ static uint64_t next_after(const rec_prefetch *pf, uint64_t e)
 	return e && e < pf->size && pf->size - e >= REC_HEADER_SIZE_V1 ? e : PF_NONE;
 }
 
-/* The chunk at pf->next into slot s, run by the calling thread with ctx;
- * called and returns with the lock held.  pf->next moves on to the chunk
- * after it as soon as its header is read (nothing more when the header
- * did not hold, or at the end), so that the other thread may take that
- * one meanwhile. */
-static void take_next(rec_prefetch *pf, pf_slot *s, rec_codec_ctx *ctx)
+/* The chunk at off into slot s, run by the calling thread with ctx;
+ * called and returns with the lock held.  On the walk (off is pf->next),
+ * pf->next moves on to the chunk after it as soon as its header is read
+ * (nothing more when the header did not hold, or at the end), so that the
+ * other thread may take that one meanwhile. */
+static void take_chunk(rec_prefetch *pf, pf_slot *s, uint64_t off, bool walk, rec_codec_ctx *ctx)
 {
-	s->off = pf->next;
+	s->off = off;
 	s->state = SLOT_RUNNING;
-	pf->next = PF_PENDING;
+	if (walk)
+		pf->next = PF_PENDING;
 	uint64_t size = pf->size;
 	bool want_ps = pf->prescan;
 	s->nact = 0;
@@ -411,7 +417,7 @@ static void take_next(rec_prefetch *pf, pf_slot *s, rec_codec_ctx *ctx)
 	rec_chunk_header h;
 	bool ok = pf_head(pf, size, s, &h);
 	pthread_mutex_lock(&pf->mu);
-	if (pf->next == PF_PENDING) /* unless the reader redirected the walk */
+	if (walk && pf->next == PF_PENDING) /* unless the reader redirected the walk */
 		pf->next = next_after(pf, s->end);
 	pthread_cond_broadcast(&pf->cv);
 	pthread_mutex_unlock(&pf->mu);
@@ -419,6 +425,11 @@ static void take_next(rec_prefetch *pf, pf_slot *s, rec_codec_ctx *ctx)
 	pthread_mutex_lock(&pf->mu);
 	s->state = ok ? SLOT_DONE : SLOT_FAILED;
 	pthread_cond_broadcast(&pf->cv);
+}
+
+static void take_next(rec_prefetch *pf, pf_slot *s, rec_codec_ctx *ctx)
+{
+	take_chunk(pf, s, pf->next, true, ctx);
 }
 
 static void *pf_main(void *arg)
@@ -552,9 +563,16 @@ bool rec_rd_prefetch_take(rec_reader *r, rec_rchunk *c, const rec_rsec *s,
 		 * worker goes on after it. */
 		if (pf->next == off)
 			pf->next = next_after(pf, c->end);
-		pthread_cond_broadcast(&pf->cv);
-		pthread_mutex_unlock(&pf->mu);
-		return false;
+		/* For the ordered scan with a selection (the first chunk, read
+		 * before the worker had one), in a slot: joined sparse. */
+		pf_slot *e = r->sparse_ok && pf->nact ? free_slot(pf) : NULL;
+		if (!e) {
+			pthread_cond_broadcast(&pf->cv);
+			pthread_mutex_unlock(&pf->mu);
+			return false;
+		}
+		take_chunk(pf, e, off, false, pf->own_ctx);
+		t = e;
 	}
 	while (t->state == SLOT_RUNNING) {
 		/* Rather than wait, decompress the chunk nobody took yet. */

@@ -184,6 +184,7 @@ typedef struct rec_rchunk {
 	uint8_t *act;         /* by Type_Id < nact: 0 unknown, 1 passed over, 2 entered,
 			       * 3 digested */
 	uint32_t nact;
+	bool planned;         /* act made, the worker told (rec_rd_order_plan()) */
 	rec_prescan *ps;      /* its records passed over by the prefetch worker, */
 	bool ps_valid;        /* when ps holds them (else the scan reads them) */
 	/* Its events joined sparse by the prefetch worker (prefetch.c): only
@@ -536,5 +537,10 @@ void rec_rd_prefetch_free(rec_reader *r);
 /* order.c */
 rec_status rec_rd_order_next(rec_reader *r, rec_event *ev);
 void rec_rd_order_free(rec_reader *r);
+/* What the ordered scan will do with c's records by Type_Id (c->act, from
+ * its types and the reader's selection), told to the prefetch worker for
+ * the chunks after c: made when c's events are loaded for the scan, before
+ * they are decompressed (payload.c). */
+void rec_rd_order_plan(rec_reader *r, rec_rchunk *c);
 
 #endif /* LIBREC_READ_INTERNAL_H */
