@@ -19,8 +19,8 @@ static const view_impl *const impls[] = {
 	&rec_view_latency,     &rec_view_requests,        &rec_view_contention_lock,
 	&rec_view_contention_site, &rec_view_alloc_site,  &rec_view_alloc_span,
 	&rec_view_live_heap,   &rec_view_hot_functions,   &rec_view_sleeps_site,
-	&rec_view_startup,     &rec_view_threads,         &rec_view_recording,
-	&rec_view_wall_site,
+	&rec_view_io_site,     &rec_view_startup,         &rec_view_threads,
+	&rec_view_recording,   &rec_view_wall_site,
 };
 #define NIMPLS (sizeof impls / sizeof impls[0])
 

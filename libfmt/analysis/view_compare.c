@@ -36,6 +36,7 @@ static const struct natural_key {
 	{ "live_heap", { "stack", "kind" } },
 	{ "hot_functions", { "function" } },
 	{ "sleeps_by_site", { "site" } },
+	{ "io_by_site", { "site", "kind" } },
 	{ "threads", { "thread" } },
 	{ "drops", { "type", "reason" } },
 	{ "startup", { NULL } },

@@ -298,6 +298,7 @@ extern const view_impl rec_view_latency, rec_view_contention_lock, rec_view_cont
 	rec_view_sleeps_site, rec_view_requests, rec_view_startup, rec_view_threads,
 	rec_view_recording;
 extern const view_impl rec_view_wall_site; /* view_wall.c */
+extern const view_impl rec_view_io_site;   /* view_io.c */
 /* Whether the inputs of the startup view v have no span (their summary
  * says so): its digested CPU samples count at once, none waits for the
  * first span (a span given to it then fails it with REC_ERR_STATE). */

@@ -5,13 +5,15 @@
 # socket, the client's 127.0.0.1:PORT as the program printed it) and the
 # recv of its 5 bytes ~40 ms later (at least 81 ms after accept began); none for the 1000 short preads of a
 # file (under the 10 ms threshold).  With REC_OPTIONS io=1s: none.  The
-# stack starts at the program's main.
+# stack starts at the program's main.  rec-view io-by-site's rows are those
+# events summed by site and kind (main/socket: accept and recv, the longer
+# one's peer; main/pipe: the read), as rec-print shows them; none at 1s.
 set -uo pipefail
 # shellcheck source=tests/cli/lib/common.sh
 source "$(dirname "$0")/lib/common.sh"
 # shellcheck source=tests/cli/lib/preload.sh
 source "$(dirname "$0")/lib/preload.sh"
-need_exe "$tests/plain_io" "$bin/rec-print"
+need_exe "$tests/plain_io" "$bin/rec-print" "$bin/rec-view"
 
 check() { # NAME WANT(list of call names, in order)
 	python3 - "$tmp/$1.json" "$(value "$1" client_port)" "$2" <<'PY'
@@ -51,6 +53,25 @@ sys.exit(1 if bad else 0)
 PY
 }
 
+# io-by-site (rec-view --json) against the rec.IO events of rec-print --json
+check_view() { # NAME
+	python3 - "$tmp/$1.json" "$tmp/$1.view.json" <<'PY'
+import json, sys
+ev = [e["values"] for e in json.load(open(sys.argv[1]))["recording"]["events"] if e["type"] == "rec.IO"]
+rows = json.load(open(sys.argv[2]))["tables"][0]["rows"]
+want = {}
+for v in sorted(ev, key=lambda v: v["startTime"]):
+    w = want.setdefault(("main", v["kind"]), {"calls": 0, "bytes": 0, "total": 0, "max": -1, "address": None})
+    w["calls"] += 1; w["bytes"] += v["bytes"]; w["total"] += v["duration"]
+    if v["duration"] > w["max"]: w["max"], w["address"] = v["duration"], v["address"]
+got = {(r["site"], r["kind"]): {k: r[k] for k in ("calls", "bytes", "total", "max", "address")} for r in rows}
+if got != want:
+    print("FAIL: io-by-site %s, the events give %s" % (got, want)); sys.exit(1)
+if [r["total"] for r in rows] != sorted((r["total"] for r in rows), reverse=True):
+    print("FAIL: rows not by total: %s" % rows); sys.exit(1)
+PY
+}
+
 for run in "default::read accept recv" "t1s:io=1s:"; do
 	name=${run%%:*} rest=${run#*:}
 	opt=${rest%%:*} want=${rest#*:}
@@ -60,5 +81,8 @@ for run in "default::read accept recv" "t1s:io=1s:"; do
 		fail "$name: the program's I/O went wrong: $(cat "$tmp/$name.out")"
 	"$bin/rec-print" --json "$tmp/$name.rec" >"$tmp/$name.json" || fail "$name: rec-print failed"
 	check "$name" "$want" || fail "$name: the rec.IO events are not the program's blocking calls"
+	"$bin/rec-view" --json io-by-site "$tmp/$name.rec" >"$tmp/$name.view.json" ||
+		fail "$name: rec-view io-by-site failed"
+	check_view "$name" || fail "$name: rec-view io-by-site is not the sum of the rec.IO events"
 done
 cli_done preload_io

@@ -201,9 +201,9 @@ v --top 1 sleeps-by-site "$rec" >"$work/top.txt" || fail "--top failed"
 grep -q '^(1 of 3 rows: --top)$' "$work/top.txt" || fail "--top 1: $(cat "$work/top.txt")"
 
 # --list: every view, one a line.
-[ "$(v --list | wc -l)" -ge 12 ] || fail "--list lists fewer than 12 views"
+[ "$(v --list | wc -l)" -ge 14 ] || fail "--list lists fewer than 14 views"
 for name in latency requests contention-by-lock contention-by-site allocation-by-site allocation-by-span \
-	live-heap hot-functions sleeps-by-site startup threads recording; do
+	live-heap hot-functions sleeps-by-site io-by-site startup threads recording wall-by-site; do
 	v --list | grep -q "^$name " || fail "--list lacks $name"
 done
 

@@ -48,7 +48,9 @@
 #     rows, the holder activity columns of contention-by-lock/-site non-zero
 #     in every kind (sleeping, cond wait, I/O, lock wait, running) and equal
 #     to the generator's truth, recording's tables with two runs (a restart),
-#     a crash and a write failure, wall-by-site (every state; its SQL
+#     a crash and a write failure, io-by-site (a file read and two
+#     socket calls of equal length per chunk: calls, bytes and total equal
+#     the generator's, the longest's peer the earlier one's), wall-by-site (every state; its SQL
 #     on the recording without wall samples gives no rows); a truncated copy of the generated file
 #     whose run ended 'truncated' in rec-view, rec-sql and the Parquet runs;
 #   - --top N: requests.slowest keeps N spans (25, 12, 4, 3 with --by),
@@ -347,8 +349,9 @@ check "$xgen" "$tmp/xgen_ds" "{'startup': {'at': $startup_at_ns, 'cpu': $startup
 		'holder_lock_wait': $holder_lock_wait, 'holder_cond_wait': $holder_cond_wait},
 	'recording': {'files': 1, 'runs': 2, 'restarts': 1, 'crashes': 1, 'write_failures': 1, 'chunks_not_written': 3},
 	'recording.runs': {'chunks': 10}, 'recording.drops': {'lost': $dropped},
-	'wall-by-site': {'samples': $wall_samples, 'wall': $wall_ns}}" \
-	"wall-by-site" "startup" "startup.sleeps" "startup.allocations" "startup.cpu" "startup.lock_waits" "startup.cond_waits" \
+	'wall-by-site': {'samples': $wall_samples, 'wall': $wall_ns},
+	'io-by-site': {'calls': $io_calls, 'bytes': $io_bytes, 'total': $io_ns}}" \
+	"wall-by-site" "io-by-site" "startup" "startup.sleeps" "startup.allocations" "startup.cpu" "startup.lock_waits" "startup.cond_waits" \
 	"contention-by-lock" "contention-by-site" "recording" "recording.runs" "recording.drops" \
 	"recording.runs --top 1" "recording.drops --top 1" \
 	"threads" "hot-functions" "requests --type app.Request" "requests.slowest --type app.Request --top 12" ||

@@ -57,6 +57,9 @@
  *   S + 1600 (period 100 ns); for wait 4 (S = base + 704 ms) a
  *   rec.LockWait at S + 2000 for 3000 ns (lock "L-b", no holder) and a
  *   rec.CondWait at S + 6000 for 2000 ns;
+ *   two rec.IO per chunk at base + 868 ms (+ 100 ns), thread 501, stack 6:
+ *   recv on a socket, 4000 + k ns each, 100 + k bytes, peers 10.0.0.7:11211
+ *   then 10.0.0.8:11211;
  *   8 rec.WallSample per chunk at base + 860 ms + j ms, j = 0..7: states
  *   running lock cond sleep io poll wait zzz (one rec-view calls other),
  *   weight j + 1, period 5 ms, stacks 1 3 5 none 6 1 3 2, threads 501, 502;
@@ -319,6 +322,16 @@ static void builtin_events(uint64_t base, uint64_t k)
 		const uint64_t v[3] = { str(states[j]), j + 1, 5 * MS };
 		put_all(v, 3);
 	}
+	/* "extra": two socket calls of equal length (4000 + k ns) at another
+	 * site, the earlier one's peer the longest's (io-by-site) */
+	for (uint64_t j = 0; extra && j < 2; j++) {
+		ck(rec_writer_begin(g.w, REC_TYPE_ID_IO, base + 868 * MS + j * 100, 4000 + k, 1, 6),
+		   "begin");
+		ck(rec_writer_put_i64(g.w, 9), "put");
+		const uint64_t io[5] = { str("recv"), str("socket"),
+					 str(j ? "10.0.0.8:11211" : "10.0.0.7:11211"), 100 + k, 0 };
+		put_all(io, 5);
+	}
 	const uint64_t drops[3][4] = { { 5 + k, 1, 0, 256 }, { 2, 2, 5, 257 }, { 7, 0, 9, 0 } };
 	for (int d = 0; d < 3; d++) {
 		ck(rec_writer_begin(g.w, REC_TYPE_ID_DROPPED, base + 870 * MS + (uint64_t)d * MS, 0, 0, 0),
@@ -479,6 +492,12 @@ int main(int argc, char **argv)
 		/* wall samples: per chunk weights 1 ... 8 of 5 ms */
 		printf("wall_samples=%d\nwall_ns=%llu\n", chunks * 8,
 		       (unsigned long long)chunks * 36 * 5 * MS);
+		/* rec.IO: per chunk k a file read of 300 ns and 64 bytes, two
+		 * socket calls of 4000 + k ns and 100 + k bytes each */
+		uint64_t sk = (uint64_t)chunks * (uint64_t)(chunks - 1) / 2;
+		printf("io_calls=%d\nio_bytes=%llu\nio_ns=%llu\n", chunks * 3,
+		       (unsigned long long)(chunks * 64 + 2 * (100 * (uint64_t)chunks + sk)),
+		       (unsigned long long)(chunks * 300 + 2 * (4000 * (uint64_t)chunks + sk)));
 		printf("holder_sleeping=%d\nholder_io=%d\nholder_running=%d\nholder_lock_wait=%d\n"
 		       "holder_cond_wait=%d\n", chunks * 1000, chunks * 300, chunks * 100, chunks * 3000,
 		       chunks * 2000 + 3000);

@@ -57,11 +57,12 @@ static void t_options(void **state)
 	assert_int_equal(rec_view_open(&v, &o), REC_ERR_INVALID_ARG);
 	size_t n = 0;
 	const rec_view_info *l = rec_view_list(&n);
-	assert_true(n >= 12);
+	assert_true(n >= 14);
 	static const char *const want[] = { "latency", "requests", "contention-by-lock",
 					    "contention-by-site", "allocation-by-site",
 					    "allocation-by-span", "live-heap", "hot-functions",
-					    "sleeps-by-site", "startup", "threads", "recording" };
+					    "sleeps-by-site", "io-by-site", "startup", "threads",
+					    "recording", "wall-by-site" };
 	for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
 		bool found = false;
 		for (size_t k = 0; k < n; k++)
@@ -148,7 +149,8 @@ static void t_memory_flat(void **state)
 		{ "latency", "path" }, { "requests", "path" }, { "contention-by-lock", NULL },
 		{ "contention-by-site", NULL }, { "allocation-by-site", NULL },
 		{ "allocation-by-span", "path" }, { "live-heap", NULL }, { "hot-functions", NULL },
-		{ "sleeps-by-site", NULL }, { "startup", NULL }, { "threads", NULL },
+		{ "sleeps-by-site", NULL }, { "io-by-site", NULL }, { "startup", NULL },
+		{ "threads", NULL },
 	};
 	for (size_t i = 0; i < sizeof views / sizeof views[0]; i++) {
 		size_t a = view_heap(&small, views[i][0], views[i][1]);
