@@ -258,6 +258,8 @@ static void writer_free(rec_writer *w)
 	free(w->types_by_id);
 	free(w->type_map);
 	rec_buf_free(&w->meta);
+	rec_buf_free(&w->meta_raw);
+	rec_buf_free(&w->meta_stored);
 	rec_w_pools_free(w);
 	rec_buf_free(&w->pending);
 	rec_buf_free(&w->events);

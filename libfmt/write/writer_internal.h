@@ -139,6 +139,9 @@ struct rec_writer {
 	size_t type_map_cap;
 	rec_wtype *last_type;    /* begin() cache */
 	rec_buf meta;            /* METADATA raw bytes of all types */
+	rec_buf meta_raw;        /* the METADATA bytes the last chunk stored */
+	rec_buf meta_stored;     /* and their stored form (writer_chunk.c) */
+	uint16_t meta_flags;     /* its section flags */
 
 	/* Pools. */
 	rec_wpool pools[REC_W_NPOOLS];

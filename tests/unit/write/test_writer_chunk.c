@@ -279,6 +279,100 @@ static void t_builder_and_codecs(void **state)
 	}
 }
 
+/* METADATA is stored once and reused while no type is added (writer_chunk.c
+ * add_metadata): in a file of four chunks with a type added before the
+ * third, every chunk's METADATA section is byte for byte the first's until
+ * then, the third's and fourth's hold both types (they differ from the
+ * first's), and every event reads back with its type. */
+static void t_metadata_reused(void **state)
+{
+	(void)state;
+	const char *path = tpath("meta.rec");
+	rec_writer_options o = opts(REC_CODEC_ZSTD, 1u << 20);
+	rec_writer *w = NULL;
+	assert_int_equal(rec_writer_open_path(&w, path, &o), REC_OK);
+	define_all(w);
+	static const rec_field late_fields[] = { { "n", "", "", REC_TYPE_U64, 0 } };
+	static const rec_type late = { 8, REC_EVENT_HAS_THREAD, "test.Late", "", "", "", 1,
+				       late_fields };
+	for (uint64_t c = 0; c < 4; c++) {
+		if (c == 2)
+			assert_int_equal(rec_writer_add_type(w, &late), REC_OK);
+		for (uint64_t i = 0; i < 100; i++) {
+			uint64_t k = c * 100 + i;
+			assert_int_equal(rec_writer_begin(w, 7, ev_ticks(k), 0, 1, 0), REC_OK);
+			assert_int_equal(rec_writer_put_u64(w, 1 + k % 16), REC_OK);
+			assert_int_equal(rec_writer_put_u64(w, k), REC_OK);
+			assert_int_equal(rec_writer_put_i64(w, 0), REC_OK);
+			assert_int_equal(rec_writer_end(w), REC_OK);
+			if (c >= 2) {
+				assert_int_equal(rec_writer_begin(w, 8, ev_ticks(k), 0, 2, 0), REC_OK);
+				assert_int_equal(rec_writer_put_u64(w, k), REC_OK);
+				assert_int_equal(rec_writer_end(w), REC_OK);
+			}
+		}
+		assert_int_equal(rec_writer_flush(w), REC_OK);
+	}
+	assert_int_equal(rec_writer_close(w), REC_OK);
+
+	/* each chunk's METADATA section, stored bytes, from the file */
+	FILE *f = fopen(path, "rb");
+	assert_non_null(f);
+	static uint8_t file[1 << 20];
+	size_t len = fread(file, 1, sizeof file, f);
+	fclose(f);
+	rec_reader *r = NULL;
+	assert_int_equal(rec_reader_open_path(&r, path, NULL), REC_OK);
+	const uint8_t *meta[4] = { NULL };
+	size_t mlen[4] = { 0 }, nc = 0;
+	const rec_chunk_info *ci;
+	while (rec_reader_next_chunk(r, &ci) == REC_OK) {
+		if (ci->event_count == 0) /* close's final chunk, if any */
+			continue;
+		assert_true(nc < 4);
+		rec_chunk_header h;
+		assert_int_equal(rec_chunk_header_decode(file + ci->offset, len - ci->offset, &h, NULL),
+				 REC_OK);
+		const uint8_t *p = file + ci->offset + ci->header_size;
+		for (uint32_t k = 0; k < h.section_count; k++) {
+			rec_section_header sh;
+			assert_true((size_t)(p - file) + REC_SECTION_HEADER_SIZE <= len);
+			rec_section_header_decode(p, &sh);
+			if (sh.kind == REC_SECTION_METADATA) {
+				meta[nc] = p + REC_SECTION_HEADER_SIZE;
+				mlen[nc] = sh.stored_size;
+			}
+			p += REC_SECTION_HEADER_SIZE + sh.stored_size;
+		}
+		assert_int_equal(ci->type_count, nc < 2 ? 1 : 2);
+		nc++;
+	}
+	assert_int_equal(nc, 4);
+	assert_true(mlen[0] > 0 && mlen[1] == mlen[0] && !memcmp(meta[1], meta[0], mlen[0]));
+	assert_true(mlen[3] == mlen[2] && !memcmp(meta[3], meta[2], mlen[2]));
+	assert_false(mlen[2] == mlen[0] && !memcmp(meta[2], meta[0], mlen[0]));
+	rec_reader_close(r);
+
+	assert_int_equal(rec_reader_open_path(&r, path, NULL), REC_OK);
+	rec_event ev;
+	rec_status st;
+	uint64_t n7 = 0, n8 = 0;
+	while ((st = rec_reader_next_event(r, &ev)) == REC_OK) {
+		if (ev.type->id == 8) {
+			assert_string_equal(ev.type->name, "test.Late");
+			assert_int_equal(ev.values[0].v.u, 200 + n8);
+			n8++;
+		} else {
+			assert_int_equal(ev.type->id, 7);
+			n7++;
+		}
+	}
+	assert_int_equal(st, REC_END);
+	assert_int_equal(n7, 400);
+	assert_int_equal(n8, 200);
+	rec_reader_close(r);
+}
+
 /* A batch with a malformed record after many good ones is refused whole
  * (nothing of it in the file, the open chunk's statistics as before), with
  * the same message as ever; the writer goes on. */
@@ -422,6 +516,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(t_streamed_chunks),
 		cmocka_unit_test(t_builder_and_codecs),
+		cmocka_unit_test(t_metadata_reused),
 		cmocka_unit_test(t_bad_batch_taken_back),
 		cmocka_unit_test(t_waiting_for_definition),
 		cmocka_unit_test(t_cut_inside_streamed_chunk),
