@@ -17,6 +17,12 @@
  * REC_W_STREAM_SLICE bytes are taken, Start_Ticks is fixed and the EVENTS
  * bytes go to a zstd stream piece by piece (stream_more); zstd compresses
  * each 128 KiB block as it fills, so the work is spread over the interval.
+ * With the four streams of split EVENTS (writer_split.c), from then on the
+ * records are cut into the streams as they are taken (c_direct: take_run's
+ * direct form, emit_split), not transcoded into w->events and cut from
+ * there in a second pass; the streams are fed a slice at a time, and a
+ * chunk's section is what they made (its raw bytes are not kept: a stream
+ * that fails takes its chunk's records with it, counted as dropped).
  * Closing the chunk (close_chunk, at chunk_size interchange bytes taken,
  * or on flush/close) closes the marks over the pool references (stacks ->
  * frames -> strings, modules; modules -> strings; threads -> strings),
@@ -195,6 +201,69 @@ static inline __attribute__((always_inline)) size_t emit_record(uint8_t *q, cons
 	q += rec_varint_put(q, zz);
 	copy_bytes(q, s->rest, (size_t)(s->end - s->rest));
 	return n;
+}
+
+/* Append n bytes at s to b (room reserved). */
+static inline void split_put(rec_buf *b, const uint8_t *s, size_t n)
+{
+	copy_bytes(b->data + b->len, s, n);
+	b->len += n;
+}
+
+/* The EVENTS form of s cut into the four streams (c_direct), as
+ * common/events_split.c cuts a record: Size and Type_Id to heads, the
+ * Time_Delta to times, Duration and Stack to refs, Thread and the fields to
+ * bodies (room reserved in each).  Returns the record's EVENTS length. */
+static size_t emit_split(rec_writer *w, const rec_wscan *s, uint64_t ticks_base)
+{
+	const uint64_t zz = rec_zigzag((int64_t)(s->ticks - ticks_base));
+	const unsigned f = s->t->flags;
+	size_t body, n = out_len(s, zz, &body);
+	rec_buf *sb = w->sbuf;
+	const uint8_t *p = s->rest, *q, *body0;
+	uint64_t v;
+
+	sb[REC_EVS_HEADS].len += rec_varint_put(sb[REC_EVS_HEADS].data + sb[REC_EVS_HEADS].len, body);
+	split_put(&sb[REC_EVS_HEADS], s->tid, s->tid_len);
+	sb[REC_EVS_TIMES].len += rec_varint_put(sb[REC_EVS_TIMES].data + sb[REC_EVS_TIMES].len, zz);
+	/* The record was scanned: its varints end inside it. */
+	if (f & REC_EVENT_HAS_DURATION) {
+		q = p;
+		(void)rec_varint_get(&p, s->end, &v);
+		split_put(&sb[REC_EVS_REFS], q, (size_t)(p - q));
+	}
+	body0 = p;
+	if (f & REC_EVENT_HAS_THREAD)
+		(void)rec_varint_get(&p, s->end, &v);
+	if (f & REC_EVENT_HAS_STACK) {
+		split_put(&sb[REC_EVS_BODIES], body0, (size_t)(p - body0));
+		q = p;
+		(void)rec_varint_get(&p, s->end, &v);
+		split_put(&sb[REC_EVS_REFS], q, (size_t)(p - q));
+		body0 = p;
+	}
+	split_put(&sb[REC_EVS_BODIES], body0, (size_t)(s->end - body0));
+	w->c_dlen += n;
+	return n;
+}
+
+/* Room for n more EVENTS bytes where the open chunk's records go: events,
+ * or each of the four streams (c_direct). */
+static bool reserve_ev(rec_writer *w, size_t n)
+{
+	if (!w->c_direct)
+		return rec_buf_reserve(&w->events, n);
+	for (int i = 0; i < REC_EVS_N; i++)
+		if (!rec_buf_reserve(&w->sbuf[i], n))
+			return false;
+	return true;
+}
+
+/* The open chunk's EVENTS bytes so far, with the room before them (the
+ * events budget's measure). */
+static inline size_t ev_total(const rec_writer *w)
+{
+	return w->events.len + w->c_dlen;
 }
 
 static rec_status scan_fail(rec_writer *w, int rc, uint64_t id, size_t off)
@@ -423,9 +492,12 @@ static rec_status add_metadata(rec_writer *w, rec_wchunk *c)
 	rec_section_header_decode(w->out.data + at, &sh);
 	w->meta_raw.len = 0;
 	w->meta_stored.len = 0;
-	if (rec_buf_append(&w->meta_raw, w->meta.data, n) &&
-	    rec_buf_append(&w->meta_stored, w->out.data + at + REC_SECTION_HEADER_SIZE,
-			   sh.stored_size)) {
+	if (n && rec_buf_reserve(&w->meta_raw, n) && rec_buf_reserve(&w->meta_stored, sh.stored_size) &&
+	    w->meta_raw.data && w->meta_stored.data) {
+		memcpy(w->meta_raw.data, w->meta.data, n);
+		w->meta_raw.len = n;
+		memcpy(w->meta_stored.data, w->out.data + at + REC_SECTION_HEADER_SIZE, sh.stored_size);
+		w->meta_stored.len = sh.stored_size;
 		w->meta_flags = sh.flags;
 	} else { /* kept nothing: made anew next time */
 		rec_buf_free(&w->meta_raw);
@@ -484,6 +556,8 @@ static rec_status chunk_open(rec_writer *w)
 	w->c_zin = 0;
 	w->c_zended = 0;
 	w->c_ev0 = w->c_head = 0;
+	w->c_direct = 0;
+	w->c_dlen = 0;
 	w->events.len = 0;
 	rec_w_split_reset(w);
 	return REC_OK;
@@ -494,7 +568,7 @@ size_t rec_w_open_bytes(const rec_writer *w)
 	if (!w->c_count)
 		return 0;
 	if (w->c_fixed)
-		return w->events.len - w->c_ev0;
+		return w->events.len - w->c_ev0 + w->c_dlen;
 	return w->events.len - w->c_head + w->c_first.len;
 }
 
@@ -542,8 +616,13 @@ static inline __attribute__((always_inline)) bool place_record(rec_writer *w, co
 		w->c_prev = w->c_min = s->ticks;
 		w->c_max_end = s->end_ticks;
 	} else {
-		size_t n = emit_record(w->events.data + w->events.len, s, w->c_prev);
-		w->events.len += n;
+		size_t n;
+		if (w->c_direct) {
+			n = emit_split(w, s, w->c_prev);
+		} else {
+			n = emit_record(w->events.data + w->events.len, s, w->c_prev);
+			w->events.len += n;
+		}
 		s->t->count++;
 		s->t->bytes += n;
 		w->c_prev = s->ticks;
@@ -588,6 +667,14 @@ static void stream_more(rec_writer *w)
 
 	if (w->codec != REC_CODEC_ZSTD || !w->c_count || w->c_zended)
 		return;
+	if (w->c_direct) {
+		size_t held = 0;
+		for (int i = 0; i < REC_EVS_N; i++)
+			held += w->sbuf[i].len;
+		if (held >= REC_W_STREAM_SLICE && !rec_w_split_push(w))
+			w->c_zended = 1; /* the bytes it held are lost: close_chunk says so */
+		return;
+	}
 	if (!w->c_fixed)
 		unfed = rec_w_open_bytes(w);
 	else
@@ -600,9 +687,14 @@ static void stream_more(rec_writer *w)
 	}
 	if (w->split) { /* four streams (writer_split.c), begun as they get bytes */
 		size_t from = w->c_zin ? w->c_zin : w->c_ev0;
-		if (!rec_w_split_feed(w, w->events.data + from, w->events.len - from))
+		if (!rec_w_split_feed(w, w->events.data + from, w->events.len - from)) {
 			w->c_zended = 1;
+			return;
+		}
+		/* From here the records are cut as they are taken: no pass
+		 * over EVENTS bytes to cut them, no EVENTS buffer growing. */
 		w->c_zin = w->events.len;
+		w->c_direct = 1;
 		return;
 	}
 	if (!w->c_zin) {
@@ -645,7 +737,7 @@ static rec_status close_chunk(rec_writer *w, int final)
 		min_t = w->c_min;
 		max_end = w->c_max_end;
 		ev_raw = w->events.data + w->c_ev0;
-		ev_len = w->events.len - w->c_ev0;
+		ev_len = w->events.len - w->c_ev0 + w->c_dlen;
 	} else {
 		start = w->have_prev ? w->prev_end_ticks : w->anchor_ticks;
 		max_end = start;
@@ -658,6 +750,27 @@ static rec_status close_chunk(rec_writer *w, int final)
 	for (int i = 0; i < REC_W_NPOOLS; i++)
 		if (w->pools[i].nused > 1)
 			qsort(w->pools[i].used, w->pools[i].nused, sizeof(uint64_t), cmp_u64);
+	if (w->c_direct == 1) {
+		/* The streams' ends, into w->ssec (kept there if this close
+		 * fails later: c_direct 2).  A stream that failed (memory)
+		 * took the records cut into it: the chunk goes without
+		 * them, counted as dropped. */
+		w->c_direct = 2;
+		if (w->c_zended || !rec_w_split_push(w) || !rec_w_split_end(w)) {
+			w->dropped_pending += count;
+			for (size_t i = 0; i < w->ntypes; i++)
+				w->types[i]->count = w->types[i]->bytes = 0;
+			w->c_count = count = 0;
+			start = max_end = w->have_prev ? w->prev_end_ticks : w->anchor_ticks;
+			min_t = UINT64_MAX;
+			ev_len = 0;
+		}
+		w->c_zended = 1;
+		if (w->test_fail & REC_W_FAIL_CLOSE) {
+			w->test_fail &= ~REC_W_FAIL_CLOSE;
+			return rec_w_fail(w, REC_ERR_NOMEM, "chunk: out of memory (test)");
+		}
+	}
 
 	/* Sections. */
 	w->out.len = 0;
@@ -726,7 +839,18 @@ static rec_status close_chunk(rec_writer *w, int final)
 	if (ev_len > (size_t)REC_MAX_SECTION_RAW)
 		return rec_w_fail(w, REC_ERR_LIMIT, "chunk: section %u would hold %zu bytes (limit %u)",
 				  REC_SECTION_EVENTS, ev_len, REC_MAX_SECTION_RAW);
-	if (w->c_zin && !w->c_zended && w->split) {
+	if (w->c_direct == 2) {
+		/* Stored whatever its size: the raw bytes are not kept. */
+		if (count) {
+			st = put_section(w, &c, REC_SECTION_EVENTS, count, ev_len,
+					 REC_SECTION_COMPRESSED, w->ssec.data, w->ssec.len);
+			split = 1;
+		} else { /* its records lost: an empty EVENTS section */
+			st = add_section(w, &c, REC_SECTION_EVENTS, 0, NULL, 0);
+		}
+		if (st != REC_OK)
+			return st;
+	} else if (w->c_zin && !w->c_zended && w->split) {
 		/* The four frames streamed while the records came: their ends. */
 		w->c_zended = 1;
 		if (rec_w_split_feed(w, w->events.data + w->c_zin, w->events.len - w->c_zin) &&
@@ -816,6 +940,8 @@ static rec_status close_chunk(rec_writer *w, int final)
 	w->c_fixed = 0;
 	w->c_zin = 0;
 	w->c_zended = 0;
+	w->c_direct = 0;
+	w->c_dlen = 0;
 	w->events.len = 0;
 	return REC_OK;
 }
@@ -835,15 +961,16 @@ static rec_status take_records(rec_writer *w, const uint8_t **pp, const uint8_t 
 
 		if (in == 0)
 			return scan_fail(w, SCAN_CORRUPT, 0, 0);
-		if (w->c_count && (w->c_in >= w->chunk_size ||
-				   w->events.len + in + REC_W_RECORD_GROWTH > REC_W_EVENTS_BUDGET)) {
+		/* (c_direct 2: a close that failed ended the streams; the
+		 * chunk takes nothing more) */
+		if (w->c_count && (w->c_in >= w->chunk_size || w->c_direct == 2 ||
+				   ev_total(w) + in + REC_W_RECORD_GROWTH > REC_W_EVENTS_BUDGET)) {
 			if ((st = close_chunk(w, 0)) != REC_OK)
 				return st;
 		}
 		if (!w->c_open && (st = chunk_open(w)) != REC_OK)
 			return st;
-		if (w->events.cap - w->events.len < in + REC_W_RECORD_GROWTH &&
-		    !rec_buf_reserve(&w->events, in + REC_W_RECORD_GROWTH))
+		if (!reserve_ev(w, in + REC_W_RECORD_GROWTH))
 			return rec_w_fail(w, REC_ERR_NOMEM, "chunk: out of memory");
 		rc = take_record(w, pp, lim, in, &bad);
 		if (rc == SCAN_CORRUPT - 1)
@@ -985,11 +1112,31 @@ take_v(const uint8_t *p, const uint8_t *end, const uint8_t *lim, uint64_t *v)
  * REC_W_TAKE_SLACK after them.  Returns false at a record that fails (the
  * batch goes to the checked path, as with check_scan()); true when it
  * stopped at lim or at a record for check_scan() (*pp there). */
+/* n bytes from s to d (room for 16 past them), one 16-byte copy where 16
+ * bytes can be read at s (before lim): most pieces are a varint or a few
+ * fields. */
+static inline __attribute__((always_inline)) uint8_t *put16(uint8_t *d, const uint8_t *s, size_t n,
+							      const uint8_t *lim)
+{
+	if (n <= 16 && lim - s >= 16)
+		memcpy(d, s, 16);
+	else
+		copy_bytes(d, s, n);
+	return d + n;
+}
+
 static inline __attribute__((always_inline)) bool take_run(rec_writer *w, const uint8_t **pp,
-							    const uint8_t *lim)
+							    const uint8_t *lim, const bool direct)
 {
 	const uint8_t *p = *pp;
 	uint8_t *const q0 = w->events.data, *q = q0 + w->events.len;
+	/* direct: the four streams' ends (writer_split.c's cut, done here) */
+	rec_buf *const sb = w->sbuf;
+	uint8_t *hq = direct ? sb[REC_EVS_HEADS].data + sb[REC_EVS_HEADS].len : NULL;
+	uint8_t *tq = direct ? sb[REC_EVS_TIMES].data + sb[REC_EVS_TIMES].len : NULL;
+	uint8_t *rq = direct ? sb[REC_EVS_REFS].data + sb[REC_EVS_REFS].len : NULL;
+	uint8_t *bq = direct ? sb[REC_EVS_BODIES].data + sb[REC_EVS_BODIES].len : NULL;
+	size_t dlen = w->c_dlen;
 	uint64_t prev = w->c_prev, cmin = w->c_min, cmax = w->c_max_end, count = w->c_count;
 	const uint64_t mark = w->mark;
 	rec_wtype *t = w->last_type;
@@ -997,7 +1144,7 @@ static inline __attribute__((always_inline)) bool take_run(rec_writer *w, const 
 	bool ok = false;
 
 	while (lim - p >= 8) {
-		const uint8_t *const r0 = p, *end, *tid, *tk, *rest;
+		const uint8_t *const r0 = p, *end, *tid, *tk, *rest, *thr0, *stk0, *fld0;
 		uint64_t v, ticks, dur = 0, zz, endt;
 		uint8_t *const o = q;
 		rec_varint_w8 d = rec_varint_next_w8(p);
@@ -1031,6 +1178,7 @@ static inline __attribute__((always_inline)) bool take_run(rec_writer *w, const 
 		rest = p;
 		if ((t->flags & REC_EVENT_HAS_DURATION) && !(p = take_v(p, end, lim, &dur)))
 			goto out;
+		thr0 = p;
 		if (t->flags & REC_EVENT_HAS_THREAD) {
 			if (!(p = take_v(p, end, lim, &v)))
 				goto out;
@@ -1040,11 +1188,13 @@ static inline __attribute__((always_inline)) bool take_run(rec_writer *w, const 
 				last_tid = v;
 			}
 		}
+		stk0 = p;
 		if (t->flags & REC_EVENT_HAS_STACK) {
 			if (!(p = take_v(p, end, lim, &v)) ||
 			    !mark_ref(&w->pools[REC_W_STACKS], v, mark))
 				goto out;
 		}
+		fld0 = p;
 		for (const rec_wfield *f = t->fields, *fe = f + t->nfields; f < fe; f++) {
 			if (f->wire <= REC_WIRE_SVARINT) {
 				if (!(p = take_v(p, end, lim, &v)) || v > f->vmax)
@@ -1065,8 +1215,32 @@ static inline __attribute__((always_inline)) bool take_run(rec_writer *w, const 
 				p += v;
 			}
 		}
-		/* The EVENTS form: Size, Type_Id, Time_Delta, the rest as it is. */
-		{
+		if (direct) { /* the EVENTS form cut into the four streams */
+			const size_t tl = (size_t)(tk - tid), rl = (size_t)(end - rest);
+			size_t body, n;
+			zz = rec_zigzag((int64_t)(ticks - prev));
+			body = tl + rec_varint_len(zz) + rl;
+			n = rec_varint_len(body) + body;
+			if (body < 0x80)
+				*hq++ = (uint8_t)body;
+			else
+				hq += rec_varint_put(hq, body);
+			memcpy(hq, tid, 8); /* tl <= 5; tid + 8 <= lim */
+			hq += tl;
+			tq += rec_varint_put_w8(tq, zz);
+			if (t->flags & REC_EVENT_HAS_DURATION)
+				rq = put16(rq, rest, (size_t)(thr0 - rest), lim);
+			if (t->flags & REC_EVENT_HAS_STACK) {
+				bq = put16(bq, thr0, (size_t)(stk0 - thr0), lim);
+				rq = put16(rq, stk0, (size_t)(fld0 - stk0), lim);
+				bq = put16(bq, fld0, (size_t)(end - fld0), lim);
+			} else {
+				bq = put16(bq, thr0, (size_t)(end - thr0), lim);
+			}
+			t->count++;
+			t->bytes += n;
+			dlen += n;
+		} else { /* The EVENTS form: Size, Type_Id, Time_Delta, the rest as it is. */
 			const size_t tl = (size_t)(tk - tid), rl = (size_t)(end - rest);
 			size_t body;
 			zz = rec_zigzag((int64_t)(ticks - prev));
@@ -1084,9 +1258,9 @@ static inline __attribute__((always_inline)) bool take_run(rec_writer *w, const 
 				copy_bytes(q, rest, rl);
 			}
 			q += rl;
+			t->count++;
+			t->bytes += (uint64_t)(q - o);
 		}
-		t->count++;
-		t->bytes += (uint64_t)(q - o);
 		prev = ticks;
 		if (ticks < cmin)
 			cmin = ticks;
@@ -1098,7 +1272,15 @@ static inline __attribute__((always_inline)) bool take_run(rec_writer *w, const 
 	}
 	ok = true;
 out:
-	w->events.len = (size_t)(q - q0);
+	if (direct) {
+		sb[REC_EVS_HEADS].len = (size_t)(hq - sb[REC_EVS_HEADS].data);
+		sb[REC_EVS_TIMES].len = (size_t)(tq - sb[REC_EVS_TIMES].data);
+		sb[REC_EVS_REFS].len = (size_t)(rq - sb[REC_EVS_REFS].data);
+		sb[REC_EVS_BODIES].len = (size_t)(bq - sb[REC_EVS_BODIES].data);
+		w->c_dlen = dlen;
+	} else {
+		w->events.len = (size_t)(q - q0);
+	}
 	w->c_prev = prev;
 	w->c_min = cmin;
 	w->c_max_end = cmax;
@@ -1107,11 +1289,46 @@ out:
 	return ok;
 }
 
-/* Undo the takes of a batch that failed: the open chunk as it was (extra
- * marks stay: an unreferenced pool entry in a chunk is harmless). */
-static void untake(rec_writer *w, size_t ev_len, uint64_t count, uint64_t prev, uint64_t min,
-		   uint64_t max_end)
+/* A type's count and bytes less the records of the EVENTS form at [q, lim)
+ * (whole records, or their Size and Type_Id: the heads stream). */
+static void uncount(rec_writer *w, const uint8_t *q, const uint8_t *lim, int heads_only)
 {
+	while (q < lim) {
+		const uint8_t *r = q;
+		uint64_t size, id;
+		rec_wtype *t;
+		if (!rec_varint_get(&r, lim, &size))
+			break;
+		const size_t n = (size_t)(r - q) + (size_t)size;
+		if (!rec_varint_get(&r, lim, &id))
+			break;
+		t = rec_w_type_find(w, (uint32_t)id);
+		if (t) {
+			t->count--;
+			t->bytes -= n;
+		}
+		q = heads_only ? r : q + n;
+	}
+}
+
+/* Undo the takes of a batch that failed: the open chunk as it was (extra
+ * marks stay: an unreferenced pool entry in a chunk is harmless).  slen:
+ * the streams' lengths before it (c_direct), dlen its c_dlen. */
+static void untake(rec_writer *w, size_t ev_len, const size_t slen[REC_EVS_N], size_t dlen,
+		   uint64_t count, uint64_t prev, uint64_t min, uint64_t max_end)
+{
+	if (w->c_direct) {
+		uncount(w, w->sbuf[REC_EVS_HEADS].data + slen[REC_EVS_HEADS],
+			w->sbuf[REC_EVS_HEADS].data + w->sbuf[REC_EVS_HEADS].len, 1);
+		for (int i = 0; i < REC_EVS_N; i++)
+			w->sbuf[i].len = slen[i];
+		w->c_dlen = dlen;
+		w->c_count = count;
+		w->c_prev = prev;
+		w->c_min = min;
+		w->c_max_end = max_end;
+		return;
+	}
 	/* c_in grows only once the whole batch is taken. */
 	if (count == 0) {
 		for (size_t i = 0; i < w->ntypes; i++)
@@ -1120,22 +1337,7 @@ static void untake(rec_writer *w, size_t ev_len, uint64_t count, uint64_t prev, 
 		w->events.len = 0;
 		return;
 	}
-	for (const uint8_t *q = w->events.data + ev_len, *lim = w->events.data + w->events.len;
-	     q < lim;) {
-		const uint8_t *r = q;
-		uint64_t size, id;
-		rec_wtype *t;
-		if (!rec_varint_get(&r, lim, &size) || !rec_varint_get(&r, lim, &id))
-			break;
-		t = rec_w_type_find(w, (uint32_t)id);
-		r = q;
-		(void)rec_varint_get(&r, lim, &size);
-		if (t) {
-			t->count--;
-			t->bytes -= (uint64_t)(r - q) + size;
-		}
-		q = r + size;
-	}
+	uncount(w, w->events.data + ev_len, w->events.data + w->events.len, 0);
 	w->events.len = ev_len;
 	w->c_count = count;
 	w->c_prev = prev;
@@ -1146,29 +1348,33 @@ static void untake(rec_writer *w, size_t ev_len, uint64_t count, uint64_t prev, 
 int rec_w_take_checked(rec_writer *w, const uint8_t *buf, size_t len)
 {
 	const uint8_t *p = buf, *lim = buf + len;
-	const size_t ev_len = w->events.len;
+	const size_t ev_len = w->events.len, dlen = w->c_dlen;
 	const uint64_t count = w->c_count, prev = w->c_prev, min = w->c_min, max_end = w->c_max_end;
 	const size_t need = len + (len / 3 + 1) * REC_W_RECORD_GROWTH + REC_W_TAKE_SLACK;
+	size_t slen[REC_EVS_N];
 
-	if (w->sticky || w->pending.len || w->build_blocked)
+	if (w->sticky || w->pending.len || w->build_blocked || w->c_direct == 2)
 		return 0;
 	if (w->c_in + len >= w->chunk_size ||
-	    w->events.len + len + (len / 3 + 1) * REC_W_RECORD_GROWTH > REC_W_EVENTS_BUDGET)
+	    ev_total(w) + len + (len / 3 + 1) * REC_W_RECORD_GROWTH > REC_W_EVENTS_BUDGET)
 		return 0; /* this batch closes the chunk: the checked path */
 	if (!w->c_open && chunk_open(w) != REC_OK)
 		return 0;
 	if (!reserve_used(w))
 		return 0;
 	/* Room for every record grown by REC_W_RECORD_GROWTH (at least 3 bytes
-	 * each), and for take_run's wide stores after the last. */
-	if (w->events.cap - w->events.len < need && !rec_buf_reserve(&w->events, need))
+	 * each), and for take_run's wide stores after the last (in each
+	 * stream, when the records are cut as they are taken). */
+	if (!reserve_ev(w, need))
 		return 0;
+	for (int i = 0; i < REC_EVS_N; i++)
+		slen[i] = w->sbuf[i].len;
 	while (p < lim) {
 		const uint8_t *p0 = p;
 		rec_wscan s;
 		if (w->c_count && !w->take_no_run) {
-			if (!take_run(w, &p, lim)) {
-				untake(w, ev_len, count, prev, min, max_end);
+			if (!(w->c_direct ? take_run(w, &p, lim, true) : take_run(w, &p, lim, false))) {
+				untake(w, ev_len, slen, dlen, count, prev, min, max_end);
 				return 0;
 			}
 			if (p >= lim)
@@ -1177,11 +1383,11 @@ int rec_w_take_checked(rec_writer *w, const uint8_t *buf, size_t len)
 		}
 		/* The chunk's first record, or one near the batch's end. */
 		if (!check_scan(w, &p, lim, &s)) {
-			untake(w, ev_len, count, prev, min, max_end);
+			untake(w, ev_len, slen, dlen, count, prev, min, max_end);
 			return 0;
 		}
 		if (!place_record(w, &s, p0, (size_t)(p - p0), need)) {
-			untake(w, ev_len, count, prev, min, max_end);
+			untake(w, ev_len, slen, dlen, count, prev, min, max_end);
 			return 0;
 		}
 	}

@@ -189,6 +189,11 @@ struct rec_writer {
 	size_t c_ev0;            /* events offset of the EVENTS bytes (once c_fixed) */
 	size_t c_zin;            /* events bytes fed to the stream (0: no stream) */
 	int c_zended;            /* the stream was ended (a failed close): one-shot next */
+	/* Split zstd streams, once the first slice is fed: records are cut
+	 * straight into sbuf as they are taken (not into events), and the
+	 * streams fed from there (writer_split.c rec_w_split_push). */
+	int c_direct;
+	size_t c_dlen;           /* EVENTS bytes taken that way */
 	rec_buf zout;            /* the stream's output */
 
 	/* Chunk state and scratch (reused across chunks). */
@@ -203,7 +208,8 @@ struct rec_writer {
 
 	/* Split EVENTS (format 1.3; writer_split.c). */
 	int split;                       /* chunks store EVENTS in four streams */
-	rec_buf sbuf[REC_EVS_N];         /* the streams cut from EVENTS bytes */
+	rec_buf sbuf[REC_EVS_N];         /* the streams cut from EVENTS bytes, or taken
+					  * straight into them (c_direct) */
 	rec_buf szout[REC_EVS_N];        /* streamed: each stream's frame so far */
 	rec_codec_ctx *sctx[REC_EVS_N];  /* streamed: each stream's compressor */
 	uint64_t s_raw[REC_EVS_N];       /* streamed: bytes fed to each stream */
@@ -217,7 +223,14 @@ struct rec_writer {
 	 * places every record with check_scan(), never take_run(), so that the
 	 * fast path can be compared with the path before it. */
 	int take_no_run;
+	/* Unit tests only (test_writer_chunk.c), each once: REC_W_FAIL_PUSH the
+	 * next rec_w_split_push() fails (a stream's compressor out of memory),
+	 * REC_W_FAIL_CLOSE the next close_chunk() fails right after it ended
+	 * the streams of records cut as they were taken (as an allocation
+	 * failing there would). */
+	int test_fail;
 };
+enum { REC_W_FAIL_PUSH = 1, REC_W_FAIL_CLOSE = 2 };
 
 /* Errors (writer.c).  Sets errmsg, returns st. */
 rec_status rec_w_fail(rec_writer *w, rec_status st, const char *fmt, ...)
@@ -238,6 +251,9 @@ static inline rec_wtype *rec_w_type_find(rec_writer *w, uint32_t id)
  * into the four streams and fed to their compressors (zstd, streamed);
  * false: the streams stopped (the chunk is then split in one step). */
 bool rec_w_split_feed(rec_writer *w, const uint8_t *p, size_t n);
+/* Feed what sbuf holds to the streams and empty it (false: the streams
+ * stopped). */
+bool rec_w_split_push(rec_writer *w);
 /* The streamed section ended: its stored bytes in w->ssec.  false: not
  * streamed or failed (then split in one step, or store one stream). */
 bool rec_w_split_end(rec_writer *w);

@@ -3,8 +3,9 @@
  * writer_split.c - the open chunk's EVENTS section in four streams
  * (format 1.3, spec/FORMAT.md "Split EVENTS"; common/events_split.c cuts
  * the records): with zstd, each stream is its own frame, fed while the
- * records arrive (writer_chunk.c's stream_more hands over each slice of
- * EVENTS bytes), and the section is the stream table and the four frames;
+ * records arrive (writer_chunk.c's stream_more hands over the first slice
+ * of EVENTS bytes, cut here, then the records it cut into sbuf as it took
+ * them: rec_w_split_push), and the section is the stream table and the four frames;
  * otherwise, or when streaming failed, the records are cut and each stream
  * compressed in one step when the chunk closes.  Like bytes together
  * (sizes and type ids, time deltas, durations and stack ids, thread ids
@@ -90,8 +91,15 @@ void rec_w_split_reset(rec_writer *w)
 
 bool rec_w_split_feed(rec_writer *w, const uint8_t *p, size_t n)
 {
-	if (!cut(w, p, n))
+	return cut(w, p, n) && rec_w_split_push(w);
+}
+
+bool rec_w_split_push(rec_writer *w)
+{
+	if (w->test_fail & REC_W_FAIL_PUSH) {
+		w->test_fail &= ~REC_W_FAIL_PUSH;
 		return false;
+	}
 	for (int i = 0; i < REC_EVS_N; i++) {
 		if (!w->sbuf[i].len)
 			continue;
@@ -116,6 +124,7 @@ bool rec_w_split_feed(rec_writer *w, const uint8_t *p, size_t n)
 		if (i != REC_EVS_BODIES && rec_codec_zstream_pending(w->sctx[i]) >= REC_W_SPLIT_FLUSH &&
 		    rec_codec_zstream_add(w->sctx[i], NULL, 0, &w->szout[i], 1) != REC_OK)
 			return false;
+		w->sbuf[i].len = 0;
 	}
 	return true;
 }

@@ -493,6 +493,281 @@ static void t_cut_inside_streamed_chunk(void **state)
 	free(all);
 }
 
+/* ---- records cut into the four streams as they are taken (c_direct) ---- */
+
+/* Three kinds of record: test.Ev (a thread), test.Span (duration, thread,
+ * stack, a u64) and test.Note (no thread: a string and a text of 0-40
+ * bytes), so that every piece of the split is cut: refs from Duration and
+ * Stack, bodies from Thread and fields, bodies longer than 16 bytes. */
+static const rec_field span_fields[] = { { "n", "", "", REC_TYPE_U64, 0 } };
+static const rec_type span_type = { 9,
+				    REC_EVENT_HAS_DURATION | REC_EVENT_HAS_THREAD |
+					    REC_EVENT_HAS_STACK,
+				    "test.Span", "", "", "", 1, span_fields };
+static const rec_field note_fields[] = {
+	{ "name", "", "", REC_TYPE_STRING, 0 },
+	{ "text", "", "", REC_TYPE_TEXT, 0 },
+};
+static const rec_type note_type = { 10, 0, "test.Note", "", "", "", 2, note_fields };
+
+static uint64_t mix_duration(uint64_t i)
+{
+	return i % 7 == 0 ? (uint64_t)1 << 40 : 1 + i % 700;
+}
+
+static size_t mix_record(uint8_t *out, uint64_t i)
+{
+	uint8_t body[128];
+	size_t n = 0, k;
+	switch (i % 5) {
+	case 3:
+		n += rec_varint_put(body + n, 9);
+		n += rec_varint_put(body + n, ev_ticks(i));
+		n += rec_varint_put(body + n, mix_duration(i));
+		n += rec_varint_put(body + n, 1 + i % 2);
+		n += rec_varint_put(body + n, 1 + i % 3);
+		n += rec_varint_put(body + n, i * 31);
+		break;
+	case 4: {
+		size_t tl = (size_t)(i % 41);
+		n += rec_varint_put(body + n, 10);
+		n += rec_varint_put(body + n, ev_ticks(i));
+		n += rec_varint_put(body + n, 1 + i % 16);
+		n += rec_varint_put(body + n, tl);
+		for (size_t c = 0; c < tl; c++)
+			body[n++] = (uint8_t)('a' + (i + c) % 26);
+		break;
+	}
+	default:
+		return ic_record(out, ev_ticks(i), 1 + i % 2, 1 + i % 16, i * 7919,
+				 -(int64_t)(i % 1000));
+	}
+	k = rec_varint_put(out, n);
+	memcpy(out + k, body, n);
+	return k + n;
+}
+
+static void define_mix(rec_writer *w)
+{
+	define_all(w);
+	assert_int_equal(rec_writer_add_type(w, &span_type), REC_OK);
+	assert_int_equal(rec_writer_add_type(w, &note_type), REC_OK);
+	assert_int_equal(rec_writer_define_string(w, 200, "f", 1), REC_OK);
+	assert_int_equal(rec_writer_define_frame(w, 1, 200, 0, 0, 0), REC_OK);
+	for (uint64_t s = 1; s <= 3; s++) {
+		const uint64_t frames[3] = { 1, 1, 1 };
+		assert_int_equal(rec_writer_define_stack(w, s, 0, frames, (uint32_t)s), REC_OK);
+	}
+}
+
+/* Every event of [0, n) but skip, in order, each exactly as made; returns
+ * the chunks (each verified: checksums, STATS against its events). */
+static size_t check_mix(const char *path, uint64_t n, uint64_t skip_from, uint64_t skip_to)
+{
+	rec_reader_options ro = REC_READER_OPTIONS_INIT;
+	rec_reader *rd = NULL;
+	const rec_chunk_info *ci;
+	uint64_t i = 0;
+	size_t chunks = 0;
+	rec_status st;
+	ro.flags = REC_READ_VERIFY;
+	assert_int_equal(rec_reader_open_path(&rd, path, &ro), REC_OK);
+	while ((st = rec_reader_next_chunk(rd, &ci)) == REC_OK) {
+		rec_event e;
+		chunks++;
+		assert_int_equal(rec_reader_verify_chunk(rd), REC_OK);
+		while ((st = rec_reader_next_chunk_event(rd, &e)) == REC_OK) {
+			if (i == skip_from)
+				i = skip_to;
+			assert_true(i < n);
+			assert_int_equal(e.ticks, ev_ticks(i));
+			char name[32];
+			snprintf(name, sizeof name, "name-%02d", (int)(1 + i % 16));
+			switch (i % 5) {
+			case 3:
+				assert_string_equal(e.type->name, "test.Span");
+				assert_int_equal(e.duration_ticks, mix_duration(i));
+				assert_int_equal(e.thread->os_tid, i % 2 ? 22 : 11);
+				assert_non_null(e.stack);
+				assert_int_equal(e.stack->id, 1 + i % 3);
+				assert_int_equal(e.stack->depth, 1 + i % 3);
+				assert_int_equal(e.values[0].v.u, i * 31);
+				break;
+			case 4:
+				assert_string_equal(e.type->name, "test.Note");
+				assert_null(e.thread);
+				assert_int_equal(e.values[0].v.s.len, strlen(name));
+				assert_memory_equal(e.values[0].v.s.ptr, name, strlen(name));
+				assert_int_equal(e.values[1].v.s.len, i % 41);
+				for (size_t c = 0; c < i % 41; c++)
+					assert_int_equal(e.values[1].v.s.ptr[c], 'a' + (i + c) % 26);
+				break;
+			default:
+				assert_string_equal(e.type->name, "test.Ev");
+				assert_int_equal(e.thread->os_tid, i % 2 ? 22 : 11);
+				assert_int_equal(e.values[1].v.u, i * 7919);
+				assert_memory_equal(e.values[0].v.s.ptr, name, strlen(name));
+				break;
+			}
+			i++;
+		}
+		assert_int_equal(st, REC_END);
+	}
+	assert_int_equal(st, REC_END);
+	if (i == skip_from)
+		i = skip_to;
+	assert_int_equal(i, n);
+	rec_reader_close(rd);
+	return chunks;
+}
+
+/* Append mix records [from, to) in batches of batch (the last records of a
+ * batch go through check_scan and place_record, the others through
+ * take_run); returns how many appends found the records cut as taken. */
+static size_t append_mix(rec_writer *w, uint64_t from, uint64_t to, size_t batch)
+{
+	uint8_t *buf = malloc(batch * 80);
+	size_t direct = 0;
+	assert_non_null(buf);
+	for (uint64_t i = from; i < to;) {
+		size_t len = 0;
+		for (size_t k = 0; k < batch && i < to; k++, i++)
+			len += mix_record(buf + len, i);
+		assert_int_equal(rec_writer_append_records(w, buf, len), REC_OK);
+		direct += w->c_direct == 1;
+	}
+	free(buf);
+	return direct;
+}
+
+/* With zstd's four streams, once a chunk's first slice is fed its records
+ * are cut into the streams as they are taken (no EVENTS buffer, no second
+ * pass): every event reads back as made (and every chunk verifies: its
+ * STATS byte counts against its records), through the fast take
+ * (take_run) and the checked one (take_no_run: emit_split), as from a
+ * file whose chunks are one stream. */
+static void t_records_cut_as_taken(void **state)
+{
+	(void)state;
+	const uint64_t n = 60000;
+	for (int mode = 0; mode < 3; mode++) {
+		const char *path = tpath("cut-taken.rec");
+		rec_writer_options o = opts(REC_CODEC_ZSTD, 400u << 10);
+		if (mode == 2)
+			o.events_layout = REC_EVENTS_ONE_STREAM;
+		rec_writer *w = NULL;
+		assert_int_equal(rec_writer_open_path(&w, path, &o), REC_OK);
+		define_mix(w);
+		w->take_no_run = mode == 1;
+		size_t direct = append_mix(w, 0, n, 37);
+		if (mode < 2)
+			assert_true(direct > 100); /* most appends, in every chunk */
+		else
+			assert_int_equal(direct, 0);
+		assert_int_equal(rec_writer_close(w), REC_OK);
+		assert_true(check_mix(path, n, n, n) >= 3);
+		if (mode < 2)
+			assert_true(streamed_frames(path) >= 3);
+	}
+}
+
+/* A test.Span whose stack (9) was never defined. */
+static size_t bad_span(uint8_t *out, uint64_t ticks)
+{
+	uint8_t b[64];
+	size_t m = 0, k;
+	m += rec_varint_put(b + m, 9);
+	m += rec_varint_put(b + m, ticks);
+	m += rec_varint_put(b + m, 5);
+	m += rec_varint_put(b + m, 1);
+	m += rec_varint_put(b + m, 9);
+	m += rec_varint_put(b + m, 1);
+	k = rec_varint_put(out, m);
+	memcpy(out + k, b, m);
+	return k + m;
+}
+
+/* A bad record in a batch taken while records are cut into the streams:
+ * the batch is taken back whole (the streams and the statistics as they
+ * were), the writer goes on; the file holds every other event. */
+static void t_cut_as_taken_rollback(void **state)
+{
+	(void)state;
+	const char *path = tpath("cut-rollback.rec");
+	rec_writer_options o = opts(REC_CODEC_ZSTD, 0);
+	rec_writer *w = NULL;
+	uint8_t buf[64 * 80];
+	size_t len = 0;
+
+	assert_int_equal(rec_writer_open_path(&w, path, &o), REC_OK);
+	define_mix(w);
+	rec_writer_set_check_refs(w, 1);
+	assert_true(append_mix(w, 0, 5000, 50) > 0);
+	assert_int_equal(w->c_direct, 1);
+	for (uint64_t i = 5000; i < 5040; i++) /* record 5030: an undefined stack (9) */
+		len += i == 5030 ? bad_span(buf + len, ev_ticks(i)) : mix_record(buf + len, i);
+	size_t before[REC_EVS_N];
+	for (int k = 0; k < REC_EVS_N; k++)
+		before[k] = w->sbuf[k].len;
+	assert_int_equal(rec_writer_append_records(w, buf, len), REC_ERR_INVALID_ARG);
+	assert_non_null(strstr(rec_writer_errmsg(w), "stack"));
+	for (int k = 0; k < REC_EVS_N; k++)
+		assert_int_equal(w->sbuf[k].len, before[k]);
+	append_mix(w, 5040, 20000, 50);
+	assert_int_equal(rec_writer_close(w), REC_OK);
+	check_mix(path, 20000, 5000, 5040);
+}
+
+/* A stream that fails while records are cut into it (its compressor out
+ * of memory): the chunk is written without its events, which it counts as
+ * dropped; the next chunks are whole.  A close that fails after it ended
+ * the streams keeps what it made: the next flush writes it, records
+ * appended in between go to the next chunk. */
+static void t_cut_as_taken_failures(void **state)
+{
+	(void)state;
+	const char *path = tpath("cut-fail.rec");
+	rec_writer_options o = opts(REC_CODEC_ZSTD, 0);
+	rec_writer *w = NULL;
+	rec_reader *rd = NULL;
+	const rec_chunk_info *ci;
+
+	assert_int_equal(rec_writer_open_path(&w, path, &o), REC_OK);
+	define_mix(w);
+	append_mix(w, 0, 5000, 50);
+	assert_int_equal(w->c_direct, 1);
+	w->test_fail = REC_W_FAIL_PUSH;
+	append_mix(w, 5000, 10000, 50); /* a push fails in there */
+	assert_int_equal(w->test_fail, 0);
+	assert_int_equal(rec_writer_flush(w), REC_OK); /* chunk 0: events 0-9999 lost */
+	append_mix(w, 10000, 15000, 50);
+	assert_int_equal(w->c_direct, 1);
+	w->test_fail = REC_W_FAIL_CLOSE;
+	assert_int_equal(rec_writer_flush(w), REC_ERR_NOMEM);
+	assert_int_equal(w->c_direct, 2);
+	append_mix(w, 15000, 16000, 50);
+	assert_int_equal(rec_writer_flush(w), REC_OK); /* chunk 1: 10000-14999, 2: the rest */
+	assert_int_equal(rec_writer_close(w), REC_OK);
+
+	rec_reader_options ro = REC_READER_OPTIONS_INIT;
+	uint64_t events[5] = { 0 }, dropped[5] = { 0 };
+	size_t c = 0;
+	assert_int_equal(rec_reader_open_path(&rd, path, &ro), REC_OK);
+	while (rec_reader_next_chunk(rd, &ci) == REC_OK && c < 5) {
+		events[c] = ci->event_count;
+		dropped[c] = ci->dropped_events;
+		c++;
+	}
+	rec_reader_close(rd);
+	assert_int_equal(c, 4); /* the last: close's final chunk, empty */
+	assert_int_equal(events[0], 0);
+	assert_int_equal(dropped[0], 10000);
+	assert_int_equal(events[1], 5000);
+	assert_int_equal(events[2], 1000);
+	assert_int_equal(events[3], 0);
+	assert_int_equal(dropped[1] + dropped[2] + dropped[3], 0);
+}
+
 static int setup(void **state)
 {
 	(void)state;
@@ -504,7 +779,8 @@ static int teardown(void **state)
 {
 	(void)state;
 	const char *names[] = { "streamed.rec", "codecs.rec", "rollback.rec", "waiting.rec",
-				"cut-src.rec", "cut.rec" };
+				"cut-src.rec", "cut.rec", "cut-taken.rec", "cut-rollback.rec",
+				"cut-fail.rec" };
 	for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
 		unlink(tpath(names[i]));
 	rmdir(g_dir);
@@ -518,6 +794,9 @@ int main(void)
 		cmocka_unit_test(t_builder_and_codecs),
 		cmocka_unit_test(t_metadata_reused),
 		cmocka_unit_test(t_bad_batch_taken_back),
+		cmocka_unit_test(t_records_cut_as_taken),
+		cmocka_unit_test(t_cut_as_taken_rollback),
+		cmocka_unit_test(t_cut_as_taken_failures),
 		cmocka_unit_test(t_waiting_for_definition),
 		cmocka_unit_test(t_cut_inside_streamed_chunk),
 	};
