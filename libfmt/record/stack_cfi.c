@@ -741,6 +741,7 @@ typedef struct scan {
 	int nomem;
 	unsigned long long adds, subs;
 	int counted;
+	int peek; /* stop at the first module: its adds and subs are the process's */
 } scan;
 
 static int count_cb(struct dl_phdr_info *info, size_t size, void *arg)
@@ -752,7 +753,7 @@ static int count_cb(struct dl_phdr_info *info, size_t size, void *arg)
 		sc->counted = 1;
 	}
 	sc->cap++;
-	return 0;
+	return sc->peek && sc->counted;
 }
 
 #define MAX_SEGS 16
@@ -883,7 +884,10 @@ rec_status rec_cfi_refresh(void)
 	}
 	pthread_mutex_lock(&refresh_lock);
 	scan sc;
+	/* The background thread asks every round: the loader's counters of
+	 * the first module answer it without a walk over all of them. */
 	memset(&sc, 0, sizeof sc);
+	sc.peek = 1;
 	rec_dl_iterate_phdr(count_cb, &sc);
 	if (g_built && sc.counted && sc.adds == g_adds && sc.subs == g_subs) {
 		if (g_retired != NULL && __atomic_load_n(&g_walkers, __ATOMIC_SEQ_CST) == 0)
@@ -891,6 +895,8 @@ rec_status rec_cfi_refresh(void)
 		pthread_mutex_unlock(&refresh_lock);
 		return REC_OK;
 	}
+	memset(&sc, 0, sizeof sc);
+	rec_dl_iterate_phdr(count_cb, &sc);
 	sc.cap += 8; /* modules loaded between the two iterations */
 	size_t bytes = sizeof(rec_cfi_snapshot) + sc.cap * sizeof(rec_cfi_module);
 	bytes = (bytes + 4095) & ~(size_t)4095;

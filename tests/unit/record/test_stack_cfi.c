@@ -219,6 +219,23 @@ static void t_libc_table(void **state)
 	const rec_cfi_snapshot *b = rec_cfi_enter();
 	rec_cfi_leave();
 	assert_ptr_equal(a, b);
+	/* a library loaded since: the next refresh (which asks the loader's
+	 * counters of the first module only) makes a snapshot that has it */
+	assert_null(dlopen("libsqlite3.so.0", RTLD_NOW | RTLD_NOLOAD));
+	void *h = dlopen("libsqlite3.so.0", RTLD_NOW | RTLD_LOCAL);
+	assert_non_null(h);
+	void *fn = dlsym(h, "sqlite3_libversion");
+	assert_non_null(fn);
+	const rec_cfi_snapshot *c = rec_cfi_enter();
+	assert_null(rec_cfi_module_of(c, (uintptr_t)fn));
+	rec_cfi_leave();
+	assert_int_equal(rec_cfi_refresh(), REC_OK);
+	c = rec_cfi_enter();
+	assert_true(c != b);
+	const rec_cfi_module *m2 = rec_cfi_module_of(c, (uintptr_t)fn);
+	assert_non_null(m2);
+	assert_non_null(rec_cfi_row_of(m2, (uintptr_t)fn));
+	rec_cfi_leave();
 }
 
 int main(void)
