@@ -433,6 +433,13 @@ static rec_status put_section(rec_writer *w, rec_wchunk *c, uint16_t kind, size_
 	return REC_OK;
 }
 
+/* Sections smaller than this are stored as they are: a frame of so few
+ * bytes does not shrink them (STATS, about 22 bytes a chunk, never did),
+ * and its compression was the dearest of a chunk's close (about 20 us:
+ * the compressor's tables are cold by then; bench/bgcost.c --default,
+ * 2026-12-06). */
+#define REC_W_MIN_COMPRESS 64u
+
 /* Append one section (header + stored bytes) to w->out. */
 static rec_status add_section(rec_writer *w, rec_wchunk *c, uint16_t kind, size_t items,
 			      const void *raw, size_t raw_len)
@@ -440,12 +447,13 @@ static rec_status add_section(rec_writer *w, rec_wchunk *c, uint16_t kind, size_
 	size_t bound = raw_len, stored = raw_len;
 	uint16_t flags = 0;
 	uint8_t *dst;
+	const int compress = w->codec != REC_CODEC_NONE && raw_len >= REC_W_MIN_COMPRESS;
 
 	if (raw_len > (size_t)REC_MAX_SECTION_RAW || items > UINT32_MAX)
 		return rec_w_fail(w, REC_ERR_LIMIT,
 				  "chunk: section %u would hold %zu bytes (limit %u)", kind, raw_len,
 				  REC_MAX_SECTION_RAW);
-	if (w->codec != REC_CODEC_NONE && raw_len > 0) {
+	if (compress) {
 		bound = rec_codec_bound(w->codec, raw_len);
 		if (bound < raw_len)
 			bound = raw_len;
@@ -454,7 +462,7 @@ static rec_status add_section(rec_writer *w, rec_wchunk *c, uint16_t kind, size_
 	    !rec_buf_reserve(&w->out, REC_SECTION_HEADER_SIZE + bound))
 		return rec_w_fail(w, REC_ERR_NOMEM, "chunk: out of memory");
 	dst = w->out.data + w->out.len + REC_SECTION_HEADER_SIZE;
-	if (w->codec != REC_CODEC_NONE && raw_len > 0) {
+	if (compress) {
 		size_t clen = 0;
 		rec_status st = rec_codec_compress(w->cctx, w->codec, w->level, raw, raw_len, dst,
 						   bound, &clen);

@@ -493,6 +493,93 @@ static void t_cut_inside_streamed_chunk(void **state)
 	free(all);
 }
 
+/* The first chunk's section of kind at path: its flags, Stored_Size and
+ * Raw_Size (-1 flags: none). */
+static void first_section(const char *path, uint16_t kind, int *flags, uint32_t *stored,
+			  uint32_t *raw)
+{
+	uint8_t b[1 << 16];
+	FILE *f = fopen(path, "rb");
+	assert_non_null(f);
+	size_t n = fread(b, 1, sizeof b, f);
+	fclose(f);
+	assert_true(n >= 128);
+	uint32_t hsize = rec_le32(b + 12);
+	uint16_t nsec = (uint16_t)(b[38] | b[39] << 8);
+	size_t p = hsize;
+	*flags = -1;
+	for (uint16_t k = 0; k < nsec && p + 16 <= n; k++) {
+		uint32_t st = rec_le32(b + p + 8);
+		if ((uint16_t)(b[p] | b[p + 1] << 8) == kind) {
+			*flags = b[p + 2] | b[p + 3] << 8;
+			*stored = st;
+			*raw = rec_le32(b + p + 12);
+			return;
+		}
+		p += 16 + st;
+	}
+}
+
+/* Sections of fewer than 64 bytes are stored raw with zstd, even one
+ * that a frame would shrink (the strings: one string of 40 'a's, 42
+ * bytes); larger ones compressed (METADATA); the file reads back. */
+static void t_small_sections_raw(void **state)
+{
+	(void)state;
+	const char *path = tpath("small.rec");
+	rec_writer_options o = opts(REC_CODEC_ZSTD, 0);
+	rec_writer *w = NULL;
+	int flags;
+	uint32_t stored = 0, raw = 0;
+	char a40[41];
+	uint8_t buf[5 * 48];
+	size_t len = 0;
+	memset(a40, 'a', 40);
+	a40[40] = 0;
+	static const rec_field big_fields[] = {
+		{ "name", "a field with a long description", "", REC_TYPE_STRING, 0 },
+		{ "value", "another field with a long description", "", REC_TYPE_U64, 0 },
+		{ "delta", "a third field with a long description", "", REC_TYPE_I32, 0 },
+	};
+	static const rec_type big = { 7, REC_EVENT_HAS_THREAD, "test.Ev", "Test event",
+				      "a type whose metadata is above 64 bytes", "test", 3,
+				      big_fields };
+	assert_int_equal(rec_writer_open_path(&w, path, &o), REC_OK);
+	assert_int_equal(rec_writer_add_type(w, &big), REC_OK);
+	assert_int_equal(rec_writer_define_string(w, 1, a40, 40), REC_OK);
+	assert_int_equal(rec_writer_define_thread(w, 1, 11, 0), REC_OK);
+	for (uint64_t i = 0; i < 5; i++)
+		len += ic_record(buf + len, 1000 + i, 1, 1, i, 0);
+	assert_int_equal(rec_writer_append_records(w, buf, len), REC_OK);
+	assert_int_equal(rec_writer_close(w), REC_OK);
+	first_section(path, REC_SECTION_STRINGS, &flags, &stored, &raw);
+	assert_int_equal(flags, 0);
+	assert_true(raw >= 40 && raw < 64);
+	assert_int_equal(stored, raw);
+	first_section(path, REC_SECTION_STATS, &flags, &stored, &raw);
+	assert_int_equal(flags, 0);
+	first_section(path, REC_SECTION_METADATA, &flags, &stored, &raw);
+	assert_int_equal(flags, REC_SECTION_COMPRESSED);
+	assert_true(raw >= 64 && stored < raw);
+	rec_reader *rd = NULL;
+	const rec_chunk_info *ci;
+	rec_event e;
+	uint64_t n = 0;
+	rec_reader_options ro = REC_READER_OPTIONS_INIT;
+	ro.flags = REC_READ_VERIFY;
+	assert_int_equal(rec_reader_open_path(&rd, path, &ro), REC_OK);
+	while (rec_reader_next_chunk(rd, &ci) == REC_OK) {
+		assert_int_equal(rec_reader_verify_chunk(rd), REC_OK);
+		while (rec_reader_next_chunk_event(rd, &e) == REC_OK) {
+			assert_int_equal(e.values[0].v.s.len, 40);
+			assert_memory_equal(e.values[0].v.s.ptr, a40, 40);
+			n++;
+		}
+	}
+	rec_reader_close(rd);
+	assert_int_equal(n, 5);
+}
+
 /* ---- records cut into the four streams as they are taken (c_direct) ---- */
 
 /* Three kinds of record: test.Ev (a thread), test.Span (duration, thread,
@@ -780,7 +867,7 @@ static int teardown(void **state)
 	(void)state;
 	const char *names[] = { "streamed.rec", "codecs.rec", "rollback.rec", "waiting.rec",
 				"cut-src.rec", "cut.rec", "cut-taken.rec", "cut-rollback.rec",
-				"cut-fail.rec" };
+				"cut-fail.rec", "small.rec" };
 	for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
 		unlink(tpath(names[i]));
 	rmdir(g_dir);
@@ -794,6 +881,7 @@ int main(void)
 		cmocka_unit_test(t_builder_and_codecs),
 		cmocka_unit_test(t_metadata_reused),
 		cmocka_unit_test(t_bad_batch_taken_back),
+		cmocka_unit_test(t_small_sections_raw),
 		cmocka_unit_test(t_records_cut_as_taken),
 		cmocka_unit_test(t_cut_as_taken_rollback),
 		cmocka_unit_test(t_cut_as_taken_failures),
