@@ -57,6 +57,12 @@ PROG="$OUT/preload_calls"
 # shellcheck disable=SC2086
 $B_CC $B_CFLAGS -o "$PROG" bench/preload_calls.c -pthread >>"$LOG" 2>&1 ||
 	die "bench/preload_calls.c does not compile (see $LOG)"
+# The floor of interposing at all: a minimal LD_PRELOAD wrapper of read and
+# write (the TSC around the next definition, a threshold compare).
+FLOOR_LIB="$OUT/preload_floor.so"
+# shellcheck disable=SC2086
+$B_CC $B_CFLAGS -U_FORTIFY_SOURCE -fPIC -shared -o "$FLOOR_LIB" bench/preload_floor.c -ldl >>"$LOG" 2>&1 ||
+	die "bench/preload_floor.c does not compile (see $LOG)"
 
 # The recorder's clock here: the TSC if the CPU says it is invariant
 # (libfmt/record/clock.c's test), else CLOCK_MONOTONIC.
@@ -75,19 +81,21 @@ if ! command -v heaptrack >/dev/null && [ "$(id -u)" = 0 ]; then
 	(apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq heaptrack) >>"$LOG" 2>&1 ||
 		say "apt-get install heaptrack failed (see $LOG)"
 fi
-SETTINGS="off on soff son"
+SETTINGS="off on floor soff son"
 command -v heaptrack >/dev/null && SETTINGS="$SETTINGS sht"
 
 KEYS="lock malloc read pipe read_tsc pipe_tsc clock2_tsc clock2_mono"
 MINKEYS="lock_min malloc_min read_min pipe_min read_tsc_min pipe_tsc_min clock2_tsc_min clock2_mono_min"
-for s in off on soff son sht; do for k in $KEYS $MINKEYS; do : >"$DATA/$s.$k"; done; done
+for s in off on floor soff son sht; do for k in $KEYS $MINKEYS; do : >"$DATA/$s.$k"; done; done
 REC="$DATA/calls.rec"
 for ((r = 1; r <= RUNS; r++)); do
-	# off/on: the program with its idle second thread; soff/son: single-threaded;
-	# sht: single-threaded under heaptrack
+	# off/on: the program with its idle second thread; floor: it under the minimal
+	# interposer; soff/son: single-threaded; sht: single-threaded under heaptrack
 	for s in $SETTINGS; do
 		single=""; case $s in s*) single=single ;; esac
 		case $s in
+		floor) line=$(env LD_PRELOAD="$FLOOR_LIB" "$PROG" "$N" "$ROUNDS" 2>>"$LOG") ||
+			die "run $r ($s) under the minimal interposer failed (see $LOG)" ;;
 		*on) line=$(env LD_PRELOAD="$LIB" REC_OUTPUT="$REC" "$PROG" "$N" "$ROUNDS" $single 2>>"$LOG") ||
 			die "run $r ($s) with the preload failed (see $LOG)" ;;
 		sht) line=$(heaptrack -o "$DATA/ht" "$PROG" "$N" "$ROUNDS" $single 2>>"$LOG" | grep 'lock=') ||
@@ -134,6 +142,10 @@ Q_LOCK=$(sub "$(qmed on lock)" "$(qmed off lock)")
 Q_MALLOC=$(sub "$(qmed on malloc)" "$(qmed off malloc)")
 Q_READ=$(sub "$(qmed on read)" "$(qmed off read)")
 Q_PIPE=$(sub "$(qmed on pipe)" "$(qmed off pipe)")
+Q_FREAD=$(sub "$(qmed floor read)" "$(qmed off read)")
+Q_FPIPE=$(sub "$(qmed floor pipe)" "$(qmed off pipe)")
+Q_OWN_READ=$(sub "$Q_READ" "$Q_FREAD")
+Q_OWN_PIPE=$(sub "$Q_PIPE" "$Q_FPIPE")
 S_LOCK=$(sub "$(qmed son lock)" "$(qmed soff lock)")
 S_MALLOC=$(sub "$(qmed son malloc)" "$(qmed soff malloc)")
 if [[ " $SETTINGS " == *" sht "* ]]; then
@@ -182,6 +194,8 @@ median over the runs, min-max):
 | \`write\` + \`read\` of 64 bytes through a pipe (two calls) | $(qcell off pipe) | $(qcell on pipe) | $Q_PIPE | <= their four clock reads (the calls timed by hand: $Q_HAND_PIPE ns) | $(le "$Q_PIPE" "$Q_HAND_PIPE") |
 | floor: the /dev/zero \`read\` timed by hand (TSC before and after, a threshold compare) | $(qcell off read_tsc) | | $Q_HAND over the plain read | | |
 | floor: the pipe's \`write\` and \`read\`, each timed by hand | $(qcell off pipe_tsc) | | $Q_HAND_PIPE over the plain calls | | |
+| floor of interposing: the /dev/zero \`read\` under a minimal interposer (bench/preload_floor.c) | | $(qcell floor read) | $Q_FREAD (the preload: $Q_OWN_READ more) | | |
+| floor of interposing: the pipe's \`write\` + \`read\` under it | | $(qcell floor pipe) | $Q_FPIPE (the preload: $Q_OWN_PIPE more) | | |
 | floor: two TSC reads back to back | $(qcell off clock2_tsc) | $(qcell on clock2_tsc) | | | |
 | floor: two \`clock_gettime(CLOCK_MONOTONIC)\` | $(qcell off clock2_mono) | $(qcell on clock2_mono) | | | |
 | single-threaded program: lock + unlock | $(qcell soff lock) | $(qcell son lock) | $S_LOCK | <= 10 ns | $(le "$S_LOCK" 10) |
@@ -219,7 +233,13 @@ the same binary by timing the same call by hand (the program reads the TSC befor
 compares the difference with a threshold, as the preload does): two reads of the clock around a
 system call cost more than two back to back ($(f2 "$Q_FLOOR") ns here, the preload's run
 $(f2 "$(qmed on "clock2_$CLOCK")")), whose work the processor overlaps, so the goal is judged against the hand-timed
-call, and the back-to-back reads are shown beside it. The last
+call, and the back-to-back reads are shown beside it. The "floor of interposing" rows run the
+same program under bench/preload_floor.c instead, an LD_PRELOAD library whose \`read\` and \`write\`
+do nothing but what a timed interposer must (the TSC before and after the next definition, found
+once with \`dlsym(RTLD_NEXT)\`, and a threshold compare): what it adds over the hand-timed call is
+the price of interposing at all (one more call and return, and an indirect call), which the
+goal's floor does not include and no interposer avoids; the preload's own checks are what it adds
+beyond that. The last
 run with the preload recorded $EV_TOTAL events ($EV_ALLOC rec.Alloc, $EV_CPU rec.CPUSample; $DROPPED
 dropped) into \`$REC\`. Raw lines per run: \`$LOG\`.
 EOF

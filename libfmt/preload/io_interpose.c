@@ -4,14 +4,15 @@
  * recvfrom, recvmsg, send, sendto, sendmsg, accept, accept4 and connect as
  * rec.IO (libfmt/record/io.c) when the call lasted at least the type's
  * threshold (default 10 ms; REC_OPTIONS io=DUR).  The fast path of a short
- * call is the real call between two reads of the recorder's clock (one load
- * says the recorder records, one TLS load that the thread is not inside
- * it, two that rec.IO is declared and on); only a
- * call that lasted describes its descriptor (fstat; getpeername for a
- * socket, the /proc/self/fd link for a file), in the slow path.
- * Every call is marked for wall-clock sampling (state "io":
- * wall_internal.h; one thread-local load when it is off).  poll, select
- * and epoll_wait (how an event loop idles) are poll_interpose.c's.
+ * call (io_fast) is the real call between two reads of the TSC: a load says
+ * the recorder records, a TLS load that the thread is not inside it, two
+ * that rec.IO is declared and on, one that its clock is the TSC, a TLS
+ * load that the thread is not listed for wall-clock sampling; anything else
+ * (another clock, a thread whose blocking calls are marked for the wall
+ * sampler: state "io", wall_internal.h) takes the general path, out of
+ * line.  Only a call that lasted describes its descriptor (fstat;
+ * getpeername for a socket, the /proc/self/fd link for a file).  poll,
+ * select and epoll_wait (how an event loop idles) are poll_interpose.c's.
  */
 /* This file defines read, recv & co.: not the fortified inline versions
  * <unistd.h> and <sys/socket.h> would declare for them. */
@@ -129,79 +130,86 @@ static inline void end(io_start s, int fd, const char *call, ssize_t rc, int is_
 		return rc_;                          \
 	} while (0)
 
-REC_PRELOAD_API ssize_t read(int fd, void *buf, size_t n)
+/* The fast path (issue 18: a short call's cost is its two clock reads):
+ * the recorder records, the thread is not inside it, rec.IO is declared
+ * and on, its clock is the TSC, and the thread is not listed for
+ * wall-clock sampling (so the call need not be marked).  Then *tp is
+ * rec.IO, and the call is the real one between two reads of the TSC, with
+ * nothing live across it but the type, the start and the descriptor (the
+ * path above holds more, and pays for it in saved registers).  Anything
+ * else takes that path (IO_CALL, out of line). */
+static inline __attribute__((always_inline)) int io_fast(struct rec_event_type **tp)
 {
-	IO_CALL("read", fd, 1, rec_real_.read(fd, buf, n));
+#if defined(__x86_64__) || defined(__i386__)
+	if (!rec_preload_recording() || rec_in_recorder_ != 0)
+		return 0;
+	struct rec_event_type *t = __atomic_load_n(&rec_preload_hot_.io, __ATOMIC_ACQUIRE);
+	if (t == NULL || !rec_type_enabled(t) || t->clock_kind != 0 ||
+	    __atomic_load_n(&rec_wall_tls_.listed, __ATOMIC_RELAXED))
+		return 0;
+	*tp = t;
+	return 1;
+#else
+	(void)tp;
+	return 0;
+#endif
 }
 
-REC_PRELOAD_API ssize_t write(int fd, const void *buf, size_t n)
+static inline __attribute__((always_inline)) uint64_t io_tsc(void)
 {
-	IO_CALL("write", fd, 1, rec_real_.write(fd, buf, n));
+#if defined(__x86_64__) || defined(__i386__)
+	uint32_t lo, hi;
+	__asm__ __volatile__("rdtsc" : "=a"(lo), "=d"(hi));
+	return ((uint64_t)hi << 32) | lo;
+#else
+	return 0;
+#endif
 }
 
-REC_PRELOAD_API ssize_t pread(int fd, void *buf, size_t n, off_t off)
+/* The fast path's call lasted at least the threshold: the event; returns
+ * rc (so that the fast path need not keep it across a call). */
+static __attribute__((noinline)) ssize_t io_late(struct rec_event_type *t, uint64_t t0, int fd,
+						 const char *call, ssize_t rc, int is_bytes)
 {
-	IO_CALL("pread", fd, 1, rec_real_.pread(fd, buf, n, off));
+	end_slow((io_start){ t, t0 }, fd, call, rc, is_bytes);
+	return rc;
 }
 
-REC_PRELOAD_API ssize_t pwrite(int fd, const void *buf, size_t n, off_t off)
-{
-	IO_CALL("pwrite", fd, 1, rec_real_.pwrite(fd, buf, n, off));
-}
+/* An interposer: name's fast path, and name_slow (IO_CALL) for the rest. */
+#define IO_INTERPOSE(ret, name, is_bytes, params, args)                            \
+	static __attribute__((noinline)) ret name##_slow params                    \
+	{                                                                          \
+		IO_CALL(#name, fd, is_bytes, rec_real_.name args);                 \
+	}                                                                          \
+	REC_PRELOAD_API ret name params                                            \
+	{                                                                          \
+		struct rec_event_type *t_;                                         \
+		if (__builtin_expect(!io_fast(&t_), 0))                            \
+			return name##_slow args;                                   \
+		const uint64_t t0_ = io_tsc();                                     \
+		const ret rc_ = rec_real_.name args;                               \
+		if (__builtin_expect(io_tsc() - t0_ >= t_->threshold_ticks, 0))    \
+			return (ret)io_late(t_, t0_, fd, #name, rc_, is_bytes);    \
+		return rc_;                                                        \
+	}
 
-REC_PRELOAD_API ssize_t readv(int fd, const struct iovec *iov, int cnt)
-{
-	IO_CALL("readv", fd, 1, rec_real_.readv(fd, iov, cnt));
-}
-
-REC_PRELOAD_API ssize_t writev(int fd, const struct iovec *iov, int cnt)
-{
-	IO_CALL("writev", fd, 1, rec_real_.writev(fd, iov, cnt));
-}
-
-REC_PRELOAD_API ssize_t recv(int fd, void *buf, size_t n, int flags)
-{
-	IO_CALL("recv", fd, 1, rec_real_.recv(fd, buf, n, flags));
-}
-
-REC_PRELOAD_API ssize_t recvfrom(int fd, void *buf, size_t n, int flags, struct sockaddr *from,
-				 socklen_t *len)
-{
-	IO_CALL("recvfrom", fd, 1, rec_real_.recvfrom(fd, buf, n, flags, from, len));
-}
-
-REC_PRELOAD_API ssize_t recvmsg(int fd, struct msghdr *msg, int flags)
-{
-	IO_CALL("recvmsg", fd, 1, rec_real_.recvmsg(fd, msg, flags));
-}
-
-REC_PRELOAD_API ssize_t send(int fd, const void *buf, size_t n, int flags)
-{
-	IO_CALL("send", fd, 1, rec_real_.send(fd, buf, n, flags));
-}
-
-REC_PRELOAD_API ssize_t sendto(int fd, const void *buf, size_t n, int flags,
-			       const struct sockaddr *to, socklen_t len)
-{
-	IO_CALL("sendto", fd, 1, rec_real_.sendto(fd, buf, n, flags, to, len));
-}
-
-REC_PRELOAD_API ssize_t sendmsg(int fd, const struct msghdr *msg, int flags)
-{
-	IO_CALL("sendmsg", fd, 1, rec_real_.sendmsg(fd, msg, flags));
-}
-
-REC_PRELOAD_API int accept(int fd, struct sockaddr *addr, socklen_t *len)
-{
-	IO_CALL("accept", fd, 0, rec_real_.accept(fd, addr, len));
-}
-
-REC_PRELOAD_API int accept4(int fd, struct sockaddr *addr, socklen_t *len, int flags)
-{
-	IO_CALL("accept4", fd, 0, rec_real_.accept4(fd, addr, len, flags));
-}
-
-REC_PRELOAD_API int connect(int fd, const struct sockaddr *addr, socklen_t len)
-{
-	IO_CALL("connect", fd, 1, rec_real_.connect(fd, addr, len));
-}
+IO_INTERPOSE(ssize_t, read, 1, (int fd, void *buf, size_t n), (fd, buf, n))
+IO_INTERPOSE(ssize_t, write, 1, (int fd, const void *buf, size_t n), (fd, buf, n))
+IO_INTERPOSE(ssize_t, pread, 1, (int fd, void *buf, size_t n, off_t off), (fd, buf, n, off))
+IO_INTERPOSE(ssize_t, pwrite, 1, (int fd, const void *buf, size_t n, off_t off), (fd, buf, n, off))
+IO_INTERPOSE(ssize_t, readv, 1, (int fd, const struct iovec *iov, int cnt), (fd, iov, cnt))
+IO_INTERPOSE(ssize_t, writev, 1, (int fd, const struct iovec *iov, int cnt), (fd, iov, cnt))
+IO_INTERPOSE(ssize_t, recv, 1, (int fd, void *buf, size_t n, int flags), (fd, buf, n, flags))
+IO_INTERPOSE(ssize_t, recvfrom, 1,
+	     (int fd, void *buf, size_t n, int flags, struct sockaddr *from, socklen_t *len),
+	     (fd, buf, n, flags, from, len))
+IO_INTERPOSE(ssize_t, recvmsg, 1, (int fd, struct msghdr *msg, int flags), (fd, msg, flags))
+IO_INTERPOSE(ssize_t, send, 1, (int fd, const void *buf, size_t n, int flags), (fd, buf, n, flags))
+IO_INTERPOSE(ssize_t, sendto, 1,
+	     (int fd, const void *buf, size_t n, int flags, const struct sockaddr *to, socklen_t len),
+	     (fd, buf, n, flags, to, len))
+IO_INTERPOSE(ssize_t, sendmsg, 1, (int fd, const struct msghdr *msg, int flags), (fd, msg, flags))
+IO_INTERPOSE(int, accept, 0, (int fd, struct sockaddr *addr, socklen_t *len), (fd, addr, len))
+IO_INTERPOSE(int, accept4, 0, (int fd, struct sockaddr *addr, socklen_t *len, int flags),
+	     (fd, addr, len, flags))
+IO_INTERPOSE(int, connect, 1, (int fd, const struct sockaddr *addr, socklen_t len), (fd, addr, len))
