@@ -70,7 +70,7 @@ static const rec_field b_fields[] = {
 static const rec_type b_type = { B_ID, REC_EVENT_HAS_THREAD, "take.B", "", "", "", 3, b_fields };
 static const rec_type c_type = { C_ID, 0, "take.C", "", "", "", 0, NULL };
 
-static rec_writer *open_writer(membuf *m, int no_run)
+static rec_writer *open_writer(membuf *m, int no_run, unsigned codec)
 {
 	rec_writer_options o = REC_WRITER_OPTIONS_INIT;
 	rec_sink sink = { mem_write, NULL, m };
@@ -78,7 +78,7 @@ static rec_writer *open_writer(membuf *m, int no_run)
 	uint64_t frame = 1;
 	char name[16];
 
-	o.codec = REC_CODEC_NONE;
+	o.codec = codec;
 	o.run_id = 0x1122334455667788ull;
 	o.pid = 4321;
 	o.process_start_ns = 1700000000000000000LL;
@@ -233,14 +233,17 @@ typedef struct pair {
 	membuf mf, ms;
 	rec_writer *fast, *slow;
 	uint64_t ticks;
-	unsigned accepted, rejected;
+	unsigned accepted, rejected, direct;
 } pair;
 
-static void pair_open(pair *p)
+/* codec: NONE keeps every chunk's records in the EVENTS buffer; ZSTD cuts
+ * them into the four streams as they are taken once a chunk's first slice
+ * is fed (c_direct). */
+static void pair_open(pair *p, unsigned codec)
 {
 	memset(p, 0, sizeof *p);
-	p->fast = open_writer(&p->mf, 0);
-	p->slow = open_writer(&p->ms, 1);
+	p->fast = open_writer(&p->mf, 0, codec);
+	p->slow = open_writer(&p->ms, 1, codec);
 	p->ticks = 5000000;
 }
 
@@ -268,6 +271,11 @@ static int take_both(pair *p, const uint8_t *r, size_t n)
 	assert_int_equal(a, b);
 	assert_int_equal(p->fast->c_count, p->slow->c_count);
 	assert_int_equal(p->fast->events.len, p->slow->events.len);
+	assert_int_equal(p->fast->c_direct, p->slow->c_direct);
+	assert_int_equal(p->fast->c_dlen, p->slow->c_dlen);
+	for (int i = 0; i < REC_EVS_N; i++)
+		assert_int_equal(p->fast->sbuf[i].len, p->slow->sbuf[i].len);
+	p->direct += p->fast->c_direct != 0;
 	if (a)
 		p->accepted++;
 	else
@@ -304,7 +312,7 @@ static void t_edge_cases(void **state)
 	arec a;
 	char what[96];
 
-	pair_open(&p);
+	pair_open(&p, REC_CODEC_NONE);
 	/* The chunk's first record (check_scan in both). */
 	a = a_default(p.ticks);
 	a_record(&r, &a);
@@ -511,15 +519,16 @@ static void t_edge_cases(void **state)
 }
 
 /* Random valid records, some mutated (a byte changed, inserted or removed,
- * the Size moved), after 0-3 valid ones: the same decisions and bytes. */
-static void t_random_mutations(void **state)
+ * the Size moved), after 0-3 valid ones: the same decisions and bytes,
+ * with the records kept in EVENTS (no codec) and cut into the zstd
+ * streams as they are taken (most batches of the second). */
+static void random_mutations(unsigned codec)
 {
-	(void)state;
 	pair p;
 	uint64_t seed = 0x9E3779B97F4A7C15ull;
 	uint8_t batch[2048];
 
-	pair_open(&p);
+	pair_open(&p, codec);
 	for (int iter = 0; iter < 30000; iter++) {
 		size_t len = 0;
 		rbuf r;
@@ -569,7 +578,18 @@ static void t_random_mutations(void **state)
 		take_both(&p, batch, len);
 	}
 	assert_true(p.accepted > 10000 && p.rejected > 3000);
+	if (codec == REC_CODEC_ZSTD)
+		assert_true(p.direct > 20000);
+	else
+		assert_int_equal(p.direct, 0);
 	pair_close(&p);
+}
+
+static void t_random_mutations(void **state)
+{
+	(void)state;
+	random_mutations(REC_CODEC_NONE);
+	random_mutations(REC_CODEC_ZSTD);
 }
 
 int main(void)
