@@ -331,7 +331,7 @@ clean:
 # through $(BUILD)/fuzz/<h>_replay (the harness + fuzz/regression_driver.c,
 # built with $(CC); tests/cli/fuzz_replay.sh runs them).
 FUZZ_SECONDS ?= 60
-# 11 harnesses x 12 s + the clang build: about 4 minutes (fuzz/README.md).
+# 13 harnesses x 12 s + the clang build: about 4-5 minutes (fuzz/README.md).
 FUZZ_SMOKE_SECONDS ?= 12
 FUZZ_BUILD ?= $(BUILD)/fuzz-libfuzzer
 FUZZ_HARNESS_NAMES := $(sort $(basename $(notdir $(filter-out fuzz/regression_driver.c,$(wildcard fuzz/*.c)))))
