@@ -18,31 +18,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "../tests/lib/membuf.h" /* the in-memory sink the tests use */
 #include "common/common_internal.h"
 #include "fuzz.h"
-
-typedef struct membuf {
-	uint8_t *b;
-	size_t n, cap;
-} membuf;
-
-static int mem_write(void *opaque, const void *buf, size_t len)
-{
-	membuf *m = opaque;
-	if (m->cap - m->n < len) {
-		size_t cap = m->cap ? m->cap : 1u << 16;
-		while (cap - m->n < len)
-			cap *= 2;
-		uint8_t *b = realloc(m->b, cap);
-		if (!b)
-			return -12;
-		m->b = b;
-		m->cap = cap;
-	}
-	memcpy(m->b + m->n, buf, len);
-	m->n += len;
-	return 0;
-}
 
 static const rec_field a_fields[] = {
 	{ "u8", "", "", REC_TYPE_U8, 0 },
@@ -202,7 +180,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	const rec_chunk_info *ci;
 	uint64_t got = 0, dropped = 0;
 	rec_status st;
-	if (rec_reader_open_mem(&r, m.b, m.n, "fuzz", &o) != REC_OK)
+	if (rec_reader_open_mem(&r, m.p, m.len, "fuzz", &o) != REC_OK)
 		abort();
 	while ((st = rec_reader_next_chunk(r, &ci)) == REC_OK) {
 		rec_event e;
@@ -219,6 +197,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (st != REC_END || got != want || dropped != 0)
 		abort();
 	rec_reader_close(r);
-	free(m.b);
+	free(m.p);
 	return 0;
 }
