@@ -1111,15 +1111,6 @@ take_v(const uint8_t *p, const uint8_t *end, const uint8_t *lim, uint64_t *v)
 	return r.p;
 }
 
-/* Check and transcode, in one pass, the records at *pp while each ends at
- * least 8 bytes before lim (so that every varint of it can be loaded 8 bytes
- * at a time) and the chunk has its first record: the checks of check_scan()
- * (the same accept and reject decisions), the marks of its references, and
- * the bytes of place_record() (Time_Delta to the previous record), with the
- * chunk's state in registers.  Room: every record's growth and
- * REC_W_TAKE_SLACK after them.  Returns false at a record that fails (the
- * batch goes to the checked path, as with check_scan()); true when it
- * stopped at lim or at a record for check_scan() (*pp there). */
 /* n bytes from s to d (room for 16 past them), one 16-byte copy where 16
  * bytes can be read at s (before lim): most pieces are a varint or a few
  * fields. */
@@ -1133,6 +1124,17 @@ static inline __attribute__((always_inline)) uint8_t *put16(uint8_t *d, const ui
 	return d + n;
 }
 
+/* Check and transcode, in one pass, the records at *pp while each ends at
+ * least 8 bytes before lim (so that every varint of it can be loaded 8 bytes
+ * at a time) and the chunk has its first record: the checks of check_scan()
+ * (the same accept and reject decisions), the marks of its references, and
+ * the bytes of place_record() (Time_Delta to the previous record), with the
+ * chunk's state in registers; direct: those bytes cut into the four streams
+ * (as emit_split() cuts them).  Room: every record's growth and
+ * REC_W_TAKE_SLACK after them (in each stream, direct).  Returns false at
+ * a record that fails (the batch goes to the checked path, as with
+ * check_scan()); true when it stopped at lim or at a record for
+ * check_scan() (*pp there). */
 static inline __attribute__((always_inline)) bool take_run(rec_writer *w, const uint8_t **pp,
 							    const uint8_t *lim, const bool direct)
 {
