@@ -22,7 +22,9 @@
 #               wake-ups a second (issue 22: "cut the wake-ups that do no work")
 # Each pair runs old then new; BGCOST_RUNS pairs per setting (3; --quick 1), medians with
 # min-max.  Also gen_events' bytes per event (the bytes goal's generator: one thread
-# through the writer API, 2M events) with either library.  Prints one markdown section on
+# through the writer API, 2M events) with either library, and (valgrind installed,
+# BGCOST_CALLGRIND not 0) the background thread's instructions an event under callgrind,
+# which this host's noise does not move.  Prints one markdown section on
 # stdout (bench/run.sh appends it to RESULTS.md); progress on stderr.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -104,6 +106,35 @@ for ((i = 0; i < RUNS; i++)); do
 	GB_OLD="$GB_OLD $(kv bytes_per_event "$("$TMP/gen_old" 2000000 "$TMP/g.rec")")"
 	GB_NEW="$GB_NEW $(kv bytes_per_event "$("$TMP/gen_new" 2000000 "$TMP/g.rec")")"
 done
+# Instructions of the background thread an event (valgrind's callgrind counts
+# them exactly, whatever else the host runs: the CPU clock of a 5-second run on
+# a shared host moves by more than many changes).  File mode, zstd's default;
+# two run lengths, so that the start-up's one-time work (the unwind tables,
+# the symbolizer) cancels: (Ir of the long run - Ir of the short) / (events
+# of the long - events of the short).  BGCOST_CALLGRIND=0 skips it.
+IR_OLD="" IR_NEW=""
+bg_ir() { # LIB SECONDS -> "Ir events" of its background thread
+	local lib=$1 secs=$2 f ir ev
+	rm -f "$TMP"/cg.* "$TMP/cg.rec"
+	valgrind --tool=callgrind --separate-threads=yes --callgrind-out-file="$TMP/cg.%p" \
+		"$TMP/bgcost_$lib" --seconds "$secs" --warm 1 "$TMP/cg.rec" >/dev/null 2>&1 || return 1
+	# the background thread's file: the one with rec_bg_main in it
+	f=$(grep -l "rec_bg_main" "$TMP"/cg.*-* 2>/dev/null | head -1)
+	[ -n "$f" ] || return 1
+	ir=$(sed -n 's/^totals: *\([0-9]*\).*/\1/p' "$f" | head -1)
+	ev=$("$BUILD/bin/rec-summary" "$TMP/cg.rec" 2>/dev/null | sed -n 's/^ *Events: *\([0-9]*\).*/\1/p' | head -1)
+	[ -n "$ir" ] && [ -n "$ev" ] && echo "$ir $ev"
+}
+if [ "${BGCOST_CALLGRIND:-1}" != 0 ] && command -v valgrind >/dev/null; then
+	for lib in old new; do
+		log "callgrind: $lib, 1 s and 4 s"
+		if a=$(bg_ir "$lib" 1) && b=$(bg_ir "$lib" 4); then
+			v=$(awk -v a="$a" -v b="$b" 'BEGIN { split(a, x, " "); split(b, y, " ");
+				if (y[2] > x[2]) printf "%.0f", (y[1] - x[1]) / (y[2] - x[2]) }')
+			[ "$lib" = old ] && IR_OLD=$v || IR_NEW=$v
+		fi
+	done
+fi
 LOAD1=$(cut -d' ' -f1-3 /proc/loadavg)
 
 # median (min-max) of a list of numbers
@@ -147,6 +178,13 @@ echo
 echo "gen_events, 2M events through the writer API (zstd, the default level; the generator of the bytes goal,"
 echo "row 2), bytes/event: before $(mm "$GB_OLD" 3), after $(mm "$GB_NEW" 3)."
 echo
+if [ -n "$IR_OLD" ] && [ -n "$IR_NEW" ]; then
+	echo "Instructions of the background thread an event (callgrind, file mode with zstd's default: the"
+	echo "difference between a 4-second and a 1-second run, so that start-up's one-time work cancels; exact"
+	echo "counts, not moved by the host's noise): before $IR_OLD, after $IR_NEW" \
+		"($(awk -v a="$IR_OLD" -v b="$IR_NEW" 'BEGIN { printf "%+.1f %%", (b - a) * 100 / a }'))."
+	echo
+fi
 d=$(med "${R[default.new.bg_ns_per_event]:-}")
 echo "Goal (issue 22): background CPU at most 100 ns per event with the default settings: after,"
 echo "median $(awk -v x="$d" 'BEGIN { if (x == "" || x == "nan") print "n/a"; else printf "%.1f", x }') ns:" \
