@@ -1124,6 +1124,19 @@ static inline __attribute__((always_inline)) uint8_t *put16(uint8_t *d, const ui
 	return d + n;
 }
 
+/* A record's Size (body bytes) and its Type_Id (the tl bytes at tid, 8
+ * readable there) at d (room for 8 past them). */
+static inline __attribute__((always_inline)) uint8_t *put_head(uint8_t *d, size_t body,
+								 const uint8_t *tid, size_t tl)
+{
+	if (body < 0x80)
+		*d++ = (uint8_t)body;
+	else
+		d += rec_varint_put(d, body);
+	memcpy(d, tid, 8); /* tl <= 5 */
+	return d + tl;
+}
+
 /* Check and transcode, in one pass, the records at *pp while each ends at
  * least 8 bytes before lim (so that every varint of it can be loaded 8 bytes
  * at a time) and the chunk has its first record: the checks of check_scan()
@@ -1156,7 +1169,6 @@ static inline __attribute__((always_inline)) bool take_run(rec_writer *w, const 
 	while (lim - p >= 8) {
 		const uint8_t *const r0 = p, *end, *tid, *tk, *rest, *thr0, *stk0, *fld0;
 		uint64_t v, ticks, dur = 0, zz, endt;
-		uint8_t *const o = q;
 		rec_varint_w8 d = rec_varint_next_w8(p);
 
 		/* Size: 9-10 bytes is above REC_W_MAX_RECORD (or overlong). */
@@ -1225,51 +1237,31 @@ static inline __attribute__((always_inline)) bool take_run(rec_writer *w, const 
 				p += v;
 			}
 		}
-		if (direct) { /* the EVENTS form cut into the four streams */
+		{
 			const size_t tl = (size_t)(tk - tid), rl = (size_t)(end - rest);
-			size_t body, n;
 			zz = rec_zigzag((int64_t)(ticks - prev));
-			body = tl + rec_varint_len(zz) + rl;
-			n = rec_varint_len(body) + body;
-			if (body < 0x80)
-				*hq++ = (uint8_t)body;
-			else
-				hq += rec_varint_put(hq, body);
-			memcpy(hq, tid, 8); /* tl <= 5; tid + 8 <= lim */
-			hq += tl;
-			tq += rec_varint_put_w8(tq, zz);
-			if (t->flags & REC_EVENT_HAS_DURATION)
-				rq = put16(rq, rest, (size_t)(thr0 - rest), lim);
-			if (t->flags & REC_EVENT_HAS_STACK) {
-				bq = put16(bq, thr0, (size_t)(stk0 - thr0), lim);
-				rq = put16(rq, stk0, (size_t)(fld0 - stk0), lim);
-				bq = put16(bq, fld0, (size_t)(end - fld0), lim);
-			} else {
-				bq = put16(bq, thr0, (size_t)(end - thr0), lim);
+			const size_t body = tl + rec_varint_len(zz) + rl;
+			const size_t n = rec_varint_len(body) + body;
+			if (direct) { /* the EVENTS form cut into the four streams */
+				hq = put_head(hq, body, tid, tl);
+				tq += rec_varint_put_w8(tq, zz);
+				if (t->flags & REC_EVENT_HAS_DURATION)
+					rq = put16(rq, rest, (size_t)(thr0 - rest), lim);
+				if (t->flags & REC_EVENT_HAS_STACK) {
+					bq = put16(bq, thr0, (size_t)(stk0 - thr0), lim);
+					rq = put16(rq, stk0, (size_t)(fld0 - stk0), lim);
+					bq = put16(bq, fld0, (size_t)(end - fld0), lim);
+				} else {
+					bq = put16(bq, thr0, (size_t)(end - thr0), lim);
+				}
+				dlen += n;
+			} else { /* Size, Type_Id, Time_Delta, the rest as it is */
+				q = put_head(q, body, tid, tl);
+				q += rec_varint_put_w8(q, zz);
+				q = put16(q, rest, rl, lim);
 			}
 			t->count++;
 			t->bytes += n;
-			dlen += n;
-		} else { /* The EVENTS form: Size, Type_Id, Time_Delta, the rest as it is. */
-			const size_t tl = (size_t)(tk - tid), rl = (size_t)(end - rest);
-			size_t body;
-			zz = rec_zigzag((int64_t)(ticks - prev));
-			body = tl + rec_varint_len(zz) + rl;
-			if (body < 0x80)
-				*q++ = (uint8_t)body;
-			else
-				q += rec_varint_put(q, body);
-			memcpy(q, tid, 8); /* tl <= 5; tid + 8 <= lim */
-			q += tl;
-			q += rec_varint_put_w8(q, zz);
-			if (rl <= 16 && lim - rest >= 16) {
-				memcpy(q, rest, 16);
-			} else {
-				copy_bytes(q, rest, rl);
-			}
-			q += rl;
-			t->count++;
-			t->bytes += (uint64_t)(q - o);
 		}
 		prev = ticks;
 		if (ticks < cmin)
