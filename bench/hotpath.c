@@ -52,6 +52,7 @@
 
 #include "rec/recorder.h"
 #include "common.h"
+#include "tsc.h"
 
 enum mode { M_ON, M_STACK, M_DISABLED, M_FLOOR, M_THR_PASS, M_THR_DROP, M_DURATION };
 static const char *const mode_names[] = { "on", "stack", "disabled", "floor", "throttle-pass",
@@ -75,16 +76,6 @@ static __thread uint8_t *floor_buf;
 static __thread uint64_t floor_head;
 static __thread uint64_t floor_ids[16];
 
-static inline uint64_t rdtsc(void)
-{
-#if defined(__x86_64__) || defined(__i386__)
-	uint32_t lo, hi;
-	__asm__ __volatile__("rdtsc" : "=a"(lo), "=d"(hi));
-	return ((uint64_t)hi << 32) | lo;
-#else
-	return bench_mono_ns();
-#endif
-}
 
 static inline uint8_t *put_varint(uint8_t *p, uint64_t v)
 {
@@ -107,7 +98,7 @@ static __attribute__((noinline)) void floor_round(long from, long k, const uint6
 	const uint64_t id_enc = 0x0280; /* uvarint 256: 80 02 */
 	const uint64_t thread_enc = 1;
 	for (long i = from; i < from + k; i++) {
-		uint64_t t = rdtsc();
+		uint64_t t = bench_tsc();
 		uint8_t *rec = buf + (head & (FLOOR_SIZE - 1));
 		uint8_t *p = rec + 2;
 		memcpy(p, &id_enc, 8);

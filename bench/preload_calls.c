@@ -51,6 +51,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "tsc.h"
+
 #define SIZES 4096
 #define MAX_ROUNDS 101
 
@@ -132,7 +134,6 @@ static void do_pipe(long n)
 	}
 }
 
-static inline uint64_t tsc(void);
 static volatile uint64_t threshold = UINT64_MAX;
 static volatile unsigned long over;
 
@@ -140,39 +141,29 @@ static void do_read_tsc(long n)
 {
 	char buf[64];
 	for (long i = 0; i < n; i++) {
-		uint64_t t0 = tsc();
+		uint64_t t0 = bench_tsc();
 		if (read(zero_fd, buf, sizeof buf) != (ssize_t)sizeof buf)
 			abort();
-		if (tsc() - t0 >= threshold)
+		if (bench_tsc() - t0 >= threshold)
 			over++;
 	}
 }
 
-static inline uint64_t tsc(void)
-{
-#if defined(__x86_64__) || defined(__i386__)
-	uint32_t lo, hi;
-	__asm__ __volatile__("rdtsc" : "=a"(lo), "=d"(hi));
-	return ((uint64_t)hi << 32) | lo;
-#else
-	return now_ns();
-#endif
-}
 
 static void do_pipe_tsc(long n)
 {
 	char buf[64];
 	memset(buf, 'x', sizeof buf);
 	for (long i = 0; i < n; i++) {
-		uint64_t t0 = tsc();
+		uint64_t t0 = bench_tsc();
 		if (write(pipe_fd[1], buf, sizeof buf) != (ssize_t)sizeof buf)
 			abort();
-		if (tsc() - t0 >= threshold)
+		if (bench_tsc() - t0 >= threshold)
 			over++;
-		t0 = tsc();
+		t0 = bench_tsc();
 		if (read(pipe_fd[0], buf, sizeof buf) != (ssize_t)sizeof buf)
 			abort();
-		if (tsc() - t0 >= threshold)
+		if (bench_tsc() - t0 >= threshold)
 			over++;
 	}
 }
@@ -180,8 +171,8 @@ static void do_pipe_tsc(long n)
 static void do_clock2_tsc(long n)
 {
 	for (long i = 0; i < n; i++) {
-		uint64_t a = tsc();
-		uint64_t b = tsc();
+		uint64_t a = bench_tsc();
+		uint64_t b = bench_tsc();
 		tsink = b - a;
 	}
 }

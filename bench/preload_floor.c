@@ -13,8 +13,9 @@
  */
 #include <dlfcn.h>
 #include <stdint.h>
-#include <time.h>
 #include <unistd.h>
+
+#include "tsc.h"
 
 ssize_t read(int fd, void *buf, size_t n);
 ssize_t write(int fd, const void *buf, size_t n);
@@ -29,18 +30,6 @@ __attribute__((constructor)) static void resolve(void)
 	next_write = (ssize_t(*)(int, const void *, size_t))dlsym(RTLD_NEXT, "write");
 }
 
-static inline uint64_t tsc(void)
-{
-#if defined(__x86_64__) || defined(__i386__)
-	uint32_t lo, hi;
-	__asm__ __volatile__("rdtsc" : "=a"(lo), "=d"(hi));
-	return ((uint64_t)hi << 32) | lo;
-#else
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-#endif
-}
 
 #define THRESHOLD 10000000ull
 
@@ -48,9 +37,9 @@ ssize_t read(int fd, void *buf, size_t n)
 {
 	if (__builtin_expect(next_read == NULL, 0)) /* called before the constructor */
 		resolve();
-	uint64_t t0 = tsc();
+	uint64_t t0 = bench_tsc();
 	ssize_t rc = next_read(fd, buf, n);
-	if (tsc() - t0 >= THRESHOLD)
+	if (bench_tsc() - t0 >= THRESHOLD)
 		over++;
 	return rc;
 }
@@ -59,9 +48,9 @@ ssize_t write(int fd, const void *buf, size_t n)
 {
 	if (__builtin_expect(next_write == NULL, 0))
 		resolve();
-	uint64_t t0 = tsc();
+	uint64_t t0 = bench_tsc();
 	ssize_t rc = next_write(fd, buf, n);
-	if (tsc() - t0 >= THRESHOLD)
+	if (bench_tsc() - t0 >= THRESHOLD)
 		over++;
 	return rc;
 }
