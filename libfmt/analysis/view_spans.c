@@ -4,7 +4,8 @@
  * every duration type whose name does not start with "rec."):
  *
  *   "requests": each span's wall time broken into CPU (its thread's
- *   rec.CPUSample inside it, period x (1 + overruns) each), lock wait
+ *   rec.CPUSample inside it, period x (1 + overruns) each, at most what the
+ *   waits leave of the wall time), lock wait
  *   (rec.LockWait), condition wait (rec.CondWait, and rec.Sleep kind=cond of
  *   older recordings), sleep (rec.Sleep), I/O wait (category rec/IO) and
  *   unaccounted (the rest): events of the span's thread that start inside it,
@@ -103,6 +104,14 @@ static rec_status settle(rec_view *v, span *sp)
 	vact *a = ((vthread *)vmap_at(&v->threads, sp->thread))->act;
 	if (a && !s->alloc_view)
 		sp->part[P_CPU] += rec_vi_act_cpu_before(a, sp->e) - sp->cpu0;
+	/* CPU is estimated from samples (a period each): at most what the
+	 * recorded waits leave of the wall time, so that the parts add up to
+	 * it (a sample taken just inside a span that mostly slept weighs a
+	 * whole period). */
+	const uint64_t waits = sp->part[P_LOCK] + sp->part[P_COND] + sp->part[P_SLEEP] + sp->part[P_IO];
+	const uint64_t room = waits < wall ? wall - waits : 0;
+	if (sp->part[P_CPU] > room)
+		sp->part[P_CPU] = room;
 	uint64_t seen = 0;
 	for (int k = 0; k < P_UNACC; k++)
 		seen += sp->part[k];
@@ -361,7 +370,8 @@ static rec_status requests_finish(rec_view *v)
 			cell_u(&c[k++], (r->part[p] + r->spans / 2) / r->spans);
 	}
 	rec_vi_note(v, t, "from the events of the span's own thread inside it; CPU: its samples x "
-			"period; Unaccounted: the rest (running between samples, or waiting unrecorded)");
+			"period, at most what the waits leave; Unaccounted: the rest (running between "
+			"samples, or waiting unrecorded)");
 	rec_vi_cut(v, t, v->o.top);
 
 	n = 0;

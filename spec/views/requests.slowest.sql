@@ -54,7 +54,10 @@ parts AS (
   GROUP BY sp.id, sp.s, sp.e
 ),
 per_span AS (
-  SELECT id, wall, cpu, lock_wait, cond_wait, sleep, io,
+  SELECT id, wall, CASE WHEN cpu + lock_wait + cond_wait + sleep + io <= wall THEN cpu
+              WHEN lock_wait + cond_wait + sleep + io < wall
+              THEN wall - (lock_wait + cond_wait + sleep + io) ELSE 0 END AS cpu,
+         lock_wait, cond_wait, sleep, io,
          CASE WHEN cpu + lock_wait + cond_wait + sleep + io < wall
               THEN wall - (cpu + lock_wait + cond_wait + sleep + io) ELSE 0 END AS unaccounted
   FROM parts

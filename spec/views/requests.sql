@@ -2,7 +2,8 @@
 -- (events with a thread), their mean and
 -- longest wall time, and the mean per span of its parts, exactly as rec-view
 -- computes them: cpu (the span's own thread's rec.CPUSample inside it,
--- period x (1 + overruns) each), lock_wait (rec.LockWait), cond_wait
+-- period x (1 + overruns) each, at most what the waits leave of the wall
+-- time), lock_wait (rec.LockWait), cond_wait
 -- (rec.CondWait, and rec.Sleep of kind cond of older recordings), sleep
 -- (rec.Sleep), io (rec.IO) and unaccounted (the rest of the wall time): the
 -- events of the span's thread that start inside it (start <= t < end),
@@ -55,7 +56,10 @@ parts AS (
   GROUP BY sp.id, sp.s, sp.e
 ),
 per_span AS (
-  SELECT wall, cpu, lock_wait, cond_wait, sleep, io,
+  SELECT wall, CASE WHEN cpu + lock_wait + cond_wait + sleep + io <= wall THEN cpu
+              WHEN lock_wait + cond_wait + sleep + io < wall
+              THEN wall - (lock_wait + cond_wait + sleep + io) ELSE 0 END AS cpu,
+         lock_wait, cond_wait, sleep, io,
          CASE WHEN cpu + lock_wait + cond_wait + sleep + io < wall
               THEN wall - (cpu + lock_wait + cond_wait + sleep + io) ELSE 0 END AS unaccounted
   FROM parts

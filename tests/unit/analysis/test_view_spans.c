@@ -67,6 +67,35 @@ static void t_requests(void **state)
 	rec_view_close(r.v);
 }
 
+/* A sample weighs a whole period: one inside a span that slept most of it
+ * would make the parts more than the wall time.  CPU is then what the
+ * waits leave (20 ms span, 15 ms asleep, one 10 ms sample: 5 ms CPU, 0
+ * unaccounted), in the table of means and in the slowest spans. */
+static void t_cpu_at_most_what_waits_leave(void **state)
+{
+	(void)state;
+	membuf m = { 0 };
+	gen g;
+	open_gen(&g, &m, 100);
+	sleep_ev(&g, TH_W1, S_HOLD, 101, 116);
+	cpu_ev(&g, TH_W1, S_CPU, 117, 0);
+	req_ev(&g, TH_W1, 100, 120, "/nap");
+	ok(rec_writer_close(g.w));
+	run r;
+	simple(&r, &m, "requests", "path");
+	const rec_view_table *t = table(&r, "requests");
+	size_t k = row_of(t, "by", "/nap");
+	assert_int_equal(U(t, k, "mean"), 20 * MS);
+	assert_int_equal(U(t, k, "sleep"), 15 * MS);
+	assert_int_equal(U(t, k, "cpu"), 5 * MS);
+	assert_int_equal(U(t, k, "unaccounted"), 0);
+	const rec_view_table *sl = table(&r, "slowest");
+	assert_int_equal(U(sl, 0, "cpu"), 5 * MS);
+	assert_int_equal(U(sl, 0, "unaccounted"), 0);
+	rec_view_close(r.v);
+	free(m.p);
+}
+
 static void t_allocation_by_span(void **state)
 {
 	(void)state;
@@ -86,6 +115,7 @@ int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(t_requests),
+		cmocka_unit_test(t_cpu_at_most_what_waits_leave),
 		cmocka_unit_test(t_allocation_by_span),
 	};
 	if (argc > 1)
