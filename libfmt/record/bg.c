@@ -7,7 +7,7 @@
  * strings, threads, modules, frames and stacks defined in the writer before
  * the records that refer to them are appended (the writer builds the chunk
  * from them as they come: writer_chunk.c).  rec_bg_main runs rounds every
- * tenth of the flush interval while they find records (less often while
+ * quarter of the flush interval while they find records (less often while
  * they do not), at the flush interval (which closes the chunk), when a
  * buffer is half full, and on request (rec_bg_request: flush, dump,
  * periodic callbacks), and the last round at close; a crash round is
@@ -31,8 +31,19 @@
 /* The TSC frequency a recording's chunks carry is measured over at least
  * this (bg_collect): worst-case error ~12 ppm here, ~15 us over 1.2 s. */
 #define CAL_SETTLE_NS (UINT64_C(5) * 1000 * 1000)
-/* Rounds per flush interval while records come (rec_bg_main). */
-#define BG_ROUNDS 10u
+/* Rounds per flush interval while records come (rec_bg_main).  Each round
+ * has a cost of its own whatever it takes (the wake-up; every ring, pool
+ * table and compressor touched again after the service ran on the core):
+ * bench/bgcost.sh at 12,500-100,000 events a second put it at about 1.4 ms
+ * of the thread's CPU a second with 10 rounds, against about 75 ns an event.
+ * 4 rounds: -7.6 % of the thread's CPU an event at 25,000 events a second
+ * (15 alternating pairs, lower in 13; 2026-12-07), the largest round's work
+ * about 2.5 times a tenth-interval's (bursts over 1 ms about 2 a second
+ * instead of 1).  A thread that fills half its buffer between rounds wakes
+ * the thread itself (ring.c). */
+#ifndef BG_ROUNDS
+#define BG_ROUNDS 4u
+#endif
 /* A round that takes fewer records than this lets the rounds slow down:
  * the records the periodic tasks emit (metrics, process statistics, once
  * a second each) are no reason for three more wake-ups before the flush. */

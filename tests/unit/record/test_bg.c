@@ -215,6 +215,69 @@ static void t_idle_joins_flush(void **state)
 	assert_int_equal(rec_recorder_close(r), REC_OK);
 }
 
+/* ---- a busy recorder's rounds ------------------------------------------------------------ */
+/* A thread that records steadily (100 events every 5 ms, far from half its
+ * buffer between rounds): the background thread takes them in a round
+ * every quarter of the flush interval (bg.c, BG_ROUNDS), so 2 s at a
+ * 400 ms interval are about 20 rounds (50 with a round every tenth), and
+ * every event is in the file. */
+typedef struct steady_arg {
+	rec_event_type *t;
+	rec_str s;
+	uint32_t emitted;
+	volatile int stop;
+} steady_arg;
+
+static void *emit_steady(void *a)
+{
+	steady_arg *sa = a;
+	while (!sa->stop) {
+		for (int i = 0; i < 100; i++)
+			rec_t_emit_ev(sa->t, sa->s, sa->emitted++, 7);
+		rec_t_sleep_ms(5);
+	}
+	return NULL;
+}
+
+static void t_busy_rounds(void **state)
+{
+	(void)state;
+	char path[300];
+	tmp_path(path, sizeof path, "busy.rec");
+	rec_recorder_options o = REC_RECORDER_OPTIONS_INIT;
+	o.flush_interval_ms = 400;
+	rec_recorder *r = rec_t_open_rec(path, &o);
+	steady_arg sa = { 0 };
+	assert_int_equal(rec_recorder_register_type(r, &rec_t_ev_def, 0, 0, &sa.t), REC_OK);
+	sa.s = rec_recorder_intern(r, "steady");
+	pthread_t th;
+	assert_int_equal(pthread_create(&th, NULL, emit_steady, &sa), 0);
+	sleep_ms(500);
+	long w0 = rec_t_writer_wakeups();
+	sleep_ms(2000);
+	long w1 = rec_t_writer_wakeups();
+	sa.stop = 1;
+	pthread_join(th, NULL);
+	print_message("busy recorder: %ld wake-ups in 2 s (interval 400 ms), %u events\n", w1 - w0,
+		      sa.emitted);
+	assert_true(w0 >= 0 && w1 >= w0);
+	if (getenv("REC_TEST_SCALE") == NULL) { /* valgrind serializes threads */
+		assert_true(w1 - w0 >= 10);
+		assert_true(w1 - w0 <= 30);
+	}
+	rec_recorder_stats st;
+	rec_recorder_get_stats(r, &st);
+	assert_int_equal(rec_recorder_close(r), REC_OK);
+	rec_t_readback rb;
+	rec_t_rb_read(path, &rb);
+	size_t n = 0;
+	for (size_t i = 0; i < rb.n; i++)
+		n += strcmp(rb.ev[i].type, "test.Ev") == 0;
+	assert_int_equal(n + rb.dropped_events, sa.emitted);
+	assert_int_equal(rb.dropped_events, 0);
+	rec_t_rb_free(&rb);
+}
+
 /* ---- a flush request ------------------------------------------------------------------- */
 static void *emit_dyn(void *a)
 {
@@ -294,6 +357,7 @@ int main(void)
 		cmocka_unit_test(t_periodic),
 		cmocka_unit_test(t_set_periodic),
 		cmocka_unit_test(t_idle_joins_flush),
+		cmocka_unit_test(t_busy_rounds),
 		cmocka_unit_test(t_flush_request),
 	};
 	return rec_t_tmpdir_finish(g_dir, cmocka_run_group_tests(tests, NULL, NULL));
