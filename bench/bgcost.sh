@@ -12,7 +12,7 @@
 # $BUILD/lib/librec.a.  Both run the same driver, bench/bgcost.c (see its header for what
 # each figure is), compiled with the Makefile's flags.  Settings:
 #   default     REC_OUTPUT's default recorder, no REC_OPTIONS (what an unmodified service
-#               gets: zstd's codec default (EVENTS' bodies at zstd -1, its other streams at
+#               gets: zstd's codec default (EVENTS' bodies at zstd -3, its other streams at
 #               1: writer_split.c; other sections level 1 with minMatch 4: codec.c), the CPU
 #               sampler and the process statistics on)
 #   zstd N/lz4/none  a recorder opened by the program with that codec and level (no

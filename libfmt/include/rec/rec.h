@@ -222,7 +222,7 @@ typedef struct rec_writer_options {
 	uint32_t struct_size;      /* sizeof(rec_writer_options) */
 	uint32_t codec;            /* rec_codec; default ZSTD */
 	int32_t level;             /* codec level; 0 = codec default (zstd: split EVENTS' bodies at
-	                            * zstd -1, its other streams at 1; other sections: 1, minMatch 4,
+	                            * zstd -3, its other streams at 1; other sections: 1, minMatch 4,
 	                            * hashLog 13) */
 	uint32_t chunk_events_size;/* raw event bytes that trigger a chunk; 0 = 4 MiB */
 	uint64_t run_id;           /* 0 = random */
