@@ -20,10 +20,11 @@
 /* A small stream's bytes waiting in its compressor that end a block. */
 #define REC_W_SPLIT_FLUSH ((size_t)16 << 10)
 /* The zstd levels of the codec default (level 0) per stream.  The bodies
- * (thread and fields) at zstd's level -3: the fast matcher, looking for
- * a match at every third position only, with its literals stored, not
- * Huffman-coded; the other three at zstd's own level 1.  Against level 0's
- * one setting for all four (codec.c: level 1, minMatch 4, hashLog 13),
+ * (thread and fields) at zstd's level -3: the fast matcher with an
+ * acceleration of 3 (a longer step between the positions it tries), its
+ * literals stored, not Huffman-coded; the other three at zstd's own
+ * level 1.  Against level 0's one setting for all four (codec.c: level 1,
+ * minMatch 4, hashLog 13),
  * measured 2026-12-06 with the bodies at -1 (bench/RESULTS.md, "Background
  * thread cost"): the background thread's CPU 15 % lower on bgcost's load;
  * a service's recording about as large (requestwatch under load 3 %
