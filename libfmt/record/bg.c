@@ -40,7 +40,8 @@
  * (15 alternating pairs, lower in 13; 2026-12-07), the largest round's work
  * about 2.5 times a tenth-interval's (bursts over 1 ms about 2 a second
  * instead of 1).  A thread that fills half its buffer between rounds wakes
- * the thread itself (ring.c). */
+ * the thread itself (ring.c).  (-DBG_ROUNDS=N builds another, to compare:
+ * make BUILD=/tmp/b10 CFLAGS=-DBG_ROUNDS=10u /tmp/b10/lib/librec.a) */
 #ifndef BG_ROUNDS
 #define BG_ROUNDS 4u
 #endif

@@ -19,26 +19,27 @@
 
 /* A small stream's bytes waiting in its compressor that end a block. */
 #define REC_W_SPLIT_FLUSH ((size_t)16 << 10)
-/* The zstd levels of the codec default (level 0) per stream.  The bodies
+/* The zstd levels of the codec default (level 0) per stream. The bodies
  * (thread and fields) at zstd's level -3: the fast matcher with an
  * acceleration of 3 (a longer step between the positions it tries), its
- * literals stored, not Huffman-coded; the other three at zstd's own
- * level 1.  Against level 0's one setting for all four (codec.c: level 1,
- * minMatch 4, hashLog 13),
- * measured 2026-12-06 with the bodies at -1 (bench/RESULTS.md, "Background
- * thread cost"): the background thread's CPU 15 % lower on bgcost's load;
- * a service's recording about as large (requestwatch under load 3 %
- * larger, memcached under rec-record the same within the runs' spread:
- * their bodies are mostly matches); synthetic fields larger (gen_events
- * 3.84 -> 4.80 bytes an event, 0.68x JFR's; bgcost's 7.85 -> 11.42).  The
- * bodies at -3 instead of -1 (2026-12-07): the thread's instructions 2 %
- * fewer on bgcost's load (callgrind), requestwatch under a keep-alive load
- * as large (5.55-5.59 bytes an event, 5.54-5.68 at -1), gen_events smaller
- * (1M events: 4.96 -> 4.56; zstd's fast levels are not monotonic on it:
- * -2 6.32, -4 5.36, -5 7.75 at 2M), bgcost's 3 % larger.  The small
- * streams at -1 saved 7 % of the instructions but made requestwatch's
- * file 18 % larger (their literals are the deltas: Huffman is what
- * compresses them).  An explicit level applies to every stream. */
+ * literals stored, not Huffman-coded; the other three at zstd's own level
+ * 1. Against level 0's one setting for all four (codec.c: level 1,
+ * minMatch 4, hashLog 13), measured 2026-12-06 with the bodies at -1
+ * (bench/RESULTS.md, "Background thread cost"): the background thread's
+ * CPU 15 % lower on bgcost's load; a service's recording about as large
+ * (requestwatch under load 3 % larger, memcached under rec-record the same
+ * within the runs' spread: their bodies are mostly matches); synthetic
+ * fields larger (gen_events 3.84 -> 4.80 bytes an event, 0.68x JFR's;
+ * bgcost's 7.85 -> 11.42). The bodies at -3 instead of -1 (2026-12-07):
+ * the thread's instructions 2 % fewer on bgcost's load (callgrind),
+ * requestwatch under a keep-alive load as large (5.55-5.59 bytes an event,
+ * 5.54-5.68 at -1), gen_events smaller (1M events: 4.96 -> 4.56; zstd's
+ * fast levels are not monotonic on it: -2 6.32, -4 5.36, -5 7.75 at 2M),
+ * bgcost's 3 % larger. The small streams at -1 saved 7 % of the
+ * instructions but made requestwatch's file 18 % larger (their literals
+ * are the deltas: Huffman is what compresses them). An explicit level
+ * applies to every stream. (-D on the compiler's line sets either, to
+ * compare builds as above.) */
 #ifndef REC_W_BODIES_LEVEL
 #define REC_W_BODIES_LEVEL (-3)
 #endif
