@@ -143,7 +143,7 @@ static void t_running_and_sleep(void **state)
 	rec_wall_set_period(0);
 
 	uint64_t running = 0, waiting = 0, sleeping = 0, n_running = 0, n_sleep = 0, in_burn = 0;
-	uint64_t other = 0;
+	uint64_t other = 0, n_wait = 0, wait_in_burn = 0;
 	for (size_t i = 0; i < rec_t_nev; i++) {
 		const rec_t_ev *e = &rec_t_evs[i];
 		if (strcmp(e->type, "rec.WallSample") != 0 || e->tid != o.tid)
@@ -156,6 +156,8 @@ static void t_running_and_sleep(void **state)
 			n_sleep++;
 		} else if (strcmp(st, "wait") == 0) {
 			waiting += w; /* signalled inside sched_yield (valgrind: a restarted call) */
+			n_wait++;
+			wait_in_burn += strstr(e->stack, "wall_burn") != NULL;
 		} else if (strcmp(st, "running") == 0) {
 			running += w;
 			n_running++;
@@ -165,11 +167,13 @@ static void t_running_and_sleep(void **state)
 		}
 	}
 	print_message("running %llu ticks in %llu samples (%llu in wall_burn), sleep %llu (leave "
-		      "said %u, slept %.1f ms), wait %llu, other %llu; the sampler handed out %llu running "
+		      "said %u, slept %.1f ms), wait %llu in %llu (%llu in wall_burn), other %llu; the "
+		      "sampler handed out %llu running "
 		      "ticks (%llu not emitted at the end), ticks %llu-%llu of the grid\n",
 		      (unsigned long long)running, (unsigned long long)n_running,
 		      (unsigned long long)in_burn, (unsigned long long)sleeping, o.sleep_ticks,
-		      (double)o.slept_ns / 1e6, (unsigned long long)waiting, (unsigned long long)other,
+		      (double)o.slept_ns / 1e6, (unsigned long long)waiting, (unsigned long long)n_wait,
+		      (unsigned long long)wait_in_burn, (unsigned long long)other,
 		      (unsigned long long)o.handed, (unsigned long long)o.unemitted,
 		      (unsigned long long)o.attach_tick, (unsigned long long)o.end_tick);
 	/* the call: one sample, the ticks it spanned (its length in periods,
@@ -181,16 +185,21 @@ static void t_running_and_sleep(void **state)
 	const double spanned = (double)o.slept_ns / PERIOD_NS;
 	const double marked = (double)o.marked_ns / PERIOD_NS;
 	assert_true((double)o.sleep_ticks >= spanned - 1.0 && (double)o.sleep_ticks <= marked + 1.0);
-	/* the rest running, taken by the signal in the burning function */
+	/* the rest running, taken by the signal in the burning function.
+	 * Natively nearly all (29 or 30 of 30) say "running".  Valgrind (with
+	 * REC_TEST_SCALE set) delivers a signal to a thread only where it
+	 * gives up the CPU, here in sched_yield, so every sample there can
+	 * say "wait" (the pc on the syscall instruction: 31 of 31 once in CI)
+	 * and often unwinds no further than libc (3 of 12 once): there at
+	 * least one sample, running or wait, in the burning function. */
 	assert_int_equal(other, 0);
-	assert_true(n_running > 0);
-	/* Natively nearly all (29 or 30 of 30); under valgrind (REC_TEST_SCALE
-	 * set) a signal in clock_gettime or sched_yield often unwinds no
-	 * further than libc (3 of 12 once), so there at least one. */
-	if (getenv("REC_TEST_SCALE") == NULL)
+	if (getenv("REC_TEST_SCALE") == NULL) {
+		assert_true(n_running > 0);
 		assert_true(in_burn * 2 >= n_running);
-	else
-		assert_true(in_burn >= 1);
+	} else {
+		assert_true(n_running + n_wait > 0);
+		assert_true(in_burn + wait_in_burn >= 1);
+	}
 	/* every tick of its life once: each running tick handed out is in one
 	 * sample (but those whose signal had not come yet), and the handed
 	 * and the call's cover the grid from its attach to the last look */
