@@ -191,6 +191,8 @@ for ((r = 1; r <= RUNS; r++)); do
 		split_kv "$name" "$line"
 		# the service's CPU time (all threads, start-up and shutdown included) per request sent
 		per_sent "$(kv service_cpu_s "$line")" "$(kv sent "$line")" %.2f 1e6 >>"$DATA/$name.cpu_us"
+		# and at the load: from the first measured request to the last response, per measured request
+		per_sent "$(kv window_cpu_s "$line")" "$(kv measured "$line")" %.2f 1e6 >>"$DATA/$name.wcpu_us"
 		per_sent "$(kv service_minflt "$line")" "$(kv sent "$line")" %.3f 1 >>"$DATA/$name.flt"
 		if [ "$(setting "$name" 2)" = 1 ]; then
 			# recorded app.Request, events, dropped; per-connection reconciliation
@@ -354,23 +356,28 @@ run_row() { # NAME RUN KEY... -> line RUN of each $DATA/NAME.KEY, joined by " | 
 	echo "the service delays every request due during it (coordinated omission corrected, as wrk2 does;"
 	echo "the uncorrected p99 from connect() is shown for comparison). The first second of each run is"
 	echo "sent and counted but left out of the percentiles (warm-up). Figures: median of the $RUNS runs (min-max)."
-	echo "Service CPU: user + sys time of the requestwatch process (all threads, from wait4, its start-up"
-	echo "and shutdown included) divided by the requests sent; minor faults likewise (wait4's ru_minflt)."
+	echo "Service CPU, two figures: over its whole life, user + sys time of the requestwatch process (all"
+	echo "threads, from wait4, its start-up, warm-up and shutdown included) divided by the requests sent; and"
+	echo "at the load, its CPU clock (clock_getcpuclockid) read when the first measured request was due and"
+	echo "after the last response, divided by the measured requests. The recorder's start-up (symbol tables,"
+	echo "unwind tables, the DWARF of the first frames' source lines: tens of milliseconds once) is in the"
+	echo "first and not in the second, so a $DURATION-second run makes the first larger than a long-running"
+	echo "service would see. Minor faults as the first (wait4's ru_minflt)."
 	echo
-	echo "| setting | throughput, req/s | p50 ms | p90 ms | p99 ms | p99.9 ms | max ms | p99 uncorrected ms | service CPU us/request | minor faults/request | errors + timeouts |"
-	echo "|---|---|---|---|---|---|---|---|---|---|---|"
+	echo "| setting | throughput, req/s | p50 ms | p90 ms | p99 ms | p99.9 ms | max ms | p99 uncorrected ms | service CPU us/request, whole life | at the load | minor faults/request | errors + timeouts |"
+	echo "|---|---|---|---|---|---|---|---|---|---|---|---|"
 	for name in $(names); do
-		echo "| $name: $(setting "$name" 4) | $(cells "$name" throughput:1:1 p50_us p90_us p99_us p999_us max_us raw_p99_us cpu_us:1:1 flt:1:2) | $(( $(sum "$name" errors) + $(sum "$name" timeouts) )) |"
+		echo "| $name: $(setting "$name" 4) | $(cells "$name" throughput:1:1 p50_us p90_us p99_us p999_us max_us raw_p99_us cpu_us:1:1 wcpu_us:1:1 flt:1:2) | $(( $(sum "$name" errors) + $(sum "$name" timeouts) )) |"
 	done
 	echo
 	echo "Difference from the same service with the recording off (medians of each setting, for information:"
 	echo "the rounds ran at different rates; kon and kall against koff, on8m against off8m, and off8m against"
 	echo "off: what 8 MiB stacks cost the service by themselves):"
 	echo
-	echo "| setting | against | throughput | p50 | p90 | p99 | p99.9 | service CPU per request | goal |"
-	echo "|---|---|---|---|---|---|---|---|---|"
+	echo "| setting | against | throughput | p50 | p90 | p99 | p99.9 | service CPU per request, whole life | at the load | goal |"
+	echo "|---|---|---|---|---|---|---|---|---|---|"
 	for name in $(compared); do
-		echo "| $name | $(base_of "$name") | $(vs_base "$name" throughput p50_us p90_us p99_us p999_us cpu_us) | (judged run by run, below) |"
+		echo "| $name | $(base_of "$name") | $(vs_base "$name" throughput p50_us p90_us p99_us p999_us cpu_us wcpu_us) | (judged run by run, below) |"
 	done
 	echo
 	echo "The same, run by run: run r of a setting against run r of the setting it is compared with (they"
@@ -378,10 +385,10 @@ run_row() { # NAME RUN KEY... -> line RUN of each $DATA/NAME.KEY, joined by " | 
 	echo "$RUNS per-run differences (min..max). The goals (the leading table of bench/RESULTS.md) are judged"
 	echo "on these, as each round has its own rate:"
 	echo
-	echo "| setting | against | p50 | p90 | p99 | p99.9 | service CPU per request |"
-	echo "|---|---|---|---|---|---|---|"
+	echo "| setting | against | p50 | p90 | p99 | p99.9 | service CPU per request, whole life | at the load |"
+	echo "|---|---|---|---|---|---|---|---|"
 	for name in $(compared); do
-		echo "| $name | $(base_of "$name") | $(paired "$name" p50_us p90_us p99_us p999_us cpu_us) |"
+		echo "| $name | $(base_of "$name") | $(paired "$name" p50_us p90_us p99_us p999_us cpu_us wcpu_us) |"
 	done
 	echo
 	echo "Requests sent by the client against the recording (per run: \`rec-summary --json\` for the"
@@ -429,13 +436,13 @@ run_row() { # NAME RUN KEY... -> line RUN of each $DATA/NAME.KEY, joined by " | 
 	echo "runs=$RUNS"
 	echo "duration=$DURATION"
 	for name in $(names); do
-		for k in throughput p50_us p90_us p99_us p999_us startup_ms cpu_us; do
+		for k in throughput p50_us p90_us p99_us p999_us startup_ms cpu_us wcpu_us; do
 			echo "$name.$k=$(med "$name" "$k")"
 		done
 		[ -f "$DATA/$name.startup_only" ] && echo "$name.startup=$(med "$name" startup_only)"
 		# paired with the base setting, round by round (each round has its own rate)
 		if [ "$(base_of "$name")" != "$name" ]; then
-			for k in throughput p50_us p90_us p99_us cpu_us; do echo "$name.d_$k=$(pmed "$name" "$k")"; done
+			for k in throughput p50_us p90_us p99_us cpu_us wcpu_us; do echo "$name.d_$k=$(pmed "$name" "$k")"; done
 		fi
 		if [ "$(setting "$name" 2)" = 1 ]; then
 			echo "$name.agree=$(sort -u "$DATA/$name.agree" | tr '\n' ' ' | sed 's/ $//')"

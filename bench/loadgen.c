@@ -72,7 +72,11 @@
  * late_max_us = the largest delay of an actual send behind its schedule;
  * service_cpu_s, service_minflt, service_csw = user + sys CPU time, minor
  * page faults and context switches of the service (all its threads, from
- * wait4's rusage), when loadgen started it.
+ * wait4's rusage), when loadgen started it.  window_cpu_s = the CPU time
+ * of the service's processes (it and those below it once it had started)
+ * from the first measured request's due time (after --warmup) to the last
+ * response: the service at the load, without its start-up, warm-up and
+ * shutdown (0 in closed mode or without CMD).
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -211,13 +215,10 @@ static pid_t parent_of(pid_t pid)
 	return (pid_t)pp;
 }
 
-/* --stop-exe: sends sig to every descendant of child whose executable is
- * stop_exe; returns how many. */
-static int signal_program(int sig)
+/* Calls fn(pid, arg) for every process below child (from /proc); returns
+ * how many fn counted (its return value summed). */
+static int each_descendant(int (*fn)(pid_t, void *), void *arg)
 {
-	char want[PATH_MAX];
-	if (!realpath(stop_exe, want))
-		return 0;
 	DIR *d = opendir("/proc");
 	if (!d)
 		return 0;
@@ -228,25 +229,79 @@ static int signal_program(int sig)
 		long pid = strtol(de->d_name, &end, 10);
 		if (*end || pid <= 0 || pid == child)
 			continue;
-		bool below = false;
 		for (pid_t p = parent_of((pid_t)pid), k = 0; p > 1 && k < 64; p = parent_of(p), k++)
 			if (p == child) {
-				below = true;
+				hit += fn((pid_t)pid, arg);
 				break;
 			}
-		if (!below)
-			continue;
-		char link[64], exe[PATH_MAX];
-		snprintf(link, sizeof link, "/proc/%ld/exe", pid);
-		ssize_t n = readlink(link, exe, sizeof exe - 1);
-		if (n <= 0)
-			continue;
-		exe[n] = '\0';
-		if (strcmp(exe, want) == 0 && kill((pid_t)pid, sig) == 0)
-			hit++;
 	}
 	closedir(d);
 	return hit;
+}
+
+struct sig_arg { const char *want; int sig; };
+
+static int signal_if_exe(pid_t pid, void *p)
+{
+	const struct sig_arg *a = p;
+	char link[64], exe[PATH_MAX];
+	snprintf(link, sizeof link, "/proc/%ld/exe", (long)pid);
+	ssize_t n = readlink(link, exe, sizeof exe - 1);
+	if (n <= 0)
+		return 0;
+	exe[n] = '\0';
+	return strcmp(exe, a->want) == 0 && kill(pid, a->sig) == 0;
+}
+
+/* --stop-exe: sends sig to every descendant of child whose executable is
+ * stop_exe; returns how many. */
+static int signal_program(int sig)
+{
+	char want[PATH_MAX];
+	if (!realpath(stop_exe, want))
+		return 0;
+	struct sig_arg a = { want, sig };
+	return each_descendant(signal_if_exe, &a);
+}
+
+/* The measured window's CPU: the processes of the service (child and the
+ * processes below it once it has started: a wrapper's program) are listed
+ * once, before the load, and their CPU clocks (every thread's time, those
+ * that ended included) read when the first measured request is due and
+ * after the last response, so that the service's start-up, its warm-up
+ * and its shutdown (a wrapper writing its output) are left out. */
+#define MAX_TREE 64
+static clockid_t tree_clock[MAX_TREE];
+static int n_tree;
+
+static int add_clock(pid_t pid, void *p)
+{
+	(void)p;
+	if (n_tree < MAX_TREE && clock_getcpuclockid(pid, &tree_clock[n_tree]) == 0) {
+		n_tree++;
+		return 1;
+	}
+	return 0;
+}
+
+static void list_tree(void)
+{
+	n_tree = 0;
+	(void)add_clock(child, NULL);
+	(void)each_descendant(add_clock, NULL);
+}
+
+/* The CPU time of the listed processes, ns (a process that ended counts 0
+ * from then on: the window's figure then says less than was spent). */
+static uint64_t tree_cpu_ns(void)
+{
+	uint64_t sum = 0;
+	for (int i = 0; i < n_tree; i++) {
+		struct timespec ts;
+		if (clock_gettime(tree_clock[i], &ts) == 0)
+			sum += (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+	}
+	return sum;
 }
 
 static double child_cpu_s; /* user + sys CPU time of the service, all threads */
@@ -740,6 +795,7 @@ int main(int argc, char **argv)
 	if (cmd) {
 		startup_ns = start_service(cmd, &port);
 		service_pid = child;
+		list_tree();
 	}
 	if (startup_only) {
 		int st = stop_service();
@@ -783,6 +839,7 @@ int main(int argc, char **argv)
 	uint64_t no_slot = 0; /* open loop: requests due while every slot was busy */
 	uint64_t last_expire = t0;
 	uint64_t total = 0, i = 0;
+	uint64_t window_cpu0 = 0; /* the service's CPU when the first measured request was due */
 	if (open_loop) {
 		total = (uint64_t)(rate * duration + 0.5);
 		double interval = 1e9 / rate;
@@ -797,6 +854,8 @@ int main(int argc, char **argv)
 					break; /* every connection busy: sent when one is free */
 				if (now - due > late_max)
 					late_max = now - due;
+				if (i == warm_n && n_tree > 0)
+					window_cpu0 = tree_cpu_ns();
 				if (!start_request(due, i >= warm_n))
 					no_slot++; /* counted as an error below */
 				i++;
@@ -832,6 +891,7 @@ int main(int argc, char **argv)
 		total = n_started;
 	}
 	uint64_t t_end = now_ns();
+	uint64_t window_cpu = open_loop && n_tree > 0 && window_cpu0 > 0 ? tree_cpu_ns() - window_cpu0 : 0;
 	while (nidle > 0)
 		close_conn(&conns[idle_list[--nidle]]);
 	int st = stop_service();
@@ -847,13 +907,13 @@ int main(int argc, char **argv)
 	       "timeouts=%llu wall=%.3f throughput=%.1f measured=%zu p50_us=%.1f p90_us=%.1f p99_us=%.1f "
 	       "p999_us=%.1f max_us=%.1f raw_p50_us=%.1f raw_p90_us=%.1f raw_p99_us=%.1f raw_p999_us=%.1f "
 	       "late_max_us=%.1f startup_ms=%.3f service_cpu_s=%.3f service_minflt=%ld service_csw=%ld "
-	       "service_pid=%ld exit=%d\n",
+	       "window_cpu_s=%.3f service_pid=%ld exit=%d\n",
 	       mode, keepalive, (unsigned long long)n_connections, rate, duration, nconns, (unsigned long long)total, (unsigned long long)n_sent,
 	       (unsigned long long)n_ok, (unsigned long long)n_err, (unsigned long long)n_timeout, wall, thr,
 	       n_lat, pct_us(lat, n_lat, 50), pct_us(lat, n_lat, 90), pct_us(lat, n_lat, 99),
 	       pct_us(lat, n_lat, 99.9), n_lat ? (double)lat[n_lat - 1] / 1000.0 : -1,
 	       pct_us(raw, n_lat, 50), pct_us(raw, n_lat, 90), pct_us(raw, n_lat, 99), pct_us(raw, n_lat, 99.9),
-	       (double)late_max / 1000.0, (double)startup_ns / 1e6, child_cpu_s, child_minflt, child_csw, (long)service_pid, st);
+	       (double)late_max / 1000.0, (double)startup_ns / 1e6, child_cpu_s, child_minflt, child_csw, (double)window_cpu / 1e9, (long)service_pid, st);
 	free(lat);
 	free(raw);
 	free(conns);
