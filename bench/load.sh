@@ -10,7 +10,8 @@
 # 70 % of the capacity measured first), LOAD_RATE_KEEPALIVE (the same with
 # persistent connections), LOAD_DURATION (s per run), LOAD_RUNS (runs per setting),
 # LOAD_TIMEOUT (s the client waits for a response: 10, quick 3),
-# LOAD_STARTUP_RUNS (start-up measurements per setting), LOAD_CAP_RUNS.
+# LOAD_STARTUP_RUNS (start-up measurements per setting), LOAD_CAP_RUNS,
+# LOAD_SETTINGS (names of the settings to run, e.g. "koff kon"; default all).
 # Prints a markdown section on stdout, writes it to $BUILD/bench/load.md and
 # the figures as key=value lines to $BUILD/bench/load.kv (bench/run.sh puts
 # them in the leading table).  Expects $BUILD/bin/requestwatch and
@@ -98,6 +99,15 @@ SETTINGS=(
 )
 # quick mode: the first six settings only
 [ "$QUICK" = 1 ] && [ -z "${LOAD_ALL_SETTINGS:-}" ] && SETTINGS=("${SETTINGS[@]:0:6}")
+# LOAD_SETTINGS="koff kon": only those (a setting's base must be among them)
+if [ -n "${LOAD_SETTINGS:-}" ]; then
+	kept=()
+	for s in "${SETTINGS[@]}"; do
+		case " $LOAD_SETTINGS " in *" ${s%%|*} "*) kept+=("$s") ;; esac
+	done
+	[ ${#kept[@]} -gt 0 ] || { echo "load.sh: LOAD_SETTINGS='$LOAD_SETTINGS' names no setting" >&2; exit 2; }
+	SETTINGS=("${kept[@]}")
+fi
 names() { # [FROM [COUNT]] -> the names of SETTINGS[FROM..FROM+COUNT-1], one a line
 	local s
 	for s in "${SETTINGS[@]:${1:-0}:${2:-${#SETTINGS[@]}}}"; do echo "${s%%|*}"; done
