@@ -254,8 +254,15 @@ EOF
 done
 
 # ---- 3. start-up ---------------------------------------------------------------------
+# (off, on, all: the start-up goal is on against off; none of them with a
+# LOAD_SETTINGS that leaves off out)
+startup_names() {
+	local n
+	setting off 1 | grep -q . || return 0
+	for n in $(names); do case $n in off|on|all) echo "$n" ;; esac; done
+}
 for ((r = 1; r <= SRUNS; r++)); do
-	for name in $(names 0 3); do
+	for name in $(startup_names); do
 		CUR_REC="$DATA/startup-$name.rec"
 		line=$(run_env "$name" "$LG" startup -- "$RW" --port 0 2>>"$LOG") || say "startup run failed: $line"
 		kv startup_ms "$line" >>"$DATA/$name.startup_only"
@@ -424,16 +431,18 @@ run_row() { # NAME RUN KEY... -> line RUN of each $DATA/NAME.KEY, joined by " | 
 	echo "between its rec.ThreadStart and rec.ThreadEnd, so there the client's count must equal the app.Request"
 	echo "count, or fall short by at most the events dropped on conn-N threads (\"short-by-K-within-D-dropped\")."
 	echo
+	if [ -n "$(startup_names)" ]; then
 	echo "Start-up: \`loadgen startup -- requestwatch --port 0\`, time from fork() to reading the line"
 	echo "\"listening on 127.0.0.1:PORT\" (the service sleeps 400 ms in its warm-up), $SRUNS runs per setting, interleaved;"
 	echo "median (min-max) in ms:"
 	echo
 	echo "| setting | start-up ms | difference from off | goal |"
 	echo "|---|---|---|---|"
-	for name in $(names 0 3); do
+	for name in $(startup_names); do
 		m=$(med "$name" startup_only); o=$(med off startup_only)
 		echo "| $name | $(cell "$name" startup_only 1 1) | $(awk -v a="$m" -v b="$o" 'BEGIN{printf "%+.1f ms\n", a-b}') | within 5 ms |"
 	done
+	fi
 } | tee "$MD"
 
 # key=value figures for bench/run.sh's leading table
