@@ -5,7 +5,9 @@
 # loop with --keepalive.  Every count must be exact: requests due = sent = ok
 # = app.Request events in the recording; a connection per request opens one
 # connection per request, --keepalive at most its 16 (here the service is
-# idle enough for far fewer); the latency percentiles are ordered.
+# idle enough for far fewer); the latency percentiles are ordered; the CPU
+# at the load (window_cpu_s) lies within the whole life's and counts the
+# processes below a wrapper.
 # Exits 0 on pass.  Needs $REC_BIN (tests/run.sh sets it) or BUILD.
 set -uo pipefail
 # shellcheck source=tests/cli/lib/common.sh
@@ -52,8 +54,29 @@ import json, sys
 s = json.load(sys.stdin)
 print({t["name"]: t["count"] for t in s["types"]}.get("app.Request", 0))')
 	[ "$n" = 800 ] || fail "$mode: $n app.Request events in the recording, expected 800"
+	# the CPU at the load is part of the CPU over the service's life
+	awk -v w="$(kv window_cpu_s "$line")" -v c="$(kv service_cpu_s "$line")" 'BEGIN{ exit !(w > 0 && w <= c) }' ||
+		fail "$mode: window_cpu_s=$(kv window_cpu_s "$line") not in (0, service_cpu_s=$(kv service_cpu_s "$line")]"
 	[ "$fails" = "$f0" ] && echo "ok   $mode: 800 due, sent, answered 200 and recorded; $conns connections"
 done
+
+# The CPU at the load counts the processes below the command (a wrapper's
+# program): here a shell that starts a process spinning on a core for the
+# whole run, then requestwatch, and does nothing itself.  From the first
+# measured request to the last response (1.5 s) the spinner alone uses
+# nearly a core-second a second: without the processes below the shell the
+# figure would be ~0; and it cannot exceed the shell's whole life (wait4
+# counts the children it waited for).
+f0=$fails
+line=$(timeout 60 "$work/loadgen" open --rate 200 --duration 2 --warmup 0.5 --stop-exe "$bin/requestwatch" \
+	-- bash -c '(while :; do :; done) & b=$!; "$1" --port 0; kill $b; wait $b 2>/dev/null; exit 0' sh "$bin/requestwatch") ||
+	abort "wrapper: loadgen exit $?: $line"
+echo "wrapper: $line"
+w=$(kv window_cpu_s "$line"); c=$(kv service_cpu_s "$line"); wall=$(kv wall "$line")
+[ "$(kv ok "$line")" = 400 ] || fail "wrapper: ok=$(kv ok "$line"), expected 400"
+awk -v w="$w" -v c="$c" 'BEGIN{ exit !(w >= 0.3 * 1.5 && w <= c) }' ||
+	fail "wrapper: window_cpu_s=$w, expected at least 0.45 s (a spinning process for 1.5 s) and at most service_cpu_s=$c"
+[ "$fails" = "$f0" ] && echo "ok   wrapper: the CPU at the load $w s of the whole life's $c s (run of $wall s), the spinner below the shell counted"
 
 # closed loop on 2 persistent connections: exactly 2 connections opened
 line=$(timeout 60 "$work/loadgen" closed --keepalive --conns 2 --duration 1 -- "$bin/requestwatch" --port 0) ||
