@@ -795,13 +795,14 @@ int main(int argc, char **argv)
 	if (cmd) {
 		startup_ns = start_service(cmd, &port);
 		service_pid = child;
-		list_tree();
 	}
 	if (startup_only) {
 		int st = stop_service();
 		printf("mode=startup startup_ms=%.3f exit=%d\n", (double)startup_ns / 1e6, st);
 		return st == 0 ? 0 : 1;
 	}
+	if (cmd && open_loop)
+		list_tree(); /* for window_cpu_s */
 
 	/* as many descriptors as allowed */
 	struct rlimit rl;
@@ -891,7 +892,7 @@ int main(int argc, char **argv)
 		total = n_started;
 	}
 	uint64_t t_end = now_ns();
-	uint64_t window_cpu = open_loop && n_tree > 0 && window_cpu0 > 0 ? tree_cpu_ns() - window_cpu0 : 0;
+	uint64_t window_cpu = n_tree > 0 && window_cpu0 > 0 ? tree_cpu_ns() - window_cpu0 : 0;
 	while (nidle > 0)
 		close_conn(&conns[idle_list[--nidle]]);
 	int st = stop_service();
