@@ -366,18 +366,20 @@ uint64_t rec_emit_intern_dyn_(struct rec_tbuf_ *b, const char *s, size_t len)
 {
 	rec_tbuf_full *fb = (rec_tbuf_full *)b;
 	uint64_t h = rec_hash_bytes(s, len);
-	unsigned i = (unsigned)(h & (REC_DYN_CACHE - 1));
-	if (fb->dyn[i].hash == h && fb->dyn[i].len == len && memcmp(fb->dyn[i].s, s, len) == 0)
-		return fb->dyn[i].id;
+	rec_dyn_slot *d = &fb->dyn[h & (REC_DYN_CACHE - 1)];
+	if (d->hash == h && d->len == len && d->id &&
+	    memcmp(len <= REC_DYN_INLINE ? d->inl : d->s, s, len) == 0)
+		return d->id;
 	const char *stored = NULL;
 	/* as before the fix: interned also while the recorder closes (the
 	 * thread is inside an emit that began before) */
 	uint64_t id = strtab_intern(fb->r, s, len, h, &stored, true);
-	if (id) {
-		fb->dyn[i].hash = h;
-		fb->dyn[i].id = id;
-		fb->dyn[i].s = stored;
-		fb->dyn[i].len = len;
+	if (id && len <= UINT32_MAX) {
+		d->hash = h;
+		d->id = id;
+		d->s = stored;
+		d->len = (uint32_t)len;
+		memcpy(d->inl, s, len < REC_DYN_INLINE ? len : REC_DYN_INLINE);
 	}
 	return id;
 }

@@ -134,6 +134,20 @@ typedef struct rec_type_entry {
 enum { REC_TB_LIVE = 0, REC_TB_ORPHAN = 1, REC_TB_DETACHED = 2 };
 
 #define REC_DYN_CACHE 64u
+/* A slot of the per-thread cache of dynamic strings (rec_emit_string_dyn):
+ * one cache line, holding a copy of a string of up to REC_DYN_INLINE bytes,
+ * so that a hit reads this line and the caller's string and nothing of the
+ * shared string table (under cold caches that read was half of a request's
+ * emit: bench/RESULTS.md, "A service under load"); a longer string is
+ * compared with its interned copy. */
+#define REC_DYN_INLINE 36u
+typedef struct rec_dyn_slot {
+	uint64_t hash;
+	uint64_t id;                     /* 0 = empty */
+	const char *s;                   /* the interned copy */
+	uint32_t len;
+	char inl[REC_DYN_INLINE];        /* the first min(len, REC_DYN_INLINE) bytes */
+} __attribute__((aligned(64))) rec_dyn_slot;
 
 /* Drops by type, per thread buffer: the owning thread (and its signal
  * handlers) count, the background thread reports each non-zero increase
@@ -188,7 +202,7 @@ typedef struct rec_tbuf_full {
 	uint64_t other_reported[REC_DK_N];
 	uint64_t nested_reported;
 	/* owner-only: dynamic string cache */
-	struct { uint64_t hash, id; const char *s; size_t len; } dyn[REC_DYN_CACHE];
+	rec_dyn_slot dyn[REC_DYN_CACHE];
 } rec_tbuf_full;
 
 /* ---- strings ---------------------------------------------------------------- */

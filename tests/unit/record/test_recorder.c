@@ -193,6 +193,70 @@ static void t_roundtrip(void **state)
 	rec_t_rb_free(&rb);
 }
 
+/* ---- dynamic strings: the per-thread cache ------------------------------------- */
+/* The string of emit i: its length around the cache slot's inline copy
+ * (REC_DYN_INLINE, 36 bytes) and beyond, its bytes from i % 97 (more
+ * strings than the cache's 64 slots, so slots are taken over), written into
+ * one buffer that every emit reuses (the same pointer with other bytes, and
+ * strings that differ only after the inline copy's end). */
+static size_t dyn_string(char *buf, int i)
+{
+	static const size_t lens[] = { 0, 1, 14, 35, 36, 37, 63, 200 };
+	const size_t len = lens[i % 8];
+	const int v = i % 97;
+	for (size_t k = 0; k < len; k++)
+		buf[k] = (char)('a' + (k + 7) % 26);
+	if (len)
+		buf[len - 1] = (char)('A' + v % 26); /* past the inline copy for 37, 63, 200 */
+	if (len > 1)
+		buf[0] = (char)('0' + v % 10);
+	buf[len] = 0;
+	return len;
+}
+
+static void t_dyn_strings(void **state)
+{
+	(void)state;
+	char path[300];
+	tmp_path(path, sizeof path, "dyn.rec");
+	rec_recorder_options o = REC_RECORDER_OPTIONS_INIT;
+	rec_recorder *r = rec_t_open_rec(path, &o);
+	rec_event_type *t;
+	assert_int_equal(rec_recorder_register_type(r, &rec_t_ev_def, 0, 0, &t), REC_OK);
+	char buf[256];
+	const int n = 4000;
+	for (int i = 0; i < n; i++) {
+		rec_emit e = { 0 };
+		assert_true(rec_emit_begin(&e, t));
+		rec_emit_string_dyn_len(&e, buf, dyn_string(buf, i));
+		rec_emit_u64(&e, (uint64_t)i);
+		rec_emit_i64(&e, 0);
+		rec_emit_commit(&e);
+	}
+	assert_int_equal(rec_recorder_close(r), REC_OK);
+
+	rec_reader *rd;
+	assert_int_equal(rec_reader_open_path(&rd, path, NULL), REC_OK);
+	rec_event ev;
+	rec_status st;
+	int seen = 0;
+	char want[256];
+	while ((st = rec_reader_next_event(rd, &ev)) == REC_OK) {
+		if (strcmp(ev.type->name, "test.Ev") != 0)
+			continue;
+		const int i = (int)ev.values[1].v.u;
+		assert_int_equal(i, seen);
+		const size_t len = dyn_string(want, i);
+		assert_non_null(ev.values[0].v.s.ptr);
+		assert_int_equal(ev.values[0].v.s.len, len);
+		assert_memory_equal(ev.values[0].v.s.ptr, want, len);
+		seen++;
+	}
+	assert_int_equal(st, REC_END);
+	rec_reader_close(rd);
+	assert_int_equal(seen, n);
+}
+
 /* ---- a file that exists is replaced --------------------------------------------- */
 /* rec_recorder_open() does not truncate (the background thread does, so the
  * program's start-up does not wait for the old blocks to be freed): the
@@ -1089,6 +1153,7 @@ int main(void)
 	mkdir(g_dir, 0700);
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(t_roundtrip),     cmocka_unit_test(t_overwrite),
+		cmocka_unit_test(t_dyn_strings),
 		cmocka_unit_test(t_events_layout),
 		cmocka_unit_test(t_overwrite_killed),
 		cmocka_unit_test(t_threshold),
