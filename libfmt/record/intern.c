@@ -365,11 +365,26 @@ rec_str rec_recorder_intern(rec_recorder *r, const char *s)
 uint64_t rec_emit_intern_dyn_(struct rec_tbuf_ *b, const char *s, size_t len)
 {
 	rec_tbuf_full *fb = (rec_tbuf_full *)b;
+	rec_dyn_ptr_slot *a = NULL;
+	if (len <= REC_DYN_PTR_INLINE) {
+		const uint64_t k = ((uint64_t)(uintptr_t)s ^ len) * 0x9E3779B97F4A7C15ull;
+		_Static_assert(REC_DYN_CACHE == 64u, "the slot is the key's top 6 bits");
+		a = &fb->dyn_ptr[k >> 58];
+		if (a->ptr == s && a->len == len && a->id && memcmp(a->inl, s, len) == 0)
+			return a->id;
+	}
 	uint64_t h = rec_hash_bytes(s, len);
 	rec_dyn_slot *d = &fb->dyn[h & (REC_DYN_CACHE - 1)];
 	if (d->hash == h && d->len == len && d->id &&
-	    memcmp(len <= REC_DYN_INLINE ? d->inl : d->s, s, len) == 0)
+	    memcmp(len <= REC_DYN_INLINE ? d->inl : d->s, s, len) == 0) {
+		if (a) {
+			a->ptr = s;
+			a->id = d->id;
+			a->len = (uint32_t)len;
+			memcpy(a->inl, s, len);
+		}
 		return d->id;
+	}
 	const char *stored = NULL;
 	/* as before the fix: interned also while the recorder closes (the
 	 * thread is inside an emit that began before) */
@@ -380,6 +395,12 @@ uint64_t rec_emit_intern_dyn_(struct rec_tbuf_ *b, const char *s, size_t len)
 		d->s = stored;
 		d->len = (uint32_t)len;
 		memcpy(d->inl, s, len < REC_DYN_INLINE ? len : REC_DYN_INLINE);
+		if (a) {
+			a->ptr = s;
+			a->id = id;
+			a->len = (uint32_t)len;
+			memcpy(a->inl, s, len);
+		}
 	}
 	return id;
 }

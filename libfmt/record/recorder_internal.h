@@ -134,12 +134,18 @@ typedef struct rec_type_entry {
 enum { REC_TB_LIVE = 0, REC_TB_ORPHAN = 1, REC_TB_DETACHED = 2 };
 
 #define REC_DYN_CACHE 64u
-/* A slot of the per-thread cache of dynamic strings (rec_emit_string_dyn):
- * one cache line, holding a copy of a string of up to REC_DYN_INLINE bytes,
- * so that a hit reads this line and the caller's string and nothing of the
- * shared string table (under cold caches that read was half of a request's
- * emit: bench/RESULTS.md, "A service under load"); a longer string is
- * compared with its interned copy. */
+/* The per-thread cache of dynamic strings (rec_emit_string_dyn), two
+ * levels of REC_DYN_CACHE slots, each slot one cache line:
+ *  - by address: the caller's pointer and length pick the slot, which holds
+ *    a copy of the string (up to REC_DYN_PTR_INLINE bytes) to compare with,
+ *    so the slot's line and the string's are read at once, neither waiting
+ *    for the other (under cold caches the emit of a dynamic string cost
+ *    twice a pre-interned one's, most of it a string-then-slot chain of
+ *    misses: bench/coldemit.sh); the same bytes at the same address hit,
+ *    whatever was written there in between;
+ *  - by content: a hash of the bytes picks the slot (a string from a new
+ *    buffer each time, or longer than the copies), compared with its copy
+ *    (up to REC_DYN_INLINE bytes) or the interned string. */
 #define REC_DYN_INLINE 36u
 typedef struct rec_dyn_slot {
 	uint64_t hash;
@@ -148,6 +154,13 @@ typedef struct rec_dyn_slot {
 	uint32_t len;
 	char inl[REC_DYN_INLINE];        /* the first min(len, REC_DYN_INLINE) bytes */
 } __attribute__((aligned(64))) rec_dyn_slot;
+#define REC_DYN_PTR_INLINE 44u
+typedef struct rec_dyn_ptr_slot {
+	const char *ptr;                 /* the caller's string */
+	uint64_t id;                     /* 0 = empty */
+	uint32_t len;                    /* at most REC_DYN_PTR_INLINE */
+	char inl[REC_DYN_PTR_INLINE];
+} __attribute__((aligned(64))) rec_dyn_ptr_slot;
 
 /* Drops by type, per thread buffer: the owning thread (and its signal
  * handlers) count, the background thread reports each non-zero increase
@@ -202,6 +215,7 @@ typedef struct rec_tbuf_full {
 	uint64_t other_reported[REC_DK_N];
 	uint64_t nested_reported;
 	/* owner-only: dynamic string cache */
+	rec_dyn_ptr_slot dyn_ptr[REC_DYN_CACHE];
 	rec_dyn_slot dyn[REC_DYN_CACHE];
 } rec_tbuf_full;
 

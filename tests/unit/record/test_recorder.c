@@ -194,15 +194,16 @@ static void t_roundtrip(void **state)
 }
 
 /* ---- dynamic strings: the per-thread cache ------------------------------------- */
-/* The string of emit i: its length around the cache slot's inline copy
- * (REC_DYN_INLINE, 36 bytes) and beyond, its bytes from i % 97 (more
+/* The string of emit i: its length around the cache slots' copies (36
+ * bytes by content, 44 by address) and beyond, its bytes from i % 97 (more
  * strings than the cache's 64 slots, so slots are taken over), written into
- * one buffer that every emit reuses (the same pointer with other bytes, and
- * strings that differ only after the inline copy's end). */
+ * one of two buffers that the emits reuse (the same address with other
+ * bytes, the same bytes at another address, and strings that differ only
+ * after a copy's end). */
 static size_t dyn_string(char *buf, int i)
 {
-	static const size_t lens[] = { 0, 1, 14, 35, 36, 37, 63, 200 };
-	const size_t len = lens[i % 8];
+	static const size_t lens[] = { 0, 1, 14, 35, 36, 37, 44, 45, 63, 200 };
+	const size_t len = lens[i % 10];
 	const int v = i % 97;
 	for (size_t k = 0; k < len; k++)
 		buf[k] = (char)('a' + (k + 7) % 26);
@@ -223,12 +224,13 @@ static void t_dyn_strings(void **state)
 	rec_recorder *r = rec_t_open_rec(path, &o);
 	rec_event_type *t;
 	assert_int_equal(rec_recorder_register_type(r, &rec_t_ev_def, 0, 0, &t), REC_OK);
-	char buf[256];
+	char buf[2][256];
 	const int n = 4000;
 	for (int i = 0; i < n; i++) {
 		rec_emit e = { 0 };
 		assert_true(rec_emit_begin(&e, t));
-		rec_emit_string_dyn_len(&e, buf, dyn_string(buf, i));
+		char *b = buf[i % 3 == 0];
+		rec_emit_string_dyn_len(&e, b, dyn_string(b, i));
 		rec_emit_u64(&e, (uint64_t)i);
 		rec_emit_i64(&e, 0);
 		rec_emit_commit(&e);
