@@ -47,11 +47,7 @@ log() { echo "bgcost: $*" >&2; }
 $B_CC $B_CFLAGS -Ibench -o "$TMP/bgcost_new" bench/bgcost.c "$BUILD/lib/librec.a" $B_LIBS
 # shellcheck disable=SC2086
 $B_CC $B_CFLAGS -Ibench -o "$TMP/gen_new" bench/gen_events.c "$BUILD/lib/librec.a" $B_LIBS
-log "building the library of $BASE in $TMP/old"
-mkdir -p "$TMP/old"
-git archive "$BASE" | tar -x -C "$TMP/old"
-make -s -C "$TMP/old" -j2 build/lib/librec.a >"$TMP/old.log" 2>&1 ||
-	{ echo "bgcost: building $BASE failed (see below)" >&2; tail -20 "$TMP/old.log" >&2; exit 1; }
+build_base bgcost "$BASE" "$TMP/old" build/lib/librec.a
 # shellcheck disable=SC2086
 $B_CC $B_CFLAGS -Ibench -o "$TMP/bgcost_old" bench/bgcost.c "$TMP/old/build/lib/librec.a" $B_LIBS
 # shellcheck disable=SC2086

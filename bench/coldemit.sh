@@ -34,11 +34,7 @@ log() { echo "coldemit: $*" >&2; }
 
 # shellcheck disable=SC2086
 $B_CC $B_CFLAGS -Ibench -o "$TMP/ce_new" bench/cold_emit.c "$BUILD/lib/librec.a" $B_LIBS
-log "building the library of $BASE in $TMP/old"
-mkdir -p "$TMP/old"
-git archive "$BASE" | tar -x -C "$TMP/old"
-make -s -C "$TMP/old" -j2 build/lib/librec.a >"$TMP/old.log" 2>&1 ||
-	{ echo "coldemit: building $BASE failed (see below)" >&2; tail -20 "$TMP/old.log" >&2; exit 1; }
+build_base coldemit "$BASE" "$TMP/old" build/lib/librec.a
 # shellcheck disable=SC2086
 $B_CC $B_CFLAGS -Ibench -o "$TMP/ce_old" bench/cold_emit.c "$TMP/old/build/lib/librec.a" $B_LIBS
 

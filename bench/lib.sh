@@ -26,6 +26,19 @@ bench_flags() {
 	B_CC=${flags%%|*}; rest=${flags#*|}; B_CFLAGS=${rest%%|*}; B_LIBS=${rest#*|}
 }
 
+# build_base NAME BASE DIR TARGET...: the tree of commit BASE (`git archive`) in DIR with
+# make's TARGETs built there, for a before/after comparison (make's output in DIR.log); on a
+# failure says so on stderr, as NAME, with the log's end, and exits 1.
+build_base() {
+	local name=$1 base=$2 dir=$3
+	shift 3
+	echo "$name: building the library of $base in $dir" >&2
+	mkdir -p "$dir"
+	git archive "$base" | tar -x -C "$dir"
+	make -s -C "$dir" -j2 "$@" >"$dir.log" 2>&1 ||
+		{ echo "$name: building $base failed (see below)" >&2; tail -20 "$dir.log" >&2; exit 1; }
+}
+
 # kv KEY LINE: the value of KEY=value in a line of key=value words
 kv() { tr ' ' '\n' <<<"$2" | sed -n "s/^$1=//p" | head -1; }
 

@@ -46,15 +46,10 @@ TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
 log() { echo "threadchurn: $*" >&2; }
 
-log "building the library of $BASE in $TMP/old"
-mkdir -p "$TMP/old"
-git archive "$BASE" | tar -x -C "$TMP/old"
 OLD_TARGETS=(build/lib/librec.a)
 [ "$SERVICE" = 1 ] && OLD_TARGETS+=(build/bin/requestwatch)
 [ "$PRELOAD" = 1 ] && OLD_TARGETS+=(build/lib/librec-preload.so)
-make -s -C "$TMP/old" -j2 "${OLD_TARGETS[@]}" \
-	>"$TMP/old.log" 2>&1 ||
-	{ echo "threadchurn: building $BASE failed" >&2; tail -20 "$TMP/old.log" >&2; exit 1; }
+build_base threadchurn "$BASE" "$TMP/old" "${OLD_TARGETS[@]}"
 # shellcheck disable=SC2086
 $B_CC $B_CFLAGS -Ibench -o "$TMP/churn_old" bench/threadchurn.c "$TMP/old/build/lib/librec.a" $B_LIBS
 # shellcheck disable=SC2086
