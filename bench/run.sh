@@ -628,6 +628,7 @@ SBS_SEC=""; rm -f "$OUT/sidebyside.kv" "$OUT/anchors.kv" "$OUT/bgcost.kv"; qq=""
 [ "${BENCH_NO_ANCHORS:-0}" != 1 ] && { say "anchors: bench/anchors.sh"; sec=$(BUILD="$BUILD" bash bench/anchors.sh $qq 2>>"$LOG") && printf '\n%s\n' "$sec" >>"$BODY"; }
 [ "${BENCH_NO_BGCOST:-0}" = 1 ] || { say "background thread: bench/bgcost.sh"; printf '\n%s\n' "$(BUILD="$BUILD" bash bench/bgcost.sh $([ "$QUICK" = 1 ] && echo --quick) 2>>"$LOG" || echo "bench/bgcost.sh failed; see $LOG")" >>"$BODY"; }
 [ "${BENCH_NO_COLDEMIT:-0}" = 1 ] || { say "cold-cache emit: bench/coldemit.sh"; printf '\n%s\n' "$(BUILD="$BUILD" bash bench/coldemit.sh --stdout $([ "$QUICK" = 1 ] && echo --quick) 2>>"$LOG" || echo "bench/coldemit.sh failed; see $LOG")" >>"$BODY"; }
+[ "${BENCH_NO_P99BUDGET:-0}" = 1 ] || { say "background CPU and the p99: bench/p99budget.sh"; printf '\n%s\n' "$(BUILD="$BUILD" bash bench/p99budget.sh --stdout $([ "$QUICK" = 1 ] && echo --quick) 2>>"$LOG" || echo "bench/p99budget.sh failed; see $LOG")" >>"$BODY"; }
 if [ "${BENCH_NO_PROFILE:-0}" != 1 ]; then
 	say "profiles: bench/profile.sh"
 	pq=""; [ "$QUICK" = 1 ] && pq=--quick
@@ -799,6 +800,7 @@ Skip parts with BENCH_NO_HOT=1, BENCH_NO_SCALE=1, BENCH_NO_EXPORTERS=1, BENCH_NO
 BENCH_NO_PROFILE=1 (quick mode sets BENCH_NO_EXPORTERS=1 and BENCH_NO_PROFILE=1 unless they are given).
 BENCH_NO_SIDEBYSIDE=1 and BENCH_NO_ANCHORS=1 skip bench/sidebyside.sh (the first table) and bench/anchors.sh;
 BENCH_NO_COLDEMIT=1 skips bench/coldemit.sh (the emit under cold caches, before and after a change).
+BENCH_NO_P99BUDGET=1 skips bench/p99budget.sh (the persistent-connection p99 against a thread that only burns CPU).
 
 EOF
 cat "$BODY"
