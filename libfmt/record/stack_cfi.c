@@ -675,18 +675,40 @@ static rec_cfi_snapshot *g_current;        /* published (release) */
 static rec_cfi_snapshot *g_retired;        /* replaced, not freed yet */
 static unsigned long long g_adds, g_subs;  /* dl_iterate_phdr's at the last build */
 static int g_built;
-static unsigned g_walkers;                 /* walks under way */
 static int g_wanted;                       /* a recorder was opened (rec_cfi_want) */
 
-const rec_cfi_snapshot *rec_cfi_enter(void)
+/* Walks under way, counted per slot (rec_cfi_enter).  A refresh frees a
+ * replaced snapshot only when it read every slot 0 after publishing the
+ * new one: all four accesses are sequentially consistent, so a walk whose
+ * increment its read of that slot did not see comes after the publication
+ * in their one order and loads the new snapshot.  A walk's slot is any
+ * slot as far as that goes; the address picks it so that threads do not
+ * share one. */
+static struct {
+	unsigned n;
+} __attribute__((aligned(64))) g_walkers[REC_CFI_WALK_SLOTS];
+
+const rec_cfi_snapshot *rec_cfi_enter(rec_cfi_walk *w)
 {
-	__atomic_add_fetch(&g_walkers, 1, __ATOMIC_SEQ_CST);
+	/* the stack page of this frame: threads' stacks are pages apart */
+	uint64_t page = (uint64_t)(uintptr_t)__builtin_frame_address(0) >> 12;
+	w->slot = (unsigned)((page * 0x9E3779B97F4A7C15ull) >> 60) % REC_CFI_WALK_SLOTS;
+	__atomic_add_fetch(&g_walkers[w->slot].n, 1, __ATOMIC_SEQ_CST);
 	return __atomic_load_n(&g_current, __ATOMIC_SEQ_CST);
 }
 
-void rec_cfi_leave(void)
+void rec_cfi_leave(const rec_cfi_walk *w)
 {
-	__atomic_sub_fetch(&g_walkers, 1, __ATOMIC_SEQ_CST);
+	__atomic_sub_fetch(&g_walkers[w->slot].n, 1, __ATOMIC_SEQ_CST);
+}
+
+/* No walk under way (after the publication of the current snapshot)? */
+static int no_walkers(void)
+{
+	for (unsigned i = 0; i < REC_CFI_WALK_SLOTS; i++)
+		if (__atomic_load_n(&g_walkers[i].n, __ATOMIC_SEQ_CST) != 0)
+			return 0;
+	return 1;
 }
 
 const rec_cfi_module *rec_cfi_module_of(const rec_cfi_snapshot *s, uintptr_t pc)
@@ -890,7 +912,7 @@ rec_status rec_cfi_refresh(void)
 	sc.peek = 1;
 	rec_dl_iterate_phdr(count_cb, &sc);
 	if (g_built && sc.counted && sc.adds == g_adds && sc.subs == g_subs) {
-		if (g_retired != NULL && __atomic_load_n(&g_walkers, __ATOMIC_SEQ_CST) == 0)
+		if (g_retired != NULL && no_walkers())
 			free_retired();
 		pthread_mutex_unlock(&refresh_lock);
 		return REC_OK;
@@ -932,7 +954,7 @@ rec_status rec_cfi_refresh(void)
 	g_adds = sc.adds;
 	g_subs = sc.subs;
 	g_built = sc.counted;
-	if (__atomic_load_n(&g_walkers, __ATOMIC_SEQ_CST) == 0)
+	if (no_walkers())
 		free_retired();
 	pthread_mutex_unlock(&refresh_lock);
 	return REC_OK;

@@ -13,7 +13,8 @@
  * and the thread's stack within its known bounds: it never allocates,
  * locks or makes a system call, and a bad frame ends it.  A snapshot replaced by a newer
  * one is freed only once no walk is under way (rec_cfi_enter/leave count
- * them), so a walk never reads freed memory.
+ * them, in a cache line per group of threads), so a walk never reads freed
+ * memory.
  *
  * A row covers the code from its offset to the next row's: where the
  * caller's frame (CFA) is, relative to the stack pointer or rbp, where the
@@ -110,11 +111,23 @@ rec_status rec_cfi_refresh(void);
 void rec_cfi_want(void);
 void rec_cfi_ensure(void);
 
+/* A walk under way: the slot its count is in (rec_cfi_enter). */
+typedef struct rec_cfi_walk {
+	unsigned slot;
+} rec_cfi_walk;
+
+/* Slots of the walks' counts, each a cache line of its own. */
+#define REC_CFI_WALK_SLOTS 16
+
 /*! rec_cfi_enter() / rec_cfi_leave() : bracket a walk: the current
- *  snapshot (NULL if none was built) stays valid until leave.
- *  Async-signal-safe, reentrant. */
-const rec_cfi_snapshot *rec_cfi_enter(void);
-void rec_cfi_leave(void);
+ *  snapshot (NULL if none was built) stays valid until leave(w).  The walk
+ *  is counted in one of REC_CFI_WALK_SLOTS cache lines, picked by the
+ *  address of the caller's stack (w->slot), so that threads capturing
+ *  stacks at once do not take one line from each other (one shared count
+ *  made a stack capture 5x dearer with two threads).  Async-signal-safe,
+ *  reentrant. */
+const rec_cfi_snapshot *rec_cfi_enter(rec_cfi_walk *w);
+void rec_cfi_leave(const rec_cfi_walk *w);
 
 /*! rec_cfi_module_of() : the module whose executable segments hold pc,
  *  or NULL.  Async-signal-safe. */

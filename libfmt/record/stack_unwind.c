@@ -24,19 +24,34 @@
 #define REC_NO_ASAN
 #endif
 
-static uint64_t g_ends[REC_UNWIND_END_COUNT];      /* signals' interrupted stacks */
-static uint64_t g_here_ends[REC_UNWIND_END_COUNT]; /* captures in the calling thread */
+/* How walks ended, counted in the walk's slot (rec_cfi_walk): the lines of
+ * threads that walk at once apart, as the walks' counts in stack_cfi.c. */
+static struct {
+	uint64_t ends[REC_UNWIND_END_COUNT];      /* signals' interrupted stacks */
+	uint64_t here_ends[REC_UNWIND_END_COUNT]; /* captures in the calling thread */
+} __attribute__((aligned(128))) g_end_slots[REC_CFI_WALK_SLOTS];
+
+static void count_end(uint64_t *slot_counts, rec_unwind_end why)
+{
+	__atomic_add_fetch(&slot_counts[why], 1, __ATOMIC_RELAXED);
+}
 
 void rec_unwind_counts(uint64_t counts[REC_UNWIND_END_COUNT])
 {
-	for (int i = 0; i < REC_UNWIND_END_COUNT; i++)
-		counts[i] = __atomic_load_n(&g_ends[i], __ATOMIC_RELAXED);
+	for (int i = 0; i < REC_UNWIND_END_COUNT; i++) {
+		counts[i] = 0;
+		for (unsigned k = 0; k < REC_CFI_WALK_SLOTS; k++)
+			counts[i] += __atomic_load_n(&g_end_slots[k].ends[i], __ATOMIC_RELAXED);
+	}
 }
 
 void rec_unwind_here_counts(uint64_t counts[REC_UNWIND_END_COUNT])
 {
-	for (int i = 0; i < REC_UNWIND_END_COUNT; i++)
-		counts[i] = __atomic_load_n(&g_here_ends[i], __ATOMIC_RELAXED);
+	for (int i = 0; i < REC_UNWIND_END_COUNT; i++) {
+		counts[i] = 0;
+		for (unsigned k = 0; k < REC_CFI_WALK_SLOTS; k++)
+			counts[i] += __atomic_load_n(&g_end_slots[k].here_ends[i], __ATOMIC_RELAXED);
+	}
 }
 
 /* ---- the rows last looked up ------------------------------------------------
@@ -233,17 +248,18 @@ REC_NO_ASAN size_t rec_unwind_here(uintptr_t ra, uintptr_t sp, uintptr_t fp, uin
 				   uintptr_t hi, size_t skip, uintptr_t *pcs, size_t max,
 				   int *truncated)
 {
-	const rec_cfi_snapshot *s = rec_cfi_enter();
+	rec_cfi_walk w;
+	const rec_cfi_snapshot *s = rec_cfi_enter(&w);
 	if (s == NULL) {
-		rec_cfi_leave();
+		rec_cfi_leave(&w);
 		return (size_t)-1;
 	}
 	rec_unwind_end why;
 	size_t n = unwind(s, ra, 0, sp, fp, lo, hi, skip, pcs, max, &why);
-	rec_cfi_leave();
+	rec_cfi_leave(&w);
 	if (why == REC_UNWIND_NO_TABLES)
 		return (size_t)-1; /* sp outside [lo, hi), not x86-64 */
-	__atomic_add_fetch(&g_here_ends[why], 1, __ATOMIC_RELAXED);
+	count_end(g_end_slots[w.slot].here_ends, why);
 	if (truncated && why == REC_UNWIND_FULL)
 		*truncated = 1;
 	return n;
@@ -258,9 +274,10 @@ REC_NO_ASAN size_t rec_stack_capture_ucontext_ex(const void *ucontext, uintptr_t
 		*end = REC_UNWIND_NO_TABLES;
 	if (ucontext == NULL || pcs == NULL || max == 0)
 		return 0;
+	rec_cfi_walk w = { 0 };
 #if defined(__x86_64__)
 	uintptr_t lo, hi;
-	const rec_cfi_snapshot *s = rec_cfi_enter();
+	const rec_cfi_snapshot *s = rec_cfi_enter(&w);
 	if (s != NULL && rec_stack_thread_bounds(&lo, &hi)) {
 		const ucontext_t *uc = (const ucontext_t *)ucontext;
 		uintptr_t pc = (uintptr_t)uc->uc_mcontext.gregs[REG_RIP];
@@ -269,8 +286,8 @@ REC_NO_ASAN size_t rec_stack_capture_ucontext_ex(const void *ucontext, uintptr_t
 		if (pc != 0 && sp >= lo && sp < hi) {
 			rec_unwind_end why;
 			size_t n = rec_unwind_regs(s, pc, sp, fp, lo, hi, pcs, max, &why);
-			rec_cfi_leave();
-			__atomic_add_fetch(&g_ends[why], 1, __ATOMIC_RELAXED);
+			rec_cfi_leave(&w);
+			count_end(g_end_slots[w.slot].ends, why);
 			if (truncated && why == REC_UNWIND_FULL)
 				*truncated = 1;
 			if (end)
@@ -278,8 +295,8 @@ REC_NO_ASAN size_t rec_stack_capture_ucontext_ex(const void *ucontext, uintptr_t
 			return n;
 		}
 	}
-	rec_cfi_leave();
+	rec_cfi_leave(&w);
 #endif
-	__atomic_add_fetch(&g_ends[REC_UNWIND_NO_TABLES], 1, __ATOMIC_RELAXED);
+	count_end(g_end_slots[w.slot].ends, REC_UNWIND_NO_TABLES);
 	return rec_stack_capture_ucontext_fp(ucontext, pcs, max, truncated);
 }

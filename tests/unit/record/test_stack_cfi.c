@@ -17,10 +17,12 @@
 
 #include <dlfcn.h>
 #include <link.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/mman.h>
 
 #include "record/stack_cfi.h"
 #include "record/stack_internal.h"
@@ -190,8 +192,9 @@ static void t_bogus_tables(void **state)
 static void t_libc_table(void **state)
 {
 	(void)state;
+	rec_cfi_walk cw;
 	assert_int_equal(rec_cfi_refresh(), REC_OK);
-	const rec_cfi_snapshot *s = rec_cfi_enter();
+	const rec_cfi_snapshot *s = rec_cfi_enter(&cw);
 	assert_non_null(s);
 	dl_iterate_phdr(code_cb, NULL);
 	const rec_cfi_module *m = rec_cfi_module_of(s, g_code[1][0]); /* libc */
@@ -211,13 +214,13 @@ static void t_libc_table(void **state)
 	assert_int_equal(r->cfa_rule, REC_CFA_SP); /* at entry: CFA = rsp + 8 */
 	assert_int_equal(r->cfa_off, 8);
 	assert_int_equal(r->ra_off, -8);
-	rec_cfi_leave();
+	rec_cfi_leave(&cw);
 	/* a second refresh with no module change keeps the snapshot */
-	const rec_cfi_snapshot *a = rec_cfi_enter();
-	rec_cfi_leave();
+	const rec_cfi_snapshot *a = rec_cfi_enter(&cw);
+	rec_cfi_leave(&cw);
 	assert_int_equal(rec_cfi_refresh(), REC_OK);
-	const rec_cfi_snapshot *b = rec_cfi_enter();
-	rec_cfi_leave();
+	const rec_cfi_snapshot *b = rec_cfi_enter(&cw);
+	rec_cfi_leave(&cw);
 	assert_ptr_equal(a, b);
 	/* a library loaded since: the next refresh (which asks the loader's
 	 * counters of the first module only) makes a snapshot that has it */
@@ -226,16 +229,97 @@ static void t_libc_table(void **state)
 	assert_non_null(h);
 	void *fn = dlsym(h, "sqlite3_libversion");
 	assert_non_null(fn);
-	const rec_cfi_snapshot *c = rec_cfi_enter();
+	const rec_cfi_snapshot *c = rec_cfi_enter(&cw);
 	assert_null(rec_cfi_module_of(c, (uintptr_t)fn));
-	rec_cfi_leave();
+	rec_cfi_leave(&cw);
 	assert_int_equal(rec_cfi_refresh(), REC_OK);
-	c = rec_cfi_enter();
+	c = rec_cfi_enter(&cw);
 	assert_true(c != b);
 	const rec_cfi_module *m2 = rec_cfi_module_of(c, (uintptr_t)fn);
 	assert_non_null(m2);
 	assert_non_null(rec_cfi_row_of(m2, (uintptr_t)fn));
-	rec_cfi_leave();
+	rec_cfi_leave(&cw);
+}
+
+/* A walk under way keeps the snapshot it entered with: a refresh that
+ * replaces it (a library loaded since) retires it without unmapping it,
+ * whichever thread walks (the walks are counted in slots picked by the
+ * walker's stack: the refresh must read them all); once the walks left, the
+ * next refresh frees it. */
+static const rec_cfi_snapshot *g_walked;
+static int g_walk_stage; /* 1: the thread entered; 2: it may leave */
+
+static void *walker_thread(void *arg)
+{
+	(void)arg;
+	rec_cfi_walk w;
+	g_walked = rec_cfi_enter(&w);
+	__atomic_store_n(&g_walk_stage, 1, __ATOMIC_SEQ_CST);
+	while (__atomic_load_n(&g_walk_stage, __ATOMIC_SEQ_CST) != 2)
+		usleep(1000);
+	rec_cfi_leave(&w);
+	return NULL;
+}
+
+static int mapped(const void *p)
+{
+	unsigned char vec;
+	void *page = (void *)((uintptr_t)p & ~(uintptr_t)4095);
+	return mincore(page, 4096, &vec) == 0;
+}
+
+/* Loads a library this process has not loaded yet (its snapshot lacks it). */
+static void *load_new_library(void)
+{
+	static const char *const names[] = { "libexpat.so.1", "libffi.so.8", "libgmp.so.10",
+					     "libxml2.so.2", "libbz2.so.1", "libsqlite3.so.0" };
+	for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+		void *h = dlopen(names[i], RTLD_NOW | RTLD_NOLOAD);
+		if (h != NULL) {
+			dlclose(h);
+			continue;
+		}
+		if ((h = dlopen(names[i], RTLD_NOW | RTLD_LOCAL)) != NULL)
+			return h;
+	}
+	return NULL;
+}
+
+static void t_retired_kept_while_walking(void **state)
+{
+	(void)state;
+	assert_int_equal(rec_cfi_refresh(), REC_OK);
+	for (int on_thread = 0; on_thread < 2; on_thread++) {
+		rec_cfi_walk w;
+		pthread_t th;
+		const rec_cfi_snapshot *old;
+		if (on_thread) {
+			g_walk_stage = 0;
+			assert_int_equal(pthread_create(&th, NULL, walker_thread, NULL), 0);
+			while (__atomic_load_n(&g_walk_stage, __ATOMIC_SEQ_CST) != 1)
+				usleep(1000);
+			old = g_walked;
+		} else {
+			old = rec_cfi_enter(&w);
+		}
+		assert_non_null(old);
+		assert_non_null(load_new_library());
+		assert_int_equal(rec_cfi_refresh(), REC_OK);
+		rec_cfi_walk w2;
+		const rec_cfi_snapshot *cur = rec_cfi_enter(&w2);
+		rec_cfi_leave(&w2);
+		assert_true(cur != old);           /* replaced */
+		assert_true(mapped(old));          /* and kept: a walk is in it */
+		assert_true(old->n > 0 && old->m[0].hi > old->m[0].lo);
+		if (on_thread) {
+			__atomic_store_n(&g_walk_stage, 2, __ATOMIC_SEQ_CST);
+			assert_int_equal(pthread_join(th, NULL), 0);
+		} else {
+			rec_cfi_leave(&w);
+		}
+		assert_int_equal(rec_cfi_refresh(), REC_OK); /* no change: frees the retired */
+		assert_false(mapped(old));
+	}
 }
 
 int main(void)
@@ -243,6 +327,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(t_bogus_tables),
 		cmocka_unit_test(t_libc_table),
+		cmocka_unit_test(t_retired_kept_while_walking),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -341,9 +341,10 @@ static void t_capture_here_through_qsort(void **state)
 static void t_first_capture_builds_tables(void **state)
 {
 	(void)state;
+	rec_cfi_walk cw;
 	self_path();
-	const rec_cfi_snapshot *s = rec_cfi_enter();
-	rec_cfi_leave();
+	const rec_cfi_snapshot *s = rec_cfi_enter(&cw);
+	rec_cfi_leave(&cw);
 	assert_null(s);
 	uint64_t before[REC_UNWIND_END_COUNT], after[REC_UNWIND_END_COUNT];
 	pthread_t th;
@@ -354,8 +355,8 @@ static void t_first_capture_builds_tables(void **state)
 	assert_int_equal(pthread_join(th, NULL), 0);
 	rec_unwind_here_counts(after);
 	assert_memory_equal(before, after, sizeof before);
-	s = rec_cfi_enter();
-	rec_cfi_leave();
+	s = rec_cfi_enter(&cw);
+	rec_cfi_leave(&cw);
 	assert_null(s);
 	/* wanted: the capture builds the tables and walks them to the root */
 	rec_cfi_want();
@@ -364,8 +365,8 @@ static void t_first_capture_builds_tables(void **state)
 	assert_int_equal(pthread_create(&th, NULL, uw_here_thread, NULL), 0);
 	assert_int_equal(pthread_join(th, NULL), 0);
 	rec_unwind_here_counts(after);
-	s = rec_cfi_enter();
-	rec_cfi_leave();
+	s = rec_cfi_enter(&cw);
+	rec_cfi_leave(&cw);
 	assert_non_null(s);
 	assert_int_equal(after[REC_UNWIND_ROOT], before[REC_UNWIND_ROOT] + 1);
 	assert_int_equal(g_here_truncated, 0);
@@ -422,6 +423,7 @@ static int code_cb(struct dl_phdr_info *info, size_t size, void *arg)
 static void t_garbage_stack(void **state)
 {
 	(void)state;
+	rec_cfi_walk cw;
 	assert_int_equal(rec_stack_thread_register(), REC_OK);
 	assert_int_equal(rec_cfi_refresh(), REC_OK);
 	dl_iterate_phdr(code_cb, NULL);
@@ -430,7 +432,7 @@ static void t_garbage_stack(void **state)
 	assert_true(rec_stack_thread_bounds(&lo, &hi));
 	uintptr_t junk[512] __attribute__((aligned(16)));
 	uintptr_t pcs[64];
-	const rec_cfi_snapshot *s = rec_cfi_enter();
+	const rec_cfi_snapshot *s = rec_cfi_enter(&cw);
 	assert_non_null(s);
 	unsigned ends[REC_UNWIND_END_COUNT] = { 0 };
 	for (int it = 0; it < 20000; it++) {
@@ -457,7 +459,7 @@ static void t_garbage_stack(void **state)
 		assert_true(why < REC_UNWIND_END_COUNT);
 		ends[why]++;
 	}
-	rec_cfi_leave();
+	rec_cfi_leave(&cw);
 	printf("  garbage walks ended: root %u full %u no-info %u bad-frame %u steps %u\n",
 	       ends[REC_UNWIND_ROOT], ends[REC_UNWIND_FULL], ends[REC_UNWIND_NO_INFO],
 	       ends[REC_UNWIND_BAD_FRAME], ends[REC_UNWIND_STEPS]);
