@@ -356,8 +356,10 @@ capture_from(uintptr_t fp, uintptr_t *pcs, size_t max, size_t skip, int *truncat
 	if (tls_stack_hi == 0 && tls_in_signal == 0)
 		(void)bounds_here(fp);
 #if defined(__x86_64__)
-	if (tls_in_signal == 0)
+	if (tls_in_signal == 0) {
+		rec_cfi_walker_claim();
 		rec_cfi_ensure();
+	}
 	if (tls_stack_hi != 0 && fp >= tls_stack_lo && fp <= tls_stack_hi - 16) {
 		/* librec's own frames, this one first, are left by their frame
 		 * records (librec is built with frame pointers: the Makefile's

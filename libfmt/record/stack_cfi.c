@@ -16,6 +16,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+#include <linux/membarrier.h>
 
 /* ---- bounded reads of module memory ---------------------------------------- */
 
@@ -677,34 +680,122 @@ static unsigned long long g_adds, g_subs;  /* dl_iterate_phdr's at the last buil
 static int g_built;
 static int g_wanted;                       /* a recorder was opened (rec_cfi_want) */
 
-/* Walks under way, counted per slot (rec_cfi_enter).  A refresh frees a
- * replaced snapshot only when it read every slot 0 after publishing the
- * new one: all four accesses are sequentially consistent, so a walk whose
- * increment its read of that slot did not see comes after the publication
- * in their one order and loads the new snapshot.  A walk's slot is any
- * slot as far as that goes; the address picks it so that threads do not
- * share one. */
+/* Walks under way, counted per slot (rec_cfi_enter).  Slots below
+ * REC_CFI_SHARED_SLOTS are shared: a walk picks one by a hash of its stack
+ * page and counts itself in and out with locked additions; the refresh
+ * frees a replaced snapshot only when it read every slot 0 after
+ * publishing the new one, and those four accesses are sequentially
+ * consistent, so a walk whose increment the refresh's read did not see
+ * comes after the publication in their one order and loads the new
+ * snapshot.  The slots above are each one thread's own
+ * (rec_cfi_walker_claim(): a thread's first capture in normal context,
+ * given back by a key destructor at its exit): its walks count with plain
+ * loads and stores, a compiler barrier between the count and the load of
+ * the snapshot, and the refresh makes every running thread of the process
+ * pass a full barrier (membarrier, PRIVATE_EXPEDITED) before it reads
+ * them: the asymmetric fence of liburcu's memb flavour (either the refresh
+ * sees the count or the walk sees the new snapshot).  A signal handler
+ * interrupting the thread between its load and store of the count does a
+ * whole walk of its own in between, so the count it leaves is the one it
+ * found.  Own slots are handed out only once membarrier is registered. */
 static struct {
 	unsigned n;
+	int owned; /* own slots: a thread has it */
 } __attribute__((aligned(64))) g_walkers[REC_CFI_WALK_SLOTS];
+
+/* This thread's own slot + 1; 0: not asked yet; -1: none (no membarrier,
+ * all taken, or the thread is exiting). */
+static __thread int tls_walk_slot;
+static int g_own_ok; /* membarrier registered: own slots may be handed out */
+static pthread_once_t walk_once = PTHREAD_ONCE_INIT;
+static pthread_key_t walk_key;
+
+static void walk_slot_release(void *arg)
+{
+	unsigned s = (unsigned)(uintptr_t)arg - 1;
+	tls_walk_slot = -1; /* its last walks (signals) count in a shared slot */
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	__atomic_store_n(&g_walkers[s].owned, 0, __ATOMIC_RELEASE);
+}
+
+static pthread_once_t atfork_once = PTHREAD_ONCE_INIT;
+static void register_atfork(void);
+
+static void walk_init(void)
+{
+	pthread_once(&atfork_once, register_atfork);
+	if (pthread_key_create(&walk_key, walk_slot_release) != 0)
+		return;
+	if (syscall(SYS_membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED, 0, 0) != 0)
+		return;
+	__atomic_store_n(&g_own_ok, 1, __ATOMIC_RELEASE);
+}
+
+void rec_cfi_walker_claim(void)
+{
+	if (tls_walk_slot != 0)
+		return;
+	tls_walk_slot = -1;
+	pthread_once(&walk_once, walk_init);
+	if (!__atomic_load_n(&g_own_ok, __ATOMIC_ACQUIRE))
+		return;
+	for (unsigned s = REC_CFI_SHARED_SLOTS; s < REC_CFI_WALK_SLOTS; s++) {
+		int free_ = 0;
+		if (__atomic_load_n(&g_walkers[s].owned, __ATOMIC_RELAXED) != 0 ||
+		    !__atomic_compare_exchange_n(&g_walkers[s].owned, &free_, 1, 0, __ATOMIC_ACQ_REL,
+						 __ATOMIC_RELAXED))
+			continue;
+		if (pthread_setspecific(walk_key, (void *)(uintptr_t)(s + 1)) != 0) {
+			__atomic_store_n(&g_walkers[s].owned, 0, __ATOMIC_RELEASE);
+			return;
+		}
+		tls_walk_slot = (int)s + 1;
+		return;
+	}
+}
+
+int rec_cfi_walker_own(void)
+{
+	return tls_walk_slot > 0;
+}
 
 const rec_cfi_snapshot *rec_cfi_enter(rec_cfi_walk *w)
 {
+	int own = tls_walk_slot;
+	if (own > 0) {
+		w->slot = (unsigned)own - 1;
+		w->own = 1;
+		unsigned v = __atomic_load_n(&g_walkers[w->slot].n, __ATOMIC_RELAXED);
+		__atomic_store_n(&g_walkers[w->slot].n, v + 1, __ATOMIC_RELAXED);
+		__atomic_signal_fence(__ATOMIC_SEQ_CST);
+		return __atomic_load_n(&g_current, __ATOMIC_ACQUIRE);
+	}
 	/* the stack page of this frame: threads' stacks are pages apart */
 	uint64_t page = (uint64_t)(uintptr_t)__builtin_frame_address(0) >> 12;
-	w->slot = (unsigned)((page * 0x9E3779B97F4A7C15ull) >> 60) % REC_CFI_WALK_SLOTS;
+	w->slot = (unsigned)((page * 0x9E3779B97F4A7C15ull) >> 60) % REC_CFI_SHARED_SLOTS;
+	w->own = 0;
 	__atomic_add_fetch(&g_walkers[w->slot].n, 1, __ATOMIC_SEQ_CST);
 	return __atomic_load_n(&g_current, __ATOMIC_SEQ_CST);
 }
 
 void rec_cfi_leave(const rec_cfi_walk *w)
 {
+	if (w->own) {
+		unsigned v = __atomic_load_n(&g_walkers[w->slot].n, __ATOMIC_RELAXED);
+		__atomic_store_n(&g_walkers[w->slot].n, v - 1, __ATOMIC_RELEASE);
+		return;
+	}
 	__atomic_sub_fetch(&g_walkers[w->slot].n, 1, __ATOMIC_SEQ_CST);
 }
 
-/* No walk under way (after the publication of the current snapshot)? */
+/* No walk under way (after the publication of the current snapshot)?  With
+ * own slots handed out, every running thread passes a full barrier first;
+ * if that fails, it cannot tell: no. */
 static int no_walkers(void)
 {
+	if (__atomic_load_n(&g_own_ok, __ATOMIC_ACQUIRE) &&
+	    syscall(SYS_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0, 0) != 0)
+		return 0;
 	for (unsigned i = 0; i < REC_CFI_WALK_SLOTS; i++)
 		if (__atomic_load_n(&g_walkers[i].n, __ATOMIC_SEQ_CST) != 0)
 			return 0;
@@ -880,9 +971,24 @@ static void free_retired(void)
 static void on_fork_child(void)
 {
 	pthread_mutex_init(&refresh_lock, NULL);
+	/* No walk is under way in the only thread (fork is not called inside
+	 * one): the counts of the parent's other threads go, and their own
+	 * slots with them.  This thread keeps its slot if membarrier works
+	 * here too. */
+	int own = tls_walk_slot;
+	if (own > 0 && (!__atomic_load_n(&g_own_ok, __ATOMIC_RELAXED) ||
+			syscall(SYS_membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED, 0, 0) != 0)) {
+		__atomic_store_n(&g_own_ok, 0, __ATOMIC_RELAXED);
+		tls_walk_slot = -1;
+		own = 0;
+	}
+	for (unsigned i = 0; i < REC_CFI_WALK_SLOTS; i++) {
+		g_walkers[i].n = 0;
+		if ((int)i + 1 != own)
+			g_walkers[i].owned = 0;
+	}
 }
 
-static pthread_once_t atfork_once = PTHREAD_ONCE_INIT;
 static int g_fp_only; /* REC_UNWIND=fp, read once (the sampler's rounds refresh 10 times a second) */
 static void register_atfork(void)
 {

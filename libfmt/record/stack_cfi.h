@@ -111,23 +111,36 @@ rec_status rec_cfi_refresh(void);
 void rec_cfi_want(void);
 void rec_cfi_ensure(void);
 
-/* A walk under way: the slot its count is in (rec_cfi_enter). */
+/* A walk under way: the slot its count is in (rec_cfi_enter), and whether
+ * that slot is the thread's own. */
 typedef struct rec_cfi_walk {
 	unsigned slot;
+	int own;
 } rec_cfi_walk;
 
-/* Slots of the walks' counts, each a cache line of its own. */
-#define REC_CFI_WALK_SLOTS 16
+/* Slots of the walks' counts, each a cache line of its own: the shared
+ * ones first, then the ones threads own. */
+#define REC_CFI_SHARED_SLOTS 16
+#define REC_CFI_WALK_SLOTS (REC_CFI_SHARED_SLOTS + 64)
 
 /*! rec_cfi_enter() / rec_cfi_leave() : bracket a walk: the current
  *  snapshot (NULL if none was built) stays valid until leave(w).  The walk
- *  is counted in one of REC_CFI_WALK_SLOTS cache lines, picked by the
- *  address of the caller's stack (w->slot), so that threads capturing
- *  stacks at once do not take one line from each other (one shared count
- *  made a stack capture 5x dearer with two threads).  Async-signal-safe,
- *  reentrant. */
+ *  is counted in the thread's own slot (plain stores: see
+ *  rec_cfi_walker_claim) or else in one of REC_CFI_SHARED_SLOTS cache
+ *  lines picked by the address of the caller's stack (locked additions),
+ *  so that threads capturing stacks at once do not take one line from
+ *  each other (one shared count made a stack capture 5x dearer with two
+ *  threads).  Async-signal-safe, reentrant. */
 const rec_cfi_snapshot *rec_cfi_enter(rec_cfi_walk *w);
 void rec_cfi_leave(const rec_cfi_walk *w);
+
+/*! rec_cfi_walker_claim() : in normal context (not a signal handler),
+ *  once per thread: give the calling thread a count slot of its own, if
+ *  one is free and membarrier(PRIVATE_EXPEDITED) works (the refresh fences
+ *  every thread before it reads those counts); given back when the thread
+ *  exits.  rec_cfi_walker_own() : has it one? */
+void rec_cfi_walker_claim(void);
+int rec_cfi_walker_own(void);
 
 /*! rec_cfi_module_of() : the module whose executable segments hold pc,
  *  or NULL.  Async-signal-safe. */

@@ -31,9 +31,18 @@ static struct {
 	uint64_t here_ends[REC_UNWIND_END_COUNT]; /* captures in the calling thread */
 } __attribute__((aligned(128))) g_end_slots[REC_CFI_WALK_SLOTS];
 
-static void count_end(uint64_t *slot_counts, rec_unwind_end why)
+/* In the thread's own slot a plain increment, else a locked one.  A walk in
+ * a signal handler that interrupts the plain increment between its load and
+ * its store goes uncounted: these counts are diagnostics for the tests
+ * (rec_unwind_counts), not figures a tool prints. */
+static void count_end(const rec_cfi_walk *w, uint64_t *slot_counts, rec_unwind_end why)
 {
-	__atomic_add_fetch(&slot_counts[why], 1, __ATOMIC_RELAXED);
+	if (w->own)
+		__atomic_store_n(&slot_counts[why],
+				 __atomic_load_n(&slot_counts[why], __ATOMIC_RELAXED) + 1,
+				 __ATOMIC_RELAXED);
+	else
+		__atomic_add_fetch(&slot_counts[why], 1, __ATOMIC_RELAXED);
 }
 
 void rec_unwind_counts(uint64_t counts[REC_UNWIND_END_COUNT])
@@ -259,7 +268,7 @@ REC_NO_ASAN size_t rec_unwind_here(uintptr_t ra, uintptr_t sp, uintptr_t fp, uin
 	rec_cfi_leave(&w);
 	if (why == REC_UNWIND_NO_TABLES)
 		return (size_t)-1; /* sp outside [lo, hi), not x86-64 */
-	count_end(g_end_slots[w.slot].here_ends, why);
+	count_end(&w, g_end_slots[w.slot].here_ends, why);
 	if (truncated && why == REC_UNWIND_FULL)
 		*truncated = 1;
 	return n;
@@ -274,7 +283,7 @@ REC_NO_ASAN size_t rec_stack_capture_ucontext_ex(const void *ucontext, uintptr_t
 		*end = REC_UNWIND_NO_TABLES;
 	if (ucontext == NULL || pcs == NULL || max == 0)
 		return 0;
-	rec_cfi_walk w = { 0 };
+	rec_cfi_walk w = { 0, 0 };
 #if defined(__x86_64__)
 	uintptr_t lo, hi;
 	const rec_cfi_snapshot *s = rec_cfi_enter(&w);
@@ -287,7 +296,7 @@ REC_NO_ASAN size_t rec_stack_capture_ucontext_ex(const void *ucontext, uintptr_t
 			rec_unwind_end why;
 			size_t n = rec_unwind_regs(s, pc, sp, fp, lo, hi, pcs, max, &why);
 			rec_cfi_leave(&w);
-			count_end(g_end_slots[w.slot].ends, why);
+			count_end(&w, g_end_slots[w.slot].ends, why);
 			if (truncated && why == REC_UNWIND_FULL)
 				*truncated = 1;
 			if (end)
@@ -297,6 +306,6 @@ REC_NO_ASAN size_t rec_stack_capture_ucontext_ex(const void *ucontext, uintptr_t
 	}
 	rec_cfi_leave(&w);
 #endif
-	count_end(g_end_slots[w.slot].ends, REC_UNWIND_NO_TABLES);
+	count_end(&w, g_end_slots[w.slot].ends, REC_UNWIND_NO_TABLES);
 	return rec_stack_capture_ucontext_fp(ucontext, pcs, max, truncated);
 }

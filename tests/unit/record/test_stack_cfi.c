@@ -23,6 +23,8 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
+#include <linux/membarrier.h>
 
 #include "record/stack_cfi.h"
 #include "record/stack_internal.h"
@@ -243,16 +245,28 @@ static void t_libc_table(void **state)
 
 /* A walk under way keeps the snapshot it entered with: a refresh that
  * replaces it (a library loaded since) retires it without unmapping it,
- * whichever thread walks (the walks are counted in slots picked by the
- * walker's stack: the refresh must read them all); once the walks left, the
- * next refresh frees it. */
+ * whichever thread walks and whichever slot counts the walk (a shared one
+ * by locked additions, or the thread's own by plain stores, which the
+ * refresh fences with membarrier before it reads them); once the walks
+ * left, the next refresh frees it. */
 static const rec_cfi_snapshot *g_walked;
 static int g_walk_stage; /* 1: the thread entered; 2: it may leave */
+static int g_walker_claims, g_walker_owned;
+
+/* membarrier(PRIVATE_EXPEDITED) works here: threads get slots of their own */
+static int own_slots_expected(void)
+{
+	long q = syscall(SYS_membarrier, MEMBARRIER_CMD_QUERY, 0, 0);
+	return q > 0 && (q & MEMBARRIER_CMD_PRIVATE_EXPEDITED) != 0;
+}
 
 static void *walker_thread(void *arg)
 {
 	(void)arg;
 	rec_cfi_walk w;
+	if (g_walker_claims)
+		rec_cfi_walker_claim();
+	g_walker_owned = rec_cfi_walker_own();
 	g_walked = rec_cfi_enter(&w);
 	__atomic_store_n(&g_walk_stage, 1, __ATOMIC_SEQ_CST);
 	while (__atomic_load_n(&g_walk_stage, __ATOMIC_SEQ_CST) != 2)
@@ -271,8 +285,9 @@ static int mapped(const void *p)
 /* Loads a library this process has not loaded yet (its snapshot lacks it). */
 static void *load_new_library(void)
 {
-	static const char *const names[] = { "libexpat.so.1", "libffi.so.8", "libgmp.so.10",
-					     "libxml2.so.2", "libbz2.so.1", "libsqlite3.so.0" };
+	static const char *const names[] = { "libexpat.so.1", "libffi.so.8",  "libgmp.so.10",
+					     "libxml2.so.2",  "libbz2.so.1",  "liblzma.so.5",
+					     "libsqlite3.so.0" };
 	for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
 		void *h = dlopen(names[i], RTLD_NOW | RTLD_NOLOAD);
 		if (h != NULL) {
@@ -289,18 +304,27 @@ static void t_retired_kept_while_walking(void **state)
 {
 	(void)state;
 	assert_int_equal(rec_cfi_refresh(), REC_OK);
-	for (int on_thread = 0; on_thread < 2; on_thread++) {
+	/* 0: this thread, a shared slot; 1: another thread, shared; 2: another
+	 * thread, its own slot; 3: this thread, its own slot */
+	for (int variant = 0; variant < 4; variant++) {
+		int on_thread = variant == 1 || variant == 2, own = variant >= 2;
 		rec_cfi_walk w;
 		pthread_t th;
 		const rec_cfi_snapshot *old;
 		if (on_thread) {
 			g_walk_stage = 0;
+			g_walker_claims = own;
 			assert_int_equal(pthread_create(&th, NULL, walker_thread, NULL), 0);
 			while (__atomic_load_n(&g_walk_stage, __ATOMIC_SEQ_CST) != 1)
 				usleep(1000);
 			old = g_walked;
+			assert_int_equal(g_walker_owned, own && own_slots_expected());
 		} else {
+			if (own)
+				rec_cfi_walker_claim();
+			assert_int_equal(rec_cfi_walker_own(), own && own_slots_expected());
 			old = rec_cfi_enter(&w);
+			assert_int_equal(w.own, own && own_slots_expected());
 		}
 		assert_non_null(old);
 		assert_non_null(load_new_library());
@@ -322,12 +346,38 @@ static void t_retired_kept_while_walking(void **state)
 	}
 }
 
+/* A thread's own slot is given back when it exits: more threads than there
+ * are own slots, one after another, each gets one. */
+static void *claim_thread(void *arg)
+{
+	rec_cfi_walker_claim();
+	*(int *)arg = rec_cfi_walker_own();
+	return NULL;
+}
+
+static void t_own_slots_given_back(void **state)
+{
+	(void)state;
+	if (!own_slots_expected()) {
+		print_message("membarrier(PRIVATE_EXPEDITED) is not available here: no own slots\n");
+		return;
+	}
+	for (int i = 0; i < 3 * (REC_CFI_WALK_SLOTS - REC_CFI_SHARED_SLOTS); i++) {
+		pthread_t th;
+		int got = -1;
+		assert_int_equal(pthread_create(&th, NULL, claim_thread, &got), 0);
+		assert_int_equal(pthread_join(th, NULL), 0);
+		assert_int_equal(got, 1);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(t_bogus_tables),
 		cmocka_unit_test(t_libc_table),
 		cmocka_unit_test(t_retired_kept_while_walking),
+		cmocka_unit_test(t_own_slots_given_back),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
