@@ -44,15 +44,28 @@ uint64_t rec_hash_bytes(const void *p, size_t len)
 	return h ? h : 1;
 }
 
-/* pcs and their flags; never 0. */
+/* pcs and their flags; never 0.  Every event with a stack hashes its pcs
+ * (rec_stack_intern), so the loop is two independent lanes of one xor and
+ * one multiply each (odd, so every step is a bijection and no pc's bits are
+ * lost), half the dependent chain of one lane with a shift in every step;
+ * the high bits the multiplies leave the differences in are folded into the
+ * low ones (the table's index) once at the end. */
 uint64_t rec_hash_pcs(const uintptr_t *pcs, size_t n, uint32_t flags)
 {
-	uint64_t h = 0x9E3779B97F4A7C15ull ^ (n * 0xff51afd7ed558ccdull) ^ flags;
-	for (size_t i = 0; i < n; i++) {
-		h ^= (uint64_t)pcs[i];
-		h *= 0xc4ceb9fe1a85ec53ull;
-		h ^= h >> 29;
+	const uint64_t k = 0xc4ceb9fe1a85ec53ull;
+	uint64_t a = 0x9E3779B97F4A7C15ull ^ (n * 0xff51afd7ed558ccdull) ^ flags;
+	uint64_t b = 0x6a09e667f3bcc909ull;
+	size_t i = 0;
+	for (; i + 2 <= n; i += 2) {
+		a = (a ^ (uint64_t)pcs[i]) * k;
+		b = (b ^ (uint64_t)pcs[i + 1]) * k;
 	}
+	if (i < n)
+		a = (a ^ (uint64_t)pcs[i]) * k;
+	uint64_t h = a ^ ((b << 32) | (b >> 32));
+	h ^= h >> 33;
+	h *= 0xff51afd7ed558ccdull;
+	h ^= h >> 29;
 	return h ? h : 1;
 }
 
@@ -429,6 +442,16 @@ void rec_stacktab_free(rec_stacktab *st)
 
 #define SLOT_FAILED UINT32_MAX
 
+/* A stack a few frames deep compares faster in a loop than in a call to
+ * memcmp (every event with a stack that is already known ends here). */
+static inline bool same_pcs(const uintptr_t *a, const uintptr_t *b, size_t n)
+{
+	uintptr_t d = 0;
+	for (size_t i = 0; i < n; i++)
+		d |= a[i] ^ b[i];
+	return d == 0;
+}
+
 /* may_yield: the caller is not in a signal handler, so when another thread
  * is inserting the same stack right now (it may have been preempted between
  * claiming the slot and publishing the id) it can yield the CPU and wait for
@@ -484,8 +507,7 @@ uint64_t rec_stack_intern(rec_stacktab *st, const uintptr_t *pcs, size_t n, uint
 			if (id == 0 || id == SLOT_FAILED)
 				return 0;
 			const rec_stackent *e = &st->ents[id - 1];
-			if (e->depth == n && e->flags == flags &&
-			    memcmp(&st->arena[e->off], pcs, n * sizeof *pcs) == 0)
+			if (e->depth == n && e->flags == flags && same_pcs(&st->arena[e->off], pcs, n))
 				return id;
 		}
 		i = (i + 1) & mask;

@@ -232,21 +232,6 @@ void rec_stack_signal_leave(void) { tls_in_signal--; }
 
 /* ---- librec's own code ------------------------------------------------------- */
 
-/* The Makefile puts every function of librec into the section rec_text (see
- * its rec_text rule), and the linker defines these two symbols around it in
- * whatever module holds librec: the program when it links librec.a, librec.so
- * otherwise.  Hidden, so each module resolves its own; weak, so that a build
- * without the section links and skips nothing (start == stop == 0). */
-extern const char __start_rec_text[] __attribute__((weak, visibility("hidden")));
-extern const char __stop_rec_text[] __attribute__((weak, visibility("hidden")));
-
-int rec_stack_in_librec(uintptr_t pc)
-{
-	pc &= ~REC_STACK_PC_EXACT;
-	return (pc >= (uintptr_t)__start_rec_text && pc < (uintptr_t)__stop_rec_text) ||
-	       pc - rec_stack_hide_lo_ < rec_stack_hide_hi_ - rec_stack_hide_lo_;
-}
-
 /* When librec is a shared object of its own (librec.so, the preload library
  * librec-preload.so), all of that module's code is the recorder's: the
  * linker puts code outside rec_text there, its PLT and the compiler's

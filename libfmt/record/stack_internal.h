@@ -124,12 +124,27 @@ int rec_stack_bounds_signal(const void *ucontext);
 void rec_stack_signal_enter(void);
 void rec_stack_signal_leave(void);
 
+/* The Makefile puts every function of librec into the section rec_text (see
+ * its rec_text rule), and the linker defines these two symbols around it in
+ * whatever module holds librec: the program when it links librec.a, librec.so
+ * otherwise.  Hidden, so each module resolves its own; weak, so that a build
+ * without the section links and skips nothing (start == stop == 0). */
+extern const char __start_rec_text[] __attribute__((weak, visibility("hidden")));
+extern const char __stop_rec_text[] __attribute__((weak, visibility("hidden")));
+/* intern.c: the code of librec's own shared object (below). */
+extern uintptr_t rec_stack_hide_lo_, rec_stack_hide_hi_;
+
 /*! rec_stack_in_librec() : whether the address of a captured entry (flag
  *  ignored) lies in librec's code: the section rec_text of the module that
  *  holds this copy of librec, and when that module is librec's own
  *  (librec*.so) its whole code (PLT, libgcc's helpers).  Async-signal-safe
- *  (four compares). */
-int rec_stack_in_librec(uintptr_t pc);
+ *  (four compares); inline, since the walks ask it of every frame. */
+static inline int rec_stack_in_librec(uintptr_t pc)
+{
+	pc &= ~(uintptr_t)REC_STACK_PC_EXACT;
+	return (pc >= (uintptr_t)__start_rec_text && pc < (uintptr_t)__stop_rec_text) ||
+	       pc - rec_stack_hide_lo_ < rec_stack_hide_hi_ - rec_stack_hide_lo_;
+}
 /*! rec_stack_librec_module_cb() : dl_iterate_phdr's callback that finds the
  *  module holding the address arg and, when its file is librec*, sets
  *  rec_stack_hide_lo_/hi_ to its executable segment; 1 when found (a
@@ -276,11 +291,11 @@ size_t rec_module_build_id(uintptr_t base, char *buf, size_t cap);
 
 /* ---- the loaded modules ------------------------------------------------ */
 
-/* intern.c: the leading frames of a captured event stack that lie in
- * [lo, hi) are dropped: the code of librec's own shared object (librec.so,
- * librec-preload.so; set by stack_capture.c's and preload.c's constructors);
- * 0 when librec is linked into the program. */
-extern uintptr_t rec_stack_hide_lo_, rec_stack_hide_hi_;
+/* intern.c: rec_stack_hide_lo_/hi_ (declared above): the leading frames of
+ * a captured event stack that lie in [lo, hi) are dropped: the code of
+ * librec's own shared object (librec.so, librec-preload.so; set by
+ * stack_capture.c's and preload.c's constructors); 0 when librec is linked
+ * into the program. */
 
 /* thread.c: dl_iterate_phdr for the recorder's own walks of the loaded
  * modules, never under way in a recorder thread at a fork. */

@@ -159,6 +159,38 @@ static void t_hashes(void **state)
 	assert_true(rec_hash_bytes("a\0", 2) != rec_hash_bytes("a", 1));
 }
 
+/* The table indexes by the hash's low bits: stacks that differ in a few
+ * low bits of one frame (call sites of one function) or only in the high
+ * bits (the same code in modules mapped at other bases) must spread over
+ * them; 16384 stacks into 4096 buckets average 4, and a hash whose low bits
+ * ignored either kind would put all of a kind into one. */
+static void t_hash_spread(void **state)
+{
+	(void)state;
+	enum { N = 16384, B = 4096 };
+	static unsigned short count[B];
+	for (int kind = 0; kind < 4; kind++) {
+		memset(count, 0, sizeof count);
+		unsigned maxc = 0;
+		for (uintptr_t j = 0; j < N; j++) {
+			uintptr_t pcs[5] = { 0x55550000a010, 0x55550000b020, 0x7f1200004000,
+					     0x7f1200005000, 0x55550000c030 };
+			if (kind == 0)
+				pcs[1] += j * 16; /* call sites 16 bytes apart */
+			else if (kind == 1)
+				pcs[2] += (uint64_t)j << 32; /* other module bases */
+			else if (kind == 2)
+				pcs[4] ^= j; /* the outermost frame */
+			else
+				pcs[(j & 3)] += (j >> 2) * 4096; /* pages apart, any frame */
+			unsigned c = ++count[rec_hash_pcs(pcs, 5, 0) & (B - 1)];
+			if (c > maxc)
+				maxc = c;
+		}
+		assert_true(maxc < 24);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -167,6 +199,7 @@ int main(void)
 		cmocka_unit_test(t_full),
 		cmocka_unit_test(t_two_threads),
 		cmocka_unit_test(t_hashes),
+		cmocka_unit_test(t_hash_spread),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
