@@ -68,7 +68,7 @@ void rec_codec_ctx_free(rec_codec_ctx *ctx)
  * window) with minMatch 4 instead of 7 and hashLog 13 instead of 14 (one
  * 32 KiB table, which stays in a core's L1/L2 cache between the background
  * thread's rounds).  Chosen by measurement on format 1.3's split EVENTS
- * (bench/RESULTS.md "Background thread cost", 2026-12-06): against the
+ * (bench/HISTORY.md "Background thread cost", 2026-12-06): against the
  * previous default (level 3's double-fast matcher, hashLog 15, chainLog 10)
  * the background thread's CPU 14 % lower, the recorder's 8-thread data the
  * same size, bench/gen_events' (the bytes goal's) 9 % smaller.  An explicit

@@ -10,7 +10,7 @@
  * compressed in one step when the chunk closes.  Like bytes together
  * (sizes and type ids, time deltas, durations and stack ids, thread ids
  * and fields) compress to fewer bytes for less CPU than the records do in
- * one stream (bench/RESULTS.md, "Encodings of EVENTS").
+ * one stream (bench/HISTORY.md, "Encodings of EVENTS").
  */
 #include <stdlib.h>
 #include <string.h>
@@ -25,7 +25,7 @@
  * literals stored, not Huffman-coded; the other three at zstd's own level
  * 1. Against level 0's one setting for all four (codec.c: level 1,
  * minMatch 4, hashLog 13), measured 2026-12-06 with the bodies at -1
- * (bench/RESULTS.md, "Background thread cost"): the background thread's
+ * (bench/HISTORY.md, "Background thread cost"): the background thread's
  * CPU 15 % lower on bgcost's load; a service's recording about as large
  * (requestwatch under load 3 % larger, memcached under rec-record the same
  * within the runs' spread: their bodies are mostly matches); synthetic
