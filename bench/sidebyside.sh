@@ -490,6 +490,17 @@ svc_name() { if [ "$1" = rw ]; then echo "requestwatch (GET /requests/fast, 16 p
 		done
 	done
 	for svc in "${SERVICES[@]}"; do echo "$svc.off.p90_spread=$(spread "$svc")"; done
+	# the CPU goals as goals() judges them: rec and rec-record against each other tool,
+	# round by round (the median %, "nan" without paired runs)
+	for svc in "${SERVICES[@]}"; do
+		for arm in rec rec-record; do
+			[ -f "$DATA/$svc.$arm.what" ] || continue
+			for o in perf heaptrack lttng; do
+				[ -f "$DATA/$svc.$o.what" ] || continue
+				echo "$svc.$arm.vs_$o.cpu_pct=$(pboth "$svc" "$arm" "$o" cpu_us | awk '{ print $1 }')"
+			done
+		done
+	done
 	echo "runs=$RUNS"; echo "duration=$DURATION"
 	echo "load_start=$LOAD_START"; echo "load_end=$LOAD_END"
 } >"$KV"
