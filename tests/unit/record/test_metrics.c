@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <signal.h>
+#include <fcntl.h>
 #include <sys/mman.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -259,6 +260,86 @@ static void *parked(void *arg)
 	char b;
 	(void)!read(*fd, &b, 1); /* until the pipe closes */
 	return NULL;
+}
+
+/* The descriptor of the process's /proc status file, found by its link
+ * (/proc/PID/status), or -1. */
+static int status_fd_of(pid_t pid)
+{
+	char want[64];
+	snprintf(want, sizeof want, "/proc/%d/status", (int)pid);
+	for (int fd = 3; fd < 1024; fd++) {
+		char link[64], to[128];
+		snprintf(link, sizeof link, "/proc/self/fd/%d", fd);
+		ssize_t n = readlink(link, to, sizeof to - 1);
+		if (n > 0) {
+			to[n] = '\0';
+			if (strcmp(to, want) == 0)
+				return fd;
+		}
+	}
+	return -1;
+}
+
+/* The child of t_process_stats_kept_descriptor: 0 when its statistics are
+ * its own after the fork and after it closed every descriptor and opened a
+ * file of its own under the number the status file had. */
+static int stats_child(const char *fake)
+{
+	rec_process_stats st;
+	/* one thread here, four or more in the parent, whose status file
+	 * the child's copy of the descriptor names */
+	if (rec_process_stats_read(&st) != REC_OK || st.threads != 1 || st.rss == 0)
+		return 1;
+	int sfd = status_fd_of(getpid());
+	if (sfd < 0)
+		return 2;
+	for (int fd = 3; fd < 1024; fd++) /* a daemon's close of everything */
+		close(fd);
+	int f = open(fake, O_RDONLY);
+	if (f < 0 || (f != sfd && dup2(f, sfd) != sfd))
+		return 3;
+	/* the program's file under the old number is never read: it says
+	 * 99 threads and 1 kB */
+	if (rec_process_stats_read(&st) != REC_OK || st.threads != 1 || st.rss <= 1024)
+		return 4;
+	return 0;
+}
+
+static void t_process_stats_kept_descriptor(void **state)
+{
+	(void)state;
+	char fake[64];
+	new_path(fake, sizeof fake);
+	FILE *ff = fopen(fake, "w");
+	assert_non_null(ff);
+	fputs("Name:\tfake\nVmHWM:\t1 kB\nVmRSS:\t1 kB\nThreads:\t99\n", ff);
+	assert_int_equal(fclose(ff), 0);
+
+	int pfd[2];
+	assert_int_equal(pipe(pfd), 0);
+	pthread_t th[3];
+	for (int i = 0; i < 3; i++)
+		assert_int_equal(pthread_create(&th[i], NULL, parked, &pfd[0]), 0);
+	rec_process_stats st;
+	assert_int_equal(rec_process_stats_read(&st), REC_OK);
+	assert_true(st.threads >= 4);
+	assert_true(status_fd_of(getpid()) >= 0); /* kept open */
+	assert_int_equal(rec_process_stats_read(&st), REC_OK); /* read again through it */
+	assert_true(st.threads >= 4);
+	pid_t pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0)
+		rec_t_child_exit(stats_child(fake));
+	int ws = 0;
+	assert_int_equal(waitpid(pid, &ws, 0), pid);
+	assert_true(WIFEXITED(ws));
+	assert_int_equal(WEXITSTATUS(ws), 0);
+	close(pfd[1]);
+	for (int i = 0; i < 3; i++)
+		assert_int_equal(pthread_join(th[i], NULL), 0);
+	close(pfd[0]);
+	unlink(fake);
 }
 
 static void t_process_stats_rss_and_threads(void **state)
@@ -806,6 +887,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(t_counter_totals_five_restarts),
 		cmocka_unit_test(t_counter_totals_sigkill),
 		cmocka_unit_test(t_process_start),
+		cmocka_unit_test(t_process_stats_kept_descriptor),
 		cmocka_unit_test(t_fork_while_sampling),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
