@@ -12,9 +12,17 @@
 # $BUILD/lib/librec.a.  Both run the same driver, bench/bgcost.c (see its header for what
 # each figure is), compiled with the Makefile's flags.  Settings:
 #   default     REC_OUTPUT's default recorder, no REC_OPTIONS (what an unmodified service
-#               gets: zstd's codec default (EVENTS' bodies at zstd -3, its other streams at
+#               gets), in its steady state: measured after BGCOST_STEADY_WARM seconds (6)
+#               of recording, past the start-up's one-time work (the unwind tables, the
+#               symbolizer's first read of libc's and the driver's debug information for
+#               the CPU sampler's stacks, the first chunks growing their buffers: 1.0-2.4 s
+#               into a run on the 2026-12-07 AMD host); the goal's row.  Its settings:
+#               zstd's codec default (EVENTS' bodies at zstd -3, its other streams at
 #               1: writer_split.c; other sections level 1 with minMatch 4: codec.c), the CPU
-#               sampler and the process statistics on)
+#               sampler and the process statistics on
+#   start-up    the same, over its first BGCOST_STARTUP_SECONDS (6) with no warm-up: what
+#               a service pays once as the recording starts; its excess over the steady
+#               state is printed in ms of CPU
 #   zstd N/lz4/none  a recorder opened by the program with that codec and level (no
 #               sampler; zstd 0 is the codec's default level, none shows the thread's own
 #               work without compression)
@@ -33,6 +41,8 @@ BUILD=${BUILD:-build}
 BASE=${BGCOST_BASE:-279e2ff}
 RUNS=${BGCOST_RUNS:-3}
 SECS=${BGCOST_SECONDS:-5}
+STEADY_WARM=${BGCOST_STEADY_WARM:-6}
+STARTUP_SECS=${BGCOST_STARTUP_SECONDS:-6}
 if [ "${1:-}" = --quick ]; then RUNS=1; SECS=3; fi
 RATE=${BGCOST_RATE:-25000}
 THREADS=${BGCOST_THREADS:-8}
@@ -58,7 +68,7 @@ START=$(date -u +%H:%M)
 declare -A R # R[setting.lib.key] = space-separated values
 
 one() { # SETTING LIB ARGS...
-	local set=$1 lib=$2 line k
+	local set=$1 lib=$2 line k secs=$SECS
 	shift 2
 	local f="$TMP/$lib.rec"
 	rm -f "$f"
@@ -67,7 +77,12 @@ one() { # SETTING LIB ARGS...
 			--threads "$THREADS" --seconds "$SECS") || { log "$set $lib failed"; return; }
 	elif [ "$set" = default ]; then
 		line=$(env -u REC_OPTIONS REC_OUTPUT="$f" "$TMP/bgcost_$lib" --default --rate "$RATE" \
-			--threads "$THREADS" --seconds "$SECS") || { log "$set $lib failed"; return; }
+			--threads "$THREADS" --warm "$STEADY_WARM" --seconds "$SECS") ||
+			{ log "$set $lib failed"; return; }
+	elif [ "$set" = start-up ]; then
+		secs=$STARTUP_SECS
+		line=$(env -u REC_OPTIONS REC_OUTPUT="$f" "$TMP/bgcost_$lib" --default --rate "$RATE" \
+			--threads "$THREADS" --warm 0 --seconds "$secs") || { log "$set $lib failed"; return; }
 	else
 		line=$("$TMP/bgcost_$lib" --rate "$RATE" --threads "$THREADS" --seconds "$SECS" "$@" "$f") ||
 			{ log "$set $lib failed"; return; }
@@ -77,13 +92,13 @@ one() { # SETTING LIB ARGS...
 		R[$set.$lib.$k]="${R[$set.$lib.$k]:-} $(kv $k "$line")"
 	done
 	R[$set.$lib.cpu_us_s]="${R[$set.$lib.cpu_us_s]:-} $(awk -v n="$(kv bg_ns_per_event "$line")" \
-		-v e="$(kv events "$line")" -v s="$SECS" 'BEGIN { printf "%.1f", n * e / s / 1000 }')"
+		-v e="$(kv events "$line")" -v s="$secs" 'BEGIN { printf "%.1f", n * e / s / 1000 }')"
 }
 
-SETTINGS=(default "zstd 0" "zstd 3" "zstd 1" "zstd -1" lz4 none idle)
+SETTINGS=(default start-up "zstd 0" "zstd 3" "zstd 1" "zstd -1" lz4 none idle)
 args_of() {
 	case "$1" in
-	default | idle) ;;
+	default | start-up | idle) ;;
 	lz4) echo "--codec lz4" ;;
 	none) echo "--codec none" ;;
 	*) echo "--codec zstd --level ${1#zstd }" ;;
@@ -149,7 +164,8 @@ NEW_COMMIT=$(git rev-parse --short HEAD)
 echo "## Background thread cost (bench/bgcost.sh)"
 echo
 echo "The recorder's background thread while $THREADS threads record $RATE events/s (the 3-field event of"
-echo "gen_events, in 2 ms slices) for $SECS s after a warm-up; before: the library of $BASE, after: $NEW_COMMIT"
+echo "gen_events, in 2 ms slices) for $SECS s after a warm-up of 1.5 s (default: $STEADY_WARM s, its steady state;"
+echo "start-up: its first $STARTUP_SECS s, no warm-up); before: the library of $BASE, after: $NEW_COMMIT"
 echo "(this tree); $RUNS pair(s) per setting, old and new run back to back; median (min-max). Started"
 echo "$START UTC, load average $LOAD0 at the start and $LOAD1 at the end (a shared 2-core machine: other"
 echo "jobs ran meanwhile). CPU: the thread's CPU clock over the measured seconds / events the recorder"
@@ -182,13 +198,23 @@ if [ -n "$IR_OLD" ] && [ -n "$IR_NEW" ]; then
 	echo
 fi
 d=$(med "${R[default.new.bg_ns_per_event]:-}")
-echo "Goal (issue 22): background CPU at most 100 ns per event with the default settings: after,"
-echo "median $(awk -v x="$d" 'BEGIN { if (x == "" || x == "nan") print "n/a"; else printf "%.1f", x }') ns:" \
+su=$(med "${R[start-up.new.bg_ns_per_event]:-}")
+# the start-up's one-time CPU: its first seconds less as many of the steady state
+once=$(awk -v a="$(med "${R[start-up.new.cpu_us_s]:-}")" -v b="$(med "${R[default.new.cpu_us_s]:-}")" \
+	-v s="$STARTUP_SECS" 'BEGIN { if (a == "" || b == "") print "n/a"; else printf "%.1f", (a - b) * s / 1000 }')
+echo "Goal (issue 22): background CPU at most 100 ns per event with the default settings, in the"
+echo "steady state: after, median $(awk -v x="$d" 'BEGIN { if (x == "" || x == "nan") print "n/a"; else printf "%.1f", x }') ns:" \
 	"$(awk -v x="$d" 'BEGIN { if (x == "" || x == "nan") print "not measured"; else if (x <= 100) print "met"; else print "missed" }')."
+echo "The first $STARTUP_SECS s of a recording cost $(awk -v x="$su" 'BEGIN { if (x == "") print "n/a"; else printf "%.1f", x }') ns an event (the start-up row):" \
+	"$once ms of CPU once, over $STARTUP_SECS s of the steady state (medians)."
 # the figures for bench/run.sh's goals table (the leading table of RESULTS.md)
 mkdir -p "$BUILD/bench"
 {
 	echo "bg_ns=$d"
 	echo "bg_ns_range=$(mm "${R[default.new.bg_ns_per_event]:-}")"
+	echo "bg_startup_ns_range=$(mm "${R[start-up.new.bg_ns_per_event]:-}")"
+	echo "bg_startup_once_ms=$once"
+	echo "bg_startup_secs=$STARTUP_SECS"
+	echo "bg_steady_warm=$STEADY_WARM"
 	echo "bytes_per_event=$(med "$GB_NEW")"
 } >"$BUILD/bench/bgcost.kv"
