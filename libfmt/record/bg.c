@@ -796,6 +796,7 @@ void *rec_bg_main(void *arg)
 	 * periodic tasks added as the recorder opened are due then too. */
 	uint64_t next_flush = rec_clock_mono_ns() + r->flush_ns;
 	rec_process_info_init(r);
+	rec_stack_exec_init(); /* before the tables: a thread's registration needs it */
 	(void)rec_cfi_refresh(); /* unwind tables for every capture (stack_cfi.h) */
 	rec_out_truncate(r);
 	/* Rounds between flushes: the chunk is built as the records come

@@ -75,9 +75,14 @@ static int in_code(uintptr_t a, size_t len)
 	return 0;
 }
 
-rec_status rec_stack_bounds_of(pthread_t th, uintptr_t *lo, uintptr_t *hi)
+void rec_stack_exec_init(void)
 {
 	pthread_once(&exec_once, exec_init);
+}
+
+rec_status rec_stack_bounds_of(pthread_t th, uintptr_t *lo, uintptr_t *hi)
+{
+	rec_stack_exec_init();
 	pthread_attr_t attr;
 	if (pthread_getattr_np(th, &attr) != 0)
 		return REC_ERR_STATE;

@@ -29,13 +29,11 @@ typedef struct reader {
 	size_t last; /* the segment of the last read (reads come in runs) */
 } reader;
 
-static int rd_ok(reader *r, uintptr_t a, size_t len)
+/* rd_ok()'s search of the other segments (a read outside the last one's) */
+static __attribute__((noinline)) int rd_ok_slow(reader *r, uintptr_t a, size_t len)
 {
 	if (r->bad)
 		return 0;
-	size_t k = r->last;
-	if (k < r->n && a >= r->lo[k] && a < r->hi[k] && r->hi[k] - a >= len)
-		return 1;
 	for (size_t i = 0; i < r->n; i++)
 		if (a >= r->lo[i] && a < r->hi[i] && r->hi[i] - a >= len) {
 			r->last = i;
@@ -45,7 +43,18 @@ static int rd_ok(reader *r, uintptr_t a, size_t len)
 	return 0;
 }
 
-static uint64_t rd_u(reader *r, uintptr_t a, size_t len)
+/* [a, a + len) readable: inside the segment of the last read (reads come
+ * in runs: inline), or another. */
+static inline int rd_ok(reader *r, uintptr_t a, size_t len)
+{
+	const size_t k = r->last;
+	if (__builtin_expect(!r->bad && k < r->n && a >= r->lo[k] && a < r->hi[k] &&
+				     r->hi[k] - a >= len, 1))
+		return 1;
+	return rd_ok_slow(r, a, len);
+}
+
+static inline uint64_t rd_u(reader *r, uintptr_t a, size_t len)
 {
 	if (a == 0 || !rd_ok(r, a, len)) { /* 0: never mapped (an indirect pointer read as 0) */
 		r->bad = 1;
@@ -58,10 +67,22 @@ static uint64_t rd_u(reader *r, uintptr_t a, size_t len)
 
 /* A LEB128 at *p (signed: sign-extended SLEB128), advancing *p; 0 with
  * r->bad set when it runs past 10 bytes or off readable memory. */
-static uint64_t rd_leb(reader *r, uintptr_t *p, int sign)
+static inline uint64_t rd_leb(reader *r, uintptr_t *p, int sign)
 {
 	uint64_t v = 0;
 	unsigned shift = 0;
+	/* A one-byte value (most of them: register numbers, small offsets)
+	 * with a single bounds check. */
+	if (*p != 0 && rd_ok(r, *p, 1)) {
+		const uint8_t b = *(const uint8_t *)*p;
+		if (!(b & 0x80)) {
+			(*p)++;
+			v = b;
+			if (sign && (b & 0x40))
+				v |= ~(uint64_t)0 << 7;
+			return v;
+		}
+	}
 	for (int i = 0; i < 10; i++) {
 		uint8_t b = (uint8_t)rd_u(r, (*p)++, 1);
 		if (r->bad)

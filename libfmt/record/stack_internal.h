@@ -106,6 +106,15 @@ extern int rec_stack_bounds_no_alloc_;
  *  so registering a thread makes no system call for them. */
 rec_status rec_stack_bounds_of(pthread_t th, uintptr_t *lo, uintptr_t *hi);
 
+/*! rec_stack_exec_init() : record, once, the executable segments of the
+ *  loaded modules (the signal-time walk's check that an address is code),
+ *  as rec_stack_bounds_of() does on first use.  The background thread
+ *  calls it before it builds the unwind tables: the build holds the
+ *  modules' walk (rec_dl_iterate_phdr) for milliseconds, and an opening
+ *  thread that registered its stack behind it waited for all of it (9 ms
+ *  under strace in requestwatch's start-up). */
+void rec_stack_exec_init(void);
+
 /*! rec_stack_set_bounds() : set the calling thread's cached bounds unless
  *  it has some.  Async-signal-safe. */
 void rec_stack_set_bounds(uintptr_t lo, uintptr_t hi);
