@@ -20,9 +20,10 @@
 #               zstd's codec default (EVENTS' bodies at zstd -3, its other streams at
 #               1: writer_split.c; other sections level 1 with minMatch 4: codec.c), the CPU
 #               sampler and the process statistics on
-#   start-up    the same, over its first BGCOST_STARTUP_SECONDS (6) with no warm-up: what
-#               a service pays once as the recording starts; its excess over the steady
-#               state is printed in ms of CPU
+#   start-up    the same, from the recorder's open (--warm 0: the thread's CPU since it
+#               started) through BGCOST_STARTUP_SECONDS (6) of events after the driver's
+#               0.3 s in qsort: what a service pays once as the recording starts; its excess
+#               over as many seconds of the steady state is printed in ms of CPU
 #   zstd N/lz4/none  a recorder opened by the program with that codec and level (no
 #               sampler; zstd 0 is the codec's default level, none shows the thread's own
 #               work without compression)
@@ -165,7 +166,7 @@ echo "## Background thread cost (bench/bgcost.sh)"
 echo
 echo "The recorder's background thread while $THREADS threads record $RATE events/s (the 3-field event of"
 echo "gen_events, in 2 ms slices) for $SECS s after a warm-up of 1.5 s (default: $STEADY_WARM s, its steady state;"
-echo "start-up: its first $STARTUP_SECS s, no warm-up); before: the library of $BASE, after: $NEW_COMMIT"
+echo "start-up: from the open, its first $STARTUP_SECS s of events); before: the library of $BASE, after: $NEW_COMMIT"
 echo "(this tree); $RUNS pair(s) per setting, old and new run back to back; median (min-max). Started"
 echo "$START UTC, load average $LOAD0 at the start and $LOAD1 at the end (a shared 2-core machine: other"
 echo "jobs ran meanwhile). CPU: the thread's CPU clock over the measured seconds / events the recorder"
