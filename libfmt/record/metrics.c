@@ -363,10 +363,13 @@ static ssize_t read_status(char *buf, size_t cap)
 	ssize_t n = -1;
 	pthread_mutex_lock(&status_lock);
 	pid_t pid = getpid();
-	if (status_fd >= 0 && (pid != status_pid || !status_is_ours())) {
-		if (pid != status_pid && status_is_ours())
-			close(status_fd); /* a fork child's copy of the parent's */
-		status_fd = -1;
+	if (status_fd >= 0) {
+		const bool ours = status_is_ours();
+		if (pid != status_pid || !ours) {
+			if (ours)
+				close(status_fd); /* a fork child's copy of the parent's */
+			status_fd = -1;
+		}
 	}
 	if (status_fd < 0) {
 		struct stat sb;

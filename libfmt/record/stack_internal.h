@@ -150,7 +150,7 @@ extern uintptr_t rec_stack_hide_lo_, rec_stack_hide_hi_;
  *  (four compares); inline, since the walks ask it of every frame. */
 static inline int rec_stack_in_librec(uintptr_t pc)
 {
-	pc &= ~(uintptr_t)REC_STACK_PC_EXACT;
+	pc = REC_STACK_PC(pc);
 	return (pc >= (uintptr_t)__start_rec_text && pc < (uintptr_t)__stop_rec_text) ||
 	       pc - rec_stack_hide_lo_ < rec_stack_hide_hi_ - rec_stack_hide_lo_;
 }
