@@ -173,6 +173,7 @@ static bool build_options(const rec_record_opts *o, rec_cli_strbuf *b)
 		{ "--alloc-interval", "alloc", offsetof(rec_record_opts, alloc_interval), false },
 		{ "--io-threshold", "io", offsetof(rec_record_opts, io_threshold), true },
 		{ "--duration", "duration", offsetof(rec_record_opts, duration), true },
+		{ "--symbolize", "symbolize", offsetof(rec_record_opts, symbolize), false },
 	};
 	for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++) {
 		const char *v = *(const char *const *)((const char *)o + keys[i].off);
@@ -660,6 +661,12 @@ static const char usage_text[] =
 	"                          rec-flame --wall)\n"
 	"      --alloc-interval SIZE  mean bytes between sampled allocations (e.g. 512KiB; 0: off)\n"
 	"      --io-threshold DUR  record blocking reads, writes, accepts ... that last longer\n"
+	"      --symbolize MODE    how frames are named while recording: on (the default: names\n"
+	"                          everywhere; files, lines and inlined frames for the program and\n"
+	"                          its libraries outside /lib and /usr/lib), all (those for the\n"
+	"                          system's libraries too: libc's debug information costs ~70 ms\n"
+	"                          of CPU and ~16 MB), names, or off (module+offset; rec-symbolize\n"
+	"                          names them later)\n"
 	"      --follow-forks      record each forked child and each exec'd program into FILE\n"
 	"                          with its pid inserted (out.rec -> out.PID.rec; a second image\n"
 	"                          of the same pid, exec'd: out.PID-2.rec); without it they are\n"
@@ -687,7 +694,8 @@ enum {
 	OPT_WALL,
 	OPT_ALLOC,
 	OPT_IO,
-	OPT_FORKS
+	OPT_FORKS,
+	OPT_SYMBOLIZE
 };
 static const struct option long_opts[] = {
 	{ "output", required_argument, NULL, 'o' },
@@ -701,6 +709,7 @@ static const struct option long_opts[] = {
 	{ "alloc-interval", required_argument, NULL, OPT_ALLOC },
 	{ "io-threshold", required_argument, NULL, OPT_IO },
 	{ "follow-forks", no_argument, NULL, OPT_FORKS },
+	{ "symbolize", required_argument, NULL, OPT_SYMBOLIZE },
 	{ "quiet", no_argument, NULL, 'q' },
 	REC_CLI_COMMON_OPTIONS,
 };
@@ -730,6 +739,7 @@ int main(int argc, char **argv)
 		case OPT_ALLOC: o.alloc_interval = optarg; break;
 		case OPT_IO: o.io_threshold = optarg; break;
 		case OPT_FORKS: o.follow_forks = true; break;
+		case OPT_SYMBOLIZE: o.symbolize = optarg; break;
 		case 'q': o.quiet = true; break;
 		default: rec_cli_common_option(c, usage_text);
 		}

@@ -109,8 +109,9 @@ static const char *option_values(const char *k, size_t kl)
 		{ "full", "full is drop or wait" },
 		{ "flight", "flight is on, off, 1 or 0" },
 		{ "crash", "crash is on, off, 1 or 0" },
-		{ "symbolize", "symbolize is on or off (off: frames keep module + offset for "
-			       "rec-symbolize)" },
+		{ "symbolize", "symbolize is on (names; files and lines outside the system's "
+			       "libraries), all (files and lines everywhere), names or off (frames "
+			       "keep module + offset for rec-symbolize)" },
 		{ "maxage", "maxage is a duration, like 10min" },
 		{ "maxsize", "maxsize is a size, like 64MiB" },
 		{ "signal", "signal is a signal number from 1 to 64 or none" },
@@ -310,10 +311,16 @@ rec_status rec_recorder_options_parse(rec_recorder_options *o, const char *text,
 				else
 					ok = false;
 			} else if (key_is(k, kl, "symbolize")) {
+				const uint32_t sym = REC_RECORDER_NO_SYMBOLIZE | REC_RECORDER_ALL_SOURCES |
+						     REC_RECORDER_NO_SOURCES;
 				if ((vl == 2 && memcmp(v, "on", 2) == 0) || (vl == 1 && *v == '1'))
-					o->flags &= ~REC_RECORDER_NO_SYMBOLIZE;
+					o->flags &= ~sym;
+				else if (vl == 3 && memcmp(v, "all", 3) == 0)
+					o->flags = (o->flags & ~sym) | REC_RECORDER_ALL_SOURCES;
+				else if (vl == 5 && memcmp(v, "names", 5) == 0)
+					o->flags = (o->flags & ~sym) | REC_RECORDER_NO_SOURCES;
 				else if ((vl == 3 && memcmp(v, "off", 3) == 0) || (vl == 1 && *v == '0'))
-					o->flags |= REC_RECORDER_NO_SYMBOLIZE;
+					o->flags = (o->flags & ~sym) | REC_RECORDER_NO_SYMBOLIZE;
 				else
 					ok = false;
 			} else if (key_is(k, kl, "maxage")) {

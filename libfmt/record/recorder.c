@@ -216,7 +216,8 @@ static bool options_valid(const rec_recorder_options *o)
 	       o->full_policy <= REC_FULL_WAIT &&
 	       !(o->flags & ~(REC_RECORDER_FLIGHT | REC_RECORDER_DEFAULT | REC_RECORDER_NO_SIGNAL |
 			      REC_RECORDER_NO_CRASH | REC_RECORDER_CRASH |
-			      REC_RECORDER_NO_SYMBOLIZE)) &&
+			      REC_RECORDER_NO_SYMBOLIZE | REC_RECORDER_ALL_SOURCES |
+			      REC_RECORDER_NO_SOURCES)) &&
 	       !((o->flags & REC_RECORDER_FLIGHT) && !o->path) && !(o->sink && !o->sink->write);
 }
 
@@ -254,6 +255,24 @@ static rec_recorder *recorder_new(const rec_recorder_options *o)
 	return r;
 }
 
+/* Whose files, lines and inline frames the background thread resolves:
+ * the flags, else REC_SYMBOLIZE_SOURCES in the environment (off, program or
+ * all: for measurements, and for tests under valgrind, where reading libc's
+ * DWARF takes the background thread seconds), else the program's. */
+static rec_sources_mode sources_mode(uint32_t flags)
+{
+	if (flags & REC_RECORDER_NO_SOURCES)
+		return REC_SOURCES_NONE;
+	if (flags & REC_RECORDER_ALL_SOURCES)
+		return REC_SOURCES_ALL;
+	const char *e = getenv("REC_SYMBOLIZE_SOURCES");
+	if (e && strcmp(e, "off") == 0)
+		return REC_SOURCES_NONE;
+	if (e && strcmp(e, "all") == 0)
+		return REC_SOURCES_ALL;
+	return REC_SOURCES_PROGRAM;
+}
+
 /* Step 3: r's own copy of the path, its settings (the events list), the
  * stack table, the frame map and (if it opens) the symbolizer. */
 static rec_status recorder_tables(rec_recorder *r, const rec_recorder_options *o)
@@ -269,6 +288,7 @@ static rec_status recorder_tables(rec_recorder *r, const rec_recorder_options *o
 	if (rec_symbolizer_open(&sym) == REC_OK) {
 		rec_symbolizer_set_names(sym, !(o->flags & REC_RECORDER_NO_SYMBOLIZE));
 		rec_symbolizer_set_lines(sym, 0); /* sources later, within a budget */
+		rec_symbolizer_set_sources(sym, sources_mode(o->flags));
 		r->symbolizer = sym;
 	}
 	return REC_OK;

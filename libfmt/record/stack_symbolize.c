@@ -153,23 +153,6 @@ static bool queue_source(rec_recorder *r, rec_bg_pending *pd, uint64_t fid, cons
 	return true;
 }
 
-/* REC_SYMBOLIZE_SOURCES=off in the environment: the recorder resolves no
- * files, lines or inline frames (rec-symbolize adds them later), for
- * measurements and for tests under valgrind, where reading libc's DWARF
- * takes the background thread seconds and holds up its other rounds (the
- * CPU sampler's arming: test_sampler's timing checks). */
-static bool sources_off(void)
-{
-	static int off = -1; /* read once; background threads of several recorders */
-	int v = __atomic_load_n(&off, __ATOMIC_RELAXED);
-	if (v < 0) {
-		const char *e = getenv("REC_SYMBOLIZE_SOURCES");
-		v = e != NULL && strcmp(e, "off") == 0;
-		__atomic_store_n(&off, v, __ATOMIC_RELAXED);
-	}
-	return v == 1;
-}
-
 /* Resolve queued frame sources while this round's budget lasts.  The
  * last rounds of a closing recorder resolve all (nothing comes later), and
  * so does the round of a dump (a flight recording's file) or of an explicit
@@ -185,7 +168,7 @@ static void resolve_sources(rec_recorder *r, rec_bg_pending *pd)
 	rec_frame_map *fm = r->frame_map;
 	if (!r->symbolizer || fm->src_head == fm->nsrc)
 		return;
-	if (sources_off()) {
+	if (rec_symbolizer_sources(r->symbolizer) == REC_SOURCES_NONE) {
 		fm->src_head = fm->nsrc = 0;
 		return;
 	}

@@ -110,6 +110,7 @@ typedef struct module {
 	/* The module in s->syms (libdwfl), opened on first need. */
 	int sym_state; /* 0 not tried, 1 open, -1 unavailable */
 	uint32_t sym_handle;
+	int system; /* a library in the system's directories (not the executable) */
 } module;
 
 typedef struct sym_entry {
@@ -127,6 +128,7 @@ struct rec_symbolizer {
 	int syms_failed;
 	int names_off;     /* REC_OPTIONS symbolize=off: module and offset only */
 	int lines_off;     /* names only, no DWARF (rec_symbolizer_set_lines) */
+	rec_sources_mode sources; /* whose sources rec_symbolizer_source() reads */
 	char exe_path[4096];
 };
 
@@ -186,6 +188,35 @@ void rec_symbolizer_set_lines(rec_symbolizer *s, int on)
 		s->lines_off = !on;
 }
 
+void rec_symbolizer_set_sources(rec_symbolizer *s, rec_sources_mode mode)
+{
+	if (s)
+		s->sources = mode;
+}
+
+rec_sources_mode rec_symbolizer_sources(const rec_symbolizer *s)
+{
+	return s ? s->sources : REC_SOURCES_NONE;
+}
+
+int rec_symbolizer_system_path(const char *path)
+{
+	static const char *const dirs[] = { "/lib/",     "/lib32/",     "/lib64/",     "/libx32/",
+					    "/usr/lib/", "/usr/lib32/", "/usr/lib64/", "/usr/libx32/" };
+	if (path == NULL)
+		return 0;
+	for (size_t i = 0; i < sizeof dirs / sizeof dirs[0]; i++)
+		if (strncmp(path, dirs[i], strlen(dirs[i])) == 0)
+			return 1;
+	return 0;
+}
+
+/* Whether rec_symbolizer_source() reads m's DWARF. */
+static int module_sources(const rec_symbolizer *s, const module *m)
+{
+	return s->sources == REC_SOURCES_ALL || (s->sources == REC_SOURCES_PROGRAM && !m->system);
+}
+
 int rec_symbolizer_release(rec_symbolizer *s)
 {
 	if (s == NULL || s->syms == NULL)
@@ -241,7 +272,8 @@ static int scan_cb(struct dl_phdr_info *info, size_t size, void *arg)
 	for (int i = 0; i < info->dlpi_phnum; i++)
 		if (info->dlpi_phdr[i].p_type == PT_INTERP)
 			is_exe = true;
-	if (name[0] == '\0' && is_exe) {
+	const bool program = name[0] == '\0' && is_exe; /* libc has a PT_INTERP too */
+	if (program) {
 		if (s->exe_path[0] == '\0') {
 			ssize_t n = readlink("/proc/self/exe", s->exe_path, sizeof(s->exe_path) - 1);
 			s->exe_path[n > 0 ? (size_t)n : 0] = '\0';
@@ -259,6 +291,7 @@ static int scan_cb(struct dl_phdr_info *info, size_t size, void *arg)
 	memset(m, 0, sizeof(*m));
 	m->base = base;
 	m->path = (char *)name; /* the loader's (or exe_path): copied after the walk */
+	m->system = !program && rec_symbolizer_system_path(name);
 	for (int i = 0; i < info->dlpi_phnum && m->nsegs < MAX_SEGS; i++) {
 		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
 		if (ph->p_type != PT_LOAD)
@@ -506,7 +539,8 @@ int rec_symbolizer_source_cheap(rec_symbolizer *s, uintptr_t entry)
 	    !s->lines_off || !sym.module_index)
 		return 1;
 	module *m = &s->mods[sym.module_index - 1];
-	return m->sym_state == -1 || (m->sym_state == 1 && rec_symbols_dwarf_read_(s->syms, m->sym_handle));
+	return !module_sources(s, m) || m->sym_state == -1 ||
+	       (m->sym_state == 1 && rec_symbols_dwarf_read_(s->syms, m->sym_handle));
 }
 
 rec_status rec_symbolizer_source(rec_symbolizer *s, uintptr_t entry, rec_symbol *out)
@@ -517,7 +551,7 @@ rec_status rec_symbolizer_source(rec_symbolizer *s, uintptr_t entry, rec_symbol 
 	if (st != REC_OK || s->names_off || !s->lines_off || !out->module_index)
 		return st; /* with lines on, lookup resolved the source already */
 	module *m = &s->mods[out->module_index - 1];
-	if (!module_syms(s, m))
+	if (!module_sources(s, m) || !module_syms(s, m))
 		return REC_OK;
 	uintptr_t pc = REC_STACK_PC(entry);
 	rec_symbolized d;

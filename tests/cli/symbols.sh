@@ -28,7 +28,13 @@
 #      nor hangs (timeout) and leaves the frames unresolved or resolves them
 #      correctly; the recorder with a damaged .gnu_debuglink file beside a
 #      stripped program neither (its recording reads back, unnamed frames);
-#   6. rec-symbolize's report counts what it resolved and left.
+#   6. rec-symbolize's report counts what it resolved and left;
+#   7. whose sources the recorder reads: plain.rec is recorded with
+#      symbolize=all (every module's files, lines and inline frames); the
+#      default (symbolize=on) gives the same stacks except that the frames of
+#      the system's libraries (libc) keep their names and offsets without
+#      file, line or inline frames, and rec-symbolize of it gives plain.rec's
+#      stacks again; symbolize=names gives no file anywhere, every name.
 set -uo pipefail
 # shellcheck source=tests/cli/lib/common.sh
 source "$(dirname "$0")/lib/common.sh" # bin, tests, tmp, fail, need_exe, cli_done
@@ -78,19 +84,23 @@ record() { # DIR OUT [ENV...]: record DIR/prog, which dlopens DIR/libplug.so
 	local d=$1 out=$2; shift 2
 	(cd "$d" && env "$@" "$recbin/rec-record" -q -o "$out" ./prog "$d/libplug.so") || fail "record $d -> $out"
 }
-record "$tmp/plain" "$tmp/plain.rec"
+record "$tmp/plain" "$tmp/plain.rec" REC_OPTIONS=quiet=1,symbolize=all
+record "$tmp/plain" "$tmp/default.rec"
+record "$tmp/plain" "$tmp/names.rec" REC_OPTIONS=quiet=1,symbolize=names
 record "$tmp/stripped" "$tmp/stripped.rec"
 record "$tmp/plain" "$tmp/off.rec" REC_OPTIONS=quiet=1,symbolize=off
-for f in plain stripped off; do
+for f in plain default names stripped off; do
 	"$bin/rec-print" --json "$tmp/$f.rec" >"$tmp/$f.json" || fail "rec-print --json $f.rec"
 done
 "$bin/rec-symbolize" --debug-dir "$tmp/dbg" "$tmp/stripped.rec" "$tmp/stripped-sym.rec" 2>"$tmp/sym1.err" ||
 	fail "rec-symbolize stripped: $(cat "$tmp/sym1.err")"
 "$bin/rec-symbolize" "$tmp/off.rec" "$tmp/off-sym.rec" 2>"$tmp/sym2.err" || fail "rec-symbolize off: $(cat "$tmp/sym2.err")"
+"$bin/rec-symbolize" "$tmp/default.rec" "$tmp/default-sym.rec" 2>"$tmp/sym4.err" ||
+	fail "rec-symbolize default: $(cat "$tmp/sym4.err")"
 mkdir -p "$tmp/empty"
 "$bin/rec-symbolize" --only-debug-dirs --debug-dir "$tmp/empty" "$tmp/off.rec" "$tmp/off-nolibc.rec" 2>"$tmp/sym3.err" ||
 	fail "rec-symbolize --only-debug-dirs: $(cat "$tmp/sym3.err")"
-for f in stripped-sym off-sym off-nolibc; do
+for f in stripped-sym off-sym off-nolibc default-sym; do
 	"$bin/rec-print" --json "$tmp/$f.rec" >"$tmp/$f.json" || fail "rec-print --json $f.rec"
 done
 "$bin/rec-print" "$tmp/off.rec" >"$tmp/off.txt" || fail "rec-print off.rec"
@@ -291,7 +301,7 @@ if ("st_leaf", "st_worker") not in chains2 or n2 < 2:
 def stackset(name):
     return sorted(set(tuple(key(f) for f in fr) for fr in stacks(name)))
 plain = stackset("plain")
-for name in ["stripped-sym", "off-sym"]:
+for name in ["stripped-sym", "off-sym", "default-sym"]:
     got = stackset(name)
     if got != plain:
         fail("%s differs from the unstripped recording:\n  %s\n  vs\n  %s" % (name, got[:3], plain[:3]))
@@ -303,6 +313,39 @@ for name in ["stripped", "off"]:
             if (mod == "prog" and f["function"]) or (mod in progs and f["file"]):
                 fail("%s: a frame of the program is named before rec-symbolize: %s" % (name, f))
                 break
+
+# 7. the default: the system's libraries by name, the program's sources
+def system(f):
+    return re.match(r"/(usr/)?lib(32|64|x32)?/", f["module"] or "") is not None
+def no_system_sources(frames):
+    return tuple((f["function"], f["functionOffset"], os.path.basename(f["module"] or ""), f["moduleOffset"],
+                  None, None, 0) if system(f) else key(f)
+                 for f in frames if not (system(f) and f["inline"]))
+if sorted(set(no_system_sources(fr) for fr in stacks("plain"))) != \
+        sorted(set(tuple(key(f) for f in fr) for fr in stacks("default"))):
+    fail("default: the stacks are not plain's with the system libraries' sources left out")
+libc_named = [f for fr in stacks("default") for f in fr if system(f) and f["function"]]
+if not libc_named:
+    fail("default: no frame of a system library named")
+for fr in stacks("default"):
+    for f in fr:
+        if system(f) and (f["file"] or f["line"] or f["inline"]):
+            fail("default: a system library's frame with a source: %s" % f)
+            break
+if not any(f["file"] and system(f) for fr in stacks("plain") for f in fr):
+    fail("plain (symbolize=all): no system library's frame has a file")
+if not any(f["file"] and os.path.basename(f["module"] or "") == "prog" for fr in stacks("default") for f in fr):
+    fail("default: the program's frames have no files")
+for fr in stacks("names"):
+    for f in fr:
+        if f["file"] or f["inline"]:
+            fail("names: a frame with a source: %s" % f)
+            break
+        if os.path.basename(f["module"] or "") == "prog" and not f["function"]:
+            fail("names: an unnamed frame of prog: %s" % f)
+            break
+if not stacks("names"):
+    fail("names: no stacks")
 
 # libc's unexported __libc_start_call_main: named with libc6-dbg, unnamed but stable without
 def libc_roots(name):

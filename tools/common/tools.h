@@ -228,6 +228,7 @@ typedef struct rec_record_opts {
 	const char *cpu_hz, *wall_hz; /* --cpu HZ, --wall HZ */
 	const char *alloc_interval;  /* --alloc-interval SIZE */
 	const char *io_threshold;    /* --io-threshold DUR */
+	const char *symbolize;       /* --symbolize on|all|names|off */
 	bool follow_forks, quiet;
 } rec_record_opts;
 /* Runs argv (PROGRAM and its arguments, argv[0] found on PATH) under the

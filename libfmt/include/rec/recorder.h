@@ -104,6 +104,13 @@ typedef enum {
 				     * unsymbolized (REC_OPTIONS symbolize=off):
 				     * no symbol or debug file is read while
 				     * recording; rec-symbolize names them later */
+#define REC_RECORDER_ALL_SOURCES 0x40u /* files, lines and inline frames for
+				     * every module (REC_OPTIONS symbolize=all);
+				     * by default the system's libraries (under
+				     * /lib, /usr/lib, ...) get names only, the
+				     * program and its own libraries all three */
+#define REC_RECORDER_NO_SOURCES 0x80u /* names only: no file, line or inline
+				     * frame for any module (symbolize=names) */
 
 /* Error callback: called from the recorder's background thread (or from
  * open/close), never from an emitting thread's hot path, at most once per
@@ -184,7 +191,9 @@ typedef struct rec_recorder_options {
  *  signal=N|none, crash=on|off|1|0 (fatal-signal handlers: REC_RECORDER_CRASH /
  *  REC_RECORDER_NO_CRASH), events=LIST (LIST uses ';' instead of ',' between entries),
  *  quiet=on|off|1|0 (REC_OPTIONS only: no message on stderr; nothing in opts),
- *  symbolize=on|off (off: REC_RECORDER_NO_SYMBOLIZE),
+ *  symbolize=on|all|names|off (on, the default: names, and files, lines and inline
+ *  frames outside the system's libraries; all: REC_RECORDER_ALL_SOURCES; names:
+ *  REC_RECORDER_NO_SOURCES; off: REC_RECORDER_NO_SYMBOLIZE),
  *  SIZE like 64MiB, 512KiB, 4096; DUR as rec_parse_duration() (rec.h): 500ms,
  *  1.5s, 1min, 2 (a bare number is seconds).
  *  String values are stored in storage (size bytes), which must outlive

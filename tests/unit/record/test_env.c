@@ -183,6 +183,30 @@ static void t_options_parse(void **state)
 	assert_non_null(strstr(err, "flush=fast"));
 	assert_int_equal(rec_recorder_options_parse(&o, "bogus=1", storage, sizeof storage, NULL, 0),
 			 REC_ERR_INVALID_ARG);
+	/* symbolize: one of on (no flag), all, names, off; the last one given wins */
+	const uint32_t sym = REC_RECORDER_NO_SYMBOLIZE | REC_RECORDER_ALL_SOURCES | REC_RECORDER_NO_SOURCES;
+	static const struct {
+		const char *text;
+		uint32_t flags;
+	} symb[] = { { "symbolize=all", REC_RECORDER_ALL_SOURCES },
+		     { "symbolize=names", REC_RECORDER_NO_SOURCES },
+		     { "symbolize=off", REC_RECORDER_NO_SYMBOLIZE },
+		     { "symbolize=all,symbolize=on", 0 },
+		     { "symbolize=off,symbolize=all", REC_RECORDER_ALL_SOURCES },
+		     { "symbolize=0", REC_RECORDER_NO_SYMBOLIZE },
+		     { "symbolize=1", 0 } };
+	for (size_t i = 0; i < sizeof symb / sizeof symb[0]; i++) {
+		o.flags = REC_RECORDER_FLIGHT | REC_RECORDER_NO_SOURCES;
+		assert_int_equal(rec_recorder_options_parse(&o, symb[i].text, storage, sizeof storage, err,
+							    sizeof err),
+				 REC_OK);
+		assert_int_equal(o.flags & sym, symb[i].flags);
+		assert_true(o.flags & REC_RECORDER_FLIGHT);
+	}
+	assert_int_equal(rec_recorder_options_parse(&o, "symbolize=lines", storage, sizeof storage, err,
+						    sizeof err),
+			 REC_ERR_INVALID_ARG);
+	assert_non_null(strstr(err, "symbolize is on"));
 }
 
 

@@ -10,6 +10,8 @@
  */
 #include <dlfcn.h>
 #include <setjmp.h>
+#include <stdio.h>
+#include <unistd.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -132,12 +134,90 @@ static void t_dlopen_after(void **state)
 	dlclose(h);
 }
 
+/* Whose sources are read: by default the program's and its own libraries',
+ * not the system's libraries' (libc's DWARF from Debian's libc6-dbg costs
+ * ~70 ms of CPU and ~16 MB), whose frames keep their names. */
+static void t_sources_mode(void **state)
+{
+	(void)state;
+	assert_true(rec_symbolizer_system_path("/lib/x86_64-linux-gnu/libc.so.6"));
+	assert_true(rec_symbolizer_system_path("/usr/lib/x86_64-linux-gnu/libz.so.1"));
+	assert_true(rec_symbolizer_system_path("/lib64/ld-linux-x86-64.so.2"));
+	assert_true(rec_symbolizer_system_path("/usr/lib64/libfoo.so"));
+	assert_false(rec_symbolizer_system_path("/usr/local/lib/libfoo.so"));
+	assert_false(rec_symbolizer_system_path("/usr/libexec/foo"));
+	assert_false(rec_symbolizer_system_path("/opt/app/lib/libfoo.so"));
+	assert_false(rec_symbolizer_system_path("/library/libfoo.so"));
+	assert_false(rec_symbolizer_system_path("/home/u/usr/lib/libfoo.so"));
+	assert_false(rec_symbolizer_system_path(""));
+	assert_false(rec_symbolizer_system_path(NULL));
+
+	symb_caller();
+	void *fn = dlsym(RTLD_DEFAULT, "getpid");
+	assert_non_null(fn);
+	Dl_info di;
+	assert_true(dladdr(fn, &di) != 0);
+	assert_true(rec_symbolizer_system_path(di.dli_fname)); /* libc, as the loader names it */
+	const uintptr_t libc_pc = (uintptr_t)fn + 1;
+
+	/* the default: the test program's file and line; libc's name only,
+	 * and its DWARF is never read */
+	rec_symbolizer *s;
+	rec_symbol sym;
+	assert_int_equal(rec_symbolizer_open(&s), REC_OK);
+	rec_symbolizer_set_lines(s, 0);
+	assert_int_equal(rec_symbolizer_sources(s), REC_SOURCES_PROGRAM);
+	assert_true(rec_symbolizer_source_cheap(s, libc_pc));
+	assert_int_equal(rec_symbolizer_source(s, libc_pc, &sym), REC_OK);
+	assert_non_null(strstr(sym.function, "getpid")); /* __getpid */
+	assert_string_equal(sym.file, "");
+	assert_int_equal(sym.line, 0);
+	assert_int_equal(sym.inline_count, 0);
+	assert_int_equal(rec_symbolizer_release(s), 0); /* no DWARF was read */
+	assert_int_equal(rec_symbolizer_source(s, g_pc, &sym), REC_OK);
+	assert_string_equal(sym.function, "symb_caller");
+	assert_non_null(strstr(sym.file, "test_stack_symbolizer.c"));
+	assert_int_equal(rec_symbolizer_release(s), 1);
+	rec_symbolizer_close(s);
+
+	/* names only (symbolize=names): not even the program's */
+	assert_int_equal(rec_symbolizer_open(&s), REC_OK);
+	rec_symbolizer_set_lines(s, 0);
+	rec_symbolizer_set_sources(s, REC_SOURCES_NONE);
+	assert_int_equal(rec_symbolizer_source(s, g_pc, &sym), REC_OK);
+	assert_string_equal(sym.function, "symb_caller");
+	assert_string_equal(sym.file, "");
+	assert_int_equal(rec_symbolizer_release(s), 0);
+	rec_symbolizer_close(s);
+
+	/* symbolize=all: libc's too, when its debug file is installed
+	 * (libc6-dbg: /usr/lib/debug/.build-id/xx/yyyy.debug) */
+	char bid[129], path[300];
+	assert_true(rec_module_build_id((uintptr_t)di.dli_fbase, bid, sizeof bid) > 2);
+	snprintf(path, sizeof path, "/usr/lib/debug/.build-id/%.2s/%s.debug", bid, bid + 2);
+	assert_int_equal(rec_symbolizer_open(&s), REC_OK);
+	rec_symbolizer_set_lines(s, 0);
+	rec_symbolizer_set_sources(s, REC_SOURCES_ALL);
+	if (access(path, R_OK) == 0) {
+		assert_false(rec_symbolizer_source_cheap(s, libc_pc));
+		assert_int_equal(rec_symbolizer_source(s, libc_pc, &sym), REC_OK);
+		assert_non_null(strstr(sym.function, "getpid")); /* __getpid */
+		assert_true(sym.file[0] != 0 && sym.line > 0);
+		assert_int_equal(rec_symbolizer_release(s), 1);
+	} else {
+		print_message("libc's debug file %s is not installed: symbolize=all of libc not checked\n",
+			      path);
+	}
+	rec_symbolizer_close(s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(t_function_file_line),
 		cmocka_unit_test(t_data_symbols),
 		cmocka_unit_test(t_dlopen_after),
+		cmocka_unit_test(t_sources_mode),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
