@@ -165,6 +165,11 @@ static void rows_push(rows_buf *b, const rec_cfi_row *row)
 			b->nomem = 1;
 			return;
 		}
+#ifdef MADV_POPULATE_WRITE
+		/* the new pages in one call: a fault a page costs ~14 us on a
+		 * paravirtualized guest (ring.c), a third of the build's time */
+		(void)madvise((char *)p + b->bytes, nb - b->bytes, MADV_POPULATE_WRITE);
+#endif
 		b->v = p;
 		b->bytes = nb;
 		b->cap = nb / sizeof(rec_cfi_row);
@@ -936,6 +941,19 @@ static int build_cb(struct dl_phdr_info *info, size_t size, void *arg)
 		return 0;
 	}
 	if (hdr != NULL) {
+#ifdef MADV_POPULATE_READ
+		/* .eh_frame follows .eh_frame_hdr at the end of their segment
+		 * (after .rodata): its pages mapped in one call rather than a
+		 * fault each (~14 us on a paravirtualized guest, ring.c), up to
+		 * 16 MiB */
+		for (size_t k = 0; k < nseg; k++)
+			if ((uintptr_t)hdr >= lo[k] && (uintptr_t)hdr < hi[k]) {
+				uintptr_t a = (uintptr_t)hdr & ~(uintptr_t)4095;
+				uintptr_t e = (hi[k] + 4095) & ~(uintptr_t)4095;
+				(void)madvise((void *)a, e - a < ((size_t)16 << 20) ? e - a : (size_t)16 << 20,
+					      MADV_POPULATE_READ);
+			}
+#endif
 		if (rec_cfi_build(hdr, lo, hi, nseg, m->base, code_lo, code_hi, &m->t) != REC_OK) {
 			sc->nomem = 1;
 			return 0;
