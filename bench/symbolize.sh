@@ -18,8 +18,10 @@
 #      re-encodes a recording the same way without symbolizing;
 #   4. the background thread's extra CPU on the service benchmark:
 #      requestwatch under a closed-loop load (bench/loadgen.c) recording with
-#      REC_OPTIONS=symbolize=off and with the default, alternately: the
-#      service's CPU per request.
+#      REC_OPTIONS=symbolize=off, with the default (names; files and lines for
+#      the program, not for libc) and with symbolize=all (libc's files and
+#      lines too, from its debug file), alternately: the service's CPU per
+#      request.
 #
 #   BUILD=build bash bench/symbolize.sh           full: N = 10M, 5 runs
 #   BUILD=build bash bench/symbolize.sh --quick   quick: N = 1M, 3 runs
@@ -154,9 +156,9 @@ LG="$OUT/loadgen"
 $B_CC $B_CFLAGS -o "$LG" bench/loadgen.c >>"$LOG" 2>&1 || die "bench/loadgen.c does not compile (see $LOG)"
 : >"$DATA/svc.txt"
 for r in $(seq "$RUNS"); do
-	for mode in off on; do
+	for mode in off on all; do
 		envs=(REC_OUTPUT="$DATA/svc-$mode.rec")
-		[ "$mode" = off ] && envs+=(REC_OPTIONS=symbolize=off)
+		[ "$mode" = on ] || envs+=("REC_OPTIONS=symbolize=$mode")
 		say "service run $r/$RUNS, symbolize=$mode: loadgen closed --conns 4 --duration 4 --keepalive --path /requests/allocating"
 		rm -f "$DATA/svc-$mode.rec"
 		line=$(env "${envs[@]}" "$LG" closed --conns 4 --duration 4 --keepalive \
@@ -174,6 +176,7 @@ svc() { # svc MODE KEY: median over runs (us_req: service CPU us per request)
 }
 SVC_OFF=$(svc off us_req)
 SVC_ON=$(svc on us_req)
+SVC_ALL=$(svc all us_req)
 
 commit=$(git rev-parse --short HEAD 2>/dev/null || echo "?")
 load=$(cut -d' ' -f1-3 /proc/loadavg)
@@ -218,19 +221,22 @@ load=$(cut -d' ' -f1-3 /proc/loadavg)
 	echo
 	echo "The background thread's extra CPU on the service benchmark: requestwatch recording with"
 	echo "REC_OUTPUT (CPU samples on) under \`loadgen closed --conns 4 --duration 4 --keepalive --path"
-	echo "/requests/allocating\` (its time is in libc's malloc: libc's frames are symbolized, with its"
-	echo "debug file), with \`REC_OPTIONS=symbolize=off\` (module + offset only) and the default (names,"
-	echo "files, lines, inline frames), alternately, $RUNS runs each; the service's CPU (user + sys, all"
-	echo "its threads) per request, median:"
+	echo "/requests/allocating\` (its time is in libc's malloc), with \`REC_OPTIONS=symbolize=off\` (module +"
+	echo "offset only), the default (names; files, lines and inline frames for the program, libc's frames"
+	echo "by name from its symbol table) and \`symbolize=all\` (libc's files and lines too, from its debug"
+	echo "file's DWARF), alternately, $RUNS runs each; the service's CPU (user + sys, all its threads) per"
+	echo "request, median:"
 	echo
 	echo "| symbolize | requests/s | service CPU per request |"
 	echo "|---|---|---|"
 	echo "| off | $(svc off throughput) | $SVC_OFF us |"
 	echo "| on (default) | $(svc on throughput) | $SVC_ON us |"
+	echo "| all | $(svc all throughput) | $SVC_ALL us |"
 	echo
-	echo "Symbolizing adds $(awk -v a="$SVC_ON" -v b="$SVC_OFF" 'BEGIN{ if (b > 0) printf "%+.2f us (%+.1f %%)", a - b, (a - b) * 100 / b; else print "n/a" }') of CPU per request over a 4-second run, about"
-	echo "$(awk -v a="$SVC_ON" -v b="$SVC_OFF" -v n="$(svc on ok)" 'BEGIN{ printf "%.0f", (a - b) * n / 1000 }') ms of CPU in all: most of it is reading libc's symbol table and DWARF once (the first"
-	echo "address of libc above; later addresses are cached), so it is a start-up cost, not a rate.  The"
+	echo "Symbolizing adds $(awk -v a="$SVC_ON" -v b="$SVC_OFF" 'BEGIN{ if (b > 0) printf "%+.2f us (%+.1f %%)", a - b, (a - b) * 100 / b; else print "n/a" }') of CPU per request with the default and"
+	echo "$(awk -v a="$SVC_ALL" -v b="$SVC_OFF" 'BEGIN{ if (b > 0) printf "%+.2f us (%+.1f %%)", a - b, (a - b) * 100 / b; else print "n/a" }') with libc's lines, over a 4-second run: about"
+	echo "$(awk -v a="$SVC_ON" -v b="$SVC_OFF" -v n="$(svc on ok)" 'BEGIN{ printf "%.0f", (a - b) * n / 1000 }') and $(awk -v a="$SVC_ALL" -v b="$SVC_OFF" -v n="$(svc all ok)" 'BEGIN{ printf "%.0f", (a - b) * n / 1000 }') ms of CPU in all, most of it reading symbol tables and (all) libc's DWARF once"
+	echo "(the first address of libc above; later addresses are cached), so it is a start-up cost, not a rate.  The"
 	echo "runs' own spread (requests/s and CPU per request of runs alike) is as large on a loaded machine:"
 	echo "see the load in the heading, and $DATA/svc.txt for every run."
 	echo
