@@ -235,10 +235,12 @@ load=$(cut -d' ' -f1-3 /proc/loadavg)
 	echo
 	echo "Symbolizing adds $(awk -v a="$SVC_ON" -v b="$SVC_OFF" 'BEGIN{ if (b > 0) printf "%+.2f us (%+.1f %%)", a - b, (a - b) * 100 / b; else print "n/a" }') of CPU per request with the default and"
 	echo "$(awk -v a="$SVC_ALL" -v b="$SVC_OFF" 'BEGIN{ if (b > 0) printf "%+.2f us (%+.1f %%)", a - b, (a - b) * 100 / b; else print "n/a" }') with libc's lines, over a 4-second run: about"
-	echo "$(awk -v a="$SVC_ON" -v b="$SVC_OFF" -v n="$(svc on ok)" 'BEGIN{ printf "%.0f", (a - b) * n / 1000 }') and $(awk -v a="$SVC_ALL" -v b="$SVC_OFF" -v n="$(svc all ok)" 'BEGIN{ printf "%.0f", (a - b) * n / 1000 }') ms of CPU in all, most of it reading symbol tables and (all) libc's DWARF once"
-	echo "(the first address of libc above; later addresses are cached), so it is a start-up cost, not a rate.  The"
-	echo "runs' own spread (requests/s and CPU per request of runs alike) is as large on a loaded machine:"
-	echo "see the load in the heading, and $DATA/svc.txt for every run."
+	echo "$(awk -v a="$SVC_ON" -v b="$SVC_OFF" -v n="$(svc on ok)" 'BEGIN{ printf "%.0f", (a - b) * n / 1000 }') and $(awk -v a="$SVC_ALL" -v b="$SVC_OFF" -v n="$(svc all ok)" 'BEGIN{ printf "%.0f", (a - b) * n / 1000 }') ms of CPU in all.  Symbolizing is a start-up cost, not a rate (the first"
+	echo "address of libc above opens libc and its debug file; later addresses are cached), but these runs"
+	echo "serve about 80 requests a second of some 24 ms of CPU each, and their own spread (requests/s and"
+	echo "CPU per request of runs alike, $DATA/svc.txt) is as large as these differences, more so on a"
+	echo "loaded machine (the load is in the heading): bench/ANALYSIS.md has libc's DWARF read measured"
+	echo "alone (65-82 ms of CPU)."
 	echo
 	echo "Rerun: \`BUILD=build bash bench/symbolize.sh\` (\`--quick\`: N = 1M)."
 } >"$MD"
