@@ -2,9 +2,9 @@
 # rec-record refuses, before the program starts, what cannot work: exit 2 and
 # a message naming the problem (the program, which would leave a marker file,
 # must not have run):
-#   - bad options (through the recorder's own parser, which also knows the
-#     preload library's keys cpu=, wall=, alloc=, io=, duration=, forks= and
-#     refuses those it does not implement; durations through the one
+#   - bad options (--symbolize among them; through the recorder's own
+#     parser, which also knows the preload library's keys cpu=, wall=,
+#     alloc=, io=, duration=, forks= and refuses those it does not implement; durations through the one
 #     grammar first), options that need --flight, no program;
 #   - a program not on PATH, not executable, a directory;
 #   - a static executable (built here with -static when libc.a is there;
@@ -59,6 +59,7 @@ expect_usage "--events: bad events list 'rec.LockWait:threshold=soon'" \
 	--events 'rec.LockWait:threshold=soon' -- "${touch_it[@]}"
 expect_usage "--events: bad events list 'rec.LockWait,rec.Alloc:colour=red'" \
 	--events 'rec.LockWait,rec.Alloc:colour=red' -- "${touch_it[@]}"
+expect_usage "--symbolize: bad option 'symbolize=bogus' \(symbolize is on " --symbolize bogus -- "${touch_it[@]}"
 expect_usage "-o: an empty file name" -o '' -- "${touch_it[@]}"
 
 # The program: found on PATH as execvp finds it, refused when it cannot run.

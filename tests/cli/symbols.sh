@@ -84,12 +84,22 @@ record() { # DIR OUT [ENV...]: record DIR/prog, which dlopens DIR/libplug.so
 	local d=$1 out=$2; shift 2
 	(cd "$d" && env "$@" "$recbin/rec-record" -q -o "$out" ./prog "$d/libplug.so") || fail "record $d -> $out"
 }
+record_opt() { # DIR OUT OPTION...: record() with rec-record's own options
+	local d=$1 out=$2; shift 2
+	(cd "$d" && "$recbin/rec-record" -q "$@" -o "$out" ./prog "$d/libplug.so") || fail "record $d -> $out ($*)"
+}
+# symbolize= through REC_OPTIONS and through rec-record --symbolize: the
+# same checks below hold for both ways in.
 record "$tmp/plain" "$tmp/plain.rec" REC_OPTIONS=quiet=1,symbolize=all
 record "$tmp/plain" "$tmp/default.rec"
 record "$tmp/plain" "$tmp/names.rec" REC_OPTIONS=quiet=1,symbolize=names
 record "$tmp/stripped" "$tmp/stripped.rec"
 record "$tmp/plain" "$tmp/off.rec" REC_OPTIONS=quiet=1,symbolize=off
-for f in plain default names stripped off; do
+record_opt "$tmp/plain" "$tmp/cli-all.rec" --symbolize all
+record_opt "$tmp/plain" "$tmp/cli-on.rec" --symbolize on
+record_opt "$tmp/plain" "$tmp/cli-names.rec" --symbolize names
+record_opt "$tmp/plain" "$tmp/cli-off.rec" --symbolize off
+for f in plain default names stripped off cli-all cli-on cli-names cli-off; do
 	"$bin/rec-print" --json "$tmp/$f.rec" >"$tmp/$f.json" || fail "rec-print --json $f.rec"
 done
 "$bin/rec-symbolize" --debug-dir "$tmp/dbg" "$tmp/stripped.rec" "$tmp/stripped-sym.rec" 2>"$tmp/sym1.err" ||
@@ -313,6 +323,14 @@ for name in ["stripped", "off"]:
             if (mod == "prog" and f["function"]) or (mod in progs and f["file"]):
                 fail("%s: a frame of the program is named before rec-symbolize: %s" % (name, f))
                 break
+
+# rec-record --symbolize MODE records what REC_OPTIONS=symbolize=MODE does
+for cli, env in [("cli-all", "plain"), ("cli-on", "default"), ("cli-names", "names"), ("cli-off", "off")]:
+    if not stackset(cli):
+        fail("%s: no stacks" % cli)
+    elif stackset(cli) != stackset(env):
+        fail("rec-record --symbolize %s differs from %s.rec:\n  %s\n  vs\n  %s"
+             % (cli[4:], env, stackset(cli)[:2], stackset(env)[:2]))
 
 # 7. the default: the system's libraries by name, the program's sources
 def system(f):
