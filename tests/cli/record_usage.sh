@@ -4,8 +4,9 @@
 # must not have run):
 #   - bad options (--symbolize among them; through the recorder's own
 #     parser, which also knows the preload library's keys cpu=, wall=,
-#     alloc=, io=, duration=, forks= and refuses those it does not implement; durations through the one
-#     grammar first), options that need --flight, no program;
+#     alloc=, io=, duration=, forks= and refuses those it does not
+#     implement; durations through the one grammar first), options that
+#     need --flight, no program;
 #   - a program not on PATH, not executable, a directory;
 #   - a static executable (built here with -static when libc.a is there;
 #     skipped with the reason otherwise), a set-uid and a set-gid copy of a
