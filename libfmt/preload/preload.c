@@ -176,9 +176,10 @@ static void init_eagerly(void)
 	/* The unwind tables, before the program's first instruction, so that
 	 * its start-up's stacks (allocations, sleeps, lock waits before the
 	 * recorder's thread got to them) walk libraries without frame
-	 * pointers too: ~10 ms for a program and a few libraries, waited for
-	 * here (the recorder's thread, building them already, holds the lock). */
-	(void)rec_cfi_refresh();
+	 * pointers too: the first snapshot's (the program, libc, the loader:
+	 * stack_cfi.h), a few ms, waited for here while the recorder's thread
+	 * builds them; a stack through another library waits for the rest. */
+	rec_cfi_ensure();
 	uintptr_t pcs[4];
 	int trunc = 0;
 	(void)rec_stack_capture_ex(pcs, 4, 0, &trunc);

@@ -550,11 +550,12 @@ rec_status rec_recorder_open(rec_recorder **out, const rec_recorder_options *opt
 		return st;
 	}
 	/* The unwind tables (stack_cfi.h): built by the background thread as
-	 * it starts (3-4 ms for a program and a dozen libraries, on the other
-	 * core while the program goes on), or by the first capture that comes
-	 * before (rec_cfi_ensure), so that every stack the program captures
-	 * walks the call-frame information; not here, where the program's
-	 * start-up would wait for them. */
+	 * it starts (5-7 ms for a program and a dozen libraries, on the other
+	 * core while the program goes on; the first snapshot, the program's,
+	 * libc's and the loader's, in about half of it), or by the first
+	 * capture that comes before (rec_cfi_ensure), so that every stack the
+	 * program captures walks the call-frame information; not here, where
+	 * the program's start-up would wait for them. */
 	rec_cfi_want();
 	if (pthread_create(&r->bg, NULL, rec_bg_main, r) != 0) { /* 7 */
 		pthread_mutex_lock(&rec_g_lock);

@@ -368,8 +368,18 @@ capture_from(uintptr_t fp, uintptr_t *pcs, size_t max, size_t skip, int *truncat
 			ret = ((const volatile uintptr_t *)f)[1];
 			next = ((const volatile uintptr_t *)f)[0];
 		}
+		int pending = 0;
 		size_t n = rec_unwind_here(ret, f + 16, next, tls_stack_lo, tls_stack_hi, sk, pcs, max,
-					   truncated);
+					   truncated, tls_in_signal == 0 ? &pending : NULL);
+		if (pending) {
+			/* through a module whose table the first snapshot
+			 * lacks: again over the whole one, as later walks */
+			rec_cfi_ensure_all();
+			if (truncated)
+				*truncated = 0;
+			n = rec_unwind_here(ret, f + 16, next, tls_stack_lo, tls_stack_hi, sk, pcs,
+					    max, truncated, NULL);
+		}
 		if (n != (size_t)-1)
 			return n;
 	}

@@ -15,6 +15,7 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/auxv.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -705,6 +706,11 @@ static rec_cfi_snapshot *g_retired;        /* replaced, not freed yet */
 static unsigned long long g_adds, g_subs;  /* dl_iterate_phdr's at the last build */
 static int g_built;
 static int g_wanted;                       /* a recorder was opened (rec_cfi_want) */
+/* A first build under way (before its first snapshot is published): how
+ * many, and the condition rec_cfi_ensure() waits on for the publication. */
+static pthread_mutex_t g_pub_lock = PTHREAD_MUTEX_INITIALIZER; /* a leaf */
+static pthread_cond_t g_pub_cond = PTHREAD_COND_INITIALIZER;
+static int g_building;
 
 /* Walks under way, counted per slot (rec_cfi_enter).  Slots below
  * REC_CFI_SHARED_SLOTS are shared: a walk picks one by a hash of its stack
@@ -881,7 +887,31 @@ typedef struct scan {
 	unsigned long long adds, subs;
 	int counted;
 	int peek; /* stop at the first module: its adds and subs are the process's */
+	int first; /* a first snapshot: only first_module()s get their tables */
+	size_t seen; /* modules the walk has passed */
+	uintptr_t ldso, vdso; /* the dynamic loader's load bias, the vDSO's ELF header */
 } scan;
+
+/* The modules on nearly every stack, whose tables a first snapshot holds:
+ * the executable (the loader's first), the dynamic loader, the vDSO, libc
+ * (the threads' roots, its callbacks) and the module holding this code
+ * (the preload library's thread start routine). */
+static int first_module(const scan *sc, const struct dl_phdr_info *info, uintptr_t code_lo,
+			uintptr_t code_hi)
+{
+	uintptr_t self = (uintptr_t)&rec_cfi_refresh;
+	if (sc->seen == 0 || (self >= code_lo && self < code_hi))
+		return 1;
+	if (sc->ldso != 0 && (uintptr_t)info->dlpi_addr == sc->ldso)
+		return 1;
+	if (sc->vdso != 0 && (uintptr_t)info->dlpi_phdr - sc->vdso < 4096)
+		return 1;
+	const char *name = info->dlpi_name, *base = name;
+	for (const char *c = name; c != NULL && *c; c++)
+		if (*c == '/')
+			base = c + 1;
+	return base != NULL && strncmp(base, "libc.so", 7) == 0;
+}
 
 static int count_cb(struct dl_phdr_info *info, size_t size, void *arg)
 {
@@ -924,6 +954,8 @@ static int build_cb(struct dl_phdr_info *info, size_t size, void *arg)
 		if (ph->p_type == PT_GNU_EH_FRAME)
 			hdr = (const void *)a;
 	}
+	int first = first_module(sc, info, code_lo, code_hi);
+	sc->seen++;
 	if (code_hi <= code_lo)
 		return 0;
 	rec_cfi_module *m = &sc->next->m[sc->next->n];
@@ -934,9 +966,15 @@ static int build_cb(struct dl_phdr_info *info, size_t size, void *arg)
 	m->key = info->dlpi_phdr;
 	/* the same module in the old snapshot: share its rows */
 	const rec_cfi_module *om = rec_cfi_module_of(sc->old, code_lo);
-	if (om != NULL && om->key == m->key && om->base == m->base && om->lo == m->lo &&
-	    om->hi == m->hi) {
+	if (om != NULL && !om->pending && om->key == m->key && om->base == m->base &&
+	    om->lo == m->lo && om->hi == m->hi) {
 		m->t = om->t;
+		sc->next->n++;
+		return 0;
+	}
+	if (sc->first && !first) {
+		m->pending = 1;
+		sc->next->pending++;
 		sc->next->n++;
 		return 0;
 	}
@@ -1010,6 +1048,9 @@ static void free_retired(void)
 static void on_fork_child(void)
 {
 	pthread_mutex_init(&refresh_lock, NULL);
+	pthread_mutex_init(&g_pub_lock, NULL);
+	pthread_cond_init(&g_pub_cond, NULL);
+	g_building = 0; /* the parent's builder is not in the child */
 	/* No walk is under way in the only thread (fork is not called inside
 	 * one): the counts of the parent's other threads go, and their own
 	 * slots with them.  This thread keeps its slot if membarrier works
@@ -1036,32 +1077,12 @@ static void register_atfork(void)
 	g_fp_only = env != NULL && strcmp(env, "fp") == 0;
 }
 
-rec_status rec_cfi_refresh(void)
+#if defined(__x86_64__)
+/* Build a snapshot (a first one: first set) over the modules loaded now
+ * and publish it.  Under refresh_lock. */
+static rec_status build_publish(int first)
 {
-#if !defined(__x86_64__)
-	return REC_OK;
-#else
-	pthread_once(&atfork_once, register_atfork);
-	/* REC_UNWIND=fp: no tables, the frame-pointer walk (a way out, and the
-	 * "before" of bench/unwind.sh) */
-	if (g_fp_only) {
-		/* nothing to build: rec_cfi_ensure() need not come back */
-		__atomic_store_n(&g_wanted, 0, __ATOMIC_RELAXED);
-		return REC_OK;
-	}
-	pthread_mutex_lock(&refresh_lock);
 	scan sc;
-	/* The background thread asks every round: the loader's counters of
-	 * the first module answer it without a walk over all of them. */
-	memset(&sc, 0, sizeof sc);
-	sc.peek = 1;
-	rec_dl_iterate_phdr(count_cb, &sc);
-	if (g_built && sc.counted && sc.adds == g_adds && sc.subs == g_subs) {
-		if (g_retired != NULL && no_walkers())
-			free_retired();
-		pthread_mutex_unlock(&refresh_lock);
-		return REC_OK;
-	}
 	memset(&sc, 0, sizeof sc);
 	rec_dl_iterate_phdr(count_cb, &sc);
 	sc.cap += 8; /* modules loaded between the two iterations */
@@ -1069,15 +1090,17 @@ rec_status rec_cfi_refresh(void)
 	bytes = (bytes + 4095) & ~(size_t)4095;
 	rec_cfi_snapshot *next = mmap(NULL, bytes, PROT_READ | PROT_WRITE,
 				      MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (next == MAP_FAILED) {
-		pthread_mutex_unlock(&refresh_lock);
+	if (next == MAP_FAILED)
 		return REC_ERR_NOMEM;
-	}
 	next->map_bytes = bytes;
 	next->n = 0;
+	next->pending = 0;
 	next->retired_next = NULL;
 	sc.old = g_current;
 	sc.next = next;
+	sc.first = first;
+	sc.ldso = (uintptr_t)getauxval(AT_BASE);
+	sc.vdso = (uintptr_t)getauxval(AT_SYSINFO_EHDR);
 	rec_dl_iterate_phdr(build_cb, &sc);
 	if (sc.nomem) {
 		/* rows built for new modules: free those the old snapshot lacks */
@@ -1085,7 +1108,6 @@ rec_status rec_cfi_refresh(void)
 			if (next->m[i].t.rows != NULL && !uses_rows(g_current, next->m[i].t.rows))
 				rec_cfi_free_table(&next->m[i].t);
 		munmap(next, bytes);
-		pthread_mutex_unlock(&refresh_lock);
 		return REC_ERR_NOMEM;
 	}
 	qsort(next->m, next->n, sizeof next->m[0], mod_cmp);
@@ -1101,9 +1123,77 @@ rec_status rec_cfi_refresh(void)
 	g_built = sc.counted;
 	if (no_walkers())
 		free_retired();
-	pthread_mutex_unlock(&refresh_lock);
 	return REC_OK;
+}
+
+/* The first snapshot is out (or its build failed): wake rec_cfi_ensure(). */
+static void first_done(int *building)
+{
+	if (!*building)
+		return;
+	*building = 0;
+	pthread_mutex_lock(&g_pub_lock);
+	g_building--;
+	pthread_cond_broadcast(&g_pub_cond);
+	pthread_mutex_unlock(&g_pub_lock);
+}
 #endif
+
+/* first_only: a first snapshot is enough (rec_cfi_ensure()). */
+static rec_status refresh(int first_only)
+{
+#if !defined(__x86_64__)
+	(void)first_only;
+	return REC_OK;
+#else
+	pthread_once(&atfork_once, register_atfork);
+	/* REC_UNWIND=fp: no tables, the frame-pointer walk (a way out, and the
+	 * "before" of bench/unwind.sh) */
+	if (g_fp_only) {
+		/* nothing to build: rec_cfi_ensure() need not come back */
+		__atomic_store_n(&g_wanted, 0, __ATOMIC_RELAXED);
+		return REC_OK;
+	}
+	/* a first build: rec_cfi_ensure() waits for its first snapshot, not
+	 * for refresh_lock */
+	int building = 0;
+	if (__atomic_load_n(&g_current, __ATOMIC_ACQUIRE) == NULL) {
+		pthread_mutex_lock(&g_pub_lock);
+		g_building++;
+		pthread_mutex_unlock(&g_pub_lock);
+		building = 1;
+	}
+	pthread_mutex_lock(&refresh_lock);
+	scan sc;
+	/* The background thread asks every round: the loader's counters of
+	 * the first module answer it without a walk over all of them. */
+	memset(&sc, 0, sizeof sc);
+	sc.peek = 1;
+	rec_dl_iterate_phdr(count_cb, &sc);
+	rec_status st = REC_OK;
+	if (g_built && sc.counted && sc.adds == g_adds && sc.subs == g_subs &&
+	    (g_current->pending == 0 || first_only)) {
+		if (g_retired != NULL && no_walkers())
+			free_retired();
+	} else {
+		int fresh = 0; /* the snapshot just published is up to date */
+		if (g_current == NULL) {
+			st = build_publish(1);
+			first_done(&building);
+			fresh = 1;
+		}
+		if (st == REC_OK && !first_only && (!fresh || g_current->pending != 0))
+			st = build_publish(0);
+	}
+	pthread_mutex_unlock(&refresh_lock);
+	first_done(&building);
+	return st;
+#endif
+}
+
+rec_status rec_cfi_refresh(void)
+{
+	return refresh(0);
 }
 
 void rec_cfi_want(void)
@@ -1113,7 +1203,23 @@ void rec_cfi_want(void)
 
 void rec_cfi_ensure(void)
 {
+	if (__atomic_load_n(&g_current, __ATOMIC_ACQUIRE) != NULL ||
+	    !__atomic_load_n(&g_wanted, __ATOMIC_RELAXED))
+		return;
+	/* a thread building the first snapshot: wait for it, not for the
+	 * whole build after it */
+	pthread_mutex_lock(&g_pub_lock);
+	while (g_building > 0 && __atomic_load_n(&g_current, __ATOMIC_ACQUIRE) == NULL)
+		pthread_cond_wait(&g_pub_cond, &g_pub_lock);
+	pthread_mutex_unlock(&g_pub_lock);
 	if (__atomic_load_n(&g_current, __ATOMIC_ACQUIRE) == NULL &&
 	    __atomic_load_n(&g_wanted, __ATOMIC_RELAXED))
-		(void)rec_cfi_refresh();
+		(void)refresh(1);
+}
+
+void rec_cfi_ensure_all(void)
+{
+	const rec_cfi_snapshot *s = __atomic_load_n(&g_current, __ATOMIC_ACQUIRE);
+	if (s != NULL && s->pending != 0)
+		(void)refresh(0);
 }

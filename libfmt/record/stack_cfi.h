@@ -77,19 +77,26 @@ typedef struct rec_cfi_module {
 	uintptr_t base;           /* load bias (dlpi_addr) */
 	const void *key;          /* dlpi_phdr: identifies the loaded module */
 	rec_cfi_table t;
+	int pending;              /* no table yet: a first snapshot's (below) */
 } rec_cfi_module;
 
 typedef struct rec_cfi_snapshot {
 	struct rec_cfi_snapshot *retired_next; /* list of replaced snapshots */
 	uint64_t gen;           /* 1, 2, ...: the snapshots in publishing order */
 	size_t n;               /* modules, sorted by lo */
+	size_t pending;         /* modules whose table is pending */
 	size_t map_bytes;       /* size of this snapshot's mapping */
 	rec_cfi_module m[];
 } rec_cfi_snapshot;
 
 /*! rec_cfi_refresh() : build tables for the modules loaded since the last
  *  call (dl_iterate_phdr's adds/subs counters say whether any changed;
- *  cheap when none did) and publish a new snapshot.  Normal context only
+ *  cheap when none did) and publish a new snapshot.  The first build comes
+ *  in two snapshots: one with the tables of the modules on nearly every
+ *  stack (the executable, libc, the dynamic loader, the vDSO and the module
+ *  holding librec), the others marked pending, published as soon as those
+ *  are built (about half the time: libc is the largest), then the whole.
+ *  Normal context only
  *  (not a signal handler); serialized by a lock of its own (a leaf, but
  *  for the loader's lock dl_iterate_phdr takes inside it).  With
  *  REC_UNWIND=fp in the environment it builds nothing: stacks are
@@ -103,13 +110,19 @@ rec_status rec_cfi_refresh(void);
  *  itself (a few ms the program's start-up would wait for); its background
  *  thread builds them as it starts.
  *  rec_cfi_ensure() : before a capture in normal context (not a signal
- *  handler): when tables are wanted and none were built yet, build them
- *  now (or wait for the background thread building them), so that the
- *  same site never has two stacks, one walked over frame pointers before
- *  the tables existed and one over the tables after.  One load once they
- *  exist; nothing without a recorder. */
+ *  handler): when tables are wanted and none were published yet, wait for
+ *  the first snapshot (the background thread building it), or build it
+ *  now, so that the same site never has two stacks, one walked over frame
+ *  pointers before the tables existed and one over the tables after.  One
+ *  load once they exist; nothing without a recorder.
+ *  rec_cfi_ensure_all() : a walk in normal context met a module whose
+ *  table is pending: wait for the whole snapshot (or build it), so that
+ *  the walk, done again, follows that module's call-frame information as
+ *  every later one will.  Stacks through the first snapshot's modules
+ *  only, nearly all of a program's first ones, wait for those alone. */
 void rec_cfi_want(void);
 void rec_cfi_ensure(void);
+void rec_cfi_ensure_all(void);
 
 /* A walk under way: the slot its count is in (rec_cfi_enter), and whether
  * that slot is the thread's own. */
@@ -197,9 +210,12 @@ size_t rec_unwind_regs(const rec_cfi_snapshot *s, uintptr_t pc, uintptr_t sp, ui
  *  Async-signal-safe.  @return entries written, or (size_t)-1 when there is
  *  no snapshot (no tables built yet, REC_UNWIND=fp, not x86-64) or sp is
  *  outside [lo, hi): the caller walks frame pointers then.  *truncated (may
- *  be NULL) is set to 1 when the stack went deeper than max. */
+ *  be NULL) is set to 1 when the stack went deeper than max.  With pending
+ *  not NULL, a walk that met a module whose table is pending (frame
+ *  pointers served there) sets *pending to 1 and is not counted: the caller
+ *  walks again after rec_cfi_ensure_all(). */
 size_t rec_unwind_here(uintptr_t ra, uintptr_t sp, uintptr_t fp, uintptr_t lo, uintptr_t hi,
-		       size_t skip, uintptr_t *pcs, size_t max, int *truncated);
+		       size_t skip, uintptr_t *pcs, size_t max, int *truncated, int *pending);
 
 /*! rec_unwind_here_counts() : rec_unwind_here()'s walks by how they ended. */
 void rec_unwind_here_counts(uint64_t counts[REC_UNWIND_END_COUNT]);

@@ -138,7 +138,7 @@ REC_NO_ASAN static inline int stack_word(uintptr_t a, uintptr_t lo, uintptr_t hi
  * library's start routine between a thread's root and the program's). */
 REC_NO_ASAN static size_t unwind(const rec_cfi_snapshot *s, uintptr_t pc, int exact, uintptr_t sp,
 				 uintptr_t fp, uintptr_t lo, uintptr_t hi, size_t skip,
-				 uintptr_t *pcs, size_t max, rec_unwind_end *end)
+				 uintptr_t *pcs, size_t max, rec_unwind_end *end, int *pending)
 {
 	rec_unwind_end why = REC_UNWIND_NO_TABLES;
 	size_t n = 0;
@@ -215,6 +215,14 @@ REC_NO_ASAN static size_t unwind(const rec_cfi_snapshot *s, uintptr_t pc, int ex
 				nfp = 0;
 			}
 		} else {
+			/* a first snapshot without this module's table yet
+			 * (stack_cfi.h): the rbp chain serves, and the caller
+			 * may walk again over the whole snapshot */
+			if (pending != NULL && s->pending != 0) {
+				const rec_cfi_module *m = rec_cfi_module_of(s, look);
+				if (m != NULL && m->pending)
+					*pending = 1;
+			}
 			/* no CFI here: the rbp chain, if rbp is a frame above sp */
 			if (fp < sp || !stack_word(fp, sp, hi, &nfp) || !stack_word(fp + word, sp, hi, &ra)) {
 				why = REC_UNWIND_NO_INFO;
@@ -233,6 +241,7 @@ REC_NO_ASAN static size_t unwind(const rec_cfi_snapshot *s, uintptr_t pc, int ex
 	}
 #else
 	(void)s;
+	(void)pending;
 	(void)sp;
 	(void)fp;
 	(void)lo;
@@ -250,12 +259,12 @@ REC_NO_ASAN size_t rec_unwind_regs(const rec_cfi_snapshot *s, uintptr_t pc, uint
 				   uintptr_t fp, uintptr_t lo, uintptr_t hi, uintptr_t *pcs,
 				   size_t max, rec_unwind_end *end)
 {
-	return unwind(s, pc, 1, sp, fp, lo, hi, 0, pcs, max, end);
+	return unwind(s, pc, 1, sp, fp, lo, hi, 0, pcs, max, end, NULL);
 }
 
 REC_NO_ASAN size_t rec_unwind_here(uintptr_t ra, uintptr_t sp, uintptr_t fp, uintptr_t lo,
 				   uintptr_t hi, size_t skip, uintptr_t *pcs, size_t max,
-				   int *truncated)
+				   int *truncated, int *pending)
 {
 	rec_cfi_walk w;
 	const rec_cfi_snapshot *s = rec_cfi_enter(&w);
@@ -264,10 +273,12 @@ REC_NO_ASAN size_t rec_unwind_here(uintptr_t ra, uintptr_t sp, uintptr_t fp, uin
 		return (size_t)-1;
 	}
 	rec_unwind_end why;
-	size_t n = unwind(s, ra, 0, sp, fp, lo, hi, skip, pcs, max, &why);
+	size_t n = unwind(s, ra, 0, sp, fp, lo, hi, skip, pcs, max, &why, pending);
 	rec_cfi_leave(&w);
 	if (why == REC_UNWIND_NO_TABLES)
 		return (size_t)-1; /* sp outside [lo, hi), not x86-64 */
+	if (pending != NULL && *pending)
+		return n; /* walked again over the whole snapshot: counted then */
 	count_end(&w, g_end_slots[w.slot].here_ends, why);
 	if (truncated && why == REC_UNWIND_FULL)
 		*truncated = 1;

@@ -128,7 +128,7 @@ static void t_bogus_tables(void **state)
 		assert_int_equal(rows[24].off, 2048 + 8 * 64);
 		assert_int_equal(rows[24].cfa_rule, REC_CFA_NONE);
 		/* lookups through the index: every byte of the code */
-		rec_cfi_module m = { (uintptr_t)buf + 2048, (uintptr_t)buf + 4096, (uintptr_t)buf, NULL, t };
+		rec_cfi_module m = { (uintptr_t)buf + 2048, (uintptr_t)buf + 4096, (uintptr_t)buf, NULL, t, 0 };
 		for (uintptr_t pc = (uintptr_t)buf; pc < (uintptr_t)buf + 4096; pc++) {
 			const rec_cfi_row *r = rec_cfi_row_of(&m, pc);
 			size_t want = 0; /* the last row at or before pc, by a linear scan */
